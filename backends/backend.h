@@ -1,0 +1,258 @@
+/* gpubench — the backend contract.
+ *
+ * A backend (OpenCL, CUDA) is one `static const struct gb_backend_ops` built with designated
+ * initialisers. The harness and the suites talk to devices only through it, so the same suite
+ * code measures both APIs.
+ *
+ * Conventions that hold for every member:
+ * - Every member returns 0 or a negative gb_err (src/error.h) and sets the error detail with
+ *   GB_FAIL() (the API call, the native code and its name). Out-parameters come last.
+ * - Sizes and offsets are bytes in uint64_t; element counts are uint64_t. Never int.
+ * - Optional members are tied to a capability bit (GB_CAP_*) in gb_device_info.caps. The core
+ *   checks the bit and never calls a member whose bit is clear; a backend may leave such a member
+ *   NULL when it never sets the bit.
+ * - Handles (gb_device, gb_buf, ...) are allocated by the backend with the public struct as the
+ *   first member of a private one (the container_of idiom); the public part is read-only for the
+ *   core. Each handle is freed by the matching *_free / *_close / *_destroy member.
+ * - Nothing here calls exit(). A device may be used from one host thread at a time; different
+ *   devices may be driven from different threads at once (the multi-device suite does).
+ */
+#ifndef GB_BACKEND_H
+#define GB_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Where a buffer lives. */
+enum gb_mem_kind {
+    GB_MEM_DEVICE = 1,        /* device memory (cudaMalloc / clCreateBuffer) */
+    GB_MEM_HOST_PINNED = 2,   /* page-locked host memory (cudaHostAlloc / ALLOC_HOST_PTR + map) */
+    GB_MEM_HOST_PAGEABLE = 4, /* ordinary host memory (aligned malloc, pages touched) */
+};
+
+/* Capability bits of a device (gb_device_info.caps). */
+enum gb_cap {
+    GB_CAP_FP64 = 1u << 0,       /* double arithmetic in kernels */
+    GB_CAP_FP16 = 1u << 1,       /* half arithmetic in kernels (cl_khr_fp16 / sm_53+) */
+    GB_CAP_BF16 = 1u << 2,       /* bfloat16 arithmetic in kernels (sm_80+) */
+    GB_CAP_INT8_DOT = 1u << 3,   /* 4-way int8 dot product (dp4a, sm_61+) */
+    GB_CAP_PEER = 1u << 4,       /* peer_copy between devices of this backend */
+    GB_CAP_UNIFIED = 1u << 5,    /* host and device share physical memory */
+    GB_CAP_BLAS_F32 = 1u << 6,   /* gemm with F32 in, F32 out */
+    GB_CAP_BLAS_F64 = 1u << 7,   /* gemm with F64 */
+    GB_CAP_BLAS_F16 = 1u << 8,   /* gemm with F16 in and out */
+    GB_CAP_BLAS_BF16 = 1u << 9,  /* gemm with BF16 in, F32 accumulate */
+    GB_CAP_BLAS_MIXED = 1u << 10, /* gemm with F16 in, F32 accumulate and out */
+    GB_CAP_BLAS_TF32 = 1u << 11, /* gemm with F32 in and out, TF32 tensor-core math */
+    GB_CAP_GRAPH = 1u << 12,     /* launch graphs (CUDA Graphs) */
+};
+
+/* Scalar element types, for BLAS and for kernels' -DT= defines. */
+enum gb_dtype { GB_F64, GB_F32, GB_F16, GB_BF16, GB_I32, GB_I8 };
+
+/* Bytes of one element of `t`. */
+size_t gb_dtype_size(enum gb_dtype t);
+/* "f64", "f32", "f16", "bf16", "i32", "i8". */
+const char *gb_dtype_name(enum gb_dtype t);
+
+/* What a device is. Strings are NUL-terminated and truncated to fit; 0 means unknown. */
+struct gb_device_info {
+    char name[256];
+    char vendor[128];
+    char driver[128];      /* driver version */
+    char version[128];     /* API version the device offers ("OpenCL 3.0 ...", "CUDA 9.0") */
+    char platform[128];    /* OpenCL platform name; "" for CUDA */
+    char arch[32];         /* "sm_90" for CUDA; "" when the API has no such notion */
+    uint64_t global_mem;   /* bytes */
+    uint64_t max_alloc;    /* largest single buffer, bytes */
+    uint64_t local_mem;    /* local / shared memory per work-group / block, bytes */
+    uint64_t l2_bytes;     /* last-level cache, bytes */
+    uint32_t compute_units; /* OpenCL compute units / CUDA SMs */
+    uint32_t clock_mhz;    /* max core clock */
+    uint32_t mem_clock_mhz;
+    uint32_t mem_bus_bits;
+    uint32_t max_wg_size;  /* max work-items per work-group / threads per block */
+    uint32_t max_wg_dims[3]; /* per-dimension maximum of a work-group / block */
+    uint32_t warp_size;    /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
+    double peak_mem_gbs;   /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
+    uint64_t caps;         /* GB_CAP_* bits */
+};
+
+/* Handles. The backend owns them; see the container_of note at the top. */
+struct gb_backend_ops;
+struct gb_device {
+    const struct gb_backend_ops *ops;
+    int index;                 /* index within the backend, 0-based */
+    struct gb_device_info info;
+};
+struct gb_buf {
+    struct gb_device *dev;
+    uint64_t bytes;
+    enum gb_mem_kind kind;
+    void *host;                /* host address for host kinds (pinned: the mapped pointer); NULL
+                                * for GB_MEM_DEVICE */
+};
+struct gb_queue {
+    struct gb_device *dev;
+};
+struct gb_program {
+    struct gb_device *dev;
+};
+struct gb_kernel {
+    struct gb_program *prog;
+};
+struct gb_event {
+    struct gb_device *dev;
+};
+
+/* copy() flags. */
+enum gb_copy_flags {
+    GB_COPY_ASYNC = 0,    /* enqueue and return; complete by queue_sync or an event */
+    GB_COPY_BLOCKING = 1, /* return when the copy has completed (and the host may reuse memory) */
+};
+
+/* A kernel argument. */
+enum gb_arg_kind { GB_ARG_BUF, GB_ARG_I32, GB_ARG_U32, GB_ARG_I64, GB_ARG_U64, GB_ARG_F32,
+                   GB_ARG_F64 };
+struct gb_arg {
+    enum gb_arg_kind kind;
+    union {
+        struct gb_buf *buf; /* must be GB_MEM_DEVICE */
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+        float f32;
+        double f64;
+    } v;
+};
+#define GB_MAX_ARGS 16
+
+/* A launch in OpenCL terms: `global` is the total number of work-items per dimension (the CUDA
+ * backend launches global[d] / local[d] blocks of local[d] threads; global must be a multiple of
+ * local). Unused dimensions are 1. */
+struct gb_launch {
+    uint32_t dims;         /* 1..3 */
+    uint64_t global[3];
+    uint32_t local[3];
+    uint32_t nargs;
+    struct gb_arg args[GB_MAX_ARGS];
+};
+
+/* A column-major GEMM, C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T, with C m×n,
+ * op(A) m×k, op(B) k×n (BLAS conventions). `batch` > 1 runs the strided-batched form: matrix i
+ * starts at element offset i*stride_x in its buffer. Types: a_type = b_type; c_type is the
+ * output type; compute is the accumulation type (F32 for the mixed precisions). */
+struct gb_gemm {
+    enum gb_dtype a_type, c_type, compute;
+    bool trans_a, trans_b;
+    bool tf32;             /* allow TF32 tensor-core math for F32 (GB_CAP_BLAS_TF32) */
+    uint64_t m, n, k;
+    double alpha, beta;
+    struct gb_buf *a, *b, *c;
+    uint64_t lda, ldb, ldc;    /* leading dimensions, elements */
+    uint64_t batch;            /* >= 1 */
+    uint64_t stride_a, stride_b, stride_c; /* elements between batch matrices */
+};
+
+struct gb_backend_ops {
+    const char *name; /* "opencl", "cuda" */
+
+    /* ---- lifecycle and discovery ------------------------------------------------------- */
+
+    /* Loads the API and enumerates devices. On failure returns GB_EUNAVAIL with the reason in
+     * the error detail ("no OpenCL platform", "CUDA driver: insufficient driver (35)", ...).
+     * Having zero devices is not a failure: init returns 0 and device_count() returns 0.
+     * Calling it again after success is a no-op. */
+    int (*init)(void);
+    /* Releases what init acquired. Every device must be closed first. */
+    void (*shutdown)(void);
+    /* Number of devices found by init (all platforms, in platform order for OpenCL). */
+    int (*device_count)(void);
+    /* Describes device `index` (0 <= index < device_count()) without opening it. */
+    int (*device_info)(int index, struct gb_device_info *out);
+    /* Opens device `index`: a context and whatever the backend needs to use it. */
+    int (*device_open)(int index, struct gb_device **out);
+    void (*device_close)(struct gb_device *dev);
+
+    /* ---- memory ------------------------------------------------------------------------ */
+
+    /* Allocates `bytes` (> 0) of kind `kind`. Returns GB_ETOOBIG when bytes exceeds the
+     * device's max_alloc (device and pinned kinds) and GB_ENOMEM when the allocation fails.
+     * Pageable memory is page-aligned and every page is touched, so first-touch faults never
+     * land inside a timed region. Contents are unspecified. */
+    int (*buf_alloc)(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,
+                     struct gb_buf **out);
+    void (*buf_free)(struct gb_buf *buf);
+
+    /* ---- queues and transfers ---------------------------------------------------------- */
+
+    /* An in-order queue with profiling enabled. */
+    int (*queue_create)(struct gb_device *dev, struct gb_queue **out);
+    void (*queue_destroy)(struct gb_queue *q);
+    /* Submits what is queued (clFlush), without waiting. */
+    int (*queue_flush)(struct gb_queue *q);
+    /* Waits until everything enqueued on q has completed. */
+    int (*queue_sync)(struct gb_queue *q);
+    /* Copies `bytes` from src+src_off to dst+dst_off. The direction follows from the kinds:
+     * host (pinned or pageable) -> device is H2D, device -> host is D2H, device -> device is D2D
+     * (both on q's device). Host -> host is GB_EINVAL. Ranges are checked: GB_EINVAL when they
+     * leave a buffer. */
+    int (*copy)(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
+                uint64_t src_off, uint64_t bytes, enum gb_copy_flags flags);
+    /* GB_CAP_PEER only: copies between device buffers of two devices of this backend, enqueued
+     * on q (which belongs to dst's or src's device). */
+    int (*peer_copy)(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
+                     uint64_t src_off, uint64_t bytes);
+    /* GB_CAP_PEER only: whether `dev` can access `peer` directly (false: copies are staged). */
+    int (*peer_can_access)(struct gb_device *dev, struct gb_device *peer, bool *out);
+
+    /* ---- programs and launches --------------------------------------------------------- */
+
+    /* Builds `source` (the kernel text, prelude included) with `ndefines` defines, each
+     * "NAME=VALUE" or "NAME". On GB_EBUILD, *log (if log is non-NULL) receives the compiler's
+     * log (malloc'd, caller frees); on success *log is set to NULL. */
+    int (*program_build)(struct gb_device *dev, const char *source, const char *const *defines,
+                         size_t ndefines, struct gb_program **out, char **log);
+    void (*program_free)(struct gb_program *prog);
+    /* Looks up kernel `name` in prog. */
+    int (*kernel_get)(struct gb_program *prog, const char *name, struct gb_kernel **out);
+    void (*kernel_free)(struct gb_kernel *k);
+    /* Largest work-group size this kernel can be launched with on its device (OpenCL's
+     * CL_KERNEL_WORK_GROUP_SIZE, CUDA's maxThreadsPerBlock attribute). */
+    int (*kernel_max_wg)(struct gb_kernel *k, uint32_t *out);
+    /* Enqueues one launch of k on q. GB_EINVAL for a local size above the device's limits or
+     * a global size not divisible by the local size, without launching. */
+    int (*launch)(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l);
+
+    /* ---- timing ------------------------------------------------------------------------ */
+
+    int (*event_create)(struct gb_device *dev, struct gb_event **out);
+    void (*event_free)(struct gb_event *ev);
+    /* Records ev on q: it completes when everything enqueued on q before it has completed. */
+    int (*event_record)(struct gb_queue *q, struct gb_event *ev);
+    /* Waits for ev to complete. */
+    int (*event_sync)(struct gb_event *ev);
+    /* Nanoseconds between the completion of `start` and that of `end`, both recorded and
+     * complete (event_sync). Device clock; resolution is the device's timer resolution. */
+    int (*event_elapsed_ns)(struct gb_event *start, struct gb_event *end, uint64_t *ns);
+
+    /* ---- BLAS (GB_CAP_BLAS_*) ---------------------------------------------------------- */
+
+    /* Enqueues the GEMM (or strided-batched GEMM) described by g on q. GB_EUNSUPPORTED for a
+     * type combination the device or library lacks. Completion is observed with event_record
+     * after the call, which covers every kernel the library enqueued. */
+    int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
+};
+
+/* The compiled-in backends, in the order `gpubench devices` lists them. */
+extern const struct gb_backend_ops *const gb_backends[];
+extern const size_t gb_backend_count;
+
+/* The backend called `name`, or NULL. */
+const struct gb_backend_ops *gb_backend_find(const char *name);
+
+#endif

@@ -1,0 +1,59 @@
+/* Device-memory bandwidth kernels, after BabelStream (McIntosh-Smith et al., "GPU-STREAM v2.0",
+ * 2017): copy c = a, mul b = s*c, add c = a + b, triad a = b + s*c, dot sum(a*b).
+ *
+ * Tunables (-D): T element type (float, double); WG work-group size of the dot reduction (a
+ * power of two). Each work-item handles elements i, i + global size, ... (grid-stride), so the
+ * launch size is independent of the array length n.
+ */
+
+GB_KERNEL void stream_copy(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_GLOBAL T *GB_RESTRICT c,
+                           unsigned long n)
+{
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        c[i] = a[i];
+}
+
+GB_KERNEL void stream_mul(GB_GLOBAL T *GB_RESTRICT b, GB_CONSTANT_ARG T *GB_RESTRICT c, T s,
+                          unsigned long n)
+{
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        b[i] = s * c[i];
+}
+
+GB_KERNEL void stream_add(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
+                          GB_GLOBAL T *GB_RESTRICT c, unsigned long n)
+{
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        c[i] = a[i] + b[i];
+}
+
+GB_KERNEL void stream_triad(GB_GLOBAL T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
+                            GB_CONSTANT_ARG T *GB_RESTRICT c, T s, unsigned long n)
+{
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        a[i] = b[i] + s * c[i];
+}
+
+#ifndef WG
+#define WG 256
+#endif
+
+/* Each work-group writes one partial sum to sums[group]; the host adds the partial sums (as
+ * BabelStream does). Launch with a local size of exactly WG. */
+GB_KERNEL void stream_dot(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
+                          GB_GLOBAL T *GB_RESTRICT sums, unsigned long n)
+{
+    GB_LOCAL T part[WG];
+    const size_t lid = GB_LOCAL_ID(0);
+    T acc = (T)0;
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        acc += a[i] * b[i];
+    part[lid] = acc;
+    for (size_t off = WG / 2; off > 0; off /= 2) {
+        GB_BARRIER();
+        if (lid < off)
+            part[lid] += part[lid + off];
+    }
+    if (lid == 0)
+        sums[GB_GROUP_ID(0)] = part[0];
+}

@@ -1,0 +1,34 @@
+/* gpubench — units: sizes, durations, and their formatting.
+ *
+ * Sizes: an integer or decimal number followed by an optional unit, with optional spaces between:
+ * B; binary KiB, MiB, GiB, TiB (2^10 ...); decimal KB, MB, GB, TB (10^3 ...). Units are case
+ * sensitive except that "b" is not accepted (it would mean bits). A bare number is bytes.
+ * Durations: a number followed by ns, us, ms, s or min; a bare number is seconds.
+ * GB/s everywhere in gpubench means 1e9 bytes per second.
+ */
+#ifndef GB_UNITS_H
+#define GB_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a size ("4KiB", "1.5 GB", "4096") into bytes. Returns 0, GB_EINVAL for text that is
+ * not a size (unknown unit like "12 XB", empty, trailing junk, negative, not a whole number of
+ * bytes) or GB_EOVERFLOW when it does not fit in 64 bits. The detail names the problem. */
+int gb_parse_size(const char *text, uint64_t *bytes);
+
+/* Parses a duration ("10ms", "2 s", "0.5") into seconds. GB_EINVAL when malformed or negative. */
+int gb_parse_duration(const char *text, double *seconds);
+
+/* Formats bytes exactly when it is a whole number of KiB/MiB/GiB ("4KiB", "256MiB"), else as
+ * bytes ("1000B"). Returns buf. */
+char *gb_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Checked arithmetic for sizes: returns GB_EOVERFLOW (and leaves *out alone) on overflow. */
+int gb_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+int gb_add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+/* Monotonic host clock in seconds (CLOCK_MONOTONIC). */
+double gb_now(void);
+
+#endif

@@ -1,0 +1,113 @@
+/* gpubench — what a suite is.
+ *
+ * A suite declares its axes (with default sweeps in profile syntax), and four callbacks that the
+ * runner calls for every case: setup -> (warm-up and timed runs, owned by src/measure.c) ->
+ * verify -> teardown. A suite never times anything itself: it says what one operation moves or
+ * computes (gb_op_desc) and the harness derives GB/s and GFLOP/s in one place.
+ */
+#ifndef GB_SUITE_H
+#define GB_SUITE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "params.h"
+
+struct gb_axis_def {
+    const char *name;
+    enum gb_vtype type;
+    /* Default sweep in profile syntax: "[h2d, d2h]", "{from: 4KiB, to: 256MiB, factor: 4}",
+     * "256". Parsed by the config loader; a bad default is caught by the tests. */
+    const char *def;
+    /* GB_V_STR: the allowed values, NULL-terminated (NULL: any identifier). */
+    const char *const *choices;
+    /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
+    int64_t min, max;
+    const char *help;
+};
+
+enum gb_timer {
+    GB_TIMER_DEVICE, /* a sample is the time between two events recorded on ctx->q */
+    GB_TIMER_HOST,   /* a sample is host wall time around run() + queue_sync(ctx->q) */
+};
+
+/* What one operation of a case is; filled in by setup(). */
+struct gb_op_desc {
+    double bytes;   /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
+    double flops;   /* floating-point (or integer) operations per operation (GFLOP/s) */
+    enum gb_timer timer;
+    uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
+};
+
+/* Everything a suite callback sees of one case. The runner owns it. */
+struct gb_case_ctx {
+    const struct gb_backend_ops *ops;
+    struct gb_device *dev;
+    struct gb_queue *q;          /* an in-order, profiling queue on dev, created by the runner */
+    const struct gb_params *params;
+    struct gb_op_desc op;        /* setup() fills it */
+    void *state;                 /* suite->state_size zeroed bytes */
+    char reason[1024];           /* why a case was skipped / failed verification */
+    double max_error;            /* verify(): the largest relative error seen, for the results */
+};
+
+struct gb_suite {
+    const char *name;
+    const char *summary;
+    const struct gb_axis_def *axes; /* axes[0] names the case ("h2d", "triad", ...) */
+    size_t naxes;
+    size_t state_size;
+    /* Optional. Called by the plan for every combination of axis values: returns false to drop a
+     * combination that means nothing (D2D with pageable host memory), and may rewrite values to
+     * their canonical form first (memory=device for D2D); identical cases are then merged. */
+    bool (*normalize)(struct gb_params *p);
+    /* Allocates, initialises inputs and builds kernels. Returns 0, GB_ESKIP (with
+     * gb_case_skip()) when the case cannot run here, or an error. */
+    int (*setup)(struct gb_case_ctx *ctx);
+    /* Enqueues `reps` >= 1 operations on ctx->q (or the suite's own queues). Called inside a
+     * timed region: no allocation, no host work beyond enqueueing. With GB_TIMER_HOST it
+     * returns only when the operations have completed. */
+    int (*run)(struct gb_case_ctx *ctx, uint64_t reps);
+    /* After the timed runs: compares the output with a host reference. Returns 0, or
+     * GB_EVERIFY with ctx->reason saying where and by how much it differs. */
+    int (*verify)(struct gb_case_ctx *ctx);
+    /* Frees everything setup allocated; must cope with a partial setup. */
+    void (*teardown)(struct gb_case_ctx *ctx);
+};
+
+/* The table of suites (suites/suites.c). */
+extern const struct gb_suite *const gb_suites[];
+extern const size_t gb_suite_count;
+const struct gb_suite *gb_suite_find(const char *name);
+/* The axis of `s` called `name`, or NULL. */
+const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name);
+
+/* ---- helpers for suites (suites/common.c) ---------------------------------------------- */
+
+/* Formats a skip reason into ctx->reason and returns GB_ESKIP. */
+int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Formats a verification failure into ctx->reason and returns GB_EVERIFY. */
+int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
+ * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.
+ * *prog and *k are both set or both NULL. */
+int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                  const char *const *defines, size_t ndefines, struct gb_program **prog,
+                  struct gb_kernel **k);
+
+/* Allocates a buffer on ctx->dev; GB_ETOOBIG becomes a skip with a reason naming the size and
+ * the device limit. */
+int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,
+                  struct gb_buf **out);
+
+/* Host <-> device helpers for setup/verify (not for timed regions): blocking copies through a
+ * temporary pageable buffer. */
+int gb_case_upload(struct gb_case_ctx *ctx, struct gb_buf *dst, const void *src, uint64_t bytes);
+int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uint64_t bytes);
+
+#endif

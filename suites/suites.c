@@ -1,0 +1,29 @@
+#include <string.h>
+
+#include "suite.h"
+
+extern const struct gb_suite gb_suite_transfer;
+extern const struct gb_suite gb_suite_memory;
+
+const struct gb_suite *const gb_suites[] = {
+    &gb_suite_transfer,
+    &gb_suite_memory,
+    NULL,
+};
+const size_t gb_suite_count = sizeof gb_suites / sizeof gb_suites[0] - 1;
+
+const struct gb_suite *gb_suite_find(const char *name)
+{
+    for (size_t i = 0; i < gb_suite_count; i++)
+        if (strcmp(gb_suites[i]->name, name) == 0)
+            return gb_suites[i];
+    return NULL;
+}
+
+const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name)
+{
+    for (size_t i = 0; i < s->naxes; i++)
+        if (strcmp(s->axes[i].name, name) == 0)
+            return &s->axes[i];
+    return NULL;
+}

@@ -1,0 +1,180 @@
+/* gpubench-tests [-l] [-j N] [PATTERN...] — runs every registered test (or those whose name
+ * contains one of the PATTERNs), each in its own process with its timeout, and ends with the
+ * line "N passed, N failed, N skipped". Exit 0 when none failed. */
+#include <errno.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static struct gb_test *tests;
+static size_t ntests, captests;
+
+void gb_test_register(const char *name, void (*fn)(void), int timeout_s)
+{
+    if (ntests == captests) {
+        captests = captests ? 2 * captests : 64;
+        tests = realloc(tests, captests * sizeof *tests);
+        if (!tests)
+            abort();
+    }
+    tests[ntests++] = (struct gb_test){name, fn, timeout_s};
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct gb_test *)a)->name, ((const struct gb_test *)b)->name);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int gb_test_sh(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = 0;
+    if (cap)
+        out[0] = '\0';
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, p)) > 0) {
+        if (cap && n + 1 < cap) {
+            size_t take = got < cap - 1 - n ? got : cap - 1 - n;
+            memcpy(out + n, buf, take);
+            n += take;
+            out[n] = '\0';
+        }
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char *gb_test_tmpdir(void)
+{
+    static char path[4096];
+    const char *base = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/gpubench-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(path)) {
+        perror("mkdtemp");
+        exit(GB_TEST_FAIL);
+    }
+    return path;
+}
+
+/* Runs one test in a child with stdout/stderr to a temporary file; returns its verdict. */
+static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
+{
+    char tmpl[] = "/tmp/gpubench-test-log-XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        snprintf(log, cap, "mkstemp: %s", strerror(errno));
+        return GB_TEST_FAIL;
+    }
+    unlink(tmpl);
+    double t0 = now();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        t->fn();
+        fflush(NULL);
+        _exit(GB_TEST_PASS);
+    }
+    int status = 0, verdict;
+    bool timed_out = false;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (now() - t0 > t->timeout_s) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            timed_out = true;
+            break;
+        }
+        usleep(2000);
+    }
+    *secs = now() - t0;
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, log, cap - 1);
+    log[n > 0 ? n : 0] = '\0';
+    close(fd);
+    if (timed_out) {
+        size_t l = strlen(log);
+        snprintf(log + l, cap - l, "\ntimed out after %d s\n", t->timeout_s);
+        verdict = GB_TEST_FAIL;
+    } else if (WIFEXITED(status)) {
+        verdict = WEXITSTATUS(status);
+        if (verdict != GB_TEST_PASS && verdict != GB_TEST_SKIP)
+            verdict = GB_TEST_FAIL;
+    } else {
+        size_t l = strlen(log);
+        snprintf(log + l, cap - l, "\nkilled by signal %d\n",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        verdict = GB_TEST_FAIL;
+    }
+    return verdict;
+}
+
+int main(int argc, char **argv)
+{
+    bool list = false;
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "-l") == 0) {
+        list = true;
+        first = 2;
+    }
+    qsort(tests, ntests, sizeof *tests, by_name);
+    size_t passed = 0, failed = 0, skipped = 0;
+    static char log[1 << 16];
+    for (size_t i = 0; i < ntests; i++) {
+        bool want = first >= argc;
+        for (int a = first; a < argc; a++)
+            if (strstr(tests[i].name, argv[a]))
+                want = true;
+        if (!want)
+            continue;
+        if (list) {
+            printf("%s\n", tests[i].name);
+            continue;
+        }
+        double secs = 0;
+        int v = run_one(&tests[i], log, sizeof log, &secs);
+        if (v == GB_TEST_PASS) {
+            passed++;
+            printf("ok     %-44s %6.2f s\n", tests[i].name, secs);
+        } else if (v == GB_TEST_SKIP) {
+            skipped++;
+            const char *why = strstr(log, "skip reason: ");
+            char reason[256] = "";
+            if (why) {
+                snprintf(reason, sizeof reason, "%s", why + 13);
+                reason[strcspn(reason, "\n")] = '\0';
+            }
+            printf("skip   %-44s %6.2f s  (%s)\n", tests[i].name, secs, reason);
+        } else {
+            failed++;
+            printf("FAIL   %-44s %6.2f s\n", tests[i].name, secs);
+            printf("------ output of %s ------\n%s\n------\n", tests[i].name, log);
+        }
+        fflush(stdout);
+    }
+    if (!list)
+        printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
