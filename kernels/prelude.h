@@ -63,6 +63,12 @@ typedef half gb_half;
 #define GB_HAS_FP16 1
 
 #include <cuda_fp16.h>
+/* NVRTC parses its built-in header with the command-line macros already defined, and a -DT=float
+ * breaks that header's templates; so the CUDA backend hands the -D tunables over as this
+ * in-memory header instead, included after every system header. */
+#if defined(__CUDACC_RTC__)
+#include "gb_defines.h"
+#endif
 
 #define GB_KERNEL extern "C" __global__
 #define GB_GLOBAL

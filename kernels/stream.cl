@@ -2,36 +2,43 @@
  * 2017): copy c = a, mul b = s*c, add c = a + b, triad a = b + s*c, dot sum(a*b).
  *
  * Tunables (-D): T element type (float, double); WG work-group size of the dot reduction (a
- * power of two). Each work-item handles elements i, i + global size, ... (grid-stride), so the
- * launch size is independent of the array length n.
+ * power of two).
+ *
+ * copy, mul, add and triad handle one element per work-item, element base + global id, with no
+ * bounds check and no loop: that is the form every OpenCL and CUDA compiler vectorises best (a
+ * CPU OpenCL runtime vectorises across work-items, which a per-item loop or a branch defeats).
+ * The host launches the largest multiple of the work-group size that fits in n with base 0, and
+ * the remainder, if any, as a second launch of single work-items starting at that base.
+ * dot uses a grid-stride loop over a fixed number of work-groups and writes one partial sum per
+ * work-group.
  */
 
 GB_KERNEL void stream_copy(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_GLOBAL T *GB_RESTRICT c,
-                           unsigned long n)
+                           unsigned long base)
 {
-    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
-        c[i] = a[i];
+    const size_t i = base + GB_GLOBAL_ID(0);
+    c[i] = a[i];
 }
 
 GB_KERNEL void stream_mul(GB_GLOBAL T *GB_RESTRICT b, GB_CONSTANT_ARG T *GB_RESTRICT c, T s,
-                          unsigned long n)
+                          unsigned long base)
 {
-    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
-        b[i] = s * c[i];
+    const size_t i = base + GB_GLOBAL_ID(0);
+    b[i] = s * c[i];
 }
 
 GB_KERNEL void stream_add(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
-                          GB_GLOBAL T *GB_RESTRICT c, unsigned long n)
+                          GB_GLOBAL T *GB_RESTRICT c, unsigned long base)
 {
-    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
-        c[i] = a[i] + b[i];
+    const size_t i = base + GB_GLOBAL_ID(0);
+    c[i] = a[i] + b[i];
 }
 
 GB_KERNEL void stream_triad(GB_GLOBAL T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
-                            GB_CONSTANT_ARG T *GB_RESTRICT c, T s, unsigned long n)
+                            GB_CONSTANT_ARG T *GB_RESTRICT c, T s, unsigned long base)
 {
-    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
-        a[i] = b[i] + s * c[i];
+    const size_t i = base + GB_GLOBAL_ID(0);
+    a[i] = b[i] + s * c[i];
 }
 
 #ifndef WG

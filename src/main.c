@@ -1,1 +1,409 @@
-int main(void) { return 0; }
+/* gpubench — the command line. The only file that decides exit codes:
+ * 0 ok, 1 some case failed, 2 usage / profile / device-selection error, 3 regression (compare),
+ * 130 interrupted by Ctrl-C (the results file still holds every finished case). */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "gb-config.h"
+#include "gb-version.h"
+#include "plan.h"
+#include "results.h"
+#include "runner.h"
+#include "units.h"
+
+enum { EXIT_OK = 0, EXIT_CASE_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpubench COMMAND [OPTIONS]\n"
+            "\n"
+            "commands:\n"
+            "  devices [--json]            list backends and devices (an unavailable backend says "
+            "why)\n"
+            "  run PROFILE [OPTIONS]       run a YAML profile and write a results file\n"
+            "      -o, --output FILE       results file (default results/NAME-UTCTIME.json)\n"
+            "      -b, --backend NAME      only this backend (opencl, cuda)\n"
+            "      -d, --device SEL        devices: all, or a comma list of indices (1),\n"
+            "                              backend:index (opencl:1) or name substrings\n"
+            "      -s, --suite LIST        only these suites (comma-separated)\n"
+            "          --set KEY=VALUE     override a profile key, e.g. measure.max_time=0.5s,\n"
+            "                              transfer.params.size=[1MiB,4MiB] (repeatable)\n"
+            "      -q, --quiet             no progress line on stderr\n"
+            "  validate PROFILE [--set ..] check a profile and show how many cases it expands to\n"
+            "  suites                      list the suites and their axes with default sweeps\n"
+            "  --help, --version\n"
+            "\n"
+            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+    /* A second Ctrl-C ends the program at once. */
+    signal(SIGINT, SIG_DFL);
+}
+
+static const char *cap_names[] = {"fp64",      "fp16",      "bf16",      "int8_dot",
+                                  "peer",      "unified",   "blas_f32",  "blas_f64",
+                                  "blas_f16",  "blas_bf16", "blas_mixed", "blas_tf32",
+                                  "graph"};
+
+static void caps_text(uint64_t caps, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof cap_names / sizeof cap_names[0]; i++)
+        if (caps & (1ull << i)) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, "%s%s", l ? "," : "", cap_names[i]);
+        }
+}
+
+static int cmd_devices(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else {
+            fprintf(stderr, "gpubench devices: unknown option '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    struct gb_backend_status st[8];
+    gb_backends_probe(st);
+    json_t *root = json_array();
+    for (size_t b = 0; b < gb_backend_count; b++) {
+        json_t *jb = json_pack("{s:s, s:b}", "backend", st[b].ops->name, "available", !st[b].err);
+        if (st[b].err) {
+            json_object_set_new(jb, "reason", json_string(st[b].reason));
+            if (!json)
+                printf("%s: unavailable (%s)\n", st[b].ops->name, st[b].reason);
+            json_array_append_new(root, jb);
+            continue;
+        }
+        if (!json)
+            printf("%s: %d device%s\n", st[b].ops->name, st[b].ndevices,
+                   st[b].ndevices == 1 ? "" : "s");
+        json_t *jd = json_array();
+        for (int i = 0; i < st[b].ndevices; i++) {
+            struct gb_device_info d;
+            if (st[b].ops->device_info(i, &d)) {
+                if (!json)
+                    printf("  [%d] (cannot describe: %s)\n", i, gb_error_msg());
+                continue;
+            }
+            char caps[256], mem[32], alloc[32], local[32];
+            caps_text(d.caps, caps, sizeof caps);
+            gb_format_size(d.global_mem, mem, sizeof mem);
+            gb_format_size(d.max_alloc, alloc, sizeof alloc);
+            gb_format_size(d.local_mem, local, sizeof local);
+            if (!json) {
+                printf("  [%d] %s\n", i, d.name);
+                printf("      vendor %s, driver %s, %s%s%s\n", d.vendor, d.driver, d.version,
+                       d.platform[0] ? ", platform " : "", d.platform);
+                printf("      %u compute units at %u MHz, memory %s (largest buffer %s), local "
+                       "memory %s, max work-group %u (%u x %u x %u)\n",
+                       d.compute_units, d.clock_mhz, mem, alloc, local, d.max_wg_size,
+                       d.max_wg_dims[0], d.max_wg_dims[1], d.max_wg_dims[2]);
+                printf("      capabilities: %s\n", caps[0] ? caps : "none");
+            }
+            json_t *caps_j = json_array();
+            for (size_t c = 0; c < sizeof cap_names / sizeof cap_names[0]; c++)
+                if (d.caps & (1ull << c))
+                    json_array_append_new(caps_j, json_string(cap_names[c]));
+            json_array_append_new(
+                jd, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:i, "
+                              "s:i, s:f, s:o}",
+                              "index", i, "name", d.name, "vendor", d.vendor, "driver", d.driver,
+                              "version", d.version, "platform", d.platform, "arch", d.arch,
+                              "global_mem_bytes", (json_int_t)d.global_mem, "max_alloc_bytes",
+                              (json_int_t)d.max_alloc, "local_mem_bytes", (json_int_t)d.local_mem,
+                              "l2_bytes", (json_int_t)d.l2_bytes, "compute_units",
+                              (int)d.compute_units, "clock_mhz", (int)d.clock_mhz,
+                              "max_work_group_size", (int)d.max_wg_size, "peak_mem_gbs",
+                              d.peak_mem_gbs, "capabilities", caps_j));
+        }
+        json_object_set_new(jb, "devices", jd);
+        json_array_append_new(root, jb);
+    }
+    if (json) {
+        char *s = json_dumps(root, JSON_INDENT(2));
+        if (s)
+            puts(s);
+        free(s);
+    }
+    json_decref(root);
+    for (size_t b = 0; b < gb_backend_count; b++)
+        if (!st[b].err)
+            st[b].ops->shutdown();
+    return EXIT_OK;
+}
+
+struct run_args {
+    const char *profile, *out, *backend, *device, *suite;
+    struct gb_override sets[64];
+    size_t nsets;
+    bool quiet;
+};
+
+static int parse_run_args(int argc, char **argv, const char *cmd, struct run_args *a)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'}, {"suite", required_argument, NULL, 's'},
+        {"set", required_argument, NULL, 'S'},    {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    static char set_store[64][1024];
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:b:d:s:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->out = optarg;
+            break;
+        case 'b':
+            a->backend = optarg;
+            break;
+        case 'd':
+            a->device = optarg;
+            break;
+        case 's':
+            a->suite = optarg;
+            break;
+        case 'q':
+            a->quiet = true;
+            break;
+        case 'S': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "gpubench %s: --set wants KEY=VALUE, got '%s'\n", cmd, optarg);
+                return EXIT_USAGE;
+            }
+            if (a->nsets == 64) {
+                fprintf(stderr, "gpubench %s: at most 64 --set options\n", cmd);
+                return EXIT_USAGE;
+            }
+            snprintf(set_store[a->nsets], sizeof set_store[0], "%s", optarg);
+            char *s = set_store[a->nsets];
+            s[eq - optarg] = '\0';
+            a->sets[a->nsets].key = s;
+            a->sets[a->nsets].value = s + (eq - optarg) + 1;
+            a->nsets++;
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            exit(EXIT_OK);
+        default:
+            fprintf(stderr, "gpubench %s: see 'gpubench --help'\n", cmd);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "gpubench %s: %s\n", cmd,
+                optind >= argc ? "missing PROFILE" : "expects exactly one PROFILE");
+        return EXIT_USAGE;
+    }
+    a->profile = argv[optind];
+    return EXIT_OK;
+}
+
+static int load_profile(const struct run_args *a, struct gb_profile *p)
+{
+    char err[2048];
+    int r = gb_profile_load(a->profile, a->sets, a->nsets, p, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    struct run_args a = {0};
+    int rc = parse_run_args(argc, argv, "validate", &a);
+    if (rc)
+        return rc;
+    struct gb_profile p;
+    if ((rc = load_profile(&a, &p)))
+        return rc;
+    /* Expand against one notional device to count cases without touching hardware. */
+    struct gb_plan_device one = {0};
+    struct gb_plan plan = {.devices = &one, .ndevices = 1};
+    if (gb_plan_expand(&p, a.suite, &plan)) {
+        fprintf(stderr, "%s\n", gb_error_msg());
+        gb_profile_free(&p);
+        return EXIT_USAGE;
+    }
+    printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", a.profile, p.name,
+           p.nruns, p.nruns == 1 ? "y" : "ies", plan.ncases);
+    for (size_t r = 0; r < p.nruns; r++) {
+        size_t n = 0;
+        for (size_t i = 0; i < plan.ncases; i++)
+            n += plan.cases[i].run == &p.runs[r];
+        printf("  %-10s %4zu cases  (line %d)\n", p.runs[r].suite->name, n, p.runs[r].line);
+    }
+    free(plan.cases);
+    gb_profile_free(&p);
+    return EXIT_OK;
+}
+
+static int cmd_suites(void)
+{
+    for (size_t i = 0; i < gb_suite_count; i++) {
+        const struct gb_suite *s = gb_suites[i];
+        printf("%s — %s\n", s->name, s->summary);
+        for (size_t a = 0; a < s->naxes; a++)
+            printf("  %-10s default %-40s %s\n", s->axes[a].name, s->axes[a].def, s->axes[a].help);
+    }
+    return EXIT_OK;
+}
+
+static void fill_meta(struct gb_run_meta *m, const struct gb_profile *p, int argc, char **argv)
+{
+    snprintf(m->gpubench_version, sizeof m->gpubench_version, "%s", GB_VERSION);
+    snprintf(m->git_commit, sizeof m->git_commit, "%s", GB_GIT_COMMIT);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(m->start_utc, sizeof m->start_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(m->end_utc, sizeof m->end_utc, "%s", m->start_utc);
+    if (gethostname(m->host, sizeof m->host) != 0)
+        snprintf(m->host, sizeof m->host, "unknown");
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
+    size_t l = 0;
+    for (int i = 0; i < argc && l < sizeof m->command_line; i++) {
+        int w = snprintf(m->command_line + l, sizeof m->command_line - l, "%s%s", i ? " " : "",
+                         argv[i]);
+        l += w > 0 ? (size_t)w : 0;
+    }
+    snprintf(m->profile_path, sizeof m->profile_path, "%s", p->path);
+    snprintf(m->profile_name, sizeof m->profile_name, "%s", p->name);
+    snprintf(m->profile_sha256, sizeof m->profile_sha256, "%s", p->sha256);
+}
+
+static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    struct run_args a = {0};
+    int rc = parse_run_args(argc, argv, "run", &a);
+    if (rc)
+        return rc;
+    struct gb_profile p;
+    if ((rc = load_profile(&a, &p)))
+        return rc;
+    struct gb_plan plan = {0};
+    gb_error_clear();
+    if (gb_plan_devices(&p, a.backend, a.device, &plan)) {
+        fprintf(stderr, "gpubench run: %s\n", gb_error_msg());
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+        return EXIT_USAGE;
+    }
+    if (gb_plan_expand(&p, a.suite, &plan) || plan.ncases == 0) {
+        fprintf(stderr, "gpubench run: %s\n",
+                plan.ncases == 0 ? "the profile and --suite select no case" : gb_error_msg());
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+        return EXIT_USAGE;
+    }
+    struct gb_results rs = {0};
+    fill_meta(&rs.run, &p, full_argc, full_argv);
+    char out[2048];
+    if (a.out) {
+        snprintf(out, sizeof out, "%s", a.out);
+    } else {
+        char stamp[32];
+        snprintf(stamp, sizeof stamp, "%s", rs.run.start_utc);
+        for (char *s = stamp; *s; s++)
+            if (*s == ':' || *s == '-')
+                memmove(s, s + 1, strlen(s));
+        if (mkdir("results", 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "gpubench run: cannot create results/: %s\n", strerror(errno));
+            gb_plan_free(&plan);
+            gb_profile_free(&p);
+            return EXIT_USAGE;
+        }
+        snprintf(out, sizeof out, "results/%s-%s.json", p.name, stamp);
+    }
+    fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan.ncases, plan.ndevices,
+            plan.ndevices == 1 ? "" : "s", out);
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    struct gb_runner_opts o = {
+        .out_path = out,
+        .progress = !a.quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+        .stop = &stop_flag,
+    };
+    int r = gb_run_plan(&plan, &o, &rs);
+    gb_print_summary(stdout, &rs);
+    size_t ok = 0, skipped = 0, failed = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        ok += rs.results[i].status == GB_STATUS_OK;
+        skipped += rs.results[i].status == GB_STATUS_SKIPPED;
+        failed += rs.results[i].status == GB_STATUS_FAILED;
+    }
+    printf("%zu ok, %zu skipped, %zu failed%s; results in %s\n", ok, skipped, failed,
+           r == GB_EINTR ? " (interrupted)" : "", out);
+    if (r == GB_EIO)
+        fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
+    gb_results_free(&rs);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    for (size_t b = 0; b < gb_backend_count; b++)
+        gb_backends[b]->shutdown();
+    if (r == GB_EINTR)
+        return EXIT_INTERRUPTED;
+    if (r == GB_EIO)
+        return EXIT_CASE_FAILED;
+    return r ? EXIT_CASE_FAILED : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("gpubench %s (%s); backends:", GB_VERSION, GB_GIT_COMMIT);
+        for (size_t b = 0; b < gb_backend_count; b++)
+            printf(" %s", gb_backends[b]->name);
+        printf("%s\n", HAVE_CLBLAST || HAVE_CUBLAS ? "" : "");
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "devices") == 0)
+        return cmd_devices(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_validate(argc - 1, argv + 1);
+    if (strcmp(cmd, "suites") == 0)
+        return cmd_suites();
+    fprintf(stderr, "gpubench: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}

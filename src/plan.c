@@ -1,1 +1,216 @@
-/* stub: to be written */
+#include "plan.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gb_backends_probe(struct gb_backend_status *status)
+{
+    for (size_t i = 0; i < gb_backend_count; i++) {
+        const struct gb_backend_ops *ops = gb_backends[i];
+        gb_error_clear();
+        int err = ops->init();
+        if (status) {
+            status[i] = (struct gb_backend_status){.ops = ops, .err = err};
+            if (err)
+                snprintf(status[i].reason, sizeof status[i].reason, "%s",
+                         *gb_error_msg() ? gb_error_msg() : gb_strerror(err));
+            else
+                status[i].ndevices = ops->device_count();
+        }
+    }
+}
+
+static bool name_in(char *const *list, const char *name)
+{
+    if (!list)
+        return true;
+    for (; *list; list++)
+        if (strcmp(*list, name) == 0)
+            return true;
+    return false;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Whether one --device item selects device `index` of backend `ops`. */
+static bool item_selects(const char *item, const struct gb_backend_ops *ops, int index,
+                         const struct gb_device_info *info)
+{
+    const char *colon = strchr(item, ':');
+    if (colon) {
+        size_t bl = (size_t)(colon - item);
+        if (strlen(ops->name) != bl || strncmp(ops->name, item, bl) != 0)
+            return false;
+        item = colon + 1;
+    }
+    char *end;
+    long v = strtol(item, &end, 10);
+    if (end != item && *end == '\0')
+        return v == index;
+    return contains_nocase(info->name, item);
+}
+
+static bool sel_selects(const char *sel, const struct gb_backend_ops *ops, int index,
+                        const struct gb_device_info *info)
+{
+    if (!sel || strcmp(sel, "all") == 0)
+        return true;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", sel);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
+        if (item_selects(tok, ops, index, info))
+            return true;
+    return false;
+}
+
+static bool index_in(const int *list, int index)
+{
+    if (!list)
+        return true;
+    for (; *list >= 0; list++)
+        if (*list == index)
+            return true;
+    return false;
+}
+
+int gb_plan_devices(const struct gb_profile *p, const char *backend, const char *device_sel,
+                    struct gb_plan *plan)
+{
+    char why[1024] = "";
+    size_t cap = 0;
+    if (backend && !gb_backend_find(backend))
+        return GB_FAIL(GB_ENODEV, "unknown backend '%s' (this build has:%s%s)", backend,
+                       gb_backend_count > 0 ? " " : " none",
+                       gb_backend_count > 0 ? gb_backends[0]->name : "");
+    for (size_t b = 0; b < gb_backend_count; b++) {
+        const struct gb_backend_ops *ops = gb_backends[b];
+        if ((backend && strcmp(backend, ops->name) != 0) || !name_in(p ? p->backends : NULL, ops->name))
+            continue;
+        gb_error_clear();
+        int err = ops->init();
+        if (err) {
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof why - l, "%s%s: unavailable (%s)", l ? "; " : "", ops->name,
+                     *gb_error_msg() ? gb_error_msg() : gb_strerror(err));
+            continue;
+        }
+        int n = ops->device_count();
+        for (int i = 0; i < n; i++) {
+            struct gb_device_info info;
+            if (ops->device_info(i, &info))
+                continue;
+            if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info))
+                continue;
+            if (plan->ndevices == cap) {
+                cap = cap ? 2 * cap : 4;
+                struct gb_plan_device *d = realloc(plan->devices, cap * sizeof *d);
+                if (!d)
+                    return GB_FAIL(GB_ENOMEM, "device list");
+                plan->devices = d;
+            }
+            plan->devices[plan->ndevices++] = (struct gb_plan_device){ops, i, info};
+        }
+        if (n == 0) {
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof why - l, "%s%s: no devices", l ? "; " : "", ops->name);
+        }
+    }
+    if (plan->ndevices == 0)
+        return GB_FAIL(GB_ENODEV, "no device selected%s%s%s%s", device_sel ? " by --device " : "",
+                       device_sel ? device_sel : "", *why ? ": " : "", why);
+    return 0;
+}
+
+static bool params_equal(const struct gb_params *a, const struct gb_params *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], b->name[i]) != 0 || !gb_value_equal(&a->v[i], &b->v[i]))
+            return false;
+    return true;
+}
+
+static bool suite_wanted(const char *filter, const char *name)
+{
+    if (!filter)
+        return true;
+    size_t n = strlen(name);
+    for (const char *s = filter; *s;) {
+        size_t l = strcspn(s, ",");
+        if (l == n && strncmp(s, name, n) == 0)
+            return true;
+        s += l + (s[l] == ',');
+    }
+    return false;
+}
+
+int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan)
+{
+    size_t cap = 0;
+    for (size_t d = 0; d < plan->ndevices; d++) {
+        for (size_t r = 0; r < p->nruns; r++) {
+            const struct gb_suite_run *run = &p->runs[r];
+            const struct gb_suite *s = run->suite;
+            if (!suite_wanted(suite_filter, s->name))
+                continue;
+            size_t first = plan->ncases; /* duplicates are merged within one entry */
+            size_t idx[GB_MAX_AXES] = {0};
+            for (size_t i = 0; i < s->naxes; i++)
+                if (run->sweeps[i].n == 0)
+                    goto next_run;
+            for (;;) {
+                struct gb_plan_case c = {.run = run, .device = d};
+                c.params.n = s->naxes;
+                for (size_t i = 0; i < s->naxes; i++) {
+                    c.params.name[i] = s->axes[i].name;
+                    c.params.v[i] = run->sweeps[i].v[idx[i]];
+                }
+                bool keep = !s->normalize || s->normalize(&c.params);
+                for (size_t j = first; keep && j < plan->ncases; j++)
+                    if (params_equal(&plan->cases[j].params, &c.params))
+                        keep = false;
+                if (keep) {
+                    if (plan->ncases == cap) {
+                        cap = cap ? 2 * cap : 64;
+                        struct gb_plan_case *nc = realloc(plan->cases, cap * sizeof *nc);
+                        if (!nc)
+                            return GB_FAIL(GB_ENOMEM, "plan of %zu cases", cap);
+                        plan->cases = nc;
+                    }
+                    plan->cases[plan->ncases++] = c;
+                }
+                /* Odometer: the last axis turns fastest. */
+                size_t i = s->naxes;
+                while (i > 0) {
+                    i--;
+                    if (++idx[i] < run->sweeps[i].n)
+                        break;
+                    idx[i] = 0;
+                    if (i == 0)
+                        goto next_run;
+                }
+                if (s->naxes == 0)
+                    break;
+            }
+        next_run:;
+        }
+    }
+    return 0;
+}
+
+void gb_plan_free(struct gb_plan *plan)
+{
+    free(plan->devices);
+    free(plan->cases);
+    *plan = (struct gb_plan){0};
+}

@@ -15,7 +15,9 @@ struct gb_stats {
                                             * mean: t(0.975, n-1) * stddev / sqrt(n) */
 };
 
-/* Computes the statistics of x[0..n). n may be 0 (everything 0). x is not modified. */
+/* Computes the statistics of x[0..n). n may be 0 (everything 0). With n = 1, stddev and cv are 0
+ * and ci95 is INFINITY (one sample bounds nothing; the results file writes it as null). Nothing
+ * else is ever non-finite for finite input. x is not modified. */
 void gb_stats_compute(const double *x, size_t n, struct gb_stats *out);
 
 /* Two-sided 97.5% quantile of Student's t with `dof` degrees of freedom (exact table for
@@ -45,7 +47,8 @@ enum gb_stop {
 };
 
 /* The stopping rule, given the samples so far (n, and rel_ci = ci95 / mean of them) and the
- * seconds spent sampling. Converged wins over a budget reached at the same sample. */
+ * seconds spent sampling. Converged wins over a budget reached at the same sample; n = 0 and a
+ * NaN or infinite rel_ci never converge. The time budget may stop before min_samples. */
 enum gb_stop gb_stop_rule(const struct gb_measure_cfg *cfg, size_t n, double rel_ci,
                           double elapsed);
 

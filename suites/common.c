@@ -1,1 +1,108 @@
-/* stub: to be written */
+/* Helpers shared by the suites: skips with reasons, kernel builds, allocations, staging. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "suite.h"
+#include "units.h"
+
+int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->reason, sizeof ctx->reason, fmt, ap);
+    va_end(ap);
+    return GB_ESKIP;
+}
+
+int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->reason, sizeof ctx->reason, fmt, ap);
+    va_end(ap);
+    return GB_EVERIFY;
+}
+
+int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                  const char *const *defines, size_t ndefines, struct gb_program **prog,
+                  struct gb_kernel **k)
+{
+    *prog = NULL;
+    *k = NULL;
+    char *src = NULL, *log = NULL;
+    int err = gb_kernel_source(file, &src);
+    if (err)
+        return err;
+    err = ctx->ops->program_build(ctx->dev, src, defines, ndefines, prog, &log);
+    free(src);
+    if (err) {
+        if (log && *log)
+            gb_error_append(err, "build log of %s:\n%s", file, log);
+        free(log);
+        *prog = NULL;
+        return err;
+    }
+    free(log);
+    err = ctx->ops->kernel_get(*prog, kernel, k);
+    if (err) {
+        ctx->ops->program_free(*prog);
+        *prog = NULL;
+        *k = NULL;
+    }
+    return err;
+}
+
+int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,
+                  struct gb_buf **out)
+{
+    *out = NULL;
+    int err = ctx->ops->buf_alloc(ctx->dev, bytes, kind, out);
+    if (err == GB_ETOOBIG) {
+        char a[32], b[32];
+        return gb_case_skip(ctx, "%s does not fit: the device's largest allocation is %s",
+                            gb_format_size(bytes, a, sizeof a),
+                            gb_format_size(ctx->dev->info.max_alloc, b, sizeof b));
+    }
+    return err;
+}
+
+/* Setup and verify stage data through a temporary pageable host buffer, because a backend
+ * copies only between its own buffers. */
+static int stage(struct gb_case_ctx *ctx, struct gb_buf *dev_buf, void *host, uint64_t bytes,
+                 bool upload)
+{
+    struct gb_buf *tmp = NULL;
+    int err = ctx->ops->buf_alloc(ctx->dev, bytes, GB_MEM_HOST_PAGEABLE, &tmp);
+    if (err)
+        return err;
+    if (upload) {
+        memcpy(tmp->host, host, bytes);
+        err = ctx->ops->copy(ctx->q, dev_buf, 0, tmp, 0, bytes, GB_COPY_BLOCKING);
+    } else {
+        err = ctx->ops->copy(ctx->q, tmp, 0, dev_buf, 0, bytes, GB_COPY_BLOCKING);
+        if (!err)
+            memcpy(host, tmp->host, bytes);
+    }
+    ctx->ops->buf_free(tmp);
+    return err;
+}
+
+int gb_case_upload(struct gb_case_ctx *ctx, struct gb_buf *dst, const void *src, uint64_t bytes)
+{
+    if (dst->host) {
+        memcpy(dst->host, src, bytes);
+        return 0;
+    }
+    return stage(ctx, dst, (void *)src, bytes, true);
+}
+
+int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uint64_t bytes)
+{
+    if (src->host) {
+        memcpy(dst, src->host, bytes);
+        return 0;
+    }
+    return stage(ctx, src, dst, bytes, false);
+}

@@ -1,5 +1,23 @@
-/* memory — device-memory bandwidth: BabelStream's copy, mul, add, triad and dot. */
-#include "suite.h"
+/* memory — device-memory bandwidth: BabelStream's copy, mul, add, triad and dot.
+ *
+ * Kernels and byte counts follow BabelStream (McIntosh-Smith et al., "GPU-STREAM v2.0", 2017):
+ * copy and mul move 2 arrays, add and triad 3, dot reads 2; GB/s = bytes / s / 1e9.
+ * The arrays start as a = 0.1, b = 0.2, c = 0.7 with scalar s = 0.4, chosen so that every
+ * kernel's output differs from its starting value: a kernel that did nothing fails verify.
+ * Each case runs one kernel repeatedly; every kernel is idempotent on these inputs, so the gold
+ * value is exact whatever the number of repetitions:
+ *   copy  c = a          -> 0.1        mul   b = s*c      -> 0.28
+ *   add   c = a + b      -> 0.3        triad a = b + s*c  -> 0.48
+ *   dot   sum(a*b)       -> n * 0.1 * 0.2 (in the element type's rounding of 0.1 and 0.2)
+ * Tolerances (relative): elementwise 1e-6 for float and 1e-14 for double (one rounding, perhaps
+ * a fused multiply-add); dot 1e-4 for float and 1e-11 for double (a sum of n terms).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
 
 static const char *const ops[] = {"copy", "mul", "add", "triad", "dot", NULL};
 static const char *const types[] = {"float", "double", NULL};
@@ -15,9 +33,282 @@ static const struct gb_axis_def axes[] = {
      .help = "bytes per array (each kernel touches 2 or 3 arrays)"},
 };
 
+static const struct {
+    const char *kernel;
+    unsigned arrays; /* arrays moved per element, BabelStream's byte count */
+} op_table[] = {
+    [OP_COPY] = {"stream_copy", 2},
+    [OP_MUL] = {"stream_mul", 2},
+    [OP_ADD] = {"stream_add", 3},
+    [OP_TRIAD] = {"stream_triad", 3},
+    [OP_DOT] = {"stream_dot", 2},
+};
+
+#define INIT_A 0.1
+#define INIT_B 0.2
+#define INIT_C 0.7
+#define SCALAR 0.4
+
+static enum memory_op parse_op(const char *s)
+{
+    for (enum memory_op o = OP_COPY; o <= OP_DOT; o++)
+        if (strcmp(op_table[o].kernel + strlen("stream_"), s) == 0)
+            return o;
+    return OP_COPY;
+}
+
+static struct gb_arg buf_arg(struct gb_buf *b)
+{
+    return (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b};
+}
+
+static struct gb_arg scalar_arg(const struct memory *m, double v)
+{
+    return m->dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = v}
+                  : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)v};
+}
+
+/* Fills a host array of n elements of the case's type with v. */
+static void *host_array(const struct memory *m, double v)
+{
+    void *p = malloc(m->n * m->esize);
+    if (!p)
+        return NULL;
+    for (uint64_t i = 0; i < m->n; i++) {
+        if (m->dbl)
+            ((double *)p)[i] = v;
+        else
+            ((float *)p)[i] = (float)v;
+    }
+    return p;
+}
+
+static int memory_setup(struct gb_case_ctx *ctx)
+{
+    struct memory *m = ctx->state;
+    const struct gb_device_info *info = &ctx->dev->info;
+    m->op = parse_op(gb_params_str(ctx->params, "op"));
+    m->dbl = strcmp(gb_params_str(ctx->params, "type"), "double") == 0;
+    m->esize = m->dbl ? sizeof(double) : sizeof(float);
+    m->wg = (uint32_t)gb_params_int(ctx->params, "wg");
+    uint64_t bytes = gb_params_size(ctx->params, "size");
+    m->n = bytes / m->esize;
+
+    if (m->dbl && !(info->caps & GB_CAP_FP64))
+        return gb_case_skip(ctx, "the device has no double precision (fp64)");
+    if (m->n == 0)
+        return gb_case_skip(ctx, "size %llu is smaller than one element",
+                            (unsigned long long)bytes);
+    if (m->wg > info->max_wg_size)
+        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", m->wg,
+                            info->max_wg_size);
+    if (m->op == OP_DOT && (m->wg & (m->wg - 1)))
+        return gb_case_skip(ctx, "dot needs a power-of-two work-group size, not %u", m->wg);
+    if (info->global_mem && 3 * m->n * m->esize > info->global_mem)
+        return gb_case_skip(ctx, "three arrays of %llu bytes exceed the device's %llu bytes",
+                            (unsigned long long)(m->n * m->esize),
+                            (unsigned long long)info->global_mem);
+
+    char def_t[32], def_wg[32];
+    snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
+    snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
+    const char *defines[] = {def_t, def_wg};
+    int err = gb_case_build(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, &m->prog, &m->k);
+    if (err)
+        return err;
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(m->k, &kmax)))
+        return err;
+    if (m->wg > kmax)
+        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", m->wg,
+                            kmax);
+
+    uint64_t bytes_arr = m->n * m->esize;
+    if ((err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->a)) ||
+        (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->b)) ||
+        (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->c)))
+        return err;
+    const double init[3] = {INIT_A, INIT_B, INIT_C};
+    struct gb_buf *bufs[3] = {m->a, m->b, m->c};
+    for (int i = 0; i < 3 && !err; i++) {
+        void *h = host_array(m, init[i]);
+        if (!h)
+            return GB_FAIL(GB_ENOMEM, "host array of %llu bytes", (unsigned long long)bytes_arr);
+        err = gb_case_upload(ctx, bufs[i], h, bytes_arr);
+        free(h);
+    }
+    if (err)
+        return err;
+
+    /* Elementwise kernels: one element per work-item, the largest multiple of the work-group
+     * size first, then the remainder as single work-items from `base` (kernels/stream.cl says
+     * why). dot: a fixed number of work-groups with a grid-stride loop, so that the host adds a
+     * few partial sums, as BabelStream does. */
+    struct gb_launch *l = &m->launch;
+    *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {m->wg, 1, 1}};
+    struct gb_arg last = {.kind = GB_ARG_U64, .v.u64 = 0}; /* base, or n for dot */
+    if (m->op == OP_DOT) {
+        m->groups = (uint64_t)(info->compute_units ? info->compute_units : 1) * 64;
+        uint64_t need = (m->n + m->wg - 1) / m->wg;
+        if (m->groups > need)
+            m->groups = need;
+        if ((err = gb_case_alloc(ctx, m->groups * m->esize, GB_MEM_DEVICE, &m->sums)))
+            return err;
+        l->global[0] = m->groups * m->wg;
+        last.v.u64 = m->n;
+    } else {
+        l->global[0] = m->n / m->wg * m->wg;
+    }
+    switch (m->op) {
+    case OP_COPY:
+        l->nargs = 3;
+        l->args[0] = buf_arg(m->a), l->args[1] = buf_arg(m->c), l->args[2] = last;
+        break;
+    case OP_MUL:
+        l->nargs = 4;
+        l->args[0] = buf_arg(m->b), l->args[1] = buf_arg(m->c);
+        l->args[2] = scalar_arg(m, SCALAR), l->args[3] = last;
+        break;
+    case OP_ADD:
+        l->nargs = 4;
+        l->args[0] = buf_arg(m->a), l->args[1] = buf_arg(m->b), l->args[2] = buf_arg(m->c);
+        l->args[3] = last;
+        break;
+    case OP_TRIAD:
+        l->nargs = 5;
+        l->args[0] = buf_arg(m->a), l->args[1] = buf_arg(m->b), l->args[2] = buf_arg(m->c);
+        l->args[3] = scalar_arg(m, SCALAR), l->args[4] = last;
+        break;
+    case OP_DOT:
+        l->nargs = 4;
+        l->args[0] = buf_arg(m->a), l->args[1] = buf_arg(m->b), l->args[2] = buf_arg(m->sums);
+        l->args[3] = last;
+        break;
+    }
+    if (m->op != OP_DOT && m->n % m->wg) {
+        m->tail = *l;
+        m->tail.global[0] = m->n % m->wg;
+        m->tail.local[0] = 1;
+        m->tail.args[m->tail.nargs - 1].v.u64 = l->global[0];
+    }
+    ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
+    ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
+                    : m->op == OP_COPY                 ? 0.0
+                                                       : (double)m->n;
+    ctx->op.timer = GB_TIMER_DEVICE;
+    return 0;
+}
+
+static int memory_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct memory *m = ctx->state;
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++) {
+        if (m->launch.global[0])
+            err = ctx->ops->launch(ctx->q, m->k, &m->launch);
+        if (!err && m->tail.global[0])
+            err = ctx->ops->launch(ctx->q, m->k, &m->tail);
+    }
+    return err;
+}
+
+static double elem(const struct memory *m, const void *p, uint64_t i)
+{
+    return m->dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* The element type's rounding of v, so gold values use what the device actually holds. */
+static double in_type(const struct memory *m, double v)
+{
+    return m->dbl ? v : (double)(float)v;
+}
+
+static int memory_verify(struct gb_case_ctx *ctx)
+{
+    struct memory *m = ctx->state;
+    const double a = in_type(m, INIT_A), b = in_type(m, INIT_B), c = in_type(m, INIT_C);
+    const double s = in_type(m, SCALAR);
+    if (m->op == OP_DOT) {
+        void *sums = malloc(m->groups * m->esize);
+        if (!sums)
+            return GB_FAIL(GB_ENOMEM, "partial sums");
+        int err = gb_case_download(ctx, sums, m->sums, m->groups * m->esize);
+        double total = 0;
+        for (uint64_t g = 0; g < m->groups; g++)
+            total += elem(m, sums, g);
+        free(sums);
+        if (err)
+            return err;
+        double gold = (double)m->n * a * b, tol = m->dbl ? 1e-11 : 1e-4;
+        ctx->max_error = fabs(total - gold) / gold;
+        if (!(ctx->max_error <= tol))
+            return gb_case_mismatch(ctx, "dot = %.17g, expected %.17g (relative error %.3g > %g)",
+                                    total, gold, ctx->max_error, tol);
+        return 0;
+    }
+    struct gb_buf *out;
+    double gold;
+    switch (m->op) {
+    case OP_COPY:
+        out = m->c, gold = a;
+        break;
+    case OP_MUL:
+        out = m->b, gold = s * c;
+        break;
+    case OP_ADD:
+        out = m->c, gold = a + b;
+        break;
+    default:
+        out = m->a, gold = b + s * c;
+        break;
+    }
+    gold = in_type(m, gold);
+    void *host = malloc(m->n * m->esize);
+    if (!host)
+        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)(m->n * m->esize));
+    int err = gb_case_download(ctx, host, out, m->n * m->esize);
+    const double tol = m->dbl ? 1e-14 : 1e-6;
+    double worst = 0;
+    uint64_t worst_i = 0;
+    for (uint64_t i = 0; i < m->n && !err; i++) {
+        double e = fabs(elem(m, host, i) - gold) / fabs(gold);
+        if (!(e <= worst)) { /* also catches NaN */
+            worst = isnan(e) ? INFINITY : e;
+            worst_i = i;
+        }
+    }
+    if (!err) {
+        ctx->max_error = worst;
+        if (!(worst <= tol))
+            err = gb_case_mismatch(ctx, "element %llu is %.17g, expected %.17g (relative error "
+                                   "%.3g > %g)", (unsigned long long)worst_i,
+                                   elem(m, host, worst_i), gold, worst, tol);
+    }
+    free(host);
+    return err;
+}
+
+static void memory_teardown(struct gb_case_ctx *ctx)
+{
+    struct memory *m = ctx->state;
+    struct gb_buf *bufs[] = {m->a, m->b, m->c, m->sums};
+    for (size_t i = 0; i < 4; i++)
+        if (bufs[i])
+            ctx->ops->buf_free(bufs[i]);
+    if (m->k)
+        ctx->ops->kernel_free(m->k);
+    if (m->prog)
+        ctx->ops->program_free(m->prog);
+}
+
 const struct gb_suite gb_suite_memory = {
     .name = "memory",
     .summary = "device-memory bandwidth (GB/s): copy, mul, add, triad, dot (BabelStream)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct memory),
+    .setup = memory_setup,
+    .run = memory_run,
+    .verify = memory_verify,
+    .teardown = memory_teardown,
 };

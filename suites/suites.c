@@ -4,10 +4,12 @@
 
 extern const struct gb_suite gb_suite_transfer;
 extern const struct gb_suite gb_suite_memory;
+extern const struct gb_suite gb_suite_launch;
 
 const struct gb_suite *const gb_suites[] = {
     &gb_suite_transfer,
     &gb_suite_memory,
+    &gb_suite_launch,
     NULL,
 };
 const size_t gb_suite_count = sizeof gb_suites / sizeof gb_suites[0] - 1;

@@ -1,0 +1,56 @@
+/* gpubench — the plan: which devices, and which cases on each (suites x axes x devices). */
+#ifndef GB_PLAN_H
+#define GB_PLAN_H
+
+#include <stdio.h>
+
+#include "backend.h"
+#include "config.h"
+
+struct gb_plan_device {
+    const struct gb_backend_ops *ops;
+    int index;                    /* the backend's device index */
+    struct gb_device_info info;
+};
+
+struct gb_plan_case {
+    const struct gb_suite_run *run; /* the profile entry: suite and measurement budget */
+    struct gb_params params;
+    size_t device;                  /* index into gb_plan.devices */
+};
+
+struct gb_plan {
+    struct gb_plan_device *devices;
+    size_t ndevices;
+    struct gb_plan_case *cases;     /* device-major: all cases of devices[0] first */
+    size_t ncases;
+};
+
+/* A backend that could not start, and why (for `devices` and the run's log). */
+struct gb_backend_status {
+    const struct gb_backend_ops *ops;
+    int err;                        /* 0 or the init error */
+    char reason[512];
+    int ndevices;
+};
+
+/* Initialises every compiled-in backend (status[i] for gb_backends[i]; status may be NULL). */
+void gb_backends_probe(struct gb_backend_status *status);
+
+/* Selects devices: the profile's `backends:` and `devices:` and then the command line's
+ * `backend` ("opencl", "cuda"; NULL: any) and `device_sel` (NULL or "all"; else a comma list of
+ * items, each an index "1", a backend-qualified index "opencl:1", or a case-insensitive
+ * substring of the device name). Returns GB_ENODEV with a message when nothing is selected
+ * (a named backend that is unavailable says why). */
+int gb_plan_devices(const struct gb_profile *p, const char *backend, const char *device_sel,
+                    struct gb_plan *plan);
+
+/* Expands the profile's suite entries into cases for every selected device: the Cartesian
+ * product of the sweeps in axis order (the last axis varies fastest), passed through the suite's
+ * normalize() and with duplicates merged. `suite_filter` (NULL: all) keeps only entries of the
+ * suites it names (comma-separated). */
+int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan);
+
+void gb_plan_free(struct gb_plan *plan);
+
+#endif

@@ -1,0 +1,95 @@
+/* launch — kernel launch overhead.
+ *
+ * `latency`: one launch of a one-work-item kernel followed by a wait for its completion, timed on
+ * the host — the enqueue-to-completion time an application sees (clpeak's "kernel launch
+ * latency" measures the same thing). `throughput`: launches enqueued back to back and timed
+ * with device events; the per-launch time is the issue rate the queue sustains.
+ * The kernel increments a counter, and verify checks it equals the number of launches made.
+ */
+#include <string.h>
+
+#include "suite.h"
+
+static const char *const ops[] = {"latency", "throughput", NULL};
+
+static const struct gb_axis_def axes[] = {
+    {.name = "op", .type = GB_V_STR, .def = "[latency, throughput]", .choices = ops,
+     .help = "latency: launch and wait, host-timed; throughput: back-to-back, device-timed"},
+};
+
+struct launch {
+    bool wait;
+    uint64_t launches; /* launches enqueued so far: the counter's expected value */
+    struct gb_buf *count;
+    struct gb_program *prog;
+    struct gb_kernel *k;
+    struct gb_launch l;
+};
+
+static int launch_setup(struct gb_case_ctx *ctx)
+{
+    struct launch *s = ctx->state;
+    s->wait = strcmp(gb_params_str(ctx->params, "op"), "latency") == 0;
+    int err = gb_case_build(ctx, "launch.cl", "launch_count", NULL, 0, &s->prog, &s->k);
+    if (err || (err = gb_case_alloc(ctx, sizeof(uint32_t), GB_MEM_DEVICE, &s->count)))
+        return err;
+    const uint32_t zero = 0;
+    if ((err = gb_case_upload(ctx, s->count, &zero, sizeof zero)))
+        return err;
+    s->l = (struct gb_launch){.dims = 1, .global = {1, 1, 1}, .local = {1, 1, 1}, .nargs = 1};
+    s->l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->count};
+    ctx->op.timer = s->wait ? GB_TIMER_HOST : GB_TIMER_DEVICE;
+    /* A counter of 32 bits must not wrap: 2^31 launches would take hours anyway. */
+    ctx->op.max_batch = 1u << 16;
+    return 0;
+}
+
+static int launch_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct launch *s = ctx->state;
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++) {
+        err = ctx->ops->launch(ctx->q, s->k, &s->l);
+        if (!err)
+            s->launches++;
+        if (!err && s->wait)
+            err = ctx->ops->queue_sync(ctx->q);
+    }
+    return err;
+}
+
+static int launch_verify(struct gb_case_ctx *ctx)
+{
+    struct launch *s = ctx->state;
+    uint32_t got = 0;
+    int err = gb_case_download(ctx, &got, s->count, sizeof got);
+    if (err)
+        return err;
+    if (got != (uint32_t)s->launches)
+        return gb_case_mismatch(ctx, "the kernel ran %u times, %llu launches were enqueued", got,
+                                (unsigned long long)s->launches);
+    return 0;
+}
+
+static void launch_teardown(struct gb_case_ctx *ctx)
+{
+    struct launch *s = ctx->state;
+    if (s->count)
+        ctx->ops->buf_free(s->count);
+    if (s->k)
+        ctx->ops->kernel_free(s->k);
+    if (s->prog)
+        ctx->ops->program_free(s->prog);
+}
+
+const struct gb_suite gb_suite_launch = {
+    .name = "launch",
+    .summary = "kernel launch overhead (us): launch-and-wait latency, back-to-back issue rate",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct launch),
+    .setup = launch_setup,
+    .run = launch_run,
+    .verify = launch_verify,
+    .teardown = launch_teardown,
+};

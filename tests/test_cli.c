@@ -1,0 +1,258 @@
+/* End-to-end tests of the gpubench binary on the real OpenCL device (PoCL here). */
+#include <jansson.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "results.h"
+#include "test.h"
+
+static char out[1 << 18];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return gb_test_sh(cmd, out, sizeof out);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    fputs(text, f);
+    ASSERT(fclose(f) == 0);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+TEST(cli_version_and_help)
+{
+    ASSERT_EQ(sh("%s --version 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "gpubench 0.");
+    ASSERT_CONTAINS(out, "opencl");
+    ASSERT_EQ(sh("%s --help 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "usage: gpubench");
+    ASSERT_EQ(sh("%s frobnicate 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "unknown command");
+    ASSERT_EQ(sh("%s run 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "missing PROFILE");
+}
+
+TEST(cli_devices_lists_pocl)
+{
+    ASSERT_EQ(sh("%s devices 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "opencl: 1 device");
+    ASSERT_CONTAINS(out, "[0]");
+    ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "opencl: 2 devices");
+    ASSERT_CONTAINS(out, "[1]");
+}
+
+TEST(cli_devices_json)
+{
+    ASSERT_EQ(sh("%s devices --json", GB_TEST_EXE), 0);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    ASSERT_MSG(root, "devices --json is not JSON: %s at %d:%d", je.text, je.line, je.column);
+    ASSERT(json_is_array(root));
+    bool found = false;
+    size_t i;
+    json_t *b;
+    json_array_foreach(root, i, b)
+    {
+        if (strcmp(json_string_value(json_object_get(b, "backend")), "opencl") == 0) {
+            ASSERT(json_is_true(json_object_get(b, "available")));
+            json_t *devs = json_object_get(b, "devices");
+            ASSERT_EQ(json_array_size(devs), 1);
+            ASSERT(json_integer_value(json_object_get(json_array_get(devs, 0), "max_alloc_bytes")) > 0);
+            found = true;
+        }
+    }
+    ASSERT(found);
+    json_decref(root);
+}
+
+/* Loads a results file and checks what every consumer relies on. */
+static void check_results(const char *path, size_t min_results, size_t want_devices)
+{
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(path, &rs));
+    ASSERT_U64(rs.nresults, >=, min_results);
+    ASSERT_EQ(rs.ndevices, want_devices);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s/%s: %s: %s", r->suite, r->case_name,
+                   gb_status_name(r->status), r->reason);
+        ASSERT_MSG(r->verified, "%s/%s not verified", r->suite, r->case_name);
+        ASSERT_U64(r->nsamples, >=, 2);
+        ASSERT(r->stats.n == r->nsamples);
+        ASSERT(r->value > 0 && isfinite(r->value));
+        ASSERT(r->stats.min <= r->stats.median && r->stats.median <= r->stats.max);
+        ASSERT(r->op_time_us.median > 0);
+        ASSERT_MSG(strcmp(r->unit, strcmp(r->suite, "launch") == 0 ? "us" : "GB/s") == 0,
+                   "%s/%s: unit %s", r->suite, r->case_name, r->unit);
+    }
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(cli_quick_profile_runs_and_verifies, 240)
+{
+    const char *dir = gb_test_tmpdir();
+    int rc = sh("cd %s && %s run %s/configs/quick.yaml -o %s/quick.json 2>&1", dir, GB_TEST_EXE,
+                GB_TEST_SRCDIR, dir);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "0 failed");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/quick.json", dir);
+    check_results(path, 40, 1);
+}
+
+static const char *small_profile =
+    "name: small\n"
+    "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, min_sample_time: 1ms}\n"
+    "suites:\n"
+    "  - suite: transfer\n"
+    "    params: {op: [h2d, d2h, d2d], memory: pinned, size: [64KiB, 1MiB]}\n"
+    "  - suite: memory\n"
+    "    params: {op: [triad, dot], type: float, size: 4MiB}\n";
+
+TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/small.yaml", dir);
+    snprintf(res, sizeof res, "%s/two.json", dir);
+    write_file(prof, small_profile);
+    int rc = sh("POCL_DEVICES='pthread pthread' %s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    check_results(res, 16, 2);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(res, &rs));
+    size_t per_dev[2] = {0, 0};
+    for (size_t i = 0; i < rs.nresults; i++)
+        per_dev[rs.results[i].device_index]++;
+    ASSERT_EQ(per_dev[0], 8);
+    ASSERT_EQ(per_dev[1], 8);
+    ASSERT_EQ(rs.devices[0].index, 0);
+    ASSERT_EQ(rs.devices[1].index, 1);
+    gb_results_free(&rs);
+}
+
+TEST(cli_malformed_profile_exits_2_and_writes_nothing)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/bad.yaml", dir);
+    snprintf(res, sizeof res, "%s/bad.json", dir);
+    write_file(prof, "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n");
+    ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
+    char want[4300];
+    snprintf(want, sizeof want, "%s:4:13:", prof);
+    ASSERT_CONTAINS(out, want);
+    ASSERT(!exists(res));
+    write_file(prof, "suites:\n  - suite: transfer\n    parms: {}\n");
+    ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
+    snprintf(want, sizeof want, "%s:3:5:", prof);
+    ASSERT_CONTAINS(out, want);
+    ASSERT(!exists(res));
+    ASSERT_EQ(sh("%s validate %s 2>&1", GB_TEST_EXE, prof), 2);
+    ASSERT_EQ(sh("%s validate %s/configs/quick.yaml 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR), 0);
+    ASSERT_CONTAINS(out, "ok");
+}
+
+TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/big.yaml", dir);
+    snprintf(res, sizeof res, "%s/big.json", dir);
+    /* PoCL's largest buffer is 1 GiB; 5 GiB also proves sizes are not truncated to 32 bits
+     * (5 GiB mod 2^32 is 1 GiB, which would fit). */
+    write_file(prof, "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
+                     "suites:\n"
+                     "  - suite: transfer\n"
+                     "    params: {op: h2d, memory: pinned, size: [64KiB, 5GiB]}\n"
+                     "  - suite: memory\n"
+                     "    params: {op: triad, type: float, size: [1MiB, 4GiB]}\n");
+    int rc = sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(res, &rs));
+    ASSERT_EQ(rs.nresults, 4);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        uint64_t size = gb_params_size(&r->params, "size");
+        if (size >= (4ull << 30)) {
+            ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s size %" PRIu64 ": %s", r->suite, size,
+                       gb_status_name(r->status));
+            ASSERT(strlen(r->reason) > 10);
+        } else {
+            ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->suite, r->reason);
+        }
+    }
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/long.yaml", dir);
+    snprintf(res, sizeof res, "%s/long.json", dir);
+    write_file(prof, "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "
+                     "max_time: 400ms}\n"
+                     "suites:\n"
+                     "  - suite: transfer\n"
+                     "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
+                     "size: {from: 4KiB, to: 4MiB, factor: 2}}\n");
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
+        _exit(127);
+    }
+    /* Wait until a few cases are on disk, then interrupt mid-case. */
+    for (int i = 0; i < 600 && !exists(res); i++)
+        usleep(50000);
+    ASSERT(exists(res));
+    usleep(600000);
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ASSERT(WIFEXITED(st));
+    ASSERT_EQ(WEXITSTATUS(st), 130);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(res, &rs));
+    ASSERT(rs.run.interrupted);
+    ASSERT_U64(rs.nresults, >=, 1);
+    ASSERT_U64(rs.nresults, <, 44);
+    for (size_t i = 0; i < rs.nresults; i++)
+        ASSERT(rs.results[i].status == GB_STATUS_OK && rs.results[i].verified);
+    gb_results_free(&rs);
+}
+
+TEST(cli_unknown_backend_or_device_is_a_clear_error)
+{
+    ASSERT_EQ(sh("%s run %s/configs/quick.yaml --backend nope 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR),
+              2);
+    ASSERT_CONTAINS(out, "unknown backend 'nope'");
+    ASSERT_EQ(sh("%s run %s/configs/quick.yaml --device 7 -o /tmp/x-never.json 2>&1", GB_TEST_EXE,
+                 GB_TEST_SRCDIR), 2);
+    ASSERT_CONTAINS(out, "no device selected");
+    ASSERT(!exists("/tmp/x-never.json"));
+}
