@@ -13,7 +13,7 @@ packages=(
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister
   libclblast-dev                                 # BLAS on OpenCL
   gnuplot-nox                                    # charts for `gpubench report`
-  clpeak                                         # the peer benchmark (scripts/bench-peers.sh)
+  clpeak jq                                      # the peer benchmark (scripts/bench-peers.sh)
 )
 
 missing=()

@@ -62,5 +62,7 @@ const char *gb_error_msg(void);
 void gb_error_clear(void);
 
 #define GB_FAIL(err, ...) gb_error_set((err), __FILE__, __LINE__, __VA_ARGS__)
+/* For messages meant for the user (a bad option, a missing device): no source location. */
+#define GB_USER_FAIL(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
 
 #endif

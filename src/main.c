@@ -72,6 +72,18 @@ static void caps_text(uint64_t caps, char *buf, size_t len)
         }
 }
 
+/* "3.82 GiB", "512 KiB": for people, unlike gb_format_size which is exact. */
+static char *human_bytes(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    size_t u = 0;
+    while (v >= 1024 && u < 4)
+        v /= 1024, u++;
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
+
 static int cmd_devices(int argc, char **argv)
 {
     bool json = false;
@@ -108,9 +120,9 @@ static int cmd_devices(int argc, char **argv)
             }
             char caps[256], mem[32], alloc[32], local[32];
             caps_text(d.caps, caps, sizeof caps);
-            gb_format_size(d.global_mem, mem, sizeof mem);
-            gb_format_size(d.max_alloc, alloc, sizeof alloc);
-            gb_format_size(d.local_mem, local, sizeof local);
+            human_bytes(d.global_mem, mem, sizeof mem);
+            human_bytes(d.max_alloc, alloc, sizeof alloc);
+            human_bytes(d.local_mem, local, sizeof local);
             if (!json) {
                 printf("  [%d] %s\n", i, d.name);
                 printf("      vendor %s, driver %s, %s%s%s\n", d.vendor, d.driver, d.version,

@@ -87,10 +87,15 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
 {
     char why[1024] = "";
     size_t cap = 0;
-    if (backend && !gb_backend_find(backend))
-        return GB_FAIL(GB_ENODEV, "unknown backend '%s' (this build has:%s%s)", backend,
-                       gb_backend_count > 0 ? " " : " none",
-                       gb_backend_count > 0 ? gb_backends[0]->name : "");
+    if (backend && !gb_backend_find(backend)) {
+        char names[256] = "";
+        for (size_t b = 0; b < gb_backend_count; b++) {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", gb_backends[b]->name);
+        }
+        return GB_USER_FAIL(GB_ENODEV, "unknown backend '%s' (this build has: %s)", backend,
+                       names[0] ? names : "none");
+    }
     for (size_t b = 0; b < gb_backend_count; b++) {
         const struct gb_backend_ops *ops = gb_backends[b];
         if ((backend && strcmp(backend, ops->name) != 0) || !name_in(p ? p->backends : NULL, ops->name))
@@ -125,7 +130,7 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
         }
     }
     if (plan->ndevices == 0)
-        return GB_FAIL(GB_ENODEV, "no device selected%s%s%s%s", device_sel ? " by --device " : "",
+        return GB_USER_FAIL(GB_ENODEV, "no device selected%s%s%s%s", device_sel ? " by --device " : "",
                        device_sel ? device_sel : "", *why ? ": " : "", why);
     return 0;
 }

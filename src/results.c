@@ -31,8 +31,6 @@
 
 #include "error.h"
 
-#define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
-
 static const struct {
     uint64_t bit;
     const char *name;
@@ -344,14 +342,14 @@ int gb_results_write(const struct gb_results *rs, const char *path)
     json_t *root = gb__results_json(&w, rs);
     if (!root || w.bad) {
         json_decref(root);
-        return GB__USER_ERR(GB_EIO, "cannot write %s: out of memory building the JSON", path);
+        return GB_USER_FAIL(GB_EIO, "cannot write %s: out of memory building the JSON", path);
     }
 
     size_t plen = strlen(path);
     char *tmp = malloc(plen + sizeof ".tmpXXXXXX");
     if (!tmp) {
         json_decref(root);
-        return GB__USER_ERR(GB_EIO, "cannot write %s: out of memory", path);
+        return GB_USER_FAIL(GB_EIO, "cannot write %s: out of memory", path);
     }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
@@ -360,7 +358,7 @@ int gb_results_write(const struct gb_results *rs, const char *path)
     FILE *f = NULL;
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: cannot create the temporary file %s: %s",
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: cannot create the temporary file %s: %s",
                           path, tmp, strerror(errno));
         goto out; /* nothing to remove */
     }
@@ -368,29 +366,29 @@ int gb_results_write(const struct gb_results *rs, const char *path)
     (void)fchmod(fd, 0644);
     f = fdopen(fd, "w");
     if (!f) {
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: fdopen: %s", path, strerror(errno));
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: fdopen: %s", path, strerror(errno));
         close(fd);
         goto remove;
     }
     errno = 0;
     if (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF) {
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: writing %s: %s", path, tmp,
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: writing %s: %s", path, tmp,
                           errno ? strerror(errno) : "JSON encoding failed");
         goto close_remove;
     }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: flushing %s: %s", path, tmp,
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: flushing %s: %s", path, tmp,
                           strerror(errno));
         goto close_remove;
     }
     if (fclose(f) != 0) {
         f = NULL;
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: closing %s: %s", path, tmp, strerror(errno));
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: closing %s: %s", path, tmp, strerror(errno));
         goto remove;
     }
     f = NULL;
     if (rename(tmp, path) != 0) {
-        rc = GB__USER_ERR(GB_EIO, "cannot write %s: renaming %s over it: %s", path, tmp,
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: renaming %s over it: %s", path, tmp,
                           strerror(errno));
         goto remove;
     }
@@ -457,7 +455,7 @@ static const char *gb__jtype(const json_t *v)
 static int gb__bad_type(struct gb__r *R, const char *where, const char *key, const char *want,
                         const json_t *v)
 {
-    return GB__USER_ERR(GB_ESCHEMA, "%s: %s%s%s: expected %s, found %s", R->file, where,
+    return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%s%s: expected %s, found %s", R->file, where,
                         *where ? "." : "", key, want, gb__jtype(v));
 }
 
@@ -467,7 +465,7 @@ static int gb__field(struct gb__r *R, const json_t *obj, const char *where, cons
 {
     *v = json_object_get(obj, key);
     if (!*v && (flags & GB__REQ))
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s%smissing required field \"%s\"", R->file, where,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%smissing required field \"%s\"", R->file, where,
                             *where ? ": " : "", key);
     return 0;
 }
@@ -485,7 +483,7 @@ static int gb__rd_str(struct gb__r *R, const json_t *obj, const char *where, con
     size_t n = strlen(s);
     if (n >= cap) {
         if (!(flags & GB__TRUNC))
-            return GB__USER_ERR(GB_ESCHEMA, "%s: %s%s%s: string of %zu bytes, at most %zu allowed",
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%s%s: string of %zu bytes, at most %zu allowed",
                                 R->file, where, *where ? "." : "", key, n, cap - 1);
         n = cap - 1;
     }
@@ -522,7 +520,7 @@ static int gb__rd_int(struct gb__r *R, const json_t *obj, const char *where, con
         return gb__bad_type(R, where, key, "an integer", v);
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s%s%s: %lld is out of range [%lld, %lld]", R->file,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%s%s: %lld is out of range [%lld, %lld]", R->file,
                             where, *where ? "." : "", key, (long long)x, (long long)lo,
                             (long long)hi);
     *dst = (int64_t)x;
@@ -606,7 +604,7 @@ static int gb__rd_device(struct gb__r *R, const json_t *o, size_t i, struct gb_r
     char w[48];
     snprintf(w, sizeof w, "devices[%zu]", i);
     if (!json_is_object(o))
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, w,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, w,
                             gb__jtype(o));
     struct gb_device_info *in = &d->info;
     int64_t index = 0;
@@ -641,7 +639,7 @@ static int gb__rd_device(struct gb__r *R, const json_t *o, size_t i, struct gb_r
             json_t *x = json_array_get(dims, k);
             if (!json_is_integer(x) || json_integer_value(x) < 0 ||
                 json_integer_value(x) > UINT32_MAX)
-                return GB__USER_ERR(GB_ESCHEMA,
+                return GB_USER_FAIL(GB_ESCHEMA,
                                     "%s: %s.max_work_group_dims[%zu]: expected an integer in "
                                     "[0, 4294967295], found %s",
                                     R->file, w, k, gb__jtype(x));
@@ -655,7 +653,7 @@ static int gb__rd_device(struct gb__r *R, const json_t *o, size_t i, struct gb_r
         for (size_t k = 0; k < json_array_size(caps); k++) {
             json_t *x = json_array_get(caps, k);
             if (!json_is_string(x))
-                return GB__USER_ERR(GB_ESCHEMA, "%s: %s.capabilities[%zu]: expected a string, "
+                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.capabilities[%zu]: expected a string, "
                                     "found %s", R->file, w, k, gb__jtype(x));
             /* Unknown names (from a newer gpubench) are ignored. */
             for (size_t c = 0; c < sizeof gb__caps / sizeof gb__caps[0]; c++)
@@ -673,7 +671,7 @@ static int gb__rd_params(struct gb__r *R, const json_t *o, const char *w, struct
     if (rc)
         return rc;
     if (json_object_size(params) > GB_MAX_AXES)
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s.params: %zu axes, at most %d", R->file, w,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params: %zu axes, at most %d", R->file, w,
                             json_object_size(params), GB_MAX_AXES);
     const char *key;
     json_t *v;
@@ -681,7 +679,7 @@ static int gb__rd_params(struct gb__r *R, const json_t *o, const char *w, struct
     json_object_foreach(params, key, v) /* insertion order: the suite's axis order */
     {
         if (strlen(key) >= sizeof r->names_store[j])
-            return GB__USER_ERR(GB_ESCHEMA, "%s: %s.params: axis name \"%s\" is longer than %zu "
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params: axis name \"%s\" is longer than %zu "
                                 "bytes", R->file, w, key, sizeof r->names_store[j] - 1);
         memcpy(r->names_store[j], key, strlen(key) + 1);
         r->params.name[j] = r->names_store[j];
@@ -706,7 +704,7 @@ static int gb__rd_params(struct gb__r *R, const json_t *o, const char *w, struct
             break;
         case JSON_STRING:
             if (strlen(json_string_value(v)) >= sizeof val->s)
-                return GB__USER_ERR(GB_ESCHEMA, "%s: %s.params.%s: string longer than %zu "
+                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params.%s: string longer than %zu "
                                     "bytes", R->file, w, key, sizeof val->s - 1);
             val->type = GB_V_STR;
             memcpy(val->s, json_string_value(v), strlen(json_string_value(v)) + 1);
@@ -717,7 +715,7 @@ static int gb__rd_params(struct gb__r *R, const json_t *o, const char *w, struct
             val->u.b = json_is_true(v);
             break;
         default:
-            return GB__USER_ERR(GB_ESCHEMA, "%s: %s.params.%s: expected an integer, number, "
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params.%s: expected an integer, number, "
                                 "string or boolean, found %s", R->file, w, key, gb__jtype(v));
         }
         j++;
@@ -732,7 +730,7 @@ static int gb__rd_result(struct gb__r *R, const json_t *o, size_t i, size_t ndev
     char w[48];
     snprintf(w, sizeof w, "results[%zu]", i);
     if (!json_is_object(o))
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, w,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, w,
                             gb__jtype(o));
     int rc;
     int64_t dev = 0;
@@ -769,14 +767,14 @@ static int gb__rd_result(struct gb__r *R, const json_t *o, size_t i, size_t ndev
     else if (strcmp(status, "failed") == 0)
         r->status = GB_STATUS_FAILED;
     else
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s.status: \"%s\" is not ok, skipped or failed",
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.status: \"%s\" is not ok, skipped or failed",
                             R->file, w, status);
     if (strcmp(better, "higher") == 0)
         r->better = GB_BETTER_HIGHER;
     else if (strcmp(better, "lower") == 0)
         r->better = GB_BETTER_LOWER;
     else
-        return GB__USER_ERR(GB_ESCHEMA, "%s: %s.better: \"%s\" is not higher or lower", R->file,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.better: \"%s\" is not higher or lower", R->file,
                             w, better);
 
     json_t *samples;
@@ -794,7 +792,7 @@ static int gb__rd_result(struct gb__r *R, const json_t *o, size_t i, size_t ndev
             else if (json_is_null(x))
                 r->samples[k] = NAN;
             else
-                return GB__USER_ERR(GB_ESCHEMA, "%s: %s.samples[%zu]: expected a number, found "
+                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.samples[%zu]: expected a number, found "
                                     "%s", R->file, w, k, gb__jtype(x));
         }
     }
@@ -806,17 +804,17 @@ static int gb__rd_root(struct gb__r *R, const json_t *root, struct gb_results *o
 {
     int rc;
     if (!json_is_object(root))
-        return GB__USER_ERR(GB_ESCHEMA, "%s: expected a JSON object at the top, found %s",
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: expected a JSON object at the top, found %s",
                             R->file, gb__jtype(root));
     json_t *schema = json_object_get(root, "schema");
     if (!schema)
-        return GB__USER_ERR(GB_ESCHEMA, "%s: no \"schema\" field (expected \"%s\"): not a "
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: no \"schema\" field (expected \"%s\"): not a "
                             "gpubench results file", R->file, GB_RESULTS_SCHEMA);
     if (!json_is_string(schema))
-        return GB__USER_ERR(GB_ESCHEMA, "%s: \"schema\" is %s, expected the string \"%s\"",
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: \"schema\" is %s, expected the string \"%s\"",
                             R->file, gb__jtype(schema), GB_RESULTS_SCHEMA);
     if (strcmp(json_string_value(schema), GB_RESULTS_SCHEMA) != 0)
-        return GB__USER_ERR(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\"", R->file,
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\"", R->file,
                             json_string_value(schema), GB_RESULTS_SCHEMA);
 
     struct gb_run_meta *m = &out->run;
@@ -893,7 +891,7 @@ int gb_results_read(const char *path, struct gb_results *out)
 
     FILE *f = fopen(path, "rb");
     if (!f)
-        return GB__USER_ERR(GB_EIO, "cannot open results file %s: %s", path, strerror(errno));
+        return GB_USER_FAIL(GB_EIO, "cannot open results file %s: %s", path, strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -918,7 +916,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     fclose(f);
     if (ioerr) {
         free(buf);
-        return GB__USER_ERR(GB_EIO, "cannot read results file %s: %s", path, strerror(saved));
+        return GB_USER_FAIL(GB_EIO, "cannot read results file %s: %s", path, strerror(saved));
     }
 
     int rc;
@@ -927,7 +925,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     while (ws < len && (buf[ws] == ' ' || buf[ws] == '\n' || buf[ws] == '\r' || buf[ws] == '\t'))
         ws++;
     if (ws == len) {
-        rc = GB__USER_ERR(GB_ESCHEMA, "%s: empty file (expected a \"%s\" JSON document)", path,
+        rc = GB_USER_FAIL(GB_ESCHEMA, "%s: empty file (expected a \"%s\" JSON document)", path,
                           GB_RESULTS_SCHEMA);
         goto out;
     }
@@ -935,7 +933,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
     if (!root) {
         bool at_end = e.position >= 0 && (size_t)e.position >= len;
-        rc = GB__USER_ERR(GB_ESCHEMA, "%s: not valid JSON at line %d, column %d: %s%s", path,
+        rc = GB_USER_FAIL(GB_ESCHEMA, "%s: not valid JSON at line %d, column %d: %s%s", path,
                           e.line, e.column, e.text,
                           at_end ? " (the file ends early: truncated?)" : "");
         goto out;
@@ -959,7 +957,7 @@ int gb_sha256_file(const char *path, char hex[65])
     hex[0] = '\0';
     FILE *f = fopen(path, "rb");
     if (!f)
-        return GB__USER_ERR(GB_EIO, "cannot open %s: %s", path, strerror(errno));
+        return GB_USER_FAIL(GB_EIO, "cannot open %s: %s", path, strerror(errno));
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx) {
         fclose(f);
@@ -979,7 +977,7 @@ int gb_sha256_file(const char *path, char hex[65])
         }
     }
     if (ferror(f)) {
-        rc = GB__USER_ERR(GB_EIO, "cannot read %s: %s", path, strerror(errno));
+        rc = GB_USER_FAIL(GB_EIO, "cannot read %s: %s", path, strerror(errno));
         goto out;
     }
     unsigned char md[EVP_MAX_MD_SIZE];

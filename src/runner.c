@@ -281,8 +281,11 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
                     ci, r->op_time_us.median, r->implausible ? "  IMPLAUSIBLE" : "",
                     r->verified ? "" : "  unverified");
         } else {
-            fprintf(f, "%-9s %-7s %-22s %-40s %-8s  %s\n", r->suite, r->case_name, dev, params,
-                    gb_status_name(r->status), r->reason);
+            /* The first line of the reason; the results file has all of it (a build log). */
+            int len = (int)strcspn(r->reason, "\n");
+            fprintf(f, "%-9s %-7s %-22s %-40s %-8s  %.*s%s\n", r->suite, r->case_name, dev,
+                    params, gb_status_name(r->status), len > 160 ? 160 : len, r->reason,
+                    len > 160 || r->reason[len] ? " ..." : "");
         }
     }
 }
