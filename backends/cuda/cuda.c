@@ -1,0 +1,1333 @@
+/* gpubench — the CUDA backend: the CUDA runtime API from C, NVRTC for the kernels, cuBLAS for
+ * BLAS. The contract is backends/backend.h; backends/cuda/meson.build says how it is linked and
+ * why (static cudart: the binary starts without libcuda.so.1; NVRTC dynamic; cuBLAS dlopened).
+ *
+ * Devices and threads. The runtime keeps a "current device" per host thread, and the
+ * multi-device suite drives different devices from different threads, so every member that
+ * touches a device begins with cu__use(its device), a cudaSetDevice unless this thread's current
+ * device is that one already, so the right context is current whatever thread calls.
+ *
+ * Programs. NVRTC compiles the kernel text (prelude + file, the same text the OpenCL backend
+ * gets) for the device's own architecture to a CUBIN, or to PTX of the newest architecture it
+ * knows when the device is newer than this NVRTC (the driver JIT-compiles that). The image is
+ * loaded with cudaLibraryLoadData (runtime API, CUDA 12+: context-independent "libraries"), and
+ * kernels are cudaKernel_t handles, which cudaLaunchKernel and cudaFuncGetAttributes accept
+ * cast to const void *. So no driver-API call and no libcuda link is needed.
+ *
+ * Errors. Every failing runtime call goes through CU() / CU_ERR(), which records file:line, the
+ * call's name, its numeric code, cudaGetErrorName and cudaGetErrorString (GB_EBACKEND unless
+ * the call site says otherwise); NVRTC and cuBLAS failures likewise through NV() and BL().
+ */
+#include "gb-config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+#if HAVE_CUBLAS
+#include <cublas_api.h>
+#endif
+
+#include "backend.h"
+#include "gb_cuda.h"
+
+#ifndef GB_CUDA_INCLUDE
+#define GB_CUDA_INCLUDE "/usr/local/cuda/include"
+#endif
+#ifndef GB_CUDA_LIBDIR
+#define GB_CUDA_LIBDIR "/usr/local/cuda/lib64"
+#endif
+
+#define CU__MAX_DEV 64 /* devices whose peer-access state is tracked */
+
+/* ---- error wrappers ------------------------------------------------------------------------ */
+
+static int cu__fail(cudaError_t e, int err, const char *file, int line, const char *call)
+{
+    /* Reset the runtime's last-error slot so a later cudaGetLastError does not report this
+     * failure again (sticky errors, such as a kernel fault, stay regardless). */
+    (void)cudaGetLastError();
+    return gb_error_set(err, file, line, "%s: %s (%d): %s", call, cudaGetErrorName(e), (int)e,
+                        cudaGetErrorString(e));
+}
+
+static inline int cu__check(cudaError_t e, int err, const char *file, int line, const char *call)
+{
+    return e == cudaSuccess ? 0 : cu__fail(e, err, file, line, call);
+}
+
+/* CU(cudaMalloc, &p, n): 0, or GB_EBACKEND with the detail recorded. CU_ERR picks the code. */
+#define CU_ERR(err, fn, ...) cu__check((fn)(__VA_ARGS__), (err), __FILE__, __LINE__, #fn)
+#define CU(fn, ...) CU_ERR(GB_EBACKEND, fn, __VA_ARGS__)
+
+static int nv__fail(nvrtcResult r, const char *file, int line, const char *call)
+{
+    return gb_error_set(GB_EBACKEND, file, line, "%s: NVRTC error %d: %s", call, (int)r,
+                        nvrtcGetErrorString(r));
+}
+static inline int nv__check(nvrtcResult r, const char *file, int line, const char *call)
+{
+    return r == NVRTC_SUCCESS ? 0 : nv__fail(r, file, line, call);
+}
+/* NV(nvrtcGetPTX, prog, out): 0, or GB_EBACKEND with the NVRTC error recorded. */
+#define NV(fn, ...) nv__check((fn)(__VA_ARGS__), __FILE__, __LINE__, #fn)
+
+/* ---- handles (the container_of idiom: the public struct is the first member) -------------- */
+
+struct cu_device {
+    struct gb_device pub;
+    int cc_major, cc_minor;
+    uint32_t max_grid[3];
+#if HAVE_CUBLAS
+    cublasHandle_t blas; /* created by the first gemm on this device */
+#endif
+};
+
+struct cu_buf {
+    struct gb_buf pub;
+    void *ptr; /* device pointer, or the host pointer for host kinds */
+};
+
+struct cu_queue {
+    struct gb_queue pub;
+    cudaStream_t stream;
+};
+
+struct cu_program {
+    struct gb_program pub;
+    cudaLibrary_t lib;
+};
+
+#define CU__PARAMS_UNKNOWN UINT32_MAX
+struct cu_kernel {
+    struct gb_kernel pub;
+    cudaKernel_t k;
+    char name[128];
+    uint32_t max_wg;                /* maxThreadsPerBlock of this kernel on its device */
+    uint32_t nparams;               /* CU__PARAMS_UNKNOWN when the runtime cannot say */
+    size_t param_size[GB_MAX_ARGS]; /* bytes of each parameter */
+};
+
+struct cu_event {
+    struct gb_event pub;
+    cudaEvent_t ev;
+};
+
+static struct cu_device *cu_dev(struct gb_device *d)
+{
+    return (struct cu_device *)d;
+}
+static struct cu_buf *cu_buf(struct gb_buf *b)
+{
+    return (struct cu_buf *)b;
+}
+static struct cu_queue *cu_queue(struct gb_queue *q)
+{
+    return (struct cu_queue *)q;
+}
+
+/* Whether two handles name the same CUDA device (a device may be opened more than once). */
+static bool cu__same(const struct gb_device *a, const struct gb_device *b)
+{
+    return a == b || (a && b && a->index == b->index);
+}
+
+/* Makes device `index` the calling thread's current device. The last index set is cached per
+ * thread: launches and event records are what the launch suite times, and a cudaSetDevice on
+ * each would add its cost to CUDA's side of the comparison. Only this file sets the device
+ * (cuBLAS restores the caller's), so the cache stays true. */
+static _Thread_local int cu__current = -1;
+static int cu__use_index(int index)
+{
+    if (cu__current == index)
+        return 0;
+    int rc = CU(cudaSetDevice, index);
+    cu__current = rc ? -1 : index;
+    return rc;
+}
+static int cu__use(struct gb_device *dev)
+{
+    return cu__use_index(dev->index);
+}
+
+/* ---- cuBLAS, loaded on demand ---------------------------------------------------------------- */
+
+#if HAVE_CUBLAS
+#define CU__STR2(x) #x
+#define CU__STR(x) CU__STR2(x)
+#define CU__CUBLAS_SONAME "libcublas.so." CU__STR(CUBLAS_VER_MAJOR)
+
+static struct {
+    pthread_once_t once;
+    void *lib;
+    char why[512]; /* why it did not load */
+    /* Members named after the symbols they hold. */
+    __typeof__(cublasCreate_v2) *cublasCreate_v2;
+    __typeof__(cublasDestroy_v2) *cublasDestroy_v2;
+    __typeof__(cublasSetStream_v2) *cublasSetStream_v2;
+    __typeof__(cublasGemmEx_64) *cublasGemmEx_64;
+    __typeof__(cublasGemmStridedBatchedEx_64) *cublasGemmStridedBatchedEx_64;
+    __typeof__(cublasGetStatusName) *cublasGetStatusName;
+    __typeof__(cublasGetStatusString) *cublasGetStatusString;
+} cu__blas = {.once = PTHREAD_ONCE_INIT};
+
+static void cu__blas_load_once(void)
+{
+    /* $GPUBENCH_CUBLAS (a path), then the loader's search (LD_LIBRARY_PATH, ld.so.cache, this
+     * binary's rpath), then the toolkit's lib directory of the build. */
+    const char *env = getenv("GPUBENCH_CUBLAS");
+    const char *cands[] = {env && *env ? env : NULL, CU__CUBLAS_SONAME,
+                           GB_CUDA_LIBDIR "/" CU__CUBLAS_SONAME};
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0] && !cu__blas.lib; i++) {
+        if (!cands[i])
+            continue;
+        cu__blas.lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+        if (!cu__blas.lib) {
+            const char *e = dlerror();
+            snprintf(cu__blas.why, sizeof cu__blas.why, "cuBLAS not loaded: %s",
+                     e ? e : cands[i]);
+        }
+    }
+    if (!cu__blas.lib)
+        return;
+#define CU__SYM(sym)                                                                       \
+    do {                                                                                   \
+        *(void **)&cu__blas.sym = dlsym(cu__blas.lib, #sym);                               \
+        if (!cu__blas.sym) {                                                               \
+            snprintf(cu__blas.why, sizeof cu__blas.why, "cuBLAS: no symbol %s in %s", #sym, \
+                     CU__CUBLAS_SONAME);                                                   \
+            dlclose(cu__blas.lib);                                                         \
+            cu__blas.lib = NULL;                                                           \
+            return;                                                                        \
+        }                                                                                  \
+    } while (0)
+    CU__SYM(cublasCreate_v2);
+    CU__SYM(cublasDestroy_v2);
+    CU__SYM(cublasSetStream_v2);
+    CU__SYM(cublasGemmEx_64);
+    CU__SYM(cublasGemmStridedBatchedEx_64);
+    CU__SYM(cublasGetStatusName);
+    CU__SYM(cublasGetStatusString);
+#undef CU__SYM
+    cu__blas.why[0] = '\0';
+}
+
+static bool cu__blas_available(void)
+{
+    pthread_once(&cu__blas.once, cu__blas_load_once);
+    return cu__blas.lib != NULL;
+}
+
+static int bl__fail(cublasStatus_t s, const char *file, int line, const char *call)
+{
+    return gb_error_set(GB_EBACKEND, file, line, "%s: %s (%d): %s", call,
+                        cu__blas.cublasGetStatusName(s), (int)s, cu__blas.cublasGetStatusString(s));
+}
+static inline int bl__check(cublasStatus_t s, const char *file, int line, const char *call)
+{
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : bl__fail(s, file, line, call);
+}
+/* BL(cublasGemmEx_64, ...): calls it through cu__blas; 0, or GB_EBACKEND with the status. */
+#define BL(fn, ...) bl__check(cu__blas.fn(__VA_ARGS__), __FILE__, __LINE__, #fn)
+#else
+static bool cu__blas_available(void)
+{
+    return false;
+}
+#endif
+
+/* ---- lifecycle and discovery ----------------------------------------------------------------- */
+
+static int cu__count = -1; /* devices found by init; -1 before a successful init */
+
+static void cu__version(int v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static int cu_init(void)
+{
+    if (cu__count >= 0)
+        return 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice) { /* a driver, no GPU: not a failure */
+        (void)cudaGetLastError();
+        cu__count = 0;
+        return 0;
+    }
+    if (e != cudaSuccess) {
+        int drv = 0, rt = 0;
+        (void)cudaDriverGetVersion(&drv);
+        (void)cudaRuntimeGetVersion(&rt);
+        (void)cudaGetLastError();
+        char rts[16], drvs[16], why[160];
+        cu__version(rt, rts, sizeof rts);
+        cu__version(drv, drvs, sizeof drvs);
+        if (drv == 0)
+            snprintf(why, sizeof why, "no NVIDIA driver is installed (libcuda.so.1 not found)");
+        else if (drv < rt)
+            snprintf(why, sizeof why, "the driver supports CUDA %s, this gpubench needs %s",
+                     drvs, rts);
+        else
+            snprintf(why, sizeof why, "driver for CUDA %s, runtime %s", drvs, rts);
+        /* The reason `gpubench devices` shows, not a bug location: no file:line. */
+        return GB_USER_FAIL(GB_EUNAVAIL, "CUDA driver: %s (%d): %s; %s", cudaGetErrorName(e),
+                            (int)e, cudaGetErrorString(e), why);
+    }
+    cu__count = n;
+    if (n > 0)
+        (void)cu__blas_available(); /* load cuBLAS now, outside any timed region */
+    return 0;
+}
+
+static void cu_shutdown(void)
+{
+    cu__count = -1;
+}
+
+static int cu_device_count(void)
+{
+    return cu__count < 0 ? 0 : cu__count;
+}
+
+/* device_info plus what launch needs and the info struct does not carry. */
+static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *cc_minor,
+                     uint32_t max_grid[3])
+{
+    if (index < 0 || index >= cu_device_count())
+        return GB_USER_FAIL(GB_ENODEV, "no CUDA device %d: there are %d", index,
+                            cu_device_count());
+    struct cudaDeviceProp p;
+    int rc = CU(cudaGetDeviceProperties, &p, index);
+    if (rc)
+        return rc;
+    int clk = 0, memclk = 0, bus = 0, drv = 0;
+    if ((rc = CU(cudaDeviceGetAttribute, &clk, cudaDevAttrClockRate, index)) ||
+        (rc = CU(cudaDeviceGetAttribute, &memclk, cudaDevAttrMemoryClockRate, index)) ||
+        (rc = CU(cudaDeviceGetAttribute, &bus, cudaDevAttrGlobalMemoryBusWidth, index)) ||
+        (rc = CU(cudaDriverGetVersion, &drv)))
+        return rc;
+
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", p.name);
+    snprintf(out->vendor, sizeof out->vendor, "NVIDIA");
+    /* The runtime API gives the CUDA version the driver implements, not the driver's release
+     * number (580.xx needs NVML, which gpubench does not link). */
+    char v[16];
+    cu__version(drv, v, sizeof v);
+    snprintf(out->driver, sizeof out->driver, "CUDA %s", v);
+    snprintf(out->version, sizeof out->version, "compute capability %d.%d", p.major, p.minor);
+    snprintf(out->arch, sizeof out->arch, "sm_%d%d", p.major, p.minor);
+    out->global_mem = p.totalGlobalMem;
+    out->max_alloc = p.totalGlobalMem; /* CUDA has no per-allocation limit below that */
+    out->local_mem = p.sharedMemPerBlock;
+    out->l2_bytes = p.l2CacheSize > 0 ? (uint64_t)p.l2CacheSize : 0;
+    out->compute_units = (uint32_t)p.multiProcessorCount;
+    out->clock_mhz = (uint32_t)(clk / 1000);
+    out->mem_clock_mhz = (uint32_t)(memclk / 1000);
+    out->mem_bus_bits = (uint32_t)bus;
+    out->max_wg_size = (uint32_t)p.maxThreadsPerBlock;
+    for (int d = 0; d < 3; d++)
+        out->max_wg_dims[d] = (uint32_t)p.maxThreadsDim[d];
+    out->warp_size = p.warpSize > 0 ? (uint32_t)p.warpSize : 1;
+    out->peak_mem_gbs = gb_cuda_peak_mem_gbs((uint64_t)memclk, (uint64_t)bus);
+
+    const int cc = p.major * 10 + p.minor;
+    uint64_t caps = GB_CAP_FP64 | GB_CAP_GRAPH;
+    if (cc >= 53)
+        caps |= GB_CAP_FP16;
+    if (cc >= 61)
+        caps |= GB_CAP_INT8_DOT;
+    if (cc >= 80)
+        caps |= GB_CAP_BF16;
+    if (p.integrated)
+        caps |= GB_CAP_UNIFIED;
+    for (int j = 0; j < cu_device_count(); j++) {
+        int can = 0;
+        if (j != index && cudaDeviceCanAccessPeer(&can, index, j) == cudaSuccess && can) {
+            caps |= GB_CAP_PEER;
+            break;
+        }
+    }
+    (void)cudaGetLastError();
+    if (cu__blas_available()) {
+        caps |= GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64;
+        if (cc >= 53)
+            caps |= GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED;
+        if (cc >= 80)
+            caps |= GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
+    }
+    out->caps = caps;
+
+    if (cc_major)
+        *cc_major = p.major;
+    if (cc_minor)
+        *cc_minor = p.minor;
+    if (max_grid)
+        for (int d = 0; d < 3; d++)
+            max_grid[d] = (uint32_t)p.maxGridSize[d];
+    return 0;
+}
+
+static int cu_device_info(int index, struct gb_device_info *out)
+{
+    return cu__query(index, out, NULL, NULL, NULL);
+}
+
+static int cu_device_open(int index, struct gb_device **out)
+{
+    struct cu_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return GB_FAIL(GB_ENOMEM, "CUDA device_open");
+    int rc = cu__query(index, &d->pub.info, &d->cc_major, &d->cc_minor, d->max_grid);
+    if (rc)
+        goto fail;
+    d->pub.ops = &gb_cuda_ops;
+    d->pub.index = index;
+    /* Create the primary context now, so its cost never lands in a measurement. */
+    if ((rc = cu__use_index(index)) || (rc = CU(cudaFree, NULL)))
+        goto fail;
+    *out = &d->pub;
+    return 0;
+fail:
+    free(d);
+    return rc;
+}
+
+static void cu_device_close(struct gb_device *dev)
+{
+    if (!dev)
+        return;
+#if HAVE_CUBLAS
+    struct cu_device *d = cu_dev(dev);
+    if (d->blas && cu__use(dev) == 0)
+        (void)cu__blas.cublasDestroy_v2(d->blas);
+#endif
+    /* The primary context stays: other handles of this process may still use the device. */
+    free(dev);
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+static int cu_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,
+                        struct gb_buf **out)
+{
+    if (bytes == 0)
+        return GB_FAIL(GB_EINVAL, "buf_alloc: 0 bytes");
+    if (kind != GB_MEM_DEVICE && kind != GB_MEM_HOST_PINNED && kind != GB_MEM_HOST_PAGEABLE)
+        return GB_FAIL(GB_EINVAL, "buf_alloc: unknown memory kind %d", (int)kind);
+    if (kind != GB_MEM_HOST_PAGEABLE && bytes > dev->info.max_alloc)
+        return GB_FAIL(GB_ETOOBIG, "buf_alloc: %llu bytes exceed the device's %llu",
+                       (unsigned long long)bytes, (unsigned long long)dev->info.max_alloc);
+    if (bytes > SIZE_MAX)
+        return GB_FAIL(GB_ETOOBIG, "buf_alloc: %llu bytes exceed the address space",
+                       (unsigned long long)bytes);
+    struct cu_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return GB_FAIL(GB_ENOMEM, "buf_alloc");
+    int rc = 0;
+    switch (kind) {
+    case GB_MEM_DEVICE:
+        if ((rc = cu__use(dev)) == 0)
+            rc = CU_ERR(GB_ENOMEM, cudaMalloc, &b->ptr, (size_t)bytes);
+        break;
+    case GB_MEM_HOST_PINNED:
+        /* Portable: pinned for every device's context, so the multi-device suite may copy a
+         * host buffer to any device. */
+        if ((rc = cu__use(dev)) == 0)
+            rc = CU_ERR(GB_ENOMEM, cudaHostAlloc, &b->ptr, (size_t)bytes,
+                        cudaHostAllocPortable);
+        b->pub.host = b->ptr;
+        break;
+    case GB_MEM_HOST_PAGEABLE: {
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t page = pg > 0 ? (size_t)pg : 4096;
+        if (posix_memalign(&b->ptr, page, (size_t)bytes) != 0) {
+            b->ptr = NULL;
+            rc = GB_FAIL(GB_ENOMEM, "posix_memalign: %llu bytes", (unsigned long long)bytes);
+            break;
+        }
+        /* Touch every page now, so first-touch faults never land in a timed copy. */
+        volatile char *c = b->ptr;
+        for (size_t off = 0; off < (size_t)bytes; off += page)
+            c[off] = 0;
+        c[bytes - 1] = 0;
+        b->pub.host = b->ptr;
+        break;
+    }
+    }
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    b->pub.dev = dev;
+    b->pub.bytes = bytes;
+    b->pub.kind = kind;
+    *out = &b->pub;
+    return 0;
+}
+
+static void cu_buf_free(struct gb_buf *buf)
+{
+    if (!buf)
+        return;
+    struct cu_buf *b = cu_buf(buf);
+    switch (buf->kind) {
+    case GB_MEM_DEVICE:
+        if (cu__use(buf->dev) == 0)
+            (void)cudaFree(b->ptr);
+        break;
+    case GB_MEM_HOST_PINNED:
+        if (cu__use(buf->dev) == 0)
+            (void)cudaFreeHost(b->ptr);
+        break;
+    case GB_MEM_HOST_PAGEABLE:
+        free(b->ptr);
+        break;
+    }
+    (void)cudaGetLastError();
+    free(b);
+}
+
+/* ---- queues and transfers -------------------------------------------------------------------- */
+
+static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
+{
+    struct cu_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return GB_FAIL(GB_ENOMEM, "queue_create");
+    int rc = cu__use(dev);
+    /* Non-blocking: no implicit synchronisation with the legacy default stream. */
+    if (!rc)
+        rc = CU(cudaStreamCreateWithFlags, &q->stream, cudaStreamNonBlocking);
+    if (rc) {
+        free(q);
+        return rc;
+    }
+    q->pub.dev = dev;
+    *out = &q->pub;
+    return 0;
+}
+
+static void cu_queue_destroy(struct gb_queue *q)
+{
+    if (!q)
+        return;
+    if (cu__use(q->dev) == 0)
+        (void)cudaStreamDestroy(cu_queue(q)->stream);
+    (void)cudaGetLastError();
+    free(q);
+}
+
+static int cu_queue_flush(struct gb_queue *q)
+{
+    /* Linux submits work at enqueue; cudaStreamQuery also pushes anything batched. */
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    cudaError_t e = cudaStreamQuery(cu_queue(q)->stream);
+    if (e == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return cu__check(e, GB_EBACKEND, __FILE__, __LINE__, "cudaStreamQuery");
+}
+
+static int cu_queue_sync(struct gb_queue *q)
+{
+    int rc = cu__use(q->dev);
+    return rc ? rc : CU(cudaStreamSynchronize, cu_queue(q)->stream);
+}
+
+/* GB_EINVAL unless [off, off + bytes) lies inside buf. */
+static int cu__range(const struct gb_buf *buf, uint64_t off, uint64_t bytes, const char *what)
+{
+    if (!buf)
+        return GB_FAIL(GB_EINVAL, "%s: NULL buffer", what);
+    if (off > buf->bytes || bytes > buf->bytes - off)
+        return GB_FAIL(GB_EINVAL, "%s: range [%llu, +%llu) leaves a %llu-byte buffer", what,
+                       (unsigned long long)off, (unsigned long long)bytes,
+                       (unsigned long long)buf->bytes);
+    return 0;
+}
+
+static int cu_copy(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
+                   uint64_t src_off, uint64_t bytes, enum gb_copy_flags flags)
+{
+    int rc;
+    if ((rc = cu__range(dst, dst_off, bytes, "copy dst")) ||
+        (rc = cu__range(src, src_off, bytes, "copy src")))
+        return rc;
+    const bool dhost = dst->kind != GB_MEM_DEVICE, shost = src->kind != GB_MEM_DEVICE;
+    enum cudaMemcpyKind kind;
+    if (dhost && shost)
+        return GB_FAIL(GB_EINVAL, "copy: host to host");
+    else if (shost)
+        kind = cudaMemcpyHostToDevice;
+    else if (dhost)
+        kind = cudaMemcpyDeviceToHost;
+    else
+        kind = cudaMemcpyDeviceToDevice;
+    if ((!dhost && !cu__same(dst->dev, q->dev)) || (!shost && !cu__same(src->dev, q->dev)))
+        return GB_FAIL(GB_EINVAL, "copy: a device buffer of another device (use peer_copy)");
+    if (bytes == 0)
+        return 0;
+    if ((rc = cu__use(q->dev)))
+        return rc;
+    cudaStream_t s = cu_queue(q)->stream;
+    char *d = (char *)cu_buf(dst)->ptr + dst_off;
+    const char *sp = (const char *)cu_buf(src)->ptr + src_off;
+    if ((rc = CU(cudaMemcpyAsync, d, sp, (size_t)bytes, kind, s)))
+        return rc;
+    if (flags & GB_COPY_BLOCKING)
+        return CU(cudaStreamSynchronize, s);
+    return 0;
+}
+
+/* Peer access is enabled once per ordered pair (dev may access peer), under a lock: different
+ * threads drive different devices. */
+static pthread_mutex_t cu__peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool cu__peer_on[CU__MAX_DEV][CU__MAX_DEV];
+
+/* Whether dev can access peer directly; enables that access the first time it can. */
+static int cu__peer_enable(int dev, int peer, bool *can_out)
+{
+    int can = 0;
+    int rc = CU(cudaDeviceCanAccessPeer, &can, dev, peer);
+    if (rc)
+        return rc;
+    *can_out = can != 0;
+    if (!can || dev >= CU__MAX_DEV || peer >= CU__MAX_DEV)
+        return 0;
+    pthread_mutex_lock(&cu__peer_lock);
+    if (!cu__peer_on[dev][peer]) {
+        rc = cu__use_index(dev);
+        if (!rc) {
+            cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                rc = cu__check(e, GB_EBACKEND, __FILE__, __LINE__, "cudaDeviceEnablePeerAccess");
+        }
+        if (!rc)
+            cu__peer_on[dev][peer] = true;
+    }
+    pthread_mutex_unlock(&cu__peer_lock);
+    return rc;
+}
+
+static int cu_peer_can_access(struct gb_device *dev, struct gb_device *peer, bool *out)
+{
+    if (dev == peer || dev->index == peer->index) {
+        *out = true;
+        return 0;
+    }
+    return cu__peer_enable(dev->index, peer->index, out);
+}
+
+static int cu_peer_copy(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off,
+                        struct gb_buf *src, uint64_t src_off, uint64_t bytes)
+{
+    int rc;
+    if ((rc = cu__range(dst, dst_off, bytes, "peer_copy dst")) ||
+        (rc = cu__range(src, src_off, bytes, "peer_copy src")))
+        return rc;
+    if (dst->kind != GB_MEM_DEVICE || src->kind != GB_MEM_DEVICE)
+        return GB_FAIL(GB_EINVAL, "peer_copy: both buffers must be device buffers");
+    if (!cu__same(q->dev, dst->dev) && !cu__same(q->dev, src->dev))
+        return GB_FAIL(GB_EINVAL, "peer_copy: the queue belongs to neither device");
+    if (bytes == 0)
+        return 0;
+    /* Enable direct access both ways where the hardware allows it, so the copy takes the P2P
+     * path (NVLink / PCIe) rather than staging through the host. */
+    bool can;
+    if (dst->dev->index != src->dev->index &&
+        ((rc = cu__peer_enable(dst->dev->index, src->dev->index, &can)) ||
+         (rc = cu__peer_enable(src->dev->index, dst->dev->index, &can))))
+        return rc;
+    if ((rc = cu__use(q->dev)))
+        return rc;
+    return CU(cudaMemcpyPeerAsync, (char *)cu_buf(dst)->ptr + dst_off, dst->dev->index,
+              (const char *)cu_buf(src)->ptr + src_off, src->dev->index, (size_t)bytes,
+              cu_queue(q)->stream);
+}
+
+/* ---- programs -------------------------------------------------------------------------------- */
+
+double gb_cuda_peak_mem_gbs(uint64_t mem_clock_khz, uint64_t bus_bits)
+{
+    return 2.0 * (double)mem_clock_khz * 1e3 * (double)bus_bits / 8.0 / 1e9;
+}
+
+int gb_cuda_pick_arch(int major, int minor, char *arch, size_t cap, bool *cubin)
+{
+    int n = 0, rc;
+    if ((rc = NV(nvrtcGetNumSupportedArchs, &n)))
+        return rc;
+    if (n <= 0)
+        return GB_FAIL(GB_EBACKEND, "NVRTC supports no architecture");
+    int *archs = malloc((size_t)n * sizeof *archs);
+    if (!archs)
+        return GB_FAIL(GB_ENOMEM, "pick_arch");
+    if ((rc = NV(nvrtcGetSupportedArchs, archs))) {
+        free(archs);
+        return rc;
+    }
+    const int want = major * 10 + minor;
+    int best = -1;
+    bool exact = false;
+    for (int i = 0; i < n; i++) {
+        if (archs[i] == want)
+            exact = true;
+        if (archs[i] <= want && archs[i] > best)
+            best = archs[i];
+    }
+    const int lowest = archs[0];
+    free(archs);
+    if (exact) {
+        snprintf(arch, cap, "sm_%d", want);
+        *cubin = true;
+    } else if (best > 0) {
+        snprintf(arch, cap, "compute_%d", best);
+        *cubin = false;
+    } else {
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "compute capability %d.%d is older than anything this NVRTC supports "
+                       "(lowest: %d.%d)",
+                       major, minor, lowest / 10, lowest % 10);
+    }
+    return 0;
+}
+
+/* "compute_90" / "sm_90" / "sm_90a": a prefix and two or three digits, an optional suffix. */
+static bool cu__arch_ok(const char *arch, bool *cubin)
+{
+    const char *p;
+    if (strncmp(arch, "compute_", 8) == 0) {
+        p = arch + 8;
+        *cubin = false;
+    } else if (strncmp(arch, "sm_", 3) == 0) {
+        p = arch + 3;
+        *cubin = true;
+    } else {
+        return false;
+    }
+    const size_t digits = strspn(p, "0123456789");
+    const char *suffix = p + digits;
+    return digits >= 2 && digits <= 3 &&
+           (suffix[0] == '\0' || ((suffix[0] == 'a' || suffix[0] == 'f') && suffix[1] == '\0'));
+}
+
+/* The first line of `log` that says "error", else its first line; for the one-line reason. */
+static void cu__first_error(const char *log, char *out, size_t cap)
+{
+    const char *line = strstr(log, "error");
+    if (line) {
+        while (line > log && line[-1] != '\n')
+            line--;
+    } else {
+        line = log;
+    }
+    size_t len = strcspn(line, "\n");
+    snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), line);
+}
+
+/* The defines as the text of the in-memory header "gb_defines.h" that kernels/prelude.h includes
+ * under NVRTC: "NAME=VALUE" -> "#define NAME VALUE", "NAME" -> "#define NAME 1" (what -DNAME
+ * means). Not -D options: NVRTC parses its built-in header after the command-line macros, and
+ * a tunable called T breaks that header's templates. */
+static int cu__defines_header(const char *const *defines, size_t n, char **out)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!defines[i])
+            return GB_FAIL(GB_EINVAL, "NVRTC: define %zu is NULL", i);
+        len += strlen(defines[i]) + sizeof "#define  1\n";
+    }
+    char *h = malloc(len), *p = h;
+    if (!h)
+        return GB_FAIL(GB_ENOMEM, "NVRTC defines");
+    *p = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *d = defines[i];
+        const size_t name = strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789_");
+        if (name == 0 || (d[0] >= '0' && d[0] <= '9') || (d[name] != '\0' && d[name] != '=') ||
+            strchr(d, '\n')) {
+            free(h);
+            return GB_FAIL(GB_EINVAL, "NVRTC: malformed define \"%s\"", d);
+        }
+        const char *value = d[name] == '=' ? d + name + 1 : "1";
+        p += sprintf(p, "#define %.*s %s\n", (int)name, d, value);
+    }
+    *out = h;
+    return 0;
+}
+
+int gb_cuda_compile(const char *src, const char *arch, const char *const *defines,
+                    size_t ndefines, char **image, size_t *size, char **log)
+{
+    bool cubin = false;
+    if (log)
+        *log = NULL;
+    *image = NULL;
+    if (size)
+        *size = 0;
+    if (!src || !arch || !cu__arch_ok(arch, &cubin))
+        return GB_FAIL(GB_EINVAL, "NVRTC: bad architecture \"%s\"", arch ? arch : "(null)");
+
+    const char *inc = getenv("GPUBENCH_CUDA_INCLUDE");
+    if (!inc || !*inc)
+        inc = GB_CUDA_INCLUDE;
+    enum { NOPTS = 4 };
+    char *opts[NOPTS] = {NULL};
+    char *defs = NULL, *out = NULL, *blog = NULL;
+    nvrtcProgram prog = NULL;
+    int rc = cu__defines_header(defines, ndefines, &defs);
+    if (rc)
+        return rc;
+    if (asprintf(&opts[0], "--gpu-architecture=%s", arch) < 0 ||
+        !(opts[1] = strdup("-default-device")) || !(opts[2] = strdup("-std=c++17")) ||
+        asprintf(&opts[3], "-I%s", inc) < 0) {
+        rc = GB_FAIL(GB_ENOMEM, "NVRTC options");
+        goto done;
+    }
+
+    const char *hdr_text[] = {defs}, *hdr_name[] = {"gb_defines.h"};
+    if ((rc = NV(nvrtcCreateProgram, &prog, src, "gpubench_kernel.cu", 1, hdr_text, hdr_name)))
+        goto done;
+    nvrtcResult r = nvrtcCompileProgram(prog, NOPTS, (const char *const *)opts);
+    if (r != NVRTC_SUCCESS) {
+        size_t lsize = 0;
+        if (nvrtcGetProgramLogSize(prog, &lsize) == NVRTC_SUCCESS && lsize > 0 &&
+            (blog = malloc(lsize + 1)) != NULL) {
+            if (nvrtcGetProgramLog(prog, blog) != NVRTC_SUCCESS)
+                blog[0] = '\0';
+            blog[lsize] = '\0';
+        }
+        if (r == NVRTC_ERROR_COMPILATION) {
+            char first[256] = "";
+            if (blog)
+                cu__first_error(blog, first, sizeof first);
+            rc = GB_FAIL(GB_EBUILD, "NVRTC for %s: %s%s", arch, first,
+                         blog && strstr(blog, "cuda_fp16.h")
+                             ? " (set GPUBENCH_CUDA_INCLUDE to the CUDA toolkit's include dir)"
+                             : "");
+            if (log) {
+                *log = blog;
+                blog = NULL;
+            }
+        } else {
+            rc = nv__fail(r, __FILE__, __LINE__, "nvrtcCompileProgram");
+        }
+        goto done;
+    }
+    size_t n = 0;
+    if (cubin) {
+        if ((rc = NV(nvrtcGetCUBINSize, prog, &n)))
+            goto done;
+    } else if ((rc = NV(nvrtcGetPTXSize, prog, &n))) {
+        goto done;
+    }
+    if (!(out = malloc(n + 1))) {
+        rc = GB_FAIL(GB_ENOMEM, "NVRTC output of %zu bytes", n);
+        goto done;
+    }
+    if (cubin)
+        rc = NV(nvrtcGetCUBIN, prog, out);
+    else
+        rc = NV(nvrtcGetPTX, prog, out);
+    if (rc)
+        goto done;
+    out[n] = '\0';
+    *image = out;
+    out = NULL;
+    if (size)
+        *size = n;
+done:
+    if (prog)
+        (void)nvrtcDestroyProgram(&prog);
+    for (size_t i = 0; i < NOPTS; i++)
+        free(opts[i]);
+    free(defs);
+    free(out);
+    free(blog);
+    return rc;
+}
+
+int gb_cuda_compile_ptx(const char *src, const char *arch, const char *const *defines,
+                        size_t ndefines, char **ptx, char **log)
+{
+    /* An sm_XY target would yield a CUBIN; PTX wants the matching virtual architecture. */
+    char virt[32];
+    if (arch && strncmp(arch, "sm_", 3) == 0) {
+        snprintf(virt, sizeof virt, "compute_%s", arch + 3);
+        arch = virt;
+    }
+    return gb_cuda_compile(src, arch, defines, ndefines, ptx, NULL, log);
+}
+
+static int cu_program_build(struct gb_device *dev, const char *source,
+                            const char *const *defines, size_t ndefines,
+                            struct gb_program **out, char **log)
+{
+    struct cu_device *d = cu_dev(dev);
+    char arch[32];
+    bool cubin;
+    if (log)
+        *log = NULL;
+    int rc = gb_cuda_pick_arch(d->cc_major, d->cc_minor, arch, sizeof arch, &cubin);
+    if (rc)
+        return rc;
+    char *image = NULL;
+    if ((rc = gb_cuda_compile(source, arch, defines, ndefines, &image, NULL, log)))
+        return rc;
+    struct cu_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        free(image);
+        return GB_FAIL(GB_ENOMEM, "program_build");
+    }
+    /* A library is context-independent; loading it into this device's context happens here
+     * or at the first use (CUDA_MODULE_LOADING=LAZY, the default), i.e. in kernel_get. */
+    if (!(rc = cu__use(dev)))
+        rc = CU(cudaLibraryLoadData, &p->lib, image, NULL, NULL, 0, NULL, NULL, 0);
+    free(image);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    p->pub.dev = dev;
+    *out = &p->pub;
+    return 0;
+}
+
+static void cu_program_free(struct gb_program *prog)
+{
+    if (!prog)
+        return;
+    if (cu__use(prog->dev) == 0)
+        (void)cudaLibraryUnload(((struct cu_program *)prog)->lib);
+    (void)cudaGetLastError();
+    free(prog);
+}
+
+static int cu_kernel_get(struct gb_program *prog, const char *name, struct gb_kernel **out)
+{
+    struct cu_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return GB_FAIL(GB_ENOMEM, "kernel_get");
+    int rc = cu__use(prog->dev);
+    if (rc)
+        goto fail;
+    cudaError_t e = cudaLibraryGetKernel(&k->k, ((struct cu_program *)prog)->lib, name);
+    if (e == cudaErrorSymbolNotFound) {
+        (void)cudaGetLastError();
+        rc = GB_FAIL(GB_EINVAL, "kernel_get: no kernel \"%s\" in the program", name);
+        goto fail;
+    }
+    if ((rc = cu__check(e, GB_EBACKEND, __FILE__, __LINE__, "cudaLibraryGetKernel")))
+        goto fail;
+    /* This loads the code into the device's context (lazy loading), outside timed regions. */
+    struct cudaFuncAttributes fa;
+    if ((rc = CU(cudaFuncGetAttributes, &fa, (const void *)k->k)))
+        goto fail;
+    k->max_wg = fa.maxThreadsPerBlock > 0 ? (uint32_t)fa.maxThreadsPerBlock : 0;
+    /* The parameter sizes, so that launch can refuse a wrongly sized argument rather than
+     * launch with garbage (OpenCL's clSetKernelArg checks sizes too). */
+    k->nparams = CU__PARAMS_UNKNOWN;
+    for (uint32_t i = 0; i <= GB_MAX_ARGS; i++) {
+        size_t off = 0, sz = 0;
+        e = cudaFuncGetParamInfo((const void *)k->k, i, &off, &sz);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (e == cudaErrorInvalidValue)
+                k->nparams = i; /* past the last parameter */
+            break;
+        }
+        if (i == GB_MAX_ARGS) {
+            rc = GB_FAIL(GB_EUNSUPPORTED, "kernel %s takes more than %d arguments", name,
+                         GB_MAX_ARGS);
+            goto fail;
+        }
+        k->param_size[i] = sz;
+    }
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->pub.prog = prog;
+    *out = &k->pub;
+    return 0;
+fail:
+    free(k);
+    return rc;
+}
+
+static void cu_kernel_free(struct gb_kernel *k)
+{
+    free(k); /* a cudaKernel_t lives as long as its library */
+}
+
+static int cu_kernel_max_wg(struct gb_kernel *k, uint32_t *out)
+{
+    *out = ((struct cu_kernel *)k)->max_wg;
+    return 0;
+}
+
+static size_t cu__arg_size(enum gb_arg_kind kind)
+{
+    switch (kind) {
+    case GB_ARG_BUF:
+        return sizeof(void *);
+    case GB_ARG_I32:
+    case GB_ARG_U32:
+    case GB_ARG_F32:
+        return 4;
+    case GB_ARG_I64:
+    case GB_ARG_U64:
+    case GB_ARG_F64:
+        return 8;
+    }
+    return 0;
+}
+
+static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb_launch *l)
+{
+    struct cu_kernel *k = (struct cu_kernel *)kern;
+    struct cu_device *d = cu_dev(q->dev);
+    if (!cu__same(kern->prog->dev, q->dev))
+        return GB_FAIL(GB_EINVAL, "launch: kernel %s was built for another device", k->name);
+    if (l->dims < 1 || l->dims > 3)
+        return GB_FAIL(GB_EINVAL, "launch: %u dimensions", l->dims);
+    uint32_t grid[3], block[3];
+    uint64_t threads = 1;
+    for (uint32_t i = 0; i < 3; i++) {
+        const uint64_t g = i < l->dims ? l->global[i] : 1;
+        const uint32_t b = i < l->dims ? l->local[i] : 1;
+        if (g == 0 || b == 0)
+            return GB_FAIL(GB_EINVAL, "launch %s: global[%u]=%llu local[%u]=%u", k->name, i,
+                           (unsigned long long)g, i, b);
+        if (b > d->pub.info.max_wg_dims[i])
+            return GB_FAIL(GB_EINVAL, "launch %s: local[%u]=%u above the device's %u", k->name,
+                           i, b, d->pub.info.max_wg_dims[i]);
+        if (g % b != 0)
+            return GB_FAIL(GB_EINVAL, "launch %s: global[%u]=%llu not a multiple of local %u",
+                           k->name, i, (unsigned long long)g, b);
+        if (g / b > d->max_grid[i])
+            return GB_FAIL(GB_EINVAL, "launch %s: %llu blocks in dimension %u, the device "
+                           "allows %u", k->name, (unsigned long long)(g / b), i, d->max_grid[i]);
+        grid[i] = (uint32_t)(g / b);
+        block[i] = b;
+        threads *= b;
+    }
+    if (threads > d->pub.info.max_wg_size)
+        return GB_FAIL(GB_EINVAL, "launch %s: %llu threads per block, the device allows %u",
+                       k->name, (unsigned long long)threads, d->pub.info.max_wg_size);
+    if (k->max_wg && threads > k->max_wg)
+        return GB_FAIL(GB_EINVAL, "launch %s: %llu threads per block, the kernel allows %u",
+                       k->name, (unsigned long long)threads, k->max_wg);
+    if (l->nargs > GB_MAX_ARGS)
+        return GB_FAIL(GB_EINVAL, "launch %s: %u arguments", k->name, l->nargs);
+    if (k->nparams != CU__PARAMS_UNKNOWN && l->nargs != k->nparams)
+        return GB_FAIL(GB_EINVAL, "launch %s: %u arguments given, the kernel takes %u", k->name,
+                       l->nargs, k->nparams);
+
+    /* cudaLaunchKernel takes an array of pointers to the argument values. */
+    struct gb_arg vals[GB_MAX_ARGS];
+    void *devptr[GB_MAX_ARGS];
+    void *params[GB_MAX_ARGS];
+    for (uint32_t i = 0; i < l->nargs; i++) {
+        const struct gb_arg *a = &l->args[i];
+        const size_t sz = cu__arg_size(a->kind);
+        if (sz == 0)
+            return GB_FAIL(GB_EINVAL, "launch %s: argument %u of unknown kind", k->name, i);
+        if (k->nparams != CU__PARAMS_UNKNOWN && sz != k->param_size[i])
+            return GB_FAIL(GB_EINVAL, "launch %s: argument %u has %zu bytes, the kernel's "
+                           "parameter %zu", k->name, i, sz, k->param_size[i]);
+        if (a->kind == GB_ARG_BUF) {
+            const struct gb_buf *b = a->v.buf;
+            if (!b || b->kind != GB_MEM_DEVICE || !cu__same(b->dev, q->dev))
+                return GB_FAIL(GB_EINVAL, "launch %s: argument %u is not a device buffer of "
+                               "this device", k->name, i);
+            devptr[i] = ((const struct cu_buf *)b)->ptr;
+            params[i] = &devptr[i];
+        } else {
+            vals[i] = *a;
+            params[i] = &vals[i].v; /* every union member starts at the union's address */
+        }
+    }
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
+    return CU(cudaLaunchKernel, (const void *)k->k, g, b, l->nargs ? params : NULL, 0,
+              cu_queue(q)->stream);
+}
+
+/* ---- timing ---------------------------------------------------------------------------------- */
+
+static int cu_event_create(struct gb_device *dev, struct gb_event **out)
+{
+    struct cu_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return GB_FAIL(GB_ENOMEM, "event_create");
+    int rc = cu__use(dev);
+    if (!rc)
+        rc = CU(cudaEventCreate, &e->ev);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    e->pub.dev = dev;
+    *out = &e->pub;
+    return 0;
+}
+
+static void cu_event_free(struct gb_event *ev)
+{
+    if (!ev)
+        return;
+    if (cu__use(ev->dev) == 0)
+        (void)cudaEventDestroy(((struct cu_event *)ev)->ev);
+    (void)cudaGetLastError();
+    free(ev);
+}
+
+static int cu_event_record(struct gb_queue *q, struct gb_event *ev)
+{
+    if (!cu__same(ev->dev, q->dev))
+        return GB_FAIL(GB_EINVAL, "event_record: the event belongs to another device");
+    int rc = cu__use(q->dev);
+    return rc ? rc : CU(cudaEventRecord, ((struct cu_event *)ev)->ev, cu_queue(q)->stream);
+}
+
+static int cu_event_sync(struct gb_event *ev)
+{
+    int rc = cu__use(ev->dev);
+    return rc ? rc : CU(cudaEventSynchronize, ((struct cu_event *)ev)->ev);
+}
+
+static int cu_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uint64_t *ns)
+{
+    if (!cu__same(start->dev, end->dev))
+        return GB_FAIL(GB_EINVAL, "event_elapsed_ns: events of two devices");
+    int rc = cu__use(start->dev);
+    float ms = 0;
+    if (rc || (rc = CU(cudaEventElapsedTime, &ms, ((struct cu_event *)start)->ev,
+                       ((struct cu_event *)end)->ev)))
+        return rc;
+    /* cudaEventElapsedTime's resolution is about 0.5 us (CUDA runtime API reference). */
+    if (!(ms >= 0))
+        return GB_FAIL(GB_EIMPLAUSIBLE, "event_elapsed_ns: %g ms", (double)ms);
+    *ns = (uint64_t)((double)ms * 1e6 + 0.5);
+    return 0;
+}
+
+/* ---- BLAS ------------------------------------------------------------------------------------ */
+
+uint16_t gb_cuda_f16_bits(float f)
+{
+    union {
+        float f;
+        uint32_t u;
+    } v = {.f = f};
+    const uint32_t sign = (v.u >> 16) & 0x8000u;
+    const uint32_t absu = v.u & 0x7fffffffu;
+    if (absu >= 0x7f800000u) /* inf or NaN (keep a quiet NaN) */
+        return (uint16_t)(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u : 0));
+    if (absu >= 0x477ff000u) /* rounds to >= 65520: overflow to infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (absu < 0x38800000u) { /* below 2^-14: a subnormal half, or zero */
+        if (absu < 0x33000000u) /* below 2^-25: rounds to zero */
+            return (uint16_t)sign;
+        const uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
+        const int shift = 126 - (int)(absu >> 23); /* 14..24 */
+        uint32_t h = mant >> shift;
+        const uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1u)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    /* Normal: rebias the exponent (127 -> 15), keep 10 mantissa bits, round to nearest even;
+     * a carry out of the mantissa correctly bumps the exponent. */
+    uint32_t h = ((absu - 0x38000000u) >> 13);
+    const uint32_t rem = absu & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+#if HAVE_CUBLAS
+static bool cu__dtype(enum gb_dtype t, cudaDataType *out)
+{
+    switch (t) {
+    case GB_F64:
+        *out = CUDA_R_64F;
+        return true;
+    case GB_F32:
+        *out = CUDA_R_32F;
+        return true;
+    case GB_F16:
+        *out = CUDA_R_16F;
+        return true;
+    case GB_BF16:
+        *out = CUDA_R_16BF;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Elements a column-major rows×cols matrix with leading dimension ld occupies, times `batch`
+ * matrices `stride` apart, must fit in buf. */
+static int cu__gemm_extent(const char *what, const struct gb_buf *buf, enum gb_dtype t,
+                           uint64_t rows, uint64_t cols, uint64_t ld, uint64_t batch,
+                           uint64_t stride, struct gb_device *dev)
+{
+    if (!buf || buf->kind != GB_MEM_DEVICE || !cu__same(buf->dev, dev))
+        return GB_FAIL(GB_EINVAL, "gemm: %s is not a device buffer of this device", what);
+    if (ld < rows || ld == 0)
+        return GB_FAIL(GB_EINVAL, "gemm: ld%s=%llu below its %llu rows", what,
+                       (unsigned long long)ld, (unsigned long long)rows);
+    uint64_t last, span, need;
+    if (__builtin_mul_overflow(batch - 1, stride, &last) ||
+        __builtin_mul_overflow(ld, cols - 1, &span) ||
+        __builtin_add_overflow(last, span, &need) || __builtin_add_overflow(need, rows, &need))
+        return GB_FAIL(GB_EOVERFLOW, "gemm: the extent of %s overflows", what);
+    if (need > buf->bytes / gb_dtype_size(t))
+        return GB_FAIL(GB_EINVAL, "gemm: %s needs %llu elements, its buffer holds %llu", what,
+                       (unsigned long long)need,
+                       (unsigned long long)(buf->bytes / gb_dtype_size(t)));
+    return 0;
+}
+
+static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
+{
+    struct cu_device *d = cu_dev(q->dev);
+    if (!cu__blas_available())
+        return GB_FAIL(GB_EUNSUPPORTED, "%s", cu__blas.why);
+    const uint64_t caps = d->pub.info.caps;
+    cudaDataType at, ct;
+    if (!cu__dtype(g->a_type, &at) || !cu__dtype(g->c_type, &ct))
+        return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out", gb_dtype_name(g->a_type),
+                       gb_dtype_name(g->c_type));
+    /* The combinations cublasGemmEx documents, each behind its capability bit. */
+    cublasComputeType_t comp;
+    uint64_t need_cap;
+    const enum gb_dtype a = g->a_type, c = g->c_type, k = g->compute;
+    if (a == GB_F64 && c == GB_F64 && k == GB_F64) {
+        comp = CUBLAS_COMPUTE_64F;
+        need_cap = GB_CAP_BLAS_F64;
+    } else if (a == GB_F32 && c == GB_F32 && k == GB_F32) {
+        comp = g->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        need_cap = g->tf32 ? GB_CAP_BLAS_TF32 : GB_CAP_BLAS_F32;
+    } else if (a == GB_F16 && c == GB_F16 && k == GB_F16) {
+        comp = CUBLAS_COMPUTE_16F;
+        need_cap = GB_CAP_BLAS_F16;
+    } else if (a == GB_F16 && (c == GB_F16 || c == GB_F32) && k == GB_F32) {
+        comp = CUBLAS_COMPUTE_32F; /* tensor cores, F32 accumulation */
+        need_cap = GB_CAP_BLAS_MIXED;
+    } else if (a == GB_BF16 && (c == GB_BF16 || c == GB_F32) && k == GB_F32) {
+        comp = CUBLAS_COMPUTE_32F;
+        need_cap = GB_CAP_BLAS_BF16;
+    } else {
+        return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute",
+                       gb_dtype_name(a), gb_dtype_name(c), gb_dtype_name(k));
+    }
+    if (!(caps & need_cap))
+        return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute%s on %s (%s)",
+                       gb_dtype_name(a), gb_dtype_name(c), gb_dtype_name(k),
+                       g->tf32 ? " (TF32)" : "", d->pub.info.name, d->pub.info.arch);
+    if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
+        return GB_FAIL(GB_EINVAL, "gemm: m=%llu n=%llu k=%llu batch=%llu",
+                       (unsigned long long)g->m, (unsigned long long)g->n,
+                       (unsigned long long)g->k, (unsigned long long)g->batch);
+    if (g->m > INT64_MAX || g->n > INT64_MAX || g->k > INT64_MAX || g->batch > INT64_MAX ||
+        g->lda > INT64_MAX || g->ldb > INT64_MAX || g->ldc > INT64_MAX ||
+        g->stride_a > INT64_MAX || g->stride_b > INT64_MAX || g->stride_c > INT64_MAX)
+        return GB_FAIL(GB_ETOOBIG, "gemm: a size above INT64_MAX");
+    const uint64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
+    const uint64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
+    int rc;
+    if ((rc = cu__gemm_extent("A", g->a, a, ar, ac, g->lda, g->batch, g->stride_a, q->dev)) ||
+        (rc = cu__gemm_extent("B", g->b, a, br, bc, g->ldb, g->batch, g->stride_b, q->dev)) ||
+        (rc = cu__gemm_extent("C", g->c, c, g->m, g->n, g->ldc, g->batch, g->stride_c, q->dev)))
+        return rc;
+
+    /* alpha and beta have the compute type's scalar type (F16 compute: half). */
+    union {
+        double f64;
+        float f32;
+        uint16_t f16;
+    } alpha, beta;
+    if (comp == CUBLAS_COMPUTE_64F) {
+        alpha.f64 = g->alpha;
+        beta.f64 = g->beta;
+    } else if (comp == CUBLAS_COMPUTE_16F) {
+        alpha.f16 = gb_cuda_f16_bits((float)g->alpha);
+        beta.f16 = gb_cuda_f16_bits((float)g->beta);
+    } else {
+        alpha.f32 = (float)g->alpha;
+        beta.f32 = (float)g->beta;
+    }
+
+    if ((rc = cu__use(q->dev)))
+        return rc;
+    if (!d->blas && (rc = BL(cublasCreate_v2, &d->blas)))
+        return rc;
+    if ((rc = BL(cublasSetStream_v2, d->blas, cu_queue(q)->stream)))
+        return rc;
+    const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const void *A = cu_buf(g->a)->ptr, *B = cu_buf(g->b)->ptr;
+    void *C = cu_buf(g->c)->ptr;
+    const int64_t m64 = (int64_t)g->m, n64 = (int64_t)g->n, k64 = (int64_t)g->k;
+    if (g->batch == 1)
+        return BL(cublasGemmEx_64, d->blas, ta, tb, m64, n64, k64, &alpha, A, at,
+                  (int64_t)g->lda, B, at, (int64_t)g->ldb, &beta, C, ct, (int64_t)g->ldc, comp,
+                  CUBLAS_GEMM_DEFAULT);
+    return BL(cublasGemmStridedBatchedEx_64, d->blas, ta, tb, m64, n64, k64, &alpha, A, at,
+              (int64_t)g->lda, (long long)g->stride_a, B, at, (int64_t)g->ldb,
+              (long long)g->stride_b, &beta, C, ct, (int64_t)g->ldc, (long long)g->stride_c,
+              (int64_t)g->batch, comp, CUBLAS_GEMM_DEFAULT);
+}
+#endif
+
+/* ---- the vtable ------------------------------------------------------------------------------ */
+
+const struct gb_backend_ops gb_cuda_ops = {
+    .name = "cuda",
+    .init = cu_init,
+    .shutdown = cu_shutdown,
+    .device_count = cu_device_count,
+    .device_info = cu_device_info,
+    .device_open = cu_device_open,
+    .device_close = cu_device_close,
+    .buf_alloc = cu_buf_alloc,
+    .buf_free = cu_buf_free,
+    .queue_create = cu_queue_create,
+    .queue_destroy = cu_queue_destroy,
+    .queue_flush = cu_queue_flush,
+    .queue_sync = cu_queue_sync,
+    .copy = cu_copy,
+    .peer_copy = cu_peer_copy,
+    .peer_can_access = cu_peer_can_access,
+    .program_build = cu_program_build,
+    .program_free = cu_program_free,
+    .kernel_get = cu_kernel_get,
+    .kernel_free = cu_kernel_free,
+    .kernel_max_wg = cu_kernel_max_wg,
+    .launch = cu_launch,
+    .event_create = cu_event_create,
+    .event_free = cu_event_free,
+    .event_record = cu_event_record,
+    .event_sync = cu_event_sync,
+    .event_elapsed_ns = cu_event_elapsed_ns,
+#if HAVE_CUBLAS
+    .gemm = cu_gemm,
+#endif
+};
