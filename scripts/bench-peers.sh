@@ -24,7 +24,7 @@ mkdir -p "$out"
 echo "bench-peers: clpeak on OpenCL device $dev ..." >&2
 clpeak -p 0 -d "$dev" --global-bandwidth --transfer-bandwidth --kernel-latency >"$out/clpeak.txt"
 echo "bench-peers: host STREAM ..." >&2
-"$build/tools/host-stream" 256 20 >"$out/host-stream.txt"
+"$build/host-stream" 256 20 >"$out/host-stream.txt"
 echo "bench-peers: gpubench ..." >&2
 "$build/gpubench" run configs/bench-peers.yaml --device "opencl:$dev" -q -o "$out/gpubench.json" \
   >"$out/gpubench.txt"

@@ -26,6 +26,7 @@
 #include <yaml.h>
 
 #include "error.h"
+#include "tune.h"
 #include "units.h"
 
 /* The most values one sweep may have: a typo like `step: 1` over a size range should fail at
@@ -951,12 +952,170 @@ static int parse_params(struct ld *l, yaml_node_t *n, struct gb_suite_run *run)
     return 0;
 }
 
+/* ---- tuning keys of a suite entry (tuned, tunables, constraints) ------------------------- */
+
+static int parse_tuned(struct ld *l, yaml_node_t *n, struct gb_suite_run *run)
+{
+    const char *s = NULL;
+    int rc = want_scalar(l, n, "true or false for tuned", &s);
+    if (rc)
+        return rc;
+    if (!parse_bool(s, &run->tuned))
+        return fail(l, n, "tuned: expected true or false, got \"%s\"", s);
+    return 0;
+}
+
+static bool is_cname(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return false;
+    return true;
+}
+
+static void free_tunables(struct gb_suite_run *run)
+{
+    for (size_t i = 0; i < run->ntunables; i++)
+        free(run->tunables[i].values);
+    free(run->tunables);
+    run->tunables = NULL;
+    run->ntunables = 0;
+}
+
+static void free_constraints(struct gb_suite_run *run)
+{
+    for (size_t i = 0; i < run->nconstraints; i++)
+        free(run->constraints[i].text);
+    free(run->constraints);
+    run->constraints = NULL;
+    run->nconstraints = 0;
+}
+
+/* `tunables:` — a mapping of -D define names to sweeps of integers (a list or a range). */
+static int parse_tunables(struct ld *l, yaml_node_t *n, struct gb_suite_run *run)
+{
+    if (!run->suite->search_space)
+        return fail(l, n, "suite %s takes no tunables (only the tuning suite has a search space)",
+                    run->suite->name);
+    int rc = check_map(l, n, "tunables");
+    if (rc)
+        return rc;
+    size_t np = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (np == 0)
+        return fail(l, n, "tunables: empty mapping (name at least one tunable)");
+    if (np > GB_TUNE_MAX_TUNABLES)
+        return fail(l, n, "tunables: %zu tunables, at most %d", np, GB_TUNE_MAX_TUNABLES);
+    struct gb_tunable_spec *t = calloc(np, sizeof *t);
+    if (!t)
+        return fail(l, n, "out of memory");
+    size_t i = 0;
+    yaml_node_t *k, *v;
+    MAP_FOREACH(l, n, k, v)
+    {
+        const char *name = sval(k);
+        if (strlen(name) >= sizeof t[i].name || !is_cname(name)) {
+            rc = fail(l, k, "tunables: \"%s\" is not a define name (letters, digits and _, not "
+                            "starting with a digit, at most %zu characters)",
+                      name, sizeof t[i].name - 1);
+            goto fail;
+        }
+        memcpy(t[i].name, name, strlen(name) + 1);
+        t[i].line = (int)k->start_mark.line + 1;
+        t[i].column = (int)k->start_mark.column + 1;
+        const struct gb_axis_def ax = {.name = t[i].name, .type = GB_V_INT, .min = 0};
+        struct gb_sweep sw;
+        if ((rc = parse_sweep(l, &ax, v, &sw)))
+            goto fail;
+        if (sw.n > GB_TUNE_MAX_VALUES) {
+            gb_sweep_free(&sw);
+            rc = fail(l, v, "tunables: %s has more than %d values", name, GB_TUNE_MAX_VALUES);
+            goto fail;
+        }
+        t[i].values = malloc(sw.n * sizeof *t[i].values);
+        if (!t[i].values) {
+            gb_sweep_free(&sw);
+            rc = fail(l, v, "out of memory");
+            goto fail;
+        }
+        for (size_t j = 0; j < sw.n; j++)
+            t[i].values[j] = sw.v[j].u.i;
+        t[i].n = sw.n;
+        gb_sweep_free(&sw);
+        i++;
+    }
+    free_tunables(run);
+    run->tunables = t;
+    run->ntunables = np;
+    return 0;
+fail:
+    for (size_t j = 0; j < np; j++)
+        free(t[j].values);
+    free(t);
+    return rc;
+}
+
+/* `constraints:` — an expression or a list of them (src/tune.h syntax). */
+static int parse_constraints(struct ld *l, yaml_node_t *n, struct gb_suite_run *run)
+{
+    if (!run->suite->search_space)
+        return fail(l, n, "suite %s takes no constraints (only the tuning suite has a search "
+                          "space)", run->suite->name);
+    if (!n || (n->type != YAML_SEQUENCE_NODE && (n->type != YAML_SCALAR_NODE || is_null(n))))
+        return fail(l, n, "expected an expression or a list of them for constraints, got %s",
+                    kind(n));
+    size_t len = n->type == YAML_SEQUENCE_NODE ? seq_len(n) : 1;
+    if (len == 0)
+        return fail(l, n, "constraints: empty list");
+    struct gb_constraint_spec *c = calloc(len, sizeof *c);
+    if (!c)
+        return fail(l, n, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *it = n->type == YAML_SEQUENCE_NODE ? seq_item(l, n, i) : n;
+        const char *text;
+        if ((rc = want_scalar(l, it, "a constraint expression", &text)))
+            goto fail;
+        struct gb_expr *e = NULL;
+        char why[256];
+        int col = 1;
+        if (gb_expr_parse(text, &e, why, sizeof why, &col)) {
+            /* Point at the offending character: quoted scalars start one column later. */
+            struct loc at = node_loc(l, it);
+            bool quoted = it->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                          it->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+            at.col += col - 1 + (quoted ? 1 : 0);
+            const char *msg = strchr(why, ':');
+            rc = fail_loc(l, at, "constraint \"%s\": %s", text, msg ? msg + 2 : why);
+            goto fail;
+        }
+        gb_expr_free(e);
+        if (!(c[i].text = strdup(text))) {
+            rc = fail(l, it, "out of memory");
+            goto fail;
+        }
+        c[i].line = (int)it->start_mark.line + 1;
+        c[i].column = (int)it->start_mark.column + 1;
+    }
+    free_constraints(run);
+    run->constraints = c;
+    run->nconstraints = len;
+    return 0;
+fail:
+    for (size_t i = 0; i < len; i++)
+        free(c[i].text);
+    free(c);
+    return rc;
+}
+
 static int parse_run(struct ld *l, yaml_node_t *n, struct gb_suite_run *run, struct mlayer *m)
 {
     int rc = check_map(l, n, "a suite entry");
     if (rc)
         return rc;
-    yaml_node_t *k, *v, *measure = NULL, *params = NULL, *suite = NULL;
+    yaml_node_t *k, *v, *measure = NULL, *params = NULL, *suite = NULL, *tuned = NULL;
+    yaml_node_t *tunables = NULL, *constraints = NULL;
     MAP_FOREACH(l, n, k, v)
     {
         if (strcmp(sval(k), "suite") == 0)
@@ -965,9 +1124,15 @@ static int parse_run(struct ld *l, yaml_node_t *n, struct gb_suite_run *run, str
             measure = v;
         else if (strcmp(sval(k), "params") == 0)
             params = v;
+        else if (strcmp(sval(k), "tuned") == 0)
+            tuned = v;
+        else if (strcmp(sval(k), "tunables") == 0)
+            tunables = v;
+        else if (strcmp(sval(k), "constraints") == 0)
+            constraints = v;
         else
-            return fail(l, k, "unknown key \"%s\" in a suite entry (expected suite, measure or "
-                              "params)", sval(k));
+            return fail(l, k, "unknown key \"%s\" in a suite entry (expected suite, measure, "
+                              "params, tuned, tunables or constraints)", sval(k));
     }
     if (!suite)
         return fail(l, n, "suite entry without a suite: key");
@@ -988,6 +1153,10 @@ static int parse_run(struct ld *l, yaml_node_t *n, struct gb_suite_run *run, str
     if (measure && (rc = parse_measure(l, measure, m)))
         return rc;
     if (params && (rc = parse_params(l, params, run)))
+        return rc;
+    if ((tuned && (rc = parse_tuned(l, tuned, run))) ||
+        (tunables && (rc = parse_tunables(l, tunables, run))) ||
+        (constraints && (rc = parse_constraints(l, constraints, run))))
         return rc;
     for (size_t i = 0; i < run->suite->naxes; i++) {
         if (run->sweeps[i].n)
@@ -1021,6 +1190,23 @@ static int parse_suites(struct ld *l, yaml_node_t *n)
     return 0;
 }
 
+/* `tuning_cache:` — the tuning cache file; "~/" at the start is the home folder. */
+static int parse_tuning_cache(struct ld *l, yaml_node_t *n)
+{
+    const char *s = NULL;
+    int rc = want_scalar(l, n, "a file path for tuning_cache", &s);
+    if (rc)
+        return rc;
+    const char *home = getenv("HOME");
+    bool tilde = strncmp(s, "~/", 2) == 0 && home && *home;
+    int w = tilde ? snprintf(l->p->tuning_cache, sizeof l->p->tuning_cache, "%s/%s", home, s + 2)
+                  : snprintf(l->p->tuning_cache, sizeof l->p->tuning_cache, "%s", s);
+    if (w < 0 || (size_t)w >= sizeof l->p->tuning_cache)
+        return fail(l, n, "tuning_cache: the path is longer than %zu characters",
+                    sizeof l->p->tuning_cache - 1);
+    return 0;
+}
+
 static int parse_root(struct ld *l, yaml_node_t *root)
 {
     if (!root || is_null(root))
@@ -1042,9 +1228,11 @@ static int parse_root(struct ld *l, yaml_node_t *root)
             rc = parse_measure(l, v, &l->top);
         else if (strcmp(key, "suites") == 0)
             rc = parse_suites(l, suites = v);
+        else if (strcmp(key, "tuning_cache") == 0)
+            rc = parse_tuning_cache(l, v);
         else
             rc = fail(l, k, "unknown key \"%s\" in the profile (expected name, backends, "
-                            "devices, measure or suites)", key);
+                            "devices, measure, suites or tuning_cache)", key);
         if (rc)
             return rc;
     }
@@ -1147,7 +1335,8 @@ static int apply_override(struct ld *l, const struct gb_override *o)
         size_t w = strcspn(p, ".");
         if (np == 4 || w == 0 || w >= sizeof parts[0])
             return fail(l, NULL, "bad key \"%s\" (expected name, backends, devices, "
-                                 "measure[.KEY], SUITE.measure[.KEY] or SUITE.params[.AXIS])",
+                                 "measure[.KEY], tuning_cache, SUITE.measure[.KEY], "
+                                 "SUITE.params[.AXIS] or SUITE.tuned|tunables|constraints)",
                         key);
         memcpy(parts[np], p, w);
         parts[np++][w] = '\0';
@@ -1172,6 +1361,25 @@ static int apply_override(struct ld *l, const struct gb_override *o)
         rc = parse_devices(l, root);
     else if (np == 1 && strcmp(parts[0], "measure") == 0)
         rc = parse_measure(l, root, &l->top);
+    else if (np == 1 && strcmp(parts[0], "tuning_cache") == 0)
+        rc = parse_tuning_cache(l, root);
+    else if (np == 2 && gb_suite_find(parts[0]) &&
+             (strcmp(parts[1], "tuned") == 0 || strcmp(parts[1], "tunables") == 0 ||
+              strcmp(parts[1], "constraints") == 0)) {
+        const struct gb_suite *s = gb_suite_find(parts[0]);
+        size_t hits = 0;
+        for (size_t i = 0; !rc && i < l->p->nruns; i++) {
+            struct gb_suite_run *run = &l->p->runs[i];
+            if (run->suite != s)
+                continue;
+            hits++;
+            rc = strcmp(parts[1], "tuned") == 0      ? parse_tuned(l, root, run)
+                 : strcmp(parts[1], "tunables") == 0 ? parse_tunables(l, root, run)
+                                                     : parse_constraints(l, root, run);
+        }
+        if (!rc && !hits)
+            rc = fail(l, NULL, "the profile has no entry of suite %s", s->name);
+    }
     else if (np == 2 && strcmp(parts[0], "measure") == 0) {
         int k = find_mkey(parts[1]);
         rc = k < 0 ? fail(l, NULL, "unknown measure key \"%s\" (expected %s)", parts[1], mkey_list)
@@ -1215,7 +1423,8 @@ static int apply_override(struct ld *l, const struct gb_override *o)
             rc = fail(l, NULL, "the profile has no entry of suite %s", s->name);
     } else {
         rc = fail(l, NULL, "unknown key \"%s\" (expected name, backends, devices, "
-                           "measure[.KEY], SUITE.measure[.KEY] or SUITE.params[.AXIS])", key);
+                           "measure[.KEY], tuning_cache, SUITE.measure[.KEY], SUITE.params[.AXIS] "
+                           "or SUITE.tuned|tunables|constraints)", key);
     }
     yaml_document_delete(&doc);
     l->doc = NULL;
@@ -1299,6 +1508,9 @@ static int load_text(const char *text, size_t len, const char *name, const struc
     l.src = name;
     for (size_t i = 0; !rc && i < out->nruns; i++)
         rc = resolve_measure(&l, &out->runs[i], &l.runm[i]);
+    for (size_t i = 0; !rc && i < out->nruns && out->tuning_cache[0]; i++)
+        if (!(out->runs[i].tuning_cache = strdup(out->tuning_cache)))
+            rc = fail(&l, NULL, "out of memory");
     if (rc)
         goto fail;
     out->measure = gb_measure_defaults;
@@ -1416,9 +1628,13 @@ void gb_profile_free(struct gb_profile *p)
         return;
     free_strv(p->backends);
     free(p->devices);
-    for (size_t i = 0; p->runs && i < p->nruns; i++)
+    for (size_t i = 0; p->runs && i < p->nruns; i++) {
         for (size_t j = 0; j < GB_MAX_AXES; j++)
             gb_sweep_free(&p->runs[i].sweeps[j]);
+        free_tunables(&p->runs[i]);
+        free_constraints(&p->runs[i]);
+        free(p->runs[i].tuning_cache);
+    }
     free(p->runs);
     p->backends = NULL;
     p->devices = NULL;

@@ -22,6 +22,17 @@
  *         size: {from: 4KiB, to: 256MiB, factor: 4}
  *         memory: pinned            # a scalar is a one-value sweep
  *
+ * Tuning keys (additive):
+ *
+ *   tuning_cache: /path/tuning.json # top level, optional: the tuning cache file (default
+ *                                   # $XDG_CACHE_HOME/gpubench/tuning.json; src/tuning_cache.h)
+ *   suites:
+ *     - suite: gemm
+ *       tuned: true                 # tunable kernels use the tuning cache's configuration
+ *     - suite: tuning               # suites that take a search space (gb_suite.search_space):
+ *       tunables: {WG: [64, 128, 256], VEC: {from: 1, to: 8, factor: 2}}  # replace the values
+ *       constraints: ["TILE * VEC <= 64"]     # more constraints (src/tune.h expressions)
+ *
  * Sweeps: a scalar, a list, {from, to, factor} (geometric, factor > 1) or {from, to, step}
  * (arithmetic, step > 0); `to` is included when the progression lands on it. Sizes take units
  * (src/units.h). Every error is reported as "file:line:column: message" (1-based) and makes the
@@ -38,12 +49,33 @@
 #include "stats.h"
 #include "suite.h"
 
+/* One tunable of a suite entry's `tunables:`: a kernel's -D define and the values to try. */
+struct gb_tunable_spec {
+    char name[32];
+    int64_t *values; /* malloc'd, n of them, distinct */
+    size_t n;
+    int line, column; /* where the name is in the profile */
+};
+
+/* One entry of `constraints:`: an expression over the tunables (syntax checked at load time;
+ * names are checked against the kernel when the case runs). */
+struct gb_constraint_spec {
+    char *text; /* malloc'd */
+    int line, column;
+};
+
 /* One entry of `suites:`. sweeps[i] belongs to suite->axes[i]. */
 struct gb_suite_run {
     const struct gb_suite *suite;
     struct gb_measure_cfg measure;
     struct gb_sweep sweeps[GB_MAX_AXES];
     int line, column; /* where the entry starts in the profile */
+    bool tuned;                 /* `tuned: true`: tunable kernels use the tuning cache */
+    char *tuning_cache;         /* the profile's `tuning_cache:` (malloc'd); NULL: the default */
+    struct gb_tunable_spec *tunables; /* `tunables:` (malloc'd), in profile order */
+    size_t ntunables;
+    struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
+    size_t nconstraints;
 };
 
 struct gb_profile {
@@ -55,6 +87,7 @@ struct gb_profile {
     struct gb_measure_cfg measure;
     struct gb_suite_run *runs;
     size_t nruns;
+    char tuning_cache[1024];   /* `tuning_cache:`; "" for the default location */
 };
 
 /* Built-in defaults of `measure`. */

@@ -13,10 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "config.h"
 #include "gb-config.h"
 #include "gb-version.h"
 #include "plan.h"
+#include "precision.h"
+#include "report.h"
 #include "results.h"
 #include "runner.h"
 #include "units.h"
@@ -42,9 +45,18 @@ static void usage(FILE *f)
             "      -q, --quiet             no progress line on stderr\n"
             "  validate PROFILE [--set ..] check a profile and show how many cases it expands to\n"
             "  suites                      list the suites and their axes with default sweeps\n"
+            "  compare BASE NEW [OPTIONS]  regression verdict per case (see compare --help);\n"
+            "                              exit 0 clean, 3 regression, 2 bad input\n"
+            "  calibrate PROFILE [-n RUNS] [--dir DIR] [run and compare options]\n"
+            "                              A/A runs: run-to-run noise per case and the threshold\n"
+            "                              that raises no false alarm (--from FILE... reuses runs)\n"
+            "  baseline RESULTS [--dir D]  promote a run to results/baselines/<host>-<device>.json\n"
+            "  report RESULTS... -o DIR    HTML + Markdown report with gnuplot charts\n"
+            "                              [--prices prices.yaml] [--title TEXT]\n"
             "  --help, --version\n"
             "\n"
-            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n");
+            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 regression\n"
+            "(compare), 130 interrupted\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -312,6 +324,31 @@ static void fill_meta(struct gb_run_meta *m, const struct gb_profile *p, int arg
     snprintf(m->profile_sha256, sizeof m->profile_sha256, "%s", p->sha256);
 }
 
+/* Loads the profile and plans its cases on the selected devices (run and calibrate). */
+static int prepare_plan(const struct run_args *a, const char *cmd, struct gb_profile *p,
+                        struct gb_plan *plan)
+{
+    int rc;
+    if ((rc = load_profile(a, p)))
+        return rc;
+    memset(plan, 0, sizeof *plan);
+    gb_error_clear();
+    if (gb_plan_devices(p, a->backend, a->device, plan)) {
+        fprintf(stderr, "gpubench %s: %s\n", cmd, gb_error_msg());
+        gb_plan_free(plan);
+        gb_profile_free(p);
+        return EXIT_USAGE;
+    }
+    if (gb_plan_expand(p, a->suite, plan) || plan->ncases == 0) {
+        fprintf(stderr, "gpubench %s: %s\n", cmd,
+                plan->ncases == 0 ? "the profile and --suite select no case" : gb_error_msg());
+        gb_plan_free(plan);
+        gb_profile_free(p);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
     struct run_args a = {0};
@@ -319,23 +356,9 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     if (rc)
         return rc;
     struct gb_profile p;
-    if ((rc = load_profile(&a, &p)))
+    struct gb_plan plan;
+    if ((rc = prepare_plan(&a, "run", &p, &plan)))
         return rc;
-    struct gb_plan plan = {0};
-    gb_error_clear();
-    if (gb_plan_devices(&p, a.backend, a.device, &plan)) {
-        fprintf(stderr, "gpubench run: %s\n", gb_error_msg());
-        gb_plan_free(&plan);
-        gb_profile_free(&p);
-        return EXIT_USAGE;
-    }
-    if (gb_plan_expand(&p, a.suite, &plan) || plan.ncases == 0) {
-        fprintf(stderr, "gpubench run: %s\n",
-                plan.ncases == 0 ? "the profile and --suite select no case" : gb_error_msg());
-        gb_plan_free(&plan);
-        gb_profile_free(&p);
-        return EXIT_USAGE;
-    }
     struct gb_results rs = {0};
     fill_meta(&rs.run, &p, full_argc, full_argv);
     char out[2048];
@@ -367,6 +390,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     };
     int r = gb_run_plan(&plan, &o, &rs);
     gb_print_summary(stdout, &rs);
+    gb_print_precision_table(stdout, &rs);
     size_t ok = 0, skipped = 0, failed = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         ok += rs.results[i].status == GB_STATUS_OK;
@@ -387,6 +411,126 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     if (r == GB_EIO)
         return EXIT_CASE_FAILED;
     return r ? EXIT_CASE_FAILED : EXIT_OK;
+}
+
+/* gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [run options] [compare
+ * options]: runs the profile RUNS times through the same plan and runner as `run` (one results
+ * file each, in DIR), then reports each case's run-to-run noise and the threshold that would have
+ * raised no false alarm (gb_calibrate_report). `calibrate --from FILE...` analyses earlier runs. */
+static int cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--from") == 0)
+            return gb_cmd_calibrate_files(argc, argv);
+    long runs = 3;
+    const char *dir = NULL, *json = NULL;
+    struct gb_compare_opts co;
+    gb_compare_opts_default(&co);
+    /* Calibrate's own and compare's options are taken out; the rest are run's. */
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return EXIT_USAGE;
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        char err[256], *end;
+        int used = gb_compare_parse_option(argc, argv, i, &co, err, sizeof err);
+        if (used < 0) {
+            fprintf(stderr, "gpubench calibrate: %s\n", err);
+            free(rest);
+            return EXIT_USAGE;
+        }
+        if (used > 0) {
+            i += used - 1;
+        } else if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--runs") == 0) && i + 1 < argc) {
+            runs = strtol(argv[++i], &end, 10);
+            if (*end || runs < 2 || runs > 100) {
+                fprintf(stderr, "gpubench calibrate: -n wants 2..100 runs, got '%s'\n", argv[i]);
+                free(rest);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            json = argv[++i];
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    struct run_args a = {0};
+    int rc = parse_run_args(nrest, rest, "calibrate", &a);
+    free(rest);
+    if (rc)
+        return rc;
+    if (a.out) {
+        fprintf(stderr, "gpubench calibrate: -o does not apply; --dir DIR holds the runs\n");
+        return EXIT_USAGE;
+    }
+    struct gb_profile p;
+    struct gb_plan plan;
+    if ((rc = prepare_plan(&a, "calibrate", &p, &plan)))
+        return rc;
+    struct gb_results *rs = calloc((size_t)runs, sizeof *rs);
+    char(*paths)[2048] = calloc((size_t)runs, sizeof *paths);
+    const char **path_ptrs = calloc((size_t)runs, sizeof *path_ptrs);
+    char dirbuf[1024];
+    if (!dir) {
+        char stamp[32];
+        time_t t = time(NULL);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(dirbuf, sizeof dirbuf, "results/calibrate-%s-%s", p.name, stamp);
+        dir = dirbuf;
+        if (mkdir("results", 0777) != 0 && errno != EEXIST)
+            dir = NULL;
+    }
+    if (!rs || !paths || !path_ptrs || !dir || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", dir ? dir : "results/",
+                strerror(errno));
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    long done = 0;
+    for (; done < runs && !stop_flag; done++) {
+        snprintf(paths[done], sizeof paths[done], "%s/run-%ld.json", dir, done + 1);
+        path_ptrs[done] = paths[done];
+        fill_meta(&rs[done].run, &p, full_argc, full_argv);
+        fprintf(stderr, "gpubench calibrate: run %ld of %ld, %zu cases -> %s\n", done + 1, runs,
+                plan.ncases, paths[done]);
+        struct gb_runner_opts o = {
+            .out_path = paths[done],
+            .progress = !a.quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+            .stop = &stop_flag,
+        };
+        int r = gb_run_plan(&plan, &o, &rs[done]);
+        if (r == GB_EIO || r == GB_EINTR) {
+            fprintf(stderr, "gpubench calibrate: run %ld %s\n", done + 1,
+                    r == GB_EINTR ? "interrupted" : "could not be written");
+            rc = r == GB_EINTR ? EXIT_INTERRUPTED : EXIT_CASE_FAILED;
+            done++;
+            goto out;
+        }
+    }
+    gb_error_clear();
+    if (gb_calibrate_report(stdout, rs, path_ptrs, (size_t)done, &co, json)) {
+        fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+        rc = EXIT_USAGE;
+    }
+out:
+    for (long i = 0; rs && i < runs; i++)
+        gb_results_free(&rs[i]);
+    free(rs);
+    free(paths);
+    free(path_ptrs);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    for (size_t b = 0; b < gb_backend_count; b++)
+        gb_backends[b]->shutdown();
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -415,6 +559,14 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "suites") == 0)
         return cmd_suites();
+    if (strcmp(cmd, "compare") == 0)
+        return gb_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0)
+        return cmd_calibrate(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "baseline") == 0)
+        return gb_cmd_baseline(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return gb_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "gpubench: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

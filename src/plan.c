@@ -159,55 +159,94 @@ static bool suite_wanted(const char *filter, const char *name)
     return false;
 }
 
+/* Appends the cases of one profile entry on plan device `d` (single-device suites, set NULL)
+ * or on the device set set[0..nset) (multi-device suites). */
+static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *set, size_t nset,
+                      struct gb_plan *plan, size_t *cap)
+{
+    const struct gb_suite *s = run->suite;
+    size_t first = plan->ncases; /* duplicates are merged within one entry */
+    size_t idx[GB_MAX_AXES] = {0};
+    for (size_t i = 0; i < s->naxes; i++)
+        if (run->sweeps[i].n == 0)
+            return 0;
+    for (;;) {
+        struct gb_plan_case c = {.run = run, .device = d, .nset = nset};
+        if (nset)
+            memcpy(c.set, set, nset * sizeof *set);
+        c.params.n = s->naxes;
+        bool keep = true;
+        for (size_t i = 0; i < s->naxes; i++) {
+            c.params.name[i] = s->axes[i].name;
+            c.params.v[i] = run->sweeps[i].v[idx[i]];
+            /* A position in the device set that this set does not have. */
+            if (nset && s->axes[i].device_pos && c.params.v[i].type == GB_V_INT &&
+                (c.params.v[i].u.i < 0 || (uint64_t)c.params.v[i].u.i >= nset))
+                keep = false;
+        }
+        keep = keep && (!s->normalize || s->normalize(&c.params));
+        for (size_t j = first; keep && j < plan->ncases; j++)
+            if (params_equal(&plan->cases[j].params, &c.params))
+                keep = false;
+        if (keep) {
+            if (plan->ncases == *cap) {
+                *cap = *cap ? 2 * *cap : 64;
+                struct gb_plan_case *nc = realloc(plan->cases, *cap * sizeof *nc);
+                if (!nc)
+                    return GB_FAIL(GB_ENOMEM, "plan of %zu cases", *cap);
+                plan->cases = nc;
+            }
+            plan->cases[plan->ncases++] = c;
+        }
+        /* Odometer: the last axis turns fastest. */
+        size_t i = s->naxes;
+        while (i > 0) {
+            i--;
+            if (++idx[i] < run->sweeps[i].n)
+                break;
+            idx[i] = 0;
+            if (i == 0)
+                return 0;
+        }
+        if (s->naxes == 0)
+            return 0;
+    }
+}
+
 int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan)
 {
     size_t cap = 0;
+    int err;
     for (size_t d = 0; d < plan->ndevices; d++) {
         for (size_t r = 0; r < p->nruns; r++) {
             const struct gb_suite_run *run = &p->runs[r];
-            const struct gb_suite *s = run->suite;
-            if (!suite_wanted(suite_filter, s->name))
+            if (!suite_wanted(suite_filter, run->suite->name) ||
+                (run->suite->flags & GB_SUITE_MULTI_DEVICE))
                 continue;
-            size_t first = plan->ncases; /* duplicates are merged within one entry */
-            size_t idx[GB_MAX_AXES] = {0};
-            for (size_t i = 0; i < s->naxes; i++)
-                if (run->sweeps[i].n == 0)
-                    goto next_run;
-            for (;;) {
-                struct gb_plan_case c = {.run = run, .device = d};
-                c.params.n = s->naxes;
-                for (size_t i = 0; i < s->naxes; i++) {
-                    c.params.name[i] = s->axes[i].name;
-                    c.params.v[i] = run->sweeps[i].v[idx[i]];
-                }
-                bool keep = !s->normalize || s->normalize(&c.params);
-                for (size_t j = first; keep && j < plan->ncases; j++)
-                    if (params_equal(&plan->cases[j].params, &c.params))
-                        keep = false;
-                if (keep) {
-                    if (plan->ncases == cap) {
-                        cap = cap ? 2 * cap : 64;
-                        struct gb_plan_case *nc = realloc(plan->cases, cap * sizeof *nc);
-                        if (!nc)
-                            return GB_FAIL(GB_ENOMEM, "plan of %zu cases", cap);
-                        plan->cases = nc;
-                    }
-                    plan->cases[plan->ncases++] = c;
-                }
-                /* Odometer: the last axis turns fastest. */
-                size_t i = s->naxes;
-                while (i > 0) {
-                    i--;
-                    if (++idx[i] < run->sweeps[i].n)
-                        break;
-                    idx[i] = 0;
-                    if (i == 0)
-                        goto next_run;
-                }
-                if (s->naxes == 0)
-                    break;
-            }
-        next_run:;
+            if ((err = expand_run(run, d, NULL, 0, plan, &cap)))
+                return err;
+        }
+    }
+    /* Multi-device suites: one device set per backend, in the order the devices were selected;
+     * a machine with more than GB_MAX_SET devices of a backend uses the first GB_MAX_SET. */
+    for (size_t d = 0; d < plan->ndevices; d++) {
+        bool first_of_backend = true;
+        for (size_t e = 0; e < d; e++)
+            if (plan->devices[e].ops == plan->devices[d].ops)
+                first_of_backend = false;
+        if (!first_of_backend)
+            continue;
+        size_t set[GB_MAX_SET], nset = 0;
+        for (size_t e = d; e < plan->ndevices && nset < GB_MAX_SET; e++)
+            if (plan->devices[e].ops == plan->devices[d].ops)
+                set[nset++] = e;
+        for (size_t r = 0; r < p->nruns; r++) {
+            const struct gb_suite_run *run = &p->runs[r];
+            if (!suite_wanted(suite_filter, run->suite->name) ||
+                !(run->suite->flags & GB_SUITE_MULTI_DEVICE))
+                continue;
+            if ((err = expand_run(run, d, set, nset, plan, &cap)))
+                return err;
         }
     }
     return 0;

@@ -16,13 +16,19 @@ struct gb_plan_device {
 struct gb_plan_case {
     const struct gb_suite_run *run; /* the profile entry: suite and measurement budget */
     struct gb_params params;
-    size_t device;                  /* index into gb_plan.devices */
+    size_t device;                  /* index into gb_plan.devices (multi-device: set[0]) */
+    /* Multi-device suites (GB_SUITE_MULTI_DEVICE): the device set the case runs on at once,
+     * indices into gb_plan.devices (every selected device of one backend, in selection order,
+     * at most GB_MAX_SET). nset is 0 for single-device cases. */
+    size_t set[GB_MAX_SET];
+    size_t nset;
 };
 
 struct gb_plan {
     struct gb_plan_device *devices;
     size_t ndevices;
-    struct gb_plan_case *cases;     /* device-major: all cases of devices[0] first */
+    struct gb_plan_case *cases;     /* device-major: all cases of devices[0] first; then the
+                                     * multi-device cases, one group per backend */
     size_t ncases;
 };
 
@@ -48,7 +54,9 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
 /* Expands the profile's suite entries into cases for every selected device: the Cartesian
  * product of the sweeps in axis order (the last axis varies fastest), passed through the suite's
  * normalize() and with duplicates merged. `suite_filter` (NULL: all) keeps only entries of the
- * suites it names (comma-separated). */
+ * suites it names (comma-separated). Multi-device suites expand once per backend, over the set
+ * of that backend's selected devices, after every single-device case; values of a device_pos
+ * axis at or above the set's size are dropped. */
 int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan);
 
 void gb_plan_free(struct gb_plan *plan);

@@ -256,6 +256,26 @@ static json_t *gb__device_json(struct gb__w *w, const struct gb_result_device *d
     return o;
 }
 
+static json_t *gb__figure_json(struct gb__w *w, const struct gb_figure *f)
+{
+    json_t *o = json_object();
+    gb__put(w, o, "name", gb__str(f->name));
+    if (f->n == 0) {
+        gb__put(w, o, "text", gb__str(f->text));
+        return o;
+    }
+    gb__put(w, o, "unit", gb__str(f->unit));
+    if (!f->per_device) {
+        gb__put(w, o, "value", gb__num(f->v[0]));
+        return o;
+    }
+    json_t *vals = json_array();
+    for (size_t i = 0; i < f->n && i < GB_MAX_SET; i++)
+        gb__append(w, vals, gb__num(f->v[i]));
+    gb__put(w, o, "values", vals);
+    return o;
+}
+
 static json_t *gb__result_json(struct gb__w *w, const struct gb_results *rs,
                                const struct gb_result *r)
 {
@@ -293,6 +313,19 @@ static json_t *gb__result_json(struct gb__w *w, const struct gb_results *rs,
     gb__put(w, o, "noisy", json_boolean(r->noisy));
     gb__put(w, o, "implausible", json_boolean(r->implausible));
     gb__put(w, o, "elapsed_s", gb__num(r->elapsed_s));
+    /* Multi-device results only: the set of devices and the named figures (both additive). */
+    if (r->nset > 0) {
+        json_t *set = json_array();
+        for (size_t i = 0; i < r->nset && i < GB_MAX_SET; i++)
+            gb__append(w, set, json_integer(r->set[i]));
+        gb__put(w, o, "devices", set);
+    }
+    if (r->nfigures > 0) {
+        json_t *figs = json_array();
+        for (size_t i = 0; i < r->nfigures && i < GB_MAX_FIGURES; i++)
+            gb__append(w, figs, gb__figure_json(w, &r->figures[i]));
+        gb__put(w, o, "figures", figs);
+    }
     return o;
 }
 
@@ -724,6 +757,80 @@ static int gb__rd_params(struct gb__r *R, const json_t *o, const char *w, struct
     return 0;
 }
 
+/* The optional "devices" array of a multi-device result: indices into the file's devices. */
+static int gb__rd_set(struct gb__r *R, const json_t *o, const char *w, size_t ndevices,
+                      struct gb_result *r)
+{
+    json_t *set;
+    int rc = gb__rd_node(R, o, w, "devices", JSON_ARRAY, &set, 0);
+    if (rc || !set)
+        return rc;
+    if (json_array_size(set) > GB_MAX_SET)
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.devices: %zu devices, at most %d", R->file, w,
+                            json_array_size(set), GB_MAX_SET);
+    for (size_t k = 0; k < json_array_size(set); k++) {
+        json_t *x = json_array_get(set, k);
+        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+            (size_t)json_integer_value(x) >= ndevices)
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.devices[%zu]: expected an index into "
+                                "devices (0..%zu)", R->file, w, k, ndevices ? ndevices - 1 : 0);
+        r->set[k] = (int)json_integer_value(x);
+    }
+    r->nset = json_array_size(set);
+    return 0;
+}
+
+/* The optional "figures" array: {name, unit, value} | {name, unit, values} | {name, text}. */
+static int gb__rd_figures(struct gb__r *R, const json_t *o, const char *w, struct gb_result *r)
+{
+    json_t *figs;
+    int rc = gb__rd_node(R, o, w, "figures", JSON_ARRAY, &figs, 0);
+    if (rc || !figs)
+        return rc;
+    if (json_array_size(figs) > GB_MAX_FIGURES)
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.figures: %zu figures, at most %d", R->file, w,
+                            json_array_size(figs), GB_MAX_FIGURES);
+    for (size_t k = 0; k < json_array_size(figs); k++) {
+        json_t *fo = json_array_get(figs, k);
+        char fw[80];
+        snprintf(fw, sizeof fw, "%s.figures[%zu]", w, k);
+        if (!json_is_object(fo))
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, fw,
+                                gb__jtype(fo));
+        struct gb_figure *f = &r->figures[k];
+        memset(f, 0, sizeof *f);
+        json_t *vals = NULL;
+        if ((rc = gb__rd_str(R, fo, fw, "name", f->name, sizeof f->name, GB__REQ)) ||
+            (rc = gb__rd_str(R, fo, fw, "unit", f->unit, sizeof f->unit, GB__TRUNC)) ||
+            (rc = gb__rd_str(R, fo, fw, "text", f->text, sizeof f->text, GB__TRUNC)) ||
+            (rc = gb__rd_node(R, fo, fw, "values", JSON_ARRAY, &vals, 0)))
+            return rc;
+        if (vals) {
+            if (json_array_size(vals) == 0 || json_array_size(vals) > GB_MAX_SET)
+                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.values: %zu values, expected 1..%d",
+                                    R->file, fw, json_array_size(vals), GB_MAX_SET);
+            f->per_device = true;
+            f->n = json_array_size(vals);
+            for (size_t j = 0; j < f->n; j++) {
+                json_t *x = json_array_get(vals, j);
+                if (!json_is_number(x) && !json_is_null(x))
+                    return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.values[%zu]: expected a number, "
+                                        "found %s", R->file, fw, j, gb__jtype(x));
+                f->v[j] = json_is_null(x) ? NAN : json_number_value(x);
+            }
+        } else if (json_object_get(fo, "value")) {
+            f->n = 1;
+            if ((rc = gb__rd_num(R, fo, fw, "value", &f->v[0], NAN, 0)))
+                return rc;
+        } else if (!json_object_get(fo, "text")) {
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: a figure needs \"value\", \"values\" or "
+                                "\"text\"", R->file, fw);
+        }
+    }
+    r->nfigures = json_array_size(figs);
+    return 0;
+}
+
 static int gb__rd_result(struct gb__r *R, const json_t *o, size_t i, size_t ndevices,
                          struct gb_result *r)
 {
@@ -759,6 +866,8 @@ static int gb__rd_result(struct gb__r *R, const json_t *o, size_t i, size_t ndev
         (rc = gb__rd_num(R, o, w, "elapsed_s", &r->elapsed_s, NAN, 0)))
         return rc;
     r->device_index = (int)dev;
+    if ((rc = gb__rd_set(R, o, w, ndevices, r)) || (rc = gb__rd_figures(R, o, w, r)))
+        return rc;
 
     if (strcmp(status, "ok") == 0)
         r->status = GB_STATUS_OK;

@@ -17,6 +17,24 @@
 #define GB_RESULTS_SCHEMA "gpubench-results/1"
 
 enum gb_status { GB_STATUS_OK, GB_STATUS_SKIPPED, GB_STATUS_FAILED };
+
+/* Multi-device cases: the most devices one case runs on at once, and the most named figures a
+ * result carries beside its headline value. */
+#define GB_MAX_SET 16
+#define GB_MAX_FIGURES 12
+
+/* A named figure beside the headline value: a derived number ("busbw" in GB/s, "speedup"), one
+ * number per device of the case's set ("busy" seconds per device), or a text ("path": "staged").
+ * JSON: {"name", "unit", "value"} for a scalar, {"name", "unit", "values": [...]} per device,
+ * {"name", "text"} for a text. */
+struct gb_figure {
+    char name[32];
+    char unit[16];              /* "GB/s", "s", "" for a ratio */
+    size_t n;                   /* 0: a text; 1: a scalar (v[0]); > 1: v[0..n), per device */
+    bool per_device;            /* v holds one value per device of the set (even when n is 1) */
+    double v[GB_MAX_SET];
+    char text[64];
+};
 enum gb_better { GB_BETTER_HIGHER, GB_BETTER_LOWER };
 
 const char *gb_status_name(enum gb_status s); /* "ok", "skipped", "failed" */
@@ -45,6 +63,14 @@ struct gb_result {
     bool noisy;                 /* stopped on a budget before the noise target */
     bool implausible;           /* faster than the device's physical limit */
     double elapsed_s;           /* wall time of the whole case (setup to teardown) */
+    /* Multi-device cases only (nset > 0): every device that took part, as indices into
+     * gb_results.devices in the order of the case's set (set[0] == device_index). JSON: the
+     * "devices" array, absent for single-device cases. */
+    int set[GB_MAX_SET];
+    size_t nset;
+    /* Named figures beside value (JSON "figures", absent when there are none). */
+    struct gb_figure figures[GB_MAX_FIGURES];
+    size_t nfigures;
 };
 
 struct gb_result_device {

@@ -24,6 +24,14 @@ struct gb_runner_opts {
  * interrupted, GB_EIO when the results file cannot be written. */
 int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, struct gb_results *rs);
 
+/* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
+ * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0, else the
+ * latency in microseconds. r->suite must be set (it decides the implausibility check). Used by
+ * the runner and by gb_case_measure() (src/subcase.h). */
+struct gb_measurement;
+void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
+                           const struct gb_measurement *m);
+
 /* Prints the summary table of rs to f: one row per result. */
 void gb_print_summary(FILE *f, const struct gb_results *rs);
 

@@ -106,3 +106,50 @@ int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uin
     }
     return stage(ctx, src, dst, bytes, false);
 }
+
+/* ---- figures beside the headline value ------------------------------------------------------ */
+
+static struct gb_figure *new_figure(struct gb_case_ctx *ctx, const char *name)
+{
+    if (ctx->nfigures >= GB_MAX_FIGURES)
+        return NULL;
+    struct gb_figure *f = &ctx->figures[ctx->nfigures++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    return f;
+}
+
+void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value)
+{
+    struct gb_figure *f = new_figure(ctx, name);
+    if (!f)
+        return;
+    snprintf(f->unit, sizeof f->unit, "%s", unit);
+    f->n = 1;
+    f->v[0] = value;
+}
+
+void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            const double *values, size_t n)
+{
+    if (n == 0)
+        return;
+    struct gb_figure *f = new_figure(ctx, name);
+    if (!f)
+        return;
+    snprintf(f->unit, sizeof f->unit, "%s", unit);
+    f->per_device = true;
+    f->n = n < GB_MAX_SET ? n : GB_MAX_SET;
+    memcpy(f->v, values, f->n * sizeof *values);
+}
+
+void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
+{
+    struct gb_figure *f = new_figure(ctx, name);
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+}

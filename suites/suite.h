@@ -8,6 +8,7 @@
 #ifndef GB_SUITE_H
 #define GB_SUITE_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +16,9 @@
 
 #include "backend.h"
 #include "params.h"
+#include "results.h" /* GB_MAX_SET, struct gb_figure */
+
+struct gb_suite_run; /* src/config.h: a profile entry */
 
 struct gb_axis_def {
     const char *name;
@@ -27,6 +31,10 @@ struct gb_axis_def {
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
     const char *help;
+    /* Multi-device suites: the value (GB_V_INT) is a position in the case's device set, 0-based
+     * (the peer-copy matrix's source and destination). The plan keeps only the values below the
+     * size of the set, so the default sweep may name more positions than a machine has. */
+    bool device_pos;
 };
 
 enum gb_timer {
@@ -52,6 +60,37 @@ struct gb_case_ctx {
     void *state;                 /* suite->state_size zeroed bytes */
     char reason[1024];           /* why a case was skipped / failed verification */
     double max_error;            /* verify(): the largest relative error seen, for the results */
+    /* Multi-device suites (GB_SUITE_MULTI_DEVICE): every device of the case's set, open, each
+     * with its own in-order queue; devs[0] == dev and queues[0] == q. All of one backend. For
+     * single-device suites ndevs is 1 and the arrays hold dev and q. Valid for one case. */
+    struct gb_device *const *devs;
+    struct gb_queue *const *queues;
+    size_t ndevs;
+    /* Named figures beside the headline value (gb_case_figure() and friends), copied into the
+     * result when the case is ok. */
+    struct gb_figure figures[GB_MAX_FIGURES];
+    size_t nfigures;
+    /* Set by the runner; NULL when a test drives a suite directly. A suite that measures several
+     * configurations in one case (tuning) measures each through the harness with
+     * gb_case_measure() (src/subcase.h), which records it in `extra`. */
+    const struct gb_suite_run *run; /* the profile entry: budget, `tuned`, tuning cache, space */
+    volatile sig_atomic_t *stop;    /* raised by Ctrl-C: stop measuring further configurations */
+    struct gb_results *extra;       /* results recorded before the case's own, in this order */
+};
+
+/* gb_suite.flags */
+enum gb_suite_flags {
+    /* A case runs on a set of devices at once (every selected device of one backend) instead of
+     * once per device: the plan expands it once per backend, the runner opens every device of
+     * the set and fills ctx->devs / ctx->queues, and the result records the set. Such cases
+     * are host-timed (GB_TIMER_HOST): run() returns when every device has finished. */
+    GB_SUITE_MULTI_DEVICE = 1u << 0,
+    /* With an integer axis `ndev` (how many devices of the set the case uses): the runner adds
+     * the figures "speedup" (this result's value over the same case's with ndev = 1, measured
+     * earlier in the run) and "efficiency" (speedup / ndev). With a throughput metric this is
+     * T1 / Tn for strong scaling (fixed total work) and n T1 / Tn for weak scaling (fixed work
+     * per device), the usual definitions. */
+    GB_SUITE_SCALING = 1u << 1,
 };
 
 struct gb_suite {
@@ -76,6 +115,17 @@ struct gb_suite {
     int (*verify)(struct gb_case_ctx *ctx);
     /* Frees everything setup allocated; must cope with a partial setup. */
     void (*teardown)(struct gb_case_ctx *ctx);
+    /* GB_SUITE_* bits; 0 for a single-device suite. */
+    unsigned flags;
+    /* Optional. After a successful verify(): adds figures derived from the measurement
+     * (`op_time_s`, the median seconds per operation) and the suite's own bookkeeping, with
+     * gb_case_figure() and friends. Called before teardown. */
+    void (*figures)(struct gb_case_ctx *ctx, double op_time_s);
+    /* Optional. Called once after the last case of a run (an interrupted run too): appends
+     * results derived across this suite's results in rs (the batching knee). */
+    int (*derive)(struct gb_results *rs);
+    /* Whether profile entries of this suite take `tunables:` and `constraints:` (tuning). */
+    bool search_space;
 };
 
 /* The table of suites (suites/suites.c). */
@@ -92,6 +142,15 @@ int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...) __attribute__((f
 /* Formats a verification failure into ctx->reason and returns GB_EVERIFY. */
 int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Adds a named figure to the case's result (at most GB_MAX_FIGURES; more are dropped): a scalar
+ * with its unit ("GB/s", "s", "" for a ratio), one value per device of the set (n values, in
+ * set order), or a text. */
+void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value);
+void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            const double *values, size_t n);
+void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
  * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.

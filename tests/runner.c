@@ -140,6 +140,13 @@ int main(int argc, char **argv)
         first = 2;
     }
     qsort(tests, ntests, sizeof *tests, by_name);
+    /* Tests never touch the user's tuning cache: a profile with tuned: true or a tuning search
+     * reads and writes this run's own file instead. */
+    if (!list && !getenv("GPUBENCH_TUNING_CACHE")) {
+        static char cache[4200];
+        snprintf(cache, sizeof cache, "%s/tuning.json", gb_test_tmpdir());
+        setenv("GPUBENCH_TUNING_CACHE", cache, 1);
+    }
     size_t passed = 0, failed = 0, skipped = 0;
     static char log[1 << 16];
     for (size_t i = 0; i < ntests; i++) {

@@ -24,7 +24,7 @@
  * kernel file, and a set when it gains a tunable value; the counts follow. */
 #define MAX_KERNELS 8
 #define MAX_SETS 16
-#define MAX_DEFS 4
+#define MAX_DEFS 6
 struct variant_file {
     const char *file;
     const char *kernels[MAX_KERNELS]; /* NULL-terminated */
@@ -56,6 +56,58 @@ static const struct variant_file variant_files[] = {
      15},
     /* suites/launch.c: no tunables. */
     {"launch.cl", {"launch_count", NULL}, {{NULL}}, 1},
+    /* suites/compute.c: CHAINS is the `chains` axis (the values configs/precision.yaml
+     * sweeps); VEC is 1 on CUDA. Every kernel, FP16 (cuda_fp16.h), BF16 (cuda_bf16.h) and dp4a
+     * included, is compiled in each set. */
+    {"compute.cl",
+     {"compute_f64", "compute_f32", "compute_f16", "compute_half2", "compute_bf16",
+      "compute_int8dot", "compute_i32", NULL},
+     {{NULL},
+      {"CHAINS=4", "VEC=1", NULL},
+      {"CHAINS=8", "VEC=1", NULL},
+      {"CHAINS=16", "VEC=1", NULL}},
+     4},
+    /* suites/gemm.c (impl=own) and the tuning suite: the element types and transposes, and the
+     * tunables' extremes (defaults fill in what a set leaves out; kernels/gemm.cl lists the
+     * valid combinations). */
+    {"gemm.cl",
+     {"gemm_tiled", NULL},
+     {{NULL},
+      {"T=float", "TRANS_A=1", "TRANS_B=1", NULL},
+      {"T=double", "TRANS_A=0", "TRANS_B=1", NULL},
+      {"T=float", "IN_HALF=1", "TRANS_A=1", NULL},
+      {"T=float", "IN_BF16=1", NULL},
+      {"TS=16", "WPT=2", "TSK=4", "UNROLL=1", NULL},
+      {"TS=64", "WPT=8", "TSK=32", "UNROLL=8", NULL},
+      {"TS=128", "WPT=8", "TSK=32", "UNROLL=8", NULL}},
+     8},
+    /* suites/tuning.c: the dot reduction's defaults and the corners of its search space. */
+    {"dot.cl",
+     {"dot_partial", "dot_final", NULL},
+     {{NULL},
+      {"T=float", "WG=32", "VEC=1", "LAYOUT=1", "REDUCE=0", "FWG=32", NULL},
+      {"T=float", "WG=1024", "VEC=16", "LAYOUT=0", "REDUCE=1", "FWG=1024", NULL},
+      {"T=double", "WG=256", "VEC=4", "LAYOUT=0", "REDUCE=2", "FWG=64", NULL}},
+     4},
+    /* suites/tuning.c: the 2-D transpose, with and without a local-memory tile. */
+    {"transpose.cl",
+     {"transpose", NULL},
+     {{NULL},
+      {"T=float", "TILE=8", "ROWS=1", "LOCAL=0", "PAD=0", NULL},
+      {"T=float", "TILE=64", "ROWS=8", "LOCAL=1", "PAD=1", NULL},
+      {"T=double", "TILE=16", "ROWS=16", "LOCAL=1", "PAD=0", NULL}},
+     4},
+    /* suites/batching.c and the multi-device suites (their tiled fallback SGEMM). */
+    {"batching.cl", {"batch_inc", NULL}, {{NULL}}, 1},
+    {"multi.cl",
+     {"multi_reduce", "multi_sgemm", "multi_work", NULL},
+     {{NULL}, {"TS=8", NULL}, {"TS=32", NULL}},
+     3},
+    /* suites/fp16.c: float, half (cuda_fp16.h) and bfloat16 storage. */
+    {"fp16.cl",
+     {"fp16_scale", "fp16_triad", NULL},
+     {{NULL}, {"STORE_HALF=1", NULL}, {"STORE_BF16=1", NULL}},
+     3},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 

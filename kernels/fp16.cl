@@ -1,0 +1,54 @@
+/* 16-bit storage, float arithmetic: memory-bound kernels that read and write their arrays as
+ * IEEE half (GB_LOAD_HALF / GB_STORE_HALF: vload_half / vstore_half on OpenCL, valid on every
+ * device, cl_khr_fp16 or not; __half conversions on CUDA) or bfloat16 bits, and compute in float.
+ * The same kernels with float storage are the baseline: half the bytes for the same elements.
+ *
+ *   scale  b[i] = s * c[i]          triad  a[i] = b[i] + s * c[i]     (BabelStream's names)
+ *
+ * Defines: STORE_HALF or STORE_BF16 (default: float storage). One element per work-item from
+ * `base`, no bounds check (the form CPU OpenCL compilers vectorise best; see stream.cl): the host
+ * launches the largest multiple of the work-group size, then the remainder from base.
+ * Rounding on store: to nearest even (vstore_half's default mode, __float2half_rn, and the
+ * bfloat16 rounding below), so the host knows what to expect within one rounding.
+ */
+
+#if defined(STORE_HALF) && STORE_HALF
+typedef gb_half st_t;
+#define LOAD(p, i) GB_LOAD_HALF((p), (i))
+#define STORE(v, p, i) GB_STORE_HALF((v), (p), (i))
+#elif defined(STORE_BF16) && STORE_BF16
+typedef unsigned short st_t;
+#if defined(GB_OPENCL)
+#define GB__F2U(f) as_uint(f)
+#define GB__U2F(u) as_float(u)
+#else
+#define GB__F2U(f) __float_as_uint(f)
+#define GB__U2F(u) __uint_as_float(u)
+#endif
+#define LOAD(p, i) GB__U2F((unsigned int)(p)[(i)] << 16)
+/* Round to nearest even on the 16 bits dropped (the inputs here are finite). */
+static GB_INLINE unsigned short gb__bf16_rne(float v)
+{
+    const unsigned int u = GB__F2U(v);
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#define STORE(v, p, i) ((p)[(i)] = gb__bf16_rne(v))
+#else
+typedef float st_t;
+#define LOAD(p, i) ((p)[(i)])
+#define STORE(v, p, i) ((p)[(i)] = (v))
+#endif
+
+GB_KERNEL void fp16_scale(GB_GLOBAL st_t *GB_RESTRICT b, GB_CONSTANT_ARG st_t *GB_RESTRICT c,
+                          float s, unsigned long base)
+{
+    const size_t i = base + GB_GLOBAL_ID(0);
+    STORE(s * LOAD(c, i), b, i);
+}
+
+GB_KERNEL void fp16_triad(GB_GLOBAL st_t *GB_RESTRICT a, GB_CONSTANT_ARG st_t *GB_RESTRICT b,
+                          GB_CONSTANT_ARG st_t *GB_RESTRICT c, float s, unsigned long base)
+{
+    const size_t i = base + GB_GLOBAL_ID(0);
+    STORE(LOAD(b, i) + s * LOAD(c, i), a, i);
+}

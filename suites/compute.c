@@ -1,0 +1,395 @@
+/* compute — peak arithmetic throughput per precision: FP64, FP32, FP16 (scalar and half2), BF16,
+ * 4-way INT8 dot products and INT32.
+ *
+ * Each case launches kernels/compute.cl's kernel for its precision: every work-item runs
+ * `chains` independent chains (x `vec` lanes) of `iters` dependent multiply-adds and writes the
+ * end of every chain (the kernel file has the formulas). One operation is one launch of
+ * groups x compute units work-groups of `wg` work-items; it computes
+ *   work-items x chains x lanes x iters x (2 per FMA / integer multiply-add, 8 per dp4a)
+ * operations, from which the harness derives GFLOP/s (GOP/s for the integer precisions).
+ *
+ * Verification: the host replays every chain of 32 sampled work-items (the first, the last and
+ * 30 seeded at random) step by step in the kernel's arithmetic — fma() for FP32/FP64, an exact
+ * double product rounded once to half or bfloat16, wrapping 32-bit integers — and requires the
+ * device's values within 2 units in the last place (integers: equal); and every chain of every
+ * work-item must be finite and have grown from its start (floats), so a chain that was never
+ * computed or written shows. The largest relative difference is the result's max_error.
+ *
+ * Devices without a precision's arithmetic skip it with the reason (PoCL: no cl_khr_fp16, so no
+ * FP16 or half2; OpenCL has no bfloat16 arithmetic; dp4a needs CUDA sm_61+ or OpenCL's packed
+ * 4x8-bit dot product). After the run, every result gets its theoretical peak (src/precision.h)
+ * and the fraction of it reached; a figure above the peak is flagged implausible.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precision.h"
+#include "precision_state.h"
+
+static const char *const precs[] = {"f64", "f32", "f16", "half2", "bf16", "int8dot", "i32", NULL};
+
+static const struct {
+    const char *kernel;
+    size_t esize;        /* bytes of one output element */
+    unsigned lanes;      /* elements per chain besides VEC (half2, bf16: 2) */
+    double ops;          /* operations per element per step */
+    uint64_t cap;        /* capability needed (0: none) */
+    const char *lacks;   /* the skip reason when the capability is missing */
+    double a, b;         /* the step's constants (int8dot: y and z) */
+    double ulps;         /* verification tolerance: 2 ulps of the type, relative */
+    enum gb_peak_op peak;
+} cp[CP_COUNT] = {
+    [CP_F64] = {"compute_f64", 8, 1, 2, GB_CAP_FP64, "the device has no double precision (fp64)",
+                1.0 - 0x1p-20, 0x1p-12, 0x1p-51, GB_PEAK_F64},
+    [CP_F32] = {"compute_f32", 4, 1, 2, 0, NULL, 1.0 - 0x1p-20, 0x1p-12, 0x1p-22, GB_PEAK_F32},
+    [CP_F16] = {"compute_f16", 2, 1, 2, GB_CAP_FP16,
+                "the device has no half-precision arithmetic (OpenCL: no cl_khr_fp16)",
+                1.0 - 0x1p-10, 0x1p-6, 0x1p-9, GB_PEAK_F16},
+    [CP_HALF2] = {"compute_half2", 2, 2, 2, GB_CAP_FP16,
+                  "the device has no half-precision arithmetic (OpenCL: no cl_khr_fp16)",
+                  1.0 - 0x1p-10, 0x1p-6, 0x1p-9, GB_PEAK_F16},
+    [CP_BF16] = {"compute_bf16", 2, 2, 2, GB_CAP_BF16,
+                 "the device has no bfloat16 arithmetic (CUDA sm_80 and later only; OpenCL has "
+                 "none)",
+                 1.0 - 0x1p-7, 0x1p-3, 0x1p-6, GB_PEAK_BF16},
+    [CP_INT8DOT] = {"compute_int8dot", 4, 1, 8, GB_CAP_INT8_DOT,
+                    "the device has no 4-way int8 dot product (CUDA dp4a needs sm_61; OpenCL "
+                    "needs the packed 4x8-bit integer dot product)",
+                    (double)0x5B3D7F81, 12345, 0, GB_PEAK_INT8_DOT},
+    [CP_I32] = {"compute_i32", 4, 1, 2, 0, NULL, 1664525, 1013904223, 0, GB_PEAK_I32},
+};
+
+static const struct gb_axis_def axes[] = {
+    {.name = "prec", .type = GB_V_STR, .def = "[f64, f32, f16, half2, bf16, int8dot, i32]",
+     .choices = precs, .help = "arithmetic: f64, f32, f16, half2 (packed), bf16 (packed), "
+                               "int8dot (4-way dp4a), i32"},
+    {.name = "vec", .type = GB_V_INT, .def = "0", .min = 0, .max = 16,
+     .help = "lanes per chain as an OpenCL vector type (1, 2, 4, 8, 16); 0: 16 on a CPU "
+             "device, whose compiler fills SIMD units only through vector types, else 1"},
+    {.name = "chains", .type = GB_V_INT, .def = "8", .min = 1, .max = 64,
+     .help = "independent chains per work-item (instruction-level parallelism)"},
+    {.name = "iters", .type = GB_V_INT, .def = "1024", .min = 4, .max = 1 << 24,
+     .help = "dependent steps per chain (a multiple of 4)"},
+    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+     .help = "work-group (thread-block) size"},
+    {.name = "groups", .type = GB_V_INT, .def = "16", .min = 1, .max = 1 << 20,
+     .help = "work-groups per compute unit"},
+};
+
+
+static enum cprec parse_prec(const char *s)
+{
+    for (int i = 0; i < CP_COUNT; i++)
+        if (strcmp(precs[i], s) == 0)
+            return (enum cprec)i;
+    return CP_F32;
+}
+
+static int compute_setup(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    const struct gb_device_info *info = &ctx->dev->info;
+    const bool cuda = strcmp(ctx->ops->name, "cuda") == 0;
+    s->p = parse_prec(gb_params_str(ctx->params, "prec"));
+    s->vec = (uint32_t)gb_params_int(ctx->params, "vec");
+    s->chains = (uint32_t)gb_params_int(ctx->params, "chains");
+    s->iters = (uint32_t)gb_params_int(ctx->params, "iters");
+    s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
+    const uint64_t groups = (uint64_t)gb_params_int(ctx->params, "groups");
+
+    if (cp[s->p].cap && !(info->caps & cp[s->p].cap))
+        return gb_case_skip(ctx, "%s", cp[s->p].lacks);
+    const bool scalar_only = s->p == CP_HALF2 || s->p == CP_BF16 || s->p == CP_INT8DOT;
+    if (s->vec == 0) {
+        s->auto_vec = true;
+        s->vec = !cuda && !scalar_only && gb_device_is_cpu(info) ? 16 : 1;
+    }
+    if (s->vec != 1 && s->vec != 2 && s->vec != 4 && s->vec != 8 && s->vec != 16)
+        return gb_case_skip(ctx, "vec %u: must be 1, 2, 4, 8 or 16", s->vec);
+    if (s->vec > 1 && cuda)
+        return gb_case_skip(ctx, "vec %u: CUDA has no vector arithmetic types; more chains give "
+                                 "a GPU the same parallelism", s->vec);
+    if (s->vec > 1 && scalar_only)
+        return gb_case_skip(ctx, "vec %u: %s is a packed or scalar type; use vec 1", s->vec,
+                            precs[s->p]);
+    if (s->iters % 4)
+        return gb_case_skip(ctx, "iters %u: must be a multiple of 4 (the loop is unrolled 4x)",
+                            s->iters);
+    if (s->wg > info->max_wg_size)
+        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
+                            info->max_wg_size);
+
+    const uint64_t cus = info->compute_units ? info->compute_units : 1;
+    s->items = groups * cus * s->wg;
+    s->elems = s->items * s->chains * s->vec * cp[s->p].lanes;
+    if ((uint64_t)(uint32_t)s->items != s->items)
+        return gb_case_skip(ctx, "%llu work-items: the kernels index chains with 32 bits",
+                            (unsigned long long)s->items);
+
+    char d_chains[32], d_vec[32];
+    snprintf(d_chains, sizeof d_chains, "CHAINS=%u", s->chains);
+    snprintf(d_vec, sizeof d_vec, "VEC=%u", s->vec);
+    const char *defines[] = {d_chains, d_vec};
+    int err = gb_case_build(ctx, "compute.cl", cp[s->p].kernel, defines, 2, &s->prog, &s->k);
+    if (err)
+        return err;
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
+        return err;
+    if (s->wg > kmax)
+        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
+                            kmax);
+    if ((err = gb_case_alloc(ctx, s->elems * cp[s->p].esize, GB_MEM_DEVICE, &s->out)))
+        return err;
+
+    struct gb_launch *l = &s->l;
+    *l = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1},
+                            .nargs = 4};
+    l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->out};
+    switch (s->p) {
+    case CP_F64:
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = cp[s->p].a};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = cp[s->p].b};
+        break;
+    case CP_I32:
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = (uint32_t)cp[s->p].a};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = (uint32_t)cp[s->p].b};
+        break;
+    case CP_INT8DOT:
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_I32, .v.i32 = (int32_t)(uint32_t)cp[s->p].a};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_I32, .v.i32 = (int32_t)cp[s->p].b};
+        break;
+    default:
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)cp[s->p].a};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)cp[s->p].b};
+        break;
+    }
+    l->args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->iters};
+    ctx->op.flops = (double)s->elems * (double)s->iters * cp[s->p].ops;
+    ctx->op.timer = GB_TIMER_DEVICE;
+    return 0;
+}
+
+static int compute_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct compute *s = ctx->state;
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++)
+        err = ctx->ops->launch(ctx->q, s->k, &s->l);
+    return err;
+}
+
+/* ---- the host replay ---------------------------------------------------------------------- */
+
+/* The start of chain element idx (kernels/compute.cl). */
+static double start_float(enum cprec p, uint64_t idx)
+{
+    return p == CP_BF16 ? 1.0 + (double)(idx & 127u) / 128.0 : 1.0 + (double)(idx & 1023u) / 1024.0;
+}
+
+static uint32_t start_int(uint64_t idx)
+{
+    return (uint32_t)idx * 2654435761u + 12345u;
+}
+
+/* 4 signed bytes of x dotted with those of y, plus z, wrapping (dp4a). */
+static int32_t dp4a(int32_t x, int32_t y, int32_t z)
+{
+    uint32_t acc = (uint32_t)z;
+    for (int i = 0; i < 4; i++) {
+        const int32_t xb = (int8_t)(x >> (8 * i)), yb = (int8_t)(y >> (8 * i));
+        acc += (uint32_t)(xb * yb);
+    }
+    return (int32_t)acc;
+}
+
+/* The end of chain element idx after `iters` steps, as the device computes it. Floats as
+ * doubles; integers as their 32-bit pattern in *bits. */
+static double replay(enum cprec p, uint64_t idx, uint32_t iters, uint32_t *bits)
+{
+    const double a = cp[p].a, b = cp[p].b;
+    switch (p) {
+    case CP_F64: {
+        double x = start_float(p, idx);
+        for (uint32_t i = 0; i < iters; i++)
+            x = fma(x, a, b);
+        return x;
+    }
+    case CP_F32: {
+        float x = (float)start_float(p, idx);
+        const float fa = (float)a, fb = (float)b;
+        for (uint32_t i = 0; i < iters; i++)
+            x = fmaf(x, fa, fb);
+        return x;
+    }
+    case CP_F16:
+    case CP_HALF2: {
+        /* x * a (11 x 11 significant bits) + b is exact in double for these magnitudes; one
+         * rounding to half then matches the device's fused multiply-add. */
+        double x = gb_f16_to_double(gb_f16_from_double(start_float(p, idx)));
+        for (uint32_t i = 0; i < iters; i++)
+            x = gb_f16_to_double(gb_f16_from_double(x * a + b));
+        return x;
+    }
+    case CP_BF16: {
+        double x = gb_bf16_to_double(gb_bf16_from_double(start_float(p, idx)));
+        for (uint32_t i = 0; i < iters; i++)
+            x = gb_bf16_to_double(gb_bf16_from_double(x * a + b));
+        return x;
+    }
+    case CP_I32: {
+        uint32_t x = start_int(idx);
+        for (uint32_t i = 0; i < iters; i++)
+            x = x * (uint32_t)a + (uint32_t)b;
+        *bits = x;
+        return (double)x;
+    }
+    case CP_INT8DOT: {
+        int32_t x = (int32_t)start_int(idx);
+        for (uint32_t i = 0; i < iters; i++)
+            x = dp4a(x, (int32_t)(uint32_t)a, (int32_t)b);
+        *bits = (uint32_t)x;
+        return (double)x;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Element i of the downloaded output as a double (integers: *bits too). */
+static double element(enum cprec p, const void *host, uint64_t i, uint32_t *bits)
+{
+    switch (p) {
+    case CP_F64:
+        return ((const double *)host)[i];
+    case CP_F32:
+        return ((const float *)host)[i];
+    case CP_F16:
+    case CP_HALF2:
+        return gb_f16_to_double(((const uint16_t *)host)[i]);
+    case CP_BF16:
+        return gb_bf16_to_double(((const uint16_t *)host)[i]);
+    default:
+        *bits = ((const uint32_t *)host)[i];
+        return p == CP_INT8DOT ? (double)(int32_t)*bits : (double)*bits;
+    }
+}
+
+static int compute_verify(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    const enum cprec p = s->p;
+    const bool is_int = p == CP_I32 || p == CP_INT8DOT;
+    const uint64_t bytes = s->elems * cp[p].esize;
+    void *host = malloc(bytes);
+    if (!host)
+        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)bytes);
+    int err = gb_case_download(ctx, host, s->out, bytes);
+    if (err) {
+        free(host);
+        return err;
+    }
+    /* Every chain ran and was written: finite and grown from its start. */
+    if (!is_int)
+        for (uint64_t i = 0; i < s->elems; i++) {
+            uint32_t bits;
+            const double v = element(p, host, i, &bits), x0 = start_float(p, i);
+            if (!(isfinite(v) && v > x0)) {
+                err = gb_case_mismatch(ctx, "chain element %llu is %.9g, not above its start "
+                                            "%.9g: the chain was not computed",
+                                       (unsigned long long)i, v, x0);
+                free(host);
+                return err;
+            }
+        }
+    /* Sampled work-items replayed exactly. */
+    const uint64_t per_item = s->elems / s->items;
+    uint64_t seed = 0x9E3779B97F4A7C15ull, worst_i = 0;
+    double worst = 0, worst_got = 0, worst_ref = 0;
+    for (int n = 0; n < 32 && n < (int)s->items + 2; n++) {
+        uint64_t item;
+        if (n == 0)
+            item = 0;
+        else if (n == 1)
+            item = s->items - 1;
+        else {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            item = (seed >> 33) % s->items;
+        }
+        for (uint64_t e = 0; e < per_item; e++) {
+            const uint64_t idx = item * per_item + e;
+            uint32_t gbits = 0, rbits = 0;
+            const double got = element(p, host, idx, &gbits);
+            const double ref = replay(p, idx, s->iters, &rbits);
+            const double rel = is_int ? (gbits == rbits ? 0.0 : INFINITY)
+                                      : (got == ref ? 0.0 : fabs(got - ref) / fabs(ref));
+            if (!(rel <= worst)) {
+                worst = isnan(rel) ? INFINITY : rel;
+                worst_i = idx;
+                worst_got = got;
+                worst_ref = ref;
+            }
+        }
+    }
+    free(host);
+    ctx->max_error = worst;
+    if (!(worst <= cp[p].ulps))
+        return gb_case_mismatch(ctx, "chain element %llu is %.17g, the host replay gives %.17g "
+                                     "(relative difference %.3g > %.3g)",
+                                (unsigned long long)worst_i, worst_got, worst_ref, worst,
+                                cp[p].ulps);
+    return 0;
+}
+
+static void compute_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    struct compute *s = ctx->state;
+    (void)op_time_s;
+    if (s->auto_vec)
+        gb_case_figure(ctx, "vec_used", "", s->vec);
+}
+
+static void compute_teardown(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    if (s->out)
+        ctx->ops->buf_free(s->out);
+    if (s->k)
+        ctx->ops->kernel_free(s->k);
+    if (s->prog)
+        ctx->ops->program_free(s->prog);
+}
+
+static double compute_peak(const struct gb_result *r, const struct gb_device_info *info,
+                           char *how, size_t len)
+{
+    const char *p = gb_params_str(&r->params, "prec");
+    for (int i = 0; i < CP_COUNT; i++)
+        if (strcmp(precs[i], p) == 0)
+            return gb_peak_ops(info, cp[i].peak, false, how, len) / 1e9;
+    return 0;
+}
+
+static int compute_derive(struct gb_results *rs)
+{
+    gb_precision_speedups(rs, "compute", "prec", "f32", false);
+    gb_precision_check_peaks(rs, "compute", compute_peak);
+    return 0;
+}
+
+const struct gb_suite gb_suite_compute = {
+    .name = "compute",
+    .summary = "peak arithmetic throughput (GFLOP/s, GOP/s): f64, f32, f16, half2, bf16, int8 "
+               "dot, i32",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct compute),
+    .setup = compute_setup,
+    .run = compute_run,
+    .verify = compute_verify,
+    .teardown = compute_teardown,
+    .figures = compute_figures,
+    .derive = compute_derive,
+};

@@ -1,0 +1,502 @@
+/* gemm — matrix multiplication per precision, through the backend's BLAS (CLBlast, cuBLAS) and
+ * through gpubench's own tiled kernel (kernels/gemm.cl), with its accuracy.
+ *
+ * One operation is C = op(A) op(B) (alpha 1, beta 0), column-major, C m×n, op(A) m×k, op(B) k×n:
+ * 2 m n k floating-point operations. For the library the whole call is timed — the markers the
+ * harness records on the queue before and after bracket every kernel the library enqueues
+ * (CLBlast pads and transposes around its GEMM kernel for some shapes; its own event covers only
+ * the last kernel, which on PoCL made SGEMM 1024 read ~1000 GFLOP/s instead of ~22).
+ *
+ * Precisions (axis prec), as gb_gemm types (A and B / compute / C):
+ *   f64   F64 / F64 / F64        f32   F32 / F32 / F32        tf32  F32 with TF32 tensor cores
+ *   f16   F16 / F16 / F16        mixed F16 / F32 / F32        bf16  BF16 / F32 / F32
+ * The own kernel runs f32 and f64 natively and mixed and bf16 as 16-bit storage read into
+ * float accumulation (vload_half / a shift: valid on every OpenCL device); it has no half
+ * accumulation or TF32. It uses the tuning cache's configuration when the profile entry says
+ * `tuned: true` and the cache has one for this device and shape (kernel "gemm", problem
+ * GB_TUNING_GEMM_PROBLEM, tuned for f32 without transposes and applied to every float
+ * accumulation), else kernels/gemm.cl's defaults; the figure `config` says which.
+ *
+ * Accuracy: A and B are drawn in FP64 from a seeded distribution — `uniform`: U(-1, 1);
+ * `wide`: random sign times 2^U(-6, 6), twelve binades — and rounded to the precision's input
+ * type. The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
+ * the error includes what rounding the inputs costs: the accuracy price of the precision. Per
+ * element the relative error is |C - ref| / sum_l |a_il||b_lj| (src/precision.h), on every
+ * element when m n <= 65536, else on the four corners and 4092 seeded positions. The result
+ * carries the largest (max_error) and the RMS (figure rms_error). A case whose largest error
+ * exceeds its tolerance — axis `tol`, or 0 for the rigorous first-order bound of
+ * gb_gemm_error_bound for the precision's input, accumulation and output formats — is failed
+ * with the reason "failed-accuracy: ...". Every element of C must be finite except where the
+ * precision's range overflows, which is a failed-accuracy too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precision.h"
+#include "precision_state.h"
+#include "tuning_cache.h"
+
+static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
+static const char *const impls[] = {"library", "own", NULL};
+static const char *const transes[] = {"nn", "nt", "tn", "tt", NULL};
+static const char *const dists[] = {"uniform", "wide", NULL};
+
+static const struct {
+    const char *name;
+    enum gb_dtype in, acc, out;
+    uint64_t cap;          /* library capability */
+    bool tf32;
+    enum gb_peak_op peak;
+} gp[GP_COUNT] = {
+    [GP_F64] = {"f64", GB_F64, GB_F64, GB_F64, GB_CAP_BLAS_F64, false, GB_PEAK_F64},
+    [GP_F32] = {"f32", GB_F32, GB_F32, GB_F32, GB_CAP_BLAS_F32, false, GB_PEAK_F32},
+    [GP_TF32] = {"tf32", GB_F32, GB_F32, GB_F32, GB_CAP_BLAS_TF32, true, GB_PEAK_TF32},
+    [GP_F16] = {"f16", GB_F16, GB_F16, GB_F16, GB_CAP_BLAS_F16, false, GB_PEAK_F16},
+    [GP_MIXED] = {"mixed", GB_F16, GB_F32, GB_F32, GB_CAP_BLAS_MIXED, false, GB_PEAK_F16},
+    [GP_BF16] = {"bf16", GB_BF16, GB_F32, GB_F32, GB_CAP_BLAS_BF16, false, GB_PEAK_BF16},
+};
+
+static const struct gb_axis_def axes[] = {
+    {.name = "prec", .type = GB_V_STR, .def = "[f32, f64, tf32, f16, mixed, bf16]",
+     .choices = precs, .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
+                               "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out)"},
+    {.name = "impl", .type = GB_V_STR, .def = "[library, own]", .choices = impls,
+     .help = "library: the backend's BLAS (CLBlast, cuBLAS); own: kernels/gemm.cl"},
+    {.name = "shape", .type = GB_V_STR, .def = "[256, 1024]",
+     .help = "N (square) or MxNxK: C is MxN, the inner dimension K"},
+    {.name = "trans", .type = GB_V_STR, .def = "nn", .choices = transes,
+     .help = "op(A) op(B): n = as stored, t = transposed"},
+    {.name = "dist", .type = GB_V_STR, .def = "uniform", .choices = dists,
+     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6)"},
+    {.name = "tol", .type = GB_V_FLOAT, .def = "0",
+     .help = "largest relative error accepted; 0: the precision's rigorous bound"},
+};
+
+/* kernels/gemm.cl's defaults. */
+#define DEF_TS 32
+#define DEF_WPT 4
+#define DEF_TSK 16
+#define DEF_UNROLL 4
+
+
+static enum gprec parse_prec(const char *s)
+{
+    for (int i = 0; i < GP_COUNT; i++)
+        if (strcmp(gp[i].name, s) == 0)
+            return (enum gprec)i;
+    return GP_F32;
+}
+
+/* "N" -> N×N×N; "MxNxK". Returns false when malformed or zero. */
+static bool parse_shape(const char *s, uint64_t *m, uint64_t *n, uint64_t *k)
+{
+    unsigned long long a = 0, b = 0, c = 0;
+    int used = 0;
+    if (sscanf(s, "%llux%llux%llu%n", &a, &b, &c, &used) == 3 && s[used] == '\0') {
+    } else if (sscanf(s, "%llu%n", &a, &used) == 1 && s[used] == '\0') {
+        b = c = a;
+    } else {
+        return false;
+    }
+    if (!a || !b || !c || a > (1ull << 31) || b > (1ull << 31) || c > (1ull << 31))
+        return false;
+    *m = a, *n = b, *k = c;
+    return true;
+}
+
+/* Square shapes are written out, so that "1024" and "1024x1024x1024" are one case. */
+static bool gemm_normalize(struct gb_params *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->name[i], "shape") == 0) {
+            uint64_t m, n, k;
+            if (parse_shape(p->v[i].s, &m, &n, &k))
+                snprintf(p->v[i].s, sizeof p->v[i].s, "%llux%llux%llu", (unsigned long long)m,
+                         (unsigned long long)n, (unsigned long long)k);
+        }
+    return true;
+}
+
+/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014): the inputs' only randomness. */
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double draw(uint64_t *s, bool wide)
+{
+    const double u = (double)(mix(s) >> 11) * 0x1p-53; /* [0, 1) */
+    if (!wide)
+        return 2.0 * u - 1.0;
+    const double sign = mix(s) & 1 ? -1.0 : 1.0;
+    return sign * exp2(12.0 * u - 6.0);
+}
+
+/* n FP64 values in the device's input type `t` (bytes per element from gb_dtype_size). */
+static void *to_type(const double *x, uint64_t n, enum gb_dtype t)
+{
+    void *p = malloc(n * gb_dtype_size(t));
+    if (!p)
+        return NULL;
+    for (uint64_t i = 0; i < n; i++)
+        switch (t) {
+        case GB_F64:
+            ((double *)p)[i] = x[i];
+            break;
+        case GB_F32:
+            ((float *)p)[i] = (float)x[i];
+            break;
+        case GB_F16:
+            ((uint16_t *)p)[i] = gb_f16_from_double(x[i]);
+            break;
+        default: /* GB_BF16 */
+            ((uint16_t *)p)[i] = gb_bf16_from_double(x[i]);
+            break;
+        }
+    return p;
+}
+
+static int upload_input(struct gb_case_ctx *ctx, const double *x, uint64_t n, enum gb_dtype t,
+                        struct gb_buf **out)
+{
+    int err = gb_case_alloc(ctx, n * gb_dtype_size(t), GB_MEM_DEVICE, out);
+    if (err)
+        return err;
+    void *h = to_type(x, n, t);
+    if (!h)
+        return GB_FAIL(GB_ENOMEM, "input of %llu elements", (unsigned long long)n);
+    err = gb_case_upload(ctx, *out, h, n * gb_dtype_size(t));
+    free(h);
+    return err;
+}
+
+/* The own kernel: configuration (tuned or default), checked against the device. */
+static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
+{
+    const struct gb_device_info *info = &ctx->dev->info;
+    if (s->p == GP_F16)
+        return gb_case_skip(ctx, "own kernel: it accumulates in float or double; half "
+                                 "accumulation (f16) is measured through the library");
+    if (s->p == GP_TF32)
+        return gb_case_skip(ctx, "own kernel: no TF32 tensor-core path");
+    if (s->p == GP_F64 && !(info->caps & GB_CAP_FP64))
+        return gb_case_skip(ctx, "the device has no double precision (fp64)");
+
+    int64_t ts = DEF_TS, wpt = DEF_WPT, tsk = DEF_TSK, unroll = DEF_UNROLL;
+    bool tuned = false;
+    if (s->p != GP_F64) {
+        char problem[128];
+        snprintf(problem, sizeof problem, GB_TUNING_GEMM_PROBLEM, (unsigned long long)s->m,
+                 (unsigned long long)s->n, (unsigned long long)s->k);
+        struct gb_tuning_entry e;
+        int err = gb_case_tuning_lookup(ctx, "gemm", problem, &e, &tuned);
+        if (err)
+            return err;
+        if (tuned) {
+            ts = gb_tuning_get(&e, "TS", ts);
+            wpt = gb_tuning_get(&e, "WPT", wpt);
+            tsk = gb_tuning_get(&e, "TSK", tsk);
+            unroll = gb_tuning_get(&e, "UNROLL", unroll);
+        }
+    }
+    snprintf(s->config, sizeof s->config, "TS=%lld WPT=%lld TSK=%lld UNROLL=%lld (%s)",
+             (long long)ts, (long long)wpt, (long long)tsk, (long long)unroll,
+             tuned ? "tuned" : "default");
+    const size_t acc = s->p == GP_F64 ? 8 : 4;
+    if (ts <= 0 || wpt <= 0 || tsk <= 0 || unroll <= 0 || ts % wpt || tsk % unroll ||
+        (ts * tsk) % ((ts / wpt) * (ts / wpt)))
+        return GB_FAIL(GB_EINVAL, "own kernel: invalid configuration %s (kernels/gemm.cl lists "
+                                  "the valid ones)", s->config);
+    const uint64_t rts = (uint64_t)(ts / wpt);
+    if (rts * rts > info->max_wg_size || rts > info->max_wg_dims[0] ||
+        rts > info->max_wg_dims[1])
+        return gb_case_skip(ctx, "own kernel %s: a %llux%llu work-group exceeds the device's "
+                                 "limits", s->config, (unsigned long long)rts,
+                            (unsigned long long)rts);
+    if (2 * (uint64_t)ts * (uint64_t)tsk * acc > info->local_mem)
+        return gb_case_skip(ctx, "own kernel %s: needs %llu bytes of local memory, the device "
+                                 "has %llu", s->config,
+                            (unsigned long long)(2 * (uint64_t)ts * (uint64_t)tsk * acc),
+                            (unsigned long long)info->local_mem);
+
+    char d[8][32];
+    size_t nd = 0;
+    snprintf(d[nd++], sizeof d[0], "TS=%lld", (long long)ts);
+    snprintf(d[nd++], sizeof d[0], "WPT=%lld", (long long)wpt);
+    snprintf(d[nd++], sizeof d[0], "TSK=%lld", (long long)tsk);
+    snprintf(d[nd++], sizeof d[0], "UNROLL=%lld", (long long)unroll);
+    snprintf(d[nd++], sizeof d[0], "T=%s", s->p == GP_F64 ? "double" : "float");
+    snprintf(d[nd++], sizeof d[0], "TRANS_A=%d", s->ta);
+    snprintf(d[nd++], sizeof d[0], "TRANS_B=%d", s->tb);
+    if (s->p == GP_MIXED)
+        snprintf(d[nd++], sizeof d[0], "IN_HALF=1");
+    else if (s->p == GP_BF16)
+        snprintf(d[nd++], sizeof d[0], "IN_BF16=1");
+    const char *defs[8];
+    for (size_t i = 0; i < nd; i++)
+        defs[i] = d[i];
+    int err = gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
+    if (err)
+        return err;
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(s->kern, &kmax)))
+        return err;
+    if (rts * rts > kmax)
+        return gb_case_skip(ctx, "own kernel %s: work-group of %llu exceeds this kernel's "
+                                 "maximum %u", s->config, (unsigned long long)(rts * rts), kmax);
+
+    struct gb_launch *l = &s->l;
+    const uint64_t tiles_m = (s->m + (uint64_t)ts - 1) / (uint64_t)ts;
+    const uint64_t tiles_n = (s->n + (uint64_t)ts - 1) / (uint64_t)ts;
+    *l = (struct gb_launch){.dims = 2, .global = {tiles_m * rts, tiles_n * rts, 1},
+                            .local = {(uint32_t)rts, (uint32_t)rts, 1}, .nargs = 11};
+    const bool dbl = s->p == GP_F64;
+    l->args[0] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->m};
+    l->args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->n};
+    l->args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->k};
+    l->args[3] = dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 1.0}
+                     : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f};
+    l->args[4] = dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 0.0}
+                     : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.0f};
+    l->args[5] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->a};
+    l->args[6] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->lda};
+    l->args[7] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->b};
+    l->args[8] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->ldb};
+    l->args[9] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->c};
+    l->args[10] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->m};
+    return 0;
+}
+
+static int gemm_setup(struct gb_case_ctx *ctx)
+{
+    struct gemm *s = ctx->state;
+    const struct gb_device_info *info = &ctx->dev->info;
+    s->p = parse_prec(gb_params_str(ctx->params, "prec"));
+    s->own = strcmp(gb_params_str(ctx->params, "impl"), "own") == 0;
+    const char *tr = gb_params_str(ctx->params, "trans");
+    s->ta = tr[0] == 't';
+    s->tb = tr[1] == 't';
+    s->wide = strcmp(gb_params_str(ctx->params, "dist"), "wide") == 0;
+    s->tol = gb_params_float(ctx->params, "tol");
+    const char *shape = gb_params_str(ctx->params, "shape");
+    if (!parse_shape(shape, &s->m, &s->n, &s->k))
+        return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
+                       shape);
+    if (!s->own && !(info->caps & gp[s->p].cap)) {
+        if (!ctx->ops->gemm)
+            return gb_case_skip(ctx, "the %s backend has no BLAS (built without CLBlast / "
+                                     "cuBLAS)", ctx->ops->name);
+        return gb_case_skip(ctx, "%s GEMM: the %s backend's BLAS does not offer it on this "
+                                 "device (%s)",
+                            gp[s->p].name, ctx->ops->name,
+                            s->p == GP_F16 ? "no half precision: cl_khr_fp16 / sm_53"
+                            : s->p == GP_F64 ? "no double precision"
+                            : s->p == GP_TF32 ? "TF32 needs cuBLAS on sm_80+"
+                            : s->p == GP_BF16 ? "BF16 needs cuBLAS on sm_80+"
+                            : s->p == GP_MIXED ? "mixed precision needs cuBLAS; CLBlast has none"
+                                               : "not available");
+    }
+
+    const enum gb_dtype in = gp[s->p].in, out = gp[s->p].out;
+    const uint64_t ar = s->ta ? s->k : s->m, ac = s->ta ? s->m : s->k;
+    const uint64_t br = s->tb ? s->n : s->k, bc = s->tb ? s->k : s->n;
+    s->lda = ar, s->ldb = br;
+    const uint64_t na = ar * ac, nb = br * bc, nc = s->m * s->n;
+    const uint64_t need = na * gb_dtype_size(in) + nb * gb_dtype_size(in) +
+                          nc * gb_dtype_size(out);
+    if (info->global_mem && need > info->global_mem)
+        return gb_case_skip(ctx, "A, B and C need %llu bytes, the device has %llu",
+                            (unsigned long long)need, (unsigned long long)info->global_mem);
+
+    /* Inputs: one seeded stream per case shape and distribution, so every precision and
+     * implementation multiplies the same matrices. */
+    s->a64 = malloc(na * sizeof *s->a64);
+    s->b64 = malloc(nb * sizeof *s->b64);
+    if (!s->a64 || !s->b64)
+        return GB_FAIL(GB_ENOMEM, "inputs of %llu and %llu elements", (unsigned long long)na,
+                       (unsigned long long)nb);
+    uint64_t seed = 0x5EEDull ^ (s->m * 73856093u) ^ (s->n * 19349663u) ^ (s->k * 83492791u) ^
+                    (s->wide ? 0xD1CEull : 0);
+    for (uint64_t i = 0; i < na; i++)
+        s->a64[i] = draw(&seed, s->wide);
+    for (uint64_t i = 0; i < nb; i++)
+        s->b64[i] = draw(&seed, s->wide);
+    int err;
+    if ((err = upload_input(ctx, s->a64, na, in, &s->a)) ||
+        (err = upload_input(ctx, s->b64, nb, in, &s->b)) ||
+        (err = gb_case_alloc(ctx, nc * gb_dtype_size(out), GB_MEM_DEVICE, &s->c)))
+        return err;
+
+    if (s->own) {
+        if ((err = own_setup(ctx, s)))
+            return err;
+        err = ctx->ops->launch(ctx->q, s->kern, &s->l);
+    } else {
+        s->g = (struct gb_gemm){.a_type = in, .c_type = out, .compute = gp[s->p].acc,
+                                .trans_a = s->ta, .trans_b = s->tb, .tf32 = gp[s->p].tf32,
+                                .m = s->m, .n = s->n, .k = s->k, .alpha = 1, .beta = 0,
+                                .a = s->a, .b = s->b, .c = s->c, .lda = s->lda, .ldb = s->ldb,
+                                .ldc = s->m, .batch = 1};
+        snprintf(s->config, sizeof s->config, "%s", ctx->ops->name);
+        /* One untimed call: the library compiles its kernels now (CLBlast on PoCL: seconds),
+         * and says here if it cannot do this combination after all. */
+        err = ctx->ops->gemm(ctx->q, &s->g);
+        if (err == GB_EUNSUPPORTED)
+            return gb_case_skip(ctx, "%s", gb_error_msg());
+    }
+    if (err || (err = ctx->ops->queue_sync(ctx->q)))
+        return err;
+    ctx->op.flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
+    ctx->op.timer = GB_TIMER_DEVICE;
+    return 0;
+}
+
+static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct gemm *s = ctx->state;
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++)
+        err = s->own ? ctx->ops->launch(ctx->q, s->kern, &s->l) : ctx->ops->gemm(ctx->q, &s->g);
+    return err;
+}
+
+/* The default tolerance: gb_gemm_error_bound for the precision's formats. Inputs drawn in FP64
+ * and used as FP64 carry no input rounding; TF32 inputs are rounded twice (to FP32, then to
+ * TF32 by the tensor cores). */
+static double default_tol(enum gprec p, uint64_t k)
+{
+    const double u_in = p == GP_F64    ? 0.0
+                        : p == GP_TF32 ? 0x1p-11 + 0x1p-24
+                                       : gb_unit_roundoff(gp[p].in);
+    return gb_gemm_error_bound(k, u_in, gb_unit_roundoff(gp[p].acc), gb_unit_roundoff(gp[p].out));
+}
+
+static double c_elem(enum gb_dtype t, const void *c, uint64_t i)
+{
+    switch (t) {
+    case GB_F64:
+        return ((const double *)c)[i];
+    case GB_F32:
+        return ((const float *)c)[i];
+    case GB_F16:
+        return gb_f16_to_double(((const uint16_t *)c)[i]);
+    default:
+        return gb_bf16_to_double(((const uint16_t *)c)[i]);
+    }
+}
+
+static int gemm_verify(struct gb_case_ctx *ctx)
+{
+    struct gemm *s = ctx->state;
+    const enum gb_dtype out = gp[s->p].out;
+    const uint64_t nc = s->m * s->n;
+    void *c = malloc(nc * gb_dtype_size(out));
+    if (!c)
+        return GB_FAIL(GB_ENOMEM, "read-back of C");
+    int err = gb_case_download(ctx, c, s->c, nc * gb_dtype_size(out));
+    if (err) {
+        free(c);
+        return err;
+    }
+    struct gb_accuracy acc;
+    gb_accuracy_init(&acc);
+    const bool all = nc <= 65536;
+    const uint64_t count = all ? nc : 4096;
+    uint64_t seed = 0xC0FFEEull;
+    for (uint64_t t = 0; t < count; t++) {
+        uint64_t i, j;
+        if (all) {
+            i = t % s->m, j = t / s->m;
+        } else if (t < 4) {
+            i = t & 1 ? s->m - 1 : 0, j = t & 2 ? s->n - 1 : 0;
+        } else {
+            i = mix(&seed) % s->m, j = mix(&seed) % s->n;
+        }
+        long double sum = 0, mag = 0;
+        for (uint64_t l = 0; l < s->k; l++) {
+            const double x = s->ta ? s->a64[l + i * s->lda] : s->a64[i + l * s->lda];
+            const double y = s->tb ? s->b64[j + l * s->ldb] : s->b64[l + j * s->ldb];
+            sum += (long double)x * y;
+            mag += fabsl((long double)x * y);
+        }
+        gb_accuracy_add(&acc, i + j * s->m, c_elem(out, c, i + j * s->m), (double)sum,
+                        (double)mag);
+    }
+    free(c);
+    const double tol = s->tol > 0 ? s->tol : default_tol(s->p, s->k);
+    s->rms = gb_accuracy_rms(&acc);
+    ctx->max_error = acc.max_rel;
+    if (!(acc.max_rel <= tol)) {
+        const uint64_t wi = acc.worst % s->m, wj = acc.worst / s->m;
+        return gb_case_mismatch(ctx, "failed-accuracy: max relative error %.3g > tolerance "
+                                     "%.3g (C(%llu,%llu) = %.9g, FP64 reference %.9g; rms "
+                                     "%.3g over %llu elements, %llu not finite)",
+                                acc.max_rel, tol, (unsigned long long)wi,
+                                (unsigned long long)wj, acc.worst_got, acc.worst_ref, s->rms,
+                                (unsigned long long)acc.n, (unsigned long long)acc.nonfinite);
+    }
+    return 0;
+}
+
+static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    struct gemm *s = ctx->state;
+    (void)op_time_s;
+    gb_case_figure(ctx, "rms_error", "", s->rms);
+    gb_case_figure(ctx, "tolerance", "", s->tol > 0 ? s->tol : default_tol(s->p, s->k));
+    gb_case_text(ctx, "config", "%s", s->config);
+}
+
+static void gemm_teardown(struct gb_case_ctx *ctx)
+{
+    struct gemm *s = ctx->state;
+    struct gb_buf *bufs[] = {s->a, s->b, s->c};
+    for (size_t i = 0; i < 3; i++)
+        if (bufs[i])
+            ctx->ops->buf_free(bufs[i]);
+    if (s->kern)
+        ctx->ops->kernel_free(s->kern);
+    if (s->prog)
+        ctx->ops->program_free(s->prog);
+    free(s->a64);
+    free(s->b64);
+}
+
+/* The library may use matrix units; the own kernel computes in float (mixed, bf16) or in the
+ * precision itself on the vector units. */
+static double gemm_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
+                        size_t len)
+{
+    const enum gprec p = parse_prec(gb_params_str(&r->params, "prec"));
+    if (strcmp(gb_params_str(&r->params, "impl"), "own") == 0)
+        return gb_peak_ops(info, p == GP_F64 ? GB_PEAK_F64 : GB_PEAK_F32, false, how, len) / 1e9;
+    return gb_peak_ops(info, gp[p].peak, true, how, len) / 1e9;
+}
+
+static int gemm_derive(struct gb_results *rs)
+{
+    gb_precision_speedups(rs, "gemm", "prec", "f32", false);
+    gb_precision_check_peaks(rs, "gemm", gemm_peak);
+    return 0;
+}
+
+const struct gb_suite gb_suite_gemm = {
+    .name = "gemm",
+    .summary = "matrix multiply (GFLOP/s) and its accuracy per precision: BLAS library and own "
+               "tiled kernel",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct gemm),
+    .normalize = gemm_normalize,
+    .setup = gemm_setup,
+    .run = gemm_run,
+    .verify = gemm_verify,
+    .teardown = gemm_teardown,
+    .figures = gemm_figures,
+    .derive = gemm_derive,
+};

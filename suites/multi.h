@@ -1,0 +1,49 @@
+/* Private helpers of the multi-device suites (scaling, aggregate, peer, allreduce, balance):
+ * the per-device forms of the suite helpers, and the device-set conventions they share.
+ *
+ * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
+ * one backend). "rank" below is a position in that set. The suites drive the devices through a
+ * gb_team (src/team.h): one host thread per device, started together, so that the harness's host
+ * timer around run() measures the concurrent work.
+ */
+#ifndef GB_SUITES_MULTI_H
+#define GB_SUITES_MULTI_H
+
+#include "suite.h"
+#include "team.h"
+
+/* The `ndev` axis: how many devices of the set the case uses, into *n. A value above the set's
+ * size is a skip with a reason (a single device reports its 1-device baselines and skips the
+ * rest). Returns 0 or GB_ESKIP. */
+int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n);
+
+/* gb_case_alloc / gb_case_upload / gb_case_download / gb_case_build on device `rank` of the set
+ * (a skip reason lands in ctx->reason as with the single-device forms). */
+int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,
+                   struct gb_buf **out);
+int gb_multi_upload(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *dst, const void *src,
+                    uint64_t bytes);
+int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb_buf *src,
+                      uint64_t bytes);
+int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const char *kernel,
+                   const char *const *defines, size_t ndefines, struct gb_program **prog,
+                   struct gb_kernel **k);
+
+/* Frees a buffer, kernel or program if it is not NULL (teardown copes with a partial setup). */
+void gb_multi_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b);
+void gb_multi_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p);
+
+/* Whether every device of the set has capability bits `caps`. */
+bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps);
+
+/* Element range of part `i` of `n` equal parts of `total` elements: [*lo, *hi). */
+void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *hi);
+
+/* Median of v[0..n) (n >= 1); v is reordered. */
+double gb_multi_median(double *v, size_t n);
+
+/* A fixed xorshift byte pattern, different per `seed`, so a copy that moved the wrong bytes (or
+ * another device's bytes) cannot match by chance. */
+void gb_multi_pattern(unsigned char *p, uint64_t n, uint64_t seed);
+
+#endif

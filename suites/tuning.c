@@ -1,0 +1,1060 @@
+/* tuning — which work-group / thread-block configuration of a kernel is fastest on this device
+ * for this problem size, kept in the tuning cache for other suites (`tuned: true`).
+ *
+ * A case names a tunable kernel (dot: kernels/dot.cl, transpose: kernels/transpose.cl, gemm:
+ * kernels/gemm.cl), a problem size and a search (src/tune.h): exhaustive, random with a budget,
+ * or anneal (simulated annealing after a random sample) with a budget. The kernel's search space
+ * is its tunables (-D defines and launch sizes) with the values below, or those a profile entry's
+ * `tunables:` gives; its constraints are the kernel's own and the entry's `constraints:`.
+ *
+ * Pruning, before anything is built or launched: every configuration's launch geometry is worked
+ * out (global and local sizes, local memory) and checked against the device (the maximum
+ * work-group size and per-dimension sizes, local memory, a global size that is a multiple of the
+ * local size), then the constraint expressions. After a build, a work-group above the kernel's
+ * own maximum (CL_KERNEL_WORK_GROUP_SIZE: register pressure) is pruned too, before any launch.
+ *
+ * Each configuration the search proposes is built, measured by the harness (gb_case_measure:
+ * the entry's measurement budget) and verified; it is recorded as a result of its own whose
+ * params are the case's plus the tunables (the landscape). A configuration that fails to build
+ * or to verify is recorded failed and disqualified. The kernel's default configuration is always
+ * measured first: it is the baseline of the speedup. The case's own result is the best
+ * configuration, measured again by the runner, with the figures speedup (over the default),
+ * default (the default's value), evaluations, valid, pruned, failed and the best configuration.
+ *
+ * Verification is exact: the inputs are small integers (dot: -1, 0, 1; gemm: -2..2), so every
+ * partial sum of any order of additions is an integer far below 2^24 and float arithmetic is
+ * exact; the outputs must equal the host's integer reference bit for bit. Outputs are filled
+ * with NaN before each configuration runs, so one that writes nothing cannot pass on its
+ * predecessor's output.
+ *
+ * The cache (src/tuning_cache.h): a search stores its best configuration for (device, driver,
+ * kernel, problem), unless the entry there came from a larger search (more evaluations) and is
+ * at least as fast; with `tuned: true` a case whose cache has an entry measures the default and
+ * the cached configuration only, and stores nothing. The figure `cache` says what happened.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "subcase.h"
+#include "suite.h"
+#include "tune.h"
+#include "tuning_cache.h"
+#include "units.h"
+
+/* ---- the tunable kernels ---------------------------------------------------------------- */
+
+enum kid { K_DOT, K_TRANSPOSE, K_GEMM };
+
+struct tdef {
+    const char *name;
+    size_t n;
+    int64_t values[12];
+    int64_t def;
+};
+
+struct cdef {
+    const char *expr, *what;
+};
+
+struct kdef {
+    const char *name, *file;
+    int64_t def_size;
+    struct tdef tun[GB_TUNE_MAX_TUNABLES];
+    size_t ntun;
+    struct cdef cons[4];
+    size_t ncons;
+};
+
+static const struct kdef kdefs[] = {
+    [K_DOT] = {
+        .name = "dot", .file = "dot.cl", .def_size = 1 << 24,
+        /* Defaults: the memory suite's (BabelStream's) dot — 256 work-items, grid-stride, tree
+         * reduction, 64 work-groups per compute unit. */
+        .tun = {{"WG", 7, {16, 32, 64, 128, 256, 512, 1024}, 256},
+                {"VEC", 5, {1, 2, 4, 8, 16}, 1},
+                {"LAYOUT", 2, {0, 1}, 1},
+                {"REDUCE", 3, {0, 1, 2}, 0},
+                {"GPC", 4, {1, 4, 16, 64}, 64}},
+        .ntun = 5,
+        .cons = {{"n % VEC == 0", "n not a multiple of VEC"},
+                 {"REDUCE != 0 || pow2(WG)", "tree reduction needs a power-of-two WG"}},
+        .ncons = 2,
+    },
+    [K_TRANSPOSE] = {
+        .name = "transpose", .file = "transpose.cl", .def_size = 2048,
+        /* Defaults: Ruetsch and Micikevicius's tile 32 with 8 rows of work-items, padded. */
+        .tun = {{"TILE", 5, {4, 8, 16, 32, 64}, 32},
+                {"ROWS", 4, {1, 2, 4, 8}, 4},
+                {"LOCAL", 2, {0, 1}, 1},
+                {"PAD", 2, {0, 1}, 1}},
+        .ntun = 4,
+        .cons = {{"TILE % ROWS == 0", "ROWS does not divide TILE"},
+                 {"n % ROWS == 0", "n not a multiple of ROWS"},
+                 {"LOCAL == 1 || PAD == 0", "PAD means nothing without LOCAL"}},
+        .ncons = 3,
+    },
+    [K_GEMM] = {
+        .name = "gemm", .file = "gemm.cl", .def_size = 512,
+        /* Defaults and rules: kernels/gemm.cl. */
+        .tun = {{"TS", 4, {16, 32, 64, 128}, 32},
+                {"WPT", 4, {1, 2, 4, 8}, 4},
+                {"TSK", 4, {4, 8, 16, 32}, 16},
+                {"UNROLL", 4, {1, 2, 4, 8}, 4}},
+        .ntun = 4,
+        .cons = {{"TS % WPT == 0", "WPT does not divide TS"},
+                 {"(TS * TSK) % ((TS / WPT) * (TS / WPT)) == 0",
+                  "work-items would load unequal shares of a tile"},
+                 {"TSK % UNROLL == 0", "UNROLL does not divide TSK"}},
+        .ncons = 3,
+    },
+};
+#define NKERNELS (sizeof kdefs / sizeof kdefs[0])
+
+static const char *const kernel_names[] = {"dot", "transpose", "gemm", NULL};
+static const char *const search_names[] = {"exhaustive", "random", "anneal", NULL};
+
+static const struct gb_axis_def axes[] = {
+    {.name = "kernel", .type = GB_V_STR, .def = "[dot, transpose, gemm]",
+     .choices = kernel_names, .help = "the tunable kernel: dot, transpose (2-D tiled), gemm"},
+    {.name = "size", .type = GB_V_INT, .def = "0", .min = 0, .max = INT64_C(1) << 34,
+     .help = "problem size: dot elements, transpose rows = columns, gemm m = n = k (0: the "
+             "kernel's default: 2^24, 2048, 512)"},
+    {.name = "search", .type = GB_V_STR, .def = "anneal", .choices = search_names,
+     .help = "exhaustive, random (budget) or anneal (simulated annealing, budget)"},
+    {.name = "budget", .type = GB_V_INT, .def = "0", .min = 0, .max = 1000000,
+     .help = "configurations a random or anneal search measures (0: a quarter of the valid "
+             "ones); exhaustive measures every valid one"},
+    {.name = "seed", .type = GB_V_INT, .def = "1", .min = 0, .max = INT64_MAX,
+     .help = "the seed of random and anneal (same seed, same proposals)"},
+};
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+#define MAX_CONS 24
+#define MAX_VARS 12
+#define NCAT 6
+
+/* Why configurations were pruned (counts for the summary). */
+enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX };
+static const char *const cat_short[NCAT] = {"wg>max", "dim>max", "lmem>max", "global%wg",
+                                            "constraint", "wg>kernel"};
+
+/* One configuration, built and ready to launch. */
+struct inst {
+    struct gb_program *prog;
+    struct gb_kernel *k[2];
+    struct gb_launch l[2];
+    size_t nl;
+};
+
+struct tuning {
+    enum kid kid;
+    const struct kdef *kd;
+    uint64_t n;                    /* the problem size */
+    enum gb_search_kind search;
+    uint64_t budget, seed;
+    struct gb_space space;
+    struct gb_constraint cons[MAX_CONS];
+    size_t ncons;
+    struct gb_tune_var vars[MAX_VARS];
+    size_t nvars;
+    const struct gb_device_info *info;
+    char problem[128];             /* the tuning cache's problem key */
+
+    /* pruning */
+    uint64_t space_size, nvalid, pruned[NCAT];
+    uint64_t max_partial;          /* dot: the most partial sums of any valid configuration */
+
+    /* buffers and host data */
+    struct gb_buf *a, *b, *c, *partial;
+    uint64_t in_elems, out_elems;
+    float *ha, *hb;                /* inputs (host copies) */
+    float *hcheck;                 /* read-back of the output */
+    float *gemm_ref;               /* gemm: the exact product */
+    double dot_ref;
+    float *nan_fill;               /* out_elems NaNs */
+
+    /* the configuration under measurement, and the best one (the case's operation) */
+    struct inst cur;
+    struct gb_op_desc desc;
+
+    /* results of the search */
+    uint64_t evaluations, failed;
+    double default_time, default_value, best_time;
+    size_t best[GB_TUNE_MAX_TUNABLES];
+    bool have_best, from_cache, cache_stored;
+    char cache_note[64];
+};
+
+/* ---- space, constraints, geometry ----------------------------------------------------- */
+
+static int64_t val(const struct tuning *t, const size_t *choice, const char *name)
+{
+    int i = gb_space_find(&t->space, name);
+    return i < 0 ? 0 : t->space.t[i].values[choice[i]];
+}
+
+/* The launches of configuration `choice` (without arguments), and its local memory in bytes. */
+static void geometry(const struct tuning *t, const size_t *c, struct gb_launch *l, size_t *nl,
+                     uint64_t *local_bytes)
+{
+    memset(l, 0, 2 * sizeof *l);
+    for (int i = 0; i < 2; i++)
+        for (int d = 0; d < 3; d++)
+            l[i].global[d] = 1, l[i].local[d] = 1;
+    switch (t->kid) {
+    case K_DOT: {
+        int64_t wg = val(t, c, "WG"), gpc = val(t, c, "GPC"), red = val(t, c, "REDUCE");
+        uint64_t cu = t->info->compute_units ? t->info->compute_units : 1;
+        l[0].dims = l[1].dims = 1;
+        l[0].local[0] = (uint32_t)wg;
+        l[0].global[0] = (uint64_t)gpc * cu * (uint64_t)wg;
+        l[1].local[0] = l[1].global[0] = 64; /* dot_final: FWG */
+        *nl = 2;
+        *local_bytes = (red == 2 ? 0 : (uint64_t)wg * sizeof(float));
+        if ((uint64_t)64 * sizeof(float) > *local_bytes)
+            *local_bytes = 64 * sizeof(float);
+        break;
+    }
+    case K_TRANSPOSE: {
+        int64_t tile = val(t, c, "TILE"), rows = val(t, c, "ROWS");
+        l[0].dims = 2;
+        l[0].local[0] = (uint32_t)tile;
+        l[0].local[1] = (uint32_t)(rows > 0 ? tile / rows : 0);
+        l[0].global[0] = t->n;
+        l[0].global[1] = rows > 0 ? t->n / (uint64_t)rows : 0;
+        *nl = 1;
+        *local_bytes = val(t, c, "LOCAL") ? (uint64_t)tile * (uint64_t)(tile + val(t, c, "PAD")) *
+                                                sizeof(float)
+                                          : 0;
+        break;
+    }
+    case K_GEMM: {
+        int64_t ts = val(t, c, "TS"), wpt = val(t, c, "WPT"), tsk = val(t, c, "TSK");
+        uint64_t rts = wpt > 0 ? (uint64_t)(ts / wpt) : 0, tiles = (t->n + (uint64_t)ts - 1) /
+                                                                   (uint64_t)ts;
+        l[0].dims = 2;
+        l[0].local[0] = l[0].local[1] = (uint32_t)rts;
+        l[0].global[0] = l[0].global[1] = tiles * rts;
+        *nl = 1;
+        *local_bytes = 2 * (uint64_t)ts * (uint64_t)tsk * sizeof(float);
+        break;
+    }
+    }
+}
+
+/* Whether configuration c may be built and launched here; the category when not. */
+static bool check(const struct tuning *t, const size_t *c, enum cat *why, char *text, size_t len)
+{
+    /* The kernel's rules and the profile's constraints first: a configuration that breaks
+     * them has no meaningful geometry (TILE / ROWS of 0). */
+    size_t failed;
+    if (!gb_space_check(&t->space, c, t->cons, t->ncons, t->vars, t->nvars, &failed, text, len)) {
+        *why = C_EXPR;
+        return false;
+    }
+    struct gb_launch l[2];
+    size_t nl = 0;
+    uint64_t lbytes = 0;
+    geometry(t, c, l, &nl, &lbytes);
+    const struct gb_device_info *in = t->info;
+    for (size_t i = 0; i < nl; i++) {
+        uint64_t wg = 1;
+        for (uint32_t d = 0; d < l[i].dims; d++)
+            wg *= l[i].local[d];
+        if (wg > in->max_wg_size) {
+            *why = C_WG;
+            snprintf(text, len, "work-group of %" PRIu64 " work-items above the device maximum %u",
+                     wg, in->max_wg_size);
+            return false;
+        }
+        for (uint32_t d = 0; d < l[i].dims; d++) {
+            if (l[i].local[d] == 0 || (in->max_wg_dims[d] && l[i].local[d] > in->max_wg_dims[d])) {
+                *why = C_DIM;
+                snprintf(text, len, "work-group size %u in dimension %u outside 1..%u",
+                         l[i].local[d], d, in->max_wg_dims[d]);
+                return false;
+            }
+            if (l[i].global[d] == 0 || l[i].global[d] % l[i].local[d] != 0) {
+                *why = C_DIV;
+                snprintf(text, len, "global size %" PRIu64 " in dimension %u is not a multiple "
+                         "of the work-group size %u", l[i].global[d], d, l[i].local[d]);
+                return false;
+            }
+        }
+    }
+    if (in->local_mem && lbytes > in->local_mem) {
+        *why = C_LMEM;
+        snprintf(text, len, "%" PRIu64 " bytes of local memory above the device's %" PRIu64,
+                 lbytes, in->local_mem);
+        return false;
+    }
+    return true;
+}
+
+static bool valid_cb(void *user, const size_t *choice)
+{
+    enum cat why;
+    char text[256];
+    return check(user, choice, &why, text, sizeof text);
+}
+
+static void add_var(struct tuning *t, const char *name, int64_t v)
+{
+    if (t->nvars < MAX_VARS) {
+        snprintf(t->vars[t->nvars].name, sizeof t->vars[0].name, "%s", name);
+        t->vars[t->nvars++].value = v;
+    }
+}
+
+struct names_ctx {
+    const struct tuning *t;
+    const char *bad;
+};
+
+static int name_known(void *user, const char *name)
+{
+    struct names_ctx *nc = user;
+    if (gb_space_find(&nc->t->space, name) >= 0)
+        return 0;
+    for (size_t i = 0; i < nc->t->nvars; i++)
+        if (strcmp(nc->t->vars[i].name, name) == 0)
+            return 0;
+    nc->bad = name;
+    return 1;
+}
+
+/* "WG, VEC, ..., max_wg, ..." into buf. */
+static const char *known_names(const struct tuning *t, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < t->space.n + t->nvars && used < len; i++) {
+        const char *nm = i < t->space.n ? t->space.t[i].name : t->vars[i - t->space.n].name;
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", nm);
+        if (w > 0)
+            used += (size_t)w;
+    }
+    return buf;
+}
+
+/* The kernel's space with the profile entry's tunables applied, and the constraints. */
+static int build_space(struct gb_case_ctx *ctx, struct tuning *t)
+{
+    const struct kdef *kd = t->kd;
+    t->space.n = kd->ntun;
+    for (size_t i = 0; i < kd->ntun; i++) {
+        struct gb_tunable *tu = &t->space.t[i];
+        snprintf(tu->name, sizeof tu->name, "%s", kd->tun[i].name);
+        tu->n = kd->tun[i].n;
+        memcpy(tu->values, kd->tun[i].values, tu->n * sizeof tu->values[0]);
+        for (size_t j = 0; j < tu->n; j++)
+            if (tu->values[j] == kd->tun[i].def)
+                tu->def = j;
+    }
+    const struct gb_suite_run *run = ctx->run;
+    for (size_t i = 0; run && i < run->ntunables; i++) {
+        const struct gb_tunable_spec *sp = &run->tunables[i];
+        int k = gb_space_find(&t->space, sp->name);
+        if (k < 0) {
+            char all[256] = "";
+            for (size_t j = 0, u = 0; j < kd->ntun && u < sizeof all; j++)
+                u += (size_t)snprintf(all + u, sizeof all - u, "%s%s", j ? ", " : "",
+                                      kd->tun[j].name);
+            return gb_case_skip(ctx, "profile line %d, column %d: kernel %s has no tunable %s "
+                                "(its tunables: %s)", sp->line, sp->column, kd->name, sp->name,
+                                all);
+        }
+        struct gb_tunable *tu = &t->space.t[k];
+        int64_t def = kd->tun[k].def;
+        bool has_def = false;
+        tu->n = 0;
+        for (size_t j = 0; j < sp->n && tu->n < GB_TUNE_MAX_VALUES; j++) {
+            has_def |= sp->values[j] == def;
+            tu->values[tu->n++] = sp->values[j];
+        }
+        /* The default stays in the space: it is the speedup's baseline. */
+        if (!has_def) {
+            if (tu->n == GB_TUNE_MAX_VALUES)
+                tu->n--;
+            tu->values[tu->n++] = def;
+        }
+        for (size_t j = 0; j < tu->n; j++)
+            if (tu->values[j] == def)
+                tu->def = j;
+    }
+
+    const struct gb_device_info *in = t->info;
+    add_var(t, "max_wg", in->max_wg_size);
+    add_var(t, "max_wg_x", in->max_wg_dims[0]);
+    add_var(t, "max_wg_y", in->max_wg_dims[1]);
+    add_var(t, "max_wg_z", in->max_wg_dims[2]);
+    add_var(t, "local_mem", (int64_t)in->local_mem);
+    add_var(t, "cu", in->compute_units);
+    add_var(t, "warp", in->warp_size);
+    add_var(t, "n", (int64_t)t->n);
+    if (t->kid == K_GEMM) {
+        add_var(t, "m", (int64_t)t->n);
+        add_var(t, "k", (int64_t)t->n);
+    }
+
+    char err[256];
+    for (size_t i = 0; i < kd->ncons; i++) {
+        struct gb_constraint *c = &t->cons[t->ncons];
+        if (gb_expr_parse(kd->cons[i].expr, &c->e, err, sizeof err, NULL))
+            return GB_FAIL(GB_EINVAL, "built-in constraint \"%s\": %s", kd->cons[i].expr, err);
+        snprintf(c->what, sizeof c->what, "%s", kd->cons[i].what);
+        t->ncons++;
+    }
+    for (size_t i = 0; run && i < run->nconstraints && t->ncons < MAX_CONS; i++) {
+        const struct gb_constraint_spec *sp = &run->constraints[i];
+        struct gb_constraint *c = &t->cons[t->ncons];
+        if (gb_expr_parse(sp->text, &c->e, err, sizeof err, NULL))
+            return gb_case_skip(ctx, "profile line %d: constraint \"%s\": %s", sp->line, sp->text,
+                                err);
+        t->ncons++;
+        snprintf(c->what, sizeof c->what, "constraint (profile line %d)", sp->line);
+        struct names_ctx nc = {t, NULL};
+        if (gb_expr_names(c->e, name_known, &nc)) {
+            char all[512];
+            return gb_case_skip(ctx, "profile line %d, column %d: constraint \"%s\" names %s, "
+                                "which kernel %s does not know (names: %s)", sp->line, sp->column,
+                                sp->text, nc.bad, kd->name, known_names(t, all, sizeof all));
+        }
+    }
+    return 0;
+}
+
+/* Counts the valid configurations and the pruned ones by category. */
+static void prune_pass(struct tuning *t)
+{
+    t->space_size = gb_space_size(&t->space);
+    size_t c[GB_TUNE_MAX_TUNABLES];
+    for (uint64_t i = 0; i < t->space_size; i++) {
+        gb_space_decode(&t->space, i, c);
+        enum cat why;
+        char text[256];
+        if (!check(t, c, &why, text, sizeof text)) {
+            t->pruned[why]++;
+            continue;
+        }
+        t->nvalid++;
+        if (t->kid == K_DOT) {
+            struct gb_launch l[2];
+            size_t nl;
+            uint64_t lb;
+            geometry(t, c, l, &nl, &lb);
+            uint64_t parts = val(t, c, "REDUCE") == 2 ? l[0].global[0]
+                                                      : l[0].global[0] / l[0].local[0];
+            if (parts > t->max_partial)
+                t->max_partial = parts;
+        }
+    }
+}
+
+static uint64_t pruned_total(const struct tuning *t)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < NCAT; i++)
+        n += t->pruned[i];
+    return n;
+}
+
+/* "wg>max 8, global%wg 4" into buf. */
+static const char *pruned_text(const struct tuning *t, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NCAT && used < len; i++)
+        if (t->pruned[i]) {
+            int w = snprintf(buf + used, len - used, "%s%s %" PRIu64, used ? ", " : "",
+                             cat_short[i], t->pruned[i]);
+            if (w > 0)
+                used += (size_t)w;
+        }
+    return buf;
+}
+
+/* ---- data ---------------------------------------------------------------------------------- */
+
+/* A reproducible small integer in [lo, hi] for element i of stream s (splitmix64 of both). */
+static float small_int(uint64_t s, uint64_t i, int lo, int hi)
+{
+    uint64_t st = s * UINT64_C(0x9E3779B97F4A7C15) ^ i;
+    return (float)(lo + (int)gb_rand_below(&st, (uint64_t)(hi - lo + 1)));
+}
+
+static int alloc_up(struct gb_case_ctx *ctx, struct gb_buf **b, const float *host, uint64_t n)
+{
+    int err = gb_case_alloc(ctx, n * sizeof(float), GB_MEM_DEVICE, b);
+    if (!err && host)
+        err = gb_case_upload(ctx, *b, host, n * sizeof(float));
+    return err;
+}
+
+static int prepare_data(struct gb_case_ctx *ctx, struct tuning *t)
+{
+    uint64_t n = t->n, in_elems, out_elems;
+    if (t->kid == K_DOT) {
+        in_elems = n, out_elems = 1;
+    } else {
+        if (n > (UINT64_C(1) << 31) / n)
+            return gb_case_skip(ctx, "a %" PRIu64 " x %" PRIu64 " matrix is too large", n, n);
+        in_elems = out_elems = n * n;
+    }
+    t->in_elems = in_elems;
+    t->out_elems = out_elems;
+    uint64_t dev_bytes = (2 * in_elems + out_elems) * sizeof(float);
+    if (t->info->global_mem && dev_bytes > t->info->global_mem)
+        return gb_case_skip(ctx, "%" PRIu64 " bytes of buffers exceed the device's memory",
+                            dev_bytes);
+    t->ha = malloc(in_elems * sizeof(float));
+    t->hb = t->kid == K_TRANSPOSE ? NULL : malloc(in_elems * sizeof(float));
+    t->hcheck = malloc(out_elems * sizeof(float));
+    t->nan_fill = malloc(out_elems * sizeof(float));
+    if (!t->ha || (t->kid != K_TRANSPOSE && !t->hb) || !t->hcheck || !t->nan_fill)
+        return GB_FAIL(GB_ENOMEM, "host copies of %" PRIu64 " elements", in_elems);
+    for (uint64_t i = 0; i < out_elems; i++)
+        t->nan_fill[i] = NAN;
+    int err = 0;
+    switch (t->kid) {
+    case K_DOT: {
+        int64_t sum = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            t->ha[i] = small_int(1, i, -1, 1);
+            t->hb[i] = small_int(2, i, -1, 1);
+            sum += (int64_t)t->ha[i] * (int64_t)t->hb[i];
+        }
+        t->dot_ref = (double)sum;
+        if ((err = alloc_up(ctx, &t->a, t->ha, n)) || (err = alloc_up(ctx, &t->b, t->hb, n)) ||
+            (err = alloc_up(ctx, &t->c, NULL, 1)) ||
+            (err = alloc_up(ctx, &t->partial, NULL, t->max_partial ? t->max_partial : 1)))
+            return err;
+        break;
+    }
+    case K_TRANSPOSE:
+        for (uint64_t i = 0; i < in_elems; i++)
+            t->ha[i] = (float)(i % 16777216);
+        if ((err = alloc_up(ctx, &t->a, t->ha, in_elems)) ||
+            (err = alloc_up(ctx, &t->c, NULL, out_elems)))
+            return err;
+        break;
+    case K_GEMM: {
+        /* Column-major m x k times k x n, all n here. */
+        for (uint64_t i = 0; i < in_elems; i++) {
+            t->ha[i] = small_int(3, i, -2, 2);
+            t->hb[i] = small_int(4, i, -2, 2);
+        }
+        t->gemm_ref = malloc(out_elems * sizeof(float));
+        int32_t *acc = calloc(n, sizeof *acc);
+        if (!t->gemm_ref || !acc) {
+            free(acc);
+            return GB_FAIL(GB_ENOMEM, "gemm reference");
+        }
+        /* C(:, j) = sum_l A(:, l) * B(l, j): integer arithmetic, exact. */
+        for (uint64_t j = 0; j < n; j++) {
+            memset(acc, 0, n * sizeof *acc);
+            for (uint64_t l = 0; l < n; l++) {
+                int32_t blj = (int32_t)t->hb[l + j * n];
+                if (!blj)
+                    continue;
+                const float *acol = t->ha + l * n;
+                for (uint64_t i = 0; i < n; i++)
+                    acc[i] += (int32_t)acol[i] * blj;
+            }
+            for (uint64_t i = 0; i < n; i++)
+                t->gemm_ref[i + j * n] = (float)acc[i];
+        }
+        free(acc);
+        if ((err = alloc_up(ctx, &t->a, t->ha, in_elems)) ||
+            (err = alloc_up(ctx, &t->b, t->hb, in_elems)) ||
+            (err = alloc_up(ctx, &t->c, NULL, out_elems)))
+            return err;
+        break;
+    }
+    }
+    return 0;
+}
+
+/* ---- one configuration ------------------------------------------------------------------ */
+
+static void inst_free(struct gb_case_ctx *ctx, struct inst *in)
+{
+    for (int i = 0; i < 2; i++)
+        if (in->k[i])
+            ctx->ops->kernel_free(in->k[i]);
+    if (in->prog)
+        ctx->ops->program_free(in->prog);
+    memset(in, 0, sizeof *in);
+}
+
+static struct gb_arg abuf(struct gb_buf *b)
+{
+    return (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b};
+}
+
+static struct gb_arg au64(uint64_t v)
+{
+    return (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = v};
+}
+
+/* Builds configuration c into t->cur. GB_ESKIP (in *why) when the kernel's own work-group limit
+ * prunes it; GB_EBUILD and others as errors. */
+static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *c, char *why,
+                       size_t whylen)
+{
+    inst_free(ctx, &t->cur);
+    char defs[GB_TUNE_MAX_TUNABLES + 1][48];
+    const char *dp[GB_TUNE_MAX_TUNABLES + 1];
+    size_t nd = 0;
+    snprintf(defs[nd], sizeof defs[0], "T=float");
+    dp[nd] = defs[nd];
+    nd++;
+    for (size_t i = 0; i < t->space.n; i++, nd++) {
+        snprintf(defs[nd], sizeof defs[0], "%s=%lld", t->space.t[i].name,
+                 (long long)t->space.t[i].values[c[i]]);
+        dp[nd] = defs[nd];
+    }
+    static const char *const knames[][2] = {
+        [K_DOT] = {"dot_partial", "dot_final"},
+        [K_TRANSPOSE] = {"transpose", NULL},
+        [K_GEMM] = {"gemm_tiled", NULL},
+    };
+    struct inst *in = &t->cur;
+    int err = gb_case_build(ctx, t->kd->file, knames[t->kid][0], dp, nd, &in->prog, &in->k[0]);
+    if (err)
+        return err;
+    if (knames[t->kid][1] && (err = ctx->ops->kernel_get(in->prog, knames[t->kid][1], &in->k[1])))
+        return err;
+    uint64_t lb;
+    geometry(t, c, in->l, &in->nl, &lb);
+    for (size_t i = 0; i < in->nl; i++) {
+        uint32_t kmax = 0, wg = in->l[i].local[0] * in->l[i].local[1] * in->l[i].local[2];
+        if ((err = ctx->ops->kernel_max_wg(in->k[i], &kmax)))
+            return err;
+        if (wg > kmax) {
+            snprintf(why, whylen, "work-group of %u work-items above this kernel's maximum %u",
+                     wg, kmax);
+            return GB_ESKIP;
+        }
+    }
+    struct gb_launch *l = in->l;
+    switch (t->kid) {
+    case K_DOT: {
+        uint64_t parts = val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
+        l[0].nargs = 4;
+        l[0].args[0] = abuf(t->a), l[0].args[1] = abuf(t->b), l[0].args[2] = abuf(t->partial);
+        l[0].args[3] = au64(t->n);
+        l[1].nargs = 3;
+        l[1].args[0] = abuf(t->partial), l[1].args[1] = abuf(t->c), l[1].args[2] = au64(parts);
+        break;
+    }
+    case K_TRANSPOSE:
+        l[0].nargs = 4;
+        l[0].args[0] = abuf(t->a), l[0].args[1] = abuf(t->c);
+        l[0].args[2] = au64(t->n), l[0].args[3] = au64(t->n);
+        break;
+    case K_GEMM:
+        l[0].nargs = 11;
+        l[0].args[0] = au64(t->n), l[0].args[1] = au64(t->n), l[0].args[2] = au64(t->n);
+        l[0].args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f};
+        l[0].args[4] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.0f};
+        l[0].args[5] = abuf(t->a), l[0].args[6] = au64(t->n);
+        l[0].args[7] = abuf(t->b), l[0].args[8] = au64(t->n);
+        l[0].args[9] = abuf(t->c), l[0].args[10] = au64(t->n);
+        break;
+    }
+    /* A configuration must not pass on the output its predecessor left. */
+    return gb_case_upload(ctx, t->c, t->nan_fill, t->out_elems * sizeof(float));
+}
+
+static int cfg_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct tuning *t = ctx->state;
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++)
+        for (size_t i = 0; i < t->cur.nl && !err; i++)
+            err = ctx->ops->launch(ctx->q, t->cur.k[i], &t->cur.l[i]);
+    return err;
+}
+
+static int cfg_verify(struct gb_case_ctx *ctx)
+{
+    struct tuning *t = ctx->state;
+    int err = gb_case_download(ctx, t->hcheck, t->c, t->out_elems * sizeof(float));
+    if (err)
+        return err;
+    ctx->max_error = 0;
+    switch (t->kid) {
+    case K_DOT:
+        if (!((double)t->hcheck[0] == t->dot_ref)) {
+            ctx->max_error = fabs((double)t->hcheck[0] - t->dot_ref) / fmax(1, fabs(t->dot_ref));
+            return gb_case_mismatch(ctx, "dot = %.9g, expected exactly %.0f", t->hcheck[0],
+                                    t->dot_ref);
+        }
+        return 0;
+    case K_TRANSPOSE:
+        for (uint64_t y = 0; y < t->n; y++)
+            for (uint64_t x = 0; x < t->n; x++) {
+                float got = t->hcheck[x * t->n + y], want = t->ha[y * t->n + x];
+                if (!(got == want)) {
+                    ctx->max_error = INFINITY;
+                    return gb_case_mismatch(ctx, "out[%" PRIu64 "][%" PRIu64 "] = %.9g, expected "
+                                            "in[%" PRIu64 "][%" PRIu64 "] = %.9g", x, y, got, y,
+                                            x, want);
+                }
+            }
+        return 0;
+    case K_GEMM:
+        for (uint64_t i = 0; i < t->out_elems; i++)
+            if (!(t->hcheck[i] == t->gemm_ref[i])) {
+                ctx->max_error = INFINITY;
+                return gb_case_mismatch(ctx, "C(%" PRIu64 ", %" PRIu64 ") = %.9g, expected exactly "
+                                        "%.0f", i % t->n, i / t->n, t->hcheck[i], t->gemm_ref[i]);
+            }
+        return 0;
+    }
+    return 0;
+}
+
+/* The table gb_case_measure() drives for one configuration. */
+static const struct gb_suite config_op = {
+    .name = "tuning",
+    .run = cfg_run,
+    .verify = cfg_verify,
+};
+
+/* ---- the search ------------------------------------------------------------------------- */
+
+/* The per-configuration result's params: the case's, then the tunables (as many as fit). */
+static void config_params(const struct gb_case_ctx *ctx, const struct tuning *t, const size_t *c,
+                          struct gb_params *p)
+{
+    *p = *ctx->params;
+    for (size_t i = 0; i < t->space.n && p->n < GB_MAX_AXES; i++) {
+        p->name[p->n] = t->space.t[i].name;
+        p->v[p->n] = (struct gb_value){.type = GB_V_INT, .u.i = t->space.t[i].values[c[i]]};
+        p->n++;
+    }
+}
+
+/* Builds, measures, verifies and records configuration c. *cost is its median seconds per
+ * operation (INFINITY when it failed). Returns 0, GB_EINTR or GB_ENOMEM. */
+static int evaluate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *c, const char *role,
+                    double *cost)
+{
+    *cost = INFINITY;
+    struct gb_params p;
+    config_params(ctx, t, c, &p);
+    char why[256] = "";
+    struct gb_result r = {0};
+    gb_error_clear();
+    int err = instantiate(ctx, t, c, why, sizeof why);
+    if (err == GB_ESKIP) {
+        /* Pruned after the build, before any launch: not an evaluation. */
+        t->pruned[C_KMAX]++;
+        if (t->nvalid)
+            t->nvalid--;
+        return 0;
+    }
+    t->evaluations++;
+    if (err) {
+        snprintf(r.suite, sizeof r.suite, "tuning");
+        snprintf(r.case_name, sizeof r.case_name, "%s", t->kd->name);
+        snprintf(r.backend, sizeof r.backend, "%s", ctx->ops->name);
+        r.params = p;
+        r.device_index = -1;
+        if (ctx->extra)
+            for (size_t k = 0; k < ctx->extra->ndevices; k++)
+                if (ctx->extra->devices[k].index == ctx->dev->index &&
+                    strcmp(ctx->extra->devices[k].backend, ctx->ops->name) == 0)
+                    r.device_index = (int)k;
+        r.status = GB_STATUS_FAILED;
+        snprintf(r.reason, sizeof r.reason, "build: %s: %s", gb_strerror(err), gb_error_msg());
+    } else {
+        err = gb_case_measure(ctx, &config_op, t, &t->desc, t->kd->name, &p, NULL, &r, cost);
+        if (err == GB_EINTR) {
+            t->evaluations--;
+            return err;
+        }
+    }
+    if (r.status != GB_STATUS_OK)
+        t->failed++;
+    if (role)
+        gb_result_text(&r, "role", "%s", role);
+    if (r.status == GB_STATUS_OK && t->default_time > 0)
+        gb_result_figure(&r, "speedup", "x", t->default_time / *cost);
+    return gb_case_record(ctx, &r);
+}
+
+static bool same_choice(const struct tuning *t, const size_t *a, const size_t *b)
+{
+    return memcmp(a, b, t->space.n * sizeof a[0]) == 0;
+}
+
+/* Records cost for choice c as a candidate for the best. */
+static void consider(struct tuning *t, const size_t *c, double cost)
+{
+    if (isfinite(cost) && (!t->have_best || cost < t->best_time)) {
+        t->have_best = true;
+        t->best_time = cost;
+        memcpy(t->best, c, t->space.n * sizeof c[0]);
+    }
+}
+
+/* With `tuned: true` and a cache entry that is a valid configuration of the space: measures the
+ * default and the cached configuration. Returns 1 when it did, 0 when there is no usable entry. */
+static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *def, int *err)
+{
+    struct gb_tuning_entry e;
+    bool found = false;
+    *err = 0;
+    int rc = gb_case_tuning_lookup(ctx, t->kd->name, t->problem, &e, &found);
+    if (rc) {
+        snprintf(t->cache_note, sizeof t->cache_note, "unreadable: %.50s", gb_error_msg());
+        return 0;
+    }
+    if (!found)
+        return 0;
+    size_t c[GB_TUNE_MAX_TUNABLES];
+    for (size_t i = 0; i < t->space.n; i++) {
+        int64_t v = gb_tuning_get(&e, t->space.t[i].name, t->space.t[i].values[t->space.t[i].def]);
+        c[i] = SIZE_MAX;
+        for (size_t j = 0; j < t->space.t[i].n; j++)
+            if (t->space.t[i].values[j] == v)
+                c[i] = j;
+        if (c[i] == SIZE_MAX) {
+            snprintf(t->cache_note, sizeof t->cache_note, "entry outside the space: searched");
+            return 0;
+        }
+    }
+    if (!valid_cb(t, c)) {
+        snprintf(t->cache_note, sizeof t->cache_note, "entry pruned here: searched");
+        return 0;
+    }
+    t->from_cache = true;
+    double cost;
+    if ((*err = evaluate(ctx, t, def, "default", &cost)))
+        return 1;
+    t->default_time = cost;
+    consider(t, def, cost);
+    if (!same_choice(t, def, c)) {
+        if ((*err = evaluate(ctx, t, c, "cached", &cost)))
+            return 1;
+        consider(t, c, cost);
+    }
+    return 1;
+}
+
+static int run_search(struct gb_case_ctx *ctx, struct tuning *t, const size_t *def)
+{
+    struct gb_search *x;
+    int err = gb_search_create(t->search, &t->space, valid_cb, t, t->budget, t->seed, &x);
+    if (err)
+        return err;
+    size_t c[GB_TUNE_MAX_TUNABLES];
+    while (gb_search_next(x, c)) {
+        bool is_def = same_choice(t, c, def);
+        double cost;
+        err = evaluate(ctx, t, c, is_def ? "default" : NULL, &cost);
+        if (err)
+            break;
+        if (is_def)
+            t->default_time = cost;
+        gb_search_tell(x, cost);
+        consider(t, c, cost);
+    }
+    gb_search_free(x);
+    return err;
+}
+
+/* ---- the case ------------------------------------------------------------------------------ */
+
+static bool tuning_normalize(struct gb_params *p)
+{
+    const char *k = gb_params_str(p, "kernel");
+    for (size_t i = 0; i < p->n; i++) {
+        if (strcmp(p->name[i], "size") == 0 && p->v[i].u.i == 0)
+            for (size_t j = 0; j < NKERNELS; j++)
+                if (strcmp(kdefs[j].name, k) == 0)
+                    p->v[i].u.i = kdefs[j].def_size;
+        /* Exhaustive has neither a budget nor a seed: one case whatever the sweep says. */
+        if (strcmp(gb_params_str(p, "search"), "exhaustive") == 0 &&
+            (strcmp(p->name[i], "budget") == 0 || strcmp(p->name[i], "seed") == 0))
+            p->v[i].u.i = 0;
+    }
+    return true;
+}
+
+static int tuning_setup(struct gb_case_ctx *ctx)
+{
+    struct tuning *t = ctx->state;
+    const char *kname = gb_params_str(ctx->params, "kernel");
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (strcmp(kdefs[i].name, kname) == 0)
+            t->kid = (enum kid)i;
+    t->kd = &kdefs[t->kid];
+    t->info = &ctx->dev->info;
+    t->n = (uint64_t)gb_params_int(ctx->params, "size");
+    if (t->n == 0)
+        t->n = (uint64_t)t->kd->def_size;
+    t->search = (enum gb_search_kind)gb_search_parse(gb_params_str(ctx->params, "search"));
+    t->budget = (uint64_t)gb_params_int(ctx->params, "budget");
+    t->seed = (uint64_t)gb_params_int(ctx->params, "seed");
+    switch (t->kid) {
+    case K_DOT:
+        snprintf(t->problem, sizeof t->problem, "n=%" PRIu64 " type=float", t->n);
+        break;
+    case K_TRANSPOSE:
+        snprintf(t->problem, sizeof t->problem, "rows=%" PRIu64 " cols=%" PRIu64 " type=float",
+                 t->n, t->n);
+        break;
+    case K_GEMM:
+        snprintf(t->problem, sizeof t->problem, GB_TUNING_GEMM_PROBLEM,
+                 (unsigned long long)t->n, (unsigned long long)t->n, (unsigned long long)t->n);
+        break;
+    }
+    int err = build_space(ctx, t);
+    if (err)
+        return err;
+    if (gb_space_size(&t->space) > GB_TUNE_MAX_SPACE)
+        return gb_case_skip(ctx, "the search space has more than %llu configurations",
+                            (unsigned long long)GB_TUNE_MAX_SPACE);
+    prune_pass(t);
+    char pt[128];
+    if (t->nvalid == 0)
+        return gb_case_skip(ctx, "every one of the %" PRIu64 " configurations is pruned on this "
+                            "device (%s)", t->space_size, pruned_text(t, pt, sizeof pt));
+    if (t->budget == 0 && t->search != GB_SEARCH_EXHAUSTIVE)
+        t->budget = t->nvalid / 4 > 2 ? t->nvalid / 4 : 2;
+    if ((err = prepare_data(ctx, t)))
+        return err;
+
+    t->desc.timer = GB_TIMER_DEVICE;
+    switch (t->kid) {
+    case K_DOT:
+        t->desc.bytes = 2.0 * (double)t->n * sizeof(float);
+        t->desc.flops = 2.0 * (double)t->n;
+        break;
+    case K_TRANSPOSE:
+        t->desc.bytes = 2.0 * (double)t->n * (double)t->n * sizeof(float);
+        break;
+    case K_GEMM:
+        t->desc.flops = 2.0 * (double)t->n * (double)t->n * (double)t->n;
+        break;
+    }
+
+    size_t def[GB_TUNE_MAX_TUNABLES];
+    for (size_t i = 0; i < t->space.n; i++)
+        def[i] = t->space.t[i].def;
+    if (!use_cache(ctx, t, def, &err))
+        err = run_search(ctx, t, def);
+    if (err == GB_ENOMEM)
+        return err;
+    /* Interrupted: the configurations measured so far are recorded; the best of them is set up
+     * as the case's operation (whose measurement the runner then drops), and nothing is stored
+     * in the cache from a search cut short. */
+    const bool interrupted = err == GB_EINTR;
+    if (!t->have_best)
+        return interrupted
+                   ? gb_case_skip(ctx, "interrupted before a configuration was measured")
+                   : gb_case_skip(ctx, "no configuration of the %" PRIu64 " measured passed "
+                                  "verification (see the failed results)", t->evaluations);
+    /* The best configuration is the case's operation, measured again by the runner. */
+    char why[256];
+    if ((err = instantiate(ctx, t, t->best, why, sizeof why)))
+        return err == GB_ESKIP ? gb_case_skip(ctx, "%s", why) : err;
+    ctx->op = t->desc;
+    if (!t->from_cache && !interrupted) {
+        struct gb_tuning_entry e = {.n = t->space.n, .time_s = t->best_time,
+                                    .default_time_s = t->default_time,
+                                    .evaluations = t->evaluations};
+        snprintf(e.search, sizeof e.search, "%s", gb_search_name(t->search));
+        for (size_t i = 0; i < t->space.n; i++) {
+            snprintf(e.name[i], sizeof e.name[i], "%s", t->space.t[i].name);
+            e.value[i] = t->space.t[i].values[t->best[i]];
+        }
+        /* A smaller search that found nothing faster does not replace a larger one's entry. */
+        const char *path = ctx->run ? ctx->run->tuning_cache : NULL;
+        struct gb_tuning_entry old;
+        bool found = false;
+        int rc = gb_tuning_lookup(path, ctx->dev, t->kd->name, t->problem, &old, &found);
+        if (!rc && found && old.evaluations > e.evaluations && old.time_s > 0 &&
+            old.time_s <= e.time_s) {
+            snprintf(t->cache_note, sizeof t->cache_note, "kept: a larger search's entry");
+        } else {
+            rc = gb_tuning_store(path, ctx->dev, t->kd->name, t->problem, &e);
+            t->cache_stored = rc == 0;
+            if (rc)
+                snprintf(t->cache_note, sizeof t->cache_note, "not written: %.48s",
+                         gb_error_msg());
+        }
+    }
+    return 0;
+}
+
+static int tuning_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    return cfg_run(ctx, reps);
+}
+
+static void tuning_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    struct tuning *t = ctx->state;
+    char buf[128];
+    gb_case_text(ctx, "best", "%s", gb_space_format(&t->space, t->best, buf, sizeof buf));
+    if (t->default_time > 0 && isfinite(t->default_time)) {
+        gb_case_figure(ctx, "speedup", "x", t->default_time / op_time_s);
+        double per_s = t->desc.bytes > 0 ? t->desc.bytes : t->desc.flops;
+        gb_case_figure(ctx, "default", t->desc.bytes > 0 ? "GB/s" : "GFLOP/s",
+                       per_s / t->default_time / 1e9);
+    }
+    gb_case_figure(ctx, "evaluations", "", (double)t->evaluations);
+    gb_case_figure(ctx, "valid", "", (double)t->nvalid);
+    gb_case_figure(ctx, "space", "", (double)t->space_size);
+    gb_case_figure(ctx, "pruned", "", (double)pruned_total(t));
+    if (pruned_total(t))
+        gb_case_text(ctx, "pruned_by", "%s", pruned_text(t, buf, sizeof buf));
+    gb_case_figure(ctx, "failed", "", (double)t->failed);
+    gb_case_text(ctx, "source", "%s", t->from_cache ? "cache" : gb_search_name(t->search));
+    gb_case_text(ctx, "cache", "%s", t->cache_stored ? "stored" : t->from_cache ? "used"
+                                     : t->cache_note[0]                      ? t->cache_note
+                                                                             : "-");
+}
+
+static void tuning_teardown(struct gb_case_ctx *ctx)
+{
+    struct tuning *t = ctx->state;
+    inst_free(ctx, &t->cur);
+    struct gb_buf *bufs[] = {t->a, t->b, t->c, t->partial};
+    for (size_t i = 0; i < 4; i++)
+        if (bufs[i])
+            ctx->ops->buf_free(bufs[i]);
+    for (size_t i = 0; i < t->ncons; i++)
+        gb_expr_free(t->cons[i].e);
+    free(t->ha);
+    free(t->hb);
+    free(t->hcheck);
+    free(t->gemm_ref);
+    free(t->nan_fill);
+}
+
+const struct gb_suite gb_suite_tuning = {
+    .name = "tuning",
+    .summary = "work-group / thread-block tuning of the dot, transpose and gemm kernels "
+               "(landscape, best, speedup over the default; tuning cache)",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct tuning),
+    .normalize = tuning_normalize,
+    .setup = tuning_setup,
+    .run = tuning_run,
+    .verify = cfg_verify,
+    .teardown = tuning_teardown,
+    .figures = tuning_figures,
+    .search_space = true,
+};

@@ -1,0 +1,329 @@
+/* Unit tests of src/precision.c, without a device: 16-bit conversions, error metrics, the GEMM
+ * error bound, theoretical peaks, the implausibility check and the figures derived across a
+ * run's results. */
+#include <stdint.h>
+
+#include "precision.h"
+#include "results.h"
+#include "test.h"
+
+/* ---- 16-bit formats ------------------------------------------------------------------------ */
+
+TEST(precision_f16_known_values)
+{
+    ASSERT_EQ(gb_f16_from_double(1.0), 0x3C00);
+    ASSERT_EQ(gb_f16_from_double(-2.0), 0xC000);
+    ASSERT_EQ(gb_f16_from_double(0.0), 0x0000);
+    ASSERT_EQ(gb_f16_from_double(-0.0), 0x8000);
+    ASSERT_EQ(gb_f16_from_double(65504.0), 0x7BFF);      /* the largest half */
+    ASSERT_EQ(gb_f16_from_double(65519.99), 0x7BFF);     /* below the overflow midpoint */
+    ASSERT_EQ(gb_f16_from_double(65520.0), 0x7C00);      /* the midpoint rounds to even: inf */
+    ASSERT_EQ(gb_f16_from_double(1e9), 0x7C00);
+    ASSERT_EQ(gb_f16_from_double(-INFINITY), 0xFC00);
+    ASSERT_EQ(gb_f16_from_double(0x1p-24), 0x0001);      /* the smallest subnormal */
+    ASSERT_EQ(gb_f16_from_double(0x1p-25), 0x0000);      /* half of it: tie to even, 0 */
+    ASSERT_EQ(gb_f16_from_double(0x1.8p-25), 0x0001);    /* above half: rounds up */
+    ASSERT_EQ(gb_f16_from_double(0x1p-14), 0x0400);      /* the smallest normal */
+    ASSERT_EQ(gb_f16_from_double(0x1.ff8p-15), 0x03FF);  /* the largest subnormal */
+    ASSERT_EQ(gb_f16_from_double(0x1.ffcp-15), 0x0400);  /* a tie above it: up to the normal */
+    ASSERT_EQ(gb_f16_from_double(1.0 + 0x1p-11), 0x3C00);   /* tie: to even (down) */
+    ASSERT_EQ(gb_f16_from_double(1.0 + 0x3p-11), 0x3C02);   /* tie: to even (up) */
+    ASSERT_EQ(gb_f16_from_double(1.0 + 0x1.0001p-11), 0x3C01); /* just above the tie */
+    ASSERT((gb_f16_from_double(NAN) & 0x7C00) == 0x7C00 && (gb_f16_from_double(NAN) & 0x3FF));
+    ASSERT_NEAR(gb_f16_to_double(0x3555), 0.333251953125, 0);
+    ASSERT(isinf(gb_f16_to_double(0x7C00)) && isnan(gb_f16_to_double(0x7E00)));
+    ASSERT_NEAR(gb_f16_to_double(0x0001), 0x1p-24, 0);
+}
+
+TEST(precision_f16_round_trips_every_pattern)
+{
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        const double v = gb_f16_to_double((uint16_t)h);
+        if (isnan(v))
+            continue;
+        ASSERT_MSG(gb_f16_from_double(v) == h, "0x%04x -> %g -> 0x%04x", h, v,
+                   gb_f16_from_double(v));
+    }
+}
+
+#if defined(__FLT16_MAX__) && (defined(__x86_64__) || defined(__aarch64__))
+/* The compiler's _Float16 conversion from double is correctly rounded (one rounding, nearest
+ * even): a reference that shares no code with ours. */
+TEST(precision_f16_matches_the_compilers_conversion)
+{
+    uint64_t s = 12345;
+    for (int i = 0; i < 200000; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        /* Random bit patterns over the half range and beyond, plus the midpoints between
+         * neighbouring halves (the hard cases). */
+        double x;
+        if (i & 1) {
+            x = ldexp((double)(s >> 11) * 0x1p-53, (int)((s >> 3) % 48) - 30);
+        } else {
+            const uint16_t h = (uint16_t)(s >> 40) & 0x7BFE;
+            x = (gb_f16_to_double(h) + gb_f16_to_double((uint16_t)(h + 1))) / 2;
+        }
+        if (s & 4)
+            x = -x;
+        __extension__ _Float16 ref = (_Float16)x;
+        uint16_t bits;
+        memcpy(&bits, &ref, sizeof bits);
+        ASSERT_MSG(gb_f16_from_double(x) == bits, "%.17g: ours 0x%04x, compiler's 0x%04x", x,
+                   gb_f16_from_double(x), bits);
+    }
+}
+#endif
+
+TEST(precision_bf16_and_tf32)
+{
+    ASSERT_EQ(gb_bf16_from_double(1.0), 0x3F80);
+    ASSERT_EQ(gb_bf16_from_double(-1.0), 0xBF80);
+    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x1p-8), 0x3F80);  /* tie: to even (down) */
+    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x3p-8), 0x3F82);  /* tie: to even (up) */
+    ASSERT_EQ(gb_bf16_from_double(1e39), 0x7F80);          /* above binary32's range: inf */
+    ASSERT_EQ(gb_bf16_from_double(0x1p-133), 0x0001);      /* the smallest subnormal */
+    ASSERT_NEAR(gb_bf16_to_double(0x4049), 3.140625, 0);
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        const double v = gb_bf16_to_double((uint16_t)h);
+        if (!isnan(v))
+            ASSERT_MSG(gb_bf16_from_double(v) == h, "bf16 0x%04x", h);
+    }
+    ASSERT_NEAR(gb_tf32_round(1.0 + 0x1p-11), 1.0, 0);
+    ASSERT_NEAR(gb_tf32_round(1.0 + 0x3p-11), 1.0 + 0x1p-9, 0);
+    ASSERT_NEAR(gb_tf32_round(-3.0), -3.0, 0);
+    ASSERT_NEAR(gb_unit_roundoff(GB_F32), 0x1p-24, 0);
+    ASSERT_NEAR(gb_unit_roundoff(GB_F16), 0x1p-11, 0);
+    ASSERT_NEAR(gb_unit_roundoff(GB_BF16), 0x1p-8, 0);
+    ASSERT_NEAR(gb_unit_roundoff(GB_F64), 0x1p-53, 0);
+    ASSERT_NEAR(gb_unit_roundoff(GB_I32), 0, 0);
+}
+
+/* ---- error metrics -------------------------------------------------------------------------- */
+
+TEST(precision_error_metrics)
+{
+    struct gb_accuracy a;
+    gb_accuracy_init(&a);
+    ASSERT_NEAR(gb_accuracy_rms(&a), 0, 0);
+    gb_accuracy_add(&a, 0, 1.1, 1.0, 1.0);  /* 0.1 */
+    gb_accuracy_add(&a, 1, 2.0, 2.0, 2.0);  /* 0 */
+    gb_accuracy_add(&a, 2, -3.3, -3.0, 3.0); /* 0.1 relative to |ref| */
+    gb_accuracy_add(&a, 3, 0.25, 0.0, 4.0); /* an error against a scale, ref 0: 0.0625 */
+    ASSERT_EQ(a.n, 4);
+    ASSERT_EQ(a.nonfinite, 0);
+    ASSERT_NEAR(a.max_rel, 0.1, 1e-12);
+    ASSERT(a.worst == 0 || a.worst == 2);
+    ASSERT_NEAR(gb_accuracy_rms(&a), sqrt((0.01 + 0 + 0.01 + 0.0625 * 0.0625) / 4), 1e-12);
+
+    /* A zero scale: an exact answer is error 0, anything else an infinite relative error. */
+    gb_accuracy_init(&a);
+    gb_accuracy_add(&a, 0, 0.0, 0.0, 0.0);
+    ASSERT_NEAR(a.max_rel, 0, 0);
+    gb_accuracy_add(&a, 7, 1e-30, 0.0, 0.0);
+    ASSERT(isinf(a.max_rel));
+    ASSERT_EQ(a.worst, 7);
+    ASSERT_EQ(a.nonfinite, 1);
+    ASSERT(isinf(gb_accuracy_rms(&a)));
+
+    /* NaN and infinity in the result are infinite errors, never hidden by a comparison. */
+    gb_accuracy_init(&a);
+    gb_accuracy_add(&a, 0, 1.0, 1.0, 1.0);
+    gb_accuracy_add(&a, 1, NAN, 1.0, 1.0);
+    gb_accuracy_add(&a, 2, 0.5, 1.0, 1.0);
+    ASSERT(isinf(a.max_rel));
+    ASSERT_EQ(a.worst, 1);
+    ASSERT_EQ(a.nonfinite, 1);
+    gb_accuracy_add(&a, 3, INFINITY, 1.0, 1.0);
+    ASSERT_EQ(a.nonfinite, 2);
+}
+
+TEST(precision_gemm_error_bound)
+{
+    const double u32 = 0x1p-24, u16 = 0x1p-11;
+    /* k = 0 leaves the input and output roundings, doubled. */
+    ASSERT_NEAR(gb_gemm_error_bound(0, u32, u32, u32), 2 * (3 * u32), 1e-20);
+    /* gamma_k = k u / (1 - k u) */
+    const double g = 1024 * u32 / (1 - 1024 * u32);
+    ASSERT_NEAR(gb_gemm_error_bound(1024, u32, u32, u32), 2 * (3 * u32 + g), 1e-18);
+    ASSERT(gb_gemm_error_bound(4096, u32, u32, u32) > gb_gemm_error_bound(1024, u32, u32, u32));
+    /* Half accumulation over 4096 terms: k u = 2, the bound says nothing finer than 1. */
+    ASSERT_NEAR(gb_gemm_error_bound(4096, u16, u16, u16), 2 * (3 * u16 + 1), 1e-12);
+    /* F64 inputs used as is: only accumulation and output. */
+    ASSERT_NEAR(gb_gemm_error_bound(100, 0, 0x1p-53, 0x1p-53),
+                2 * (100 * 0x1p-53 / (1 - 100 * 0x1p-53) + 0x1p-53), 1e-30);
+}
+
+/* ---- peaks ------------------------------------------------------------------------------ */
+
+static struct gb_device_info pocl_info(void)
+{
+    struct gb_device_info in = {0};
+    snprintf(in.name, sizeof in.name, "pthread-skylake-avx512-Intel(R) Xeon(R) Processor");
+    snprintf(in.vendor, sizeof in.vendor, "GenuineIntel");
+    in.compute_units = 2;
+    in.clock_mhz = 2600;
+    return in;
+}
+
+TEST(precision_peak_cpu)
+{
+    struct gb_device_info in = pocl_info();
+    char how[256];
+    /* 2 cores x 2.6 GHz x 1.5 turbo x (16 lanes x 2 FMA units x 2) */
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, how, sizeof how), 2 * 2.6e9 * 1.5 * 64, 1);
+    printf("%s\n", how);
+    ASSERT_CONTAINS(how, "2 CU x 2600 MHz");
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F64, false, NULL, 0), 2 * 2.6e9 * 1.5 * 32, 1);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_I32, false, NULL, 0), 2 * 2.6e9 * 1.5 * 64, 1);
+    /* No matrix units counted on a CPU: the GEMM bound is the vector one. */
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, true, NULL, 0),
+                gb_peak_ops(&in, GB_PEAK_F32, false, NULL, 0), 0);
+    ASSERT(gb_device_is_cpu(&in));
+    /* clpeak measured about 44 GFLOP/s FP32 on this machine's PoCL: far below the bound. */
+    ASSERT(!gb_rate_implausible(44, gb_peak_ops(&in, GB_PEAK_F32, false, NULL, 0) / 1e9));
+}
+
+TEST(precision_peak_nvidia_matches_datasheets)
+{
+    struct gb_device_info in = {0};
+    snprintf(in.name, sizeof in.name, "NVIDIA A100-SXM4-40GB");
+    snprintf(in.arch, sizeof in.arch, "sm_80");
+    in.compute_units = 108;
+    in.clock_mhz = 1410;
+    /* NVIDIA's A100 datasheet: 19.5 TFLOP/s FP32, 9.7 FP64 (19.5 on tensor cores), 312 FP16
+     * tensor, 156 TF32 tensor. */
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, NULL, 0) / 1e12, 19.5, 0.05);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F64, false, NULL, 0) / 1e12, 9.7, 0.05);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F64, true, NULL, 0) / 1e12, 19.5, 0.05);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F16, true, NULL, 0) / 1e12, 312, 0.5);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_TF32, true, NULL, 0) / 1e12, 156, 0.5);
+    ASSERT(!gb_device_is_cpu(&in));
+    /* H100 SXM at 1830 MHz (the datasheet's tensor clock): 989 TFLOP/s dense FP16. */
+    snprintf(in.arch, sizeof in.arch, "sm_90");
+    in.compute_units = 132;
+    in.clock_mhz = 1830;
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F16, true, NULL, 0) / 1e12, 989.4, 1);
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, NULL, 0) / 1e12, 61.8, 0.1);
+    /* Pascal consumer parts: half arithmetic at 1/64 of FP32 — a tiny but known bound. */
+    snprintf(in.arch, sizeof in.arch, "sm_61");
+    ASSERT(gb_peak_ops(&in, GB_PEAK_F16, false, NULL, 0) <
+           gb_peak_ops(&in, GB_PEAK_F32, false, NULL, 0) / 16);
+    ASSERT(gb_peak_ops(&in, GB_PEAK_INT8_DOT, false, NULL, 0) > 0);
+    /* Before dp4a: no INT8 dot peak, and the reason says so. */
+    snprintf(in.arch, sizeof in.arch, "sm_52");
+    char how[256];
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_INT8_DOT, false, how, sizeof how), 0, 0);
+    ASSERT_CONTAINS(how, "unknown");
+}
+
+TEST(precision_peak_unknown_devices)
+{
+    char how[256];
+    struct gb_device_info in = {0};
+    snprintf(in.name, sizeof in.name, "Mystery Accelerator");
+    snprintf(in.vendor, sizeof in.vendor, "Acme");
+    in.compute_units = 64;
+    in.clock_mhz = 1000;
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, how, sizeof how), 0, 0);
+    ASSERT_CONTAINS(how, "unknown");
+    in = pocl_info();
+    in.clock_mhz = 0;
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, how, sizeof how), 0, 0);
+    ASSERT_CONTAINS(how, "no compute units or clock");
+    snprintf(in.arch, sizeof in.arch, "sm_30");
+    in.clock_mhz = 900;
+    ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F32, false, how, sizeof how), 0, 0);
+}
+
+TEST(precision_implausibility_check)
+{
+    ASSERT(!gb_rate_implausible(100, 0));   /* peak unknown: never flagged */
+    ASSERT(!gb_rate_implausible(99, 100));
+    ASSERT(!gb_rate_implausible(105, 100)); /* within the slack */
+    ASSERT(gb_rate_implausible(105.1, 100));
+    ASSERT(gb_rate_implausible(1000, 22)); /* CLBlast's last-kernel event on PoCL */
+    ASSERT(gb_rate_implausible(NAN, 100));
+    ASSERT(gb_rate_implausible(INFINITY, 0));
+}
+
+/* ---- across results ------------------------------------------------------------------------ */
+
+static void add_result(struct gb_results *rs, int dev, const char *suite, const char *prec,
+                       const char *impl, double value, double op_us)
+{
+    struct gb_result r = {0};
+    snprintf(r.suite, sizeof r.suite, "%s", suite);
+    snprintf(r.case_name, sizeof r.case_name, "%s", prec);
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    snprintf(r.unit, sizeof r.unit, "GFLOP/s");
+    r.device_index = dev;
+    r.params.n = 2;
+    r.params.name[0] = "prec";
+    r.params.v[0] = (struct gb_value){.type = GB_V_STR};
+    snprintf(r.params.v[0].s, sizeof r.params.v[0].s, "%s", prec);
+    r.params.name[1] = "impl";
+    r.params.v[1] = (struct gb_value){.type = GB_V_STR};
+    snprintf(r.params.v[1].s, sizeof r.params.v[1].s, "%s", impl);
+    r.status = GB_STATUS_OK;
+    r.value = value;
+    r.op_time_us.median = op_us;
+    ASSERT_OK(gb_results_add(rs, &r));
+}
+
+static const struct gb_figure *find_figure(const struct gb_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nfigures; i++)
+        if (strcmp(r->figures[i].name, name) == 0)
+            return &r->figures[i];
+    return NULL;
+}
+
+static double pocl_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
+                        size_t len)
+{
+    (void)r;
+    return gb_peak_ops(info, GB_PEAK_F32, false, how, len) / 1e9;
+}
+
+TEST(precision_derived_speedups_and_peaks)
+{
+    struct gb_results rs = {0};
+    struct gb_device_info in = pocl_info();
+    int d0, d1;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &in, &d0));
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 1, &in, &d1));
+    add_result(&rs, d0, "gemm", "f32", "library", 20, 100);
+    add_result(&rs, d0, "gemm", "f64", "library", 10, 200);
+    add_result(&rs, d0, "gemm", "f64", "own", 5, 400);     /* no f32 own: no speedup */
+    add_result(&rs, d1, "gemm", "f64", "library", 8, 250); /* no f32 on device 1 */
+    add_result(&rs, d0, "gemm", "bf16", "library", 1000, 2); /* above the 499 GFLOP/s bound */
+    add_result(&rs, d0, "other", "f64", "library", 10, 200);
+    gb_precision_speedups(&rs, "gemm", "prec", "f32", false);
+    const struct gb_figure *f = find_figure(&rs.results[1], "speedup_vs_f32");
+    ASSERT(f != NULL);
+    ASSERT_NEAR(f->v[0], 0.5, 1e-12);
+    ASSERT(find_figure(&rs.results[0], "speedup_vs_f32") == NULL);
+    ASSERT(find_figure(&rs.results[2], "speedup_vs_f32") == NULL);
+    ASSERT(find_figure(&rs.results[3], "speedup_vs_f32") == NULL);
+    ASSERT(find_figure(&rs.results[5], "speedup_vs_f32") == NULL);
+    /* By time: base time over this time. */
+    gb_precision_speedups(&rs, "gemm", "prec", "f32", true);
+    ASSERT_NEAR(find_figure(&rs.results[1], "speedup_vs_f32")->v[0], 0.5, 1e-12);
+    ASSERT_NEAR(find_figure(&rs.results[4], "speedup_vs_f32")->v[0], 50, 1e-12);
+    size_t nf = rs.results[1].nfigures;
+    gb_precision_speedups(&rs, "gemm", "prec", "f32", false); /* again: replaced, not added */
+    ASSERT_EQ(rs.results[1].nfigures, nf);
+
+    gb_precision_check_peaks(&rs, "gemm", pocl_peak);
+    ASSERT(!rs.results[0].implausible);
+    const struct gb_figure *of = find_figure(&rs.results[0], "of_peak");
+    ASSERT(of != NULL);
+    ASSERT_NEAR(of->v[0], 20 / 499.2, 1e-9);
+    ASSERT_NEAR(find_figure(&rs.results[0], "peak")->v[0], 499.2, 1e-9);
+    ASSERT(rs.results[4].implausible);
+    printf("%s\n", rs.results[4].reason);
+    ASSERT_CONTAINS(rs.results[4].reason, "implausible: 1000 GFLOP/s exceeds the device's "
+                                          "theoretical peak 499.2 GFLOP/s");
+    ASSERT(!rs.results[5].implausible && find_figure(&rs.results[5], "peak") == NULL);
+    gb_results_free(&rs);
+}

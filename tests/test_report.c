@@ -1,0 +1,373 @@
+/* gpubench report: every file, with real gnuplot, on results of real runs on the OpenCL device
+ * (PoCL here); several devices side by side; missing data; the price sheet; and the page as a
+ * browser draws it (headless Chromium). */
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "prices.h"
+#include "results.h"
+#include "test.h"
+
+static char out[1 << 18];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return gb_test_sh(cmd, out, sizeof out);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    fputs(text, f);
+    ASSERT(fclose(f) == 0);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ASSERT_MSG(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    ASSERT(b);
+    ASSERT(fread(b, 1, (size_t)n, f) == (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+static long file_size(const char *dir, const char *sub, const char *id, const char *ext)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/%s/%s%s", dir, sub, id, ext);
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Every chart report.md names (![title](charts/ID.png)) has its data, script and both images,
+ * and index.html holds one inline SVG per chart and no drawing failure. Returns the charts. */
+static size_t check_report_files(const char *dir)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+    snprintf(p, sizeof p, "%s/index.html", dir);
+    char *html = slurp(p);
+    size_t charts = 0;
+    for (const char *s = strstr(md, "](charts/"); s; s = strstr(s + 1, "](charts/")) {
+        char id[64];
+        const char *b = s + strlen("](charts/");
+        size_t l = strcspn(b, ".");
+        ASSERT(l < sizeof id);
+        memcpy(id, b, l);
+        id[l] = '\0';
+        ASSERT_MSG(file_size(dir, "data", id, ".csv") > 0, "data/%s.csv", id);
+        ASSERT_MSG(file_size(dir, "plots", id, ".gp") > 0, "plots/%s.gp", id);
+        ASSERT_MSG(file_size(dir, "charts", id, ".svg") > 500, "charts/%s.svg", id);
+        ASSERT_MSG(file_size(dir, "charts", id, ".png") > 1000, "charts/%s.png", id);
+        char anchor[96];
+        snprintf(anchor, sizeof anchor, "<section id=\"%s\">", id);
+        ASSERT_CONTAINS(html, anchor);
+        charts++;
+    }
+    ASSERT(charts >= 8);
+    ASSERT_EQ(count(html, "<svg"), charts);
+    ASSERT_EQ(count(html, "could not be drawn"), 0);
+    ASSERT_EQ(count(md, "could not be drawn"), 0);
+    /* Self-contained: nothing is fetched from anywhere. */
+    ASSERT_EQ(count(html, "<script"), 0);
+    ASSERT_EQ(count(html, "src=\"http"), 0);
+    ASSERT_EQ(count(html, "<link"), 0);
+    ASSERT(file_size(dir, "data", "headline", ".csv") > 0);
+    free(md);
+    free(html);
+    return charts;
+}
+
+/* A quick run of the suite families the report draws, small enough for the test budget
+ * (configs/quick.yaml itself takes half a minute here, with two unequal devices over two
+ * minutes): transfers, device memory, launches, arithmetic, GEMM, tuning, scaling, peer copies. */
+static const char quick_profile[] =
+    "name: report-quick\n"
+    "measure: {warmup_runs: 1, warmup_time: 1ms, min_samples: 3, max_samples: 10,\n"
+    "          max_noise: 0.05, max_time: 30ms, min_sample_time: 1ms}\n"
+    "suites:\n"
+    "  - suite: transfer\n"
+    "    params: {op: [h2d, d2h, d2d], memory: pinned, mode: async, size: [4KiB, 256KiB, 4MiB]}\n"
+    "  - suite: memory\n"
+    "    params: {op: [copy, triad], type: float, wg: 256, size: 4MiB}\n"
+    "  - suite: launch\n"
+    "    params: {op: [latency, throughput]}\n"
+    "  - suite: compute\n"
+    "    params: {prec: [f32, f64], iters: 64, groups: 2}\n"
+    "  - suite: gemm\n"
+    "    params: {prec: [f32], impl: [library], shape: [128]}\n"
+    "  - suite: tuning\n"
+    "    params: {kernel: [dot], search: random, budget: 4, size: 262144}\n"
+    "  - suite: scaling\n"
+    "    params: {workload: triad, mode: strong, ndev: [1, 2], size: 4MiB}\n"
+    "  - suite: peer\n"
+    "    params: {size: [1MiB]}\n";
+
+static void quick_run(const char *dir, const char *env, const char *file)
+{
+    char prof[1100];
+    snprintf(prof, sizeof prof, "%s/report-quick.yaml", dir);
+    write_file(prof, quick_profile);
+    int rc = sh("cd %s && %s %s run report-quick.yaml -q -o %s 2>&1", dir, env, GB_TEST_EXE,
+                file);
+    ASSERT_MSG(rc == 0, "quick run: exit %d: %s", rc, out);
+}
+
+TEST_TIMEOUT(report_quick_run_every_file, 240)
+{
+    const char *dir = gb_test_tmpdir();
+    quick_run(dir, "", "q.json");
+    int rc = sh("cd %s && %s report q.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "report: rep/index.html and rep/report.md");
+    char rep[1100];
+    snprintf(rep, sizeof rep, "%s/rep", dir);
+    check_report_files(rep);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/report.md", rep);
+    char *md = slurp(p);
+    /* The suites of the quick run are drawn; the transfer charts say what a buyer reads off. */
+    ASSERT_CONTAINS(md, "### Transfer bandwidth, host to device (H2D)");
+    ASSERT_CONTAINS(md, "h2d peaks at");
+    ASSERT_CONTAINS(md, "half of that from");
+    ASSERT_CONTAINS(md, "### Device-memory bandwidth per kernel");
+    ASSERT_CONTAINS(md, "| H2D peak |");
+    ASSERT_CONTAINS(md, "memory roof");
+    /* Price sheets were not given: those charts say so, and still exist. */
+    ASSERT_CONTAINS(md, "*No data: no price sheet given");
+    free(md);
+    /* The gnuplot scripts redraw the charts from the data as they are. */
+    rc = sh("cd %s && rm charts/memory_bandwidth.svg && gnuplot plots/memory_bandwidth.gp 2>&1 && "
+            "test -s charts/memory_bandwidth.svg",
+            rep);
+    ASSERT_MSG(rc == 0, "gnuplot plots/memory_bandwidth.gp: %s", out);
+    ASSERT_EQ(sh("head -1 %s/data/memory_bandwidth.csv", rep), 0);
+    ASSERT_CONTAINS(out, "# category,");
+}
+
+TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
+{
+    const char *dir = gb_test_tmpdir();
+    quick_run(dir, "POCL_DEVICES=pthread", "one.json");
+    quick_run(dir, "POCL_DEVICES='basic pthread'", "two.json");
+    char prices[1100];
+    snprintf(prices, sizeof prices, "%s/prices.yaml", dir);
+    write_file(prices, "# illustrative, not real prices\n"
+                       "currency: EUR\n"
+                       "devices:\n"
+                       "  pthread: {price: 600, power: 65}\n"
+                       "  basic-skylake: {price: 300, power: 35 W}\n");
+    int rc = sh("cd %s && %s report one.json two.json -o rep --prices prices.yaml --title 'Side "
+                "by side' 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "for 3 devices");
+    char rep[1100], p[1200];
+    snprintf(rep, sizeof rep, "%s/rep", dir);
+    check_report_files(rep);
+    /* Three series in every chart's data and legend: the pthread device of each file (told
+     * apart by their files) and the basic one. */
+    snprintf(p, sizeof p, "%s/data/memory_bandwidth.csv", rep);
+    char *csv = slurp(p);
+    ASSERT_CONTAINS(csv, "(opencl) one.json");
+    ASSERT_CONTAINS(csv, "(opencl) two.json");
+    ASSERT_CONTAINS(csv, "basic-");
+    free(csv);
+    snprintf(p, sizeof p, "%s/charts/transfer_h2d.svg", rep);
+    char *svg = slurp(p);
+    ASSERT_CONTAINS(svg, "basic-");
+    ASSERT_CONTAINS(svg, "one.json");
+    free(svg);
+    snprintf(p, sizeof p, "%s/report.md", rep);
+    char *md = slurp(p);
+    ASSERT_CONTAINS(md, "# Side by side");
+    ASSERT_CONTAINS(md, "| Price (EUR) | 600 | 300 | 600 |");
+    ASSERT_CONTAINS(md, "| Power (W) | 65 | 35 | 65 |");
+    ASSERT_CONTAINS(md, "triad GB/s per 1000 EUR: best ");
+    ASSERT_CONTAINS(md, "triad GB/s per W: best ");
+    ASSERT_CONTAINS(md, "relative to");
+    ASSERT_EQ(count(md, "No data: no price sheet"), 0);
+    free(md);
+}
+
+TEST(report_missing_data_says_no_data)
+{
+    /* A results file holding one launch case and nothing else: every other chart says no data
+     * and why, the report still succeeds. */
+    const char *dir = gb_test_tmpdir();
+    char prof[1100];
+    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
+    write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
+                     "  - suite: launch\n    params: {op: latency}\n");
+    ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
+    int rc = sh("cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    char rep[1100], p[1200];
+    snprintf(rep, sizeof rep, "%s/rep", dir);
+    size_t charts = check_report_files(rep);
+    snprintf(p, sizeof p, "%s/report.md", rep);
+    char *md = slurp(p);
+    ASSERT_CONTAINS(md, "*No data: no transfer results in these files.*");
+    ASSERT_CONTAINS(md, "*No data: no device-memory (memory suite) results");
+    ASSERT_CONTAINS(md, "*No data: no tuning results in these files.*");
+    ASSERT_CONTAINS(md, "*No data: no batching results in these files.*");
+    ASSERT_CONTAINS(md, "*No data: no multi-device scaling results");
+    ASSERT_CONTAINS(md, "*No data: no peer-copy results");
+    ASSERT_CONTAINS(md, "*No data: no compute, gemm or fp16 throughput results");
+    ASSERT_CONTAINS(md, "Launch latency");
+    /* Only the launch chart has data. */
+    ASSERT_EQ(count(md, "*No data:"), charts - 1);
+    free(md);
+    /* The "no data" charts are drawn, saying so. */
+    snprintf(p, sizeof p, "%s/charts/transfer.svg", rep);
+    char *svg = slurp(p);
+    ASSERT_CONTAINS(svg, "no data: no transfer results");
+    free(svg);
+}
+
+TEST(report_bad_input)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(sh("cd %s && %s report nothere.json -o rep 2>&1", dir, GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "cannot open results file nothere.json");
+    ASSERT_EQ(sh("cd %s && echo '{' > bad.json && %s report bad.json -o rep 2>&1", dir,
+                 GB_TEST_EXE),
+              2);
+    ASSERT_CONTAINS(out, "bad.json: not valid JSON");
+    ASSERT_EQ(sh("%s report 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "needs at least one results file");
+    /* A price sheet with a mistake: file:line:column. */
+    char p[1100];
+    snprintf(p, sizeof p, "%s/prices.yaml", dir);
+    write_file(p, "devices:\n  pthread: {price: 600, power: lots}\n");
+    char err[512];
+    struct gb_prices pr;
+    ASSERT_EQ(gb_prices_load(p, &pr, err, sizeof err), GB_ECONFIG);
+    ASSERT_CONTAINS(err, "prices.yaml:2:32: power: 'lots' is not a number");
+    write_file(p, "devices:\n  pthread: {price: 600, watts: 3}\n");
+    ASSERT_EQ(gb_prices_load(p, &pr, err, sizeof err), GB_ECONFIG);
+    ASSERT_CONTAINS(err, "prices.yaml:2:25: unknown key 'watts' (expected price, power)");
+    write_file(p, "currency: EUR\ndevices:\n  pthread: {price: 600}\n  \"NVIDIA H100\": "
+                  "{price: 30000, power: 700W}\n  H100: {power: 1}\n");
+    ASSERT_OK(gb_prices_load(p, &pr, err, sizeof err));
+    ASSERT_STR(pr.currency, "EUR");
+    ASSERT_EQ(pr.n, 3);
+    /* Exact name first, then the longest substring, case-insensitively. */
+    ASSERT_NEAR(gb_prices_find(&pr, "NVIDIA H100")->price, 30000, 0);
+    ASSERT_NEAR(gb_prices_find(&pr, "NVIDIA H100 80GB HBM3")->power_w, 700, 0);
+    ASSERT_NEAR(gb_prices_find(&pr, "h100 pcie")->power_w, 1, 0);
+    ASSERT(isnan(gb_prices_find(&pr, "PTHREAD-skylake")->power_w));
+    ASSERT(gb_prices_find(&pr, "AMD MI300X") == NULL);
+    gb_prices_free(&pr);
+    ASSERT_EQ(sh("cd %s && %s report x.json -o rep --prices nothere.yaml 2>&1", dir, GB_TEST_EXE),
+              2);
+    ASSERT_CONTAINS(out, "nothere.yaml: cannot open the price sheet");
+}
+
+TEST(report_without_gnuplot_still_writes_the_page)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[1100];
+    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
+    write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
+                     "  - suite: launch\n    params: {op: latency}\n");
+    ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
+    int rc = sh("cd %s && GPUBENCH_GNUPLOT=/nonexistent/gnuplot %s report l.json -o rep 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 1, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "could not be drawn");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/rep/index.html", dir);
+    char *html = slurp(p);
+    ASSERT_CONTAINS(html, "This chart could not be drawn: gnuplot could not be run");
+    ASSERT_CONTAINS(html, "install gnuplot-nox");
+    ASSERT_CONTAINS(html, "Launch latency");
+    free(html);
+}
+
+/* Opens index.html in headless Chromium and checks the screenshot is not blank. The PNG is
+ * decoded by gnuplot (libgd), already a dependency: `plot ... with rgbimage` into a table gives
+ * every pixel's red, green and blue (every second row and column, 800 000 pixels). Not blank
+ * means: a real share of the pixels are not background (text, tables, charts: about 6% here),
+ * and the charts were drawn: pixels in the colours of the charts' series (the palette of
+ * src/report.c; grey left out, text is grey). Measured when written: 1407 such pixels in the
+ * top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only the
+ * findings boxes' blue border), 0 on a blank page; the bar is 800. */
+TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
+{
+    if (sh("command -v chromium") != 0)
+        SKIP("chromium is not installed (Debian package chromium; scripts/bootstrap.sh installs "
+             "it)");
+    const char *dir = gb_test_tmpdir();
+    quick_run(dir, "", "q.json");
+    ASSERT_EQ(sh("cd %s && %s report q.json -o rep 2>&1", dir, GB_TEST_EXE), 0);
+    /* --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start. */
+    int rc = sh("cd %s && timeout 90 chromium --headless --no-sandbox --disable-gpu "
+                "--hide-scrollbars --window-size=1000,3200 --screenshot=%s/shot.png "
+                "file://%s/rep/index.html 2>&1",
+                dir, dir, dir);
+    ASSERT_MSG(rc == 0, "chromium exit %d: %s", rc, out);
+    char png[1100];
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    struct stat st;
+    ASSERT_MSG(stat(png, &st) == 0 && st.st_size > 0, "no screenshot: %s", out);
+    rc = sh("cd %s && gnuplot -e \"set table 'px.txt'; plot 'shot.png' binary filetype=png "
+            "every 2:2 with rgbimage; unset table\" 2>&1",
+            dir);
+    ASSERT_MSG(rc == 0, "gnuplot could not decode the screenshot: %s", out);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/px.txt", dir);
+    FILE *f = fopen(p, "r");
+    ASSERT(f);
+    static const int pal[][3] = {{31, 119, 180}, {214, 39, 40},  {44, 160, 44},
+                                 {255, 127, 14}, {148, 103, 189}, {140, 86, 75},
+                                 {227, 119, 194}, {188, 189, 34}, {23, 190, 207}};
+    char line[256];
+    long pixels = 0, ink = 0, chart = 0;
+    while (fgets(line, sizeof line, f)) {
+        double x, y;
+        int r, g, b;
+        if (line[0] == '#' || sscanf(line, "%lf %lf %d %d %d", &x, &y, &r, &g, &b) != 5)
+            continue;
+        pixels++;
+        ink += r + g + b < 3 * 235;
+        for (size_t k = 0; k < sizeof pal / sizeof pal[0]; k++) {
+            int dr = r - pal[k][0], dg = g - pal[k][1], db = b - pal[k][2];
+            if (dr * dr + dg * dg + db * db < 30 * 30) {
+                chart++;
+                break;
+            }
+        }
+    }
+    fclose(f);
+    printf("screenshot: %ld pixels sampled, %.1f%% not background, %ld in the charts' colours\n",
+           pixels, 100.0 * (double)ink / (double)pixels, chart);
+    ASSERT_MSG(pixels == 500L * 1600, "decoded %ld pixels, expected 800000", pixels);
+    ASSERT_MSG(ink > pixels / 50, "only %ld of %ld pixels drawn: a blank page", ink, pixels);
+    ASSERT_MSG(chart > 800, "only %ld pixels in the charts' colours: the charts are missing",
+               chart);
+}
