@@ -255,4 +255,42 @@ extern const size_t gb_backend_count;
 /* The backend called `name`, or NULL. */
 const struct gb_backend_ops *gb_backend_find(const char *name);
 
+/* ---- checks and helpers shared by the backends -------------------------------------------- */
+
+/* Whether two device handles stand for the same device, as a backend defines it (the CUDA
+ * backend: the same index; the OpenCL backend: the same handle, since each open has its own
+ * context). */
+typedef bool (*gb_same_device_fn)(const struct gb_device *a, const struct gb_device *b);
+
+/* Checks a launch's geometry before a backend enqueues anything, so that a bad tuning point is
+ * a clear GB_EINVAL and not an API error after arguments were set: 1 to 3 dimensions; no zero
+ * global or local size in a used dimension; the work-group (thread block) of local[0] * ... *
+ * local[dims-1] work-items at most info->max_wg_size and, where kernel_max_wg is non-zero, at
+ * most kernel_max_wg (CL_KERNEL_WORK_GROUP_SIZE / maxThreadsPerBlock); each local[d] at most
+ * info->max_wg_dims[d]; each global[d] a multiple of local[d]. `kernel` names the kernel in the
+ * message. Returns 0 or GB_EINVAL (error detail set); API-specific limits (grid dimensions,
+ * size_t) stay with the backend. */
+int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info,
+                    uint32_t kernel_max_wg, const char *kernel);
+
+/* Checks the shapes of a GEMM before a backend hands it to its BLAS library, after the backend
+ * has checked the types: m, n, k and batch are non-zero; every size, leading dimension and
+ * stride (elements) is at most max_size, the largest value of the library's index type
+ * (INT64_MAX for cuBLAS's _64 API, SIZE_MAX for CLBlast), which the message names as max_name;
+ * and g->a, g->b, g->c are device buffers of `dev` (as same_device defines it) whose bytes hold
+ * the column-major op(A) (m×k, elements of a_type, leading dimension lda), op(B) (k×n, a_type,
+ * ldb) and C (m×n, c_type, ldc), each `batch` times, stride_x elements apart: the last element
+ * used is (batch-1)*stride + ld*(cols-1) + rows - 1, and ld must be at least rows. Returns 0,
+ * GB_EINVAL (a zero size, a short ld, a buffer too small or not of dev), GB_ETOOBIG (a value
+ * above max_size) or GB_EOVERFLOW (an extent beyond 64 bits), with the error detail set. */
+int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
+                        gb_same_device_fn same_device, uint64_t max_size, const char *max_name);
+
+/* Allocates `bytes` (> 0) of ordinary (pageable) host memory aligned to the page size (4 KiB at
+ * least) and touches every page, so that first-touch page faults are paid here and never land
+ * in a timed copy (the contract of GB_MEM_HOST_PAGEABLE). Contents are unspecified. On success
+ * *out is the block, released with free(). Returns 0, GB_ETOOBIG when bytes exceeds the address
+ * space, or GB_ENOMEM, with the error detail set. */
+int gb_pageable_alloc(uint64_t bytes, void **out);
+
 #endif

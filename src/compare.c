@@ -13,6 +13,7 @@
 #include "error.h"
 #include "mannwhitney.h"
 #include "stats.h"
+#include "util.h"
 
 #define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
 
@@ -253,25 +254,23 @@ static void device_key(const struct gb_results *rs, const struct gb_result *r, b
     size_t n = r->nset > 0 ? r->nset : 1;
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        size_t l = strlen(buf);
         const char *sep = i ? "+" : "";
         if (idx[i] < 0 || (size_t)idx[i] >= rs->ndevices) {
-            snprintf(buf + l, len - l, "%s?", sep);
+            gb_appendf(buf, len, "%s?", sep);
             continue;
         }
         size_t d = (size_t)idx[i];
         if (across) {
-            snprintf(buf + l, len - l, "%s%s#%zu", sep, rs->devices[d].backend,
-                     backend_ordinal(rs, d));
+            gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].backend, backend_ordinal(rs, d));
         } else {
             /* The first device of a name is the name alone, so that it matches the one device
              * of that name in a file that has only one. */
             size_t pos, count;
             name_ordinal(rs, d, &pos, &count);
             if (count > 1 && pos > 0)
-                snprintf(buf + l, len - l, "%s%s#%zu", sep, rs->devices[d].info.name, pos);
+                gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].info.name, pos);
             else
-                snprintf(buf + l, len - l, "%s%s", sep, rs->devices[d].info.name);
+                gb_appendf(buf, len, "%s%s", sep, rs->devices[d].info.name);
         }
     }
 }
@@ -379,27 +378,14 @@ static void device_names(const struct gb_results *rs, char *buf, size_t len)
             seen |= strcmp(rs->devices[e].info.name, rs->devices[d].info.name) == 0;
         if (seen)
             continue;
-        size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s'%s'", l ? ", " : "", rs->devices[d].info.name);
+        gb_appendf(buf, len, "%s'%s'", buf[0] ? ", " : "", rs->devices[d].info.name);
     }
     if (!buf[0])
         snprintf(buf, len, "no device");
 }
 
-static void notef(struct gb_comparison *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void notef(struct gb_comparison *c, const char *fmt, ...)
-{
-    size_t l = strlen(c->notes);
-    if (l + 2 >= sizeof c->notes)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->notes + l, sizeof c->notes - l - 1, fmt, ap);
-    va_end(ap);
-    l = strlen(c->notes);
-    c->notes[l] = '\n';
-    c->notes[l + 1] = '\0';
-}
+/* A line of the comparison's notes, printed under its table. */
+#define notef(c, ...) gb_append_line((c)->notes, sizeof (c)->notes, __VA_ARGS__)
 
 /* With --across-devices: what differs between the k-th device of each backend on both sides. */
 static void note_device_differences(struct gb_comparison *c)
@@ -414,17 +400,13 @@ static void note_device_differences(struct gb_comparison *c)
             const struct gb_device_info *x = &a->devices[i].info, *y = &b->devices[j].info;
             char diff[1536] = "";
 #define GB__DIFF_S(field, label)                                                              \
-    if (strcmp(x->field, y->field) != 0) {                                                    \
-        size_t l = strlen(diff);                                                              \
-        snprintf(diff + l, sizeof diff - l, "%s%s '%s' vs '%s'", l ? "; " : "", label,        \
-                 x->field, y->field);                                                         \
-    }
+    if (strcmp(x->field, y->field) != 0)                                                      \
+        gb_appendf(diff, sizeof diff, "%s%s '%s' vs '%s'", diff[0] ? "; " : "", label,        \
+                   x->field, y->field);
 #define GB__DIFF_U(field, label, unit)                                                        \
-    if (x->field != y->field) {                                                               \
-        size_t l = strlen(diff);                                                              \
-        snprintf(diff + l, sizeof diff - l, "%s%s %llu%s vs %llu%s", l ? "; " : "", label,    \
-                 (unsigned long long)x->field, unit, (unsigned long long)y->field, unit);     \
-    }
+    if (x->field != y->field)                                                                 \
+        gb_appendf(diff, sizeof diff, "%s%s %llu%s vs %llu%s", diff[0] ? "; " : "", label,    \
+                   (unsigned long long)x->field, unit, (unsigned long long)y->field, unit);
             GB__DIFF_S(name, "name")
             GB__DIFF_S(vendor, "vendor")
             GB__DIFF_S(driver, "driver")
@@ -585,10 +567,8 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
         if (o->across_devices && row->base && row->next) {
             char other[256];
             device_key(next, row->next, false, other, sizeof other);
-            if (strcmp(other, row->device) != 0) {
-                size_t l = strlen(row->device);
-                snprintf(row->device + l, sizeof row->device - l, " -> %s", other);
-            }
+            if (strcmp(other, row->device) != 0)
+                gb_appendf(row->device, sizeof row->device, " -> %s", other);
         }
         rest_params(r, row->params, sizeof row->params);
         if ((rc = judge_row(out, row)))
@@ -691,22 +671,19 @@ static void header_lines(FILE *f, const struct gb_comparison *c, const char *pre
 /* "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)", without a newline. */
 static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
 {
-    size_t l = (size_t)snprintf(buf, len, "%zu pairs compared:", c->matched);
+    snprintf(buf, len, "%zu pairs compared:", c->matched);
     bool first = true;
-    for (int v = 0; v < GB_VERDICT_COUNT && l < len; v++) {
+    for (int v = 0; v < GB_VERDICT_COUNT; v++) {
         if (!c->counts[v])
             continue;
-        l += (size_t)snprintf(buf + l, len - l, "%s %zu %s", first ? "" : ",", c->counts[v],
-                              gb_verdict_name(v));
+        gb_appendf(buf, len, "%s %zu %s", first ? "" : ",", c->counts[v], gb_verdict_name(v));
         first = false;
     }
-    if (l >= len)
-        return;
     if (c->regressions)
-        snprintf(buf + l, len - l, " -> %zu regression%s (exit 3)", c->regressions,
-                 c->regressions == 1 ? "" : "s");
+        gb_appendf(buf, len, " -> %zu regression%s (exit 3)", c->regressions,
+                   c->regressions == 1 ? "" : "s");
     else
-        snprintf(buf + l, len - l, " -> no regression (exit 0)");
+        gb_appendf(buf, len, " -> no regression (exit 0)");
 }
 
 static void summary_line(FILE *f, const struct gb_comparison *c)

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "util.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
@@ -182,8 +183,7 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
 {
     char slug[512] = "";
     slug_append(slug, 128, rs->run.host[0] ? rs->run.host : "host");
-    size_t l = strlen(slug);
-    snprintf(slug + l, sizeof slug - l, "-");
+    gb_appendf(slug, sizeof slug, "-");
     bool any = false;
     for (size_t d = 0; d < rs->ndevices; d++) {
         bool seen = false;
@@ -191,37 +191,17 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
             seen |= strcmp(rs->devices[e].info.name, rs->devices[d].info.name) == 0;
         if (seen)
             continue;
-        if (any) {
-            l = strlen(slug);
-            snprintf(slug + l, sizeof slug - l, "+");
-        }
+        if (any)
+            gb_appendf(slug, sizeof slug, "+");
         /* A device name adds at most 80 characters, so several still fit in a file name. */
         char one[96] = "";
         slug_append(one, sizeof one - 16, rs->devices[d].info.name);
-        l = strlen(slug);
-        snprintf(slug + l, sizeof slug - l, "%s", one);
+        gb_appendf(slug, sizeof slug, "%s", one);
         any = true;
     }
-    if (!any) {
-        l = strlen(slug);
-        snprintf(slug + l, sizeof slug - l, "nodevice");
-    }
+    if (!any)
+        gb_appendf(slug, sizeof slug, "nodevice");
     snprintf(buf, len, "%.200s.json", slug);
-}
-
-static int mkdirs(const char *path)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Copies src to dst through a temporary file in dst's folder, fsync'd and renamed, so the
@@ -336,7 +316,7 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: %s has no ok result to compare against\n", file);
         return EXIT_USAGE;
     }
-    if (mkdirs(dir) != 0) {
+    if (gb_mkdir_p(dir, 0777) != 0) {
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", dir, strerror(errno));
         return EXIT_USAGE;
     }
@@ -374,20 +354,17 @@ static struct calib_case *calib_find(struct calib *cb, const struct gb_compare_r
     char key[1600];
     snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name, r->backend,
              row->device, row->params);
-    for (size_t i = 0; i < cb->n; i++)
-        if (strcmp(cb->c[i].key, key) == 0)
-            return &cb->c[i];
-    if (cb->n == cb->cap) {
-        size_t ncap = cb->cap ? 2 * cb->cap : 64;
-        struct calib_case *g = realloc(cb->c, ncap * sizeof *g);
-        if (!g)
-            return NULL;
-        cb->c = g;
-        cb->cap = ncap;
-    }
-    struct calib_case *k = &cb->c[cb->n++];
-    memset(k, 0, sizeof *k);
-    snprintf(k->key, sizeof k->key, "%s", key);
+    /* Room for one more first, so that a new key always has its place. */
+    struct calib_case *g = gb_grow(cb->c, &cb->cap, cb->n + 1, sizeof *g);
+    if (!g)
+        return NULL;
+    cb->c = g;
+    bool added;
+    size_t i = gb_find_or_add_str(cb->c, &cb->n, cb->cap, sizeof *cb->c,
+                                  offsetof(struct calib_case, key), sizeof cb->c->key, key, &added);
+    struct calib_case *k = &cb->c[i];
+    if (!added)
+        return k;
     snprintf(k->suite, sizeof k->suite, "%s", r->suite);
     snprintf(k->case_name, sizeof k->case_name, "%s", r->case_name);
     snprintf(k->device, sizeof k->device, "%s", row->device);

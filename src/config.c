@@ -28,6 +28,7 @@
 #include "error.h"
 #include "tune.h"
 #include "units.h"
+#include "util.h"
 
 /* The most values one sweep may have: a typo like `step: 1` over a size range should fail at
  * load time, not enqueue a billion cases. */
@@ -334,17 +335,12 @@ static bool is_ident(const char *s)
 /* "a, b or c" of a NULL-terminated list, into buf. */
 static const char *join_or(const char *const *names, char *buf, size_t len)
 {
-    size_t used = 0, n = 0;
+    size_t n = 0;
     buf[0] = '\0';
     while (names[n])
         n++;
-    for (size_t i = 0; i < n && used < len; i++) {
-        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-        int w = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
+    for (size_t i = 0; i < n; i++)
+        gb_appendf(buf, len, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
     return buf;
 }
 
@@ -456,14 +452,10 @@ static int sweep_push(struct ld *l, const struct gb_axis_def *ax, const yaml_nod
 {
     if (s->n >= GB_SWEEP_MAX)
         return fail(l, at, "axis %s: the sweep has more than %d values", ax->name, GB_SWEEP_MAX);
-    if (s->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        struct gb_value *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return fail(l, at, "out of memory");
-        s->v = nv;
-        *cap = nc;
-    }
+    struct gb_value *nv = gb_grow(s->v, cap, s->n + 1, sizeof *nv);
+    if (!nv)
+        return fail(l, at, "out of memory");
+    s->v = nv;
     s->v[s->n++] = *v;
     return 0;
 }

@@ -23,6 +23,7 @@
 #include "results.h"
 #include "runner.h"
 #include "units.h"
+#include "util.h"
 
 enum { EXIT_OK = 0, EXIT_CASE_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
@@ -78,10 +79,8 @@ static void caps_text(uint64_t caps, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof cap_names / sizeof cap_names[0]; i++)
-        if (caps & (1ull << i)) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, len - l, "%s%s", l ? "," : "", cap_names[i]);
-        }
+        if (caps & (1ull << i))
+            gb_appendf(buf, len, "%s%s", buf[0] ? "," : "", cap_names[i]);
 }
 
 /* "3.82 GiB", "512 KiB": for people, unlike gb_format_size which is exact. */
@@ -313,12 +312,9 @@ static void fill_meta(struct gb_run_meta *m, const struct gb_profile *p, int arg
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
-    size_t l = 0;
-    for (int i = 0; i < argc && l < sizeof m->command_line; i++) {
-        int w = snprintf(m->command_line + l, sizeof m->command_line - l, "%s%s", i ? " " : "",
-                         argv[i]);
-        l += w > 0 ? (size_t)w : 0;
-    }
+    m->command_line[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        gb_appendf(m->command_line, sizeof m->command_line, "%s%s", i ? " " : "", argv[i]);
     snprintf(m->profile_path, sizeof m->profile_path, "%s", p->path);
     snprintf(m->profile_name, sizeof m->profile_name, "%s", p->name);
     snprintf(m->profile_sha256, sizeof m->profile_sha256, "%s", p->sha256);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "util.h"
 
 const struct gb_value *gb_params_get(const struct gb_params *p, const char *name)
 {
@@ -16,6 +17,12 @@ const struct gb_value *gb_params_get(const struct gb_params *p, const char *name
         if (p->name[i] && strcmp(p->name[i], name) == 0)
             return &p->v[i];
     return NULL;
+}
+
+struct gb_value *gb_params_slot(struct gb_params *p, const char *name)
+{
+    /* p is writable, so the value gb_params_get found in it is too. */
+    return (struct gb_value *)gb_params_get(p, name);
 }
 
 /* The value called `name` when it has type t, else NULL. */
@@ -109,15 +116,10 @@ char *gb_params_format(const struct gb_params *p, char *buf, size_t len)
     if (!buf || len == 0)
         return buf;
     buf[0] = '\0';
-    size_t used = 0;
     for (size_t i = 0; p && i < p->n && i < GB_MAX_AXES; i++) {
         char val[GB_STR_MAX + 32];
         gb_value_format(&p->v[i], val, sizeof val);
-        int w = snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "",
-                         p->name[i] ? p->name[i] : "?", val);
-        if (w < 0 || (size_t)w >= len - used)
-            break; /* truncated; snprintf left buf terminated */
-        used += (size_t)w;
+        gb_appendf(buf, len, "%s%s=%s", i ? " " : "", p->name[i] ? p->name[i] : "?", val);
     }
     return buf;
 }

@@ -45,6 +45,8 @@ struct gb_params {
 /* Accessors. Looking up an axis that is absent or of another type is a program error: they
  * return 0 / "" / false and the caller's verify or tests catch it. */
 const struct gb_value *gb_params_get(const struct gb_params *p, const char *name);
+/* The same, writable: for a suite's normalize(), which rewrites values in place. */
+struct gb_value *gb_params_slot(struct gb_params *p, const char *name);
 uint64_t gb_params_size(const struct gb_params *p, const char *name);
 int64_t gb_params_int(const struct gb_params *p, const char *name);
 double gb_params_float(const struct gb_params *p, const char *name);

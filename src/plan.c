@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util.h"
 
 void gb_backends_probe(struct gb_backend_status *status)
 {
@@ -89,10 +90,8 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
     size_t cap = 0;
     if (backend && !gb_backend_find(backend)) {
         char names[256] = "";
-        for (size_t b = 0; b < gb_backend_count; b++) {
-            size_t l = strlen(names);
-            snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", gb_backends[b]->name);
-        }
+        for (size_t b = 0; b < gb_backend_count; b++)
+            gb_appendf(names, sizeof names, "%s%s", names[0] ? ", " : "", gb_backends[b]->name);
         return GB_USER_FAIL(GB_ENODEV, "unknown backend '%s' (this build has: %s)", backend,
                        names[0] ? names : "none");
     }
@@ -103,9 +102,8 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
         gb_error_clear();
         int err = ops->init();
         if (err) {
-            size_t l = strlen(why);
-            snprintf(why + l, sizeof why - l, "%s%s: unavailable (%s)", l ? "; " : "", ops->name,
-                     *gb_error_msg() ? gb_error_msg() : gb_strerror(err));
+            gb_appendf(why, sizeof why, "%s%s: unavailable (%s)", why[0] ? "; " : "", ops->name,
+                       *gb_error_msg() ? gb_error_msg() : gb_strerror(err));
             continue;
         }
         int n = ops->device_count();
@@ -115,19 +113,14 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
                 continue;
             if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info))
                 continue;
-            if (plan->ndevices == cap) {
-                cap = cap ? 2 * cap : 4;
-                struct gb_plan_device *d = realloc(plan->devices, cap * sizeof *d);
-                if (!d)
-                    return GB_FAIL(GB_ENOMEM, "device list");
-                plan->devices = d;
-            }
+            struct gb_plan_device *d = gb_grow(plan->devices, &cap, plan->ndevices + 1, sizeof *d);
+            if (!d)
+                return GB_FAIL(GB_ENOMEM, "device list");
+            plan->devices = d;
             plan->devices[plan->ndevices++] = (struct gb_plan_device){ops, i, info};
         }
-        if (n == 0) {
-            size_t l = strlen(why);
-            snprintf(why + l, sizeof why - l, "%s%s: no devices", l ? "; " : "", ops->name);
-        }
+        if (n == 0)
+            gb_appendf(why, sizeof why, "%s%s: no devices", why[0] ? "; " : "", ops->name);
     }
     if (plan->ndevices == 0)
         return GB_USER_FAIL(GB_ENODEV, "no device selected%s%s%s%s", device_sel ? " by --device " : "",
@@ -189,13 +182,10 @@ static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *se
             if (params_equal(&plan->cases[j].params, &c.params))
                 keep = false;
         if (keep) {
-            if (plan->ncases == *cap) {
-                *cap = *cap ? 2 * *cap : 64;
-                struct gb_plan_case *nc = realloc(plan->cases, *cap * sizeof *nc);
-                if (!nc)
-                    return GB_FAIL(GB_ENOMEM, "plan of %zu cases", *cap);
-                plan->cases = nc;
-            }
+            struct gb_plan_case *nc = gb_grow(plan->cases, cap, plan->ncases + 1, sizeof *nc);
+            if (!nc)
+                return GB_FAIL(GB_ENOMEM, "plan of %zu cases", plan->ncases + 1);
+            plan->cases = nc;
             plan->cases[plan->ncases++] = c;
         }
         /* Odometer: the last axis turns fastest. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "results.h"
+#include "subcase.h"
 
 /* ---- 16-bit formats ------------------------------------------------------------------------- */
 
@@ -353,14 +354,7 @@ static void gb__add_figure(struct gb_result *r, const char *name, const char *un
             r->figures[i].v[0] = v;
             return;
         }
-    if (r->nfigures >= GB_MAX_FIGURES)
-        return;
-    struct gb_figure *f = &r->figures[r->nfigures++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    snprintf(f->unit, sizeof f->unit, "%s", unit);
-    f->n = 1;
-    f->v[0] = v;
+    gb_result_figure(r, name, unit, v);
 }
 
 void gb_precision_speedups(struct gb_results *rs, const char *suite, const char *axis,

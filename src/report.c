@@ -24,6 +24,7 @@
 #include "gb-config.h"
 #include "suite.h"
 #include "units.h"
+#include "util.h"
 
 #define MAXSER 16       /* devices side by side; more are left out with a note */
 #define MAXAX 24        /* distinct param names in one selection */
@@ -125,18 +126,6 @@ static bool better(const struct gb_result *r, double a, double b)
     return higher_better(r) ? a > b : a < b;
 }
 
-static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-    size_t l = strlen(buf);
-    if (l + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + l, len - l, fmt, ap);
-    va_end(ap);
-}
-
 /* Text safe inside a gnuplot double-quoted string (and, with csv, a CSV field): quotes,
  * backslashes, control characters (and commas) become harmless look-alikes. */
 static void clean_text(const char *s, char *buf, size_t len, bool csv)
@@ -190,21 +179,6 @@ static void fmt_x(double x, bool size_axis, char *buf, size_t len)
         gb_format_size((uint64_t)x, buf, len);
     else
         snprintf(buf, len, "%g", x);
-}
-
-static int mkdir_p(const char *path)
-{
-    char p[4096];
-    scopy(p, sizeof p, path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static FILE *open_in(struct rep *R, const char *sub, const char *id, const char *ext)
@@ -287,8 +261,8 @@ static void label_series(struct rep *R)
                            strcmp(extra[s], extra[t]) != 0;
         for (size_t s = 0; s < R->nser; s++)
             if (tells[s])
-                appendf(R->ser[s].label, sizeof R->ser[s].label, " %s%s", pass == 0 ? "@" : "",
-                        extra[s]);
+                gb_appendf(R->ser[s].label, sizeof R->ser[s].label, " %s%s", pass == 0 ? "@" : "",
+                           extra[s]);
     }
 }
 
@@ -336,26 +310,19 @@ static void scan_axes(const struct sel *s, struct axes *a)
         if (i > 0 && strcmp(r->case_name, s->p[0]->r->case_name) != 0)
             a->case_varies = true;
         for (size_t k = 1; k < r->params.n; k++) { /* params[0] is the case */
-            size_t ax = 0;
-            while (ax < a->n && strcmp(a->name[ax], r->params.name[k]) != 0)
-                ax++;
-            if (ax == a->n) {
-                if (a->n == MAXAX)
-                    continue;
-                snprintf(a->name[a->n], sizeof a->name[0], "%s", r->params.name[k]);
-                a->numeric[a->n] = is_num(&r->params.v[k]);
-                a->n++;
-            }
+            bool added;
+            size_t ax = gb_find_or_add_str(a->name, &a->n, MAXAX, sizeof a->name[0], 0,
+                                           sizeof a->name[0], r->params.name[k], &added);
+            if (ax == MAXAX)
+                continue;
+            if (added)
+                a->numeric[ax] = is_num(&r->params.v[k]);
             char txt[GB_STR_MAX];
             gb_value_format(&r->params.v[k], txt, sizeof txt);
-            size_t d = 0;
-            while (d < a->distinct[ax] && strcmp(a->values[ax][d], txt) != 0)
-                d++;
-            if (d == a->distinct[ax] && d < MAXDISTINCT) {
-                snprintf(a->values[ax][d], GB_STR_MAX, "%s", txt);
+            size_t d = gb_find_or_add_str(a->values[ax], &a->distinct[ax], MAXDISTINCT,
+                                          GB_STR_MAX, 0, GB_STR_MAX, txt, &added);
+            if (added)
                 a->num[ax][d] = num(&r->params.v[k]);
-                a->distinct[ax]++;
-            }
             a->numeric[ax] &= is_num(&r->params.v[k]);
         }
     }
@@ -377,7 +344,7 @@ static void point_label(const struct gb_result *r, const struct axes *a, bool wi
 {
     buf[0] = '\0';
     if (with_case || a->case_varies)
-        appendf(buf, len, "%s", r->case_name);
+        gb_appendf(buf, len, "%s", r->case_name);
     for (size_t k = 1; k < r->params.n; k++) {
         int ax = axis_index(a, r->params.name[k]);
         if (ax < 0 || a->distinct[ax] < 2)
@@ -392,9 +359,9 @@ static void point_label(const struct gb_result *r, const struct axes *a, bool wi
         char txt[GB_STR_MAX];
         gb_value_format(&r->params.v[k], txt, sizeof txt);
         if (is_num(&r->params.v[k]))
-            appendf(buf, len, "%s%s=%s", buf[0] ? " " : "", r->params.name[k], txt);
+            gb_appendf(buf, len, "%s%s=%s", buf[0] ? " " : "", r->params.name[k], txt);
         else
-            appendf(buf, len, "%s%s", buf[0] ? " " : "", txt);
+            gb_appendf(buf, len, "%s%s", buf[0] ? " " : "", txt);
     }
     if (!buf[0])
         snprintf(buf, len, "%s", r->case_name);
@@ -431,15 +398,13 @@ static size_t build_cats(const struct sel *s, const struct axes *a, bool with_ca
         /* Several suites in one chart (memory and fp16): the suite says whose kernel it is. */
         snprintf(label, sizeof label, "%s%s%s", suites_vary ? r->suite : "",
                  suites_vary ? ": " : "", pl);
-        size_t k = 0;
-        while (k < n && strcmp(c[k].label, label) != 0)
-            k++;
-        if (k == n) {
-            snprintf(c[n].label, sizeof c[n].label, "%s", label);
+        /* At most one new category per result, so the s->n allocated always suffice. */
+        bool added;
+        size_t k = gb_find_or_add_str(c, &n, s->n, sizeof *c, offsetof(struct cat, label),
+                                      sizeof c->label, label, &added);
+        if (added)
             for (size_t j = 0; j < MAXSER; j++)
-                c[n].v[j] = NAN;
-            n++;
-        }
+                c[k].v[j] = NAN;
         size_t ser = s->p[i]->s;
         if (better(r, r->value, c[k].v[ser])) {
             c[k].v[ser] = r->value;
@@ -572,14 +537,10 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
 
 static struct chart *chart_new(struct rep *R, const char *id, const char *title, const char *what)
 {
-    if (R->nch == R->capch) {
-        size_t nc = R->capch ? 2 * R->capch : 32;
-        struct chart *g = realloc(R->ch, nc * sizeof *g);
-        if (!g)
-            return NULL;
-        R->ch = g;
-        R->capch = nc;
-    }
+    struct chart *g = gb_grow(R->ch, &R->capch, R->nch + 1, sizeof *g);
+    if (!g)
+        return NULL;
+    R->ch = g;
     struct chart *c = &R->ch[R->nch++];
     memset(c, 0, sizeof *c);
     snprintf(c->id, sizeof c->id, "%s", id);
@@ -666,20 +627,8 @@ static void chart_nodata(struct rep *R, struct chart *c, const char *fmt, ...)
     gp_close(R, c, f);
 }
 
-static void find(struct chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void find(struct chart *c, const char *fmt, ...)
-{
-    size_t l = strlen(c->findings);
-    if (l + 2 >= sizeof c->findings)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->findings + l, sizeof c->findings - l - 1, fmt, ap);
-    va_end(ap);
-    l = strlen(c->findings);
-    c->findings[l] = '\n';
-    c->findings[l + 1] = '\0';
-}
+/* A line of a chart's findings, the sentences printed under it. */
+#define find(c, ...) gb_append_line((c)->findings, sizeof (c)->findings, __VA_ARGS__)
 
 /* Clustered bars: one cluster per category, one bar per series, the value above each bar. */
 static void write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
@@ -1039,7 +988,7 @@ static void chart_transfer(struct rep *R)
                         if (strcmp(pr->params.name[k], "size") != 0) {
                             char t[GB_STR_MAX];
                             gb_value_format(&pr->params.v[k], t, sizeof t);
-                            appendf(params, sizeof params, "%s%s", params[0] ? " " : "", t);
+                            gb_appendf(params, sizeof params, "%s%s", params[0] ? " " : "", t);
                         }
                 find(c, "%s: %s peaks at %.3g GB/s with %s copies (%s); half of that from %s "
                         "copies up.",
@@ -1093,8 +1042,8 @@ static void chart_bars_for(struct rep *R, const char *id, const char *title, con
         char line[1024] = "";
         for (size_t k = 0; k < n && k < 12; k++)
             if (cats[k].best[ser])
-                appendf(line, sizeof line, "%s%s %.3g %s", line[0] ? ", " : "", cats[k].label,
-                        cats[k].v[ser], cats[k].best[ser]->unit);
+                gb_appendf(line, sizeof line, "%s%s %.3g %s", line[0] ? ", " : "", cats[k].label,
+                           cats[k].v[ser], cats[k].best[ser]->unit);
         if (line[0])
             find(c, "%s: %s.", R->ser[ser].label, line);
     }
@@ -1112,8 +1061,8 @@ static void chart_bars_for(struct rep *R, const char *id, const char *title, con
                 }
                 double ratio = higher_better(cats[k].best[ser]) ? cats[k].v[ser] / cats[k].v[ref]
                                                                : cats[k].v[ref] / cats[k].v[ser];
-                appendf(line, sizeof line, "%s%s %.2fx", line[0] ? ", " : "", R->ser[ser].label,
-                        ratio);
+                gb_appendf(line, sizeof line, "%s%s %.2fx", line[0] ? ", " : "", R->ser[ser].label,
+                           ratio);
             }
             if (line[0])
                 find(c, "%s, speed relative to %s (above 1: faster): %s.", cats[k].label,
@@ -1776,7 +1725,7 @@ static void chart_roofline(struct rep *R)
         fprintf(d, "NaN,NaN,\n\n\n");
         /* One point per kernel (case and its string params), its fastest: the tuning suite's
          * landscape would otherwise put every configuration on the chart. */
-        struct {
+        struct roof_point {
             char label[160];
             double ai, gf;
         } kp[24];
@@ -1791,16 +1740,17 @@ static void chart_roofline(struct rep *R)
             snprintf(lab, sizeof lab, "%s", r->case_name);
             for (size_t k = 1; k < r->params.n; k++)
                 if (!is_num(&r->params.v[k]))
-                    appendf(lab, sizeof lab, " %s", gb_value_format(&r->params.v[k], t, sizeof t));
-            size_t q = 0;
-            while (q < np && strcmp(kp[q].label, lab) != 0)
-                q++;
-            if (q == np) {
-                if (np == 24)
-                    continue;
-                clean(lab, kp[np].label, sizeof kp[np].label);
-                kp[np].gf = -1;
-                np++;
+                    gb_appendf(lab, sizeof lab, " %s",
+                               gb_value_format(&r->params.v[k], t, sizeof t));
+            bool added;
+            size_t q = gb_find_or_add_str(kp, &np, 24, sizeof kp[0],
+                                          offsetof(struct roof_point, label), sizeof kp[0].label,
+                                          lab, &added);
+            if (q == 24)
+                continue;
+            if (added) {
+                clean(lab, kp[q].label, sizeof kp[q].label);
+                kp[q].gf = -1;
             }
             if (gf > kp[q].gf) {
                 kp[q].gf = gf;
@@ -1925,7 +1875,7 @@ static void chart_value(struct rep *R)
         char yl[64];
         snprintf(yl, sizeof yl, "per %s", watts ? "watt" : "1000 ");
         if (!watts)
-            appendf(yl, sizeof yl, "%s", cur);
+            gb_appendf(yl, sizeof yl, "%s", cur);
         write_bars(R, c, cats, n, yl, false);
         for (size_t k = 0; k < n; k++) {
             size_t best = SIZE_MAX;
@@ -2042,6 +1992,29 @@ static void md(FILE *f, const char *s)
     }
 }
 
+/* The page's tables are written twice, as HTML into h and as Markdown into m: one cell (`tag`
+ * "td" or "th"), which follows an opening "<tr>" / "|" ... */
+static void table_cell(FILE *h, FILE *m, const char *tag, const char *text)
+{
+    fprintf(h, "<%s>", tag);
+    html(h, text);
+    fprintf(h, "</%s>", tag);
+    fprintf(m, " ");
+    md(m, text);
+    fprintf(m, " |");
+}
+
+/* ... and a whole row of n plain cells. */
+static void table_row(FILE *h, FILE *m, const char *const *cells, size_t n)
+{
+    fprintf(h, "<tr>");
+    fprintf(m, "|");
+    for (size_t k = 0; k < n; k++)
+        table_cell(h, m, "td", cells[k]);
+    fprintf(h, "</tr>\n");
+    fprintf(m, "\n");
+}
+
 /* Writes the SVG gnuplot drew into the page: without its XML prolog, and with its element ids
  * prefixed by the chart's id so that several charts' ids cannot collide in one document. */
 static bool inline_svg(FILE *out, const char *dir, const struct chart *c)
@@ -2142,7 +2115,7 @@ static size_t headline_rows(const struct rep *R, struct hrow *rows, size_t cap)
             for (size_t k = 1; k < w->params.n && strlen(params) < 40; k++) {
                 char t[GB_STR_MAX];
                 gb_value_format(&w->params.v[k], t, sizeof t);
-                appendf(params, sizeof params, "%s%s", params[0] ? " " : "", t);
+                gb_appendf(params, sizeof params, "%s%s", params[0] ? " " : "", t);
             }
             char val[32];
             fmt_val(v, val, sizeof val);
@@ -2286,18 +2259,7 @@ static void write_pages(struct rep *R, const char *title)
         snprintf(ver, sizeof ver, "%s (%s)", rs->run.gpubench_version, rs->run.git_commit);
         const char *cells[] = {R->paths[f], rs->run.host, rs->run.start_utc,
                                rs->run.profile_name, ver, status};
-        fprintf(h, "<tr>");
-        fprintf(m, "|");
-        for (size_t k = 0; k < 6; k++) {
-            fprintf(h, "<td>");
-            html(h, cells[k]);
-            fprintf(h, "</td>");
-            fprintf(m, " ");
-            md(m, cells[k]);
-            fprintf(m, " |");
-        }
-        fprintf(h, "</tr>\n");
-        fprintf(m, "\n");
+        table_row(h, m, cells, 6);
     }
     fprintf(h, "</table>\n<table>\n<tr><th>series</th><th>device</th><th>backend</th>"
                "<th>vendor / driver</th><th>compute units</th><th>clock</th><th>memory</th>"
@@ -2312,18 +2274,7 @@ static void write_pages(struct rep *R, const char *title)
         snprintf(clk, sizeof clk, "%u MHz", d->info.clock_mhz);
         snprintf(mem, sizeof mem, "%.1f GiB", (double)d->info.global_mem / (1024.0 * 1024 * 1024));
         const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem};
-        fprintf(h, "<tr>");
-        fprintf(m, "|");
-        for (size_t k = 0; k < 7; k++) {
-            fprintf(h, "<td>");
-            html(h, cells[k]);
-            fprintf(h, "</td>");
-            fprintf(m, " ");
-            md(m, cells[k]);
-            fprintf(m, " |");
-        }
-        fprintf(h, "</tr>\n");
-        fprintf(m, "\n");
+        table_row(h, m, cells, 7);
     }
     fprintf(h, "</table>\n");
     if (R->dropped_series) {
@@ -2344,34 +2295,19 @@ static void write_pages(struct rep *R, const char *title)
                "<table>\n<tr><th>figure</th>");
     fprintf(m, "\n## Headline figures\n\nThe best median of each figure on each device, with the "
                "params that reached it (`data/headline.csv`).\n\n| figure |");
-    for (size_t s = 0; s < R->nser; s++) {
-        fprintf(h, "<th>");
-        html(h, R->ser[s].label);
-        fprintf(h, "</th>");
-        fprintf(m, " ");
-        md(m, R->ser[s].label);
-        fprintf(m, " |");
-    }
+    for (size_t s = 0; s < R->nser; s++)
+        table_cell(h, m, "th", R->ser[s].label);
     fprintf(h, "</tr>\n");
     fprintf(m, "\n|---|");
     for (size_t s = 0; s < R->nser; s++)
         fprintf(m, "---|");
     fprintf(m, "\n");
     for (size_t i = 0; i < nrows; i++) {
-        fprintf(h, "<tr><th>");
-        html(h, rows[i].label);
-        fprintf(h, "</th>");
-        fprintf(m, "| ");
-        md(m, rows[i].label);
-        fprintf(m, " |");
-        for (size_t s = 0; s < R->nser; s++) {
-            fprintf(h, "<td>");
-            html(h, rows[i].cell[s]);
-            fprintf(h, "</td>");
-            fprintf(m, " ");
-            md(m, rows[i].cell[s]);
-            fprintf(m, " |");
-        }
+        fprintf(h, "<tr>");
+        fprintf(m, "|");
+        table_cell(h, m, "th", rows[i].label);
+        for (size_t s = 0; s < R->nser; s++)
+            table_cell(h, m, "td", rows[i].cell[s]);
         fprintf(h, "</tr>\n");
         fprintf(m, "\n");
     }
@@ -2448,18 +2384,7 @@ static void write_pages(struct rep *R, const char *title)
             snprintf(reason, sizeof reason, "%.*s", (int)strcspn(r->reason, "\n"), r->reason);
             const char *cells[] = {base_name(R->paths[f]), r->suite, r->case_name, params,
                                    gb_status_name(r->status), reason};
-            fprintf(h, "<tr>");
-            fprintf(m, "|");
-            for (size_t k = 0; k < 6; k++) {
-                fprintf(h, "<td>");
-                html(h, cells[k]);
-                fprintf(h, "</td>");
-                fprintf(m, " ");
-                md(m, cells[k]);
-                fprintf(m, " |");
-            }
-            fprintf(h, "</tr>\n");
-            fprintf(m, "\n");
+            table_row(h, m, cells, 6);
         }
     if (listed)
         fprintf(h, "</table>\n");
@@ -2487,7 +2412,7 @@ int gb_report_write(const struct gb_results *files, const char *const *paths, si
     for (size_t i = 0; i < 4; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s%s", o->dir, subs[i]);
-        if (mkdir_p(p) != 0)
+        if (gb_mkdir_p(p, 0777) != 0)
             return gb_error_set(GB_EIO, NULL, 0, "cannot create %s: %s", p, strerror(errno));
     }
     int rc = build_points(&R);

@@ -30,6 +30,7 @@
 #include <openssl/evp.h>
 
 #include "error.h"
+#include "util.h"
 
 static const struct {
     uint64_t bit;
@@ -85,18 +86,14 @@ int gb_results_add(struct gb_results *rs, struct gb_result *r)
                            nm ? "too long" : "NULL");
         memcpy(names[j], nm, strlen(nm) + 1);
     }
-    if (rs->nresults == rs->cap) {
-        size_t cap = rs->cap ? 2 * rs->cap : 16;
-        if (cap < rs->cap || cap > SIZE_MAX / sizeof *rs->results)
-            return GB_FAIL(GB_EOVERFLOW, "gb_results_add: %zu results", rs->cap);
-        struct gb_result *grown = realloc(rs->results, cap * sizeof *grown);
-        if (!grown)
-            return GB_FAIL(GB_ENOMEM, "gb_results_add: %zu results", cap);
-        rs->results = grown;
-        rs->cap = cap;
+    const size_t old_cap = rs->cap;
+    struct gb_result *grown = gb_grow(rs->results, &rs->cap, rs->nresults + 1, sizeof *grown);
+    if (!grown)
+        return GB_FAIL(GB_ENOMEM, "gb_results_add: %zu results", rs->nresults + 1);
+    rs->results = grown;
+    if (rs->cap != old_cap) /* the array may have moved */
         for (size_t k = 0; k < rs->nresults; k++)
             gb__rebase_names(&rs->results[k]);
-    }
     struct gb_result *d = &rs->results[rs->nresults];
     *d = *r;
     memcpy(d->names_store, names, r->params.n * sizeof names[0]);

@@ -7,6 +7,7 @@
 
 #include "measure.h"
 #include "units.h"
+#include "util.h"
 
 static void utc_now(char *buf, size_t len)
 {
@@ -76,11 +77,32 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
     r->params = c->params;
 }
 
-static void reason_from_error(struct gb_result *r, int err, const char *what)
+void gb_result_fail(struct gb_result *r, int err, const char *what)
 {
     const char *msg = gb_error_msg();
+    r->status = GB_STATUS_FAILED;
     snprintf(r->reason, sizeof r->reason, "%s: %s%s%s", what, gb_strerror(err), *msg ? ": " : "",
              msg);
+}
+
+int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
+                       size_t m_samples)
+{
+    r->max_error = ctx->max_error;
+    if (err == GB_EVERIFY) {
+        r->status = GB_STATUS_FAILED;
+        snprintf(r->reason, sizeof r->reason, "verification failed: %.990s", ctx->reason);
+    } else if (err) {
+        gb_result_fail(r, err, "verify");
+    } else {
+        r->status = GB_STATUS_OK;
+        r->verified = true;
+        if (r->noisy)
+            snprintf(r->reason, sizeof r->reason,
+                     "noise target not reached: CI95 %.2f%% of the mean after %zu samples",
+                     r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, m_samples);
+    }
+    return err;
 }
 
 /* Runs one case on open devices devs[0..n) (n is 1 for a single-device suite) with one queue
@@ -114,8 +136,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
         r->status = GB_STATUS_SKIPPED;
         snprintf(r->reason, sizeof r->reason, "%s", ctx.reason);
     } else if (err) {
-        r->status = GB_STATUS_FAILED;
-        reason_from_error(r, err, "setup");
+        gb_result_fail(r, err, "setup");
         queue_suspect = true;
     } else if ((s->flags & GB_SUITE_MULTI_DEVICE) && ctx.op.timer != GB_TIMER_HOST) {
         /* The concurrent work of several devices has one clock in common: the host's. */
@@ -126,8 +147,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
         struct gb_measurement m = {0};
         err = gb_measure(s, &ctx, &c->run->measure, o->stop, &m);
         if (err) {
-            r->status = GB_STATUS_FAILED;
-            reason_from_error(r, err, "measure");
+            gb_result_fail(r, err, "measure");
             queue_suspect = true;
         } else if (m.interrupted) {
             /* Ctrl-C during warm-up, calibration or sampling: the case did not finish, so it is
@@ -136,28 +156,15 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
         } else {
             gb_result_fill_metric(r, &ctx, &m);
             gb_error_clear();
-            err = s->verify(&ctx);
-            r->max_error = ctx.max_error;
-            if (err == GB_EVERIFY) {
-                r->status = GB_STATUS_FAILED;
-                snprintf(r->reason, sizeof r->reason, "verification failed: %.990s", ctx.reason);
-            } else if (err) {
-                r->status = GB_STATUS_FAILED;
-                reason_from_error(r, err, "verify");
-                queue_suspect = true;
-            } else {
-                r->status = GB_STATUS_OK;
-                r->verified = true;
+            err = gb_result_verified(r, &ctx, s->verify(&ctx), m.n);
+            /* A verify that broke, not one that found a mismatch, may leave failed commands. */
+            queue_suspect = err && err != GB_EVERIFY;
+            if (!err) {
                 if (s->figures && r->samples) {
                     s->figures(&ctx, r->op_time_us.median * 1e-6);
                     r->nfigures = ctx.nfigures < GB_MAX_FIGURES ? ctx.nfigures : GB_MAX_FIGURES;
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }
-                if (r->noisy)
-                    snprintf(r->reason, sizeof r->reason,
-                             "noise target not reached: CI95 %.2f%% of the mean after %zu "
-                             "samples",
-                             r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, m.n);
                 if (r->implausible)
                     snprintf(r->reason, sizeof r->reason,
                              "implausible: %.1f GB/s exceeds the device's peak %.1f GB/s",
@@ -485,21 +492,21 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
                  d ? d->info.name : "?");
         if (r->nset > 1) {
             /* A multi-device case: every device of the set, "opencl:0+1". */
-            size_t l = (size_t)snprintf(dev, sizeof dev, "%s:", r->backend);
-            for (size_t k = 0; k < r->nset && l < sizeof dev; k++) {
+            snprintf(dev, sizeof dev, "%s:", r->backend);
+            for (size_t k = 0; k < r->nset; k++) {
                 int s = r->set[k];
                 int bi = s >= 0 && (size_t)s < rs->ndevices ? rs->devices[s].index : -1;
-                l += (size_t)snprintf(dev + l, sizeof dev - l, "%s%d", k ? "+" : "", bi);
+                gb_appendf(dev, sizeof dev, "%s%d", k ? "+" : "", bi);
             }
         }
         char figs[256] = "";
-        for (size_t k = 0, l = 0; k < r->nfigures && l < sizeof figs; k++) {
+        for (size_t k = 0; k < r->nfigures; k++) {
             const struct gb_figure *fg = &r->figures[k];
             if (fg->n == 0)
-                l += (size_t)snprintf(figs + l, sizeof figs - l, "  %s=%s", fg->name, fg->text);
+                gb_appendf(figs, sizeof figs, "  %s=%s", fg->name, fg->text);
             else if (!fg->per_device)
-                l += (size_t)snprintf(figs + l, sizeof figs - l, "  %s=%.3g%s%s", fg->name,
-                                      fg->v[0], *fg->unit ? " " : "", fg->unit);
+                gb_appendf(figs, sizeof figs, "  %s=%.3g%s%s", fg->name, fg->v[0],
+                           *fg->unit ? " " : "", fg->unit);
         }
         if (r->status == GB_STATUS_OK) {
             char ci[16];

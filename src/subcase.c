@@ -21,13 +21,6 @@ static int device_slot(const struct gb_results *rs, const struct gb_device *dev)
     return -1;
 }
 
-static void reason_from(struct gb_result *r, int err, const char *what)
-{
-    const char *msg = gb_error_msg();
-    snprintf(r->reason, sizeof r->reason, "%s: %s%s%s", what, gb_strerror(err), *msg ? ": " : "",
-             msg);
-}
-
 int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op_state,
                     const struct gb_op_desc *desc, const char *case_name,
                     const struct gb_params *params, const struct gb_measure_cfg *cfg,
@@ -62,31 +55,14 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
         return GB_EINTR;
     }
     if (err) {
-        out->status = GB_STATUS_FAILED;
-        reason_from(out, err, "measure");
+        gb_result_fail(out, err, "measure");
         /* Leave the queue empty for the next configuration. */
         ctx->ops->queue_sync(ctx->q);
     } else {
         gb_result_fill_metric(out, &sub, &m);
         gb_error_clear();
-        err = op->verify ? op->verify(&sub) : 0;
-        out->max_error = sub.max_error;
-        if (err == GB_EVERIFY) {
-            out->status = GB_STATUS_FAILED;
-            snprintf(out->reason, sizeof out->reason, "verification failed: %.990s", sub.reason);
-        } else if (err) {
-            out->status = GB_STATUS_FAILED;
-            reason_from(out, err, "verify");
-        } else {
-            out->status = GB_STATUS_OK;
-            out->verified = true;
+        if (!gb_result_verified(out, &sub, op->verify ? op->verify(&sub) : 0, m.n))
             *op_time_s = out->op_time_us.median * 1e-6;
-            if (out->noisy)
-                snprintf(out->reason, sizeof out->reason,
-                         "noise target not reached: CI95 %.2f%% of the mean after %zu samples",
-                         out->stats.mean > 0 ? 100 * out->stats.ci95 / out->stats.mean : 0.0,
-                         m.n);
-        }
     }
     gb_measurement_free(&m);
     out->elapsed_s = gb_now() - t0;

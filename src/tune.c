@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "util.h"
 
 /* ---- expressions ----------------------------------------------------------------------- */
 
@@ -90,14 +91,10 @@ static bool accept(struct parser *p, const char *tok)
 static int add_node(struct parser *p, struct node nd)
 {
     struct gb_expr *e = p->e;
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 16;
-        struct node *g = realloc(e->nodes, cap * sizeof *g);
-        if (!g)
-            return perr(p, "out of memory");
-        e->nodes = g;
-        e->cap = cap;
-    }
+    struct node *g = gb_grow(e->nodes, &e->cap, e->n + 1, sizeof *g);
+    if (!g)
+        return perr(p, "out of memory");
+    e->nodes = g;
     e->nodes[e->n] = nd;
     return (int)e->n++;
 }
@@ -442,16 +439,11 @@ int gb_space_find(const struct gb_space *s, const char *name)
 
 char *gb_space_format(const struct gb_space *s, const size_t *choice, char *buf, size_t len)
 {
-    size_t used = 0;
     if (len)
         buf[0] = '\0';
-    for (size_t i = 0; i < s->n && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s=%lld", i ? " " : "", s->t[i].name,
-                         (long long)s->t[i].values[choice[i]]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
+    for (size_t i = 0; i < s->n; i++)
+        gb_appendf(buf, len, "%s%s=%lld", i ? " " : "", s->t[i].name,
+                   (long long)s->t[i].values[choice[i]]);
     return buf;
 }
 

@@ -29,6 +29,7 @@
 #include "error.h"
 #include "gb-config.h"
 #include "suite.h"
+#include "util.h"
 
 
 int gb_tuning_cache_path(const char *explicit_path, char *buf, size_t len)
@@ -175,15 +176,7 @@ static int make_parent(const char *path)
     if (!slash || slash == dir)
         return 0;
     *slash = '\0';
-    for (char *q = dir + 1; *q; q++) {
-        if (*q != '/')
-            continue;
-        *q = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return GB_USER_FAIL(GB_EIO, "cannot create %s: %s", dir, strerror(errno));
-        *q = '/';
-    }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    if (gb_mkdir_p(dir, 0755) != 0)
         return GB_USER_FAIL(GB_EIO, "cannot create %s: %s", dir, strerror(errno));
     return 0;
 }

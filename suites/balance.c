@@ -317,10 +317,10 @@ static void balance_teardown(struct gb_case_ctx *ctx)
     struct balance *b = ctx->state;
     gb_team_destroy(b->team);
     b->team = NULL;
-    gb_multi_free_buf(ctx, &b->host);
+    gb_case_free_buf(ctx, &b->host);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_multi_free_buf(ctx, &b->y[i]);
-        gb_multi_free_kernel(ctx, &b->k[i], &b->prog[i]);
+        gb_case_free_buf(ctx, &b->y[i]);
+        gb_case_free_kernel(ctx, &b->k[i], &b->prog[i]);
     }
 }
 

@@ -89,14 +89,6 @@ static enum bop op_of_mode(enum bmode m)
     return m <= M_ASYNC ? B_COPIES : m <= M_GRAPH ? B_LAUNCHES : B_GEMM;
 }
 
-static struct gb_value *param(struct gb_params *p, const char *name)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (strcmp(p->name[i], name) == 0)
-            return &p->v[i];
-    return NULL;
-}
-
 /* Keeps the modes of the case's op, and gives the axes the op does not use one canonical value,
  * so identical cases merge. */
 static bool batching_normalize(struct gb_params *p)
@@ -105,8 +97,9 @@ static bool batching_normalize(struct gb_params *p)
     int mode = index_of(mode_names, gb_params_str(p, "mode"));
     if (op < 0 || mode < 0 || (int)op_of_mode((enum bmode)mode) != op)
         return false;
-    struct gb_value *size = param(p, "size"), *items = param(p, "items"), *dim = param(p, "dim");
-    struct gb_value *dir = param(p, "dir"), *mem = param(p, "memory");
+    struct gb_value *size = gb_params_slot(p, "size"), *items = gb_params_slot(p, "items");
+    struct gb_value *dim = gb_params_slot(p, "dim"), *dir = gb_params_slot(p, "dir");
+    struct gb_value *mem = gb_params_slot(p, "memory");
     if (!size || !items || !dim || !dir || !mem)
         return false;
     if (op != B_COPIES) {
@@ -145,20 +138,6 @@ struct batching {
     float *check;
 };
 
-/* A fixed xorshift stream, so a copy that moved the wrong bytes cannot match by chance. */
-static void fill_pattern(unsigned char *p, uint64_t n, uint64_t seed)
-{
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (uint64_t i = 0; i < n; i++) {
-        if ((i & 7) == 0) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        p[i] = (unsigned char)(x >> (8 * (i & 7)));
-    }
-}
-
 static int setup_copies(struct gb_case_ctx *ctx, struct batching *s)
 {
     uint64_t total;
@@ -183,7 +162,7 @@ static int setup_copies(struct gb_case_ctx *ctx, struct batching *s)
     memset(s->pattern, 0, total);
     if ((err = gb_case_upload(ctx, s->h2d ? s->dev : s->host, s->pattern, total)))
         return err;
-    fill_pattern(s->pattern, total, total + s->count);
+    gb_fill_pattern(s->pattern, total, total + s->count);
     if ((err = gb_case_upload(ctx, s->h2d ? s->host : s->dev, s->pattern, total)))
         return err;
     ctx->op.bytes = (double)total;
@@ -219,18 +198,13 @@ static int run_copies(struct gb_case_ctx *ctx, struct batching *s, uint64_t reps
 
 static int verify_copies(struct gb_case_ctx *ctx, struct batching *s)
 {
-    uint64_t total = s->count * s->size;
-    unsigned char *got = malloc(total);
-    if (!got)
-        return GB_FAIL(GB_ENOMEM, "read-back of %" PRIu64 " bytes", total);
-    int err = gb_case_download(ctx, got, s->h2d ? s->dev : s->host, total);
-    if (!err && memcmp(got, s->pattern, total) != 0) {
-        uint64_t i = 0;
-        while (got[i] == s->pattern[i])
-            i++;
-        err = gb_case_mismatch(ctx, "copy %" PRIu64 ", byte %" PRIu64 " is 0x%02x, expected "
-                               "0x%02x", i / s->size, i % s->size, got[i], s->pattern[i]);
-    }
+    int err;
+    unsigned char *got = gb_case_read_back(ctx, s->h2d ? s->dev : s->host, s->count * s->size,
+                                           &err);
+    /* Copy by copy, so that a mismatch names the copy and the byte within it. */
+    for (uint64_t i = 0; i < s->count && !err; i++)
+        err = gb_case_check_bytes(ctx, got + i * s->size, s->pattern + i * s->size, s->size,
+                                  "copy %" PRIu64, i);
     free(got);
     return err;
 }
@@ -291,10 +265,8 @@ static int run_launches(struct gb_case_ctx *ctx, struct batching *s, uint64_t re
 static int verify_launches(struct gb_case_ctx *ctx, struct batching *s)
 {
     uint64_t total = s->count * s->items;
-    uint32_t *got = malloc(total * sizeof *got);
-    if (!got)
-        return GB_FAIL(GB_ENOMEM, "read-back");
-    int err = gb_case_download(ctx, got, s->data, total * sizeof *got);
+    int err;
+    uint32_t *got = gb_case_read_back(ctx, s->data, total * sizeof *got, &err);
     for (uint64_t i = 0; i < total && !err; i++)
         if (got[i] != (uint32_t)s->ops_done)
             err = gb_case_mismatch(ctx, "work-item %" PRIu64 " of launch %" PRIu64 " ran %u "
@@ -417,29 +389,15 @@ static int run_gemm(struct gb_case_ctx *ctx, struct batching *s, uint64_t reps)
     return err;
 }
 
-/* Reads matrix i of C into s->check. */
-static int read_c(struct gb_case_ctx *ctx, struct batching *s, uint64_t i, float *buf)
-{
-    uint64_t mb = s->dim * s->dim * sizeof(float);
-    if (s->mode == M_LOOP)
-        return gb_case_download(ctx, buf, s->lc[i], mb);
-    /* The batch is one buffer: read it whole once (verify is not timed). */
-    return gb_case_download(ctx, buf, s->c, mb * s->count);
-}
-
 static int verify_gemm(struct gb_case_ctx *ctx, struct batching *s)
 {
     uint64_t elems = s->dim * s->dim;
     float *whole = NULL;
     if (s->mode == M_BATCHED) {
-        whole = malloc(elems * s->count * sizeof(float));
-        if (!whole)
-            return GB_FAIL(GB_ENOMEM, "read-back");
-        int err = read_c(ctx, s, 0, whole);
-        if (err) {
-            free(whole);
+        /* The batch is one buffer: read it whole once (verify is not timed). */
+        int err;
+        if (!(whole = gb_case_read_back(ctx, s->c, elems * s->count * sizeof(float), &err)))
             return err;
-        }
         for (uint64_t i = 0; i < elems * s->count; i++)
             if (!isfinite(whole[i])) {
                 free(whole);
@@ -455,8 +413,8 @@ static int verify_gemm(struct gb_case_ctx *ctx, struct batching *s)
         const float *got = s->check;
         if (whole)
             got = whole + i * elems;
-        else
-            err = read_c(ctx, s, i, s->check);
+        else /* the loop mode: one buffer per matrix */
+            err = gb_case_download(ctx, s->check, s->lc[i], elems * sizeof(float));
         for (uint64_t e = 0; e < elems && !err; e++)
             if (!(got[e] == s->ref[e]))
                 err = gb_case_mismatch(ctx, "matrix %" PRIu64 ", C(%" PRIu64 ", %" PRIu64 ") = "
@@ -519,25 +477,16 @@ static void batching_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void batching_teardown(struct gb_case_ctx *ctx)
 {
     struct batching *s = ctx->state;
-    struct gb_buf *bufs[] = {s->host, s->dev, s->data, s->a, s->b, s->c};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
-    for (uint64_t i = 0; i < s->count; i++) {
-        if (s->la && s->la[i])
-            ctx->ops->buf_free(s->la[i]);
-        if (s->lb && s->lb[i])
-            ctx->ops->buf_free(s->lb[i]);
-        if (s->lc && s->lc[i])
-            ctx->ops->buf_free(s->lc[i]);
+    struct gb_buf **one[] = {&s->host, &s->dev, &s->data, &s->a, &s->b, &s->c};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        gb_case_free_buf(ctx, one[i]);
+    struct gb_buf **lists[] = {s->la, s->lb, s->lc};
+    for (size_t j = 0; j < 3; j++) {
+        for (uint64_t i = 0; lists[j] && i < s->count; i++)
+            gb_case_free_buf(ctx, &lists[j][i]);
+        free(lists[j]);
     }
-    free(s->la);
-    free(s->lb);
-    free(s->lc);
-    if (s->k)
-        ctx->ops->kernel_free(s->k);
-    if (s->prog)
-        ctx->ops->program_free(s->prog);
+    gb_case_free_kernel(ctx, &s->k, &s->prog);
     free(s->pattern);
     free(s->ha);
     free(s->hb);

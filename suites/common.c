@@ -1,4 +1,5 @@
 /* Helpers shared by the suites: skips with reasons, kernel builds, allocations, staging. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,71 @@ int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uin
         return 0;
     }
     return stage(ctx, src, dst, bytes, false);
+}
+
+void *gb_case_read_back(struct gb_case_ctx *ctx, struct gb_buf *src, uint64_t bytes, int *err)
+{
+    void *host = bytes <= SIZE_MAX ? malloc(bytes ? (size_t)bytes : 1) : NULL;
+    if (!host) {
+        *err = GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)bytes);
+        return NULL;
+    }
+    if ((*err = gb_case_download(ctx, host, src, bytes))) {
+        free(host);
+        return NULL;
+    }
+    return host;
+}
+
+void gb_case_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b)
+{
+    if (*b)
+        ctx->ops->buf_free(*b);
+    *b = NULL;
+}
+
+void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p)
+{
+    if (*k)
+        ctx->ops->kernel_free(*k);
+    if (*p)
+        ctx->ops->program_free(*p);
+    *k = NULL;
+    *p = NULL;
+}
+
+/* ---- verification data ---------------------------------------------------------------------- */
+
+void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed)
+{
+    /* Seeds are small and close (sizes, device positions): the golden-ratio multiply spreads
+     * them over 64 bits, and the +1 keeps seed 0 from starting xorshift at its fixed point 0. */
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (uint64_t i = 0; i < n; i++) {
+        if ((i & 7) == 0) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        p[i] = (unsigned char)(x >> (8 * (i & 7)));
+    }
+}
+
+int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
+                        const unsigned char *want, uint64_t n, const char *fmt, ...)
+{
+    if (memcmp(got, want, n) == 0)
+        return 0;
+    uint64_t i = 0;
+    while (got[i] == want[i])
+        i++;
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return gb_case_mismatch(ctx, "%s: byte %llu is 0x%02x, expected 0x%02x", what,
+                            (unsigned long long)i, got[i], want[i]);
 }
 
 /* ---- figures beside the headline value ------------------------------------------------------ */

@@ -283,14 +283,10 @@ static int compute_verify(struct gb_case_ctx *ctx)
     const enum cprec p = s->p;
     const bool is_int = p == CP_I32 || p == CP_INT8DOT;
     const uint64_t bytes = s->elems * cp[p].esize;
-    void *host = malloc(bytes);
+    int err;
+    void *host = gb_case_read_back(ctx, s->out, bytes, &err);
     if (!host)
-        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)bytes);
-    int err = gb_case_download(ctx, host, s->out, bytes);
-    if (err) {
-        free(host);
         return err;
-    }
     /* Every chain ran and was written: finite and grown from its start. */
     if (!is_int)
         for (uint64_t i = 0; i < s->elems; i++) {
@@ -354,12 +350,8 @@ static void compute_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void compute_teardown(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
-    if (s->out)
-        ctx->ops->buf_free(s->out);
-    if (s->k)
-        ctx->ops->kernel_free(s->k);
-    if (s->prog)
-        ctx->ops->program_free(s->prog);
+    gb_case_free_buf(ctx, &s->out);
+    gb_case_free_kernel(ctx, &s->k, &s->prog);
 }
 
 static double compute_peak(const struct gb_result *r, const struct gb_device_info *info,

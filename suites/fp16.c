@@ -177,14 +177,10 @@ static int fp16_verify(struct gb_case_ctx *ctx)
 {
     struct fp16 *s = ctx->state;
     const uint64_t bytes = s->n * gb_dtype_size(s->st);
-    void *out = malloc(bytes);
+    int err;
+    void *out = gb_case_read_back(ctx, s->triad ? s->a : s->b, bytes, &err);
     if (!out)
-        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)bytes);
-    int err = gb_case_download(ctx, out, s->triad ? s->a : s->b, bytes);
-    if (err) {
-        free(out);
         return err;
-    }
     struct gb_accuracy acc;
     gb_accuracy_init(&acc);
     for (uint64_t i = 0; i < s->n; i++) {
@@ -214,14 +210,10 @@ static void fp16_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void fp16_teardown(struct gb_case_ctx *ctx)
 {
     struct fp16 *s = ctx->state;
-    struct gb_buf *bufs[] = {s->a, s->b, s->c};
-    for (size_t i = 0; i < 3; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
-    if (s->k)
-        ctx->ops->kernel_free(s->k);
-    if (s->prog)
-        ctx->ops->program_free(s->prog);
+    gb_case_free_buf(ctx, &s->a);
+    gb_case_free_buf(ctx, &s->b);
+    gb_case_free_buf(ctx, &s->c);
+    gb_case_free_kernel(ctx, &s->k, &s->prog);
     free(s->b64);
     free(s->c64);
 }

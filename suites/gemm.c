@@ -395,14 +395,10 @@ static int gemm_verify(struct gb_case_ctx *ctx)
     struct gemm *s = ctx->state;
     const enum gb_dtype out = gp[s->p].out;
     const uint64_t nc = s->m * s->n;
-    void *c = malloc(nc * gb_dtype_size(out));
+    int err;
+    void *c = gb_case_read_back(ctx, s->c, nc * gb_dtype_size(out), &err);
     if (!c)
-        return GB_FAIL(GB_ENOMEM, "read-back of C");
-    int err = gb_case_download(ctx, c, s->c, nc * gb_dtype_size(out));
-    if (err) {
-        free(c);
         return err;
-    }
     struct gb_accuracy acc;
     gb_accuracy_init(&acc);
     const bool all = nc <= 65536;
@@ -455,14 +451,10 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void gemm_teardown(struct gb_case_ctx *ctx)
 {
     struct gemm *s = ctx->state;
-    struct gb_buf *bufs[] = {s->a, s->b, s->c};
-    for (size_t i = 0; i < 3; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
-    if (s->kern)
-        ctx->ops->kernel_free(s->kern);
-    if (s->prog)
-        ctx->ops->program_free(s->prog);
+    gb_case_free_buf(ctx, &s->a);
+    gb_case_free_buf(ctx, &s->b);
+    gb_case_free_buf(ctx, &s->c);
+    gb_case_free_kernel(ctx, &s->kern, &s->prog);
     free(s->a64);
     free(s->b64);
 }

@@ -74,12 +74,8 @@ static int launch_verify(struct gb_case_ctx *ctx)
 static void launch_teardown(struct gb_case_ctx *ctx)
 {
     struct launch *s = ctx->state;
-    if (s->count)
-        ctx->ops->buf_free(s->count);
-    if (s->k)
-        ctx->ops->kernel_free(s->k);
-    if (s->prog)
-        ctx->ops->program_free(s->prog);
+    gb_case_free_buf(ctx, &s->count);
+    gb_case_free_kernel(ctx, &s->k, &s->prog);
 }
 
 const struct gb_suite gb_suite_launch = {

@@ -229,16 +229,14 @@ static int memory_verify(struct gb_case_ctx *ctx)
     const double a = in_type(m, INIT_A), b = in_type(m, INIT_B), c = in_type(m, INIT_C);
     const double s = in_type(m, SCALAR);
     if (m->op == OP_DOT) {
-        void *sums = malloc(m->groups * m->esize);
+        int err;
+        void *sums = gb_case_read_back(ctx, m->sums, m->groups * m->esize, &err);
         if (!sums)
-            return GB_FAIL(GB_ENOMEM, "partial sums");
-        int err = gb_case_download(ctx, sums, m->sums, m->groups * m->esize);
+            return err;
         double total = 0;
         for (uint64_t g = 0; g < m->groups; g++)
             total += elem(m, sums, g);
         free(sums);
-        if (err)
-            return err;
         double gold = (double)m->n * a * b, tol = m->dbl ? 1e-11 : 1e-4;
         ctx->max_error = fabs(total - gold) / gold;
         if (!(ctx->max_error <= tol))
@@ -263,27 +261,25 @@ static int memory_verify(struct gb_case_ctx *ctx)
         break;
     }
     gold = in_type(m, gold);
-    void *host = malloc(m->n * m->esize);
+    int err;
+    void *host = gb_case_read_back(ctx, out, m->n * m->esize, &err);
     if (!host)
-        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)(m->n * m->esize));
-    int err = gb_case_download(ctx, host, out, m->n * m->esize);
+        return err;
     const double tol = m->dbl ? 1e-14 : 1e-6;
     double worst = 0;
     uint64_t worst_i = 0;
-    for (uint64_t i = 0; i < m->n && !err; i++) {
+    for (uint64_t i = 0; i < m->n; i++) {
         double e = fabs(elem(m, host, i) - gold) / fabs(gold);
         if (!(e <= worst)) { /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;
             worst_i = i;
         }
     }
-    if (!err) {
-        ctx->max_error = worst;
-        if (!(worst <= tol))
-            err = gb_case_mismatch(ctx, "element %llu is %.17g, expected %.17g (relative error "
-                                   "%.3g > %g)", (unsigned long long)worst_i,
-                                   elem(m, host, worst_i), gold, worst, tol);
-    }
+    ctx->max_error = worst;
+    if (!(worst <= tol))
+        err = gb_case_mismatch(ctx, "element %llu is %.17g, expected %.17g (relative error %.3g "
+                               "> %g)", (unsigned long long)worst_i, elem(m, host, worst_i), gold,
+                               worst, tol);
     free(host);
     return err;
 }
@@ -291,14 +287,11 @@ static int memory_verify(struct gb_case_ctx *ctx)
 static void memory_teardown(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
-    struct gb_buf *bufs[] = {m->a, m->b, m->c, m->sums};
-    for (size_t i = 0; i < 4; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
-    if (m->k)
-        ctx->ops->kernel_free(m->k);
-    if (m->prog)
-        ctx->ops->program_free(m->prog);
+    gb_case_free_buf(ctx, &m->a);
+    gb_case_free_buf(ctx, &m->b);
+    gb_case_free_buf(ctx, &m->c);
+    gb_case_free_buf(ctx, &m->sums);
+    gb_case_free_kernel(ctx, &m->k, &m->prog);
 }
 
 const struct gb_suite gb_suite_memory = {

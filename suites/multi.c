@@ -90,23 +90,6 @@ int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const
     return err;
 }
 
-void gb_multi_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b)
-{
-    if (*b)
-        ctx->ops->buf_free(*b);
-    *b = NULL;
-}
-
-void gb_multi_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p)
-{
-    if (*k)
-        ctx->ops->kernel_free(*k);
-    if (*p)
-        ctx->ops->program_free(*p);
-    *k = NULL;
-    *p = NULL;
-}
-
 bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps)
 {
     for (size_t i = 0; i < n; i++)
@@ -132,28 +115,6 @@ double gb_multi_median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-void gb_multi_pattern(unsigned char *p, uint64_t n, uint64_t seed)
-{
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    for (uint64_t i = 0; i < n; i++) {
-        if ((i & 7) == 0) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        p[i] = (unsigned char)(x >> (8 * (i & 7)));
-    }
-}
-
-/* A value of axis `name` in p, writable (for normalize), or NULL. */
-static struct gb_value *param_slot(struct gb_params *p, const char *name)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (strcmp(p->name[i], name) == 0)
-            return &p->v[i];
-    return NULL;
 }
 
 /* ---- scaling --------------------------------------------------------------------------------- */
@@ -202,8 +163,8 @@ struct scaling {
 
 static bool scaling_normalize(struct gb_params *p)
 {
-    struct gb_value *size = param_slot(p, "size"), *order = param_slot(p, "order");
-    struct gb_value *mode = param_slot(p, "mode"), *ndev = param_slot(p, "ndev");
+    struct gb_value *size = gb_params_slot(p, "size"), *order = gb_params_slot(p, "order");
+    struct gb_value *mode = gb_params_slot(p, "mode"), *ndev = gb_params_slot(p, "ndev");
     if (!size || !order || !mode || !ndev)
         return false;
     /* The size axis of the other workload plays no part: one case, labelled 0. */
@@ -490,10 +451,10 @@ static void scaling_teardown(struct gb_case_ctx *ctx)
     s->team = NULL;
     for (size_t i = 0; i < GB_MAX_SET; i++) {
         struct scaling_dev *d = &s->d[i];
-        gb_multi_free_buf(ctx, &d->a);
-        gb_multi_free_buf(ctx, &d->b);
-        gb_multi_free_buf(ctx, &d->c);
-        gb_multi_free_kernel(ctx, &d->k, &d->prog);
+        gb_case_free_buf(ctx, &d->a);
+        gb_case_free_buf(ctx, &d->b);
+        gb_case_free_buf(ctx, &d->c);
+        gb_case_free_kernel(ctx, &d->k, &d->prog);
     }
 }
 
@@ -566,7 +527,7 @@ static int aggregate_setup(struct gb_case_ctx *ctx)
     for (size_t i = 0; i < a->n && !err; i++) {
         if (!(a->pattern[i] = malloc(a->size)))
             return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)a->size);
-        gb_multi_pattern(a->pattern[i], a->size, 17 + i);
+        gb_fill_pattern(a->pattern[i], a->size, 17 + i);
         if ((err = gb_multi_alloc(ctx, i, a->size, kind, &a->host[i])) ||
             (err = gb_multi_alloc(ctx, i, a->size, GB_MEM_DEVICE, &a->dev[i])))
             break;
@@ -604,14 +565,8 @@ static int aggregate_verify(struct gb_case_ctx *ctx)
             err = gb_multi_download(ctx, i, h, a->dev[i], a->size);
         else
             memcpy(h, a->host[i]->host, a->size);
-        if (err)
-            break;
-        for (uint64_t b = 0; b < a->size; b++)
-            if (h[b] != a->pattern[i][b]) {
-                err = gb_case_mismatch(ctx, "device %zu: byte %llu is 0x%02x, expected 0x%02x", i,
-                                       (unsigned long long)b, h[b], a->pattern[i][b]);
-                break;
-            }
+        if (!err)
+            err = gb_case_check_bytes(ctx, h, a->pattern[i], a->size, "device %zu", i);
     }
     free(h);
     return err;
@@ -623,8 +578,8 @@ static void aggregate_teardown(struct gb_case_ctx *ctx)
     gb_team_destroy(a->team);
     a->team = NULL;
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_multi_free_buf(ctx, &a->host[i]);
-        gb_multi_free_buf(ctx, &a->dev[i]);
+        gb_case_free_buf(ctx, &a->host[i]);
+        gb_case_free_buf(ctx, &a->dev[i]);
         free(a->pattern[i]);
         a->pattern[i] = NULL;
     }

@@ -29,10 +29,6 @@ int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const
                    const char *const *defines, size_t ndefines, struct gb_program **prog,
                    struct gb_kernel **k);
 
-/* Frees a buffer, kernel or program if it is not NULL (teardown copes with a partial setup). */
-void gb_multi_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b);
-void gb_multi_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p);
-
 /* Whether every device of the set has capability bits `caps`. */
 bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps);
 
@@ -41,9 +37,5 @@ void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *h
 
 /* Median of v[0..n) (n >= 1); v is reordered. */
 double gb_multi_median(double *v, size_t n);
-
-/* A fixed xorshift byte pattern, different per `seed`, so a copy that moved the wrong bytes (or
- * another device's bytes) cannot match by chance. */
-void gb_multi_pattern(unsigned char *p, uint64_t n, uint64_t seed);
 
 #endif

@@ -97,7 +97,7 @@ static int peer_setup(struct gb_case_ctx *ctx)
     int err;
     if (!(p->pattern = malloc(p->size)))
         return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)p->size);
-    gb_multi_pattern(p->pattern, p->size, 101 + p->src);
+    gb_fill_pattern(p->pattern, p->size, 101 + p->src);
     if ((err = gb_multi_alloc(ctx, p->src, p->size, GB_MEM_DEVICE, &p->sbuf)) ||
         (err = gb_multi_alloc(ctx, p->dst, p->size, GB_MEM_DEVICE, &p->dbuf)) ||
         (err = gb_multi_upload(ctx, p->src, p->sbuf, p->pattern, p->size)))
@@ -188,10 +188,9 @@ static int peer_verify(struct gb_case_ctx *ctx)
     if (!h)
         return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)p->size);
     int err = gb_multi_download(ctx, p->dst, h, p->dbuf, p->size);
-    for (uint64_t b = 0; b < p->size && !err; b++)
-        if (h[b] != p->pattern[b])
-            err = gb_case_mismatch(ctx, "device %zu -> %zu: byte %llu is 0x%02x, expected 0x%02x",
-                                   p->src, p->dst, (unsigned long long)b, h[b], p->pattern[b]);
+    if (!err)
+        err = gb_case_check_bytes(ctx, h, p->pattern, p->size, "device %zu -> %zu", p->src,
+                                  p->dst);
     free(h);
     return err;
 }
@@ -207,14 +206,14 @@ static void peer_teardown(struct gb_case_ctx *ctx)
 {
     struct peer *p = ctx->state;
     for (int b = 0; b < 2; b++) {
-        gb_multi_free_buf(ctx, &p->stage[b]);
+        gb_case_free_buf(ctx, &p->stage[b]);
         if (p->d2h[b])
             ctx->ops->event_free(p->d2h[b]);
         if (p->h2d[b])
             ctx->ops->event_free(p->h2d[b]);
     }
-    gb_multi_free_buf(ctx, &p->sbuf);
-    gb_multi_free_buf(ctx, &p->dbuf);
+    gb_case_free_buf(ctx, &p->sbuf);
+    gb_case_free_buf(ctx, &p->dbuf);
     free(p->pattern);
 }
 
@@ -494,15 +493,15 @@ static void allreduce_teardown(struct gb_case_ctx *ctx)
     gb_team_destroy(a->team);
     a->team = NULL;
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_multi_free_buf(ctx, &a->in[i]);
-        gb_multi_free_buf(ctx, &a->out[i]);
-        gb_multi_free_buf(ctx, &a->recv[i]);
-        gb_multi_free_buf(ctx, &a->stage[i][0]);
-        gb_multi_free_buf(ctx, &a->stage[i][1]);
+        gb_case_free_buf(ctx, &a->in[i]);
+        gb_case_free_buf(ctx, &a->out[i]);
+        gb_case_free_buf(ctx, &a->recv[i]);
+        gb_case_free_buf(ctx, &a->stage[i][0]);
+        gb_case_free_buf(ctx, &a->stage[i][1]);
         if (a->q2[i])
             ctx->ops->queue_destroy(a->q2[i]);
         a->q2[i] = NULL;
-        gb_multi_free_kernel(ctx, &a->k[i], &a->prog[i]);
+        gb_case_free_kernel(ctx, &a->k[i], &a->prog[i]);
     }
 }
 

@@ -169,4 +169,26 @@ int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind
 int gb_case_upload(struct gb_case_ctx *ctx, struct gb_buf *dst, const void *src, uint64_t bytes);
 int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uint64_t bytes);
 
+/* Reads `bytes` of src back into new host memory (gb_case_download), for verify. Returns the
+ * copy (malloc'd, the caller frees it) with *err = 0, or NULL with *err set to GB_ENOMEM or the
+ * download's error, and nothing left to free. */
+void *gb_case_read_back(struct gb_case_ctx *ctx, struct gb_buf *src, uint64_t bytes, int *err);
+
+/* Frees *b (a buffer), or *k and *p (a kernel and its program), where not NULL, and sets them
+ * to NULL, so that a teardown after a partial setup, or a second teardown, is safe. */
+void gb_case_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b);
+void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p);
+
+/* Fills p[0..n) with a fixed xorshift64 byte stream (Marsaglia, "Xorshift RNGs", JSS 2003, the
+ * 13/7/17 triple) started from `seed`: a different stream per seed, the same on every run, so a
+ * copy that moved the wrong bytes, or another device's bytes, cannot match by chance. */
+void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
+
+/* Compares n bytes read back (`got`) with the bytes expected (`want`). Returns 0 when they are
+ * equal; else records the first difference with gb_case_mismatch() as "<what>: byte I is 0xGG,
+ * expected 0xWW", `what` formatted printf-style from fmt, and returns GB_EVERIFY. */
+int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
+                        const unsigned char *want, uint64_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -62,20 +62,6 @@ static bool transfer_normalize(struct gb_params *p)
     return !(strcmp(op, "bidir") == 0 && strcmp(mode->s, "sync") == 0);
 }
 
-/* A fixed xorshift stream, so a copy that moved the wrong bytes cannot match by chance. */
-static void fill_pattern(unsigned char *p, uint64_t n, uint64_t seed)
-{
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (uint64_t i = 0; i < n; i++) {
-        if ((i & 7) == 0) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        p[i] = (unsigned char)(x >> (8 * (i & 7)));
-    }
-}
-
 static enum gb_mem_kind host_kind(const struct gb_params *p)
 {
     return strcmp(gb_params_str(p, "memory"), "pinned") == 0 ? GB_MEM_HOST_PINNED
@@ -124,7 +110,7 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     t->pattern = malloc(t->size);
     if (!t->pattern)
         return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)t->size);
-    fill_pattern(t->pattern, t->size, t->size);
+    gb_fill_pattern(t->pattern, t->size, t->size);
     if ((err = gb_case_upload(ctx, t->src, t->pattern, t->size)))
         return err;
     if (t->src2 && (err = gb_case_upload(ctx, t->src2, t->pattern, t->size)))
@@ -136,7 +122,7 @@ static int transfer_setup(struct gb_case_ctx *ctx)
         return err;
     if (t->dst2 && (err = gb_case_upload(ctx, t->dst2, t->pattern, t->size)))
         return err;
-    fill_pattern(t->pattern, t->size, t->size);
+    gb_fill_pattern(t->pattern, t->size, t->size);
 
     ctx->op.bytes = (double)t->size * (t->op == OP_BIDIR ? 2.0 : 1.0);
     ctx->op.timer = t->blocking || t->op == OP_BIDIR ? GB_TIMER_HOST : GB_TIMER_DEVICE;
@@ -174,17 +160,11 @@ static int transfer_run(struct gb_case_ctx *ctx, uint64_t reps)
 static int check(struct gb_case_ctx *ctx, struct gb_buf *dst, const char *what)
 {
     struct transfer *t = ctx->state;
-    unsigned char *got = malloc(t->size);
+    int err;
+    unsigned char *got = gb_case_read_back(ctx, dst, t->size, &err);
     if (!got)
-        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)t->size);
-    int err = gb_case_download(ctx, got, dst, t->size);
-    if (!err && memcmp(got, t->pattern, t->size) != 0) {
-        uint64_t i = 0;
-        while (got[i] == t->pattern[i])
-            i++;
-        err = gb_case_mismatch(ctx, "%s: byte %llu is 0x%02x, expected 0x%02x", what,
-                               (unsigned long long)i, got[i], t->pattern[i]);
-    }
+        return err;
+    err = gb_case_check_bytes(ctx, got, t->pattern, t->size, "%s", what);
     free(got);
     return err;
 }
@@ -202,10 +182,10 @@ static int transfer_verify(struct gb_case_ctx *ctx)
 static void transfer_teardown(struct gb_case_ctx *ctx)
 {
     struct transfer *t = ctx->state;
-    struct gb_buf *bufs[] = {t->src, t->dst, t->src2, t->dst2};
-    for (size_t i = 0; i < 4; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
+    gb_case_free_buf(ctx, &t->src);
+    gb_case_free_buf(ctx, &t->dst);
+    gb_case_free_buf(ctx, &t->src2);
+    gb_case_free_buf(ctx, &t->dst2);
     if (t->q2)
         ctx->ops->queue_destroy(t->q2);
     free(t->pattern);

@@ -44,6 +44,7 @@
 #include "tune.h"
 #include "tuning_cache.h"
 #include "units.h"
+#include "util.h"
 
 /* ---- the tunable kernels ---------------------------------------------------------------- */
 
@@ -331,13 +332,10 @@ static int name_known(void *user, const char *name)
 /* "WG, VEC, ..., max_wg, ..." into buf. */
 static const char *known_names(const struct tuning *t, char *buf, size_t len)
 {
-    size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < t->space.n + t->nvars && used < len; i++) {
+    for (size_t i = 0; i < t->space.n + t->nvars; i++) {
         const char *nm = i < t->space.n ? t->space.t[i].name : t->vars[i - t->space.n].name;
-        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", nm);
-        if (w > 0)
-            used += (size_t)w;
+        gb_appendf(buf, len, "%s%s", i ? ", " : "", nm);
     }
     return buf;
 }
@@ -362,9 +360,8 @@ static int build_space(struct gb_case_ctx *ctx, struct tuning *t)
         int k = gb_space_find(&t->space, sp->name);
         if (k < 0) {
             char all[256] = "";
-            for (size_t j = 0, u = 0; j < kd->ntun && u < sizeof all; j++)
-                u += (size_t)snprintf(all + u, sizeof all - u, "%s%s", j ? ", " : "",
-                                      kd->tun[j].name);
+            for (size_t j = 0; j < kd->ntun; j++)
+                gb_appendf(all, sizeof all, "%s%s", j ? ", " : "", kd->tun[j].name);
             return gb_case_skip(ctx, "profile line %d, column %d: kernel %s has no tunable %s "
                                 "(its tunables: %s)", sp->line, sp->column, kd->name, sp->name,
                                 all);
@@ -467,15 +464,11 @@ static uint64_t pruned_total(const struct tuning *t)
 /* "wg>max 8, global%wg 4" into buf. */
 static const char *pruned_text(const struct tuning *t, char *buf, size_t len)
 {
-    size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < NCAT && used < len; i++)
-        if (t->pruned[i]) {
-            int w = snprintf(buf + used, len - used, "%s%s %" PRIu64, used ? ", " : "",
-                             cat_short[i], t->pruned[i]);
-            if (w > 0)
-                used += (size_t)w;
-        }
+    for (int i = 0; i < NCAT; i++)
+        if (t->pruned[i])
+            gb_appendf(buf, len, "%s%s %" PRIu64, buf[0] ? ", " : "", cat_short[i],
+                       t->pruned[i]);
     return buf;
 }
 
@@ -1030,10 +1023,10 @@ static void tuning_teardown(struct gb_case_ctx *ctx)
 {
     struct tuning *t = ctx->state;
     inst_free(ctx, &t->cur);
-    struct gb_buf *bufs[] = {t->a, t->b, t->c, t->partial};
-    for (size_t i = 0; i < 4; i++)
-        if (bufs[i])
-            ctx->ops->buf_free(bufs[i]);
+    gb_case_free_buf(ctx, &t->a);
+    gb_case_free_buf(ctx, &t->b);
+    gb_case_free_buf(ctx, &t->c);
+    gb_case_free_buf(ctx, &t->partial);
     for (size_t i = 0; i < t->ncons; i++)
         gb_expr_free(t->cons[i].e);
     free(t->ha);

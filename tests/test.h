@@ -118,4 +118,56 @@ int gb_test_sh(const char *cmd, char *out, size_t cap);
 /* A fresh temporary directory path (mkdtemp under $TMPDIR or /tmp), for files a test writes. */
 const char *gb_test_tmpdir(void);
 
+/* ---- helpers shared by the test files (tests/helpers.c) -------------------------------------
+ * They fail or skip the calling test through the macros above, as the test itself would. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gb_backend_ops;
+struct gb_buf;
+struct gb_case_ctx;
+struct gb_device;
+struct gb_device_info;
+struct gb_figure;
+struct gb_result;
+struct gb_results;
+
+/* gb_test_sh with the command formatted printf-style (up to 8 KiB), its output into out[cap].
+ * A file that keeps its output in `static char out[...]` defines
+ *     #define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)  */
+int gb_test_shf(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Writes `text` to `path` (created or truncated); fails the test when it cannot. */
+void gb_test_write_file(const char *path, const char *text);
+/* The whole file at `path`, NUL-terminated (malloc'd, the caller frees); fails the test when it
+ * cannot be read. */
+char *gb_test_slurp(const char *path);
+/* How many times `needle` occurs in `hay`, overlapping occurrences included. */
+size_t gb_test_count(const char *hay, const char *needle);
+/* Seconds on CLOCK_MONOTONIC. */
+double gb_test_now_s(void);
+
+/* ops->init() and device `index` of ops opened; the test is skipped when the backend is
+ * unavailable or has no such device. */
+struct gb_device *gb_test_open_device(const struct gb_backend_ops *ops, int index);
+/* Whether the device is PoCL's (whose limits and peaks some tests know). */
+bool gb_test_is_pocl(const struct gb_device_info *info);
+/* The figure called `name` of a result, or NULL. */
+const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name);
+
+/* Loads the profile text `yaml`, runs it on the OpenCL devices `devices` selects (a --device
+ * value: "0"; NULL for all) and leaves the results in *rs (the caller frees them). Skips the test
+ * when there is no OpenCL device; fails it when the profile does not load or the run errs (a
+ * failed case is not an error: the caller looks at the results). */
+void gb_test_run_profile(const char *yaml, const char *devices, struct gb_results *rs);
+/* Runs the one case that `params` (a YAML flow map) selects in suite `suite_name` by hand on
+ * OpenCL device 0: setup, `reps` runs, a verify that must pass; then corrupt() damages the
+ * output and verify must fail with GB_EVERIFY and a reason. Skips when there is no device. */
+void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
+                                  void (*corrupt)(struct gb_case_ctx *));
+/* Writes `bytes` of `value` into device buffer b at byte offset off through the backend, as a
+ * faulty kernel or copy would. */
+void gb_test_smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, const void *value,
+                   uint64_t bytes);
+
 #endif

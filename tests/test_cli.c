@@ -12,25 +12,7 @@
 #include "test.h"
 
 static char out[1 << 18];
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return gb_test_sh(cmd, out, sizeof out);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ASSERT(f);
-    fputs(text, f);
-    ASSERT(fclose(f) == 0);
-}
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
 
 static bool exists(const char *path)
 {
@@ -150,7 +132,7 @@ TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
     char prof[4200], res[4200];
     snprintf(prof, sizeof prof, "%s/small.yaml", dir);
     snprintf(res, sizeof res, "%s/two.json", dir);
-    write_file(prof, small_profile);
+    gb_test_write_file(prof, small_profile);
     int rc = sh("POCL_DEVICES='pthread pthread' %s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     check_results(res, 16, 2, false);
@@ -172,13 +154,13 @@ TEST(cli_malformed_profile_exits_2_and_writes_nothing)
     char prof[4200], res[4200];
     snprintf(prof, sizeof prof, "%s/bad.yaml", dir);
     snprintf(res, sizeof res, "%s/bad.json", dir);
-    write_file(prof, "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n");
+    gb_test_write_file(prof, "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n");
     ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
     char want[4300];
     snprintf(want, sizeof want, "%s:4:13:", prof);
     ASSERT_CONTAINS(out, want);
     ASSERT(!exists(res));
-    write_file(prof, "suites:\n  - suite: transfer\n    parms: {}\n");
+    gb_test_write_file(prof, "suites:\n  - suite: transfer\n    parms: {}\n");
     ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
     snprintf(want, sizeof want, "%s:3:5:", prof);
     ASSERT_CONTAINS(out, want);
@@ -196,12 +178,12 @@ TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
     snprintf(res, sizeof res, "%s/big.json", dir);
     /* PoCL's largest buffer is 1 GiB; 5 GiB also proves sizes are not truncated to 32 bits
      * (5 GiB mod 2^32 is 1 GiB, which would fit). */
-    write_file(prof, "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
-                     "suites:\n"
-                     "  - suite: transfer\n"
-                     "    params: {op: h2d, memory: pinned, size: [64KiB, 5GiB]}\n"
-                     "  - suite: memory\n"
-                     "    params: {op: triad, type: float, size: [1MiB, 4GiB]}\n");
+    gb_test_write_file(prof, "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: h2d, memory: pinned, size: [64KiB, 5GiB]}\n"
+                             "  - suite: memory\n"
+                             "    params: {op: triad, type: float, size: [1MiB, 4GiB]}\n");
     int rc = sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     struct gb_results rs;
@@ -227,12 +209,12 @@ TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
     char prof[4200], res[4200];
     snprintf(prof, sizeof prof, "%s/long.yaml", dir);
     snprintf(res, sizeof res, "%s/long.json", dir);
-    write_file(prof, "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "
-                     "max_time: 400ms}\n"
-                     "suites:\n"
-                     "  - suite: transfer\n"
-                     "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
-                     "size: {from: 4KiB, to: 4MiB, factor: 2}}\n");
+    gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "
+                             "max_time: 400ms}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
+                             "size: {from: 4KiB, to: 4MiB, factor: 2}}\n");
     pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_WRONLY);

@@ -14,25 +14,7 @@
 #include "test.h"
 
 static char out[1 << 18];
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return gb_test_sh(cmd, out, sizeof out);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ASSERT(f);
-    fputs(text, f);
-    ASSERT(fclose(f) == 0);
-}
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
 
 /* The first line of `out` into buf. */
 static void first_line(char *buf, size_t len)
@@ -42,14 +24,6 @@ static void first_line(char *buf, size_t len)
         l = len - 1;
     memcpy(buf, out, l);
     buf[l] = '\0';
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
 }
 
 /* ---- Mann–Whitney U ------------------------------------------------------------------------ */
@@ -293,7 +267,7 @@ static void run_profile(const char *dir, const char *name, const char *profile, 
 {
     char prof[1024];
     snprintf(prof, sizeof prof, "%s/%s.yaml", dir, name);
-    write_file(prof, profile);
+    gb_test_write_file(prof, profile);
     int rc = sh("%s run %s -q -o %s/%s 2>&1", GB_TEST_EXE, prof, dir, file);
     ASSERT_MSG(rc == 0, "run %s: exit %d: %s", name, rc, out);
 }
@@ -319,7 +293,7 @@ TEST_TIMEOUT(compare_two_runs_same_build_exit0, 120)
     ASSERT_MSG(rc == 0, "A/A compare exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "3 pairs compared");
     ASSERT_CONTAINS(out, "no regression (exit 0)");
-    ASSERT_EQ(count(out, "SLOWER"), 0);
+    ASSERT_EQ(gb_test_count(out, "SLOWER"), 0);
 }
 
 /* Reads a results file, slows one case down by 10% (its samples' time x 1.1) and writes the
@@ -368,7 +342,7 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
                 "--junit c.xml 2>&1",
                 dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "compare exit %d (want 3):\n%s", rc, out);
-    ASSERT_EQ(count(out, "SLOWER!"), 1);
+    ASSERT_EQ(gb_test_count(out, "SLOWER!"), 1);
     ASSERT_CONTAINS(out, "1 regression (exit 3)");
 
     /* The JSON says which: exactly the row we slowed, at about -9.1% (1/1.1 - 1). */
@@ -403,7 +377,7 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
     /* Policy: swapping the files makes the slowed case FASTER, which fails the gate only when
      * asked. */
     ASSERT_EQ(sh("cd %s && %s compare slow.json base.json 2>&1", dir, GB_TEST_EXE), 0);
-    ASSERT_EQ(count(out, "\nFASTER "), 1);
+    ASSERT_EQ(gb_test_count(out, "\nFASTER "), 1);
     ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --fail-on-faster 2>&1", dir,
                  GB_TEST_EXE),
               3);
@@ -515,7 +489,7 @@ TEST_TIMEOUT(compare_calibrate_aa_runs, 120)
     const char *dir = gb_test_tmpdir();
     char prof[1024];
     snprintf(prof, sizeof prof, "%s/aa.yaml", dir);
-    write_file(prof, aa_profile);
+    gb_test_write_file(prof, aa_profile);
     int rc = sh("cd %s && %s calibrate aa.yaml -n 3 -q --dir runs --json cal.json 2>&1", dir,
                 GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "calibrate exit %d: %s", rc, out);
@@ -582,7 +556,7 @@ TEST_TIMEOUT(compare_nightly_script, 180)
     const char *dir = gb_test_tmpdir();
     char prof[1024];
     snprintf(prof, sizeof prof, "%s/aa.yaml", dir);
-    write_file(prof, aa_profile);
+    gb_test_write_file(prof, aa_profile);
     /* First night: no baseline yet, so the run becomes it. */
     int rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results %s/scripts/nightly.sh %s "
                 "--threshold 0.25 2>&1",

@@ -585,14 +585,6 @@ TEST(config_set_invalid)
 
 /* ---- files ----------------------------------------------------------------------------- */
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ASSERT_MSG(f != NULL, "cannot create %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 TEST(config_load_file)
 {
     const char *dir = gb_test_tmpdir();
@@ -600,7 +592,7 @@ TEST(config_load_file)
     snprintf(path, sizeof path, "%s/mine.yaml", dir);
     /* sha256 of these exact bytes (printf "$text" | sha256sum) */
     static const char text[] = "suites:\n  - suite: memory\n    params: {size: 4GiB}\n";
-    write_file(path, text);
+    gb_test_write_file(path, text);
     struct gb_profile p;
     ASSERT_OK(gb_profile_load(path, NULL, 0, &p, err, sizeof err));
     ASSERT_STR(p.path, path);
@@ -616,7 +608,7 @@ TEST(config_load_file)
 
     /* Errors name the file. */
     snprintf(path, sizeof path, "%s/bad.yml", dir);
-    write_file(path, "suites:\n  - suite: memory\n    params: {size: 12 XB}\n");
+    gb_test_write_file(path, "suites:\n  - suite: memory\n    params: {size: 12 XB}\n");
     ASSERT_EQ(gb_profile_load(path, NULL, 0, &p, err, sizeof err), GB_ECONFIG);
     char want[4300];
     snprintf(want, sizeof want, "%s:3:20: ", path);

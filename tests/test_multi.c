@@ -156,14 +156,6 @@ TEST(multi_plan_one_case_per_device_set_per_backend)
 
 /* ---- the results file: the additive "devices" and "figures" of a result -------------------- */
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ASSERT(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 TEST(multi_results_devices_and_figures_round_trip)
 {
     struct gb_results rs = {0};
@@ -213,7 +205,7 @@ TEST(multi_results_devices_and_figures_round_trip)
     char *set = strstr(text, "\"devices\": [\n        1,");
     ASSERT_MSG(set, "no devices array in:\n%s", text);
     set[strlen("\"devices\": [\n        ")] = '7';
-    write_text(path, text);
+    gb_test_write_file(path, text);
     ASSERT_EQ(gb_results_read(path, &back), GB_ESCHEMA);
     ASSERT_CONTAINS(gb_error_msg(), "results[1].devices[0]");
     gb_results_free(&rs);
@@ -228,31 +220,9 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
 static void run_multi(const char *pocl, const char *suites, struct gb_results *rs)
 {
     setenv("POCL_DEVICES", pocl, 1);
-    char yaml[4096], err[1024];
+    char yaml[4096];
     snprintf(yaml, sizeof yaml, "%ssuites:\n%s", budget, suites);
-    struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s",
-               err);
-    struct gb_plan plan = {0};
-    int r = gb_plan_devices(&p, "opencl", NULL, &plan);
-    if (r == GB_ENODEV)
-        SKIP("no OpenCL device: %s", gb_error_msg());
-    ASSERT_OK(r);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    *rs = (struct gb_results){0};
-    struct gb_runner_opts o = {0};
-    r = gb_run_plan(&plan, &o, rs);
-    ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
+    gb_test_run_profile(yaml, NULL, rs);
 }
 
 static void assert_ok(const struct gb_result *r)
@@ -288,29 +258,32 @@ TEST_TIMEOUT(multi_two_devices_every_suite_verifies, 120)
         if (nd)
             ASSERT_EQ(r->nset, nd->u.i); /* the devices that took part */
         if (nd && nd->u.i == 2 && strcmp(r->suite, "allreduce") != 0) {
-            const struct gb_figure *sp = figure(r, "speedup"), *ef = figure(r, "efficiency");
+            const struct gb_figure *sp = gb_test_figure(r, "speedup");
+            const struct gb_figure *ef = gb_test_figure(r, "efficiency");
             ASSERT_MSG(sp && ef, "%s %s: no speedup", r->suite, r->case_name);
             ASSERT(sp->v[0] > 0);
             ASSERT_NEAR(ef->v[0], sp->v[0] / 2, 1e-12);
         }
         if (strcmp(r->suite, "peer") == 0) {
-            const struct gb_figure *path = figure(r, "path");
+            const struct gb_figure *path = gb_test_figure(r, "path");
             ASSERT(path);
             bool diag = gb_params_int(&r->params, "src") == gb_params_int(&r->params, "dst");
             ASSERT_STR(path->text, diag ? "d2d" : "staged"); /* OpenCL: never direct */
             ASSERT_EQ(r->nset, diag ? 1 : 2);
         }
         if (strcmp(r->suite, "allreduce") == 0) {
-            const struct gb_figure *alg = figure(r, "algbw"), *bus = figure(r, "busbw");
+            const struct gb_figure *alg = gb_test_figure(r, "algbw");
+            const struct gb_figure *bus = gb_test_figure(r, "busbw");
             ASSERT(alg && bus);
             /* nccl-tests: busbw = algbw * 2 (n - 1) / n, so equal for n = 2, 0 for n = 1. */
             ASSERT_NEAR(bus->v[0], alg->v[0] * (nd->u.i == 2 ? 1.0 : 0.0), 1e-9 * alg->v[0]);
         }
         if (strcmp(r->suite, "balance") == 0) {
-            const struct gb_figure *busy = figure(r, "busy"), *share = figure(r, "share");
+            const struct gb_figure *busy = gb_test_figure(r, "busy");
+            const struct gb_figure *share = gb_test_figure(r, "share");
             ASSERT(busy && share && busy->per_device && busy->n == 2 && share->n == 2);
             ASSERT_NEAR(share->v[0] + share->v[1], 1.0, 1e-12);
-            ASSERT(figure(r, "makespan"));
+            ASSERT(gb_test_figure(r, "makespan"));
         }
     }
     /* The results file round trip keeps the device sets and the figures. */

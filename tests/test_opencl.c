@@ -16,33 +16,6 @@
 extern const struct gb_backend_ops gb_opencl_ops;
 static const struct gb_backend_ops *const ocl = &gb_opencl_ops;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* init() and device `index` opened, or the test is skipped when there is no such device. */
-static struct gb_device *open_device(int index)
-{
-    int rc = ocl->init();
-    if (rc == GB_EUNAVAIL)
-        SKIP("OpenCL unavailable: %s", gb_error_msg());
-    ASSERT_OK(rc);
-    if (ocl->device_count() <= index)
-        SKIP("needs OpenCL device %d, found %d", index, ocl->device_count());
-    struct gb_device *dev = NULL;
-    ASSERT_OK(ocl->device_open(index, &dev));
-    ASSERT(dev != NULL);
-    return dev;
-}
-
-static bool is_pocl(const struct gb_device *dev)
-{
-    return strstr(dev->info.platform, "Portable Computing Language") != NULL;
-}
-
 /* The byte at position i of the test pattern with seed s. */
 static uint8_t pattern(uint64_t i, unsigned s)
 {
@@ -94,7 +67,7 @@ static struct gb_program *build_test_program(struct gb_device *dev)
 
 TEST(opencl_init_lists_devices)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     ocl->device_close(dev);
     ASSERT_STR(ocl->name, "opencl");
     int n = ocl->device_count();
@@ -136,7 +109,7 @@ TEST(opencl_init_without_platform_says_why)
 
 TEST(opencl_device_info_is_plausible)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     const struct gb_device_info *in = &dev->info;
     struct gb_device_info unopened;
     ASSERT_OK(ocl->device_info(0, &unopened));
@@ -171,7 +144,7 @@ TEST(opencl_device_info_is_plausible)
     ASSERT((in->caps & (GB_CAP_BLAS_BF16 | GB_CAP_BLAS_MIXED | GB_CAP_BLAS_TF32)) == 0);
     ASSERT(!!(in->caps & GB_CAP_BLAS_F32) == !!HAVE_CLBLAST);
     ASSERT((ocl->gemm != NULL) == !!HAVE_CLBLAST && ocl->peer_copy == NULL);
-    if (is_pocl(dev)) {
+    if (gb_test_is_pocl(&dev->info)) {
         /* PoCL on a CPU: shared memory, doubles, no cl_khr_fp16, 1 GiB-ish allocations. */
         ASSERT(in->caps & GB_CAP_UNIFIED);
         ASSERT(in->caps & GB_CAP_FP64);
@@ -185,7 +158,7 @@ TEST(opencl_device_info_is_plausible)
 
 TEST(opencl_alloc_each_kind)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     const uint64_t sizes[] = {1, 12345, (uint64_t)16 << 20};
     const enum gb_mem_kind kinds[] = {GB_MEM_DEVICE, GB_MEM_HOST_PINNED, GB_MEM_HOST_PAGEABLE};
     for (size_t s = 0; s < 3; s++) {
@@ -213,7 +186,7 @@ TEST(opencl_alloc_each_kind)
 
 TEST(opencl_alloc_too_big_and_invalid)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_buf *b = NULL;
     /* 5 GiB does not fit in 32 bits: a truncating size would pass the check. */
     const uint64_t five_gib = (uint64_t)5 << 30;
@@ -244,7 +217,7 @@ TEST(opencl_alloc_too_big_and_invalid)
 /* host_kind -> device (at an offset) -> device (D2D, other offsets) -> host, checked. */
 static void roundtrip(enum gb_mem_kind host_kind, enum gb_copy_flags flags)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     const uint64_t n = ((uint64_t)8 << 20) + 333; /* not a multiple of anything nice */
@@ -309,7 +282,7 @@ TEST(opencl_copy_roundtrip_pinned_async)
 
 TEST(opencl_copy_rejects_bad_ranges)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     struct gb_buf *h = NULL, *h2 = NULL, *dv = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
@@ -339,7 +312,7 @@ TEST(opencl_copy_rejects_bad_ranges)
 
 TEST(opencl_kernel_with_defines_runs)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct gb_program *prog = build_test_program(dev);
@@ -401,7 +374,7 @@ TEST(opencl_kernel_with_defines_runs)
 
 TEST(opencl_build_error_returns_log)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_program *prog = NULL;
     char *log = NULL;
     /* Without the defines, SCALE is undeclared: the defines really are what made it build. */
@@ -456,7 +429,7 @@ static void assert_untouched(struct gb_device *dev, struct gb_queue *q, struct g
 
 TEST(opencl_launch_rejects_oversized_work_group)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct gb_program *prog = build_test_program(dev);
@@ -502,7 +475,7 @@ TEST(opencl_launch_rejects_oversized_work_group)
 
 TEST(opencl_launch_rejects_non_dividing_global)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct gb_program *prog = build_test_program(dev);
@@ -541,7 +514,7 @@ TEST(opencl_launch_rejects_non_dividing_global)
 
 TEST(opencl_cl_error_detail_names_call_and_code)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct gb_program *prog = build_test_program(dev);
@@ -575,12 +548,12 @@ static uint64_t timed_copy(struct gb_device *dev, struct gb_queue *q, struct gb_
     ASSERT_OK(ocl->event_create(dev, &a));
     ASSERT_OK(ocl->event_create(dev, &b));
     ASSERT_OK(ocl->queue_sync(q));
-    double t0 = now_s();
+    double t0 = gb_test_now_s();
     ASSERT_OK(ocl->event_record(q, a));
     ASSERT_OK(ocl->copy(q, dv, 0, h, 0, dv->bytes, GB_COPY_ASYNC));
     ASSERT_OK(ocl->event_record(q, b));
     ASSERT_OK(ocl->event_sync(b));
-    *wall_s = now_s() - t0;
+    *wall_s = gb_test_now_s() - t0;
     ASSERT_OK(ocl->event_sync(a));
     uint64_t ns = 0;
     ASSERT_OK(ocl->event_elapsed_ns(a, b, &ns));
@@ -595,7 +568,7 @@ static uint64_t timed_copy(struct gb_device *dev, struct gb_queue *q, struct gb_
 
 static void check_copy_timing(void)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     const uint64_t bytes = (uint64_t)64 << 20;
@@ -660,7 +633,7 @@ TEST(opencl_event_timing_with_fill_timer)
 
 TEST(opencl_event_timing_of_kernel_matches_wall_clock)
 {
-    struct gb_device *dev = open_device(0);
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct gb_program *prog = build_test_program(dev);
@@ -679,13 +652,13 @@ TEST(opencl_event_timing_of_kernel_matches_wall_clock)
     double best = 0;
     for (int rep = 0; rep < 3; rep++) {
         ASSERT_OK(ocl->queue_sync(q));
-        double t0 = now_s();
+        double t0 = gb_test_now_s();
         ASSERT_OK(ocl->event_record(q, a));
         ASSERT_OK(ocl->launch(q, k, &l));
         ASSERT_OK(ocl->launch(q, k, &l));
         ASSERT_OK(ocl->event_record(q, b));
         ASSERT_OK(ocl->event_sync(b));
-        double wall = now_s() - t0;
+        double wall = gb_test_now_s() - t0;
         uint64_t ns = 0;
         ASSERT_OK(ocl->event_elapsed_ns(a, b, &ns));
         printf("2 kernels: events %.3f ms, wall %.3f ms\n", (double)ns * 1e-6, wall * 1e3);
@@ -770,8 +743,8 @@ out:
 static void two_devices_two_threads(const char *pocl_devices)
 {
     setenv("POCL_DEVICES", pocl_devices, 1);
-    struct gb_device *dev = open_device(0);
-    if (!is_pocl(dev))
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
+    if (!gb_test_is_pocl(&dev->info))
         SKIP("POCL_DEVICES only shapes PoCL; this platform is %s", dev->info.platform);
     ocl->device_close(dev);
     ASSERT_EQ(ocl->device_count(), 2);

@@ -14,31 +14,6 @@
 extern const struct gb_backend_ops gb_opencl_ops;
 static const struct gb_backend_ops *const ocl = &gb_opencl_ops;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static struct gb_device *open_device(void)
-{
-    int rc = ocl->init();
-    if (rc == GB_EUNAVAIL)
-        SKIP("OpenCL unavailable: %s", gb_error_msg());
-    ASSERT_OK(rc);
-    if (ocl->device_count() < 1)
-        SKIP("no OpenCL device");
-    struct gb_device *dev = NULL;
-    ASSERT_OK(ocl->device_open(0, &dev));
-    return dev;
-}
-
-static bool is_pocl(const struct gb_device *dev)
-{
-    return strstr(dev->info.platform, "Portable Computing Language") != NULL;
-}
-
 /* A device buffer holding `bytes` from `host` (blocking upload through pageable memory). */
 static struct gb_buf *upload(struct gb_device *dev, struct gb_queue *q, const void *host,
                              uint64_t bytes)
@@ -167,20 +142,20 @@ static void run_problem(struct gb_device *dev, struct gb_queue *q, const struct 
 
 TEST(opencl_blas_caps)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     const uint64_t caps = dev->info.caps;
     ASSERT(caps & GB_CAP_BLAS_F32);
     ASSERT(!!(caps & GB_CAP_BLAS_F64) == !!(caps & GB_CAP_FP64));
     ASSERT(!!(caps & GB_CAP_BLAS_F16) == !!(caps & GB_CAP_FP16));
     ASSERT((caps & (GB_CAP_BLAS_BF16 | GB_CAP_BLAS_MIXED | GB_CAP_BLAS_TF32)) == 0);
-    if (is_pocl(dev))
+    if (gb_test_is_pocl(&dev->info))
         ASSERT((caps & GB_CAP_BLAS_F64) && !(caps & GB_CAP_BLAS_F16));
     ocl->device_close(dev);
 }
 
 TEST_TIMEOUT(opencl_blas_sgemm_every_transpose, 120)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     for (int t = 0; t < 4; t++) {
@@ -197,7 +172,7 @@ TEST_TIMEOUT(opencl_blas_sgemm_every_transpose, 120)
 
 TEST_TIMEOUT(opencl_blas_sgemm_strided_batched, 120)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     struct problem p = {.m = 19, .n = 13, .k = 17, .batch = 5, .alpha = 0.75, .beta = 0.25};
@@ -213,7 +188,7 @@ TEST_TIMEOUT(opencl_blas_sgemm_strided_batched, 120)
  * above; each CLBlast program costs PoCL tens of seconds to compile the first time). */
 TEST_TIMEOUT(opencl_blas_dgemm, 120)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     if (!(dev->info.caps & GB_CAP_BLAS_F64))
         SKIP("%s has no double precision", dev->info.name);
     struct gb_queue *q = NULL;
@@ -230,7 +205,7 @@ TEST_TIMEOUT(opencl_blas_dgemm, 120)
 
 TEST(opencl_blas_unsupported_combinations_say_why)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     struct gb_buf *buf = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
@@ -285,7 +260,7 @@ TEST(opencl_blas_unsupported_combinations_say_why)
  * of a transposed, padded product, it would be a fraction of it. */
 TEST_TIMEOUT(opencl_blas_markers_bracket_the_whole_call, 120)
 {
-    struct gb_device *dev = open_device();
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
     struct gb_queue *q = NULL;
     struct gb_event *e0 = NULL, *e1 = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
@@ -314,12 +289,12 @@ TEST_TIMEOUT(opencl_blas_markers_bracket_the_whole_call, 120)
 
     double best_ratio = 0;
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = now_s();
+        double t0 = gb_test_now_s();
         ASSERT_OK(ocl->event_record(q, e0));
         ASSERT_OK(ocl->gemm(q, &g));
         ASSERT_OK(ocl->event_record(q, e1));
         ASSERT_OK(ocl->event_sync(e1));
-        double host = now_s() - t0;
+        double host = gb_test_now_s() - t0;
         uint64_t ns = 0;
         ASSERT_OK(ocl->event_elapsed_ns(e0, e1, &ns));
         double ratio = (double)ns * 1e-9 / host;

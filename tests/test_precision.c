@@ -270,14 +270,6 @@ static void add_result(struct gb_results *rs, int dev, const char *suite, const 
     ASSERT_OK(gb_results_add(rs, &r));
 }
 
-static const struct gb_figure *find_figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
-
 static double pocl_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
                         size_t len)
 {
@@ -299,31 +291,31 @@ TEST(precision_derived_speedups_and_peaks)
     add_result(&rs, d0, "gemm", "bf16", "library", 1000, 2); /* above the 499 GFLOP/s bound */
     add_result(&rs, d0, "other", "f64", "library", 10, 200);
     gb_precision_speedups(&rs, "gemm", "prec", "f32", false);
-    const struct gb_figure *f = find_figure(&rs.results[1], "speedup_vs_f32");
+    const struct gb_figure *f = gb_test_figure(&rs.results[1], "speedup_vs_f32");
     ASSERT(f != NULL);
     ASSERT_NEAR(f->v[0], 0.5, 1e-12);
-    ASSERT(find_figure(&rs.results[0], "speedup_vs_f32") == NULL);
-    ASSERT(find_figure(&rs.results[2], "speedup_vs_f32") == NULL);
-    ASSERT(find_figure(&rs.results[3], "speedup_vs_f32") == NULL);
-    ASSERT(find_figure(&rs.results[5], "speedup_vs_f32") == NULL);
+    ASSERT(gb_test_figure(&rs.results[0], "speedup_vs_f32") == NULL);
+    ASSERT(gb_test_figure(&rs.results[2], "speedup_vs_f32") == NULL);
+    ASSERT(gb_test_figure(&rs.results[3], "speedup_vs_f32") == NULL);
+    ASSERT(gb_test_figure(&rs.results[5], "speedup_vs_f32") == NULL);
     /* By time: base time over this time. */
     gb_precision_speedups(&rs, "gemm", "prec", "f32", true);
-    ASSERT_NEAR(find_figure(&rs.results[1], "speedup_vs_f32")->v[0], 0.5, 1e-12);
-    ASSERT_NEAR(find_figure(&rs.results[4], "speedup_vs_f32")->v[0], 50, 1e-12);
+    ASSERT_NEAR(gb_test_figure(&rs.results[1], "speedup_vs_f32")->v[0], 0.5, 1e-12);
+    ASSERT_NEAR(gb_test_figure(&rs.results[4], "speedup_vs_f32")->v[0], 50, 1e-12);
     size_t nf = rs.results[1].nfigures;
     gb_precision_speedups(&rs, "gemm", "prec", "f32", false); /* again: replaced, not added */
     ASSERT_EQ(rs.results[1].nfigures, nf);
 
     gb_precision_check_peaks(&rs, "gemm", pocl_peak);
     ASSERT(!rs.results[0].implausible);
-    const struct gb_figure *of = find_figure(&rs.results[0], "of_peak");
+    const struct gb_figure *of = gb_test_figure(&rs.results[0], "of_peak");
     ASSERT(of != NULL);
     ASSERT_NEAR(of->v[0], 20 / 499.2, 1e-9);
-    ASSERT_NEAR(find_figure(&rs.results[0], "peak")->v[0], 499.2, 1e-9);
+    ASSERT_NEAR(gb_test_figure(&rs.results[0], "peak")->v[0], 499.2, 1e-9);
     ASSERT(rs.results[4].implausible);
     printf("%s\n", rs.results[4].reason);
     ASSERT_CONTAINS(rs.results[4].reason, "implausible: 1000 GFLOP/s exceeds the device's "
                                           "theoretical peak 499.2 GFLOP/s");
-    ASSERT(!rs.results[5].implausible && find_figure(&rs.results[5], "peak") == NULL);
+    ASSERT(!rs.results[5].implausible && gb_test_figure(&rs.results[5], "peak") == NULL);
     gb_results_free(&rs);
 }

@@ -12,36 +12,8 @@
 #include "test.h"
 #include "tuning_cache.h"
 
-static void run_profile(const char *yaml, struct gb_results *rs)
-{
-    struct gb_profile p;
-    char err[1024];
-    int r = gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err);
-    ASSERT_MSG(r == 0, "%s", err);
-    struct gb_plan plan = {0};
-    r = gb_plan_devices(&p, "opencl", "0", &plan);
-    if (r == GB_ENODEV)
-        SKIP("no OpenCL device: %s", gb_error_msg());
-    ASSERT_OK(r);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    *rs = (struct gb_results){0};
-    struct gb_runner_opts o = {0};
-    r = gb_run_plan(&plan, &o, rs);
-    ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
-
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
 
 static const struct gb_result *find(const struct gb_results *rs, const char *suite,
                                     const char *params)
@@ -57,8 +29,7 @@ static const struct gb_result *find(const struct gb_results *rs, const char *sui
 
 static bool is_pocl(const struct gb_results *rs)
 {
-    return rs->ndevices &&
-           strstr(rs->devices[0].info.platform, "Portable Computing Language") != NULL;
+    return rs->ndevices && gb_test_is_pocl(&rs->devices[0].info);
 }
 
 /* ---- compute -------------------------------------------------------------------------------- */
@@ -71,7 +42,7 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
              "int8dot, i32], vec: [0, 1, 4], iters: 64, wg: 64, groups: 1}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 7 * 3);
     const uint64_t caps = rs.devices[0].info.caps;
     for (size_t i = 0; i < rs.nresults; i++) {
@@ -100,7 +71,7 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
         ASSERT(r->value > 0 && r->flops_per_op > 0);
         ASSERT(!r->implausible);
         if (is_pocl(&rs)) { /* the peak is known for a CPU: a fraction below 1 */
-            const struct gb_figure *of = figure(r, "of_peak");
+            const struct gb_figure *of = gb_test_figure(r, "of_peak");
             ASSERT_MSG(of && of->v[0] > 0 && of->v[0] < 1, "%s", p);
         }
     }
@@ -116,10 +87,10 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
         ASSERT_CONTAINS(d->reason, "int8");
         /* vec 0 chose 16 lanes on a CPU. */
         const struct gb_result *f = find(&rs, "compute", "prec=f32 vec=0");
-        ASSERT_NEAR(figure(f, "vec_used")->v[0], 16, 0);
+        ASSERT_NEAR(gb_test_figure(f, "vec_used")->v[0], 16, 0);
         /* The FP64 row has its speedup over FP32 (a slowdown on a CPU). */
-        const struct gb_figure *sp = figure(find(&rs, "compute", "prec=f64 vec=1"),
-                                            "speedup_vs_f32");
+        const struct gb_figure *sp = gb_test_figure(find(&rs, "compute", "prec=f64 vec=1"),
+                                                    "speedup_vs_f32");
         ASSERT(sp && sp->v[0] > 0 && sp->v[0] < 1.5);
     }
     gb_results_free(&rs);
@@ -145,7 +116,7 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
              "  - suite: gemm\n    params: {prec: [f32, f64], impl: own, shape: 64}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 6 + 3 + 5 * 4 + 4 + 2);
     const uint64_t caps = rs.devices[0].info.caps;
     size_t ok = 0;
@@ -174,7 +145,8 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
         ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
                    gb_status_name(r->status), r->reason);
         /* Within the precision's rigorous bound, and the figures say how close. */
-        const struct gb_figure *rms = figure(r, "rms_error"), *tol = figure(r, "tolerance");
+        const struct gb_figure *rms = gb_test_figure(r, "rms_error");
+        const struct gb_figure *tol = gb_test_figure(r, "tolerance");
         ASSERT(rms && tol);
         ASSERT_MSG(r->max_error <= tol->v[0] && rms->v[0] <= r->max_error, "%s: %g %g %g", p,
                    r->max_error, rms->v[0], tol->v[0]);
@@ -200,9 +172,9 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
             ASSERT_MSG(find(&rs, "gemm", order[i])->max_error <
                            find(&rs, "gemm", order[i + 1])->max_error,
                        "%s vs %s", order[i], order[i + 1]);
-        const struct gb_figure *sp =
-            figure(find(&rs, "gemm", "prec=f64 impl=own shape=64x64x64 trans=nn dist=uniform"),
-                   "speedup_vs_f32");
+        const struct gb_figure *sp = gb_test_figure(
+            find(&rs, "gemm", "prec=f64 impl=own shape=64x64x64 trans=nn dist=uniform"),
+            "speedup_vs_f32");
         ASSERT(sp && sp->v[0] > 0);
     }
     gb_results_free(&rs);
@@ -216,7 +188,7 @@ TEST_TIMEOUT(precision_gemm_tolerance_fails_accuracy, 120)
              "shape: 48, tol: [1e-12, 0.5]}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 4);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -239,7 +211,7 @@ TEST(precision_gemm_bad_shape_fails_with_a_message)
              "%ssuites:\n  - suite: gemm\n    params: {prec: f32, impl: own, shape: 12x0x3}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 1);
     ASSERT_EQ(rs.results[0].status, GB_STATUS_FAILED);
     ASSERT_CONTAINS(rs.results[0].reason, "shape \"12x0x3\": expected N (square) or MxNxK");
@@ -273,16 +245,18 @@ TEST_TIMEOUT(precision_gemm_uses_the_tuned_configuration, 120)
              "  - suite: gemm\n    params: {prec: f32, impl: own, shape: 96x80x64}\n",
              budget, cache);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 5);
     for (size_t i = 0; i < rs.nresults; i++)
         ASSERT_MSG(rs.results[i].status == GB_STATUS_OK, "%s", rs.results[i].reason);
     /* The tuned entry's shape uses its configuration (bf16 too: float accumulation); another
      * shape, and an entry without `tuned: true`, use the defaults. */
-    ASSERT_STR(figure(&rs.results[0], "config")->text, "TS=16 WPT=2 TSK=8 UNROLL=2 (tuned)");
-    ASSERT_STR(figure(&rs.results[1], "config")->text, "TS=32 WPT=4 TSK=16 UNROLL=4 (default)");
-    ASSERT_STR(figure(&rs.results[2], "config")->text, "TS=16 WPT=2 TSK=8 UNROLL=2 (tuned)");
-    ASSERT_STR(figure(&rs.results[4], "config")->text, "TS=32 WPT=4 TSK=16 UNROLL=4 (default)");
+    const char *const tuned = "TS=16 WPT=2 TSK=8 UNROLL=2 (tuned)";
+    const char *const dflt = "TS=32 WPT=4 TSK=16 UNROLL=4 (default)";
+    ASSERT_STR(gb_test_figure(&rs.results[0], "config")->text, tuned);
+    ASSERT_STR(gb_test_figure(&rs.results[1], "config")->text, dflt);
+    ASSERT_STR(gb_test_figure(&rs.results[2], "config")->text, tuned);
+    ASSERT_STR(gb_test_figure(&rs.results[4], "config")->text, dflt);
     gb_results_free(&rs);
 }
 
@@ -296,7 +270,7 @@ TEST_TIMEOUT(precision_fp16_storage_verifies, 120)
              "half, bf16], elems: [1000, 70000], wg: [64]}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 2 * 3 * 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -313,63 +287,14 @@ TEST_TIMEOUT(precision_fp16_storage_verifies, 120)
          * roundings but visibly above float's, bf16 above half's. */
         const double u = !strcmp(st, "float") ? 0x1p-24 : !strcmp(st, "half") ? 0x1p-11 : 0x1p-8;
         ASSERT_MSG(r->max_error > 0.1 * u && r->max_error <= 4 * u, "%s: %g", p, r->max_error);
-        ASSERT(figure(r, "Gelem_per_s") && figure(r, "Gelem_per_s")->v[0] > 0);
+        ASSERT(gb_test_figure(r, "Gelem_per_s") && gb_test_figure(r, "Gelem_per_s")->v[0] > 0);
         if (strcmp(st, "float") != 0)
-            ASSERT_MSG(figure(r, "speedup_vs_float") != NULL, "%s", p);
+            ASSERT_MSG(gb_test_figure(r, "speedup_vs_float") != NULL, "%s", p);
     }
     gb_results_free(&rs);
 }
 
 /* ---- the verifiers reject wrong output ------------------------------------------------------ */
-
-static void corrupted_case_fails(const char *suite_name, const char *yaml_params,
-                                 void (*corrupt)(struct gb_case_ctx *))
-{
-    const struct gb_suite *s = gb_suite_find(suite_name);
-    ASSERT(s);
-    char yaml[1024], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name,
-             yaml_params);
-    struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
-    struct gb_plan plan = {0};
-    if (gb_plan_devices(&p, "opencl", "0", &plan) == GB_ENODEV)
-        SKIP("no OpenCL device");
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
-    const struct gb_backend_ops *ops = plan.devices[0].ops;
-    struct gb_device *dev;
-    struct gb_queue *q;
-    ASSERT_OK(ops->device_open(0, &dev));
-    ASSERT_OK(ops->queue_create(dev, &q));
-    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
-    ctx.state = calloc(1, s->state_size);
-    ASSERT_OK(s->setup(&ctx));
-    ASSERT_OK(s->run(&ctx, 2));
-    ASSERT_OK(ops->queue_sync(q));
-    ASSERT_OK(s->verify(&ctx));
-    corrupt(&ctx);
-    ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
-    printf("verify said: %s\n", ctx.reason);
-    ASSERT(strlen(ctx.reason) > 0);
-    s->teardown(&ctx);
-    free(ctx.state);
-    ops->queue_destroy(q);
-    ops->device_close(dev);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
-/* Writes `bytes` of `value` into b at off, as a faulty kernel would. */
-static void smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, const void *value,
-                  uint64_t bytes)
-{
-    struct gb_buf *tmp;
-    ASSERT_OK(ctx->ops->buf_alloc(ctx->dev, bytes, GB_MEM_HOST_PAGEABLE, &tmp));
-    memcpy(tmp->host, value, bytes);
-    ASSERT_OK(ctx->ops->copy(ctx->q, b, off, tmp, 0, bytes, GB_COPY_BLOCKING));
-    ctx->ops->buf_free(tmp);
-}
 
 /* A chain that stopped one step early: a plausible value, only the replay can tell. */
 static void corrupt_compute_one_step(struct gb_case_ctx *ctx)
@@ -379,7 +304,7 @@ static void corrupt_compute_one_step(struct gb_case_ctx *ctx)
     float x = 1.0f + (float)(last & 1023u) / 1024.0f;
     for (uint32_t i = 0; i + 1 < s->iters; i++)
         x = fmaf(x, 1.0f - 0x1p-20f, 0x1p-12f);
-    smash(ctx, s->out, last * sizeof(float), &x, sizeof x);
+    gb_test_smash(ctx, s->out, last * sizeof(float), &x, sizeof x);
 }
 
 /* A chain never written: the output holds its start value. */
@@ -388,14 +313,14 @@ static void corrupt_compute_unwritten(struct gb_case_ctx *ctx)
     struct compute *s = ctx->state;
     const uint64_t i = s->elems / 2 + 3; /* not necessarily a replayed work-item */
     const double x0 = 1.0 + (double)(i & 1023u) / 1024.0;
-    smash(ctx, s->out, i * sizeof(double), &x0, sizeof x0);
+    gb_test_smash(ctx, s->out, i * sizeof(double), &x0, sizeof x0);
 }
 
 static void corrupt_compute_int(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
     const uint32_t v = 42;
-    smash(ctx, s->out, 0, &v, sizeof v);
+    gb_test_smash(ctx, s->out, 0, &v, sizeof v);
 }
 
 static void corrupt_gemm(struct gb_case_ctx *ctx)
@@ -405,27 +330,29 @@ static void corrupt_gemm(struct gb_case_ctx *ctx)
     float c;
     ASSERT_OK(gb_case_download(ctx, &c, s->c, sizeof c));
     c = c * 1.01f + 1e-3f;
-    smash(ctx, s->c, 0, &c, sizeof c);
+    gb_test_smash(ctx, s->c, 0, &c, sizeof c);
 }
 
 static void corrupt_fp16(struct gb_case_ctx *ctx)
 {
     struct fp16 *s = ctx->state;
     const uint16_t h = gb_f16_from_double(1.0); /* triad values are in [0.7, 2.8) */
-    smash(ctx, s->a, 2 * (s->n - 1), &h, sizeof h);
+    gb_test_smash(ctx, s->a, 2 * (s->n - 1), &h, sizeof h);
 }
 
 TEST_TIMEOUT(precision_verifiers_reject_wrong_output, 120)
 {
-    corrupted_case_fails("compute", "{prec: f32, vec: 4, iters: 64, wg: 32, groups: 1}",
-                         corrupt_compute_one_step);
-    corrupted_case_fails("compute", "{prec: f64, vec: 1, iters: 64, wg: 32, groups: 2}",
-                         corrupt_compute_unwritten);
-    corrupted_case_fails("compute", "{prec: i32, vec: 1, iters: 64, wg: 32, groups: 1}",
-                         corrupt_compute_int);
-    corrupted_case_fails("gemm", "{prec: f32, impl: library, shape: 40}", corrupt_gemm);
-    corrupted_case_fails("gemm", "{prec: f32, impl: own, shape: 300x20x10}", corrupt_gemm);
-    corrupted_case_fails("fp16", "{op: triad, storage: half, elems: 5000}", corrupt_fp16);
+    const char *const f32 = "{prec: f32, vec: 4, iters: 64, wg: 32, groups: 1}";
+    const char *const f64 = "{prec: f64, vec: 1, iters: 64, wg: 32, groups: 2}";
+    const char *const i32 = "{prec: i32, vec: 1, iters: 64, wg: 32, groups: 1}";
+    gb_test_corrupted_case_fails("compute", f32, 2, corrupt_compute_one_step);
+    gb_test_corrupted_case_fails("compute", f64, 2, corrupt_compute_unwritten);
+    gb_test_corrupted_case_fails("compute", i32, 2, corrupt_compute_int);
+    gb_test_corrupted_case_fails("gemm", "{prec: f32, impl: library, shape: 40}", 2, corrupt_gemm);
+    gb_test_corrupted_case_fails("gemm", "{prec: f32, impl: own, shape: 300x20x10}", 2,
+                                 corrupt_gemm);
+    gb_test_corrupted_case_fails("fp16", "{op: triad, storage: half, elems: 5000}", 2,
+                                 corrupt_fp16);
 }
 
 /* ---- the summary ---------------------------------------------------------------------------- */
@@ -439,7 +366,7 @@ TEST_TIMEOUT(precision_summary_table, 120)
              "[library, own], shape: 32}\n  - suite: fp16\n    params: {op: triad, elems: 4096}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

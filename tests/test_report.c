@@ -11,40 +11,7 @@
 #include "test.h"
 
 static char out[1 << 18];
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return gb_test_sh(cmd, out, sizeof out);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ASSERT(f);
-    fputs(text, f);
-    ASSERT(fclose(f) == 0);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ASSERT_MSG(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    ASSERT(b);
-    ASSERT(fread(b, 1, (size_t)n, f) == (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    return b;
-}
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
 
 static long file_size(const char *dir, const char *sub, const char *id, const char *ext)
 {
@@ -54,23 +21,15 @@ static long file_size(const char *dir, const char *sub, const char *id, const ch
     return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* Every chart report.md names (![title](charts/ID.png)) has its data, script and both images,
  * and index.html holds one inline SVG per chart and no drawing failure. Returns the charts. */
 static size_t check_report_files(const char *dir)
 {
     char p[1100];
     snprintf(p, sizeof p, "%s/report.md", dir);
-    char *md = slurp(p);
+    char *md = gb_test_slurp(p);
     snprintf(p, sizeof p, "%s/index.html", dir);
-    char *html = slurp(p);
+    char *html = gb_test_slurp(p);
     size_t charts = 0;
     for (const char *s = strstr(md, "](charts/"); s; s = strstr(s + 1, "](charts/")) {
         char id[64];
@@ -89,13 +48,13 @@ static size_t check_report_files(const char *dir)
         charts++;
     }
     ASSERT(charts >= 8);
-    ASSERT_EQ(count(html, "<svg"), charts);
-    ASSERT_EQ(count(html, "could not be drawn"), 0);
-    ASSERT_EQ(count(md, "could not be drawn"), 0);
+    ASSERT_EQ(gb_test_count(html, "<svg"), charts);
+    ASSERT_EQ(gb_test_count(html, "could not be drawn"), 0);
+    ASSERT_EQ(gb_test_count(md, "could not be drawn"), 0);
     /* Self-contained: nothing is fetched from anywhere. */
-    ASSERT_EQ(count(html, "<script"), 0);
-    ASSERT_EQ(count(html, "src=\"http"), 0);
-    ASSERT_EQ(count(html, "<link"), 0);
+    ASSERT_EQ(gb_test_count(html, "<script"), 0);
+    ASSERT_EQ(gb_test_count(html, "src=\"http"), 0);
+    ASSERT_EQ(gb_test_count(html, "<link"), 0);
     ASSERT(file_size(dir, "data", "headline", ".csv") > 0);
     free(md);
     free(html);
@@ -131,7 +90,7 @@ static void quick_run(const char *dir, const char *env, const char *file)
 {
     char prof[1100];
     snprintf(prof, sizeof prof, "%s/report-quick.yaml", dir);
-    write_file(prof, quick_profile);
+    gb_test_write_file(prof, quick_profile);
     int rc = sh("cd %s && %s %s run report-quick.yaml -q -o %s 2>&1", dir, env, GB_TEST_EXE,
                 file);
     ASSERT_MSG(rc == 0, "quick run: exit %d: %s", rc, out);
@@ -149,7 +108,7 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     check_report_files(rep);
     char p[1200];
     snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = slurp(p);
+    char *md = gb_test_slurp(p);
     /* The suites of the quick run are drawn; the transfer charts say what a buyer reads off. */
     ASSERT_CONTAINS(md, "### Transfer bandwidth, host to device (H2D)");
     ASSERT_CONTAINS(md, "h2d peaks at");
@@ -176,11 +135,11 @@ TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
     quick_run(dir, "POCL_DEVICES='basic pthread'", "two.json");
     char prices[1100];
     snprintf(prices, sizeof prices, "%s/prices.yaml", dir);
-    write_file(prices, "# illustrative, not real prices\n"
-                       "currency: EUR\n"
-                       "devices:\n"
-                       "  pthread: {price: 600, power: 65}\n"
-                       "  basic-skylake: {price: 300, power: 35 W}\n");
+    gb_test_write_file(prices, "# illustrative, not real prices\n"
+                               "currency: EUR\n"
+                               "devices:\n"
+                               "  pthread: {price: 600, power: 65}\n"
+                               "  basic-skylake: {price: 300, power: 35 W}\n");
     int rc = sh("cd %s && %s report one.json two.json -o rep --prices prices.yaml --title 'Side "
                 "by side' 2>&1",
                 dir, GB_TEST_EXE);
@@ -192,45 +151,53 @@ TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
     /* Three series in every chart's data and legend: the pthread device of each file (told
      * apart by their files) and the basic one. */
     snprintf(p, sizeof p, "%s/data/memory_bandwidth.csv", rep);
-    char *csv = slurp(p);
+    char *csv = gb_test_slurp(p);
     ASSERT_CONTAINS(csv, "(opencl) one.json");
     ASSERT_CONTAINS(csv, "(opencl) two.json");
     ASSERT_CONTAINS(csv, "basic-");
     free(csv);
     snprintf(p, sizeof p, "%s/charts/transfer_h2d.svg", rep);
-    char *svg = slurp(p);
+    char *svg = gb_test_slurp(p);
     ASSERT_CONTAINS(svg, "basic-");
     ASSERT_CONTAINS(svg, "one.json");
     free(svg);
     snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = slurp(p);
+    char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "# Side by side");
     ASSERT_CONTAINS(md, "| Price (EUR) | 600 | 300 | 600 |");
     ASSERT_CONTAINS(md, "| Power (W) | 65 | 35 | 65 |");
     ASSERT_CONTAINS(md, "triad GB/s per 1000 EUR: best ");
     ASSERT_CONTAINS(md, "triad GB/s per W: best ");
     ASSERT_CONTAINS(md, "relative to");
-    ASSERT_EQ(count(md, "No data: no price sheet"), 0);
+    ASSERT_EQ(gb_test_count(md, "No data: no price sheet"), 0);
     free(md);
+}
+
+/* A fresh folder holding l.json, the results of one launch-latency case: the smallest real
+ * results file. */
+static const char *launch_run(void)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[1100];
+    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
+    gb_test_write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
+                             "  - suite: launch\n    params: {op: latency}\n");
+    ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
+    return dir;
 }
 
 TEST(report_missing_data_says_no_data)
 {
     /* A results file holding one launch case and nothing else: every other chart says no data
      * and why, the report still succeeds. */
-    const char *dir = gb_test_tmpdir();
-    char prof[1100];
-    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
-    write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
-                     "  - suite: launch\n    params: {op: latency}\n");
-    ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
+    const char *dir = launch_run();
     int rc = sh("cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     char rep[1100], p[1200];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     size_t charts = check_report_files(rep);
     snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = slurp(p);
+    char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "*No data: no transfer results in these files.*");
     ASSERT_CONTAINS(md, "*No data: no device-memory (memory suite) results");
     ASSERT_CONTAINS(md, "*No data: no tuning results in these files.*");
@@ -240,11 +207,11 @@ TEST(report_missing_data_says_no_data)
     ASSERT_CONTAINS(md, "*No data: no compute, gemm or fp16 throughput results");
     ASSERT_CONTAINS(md, "Launch latency");
     /* Only the launch chart has data. */
-    ASSERT_EQ(count(md, "*No data:"), charts - 1);
+    ASSERT_EQ(gb_test_count(md, "*No data:"), charts - 1);
     free(md);
     /* The "no data" charts are drawn, saying so. */
     snprintf(p, sizeof p, "%s/charts/transfer.svg", rep);
-    char *svg = slurp(p);
+    char *svg = gb_test_slurp(p);
     ASSERT_CONTAINS(svg, "no data: no transfer results");
     free(svg);
 }
@@ -263,16 +230,16 @@ TEST(report_bad_input)
     /* A price sheet with a mistake: file:line:column. */
     char p[1100];
     snprintf(p, sizeof p, "%s/prices.yaml", dir);
-    write_file(p, "devices:\n  pthread: {price: 600, power: lots}\n");
+    gb_test_write_file(p, "devices:\n  pthread: {price: 600, power: lots}\n");
     char err[512];
     struct gb_prices pr;
     ASSERT_EQ(gb_prices_load(p, &pr, err, sizeof err), GB_ECONFIG);
     ASSERT_CONTAINS(err, "prices.yaml:2:32: power: 'lots' is not a number");
-    write_file(p, "devices:\n  pthread: {price: 600, watts: 3}\n");
+    gb_test_write_file(p, "devices:\n  pthread: {price: 600, watts: 3}\n");
     ASSERT_EQ(gb_prices_load(p, &pr, err, sizeof err), GB_ECONFIG);
     ASSERT_CONTAINS(err, "prices.yaml:2:25: unknown key 'watts' (expected price, power)");
-    write_file(p, "currency: EUR\ndevices:\n  pthread: {price: 600}\n  \"NVIDIA H100\": "
-                  "{price: 30000, power: 700W}\n  H100: {power: 1}\n");
+    gb_test_write_file(p, "currency: EUR\ndevices:\n  pthread: {price: 600}\n  \"NVIDIA H100\": "
+                          "{price: 30000, power: 700W}\n  H100: {power: 1}\n");
     ASSERT_OK(gb_prices_load(p, &pr, err, sizeof err));
     ASSERT_STR(pr.currency, "EUR");
     ASSERT_EQ(pr.n, 3);
@@ -290,19 +257,14 @@ TEST(report_bad_input)
 
 TEST(report_without_gnuplot_still_writes_the_page)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[1100];
-    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
-    write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
-                     "  - suite: launch\n    params: {op: latency}\n");
-    ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
+    const char *dir = launch_run();
     int rc = sh("cd %s && GPUBENCH_GNUPLOT=/nonexistent/gnuplot %s report l.json -o rep 2>&1",
                 dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 1, "exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "could not be drawn");
     char p[1100];
     snprintf(p, sizeof p, "%s/rep/index.html", dir);
-    char *html = slurp(p);
+    char *html = gb_test_slurp(p);
     ASSERT_CONTAINS(html, "This chart could not be drawn: gnuplot could not be run");
     ASSERT_CONTAINS(html, "install gnuplot-nox");
     ASSERT_CONTAINS(html, "Launch latency");

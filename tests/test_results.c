@@ -16,25 +16,6 @@ static void join(char *out, size_t cap, const char *a, const char *b)
     ASSERT(n >= 0 && (size_t)n < cap);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void spit(const char *path, const char *text, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -341,7 +322,7 @@ TEST(results_round_trip)
     char path2[4096];
     join(path2, sizeof path2, path, "2");
     ASSERT_OK(gb_results_write(&back, path2));
-    char *t1 = slurp(path), *t2 = slurp(path2);
+    char *t1 = gb_test_slurp(path), *t2 = gb_test_slurp(path2);
     ASSERT(t1 && t2);
     ASSERT_MSG(strcmp(t1, t2) == 0, "rewriting changed the file");
     free(t1);
@@ -359,7 +340,7 @@ TEST(results_no_nonfinite_in_json)
     char path[4096];
     join(path, sizeof path, gb_test_tmpdir(), "/r.json");
     ASSERT_OK(gb_results_write(&rs, path));
-    char *text = slurp(path);
+    char *text = gb_test_slurp(path);
     ASSERT(text != NULL);
     for (char *c = text; *c; c++)
         *c = (char)tolower((unsigned char)*c);
@@ -466,7 +447,7 @@ TEST(results_write_failure_keeps_old_file)
     ASSERT_CONTAINS(gb_error_msg(), "renaming");
     ASSERT_EQ(list_dir(dir, names, sizeof names), 1); /* just "taken", no *.tmp* */
     ASSERT_STR(names, "taken ");
-    char *old = slurp(inner);
+    char *old = gb_test_slurp(inner);
     ASSERT_STR(old, "old");
     free(old);
 
@@ -480,7 +461,7 @@ TEST(results_write_failure_keeps_old_file)
     if (geteuid() != 0) {
         ASSERT_EQ(gb_results_write(&rs, path), GB_EIO);
         ASSERT_CONTAINS(gb_error_msg(), "Permission denied");
-        char *prev = slurp(path);
+        char *prev = gb_test_slurp(path);
         ASSERT_STR(prev, "previous");
         free(prev);
         ASSERT_EQ(list_dir(ro, names, sizeof names), 1);
@@ -515,7 +496,7 @@ static char *valid_text(void)
     join(path, sizeof path, gb_test_tmpdir(), "/valid.json");
     ASSERT_OK(gb_results_write(&rs, path));
     gb_results_free(&rs);
-    char *t = slurp(path);
+    char *t = gb_test_slurp(path);
     ASSERT(t != NULL);
     return t;
 }

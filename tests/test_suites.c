@@ -9,24 +9,6 @@
 #include "state.h"
 #include "test.h"
 
-/* Loads `yaml`, runs it on opencl device 0, and returns the results. */
-static void run_profile(const char *yaml, struct gb_results *rs)
-{
-    struct gb_profile p;
-    char err[1024];
-    int r = gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err);
-    ASSERT_MSG(r == 0, "%s", err);
-    struct gb_plan plan = {0};
-    ASSERT_OK(gb_plan_devices(&p, "opencl", "0", &plan));
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    *rs = (struct gb_results){0};
-    struct gb_runner_opts o = {0};
-    r = gb_run_plan(&plan, &o, rs);
-    ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
@@ -38,7 +20,7 @@ TEST_TIMEOUT(suite_memory_every_kernel_verifies, 180)
              "type: [float, double], wg: [1, 64, 1024], size: [1000, 3MiB]}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 5 * 2 * 3 * 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -61,7 +43,7 @@ TEST_TIMEOUT(suite_transfer_every_direction_verifies, 180)
              "memory: [pinned, pageable], mode: [async, sync], size: [1, 4097, 3MiB]}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     /* h2d, d2h: 2 memories x 2 modes; d2d: 1 memory x 2 modes; bidir: 2 memories x async. */
     ASSERT_EQ(rs.nresults, (4 + 4 + 2 + 2) * 3);
     for (size_t i = 0; i < rs.nresults; i++) {
@@ -85,7 +67,7 @@ TEST_TIMEOUT(suite_wg_above_device_limit_is_skipped_not_launched, 60)
              "wg: [65536, 96], size: 1MiB}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 4);
     ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
     ASSERT_CONTAINS(rs.results[0].reason, "exceeds the device maximum");
@@ -96,52 +78,11 @@ TEST_TIMEOUT(suite_wg_above_device_limit_is_skipped_not_launched, 60)
     gb_results_free(&rs);
 }
 
-/* Runs one case by hand up to verify, corrupting the output first: the verifier must fail. */
-static void corrupted_case_fails(const char *suite_name, const char *yaml_params,
-                                 void (*corrupt)(struct gb_case_ctx *))
-{
-    const struct gb_suite *s = gb_suite_find(suite_name);
-    ASSERT(s);
-    char yaml[1024], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name,
-             yaml_params);
-    struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
-    struct gb_plan plan = {0};
-    ASSERT_OK(gb_plan_devices(&p, "opencl", "0", &plan));
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
-    const struct gb_backend_ops *ops = plan.devices[0].ops;
-    struct gb_device *dev;
-    struct gb_queue *q;
-    ASSERT_OK(ops->device_open(0, &dev));
-    ASSERT_OK(ops->queue_create(dev, &q));
-    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
-    ctx.state = calloc(1, s->state_size);
-    ASSERT_OK(s->setup(&ctx));
-    ASSERT_OK(s->run(&ctx, 3));
-    ASSERT_OK(ops->queue_sync(q));
-    ASSERT_OK(s->verify(&ctx));
-    corrupt(&ctx);
-    ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
-    ASSERT(strlen(ctx.reason) > 0);
-    printf("verify said: %s\n", ctx.reason);
-    s->teardown(&ctx);
-    free(ctx.state);
-    ops->queue_destroy(q);
-    ops->device_close(dev);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
 /* Overwrites 8 bytes of a destination through the backend, as a faulty kernel or copy would. */
 static void smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off)
 {
-    struct gb_buf *tmp;
-    ASSERT_OK(ctx->ops->buf_alloc(ctx->dev, 8, GB_MEM_HOST_PAGEABLE, &tmp));
-    memset(tmp->host, 0x5a, 8);
-    ASSERT_OK(ctx->ops->copy(ctx->q, b, off, tmp, 0, 8, GB_COPY_BLOCKING));
-    ctx->ops->buf_free(tmp);
+    static const unsigned char junk[8] = {0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a};
+    gb_test_smash(ctx, b, off, junk, sizeof junk);
 }
 
 static void corrupt_triad(struct gb_case_ctx *ctx)
@@ -163,7 +104,9 @@ static void corrupt_h2d(struct gb_case_ctx *ctx)
 
 TEST(suite_verify_rejects_wrong_output)
 {
-    corrupted_case_fails("memory", "{op: triad, type: float, size: 1MiB}", corrupt_triad);
-    corrupted_case_fails("memory", "{op: dot, type: double, size: 1MiB}", corrupt_dot);
-    corrupted_case_fails("transfer", "{op: h2d, memory: pageable, size: 64KiB}", corrupt_h2d);
+    gb_test_corrupted_case_fails("memory", "{op: triad, type: float, size: 1MiB}", 3,
+                                 corrupt_triad);
+    gb_test_corrupted_case_fails("memory", "{op: dot, type: double, size: 1MiB}", 3, corrupt_dot);
+    gb_test_corrupted_case_fails("transfer", "{op: h2d, memory: pageable, size: 64KiB}", 3,
+                                 corrupt_h2d);
 }

@@ -590,34 +590,9 @@ TEST(config_tuning_keys_errors_have_locations)
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
-static void run_profile(const char *yaml, struct gb_results *rs)
-{
-    struct gb_profile p;
-    char err[1024];
-    int r = gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err);
-    ASSERT_MSG(r == 0, "%s", err);
-    struct gb_plan plan = {0};
-    ASSERT_OK(gb_plan_devices(&p, "opencl", "0", &plan));
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    *rs = (struct gb_results){0};
-    struct gb_runner_opts o = {0};
-    r = gb_run_plan(&plan, &o, rs);
-    ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-}
-
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
-
 static const struct gb_figure *need(const struct gb_result *r, const char *name)
 {
-    const struct gb_figure *f = figure(r, name);
+    const struct gb_figure *f = gb_test_figure(r, name);
     ASSERT_MSG(f != NULL, "no figure %s", name);
     return f;
 }
@@ -627,7 +602,8 @@ static const struct gb_result *summary(const struct gb_results *rs, const char *
 {
     for (size_t i = 0; i < rs->nresults; i++)
         if (strcmp(rs->results[i].suite, "tuning") == 0 &&
-            strcmp(rs->results[i].case_name, kernel) == 0 && figure(&rs->results[i], "best"))
+            strcmp(rs->results[i].case_name, kernel) == 0 &&
+            gb_test_figure(&rs->results[i], "best"))
             return &rs->results[i];
     GB__FAIL_AT("no summary result of %s", kernel);
 }
@@ -660,7 +636,7 @@ TEST_TIMEOUT(tuning_prunes_invalid_configurations_without_launching, 120)
              "    tunables: {VEC: [1, 2]}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     size_t dot_configs = 0, tr_configs = 0, skips = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -679,7 +655,7 @@ TEST_TIMEOUT(tuning_prunes_invalid_configurations_without_launching, 120)
                    gb_status_name(r->status), r->reason);
         ASSERT_MSG(param_or(r, "WG", 0) != 8192, "launched %s", p);
         ASSERT_MSG(param_or(r, "TILE", 8) == 8, "launched %s", p);
-        if (figure(r, "best"))
+        if (gb_test_figure(r, "best"))
             continue;
         if (strcmp(r->case_name, "dot") == 0)
             dot_configs++;
@@ -699,8 +675,8 @@ TEST_TIMEOUT(tuning_prunes_invalid_configurations_without_launching, 120)
     ASSERT_CONTAINS(need(t, "pruned_by")->text, "global%wg 2");
     ASSERT_CONTAINS(need(t, "best")->text, "TILE=8");
     /* The default (TILE 32) was pruned here, so there is no speedup over it. */
-    ASSERT(figure(t, "speedup") == NULL);
-    ASSERT(figure(d, "speedup") != NULL);
+    ASSERT(gb_test_figure(t, "speedup") == NULL);
+    ASSERT(gb_test_figure(d, "speedup") != NULL);
     gb_results_free(&rs);
 }
 
@@ -716,7 +692,7 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
              "    params: {kernel: dot, size: 262144, search: exhaustive}\n%s",
              budget, cache, space);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     const struct gb_result *s = summary(&rs, "dot");
     ASSERT(s && s->status == GB_STATUS_OK);
     ASSERT_STR(need(s, "cache")->text, "stored");
@@ -750,7 +726,7 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
              "%stuning_cache: %s\nsuites:\n  - suite: tuning\n    tuned: true\n"
              "    params: {kernel: dot, size: 262144, search: exhaustive}\n%s",
              budget, cache, space);
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     s = summary(&rs, "dot");
     ASSERT(s && s->status == GB_STATUS_OK);
     ASSERT_STR(need(s, "source")->text, "cache");
@@ -759,7 +735,7 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
     ASSERT_NEAR(need(s, "evaluations")->v[0], cached_is_default ? 1 : 2, 0);
     size_t configs = 0;
     for (size_t i = 0; i < rs.nresults; i++)
-        configs += !figure(&rs.results[i], "best");
+        configs += !gb_test_figure(&rs.results[i], "best");
     ASSERT_EQ(configs, cached_is_default ? 1 : 2);
     /* The best is the cached configuration unless the default beat it this time. */
     ASSERT(strcmp(need(s, "best")->text, best) == 0 ||
@@ -775,7 +751,7 @@ TEST_TIMEOUT(tuning_every_kernel_verifies_exactly, 180)
              "    params: {kernel: [dot, transpose, gemm], size: 64, search: random, budget: 4}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     size_t n[3] = {0};
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -898,7 +874,7 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
              "    params: {op: gemm, mode: [batched, loop], count: 8, dim: 24}\n",
              budget);
     struct gb_results rs;
-    run_profile(yaml, &rs);
+    gb_test_run_profile(yaml, "0", &rs);
     double lo = 4.0 * 4096, hi = 4.0 * 16 * 1048576;
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -920,7 +896,7 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
         for (size_t i = 0; i < rs.nresults; i++)
             if (strcmp(rs.results[i].case_name, "copies") == 0 &&
                 strcmp(gb_params_str(&rs.results[i].params, "mode"), modes[m]) == 0 &&
-                figure(&rs.results[i], "knee"))
+                gb_test_figure(&rs.results[i], "knee"))
                 k = &rs.results[i];
         ASSERT_MSG(k != NULL, "no knee for %s", modes[m]);
         ASSERT_EQ(gb_params_size(&k->params, "size"), 16 * 1048576);

@@ -32,6 +32,14 @@ static bool is_case_axis(const char *name)
     return false;
 }
 
+/* Whether r is one configuration of kernel's exhaustive tuning run (or that run's summary). */
+static bool in_landscape(const struct gb_result *r, const char *kernel)
+{
+    const struct gb_value *se = gb_params_get(&r->params, "search");
+    return strcmp(r->suite, "tuning") == 0 && strcmp(r->case_name, kernel) == 0 && se &&
+           se->type == GB_V_STR && strcmp(se->s, "exhaustive") == 0;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -54,9 +62,7 @@ int main(int argc, char **argv)
     size_t nconf = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        const struct gb_value *se = gb_params_get(&r->params, "search");
-        if (strcmp(r->suite, "tuning") || strcmp(r->case_name, argv[2]) || !se ||
-            se->type != GB_V_STR || strcmp(se->s, "exhaustive"))
+        if (!in_landscape(r, argv[2]))
             continue;
         size_t k = 0;
         for (size_t j = 0; j < r->params.n; j++) {
@@ -96,9 +102,7 @@ int main(int argc, char **argv)
     size_t def[GB_TUNE_MAX_TUNABLES] = {0};
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        const struct gb_value *se = gb_params_get(&r->params, "search");
-        if (strcmp(r->suite, "tuning") || strcmp(r->case_name, argv[2]) || !se ||
-            se->type != GB_V_STR || strcmp(se->s, "exhaustive"))
+        if (!in_landscape(r, argv[2]))
             continue;
         size_t c[GB_TUNE_MAX_TUNABLES], k = 0;
         for (size_t j = 0; j < r->params.n && k < s.n; j++) {

@@ -446,22 +446,10 @@ static int cu_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind 
                         cudaHostAllocPortable);
         b->pub.host = b->ptr;
         break;
-    case GB_MEM_HOST_PAGEABLE: {
-        long pg = sysconf(_SC_PAGESIZE);
-        size_t page = pg > 0 ? (size_t)pg : 4096;
-        if (posix_memalign(&b->ptr, page, (size_t)bytes) != 0) {
-            b->ptr = NULL;
-            rc = GB_FAIL(GB_ENOMEM, "posix_memalign: %llu bytes", (unsigned long long)bytes);
-            break;
-        }
-        /* Touch every page now, so first-touch faults never land in a timed copy. */
-        volatile char *c = b->ptr;
-        for (size_t off = 0; off < (size_t)bytes; off += page)
-            c[off] = 0;
-        c[bytes - 1] = 0;
+    case GB_MEM_HOST_PAGEABLE:
+        rc = gb_pageable_alloc(bytes, &b->ptr);
         b->pub.host = b->ptr;
         break;
-    }
     }
     if (rc) {
         free(b);
@@ -1001,35 +989,20 @@ static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb
     struct cu_device *d = cu_dev(q->dev);
     if (!cu__same(kern->prog->dev, q->dev))
         return GB_FAIL(GB_EINVAL, "launch: kernel %s was built for another device", k->name);
-    if (l->dims < 1 || l->dims > 3)
-        return GB_FAIL(GB_EINVAL, "launch: %u dimensions", l->dims);
+    int rc = gb_launch_check(l, &d->pub.info, k->max_wg, k->name);
+    if (rc)
+        return rc;
+    /* The grid limit is CUDA's own: OpenCL has no bound on work-groups per dimension. */
     uint32_t grid[3], block[3];
-    uint64_t threads = 1;
     for (uint32_t i = 0; i < 3; i++) {
         const uint64_t g = i < l->dims ? l->global[i] : 1;
         const uint32_t b = i < l->dims ? l->local[i] : 1;
-        if (g == 0 || b == 0)
-            return GB_FAIL(GB_EINVAL, "launch %s: global[%u]=%llu local[%u]=%u", k->name, i,
-                           (unsigned long long)g, i, b);
-        if (b > d->pub.info.max_wg_dims[i])
-            return GB_FAIL(GB_EINVAL, "launch %s: local[%u]=%u above the device's %u", k->name,
-                           i, b, d->pub.info.max_wg_dims[i]);
-        if (g % b != 0)
-            return GB_FAIL(GB_EINVAL, "launch %s: global[%u]=%llu not a multiple of local %u",
-                           k->name, i, (unsigned long long)g, b);
         if (g / b > d->max_grid[i])
             return GB_FAIL(GB_EINVAL, "launch %s: %llu blocks in dimension %u, the device "
                            "allows %u", k->name, (unsigned long long)(g / b), i, d->max_grid[i]);
         grid[i] = (uint32_t)(g / b);
         block[i] = b;
-        threads *= b;
     }
-    if (threads > d->pub.info.max_wg_size)
-        return GB_FAIL(GB_EINVAL, "launch %s: %llu threads per block, the device allows %u",
-                       k->name, (unsigned long long)threads, d->pub.info.max_wg_size);
-    if (k->max_wg && threads > k->max_wg)
-        return GB_FAIL(GB_EINVAL, "launch %s: %llu threads per block, the kernel allows %u",
-                       k->name, (unsigned long long)threads, k->max_wg);
     if (l->nargs > GB_MAX_ARGS)
         return GB_FAIL(GB_EINVAL, "launch %s: %u arguments", k->name, l->nargs);
     if (k->nparams != CU__PARAMS_UNKNOWN && l->nargs != k->nparams)
@@ -1060,8 +1033,7 @@ static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb
             params[i] = &vals[i].v; /* every union member starts at the union's address */
         }
     }
-    int rc = cu__use(q->dev);
-    if (rc)
+    if ((rc = cu__use(q->dev)))
         return rc;
     dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
     return CU(cudaLaunchKernel, (const void *)k->k, g, b, l->nargs ? params : NULL, 0,
@@ -1182,29 +1154,6 @@ static bool cu__dtype(enum gb_dtype t, cudaDataType *out)
     }
 }
 
-/* Elements a column-major rows×cols matrix with leading dimension ld occupies, times `batch`
- * matrices `stride` apart, must fit in buf. */
-static int cu__gemm_extent(const char *what, const struct gb_buf *buf, enum gb_dtype t,
-                           uint64_t rows, uint64_t cols, uint64_t ld, uint64_t batch,
-                           uint64_t stride, struct gb_device *dev)
-{
-    if (!buf || buf->kind != GB_MEM_DEVICE || !cu__same(buf->dev, dev))
-        return GB_FAIL(GB_EINVAL, "gemm: %s is not a device buffer of this device", what);
-    if (ld < rows || ld == 0)
-        return GB_FAIL(GB_EINVAL, "gemm: ld%s=%llu below its %llu rows", what,
-                       (unsigned long long)ld, (unsigned long long)rows);
-    uint64_t last, span, need;
-    if (__builtin_mul_overflow(batch - 1, stride, &last) ||
-        __builtin_mul_overflow(ld, cols - 1, &span) ||
-        __builtin_add_overflow(last, span, &need) || __builtin_add_overflow(need, rows, &need))
-        return GB_FAIL(GB_EOVERFLOW, "gemm: the extent of %s overflows", what);
-    if (need > buf->bytes / gb_dtype_size(t))
-        return GB_FAIL(GB_EINVAL, "gemm: %s needs %llu elements, its buffer holds %llu", what,
-                       (unsigned long long)need,
-                       (unsigned long long)(buf->bytes / gb_dtype_size(t)));
-    return 0;
-}
-
 static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
 {
     struct cu_device *d = cu_dev(q->dev);
@@ -1242,20 +1191,9 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
         return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute%s on %s (%s)",
                        gb_dtype_name(a), gb_dtype_name(c), gb_dtype_name(k),
                        g->tf32 ? " (TF32)" : "", d->pub.info.name, d->pub.info.arch);
-    if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
-        return GB_FAIL(GB_EINVAL, "gemm: m=%llu n=%llu k=%llu batch=%llu",
-                       (unsigned long long)g->m, (unsigned long long)g->n,
-                       (unsigned long long)g->k, (unsigned long long)g->batch);
-    if (g->m > INT64_MAX || g->n > INT64_MAX || g->k > INT64_MAX || g->batch > INT64_MAX ||
-        g->lda > INT64_MAX || g->ldb > INT64_MAX || g->ldc > INT64_MAX ||
-        g->stride_a > INT64_MAX || g->stride_b > INT64_MAX || g->stride_c > INT64_MAX)
-        return GB_FAIL(GB_ETOOBIG, "gemm: a size above INT64_MAX");
-    const uint64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
-    const uint64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
-    int rc;
-    if ((rc = cu__gemm_extent("A", g->a, a, ar, ac, g->lda, g->batch, g->stride_a, q->dev)) ||
-        (rc = cu__gemm_extent("B", g->b, a, br, bc, g->ldb, g->batch, g->stride_b, q->dev)) ||
-        (rc = cu__gemm_extent("C", g->c, c, g->m, g->n, g->ldc, g->batch, g->stride_c, q->dev)))
+    /* cuBLAS's _64 entry points take int64_t sizes. */
+    int rc = gb_gemm_check_shape(g, q->dev, cu__same, INT64_MAX, "INT64_MAX");
+    if (rc)
         return rc;
 
     /* alpha and beta have the compute type's scalar type (F16 compute: half). */

@@ -817,19 +817,10 @@ static int ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind
          * every page now so that first-touch faults never land in a timed transfer. */
         memset(b->pub.host, 0, (size_t)bytes);
         break;
-    case GB_MEM_HOST_PAGEABLE: {
-        long page = sysconf(_SC_PAGESIZE);
-        size_t align = page >= 4096 ? (size_t)page : 4096;
-        void *p = NULL;
-        if (posix_memalign(&p, align, (size_t)bytes) != 0 || !p) {
-            rc = GB_FAIL(GB_ENOMEM, "pageable buffer of %" PRIu64 " bytes", bytes);
+    case GB_MEM_HOST_PAGEABLE:
+        if ((rc = gb_pageable_alloc(bytes, &b->pub.host)))
             goto fail;
-        }
-        /* Every page is touched so that page faults are paid here, not in a timed copy. */
-        memset(p, 0, (size_t)bytes);
-        b->pub.host = p;
         break;
-    }
     }
     *out = &b->pub;
     return 0;
@@ -1153,46 +1144,19 @@ static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const st
 {
     struct ocl_queue *q = ocl__queue(queue);
     struct ocl_kernel *k = ocl__kernel(kernel);
-    const struct gb_device_info *info = &queue->dev->info;
-    if (!l || l->dims < 1 || l->dims > 3)
-        return GB_FAIL(GB_EINVAL, "kernel %s: launch needs 1 to 3 dimensions, got %u", k->name,
-                       l ? (unsigned)l->dims : 0u);
+    /* Checked here, before anything is enqueued, so that a bad tuning point is a clear
+     * GB_EINVAL rather than a CL_INVALID_WORK_GROUP_SIZE after arguments were set. */
+    int rc = gb_launch_check(l, &queue->dev->info, k->max_wg, k->name);
+    if (rc)
+        return rc;
     if (kernel->prog->dev != queue->dev)
         return GB_FAIL(GB_EINVAL, "kernel %s was built for another device than the queue's",
                        k->name);
     if (l->nargs > GB_MAX_ARGS || l->nargs != k->nargs)
         return GB_FAIL(GB_EINVAL, "kernel %s takes %u arguments, the launch passes %u", k->name,
                        (unsigned)k->nargs, (unsigned)l->nargs);
-
-    /* Checked here, before anything is enqueued, so that a bad tuning point is a clear
-     * GB_EINVAL rather than a CL_INVALID_WORK_GROUP_SIZE after arguments were set. */
-    uint64_t wg = 1;
     size_t gsz[3], lsz[3];
     for (uint32_t d = 0; d < l->dims; d++) {
-        if (l->local[d] == 0 || l->global[d] == 0)
-            return GB_FAIL(GB_EINVAL,
-                           "kernel %s: zero size in dimension %u (global %" PRIu64 ", local %u)",
-                           k->name, (unsigned)d, l->global[d], (unsigned)l->local[d]);
-        wg *= l->local[d];
-    }
-    if (wg > info->max_wg_size)
-        return GB_FAIL(GB_EINVAL, "work-group size %" PRIu64 " exceeds the device maximum %u",
-                       wg, (unsigned)info->max_wg_size);
-    if (wg > k->max_wg)
-        return GB_FAIL(GB_EINVAL,
-                       "work-group size %" PRIu64 " exceeds kernel %s's maximum %u "
-                       "(CL_KERNEL_WORK_GROUP_SIZE)",
-                       wg, k->name, (unsigned)k->max_wg);
-    for (uint32_t d = 0; d < l->dims; d++) {
-        if (l->local[d] > info->max_wg_dims[d])
-            return GB_FAIL(GB_EINVAL,
-                           "work-group size %u in dimension %u exceeds the device maximum %u",
-                           (unsigned)l->local[d], (unsigned)d, (unsigned)info->max_wg_dims[d]);
-        if (l->global[d] % l->local[d] != 0)
-            return GB_FAIL(GB_EINVAL,
-                           "global size %" PRIu64 " in dimension %u is not a multiple of the "
-                           "work-group size %u",
-                           l->global[d], (unsigned)d, (unsigned)l->local[d]);
         if (l->global[d] > SIZE_MAX)
             return GB_FAIL(GB_EINVAL, "global size %" PRIu64 " exceeds the host's size_t",
                            l->global[d]);
@@ -1200,7 +1164,6 @@ static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const st
         lsz[d] = l->local[d];
     }
 
-    int rc;
     for (uint32_t i = 0; i < l->nargs; i++)
         if ((rc = ocl__set_arg(k, queue->dev, i, &l->args[i])))
             return rc;
@@ -1428,27 +1391,11 @@ static cl_half ocl__f16_bits(float f)
     return (cl_half)(sign | h);
 }
 
-/* Elements a column-major rows×cols matrix with leading dimension ld occupies, times `batch`
- * matrices `stride` apart, must fit in buf (a device buffer of dev). */
-static int ocl__gemm_extent(const char *what, const struct gb_buf *buf, enum gb_dtype t,
-                            uint64_t rows, uint64_t cols, uint64_t ld, uint64_t batch,
-                            uint64_t stride, const struct gb_device *dev)
+/* The OpenCL notion of one device for gb_gemm_check_shape: the same handle, since each
+ * device_open has its own context and a buffer of another context cannot be used here. */
+static bool ocl__same_device(const struct gb_device *a, const struct gb_device *b)
 {
-    if (!buf || buf->kind != GB_MEM_DEVICE || buf->dev != dev)
-        return GB_FAIL(GB_EINVAL, "gemm: %s is not a device buffer of this device", what);
-    if (ld < rows || ld == 0)
-        return GB_FAIL(GB_EINVAL, "gemm: ld%s=%llu below its %llu rows", what,
-                       (unsigned long long)ld, (unsigned long long)rows);
-    uint64_t last, span, need;
-    if (__builtin_mul_overflow(batch - 1, stride, &last) ||
-        __builtin_mul_overflow(ld, cols - 1, &span) ||
-        __builtin_add_overflow(last, span, &need) || __builtin_add_overflow(need, rows, &need))
-        return GB_FAIL(GB_EOVERFLOW, "gemm: the extent of %s overflows", what);
-    if (need > buf->bytes / gb_dtype_size(t))
-        return GB_FAIL(GB_EINVAL, "gemm: %s needs %llu elements, its buffer holds %llu", what,
-                       (unsigned long long)need,
-                       (unsigned long long)(buf->bytes / gb_dtype_size(t)));
-    return 0;
+    return a == b;
 }
 
 /* CLBlast enqueues one or more kernels on the queue (for some shapes it pads or transposes A, B
@@ -1523,21 +1470,9 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
         return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s on %s: the device has no %s", gb_dtype_name(a),
                        d->pub.info.name,
                        a == GB_F16 ? "half precision (cl_khr_fp16)" : "double precision (fp64)");
-    if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
-        return GB_FAIL(GB_EINVAL, "gemm: m=%llu n=%llu k=%llu batch=%llu",
-                       (unsigned long long)g->m, (unsigned long long)g->n,
-                       (unsigned long long)g->k, (unsigned long long)g->batch);
-    if (g->m > SIZE_MAX || g->n > SIZE_MAX || g->k > SIZE_MAX || g->batch > SIZE_MAX ||
-        g->lda > SIZE_MAX || g->ldb > SIZE_MAX || g->ldc > SIZE_MAX || g->stride_a > SIZE_MAX ||
-        g->stride_b > SIZE_MAX || g->stride_c > SIZE_MAX)
-        return GB_FAIL(GB_ETOOBIG, "gemm: a size above SIZE_MAX");
-    const uint64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
-    const uint64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
-    int rc;
-    if ((rc = ocl__gemm_extent("A", g->a, a, ar, ac, g->lda, g->batch, g->stride_a, queue->dev)) ||
-        (rc = ocl__gemm_extent("B", g->b, a, br, bc, g->ldb, g->batch, g->stride_b, queue->dev)) ||
-        (rc = ocl__gemm_extent("C", g->c, c, g->m, g->n, g->ldc, g->batch, g->stride_c,
-                               queue->dev)))
+    /* CLBlast takes size_t sizes. */
+    int rc = gb_gemm_check_shape(g, queue->dev, ocl__same_device, SIZE_MAX, "SIZE_MAX");
+    if (rc)
         return rc;
 
     pthread_mutex_lock(&ocl__clblast_lock);

@@ -1,0 +1,100 @@
+/* gpubench — small string and array helpers (see util.h). */
+#include "util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    if (cap == 0)
+        return;
+    const size_t l = strlen(buf);
+    if (l + 1 >= cap)
+        return;
+    vsnprintf(buf + l, cap - l, fmt, ap);
+}
+
+void gb_appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gb_vappendf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+void gb_append_line(char *buf, size_t cap, const char *fmt, ...)
+{
+    if (cap == 0)
+        return;
+    size_t l = strlen(buf);
+    if (l + 2 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    /* One byte fewer than the room left, so the line break below always fits. */
+    vsnprintf(buf + l, cap - l - 1, fmt, ap);
+    va_end(ap);
+    l = strlen(buf);
+    buf[l] = '\n';
+    buf[l + 1] = '\0';
+}
+
+void *gb_grow(void *items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return items;
+    size_t ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * *cap;
+    if (ncap < 16)
+        ncap = 16;
+    if (ncap < need)
+        ncap = need;
+    if (size == 0 || need > SIZE_MAX / size)
+        return NULL;
+    if (ncap > SIZE_MAX / size)
+        ncap = SIZE_MAX / size; /* less than double, but still room for need */
+    void *g = realloc(items, ncap * size);
+    if (!g)
+        return NULL;
+    *cap = ncap;
+    return g;
+}
+
+size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_t key_off,
+                          size_t key_cap, const char *key, bool *added)
+{
+    char *base = items;
+    *added = false;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(base + i * size + key_off, key) == 0)
+            return i;
+    if (*n >= max)
+        return max;
+    char *e = base + *n * size;
+    memset(e, 0, size);
+    snprintf(e + key_off, key_cap, "%s", key);
+    *added = true;
+    return (*n)++;
+}
+
+int gb_mkdir_p(const char *path, unsigned mode)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* Each parent in turn, from the root down; a leading '/' is not a folder to create. */
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
+}

@@ -1,0 +1,162 @@
+/* Helpers shared by the test files (declared in test.h): shell commands, files, devices and
+ * whole runs of a profile, each written once instead of in every file that needs it. */
+#include <stdarg.h>
+#include <time.h>
+
+#include "backend.h"
+#include "config.h"
+#include "error.h"
+#include "plan.h"
+#include "results.h"
+#include "runner.h"
+#include "suite.h"
+#include "test.h"
+
+int gb_test_shf(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return gb_test_sh(cmd, out, cap);
+}
+
+void gb_test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ASSERT_MSG(f, "cannot create %s", path);
+    fputs(text, f);
+    ASSERT(fclose(f) == 0);
+}
+
+char *gb_test_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ASSERT_MSG(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ASSERT(n >= 0);
+    char *b = malloc((size_t)n + 1);
+    ASSERT(b);
+    ASSERT(fread(b, 1, (size_t)n, f) == (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+size_t gb_test_count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+double gb_test_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct gb_device *gb_test_open_device(const struct gb_backend_ops *ops, int index)
+{
+    int rc = ops->init();
+    if (rc == GB_EUNAVAIL)
+        SKIP("%s unavailable: %s", ops->name, gb_error_msg());
+    ASSERT_OK(rc);
+    if (ops->device_count() <= index)
+        SKIP("needs %s device %d, found %d", ops->name, index, ops->device_count());
+    struct gb_device *dev = NULL;
+    ASSERT_OK(ops->device_open(index, &dev));
+    ASSERT(dev != NULL);
+    return dev;
+}
+
+bool gb_test_is_pocl(const struct gb_device_info *info)
+{
+    return strstr(info->platform, "Portable Computing Language") != NULL;
+}
+
+const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nfigures; i++)
+        if (strcmp(r->figures[i].name, name) == 0)
+            return &r->figures[i];
+    return NULL;
+}
+
+/* The profile in `yaml` loaded and planned on the OpenCL devices `devices` selects; skips the
+ * test when there is none. */
+static void plan_profile(const char *yaml, const char *devices, struct gb_profile *p,
+                         struct gb_plan *plan)
+{
+    char err[1024];
+    int r = gb_profile_load_string(yaml, "test", NULL, 0, p, err, sizeof err);
+    ASSERT_MSG(r == 0, "%s", err);
+    *plan = (struct gb_plan){0};
+    r = gb_plan_devices(p, "opencl", devices, plan);
+    if (r == GB_ENODEV)
+        SKIP("no OpenCL device: %s", gb_error_msg());
+    ASSERT_OK(r);
+    ASSERT_OK(gb_plan_expand(p, NULL, plan));
+}
+
+void gb_test_run_profile(const char *yaml, const char *devices, struct gb_results *rs)
+{
+    struct gb_profile p;
+    struct gb_plan plan;
+    plan_profile(yaml, devices, &p, &plan);
+    *rs = (struct gb_results){0};
+    struct gb_runner_opts o = {0};
+    int r = gb_run_plan(&plan, &o, rs);
+    ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+}
+
+void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
+                                  void (*corrupt)(struct gb_case_ctx *))
+{
+    const struct gb_suite *s = gb_suite_find(suite_name);
+    ASSERT(s);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
+    struct gb_profile p;
+    struct gb_plan plan;
+    plan_profile(yaml, "0", &p, &plan);
+    ASSERT_EQ(plan.ncases, 1);
+    const struct gb_backend_ops *ops = plan.devices[0].ops;
+    struct gb_device *dev;
+    struct gb_queue *q;
+    ASSERT_OK(ops->device_open(0, &dev));
+    ASSERT_OK(ops->queue_create(dev, &q));
+    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
+    ctx.state = calloc(1, s->state_size);
+    ASSERT_OK(s->setup(&ctx));
+    ASSERT_OK(s->run(&ctx, reps));
+    ASSERT_OK(ops->queue_sync(q));
+    ASSERT_OK(s->verify(&ctx));
+    corrupt(&ctx);
+    ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
+    printf("verify said: %s\n", ctx.reason);
+    ASSERT(strlen(ctx.reason) > 0);
+    s->teardown(&ctx);
+    free(ctx.state);
+    ops->queue_destroy(q);
+    ops->device_close(dev);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+}
+
+void gb_test_smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, const void *value,
+                   uint64_t bytes)
+{
+    struct gb_buf *tmp;
+    ASSERT_OK(ctx->ops->buf_alloc(ctx->dev, bytes, GB_MEM_HOST_PAGEABLE, &tmp));
+    memcpy(tmp->host, value, bytes);
+    ASSERT_OK(ctx->ops->copy(ctx->q, b, off, tmp, 0, bytes, GB_COPY_BLOCKING));
+    ctx->ops->buf_free(tmp);
+}
