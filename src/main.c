@@ -66,8 +66,9 @@ static void on_sigint(int sig)
 {
     (void)sig;
     stop_flag = 1;
-    /* A second Ctrl-C ends the program at once. */
+    /* A second signal ends the program at once. */
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
 }
 
 static const char *cap_names[] = {"fp64",      "fp16",      "bf16",      "int8_dot",
@@ -335,9 +336,11 @@ static int prepare_plan(const struct run_args *a, const char *cmd, struct gb_pro
         gb_profile_free(p);
         return EXIT_USAGE;
     }
-    if (gb_plan_expand(p, a->suite, plan) || plan->ncases == 0) {
+    gb_error_clear();
+    int err = gb_plan_expand(p, a->suite, plan);
+    if (err || plan->ncases == 0) {
         fprintf(stderr, "gpubench %s: %s\n", cmd,
-                plan->ncases == 0 ? "the profile and --suite select no case" : gb_error_msg());
+                err ? gb_error_msg() : "the profile and --suite select no case");
         gb_plan_free(plan);
         gb_profile_free(p);
         return EXIT_USAGE;
@@ -374,11 +377,32 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
         }
         snprintf(out, sizeof out, "results/%s-%s.json", p.name, stamp);
     }
+    /* The output is checked, and an empty results file written, before the first case: a path
+     * that cannot take the results must not cost a whole run's measurements. */
+    struct stat st_out, st_prof;
+    const char *why = NULL;
+    if (stat(out, &st_out) == 0 && !S_ISREG(st_out.st_mode))
+        why = "it exists and is not a regular file";
+    else if (stat(out, &st_out) == 0 && stat(a.profile, &st_prof) == 0 &&
+             st_out.st_dev == st_prof.st_dev && st_out.st_ino == st_prof.st_ino)
+        why = "it is the profile being run";
+    else if (gb_results_write(&rs, out))
+        why = gb_error_msg();
+    if (why) {
+        fprintf(stderr, "gpubench run: cannot write the results to %s: %s\n", out, why);
+        gb_results_free(&rs);
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+        return EXIT_USAGE;
+    }
     fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan.ncases, plan.ndevices,
             plan.ndevices == 1 ? "" : "s", out);
+    /* Ctrl-C, and SIGTERM (what a CI timeout or a job scheduler sends), stop after the current
+     * sample; the file then holds every finished case. */
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     struct gb_runner_opts o = {
         .out_path = out,
         .progress = !a.quiet && isatty(STDERR_FILENO) ? stderr : NULL,

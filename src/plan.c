@@ -111,8 +111,11 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
             struct gb_device_info info;
             if (ops->device_info(i, &info))
                 continue;
-            if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info))
+            if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info)) {
+                gb_appendf(why, sizeof why, "%s%s:%d (%.40s) not selected", why[0] ? "; " : "",
+                           ops->name, i, info.name);
                 continue;
+            }
             struct gb_plan_device *d = gb_grow(plan->devices, &cap, plan->ndevices + 1, sizeof *d);
             if (!d)
                 return GB_FAIL(GB_ENOMEM, "device list");
@@ -123,8 +126,9 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
             gb_appendf(why, sizeof why, "%s%s: no devices", why[0] ? "; " : "", ops->name);
     }
     if (plan->ndevices == 0)
-        return GB_USER_FAIL(GB_ENODEV, "no device selected%s%s%s%s", device_sel ? " by --device " : "",
-                       device_sel ? device_sel : "", *why ? ": " : "", why);
+        return GB_USER_FAIL(GB_ENODEV, "no device selected %s%s%s%s",
+                            device_sel ? "by --device " : "by the profile's devices:",
+                            device_sel ? device_sel : "", *why ? ": " : "", why);
     return 0;
 }
 
@@ -178,9 +182,14 @@ static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *se
                 keep = false;
         }
         keep = keep && (!s->normalize || s->normalize(&c.params));
-        for (size_t j = first; keep && j < plan->ncases; j++)
+        /* Sweeps hold distinct values, so only a normalize() can make two combinations equal. */
+        for (size_t j = first; keep && s->normalize && j < plan->ncases; j++)
             if (params_equal(&plan->cases[j].params, &c.params))
                 keep = false;
+        if (keep && plan->ncases >= GB_PLAN_MAX_CASES)
+            return GB_USER_FAIL(GB_ECONFIG, "the profile expands to more than %d cases (at the "
+                                "%s entry on line %d); narrow the sweeps",
+                                GB_PLAN_MAX_CASES, run->suite->name, run->line);
         if (keep) {
             struct gb_plan_case *nc = gb_grow(plan->cases, cap, plan->ncases + 1, sizeof *nc);
             if (!nc)
@@ -205,6 +214,16 @@ static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *se
 
 int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan)
 {
+    /* A misspelt --suite would otherwise select nothing and say only that. */
+    for (const char *f = suite_filter; f && *f;) {
+        size_t l = strcspn(f, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), f);
+        if (!gb_suite_find(name))
+            return GB_USER_FAIL(GB_ECONFIG, "unknown suite '%s' in --suite (see 'gpubench suites')",
+                                name);
+        f += l + (f[l] == ',');
+    }
     size_t cap = 0;
     int err;
     for (size_t d = 0; d < plan->ndevices; d++) {

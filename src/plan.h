@@ -7,6 +7,9 @@
 #include "backend.h"
 #include "config.h"
 
+/* The most cases a plan may hold: beyond it a profile is almost surely a mistake. */
+#define GB_PLAN_MAX_CASES 100000
+
 struct gb_plan_device {
     const struct gb_backend_ops *ops;
     int index;                    /* the backend's device index */

@@ -349,6 +349,7 @@ static json_t *gb__results_json(struct gb__w *w, const struct gb_results *rs)
     gb__put(w, prof, "sha256", gb__str(m->profile_sha256));
     gb__put(w, run, "profile", prof);
     gb__put(w, run, "interrupted", json_boolean(m->interrupted));
+    gb__put(w, run, "cases_planned", json_integer((json_int_t)m->cases_planned));
     gb__put(w, root, "run", run);
 
     json_t *devs = json_array();
@@ -939,6 +940,7 @@ static int gb__rd_root(struct gb__r *R, const json_t *root, struct gb_results *o
         (rc = gb__rd_str(R, run, "run", "command_line", m->command_line,
                          sizeof m->command_line, GB__TRUNC)) ||
         (rc = gb__rd_bool(R, run, "run", "interrupted", &m->interrupted, 0)) ||
+        (rc = gb__rd_u64(R, run, "run", "cases_planned", &m->cases_planned, 0)) ||
         (rc = gb__rd_node(R, run, "run", "profile", JSON_OBJECT, &prof, 0)))
         return rc;
     if (prof &&

@@ -90,7 +90,10 @@ struct gb_run_meta {
     char profile_path[1024];
     char profile_name[128];
     char profile_sha256[65];
+    /* True unless the run reached its end: the file rewritten after every case says true, so a
+     * run stopped by Ctrl-C, SIGTERM, a kill or a crash is never mistaken for a complete one. */
     bool interrupted;
+    uint64_t cases_planned;     /* cases the plan held; results[] may hold fewer if interrupted */
 };
 
 struct gb_results {

@@ -386,6 +386,9 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
 {
     bool failed = false, interrupted = false;
     double t_start = gb_now();
+    /* Until the last case is done, every write of the file says the run did not finish. */
+    rs->run.interrupted = true;
+    rs->run.cases_planned = plan->ncases;
     int ret = 0;
     size_t i = 0;
     while (i < plan->ncases && !interrupted) {

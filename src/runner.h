@@ -18,7 +18,8 @@ struct gb_runner_opts {
 /* Runs every case of plan on its device. Each case: setup (may skip), gb_measure, verify,
  * teardown; a failing case is recorded as failed with its reason and the run goes on; a device
  * that cannot be opened fails its cases. The results file is rewritten after each case, so a
- * crash, a hang killed from outside or Ctrl-C loses at most the case in progress. rs must have
+ * crash, a hang killed from outside or Ctrl-C loses at most the case in progress; run.interrupted
+ * stays true in the file until the run has finished (results.h). rs must have
  * its `run` metadata filled in; devices and results are appended.
  * Returns 0 when every case is ok or skipped, 1 when some case failed, GB_EINTR when
  * interrupted, GB_EIO when the results file cannot be written. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels.h"
 #include "suite.h"
@@ -55,10 +56,40 @@ int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
     return err;
 }
 
+/* Bytes of host memory the kernel says are available now (MemAvailable in /proc/meminfo, else
+ * free pages); 0 when unknown. */
+static uint64_t host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kib)
+        return (uint64_t)kib * 1024;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,
                   struct gb_buf **out)
 {
     *out = NULL;
+    /* Host buffers, and every buffer of a device that shares host memory (a CPU OpenCL device
+     * reports as much device memory as the host has free), come out of host RAM: a size the
+     * host cannot hold is a skip, not an out-of-memory kill that would end the whole run. */
+    if (kind != GB_MEM_DEVICE || (ctx->dev->info.caps & GB_CAP_UNIFIED)) {
+        uint64_t avail = host_available();
+        if (avail && bytes > avail) {
+            char a[32], b[32];
+            return gb_case_skip(ctx, "%s does not fit in the host's available memory (%s)",
+                                gb_format_size(bytes, a, sizeof a),
+                                gb_format_size(avail, b, sizeof b));
+        }
+    }
     int err = ctx->ops->buf_alloc(ctx->dev, bytes, kind, out);
     if (err == GB_ETOOBIG) {
         char a[32], b[32];
