@@ -4,7 +4,7 @@
 #   scripts/nightly.sh --promote RESULTS.json         make a run the baseline
 #
 # Runs PROFILE, keeps the results file in $RESULTS_DIR/history/, compares it against
-# $RESULTS_DIR/baselines/<host>-<device>.json (the name `gpubench baseline --print-path` gives),
+# $RESULTS_DIR/baselines/<host>-<device>-<profile>.json (the name `gpubench baseline --print-path` gives),
 # writes the comparison (compare.md, compare.json, junit.xml) and a report with the baseline and
 # tonight's run side by side into $RESULTS_DIR/reports/<profile>-<UTC time>/, and exits with
 # compare's status: 0 no regression, 3 regression, 2 bad input. The first night, when there is no
@@ -49,6 +49,10 @@ name=$(basename "$profile" .yaml)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$dir/history" "$dir/baselines" "$dir/reports" || exit 2
 new="$dir/history/$name-$stamp.json"
+# Two runs within one second (a retry, a test) must not share a file.
+n=1
+while [ -e "$new" ]; do n=$((n + 1)); new="$dir/history/$name-$stamp-$n.json"; done
+stamp=$(basename "$new" .json); stamp=${stamp#"$name-"}
 
 # shellcheck disable=SC2086 # RUN_OPTS is a list of options
 "$gb" run "$profile" -q -o "$new" ${RUN_OPTS:-}

@@ -152,8 +152,8 @@ int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_baseline(int argc, char **argv);
 int gb_cmd_calibrate_files(int argc, char **argv);
 
-/* The baseline file name for a results set: "<host>-<device>.json" with host and the distinct
- * device names lowercased, every run of other characters turned into one '-' (devices joined
+/* The baseline file name for a results set: "<host>-<device>-<profile>.json" with host, the
+ * distinct device names and the profile name lowercased, every run of other characters turned into one '-' (devices joined
  * with '+'). */
 void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len);
 

@@ -201,7 +201,14 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
     }
     if (!any)
         gb_appendf(slug, sizeof slug, "nodevice");
-    snprintf(buf, len, "%.200s.json", slug);
+    /* One baseline per profile: a nightly job running two profiles on one machine compares each
+     * against its own. */
+    if (rs->run.profile_name[0]) {
+        char prof[80] = "";
+        slug_append(prof, sizeof prof, rs->run.profile_name);
+        gb_appendf(slug, sizeof slug, "-%s", prof);
+    }
+    snprintf(buf, len, "%.240s.json", slug);
 }
 
 /* Copies src to dst through a temporary file in dst's folder, fsync'd and renamed, so the
@@ -268,7 +275,7 @@ int gb_cmd_baseline(int argc, char **argv)
             force = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: gpubench baseline RESULTS.json [--dir DIR] [--print-path] [--force]\n"
-                   "  promotes a run to the baseline DIR/<host>-<device>.json (DIR default "
+                   "  promotes a run to the baseline DIR/<host>-<device>-<profile>.json (DIR default "
                    "results/baselines)\n"
                    "  --print-path  only print the baseline path this run belongs to\n"
                    "  --force       promote an interrupted run too\n");

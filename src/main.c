@@ -51,7 +51,7 @@ static void usage(FILE *f)
             "  calibrate PROFILE [-n RUNS] [--dir DIR] [run and compare options]\n"
             "                              A/A runs: run-to-run noise per case and the threshold\n"
             "                              that raises no false alarm (--from FILE... reuses runs)\n"
-            "  baseline RESULTS [--dir D]  promote a run to results/baselines/<host>-<device>.json\n"
+            "  baseline RESULTS [--dir D]  promote a run to results/baselines/<host>-<device>-<profile>.json\n"
             "  report RESULTS... -o DIR    HTML + Markdown report with gnuplot charts\n"
             "                              [--prices prices.yaml] [--title TEXT]\n"
             "  --help, --version\n"
