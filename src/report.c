@@ -634,25 +634,38 @@ static void chart_nodata(struct rep *R, struct chart *c, const char *fmt, ...)
 static void write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
                        const char *ylabel, bool logy)
 {
+    /* Only the series with at least one value get a column: gnuplot refuses a histogram
+     * column that is all NaN, and a file without this suite has nothing to show here. */
+    size_t use[MAXSER], k = 0;
+    for (size_t s = 0; s < R->nser; s++) {
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++)
+            any = isfinite(cats[i].v[s]);
+        if (any)
+            use[k++] = s;
+    }
+    if (k == 0) {
+        chart_nodata(R, c, "no results file has a value for this chart");
+        return;
+    }
     FILE *d = open_in(R, "data", c->id, ".csv");
     if (!d)
         return;
     fprintf(d, "# category");
-    for (size_t s = 0; s < R->nser; s++)
-        fprintf(d, ",%s", R->ser[s].label);
+    for (size_t j = 0; j < k; j++)
+        fprintf(d, ",%s", R->ser[use[j]].label);
     fprintf(d, "\n");
-    for (size_t k = 0; k < n; k++) {
-        fprintf(d, "%s", cats[k].label);
-        for (size_t s = 0; s < R->nser; s++)
-            fprintf(d, ",%.6g", cats[k].v[s]);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(d, "%s", cats[i].label);
+        for (size_t j = 0; j < k; j++)
+            fprintf(d, ",%.6g", cats[i].v[use[j]]);
         fprintf(d, "\n");
     }
     close_file(R, d);
-    c->w = n * R->nser > 24 ? 1200 : 900;
+    c->w = n * k > 24 ? 1200 : 900;
     FILE *f = gp_open(R, c);
     if (!f)
         return;
-    size_t k = R->nser;
     fprintf(f,
             "set style data histograms\n"
             "set style histogram clustered gap 1\n"
@@ -665,19 +678,19 @@ static void write_bars(struct rep *R, struct chart *c, const struct cat *cats, s
     fprintf(f, "\n%s\nset offsets 0, 0, graph 0.08, 0\n",
             logy ? "set logscale y" : "set yrange [0:*]");
     fprintf(f, "plot ");
-    for (size_t s = 0; s < k; s++) {
-        fprintf(f, "%s'data/%s.csv' using %zu%s title ", s ? ", \\\n     " : "", c->id, s + 2,
-                s == 0 ? ":xtic(1)" : "");
-        gp_str(f, R->ser[s].label);
-        fprintf(f, " lt %zu", s % 12 + 1);
+    for (size_t j = 0; j < k; j++) {
+        fprintf(f, "%s'data/%s.csv' using %zu%s title ", j ? ", \\\n     " : "", c->id, j + 2,
+                j == 0 ? ":xtic(1)" : "");
+        gp_str(f, R->ser[use[j]].label);
+        fprintf(f, " lt %zu", use[j] % 12 + 1);
     }
     /* Bar j of k in a cluster with gap 1 sits at x + (j - (k-1)/2) / (k + 1). */
-    for (size_t s = 0; s < k; s++)
+    for (size_t j = 0; j < k; j++)
         fprintf(f,
                 ", \\\n     'data/%s.csv' using ($0 + (%zu - %g) / %zu.0):%zu:"
                 "(column(%zu) == column(%zu) ? sprintf('%%.3g', column(%zu)) : '') "
                 "with labels offset 0,0.6 font ',%d' notitle",
-                c->id, s, (double)(k - 1) / 2.0, k + 1, s + 2, s + 2, s + 2, s + 2,
+                c->id, j, (double)(k - 1) / 2.0, k + 1, j + 2, j + 2, j + 2, j + 2,
                 k > 3 ? 8 : 10);
     fprintf(f, "\n");
     gp_close(R, c, f);
