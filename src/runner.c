@@ -479,12 +479,14 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
     for (size_t i = 0; i < rs->nresults; i++) {
         const struct gb_result *r = &rs->results[i];
         char params[256] = "", dev[64];
-        /* The case name is the first axis: print the rest. */
-        struct gb_params rest = r->params;
-        if (rest.n > 0) {
-            rest.n--;
-            memmove(rest.name, rest.name + 1, rest.n * sizeof rest.name[0]);
-            memmove(rest.v, rest.v + 1, rest.n * sizeof rest.v[0]);
+        /* The case name is the first axis: print the rest, less the axes a suite marks as not
+         * applying to this case (value "none"); the results file keeps them all. */
+        struct gb_params rest = {0};
+        for (size_t j = 1; j < r->params.n; j++) {
+            if (r->params.v[j].type == GB_V_STR && strcmp(r->params.v[j].s, "none") == 0)
+                continue;
+            rest.name[rest.n] = r->params.name[j];
+            rest.v[rest.n++] = r->params.v[j];
         }
         gb_params_format(&rest, params, sizeof params);
         const struct gb_result_device *d =
