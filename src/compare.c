@@ -899,51 +899,6 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
 }
 
-/* Writes s escaped for XML text and attributes. Bytes that are not valid UTF-8, and control
- * characters XML 1.0 forbids, become '?': a JUnit file must parse whatever a device calls
- * itself. */
-static void xml_text(FILE *f, const char *s)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    while (*u) {
-        unsigned char ch = *u;
-        if (ch < 0x80) {
-            switch (ch) {
-            case '&':
-                fputs("&amp;", f);
-                break;
-            case '<':
-                fputs("&lt;", f);
-                break;
-            case '>':
-                fputs("&gt;", f);
-                break;
-            case '"':
-                fputs("&quot;", f);
-                break;
-            case '\'':
-                fputs("&apos;", f);
-                break;
-            default:
-                fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
-            }
-            u++;
-            continue;
-        }
-        size_t len = ch >= 0xF0 && ch < 0xF5 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 && ch < 0xE0 ? 2 : 0;
-        bool ok = len > 0 && ch < 0xF5;
-        for (size_t k = 1; ok && k < len; k++)
-            ok = (u[k] & 0xC0) == 0x80;
-        if (ok) {
-            fwrite(u, 1, len, f);
-            u += len;
-        } else {
-            fputc('?', f);
-            u++;
-        }
-    }
-}
-
 int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
 {
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -981,7 +936,7 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
                                        row->j.verdict == GB_VERDICT_FAILED);
         }
         fputs("  <testsuite name=\"", f);
-        xml_text(f, suite);
+        gb_fputs_xml(f, suite);
         fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", t, fl,
                 er, sk);
         for (size_t k = i; k < c->nrows; k++) {
@@ -1000,15 +955,15 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
                      gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
                      100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
             fputs("    <testcase classname=\"gpubench.", f);
-            xml_text(f, suite);
+            gb_fputs_xml(f, suite);
             fputs("\" name=\"", f);
-            xml_text(f, r->case_name);
+            gb_fputs_xml(f, r->case_name);
             if (row->params[0]) {
                 fputc(' ', f);
-                xml_text(f, row->params);
+                gb_fputs_xml(f, row->params);
             }
             fputs(" @ ", f);
-            xml_text(f, row->device);
+            gb_fputs_xml(f, row->device);
             fputs("\">\n", f);
             const char *tag = NULL;
             if (row->regression)
@@ -1018,16 +973,16 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
                 tag = "skipped";
             if (tag) {
                 fprintf(f, "      <%s message=\"", tag);
-                xml_text(f, detail);
+                gb_fputs_xml(f, detail);
                 fprintf(f, "\"%s>", strcmp(tag, "skipped") == 0 ? "/" : "");
                 if (strcmp(tag, "skipped") != 0) {
-                    xml_text(f, detail);
+                    gb_fputs_xml(f, detail);
                     fprintf(f, "</%s>", tag);
                 }
                 fputc('\n', f);
             }
             fputs("      <system-out>", f);
-            xml_text(f, detail);
+            gb_fputs_xml(f, detail);
             fputs("</system-out>\n    </testcase>\n", f);
         }
         fputs("  </testsuite>\n", f);

@@ -98,3 +98,46 @@ int gb_mkdir_p(const char *path, unsigned mode)
     }
     return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
 }
+
+/* See util.h. */
+void gb_fputs_xml(FILE *f, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    while (*u) {
+        unsigned char ch = *u;
+        if (ch < 0x80) {
+            switch (ch) {
+            case '&':
+                fputs("&amp;", f);
+                break;
+            case '<':
+                fputs("&lt;", f);
+                break;
+            case '>':
+                fputs("&gt;", f);
+                break;
+            case '"':
+                fputs("&quot;", f);
+                break;
+            case '\'':
+                fputs("&apos;", f);
+                break;
+            default:
+                fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
+            }
+            u++;
+            continue;
+        }
+        size_t len = ch >= 0xF0 && ch < 0xF5 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 && ch < 0xE0 ? 2 : 0;
+        bool ok = len > 0 && ch < 0xF5;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (u[k] & 0xC0) == 0x80;
+        if (ok) {
+            fwrite(u, 1, len, f);
+            u += len;
+        } else {
+            fputc('?', f);
+            u++;
+        }
+    }
+}

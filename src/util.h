@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Appends printf-style text to the NUL-terminated string in buf (cap bytes in all, terminator
  * included), truncating what does not fit; buf stays NUL-terminated. Nothing is written when buf
@@ -52,5 +53,10 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
  * the umask); folders that exist already are fine. Returns 0, or -1 with errno set (the first
  * mkdir that failed; ENAMETOOLONG for a path of 4096 bytes or more). */
 int gb_mkdir_p(const char *path, unsigned mode);
+
+/* Writes s (NULL: nothing) escaped for XML and HTML text and attribute values (& < > " '). Bytes
+ * that are not valid UTF-8, and control characters XML 1.0 forbids, become '?': a JUnit file or a
+ * report page must parse whatever a device calls itself. */
+void gb_fputs_xml(FILE *f, const char *s);
 
 #endif
