@@ -1,4 +1,4 @@
-#include "backend.h"
+#include "backends/backend.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "multi.h"
+#include "suites/multi.h"
 
 enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
 static const char *const splits[] = {"equal", "proportional", "dynamic", NULL};

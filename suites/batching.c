@@ -40,11 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.h"
-#include "subcase.h"
-#include "suite.h"
-#include "tune.h"
-#include "units.h"
+#include "base/curve.h"
+#include "harness/subcase.h"
+#include "harness/suite.h"
+#include "harness/tune.h"
+#include "base/units.h"
 
 static const char *const op_names[] = {"copies", "launches", "gemm", NULL};
 static const char *const mode_names[] = {"one",   "each",  "async",   "separate", "fused",

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels.h"
-#include "suite.h"
-#include "units.h"
+#include "harness/kernels.h"
+#include "harness/suite.h"
+#include "base/units.h"
 
 int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
 {

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "precision.h"
-#include "precision_state.h"
+#include "harness/precision.h"
+#include "suites/precision_state.h"
 
 static const char *const precs[] = {"f64", "f32", "f16", "half2", "bf16", "int8dot", "i32", NULL};
 

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "precision.h"
-#include "precision_state.h"
+#include "harness/precision.h"
+#include "suites/precision_state.h"
 
 static const char *const ops[] = {"scale", "triad", NULL};
 static const char *const storages[] = {"float", "half", "bf16", NULL};

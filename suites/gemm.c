@@ -34,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "precision.h"
-#include "precision_state.h"
-#include "tuning_cache.h"
+#include "harness/precision.h"
+#include "suites/precision_state.h"
+#include "harness/tuning_cache.h"
 
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
 static const char *const impls[] = {"library", "own", NULL};

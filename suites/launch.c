@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "suite.h"
+#include "harness/suite.h"
 
 static const char *const ops[] = {"latency", "throughput", NULL};
 

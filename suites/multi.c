@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "multi.h"
+#include "suites/multi.h"
 
 /* ---- helpers (multi.h) ----------------------------------------------------------------------- */
 

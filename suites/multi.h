@@ -9,8 +9,8 @@
 #ifndef GB_SUITES_MULTI_H
 #define GB_SUITES_MULTI_H
 
-#include "suite.h"
-#include "team.h"
+#include "harness/suite.h"
+#include "harness/team.h"
 
 /* The `ndev` axis: how many devices of the set the case uses, into *n. A value above the set's
  * size is a skip with a reason (a single device reports its 1-device baselines and skips the

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "multi.h"
+#include "suites/multi.h"
 
 enum path { PATH_D2D, PATH_PEER, PATH_STAGED };
 static const char *const path_names[] = {"d2d", "peer", "staged"};

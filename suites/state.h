@@ -3,7 +3,7 @@
 #ifndef GB_SUITES_STATE_H
 #define GB_SUITES_STATE_H
 
-#include "suite.h"
+#include "harness/suite.h"
 
 enum transfer_op { OP_H2D, OP_D2H, OP_D2D, OP_BIDIR };
 

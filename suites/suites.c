@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "suite.h"
+#include "harness/suite.h"
 
 extern const struct gb_suite gb_suite_transfer;
 extern const struct gb_suite gb_suite_memory;

@@ -38,13 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "subcase.h"
-#include "suite.h"
-#include "tune.h"
-#include "tuning_cache.h"
-#include "units.h"
-#include "util.h"
+#include "harness/config.h"
+#include "harness/subcase.h"
+#include "harness/suite.h"
+#include "harness/tune.h"
+#include "harness/tuning_cache.h"
+#include "base/units.h"
+#include "base/util.h"
 
 /* ---- the tunable kernels ---------------------------------------------------------------- */
 

@@ -3,13 +3,13 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "backend.h"
-#include "config.h"
-#include "error.h"
-#include "plan.h"
-#include "results.h"
-#include "runner.h"
-#include "suite.h"
+#include "backends/backend.h"
+#include "harness/config.h"
+#include "base/error.h"
+#include "harness/plan.h"
+#include "harness/results.h"
+#include "harness/runner.h"
+#include "harness/suite.h"
 #include "test.h"
 
 int gb_test_shf(char *out, size_t cap, const char *fmt, ...)

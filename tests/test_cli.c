@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "results.h"
+#include "base/error.h"
+#include "harness/results.h"
 #include "test.h"
 
 static char out[1 << 18];

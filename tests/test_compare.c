@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "error.h"
-#include "mannwhitney.h"
-#include "results.h"
-#include "stats.h"
+#include "compare/compare.h"
+#include "base/error.h"
+#include "base/mannwhitney.h"
+#include "harness/results.h"
+#include "base/stats.h"
 #include "test.h"
 
 static char out[1 << 18];

@@ -1,11 +1,11 @@
 /* Unit tests of src/config.c: profiles, sweeps, measure layers and --set overrides (no device). */
 #include <stdint.h>
 
-#include "config.h"
-#include "error.h"
-#include "suite.h"
+#include "harness/config.h"
+#include "base/error.h"
+#include "harness/suite.h"
 #include "test.h"
-#include "units.h"
+#include "base/units.h"
 
 #define KIB (UINT64_C(1) << 10)
 #define MIB (UINT64_C(1) << 20)

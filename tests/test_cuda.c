@@ -12,11 +12,11 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #if HAVE_CUDA
-#include "cuda/gb_cuda.h"
-#include "kernels.h"
+#include "backends/cuda/gb_cuda.h"
+#include "harness/kernels.h"
 
 /* ---- the kernel variants the suites build ----------------------------------------------------
  * One row per kernel file: the kernels in it and the define sets the suites compile it with

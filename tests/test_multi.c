@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "config.h"
-#include "plan.h"
-#include "runner.h"
-#include "team.h"
+#include "harness/config.h"
+#include "harness/plan.h"
+#include "harness/runner.h"
+#include "harness/team.h"
 #include "test.h"
-#include "units.h"
+#include "base/units.h"
 
 /* ---- the team (no device: the devices only label errors) ------------------------------------- */
 
@@ -503,8 +503,8 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
 
 #include "gb-config.h"
 #if HAVE_CUDA
-#include "cuda/gb_cuda.h"
-#include "kernels.h"
+#include "backends/cuda/gb_cuda.h"
+#include "harness/kernels.h"
 
 TEST_TIMEOUT(multi_kernels_compile_with_nvrtc, 120)
 {

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "backend.h"
-#include "error.h"
+#include "backends/backend.h"
+#include "base/error.h"
 #include "gb-config.h"
 #include "test.h"
 

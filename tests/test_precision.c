@@ -3,8 +3,8 @@
  * run's results. */
 #include <stdint.h>
 
-#include "precision.h"
-#include "results.h"
+#include "harness/precision.h"
+#include "harness/results.h"
 #include "test.h"
 
 /* ---- 16-bit formats ------------------------------------------------------------------------ */

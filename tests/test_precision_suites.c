@@ -4,13 +4,13 @@
  * configuration is used, and the summary's speed x accuracy table shows it all. */
 #include <stdlib.h>
 
-#include "config.h"
-#include "plan.h"
-#include "precision.h"
-#include "precision_state.h"
-#include "runner.h"
+#include "harness/config.h"
+#include "harness/plan.h"
+#include "harness/precision.h"
+#include "suites/precision_state.h"
+#include "harness/runner.h"
 #include "test.h"
-#include "tuning_cache.h"
+#include "harness/tuning_cache.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "prices.h"
-#include "results.h"
+#include "base/error.h"
+#include "report/prices.h"
+#include "harness/results.h"
 #include "test.h"
 
 static char out[1 << 18];
@@ -139,7 +139,7 @@ TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
                                "currency: EUR\n"
                                "devices:\n"
                                "  pthread: {price: 600, power: 65}\n"
-                               "  basic-skylake: {price: 300, power: 35 W}\n");
+                               "  basic: {price: 300, power: 35 W}\n");
     int rc = sh("cd %s && %s report one.json two.json -o rep --prices prices.yaml --title 'Side "
                 "by side' 2>&1",
                 dir, GB_TEST_EXE);

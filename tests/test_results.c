@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "results.h"
+#include "base/error.h"
+#include "harness/results.h"
 #include "test.h"
 
 /* out = a + b, failing the test when it does not fit. */

@@ -1,9 +1,9 @@
 /* Tests of src/stats.c and of the pure decisions of src/measure.c (no device). */
 #include <stdint.h>
 
-#include "error.h"
-#include "measure.h"
-#include "stats.h"
+#include "base/error.h"
+#include "harness/measure.h"
+#include "base/stats.h"
 #include "test.h"
 
 /* ---- descriptive statistics ------------------------------------------------------------------ */

@@ -2,11 +2,11 @@
  * verifiers reject wrong output. */
 #include <stdlib.h>
 
-#include "config.h"
-#include "measure.h"
-#include "plan.h"
-#include "runner.h"
-#include "state.h"
+#include "harness/config.h"
+#include "harness/measure.h"
+#include "harness/plan.h"
+#include "harness/runner.h"
+#include "suites/state.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "

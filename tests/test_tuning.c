@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "config.h"
-#include "curve.h"
-#include "error.h"
-#include "tune.h"
-#include "tuning_cache.h"
+#include "harness/config.h"
+#include "base/curve.h"
+#include "base/error.h"
+#include "harness/tune.h"
+#include "harness/tuning_cache.h"
 #include "test.h"
 
 /* ---- expressions -------------------------------------------------------------------------- */
@@ -583,9 +583,9 @@ TEST(config_tuning_keys_errors_have_locations)
 
 /* ---- the tuning suite on the real OpenCL device (PoCL here) ------------------------------- */
 
-#include "plan.h"
-#include "runner.h"
-#include "subcase.h"
+#include "harness/plan.h"
+#include "harness/runner.h"
+#include "harness/subcase.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";

@@ -1,10 +1,10 @@
 /* Unit tests of src/units.c and src/params.c (no device). */
 #include <stdint.h>
 
-#include "error.h"
-#include "params.h"
+#include "base/error.h"
+#include "base/params.h"
 #include "test.h"
-#include "units.h"
+#include "base/units.h"
 
 #define KIB (UINT64_C(1) << 10)
 #define MIB (UINT64_C(1) << 20)

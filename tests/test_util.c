@@ -3,10 +3,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "backend.h"
-#include "error.h"
+#include "backends/backend.h"
+#include "base/error.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST(util_appendf_truncates_and_stays_terminated)
 {

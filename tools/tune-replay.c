@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
-#include "tune.h"
+#include "harness/results.h"
+#include "harness/tune.h"
 
 #define SEEDS 500
 

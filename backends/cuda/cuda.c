@@ -34,7 +34,7 @@
 #include <cublas_api.h>
 #endif
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "gb_cuda.h"
 
 #ifndef GB_CUDA_INCLUDE

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 extern const struct gb_backend_ops gb_cuda_ops;
 

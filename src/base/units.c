@@ -1,0 +1,237 @@
+/* gpubench — units: sizes, durations, and their formatting (see units.h).
+ *
+ * Sizes are parsed exactly, without going through a double: "1.5 GB" is 1500000000 bytes and
+ * "16 TiB" does not lose a bit. The integer part and the fraction are kept as integers and the
+ * fraction is scaled by the unit with a reduced fraction, so every product is overflow-checked.
+ * Parse errors are about user input, so their detail carries no source location.
+ */
+#include "base/units.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/error.h"
+
+int gb_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return GB_EOVERFLOW;
+    *out = a * b;
+    return 0;
+}
+
+int gb_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b > UINT64_MAX - a)
+        return GB_EOVERFLOW;
+    *out = a + b;
+    return 0;
+}
+
+double gb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct gb__unit {
+    const char *name;
+    uint64_t mult;
+};
+
+static const struct gb__unit size_units[] = {
+    {"B", 1},
+    {"KiB", UINT64_C(1) << 10},
+    {"MiB", UINT64_C(1) << 20},
+    {"GiB", UINT64_C(1) << 30},
+    {"TiB", UINT64_C(1) << 40},
+    {"KB", UINT64_C(1000)},
+    {"MB", UINT64_C(1000000)},
+    {"GB", UINT64_C(1000000000)},
+    {"TB", UINT64_C(1000000000000)},
+};
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* The unit text [s, end) with trailing spaces removed, copied into buf. */
+static void unit_text(const char *s, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
+int gb_parse_size(const char *text, uint64_t *bytes)
+{
+    if (!text)
+        return gb_error_set(GB_EINVAL, NULL, 0, "no size given");
+    const char *s = skip_space(text);
+    if (*s == '\0')
+        return gb_error_set(GB_EINVAL, NULL, 0, "empty size");
+    if (*s == '-')
+        return gb_error_set(GB_EINVAL, NULL, 0, "negative size \"%s\"", text);
+    if (!isdigit((unsigned char)*s))
+        return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\" is not a size (expected a number "
+                            "and an optional unit: 4096, 4KiB, 1.5 GB)", text);
+
+    /* Integer part. */
+    uint64_t ip = 0;
+    bool overflow = false;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (gb_mul_u64(ip, 10, &ip) || gb_add_u64(ip, (uint64_t)(*s - '0'), &ip))
+            overflow = true;
+    }
+    /* Fraction: its digits as an integer over 10^fd, trailing zeros dropped. */
+    uint64_t fp = 0, fden = 1;
+    if (*s == '.') {
+        s++;
+        if (!isdigit((unsigned char)*s))
+            return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\": a decimal point needs digits "
+                                "after it", text);
+        const char *f0 = s;
+        while (isdigit((unsigned char)*s))
+            s++;
+        const char *f1 = s;
+        while (f1 > f0 && f1[-1] == '0')
+            f1--;
+        if (f1 - f0 > 18)
+            return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\": too many decimal places", text);
+        for (const char *p = f0; p < f1; p++) {
+            fp = fp * 10 + (uint64_t)(*p - '0');
+            fden *= 10;
+        }
+    }
+    s = skip_space(s);
+    char unit[16];
+    unit_text(s, unit, sizeof unit);
+    uint64_t mult = 0;
+    if (unit[0] == '\0')
+        mult = 1;
+    for (size_t i = 0; i < sizeof size_units / sizeof size_units[0] && !mult; i++)
+        if (strcmp(unit, size_units[i].name) == 0)
+            mult = size_units[i].mult;
+    if (mult == 0)
+        return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in size \"%s\" (expected B, "
+                            "KiB, MiB, GiB, TiB, KB, MB, GB or TB)", unit, text);
+    if (overflow)
+        return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits", text);
+
+    /* bytes = ip * mult + fp * mult / fden, the last term exact. */
+    uint64_t whole, frac = 0;
+    if (gb_mul_u64(ip, mult, &whole))
+        return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits", text);
+    if (fp) {
+        uint64_t g = gcd_u64(mult, fden);
+        uint64_t m = mult / g, d = fden / g;
+        if (fp % d != 0)
+            return gb_error_set(GB_EINVAL, NULL, 0, "size \"%s\" is not a whole number of "
+                                "bytes", text);
+        if (gb_mul_u64(fp / d, m, &frac))
+            return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits",
+                                text);
+    }
+    uint64_t total;
+    if (gb_add_u64(whole, frac, &total))
+        return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits", text);
+    *bytes = total;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    double secs;
+} duration_units[] = {
+    {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0},
+};
+
+int gb_parse_duration(const char *text, double *seconds)
+{
+    if (!text)
+        return gb_error_set(GB_EINVAL, NULL, 0, "no duration given");
+    const char *s = skip_space(text);
+    if (*s == '-')
+        return gb_error_set(GB_EINVAL, NULL, 0, "negative duration \"%s\"", text);
+    /* Only plain decimals: strtod would also take "inf", "nan" and hex floats. */
+    const char *p = s;
+    while (isdigit((unsigned char)*p))
+        p++;
+    bool digits = p > s;
+    if (digits && *p == '.') {
+        const char *q = ++p;
+        while (isdigit((unsigned char)*p))
+            p++;
+        digits = p > q;
+    }
+    if (!digits)
+        return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\" is not a duration (expected a number "
+                            "and an optional unit: ns, us, ms, s, min; e.g. 10ms, 2s, 0.5)",
+                            text);
+    char num[64];
+    if ((size_t)(p - s) >= sizeof num)
+        return gb_error_set(GB_EINVAL, NULL, 0, "duration \"%s\" is too long", text);
+    memcpy(num, s, (size_t)(p - s));
+    num[p - s] = '\0';
+    double v = strtod(num, NULL);
+
+    const char *u = skip_space(p);
+    char unit[16];
+    unit_text(u, unit, sizeof unit);
+    double mult = 0;
+    if (unit[0] == '\0')
+        mult = 1.0;
+    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0] && !mult; i++)
+        if (strcmp(unit, duration_units[i].name) == 0)
+            mult = duration_units[i].secs;
+    if (mult == 0)
+        return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in duration \"%s\" "
+                            "(expected ns, us, ms, s or min)", unit, text);
+    v *= mult;
+    if (!isfinite(v))
+        return gb_error_set(GB_EINVAL, NULL, 0, "duration \"%s\" is out of range", text);
+    *seconds = v;
+    return 0;
+}
+
+char *gb_format_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const names[] = {"GiB", "MiB", "KiB"};
+    static const unsigned shifts[] = {30, 20, 10};
+    if (!buf || len == 0)
+        return buf;
+    if (bytes != 0)
+        for (size_t i = 0; i < 3; i++) {
+            uint64_t unit = UINT64_C(1) << shifts[i];
+            if (bytes % unit == 0) {
+                snprintf(buf, len, "%" PRIu64 "%s", bytes / unit, names[i]);
+                return buf;
+            }
+        }
+    snprintf(buf, len, "%" PRIu64 "B", bytes);
+    return buf;
+}

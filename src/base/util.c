@@ -1,0 +1,177 @@
+/* gpubench — small string and array helpers (see util.h). */
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    if (cap == 0)
+        return;
+    const size_t l = strlen(buf);
+    if (l + 1 >= cap)
+        return;
+    vsnprintf(buf + l, cap - l, fmt, ap);
+}
+
+void gb_appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gb_vappendf(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
+void gb_append_line(char *buf, size_t cap, const char *fmt, ...)
+{
+    if (cap == 0)
+        return;
+    size_t l = strlen(buf);
+    if (l + 2 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    /* One byte fewer than the room left, so the line break below always fits. */
+    vsnprintf(buf + l, cap - l - 1, fmt, ap);
+    va_end(ap);
+    l = strlen(buf);
+    buf[l] = '\n';
+    buf[l + 1] = '\0';
+}
+
+void *gb_grow(void *items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return items;
+    size_t ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * *cap;
+    if (ncap < 16)
+        ncap = 16;
+    if (ncap < need)
+        ncap = need;
+    if (size == 0 || need > SIZE_MAX / size)
+        return NULL;
+    if (ncap > SIZE_MAX / size)
+        ncap = SIZE_MAX / size; /* less than double, but still room for need */
+    void *g = realloc(items, ncap * size);
+    if (!g)
+        return NULL;
+    *cap = ncap;
+    return g;
+}
+
+size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_t key_off,
+                          size_t key_cap, const char *key, bool *added)
+{
+    char *base = items;
+    *added = false;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(base + i * size + key_off, key) == 0)
+            return i;
+    if (*n >= max)
+        return max;
+    char *e = base + *n * size;
+    memset(e, 0, size);
+    snprintf(e + key_off, key_cap, "%s", key);
+    *added = true;
+    return (*n)++;
+}
+
+int gb_mkdir_p(const char *path, unsigned mode)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* Each parent in turn, from the root down; a leading '/' is not a folder to create. */
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* See util.h. */
+void gb_fputs_xml(FILE *f, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    while (*u) {
+        unsigned char ch = *u;
+        if (ch < 0x80) {
+            switch (ch) {
+            case '&':
+                fputs("&amp;", f);
+                break;
+            case '<':
+                fputs("&lt;", f);
+                break;
+            case '>':
+                fputs("&gt;", f);
+                break;
+            case '"':
+                fputs("&quot;", f);
+                break;
+            case '\'':
+                fputs("&apos;", f);
+                break;
+            default:
+                fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
+            }
+            u++;
+            continue;
+        }
+        size_t len = ch >= 0xF0 && ch < 0xF5 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 && ch < 0xE0 ? 2 : 0;
+        bool ok = len > 0 && ch < 0xF5;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (u[k] & 0xC0) == 0x80;
+        if (ok) {
+            fwrite(u, 1, len, f);
+            u += len;
+        } else {
+            fputc('?', f);
+            u++;
+        }
+    }
+}
+
+void gb_fputs_md(FILE *f, const char *s)
+{
+    for (const unsigned char *u = (const unsigned char *)(s ? s : ""); *u; u++) {
+        switch (*u) {
+        case '|':
+        case '\\':
+        case '`':
+        case '*':
+        case '_':
+        case '[':
+        case ']':
+            fputc('\\', f);
+            fputc(*u, f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '\n':
+        case '\r':
+        case '\t':
+            fputc(' ', f);
+            break;
+        default:
+            fputc(*u < 0x20 || *u == 0x7f ? '?' : *u, f);
+        }
+    }
+}

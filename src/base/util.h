@@ -1,0 +1,68 @@
+/* gpubench — small string and array helpers shared across the tree.
+ *
+ * Each of these was written out several times before (a line appended to a fixed notes buffer,
+ * an array doubled by realloc, a list searched by a string key and extended when the key is
+ * new); one tested copy is easier to trust than five. None of them calls exit() or sets the
+ * error detail: callers say what failed in their own terms.
+ */
+#ifndef GB_UTIL_H
+#define GB_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Appends printf-style text to the NUL-terminated string in buf (cap bytes in all, terminator
+ * included), truncating what does not fit; buf stays NUL-terminated. Nothing is written when buf
+ * is already full (strlen(buf) + 1 >= cap), so a long run of appends cannot overrun it, unlike
+ * `l += snprintf(buf + l, cap - l, ...)`, whose l passes cap once an append is truncated. */
+void gb_appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* Appends one line, the printf-style text and '\n', to the NUL-terminated string in buf (cap
+ * bytes). The text is truncated so that its line break always fits; when not even one character
+ * and the break fit (strlen(buf) + 2 >= cap), nothing is added. For notes and findings that are
+ * collected line by line into a fixed buffer and printed as a block. */
+void gb_append_line(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Returns an array with room for at least `need` (> 0) elements of `size` bytes: `items` itself
+ * when *cap >= need; else `items` moved by realloc to max(need, 2 * *cap, 16) elements, with *cap
+ * updated. Doubling keeps n appends O(n) in all. Returns NULL when the byte count would overflow
+ * size_t or memory runs out; then items and *cap are left as they were (items still valid and
+ * still the caller's). The usual call:
+ *     struct x *g = gb_grow(a->items, &a->cap, a->n + 1, sizeof *g);
+ *     if (!g) return GB_FAIL(GB_ENOMEM, ...);
+ *     a->items = g;  */
+void *gb_grow(void *items, size_t *cap, size_t need, size_t size);
+
+/* Finds, or adds, the element keyed `key` in an array of *n elements of `size` bytes (at most
+ * max), whose key is a NUL-terminated char array of key_cap bytes at byte offset key_off in each
+ * element (offsetof(struct x, name), sizeof ((struct x *)0)->name). Returns the index of the
+ * first element whose key equals `key` (strcmp) with *added false; else, when *n < max, zeroes
+ * element *n, copies key into it (truncated to key_cap - 1 characters), increments *n and
+ * returns the new index with *added true; else (the array is full) returns max with *added
+ * false. The caller fills the rest of a new element. Linear: for the tens of keys of a report
+ * or a comparison, not for large tables. */
+size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_t key_off,
+                          size_t key_cap, const char *key, bool *added);
+
+/* Creates the folder `path` and any missing parents, like `mkdir -p`, each with `mode` (before
+ * the umask); folders that exist already are fine. Returns 0, or -1 with errno set (the first
+ * mkdir that failed; ENAMETOOLONG for a path of 4096 bytes or more). */
+int gb_mkdir_p(const char *path, unsigned mode);
+
+/* Writes s (NULL: nothing) escaped for XML and HTML text and attribute values (& < > " '). Bytes
+ * that are not valid UTF-8, and control characters XML 1.0 forbids, become '?': a JUnit file or a
+ * report page must parse whatever a device calls itself. */
+void gb_fputs_xml(FILE *f, const char *s);
+
+/* Writes s (NULL: nothing) as the text of one Markdown table cell: the characters Markdown
+ * gives a meaning to (| \ ` * _ [ ]) are backslash-escaped, & < > become entities (so a name
+ * never reaches a Markdown renderer as raw HTML), line breaks and tabs become spaces and other
+ * control characters '?'. The one Markdown escaper: compare's and report's tables use it. */
+void gb_fputs_md(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,123 @@
+/* gpubench — results: what a run measured, and its JSON form (schema "gpubench-results/1").
+ *
+ * The file is written with jansson to a temporary file in the same folder, fsync'd and renamed,
+ * so a reader sees either the old file or the whole new one, never half a file.
+ */
+#ifndef GB_RESULTS_H
+#define GB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "base/params.h"
+#include "base/stats.h"
+
+#define GB_RESULTS_SCHEMA "gpubench-results/1"
+
+enum gb_status { GB_STATUS_OK, GB_STATUS_SKIPPED, GB_STATUS_FAILED };
+
+/* Multi-device cases: the most devices one case runs on at once, and the most named figures a
+ * result carries beside its headline value. */
+#define GB_MAX_SET 16
+#define GB_MAX_FIGURES 12
+
+/* A named figure beside the headline value: a derived number ("busbw" in GB/s, "speedup"), one
+ * number per device of the case's set ("busy" seconds per device), or a text ("path": "staged").
+ * JSON: {"name", "unit", "value"} for a scalar, {"name", "unit", "values": [...]} per device,
+ * {"name", "text"} for a text. */
+struct gb_figure {
+    char name[32];
+    char unit[16];              /* "GB/s", "s", "" for a ratio */
+    size_t n;                   /* 0: a text; 1: a scalar (v[0]); > 1: v[0..n), per device */
+    bool per_device;            /* v holds one value per device of the set (even when n is 1) */
+    double v[GB_MAX_SET];
+    char text[64];
+};
+enum gb_better { GB_BETTER_HIGHER, GB_BETTER_LOWER };
+
+const char *gb_status_name(enum gb_status s); /* "ok", "skipped", "failed" */
+
+struct gb_result {
+    char suite[32];
+    char case_name[GB_STR_MAX]; /* the value of the suite's first axis */
+    char backend[16];
+    int device_index;           /* index into gb_results.devices */
+    struct gb_params params;    /* names point to static strings or to names_store */
+    char names_store[GB_MAX_AXES][32]; /* owns param names read back from a file */
+    enum gb_status status;
+    char reason[1024];
+    char metric[32];            /* "bandwidth", "throughput", "latency" */
+    char unit[16];              /* "GB/s", "GFLOP/s", "us" */
+    enum gb_better better;
+    double value;               /* the headline figure: median of samples, in unit */
+    struct gb_stats stats;      /* of samples, in unit */
+    double *samples;            /* in unit, one per sample (malloc'd) */
+    size_t nsamples;
+    struct gb_stats op_time_us; /* microseconds per operation */
+    uint64_t batch;             /* operations per sample */
+    double bytes_per_op, flops_per_op;
+    bool verified;
+    double max_error;           /* largest relative error against the reference */
+    bool noisy;                 /* stopped on a budget before the noise target */
+    bool implausible;           /* faster than the device's physical limit */
+    double elapsed_s;           /* wall time of the whole case (setup to teardown) */
+    /* Multi-device cases only (nset > 0): every device that took part, as indices into
+     * gb_results.devices in the order of the case's set (set[0] == device_index). JSON: the
+     * "devices" array, absent for single-device cases. */
+    int set[GB_MAX_SET];
+    size_t nset;
+    /* Named figures beside value (JSON "figures", absent when there are none). */
+    struct gb_figure figures[GB_MAX_FIGURES];
+    size_t nfigures;
+};
+
+struct gb_result_device {
+    char backend[16];
+    int index;                  /* the backend's device index */
+    struct gb_device_info info;
+};
+
+struct gb_run_meta {
+    char gpubench_version[32];
+    char git_commit[48];
+    char start_utc[32];         /* ISO 8601, "2026-11-30T04:00:00Z" */
+    char end_utc[32];
+    char host[256];
+    char os[256];
+    char command_line[2048];
+    char profile_path[1024];
+    char profile_name[128];
+    char profile_sha256[65];
+    /* True unless the run reached its end: the file rewritten after every case says true, so a
+     * run stopped by Ctrl-C, SIGTERM, a kill or a crash is never mistaken for a complete one. */
+    bool interrupted;
+    uint64_t cases_planned;     /* cases the plan held; results[] may hold fewer if interrupted */
+};
+
+struct gb_results {
+    struct gb_run_meta run;
+    struct gb_result_device *devices;
+    size_t ndevices;
+    struct gb_result *results;
+    size_t nresults, cap;
+};
+
+/* Appends a copy of *r (taking ownership of r->samples; r->samples is set to NULL). */
+int gb_results_add(struct gb_results *rs, struct gb_result *r);
+/* Appends a device and returns its index in rs->devices via *idx. */
+int gb_results_add_device(struct gb_results *rs, const char *backend, int index,
+                          const struct gb_device_info *info, int *idx);
+void gb_results_free(struct gb_results *rs);
+
+/* Writes rs to `path` atomically. Returns 0 or GB_EIO with the detail. */
+int gb_results_write(const struct gb_results *rs, const char *path);
+/* Reads a results file. GB_EIO (unreadable), GB_ESCHEMA (not JSON, truncated, wrong schema,
+ * missing fields) with a message naming the file and what is wrong. */
+int gb_results_read(const char *path, struct gb_results *out);
+
+/* SHA-256 of a file as 64 lowercase hex digits. */
+int gb_sha256_file(const char *path, char hex[65]);
+
+#endif
