@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  gcc pkg-config meson ninja-build git
+  gcc pkg-config meson ninja-build git clang-format   # clang-format: scripts/check-format.sh
   libyaml-dev libjansson-dev libssl-dev          # profiles, results, sha256 of profiles
   ocl-icd-opencl-dev opencl-c-headers            # the OpenCL ICD loader and headers
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister
