@@ -1,4 +1,5 @@
-/* Multi-device suites, part 3: `balance` — one job split across devices of unequal speed.
+/* balance — a multi-device suite (multi_common.h holds what those suites share): one job split
+ * across devices of unequal speed.
  *
  * The job: `elements` work items, each `iters` dependent fused multiply-adds (kernels/multi.cl
  * multi_work, 2 flops each), whose results are gathered into one host buffer (every device
@@ -28,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/multi.h"
+#include "suites/multi_common.h"
 
 enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
 static const char *const splits[] = {"equal", "proportional", "dynamic", NULL};

@@ -1,13 +1,14 @@
-/* Private helpers of the multi-device suites (scaling, aggregate, peer, allreduce, balance):
- * the per-device forms of the suite helpers, and the device-set conventions they share.
+/* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, allreduce.c,
+ * balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
+ * device-set conventions they share.
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a
- * gb_team (src/team.h): one host thread per device, started together, so that the harness's host
- * timer around run() measures the concurrent work.
+ * gb_team (harness/team.h): one host thread per device, started together, so that the harness's
+ * host timer around run() measures the concurrent work.
  */
-#ifndef GB_SUITES_MULTI_H
-#define GB_SUITES_MULTI_H
+#ifndef GB_SUITES_MULTI_COMMON_H
+#define GB_SUITES_MULTI_COMMON_H
 
 #include "harness/suite.h"
 #include "harness/team.h"
@@ -37,5 +38,14 @@ void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *h
 
 /* Median of v[0..n) (n >= 1); v is reordered. */
 double gb_multi_median(double *v, size_t n);
+
+/* Whether device `dst` can read a buffer of device `src` directly (ops->peer_copy enqueued on
+ * dst's queue): both have GB_CAP_PEER and the backend's peer_can_access says yes. Otherwise a
+ * copy between them is staged through pinned host memory. */
+bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
+                          struct gb_device *src);
+
+/* The largest piece of a copy staged through pinned host memory (peer, allreduce): 4 MiB. */
+#define GB_MULTI_STAGE_MAX ((uint64_t)4 << 20)
 
 #endif
