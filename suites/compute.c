@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/compute_state.h"
 
 static const char *const precs[] = {"f64", "f32", "f16", "half2", "bf16", "int8dot", "i32", NULL};
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/fp16_state.h"
 
 static const char *const ops[] = {"scale", "triad", NULL};
 static const char *const storages[] = {"float", "half", "bf16", NULL};

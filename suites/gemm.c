@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/gemm_state.h"
 #include "harness/tuning_cache.h"
 
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};

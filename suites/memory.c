@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/state.h"
+#include "suites/memory_state.h"
 
 static const char *const ops[] = {"copy", "mul", "add", "triad", "dot", NULL};
 static const char *const types[] = {"float", "double", NULL};

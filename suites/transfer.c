@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/state.h"
+#include "suites/transfer_state.h"
 
 static const char *const ops[] = {"h2d", "d2h", "d2d", "bidir", NULL};
 static const char *const memories[] = {"pinned", "pageable", "device", NULL};
