@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 static const char *const agg_ops[] = {"h2d", "d2h", NULL};
@@ -20,18 +21,15 @@ static const struct gb_axis_def aggregate_axes[] = {
      .help = "h2d or d2h, on every device at the same time"},
     {.name = "memory", .type = GB_V_STR, .def = "pinned", .choices = agg_mems,
      .help = "host memory: pinned (page-locked) or pageable"},
-    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,
-     .help = "devices copying at once (above the set's size: skipped)"},
+    GB_MULTI_NDEV_AXIS("devices copying at once"),
     {.name = "size", .type = GB_V_SIZE, .def = "[4MiB, 64MiB]", .min = 1,
      .help = "bytes per copy per device"},
 };
 
 struct aggregate {
+    struct gb_multi_team team; /* first: gb_multi_run() */
     bool h2d;
-    size_t n;
-    uint64_t size, reps;
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
+    uint64_t size;
     struct gb_buf *host[GB_MAX_SET], *dev[GB_MAX_SET];
     unsigned char *pattern[GB_MAX_SET];
 };
@@ -40,12 +38,12 @@ static int aggregate_job(struct gb_team *t, size_t rank, void *arg)
 {
     (void)t;
     struct aggregate *a = arg;
-    const struct gb_backend_ops *ops = a->ctx->ops;
-    struct gb_queue *q = a->ctx->queues[rank];
+    const struct gb_backend_ops *ops = a->team.ctx->ops;
+    struct gb_queue *q = a->team.ctx->queues[rank];
     struct gb_buf *dst = a->h2d ? a->dev[rank] : a->host[rank];
     struct gb_buf *src = a->h2d ? a->host[rank] : a->dev[rank];
     int err = 0;
-    for (uint64_t r = 0; r < a->reps && !err; r++)
+    for (uint64_t r = 0; r < a->team.reps && !err; r++)
         err = ops->copy(q, dst, 0, src, 0, a->size, GB_COPY_ASYNC);
     return err ? err : ops->queue_sync(q);
 }
@@ -53,14 +51,13 @@ static int aggregate_job(struct gb_team *t, size_t rank, void *arg)
 static int aggregate_setup(struct gb_case_ctx *ctx)
 {
     struct aggregate *a = ctx->state;
-    a->ctx = ctx;
     a->h2d = strcmp(gb_params_str(ctx->params, "op"), "h2d") == 0;
     a->size = gb_params_size(ctx->params, "size");
     enum gb_mem_kind kind = strcmp(gb_params_str(ctx->params, "memory"), "pinned") == 0
                                 ? GB_MEM_HOST_PINNED
                                 : GB_MEM_HOST_PAGEABLE;
-    int err = gb_multi_ndev(ctx, &a->n);
-    for (size_t i = 0; i < a->n && !err; i++) {
+    int err = gb_multi_ndev(ctx, &a->team.n);
+    for (size_t i = 0; i < a->team.n && !err; i++) {
         if (!(a->pattern[i] = malloc(a->size)))
             return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)a->size);
         gb_fill_pattern(a->pattern[i], a->size, 17 + i);
@@ -76,17 +73,9 @@ static int aggregate_setup(struct gb_case_ctx *ctx)
         }
     }
     if (!err)
-        err = gb_team_create(ctx->devs, a->n, &a->team);
-    ctx->op.bytes = (double)a->n * (double)a->size;
-    ctx->op.timer = GB_TIMER_HOST;
+        err = gb_multi_team_start(ctx, aggregate_job);
+    ctx->op.bytes = (double)a->team.n * (double)a->size;
     return err;
-}
-
-static int aggregate_run(struct gb_case_ctx *ctx, uint64_t reps)
-{
-    struct aggregate *a = ctx->state;
-    a->reps = reps;
-    return gb_team_run(a->team, a->n, aggregate_job, a);
 }
 
 static int aggregate_verify(struct gb_case_ctx *ctx)
@@ -96,7 +85,7 @@ static int aggregate_verify(struct gb_case_ctx *ctx)
     if (!h)
         return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)a->size);
     int err = 0;
-    for (size_t i = 0; i < a->n && !err; i++) {
+    for (size_t i = 0; i < a->team.n && !err; i++) {
         if (a->h2d)
             err = gb_multi_download(ctx, i, h, a->dev[i], a->size);
         else
@@ -111,11 +100,9 @@ static int aggregate_verify(struct gb_case_ctx *ctx)
 static void aggregate_teardown(struct gb_case_ctx *ctx)
 {
     struct aggregate *a = ctx->state;
-    gb_team_destroy(a->team);
-    a->team = NULL;
+    gb_multi_team_stop(ctx);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_case_free_buf(ctx, &a->host[i]);
-        gb_case_free_buf(ctx, &a->dev[i]);
+        gb_case_free_bufs(ctx, &a->host[i], &a->dev[i], NULL);
         free(a->pattern[i]);
         a->pattern[i] = NULL;
     }
@@ -128,7 +115,7 @@ const struct gb_suite gb_suite_aggregate = {
     .naxes = sizeof aggregate_axes / sizeof aggregate_axes[0],
     .state_size = sizeof(struct aggregate),
     .setup = aggregate_setup,
-    .run = aggregate_run,
+    .run = gb_multi_run,
     .verify = aggregate_verify,
     .teardown = aggregate_teardown,
     .flags = GB_SUITE_MULTI_DEVICE | GB_SUITE_SCALING,

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 static const char *const ar_ops[] = {"sum", NULL};
@@ -24,22 +25,18 @@ static const char *const ar_ops[] = {"sum", NULL};
 static const struct gb_axis_def allreduce_axes[] = {
     {.name = "op", .type = GB_V_STR, .def = "sum", .choices = ar_ops,
      .help = "the reduction: sum of floats"},
-    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,
-     .help = "devices in the ring (above the set's size: skipped)"},
+    GB_MULTI_NDEV_AXIS("devices in the ring"),
     {.name = "size", .type = GB_V_SIZE, .def = "{from: 64KiB, to: 64MiB, factor: 16}",
      .min = 4, .help = "bytes of the buffer reduced (floats)"},
 };
 
 struct allreduce {
-    size_t n;
+    struct gb_multi_team team;  /* first: gb_multi_run() */
     bool direct;                /* every neighbour pair copies directly (peer path) */
     uint64_t count;             /* floats */
     uint64_t off[GB_MAX_SET + 1]; /* chunk c is [off[c], off[c + 1]) */
     uint64_t sub;               /* staged: floats per piece of a chunk (the pipeline's grain) */
     uint64_t rounds;            /* staged: pieces of the largest chunk, the same for every device */
-    uint64_t reps;
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
     struct gb_buf *in[GB_MAX_SET], *out[GB_MAX_SET], *recv[GB_MAX_SET];
     struct gb_buf *stage[GB_MAX_SET][2]; /* pinned, on each device: pieces it sends */
     struct gb_queue *q2[GB_MAX_SET];     /* staged: a second queue, for writes while reading */
@@ -76,7 +73,7 @@ static int reduce(struct allreduce *a, size_t rank, struct gb_queue *q, uint64_t
     l.args[3] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = off};
     l.args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = roff};
     l.args[5] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = n};
-    return a->ctx->ops->launch(q, a->k[rank], &l);
+    return a->team.ctx->ops->launch(q, a->k[rank], &l);
 }
 
 /* One ring step for `rank`: chunk c of the predecessor's `from` buffer arrives here, added to
@@ -94,12 +91,12 @@ static int reduce(struct allreduce *a, size_t rank, struct gb_queue *q, uint64_t
 static int ring_step(struct allreduce *a, size_t rank, struct gb_buf *const *from, size_t c,
                      bool add)
 {
-    const struct gb_backend_ops *ops = a->ctx->ops;
-    struct gb_queue *q = a->ctx->queues[rank];
-    const size_t prev = (rank + a->n - 1) % a->n, sc = (c + 1) % a->n;
+    const struct gb_backend_ops *ops = a->team.ctx->ops;
+    struct gb_queue *q = a->team.ctx->queues[rank];
+    const size_t prev = (rank + a->team.n - 1) % a->team.n, sc = (c + 1) % a->team.n;
     int err;
     if (a->direct) {
-        if ((err = gb_team_barrier(a->team)))
+        if ((err = gb_team_barrier(a->team.t)))
             return err;
         const uint64_t n = chunk_len(a, c), off = a->off[c] * sizeof(float);
         if (n == 0)
@@ -132,7 +129,7 @@ static int ring_step(struct allreduce *a, size_t rank, struct gb_buf *const *fro
                 return err;
         }
         if ((err = ops->queue_sync(q)) || (err = ops->queue_sync(q2)) ||
-            (err = gb_team_barrier(a->team)))
+            (err = gb_team_barrier(a->team.t)))
             return err;
     }
     return 0;
@@ -141,11 +138,11 @@ static int ring_step(struct allreduce *a, size_t rank, struct gb_buf *const *fro
 static int allreduce_job(struct gb_team *t, size_t rank, void *arg)
 {
     struct allreduce *a = arg;
-    const struct gb_backend_ops *ops = a->ctx->ops;
-    struct gb_queue *q = a->ctx->queues[rank];
-    const size_t n = a->n;
+    const struct gb_backend_ops *ops = a->team.ctx->ops;
+    struct gb_queue *q = a->team.ctx->queues[rank];
+    const size_t n = a->team.n;
     int err = 0;
-    for (uint64_t r = 0; r < a->reps && !err; r++) {
+    for (uint64_t r = 0; r < a->team.reps && !err; r++) {
         if (n == 1) {
             err = ops->copy(q, a->out[0], 0, a->in[0], 0, a->count * sizeof(float), GB_COPY_ASYNC);
             continue;
@@ -170,42 +167,42 @@ static int allreduce_job(struct gb_team *t, size_t rank, void *arg)
 static int allreduce_setup(struct gb_case_ctx *ctx)
 {
     struct allreduce *a = ctx->state;
-    a->ctx = ctx;
-    int err = gb_multi_ndev(ctx, &a->n);
+    int err = gb_multi_ndev(ctx, &a->team.n);
     if (err)
         return err;
     const uint64_t bytes = gb_params_size(ctx->params, "size");
     a->count = bytes / sizeof(float);
-    if (a->count < a->n)
+    if (a->count < a->team.n)
         return gb_case_skip(ctx, "%llu bytes hold fewer floats than the ring has devices (%zu)",
-                            (unsigned long long)bytes, a->n);
-    for (size_t c = 0; c < a->n; c++) {
+                            (unsigned long long)bytes, a->team.n);
+    for (size_t c = 0; c < a->team.n; c++) {
         uint64_t hi;
-        gb_multi_part(a->count, a->n, c, &a->off[c], &hi);
+        gb_multi_part(a->count, a->team.n, c, &a->off[c], &hi);
     }
-    a->off[a->n] = a->count;
+    a->off[a->team.n] = a->count;
     uint64_t maxc = 0;
-    for (size_t c = 0; c < a->n; c++)
+    for (size_t c = 0; c < a->team.n; c++)
         maxc = chunk_len(a, c) > maxc ? chunk_len(a, c) : maxc;
     /* Staged pieces: 4 MiB, or the largest chunk when that is smaller. */
     a->sub = GB_MULTI_STAGE_MAX / sizeof(float) < maxc ? GB_MULTI_STAGE_MAX / sizeof(float) : maxc;
     a->rounds = (maxc + a->sub - 1) / a->sub;
-    a->direct = a->n > 1;
-    for (size_t i = 0; i < a->n && a->direct; i++)
-        a->direct = gb_multi_peer_direct(ctx, ctx->devs[i], ctx->devs[(i + a->n - 1) % a->n]);
+    a->direct = a->team.n > 1;
+    for (size_t i = 0; i < a->team.n && a->direct; i++)
+        a->direct =
+            gb_multi_peer_direct(ctx, ctx->devs[i], ctx->devs[(i + a->team.n - 1) % a->team.n]);
 
     const uint64_t nbytes = a->count * sizeof(float);
     float *h = malloc(nbytes);
     if (!h)
         return GB_FAIL(GB_ENOMEM, "host buffer of %llu bytes", (unsigned long long)nbytes);
-    for (size_t i = 0; i < a->n && !err; i++) {
+    for (size_t i = 0; i < a->team.n && !err; i++) {
         for (uint64_t j = 0; j < a->count; j++)
             h[j] = (float)(i + 1 + j % 5);
         if ((err = gb_multi_alloc(ctx, i, nbytes, GB_MEM_DEVICE, &a->in[i])) ||
             (err = gb_multi_alloc(ctx, i, nbytes, GB_MEM_DEVICE, &a->out[i])) ||
             (err = gb_multi_upload(ctx, i, a->in[i], h, nbytes)))
             break;
-        if (a->n == 1)
+        if (a->team.n == 1)
             break;
         if ((err = gb_multi_alloc(ctx, i, maxc * sizeof(float), GB_MEM_DEVICE, &a->recv[i])))
             break;
@@ -223,17 +220,9 @@ static int allreduce_setup(struct gb_case_ctx *ctx)
     }
     free(h);
     if (!err)
-        err = gb_team_create(ctx->devs, a->n, &a->team);
+        err = gb_multi_team_start(ctx, allreduce_job);
     ctx->op.bytes = (double)nbytes;
-    ctx->op.timer = GB_TIMER_HOST;
     return err;
-}
-
-static int allreduce_run(struct gb_case_ctx *ctx, uint64_t reps)
-{
-    struct allreduce *a = ctx->state;
-    a->reps = reps;
-    return gb_team_run(a->team, a->n, allreduce_job, a);
 }
 
 static int allreduce_verify(struct gb_case_ctx *ctx)
@@ -244,9 +233,9 @@ static int allreduce_verify(struct gb_case_ctx *ctx)
     if (!h)
         return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)nbytes);
     int err = 0;
-    const double n = (double)a->n;
+    const double n = (double)a->team.n;
     ctx->max_error = 0;
-    for (size_t i = 0; i < a->n && !err; i++) {
+    for (size_t i = 0; i < a->team.n && !err; i++) {
         if ((err = gb_multi_download(ctx, i, h, a->out[i], nbytes)))
             break;
         for (uint64_t j = 0; j < a->count; j++) {
@@ -268,21 +257,17 @@ static void allreduce_figures(struct gb_case_ctx *ctx, double op_time_s)
     struct allreduce *a = ctx->state;
     const double algbw = (double)a->count * sizeof(float) / op_time_s / 1e9;
     gb_case_figure(ctx, "algbw", "GB/s", algbw);
-    gb_case_figure(ctx, "busbw", "GB/s", algbw * 2.0 * (double)(a->n - 1) / (double)a->n);
-    gb_case_text(ctx, "path", "%s", a->n == 1 ? "d2d" : a->direct ? "peer" : "staged");
+    gb_case_figure(ctx, "busbw", "GB/s", algbw * 2.0 * (double)(a->team.n - 1) / (double)a->team.n);
+    gb_case_text(ctx, "path", "%s", a->team.n == 1 ? "d2d" : a->direct ? "peer" : "staged");
 }
 
 static void allreduce_teardown(struct gb_case_ctx *ctx)
 {
     struct allreduce *a = ctx->state;
-    gb_team_destroy(a->team);
-    a->team = NULL;
+    gb_multi_team_stop(ctx);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_case_free_buf(ctx, &a->in[i]);
-        gb_case_free_buf(ctx, &a->out[i]);
-        gb_case_free_buf(ctx, &a->recv[i]);
-        gb_case_free_buf(ctx, &a->stage[i][0]);
-        gb_case_free_buf(ctx, &a->stage[i][1]);
+        gb_case_free_bufs(ctx, &a->in[i], &a->out[i], &a->recv[i], &a->stage[i][0],
+                          &a->stage[i][1], NULL);
         if (a->q2[i])
             ctx->ops->queue_destroy(a->q2[i]);
         a->q2[i] = NULL;
@@ -297,7 +282,7 @@ const struct gb_suite gb_suite_allreduce = {
     .naxes = sizeof allreduce_axes / sizeof allreduce_axes[0],
     .state_size = sizeof(struct allreduce),
     .setup = allreduce_setup,
-    .run = allreduce_run,
+    .run = gb_multi_run,
     .verify = allreduce_verify,
     .teardown = allreduce_teardown,
     .flags = GB_SUITE_MULTI_DEVICE,

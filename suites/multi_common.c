@@ -101,3 +101,26 @@ bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
     bool can = false;
     return ops->peer_can_access(dst, src, &can) == 0 && can;
 }
+
+int gb_multi_team_start(struct gb_case_ctx *ctx, gb_team_fn job)
+{
+    struct gb_multi_team *m = ctx->state;
+    m->ctx = ctx;
+    m->job = job;
+    ctx->op.timer = GB_TIMER_HOST;
+    return gb_team_create(ctx->devs, m->n, &m->t);
+}
+
+int gb_multi_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct gb_multi_team *m = ctx->state;
+    m->reps = reps;
+    return gb_team_run(m->t, m->n, m->job, ctx->state);
+}
+
+void gb_multi_team_stop(struct gb_case_ctx *ctx)
+{
+    struct gb_multi_team *m = ctx->state;
+    gb_team_destroy(m->t);
+    m->t = NULL;
+}

@@ -13,6 +13,39 @@
 #include "harness/suite.h"
 #include "harness/team.h"
 
+/* ---- the team of a multi-device case --------------------------------------------------------- */
+
+/* The team part of a multi-device case's state. The suite's state struct begins with it (its
+ * first member), so that the state pointer ctx->state is also a pointer to it and gb_multi_run()
+ * can be the suite's run(). */
+struct gb_multi_team {
+    size_t n;                /* devices the case uses: ctx->devs[0..n), ctx->queues[0..n) */
+    uint64_t reps;           /* repetitions of the run in progress */
+    struct gb_case_ctx *ctx; /* the case, for the jobs (set by gb_multi_team_start) */
+    gb_team_fn job;          /* what every rank runs in gb_multi_run(), arg = ctx->state */
+    struct gb_team *t;       /* NULL until started */
+};
+
+/* In setup, once every device's part is ready (thread creation never lands in a timed region):
+ * starts a gb_team over devices 0..n-1 of the set (n: the state's gb_multi_team, set before),
+ * records ctx and `job`, and makes the case host-timed (GB_TIMER_HOST: the harness's timer
+ * around run() measures the devices' concurrent work). Returns 0 or gb_team_create()'s error. */
+int gb_multi_team_start(struct gb_case_ctx *ctx, gb_team_fn job);
+
+/* A gb_suite.run for a state that begins with struct gb_multi_team: records `reps` in it and
+ * runs its job on ranks 0..n-1 at once (gb_team_run). Returns when every rank has finished: 0,
+ * or the first failing rank's error. */
+int gb_multi_run(struct gb_case_ctx *ctx, uint64_t reps);
+
+/* For teardown: stops and joins the team's threads, if it was started; safe to call twice. */
+void gb_multi_team_stop(struct gb_case_ctx *ctx);
+
+/* The `ndev` axis of a suite (scaling, aggregate, allreduce), for gb_multi_ndev(): 1 to
+ * GB_MAX_SET devices, [1, 2, 4, 8] by default; `what` (a string literal) starts the help text. */
+#define GB_MULTI_NDEV_AXIS(what)                                                                   \
+    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,        \
+     .help = what " (above the set's size: skipped)"}
+
 /* The `ndev` axis: how many devices of the set the case uses, into *n. A value above the set's
  * size is a skip with a reason (a single device reports its 1-device baselines and skips the
  * rest). Returns 0 or GB_ESKIP. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 enum path { PATH_D2D, PATH_PEER, PATH_STAGED };
@@ -184,8 +185,7 @@ static void peer_teardown(struct gb_case_ctx *ctx)
         if (p->h2d[b])
             ctx->ops->event_free(p->h2d[b]);
     }
-    gb_case_free_buf(ctx, &p->sbuf);
-    gb_case_free_buf(ctx, &p->dbuf);
+    gb_case_free_bufs(ctx, &p->sbuf, &p->dbuf, NULL);
     free(p->pattern);
 }
 

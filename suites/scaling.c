@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 static const char *const workloads[] = {"triad", "sgemm", NULL};
@@ -30,8 +31,7 @@ static const struct gb_axis_def scaling_axes[] = {
      .help = "triad (GB/s) or sgemm split by rows (GFLOP/s)"},
     {.name = "mode", .type = GB_V_STR, .def = "[strong, weak]", .choices = modes,
      .help = "strong: fixed total size split across devices; weak: fixed size per device"},
-    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,
-     .help = "devices used at once (above the set's size: skipped)"},
+    GB_MULTI_NDEV_AXIS("devices used at once"),
     {.name = "size", .type = GB_V_SIZE, .def = "64MiB", .min = 1,
      .help = "triad: bytes per array (strong: in total, weak: per device); 0 for sgemm"},
     {.name = "order", .type = GB_V_INT, .def = "1024", .min = 1, .max = 65536,
@@ -55,12 +55,9 @@ struct scaling_dev {
 };
 
 struct scaling {
+    struct gb_multi_team team; /* first: gb_multi_run() */
     bool sgemm, weak, blas;
-    size_t n;
     uint64_t order; /* sgemm: N = K */
-    uint64_t reps;  /* of the run in progress */
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
     struct scaling_dev d[GB_MAX_SET];
 };
 
@@ -95,18 +92,16 @@ static int scaling_job(struct gb_team *t, size_t rank, void *arg)
 {
     (void)t;
     struct scaling *s = arg;
-    const struct gb_backend_ops *ops = s->ctx->ops;
-    struct gb_queue *q = s->ctx->queues[rank];
+    const struct gb_backend_ops *ops = s->team.ctx->ops;
+    struct gb_queue *q = s->team.ctx->queues[rank];
     struct scaling_dev *d = &s->d[rank];
     int err = 0;
-    for (uint64_t r = 0; r < s->reps && !err; r++) {
+    for (uint64_t r = 0; r < s->team.reps && !err; r++) {
         /* The backend serialises BLAS enqueues itself where its library needs it. */
         if (s->sgemm && s->blas)
             err = ops->gemm(q, &d->gemm);
-        else if (d->launch.global[0])
-            err = ops->launch(q, d->k, &d->launch);
-        if (!err && d->tail.global[0])
-            err = ops->launch(q, d->k, &d->tail);
+        else
+            err = gb_launch_whole_then_tail(ops, q, d->k, &d->launch, &d->tail);
     }
     return err ? err : ops->queue_sync(q);
 }
@@ -119,7 +114,7 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     uint32_t wg = info->max_wg_size >= 256 ? 256 : info->max_wg_size;
     if (elems == 0)
         return gb_case_skip(ctx, "device %zu gets no element (size too small for %zu devices)",
-                            i, s->n);
+                            i, s->team.n);
     const uint64_t bytes = elems * sizeof(float);
     int err;
     const char *defines[] = {"T=float", "WG=256"};
@@ -145,19 +140,13 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     /* As the memory suite: whole work-groups from 0, then the remainder as single work-items
      * from `base` (kernels/stream.cl says why). */
     struct gb_launch *l = &d->launch;
-    *l = (struct gb_launch){.dims = 1, .global = {elems / wg * wg, 1, 1}, .local = {wg, 1, 1},
-                           .nargs = 5};
+    *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {wg, 1, 1}, .nargs = 5};
     l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->a};
     l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->b};
     l->args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->c};
     l->args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)TRIAD_S};
     l->args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
-    if (elems % wg) {
-        d->tail = *l;
-        d->tail.global[0] = elems % wg;
-        d->tail.local[0] = 1;
-        d->tail.args[4].v.u64 = l->global[0];
-    }
+    gb_launch_split_tail(l, &d->tail, elems, 4);
     return 0;
 }
 
@@ -170,7 +159,7 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     d->rows = rows;
     if (rows == 0)
         return gb_case_skip(ctx, "device %zu gets no row (order %llu too small for %zu devices)",
-                            i, (unsigned long long)nk, s->n);
+                            i, (unsigned long long)nk, s->team.n);
     int err;
     if ((err = gb_multi_alloc(ctx, i, rows * nk * sizeof(float), GB_MEM_DEVICE, &d->a)) ||
         (err = gb_multi_alloc(ctx, i, nk * nk * sizeof(float), GB_MEM_DEVICE, &d->b)) ||
@@ -221,37 +210,36 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
 static int scaling_setup(struct gb_case_ctx *ctx)
 {
     struct scaling *s = ctx->state;
-    s->ctx = ctx;
     s->sgemm = strcmp(gb_params_str(ctx->params, "workload"), "sgemm") == 0;
     s->weak = strcmp(gb_params_str(ctx->params, "mode"), "weak") == 0;
-    int err = gb_multi_ndev(ctx, &s->n);
+    int err = gb_multi_ndev(ctx, &s->team.n);
     if (err)
         return err;
     if (s->sgemm) {
         s->order = (uint64_t)gb_params_int(ctx->params, "order");
-        s->blas = gb_multi_all_have(ctx, s->n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
-        for (size_t i = 0; i < s->n; i++)
+        s->blas = gb_multi_all_have(ctx, s->team.n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
+        for (size_t i = 0; i < s->team.n; i++)
             if (!s->blas && ctx->devs[i]->info.max_wg_size < SGEMM_TS * SGEMM_TS)
                 return gb_case_skip(ctx, "the SGEMM kernel needs work-groups of %d; device %zu "
                                     "allows %u", SGEMM_TS * SGEMM_TS, i,
                                     ctx->devs[i]->info.max_wg_size);
-        const uint64_t total_rows = s->weak ? s->order * s->n : s->order;
-        for (size_t i = 0; i < s->n && !err; i++) {
+        const uint64_t total_rows = s->weak ? s->order * s->team.n : s->order;
+        for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo, hi;
             if (s->weak)
                 lo = s->order * i, hi = lo + s->order;
             else
-                gb_multi_part(total_rows, s->n, i, &lo, &hi);
+                gb_multi_part(total_rows, s->team.n, i, &lo, &hi);
             err = setup_sgemm(ctx, s, i, lo, hi - lo);
         }
         ctx->op.flops = 2.0 * (double)total_rows * (double)s->order * (double)s->order;
     } else {
         const uint64_t per = gb_params_size(ctx->params, "size") / sizeof(float);
-        const uint64_t total = s->weak ? per * s->n : per;
-        for (size_t i = 0; i < s->n && !err; i++) {
+        const uint64_t total = s->weak ? per * s->team.n : per;
+        for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo = 0, hi = per;
             if (!s->weak)
-                gb_multi_part(total, s->n, i, &lo, &hi);
+                gb_multi_part(total, s->team.n, i, &lo, &hi);
             err = setup_triad(ctx, s, i, hi - lo);
         }
         ctx->op.bytes = 3.0 * (double)total * sizeof(float);
@@ -259,17 +247,7 @@ static int scaling_setup(struct gb_case_ctx *ctx)
     }
     if (err)
         return err;
-    if ((err = gb_team_create(ctx->devs, s->n, &s->team)))
-        return err;
-    ctx->op.timer = GB_TIMER_HOST;
-    return 0;
-}
-
-static int scaling_run(struct gb_case_ctx *ctx, uint64_t reps)
-{
-    struct scaling *s = ctx->state;
-    s->reps = reps;
-    return gb_team_run(s->team, s->n, scaling_job, s);
+    return gb_multi_team_start(ctx, scaling_job);
 }
 
 static int verify_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, float *h)
@@ -328,7 +306,7 @@ static int scaling_verify(struct gb_case_ctx *ctx)
     struct scaling *s = ctx->state;
     ctx->max_error = 0;
     int err = 0;
-    for (size_t i = 0; i < s->n && !err; i++) {
+    for (size_t i = 0; i < s->team.n && !err; i++) {
         uint64_t n = s->sgemm ? s->d[i].rows * s->order : s->d[i].elems;
         float *h = malloc(n * sizeof(float));
         if (!h)
@@ -350,13 +328,10 @@ static void scaling_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void scaling_teardown(struct gb_case_ctx *ctx)
 {
     struct scaling *s = ctx->state;
-    gb_team_destroy(s->team);
-    s->team = NULL;
+    gb_multi_team_stop(ctx);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
         struct scaling_dev *d = &s->d[i];
-        gb_case_free_buf(ctx, &d->a);
-        gb_case_free_buf(ctx, &d->b);
-        gb_case_free_buf(ctx, &d->c);
+        gb_case_free_bufs(ctx, &d->a, &d->b, &d->c, NULL);
         gb_case_free_kernel(ctx, &d->k, &d->prog);
     }
 }
@@ -370,7 +345,7 @@ const struct gb_suite gb_suite_scaling = {
     .state_size = sizeof(struct scaling),
     .normalize = scaling_normalize,
     .setup = scaling_setup,
-    .run = scaling_run,
+    .run = gb_multi_run,
     .verify = scaling_verify,
     .teardown = scaling_teardown,
     .flags = GB_SUITE_MULTI_DEVICE | GB_SUITE_SCALING,
