@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
@@ -84,18 +85,12 @@ static int piece(struct balance *b, size_t rank, uint64_t lo, uint64_t hi)
         return 0;
     const struct gb_backend_ops *ops = b->team.ctx->ops;
     struct gb_queue *q = b->team.ctx->queues[rank];
-    const uint64_t whole = (hi - lo) / WG * WG;
-    struct gb_launch l = {.dims = 1, .global = {whole, 1, 1}, .local = {WG, 1, 1}, .nargs = 3};
+    struct gb_launch l = {.dims = 1, .global = {0, 1, 1}, .local = {WG, 1, 1}, .nargs = 3}, tail;
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b->y[rank]};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = lo};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = b->iters};
-    int err = whole ? ops->launch(q, b->k[rank], &l) : 0;
-    if (!err && whole < hi - lo) {
-        l.global[0] = hi - lo - whole;
-        l.local[0] = 1;
-        l.args[1].v.u64 = lo + whole;
-        err = ops->launch(q, b->k[rank], &l);
-    }
+    gb_launch_split_tail(&l, &tail, hi - lo, 1);
+    int err = gb_launch_whole_then_tail(ops, q, b->k[rank], &l, &tail);
     if (!err)
         err = ops->copy(q, b->host, lo * sizeof(float), b->y[rank], lo * sizeof(float),
                         (hi - lo) * sizeof(float), GB_COPY_ASYNC);
