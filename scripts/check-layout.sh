@@ -4,7 +4,7 @@
 #   0 src/base      pure helpers: errors, units, params, stats, curves, Mann-Whitney, util
 #   1 backends      backend.h (the vtable and capability bits), backends.c, cuda/, opencl/
 #   2 src/harness   the suite contract, config, plan, measure, runner, results I/O, team, tuning
-#   3 suites        one file per suite, and suites.c (the table)
+#   3 suites        one file per suite, suites.c (the table), common.c and multi_common.c (shared)
 #   4 src/compare   verdicts over results files;  src/report  charts and pages (same floor)
 #   5 src/commands  one file per command; main.c only dispatches
 # tests/ and tools/ sit on top and may include anything. An include must name its floor

@@ -1,4 +1,5 @@
-/* Multi-device suites, part 3: `balance` — one job split across devices of unequal speed.
+/* balance — a multi-device suite (multi_common.h holds what those suites share): one job split
+ * across devices of unequal speed.
  *
  * The job: `elements` work items, each `iters` dependent fused multiply-adds (kernels/multi.cl
  * multi_work, 2 flops each), whose results are gathered into one host buffer (every device
@@ -28,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/multi.h"
+#include "suites/common.h"
+#include "suites/multi_common.h"
 
 enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
 static const char *const splits[] = {"equal", "proportional", "dynamic", NULL};
@@ -50,19 +52,16 @@ static const struct gb_axis_def balance_axes[] = {
 #define WG 64
 
 struct balance {
+    struct gb_multi_team team;               /* first: gb_multi_run() */
     enum split split;
-    size_t n;
     uint64_t elements, nchunks, chunk;
     uint32_t iters;
     uint64_t lo[GB_MAX_SET], hi[GB_MAX_SET]; /* static splits */
     double rate_gflops[GB_MAX_SET];          /* proportional: as probed, all devices at once */
     _Atomic uint64_t next;                   /* dynamic: the next chunk to take */
-    uint64_t reps;
     uint64_t done[GB_MAX_SET];               /* elements each device computed in the last run */
     double util[HIST][GB_MAX_SET];           /* busy / span of each device, the last HIST runs */
     size_t nbusy;
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
     struct gb_buf *y[GB_MAX_SET], *host;
     struct gb_program *prog[GB_MAX_SET];
     struct gb_kernel *k[GB_MAX_SET];
@@ -84,20 +83,14 @@ static int piece(struct balance *b, size_t rank, uint64_t lo, uint64_t hi)
 {
     if (hi <= lo)
         return 0;
-    const struct gb_backend_ops *ops = b->ctx->ops;
-    struct gb_queue *q = b->ctx->queues[rank];
-    const uint64_t whole = (hi - lo) / WG * WG;
-    struct gb_launch l = {.dims = 1, .global = {whole, 1, 1}, .local = {WG, 1, 1}, .nargs = 3};
+    const struct gb_backend_ops *ops = b->team.ctx->ops;
+    struct gb_queue *q = b->team.ctx->queues[rank];
+    struct gb_launch l = {.dims = 1, .global = {0, 1, 1}, .local = {WG, 1, 1}, .nargs = 3}, tail;
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b->y[rank]};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = lo};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = b->iters};
-    int err = whole ? ops->launch(q, b->k[rank], &l) : 0;
-    if (!err && whole < hi - lo) {
-        l.global[0] = hi - lo - whole;
-        l.local[0] = 1;
-        l.args[1].v.u64 = lo + whole;
-        err = ops->launch(q, b->k[rank], &l);
-    }
+    gb_launch_split_tail(&l, &tail, hi - lo, 1);
+    int err = gb_launch_whole_then_tail(ops, q, b->k[rank], &l, &tail);
     if (!err)
         err = ops->copy(q, b->host, lo * sizeof(float), b->y[rank], lo * sizeof(float),
                         (hi - lo) * sizeof(float), GB_COPY_ASYNC);
@@ -123,11 +116,11 @@ static bool take_chunk(struct balance *b, uint64_t rep, uint64_t *c)
 static int balance_job(struct gb_team *t, size_t rank, void *arg)
 {
     struct balance *b = arg;
-    const struct gb_backend_ops *ops = b->ctx->ops;
-    struct gb_queue *q = b->ctx->queues[rank];
+    const struct gb_backend_ops *ops = b->team.ctx->ops;
+    struct gb_queue *q = b->team.ctx->queues[rank];
     int err = 0;
     b->done[rank] = 0;
-    for (uint64_t r = 0; r < b->reps && !err; r++) {
+    for (uint64_t r = 0; r < b->team.reps && !err; r++) {
         /* One job after the other: the next starts when every device is done with this one. */
         if (r > 0 && (err = gb_team_barrier(t)))
             break;
@@ -152,7 +145,7 @@ static int probe_job(struct gb_team *t, size_t rank, void *arg)
     (void)t;
     struct balance *b = arg;
     int err = piece(b, rank, b->lo[rank], b->hi[rank]);
-    return err ? err : b->ctx->ops->queue_sync(b->ctx->queues[rank]);
+    return err ? err : b->team.ctx->ops->queue_sync(b->team.ctx->queues[rank]);
 }
 
 /* Sets the static split [lo, hi) of every device to the cumulative shares of w[], on
@@ -160,15 +153,15 @@ static int probe_job(struct gb_team *t, size_t rank, void *arg)
 static void split_by(struct balance *b, const double *w)
 {
     double sum = 0, acc = 0;
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; i < b->team.n; i++)
         sum += w[i];
     b->lo[0] = 0;
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < b->team.n; i++) {
         acc += w[i];
-        uint64_t hi = i + 1 == b->n ? b->elements
+        uint64_t hi = i + 1 == b->team.n ? b->elements
                                     : (uint64_t)((double)b->elements * (acc / sum)) / WG * WG;
         b->hi[i] = hi < b->lo[i] ? b->lo[i] : hi > b->elements ? b->elements : hi;
-        if (i + 1 < b->n)
+        if (i + 1 < b->team.n)
             b->lo[i + 1] = b->hi[i];
     }
 }
@@ -181,20 +174,20 @@ static void split_by(struct balance *b, const double *w)
 static int proportional_split(struct balance *b)
 {
     double w[GB_MAX_SET];
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; i < b->team.n; i++)
         w[i] = 1.0;
     for (int round = 0; round < 2; round++) {
         split_by(b, w);
         double busy[GB_MAX_SET][3];
-        int err = gb_team_run(b->team, b->n, probe_job, b); /* warm-up */
+        int err = gb_team_run(b->team.t, b->team.n, probe_job, b); /* warm-up */
         for (int k = 0; k < 3 && !err; k++) {
-            err = gb_team_run(b->team, b->n, probe_job, b);
-            for (size_t i = 0; i < b->n && !err; i++)
-                busy[i][k] = gb_team_busy(b->team, i);
+            err = gb_team_run(b->team.t, b->team.n, probe_job, b);
+            for (size_t i = 0; i < b->team.n && !err; i++)
+                busy[i][k] = gb_team_busy(b->team.t, i);
         }
         if (err)
             return err;
-        for (size_t i = 0; i < b->n; i++) {
+        for (size_t i = 0; i < b->team.n; i++) {
             double med = gb_multi_median(busy[i], 3);
             uint64_t part = b->hi[i] - b->lo[i];
             /* A device with no part keeps a small weight so that it is probed again. */
@@ -209,7 +202,6 @@ static int proportional_split(struct balance *b)
 static int balance_setup(struct gb_case_ctx *ctx)
 {
     struct balance *b = ctx->state;
-    b->ctx = ctx;
     const char *sp = gb_params_str(ctx->params, "split");
     b->split = strcmp(sp, "equal") == 0 ? SPLIT_EQUAL
                : strcmp(sp, "proportional") == 0 ? SPLIT_PROPORTIONAL
@@ -217,8 +209,8 @@ static int balance_setup(struct gb_case_ctx *ctx)
     b->elements = (uint64_t)gb_params_int(ctx->params, "elements");
     b->iters = (uint32_t)gb_params_int(ctx->params, "iters");
     b->nchunks = (uint64_t)gb_params_int(ctx->params, "chunks");
-    b->n = ctx->ndevs;
-    if (b->n < 2 && b->split != SPLIT_EQUAL)
+    b->team.n = ctx->ndevs;
+    if (b->team.n < 2 && b->split != SPLIT_EQUAL)
         return gb_case_skip(ctx, "a %s split needs at least 2 devices of one backend; 1 is "
                             "selected (split=equal runs the whole job on it as the baseline)",
                             sp);
@@ -232,7 +224,7 @@ static int balance_setup(struct gb_case_ctx *ctx)
     int err;
     if ((err = gb_multi_alloc(ctx, 0, bytes, GB_MEM_HOST_PINNED, &b->host)))
         return err;
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < b->team.n; i++) {
         if (ctx->devs[i]->info.max_wg_size < WG)
             return gb_case_skip(ctx, "device %zu allows work-groups of %u, the job needs %d", i,
                                 ctx->devs[i]->info.max_wg_size, WG);
@@ -240,9 +232,9 @@ static int balance_setup(struct gb_case_ctx *ctx)
             (err = gb_multi_build(ctx, i, "multi.cl", "multi_work", NULL, 0, &b->prog[i],
                                   &b->k[i])))
             return err;
-        gb_multi_part(b->elements, b->n, i, &b->lo[i], &b->hi[i]);
+        gb_multi_part(b->elements, b->team.n, i, &b->lo[i], &b->hi[i]);
     }
-    if ((err = gb_team_create(ctx->devs, b->n, &b->team)))
+    if ((err = gb_multi_team_start(ctx, balance_job)))
         return err;
     if (b->split == SPLIT_PROPORTIONAL && (err = proportional_split(b)))
         return err;
@@ -255,20 +247,18 @@ static int balance_setup(struct gb_case_ctx *ctx)
         b->ref[v] = x;
     }
     ctx->op.flops = 2.0 * (double)b->elements * (double)b->iters;
-    ctx->op.timer = GB_TIMER_HOST;
     return 0;
 }
 
 static int balance_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct balance *b = ctx->state;
-    b->reps = reps;
     atomic_store(&b->next, 0);
-    int err = gb_team_run(b->team, b->n, balance_job, b);
+    int err = gb_multi_run(ctx, reps);
     if (!err) {
-        double *row = b->util[b->nbusy++ % HIST], span = gb_team_span(b->team);
-        for (size_t i = 0; i < b->n; i++)
-            row[i] = span > 0 ? gb_team_busy(b->team, i) / span : NAN;
+        double *row = b->util[b->nbusy++ % HIST], span = gb_team_span(b->team.t);
+        for (size_t i = 0; i < b->team.n; i++)
+            row[i] = span > 0 ? gb_team_busy(b->team.t, i) / span : NAN;
     }
     return err;
 }
@@ -298,25 +288,24 @@ static void balance_figures(struct gb_case_ctx *ctx, double op_time_s)
     double busy[GB_MAX_SET], share[GB_MAX_SET], col[HIST], total = 0;
     /* Busy time as the fraction of each run a device was busy (the median over the last runs)
      * times the makespan, so that it is on the same scale as the makespan reported. */
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < b->team.n; i++) {
         for (size_t k = 0; k < h; k++)
             col[k] = b->util[k][i];
         busy[i] = h ? gb_multi_median(col, h) * op_time_s : NAN;
         total += (double)b->done[i];
     }
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; i < b->team.n; i++)
         share[i] = total > 0 ? (double)b->done[i] / total : NAN;
-    gb_case_figure_devices(ctx, "busy", "s", busy, b->n);
-    gb_case_figure_devices(ctx, "share", "", share, b->n);
+    gb_case_figure_devices(ctx, "busy", "s", busy, b->team.n);
+    gb_case_figure_devices(ctx, "share", "", share, b->team.n);
     if (b->split == SPLIT_PROPORTIONAL)
-        gb_case_figure_devices(ctx, "rate", "GFLOP/s", b->rate_gflops, b->n);
+        gb_case_figure_devices(ctx, "rate", "GFLOP/s", b->rate_gflops, b->team.n);
 }
 
 static void balance_teardown(struct gb_case_ctx *ctx)
 {
     struct balance *b = ctx->state;
-    gb_team_destroy(b->team);
-    b->team = NULL;
+    gb_multi_team_stop(ctx);
     gb_case_free_buf(ctx, &b->host);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
         gb_case_free_buf(ctx, &b->y[i]);

@@ -45,6 +45,7 @@
 #include "harness/suite.h"
 #include "harness/tune.h"
 #include "base/units.h"
+#include "suites/common.h"
 
 static const char *const op_names[] = {"copies", "launches", "gemm", NULL};
 static const char *const mode_names[] = {"one",   "each",  "async",   "separate", "fused",
@@ -477,9 +478,7 @@ static void batching_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void batching_teardown(struct gb_case_ctx *ctx)
 {
     struct batching *s = ctx->state;
-    struct gb_buf **one[] = {&s->host, &s->dev, &s->data, &s->a, &s->b, &s->c};
-    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-        gb_case_free_buf(ctx, one[i]);
+    gb_case_free_bufs(ctx, &s->host, &s->dev, &s->data, &s->a, &s->b, &s->c, NULL);
     struct gb_buf **lists[] = {s->la, s->lb, s->lc};
     for (size_t j = 0; j < 3; j++) {
         for (uint64_t i = 0; lists[j] && i < s->count; i++)

@@ -8,6 +8,7 @@
 #include "harness/kernels.h"
 #include "harness/suite.h"
 #include "base/units.h"
+#include "suites/common.h"
 
 int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
 {
@@ -169,6 +170,83 @@ void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct g
     *k = NULL;
     *p = NULL;
 }
+
+/* ==== shared shapes of the suites (declared in suites/common.h) ============================== */
+
+int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg)
+{
+    const uint32_t max = ctx->dev->info.max_wg_size;
+    if (wg > max)
+        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", wg, max);
+    return 0;
+}
+
+int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                     const char *const *defines, size_t ndefines, uint32_t wg,
+                     struct gb_program **prog, struct gb_kernel **k)
+{
+    int err = gb_case_build(ctx, file, kernel, defines, ndefines, prog, k);
+    if (err)
+        return err;
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(*k, &kmax)))
+        return err;
+    if (wg > kmax)
+        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", wg, kmax);
+    return 0;
+}
+
+void gb_launch_split_tail(struct gb_launch *whole, struct gb_launch *tail, uint64_t n,
+                          uint32_t base_arg)
+{
+    const uint64_t wg = whole->local[0];
+    whole->global[0] = n / wg * wg;
+    *tail = (struct gb_launch){0};
+    if (n % wg) {
+        *tail = *whole;
+        tail->global[0] = n % wg;
+        tail->local[0] = 1;
+        tail->args[base_arg].v.u64 += whole->global[0];
+    }
+}
+
+int gb_launch_whole_then_tail(const struct gb_backend_ops *ops, struct gb_queue *q,
+                              struct gb_kernel *k, const struct gb_launch *whole,
+                              const struct gb_launch *tail)
+{
+    int err = 0;
+    if (whole->global[0])
+        err = ops->launch(q, k, whole);
+    if (!err && tail->global[0])
+        err = ops->launch(q, k, tail);
+    return err;
+}
+
+void gb_case_free_bufs(struct gb_case_ctx *ctx, struct gb_buf **first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    for (struct gb_buf **b = first; b; b = va_arg(ap, struct gb_buf **))
+        gb_case_free_buf(ctx, b);
+    va_end(ap);
+}
+
+void gb_case_accuracy_figures(struct gb_case_ctx *ctx, double rms, double tolerance)
+{
+    gb_case_figure(ctx, "rms_error", "", rms);
+    gb_case_figure(ctx, "tolerance", "", tolerance);
+}
+
+int gb_suite_precision_derive(struct gb_results *rs, const char *suite, const char *axis,
+                              const char *base, bool by_time, gb_peak_fn peak_of)
+{
+    gb_precision_speedups(rs, suite, axis, base, by_time);
+    if (peak_of)
+        gb_precision_check_peaks(rs, suite, peak_of);
+    return 0;
+}
+
+/* ==== end of the shared shapes ================================================================ */
 
 /* ---- verification data ---------------------------------------------------------------------- */
 

@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/common.h"
+#include "suites/compute_state.h"
 
 static const char *const precs[] = {"f64", "f32", "f16", "half2", "bf16", "int8dot", "i32", NULL};
 
@@ -117,9 +118,9 @@ static int compute_setup(struct gb_case_ctx *ctx)
     if (s->iters % 4)
         return gb_case_skip(ctx, "iters %u: must be a multiple of 4 (the loop is unrolled 4x)",
                             s->iters);
-    if (s->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
-                            info->max_wg_size);
+    int err = gb_case_check_wg(ctx, s->wg);
+    if (err)
+        return err;
 
     const uint64_t cus = info->compute_units ? info->compute_units : 1;
     s->items = groups * cus * s->wg;
@@ -132,15 +133,9 @@ static int compute_setup(struct gb_case_ctx *ctx)
     snprintf(d_chains, sizeof d_chains, "CHAINS=%u", s->chains);
     snprintf(d_vec, sizeof d_vec, "VEC=%u", s->vec);
     const char *defines[] = {d_chains, d_vec};
-    int err = gb_case_build(ctx, "compute.cl", cp[s->p].kernel, defines, 2, &s->prog, &s->k);
-    if (err)
+    if ((err = gb_case_build_wg(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg, &s->prog,
+                                &s->k)))
         return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
-        return err;
-    if (s->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
-                            kmax);
     if ((err = gb_case_alloc(ctx, s->elems * cp[s->p].esize, GB_MEM_DEVICE, &s->out)))
         return err;
 
@@ -366,9 +361,7 @@ static double compute_peak(const struct gb_result *r, const struct gb_device_inf
 
 static int compute_derive(struct gb_results *rs)
 {
-    gb_precision_speedups(rs, "compute", "prec", "f32", false);
-    gb_precision_check_peaks(rs, "compute", compute_peak);
-    return 0;
+    return gb_suite_precision_derive(rs, "compute", "prec", "f32", false, compute_peak);
 }
 
 const struct gb_suite gb_suite_compute = {

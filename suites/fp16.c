@@ -23,7 +23,8 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/common.h"
+#include "suites/fp16_state.h"
 
 static const char *const ops[] = {"scale", "triad", NULL};
 static const char *const storages[] = {"float", "half", "bf16", NULL};
@@ -81,25 +82,18 @@ static int fp16_setup(struct gb_case_ctx *ctx)
     s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     const size_t es = gb_dtype_size(s->st);
     const unsigned arrays = s->triad ? 3 : 2;
-    if (s->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
-                            info->max_wg_size);
+    int err = gb_case_check_wg(ctx, s->wg);
+    if (err)
+        return err;
     if (info->global_mem && arrays * s->n * es > info->global_mem)
         return gb_case_skip(ctx, "%u arrays of %llu bytes exceed the device's %llu bytes", arrays,
                             (unsigned long long)(s->n * es),
                             (unsigned long long)info->global_mem);
 
     const char *def = s->st == GB_F16 ? "STORE_HALF=1" : s->st == GB_BF16 ? "STORE_BF16=1" : NULL;
-    int err = gb_case_build(ctx, "fp16.cl", s->triad ? "fp16_triad" : "fp16_scale", &def,
-                            def ? 1 : 0, &s->prog, &s->k);
-    if (err)
+    if ((err = gb_case_build_wg(ctx, "fp16.cl", s->triad ? "fp16_triad" : "fp16_scale", &def,
+                                def ? 1 : 0, s->wg, &s->prog, &s->k)))
         return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
-        return err;
-    if (s->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
-                            kmax);
 
     s->b64 = malloc(s->n * sizeof *s->b64);
     s->c64 = malloc(s->n * sizeof *s->c64);
@@ -132,8 +126,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
         return err;
 
     struct gb_launch *l = &s->l;
-    *l = (struct gb_launch){.dims = 1, .global = {s->n / s->wg * s->wg, 1, 1},
-                            .local = {s->wg, 1, 1}};
+    *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {s->wg, 1, 1}};
     const struct gb_arg sc = {.kind = GB_ARG_F32, .v.f32 = (float)SCALAR};
     const struct gb_arg base = {.kind = GB_ARG_U64, .v.u64 = 0};
     if (s->triad) {
@@ -145,12 +138,8 @@ static int fp16_setup(struct gb_case_ctx *ctx)
         l->args[0] = buf_arg(s->b), l->args[1] = buf_arg(s->c), l->args[2] = sc;
         l->args[3] = base;
     }
-    if (s->n % s->wg) {
-        s->tail = *l;
-        s->tail.global[0] = s->n % s->wg;
-        s->tail.local[0] = 1;
-        s->tail.args[s->tail.nargs - 1].v.u64 = l->global[0];
-    }
+    /* Whole work-groups, then the remainder as single work-items. */
+    gb_launch_split_tail(l, &s->tail, s->n, l->nargs - 1);
     /* u_in + 3 u_f32 + u_out, doubled (the file's comment derives it). */
     const double u = gb_unit_roundoff(s->st), u32 = gb_unit_roundoff(GB_F32);
     s->tol = 2.0 * (2.0 * u + 3.0 * u32);
@@ -164,12 +153,8 @@ static int fp16_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct fp16 *s = ctx->state;
     int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++) {
-        if (s->l.global[0])
-            err = ctx->ops->launch(ctx->q, s->k, &s->l);
-        if (!err && s->tail.global[0])
-            err = ctx->ops->launch(ctx->q, s->k, &s->tail);
-    }
+    for (uint64_t r = 0; r < reps && !err; r++)
+        err = gb_launch_whole_then_tail(ctx->ops, ctx->q, s->k, &s->l, &s->tail);
     return err;
 }
 
@@ -203,16 +188,13 @@ static void fp16_figures(struct gb_case_ctx *ctx, double op_time_s)
     struct fp16 *s = ctx->state;
     if (op_time_s > 0)
         gb_case_figure(ctx, "Gelem_per_s", "Gelem/s", (double)s->n / op_time_s / 1e9);
-    gb_case_figure(ctx, "rms_error", "", s->rms);
-    gb_case_figure(ctx, "tolerance", "", s->tol);
+    gb_case_accuracy_figures(ctx, s->rms, s->tol);
 }
 
 static void fp16_teardown(struct gb_case_ctx *ctx)
 {
     struct fp16 *s = ctx->state;
-    gb_case_free_buf(ctx, &s->a);
-    gb_case_free_buf(ctx, &s->b);
-    gb_case_free_buf(ctx, &s->c);
+    gb_case_free_bufs(ctx, &s->a, &s->b, &s->c, NULL);
     gb_case_free_kernel(ctx, &s->k, &s->prog);
     free(s->b64);
     free(s->c64);
@@ -220,8 +202,7 @@ static void fp16_teardown(struct gb_case_ctx *ctx)
 
 static int fp16_derive(struct gb_results *rs)
 {
-    gb_precision_speedups(rs, "fp16", "storage", "float", true);
-    return 0;
+    return gb_suite_precision_derive(rs, "fp16", "storage", "float", true, NULL);
 }
 
 const struct gb_suite gb_suite_fp16 = {

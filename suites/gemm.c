@@ -35,7 +35,8 @@
 #include <string.h>
 
 #include "harness/precision.h"
-#include "suites/precision_state.h"
+#include "suites/common.h"
+#include "suites/gemm_state.h"
 #include "harness/tuning_cache.h"
 
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
@@ -443,17 +444,14 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     struct gemm *s = ctx->state;
     (void)op_time_s;
-    gb_case_figure(ctx, "rms_error", "", s->rms);
-    gb_case_figure(ctx, "tolerance", "", s->tol > 0 ? s->tol : default_tol(s->p, s->k));
+    gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
     gb_case_text(ctx, "config", "%s", s->config);
 }
 
 static void gemm_teardown(struct gb_case_ctx *ctx)
 {
     struct gemm *s = ctx->state;
-    gb_case_free_buf(ctx, &s->a);
-    gb_case_free_buf(ctx, &s->b);
-    gb_case_free_buf(ctx, &s->c);
+    gb_case_free_bufs(ctx, &s->a, &s->b, &s->c, NULL);
     gb_case_free_kernel(ctx, &s->kern, &s->prog);
     free(s->a64);
     free(s->b64);
@@ -472,9 +470,7 @@ static double gemm_peak(const struct gb_result *r, const struct gb_device_info *
 
 static int gemm_derive(struct gb_results *rs)
 {
-    gb_precision_speedups(rs, "gemm", "prec", "f32", false);
-    gb_precision_check_peaks(rs, "gemm", gemm_peak);
-    return 0;
+    return gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
 }
 
 const struct gb_suite gb_suite_gemm = {

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/state.h"
+#include "suites/common.h"
+#include "suites/memory_state.h"
 
 static const char *const ops[] = {"copy", "mul", "add", "triad", "dot", NULL};
 static const char *const types[] = {"float", "double", NULL};
@@ -99,9 +100,9 @@ static int memory_setup(struct gb_case_ctx *ctx)
     if (m->n == 0)
         return gb_case_skip(ctx, "size %llu is smaller than one element",
                             (unsigned long long)bytes);
-    if (m->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", m->wg,
-                            info->max_wg_size);
+    int err = gb_case_check_wg(ctx, m->wg);
+    if (err)
+        return err;
     if (m->op == OP_DOT && (m->wg & (m->wg - 1)))
         return gb_case_skip(ctx, "dot needs a power-of-two work-group size, not %u", m->wg);
     if (info->global_mem && 3 * m->n * m->esize > info->global_mem)
@@ -113,15 +114,9 @@ static int memory_setup(struct gb_case_ctx *ctx)
     snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
     snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
     const char *defines[] = {def_t, def_wg};
-    int err = gb_case_build(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, &m->prog, &m->k);
-    if (err)
+    if ((err = gb_case_build_wg(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, m->wg,
+                                &m->prog, &m->k)))
         return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(m->k, &kmax)))
-        return err;
-    if (m->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", m->wg,
-                            kmax);
 
     uint64_t bytes_arr = m->n * m->esize;
     if ((err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->a)) ||
@@ -156,8 +151,6 @@ static int memory_setup(struct gb_case_ctx *ctx)
             return err;
         l->global[0] = m->groups * m->wg;
         last.v.u64 = m->n;
-    } else {
-        l->global[0] = m->n / m->wg * m->wg;
     }
     switch (m->op) {
     case OP_COPY:
@@ -185,12 +178,8 @@ static int memory_setup(struct gb_case_ctx *ctx)
         l->args[3] = last;
         break;
     }
-    if (m->op != OP_DOT && m->n % m->wg) {
-        m->tail = *l;
-        m->tail.global[0] = m->n % m->wg;
-        m->tail.local[0] = 1;
-        m->tail.args[m->tail.nargs - 1].v.u64 = l->global[0];
-    }
+    if (m->op != OP_DOT)
+        gb_launch_split_tail(l, &m->tail, m->n, l->nargs - 1);
     ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
     ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
                     : m->op == OP_COPY                 ? 0.0
@@ -203,12 +192,8 @@ static int memory_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct memory *m = ctx->state;
     int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++) {
-        if (m->launch.global[0])
-            err = ctx->ops->launch(ctx->q, m->k, &m->launch);
-        if (!err && m->tail.global[0])
-            err = ctx->ops->launch(ctx->q, m->k, &m->tail);
-    }
+    for (uint64_t r = 0; r < reps && !err; r++)
+        err = gb_launch_whole_then_tail(ctx->ops, ctx->q, m->k, &m->launch, &m->tail);
     return err;
 }
 
@@ -287,10 +272,7 @@ static int memory_verify(struct gb_case_ctx *ctx)
 static void memory_teardown(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
-    gb_case_free_buf(ctx, &m->a);
-    gb_case_free_buf(ctx, &m->b);
-    gb_case_free_buf(ctx, &m->c);
-    gb_case_free_buf(ctx, &m->sums);
+    gb_case_free_bufs(ctx, &m->a, &m->b, &m->c, &m->sums, NULL);
     gb_case_free_kernel(ctx, &m->k, &m->prog);
 }
 

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/state.h"
+#include "suites/common.h"
+#include "suites/transfer_state.h"
 
 static const char *const ops[] = {"h2d", "d2h", "d2d", "bidir", NULL};
 static const char *const memories[] = {"pinned", "pageable", "device", NULL};
@@ -182,10 +183,7 @@ static int transfer_verify(struct gb_case_ctx *ctx)
 static void transfer_teardown(struct gb_case_ctx *ctx)
 {
     struct transfer *t = ctx->state;
-    gb_case_free_buf(ctx, &t->src);
-    gb_case_free_buf(ctx, &t->dst);
-    gb_case_free_buf(ctx, &t->src2);
-    gb_case_free_buf(ctx, &t->dst2);
+    gb_case_free_bufs(ctx, &t->src, &t->dst, &t->src2, &t->dst2, NULL);
     if (t->q2)
         ctx->ops->queue_destroy(t->q2);
     free(t->pattern);

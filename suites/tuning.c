@@ -45,6 +45,7 @@
 #include "harness/tuning_cache.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "suites/common.h"
 
 /* ---- the tunable kernels ---------------------------------------------------------------- */
 
@@ -1023,10 +1024,7 @@ static void tuning_teardown(struct gb_case_ctx *ctx)
 {
     struct tuning *t = ctx->state;
     inst_free(ctx, &t->cur);
-    gb_case_free_buf(ctx, &t->a);
-    gb_case_free_buf(ctx, &t->b);
-    gb_case_free_buf(ctx, &t->c);
-    gb_case_free_buf(ctx, &t->partial);
+    gb_case_free_bufs(ctx, &t->a, &t->b, &t->c, &t->partial, NULL);
     for (size_t i = 0; i < t->ncons; i++)
         gb_expr_free(t->cons[i].e);
     free(t->ha);

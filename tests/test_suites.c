@@ -6,7 +6,8 @@
 #include "harness/measure.h"
 #include "harness/plan.h"
 #include "harness/runner.h"
-#include "suites/state.h"
+#include "suites/memory_state.h"
+#include "suites/transfer_state.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "

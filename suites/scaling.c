@@ -1,123 +1,27 @@
-/* Multi-device suites, part 1: the shared helpers (multi.h), `scaling` and `aggregate`.
- *
- * scaling — one data-parallel job on 1..N devices at once: BabelStream's triad (a = b + s*c,
- * 3 arrays moved per element; GB/s) and an SGEMM split by rows (C = A B with A and C cut into
- * row blocks, B replicated; GFLOP/s = 2 M N K / s). Strong scaling keeps the total size fixed
- * (each device gets 1/n of it); weak scaling keeps the size per device fixed (the total grows
- * with n). The headline is the aggregate throughput of the concurrent run; the runner adds
- * "speedup" (against the same case on one device) and "efficiency" (speedup / n).
+/* scaling — a multi-device suite (multi_common.h holds what those suites share): one
+ * data-parallel job on 1..N devices at once: BabelStream's triad (a = b + s*c, 3 arrays moved
+ * per element; GB/s) and an SGEMM split by rows (C = A B with A and C cut into row blocks, B
+ * replicated; GFLOP/s = 2 M N K / s). Strong scaling keeps the total size fixed (each device gets
+ * 1/n of it); weak scaling keeps the size per device fixed (the total grows with n). The headline
+ * is the aggregate throughput of the concurrent run; the runner adds "speedup" (against the same
+ * case on one device) and "efficiency" (speedup / n).
  * The SGEMM uses the backend's BLAS (CLBlast, cuBLAS) when every device of the set has
  * GB_CAP_BLAS_F32, else a tiled kernel of our own (kernels/multi.cl); the figure "impl" says
  * which.
- *
- * aggregate — H2D or D2H copies on n devices at the same time, each device copying `size` bytes
- * between its own host buffer and its own device buffer: the aggregate GB/s = n * size / wall
- * time of the concurrent copies, measured concurrently (never a sum of separate runs); with
- * "speedup" and "efficiency" against one device alone.
  *
  * Verification: triad arrays start at a = 0.1, b = 0.2, c = 0.7, s = 0.4 and triad is idempotent
  * on them, so every element must be 0.48 (in float) whatever the repetitions (relative tolerance
  * 1e-6, as the memory suite). SGEMM inputs are small integers (|a| <= 3, |b| <= 2), so every dot
  * product of up to 2^20 terms is an exact float and C must match the host's integer reference
- * exactly. Copies carry a different pseudo-random pattern per device and are compared byte for
- * byte.
+ * exactly.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/multi.h"
-
-/* ---- helpers (multi.h) ----------------------------------------------------------------------- */
-
-int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
-{
-    int64_t want = gb_params_int(ctx->params, "ndev");
-    if (want < 1)
-        want = 1;
-    if ((uint64_t)want > ctx->ndevs)
-        return gb_case_skip(ctx, "needs %lld devices of one backend; %zu %s selected",
-                            (long long)want, ctx->ndevs, ctx->ndevs == 1 ? "is" : "are");
-    *n = (size_t)want;
-    return 0;
-}
-
-/* The single-device helpers work on ctx->dev and ctx->q: point them at device `rank` for the
- * call. */
-#define GB__ON_RANK(ctx, rank, call)                                                               \
-    do {                                                                                           \
-        struct gb_device *gb__dev = (ctx)->dev;                                                    \
-        struct gb_queue *gb__q = (ctx)->q;                                                         \
-        (ctx)->dev = (ctx)->devs[rank];                                                            \
-        (ctx)->q = (ctx)->queues[rank];                                                            \
-        err = (call);                                                                              \
-        (ctx)->dev = gb__dev;                                                                      \
-        (ctx)->q = gb__q;                                                                          \
-    } while (0)
-
-int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,
-                   struct gb_buf **out)
-{
-    int err;
-    GB__ON_RANK(ctx, rank, gb_case_alloc(ctx, bytes, kind, out));
-    return err;
-}
-
-int gb_multi_upload(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *dst, const void *src,
-                    uint64_t bytes)
-{
-    int err;
-    GB__ON_RANK(ctx, rank, gb_case_upload(ctx, dst, src, bytes));
-    return err;
-}
-
-int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb_buf *src,
-                      uint64_t bytes)
-{
-    int err;
-    GB__ON_RANK(ctx, rank, gb_case_download(ctx, dst, src, bytes));
-    return err;
-}
-
-int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const char *kernel,
-                   const char *const *defines, size_t ndefines, struct gb_program **prog,
-                   struct gb_kernel **k)
-{
-    int err;
-    GB__ON_RANK(ctx, rank, gb_case_build(ctx, file, kernel, defines, ndefines, prog, k));
-    return err;
-}
-
-bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((ctx->devs[i]->info.caps & caps) != caps)
-            return false;
-    return true;
-}
-
-void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *hi)
-{
-    /* total * i / n without overflowing for any total below 2^63 / GB_MAX_SET. */
-    *lo = total / n * i + total % n * i / n;
-    *hi = total / n * (i + 1) + total % n * (i + 1) / n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double gb_multi_median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* ---- scaling --------------------------------------------------------------------------------- */
+#include "suites/common.h"
+#include "suites/multi_common.h"
 
 static const char *const workloads[] = {"triad", "sgemm", NULL};
 static const char *const modes[] = {"strong", "weak", NULL};
@@ -127,8 +31,7 @@ static const struct gb_axis_def scaling_axes[] = {
      .help = "triad (GB/s) or sgemm split by rows (GFLOP/s)"},
     {.name = "mode", .type = GB_V_STR, .def = "[strong, weak]", .choices = modes,
      .help = "strong: fixed total size split across devices; weak: fixed size per device"},
-    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,
-     .help = "devices used at once (above the set's size: skipped)"},
+    GB_MULTI_NDEV_AXIS("devices used at once"),
     {.name = "size", .type = GB_V_SIZE, .def = "64MiB", .min = 1,
      .help = "triad: bytes per array (strong: in total, weak: per device); 0 for sgemm"},
     {.name = "order", .type = GB_V_INT, .def = "1024", .min = 1, .max = 65536,
@@ -152,12 +55,9 @@ struct scaling_dev {
 };
 
 struct scaling {
+    struct gb_multi_team team; /* first: gb_multi_run() */
     bool sgemm, weak, blas;
-    size_t n;
     uint64_t order; /* sgemm: N = K */
-    uint64_t reps;  /* of the run in progress */
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
     struct scaling_dev d[GB_MAX_SET];
 };
 
@@ -192,18 +92,16 @@ static int scaling_job(struct gb_team *t, size_t rank, void *arg)
 {
     (void)t;
     struct scaling *s = arg;
-    const struct gb_backend_ops *ops = s->ctx->ops;
-    struct gb_queue *q = s->ctx->queues[rank];
+    const struct gb_backend_ops *ops = s->team.ctx->ops;
+    struct gb_queue *q = s->team.ctx->queues[rank];
     struct scaling_dev *d = &s->d[rank];
     int err = 0;
-    for (uint64_t r = 0; r < s->reps && !err; r++) {
+    for (uint64_t r = 0; r < s->team.reps && !err; r++) {
         /* The backend serialises BLAS enqueues itself where its library needs it. */
         if (s->sgemm && s->blas)
             err = ops->gemm(q, &d->gemm);
-        else if (d->launch.global[0])
-            err = ops->launch(q, d->k, &d->launch);
-        if (!err && d->tail.global[0])
-            err = ops->launch(q, d->k, &d->tail);
+        else
+            err = gb_launch_whole_then_tail(ops, q, d->k, &d->launch, &d->tail);
     }
     return err ? err : ops->queue_sync(q);
 }
@@ -216,7 +114,7 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     uint32_t wg = info->max_wg_size >= 256 ? 256 : info->max_wg_size;
     if (elems == 0)
         return gb_case_skip(ctx, "device %zu gets no element (size too small for %zu devices)",
-                            i, s->n);
+                            i, s->team.n);
     const uint64_t bytes = elems * sizeof(float);
     int err;
     const char *defines[] = {"T=float", "WG=256"};
@@ -242,19 +140,13 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     /* As the memory suite: whole work-groups from 0, then the remainder as single work-items
      * from `base` (kernels/stream.cl says why). */
     struct gb_launch *l = &d->launch;
-    *l = (struct gb_launch){.dims = 1, .global = {elems / wg * wg, 1, 1}, .local = {wg, 1, 1},
-                           .nargs = 5};
+    *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {wg, 1, 1}, .nargs = 5};
     l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->a};
     l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->b};
     l->args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = d->c};
     l->args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)TRIAD_S};
     l->args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
-    if (elems % wg) {
-        d->tail = *l;
-        d->tail.global[0] = elems % wg;
-        d->tail.local[0] = 1;
-        d->tail.args[4].v.u64 = l->global[0];
-    }
+    gb_launch_split_tail(l, &d->tail, elems, 4);
     return 0;
 }
 
@@ -267,7 +159,7 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     d->rows = rows;
     if (rows == 0)
         return gb_case_skip(ctx, "device %zu gets no row (order %llu too small for %zu devices)",
-                            i, (unsigned long long)nk, s->n);
+                            i, (unsigned long long)nk, s->team.n);
     int err;
     if ((err = gb_multi_alloc(ctx, i, rows * nk * sizeof(float), GB_MEM_DEVICE, &d->a)) ||
         (err = gb_multi_alloc(ctx, i, nk * nk * sizeof(float), GB_MEM_DEVICE, &d->b)) ||
@@ -318,37 +210,36 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
 static int scaling_setup(struct gb_case_ctx *ctx)
 {
     struct scaling *s = ctx->state;
-    s->ctx = ctx;
     s->sgemm = strcmp(gb_params_str(ctx->params, "workload"), "sgemm") == 0;
     s->weak = strcmp(gb_params_str(ctx->params, "mode"), "weak") == 0;
-    int err = gb_multi_ndev(ctx, &s->n);
+    int err = gb_multi_ndev(ctx, &s->team.n);
     if (err)
         return err;
     if (s->sgemm) {
         s->order = (uint64_t)gb_params_int(ctx->params, "order");
-        s->blas = gb_multi_all_have(ctx, s->n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
-        for (size_t i = 0; i < s->n; i++)
+        s->blas = gb_multi_all_have(ctx, s->team.n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
+        for (size_t i = 0; i < s->team.n; i++)
             if (!s->blas && ctx->devs[i]->info.max_wg_size < SGEMM_TS * SGEMM_TS)
                 return gb_case_skip(ctx, "the SGEMM kernel needs work-groups of %d; device %zu "
                                     "allows %u", SGEMM_TS * SGEMM_TS, i,
                                     ctx->devs[i]->info.max_wg_size);
-        const uint64_t total_rows = s->weak ? s->order * s->n : s->order;
-        for (size_t i = 0; i < s->n && !err; i++) {
+        const uint64_t total_rows = s->weak ? s->order * s->team.n : s->order;
+        for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo, hi;
             if (s->weak)
                 lo = s->order * i, hi = lo + s->order;
             else
-                gb_multi_part(total_rows, s->n, i, &lo, &hi);
+                gb_multi_part(total_rows, s->team.n, i, &lo, &hi);
             err = setup_sgemm(ctx, s, i, lo, hi - lo);
         }
         ctx->op.flops = 2.0 * (double)total_rows * (double)s->order * (double)s->order;
     } else {
         const uint64_t per = gb_params_size(ctx->params, "size") / sizeof(float);
-        const uint64_t total = s->weak ? per * s->n : per;
-        for (size_t i = 0; i < s->n && !err; i++) {
+        const uint64_t total = s->weak ? per * s->team.n : per;
+        for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo = 0, hi = per;
             if (!s->weak)
-                gb_multi_part(total, s->n, i, &lo, &hi);
+                gb_multi_part(total, s->team.n, i, &lo, &hi);
             err = setup_triad(ctx, s, i, hi - lo);
         }
         ctx->op.bytes = 3.0 * (double)total * sizeof(float);
@@ -356,17 +247,7 @@ static int scaling_setup(struct gb_case_ctx *ctx)
     }
     if (err)
         return err;
-    if ((err = gb_team_create(ctx->devs, s->n, &s->team)))
-        return err;
-    ctx->op.timer = GB_TIMER_HOST;
-    return 0;
-}
-
-static int scaling_run(struct gb_case_ctx *ctx, uint64_t reps)
-{
-    struct scaling *s = ctx->state;
-    s->reps = reps;
-    return gb_team_run(s->team, s->n, scaling_job, s);
+    return gb_multi_team_start(ctx, scaling_job);
 }
 
 static int verify_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, float *h)
@@ -425,7 +306,7 @@ static int scaling_verify(struct gb_case_ctx *ctx)
     struct scaling *s = ctx->state;
     ctx->max_error = 0;
     int err = 0;
-    for (size_t i = 0; i < s->n && !err; i++) {
+    for (size_t i = 0; i < s->team.n && !err; i++) {
         uint64_t n = s->sgemm ? s->d[i].rows * s->order : s->d[i].elems;
         float *h = malloc(n * sizeof(float));
         if (!h)
@@ -447,13 +328,10 @@ static void scaling_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void scaling_teardown(struct gb_case_ctx *ctx)
 {
     struct scaling *s = ctx->state;
-    gb_team_destroy(s->team);
-    s->team = NULL;
+    gb_multi_team_stop(ctx);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
         struct scaling_dev *d = &s->d[i];
-        gb_case_free_buf(ctx, &d->a);
-        gb_case_free_buf(ctx, &d->b);
-        gb_case_free_buf(ctx, &d->c);
+        gb_case_free_bufs(ctx, &d->a, &d->b, &d->c, NULL);
         gb_case_free_kernel(ctx, &d->k, &d->prog);
     }
 }
@@ -467,133 +345,9 @@ const struct gb_suite gb_suite_scaling = {
     .state_size = sizeof(struct scaling),
     .normalize = scaling_normalize,
     .setup = scaling_setup,
-    .run = scaling_run,
+    .run = gb_multi_run,
     .verify = scaling_verify,
     .teardown = scaling_teardown,
     .flags = GB_SUITE_MULTI_DEVICE | GB_SUITE_SCALING,
     .figures = scaling_figures,
-};
-
-/* ---- aggregate ------------------------------------------------------------------------------- */
-
-static const char *const agg_ops[] = {"h2d", "d2h", NULL};
-static const char *const agg_mems[] = {"pinned", "pageable", NULL};
-
-static const struct gb_axis_def aggregate_axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[h2d, d2h]", .choices = agg_ops,
-     .help = "h2d or d2h, on every device at the same time"},
-    {.name = "memory", .type = GB_V_STR, .def = "pinned", .choices = agg_mems,
-     .help = "host memory: pinned (page-locked) or pageable"},
-    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,
-     .help = "devices copying at once (above the set's size: skipped)"},
-    {.name = "size", .type = GB_V_SIZE, .def = "[4MiB, 64MiB]", .min = 1,
-     .help = "bytes per copy per device"},
-};
-
-struct aggregate {
-    bool h2d;
-    size_t n;
-    uint64_t size, reps;
-    struct gb_team *team;
-    struct gb_case_ctx *ctx;
-    struct gb_buf *host[GB_MAX_SET], *dev[GB_MAX_SET];
-    unsigned char *pattern[GB_MAX_SET];
-};
-
-static int aggregate_job(struct gb_team *t, size_t rank, void *arg)
-{
-    (void)t;
-    struct aggregate *a = arg;
-    const struct gb_backend_ops *ops = a->ctx->ops;
-    struct gb_queue *q = a->ctx->queues[rank];
-    struct gb_buf *dst = a->h2d ? a->dev[rank] : a->host[rank];
-    struct gb_buf *src = a->h2d ? a->host[rank] : a->dev[rank];
-    int err = 0;
-    for (uint64_t r = 0; r < a->reps && !err; r++)
-        err = ops->copy(q, dst, 0, src, 0, a->size, GB_COPY_ASYNC);
-    return err ? err : ops->queue_sync(q);
-}
-
-static int aggregate_setup(struct gb_case_ctx *ctx)
-{
-    struct aggregate *a = ctx->state;
-    a->ctx = ctx;
-    a->h2d = strcmp(gb_params_str(ctx->params, "op"), "h2d") == 0;
-    a->size = gb_params_size(ctx->params, "size");
-    enum gb_mem_kind kind = strcmp(gb_params_str(ctx->params, "memory"), "pinned") == 0
-                                ? GB_MEM_HOST_PINNED
-                                : GB_MEM_HOST_PAGEABLE;
-    int err = gb_multi_ndev(ctx, &a->n);
-    for (size_t i = 0; i < a->n && !err; i++) {
-        if (!(a->pattern[i] = malloc(a->size)))
-            return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)a->size);
-        gb_fill_pattern(a->pattern[i], a->size, 17 + i);
-        if ((err = gb_multi_alloc(ctx, i, a->size, kind, &a->host[i])) ||
-            (err = gb_multi_alloc(ctx, i, a->size, GB_MEM_DEVICE, &a->dev[i])))
-            break;
-        /* The source holds the pattern, the destination something else. */
-        if (a->h2d) {
-            memcpy(a->host[i]->host, a->pattern[i], a->size);
-        } else {
-            err = gb_multi_upload(ctx, i, a->dev[i], a->pattern[i], a->size);
-            memset(a->host[i]->host, 0, a->size);
-        }
-    }
-    if (!err)
-        err = gb_team_create(ctx->devs, a->n, &a->team);
-    ctx->op.bytes = (double)a->n * (double)a->size;
-    ctx->op.timer = GB_TIMER_HOST;
-    return err;
-}
-
-static int aggregate_run(struct gb_case_ctx *ctx, uint64_t reps)
-{
-    struct aggregate *a = ctx->state;
-    a->reps = reps;
-    return gb_team_run(a->team, a->n, aggregate_job, a);
-}
-
-static int aggregate_verify(struct gb_case_ctx *ctx)
-{
-    struct aggregate *a = ctx->state;
-    unsigned char *h = malloc(a->size);
-    if (!h)
-        return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)a->size);
-    int err = 0;
-    for (size_t i = 0; i < a->n && !err; i++) {
-        if (a->h2d)
-            err = gb_multi_download(ctx, i, h, a->dev[i], a->size);
-        else
-            memcpy(h, a->host[i]->host, a->size);
-        if (!err)
-            err = gb_case_check_bytes(ctx, h, a->pattern[i], a->size, "device %zu", i);
-    }
-    free(h);
-    return err;
-}
-
-static void aggregate_teardown(struct gb_case_ctx *ctx)
-{
-    struct aggregate *a = ctx->state;
-    gb_team_destroy(a->team);
-    a->team = NULL;
-    for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_case_free_buf(ctx, &a->host[i]);
-        gb_case_free_buf(ctx, &a->dev[i]);
-        free(a->pattern[i]);
-        a->pattern[i] = NULL;
-    }
-}
-
-const struct gb_suite gb_suite_aggregate = {
-    .name = "aggregate",
-    .summary = "H2D / D2H on several devices at the same time: aggregate GB/s against one device",
-    .axes = aggregate_axes,
-    .naxes = sizeof aggregate_axes / sizeof aggregate_axes[0],
-    .state_size = sizeof(struct aggregate),
-    .setup = aggregate_setup,
-    .run = aggregate_run,
-    .verify = aggregate_verify,
-    .teardown = aggregate_teardown,
-    .flags = GB_SUITE_MULTI_DEVICE | GB_SUITE_SCALING,
 };

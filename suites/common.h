@@ -1,0 +1,66 @@
+/* Helpers shared by the suites beyond the gb_case_* functions of the suite contract
+ * (harness/suite.h): each is a shape that several suites repeated, written once. Implemented in
+ * suites/common.c; for the suites (and their tests) only. The multi-device suites' own helpers
+ * are in multi_common.h. */
+#ifndef GB_SUITES_COMMON_H
+#define GB_SUITES_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "harness/precision.h"
+#include "harness/suite.h"
+
+/* ---- work-group sizes ------------------------------------------------------------------------ */
+
+/* 0 when work-groups of `wg` work-items fit ctx->dev (info.max_wg_size); else a skip (GB_ESKIP)
+ * with the reason "work-group size W exceeds the device maximum M". */
+int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
+
+/* gb_case_build(), then the built kernel's own limit (ops->kernel_max_wg): 0 when `wg` fits it;
+ * a skip (GB_ESKIP) with the reason "work-group size W exceeds this kernel's maximum M" when it
+ * does not (*prog and *k are then built: the teardown frees them); or the build's or the query's
+ * error. */
+int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                     const char *const *defines, size_t ndefines, uint32_t wg,
+                     struct gb_program **prog, struct gb_kernel **k);
+
+/* ---- whole work-groups, then a tail ---------------------------------------------------------- */
+
+/* Splits a 1-D launch over n work-items into whole work-groups and the remainder, for kernels
+ * without a bounds check (kernels/stream.cl says why): on entry *whole holds the launch with
+ * dims 1, local[0] the work-group size and args[base_arg] (GB_ARG_U64) the index of its first
+ * work-item (the kernel adds it to its global id). On return whole->global[0] is n rounded down
+ * to whole work-groups, and *tail is the same launch over the rest as single work-items
+ * (local[0] 1) with args[base_arg] advanced past the whole groups; tail->global[0] is 0 when
+ * there is no rest (and whole->global[0] is 0 when n is below one work-group). */
+void gb_launch_split_tail(struct gb_launch *whole, struct gb_launch *tail, uint64_t n,
+                          uint32_t base_arg);
+
+/* Enqueues on q the parts of a split launch (gb_launch_split_tail) that are not empty: *whole,
+ * then *tail. Returns 0 or the first launch's error (the tail is then not enqueued). */
+int gb_launch_whole_then_tail(const struct gb_backend_ops *ops, struct gb_queue *q,
+                              struct gb_kernel *k, const struct gb_launch *whole,
+                              const struct gb_launch *tail);
+
+/* ---- teardown -------------------------------------------------------------------------------- */
+
+/* gb_case_free_buf() on each buffer slot given, up to the NULL that ends the list:
+ * gb_case_free_bufs(ctx, &s->a, &s->b, &s->c, NULL). Every slot is NULL afterwards. */
+void gb_case_free_bufs(struct gb_case_ctx *ctx, struct gb_buf **first, ...)
+    __attribute__((sentinel));
+
+/* ---- the precision suites (compute, gemm, fp16) ---------------------------------------------- */
+
+/* The accuracy figures of a verified case: "rms_error" (the RMS of the relative errors,
+ * gb_accuracy_rms) and "tolerance" (the largest relative error accepted), both unitless, in
+ * that order. */
+void gb_case_accuracy_figures(struct gb_case_ctx *ctx, double rms, double tolerance);
+
+/* The derive step of a precision suite: gb_precision_speedups(rs, suite, axis, base, by_time),
+ * then, where peak_of is not NULL, gb_precision_check_peaks(rs, suite, peak_of). Returns 0 (a
+ * gb_suite.derive). */
+int gb_suite_precision_derive(struct gb_results *rs, const char *suite, const char *axis,
+                              const char *base, bool by_time, gb_peak_fn peak_of);
+
+#endif

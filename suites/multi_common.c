@@ -1,0 +1,126 @@
+/* Shared code of the multi-device suites (multi_common.h): the per-device forms of the suite
+ * helpers and the device-set conventions. The suites themselves are scaling.c, aggregate.c,
+ * peer.c, allreduce.c and balance.c.
+ */
+#include <stdlib.h>
+
+#include "suites/multi_common.h"
+
+int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
+{
+    int64_t want = gb_params_int(ctx->params, "ndev");
+    if (want < 1)
+        want = 1;
+    if ((uint64_t)want > ctx->ndevs)
+        return gb_case_skip(ctx, "needs %lld devices of one backend; %zu %s selected",
+                            (long long)want, ctx->ndevs, ctx->ndevs == 1 ? "is" : "are");
+    *n = (size_t)want;
+    return 0;
+}
+
+/* The single-device helpers work on ctx->dev and ctx->q: point them at device `rank` for the
+ * call. */
+#define GB__ON_RANK(ctx, rank, call)                                                               \
+    do {                                                                                           \
+        struct gb_device *gb__dev = (ctx)->dev;                                                    \
+        struct gb_queue *gb__q = (ctx)->q;                                                         \
+        (ctx)->dev = (ctx)->devs[rank];                                                            \
+        (ctx)->q = (ctx)->queues[rank];                                                            \
+        err = (call);                                                                              \
+        (ctx)->dev = gb__dev;                                                                      \
+        (ctx)->q = gb__q;                                                                          \
+    } while (0)
+
+int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,
+                   struct gb_buf **out)
+{
+    int err;
+    GB__ON_RANK(ctx, rank, gb_case_alloc(ctx, bytes, kind, out));
+    return err;
+}
+
+int gb_multi_upload(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *dst, const void *src,
+                    uint64_t bytes)
+{
+    int err;
+    GB__ON_RANK(ctx, rank, gb_case_upload(ctx, dst, src, bytes));
+    return err;
+}
+
+int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb_buf *src,
+                      uint64_t bytes)
+{
+    int err;
+    GB__ON_RANK(ctx, rank, gb_case_download(ctx, dst, src, bytes));
+    return err;
+}
+
+int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const char *kernel,
+                   const char *const *defines, size_t ndefines, struct gb_program **prog,
+                   struct gb_kernel **k)
+{
+    int err;
+    GB__ON_RANK(ctx, rank, gb_case_build(ctx, file, kernel, defines, ndefines, prog, k));
+    return err;
+}
+
+bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((ctx->devs[i]->info.caps & caps) != caps)
+            return false;
+    return true;
+}
+
+void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *hi)
+{
+    /* total * i / n without overflowing for any total below 2^63 / GB_MAX_SET. */
+    *lo = total / n * i + total % n * i / n;
+    *hi = total / n * (i + 1) + total % n * (i + 1) / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gb_multi_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
+                          struct gb_device *src)
+{
+    const struct gb_backend_ops *ops = ctx->ops;
+    if (!ops->peer_copy || !ops->peer_can_access || !(dst->info.caps & GB_CAP_PEER) ||
+        !(src->info.caps & GB_CAP_PEER))
+        return false;
+    bool can = false;
+    return ops->peer_can_access(dst, src, &can) == 0 && can;
+}
+
+int gb_multi_team_start(struct gb_case_ctx *ctx, gb_team_fn job)
+{
+    struct gb_multi_team *m = ctx->state;
+    m->ctx = ctx;
+    m->job = job;
+    ctx->op.timer = GB_TIMER_HOST;
+    return gb_team_create(ctx->devs, m->n, &m->t);
+}
+
+int gb_multi_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct gb_multi_team *m = ctx->state;
+    m->reps = reps;
+    return gb_team_run(m->t, m->n, m->job, ctx->state);
+}
+
+void gb_multi_team_stop(struct gb_case_ctx *ctx)
+{
+    struct gb_multi_team *m = ctx->state;
+    gb_team_destroy(m->t);
+    m->t = NULL;
+}

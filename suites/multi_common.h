@@ -1,0 +1,84 @@
+/* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, allreduce.c,
+ * balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
+ * device-set conventions they share.
+ *
+ * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
+ * one backend). "rank" below is a position in that set. The suites drive the devices through a
+ * gb_team (harness/team.h): one host thread per device, started together, so that the harness's
+ * host timer around run() measures the concurrent work.
+ */
+#ifndef GB_SUITES_MULTI_COMMON_H
+#define GB_SUITES_MULTI_COMMON_H
+
+#include "harness/suite.h"
+#include "harness/team.h"
+
+/* ---- the team of a multi-device case --------------------------------------------------------- */
+
+/* The team part of a multi-device case's state. The suite's state struct begins with it (its
+ * first member), so that the state pointer ctx->state is also a pointer to it and gb_multi_run()
+ * can be the suite's run(). */
+struct gb_multi_team {
+    size_t n;                /* devices the case uses: ctx->devs[0..n), ctx->queues[0..n) */
+    uint64_t reps;           /* repetitions of the run in progress */
+    struct gb_case_ctx *ctx; /* the case, for the jobs (set by gb_multi_team_start) */
+    gb_team_fn job;          /* what every rank runs in gb_multi_run(), arg = ctx->state */
+    struct gb_team *t;       /* NULL until started */
+};
+
+/* In setup, once every device's part is ready (thread creation never lands in a timed region):
+ * starts a gb_team over devices 0..n-1 of the set (n: the state's gb_multi_team, set before),
+ * records ctx and `job`, and makes the case host-timed (GB_TIMER_HOST: the harness's timer
+ * around run() measures the devices' concurrent work). Returns 0 or gb_team_create()'s error. */
+int gb_multi_team_start(struct gb_case_ctx *ctx, gb_team_fn job);
+
+/* A gb_suite.run for a state that begins with struct gb_multi_team: records `reps` in it and
+ * runs its job on ranks 0..n-1 at once (gb_team_run). Returns when every rank has finished: 0,
+ * or the first failing rank's error. */
+int gb_multi_run(struct gb_case_ctx *ctx, uint64_t reps);
+
+/* For teardown: stops and joins the team's threads, if it was started; safe to call twice. */
+void gb_multi_team_stop(struct gb_case_ctx *ctx);
+
+/* The `ndev` axis of a suite (scaling, aggregate, allreduce), for gb_multi_ndev(): 1 to
+ * GB_MAX_SET devices, [1, 2, 4, 8] by default; `what` (a string literal) starts the help text. */
+#define GB_MULTI_NDEV_AXIS(what)                                                                   \
+    {.name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET,        \
+     .help = what " (above the set's size: skipped)"}
+
+/* The `ndev` axis: how many devices of the set the case uses, into *n. A value above the set's
+ * size is a skip with a reason (a single device reports its 1-device baselines and skips the
+ * rest). Returns 0 or GB_ESKIP. */
+int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n);
+
+/* gb_case_alloc / gb_case_upload / gb_case_download / gb_case_build on device `rank` of the set
+ * (a skip reason lands in ctx->reason as with the single-device forms). */
+int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,
+                   struct gb_buf **out);
+int gb_multi_upload(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *dst, const void *src,
+                    uint64_t bytes);
+int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb_buf *src,
+                      uint64_t bytes);
+int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const char *kernel,
+                   const char *const *defines, size_t ndefines, struct gb_program **prog,
+                   struct gb_kernel **k);
+
+/* Whether every device of the set has capability bits `caps`. */
+bool gb_multi_all_have(const struct gb_case_ctx *ctx, size_t n, uint64_t caps);
+
+/* Element range of part `i` of `n` equal parts of `total` elements: [*lo, *hi). */
+void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *hi);
+
+/* Median of v[0..n) (n >= 1); v is reordered. */
+double gb_multi_median(double *v, size_t n);
+
+/* Whether device `dst` can read a buffer of device `src` directly (ops->peer_copy enqueued on
+ * dst's queue): both have GB_CAP_PEER and the backend's peer_can_access says yes. Otherwise a
+ * copy between them is staged through pinned host memory. */
+bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
+                          struct gb_device *src);
+
+/* The largest piece of a copy staged through pinned host memory (peer, allreduce): 4 MiB. */
+#define GB_MULTI_STAGE_MAX ((uint64_t)4 << 20)
+
+#endif
