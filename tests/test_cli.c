@@ -33,6 +33,73 @@ TEST(cli_version_and_help)
     ASSERT_CONTAINS(out, "missing PROFILE");
 }
 
+/* The commands `gpubench --help` lists (its "commands:" section, one "  NAME  summary" line
+ * each) into names[0..max); how many. */
+static size_t listed_commands(char names[][32], size_t max)
+{
+    ASSERT_EQ(sh("%s --help", GB_TEST_EXE), 0);
+    const char *p = strstr(out, "\ncommands:\n");
+    ASSERT(p);
+    p = strchr(p + 1, '\n') + 1;
+    size_t n = 0;
+    while (n < max && p[0] == ' ' && p[1] == ' ' && sscanf(p, "%31s", names[n]) == 1) {
+        n++;
+        p = strchr(p, '\n');
+        ASSERT(p);
+        p++;
+    }
+    return n;
+}
+
+/* Every command the dispatcher lists answers -h / --help with its own usage on stdout and exit
+ * 0, and nothing on stderr. */
+TEST(cli_every_command_answers_help)
+{
+    static const char *const expected[] = {"devices",  "run",       "validate", "suites",
+                                           "compare", "calibrate", "baseline", "report"};
+    char names[32][32];
+    size_t n = listed_commands(names, 32);
+    for (size_t e = 0; e < sizeof expected / sizeof expected[0]; e++) {
+        bool listed = false;
+        for (size_t i = 0; i < n; i++)
+            listed |= strcmp(names[i], expected[e]) == 0;
+        ASSERT_MSG(listed, "gpubench --help does not list '%s'", expected[e]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "usage: gpubench %s", names[i]);
+        for (int form = 0; form < 2; form++) {
+            const char *opt = form ? "-h" : "--help";
+            int rc = sh("%s %s %s 2>/dev/null", GB_TEST_EXE, names[i], opt);
+            ASSERT_MSG(rc == 0, "%s %s: exit %d", names[i], opt, rc);
+            ASSERT_MSG(strncmp(out, want, strlen(want)) == 0, "%s %s: stdout starts \"%.80s\"",
+                       names[i], opt, out);
+            ASSERT_EQ(sh("%s %s %s 2>&1 >/dev/null", GB_TEST_EXE, names[i], opt), 0);
+            ASSERT_MSG(out[0] == '\0', "%s %s wrote to stderr: %s", names[i], opt, out);
+        }
+    }
+}
+
+/* Every command refuses an option it does not know: exit 2, the option named on stderr, nothing
+ * on stdout, nothing run. */
+TEST(cli_every_command_refuses_an_unknown_option)
+{
+    char names[32][32];
+    size_t n = listed_commands(names, 32);
+    ASSERT_U64(n, >=, 8);
+    for (size_t i = 0; i < n; i++) {
+        static const char *const bad[] = {"--no-such-option", "--no-such-option=1", "-Z"};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            int rc = sh("%s %s %s 2>&1 >/dev/null", GB_TEST_EXE, names[i], bad[b]);
+            ASSERT_MSG(rc == 2, "%s %s: exit %d: %s", names[i], bad[b], rc, out);
+            ASSERT_MSG(strstr(out, bad[b] + (bad[b][1] == '-' ? 2 : 1)), "%s %s: %s", names[i],
+                       bad[b], out);
+            ASSERT_EQ(sh("%s %s %s 2>/dev/null", GB_TEST_EXE, names[i], bad[b]), 2);
+            ASSERT_MSG(out[0] == '\0', "%s %s wrote to stdout: %s", names[i], bad[b], out);
+        }
+    }
+}
+
 TEST(cli_devices_lists_pocl)
 {
     ASSERT_EQ(sh("%s devices 2>&1", GB_TEST_EXE), 0);

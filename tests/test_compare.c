@@ -203,35 +203,39 @@ TEST(compare_judge_rules)
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
 }
 
-TEST(compare_parse_options)
+TEST(compare_set_options)
 {
     struct gb_compare_opts o;
     gb_compare_opts_default(&o);
     ASSERT_NEAR(o.alpha, 0.01, 0);
     ASSERT_NEAR(o.threshold, 0.05, 0);
-    char err[256];
-    char *argv[] = {"compare", "--threshold", "7%", "--suite-threshold=transfer=0.2",
-                    "--alpha", "0.05", "--fail-on-faster", "--across-devices", "--threshold",
-                    "x", "--alpha=2", "--suite-threshold", "memory", "file.json"};
-    int argc = (int)(sizeof argv / sizeof argv[0]);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 1, &o, err, sizeof err), 2);
+    ASSERT_OK(gb_compare_set_option(&o, "threshold", "7%"));
     ASSERT_NEAR(o.threshold, 0.07, 1e-12);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 3, &o, err, sizeof err), 1);
+    ASSERT_OK(gb_compare_set_option(&o, "suite-threshold", "transfer=0.2"));
     ASSERT_NEAR(gb_compare_threshold(&o, "transfer"), 0.2, 1e-12);
     ASSERT_NEAR(gb_compare_threshold(&o, "memory"), 0.07, 1e-12);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 4, &o, err, sizeof err), 2);
+    ASSERT_OK(gb_compare_set_option(&o, "suite-threshold", "transfer=30%"));
+    ASSERT_NEAR(gb_compare_threshold(&o, "transfer"), 0.3, 1e-12);
+    ASSERT_EQ(o.nsuite_thresholds, 1);
+    ASSERT_OK(gb_compare_set_option(&o, "alpha", "0.05"));
     ASSERT_NEAR(o.alpha, 0.05, 1e-12);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 6, &o, err, sizeof err), 1);
+    ASSERT_OK(gb_compare_set_option(&o, "fail-on-faster", NULL));
     ASSERT(o.fail_on_faster);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 7, &o, err, sizeof err), 1);
+    ASSERT_OK(gb_compare_set_option(&o, "across-devices", NULL));
     ASSERT(o.across_devices);
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 8, &o, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "--threshold wants");
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 10, &o, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "--alpha wants");
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 11, &o, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "SUITE=FRACTION");
-    ASSERT_EQ(gb_compare_parse_option(argc, argv, 13, &o, err, sizeof err), 0);
+    /* A bad value is refused with a message and changes nothing. */
+    ASSERT_EQ(gb_compare_set_option(&o, "threshold", "x"), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "--threshold wants");
+    ASSERT_NEAR(o.threshold, 0.07, 1e-12);
+    ASSERT_EQ(gb_compare_set_option(&o, "alpha", "2"), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "--alpha wants");
+    ASSERT_NEAR(o.alpha, 0.05, 1e-12);
+    ASSERT_EQ(gb_compare_set_option(&o, "suite-threshold", "memory"), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "SUITE=FRACTION");
+    ASSERT_EQ(gb_compare_set_option(&o, "threshold", NULL), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "--threshold needs a value");
+    ASSERT_EQ(gb_compare_set_option(&o, "changes", NULL), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "not a compare option");
 }
 
 /* ---- on real files ------------------------------------------------------------------------- */

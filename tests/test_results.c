@@ -406,6 +406,17 @@ TEST(results_status_names)
     ASSERT_STR(gb_status_name(GB_STATUS_FAILED), "failed");
 }
 
+TEST(results_capability_names)
+{
+    char buf[64];
+    ASSERT_STR(gb_cap_name(GB_CAP_FP64), "fp64");
+    ASSERT_STR(gb_cap_name(GB_CAP_GRAPH), "graph");
+    ASSERT(gb_cap_name(UINT64_C(1) << 63) == NULL);
+    ASSERT_STR(gb_caps_text(0, buf, sizeof buf), "");
+    ASSERT_STR(gb_caps_text(GB_CAP_PEER | GB_CAP_FP64 | UINT64_C(1) << 63, buf, sizeof buf),
+               "fp64,peer");
+}
+
 TEST(results_atomic_write_leaves_no_temp)
 {
     const char *dir = gb_test_tmpdir();

@@ -135,6 +135,17 @@ TEST(units_format_size)
     ASSERT_STR(gb_format_size(256 * MIB, small, sizeof small), "256"); /* truncated, terminated */
 }
 
+TEST(units_format_bytes_human)
+{
+    char buf[32];
+    ASSERT_STR(gb_format_bytes_human(0, buf, sizeof buf), "0 B");
+    ASSERT_STR(gb_format_bytes_human(1023, buf, sizeof buf), "1023 B");
+    ASSERT_STR(gb_format_bytes_human(1024, buf, sizeof buf), "1.00 KiB");
+    ASSERT_STR(gb_format_bytes_human(512 * KIB, buf, sizeof buf), "512.00 KiB");
+    ASSERT_STR(gb_format_bytes_human(UINT64_C(4100000000), buf, sizeof buf), "3.82 GiB");
+    ASSERT_STR(gb_format_bytes_human(2048 * TIB, buf, sizeof buf), "2048.00 TiB");
+}
+
 TEST(units_parse_duration)
 {
     static const struct {

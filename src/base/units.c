@@ -235,3 +235,14 @@ char *gb_format_size(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, "%" PRIu64 "B", bytes);
     return buf;
 }
+
+char *gb_format_bytes_human(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024 && u < 4)
+        v /= 1024, u++;
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}

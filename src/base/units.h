@@ -24,6 +24,11 @@ int gb_parse_duration(const char *text, double *seconds);
  * bytes ("1000B"). Returns buf. */
 char *gb_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* Formats bytes for people, rounded in the largest binary unit (up to TiB) that keeps the number
+ * at least 1: "512 B", "4.00 KiB", "3.82 GiB" (two decimals from KiB on). Not exact and not
+ * meant to be parsed back: gb_format_size is. Returns buf. */
+char *gb_format_bytes_human(uint64_t bytes, char *buf, size_t len);
+
 /* Checked arithmetic for sizes: returns GB_EOVERFLOW (and leaves *out alone) on overflow. */
 int gb_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 int gb_add_u64(uint64_t a, uint64_t b, uint64_t *out);

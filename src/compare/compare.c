@@ -1,4 +1,4 @@
-/* gpubench — compare, baseline and the A/A calibration (contract and policy in compare.h). */
+/* gpubench — compare: the verdicts and their outputs (contract and policy in compare.h). */
 #include "compare/compare.h"
 
 #include <errno.h>
@@ -59,78 +59,57 @@ static bool parse_fraction(const char *s, double *out)
     return true;
 }
 
-int gb_compare_parse_option(int argc, char **argv, int i, struct gb_compare_opts *o, char *err,
-                            size_t errlen)
+int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const char *value)
 {
-    const char *a = argv[i];
-    static const char *const with_value[] = {"--alpha", "--threshold", "--suite-threshold"};
-    if (strcmp(a, "--fail-on-faster") == 0) {
+    if (strcmp(name, "fail-on-faster") == 0) {
         o->fail_on_faster = true;
-        return 1;
+        return 0;
     }
-    if (strcmp(a, "--across-devices") == 0) {
+    if (strcmp(name, "across-devices") == 0) {
         o->across_devices = true;
-        return 1;
+        return 0;
     }
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-        size_t l = strlen(with_value[k]);
-        const char *val;
-        int used;
-        if (strcmp(a, with_value[k]) == 0) {
-            if (i + 1 >= argc) {
-                snprintf(err, errlen, "%s needs a value", a);
-                return -1;
-            }
-            val = argv[i + 1];
-            used = 2;
-        } else if (strncmp(a, with_value[k], l) == 0 && a[l] == '=') {
-            val = a + l + 1;
-            used = 1;
-        } else {
-            continue;
-        }
-        if (k == 0) {
-            char *end;
-            double v = strtod(val, &end);
-            if (end == val || *end || !(v > 0.0 && v < 1.0)) {
-                snprintf(err, errlen, "--alpha wants a probability in (0, 1), got '%s'", val);
-                return -1;
-            }
-            o->alpha = v;
-        } else if (k == 1) {
-            if (!parse_fraction(val, &o->threshold)) {
-                snprintf(err, errlen,
-                         "--threshold wants a relative change such as 0.05 or 5%%, got '%s'", val);
-                return -1;
-            }
-        } else {
-            const char *eq = strchr(val, '=');
-            double t;
-            if (!eq || eq == val || (size_t)(eq - val) >= sizeof o->suite_threshold[0].suite ||
-                !parse_fraction(eq + 1, &t)) {
-                snprintf(err, errlen,
-                         "--suite-threshold wants SUITE=FRACTION such as transfer=0.2, got '%s'",
-                         val);
-                return -1;
-            }
-            size_t slot = o->nsuite_thresholds;
-            for (size_t s = 0; s < o->nsuite_thresholds; s++)
-                if (strncmp(o->suite_threshold[s].suite, val, (size_t)(eq - val)) == 0 &&
-                    o->suite_threshold[s].suite[eq - val] == '\0')
-                    slot = s;
-            if (slot == GB_COMPARE_MAX_SUITE_THRESHOLDS) {
-                snprintf(err, errlen, "at most %d --suite-threshold options",
-                         GB_COMPARE_MAX_SUITE_THRESHOLDS);
-                return -1;
-            }
-            snprintf(o->suite_threshold[slot].suite, sizeof o->suite_threshold[slot].suite, "%.*s",
-                     (int)(eq - val), val);
-            o->suite_threshold[slot].threshold = t;
-            if (slot == o->nsuite_thresholds)
-                o->nsuite_thresholds++;
-        }
-        return used;
+    bool alpha = strcmp(name, "alpha") == 0, threshold = strcmp(name, "threshold") == 0;
+    if (!alpha && !threshold && strcmp(name, "suite-threshold") != 0)
+        return GB__USER_ERR(GB_EINVAL, "--%s is not a compare option", name);
+    if (!value)
+        return GB__USER_ERR(GB_EINVAL, "--%s needs a value", name);
+    if (alpha) {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0.0 && v < 1.0))
+            return GB__USER_ERR(GB_EINVAL, "--alpha wants a probability in (0, 1), got '%s'",
+                                value);
+        o->alpha = v;
+        return 0;
     }
+    if (threshold) {
+        if (!parse_fraction(value, &o->threshold))
+            return GB__USER_ERR(GB_EINVAL,
+                                "--threshold wants a relative change such as 0.05 or 5%%, got '%s'",
+                                value);
+        return 0;
+    }
+    const char *eq = strchr(value, '=');
+    double t;
+    if (!eq || eq == value || (size_t)(eq - value) >= sizeof o->suite_threshold[0].suite ||
+        !parse_fraction(eq + 1, &t))
+        return GB__USER_ERR(GB_EINVAL,
+                            "--suite-threshold wants SUITE=FRACTION such as transfer=0.2, got '%s'",
+                            value);
+    size_t slot = o->nsuite_thresholds;
+    for (size_t s = 0; s < o->nsuite_thresholds; s++)
+        if (strncmp(o->suite_threshold[s].suite, value, (size_t)(eq - value)) == 0 &&
+            o->suite_threshold[s].suite[eq - value] == '\0')
+            slot = s;
+    if (slot == GB_COMPARE_MAX_SUITE_THRESHOLDS)
+        return GB__USER_ERR(GB_EINVAL, "at most %d --suite-threshold options",
+                            GB_COMPARE_MAX_SUITE_THRESHOLDS);
+    snprintf(o->suite_threshold[slot].suite, sizeof o->suite_threshold[slot].suite, "%.*s",
+             (int)(eq - value), value);
+    o->suite_threshold[slot].threshold = t;
+    if (slot == o->nsuite_thresholds)
+        o->nsuite_thresholds++;
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* gpubench — compare: two results files in, a regression verdict out; and the A/A calibration.
+/* gpubench — compare: two results files in, a regression verdict out. (The A/A calibration built
+ * on it is compare/calibrate.h; the baseline a nightly job compares against, compare/baseline.h.)
  *
  * Results are matched by (suite, case, backend, device name, params). Each pair gets the ratio of
  * medians, a two-sided Mann–Whitney U test on the kept samples (src/mannwhitney.h) and a verdict:
@@ -70,12 +71,15 @@ void gb_compare_opts_default(struct gb_compare_opts *o);
 /* The threshold that applies to `suite`. */
 double gb_compare_threshold(const struct gb_compare_opts *o, const char *suite);
 
-/* Parses one compare option at argv[i] ("--alpha 0.01", "--threshold 5%", "--threshold 0.05",
- * "--suite-threshold transfer=0.2", "--fail-on-faster", "--across-devices"; also the
- * "--opt=value" forms). Returns how many argv entries it used (1 or 2), 0 when argv[i] is not a
- * compare option, or -1 with a message in err for a bad value. Shared by compare and calibrate. */
-int gb_compare_parse_option(int argc, char **argv, int i, struct gb_compare_opts *o, char *err,
-                            size_t errlen);
+/* Sets the compare option called `name` (the long option without its dashes) from `value`:
+ * "alpha" a probability in (0, 1); "threshold" a relative change in (0, 100] written as a
+ * fraction ("0.05") or a percentage ("5%"); "suite-threshold" SUITE=THRESHOLD ("transfer=0.2";
+ * a second one for the same suite replaces the first; at most GB_COMPARE_MAX_SUITE_THRESHOLDS
+ * suites); "fail-on-faster" and "across-devices" take no value (NULL) and turn their flag on.
+ * Returns 0, or GB_EINVAL with a message for the user (gb_error_msg, naming the option as
+ * "--name") for an unknown name, a missing or bad value; o is then unchanged. The command line
+ * of compare and calibrate (src/commands) is the caller. */
+int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const char *value);
 
 /* The judgement of one pair of sample sets: a pure function, unit-tested without files. */
 struct gb_judgement {
@@ -134,27 +138,5 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
 int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c);
 int gb_compare_write_json(FILE *f, const struct gb_comparison *c);
 int gb_compare_write_junit(FILE *f, const struct gb_comparison *c);
-
-/* A/A calibration: `runs[0..n)` are n >= 2 runs of one profile on one build. Every ordered pair
- * (i, j), i != j, is compared as BASE = runs[i], NEW = runs[j] with the options in o, and per case
- * the report gives the run-to-run spread of the medians, the largest within-run noise, the false
- * alarms raised at o's thresholds, and the smallest threshold that would have raised none: the
- * largest significant slowdown 1/ratio - 1 over all ordered pairs. Writes a table and a summary
- * with suggested --threshold / --suite-threshold options to f, and when json_path is not NULL
- * the same as JSON ("gpubench-calibration/1"). Returns 0, GB_EINVAL (fewer than 2 runs, no case
- * in common) with a message, GB_EIO, GB_ENOMEM. */
-int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths,
-                        size_t n, const struct gb_compare_opts *o, const char *json_path);
-
-/* The command lines (argv[0] is the command name). They return the exit status: compare 0 clean,
- * 3 regression, 2 bad input or usage; baseline 0 or 2; calibrate --from 0 or 2. */
-int gb_cmd_compare(int argc, char **argv);
-int gb_cmd_baseline(int argc, char **argv);
-int gb_cmd_calibrate_files(int argc, char **argv);
-
-/* The baseline file name for a results set: "<host>-<device>-<profile>.json" with host, the
- * distinct device names and the profile name lowercased, every run of other characters turned into one '-' (devices joined
- * with '+'). */
-void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len);
 
 #endif

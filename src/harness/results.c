@@ -43,6 +43,25 @@ static const struct {
     {GB_CAP_BLAS_TF32, "blas_tf32"}, {GB_CAP_GRAPH, "graph"},
 };
 
+const char *gb_cap_name(uint64_t bit)
+{
+    for (size_t i = 0; i < sizeof gb__caps / sizeof gb__caps[0]; i++)
+        if (gb__caps[i].bit == bit)
+            return gb__caps[i].name;
+    return NULL;
+}
+
+char *gb_caps_text(uint64_t caps, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (unsigned b = 0; b < 64; b++) {
+        const char *name = caps >> b & 1 ? gb_cap_name(UINT64_C(1) << b) : NULL;
+        if (name)
+            gb_appendf(buf, len, "%s%s", buf[0] ? "," : "", name);
+    }
+    return buf;
+}
+
 const char *gb_status_name(enum gb_status s)
 {
     switch (s) {

@@ -39,6 +39,13 @@ enum gb_better { GB_BETTER_HIGHER, GB_BETTER_LOWER };
 
 const char *gb_status_name(enum gb_status s); /* "ok", "skipped", "failed" */
 
+/* The name of one capability bit (GB_CAP_*, backends/backend.h) as the results file's
+ * "capabilities" array writes it ("fp64", "blas_mixed", ...), or NULL for a bit that has none. */
+const char *gb_cap_name(uint64_t bit);
+/* The names of the bits set in caps, lowest bit first, comma-separated ("fp64,peer"); "" for
+ * none. Bits without a name are left out. Truncated to len - 1 characters. Returns buf. */
+char *gb_caps_text(uint64_t caps, char *buf, size_t len);
+
 struct gb_result {
     char suite[32];
     char case_name[GB_STR_MAX]; /* the value of the suite's first axis */

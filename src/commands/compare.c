@@ -1,0 +1,104 @@
+/* gpubench compare BASE.json NEW.json [OPTIONS]: a regression verdict per case (the rules in
+ * compare/compare.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "common.h"
+
+static const char usage[] =
+    "usage: gpubench compare BASE.json NEW.json [OPTIONS]\n" GB__COMPARE_OPTIONS_HELP
+    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': stdout)\n"
+    "      --changes           the terminal table shows only rows that are not SAME\n"
+    "  -q, --quiet             no terminal table\n"
+    "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
+static const struct gb__cmd cmd = {"compare", usage, 2, 2, NULL, "two results files, BASE and NEW"};
+
+struct compare_args {
+    const char *md, *json, *junit;
+    bool quiet, changes;
+};
+
+static const struct gb__opt compare_options[] = {
+    GB__TEXT(struct compare_args, md, "markdown", 0),
+    GB__TEXT(struct compare_args, md, "md", 0),
+    GB__TEXT(struct compare_args, json, "json", 0),
+    GB__TEXT(struct compare_args, junit, "junit", 0),
+    GB__FLAG(struct compare_args, quiet, "quiet", 'q'),
+    GB__FLAG(struct compare_args, changes, "changes", 0),
+    GB__END,
+};
+
+typedef int (*writer_fn)(FILE *, const struct gb_comparison *);
+
+/* Writes the comparison to path ("-": stdout) with fn. GB_EXIT_OK or GB_EXIT_USAGE. */
+static enum gb_exit write_to(const char *path, writer_fn fn, const struct gb_comparison *c)
+{
+    FILE *f = gb__open_out(path);
+    if (!f) {
+        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    int rc = fn(f, c);
+    if (gb__close_out(f) != 0 || rc) {
+        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+/* The outputs the options ask for, then the verdict: GB_EXIT_REGRESSION when there is one. */
+static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_comparison *c)
+{
+    bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
+                     (a->junit && strcmp(a->junit, "-") == 0);
+    if (!a->quiet && !to_stdout)
+        gb_compare_write_text(stdout, c, a->changes);
+    enum gb_exit rc = GB_EXIT_OK, wr;
+    if (a->md && (wr = write_to(a->md, gb_compare_write_markdown, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (a->json && (wr = write_to(a->json, gb_compare_write_json, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (a->junit && (wr = write_to(a->junit, gb_compare_write_junit, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (rc == GB_EXIT_OK && c->regressions)
+        rc = GB_EXIT_REGRESSION;
+    return rc;
+}
+
+int gb_cmd_compare(int argc, char **argv)
+{
+    struct compare_args a = {0};
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    enum gb_exit rc;
+    int first = gb__parse_options(
+        &cmd, argc, argv, GB__GROUPS({gb__compare_options, &o}, {compare_options, &a}), &rc);
+    if (first < 0)
+        return rc;
+    const char *files[2] = {argv[first], argv[first + 1]};
+    struct gb_results rs[2];
+    memset(rs, 0, sizeof rs);
+    for (int k = 0; k < 2; k++) {
+        gb_error_clear();
+        if (gb_results_read(files[k], &rs[k])) {
+            fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+            if (k)
+                gb_results_free(&rs[0]);
+            return GB_EXIT_USAGE;
+        }
+    }
+    struct gb_comparison c;
+    gb_error_clear();
+    if (gb_compare_results(&rs[0], files[0], &rs[1], files[1], &o, &c)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+    } else {
+        rc = write_outputs(&a, &c);
+        gb_comparison_free(&c);
+    }
+    gb_results_free(&rs[0]);
+    gb_results_free(&rs[1]);
+    return rc;
+}
