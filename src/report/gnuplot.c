@@ -48,14 +48,30 @@ void gb__csv_field(FILE *f, const char *s)
 
 void gb__gp_quote(FILE *f, const char *s)
 {
-    fputc('\'', f);
+    /* gnuplot (5.4) reads '' as a quote only after another character of the string: a quote
+     * that opens the text or follows a quote is joined on as sprintf('%c',39), between
+     * single-quoted pieces that never start with one: a''b is written 'a'''.sprintf('%c',39).'b'. */
+    static const char quote[] = "sprintf('%c',39)";
+    bool open = false, any = false, after_quote = false;
     for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        if (*u == '\'')
+        int c = *u < 0x20 || *u == 0x7f ? ' ' : *u;
+        if (c == '\'' && open && !after_quote) {
             fputs("''", f);
-        else
-            fputc(*u < 0x20 || *u == 0x7f ? ' ' : *u, f);
+            after_quote = true;
+        } else if (c == '\'') {
+            fprintf(f, "%s%s%s", open ? "'" : "", any ? "." : "", quote);
+            open = after_quote = false;
+        } else {
+            if (!open)
+                fputs(any ? ".'" : "'", f);
+            fputc(c, f);
+            open = true;
+            after_quote = false;
+        }
+        any = true;
     }
-    fputc('\'', f);
+    if (open || !any)
+        fputs(any ? "'" : "''", f);
 }
 
 /* ---- charts and scripts -------------------------------------------------------------------- */

@@ -205,9 +205,10 @@ void gb__close_file(struct rep *R, FILE *f);
 /* Writes s as one CSV field: cleaned (gb__clean), so that neither gnuplot nor a spreadsheet
  * reads a separator, a quote or a line break into it. The one way text reaches a CSV file. */
 void gb__csv_field(FILE *f, const char *s);
-/* Writes s as a gnuplot single-quoted string: ' doubled, control characters as spaces. Inside
- * single quotes gnuplot expands neither backquotes (a shell command) nor macros nor escapes,
- * unlike double quotes. The one way text reaches a gnuplot script. */
+/* Writes s as a gnuplot string expression of single-quoted strings: ' doubled (or, where gnuplot
+ * would misread '', joined on as sprintf('%c',39)), control characters as spaces. Inside single
+ * quotes gnuplot expands neither backquotes (a shell command) nor macros nor escapes, unlike
+ * double quotes. The one way text reaches a gnuplot script. */
 void gb__gp_quote(FILE *f, const char *s);
 
 /* A new chart (NULL when memory ran out): id with every character outside [a-z0-9_] as '_',
