@@ -230,6 +230,14 @@ TEST(report_bad_input)
     ASSERT_CONTAINS(out, "bad.json: not valid JSON");
     ASSERT_EQ(sh("%s report 2>&1", GB_TEST_EXE), 2);
     ASSERT_CONTAINS(out, "needs at least one results file");
+    ASSERT_EQ(sh("%s report x.json 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "needs -o DIR");
+    ASSERT_EQ(sh("%s report x.json -o 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "-o needs a value");
+    ASSERT_EQ(sh("%s report x.json --colour -o rep 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "unknown option '--colour'");
+    ASSERT_EQ(sh("%s report --help 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "usage: gpubench report RESULTS.json... -o DIR");
     /* A price sheet with a mistake: file:line:column. */
     char p[1100];
     snprintf(p, sizeof p, "%s/prices.yaml", dir);
