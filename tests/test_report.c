@@ -228,16 +228,22 @@ TEST(report_bad_input)
                  GB_TEST_EXE),
               2);
     ASSERT_CONTAINS(out, "bad.json: not valid JSON");
-    ASSERT_EQ(sh("%s report 2>&1", GB_TEST_EXE), 2);
-    ASSERT_CONTAINS(out, "needs at least one results file");
-    ASSERT_EQ(sh("%s report x.json 2>&1", GB_TEST_EXE), 2);
-    ASSERT_CONTAINS(out, "needs -o DIR");
-    ASSERT_EQ(sh("%s report x.json -o 2>&1", GB_TEST_EXE), 2);
-    ASSERT_CONTAINS(out, "-o needs a value");
-    ASSERT_EQ(sh("%s report x.json --colour -o rep 2>&1", GB_TEST_EXE), 2);
-    ASSERT_CONTAINS(out, "unknown option '--colour'");
-    ASSERT_EQ(sh("%s report --help 2>&1", GB_TEST_EXE), 0);
-    ASSERT_CONTAINS(out, "usage: gpubench report RESULTS.json... -o DIR");
+    /* The command line: what each mistake says, and --help. */
+    static const struct {
+        const char *args;
+        int status;
+        const char *says;
+    } usage[] = {
+        {"", 2, "needs at least one results file"},
+        {"x.json", 2, "needs -o DIR"},
+        {"x.json -o", 2, "-o needs a value"},
+        {"x.json --colour -o rep", 2, "unknown option '--colour'"},
+        {"--help", 0, "usage: gpubench report RESULTS.json... -o DIR"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        ASSERT_EQ(sh("%s report %s 2>&1", GB_TEST_EXE, usage[i].args), usage[i].status);
+        ASSERT_CONTAINS(out, usage[i].says);
+    }
     /* A price sheet with a mistake: file:line:column. */
     char p[1100];
     snprintf(p, sizeof p, "%s/prices.yaml", dir);
@@ -430,9 +436,9 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
  * every pixel's red, green and blue (every second row and column, 800 000 pixels). Not blank
  * means: a real share of the pixels are not background (text, tables, charts: about 6% here),
  * and the charts were drawn: pixels in the colours of the charts' series (the palette of
- * src/report/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels in the
- * top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only the
- * findings boxes' blue border), 0 on a blank page; the bar is 800. */
+ * src/report/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels
+ * in the top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only
+ * the findings boxes' blue border), 0 on a blank page; the bar is 800. */
 TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
 {
     if (sh("command -v chromium") != 0)

@@ -32,8 +32,10 @@ struct report_args {
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"prices", required_argument, NULL, 'P'},
-        {"title", required_argument, NULL, 'T'},  {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
+        {"prices", required_argument, NULL, 'P'},
+        {"title", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     optind = 1;

@@ -33,7 +33,7 @@ static bool knee_of(const struct line *l, double *kx, double *ky, double *kbest)
 static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const char *kase,
                            const char *unit, size_t number)
 {
-    static const char *const prefer[] = {"batch", "count",    "n", "nbuf",
+    static const char *const prefer[] = {"batch",   "count",    "n", "nbuf",
                                          "buffers", "launches", NULL};
     struct suite_filter one = {k->suites, kase, unit, false};
     struct sel s = gb__select(R, gb__suite_filter_fn, &one, SIZE_MAX);
@@ -76,8 +76,8 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
         gb__fmt_x(kx, sized, tx, sizeof tx);
         marks[nm] = (struct mark){.x = kx, .y = ky, .line = q};
         snprintf(marks[nm].text, sizeof marks[nm].text, "knee %s", tx);
-        find(c, "%s: the knee is at %s=%s (%.3g %s; best %.3g).", l[q].label, a->name[ax], tx,
-             ky, unit, kbest);
+        find(c, "%s: the knee is at %s=%s (%.3g %s; best %.3g).", l[q].label, a->name[ax], tx, ky,
+             unit, kbest);
         nm++;
     }
     gb__write_lines(R, c, l, n, a->name[ax], unit, size_axis, marks, nm, NULL, NULL);

@@ -9,8 +9,8 @@
 
 /* Axes that describe the problem rather than what is compared: the compute charts take the
  * best over them. */
-static const char *const problem_axes[] = {"shape", "size", "elems", "trans", "dist", "tol",
-                                           "order", NULL};
+static const char *const problem_axes[] = {"shape", "size", "elems", "trans",
+                                           "dist",  "tol",  "order", NULL};
 
 const struct gb__bars gb__gflops_bars = {
     .id = "compute_gflops",
@@ -233,12 +233,14 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
         if (isnan(B[s]))
             continue;
         if (isnan(P[s]))
-            find(c, "%s: memory roof %.3g GB/s; no arithmetic peak measured (compute or gemm "
-                    "suite), so the flat roof is missing.",
+            find(c,
+                 "%s: memory roof %.3g GB/s; no arithmetic peak measured (compute or gemm "
+                 "suite), so the flat roof is missing.",
                  R->ser[s].label, B[s]);
         else
-            find(c, "%s: memory roof %.3g GB/s, compute roof %.3g GFLOP/s; ridge point at %.3g "
-                    "flop/B (kernels below it are memory-bound).",
+            find(c,
+                 "%s: memory roof %.3g GB/s, compute roof %.3g GFLOP/s; ridge point at %.3g "
+                 "flop/B (kernels below it are memory-bound).",
                  R->ser[s].label, B[s], P[s], P[s] / B[s]);
     }
 }

@@ -110,9 +110,9 @@ static bool peer_axes(const struct gb_result *r, const char **src, const char **
     const struct gb_suite *su = gb_suite_find(r->suite);
     for (size_t k = 1; k < r->params.n; k++) {
         const struct gb_axis_def *ad = su ? gb_suite_axis(su, r->params.name[k]) : NULL;
-        bool pos = ad ? ad->device_pos
-                      : strcmp(r->params.name[k], "src") == 0 ||
-                            strcmp(r->params.name[k], "dst") == 0;
+        bool pos =
+            ad ? ad->device_pos
+               : strcmp(r->params.name[k], "src") == 0 || strcmp(r->params.name[k], "dst") == 0;
         if (!pos || !is_num(&r->params.v[k]))
             continue;
         if (!*src)
@@ -137,7 +137,8 @@ static size_t peer_cell(const struct gb_result *r, const struct gb_result *r0, c
 {
     if (strcmp(r->case_name, r0->case_name) != 0 || strcmp(r->unit, r0->unit) != 0)
         return SIZE_MAX;
-    const struct gb_value *vx = gb_params_get(&r->params, dst), *vy = gb_params_get(&r->params, src);
+    const struct gb_value *vx = gb_params_get(&r->params, dst),
+                          *vy = gb_params_get(&r->params, src);
     double x = vx ? gb__num(vx) : NAN, y = vy ? gb__num(vy) : NAN;
     if (!(x >= 0 && y >= 0 && x < nd && y < nd))
         return SIZE_MAX;
@@ -188,11 +189,11 @@ static void peer_matrix(struct rep *R, size_t f, const struct sel *s, const stru
     snprintf(id, sizeof id, "p2p_%zu", number);
     snprintf(title, sizeof title, "Peer copies: %s (%s), %s", r0->case_name, r0->unit,
              gb__base_name(R->paths[f]));
-    struct chart *c = gb__chart_new(
-        R, id, title,
-        "Each cell is a copy from the row's device to the column's device: the best "
-        "median over sizes. How the bytes travel (peer access or staged through host "
-        "memory) is recorded per result in the results file.");
+    struct chart *c =
+        gb__chart_new(R, id, title,
+                      "Each cell is a copy from the row's device to the column's device: the best "
+                      "median over sizes. How the bytes travel (peer access or staged through host "
+                      "memory) is recorded per result in the results file.");
     if (!c)
         return;
     gb__write_heatmap(R, c, "destination", "source", names, nd, names, nd, v, r0->unit);

@@ -20,8 +20,8 @@ static const char *dir_name(const char *op)
 }
 
 /* Per series, the best line's peak and its half-peak size (Hockney's n1/2). */
-static void peak_finding(struct rep *R, struct chart *c, const struct line *l, size_t n,
-                         size_t ser, const char *op)
+static void peak_finding(struct rep *R, struct chart *c, const struct line *l, size_t n, size_t ser,
+                         const char *op)
 {
     const struct line *best = NULL;
     double peak = 0, at = 0;

@@ -145,6 +145,5 @@ void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k)
                          "Heat maps of a kernel's time over its tunables.",
                          "no tuning results in these files");
     else if (more)
-        find(&R->ch[R->nch - 1], "%zu more tuning landscapes are in the results, not drawn.",
-             more);
+        find(&R->ch[R->nch - 1], "%zu more tuning landscapes are in the results, not drawn.", more);
 }

@@ -8,8 +8,7 @@
 
 /* The category of figure fig per watt or per 1000 of the currency; false when no series has a
  * price (or power) and a value. */
-static bool value_cat(const struct rep *R, const struct gb__figure *fig, bool watts,
-                      struct cat *k)
+static bool value_cat(const struct rep *R, const struct gb__figure *fig, bool watts, struct cat *k)
 {
     memset(k, 0, sizeof *k);
     if (watts)
@@ -58,8 +57,8 @@ static void value_chart(struct rep *R, bool watts)
     for (size_t h = 0; h < gb__nvalue_figures; h++)
         n += value_cat(R, &gb__value_figures[h], watts, &cats[n]);
     if (n == 0) {
-        gb__chart_nodata(R, c, "no device in these files has a %s in %s",
-                         watts ? "power" : "price", R->o->prices->path);
+        gb__chart_nodata(R, c, "no device in these files has a %s in %s", watts ? "power" : "price",
+                         R->o->prices->path);
         free(cats);
         return;
     }

@@ -111,8 +111,7 @@ static void bars_relative(struct rep *R, struct chart *c, const struct cat *k)
             continue;
         }
         double ratio = higher_better(k->best[ser]) ? k->v[ser] / k->v[ref] : k->v[ref] / k->v[ser];
-        gb_appendf(line, sizeof line, "%s%s %.2fx", line[0] ? ", " : "", R->ser[ser].label,
-                   ratio);
+        gb_appendf(line, sizeof line, "%s%s %.2fx", line[0] ? ", " : "", R->ser[ser].label, ratio);
     }
     if (line[0])
         find(c, "%s, speed relative to %s (above 1: faster): %s.", k->label, R->ser[ref].label,

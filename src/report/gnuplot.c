@@ -50,7 +50,7 @@ void gb__gp_quote(FILE *f, const char *s)
 {
     /* gnuplot (5.4) reads '' as a quote only after another character of the string: a quote
      * that opens the text or follows a quote is joined on as sprintf('%c',39), between
-     * single-quoted pieces that never start with one: a''b is written 'a'''.sprintf('%c',39).'b'. */
+     * single-quoted pieces that never start with one (a''b: 'a'''.sprintf('%c',39).'b'). */
     static const char quote[] = "sprintf('%c',39)";
     bool open = false, any = false, after_quote = false;
     for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
@@ -76,9 +76,9 @@ void gb__gp_quote(FILE *f, const char *s)
 
 /* ---- charts and scripts -------------------------------------------------------------------- */
 
-static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-                                      "#393b79", "#637939"};
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                      "#bcbd22", "#17becf", "#393b79", "#637939"};
 
 struct chart *gb__chart_new(struct rep *R, const char *id, const char *title, const char *what)
 {
@@ -264,8 +264,7 @@ void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size
                 ", \\\n     'data/%s.csv' using ($0 + (%zu - %g) / %zu.0):%zu:"
                 "(column(%zu) == column(%zu) ? sprintf('%%.3g', column(%zu)) : '') "
                 "with labels offset 0,0.6 font ',%d' notitle",
-                c->id, j, (double)(k - 1) / 2.0, k + 1, j + 2, j + 2, j + 2, j + 2,
-                k > 3 ? 8 : 10);
+                c->id, j, (double)(k - 1) / 2.0, k + 1, j + 2, j + 2, j + 2, j + 2, k > 3 ? 8 : 10);
     fprintf(f, "\n");
     gb__gp_close(R, c, f);
 }

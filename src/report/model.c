@@ -205,8 +205,7 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg)
                                           : strcmp(r->unit, sf->unit) != 0)
             return false;
     }
-    if (sf->need_flops &&
-        !(r->flops_per_op > 0 && r->bytes_per_op > 0 && r->op_time_us.median > 0))
+    if (sf->need_flops && !(r->flops_per_op > 0 && r->bytes_per_op > 0 && r->op_time_us.median > 0))
         return false;
     return true;
 }
@@ -268,8 +267,8 @@ void gb__scan_axes(const struct sel *s, struct axes *a)
                 a->numeric[ax] = is_num(&r->params.v[k]);
             char txt[GB_STR_MAX];
             gb_value_format(&r->params.v[k], txt, sizeof txt);
-            size_t d = gb_find_or_add_str(a->values[ax], &a->distinct[ax], MAXDISTINCT,
-                                          GB_STR_MAX, 0, GB_STR_MAX, txt, &added);
+            size_t d = gb_find_or_add_str(a->values[ax], &a->distinct[ax], MAXDISTINCT, GB_STR_MAX,
+                                          0, GB_STR_MAX, txt, &added);
             if (added)
                 a->num[ax][d] = gb__num(&r->params.v[k]);
             a->numeric[ax] &= is_num(&r->params.v[k]);
@@ -294,8 +293,7 @@ int gb__pick_x(const struct axes *a, const char *const *prefer)
     }
     int best = -1;
     for (size_t i = 0; i < a->n; i++)
-        if (a->numeric[i] && a->distinct[i] > 1 &&
-            (best < 0 || a->distinct[i] > a->distinct[best]))
+        if (a->numeric[i] && a->distinct[i] > 1 && (best < 0 || a->distinct[i] > a->distinct[best]))
             best = (int)i;
     return best;
 }
@@ -451,8 +449,8 @@ size_t gb__build_lines(const struct rep *R, const struct sel *s, const struct ax
         snprintf(pl, sizeof pl, "%s%s%s", by_suite ? suite : "", by_suite ? " " : "", pl0);
         bool only_case = !a->case_varies && !by_suite && strcmp(pl, r->case_name) == 0;
         if (R->nser > 1)
-            snprintf(label, sizeof label, "%s%s%s", R->ser[s->p[i]->s].label,
-                     only_case ? "" : ": ", only_case ? "" : pl);
+            snprintf(label, sizeof label, "%s%s%s", R->ser[s->p[i]->s].label, only_case ? "" : ": ",
+                     only_case ? "" : pl);
         else
             snprintf(label, sizeof label, "%s", pl);
         size_t k = 0;

@@ -261,7 +261,7 @@ typedef void (*gb__chart_fn)(struct rep *R, const struct gb__chart_kind *k);
  * series: a chart that is only data (gb__chart_bars draws it). */
 struct gb__bars {
     const char *id, *title, *what;
-    const char *unit;        /* the results' unit (as in struct suite_filter); NULL: any */
+    const char *unit; /* the results' unit (as in struct suite_filter); NULL: any */
     const char *ylabel;
     const char *nodata;      /* why there is no data, when no result is selected */
     const char *noun;        /* "kernel": each series' best category ("best kernel triad");
@@ -271,8 +271,8 @@ struct gb__bars {
 
 /* A kind of chart: the suites whose results it draws and its builder. */
 struct gb__chart_kind {
-    const char *const *suites;   /* NULL-terminated; NULL for charts that draw no one suite */
-    const char *const *also;     /* a second family where a chart joins two (roofline's peaks) */
+    const char *const *suites; /* NULL-terminated; NULL for charts that draw no one suite */
+    const char *const *also;   /* a second family where a chart joins two (roofline's peaks) */
     gb__chart_fn build;
     const struct gb__bars *bars; /* for build == gb__chart_bars */
 };
