@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "base/error.h"
-#include "report/prices.h"
 #include "harness/results.h"
+#include "report/prices.h"
+#include "report/report.h"
 #include "test.h"
 
 static char out[1 << 18];
@@ -225,8 +228,22 @@ TEST(report_bad_input)
                  GB_TEST_EXE),
               2);
     ASSERT_CONTAINS(out, "bad.json: not valid JSON");
-    ASSERT_EQ(sh("%s report 2>&1", GB_TEST_EXE), 2);
-    ASSERT_CONTAINS(out, "needs at least one results file");
+    /* The command line: what each mistake says, and --help. */
+    static const struct {
+        const char *args;
+        int status;
+        const char *says;
+    } usage[] = {
+        {"", 2, "needs at least one results file"},
+        {"x.json", 2, "needs -o DIR"},
+        {"x.json -o", 2, "-o needs a value"},
+        {"x.json --colour -o rep", 2, "unknown option '--colour'"},
+        {"--help", 0, "usage: gpubench report RESULTS.json... -o DIR"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        ASSERT_EQ(sh("%s report %s 2>&1", GB_TEST_EXE, usage[i].args), usage[i].status);
+        ASSERT_CONTAINS(out, usage[i].says);
+    }
     /* A price sheet with a mistake: file:line:column. */
     char p[1100];
     snprintf(p, sizeof p, "%s/prices.yaml", dir);
@@ -271,14 +288,157 @@ TEST(report_without_gnuplot_still_writes_the_page)
     free(html);
 }
 
+/* Appends to rs a copy of its first result (the launch case: its stats and device) as a result
+ * of suite with case kase (its first param, "op"), unit and up to two more params. */
+static void add_result(struct gb_results *rs, const char *suite, const char *kase,
+                       const char *unit, double value, const char *pname, struct gb_value pv,
+                       const char *qname, struct gb_value qv)
+{
+    struct gb_result r = rs->results[0];
+    r.samples = NULL;
+    r.nsamples = 0;
+    snprintf(r.suite, sizeof r.suite, "%s", suite);
+    snprintf(r.case_name, sizeof r.case_name, "%s", kase);
+    snprintf(r.unit, sizeof r.unit, "%s", unit);
+    r.better = GB_BETTER_HIGHER;
+    r.value = value;
+    r.params.n = 1;
+    r.params.name[0] = "op";
+    r.params.v[0] = (struct gb_value){.type = GB_V_STR};
+    snprintf(r.params.v[0].s, sizeof r.params.v[0].s, "%s", kase);
+    if (pname) {
+        r.params.name[r.params.n] = pname;
+        r.params.v[r.params.n++] = pv;
+    }
+    if (qname) {
+        r.params.name[r.params.n] = qname;
+        r.params.v[r.params.n++] = qv;
+    }
+    ASSERT_OK(gb_results_add(rs, &r));
+}
+
+static struct gb_value vint(int64_t i)
+{
+    return (struct gb_value){.type = GB_V_INT, .u.i = i};
+}
+
+/* Whether a gnuplot script holds a double quote or a backquote outside its single-quoted
+ * strings (where gnuplot would expand a backquoted shell command). */
+static bool gp_unquoted_danger(const char *script)
+{
+    bool in_single = false;
+    for (const char *c = script; *c; c++) {
+        if (*c == '\'')
+            in_single = !in_single; /* '' inside a string closes and reopens it: the same */
+        else if (!in_single && (*c == '"' || *c == '`'))
+            return true;
+    }
+    return false;
+}
+
+/* Text from a results file is data, never a command: device names, a host, file labels, cases,
+ * units and params with backquotes, $(...), system("..."), quotes, tags and line breaks go
+ * through the report (transfer lines, launch bars, a tuning heat map, batching with its knee,
+ * the skipped-case table); gnuplot runs nothing (the file X is never created, in the report
+ * folder where gnuplot runs nor above it), every chart is drawn, every script keeps them inside
+ * single quotes, and the page stays well-formed HTML. */
+TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
+{
+    const char *dir = launch_run();
+    char p[1300], rep[1100];
+    snprintf(p, sizeof p, "%s/l.json", dir);
+    snprintf(rep, sizeof rep, "%s/rep", dir);
+    static const char evil_dev[] = "d`touch X`$(touch X)\"q'<b>&\nz";
+    static const char evil_case[] = "c`touch X`\"'$(touch X)\n<i>";
+    static const char evil_unit[] = "u`touch X`\"'";
+    struct gb_results rs[2];
+    for (int f = 0; f < 2; f++) {
+        memset(&rs[f], 0, sizeof rs[f]);
+        ASSERT_OK(gb_results_read(p, &rs[f]));
+        snprintf(rs[f].devices[0].info.name, sizeof rs[f].devices[0].info.name, "%s", evil_dev);
+        snprintf(rs[f].run.host, sizeof rs[f].run.host, "h`touch X` system(\"touch X\")");
+        snprintf(rs[f].results[0].case_name, sizeof rs[f].results[0].case_name, "%s", evil_case);
+        for (int64_t q = 1; q <= 16; q *= 16) {
+            struct gb_value size = {.type = GB_V_SIZE, .u.size = 4096 * (uint64_t)q};
+            struct gb_value tile = {.type = GB_V_STR};
+            snprintf(tile.s, sizeof tile.s, "'t`touch X`'\"\n%d", (int)q);
+            add_result(&rs[f], "transfer", evil_case, "GB/s", 1.0 + q, "size", size, NULL, size);
+            add_result(&rs[f], "batching", evil_case, evil_unit, 2.0 * q, "count", vint(q), NULL,
+                       size);
+            add_result(&rs[f], "tuning", evil_case, evil_unit, 3.0 * q, "wg", vint(64 * q), "tile",
+                       tile);
+        }
+        add_result(&rs[f], "launch", evil_case, evil_unit, 1, NULL, vint(0), NULL, vint(0));
+        struct gb_result *sk = &rs[f].results[rs[f].nresults - 1];
+        sk->status = GB_STATUS_SKIPPED;
+        snprintf(sk->reason, sizeof sk->reason, "r`touch X` $(touch X) system(\"touch X\") <i>");
+    }
+    const char *paths[] = {"f1 `touch X` system(\"touch X\") $(touch X) '\"\n<i>.json",
+                           "f2 `touch X` system(\"touch X\") $(touch X) '\"\n<i>.json"};
+    struct gb_report_opts o = {.dir = rep, .title = "T `touch X` <i>"};
+    struct gb_report_summary sum;
+    ASSERT_OK(gb_report_write(rs, paths, 2, &o, &sum));
+    for (int f = 0; f < 2; f++)
+        gb_results_free(&rs[f]);
+    ASSERT_EQ(sum.series, 2);
+    ASSERT_MSG(sum.charts_failed == 0, "%zu charts not drawn: %s", sum.charts_failed,
+               sh("cat %s/plots/*.log", rep) == 0 ? out : "");
+    ASSERT_MSG(sum.charts_with_data >= 5, "%zu of %zu charts with data", sum.charts_with_data,
+               sum.charts);
+    /* Nothing ran. */
+    ASSERT_MSG(file_size(rep, ".", "X", "") < 0, "gnuplot ran a command: rep/X exists");
+    ASSERT_MSG(file_size(dir, ".", "X", "") < 0, "gnuplot ran a command: X exists");
+    /* The names reached the charts as text: the two series' legend in the launch chart. */
+    snprintf(p, sizeof p, "%s/charts/launch_latency.svg", rep);
+    char *svg = gb_test_slurp(p);
+    ASSERT_CONTAINS(svg, "d`touch X`$(touch X)'q'&lt;b>&amp; z (opencl) f1 `touch X`");
+    free(svg);
+    /* Every script keeps every text in single quotes. */
+    snprintf(p, sizeof p, "%s/plots", rep);
+    DIR *d = opendir(p);
+    ASSERT(d);
+    size_t scripts = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, ".gp"))
+            continue;
+        char gp[2400];
+        snprintf(gp, sizeof gp, "%s/%s", p, e->d_name);
+        char *text = gb_test_slurp(gp);
+        ASSERT_MSG(!gp_unquoted_danger(text), "%s has a \" or ` outside single quotes",
+                   e->d_name);
+        free(text);
+        scripts++;
+    }
+    closedir(d);
+    ASSERT_EQ(scripts, sum.charts);
+    /* The page: no tag from a name, and no HTML parser error beyond the HTML5 and SVG tags
+     * libxml2's HTML 4 parser does not know. */
+    snprintf(p, sizeof p, "%s/index.html", rep);
+    char *html = gb_test_slurp(p);
+    ASSERT_EQ(gb_test_count(html, "<i>"), 0);
+    ASSERT_EQ(gb_test_count(html, "<b>"), 0);
+    ASSERT_CONTAINS(html, "system(&quot;touch X&quot;)");
+    free(html);
+    ASSERT_EQ(sh("xmllint --html --noout %s/index.html 2>&1 | grep 'parser error' | "
+                 "grep -v 'Tag [a-zA-Z]* invalid'",
+                 rep),
+              1);
+    ASSERT_EQ(sh("xmllint --html --noout %s/index.html", rep), 0);
+    snprintf(p, sizeof p, "%s/report.md", rep);
+    char *md = gb_test_slurp(p);
+    ASSERT_EQ(gb_test_count(md, "<i>"), 0);
+    ASSERT_CONTAINS(md, "d\\`touch X\\`$(touch X)");
+    free(md);
+}
+
 /* Opens index.html in headless Chromium and checks the screenshot is not blank. The PNG is
  * decoded by gnuplot (libgd), already a dependency: `plot ... with rgbimage` into a table gives
  * every pixel's red, green and blue (every second row and column, 800 000 pixels). Not blank
  * means: a real share of the pixels are not background (text, tables, charts: about 6% here),
  * and the charts were drawn: pixels in the colours of the charts' series (the palette of
- * src/report.c; grey left out, text is grey). Measured when written: 1407 such pixels in the
- * top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only the
- * findings boxes' blue border), 0 on a blank page; the bar is 800. */
+ * src/report/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels
+ * in the top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only
+ * the findings boxes' blue border), 0 on a blank page; the bar is 800. */
 TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
 {
     if (sh("command -v chromium") != 0)

@@ -13,8 +13,10 @@
  * tuning heat maps; batching curves with the knee; multi-device scaling and efficiency; the P2P
  * bandwidth matrix; a roofline from the measured peaks; and with a price sheet, performance per
  * unit of money and per watt. They are built from the results schema alone (suite, case,
- * params, metric, value), so a suite's chart needs no code in the suite. A chart whose data is
- * absent is still drawn, saying "no data" and why; missing data never fails the report.
+ * params, metric, value), so a suite's chart needs no code in the suite: it is a builder in
+ * src/report/chart_FAMILY.c and a row in the registry of src/report/charts.c, which names the
+ * suites each chart reads. A chart whose data is absent is still drawn, saying "no data" and
+ * why; missing data never fails the report.
  *
  * Every device of every file is one series; several files (machines, devices, drivers) appear
  * side by side in each chart and table.
@@ -48,8 +50,8 @@ struct gb_report_summary {
 int gb_report_write(const struct gb_results *files, const char *const *paths, size_t n,
                     const struct gb_report_opts *o, struct gb_report_summary *sum);
 
-/* The command line (argv[0] is "report"). Exit status: 0 written, 1 written but some chart could
- * not be drawn (gnuplot missing or failing), 2 bad input or usage. */
+/* The command (src/commands/report.c; its prototype is in commands/commands.h). Declared here
+ * too only for main.c, which includes this header and not yet commands/commands.h. */
 int gb_cmd_report(int argc, char **argv);
 
 #endif

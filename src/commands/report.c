@@ -1,0 +1,139 @@
+/* gpubench — the report command: `gpubench report RESULTS.json... -o DIR [--prices FILE]
+ * [--title TEXT]` (the report itself: src/report/report.h). */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "commands/commands.h"
+#include "report/prices.h"
+#include "report/report.h"
+
+static void report_usage(FILE *f)
+{
+    fprintf(f, "usage: gpubench report RESULTS.json... -o DIR [--prices prices.yaml] "
+               "[--title TEXT]\n"
+               "  writes DIR/index.html (self-contained, charts inline as SVG), DIR/report.md,\n"
+               "  DIR/data/*.csv, DIR/plots/*.gp and DIR/charts/*.svg|png (drawn by gnuplot;\n"
+               "  $GPUBENCH_GNUPLOT names another gnuplot)\n"
+               "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad "
+               "input\n");
+}
+
+struct report_args {
+    const char *dir, *prices, *title;
+    const char **paths; /* the results files: argv's own strings */
+    size_t n;
+};
+
+/* Parses argv (argv[0] is "report") into a, whose paths point into argv. Returns GB_EXIT_OK,
+ * GB_EXIT_USAGE with the reason on stderr, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"prices", required_argument, NULL, 'P'},
+        {"title", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->dir = optarg;
+            break;
+        case 'P':
+            a->prices = optarg;
+            break;
+        case 'T':
+            a->title = optarg;
+            break;
+        case 'h':
+            report_usage(stdout);
+            return -1;
+        case ':':
+            fprintf(stderr, "gpubench report: %s needs a value\n", argv[optind - 1]);
+            return GB_EXIT_USAGE;
+        default:
+            if (optopt)
+                fprintf(stderr, "gpubench report: unknown option '-%c'\n", optopt);
+            else
+                fprintf(stderr, "gpubench report: unknown option '%s'\n", argv[optind - 1]);
+            return GB_EXIT_USAGE;
+        }
+    }
+    /* getopt_long moved the operands, the results files, to the end. */
+    a->paths = (const char **)argv + optind;
+    a->n = (size_t)(argc - optind);
+    if (a->n == 0 || !a->dir) {
+        fprintf(stderr, "gpubench report: %s\n",
+                a->n == 0 ? "needs at least one results file" : "needs -o DIR");
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+/* Reads the results files and writes the report. */
+static int write_report(const struct report_args *a, const struct gb_prices *prices)
+{
+    struct gb_results *rs = calloc(a->n, sizeof *rs);
+    int rc = GB_EXIT_OK;
+    size_t nread = 0;
+    if (!rs) {
+        fprintf(stderr, "gpubench report: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    for (; nread < a->n; nread++) {
+        gb_error_clear();
+        if (gb_results_read(a->paths[nread], &rs[nread])) {
+            fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
+            rc = GB_EXIT_USAGE;
+            goto out;
+        }
+    }
+    struct gb_report_opts o = {.dir = a->dir, .title = a->title, .prices = prices};
+    struct gb_report_summary sum;
+    gb_error_clear();
+    if (gb_report_write(rs, a->paths, a->n, &o, &sum)) {
+        fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+        goto out;
+    }
+    printf("report: %s/index.html and %s/report.md: %zu charts (%zu with data) for %zu "
+           "device%s\n",
+           a->dir, a->dir, sum.charts, sum.charts_with_data, sum.series,
+           sum.series == 1 ? "" : "s");
+    if (sum.charts_failed) {
+        fprintf(stderr, "gpubench report: %zu chart%s could not be drawn; the report says why\n",
+                sum.charts_failed, sum.charts_failed == 1 ? "" : "s");
+        rc = GB_EXIT_CASE_FAILED; /* status 1: written, but not all of it drawn */
+    }
+out:
+    for (size_t i = 0; i < nread; i++)
+        gb_results_free(&rs[i]);
+    free(rs);
+    return rc;
+}
+
+int gb_cmd_report(int argc, char **argv)
+{
+    struct report_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? GB_EXIT_OK : rc;
+    if (!a.prices)
+        return write_report(&a, NULL);
+    struct gb_prices prices;
+    char err[1024];
+    if (gb_prices_load(a.prices, &prices, err, sizeof err)) {
+        fprintf(stderr, "gpubench report: %s\n", err);
+        return GB_EXIT_USAGE;
+    }
+    rc = write_report(&a, &prices);
+    gb_prices_free(&prices);
+    return rc;
+}

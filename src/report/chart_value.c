@@ -1,0 +1,87 @@
+/* gpubench — value for money and power: each figure of gb__value_figures (charts.c) divided by
+ * the device's price and by its power from the price sheet (gpubench report --prices). */
+#include "report/model.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The category of figure fig per watt or per 1000 of the currency; false when no series has a
+ * price (or power) and a value. */
+static bool value_cat(const struct rep *R, const struct gb__figure *fig, bool watts, struct cat *k)
+{
+    memset(k, 0, sizeof *k);
+    if (watts)
+        snprintf(k->label, sizeof k->label, "%s per W", fig->label);
+    else
+        snprintf(k->label, sizeof k->label, "%s per 1000 %s", fig->label, R->o->prices->currency);
+    bool any = false;
+    for (size_t s = 0; s < R->nser; s++) {
+        const struct gb_result *w;
+        double v = gb__best_in(R, s, &fig->sf, &w);
+        const struct gb_price *p = R->ser[s].price;
+        double div = !p ? NAN : watts ? p->power_w : p->price / 1000.0;
+        k->v[s] = v / div;
+        k->best[s] = isfinite(k->v[s]) ? w : NULL;
+        any |= isfinite(k->v[s]);
+    }
+    return any;
+}
+
+/* Performance per price (watts false) or per watt. */
+static void value_chart(struct rep *R, bool watts)
+{
+    const char *cur = R->o->prices ? R->o->prices->currency : "USD";
+    char what[600];
+    if (watts)
+        snprintf(what, sizeof what,
+                 "Each headline figure divided by the device's power from the price sheet "
+                 "(watts; TDP or measured draw as the sheet says).");
+    else
+        snprintf(what, sizeof what,
+                 "Each headline figure divided by the device's price from the price sheet, per "
+                 "1000 %s.",
+                 cur);
+    struct chart *c = gb__chart_new(R, watts ? "value_per_watt" : "value_per_price",
+                                    watts ? "Performance per watt" : "Performance per price", what);
+    if (!c)
+        return;
+    if (!R->o->prices) {
+        gb__chart_nodata(R, c, "no price sheet given (gpubench report --prices prices.yaml)");
+        return;
+    }
+    struct cat *cats = calloc(gb__nvalue_figures, sizeof *cats);
+    size_t n = 0;
+    if (!cats)
+        return;
+    for (size_t h = 0; h < gb__nvalue_figures; h++)
+        n += value_cat(R, &gb__value_figures[h], watts, &cats[n]);
+    if (n == 0) {
+        gb__chart_nodata(R, c, "no device in these files has a %s in %s", watts ? "power" : "price",
+                         R->o->prices->path);
+        free(cats);
+        return;
+    }
+    char yl[64];
+    snprintf(yl, sizeof yl, "per %s%s", watts ? "watt" : "1000 ", watts ? "" : cur);
+    gb__write_bars(R, c, cats, n, yl, false);
+    for (size_t k = 0; k < n; k++) {
+        size_t best = SIZE_MAX;
+        for (size_t s = 0; s < R->nser; s++)
+            if (isfinite(cats[k].v[s]) && (best == SIZE_MAX || cats[k].v[s] > cats[k].v[best]))
+                best = s;
+        if (best != SIZE_MAX)
+            find(c, "%s: best %s with %.3g.", cats[k].label, R->ser[best].label, cats[k].v[best]);
+    }
+    for (size_t s = 0; s < R->nser; s++)
+        if (!R->ser[s].price)
+            find(c, "%s has no entry in %s.", R->ser[s].label, R->o->prices->path);
+    free(cats);
+}
+
+void gb__chart_value(struct rep *R, const struct gb__chart_kind *k)
+{
+    (void)k; /* its figures are gb__value_figures */
+    value_chart(R, false);
+    value_chart(R, true);
+}
