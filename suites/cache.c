@@ -4,11 +4,12 @@
  * G = groups x wg work-items (groups 0: 8 per compute unit) read a working set of `size` bytes
  * over and over (kernels/cache.cl): each reads `iters` vectors of `vec` unsigned ints, G x iters
  * vectors an operation, at least `reads` bytes and at least the whole set, so every operation
- * sweeps the set and a set larger than a cache never sits in it. With the set smaller than the
- * launch, every work-item cycles through all of it; larger, a grid-stride loop covers it. All
- * work-items read the same set (`layout` says how: interleaved, neighbouring work-items reading
- * neighbouring vectors, the coalesced GPU pattern; blocked, a run of consecutive vectors per
- * work-item, what a CPU compiler vectorises; auto picks blocked on a CPU device), so on a GPU a set that fits a compute unit's L1 is read from
+ * sweeps the set and a set larger than a cache never sits in it. `layout` says how the
+ * work-items share the set: interleaved, neighbouring work-items read neighbouring vectors (the
+ * coalesced GPU pattern), as a grid-stride loop over a set larger than the launch and with
+ * every work-item cycling through a smaller one; blocked, each work-item reads its own run of
+ * consecutive vectors (what a CPU compiler vectorises); auto picks blocked on a CPU device.
+ * All work-items read the same set, so on a GPU a set that fits a compute unit's L1 is read from
  * every L1 at once (the aggregate L1 bandwidth), one that fits the L2 from the L2; on a CPU
  * device the cores do the same with their private and shared caches.
  * GB/s = bytes read (G x iters x vec x 4) / time / 1e9; the few bytes of sums written are not
@@ -32,7 +33,7 @@ static const char *const layouts[] = {"auto", "interleaved", "blocked", NULL};
 static const struct gb_axis_def axes[] = {
     {.name = "op", .type = GB_V_STR, .def = "read", .choices = ops,
      .help = "read: every work-item sums the vectors it reads"},
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 1GiB, factor: 2}", .min = 16,
+    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 1GiB, factor: 2}", .min = 4,
      .help = "working set, bytes"},
     {.name = "vec", .type = GB_V_INT, .def = "4", .min = 1, .max = 4,
      .help = "unsigned ints per load: 1, 2 or 4 (4, 8 or 16 bytes)"},

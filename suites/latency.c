@@ -123,13 +123,19 @@ static int latency_setup(struct gb_case_ctx *ctx)
         for (uint64_t i = 0; i < s->slots; i++)
             perm[i] = (uint32_t)((i + 1) % s->slots);
     }
+    /* Following the cycle from slot 0 must visit every slot once before it comes back to 0. */
     uint32_t at = 0;
-    for (uint64_t k = 0; k < s->slots; k++) {
-        s->order[k] = at;
+    uint64_t k = 0;
+    do {
+        s->order[k++] = at;
         host[(uint64_t)at * s->epl] = perm[at] * s->epl;
         at = perm[at];
-    }
+    } while (at != 0 && k < s->slots);
     free(perm);
+    if (k != s->slots || at != 0) {
+        free(host);
+        return GB_FAIL(GB_EINVAL, "the chase of %" PRIu64 " slots is not one cycle", s->slots);
+    }
     err = gb_case_upload(ctx, s->next, host, bytes);
     free(host);
     const uint32_t start = 0;
