@@ -7,6 +7,7 @@
 
 #include "gb-config.h"
 #include "harness/config.h"
+#include "harness/kernels.h"
 #include "harness/plan.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -15,7 +16,6 @@
 
 #if HAVE_CUDA
 #include "backends/cuda/gb_cuda.h"
-#include "harness/kernels.h"
 #endif
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
@@ -250,6 +250,107 @@ TEST(chip_suites_are_listed)
     }
     ASSERT_CONTAINS(out, "stride");
     ASSERT_CONTAINS(out, "addresses");
+}
+
+/* ---- launch graphs (GB_CAP_GRAPH) on OpenCL: cl_khr_command_buffer --------------------- */
+
+/* Records three launches of batching.cl's counter kernel with one gb_launch whose base argument
+ * changes between them (arguments are captured at each launch call), replays the graph five
+ * times back to back, and checks every counter; and the contract's refusals while recording. */
+TEST_TIMEOUT(chip_opencl_graph_records_and_replays, 120)
+{
+    const struct gb_backend_ops *ops = gb_backend_find("opencl");
+    struct gb_device *dev = gb_test_open_device(ops, 0);
+    if (!(dev->info.caps & GB_CAP_GRAPH))
+        SKIP("%s has no launch graphs (cl_khr_command_buffer with simultaneous use)",
+             dev->info.name);
+    struct gb_queue *q, *q2;
+    ASSERT_OK(ops->queue_create(dev, &q));
+    ASSERT_OK(ops->queue_create(dev, &q2));
+    char *src = NULL;
+    ASSERT_OK(gb_kernel_source("batching.cl", &src));
+    struct gb_program *prog;
+    struct gb_kernel *k;
+    ASSERT_OK(ops->program_build(dev, src, NULL, 0, &prog, NULL));
+    ASSERT_OK(ops->kernel_get(prog, "batch_inc", &k));
+    free(src);
+    enum { N = 4 * 64 };
+    uint32_t host[N] = {0};
+    struct gb_buf *data, *tmp;
+    ASSERT_OK(ops->buf_alloc(dev, sizeof host, GB_MEM_DEVICE, &data));
+    ASSERT_OK(ops->buf_alloc(dev, sizeof host, GB_MEM_HOST_PAGEABLE, &tmp));
+    memset(tmp->host, 0, sizeof host);
+    ASSERT_OK(ops->copy(q, data, 0, tmp, 0, sizeof host, GB_COPY_BLOCKING));
+
+    ASSERT_EQ(ops->graph_end(q, &(struct gb_graph *){NULL}), GB_EINVAL);
+    ASSERT_OK(ops->graph_begin(q));
+    ASSERT_EQ(ops->graph_begin(q), GB_EINVAL);
+    struct gb_launch l = {.dims = 1, .global = {64, 1, 1}, .local = {64, 1, 1}, .nargs = 2};
+    l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = data};
+    l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
+    const uint64_t bases[3] = {0, 128, 192}; /* [64, 128) is left alone */
+    for (int i = 0; i < 3; i++) {
+        l.args[1].v.u64 = bases[i];
+        ASSERT_OK(ops->launch(q, k, &l));
+    }
+    struct gb_event *ev;
+    ASSERT_OK(ops->event_create(dev, &ev));
+    ASSERT_EQ(ops->event_record(q, ev), GB_EINVAL);
+    ASSERT_EQ(ops->queue_sync(q), GB_EINVAL);
+    ASSERT_EQ(ops->copy(q, tmp, 0, data, 0, 4, GB_COPY_BLOCKING), GB_EINVAL);
+    struct gb_graph *g = NULL;
+    ASSERT_OK(ops->graph_end(q, &g));
+    ASSERT(g && g->q == q);
+    ASSERT_EQ(ops->graph_launch(q2, g), GB_EINVAL);
+    for (int r = 0; r < 5; r++)
+        ASSERT_OK(ops->graph_launch(q, g));
+    ASSERT_OK(ops->event_record(q, ev));
+    ASSERT_OK(ops->event_sync(ev));
+    ASSERT_OK(ops->queue_sync(q));
+    ASSERT_OK(ops->copy(q, tmp, 0, data, 0, sizeof host, GB_COPY_BLOCKING));
+    memcpy(host, tmp->host, sizeof host);
+    for (int i = 0; i < N; i++)
+        ASSERT_MSG(host[i] == (i >= 64 && i < 128 ? 0u : 5u), "counter %d is %u", i, host[i]);
+    ops->graph_free(g);
+    /* A recording abandoned by destroying its queue leaks nothing and runs nothing. */
+    ASSERT_OK(ops->graph_begin(q2));
+    ASSERT_OK(ops->launch(q2, k, &l));
+    ops->event_free(ev);
+    ops->queue_destroy(q2);
+    ops->buf_free(tmp);
+    ops->buf_free(data);
+    ops->kernel_free(k);
+    ops->program_free(prog);
+    ops->queue_destroy(q);
+    ops->device_close(dev);
+}
+
+/* batching's `graph` mode is measured where the device has launch graphs, verified like the
+ * separate launches, and the separate result carries the graph's speedup and overhead. */
+TEST_TIMEOUT(chip_batching_graph_mode_is_measured, 180)
+{
+    struct gb_results rs;
+    run_entries("  - suite: batching\n    params: {op: launches, mode: [separate, fused, graph], "
+                "count: [1, 16], items: 64}\n",
+                &rs);
+    ASSERT_EQ(rs.nresults, 6);
+    const struct gb_result *sep16 = NULL, *graph16 = NULL;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const char *mode = gb_params_str(&r->params, "mode");
+        if (strcmp(mode, "graph") == 0 && r->status == GB_STATUS_SKIPPED)
+            SKIP("no launch graphs on this device: %s", r->reason);
+        expect_ok(r);
+        if (gb_params_int(&r->params, "count") == 16 && strcmp(mode, "separate") == 0)
+            sep16 = r;
+        if (gb_params_int(&r->params, "count") == 16 && strcmp(mode, "graph") == 0)
+            graph16 = r;
+    }
+    ASSERT(sep16 && graph16);
+    const struct gb_figure *sp = gb_test_figure(sep16, "graph_speedup");
+    ASSERT(sp && gb_test_figure(sep16, "graph_overhead_us"));
+    ASSERT_NEAR(sp->v[0], sep16->op_time_us.median / graph16->op_time_us.median, 1e-9);
+    gb_results_free(&rs);
 }
 
 /* ---- the CUDA side, compiled (no GPU needed) ------------------------------------------------ */
