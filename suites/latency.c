@@ -192,8 +192,8 @@ static void latency_teardown(struct gb_case_ctx *ctx)
 
 const struct gb_suite gb_suite_latency = {
     .name = "latency",
-    .summary = "memory latency (ns per dependent load) by pointer chase over a working-set "
-               "sweep: the staircase of the cache levels",
+    .summary = "memory latency per dependent load (us; figure ns_per_load) by pointer chase over "
+               "a working-set sweep: the staircase of the cache levels",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
     .state_size = sizeof(struct latency),
