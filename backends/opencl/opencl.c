@@ -1702,6 +1702,8 @@ static void ocl_graph_free(struct gb_graph *graph)
     if (!graph)
         return;
     struct ocl_graph *g = ocl__container_of(graph, struct ocl_graph, pub);
+    /* The replays still pending (a case that failed mid-run) finish before the clones go. */
+    clFinish(ocl__queue(graph->q)->q);
     ocl__rec_release(&g->rec);
     free(g);
 }
