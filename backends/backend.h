@@ -47,7 +47,8 @@ enum gb_cap {
     GB_CAP_BLAS_BF16 = 1u << 9,  /* gemm with BF16 in, F32 accumulate */
     GB_CAP_BLAS_MIXED = 1u << 10, /* gemm with F16 in, F32 accumulate and out */
     GB_CAP_BLAS_TF32 = 1u << 11, /* gemm with F32 in and out, TF32 tensor-core math */
-    GB_CAP_GRAPH = 1u << 12,     /* launch graphs (CUDA Graphs) */
+    GB_CAP_GRAPH = 1u << 12,     /* launch graphs: graph_* members (CUDA Graphs by stream capture,
+                                  * OpenCL cl_khr_command_buffer) */
 };
 
 /* Scalar element types, for BLAS and for kernels' -DT= defines. */
@@ -106,6 +107,9 @@ struct gb_kernel {
 };
 struct gb_event {
     struct gb_device *dev;
+};
+struct gb_graph {
+    struct gb_queue *q;        /* the queue it was recorded on, the only one it replays on */
 };
 
 /* copy() flags. */
@@ -246,6 +250,30 @@ struct gb_backend_ops {
      * type combination the device or library lacks. Completion is observed with event_record
      * after the call, which covers every kernel the library enqueued. */
     int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
+
+    /* ---- launch graphs (GB_CAP_GRAPH) -------------------------------------------------- */
+
+    /* Starts recording on q: the launches enqueued on q from now until graph_end are recorded
+     * into a graph, in order, instead of being run (CUDA: stream capture; OpenCL: a
+     * cl_khr_command_buffer of q). Each launch's arguments are captured when `launch` is called
+     * (buffers by handle, scalars by value), so the caller may reuse its gb_launch at once.
+     * Only `launch` may be called on q while it records: anything else on q is the caller's
+     * mistake (the OpenCL backend refuses copy, event_record and queue_sync with GB_EINVAL; on
+     * CUDA the capture is invalidated and graph_end fails). GB_EINVAL when q already records;
+     * GB_EUNSUPPORTED when the device cannot record after all. */
+    int (*graph_begin)(struct gb_queue *q);
+    /* Ends the recording graph_begin started on q and readies it for replay (CUDA:
+     * cudaStreamEndCapture and cudaGraphInstantiate; OpenCL: clFinalizeCommandBufferKHR). On
+     * success *out is the graph (freed with graph_free); on failure q records no more and there
+     * is nothing to free. GB_EINVAL when q is not recording. */
+    int (*graph_end)(struct gb_queue *q, struct gb_graph **out);
+    /* Enqueues one replay of every launch of g on q, the queue g was recorded on (GB_EINVAL for
+     * another). A replay may be enqueued while earlier ones are pending: on the in-order queue
+     * they run one after the other, in order with q's other work, and an event recorded after
+     * them completes after them (so the harness times replays like launches). */
+    int (*graph_launch)(struct gb_queue *q, struct gb_graph *g);
+    /* Frees g (NULL: nothing); its replays must have completed. Before its queue is destroyed. */
+    void (*graph_free)(struct gb_graph *g);
 };
 
 /* The compiled-in backends, in the order `gpubench devices` lists them. */

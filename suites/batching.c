@@ -16,12 +16,15 @@
  * launches (device-timed, like the launch suite's throughput case; kernels/batching.cl):
  *   separate  count launches of `items` work-items back to back
  *   fused     one launch of count x items work-items: the same work
- *   graph     the count launches captured once as a CUDA Graph and launched as one (needs
- *             GB_CAP_GRAPH and graph members in the backend contract; skipped otherwise)
+ *   graph     the count launches recorded once as a launch graph (a CUDA Graph by stream
+ *             capture, an OpenCL cl_khr_command_buffer) in setup and replayed as one
+ *             (GB_CAP_GRAPH; a recorded skip with the reason on a device without it)
  * The figure per_launch_us is the time per launch of `separate`; derive adds to each
  * `separate` result with a `fused` peer the figures launch_overhead_us, (t_separate - t_fused)
- * / (count - 1): the cost of each extra launch, and fused_speedup (and graph_overhead_us). The launch latency of one tiny kernel, enqueue to completion (clpeak's
- * "kernel launch latency"), is the launch suite's `latency` case: profiles run both.
+ * / (count - 1): the cost of each extra launch, and fused_speedup; with a `graph` peer too,
+ * graph_overhead_us, (t_graph - t_fused) / (count - 1), and graph_speedup, t_separate / t_graph.
+ * The launch latency of one tiny kernel, enqueue to completion (clpeak's "kernel launch
+ * latency"), is the launch suite's `latency` case: profiles run both.
  *
  * gemm (device-timed: the harness's markers bracket every kernel the library enqueues):
  *   batched  one strided-batched call over `count` dim x dim x dim matrices (gb_gemm.batch)
@@ -131,6 +134,7 @@ struct batching {
     struct gb_kernel *k;
     uint32_t local;
     uint64_t ops_done;
+    struct gb_graph *graph;          /* mode graph: the count launches, recorded */
     /* gemm */
     struct gb_buf *a, *b, *c;        /* batched: one buffer each, strided */
     struct gb_buf **la, **lb, **lc;  /* loop: one buffer per matrix */
@@ -210,14 +214,33 @@ static int verify_copies(struct gb_case_ctx *ctx, struct batching *s)
     return err;
 }
 
+static struct gb_launch launch_desc(const struct batching *s)
+{
+    struct gb_launch l = {.dims = 1, .global = {s->items, 1, 1}, .local = {s->local, 1, 1},
+                          .nargs = 2};
+    l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->data};
+    l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
+    return l;
+}
+
+/* The count launches of one `separate` operation (also what `graph` records). */
+static int enqueue_separate(struct gb_case_ctx *ctx, const struct batching *s)
+{
+    struct gb_launch l = launch_desc(s);
+    int err = 0;
+    for (uint64_t i = 0; i < s->count && !err; i++) {
+        l.args[1].v.u64 = i * s->items;
+        err = ctx->ops->launch(ctx->q, s->k, &l);
+    }
+    return err;
+}
+
 static int setup_launches(struct gb_case_ctx *ctx, struct batching *s)
 {
-    if (s->mode == M_GRAPH)
-        return gb_case_skip(ctx, (ctx->dev->info.caps & GB_CAP_GRAPH)
-                                     ? "the backend contract has no graph capture members yet "
-                                       "(backends/backend.h): CUDA Graphs cannot be driven"
-                                     : "launch graphs need CUDA Graphs (GB_CAP_GRAPH); this "
-                                       "device has none");
+    if (s->mode == M_GRAPH && !((ctx->dev->info.caps & GB_CAP_GRAPH) && ctx->ops->graph_begin))
+        return gb_case_skip(ctx, "launch graphs need GB_CAP_GRAPH (CUDA Graphs, or OpenCL's "
+                                 "cl_khr_command_buffer with simultaneous use); this device has "
+                                 "none");
     uint64_t total;
     if (gb_mul_u64(s->count, s->items, &total) || total > (UINT64_C(1) << 30))
         return gb_case_skip(ctx, "count x items above 2^30 work-items");
@@ -234,6 +257,18 @@ static int setup_launches(struct gb_case_ctx *ctx, struct batching *s)
         return GB_FAIL(GB_ENOMEM, "%" PRIu64 " counters", total);
     err = gb_case_upload(ctx, s->data, zero, total * sizeof *zero);
     free(zero);
+    if (!err && s->mode == M_GRAPH) {
+        /* The separate launches, recorded once. */
+        if ((err = ctx->ops->graph_begin(ctx->q)))
+            return err;
+        err = enqueue_separate(ctx, s);
+        struct gb_graph *g = NULL;
+        int end = ctx->ops->graph_end(ctx->q, &g);
+        if (!err)
+            err = end;
+        if (!end)
+            s->graph = g;
+    }
     ctx->op.timer = GB_TIMER_DEVICE;
     /* Counters of 32 bits must not wrap. */
     ctx->op.max_batch = 1u << 20;
@@ -242,20 +277,16 @@ static int setup_launches(struct gb_case_ctx *ctx, struct batching *s)
 
 static int run_launches(struct gb_case_ctx *ctx, struct batching *s, uint64_t reps)
 {
-    struct gb_launch l = {.dims = 1, .global = {s->items, 1, 1}, .local = {s->local, 1, 1},
-                          .nargs = 2};
-    l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->data};
-    l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
+    struct gb_launch l = launch_desc(s);
     int err = 0;
     for (uint64_t r = 0; r < reps && !err; r++) {
         if (s->mode == M_FUSED) {
             l.global[0] = s->count * s->items;
             err = ctx->ops->launch(ctx->q, s->k, &l);
+        } else if (s->mode == M_GRAPH) {
+            err = ctx->ops->graph_launch(ctx->q, s->graph);
         } else {
-            for (uint64_t i = 0; i < s->count && !err; i++) {
-                l.args[1].v.u64 = i * s->items;
-                err = ctx->ops->launch(ctx->q, s->k, &l);
-            }
+            err = enqueue_separate(ctx, s);
         }
         if (!err)
             s->ops_done++;
@@ -485,6 +516,9 @@ static void batching_teardown(struct gb_case_ctx *ctx)
             gb_case_free_buf(ctx, &lists[j][i]);
         free(lists[j]);
     }
+    if (s->graph)
+        ctx->ops->graph_free(s->graph);
+    s->graph = NULL;
     gb_case_free_kernel(ctx, &s->k, &s->prog);
     free(s->pattern);
     free(s->ha);
@@ -612,9 +646,11 @@ static void derive_launches(struct gb_results *rs)
         double ts = sep->op_time_us.median, tf = fused->op_time_us.median;
         gb_result_figure(sep, "launch_overhead_us", "us", (ts - tf) / (double)(count - 1));
         gb_result_figure(sep, "fused_speedup", "x", ts / tf);
-        if (graph)
+        if (graph) {
             gb_result_figure(sep, "graph_overhead_us", "us",
                              (graph->op_time_us.median - tf) / (double)(count - 1));
+            gb_result_figure(sep, "graph_speedup", "x", ts / graph->op_time_us.median);
+        }
     }
 }
 

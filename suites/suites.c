@@ -15,6 +15,10 @@ extern const struct gb_suite gb_suite_gemm;
 extern const struct gb_suite gb_suite_fp16;
 extern const struct gb_suite gb_suite_tuning;
 extern const struct gb_suite gb_suite_batching;
+extern const struct gb_suite gb_suite_latency;
+extern const struct gb_suite gb_suite_cache;
+extern const struct gb_suite gb_suite_local;
+extern const struct gb_suite gb_suite_atomics;
 
 const struct gb_suite *const gb_suites[] = {
     &gb_suite_transfer,
@@ -30,6 +34,10 @@ const struct gb_suite *const gb_suites[] = {
     &gb_suite_fp16,
     &gb_suite_tuning,
     &gb_suite_batching,
+    &gb_suite_latency,
+    &gb_suite_cache,
+    &gb_suite_local,
+    &gb_suite_atomics,
     NULL,
 };
 const size_t gb_suite_count = sizeof gb_suites / sizeof gb_suites[0] - 1;

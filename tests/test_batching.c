@@ -101,8 +101,9 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        if (strcmp(gb_params_str(&r->params, "mode"), "graph") == 0) {
-            ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+        if (strcmp(gb_params_str(&r->params, "mode"), "graph") == 0 &&
+            r->status == GB_STATUS_SKIPPED) {
+            /* A device without launch graphs; PoCL has them (cl_khr_command_buffer). */
             ASSERT_CONTAINS(r->reason, "GB_CAP_GRAPH");
             continue;
         }

@@ -108,6 +108,30 @@ static const struct variant_file variant_files[] = {
      {"fp16_scale", "fp16_triad", NULL},
      {{NULL}, {"STORE_HALF=1", NULL}, {"STORE_BF16=1", NULL}},
      3},
+    /* The chip suites (suites/latency.c, cache.c, local.c, atomics.c): every vector width, the
+     * local array and stride extremes, every atomic type (float and int64 atomics on global and
+     * shared memory), and the broken variant the PoCL tests build (GB_BREAK). */
+    {"latency.cl", {"latency_chase", NULL}, {{NULL}, {"GB_BREAK", NULL}}, 2},
+    {"cache.cl",
+     {"cache_read", NULL},
+     {{NULL}, {"VEC=1", NULL}, {"VEC=2", NULL}, {"VEC=4", "GB_BREAK", NULL}},
+     4},
+    {"local.cl",
+     {"local_read", "local_write", NULL},
+     {{NULL},
+      {"VEC=1", "WG=256", "LN=4096", "STRIDE=1", NULL},
+      {"VEC=2", "WG=256", "LN=2048", "STRIDE=32", NULL},
+      {"VEC=4", "WG=1024", "LN=1024", "STRIDE=33", NULL},
+      {"VEC=4", "WG=32", "LN=1024", "STRIDE=2", "GB_BREAK", NULL}},
+     5},
+    {"atomics.cl",
+     {"atomics_caps", "atomics_global", "atomics_local", NULL},
+     {{NULL},
+      {"TYPE=0", "NADDR=1", NULL},
+      {"TYPE=1", "NADDR=64", NULL},
+      {"TYPE=2", "NADDR=256", NULL},
+      {"TYPE=0", "NADDR=256", "GB_BREAK", NULL}},
+     5},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 

@@ -1237,6 +1237,12 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
 
 /* ---- the vtable ------------------------------------------------------------------------------ */
 
+/* Launch graphs: defined in their own block at the end of the file. */
+static int cu_graph_begin(struct gb_queue *q);
+static int cu_graph_end(struct gb_queue *q, struct gb_graph **out);
+static int cu_graph_launch(struct gb_queue *q, struct gb_graph *g);
+static void cu_graph_free(struct gb_graph *g);
+
 const struct gb_backend_ops gb_cuda_ops = {
     .name = "cuda",
     .init = cu_init,
@@ -1265,7 +1271,94 @@ const struct gb_backend_ops gb_cuda_ops = {
     .event_record = cu_event_record,
     .event_sync = cu_event_sync,
     .event_elapsed_ns = cu_event_elapsed_ns,
+    .graph_begin = cu_graph_begin,
+    .graph_end = cu_graph_end,
+    .graph_launch = cu_graph_launch,
+    .graph_free = cu_graph_free,
 #if HAVE_CUBLAS
     .gemm = cu_gemm,
 #endif
 };
+
+/* ---- launch graphs (GB_CAP_GRAPH): CUDA Graphs by stream capture -----------------------------
+ *
+ * graph_begin starts capturing the queue's stream (cudaStreamBeginCapture, thread-local mode:
+ * only this thread's unsafe calls are refused while it captures, so other devices' threads run
+ * on); the launches enqueued on it are recorded with their arguments as cudaLaunchKernel sees
+ * them. graph_end ends the capture and instantiates the graph (cudaGraphInstantiate);
+ * graph_launch replays it on the same stream (cudaGraphLaunch), which CUDA allows while earlier
+ * replays are pending: they run in stream order. Every device of CUDA 10+ has them, so the
+ * capability is set for every device (cu__query). */
+
+struct cu_graph {
+    struct gb_graph pub;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+};
+
+static int cu_graph_begin(struct gb_queue *q)
+{
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if ((rc = CU(cudaStreamIsCapturing, cu_queue(q)->stream, &st)))
+        return rc;
+    if (st != cudaStreamCaptureStatusNone)
+        return GB_FAIL(GB_EINVAL, "graph_begin: the queue is already recording");
+    return CU(cudaStreamBeginCapture, cu_queue(q)->stream, cudaStreamCaptureModeThreadLocal);
+}
+
+static int cu_graph_end(struct gb_queue *q, struct gb_graph **out)
+{
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if ((rc = CU(cudaStreamIsCapturing, cu_queue(q)->stream, &st)))
+        return rc;
+    if (st == cudaStreamCaptureStatusNone)
+        return GB_FAIL(GB_EINVAL, "graph_end: the queue is not recording");
+    cudaGraph_t graph = NULL;
+    /* An invalidated capture (a forbidden call while recording) fails here and ends it. */
+    if ((rc = CU(cudaStreamEndCapture, cu_queue(q)->stream, &graph))) {
+        if (graph)
+            (void)cudaGraphDestroy(graph);
+        return rc;
+    }
+    struct cu_graph *g = calloc(1, sizeof *g);
+    if (!g) {
+        (void)cudaGraphDestroy(graph);
+        return GB_FAIL(GB_ENOMEM, "graph_end");
+    }
+    if ((rc = CU(cudaGraphInstantiate, &g->exec, graph, 0))) {
+        (void)cudaGraphDestroy(graph);
+        free(g);
+        return rc;
+    }
+    g->graph = graph;
+    g->pub.q = q;
+    *out = &g->pub;
+    return 0;
+}
+
+static int cu_graph_launch(struct gb_queue *q, struct gb_graph *g)
+{
+    if (g->q != q)
+        return GB_FAIL(GB_EINVAL, "graph_launch: the graph was recorded on another queue");
+    int rc = cu__use(q->dev);
+    return rc ? rc : CU(cudaGraphLaunch, ((struct cu_graph *)g)->exec, cu_queue(q)->stream);
+}
+
+static void cu_graph_free(struct gb_graph *g)
+{
+    if (!g)
+        return;
+    struct cu_graph *cg = (struct cu_graph *)g;
+    if (cu__use(g->q->dev) == 0) {
+        (void)cudaGraphExecDestroy(cg->exec);
+        (void)cudaGraphDestroy(cg->graph);
+    }
+    (void)cudaGetLastError();
+    free(cg);
+}

@@ -224,9 +224,12 @@ struct ocl_buf {
     void *mapped; /* pinned: what clEnqueueMapBuffer returned (pub.host is page-aligned in it) */
 };
 
+struct ocl__rec; /* a launch graph being recorded (see "launch graphs" below) */
+
 struct ocl_queue {
     struct gb_queue pub;
     cl_command_queue q;
+    struct ocl__rec *rec; /* non-NULL between graph_begin and graph_end */
 };
 
 struct ocl_program {
@@ -359,6 +362,19 @@ static uint32_t ocl__clamp32(uint64_t v)
     OCL_CHECK("clGetDeviceInfo(" #param ")", \
               clGetDeviceInfo((id), (param), sizeof(var), &(var), NULL))
 
+static bool ocl__graph_cap(cl_platform_id p, cl_device_id id, const char *exts,
+                           const char *version);
+static int ocl__graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims,
+                             const size_t *gsz, const size_t *lsz);
+static void ocl__graph_abandon(struct ocl_queue *q);
+/* GB_EINVAL when q is recording a launch graph, on which only launch may be called. */
+static int ocl__not_recording(const struct ocl_queue *q, const char *what)
+{
+    return q->rec ? GB_FAIL(GB_EINVAL, "%s: the queue is recording a launch graph (graph_begin)",
+                            what)
+                  : 0;
+}
+
 /* Fills *out from the device's queries. */
 static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_info *out)
 {
@@ -445,6 +461,8 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
         out->caps |= GB_CAP_BLAS_F16;
 #endif
     /* No GB_CAP_PEER: buffers of two OpenCL contexts cannot be copied into each other. */
+    if (ocl__graph_cap(p, id, exts, out->version))
+        out->caps |= GB_CAP_GRAPH;
 
     /* The SIMD width is only known through vendor queries; the spec has no such notion. */
     out->warp_size = 1;
@@ -866,6 +884,7 @@ static void ocl_queue_destroy(struct gb_queue *queue)
     if (!queue)
         return;
     struct ocl_queue *q = ocl__queue(queue);
+    ocl__graph_abandon(q);
     /* Releasing a queue does not wait for it; wait so that no command outlives its buffers. */
     clFinish(q->q);
     clReleaseCommandQueue(q->q);
@@ -879,7 +898,8 @@ static int ocl_queue_flush(struct gb_queue *q)
 
 static int ocl_queue_sync(struct gb_queue *q)
 {
-    return OCL_CALL(clFinish, (ocl__queue(q)->q));
+    int rc = ocl__not_recording(ocl__queue(q), "queue_sync");
+    return rc ? rc : OCL_CALL(clFinish, (ocl__queue(q)->q));
 }
 
 /* Whether [off, off + bytes) lies within a buffer of `size` bytes, without overflowing. */
@@ -895,6 +915,9 @@ static int ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off
     struct ocl_queue *q = ocl__queue(queue);
     if (!dst || !src)
         return GB_FAIL(GB_EINVAL, "copy: NULL buffer");
+    int rec = ocl__not_recording(q, "copy");
+    if (rec)
+        return rec;
     if ((unsigned)flags & ~(unsigned)GB_COPY_BLOCKING)
         return GB_FAIL(GB_EINVAL, "copy: unknown flags 0x%x", (unsigned)flags);
     bool dst_host = dst->kind != GB_MEM_DEVICE, src_host = src->kind != GB_MEM_DEVICE;
@@ -1180,6 +1203,8 @@ static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const st
     for (uint32_t i = 0; i < l->nargs; i++)
         if ((rc = ocl__set_arg(k, queue->dev, i, &l->args[i])))
             return rc;
+    if (q->rec)
+        return ocl__graph_record(q, k, l->dims, gsz, lsz);
     rc = OCL_CALL(clEnqueueNDRangeKernel, (q->q, k->k, l->dims, NULL, gsz, lsz, 0, NULL, NULL));
     if (rc)
         gb_error_append(rc, "kernel %s", k->name);
@@ -1216,7 +1241,9 @@ static int ocl_event_record(struct gb_queue *queue, struct gb_event *ev)
     if (ev->dev != queue->dev)
         return GB_FAIL(GB_EINVAL, "event_record: the event belongs to another device");
     cl_event ce = NULL;
-    int rc;
+    int rc = ocl__not_recording(q, "event_record");
+    if (rc)
+        return rc;
     /* With no wait list, a marker (or, on an in-order queue, any command) completes after
      * everything enqueued before it, which is what cudaEventRecord promises. */
     if (d->timer == OCL__TIMER_MARKER) {
@@ -1495,6 +1522,192 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
 }
 #endif
 
+/* ---- launch graphs (GB_CAP_GRAPH): cl_khr_command_buffer ------------------------------------
+ *
+ * graph_begin creates a command buffer for the queue; while it exists ocl_launch records into it
+ * (ocl__graph_record) instead of enqueueing, and copy, event_record and queue_sync refuse.
+ * graph_end finalizes it, graph_launch enqueues it on its queue. The extension's entry points
+ * come from clGetExtensionFunctionAddressForPlatform (the ICD loader does not export them).
+ *
+ * The spec captures a kernel's arguments when the command is recorded; PoCL 3.1 reads them when
+ * the buffer runs, so every recorded command would see the arguments set last. Each recorded
+ * launch therefore records a clone of the kernel (clCloneKernel copies the arguments just set,
+ * OpenCL 2.1), which lives as long as the graph: correct on both readings of the spec.
+ * GB_CAP_GRAPH needs the extension, CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR (so that a
+ * replay may be enqueued while the previous one is pending, as CUDA Graphs allow), no required
+ * queue property beyond profiling, and an OpenCL 2.1 device (clCloneKernel). */
+
+struct ocl__cb_fns {
+    clCreateCommandBufferKHR_fn create;
+    clFinalizeCommandBufferKHR_fn finalize;
+    clReleaseCommandBufferKHR_fn release;
+    clEnqueueCommandBufferKHR_fn enqueue;
+    clCommandNDRangeKernelKHR_fn ndrange;
+};
+
+/* The platform's entry points of cl_khr_command_buffer; false if one is missing. */
+static bool ocl__cb_load(cl_platform_id p, struct ocl__cb_fns *f)
+{
+#define OCL__CB_FN(field, name) \
+    (f->field = (name##_fn)clGetExtensionFunctionAddressForPlatform(p, #name)) != NULL
+    return OCL__CB_FN(create, clCreateCommandBufferKHR) &&
+           OCL__CB_FN(finalize, clFinalizeCommandBufferKHR) &&
+           OCL__CB_FN(release, clReleaseCommandBufferKHR) &&
+           OCL__CB_FN(enqueue, clEnqueueCommandBufferKHR) &&
+           OCL__CB_FN(ndrange, clCommandNDRangeKernelKHR);
+#undef OCL__CB_FN
+}
+
+static bool ocl__graph_cap(cl_platform_id p, cl_device_id id, const char *exts,
+                           const char *version)
+{
+    unsigned major = 0, minor = 0;
+    if (!ocl__has_ext(exts, "cl_khr_command_buffer") ||
+        sscanf(version, "OpenCL %u.%u", &major, &minor) != 2 || major * 10 + minor < 21)
+        return false;
+    cl_device_command_buffer_capabilities_khr caps = 0;
+    cl_command_queue_properties need = 0;
+    struct ocl__cb_fns f;
+    return clGetDeviceInfo(id, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, sizeof caps, &caps,
+                           NULL) == CL_SUCCESS &&
+           (caps & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR) &&
+           clGetDeviceInfo(id, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR,
+                           sizeof need, &need, NULL) == CL_SUCCESS &&
+           !(need & ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE) &&
+           ocl__cb_load(p, &f);
+}
+
+/* A command buffer and the kernel clones its commands use: being recorded (ocl_queue.rec) or
+ * recorded (ocl_graph). */
+struct ocl__rec {
+    struct ocl__cb_fns f;
+    cl_command_buffer_khr cb;
+    cl_kernel *clones;
+    size_t n, cap;
+};
+
+struct ocl_graph {
+    struct gb_graph pub;
+    struct ocl__rec rec;
+};
+
+static void ocl__rec_release(struct ocl__rec *r)
+{
+    if (r->cb)
+        r->f.release(r->cb);
+    for (size_t i = 0; i < r->n; i++)
+        clReleaseKernel(r->clones[i]);
+    free(r->clones);
+}
+
+static void ocl__graph_abandon(struct ocl_queue *q)
+{
+    if (!q->rec)
+        return;
+    ocl__rec_release(q->rec);
+    free(q->rec);
+    q->rec = NULL;
+}
+
+static int ocl__graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims,
+                             const size_t *gsz, const size_t *lsz)
+{
+    struct ocl__rec *r = q->rec;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        cl_kernel *c = realloc(r->clones, cap * sizeof *c);
+        if (!c)
+            return GB_FAIL(GB_ENOMEM, "graph of %zu launches", cap);
+        r->clones = c;
+        r->cap = cap;
+    }
+    cl_int err;
+    cl_kernel clone = clCloneKernel(k->k, &err);
+    int rc = OCL_CHECK("clCloneKernel", err);
+    if (rc)
+        return gb_error_append(rc, "kernel %s", k->name);
+    r->clones[r->n++] = clone;
+    rc = OCL_CHECK("clCommandNDRangeKernelKHR",
+                   r->f.ndrange(r->cb, NULL, NULL, clone, dims, NULL, gsz, lsz, 0, NULL, NULL,
+                                NULL));
+    if (rc)
+        gb_error_append(rc, "recording kernel %s", k->name);
+    return rc;
+}
+
+static int ocl_graph_begin(struct gb_queue *queue)
+{
+    struct ocl_queue *q = ocl__queue(queue);
+    struct ocl_device *d = ocl__dev(queue->dev);
+    if (q->rec)
+        return GB_FAIL(GB_EINVAL, "graph_begin: the queue is already recording");
+    if (!(d->pub.info.caps & GB_CAP_GRAPH))
+        return GB_FAIL(GB_EUNSUPPORTED, "graph_begin: %s has no usable cl_khr_command_buffer",
+                       d->pub.info.name);
+    struct ocl__rec *r = calloc(1, sizeof *r);
+    if (!r)
+        return GB_FAIL(GB_ENOMEM, "graph_begin");
+    if (!ocl__cb_load(d->platform, &r->f)) {
+        free(r);
+        return GB_FAIL(GB_EUNSUPPORTED, "graph_begin: cl_khr_command_buffer entry points missing");
+    }
+    const cl_command_buffer_properties_khr props[] = {
+        CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
+    cl_int err;
+    r->cb = r->f.create(1, &q->q, props, &err);
+    int rc = OCL_CHECK("clCreateCommandBufferKHR", err);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    q->rec = r;
+    return 0;
+}
+
+static int ocl_graph_end(struct gb_queue *queue, struct gb_graph **out)
+{
+    struct ocl_queue *q = ocl__queue(queue);
+    if (!q->rec)
+        return GB_FAIL(GB_EINVAL, "graph_end: the queue is not recording");
+    struct ocl_graph *g = calloc(1, sizeof *g);
+    int rc = g ? OCL_CHECK("clFinalizeCommandBufferKHR", q->rec->f.finalize(q->rec->cb))
+               : GB_FAIL(GB_ENOMEM, "graph_end");
+    if (rc) {
+        free(g);
+        ocl__graph_abandon(q);
+        return rc;
+    }
+    g->pub.q = queue;
+    g->rec = *q->rec;
+    free(q->rec);
+    q->rec = NULL;
+    *out = &g->pub;
+    return 0;
+}
+
+static int ocl_graph_launch(struct gb_queue *queue, struct gb_graph *graph)
+{
+    if (graph->q != queue)
+        return GB_FAIL(GB_EINVAL, "graph_launch: the graph was recorded on another queue");
+    struct ocl_queue *q = ocl__queue(queue);
+    int rc = ocl__not_recording(q, "graph_launch");
+    if (rc)
+        return rc;
+    struct ocl__rec *r = &ocl__container_of(graph, struct ocl_graph, pub)->rec;
+    return OCL_CHECK("clEnqueueCommandBufferKHR", r->f.enqueue(0, NULL, r->cb, 0, NULL, NULL));
+}
+
+static void ocl_graph_free(struct gb_graph *graph)
+{
+    if (!graph)
+        return;
+    struct ocl_graph *g = ocl__container_of(graph, struct ocl_graph, pub);
+    /* The replays still pending (a case that failed mid-run) finish before the clones go. */
+    clFinish(ocl__queue(graph->q)->q);
+    ocl__rec_release(&g->rec);
+    free(g);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 const struct gb_backend_ops gb_opencl_ops = {
@@ -1526,6 +1739,10 @@ const struct gb_backend_ops gb_opencl_ops = {
     .event_record = ocl_event_record,
     .event_sync = ocl_event_sync,
     .event_elapsed_ns = ocl_event_elapsed_ns,
+    .graph_begin = ocl_graph_begin,
+    .graph_end = ocl_graph_end,
+    .graph_launch = ocl_graph_launch,
+    .graph_free = ocl_graph_free,
 #if HAVE_CLBLAST
     .gemm = ocl_gemm,
 #else

@@ -1,0 +1,25 @@
+/* Helpers of the chip suites (suites/chip.h). */
+#include "chip.h"
+
+int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                   const char *const *defines, size_t ndefines, struct gb_program **prog,
+                   struct gb_kernel **k)
+{
+    const struct gb_chip_hook *hook = ctx->state;
+    const char *defs[8];
+    if (ndefines > 7)
+        return GB_FAIL(GB_EINVAL, "%s: %zu defines, at most 7", file, ndefines);
+    for (size_t i = 0; i < ndefines; i++)
+        defs[i] = defines[i];
+    if (hook && hook->test_define)
+        defs[ndefines++] = hook->test_define;
+    return gb_case_build(ctx, file, kernel, defs, ndefines, prog, k);
+}
+
+uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups)
+{
+    if (groups > 0)
+        return (uint64_t)groups;
+    uint32_t cus = ctx->dev->info.compute_units;
+    return 8 * (uint64_t)(cus ? cus : 1);
+}

@@ -1,0 +1,27 @@
+/* What the chip suites (latency, cache, local, atomics) share with their device tests, and
+ * nothing else may use.
+ *
+ * Every state struct of these suites starts with a struct gb_chip_hook. The runner zeroes the
+ * state before setup(), so in a run test_define is NULL; tests/test_chip.c sets it before
+ * setup() to build the case's kernel with one more define (GB_BREAK, which each kernel file
+ * documents) and checks that verify() rejects what the broken kernel computed. */
+#ifndef GB_SUITES_CHIP_H
+#define GB_SUITES_CHIP_H
+
+#include "harness/suite.h"
+
+struct gb_chip_hook {
+    const char *test_define; /* an extra "NAME" or "NAME=VALUE" for the build; NULL in a run */
+};
+
+/* Builds `kernel` of `file` like gb_case_build(), with the hook's test define (if any) after
+ * `defines` (at most 7). */
+int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                   const char *const *defines, size_t ndefines, struct gb_program **prog,
+                   struct gb_kernel **k);
+
+/* Work-groups of a launch: `groups` when non-zero, else 8 per compute unit (enough resident
+ * work-items to cover memory latency on a GPU; a CPU device runs work-groups in turn). */
+uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups);
+
+#endif
