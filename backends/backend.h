@@ -255,6 +255,19 @@ extern const size_t gb_backend_count;
 /* The backend called `name`, or NULL. */
 const struct gb_backend_ops *gb_backend_find(const char *name);
 
+/* A backend that could not start, and why (for `devices` and the run's log). */
+struct gb_backend_status {
+    const struct gb_backend_ops *ops;
+    int err;                        /* 0 or the init error */
+    char reason[512];
+    int ndevices;
+};
+
+/* Initialises every compiled-in backend (status[i] for gb_backends[i]; status may be NULL):
+ * status[i].err is init()'s error, with the error detail (else gb_strerror) as the reason, and
+ * ndevices its device_count() when it started. */
+void gb_backends_probe(struct gb_backend_status *status);
+
 /* ---- checks and helpers shared by the backends -------------------------------------------- */
 
 /* Whether two device handles stand for the same device, as a backend defines it (the CUDA
