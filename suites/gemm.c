@@ -37,6 +37,7 @@
 #include "harness/precision.h"
 #include "suites/precision_state.h"
 #include "harness/tuning_cache.h"
+#include "suites/common.h"
 
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
 static const char *const impls[] = {"library", "own", NULL};
