@@ -7,6 +7,7 @@
 #include "harness/config.h"
 #include "harness/plan.h"
 #include "harness/precision.h"
+#include "report/precision_table.h"
 #include "suites/precision_state.h"
 #include "harness/runner.h"
 #include "test.h"

@@ -19,6 +19,7 @@
 #include "gb-version.h"
 #include "harness/plan.h"
 #include "harness/precision.h"
+#include "report/precision_table.h"
 #include "report/report.h"
 #include "harness/results.h"
 #include "harness/runner.h"
