@@ -284,30 +284,19 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
         snprintf(how, len, "unknown: no rates for %s (%s)", info->name, info->vendor);
         return 0.0;
     }
-    double v = 0, m = 0;
-    switch (op) {
-    case GB_PEAK_F64:
-        v = r.f64, m = r.m_f64;
-        break;
-    case GB_PEAK_F32:
-        v = r.f32;
-        break;
-    case GB_PEAK_TF32:
-        v = r.f32, m = r.m_tf32;
-        break;
-    case GB_PEAK_F16:
-        v = r.f16, m = r.m_f16;
-        break;
-    case GB_PEAK_BF16:
-        v = r.bf16, m = r.m_bf16;
-        break;
-    case GB_PEAK_I32:
-        v = r.i32;
-        break;
-    case GB_PEAK_INT8_DOT:
-        v = r.i8dot;
-        break;
-    }
+    /* Per op: the vector rate and the matrix rate (TF32 is FP32 on the vector units; integers
+     * have no matrix rate). */
+    const double vec[GB_PEAK_INT8_DOT + 1] = {
+        [GB_PEAK_F64] = r.f64, [GB_PEAK_F32] = r.f32,   [GB_PEAK_TF32] = r.f32,
+        [GB_PEAK_F16] = r.f16, [GB_PEAK_BF16] = r.bf16, [GB_PEAK_I32] = r.i32,
+        [GB_PEAK_INT8_DOT] = r.i8dot,
+    };
+    const double mat[GB_PEAK_INT8_DOT + 1] = {
+        [GB_PEAK_F64] = r.m_f64, [GB_PEAK_TF32] = r.m_tf32, [GB_PEAK_F16] = r.m_f16,
+        [GB_PEAK_BF16] = r.m_bf16,
+    };
+    const bool known = (unsigned)op <= GB_PEAK_INT8_DOT;
+    const double v = known ? vec[op] : 0, m = known ? mat[op] : 0;
     const double per_clk = matrix && m > v ? m : v;
     if (per_clk <= 0) {
         snprintf(how, len, "unknown: %s has no %s%s rate", family, op_name(op),
