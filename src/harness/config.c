@@ -47,99 +47,101 @@ static void free_strv(char **v)
     free(v);
 }
 
-int gb__parse_backends(struct gb__ld *l, yaml_node_t *n)
+/* Reads `all`, or a scalar or a list of them (see gb__scalar_or_list), into *out: NULL for `all`,
+ * else a new zeroed array of len + 1 elements of `size` bytes whose first len elements item()
+ * fills, given each item's node and index. On error *out may hold a partly filled array, for
+ * the caller to free. */
+static int parse_all_or_list(struct gb__ld *l, yaml_node_t *n, const char *what,
+                             const char *if_empty, size_t size,
+                             int (*item)(struct gb__ld *, yaml_node_t *, void *, size_t),
+                             void **out, size_t *len)
 {
-    char **names = NULL;
-    int rc = 0;
+    *out = NULL;
+    *len = 0;
     if (n && n->type == YAML_SCALAR_NODE && !gb__is_null(n) && strcmp(gb__sval(n), "all") == 0)
-        goto done; /* every backend */
-    size_t len = n && n->type == YAML_SEQUENCE_NODE ? gb__seq_len(n) : 1;
-    if (n && n->type == YAML_SEQUENCE_NODE && len == 0)
-        return gb__fail(l, n, "backends: empty list (leave backends out for every backend)");
-    if (!n || (n->type != YAML_SEQUENCE_NODE && (n->type != YAML_SCALAR_NODE || gb__is_null(n))))
-        return gb__fail(l, n, "expected a backend name, a list of them or \"all\" for backends, "
-                              "got %s", gb__kind(n));
-    names = calloc(len + 1, sizeof *names);
-    if (!names)
-        return gb__fail(l, n, "out of memory");
-    for (size_t i = 0; i < len; i++) {
-        yaml_node_t *it = n->type == YAML_SEQUENCE_NODE ? gb__seq_item(l, n, i) : n;
-        const char *s;
-        if ((rc = gb__want_scalar(l, it, "a backend name", &s)))
-            goto fail;
-        bool known = false;
-        for (size_t j = 0; known_backends[j]; j++)
-            known = known || strcmp(known_backends[j], s) == 0;
-        if (!known) {
-            char all[64];
-            rc = gb__fail(l, it, "unknown backend \"%s\" (expected %s)", s,
-                          gb__join_or(known_backends, all, sizeof all));
-            goto fail;
-        }
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(names[j], s) == 0) {
-                rc = gb__fail(l, it, "backend \"%s\" is listed twice", s);
-                goto fail;
-            }
-        if (!(names[i] = strdup(s))) {
-            rc = gb__fail(l, it, "out of memory");
-            goto fail;
-        }
-    }
-done:
-    free_strv(l->p->backends);
-    l->p->backends = names;
-    return 0;
-fail:
-    free_strv(names);
+        return 0;
+    int rc = gb__scalar_or_list(l, n, what, if_empty, len);
+    if (!rc && !(*out = calloc(*len + 1, size)))
+        rc = gb__fail(l, n, "out of memory");
+    for (size_t i = 0; !rc && i < *len; i++)
+        rc = item(l, gb__list_item(l, n, i), *out, i);
     return rc;
 }
 
-static int parse_device_index(struct gb__ld *l, yaml_node_t *n, int *out)
+/* Item i of `backends:`, node it, into names[i]: a known backend, not listed before. */
+static int parse_backend(struct gb__ld *l, yaml_node_t *it, void *array, size_t i)
 {
+    char **names = array;
     const char *s;
-    int64_t i;
-    int rc = gb__want_scalar(l, n, "a device index", &s);
+    int rc = gb__want_scalar(l, it, "a backend name", &s);
     if (rc)
         return rc;
-    if (!gb__parse_i64(s, &i) || i < 0 || i > INT32_MAX)
-        return gb__fail(l, n, "devices: expected \"all\" or a device index (0, 1, ...), got \"%s\"",
-                        s);
-    *out = (int)i;
+    bool known = false;
+    for (size_t j = 0; known_backends[j]; j++)
+        known = known || strcmp(known_backends[j], s) == 0;
+    if (!known) {
+        char all[64];
+        return gb__fail(l, it, "unknown backend \"%s\" (expected %s)", s,
+                        gb__join_or(known_backends, all, sizeof all));
+    }
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(names[j], s) == 0)
+            return gb__fail(l, it, "backend \"%s\" is listed twice", s);
+    if (!(names[i] = strdup(s)))
+        return gb__fail(l, it, "out of memory");
+    return 0;
+}
+
+int gb__parse_backends(struct gb__ld *l, yaml_node_t *n)
+{
+    void *names; /* NULL-terminated; NULL: every backend */
+    size_t len;
+    int rc = parse_all_or_list(l, n, "a backend name, a list of them or \"all\" for backends",
+                               "backends: empty list (leave backends out for every backend)",
+                               sizeof(char *), parse_backend, &names, &len);
+    if (rc) {
+        free_strv(names);
+        return rc;
+    }
+    free_strv(l->p->backends);
+    l->p->backends = names;
+    return 0;
+}
+
+/* Item i of `devices:`, node it, into devs[i]: a device index, not listed before. */
+static int parse_device(struct gb__ld *l, yaml_node_t *it, void *array, size_t i)
+{
+    int *devs = array;
+    const char *s;
+    int64_t x;
+    int rc = gb__want_scalar(l, it, "a device index", &s);
+    if (rc)
+        return rc;
+    if (!gb__parse_i64(s, &x) || x < 0 || x > INT32_MAX)
+        return gb__fail(l, it, "devices: expected \"all\" or a device index (0, 1, ...), got "
+                               "\"%s\"", s);
+    devs[i] = (int)x;
+    for (size_t j = 0; j < i; j++)
+        if (devs[j] == devs[i])
+            return gb__fail(l, it, "device %d is listed twice", devs[i]);
     return 0;
 }
 
 int gb__parse_devices(struct gb__ld *l, yaml_node_t *n)
 {
-    int *devs = NULL, rc;
-    if (n && n->type == YAML_SCALAR_NODE && !gb__is_null(n) && strcmp(gb__sval(n), "all") == 0)
-        goto done;
-    if (!n || (n->type != YAML_SEQUENCE_NODE && (n->type != YAML_SCALAR_NODE || gb__is_null(n))))
-        return gb__fail(l, n, "expected \"all\", a device index or a list of them for devices, "
-                              "got %s", gb__kind(n));
-    size_t len = n->type == YAML_SEQUENCE_NODE ? gb__seq_len(n) : 1;
-    if (len == 0)
-        return gb__fail(l, n, "devices: empty list (use \"all\" for every device)");
-    devs = calloc(len + 1, sizeof *devs);
-    if (!devs)
-        return gb__fail(l, n, "out of memory");
-    for (size_t i = 0; i < len; i++) {
-        yaml_node_t *it = n->type == YAML_SEQUENCE_NODE ? gb__seq_item(l, n, i) : n;
-        if ((rc = parse_device_index(l, it, &devs[i])))
-            goto fail;
-        for (size_t j = 0; j < i; j++)
-            if (devs[j] == devs[i]) {
-                rc = gb__fail(l, it, "device %d is listed twice", devs[i]);
-                goto fail;
-            }
+    void *devs; /* -1 terminated; NULL: every device */
+    size_t len;
+    int rc = parse_all_or_list(l, n, "\"all\", a device index or a list of them for devices",
+                               "devices: empty list (use \"all\" for every device)",
+                               sizeof(int), parse_device, &devs, &len);
+    if (!rc) {
+        if (devs)
+            ((int *)devs)[len] = -1;
+        free(l->p->devices);
+        l->p->devices = devs;
+    } else {
+        free(devs);
     }
-    devs[len] = -1;
-done:
-    free(l->p->devices);
-    l->p->devices = devs;
-    return 0;
-fail:
-    free(devs);
     return rc;
 }
 

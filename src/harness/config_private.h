@@ -89,6 +89,12 @@ int gb__check_map(struct gb__ld *l, yaml_node_t *n, const char *what);
 
 size_t gb__seq_len(const yaml_node_t *n);
 yaml_node_t *gb__seq_item(const struct gb__ld *l, const yaml_node_t *n, size_t i);
+/* For a key that takes a scalar or a list of them: checks that n is a non-null scalar or a
+ * non-empty list ("expected WHAT, got a mapping"; `if_empty`, the whole message, for []) and
+ * gives the number of items (1 for a scalar) in *len; gb__list_item() is item i. */
+int gb__scalar_or_list(struct gb__ld *l, yaml_node_t *n, const char *what, const char *if_empty,
+                       size_t *len);
+yaml_node_t *gb__list_item(const struct gb__ld *l, yaml_node_t *n, size_t i);
 
 /* Strict scalars: the whole text is the value or the parse fails (false). */
 bool gb__parse_i64(const char *s, int64_t *out); /* optional sign, decimal digits */

@@ -146,6 +146,22 @@ yaml_node_t *gb__seq_item(const struct gb__ld *l, const yaml_node_t *n, size_t i
     return gb__node_at(l, n->data.sequence.items.start[i]);
 }
 
+int gb__scalar_or_list(struct gb__ld *l, yaml_node_t *n, const char *what, const char *if_empty,
+                       size_t *len)
+{
+    if (!n || (n->type != YAML_SEQUENCE_NODE && (n->type != YAML_SCALAR_NODE || gb__is_null(n))))
+        return gb__fail(l, n, "expected %s, got %s", what, gb__kind(n));
+    *len = n->type == YAML_SEQUENCE_NODE ? gb__seq_len(n) : 1;
+    if (*len == 0)
+        return gb__fail(l, n, "%s", if_empty);
+    return 0;
+}
+
+yaml_node_t *gb__list_item(const struct gb__ld *l, yaml_node_t *n, size_t i)
+{
+    return n->type == YAML_SEQUENCE_NODE ? gb__seq_item(l, n, i) : n;
+}
+
 /* ---- scalars --------------------------------------------------------------------------- */
 
 /* Strict base-10 integer: optional sign, digits, nothing else. */
