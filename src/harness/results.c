@@ -3,6 +3,7 @@
 #include "harness/results.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,37 @@ const struct gb__cap gb__caps[] = {
     {GB_CAP_BLAS_TF32, "blas_tf32"}, {GB_CAP_GRAPH, "graph"},
 };
 const size_t gb__ncaps = sizeof gb__caps / sizeof gb__caps[0];
+
+#define INFO_FIELD(key, member, is_str, required)                                                \
+    {key, offsetof(struct gb_device_info, member), sizeof(((struct gb_device_info *)0)->member),  \
+     is_str, required}
+const struct gb__info_field gb__info_fields[] = {
+    INFO_FIELD("name", name, true, true),
+    INFO_FIELD("vendor", vendor, true, false),
+    INFO_FIELD("driver", driver, true, false),
+    INFO_FIELD("version", version, true, false),
+    INFO_FIELD("platform", platform, true, false),
+    INFO_FIELD("arch", arch, true, false),
+    INFO_FIELD("global_mem_bytes", global_mem, false, false),
+    INFO_FIELD("max_alloc_bytes", max_alloc, false, false),
+    INFO_FIELD("local_mem_bytes", local_mem, false, false),
+    INFO_FIELD("l2_bytes", l2_bytes, false, false),
+    INFO_FIELD("compute_units", compute_units, false, false),
+    INFO_FIELD("clock_mhz", clock_mhz, false, false),
+    INFO_FIELD("mem_clock_mhz", mem_clock_mhz, false, false),
+    INFO_FIELD("mem_bus_bits", mem_bus_bits, false, false),
+    INFO_FIELD("max_work_group_size", max_wg_size, false, false),
+};
+const size_t gb__ninfo_fields = sizeof gb__info_fields / sizeof gb__info_fields[0];
+
+const struct gb__stat_field gb__stat_fields[] = {
+    {"min", offsetof(struct gb_stats, min)},       {"max", offsetof(struct gb_stats, max)},
+    {"mean", offsetof(struct gb_stats, mean)},     {"median", offsetof(struct gb_stats, median)},
+    {"stddev", offsetof(struct gb_stats, stddev)}, {"cv", offsetof(struct gb_stats, cv)},
+    {"p5", offsetof(struct gb_stats, p5)},         {"p95", offsetof(struct gb_stats, p95)},
+    {"ci95", offsetof(struct gb_stats, ci95)},
+};
+const size_t gb__nstat_fields = sizeof gb__stat_fields / sizeof gb__stat_fields[0];
 
 const char *gb_status_name(enum gb_status s)
 {
@@ -116,22 +148,13 @@ void gb_results_free(struct gb_results *rs)
 
 /* ---- one result ------------------------------------------------------------------------------ */
 
-/* The next free figure of r, cleared and named; NULL when r has GB_MAX_FIGURES already. */
-static struct gb_figure *new_figure(struct gb_result *r, const char *name)
+void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value)
 {
     if (r->nfigures >= GB_MAX_FIGURES)
-        return NULL;
+        return;
     struct gb_figure *f = &r->figures[r->nfigures++];
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%s", name);
-    return f;
-}
-
-void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value)
-{
-    struct gb_figure *f = new_figure(r, name);
-    if (!f)
-        return;
     snprintf(f->unit, sizeof f->unit, "%s", unit);
     f->n = 1;
     f->v[0] = value;
@@ -139,9 +162,11 @@ void gb_result_figure(struct gb_result *r, const char *name, const char *unit, d
 
 void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 {
-    struct gb_figure *f = new_figure(r, name);
-    if (!f)
+    if (r->nfigures >= GB_MAX_FIGURES)
         return;
+    struct gb_figure *f = &r->figures[r->nfigures++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->text, sizeof f->text, fmt, ap);

@@ -18,6 +18,7 @@
 #ifndef GB_RESULTS_JSON_H
 #define GB_RESULTS_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,28 @@ struct gb__cap {
 };
 extern const struct gb__cap gb__caps[];
 extern const size_t gb__ncaps;
+
+/* The members of a device's object that are plain members of struct gb_device_info, in the
+ * order the reader checks them (results.c): strings (size is the array's, read truncated; only
+ * "name" is required) and unsigned integers (size 4 or 8, written as JSON integers). The writer
+ * and the reader add "backend", "index", "max_work_group_dims", "warp_size", "peak_mem_gbs" and
+ * "capabilities" around them. */
+struct gb__info_field {
+    const char *name;
+    size_t offset, size; /* of the member in struct gb_device_info */
+    bool is_str;
+    bool required;
+};
+extern const struct gb__info_field gb__info_fields[];
+extern const size_t gb__ninfo_fields;
+
+/* The members of a "stats" object after its "n", in file order: every double of struct
+ * gb_stats, by name and offset (results.c). */
+struct gb__stat_field {
+    const char *name;
+    size_t offset; /* of a double in struct gb_stats */
+};
+extern const struct gb__stat_field gb__stat_fields[];
+extern const size_t gb__nstat_fields;
 
 #endif

@@ -48,14 +48,20 @@ static int bad_type(struct reader *R, const char *where, const char *key, const 
                         *where ? "." : "", key, want, jtype(v));
 }
 
-/* Looks up key in obj. Returns 0 with *v (NULL when absent and not required) or GB_ESCHEMA. */
+/* The JSON types a field may have, as bits (1u << json_type). */
+#define TYPES(t) (1u << (t))
+
+/* Looks up key in obj and checks that its JSON type is one of `types` (`want` names them in the
+ * message). Returns 0 with *v (NULL when absent and not required) or GB_ESCHEMA. */
 static int field(struct reader *R, const json_t *obj, const char *where, const char *key,
-                 int flags, json_t **v)
+                 int flags, unsigned types, const char *want, json_t **v)
 {
     *v = json_object_get(obj, key);
     if (!*v && (flags & RD_REQ))
         return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%smissing required field \"%s\"", R->file, where,
                             *where ? ": " : "", key);
+    if (*v && !(types & TYPES(json_typeof(*v))))
+        return bad_type(R, where, key, want, *v);
     return 0;
 }
 
@@ -63,11 +69,9 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
                   char *dst, size_t cap, int flags)
 {
     json_t *v;
-    int rc = field(R, obj, where, key, flags, &v);
+    int rc = field(R, obj, where, key, flags, TYPES(JSON_STRING), "a string", &v);
     if (rc || !v)
         return rc;
-    if (!json_is_string(v))
-        return bad_type(R, where, key, "a string", v);
     const char *s = json_string_value(v);
     size_t n = strlen(s);
     if (n >= cap) {
@@ -85,28 +89,21 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
 static int rd_num(struct reader *R, const json_t *obj, const char *where, const char *key,
                   double *dst, double null_value, int flags)
 {
+    const unsigned types = TYPES(JSON_INTEGER) | TYPES(JSON_REAL) | TYPES(JSON_NULL);
     json_t *v;
-    int rc = field(R, obj, where, key, flags, &v);
-    if (rc || !v)
-        return rc;
-    if (json_is_null(v))
-        *dst = null_value;
-    else if (json_is_number(v))
-        *dst = json_number_value(v);
-    else
-        return bad_type(R, where, key, "a number or null", v);
-    return 0;
+    int rc = field(R, obj, where, key, flags, types, "a number or null", &v);
+    if (!rc && v)
+        *dst = json_is_null(v) ? null_value : json_number_value(v);
+    return rc;
 }
 
 static int rd_int(struct reader *R, const json_t *obj, const char *where, const char *key,
                   int64_t lo, int64_t hi, int64_t *dst, int flags)
 {
     json_t *v;
-    int rc = field(R, obj, where, key, flags, &v);
+    int rc = field(R, obj, where, key, flags, TYPES(JSON_INTEGER), "an integer", &v);
     if (rc || !v)
         return rc;
-    if (!json_is_integer(v))
-        return bad_type(R, where, key, "an integer", v);
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
         return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%s%s: %lld is out of range [%lld, %lld]", R->file,
@@ -116,51 +113,50 @@ static int rd_int(struct reader *R, const json_t *obj, const char *where, const 
     return 0;
 }
 
-static int rd_u64(struct reader *R, const json_t *obj, const char *where, const char *key,
-                  uint64_t *dst, int flags)
+/* An integer in [0, max]; *dst is left as it was when the key is absent or on error. */
+static int rd_uint(struct reader *R, const json_t *obj, const char *where, const char *key,
+                   uint64_t max, uint64_t *dst, int flags)
 {
     int64_t x = 0;
     json_t *v = json_object_get(obj, key);
-    int rc = rd_int(R, obj, where, key, 0, INT64_MAX, &x, flags);
+    int rc = rd_int(R, obj, where, key, 0, (int64_t)max, &x, flags);
     if (rc == 0 && v)
         *dst = (uint64_t)x;
     return rc;
 }
 
+static int rd_u64(struct reader *R, const json_t *obj, const char *where, const char *key,
+                  uint64_t *dst, int flags)
+{
+    return rd_uint(R, obj, where, key, INT64_MAX, dst, flags);
+}
+
 static int rd_u32(struct reader *R, const json_t *obj, const char *where, const char *key,
                   uint32_t *dst, int flags)
 {
-    int64_t x = 0;
-    json_t *v = json_object_get(obj, key);
-    int rc = rd_int(R, obj, where, key, 0, UINT32_MAX, &x, flags);
-    if (rc == 0 && v)
-        *dst = (uint32_t)x;
+    uint64_t x = *dst;
+    int rc = rd_uint(R, obj, where, key, UINT32_MAX, &x, flags);
+    *dst = (uint32_t)x;
     return rc;
 }
 
 static int rd_bool(struct reader *R, const json_t *obj, const char *where, const char *key,
                    bool *dst, int flags)
 {
+    const unsigned types = TYPES(JSON_TRUE) | TYPES(JSON_FALSE);
     json_t *v;
-    int rc = field(R, obj, where, key, flags, &v);
-    if (rc || !v)
-        return rc;
-    if (!json_is_boolean(v))
-        return bad_type(R, where, key, "true or false", v);
-    *dst = json_is_true(v);
-    return 0;
+    int rc = field(R, obj, where, key, flags, types, "true or false", &v);
+    if (!rc && v)
+        *dst = json_is_true(v);
+    return rc;
 }
 
 /* An object or array member, type-checked. */
 static int rd_node(struct reader *R, const json_t *obj, const char *where, const char *key,
                    json_type type, json_t **dst, int flags)
 {
-    int rc = field(R, obj, where, key, flags, dst);
-    if (rc || !*dst)
-        return rc;
-    if (json_typeof(*dst) != type)
-        return bad_type(R, where, key, type == JSON_OBJECT ? "an object" : "an array", *dst);
-    return 0;
+    return field(R, obj, where, key, flags, TYPES(type),
+                 type == JSON_OBJECT ? "an object" : "an array", dst);
 }
 
 static int rd_stats(struct reader *R, const json_t *obj, const char *where, const char *key,
@@ -176,13 +172,10 @@ static int rd_stats(struct reader *R, const json_t *obj, const char *where, cons
     if ((rc = rd_u64(R, o, w, "n", &n, RD_REQ)) != 0)
         return rc;
     st->n = (size_t)n;
-    static const char *const names[] = {"min", "max", "mean", "median", "stddev",
-                                        "cv",  "p5",  "p95",  "ci95"};
-    double *dsts[] = {&st->min, &st->max, &st->mean, &st->median, &st->stddev,
-                      &st->cv,  &st->p5,  &st->p95,  &st->ci95};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        double nullv = dsts[i] == &st->ci95 ? INFINITY : NAN;
-        if ((rc = rd_num(R, o, w, names[i], dsts[i], nullv, RD_REQ)) != 0)
+    for (size_t i = 0; i < gb__nstat_fields; i++) {
+        double *x = (double *)((char *)st + gb__stat_fields[i].offset);
+        double nullv = x == &st->ci95 ? INFINITY : NAN;
+        if ((rc = rd_num(R, o, w, gb__stat_fields[i].name, x, nullv, RD_REQ)) != 0)
             return rc;
     }
     return 0;
@@ -199,23 +192,21 @@ static int rd_device(struct reader *R, const json_t *o, size_t i, struct gb_resu
     int64_t index = 0;
     int rc;
     if ((rc = rd_str(R, o, w, "backend", d->backend, sizeof d->backend, RD_REQ)) ||
-        (rc = rd_int(R, o, w, "index", INT32_MIN, INT32_MAX, &index, RD_REQ)) ||
-        (rc = rd_str(R, o, w, "name", in->name, sizeof in->name, RD_REQ | RD_TRUNC)) ||
-        (rc = rd_str(R, o, w, "vendor", in->vendor, sizeof in->vendor, RD_TRUNC)) ||
-        (rc = rd_str(R, o, w, "driver", in->driver, sizeof in->driver, RD_TRUNC)) ||
-        (rc = rd_str(R, o, w, "version", in->version, sizeof in->version, RD_TRUNC)) ||
-        (rc = rd_str(R, o, w, "platform", in->platform, sizeof in->platform, RD_TRUNC)) ||
-        (rc = rd_str(R, o, w, "arch", in->arch, sizeof in->arch, RD_TRUNC)) ||
-        (rc = rd_u64(R, o, w, "global_mem_bytes", &in->global_mem, 0)) ||
-        (rc = rd_u64(R, o, w, "max_alloc_bytes", &in->max_alloc, 0)) ||
-        (rc = rd_u64(R, o, w, "local_mem_bytes", &in->local_mem, 0)) ||
-        (rc = rd_u64(R, o, w, "l2_bytes", &in->l2_bytes, 0)) ||
-        (rc = rd_u32(R, o, w, "compute_units", &in->compute_units, 0)) ||
-        (rc = rd_u32(R, o, w, "clock_mhz", &in->clock_mhz, 0)) ||
-        (rc = rd_u32(R, o, w, "mem_clock_mhz", &in->mem_clock_mhz, 0)) ||
-        (rc = rd_u32(R, o, w, "mem_bus_bits", &in->mem_bus_bits, 0)) ||
-        (rc = rd_u32(R, o, w, "max_work_group_size", &in->max_wg_size, 0)) ||
-        (rc = rd_u32(R, o, w, "warp_size", &in->warp_size, 0)) ||
+        (rc = rd_int(R, o, w, "index", INT32_MIN, INT32_MAX, &index, RD_REQ)))
+        return rc;
+    for (size_t k = 0; k < gb__ninfo_fields; k++) {
+        const struct gb__info_field *f = &gb__info_fields[k];
+        char *p = (char *)in + f->offset;
+        if (f->is_str)
+            rc = rd_str(R, o, w, f->name, p, f->size, RD_TRUNC | (f->required ? RD_REQ : 0));
+        else if (f->size == 8)
+            rc = rd_u64(R, o, w, f->name, (uint64_t *)p, 0);
+        else
+            rc = rd_u32(R, o, w, f->name, (uint32_t *)p, 0);
+        if (rc)
+            return rc;
+    }
+    if ((rc = rd_u32(R, o, w, "warp_size", &in->warp_size, 0)) ||
         (rc = rd_num(R, o, w, "peak_mem_gbs", &in->peak_mem_gbs, NAN, 0)))
         return rc;
     d->index = (int)index;
@@ -313,17 +304,23 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
     return 0;
 }
 
-/* The optional "devices" array of a multi-device result: indices into the file's devices. */
-static int rd_set(struct reader *R, const json_t *o, const char *w, size_t ndevices,
+/* An optional array member `key` of object o (at w) of at most max items, `what` in messages. */
+static int rd_array(struct reader *R, const json_t *o, const char *w, const char *key,
+                    size_t max, const char *what, json_t **arr)
+{
+    int rc = rd_node(R, o, w, key, JSON_ARRAY, arr, 0);
+    if (rc || !*arr)
+        return rc;
+    if (json_array_size(*arr) > max)
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.%s: %zu %s, at most %zu", R->file, w, key,
+                            json_array_size(*arr), what, max);
+    return 0;
+}
+
+/* The "devices" array of a multi-device result (rd_array): indices into the file's devices. */
+static int rd_set(struct reader *R, const json_t *set, const char *w, size_t ndevices,
                   struct gb_result *r)
 {
-    json_t *set;
-    int rc = rd_node(R, o, w, "devices", JSON_ARRAY, &set, 0);
-    if (rc || !set)
-        return rc;
-    if (json_array_size(set) > GB_MAX_SET)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.devices: %zu devices, at most %d", R->file, w,
-                            json_array_size(set), GB_MAX_SET);
     for (size_t k = 0; k < json_array_size(set); k++) {
         json_t *x = json_array_get(set, k);
         if (!json_is_integer(x) || json_integer_value(x) < 0 ||
@@ -336,16 +333,10 @@ static int rd_set(struct reader *R, const json_t *o, const char *w, size_t ndevi
     return 0;
 }
 
-/* The optional "figures" array: {name, unit, value} | {name, unit, values} | {name, text}. */
-static int rd_figures(struct reader *R, const json_t *o, const char *w, struct gb_result *r)
+/* The "figures" array (rd_array): {name, unit, value} | {name, unit, values} | {name, text}. */
+static int rd_figures(struct reader *R, const json_t *figs, const char *w, struct gb_result *r)
 {
-    json_t *figs;
-    int rc = rd_node(R, o, w, "figures", JSON_ARRAY, &figs, 0);
-    if (rc || !figs)
-        return rc;
-    if (json_array_size(figs) > GB_MAX_FIGURES)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.figures: %zu figures, at most %d", R->file, w,
-                            json_array_size(figs), GB_MAX_FIGURES);
+    int rc;
     for (size_t k = 0; k < json_array_size(figs); k++) {
         json_t *fo = json_array_get(figs, k);
         char fw[80];
@@ -422,7 +413,11 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         (rc = rd_num(R, o, w, "elapsed_s", &r->elapsed_s, NAN, 0)))
         return rc;
     r->device_index = (int)dev;
-    if ((rc = rd_set(R, o, w, ndevices, r)) || (rc = rd_figures(R, o, w, r)))
+    json_t *set, *figs;
+    if ((rc = rd_array(R, o, w, "devices", GB_MAX_SET, "devices", &set)) ||
+        (set && (rc = rd_set(R, set, w, ndevices, r))) ||
+        (rc = rd_array(R, o, w, "figures", GB_MAX_FIGURES, "figures", &figs)) ||
+        (figs && (rc = rd_figures(R, figs, w, r))))
         return rc;
 
     if (strcmp(status, "ok") == 0)

@@ -70,15 +70,10 @@ static json_t *stats_json(struct writer *w, const struct gb_stats *st)
 {
     json_t *o = json_object();
     put(w, o, "n", ju64(st->n));
-    put(w, o, "min", jnum(st->min));
-    put(w, o, "max", jnum(st->max));
-    put(w, o, "mean", jnum(st->mean));
-    put(w, o, "median", jnum(st->median));
-    put(w, o, "stddev", jnum(st->stddev));
-    put(w, o, "cv", jnum(st->cv));
-    put(w, o, "p5", jnum(st->p5));
-    put(w, o, "p95", jnum(st->p95));
-    put(w, o, "ci95", jnum(st->ci95));
+    for (size_t i = 0; i < gb__nstat_fields; i++) {
+        const double *x = (const double *)((const char *)st + gb__stat_fields[i].offset);
+        put(w, o, gb__stat_fields[i].name, jnum(*x));
+    }
     return o;
 }
 
@@ -105,21 +100,14 @@ static json_t *device_json(struct writer *w, const struct gb_result_device *d)
     json_t *o = json_object();
     put(w, o, "backend", jstr(d->backend));
     put(w, o, "index", json_integer(d->index));
-    put(w, o, "name", jstr(in->name));
-    put(w, o, "vendor", jstr(in->vendor));
-    put(w, o, "driver", jstr(in->driver));
-    put(w, o, "version", jstr(in->version));
-    put(w, o, "platform", jstr(in->platform));
-    put(w, o, "arch", jstr(in->arch));
-    put(w, o, "global_mem_bytes", ju64(in->global_mem));
-    put(w, o, "max_alloc_bytes", ju64(in->max_alloc));
-    put(w, o, "local_mem_bytes", ju64(in->local_mem));
-    put(w, o, "l2_bytes", ju64(in->l2_bytes));
-    put(w, o, "compute_units", ju64(in->compute_units));
-    put(w, o, "clock_mhz", ju64(in->clock_mhz));
-    put(w, o, "mem_clock_mhz", ju64(in->mem_clock_mhz));
-    put(w, o, "mem_bus_bits", ju64(in->mem_bus_bits));
-    put(w, o, "max_work_group_size", ju64(in->max_wg_size));
+    for (size_t i = 0; i < gb__ninfo_fields; i++) {
+        const struct gb__info_field *f = &gb__info_fields[i];
+        const char *p = (const char *)in + f->offset;
+        json_t *v = f->is_str      ? jstr(p)
+                    : f->size == 8 ? ju64(*(const uint64_t *)p)
+                                   : ju64(*(const uint32_t *)p);
+        put(w, o, f->name, v);
+    }
     json_t *dims = json_array();
     for (int i = 0; i < 3; i++)
         append(w, dims, ju64(in->max_wg_dims[i]));
