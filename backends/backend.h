@@ -5,7 +5,7 @@
  * code measures both APIs.
  *
  * Conventions that hold for every member:
- * - Every member returns 0 or a negative gb_err (src/error.h) and sets the error detail with
+ * - Every member returns 0 or a negative gb_err (base/error.h) and sets the error detail with
  *   GB_FAIL() (the API call, the native code and its name). Out-parameters come last.
  * - Sizes and offsets are bytes in uint64_t; element counts are uint64_t. Never int.
  * - Optional members are tied to a capability bit (GB_CAP_*) in gb_device_info.caps. The core

@@ -276,7 +276,7 @@ TEST(report_without_gnuplot_still_writes_the_page)
  * every pixel's red, green and blue (every second row and column, 800 000 pixels). Not blank
  * means: a real share of the pixels are not background (text, tables, charts: about 6% here),
  * and the charts were drawn: pixels in the colours of the charts' series (the palette of
- * src/report.c; grey left out, text is grey). Measured when written: 1407 such pixels in the
+ * src/report/report.c; grey left out, text is grey). Measured when written: 1407 such pixels in the
  * top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only the
  * findings boxes' blue border), 0 on a blank page; the bar is 800. */
 TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)

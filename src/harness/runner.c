@@ -41,7 +41,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = qs[0], .params = &c->params,
                               .devs = devs, .queues = qs, .ndevs = n};
     /* Suites that measure several configurations in one case record them straight into rs
-     * (src/subcase.h), before the case's own result. */
+     * (harness/subcase.h), before the case's own result. */
     ctx.run = c->run;
     ctx.stop = o->stop;
     ctx.extra = rs;
