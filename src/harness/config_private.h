@@ -106,13 +106,13 @@ bool gb__is_ident(const char *s);
 /* "a, b or c" of a NULL-terminated list, into buf. */
 const char *gb__join_or(const char *const *names, char *buf, size_t len);
 
-/* ---- sweeps (config_sweep.c) ------------------------------------------------------------- */
+/* ---- sweeps (config_sweep.c) ----------------------------------------------------------- */
 
 /* A sweep for axis ax from node n: a scalar, a list or a range, every value checked. */
 int gb__parse_sweep(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node_t *n,
                     struct gb_sweep *out);
 
-/* ---- measurement layers (config_measure.c) ------------------------------------------------ */
+/* ---- measurement layers (config_measure.c) --------------------------------------------- */
 
 /* `measure:` (a mapping) into layer m. */
 int gb__parse_measure(struct gb__ld *l, yaml_node_t *n, struct gb__mlayer *m);
@@ -126,7 +126,7 @@ void gb__mlayer_apply(struct gb_measure_cfg *cfg, const struct gb__mlayer *m);
  * min_samples <= max_samples. */
 int gb__resolve_measure(struct gb__ld *l, struct gb_suite_run *run, const struct gb__mlayer *m);
 
-/* ---- the profile's keys and suite entries (config.c) ------------------------------------ */
+/* ---- the profile's keys and suite entries (config.c) ----------------------------------- */
 
 int gb__parse_name(struct gb__ld *l, yaml_node_t *n);
 int gb__parse_backends(struct gb__ld *l, yaml_node_t *n);
@@ -138,7 +138,7 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
 const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len);
 const char *gb__suite_list(char *buf, size_t len);
 
-/* ---- the tuning keys of a suite entry (config_tuning.c) ---------------------------------- */
+/* ---- the tuning keys of a suite entry (config_tuning.c) -------------------------------- */
 
 int gb__parse_tuned(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run);
 int gb__parse_tunables(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run);
@@ -146,7 +146,7 @@ int gb__parse_constraints(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run 
 /* Frees run's tunables and constraints. */
 void gb__free_tuning(struct gb_suite_run *run);
 
-/* ---- --set (config_set.c) ------------------------------------------------------------------ */
+/* ---- --set (config_set.c) -------------------------------------------------------------- */
 
 /* Applies one --set override to the profile read so far; messages are located in "--set KEY". */
 int gb__apply_override(struct gb__ld *l, const struct gb_override *o);
