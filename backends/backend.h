@@ -5,7 +5,7 @@
  * code measures both APIs.
  *
  * Conventions that hold for every member:
- * - Every member returns 0 or a negative gb_err (src/error.h) and sets the error detail with
+ * - Every member returns 0 or a negative gb_err (base/error.h) and sets the error detail with
  *   GB_FAIL() (the API call, the native code and its name). Out-parameters come last.
  * - Sizes and offsets are bytes in uint64_t; element counts are uint64_t. Never int.
  * - Optional members are tied to a capability bit (GB_CAP_*) in gb_device_info.caps. The core
@@ -282,6 +282,19 @@ extern const size_t gb_backend_count;
 
 /* The backend called `name`, or NULL. */
 const struct gb_backend_ops *gb_backend_find(const char *name);
+
+/* A backend that could not start, and why (for `devices` and the run's log). */
+struct gb_backend_status {
+    const struct gb_backend_ops *ops;
+    int err;                        /* 0 or the init error */
+    char reason[512];
+    int ndevices;
+};
+
+/* Initialises every compiled-in backend (status[i] for gb_backends[i]; status may be NULL):
+ * status[i].err is init()'s error, with the error detail (else gb_strerror) as the reason, and
+ * ndevices its device_count() when it started. */
+void gb_backends_probe(struct gb_backend_status *status);
 
 /* ---- checks and helpers shared by the backends -------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/config.h"
 #include "harness/kernels.h"
 #include "harness/suite.h"
 #include "base/units.h"
@@ -327,4 +328,13 @@ void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(f->text, sizeof f->text, fmt, ap);
     va_end(ap);
+}
+
+int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,
+                          struct gb_tuning_entry *out, bool *found)
+{
+    *found = false;
+    if (!ctx->run || !ctx->run->tuned)
+        return 0;
+    return gb_tuning_lookup(ctx->run->tuning_cache, ctx->dev, kernel, problem, out, found);
 }

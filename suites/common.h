@@ -10,6 +10,7 @@
 
 #include "harness/precision.h"
 #include "harness/suite.h"
+#include "harness/tuning_cache.h"
 
 /* ---- work-group sizes ------------------------------------------------------------------------ */
 
@@ -62,5 +63,12 @@ void gb_case_accuracy_figures(struct gb_case_ctx *ctx, double rms, double tolera
  * gb_suite.derive). */
 int gb_suite_precision_derive(struct gb_results *rs, const char *suite, const char *axis,
                               const char *base, bool by_time, gb_peak_fn peak_of);
+
+/* When the case's profile entry says `tuned: true`, looks up kernel/problem on the case's device
+ * in the entry's cache (the profile's tuning_cache, else the default location).
+ * *found is false when the entry does not say tuned, or the cache has no such entry. Errors as
+ * for gb_tuning_lookup. */
+int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,
+                          struct gb_tuning_entry *out, bool *found);
 
 #endif

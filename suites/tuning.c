@@ -43,9 +43,9 @@
 #include "harness/suite.h"
 #include "harness/tune.h"
 #include "harness/tuning_cache.h"
+#include "suites/common.h"
 #include "base/units.h"
 #include "base/util.h"
-#include "suites/common.h"
 
 /* ---- the tunable kernels ---------------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
-/* Unit tests of src/config.c: profiles, sweeps, measure layers and --set overrides (no device). */
+/* Unit tests of src/harness/config*.c: profiles, sweeps, measure layers and --set overrides
+ * (no device). */
 #include <stdint.h>
 
 #include "harness/config.h"

@@ -1,6 +1,6 @@
-/* Unit tests of src/precision.c, without a device: 16-bit conversions, error metrics, the GEMM
- * error bound, theoretical peaks, the implausibility check and the figures derived across a
- * run's results. */
+/* Unit tests of src/harness/precision.c and precision_derive.c, without a device: 16-bit
+ * conversions, error metrics, the GEMM error bound, theoretical peaks, the implausibility check
+ * and the figures derived across a run's results. */
 #include <stdint.h>
 
 #include "harness/precision.h"

@@ -7,6 +7,7 @@
 #include "harness/config.h"
 #include "harness/plan.h"
 #include "harness/precision.h"
+#include "report/precision_table.h"
 #include "suites/compute_state.h"
 #include "suites/fp16_state.h"
 #include "suites/gemm_state.h"

@@ -1,4 +1,5 @@
-/* Tests of src/results.c: the JSON round trip, atomic writes, and readable schema errors. */
+/* Tests of src/harness/results*.c: the JSON round trip, atomic writes, and readable schema
+ * errors. */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Tests of src/stats.c and of the pure decisions of src/measure.c (no device). */
+/* Tests of src/base/stats.c and of the pure decisions of src/harness/measure.c (no device). */
 #include <stdint.h>
 
 #include "base/error.h"

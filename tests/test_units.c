@@ -1,4 +1,4 @@
-/* Unit tests of src/units.c and src/params.c (no device). */
+/* Unit tests of src/base/units.c and src/base/params.c (no device). */
 #include <stdint.h>
 
 #include "base/error.h"

@@ -1,4 +1,4 @@
-/* Unit tests of the shared helpers (no device): src/util.c, and the launch and GEMM checks in
+/* Unit tests of the shared helpers (no device): src/base/util.c, and the launch and GEMM checks in
  * backends/backends.c, which the CUDA backend relies on where no NVIDIA device can run them. */
 #include <stdint.h>
 #include <sys/stat.h>

@@ -7,6 +7,16 @@
  * A code says *what kind* of failure; the *detail* (which API call, its native code and text,
  * the file:line that noticed it, a build log) goes into a thread-local message set with
  * gb_error_set() and read with gb_error_msg(). The runner copies it into the result's `reason`.
+ *
+ * Names, the one rule of the tree (every file includes this header, so it is written here):
+ *   gb_ / GB_     public: declared in a header for other files to use (gb_profile_load,
+ *                 GB_MAX_SET);
+ *   gb__ / GB__   private but visible across files: declared in a private header that only
+ *                 the files of one part include (harness/config_private.h), or a helper macro of
+ *                 a public header (GB__ERR_ENUM below);
+ *   no prefix     file-static functions, types, tables and macros of one .c file.
+ * So a gb__ name always says "another file shares this; it is not for you", and a static
+ * function never carries gb_ or gb__.
  */
 #ifndef GB_ERROR_H
 #define GB_ERROR_H

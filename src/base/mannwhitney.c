@@ -7,14 +7,14 @@
 
 #include "base/error.h"
 
-struct gb__ranked {
+struct ranked {
     double v;
     int from_x; /* 1: the value belongs to the first sample */
 };
 
-static int gb__cmp_ranked(const void *a, const void *b)
+static int cmp_ranked(const void *a, const void *b)
 {
-    double x = ((const struct gb__ranked *)a)->v, y = ((const struct gb__ranked *)b)->v;
+    double x = ((const struct ranked *)a)->v, y = ((const struct ranked *)b)->v;
     return (x > y) - (x < y);
 }
 
@@ -40,7 +40,7 @@ double gb_mwu_min_p(size_t n1, size_t n2)
  * is [n2+i choose i]_q, whose coefficients are non-negative integers, so each step's
  * subtraction is undone by the following division and the result stays accurate in doubles
  * (relative error near machine precision for the tail sums used here). */
-static int gb__exact_cdf(size_t n1, size_t n2, double u, double *lower, double *upper)
+static int exact_cdf(size_t n1, size_t n2, double u, double *lower, double *upper)
 {
     if (n1 > n2) {
         size_t t = n1;
@@ -88,19 +88,19 @@ int gb_mwu_test(const double *x, size_t n1, const double *y, size_t n2, struct g
     out->n1 = n1;
     out->n2 = n2;
     size_t n = n1 + n2;
-    struct gb__ranked *a = malloc(n * sizeof *a);
+    struct ranked *a = malloc(n * sizeof *a);
     if (!a)
         return GB_FAIL(GB_ENOMEM, "Mann-Whitney ranks of %zu values", n);
     for (size_t i = 0; i < n1; i++)
-        a[i] = (struct gb__ranked){x[i], 1};
+        a[i] = (struct ranked){x[i], 1};
     for (size_t j = 0; j < n2; j++)
-        a[n1 + j] = (struct gb__ranked){y[j], 0};
+        a[n1 + j] = (struct ranked){y[j], 0};
     for (size_t i = 0; i < n; i++)
         if (isnan(a[i].v)) {
             free(a);
             return GB_FAIL(GB_EINVAL, "Mann-Whitney test: a sample is NaN");
         }
-    qsort(a, n, sizeof *a, gb__cmp_ranked);
+    qsort(a, n, sizeof *a, cmp_ranked);
 
     /* Midranks: a group of t equal values at 1-based ranks r+1..r+t all get r + (t+1)/2. */
     double r1 = 0.0, tie_sum = 0.0;
@@ -126,7 +126,7 @@ int gb_mwu_test(const double *x, size_t n1, const double *y, size_t n2, struct g
 
     if (!out->ties && n1 * n2 <= GB_MWU_EXACT_MAX_PAIRS) {
         double lo = 1.0, hi = 1.0;
-        int rc = gb__exact_cdf(n1, n2, out->u1, &lo, &hi);
+        int rc = exact_cdf(n1, n2, out->u1, &lo, &hi);
         if (rc)
             return rc;
         double p = 2.0 * (lo < hi ? lo : hi);

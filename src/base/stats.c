@@ -8,7 +8,7 @@
 /* t(0.975, dof) for dof = 1..30 to 9 decimals: the Student t quantile, as R's qt(0.975, dof)
  * gives it (to 3 decimals in Abramowitz & Stegun, Handbook of Mathematical Functions, table
  * 26.10); checked when written by numerically inverting the t CDF. */
-static const double gb__t975_table[30] = {
+static const double t975_table[30] = {
     12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836, /* 1..5 */
     2.446911851,  2.364624252, 2.306004135, 2.262157163, 2.228138852, /* 6..10 */
     2.200985160,  2.178812830, 2.160368656, 2.144786688, 2.131449546, /* 11..15 */
@@ -22,7 +22,7 @@ double gb_t975(size_t dof)
     if (dof == 0)
         return INFINITY;
     if (dof <= 30)
-        return gb__t975_table[dof - 1];
+        return t975_table[dof - 1];
     /* Cornish-Fisher expansion of the t quantile in powers of 1/dof around the normal quantile
      * z = Phi^-1(0.975): Abramowitz & Stegun 26.7.5. With four terms the error is below 3e-8
      * at dof = 31 and falls as dof^-5. */
@@ -55,7 +55,7 @@ double gb_percentile_sorted(const double *sorted, size_t n, double q)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-static int gb__cmp_double(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -63,7 +63,7 @@ static int gb__cmp_double(const void *a, const void *b)
 
 /* The k-th smallest (0-based) of x[0..n) without modifying or copying x, in O(n^2): only the
  * fallback for when a sorted copy cannot be allocated. */
-static double gb__kth_unsorted(const double *x, size_t n, size_t k)
+static double kth_unsorted(const double *x, size_t n, size_t k)
 {
     for (size_t i = 0; i < n; i++) {
         size_t less = 0, equal = 0;
@@ -79,17 +79,17 @@ static double gb__kth_unsorted(const double *x, size_t n, size_t k)
     return x[0];
 }
 
-static double gb__percentile_unsorted(const double *x, size_t n, double q)
+static double percentile_unsorted(const double *x, size_t n, double q)
 {
     if (!(q > 0.0))
-        return gb__kth_unsorted(x, n, 0);
+        return kth_unsorted(x, n, 0);
     if (q >= 1.0)
-        return gb__kth_unsorted(x, n, n - 1);
+        return kth_unsorted(x, n, n - 1);
     double h = (double)(n - 1) * q;
     size_t lo = (size_t)floor(h);
     if (lo >= n - 1)
-        return gb__kth_unsorted(x, n, n - 1);
-    double a = gb__kth_unsorted(x, n, lo), b = gb__kth_unsorted(x, n, lo + 1);
+        return kth_unsorted(x, n, n - 1);
+    double a = kth_unsorted(x, n, lo), b = kth_unsorted(x, n, lo + 1);
     return a + (h - (double)lo) * (b - a);
 }
 
@@ -125,15 +125,15 @@ void gb_stats_compute(const double *x, size_t n, struct gb_stats *out)
     double *sorted = malloc(n * sizeof *sorted);
     if (sorted) {
         memcpy(sorted, x, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, gb__cmp_double);
+        qsort(sorted, n, sizeof *sorted, cmp_double);
         out->median = gb_percentile_sorted(sorted, n, 0.5);
         out->p5 = gb_percentile_sorted(sorted, n, 0.05);
         out->p95 = gb_percentile_sorted(sorted, n, 0.95);
         free(sorted);
     } else {
-        out->median = gb__percentile_unsorted(x, n, 0.5);
-        out->p5 = gb__percentile_unsorted(x, n, 0.05);
-        out->p95 = gb__percentile_unsorted(x, n, 0.95);
+        out->median = percentile_unsorted(x, n, 0.5);
+        out->p5 = percentile_unsorted(x, n, 0.05);
+        out->p95 = percentile_unsorted(x, n, 0.95);
     }
 }
 

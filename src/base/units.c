@@ -41,12 +41,13 @@ double gb_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-struct gb__unit {
+/* A unit after a number and what it multiplies by (sizes: exact integers below 2^53). */
+struct unit {
     const char *name;
-    uint64_t mult;
+    double mult;
 };
 
-static const struct gb__unit size_units[] = {
+static const struct unit size_units[] = {
     {"B", 1},
     {"KiB", UINT64_C(1) << 10},
     {"MiB", UINT64_C(1) << 20},
@@ -75,16 +76,25 @@ static const char *skip_space(const char *s)
     return s;
 }
 
-/* The unit text [s, end) with trailing spaces removed, copied into buf. */
-static void unit_text(const char *s, char *buf, size_t len)
+/* The unit that follows a number at s, spaces around it ignored: its text (truncated to len - 1
+ * characters) goes into buf, and its multiplier in units[0..n) is returned; 1 when there is no
+ * unit, 0 when it is not one of them. */
+static double unit_mult(const char *s, const struct unit *units, size_t n, char *buf, size_t len)
 {
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    if (n >= len)
-        n = len - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
+    s = skip_space(s);
+    size_t w = strlen(s);
+    while (w > 0 && (s[w - 1] == ' ' || s[w - 1] == '\t'))
+        w--;
+    if (w >= len)
+        w = len - 1;
+    memcpy(buf, s, w);
+    buf[w] = '\0';
+    if (buf[0] == '\0')
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(buf, units[i].name) == 0)
+            return units[i].mult;
+    return 0;
 }
 
 int gb_parse_size(const char *text, uint64_t *bytes)
@@ -127,15 +137,9 @@ int gb_parse_size(const char *text, uint64_t *bytes)
             fden *= 10;
         }
     }
-    s = skip_space(s);
     char unit[16];
-    unit_text(s, unit, sizeof unit);
-    uint64_t mult = 0;
-    if (unit[0] == '\0')
-        mult = 1;
-    for (size_t i = 0; i < sizeof size_units / sizeof size_units[0] && !mult; i++)
-        if (strcmp(unit, size_units[i].name) == 0)
-            mult = size_units[i].mult;
+    const size_t nunits = sizeof size_units / sizeof size_units[0];
+    const uint64_t mult = (uint64_t)unit_mult(s, size_units, nunits, unit, sizeof unit);
     if (mult == 0)
         return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in size \"%s\" (expected B, "
                             "KiB, MiB, GiB, TiB, KB, MB, GB or TB)", unit, text);
@@ -163,10 +167,7 @@ int gb_parse_size(const char *text, uint64_t *bytes)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    double secs;
-} duration_units[] = {
+static const struct unit duration_units[] = {
     {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0},
 };
 
@@ -199,15 +200,9 @@ int gb_parse_duration(const char *text, double *seconds)
     num[p - s] = '\0';
     double v = strtod(num, NULL);
 
-    const char *u = skip_space(p);
     char unit[16];
-    unit_text(u, unit, sizeof unit);
-    double mult = 0;
-    if (unit[0] == '\0')
-        mult = 1.0;
-    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0] && !mult; i++)
-        if (strcmp(unit, duration_units[i].name) == 0)
-            mult = duration_units[i].secs;
+    const size_t nunits = sizeof duration_units / sizeof duration_units[0];
+    const double mult = unit_mult(p, duration_units, nunits, unit, sizeof unit);
     if (mult == 0)
         return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in duration \"%s\" "
                             "(expected ns, us, ms, s or min)", unit, text);

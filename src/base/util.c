@@ -99,6 +99,25 @@ int gb_mkdir_p(const char *path, unsigned mode)
     return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* The entity that stands for ch in XML and HTML text (& < >) and, with `quotes`, in attribute
+ * values (" '); NULL for any other character. */
+static const char *entity(unsigned char ch, bool quotes)
+{
+    switch (ch) {
+    case '&':
+        return "&amp;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '"':
+        return quotes ? "&quot;" : NULL;
+    case '\'':
+        return quotes ? "&apos;" : NULL;
+    }
+    return NULL;
+}
+
 /* See util.h. */
 void gb_fputs_xml(FILE *f, const char *s)
 {
@@ -106,25 +125,11 @@ void gb_fputs_xml(FILE *f, const char *s)
     while (*u) {
         unsigned char ch = *u;
         if (ch < 0x80) {
-            switch (ch) {
-            case '&':
-                fputs("&amp;", f);
-                break;
-            case '<':
-                fputs("&lt;", f);
-                break;
-            case '>':
-                fputs("&gt;", f);
-                break;
-            case '"':
-                fputs("&quot;", f);
-                break;
-            case '\'':
-                fputs("&apos;", f);
-                break;
-            default:
+            const char *e = entity(ch, true);
+            if (e)
+                fputs(e, f);
+            else
                 fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
-            }
             u++;
             continue;
         }
@@ -145,6 +150,11 @@ void gb_fputs_xml(FILE *f, const char *s)
 void gb_fputs_md(FILE *f, const char *s)
 {
     for (const unsigned char *u = (const unsigned char *)(s ? s : ""); *u; u++) {
+        const char *e = entity(*u, false);
+        if (e) {
+            fputs(e, f);
+            continue;
+        }
         switch (*u) {
         case '|':
         case '\\':
@@ -155,15 +165,6 @@ void gb_fputs_md(FILE *f, const char *s)
         case ']':
             fputc('\\', f);
             fputc(*u, f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
             break;
         case '\n':
         case '\r':

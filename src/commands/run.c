@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "common.h"
 #include "harness/precision.h"
+#include "report/precision_table.h"
 #include "harness/runner.h"
 
 static const char usage[] =

@@ -25,17 +25,17 @@
  * Tuning keys (additive):
  *
  *   tuning_cache: /path/tuning.json # top level, optional: the tuning cache file (default
- *                                   # $XDG_CACHE_HOME/gpubench/tuning.json; src/tuning_cache.h)
+ *                                   # $XDG_CACHE_HOME/gpubench/tuning.json; tuning_cache.h)
  *   suites:
  *     - suite: gemm
  *       tuned: true                 # tunable kernels use the tuning cache's configuration
  *     - suite: tuning               # suites that take a search space (gb_suite.search_space):
  *       tunables: {WG: [64, 128, 256], VEC: {from: 1, to: 8, factor: 2}}  # replace the values
- *       constraints: ["TILE * VEC <= 64"]     # more constraints (src/tune.h expressions)
+ *       constraints: ["TILE * VEC <= 64"]     # more constraints (tune.h expressions)
  *
  * Sweeps: a scalar, a list, {from, to, factor} (geometric, factor > 1) or {from, to, step}
  * (arithmetic, step > 0); `to` is included when the progression lands on it. Sizes take units
- * (src/units.h). Every error is reported as "file:line:column: message" (1-based) and makes the
+ * (base/units.h). Every error is reported as "file:line:column: message" (1-based) and makes the
  * load fail with GB_ECONFIG: syntax errors, unknown keys, wrong types, bad units, zero or negative
  * sizes, empty sweeps, unknown suites and axes, values outside an axis's choices or bounds.
  */

@@ -12,12 +12,12 @@
 #include "base/error.h"
 #include "base/units.h"
 
-#define GB__BATCH_LIMIT (UINT64_C(1) << 62)
-#define GB__CALIB_MAX_STEP 1024u
+#define BATCH_LIMIT (UINT64_C(1) << 62)
+#define CALIB_MAX_STEP 1024u
 
 uint64_t gb_batch_cap(const struct gb_measure_cfg *cfg, uint64_t op_max_batch)
 {
-    uint64_t cap = GB__BATCH_LIMIT;
+    uint64_t cap = BATCH_LIMIT;
     if (cfg->max_batch && cfg->max_batch < cap)
         cap = cfg->max_batch;
     if (op_max_batch && op_max_batch < cap)
@@ -42,7 +42,7 @@ uint64_t gb_warmup_next(const struct gb_measure_cfg *cfg, uint64_t done, double 
         want = cfg->warmup_runs - done;
     if (!time_met && last > 0 && last_s > 0.0) {
         double ops = ceil((cfg->warmup_time - elapsed) / (last_s / (double)last));
-        uint64_t by_time = ops >= (double)GB__BATCH_LIMIT ? GB__BATCH_LIMIT : (uint64_t)ops;
+        uint64_t by_time = ops >= (double)BATCH_LIMIT ? BATCH_LIMIT : (uint64_t)ops;
         if (by_time > want)
             want = by_time;
     } else if (!time_met && last > 0) {
@@ -64,7 +64,7 @@ uint64_t gb_calib_next(uint64_t reps, double sample_s, double min_sample_time, u
     if (!(sample_s < min_sample_time) || reps >= cap)
         return reps;
     uint64_t factor = 2;
-    while (factor < GB__CALIB_MAX_STEP && sample_s * (double)factor < min_sample_time)
+    while (factor < CALIB_MAX_STEP && sample_s * (double)factor < min_sample_time)
         factor *= 2;
     if (reps > cap / factor)
         return cap;
@@ -104,7 +104,7 @@ enum gb_stop gb_sample_decide(const struct gb_measure_cfg *cfg, const double *op
 
 /* ---- the device-facing part ---------------------------------------------------------------- */
 
-struct gb__timer {
+struct batch_timer {
     const struct gb_suite *s;
     struct gb_case_ctx *ctx;
     struct gb_event *start, *end; /* GB_TIMER_DEVICE only */
@@ -112,7 +112,7 @@ struct gb__timer {
 
 /* Runs one batch of `reps` operations and times it: *t in seconds by the case's timer, *host_t
  * the host wall time around it (for the device timer, a sanity check on a 0 reading). */
-static int gb__timed_batch(struct gb__timer *tm, uint64_t reps, double *t, double *host_t)
+static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double *host_t)
 {
     const struct gb_backend_ops *ops = tm->ctx->ops;
     struct gb_queue *q = tm->ctx->q;
@@ -144,7 +144,7 @@ static int gb__timed_batch(struct gb__timer *tm, uint64_t reps, double *t, doubl
     return 0;
 }
 
-static bool gb__stop_raised(volatile sig_atomic_t *stop_flag)
+static bool stop_raised(volatile sig_atomic_t *stop_flag)
 {
     return stop_flag && *stop_flag;
 }
@@ -176,7 +176,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (!out->op_time)
         return GB_FAIL(GB_ENOMEM, "gb_measure: %zu samples", cap_samples);
 
-    struct gb__timer tm = {.s = s, .ctx = ctx};
+    struct batch_timer tm = {.s = s, .ctx = ctx};
     int rc = 0;
     if (device_timer) {
         if ((rc = ops->event_create(ctx->dev, &tm.start)) != 0)
@@ -192,7 +192,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     double last_s = 0.0;
     const double w0 = gb_now();
     for (;;) {
-        if (gb__stop_raised(stop_flag))
+        if (stop_raised(stop_flag))
             goto interrupted;
         uint64_t reps = gb_warmup_next(cfg, done, gb_now() - w0, last, last_s, cap);
         if (reps == 0)
@@ -212,10 +212,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     /* Calibration: grow the batch until one sample lasts min_sample_time (or hits the cap). */
     uint64_t batch = 1;
     for (;;) {
-        if (gb__stop_raised(stop_flag))
+        if (stop_raised(stop_flag))
             goto interrupted;
         double t = 0.0, host_t = 0.0;
-        if ((rc = gb__timed_batch(&tm, batch, &t, &host_t)) != 0)
+        if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
         if (!isfinite(t) || t < 0.0) {
             rc = GB_FAIL(GB_EIMPLAUSIBLE, "calibration: a batch of %llu operations took %g s",
@@ -239,12 +239,12 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     /* Sampling: every sample is kept; the stopping rule decides after each one. */
     const double s0 = gb_now();
     for (;;) {
-        if (gb__stop_raised(stop_flag)) {
+        if (stop_raised(stop_flag)) {
             out->interrupted = true;
             break;
         }
         double t = 0.0, host_t = 0.0;
-        if ((rc = gb__timed_batch(&tm, batch, &t, &host_t)) != 0)
+        if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
         if ((rc = gb_op_time(t, batch, &out->op_time[out->n])) != 0) {
             gb_error_append(rc, "sample %zu", out->n + 1);

@@ -5,23 +5,6 @@
 #include <string.h>
 #include "base/util.h"
 
-void gb_backends_probe(struct gb_backend_status *status)
-{
-    for (size_t i = 0; i < gb_backend_count; i++) {
-        const struct gb_backend_ops *ops = gb_backends[i];
-        gb_error_clear();
-        int err = ops->init();
-        if (status) {
-            status[i] = (struct gb_backend_status){.ops = ops, .err = err};
-            if (err)
-                snprintf(status[i].reason, sizeof status[i].reason, "%s",
-                         *gb_error_msg() ? gb_error_msg() : gb_strerror(err));
-            else
-                status[i].ndevices = ops->device_count();
-        }
-    }
-}
-
 static bool name_in(char *const *list, const char *name)
 {
     if (!list)

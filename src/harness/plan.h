@@ -35,17 +35,6 @@ struct gb_plan {
     size_t ncases;
 };
 
-/* A backend that could not start, and why (for `devices` and the run's log). */
-struct gb_backend_status {
-    const struct gb_backend_ops *ops;
-    int err;                        /* 0 or the init error */
-    char reason[512];
-    int ndevices;
-};
-
-/* Initialises every compiled-in backend (status[i] for gb_backends[i]; status may be NULL). */
-void gb_backends_probe(struct gb_backend_status *status);
-
 /* Selects devices: the profile's `backends:` and `devices:` and then the command line's
  * `backend` ("opencl", "cuda"; NULL: any) and `device_sel` (NULL or "all"; else a comma list of
  * items, each an index "1", a backend-qualified index "opencl:1", or a case-insensitive

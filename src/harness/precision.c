@@ -2,18 +2,16 @@
 #include "harness/precision.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "harness/results.h"
-#include "harness/subcase.h"
 
 /* ---- 16-bit formats ------------------------------------------------------------------------- */
 
 /* Rounds |x| (finite, >= 0) to a binary format with `mant` stored mantissa bits, minimum normal
  * exponent `emin` and maximum finite value `max`, nearest even, once. Returns the rounded value
  * as a double (exact), INFINITY on overflow. */
-static double gb__round_format(double ax, int mant, int emin, double max)
+static double round_format(double ax, int mant, int emin, double max)
 {
     if (ax == 0.0)
         return 0.0;
@@ -36,7 +34,7 @@ uint16_t gb_f16_from_double(double x)
     const uint16_t sign = signbit(x) ? 0x8000u : 0;
     if (isnan(x))
         return 0x7e00u;
-    const double r = isinf(x) ? INFINITY : gb__round_format(fabs(x), 10, -14, 65504.0);
+    const double r = isinf(x) ? INFINITY : round_format(fabs(x), 10, -14, 65504.0);
     if (isinf(r))
         return sign | 0x7c00u;
     if (r == 0.0)
@@ -67,7 +65,7 @@ uint16_t gb_bf16_from_double(double x)
         return 0x7fc0u;
     /* bfloat16: 7 stored mantissa bits, binary32's exponent range. */
     const double r = isinf(x) ? INFINITY
-                              : gb__round_format(fabs(x), 7, -126, ldexp(255.0, 127 - 7));
+                              : round_format(fabs(x), 7, -126, ldexp(255.0, 127 - 7));
     if (isinf(r))
         return sign | 0x7f80u;
     /* r is exactly representable in bfloat16, hence in float: take the float's top bits. */
@@ -89,7 +87,7 @@ double gb_tf32_round(double x)
 {
     if (isnan(x) || isinf(x) || x == 0.0)
         return x;
-    const double r = gb__round_format(fabs(x), 10, -126, ldexp(2047.0, 127 - 10));
+    const double r = round_format(fabs(x), 10, -126, ldexp(2047.0, 127 - 10));
     return signbit(x) ? -r : r;
 }
 
@@ -166,7 +164,7 @@ double gb_gemm_error_bound(uint64_t k, double u_in, double u_acc, double u_out)
 /* ---- peaks ------------------------------------------------------------------------------ */
 
 /* Operations per clock per compute unit, vector units and matrix units, for one family. */
-struct gb__rates {
+struct rates {
     double f64, f32, f16, bf16, i32, i8dot;      /* vector */
     double m_f64, m_tf32, m_f16, m_bf16;         /* matrix (0: none) */
 };
@@ -177,45 +175,45 @@ struct gb__rates {
  * matrix rates: dense tensor-core FLOP per SM per clock from the architecture whitepapers (V100
  * 125 TFLOP/s at 80 SMs x 1530 MHz = 1024; A100 312 = 2048; H100 SXM 989 = 4096; GA10x and
  * AD10x 512). */
-static bool gb__nvidia_rates(int cc, struct gb__rates *r)
+static bool nvidia_rates(int cc, struct rates *r)
 {
     memset(r, 0, sizeof *r);
     if (cc < 50)
         return false;
     if (cc < 60) { /* Maxwell; sm_53 has half2 at twice the FP32 rate */
-        *r = (struct gb__rates){.f64 = 8, .f32 = 256, .f16 = cc == 53 ? 512 : 0, .i32 = 256};
+        *r = (struct rates){.f64 = 8, .f32 = 256, .f16 = cc == 53 ? 512 : 0, .i32 = 256};
     } else if (cc == 60) {
-        *r = (struct gb__rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128};
+        *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128};
     } else if (cc < 70) { /* GP10x: dp4a, FP16 at 1/64 */
-        *r = (struct gb__rates){.f64 = 8, .f32 = 256, .f16 = 8, .i32 = 256, .i8dot = 1024};
+        *r = (struct rates){.f64 = 8, .f32 = 256, .f16 = 8, .i32 = 256, .i8dot = 1024};
     } else if (cc < 75) { /* Volta */
-        *r = (struct gb__rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                                .m_f16 = 1024};
+        *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
+                            .m_f16 = 1024};
     } else if (cc < 80) { /* Turing */
-        *r = (struct gb__rates){.f64 = 4, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                                .m_f16 = 1024};
+        *r = (struct rates){.f64 = 4, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
+                            .m_f16 = 1024};
     } else if (cc == 80) { /* A100 */
-        *r = (struct gb__rates){.f64 = 64, .f32 = 128, .f16 = 512, .bf16 = 256, .i32 = 128,
-                                .i8dot = 512, .m_f64 = 128, .m_tf32 = 1024, .m_f16 = 2048,
-                                .m_bf16 = 2048};
+        *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 512, .bf16 = 256, .i32 = 128,
+                            .i8dot = 512, .m_f64 = 128, .m_tf32 = 1024, .m_f16 = 2048,
+                            .m_bf16 = 2048};
     } else if (cc < 90) { /* GA10x, AD10x */
-        *r = (struct gb__rates){.f64 = 4, .f32 = 256, .f16 = 256, .bf16 = 256, .i32 = 128,
-                                .i8dot = 512, .m_tf32 = 256, .m_f16 = 512, .m_bf16 = 512};
+        *r = (struct rates){.f64 = 4, .f32 = 256, .f16 = 256, .bf16 = 256, .i32 = 128,
+                            .i8dot = 512, .m_tf32 = 256, .m_f16 = 512, .m_bf16 = 512};
     } else if (cc < 100) { /* Hopper */
-        *r = (struct gb__rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128,
-                                .i8dot = 512, .m_f64 = 256, .m_tf32 = 2048, .m_f16 = 4096,
-                                .m_bf16 = 4096};
+        *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128,
+                            .i8dot = 512, .m_f64 = 256, .m_tf32 = 2048, .m_f16 = 4096,
+                            .m_bf16 = 4096};
     } else { /* Blackwell and later: the largest rates known, as an upper bound */
-        *r = (struct gb__rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 256,
-                                .i8dot = 1024, .m_f64 = 256, .m_tf32 = 4096, .m_f16 = 8192,
-                                .m_bf16 = 8192};
+        *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 256,
+                            .i8dot = 1024, .m_f64 = 256, .m_tf32 = 4096, .m_f16 = 8192,
+                            .m_bf16 = 8192};
     }
     return true;
 }
 
 /* AMD GPUs, per CU per clock, at the highest of CDNA 3 (MI300X: 163 TFLOP/s FP32, 1307 FP16
  * matrix at 304 CUs x 2100 MHz) and RDNA 3 (dual-issue FP32): AMD's OpenCL reports no chip. */
-static const struct gb__rates gb__amd_rates = {
+static const struct rates amd_rates = {
     .f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128, .i8dot = 1024,
     .m_f64 = 256, .m_tf32 = 1024, .m_f16 = 2048, .m_bf16 = 2048,
 };
@@ -223,12 +221,12 @@ static const struct gb__rates gb__amd_rates = {
 /* CPUs, per core per clock: two 512-bit FMA units (16 FP32 lanes x 2 units x 2), AVX-512 FP16
  * and BF16 dot products at twice that, VNNI int8 dot products (64 MACs x 2 units x 2). No
  * matrix units: OpenCL kernels and CLBlast do not use AMX. */
-static const struct gb__rates gb__cpu_rates = {
+static const struct rates cpu_rates = {
     .f64 = 32, .f32 = 64, .f16 = 128, .bf16 = 128, .i32 = 64, .i8dot = 256,
 };
-#define GB__CPU_TURBO 1.5
+#define CPU_TURBO 1.5
 
-static bool gb__contains(const char *hay, const char *needle)
+static bool contains(const char *hay, const char *needle)
 {
     return hay && strstr(hay, needle) != NULL;
 }
@@ -240,12 +238,12 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
     if (in->arch[0])
         return false;
     for (size_t i = 0; marks[i]; i++)
-        if (gb__contains(in->name, marks[i]) || gb__contains(in->vendor, marks[i]))
+        if (contains(in->name, marks[i]) || contains(in->vendor, marks[i]))
             return true;
     return false;
 }
 
-static const char *gb__op_name(enum gb_peak_op op)
+static const char *op_name(enum gb_peak_op op)
 {
     static const char *const names[] = {"FP64", "FP32", "TF32", "FP16", "BF16", "INT32",
                                         "INT8 dot"};
@@ -265,61 +263,50 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
         snprintf(how, len, "unknown: the device reports no compute units or clock");
         return 0.0;
     }
-    struct gb__rates r;
+    struct rates r;
     const char *family;
     double clock_factor = 1.0;
     int cc = 0;
-    if (sscanf(info->arch, "sm_%d", &cc) == 1 && gb__nvidia_rates(cc, &r)) {
+    if (sscanf(info->arch, "sm_%d", &cc) == 1 && nvidia_rates(cc, &r)) {
         family = "NVIDIA";
     } else if (info->arch[0]) {
         snprintf(how, len, "unknown: no rates for architecture %s", info->arch);
         return 0.0;
     } else if (gb_device_is_cpu(info)) {
-        r = gb__cpu_rates;
+        r = cpu_rates;
         family = "CPU, base clock x1.5 turbo";
-        clock_factor = GB__CPU_TURBO;
-    } else if (gb__contains(info->vendor, "Advanced Micro Devices") ||
-               gb__contains(info->vendor, "AMD")) {
-        r = gb__amd_rates;
+        clock_factor = CPU_TURBO;
+    } else if (contains(info->vendor, "Advanced Micro Devices") ||
+               contains(info->vendor, "AMD")) {
+        r = amd_rates;
         family = "AMD GPU, highest family rate";
     } else {
         snprintf(how, len, "unknown: no rates for %s (%s)", info->name, info->vendor);
         return 0.0;
     }
-    double v = 0, m = 0;
-    switch (op) {
-    case GB_PEAK_F64:
-        v = r.f64, m = r.m_f64;
-        break;
-    case GB_PEAK_F32:
-        v = r.f32;
-        break;
-    case GB_PEAK_TF32:
-        v = r.f32, m = r.m_tf32;
-        break;
-    case GB_PEAK_F16:
-        v = r.f16, m = r.m_f16;
-        break;
-    case GB_PEAK_BF16:
-        v = r.bf16, m = r.m_bf16;
-        break;
-    case GB_PEAK_I32:
-        v = r.i32;
-        break;
-    case GB_PEAK_INT8_DOT:
-        v = r.i8dot;
-        break;
-    }
+    /* Per op: the vector rate and the matrix rate (TF32 is FP32 on the vector units; integers
+     * have no matrix rate). */
+    const double vec[GB_PEAK_INT8_DOT + 1] = {
+        [GB_PEAK_F64] = r.f64, [GB_PEAK_F32] = r.f32,   [GB_PEAK_TF32] = r.f32,
+        [GB_PEAK_F16] = r.f16, [GB_PEAK_BF16] = r.bf16, [GB_PEAK_I32] = r.i32,
+        [GB_PEAK_INT8_DOT] = r.i8dot,
+    };
+    const double mat[GB_PEAK_INT8_DOT + 1] = {
+        [GB_PEAK_F64] = r.m_f64, [GB_PEAK_TF32] = r.m_tf32, [GB_PEAK_F16] = r.m_f16,
+        [GB_PEAK_BF16] = r.m_bf16,
+    };
+    const bool known = (unsigned)op <= GB_PEAK_INT8_DOT;
+    const double v = known ? vec[op] : 0, m = known ? mat[op] : 0;
     const double per_clk = matrix && m > v ? m : v;
     if (per_clk <= 0) {
-        snprintf(how, len, "unknown: %s has no %s%s rate", family, gb__op_name(op),
+        snprintf(how, len, "unknown: %s has no %s%s rate", family, op_name(op),
                  matrix ? " (vector or matrix)" : "");
         return 0.0;
     }
     const double peak = (double)info->compute_units * (double)info->clock_mhz * 1e6 *
                         clock_factor * per_clk;
     snprintf(how, len, "%u CU x %u MHz%s x %g %s op/clk/CU%s (%s)", info->compute_units,
-             info->clock_mhz, clock_factor != 1.0 ? " x 1.5" : "", per_clk, gb__op_name(op),
+             info->clock_mhz, clock_factor != 1.0 ? " x 1.5" : "", per_clk, op_name(op),
              matrix && m > v ? " matrix" : "", family);
     return peak;
 }
@@ -329,82 +316,4 @@ bool gb_rate_implausible(double value, double peak)
     if (isnan(value) || isinf(value))
         return true;
     return peak > 0 && value > GB_PLAUSIBLE_SLACK * peak;
-}
-
-/* ---- across results ------------------------------------------------------------------------ */
-
-/* Whether a and b have the same parameters except `axis`. */
-static bool gb__same_but(const struct gb_params *a, const struct gb_params *b, const char *axis)
-{
-    if (a->n != b->n)
-        return false;
-    for (size_t i = 0; i < a->n; i++) {
-        if (strcmp(a->name[i], b->name[i]) != 0)
-            return false;
-        if (strcmp(a->name[i], axis) != 0 && !gb_value_equal(&a->v[i], &b->v[i]))
-            return false;
-    }
-    return true;
-}
-
-static void gb__add_figure(struct gb_result *r, const char *name, const char *unit, double v)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0) { /* derive() may run twice on one rs */
-            r->figures[i].v[0] = v;
-            return;
-        }
-    gb_result_figure(r, name, unit, v);
-}
-
-void gb_precision_speedups(struct gb_results *rs, const char *suite, const char *axis,
-                           const char *base, bool by_time)
-{
-    char name[32];
-    snprintf(name, sizeof name, "speedup_vs_%s", base);
-    for (size_t i = 0; i < rs->nresults; i++) {
-        struct gb_result *r = &rs->results[i];
-        const struct gb_value *v = gb_params_get(&r->params, axis);
-        if (r->status != GB_STATUS_OK || strcmp(r->suite, suite) != 0 || !v ||
-            v->type != GB_V_STR || strcmp(v->s, base) == 0)
-            continue;
-        for (size_t j = 0; j < rs->nresults; j++) {
-            const struct gb_result *b = &rs->results[j];
-            const struct gb_value *bv = gb_params_get(&b->params, axis);
-            if (b->status != GB_STATUS_OK || strcmp(b->suite, suite) != 0 || !bv ||
-                bv->type != GB_V_STR || strcmp(bv->s, base) != 0 ||
-                b->device_index != r->device_index || strcmp(b->backend, r->backend) != 0 ||
-                !gb__same_but(&r->params, &b->params, axis))
-                continue;
-            double s = by_time ? (r->op_time_us.median > 0
-                                      ? b->op_time_us.median / r->op_time_us.median
-                                      : 0)
-                               : (b->value > 0 ? r->value / b->value : 0);
-            if (s > 0 && isfinite(s))
-                gb__add_figure(r, name, "", s);
-            break;
-        }
-    }
-}
-
-void gb_precision_check_peaks(struct gb_results *rs, const char *suite, gb_peak_fn peak_of)
-{
-    for (size_t i = 0; i < rs->nresults; i++) {
-        struct gb_result *r = &rs->results[i];
-        if (r->status != GB_STATUS_OK || strcmp(r->suite, suite) != 0 || r->device_index < 0 ||
-            (size_t)r->device_index >= rs->ndevices)
-            continue;
-        char how[256];
-        const double peak = peak_of(r, &rs->devices[r->device_index].info, how, sizeof how);
-        if (!(peak > 0))
-            continue;
-        gb__add_figure(r, "peak", r->unit, peak);
-        gb__add_figure(r, "of_peak", "", r->value / peak);
-        if (gb_rate_implausible(r->value, peak)) {
-            r->implausible = true;
-            snprintf(r->reason, sizeof r->reason,
-                     "implausible: %.4g %s exceeds the device's theoretical peak %.4g %s (%s)",
-                     r->value, r->unit, peak, r->unit, how);
-        }
-    }
 }

@@ -2,9 +2,10 @@
  * reference, theoretical peak arithmetic rates and the implausibility check, and the figures
  * derived across a run's results (speedup over FP32, fraction of peak).
  *
- * Everything here is a pure function, unit-tested without a device (tests/test_precision.c).
- * The suites compute, gemm and fp16 use it; so does the run summary's speed x accuracy table
- * (src/precision_table.c).
+ * Everything here is a pure function, unit-tested without a device (tests/test_precision.c):
+ * precision.c needs only the backend contract; the figures across a run's results are in
+ * precision_derive.c. The suites compute, gemm and fp16 use it; so does the run summary's speed
+ * x accuracy table (report/precision_table.h).
  */
 #ifndef GB_PRECISION_H
 #define GB_PRECISION_H
@@ -12,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "backends/backend.h"
 
@@ -114,7 +114,7 @@ bool gb_device_is_cpu(const struct gb_device_info *info);
  * (unknown) never flags. */
 bool gb_rate_implausible(double value, double peak);
 
-/* ---- across the results of a run (the suites' derive() hooks) ------------------------------ */
+/* ---- across the results of a run (the suites' derive() hooks; precision_derive.c) ---------- */
 
 struct gb_results;
 struct gb_result;
@@ -137,13 +137,5 @@ typedef double (*gb_peak_fn)(const struct gb_result *r, const struct gb_device_i
  * (gb_rate_implausible), with the reason naming both figures and the formula, when it exceeds
  * the peak. */
 void gb_precision_check_peaks(struct gb_results *rs, const char *suite, gb_peak_fn peak_of);
-
-/* ---- the run summary ----------------------------------------------------------------------- */
-
-/* Prints the speed x accuracy table per precision of rs's compute, gemm and fp16 results to f
- * (nothing when there are none): per suite, device, precision and implementation, the best rate,
- * its speedup over the best FP32 row, the worst max and RMS relative errors, the fraction of the
- * theoretical peak and where the best was measured; skipped and failed precisions with why. */
-void gb_print_precision_table(FILE *f, const struct gb_results *rs);
 
 #endif

@@ -118,6 +118,36 @@ int gb_results_add_device(struct gb_results *rs, const char *backend, int index,
                           const struct gb_device_info *info, int *idx);
 void gb_results_free(struct gb_results *rs);
 
+/* ---- one result, filled in ----------------------------------------------------------------- */
+
+/* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
+void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);
+/* Adds a text figure to a result. */
+void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* From a measured case to its result: the runner and gb_case_measure() (harness/subcase.h). */
+struct gb_case_ctx;
+struct gb_measurement;
+
+/* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
+ * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0, else the
+ * latency in microseconds. r->suite must be set (it decides the implausibility check). */
+void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
+                           const struct gb_measurement *m);
+
+/* Marks r failed in stage `what` ("setup", "measure", "verify") with error err: its reason
+ * becomes "<what>: <gb_strerror(err)>: <gb_error_msg()>", the detail left out when empty. */
+void gb_result_fail(struct gb_result *r, int err, const char *what);
+
+/* Records in r what verify() returned (err) for the case in ctx, after gb_result_fill_metric:
+ * GB_EVERIFY fails it with ctx->reason ("verification failed: ..."), another error fails it as
+ * gb_result_fail(..., "verify"), 0 makes it ok and verified, with a reason when the noise target
+ * was not reached in the m_samples samples. r->max_error is ctx->max_error either way. Returns
+ * err, so that the caller can tell a broken verify (a suspect queue) from a mismatch. */
+int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
+                       size_t m_samples);
+
 /* Writes rs to `path` atomically. Returns 0 or GB_EIO with the detail. */
 int gb_results_write(const struct gb_results *rs, const char *path);
 /* Reads a results file. GB_EIO (unreadable), GB_ESCHEMA (not JSON, truncated, wrong schema,

@@ -17,55 +17,6 @@ static void utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Converts a measurement into the result's metric: GB/s when the operation moves bytes, else
- * GFLOP/s when it computes, else its latency in microseconds. */
-void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
-                           const struct gb_measurement *m)
-{
-    double *us = malloc((m->n ? m->n : 1) * sizeof *us);
-    r->samples = malloc((m->n ? m->n : 1) * sizeof *r->samples);
-    if (!us || !r->samples) {
-        free(us);
-        free(r->samples);
-        r->samples = NULL;
-        return;
-    }
-    if (ctx->op.bytes > 0) {
-        snprintf(r->metric, sizeof r->metric, "bandwidth");
-        snprintf(r->unit, sizeof r->unit, "GB/s");
-        r->better = GB_BETTER_HIGHER;
-    } else if (ctx->op.flops > 0) {
-        snprintf(r->metric, sizeof r->metric, "throughput");
-        snprintf(r->unit, sizeof r->unit, "GFLOP/s");
-        r->better = GB_BETTER_HIGHER;
-    } else {
-        snprintf(r->metric, sizeof r->metric, "latency");
-        snprintf(r->unit, sizeof r->unit, "us");
-        r->better = GB_BETTER_LOWER;
-    }
-    for (size_t i = 0; i < m->n; i++) {
-        double t = m->op_time[i];
-        us[i] = t * 1e6;
-        r->samples[i] = ctx->op.bytes > 0   ? ctx->op.bytes / t / 1e9
-                        : ctx->op.flops > 0 ? ctx->op.flops / t / 1e9
-                                            : t * 1e6;
-    }
-    r->nsamples = m->n;
-    gb_stats_compute(r->samples, m->n, &r->stats);
-    gb_stats_compute(us, m->n, &r->op_time_us);
-    free(us);
-    r->value = r->stats.median;
-    r->batch = m->batch;
-    r->bytes_per_op = ctx->op.bytes;
-    r->flops_per_op = ctx->op.flops;
-    r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
-    /* Faster than the device's memory can go is a timer or a dead-code problem, not a record.
-     * Only device-memory kernels are bounded by peak_mem_gbs. */
-    double peak = ctx->dev->info.peak_mem_gbs;
-    if (peak > 0 && strcmp(r->suite, "memory") == 0 && r->value > 1.05 * peak)
-        r->implausible = true;
-}
-
 static void case_header(struct gb_result *r, const struct gb_plan_case *c, const char *backend,
                         int dev_idx)
 {
@@ -75,34 +26,6 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     r->device_index = dev_idx;
     r->params = c->params;
-}
-
-void gb_result_fail(struct gb_result *r, int err, const char *what)
-{
-    const char *msg = gb_error_msg();
-    r->status = GB_STATUS_FAILED;
-    snprintf(r->reason, sizeof r->reason, "%s: %s%s%s", what, gb_strerror(err), *msg ? ": " : "",
-             msg);
-}
-
-int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
-                       size_t m_samples)
-{
-    r->max_error = ctx->max_error;
-    if (err == GB_EVERIFY) {
-        r->status = GB_STATUS_FAILED;
-        snprintf(r->reason, sizeof r->reason, "verification failed: %.990s", ctx->reason);
-    } else if (err) {
-        gb_result_fail(r, err, "verify");
-    } else {
-        r->status = GB_STATUS_OK;
-        r->verified = true;
-        if (r->noisy)
-            snprintf(r->reason, sizeof r->reason,
-                     "noise target not reached: CI95 %.2f%% of the mean after %zu samples",
-                     r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, m_samples);
-    }
-    return err;
 }
 
 /* Runs one case on open devices devs[0..n) (n is 1 for a single-device suite) with one queue
@@ -118,7 +41,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = qs[0], .params = &c->params,
                               .devs = devs, .queues = qs, .ndevs = n};
     /* Suites that measure several configurations in one case record them straight into rs
-     * (src/subcase.h), before the case's own result. */
+     * (harness/subcase.h), before the case's own result. */
     ctx.run = c->run;
     ctx.stop = o->stop;
     ctx.extra = rs;

@@ -25,26 +25,6 @@ struct gb_runner_opts {
  * interrupted, GB_EIO when the results file cannot be written. */
 int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, struct gb_results *rs);
 
-/* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
- * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0, else the
- * latency in microseconds. r->suite must be set (it decides the implausibility check). Used by
- * the runner and by gb_case_measure() (src/subcase.h). */
-struct gb_measurement;
-void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
-                           const struct gb_measurement *m);
-
-/* Marks r failed in stage `what` ("setup", "measure", "verify") with error err: its reason
- * becomes "<what>: <gb_strerror(err)>: <gb_error_msg()>", the detail left out when empty. */
-void gb_result_fail(struct gb_result *r, int err, const char *what);
-
-/* Records in r what verify() returned (err) for the case in ctx, after gb_result_fill_metric:
- * GB_EVERIFY fails it with ctx->reason ("verification failed: ..."), another error fails it as
- * gb_result_fail(..., "verify"), 0 makes it ok and verified, with a reason when the noise target
- * was not reached in the m_samples samples. r->max_error is ctx->max_error either way. Returns
- * err, so that the caller can tell a broken verify (a suspect queue) from a mismatch. */
-int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
-                       size_t m_samples);
-
 /* Prints the summary table of rs to f: one row per result. */
 void gb_print_summary(FILE *f, const struct gb_results *rs);
 

@@ -2,14 +2,13 @@
 #include "harness/subcase.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/config.h"
 #include "base/error.h"
-#include "harness/runner.h"
+#include "harness/results.h"
 #include "base/units.h"
 
 static int device_slot(const struct gb_results *rs, const struct gb_device *dev)
@@ -77,29 +76,4 @@ int gb_case_record(struct gb_case_ctx *ctx, struct gb_result *r)
     free(r->samples);
     r->samples = NULL;
     return rc;
-}
-
-void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value)
-{
-    if (r->nfigures >= GB_MAX_FIGURES)
-        return;
-    struct gb_figure *f = &r->figures[r->nfigures++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    snprintf(f->unit, sizeof f->unit, "%s", unit);
-    f->n = 1;
-    f->v[0] = value;
-}
-
-void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
-{
-    if (r->nfigures >= GB_MAX_FIGURES)
-        return;
-    struct gb_figure *f = &r->figures[r->nfigures++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->text, sizeof f->text, fmt, ap);
-    va_end(ap);
 }

@@ -4,9 +4,10 @@
  * (a strategy picks the next configuration from the times of the previous ones). Each
  * configuration is still measured by the harness, exactly as a case is: gb_case_measure() runs
  * gb_measure() (warm-up, calibration, samples to the noise target, under the case's budget and
- * Ctrl-C flag), the operation's verify(), and turns the measurement into a result with the
- * runner's gb_result_fill_metric(). The result is recorded in the run's results (ctx->extra)
- * before the case's own, so a landscape of N configurations is N results of the case's suite.
+ * Ctrl-C flag), the operation's verify(), and turns the measurement into a result with
+ * gb_result_fill_metric() (harness/results.h). The result is recorded in the run's results
+ * (ctx->extra) before the case's own, so a landscape of N configurations is N results of the
+ * case's suite.
  */
 #ifndef GB_SUBCASE_H
 #define GB_SUBCASE_H
@@ -35,11 +36,5 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
  * without ctx->extra (a test driving the suite directly) the samples are just freed.
  * Returns 0 or GB_ENOMEM. */
 int gb_case_record(struct gb_case_ctx *ctx, struct gb_result *r);
-
-/* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
-void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);
-/* Adds a text figure to a result. */
-void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,7 +1,7 @@
 /* gpubench — what a suite is.
  *
  * A suite declares its axes (with default sweeps in profile syntax), and four callbacks that the
- * runner calls for every case: setup -> (warm-up and timed runs, owned by src/measure.c) ->
+ * runner calls for every case: setup -> (warm-up and timed runs, owned by measure.c) ->
  * verify -> teardown. A suite never times anything itself: it says what one operation moves or
  * computes (gb_op_desc) and the harness derives GB/s and GFLOP/s in one place.
  */
@@ -18,7 +18,7 @@
 #include "base/params.h"
 #include "harness/results.h" /* GB_MAX_SET, struct gb_figure */
 
-struct gb_suite_run; /* src/config.h: a profile entry */
+struct gb_suite_run; /* harness/config.h: a profile entry */
 
 struct gb_axis_def {
     const char *name;
@@ -72,7 +72,7 @@ struct gb_case_ctx {
     size_t nfigures;
     /* Set by the runner; NULL when a test drives a suite directly. A suite that measures several
      * configurations in one case (tuning) measures each through the harness with
-     * gb_case_measure() (src/subcase.h), which records it in `extra`. */
+     * gb_case_measure() (harness/subcase.h), which records it in `extra`. */
     const struct gb_suite_run *run; /* the profile entry: budget, `tuned`, tuning cache, space */
     volatile sig_atomic_t *stop;    /* raised by Ctrl-C: stop measuring further configurations */
     struct gb_results *extra;       /* results recorded before the case's own, in this order */

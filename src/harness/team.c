@@ -19,7 +19,7 @@
 #include "harness/results.h" /* GB_MAX_SET */
 #include "base/units.h"
 
-struct gb__member {
+struct member {
     struct gb_team *team;
     size_t rank;
     pthread_t thread;
@@ -30,14 +30,14 @@ struct gb__member {
 };
 
 /* The member the calling thread is, so that a barrier knows whose wait it is timing. */
-static _Thread_local struct gb__member *gb__self;
+static _Thread_local struct member *self;
 
 struct gb_team {
     pthread_mutex_t mu;
     pthread_cond_t go, done, bar;
     size_t n;
     struct gb_device *devs[GB_MAX_SET];
-    struct gb__member m[GB_MAX_SET];
+    struct member m[GB_MAX_SET];
     /* The current job: ranks [lo, hi) take part. */
     uint64_t gen;
     gb_team_fn fn;
@@ -54,7 +54,7 @@ struct gb_team {
     char first_msg[1024];
 };
 
-static int gb__barrier(struct gb_team *t)
+static int team_barrier(struct gb_team *t)
 {
     pthread_mutex_lock(&t->mu);
     if (t->aborted) {
@@ -81,18 +81,18 @@ int gb_team_barrier(struct gb_team *t)
 {
     /* Time spent waiting for the other devices is not this device's busy time. */
     double t0 = gb_now();
-    int rc = gb__barrier(t);
-    if (gb__self)
-        gb__self->waited += gb_now() - t0;
+    int rc = team_barrier(t);
+    if (self)
+        self->waited += gb_now() - t0;
     return rc;
 }
 
-static void *gb__member_main(void *p)
+static void *member_main(void *p)
 {
-    struct gb__member *me = p;
+    struct member *me = p;
     struct gb_team *t = me->team;
     uint64_t seen = 0;
-    gb__self = me;
+    self = me;
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (t->gen == seen && !t->quit)
@@ -107,7 +107,7 @@ static void *gb__member_main(void *p)
         pthread_mutex_unlock(&t->mu);
 
         gb_error_clear();
-        int rc = gb__barrier(t); /* everyone starts together */
+        int rc = team_barrier(t); /* everyone starts together */
         me->waited = 0.0;
         double t0 = gb_now();
         if (rc == 0)
@@ -148,10 +148,10 @@ int gb_team_create(struct gb_device *const *devs, size_t n, struct gb_team **out
     t->n = n;
     for (size_t i = 0; i < n; i++) {
         t->devs[i] = devs[i];
-        t->m[i] = (struct gb__member){.team = t, .rank = i};
+        t->m[i] = (struct member){.team = t, .rank = i};
     }
     for (size_t i = 0; i < n; i++) {
-        int e = pthread_create(&t->m[i].thread, NULL, gb__member_main, &t->m[i]);
+        int e = pthread_create(&t->m[i].thread, NULL, member_main, &t->m[i]);
         if (e) {
             gb_team_destroy(t);
             return GB_FAIL(e == EAGAIN ? GB_ENOMEM : GB_EBACKEND, "pthread_create: %s",
@@ -182,7 +182,7 @@ void gb_team_destroy(struct gb_team *t)
 }
 
 /* Runs fn on ranks [lo, hi) and waits for them. */
-static int gb__team_job(struct gb_team *t, size_t lo, size_t hi, gb_team_fn fn, void *arg)
+static int team_job(struct gb_team *t, size_t lo, size_t hi, gb_team_fn fn, void *arg)
 {
     pthread_mutex_lock(&t->mu);
     t->fn = fn;
@@ -217,7 +217,7 @@ int gb_team_run(struct gb_team *t, size_t n, gb_team_fn fn, void *arg)
 {
     if (!t || !fn || n == 0 || n > t->n)
         return GB_FAIL(GB_EINVAL, "gb_team_run: %zu ranks on a team of %zu", n, t ? t->n : 0);
-    return gb__team_job(t, 0, n, fn, arg);
+    return team_job(t, 0, n, fn, arg);
 }
 
 int gb_team_run_one(struct gb_team *t, size_t rank, gb_team_fn fn, void *arg, double *seconds)
@@ -225,7 +225,7 @@ int gb_team_run_one(struct gb_team *t, size_t rank, gb_team_fn fn, void *arg, do
     if (!t || !fn || rank >= t->n)
         return GB_FAIL(GB_EINVAL, "gb_team_run_one: rank %zu on a team of %zu", rank,
                        t ? t->n : 0);
-    int rc = gb__team_job(t, rank, rank + 1, fn, arg);
+    int rc = team_job(t, rank, rank + 1, fn, arg);
     if (seconds)
         *seconds = t->m[rank].busy;
     return rc;
@@ -243,7 +243,7 @@ double gb_team_span(const struct gb_team *t)
     double first = 0.0, last = 0.0;
     bool any = false;
     for (size_t i = 0; i < t->n; i++) {
-        const struct gb__member *m = &t->m[i];
+        const struct member *m = &t->m[i];
         if (m->t1 <= 0.0)
             continue;
         first = !any || m->t0 < first ? m->t0 : first;

@@ -28,7 +28,7 @@ struct node {
     enum node_kind kind;
     int op;          /* bin_op or fn_id */
     int64_t num;     /* N_NUM */
-    char name[GB_TUNING_NAME_MAX]; /* N_VAR */
+    char name[GB_TUNE_NAME_MAX]; /* N_VAR */
     int a, b;        /* children (node indices), -1 if none */
 };
 
@@ -122,11 +122,11 @@ static int parse_primary(struct parser *p)
         size_t start = p->pos, len = 0;
         while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')
             p->pos++, len++;
-        if (len >= GB_TUNING_NAME_MAX) {
+        if (len >= GB_TUNE_NAME_MAX) {
             p->pos = start;
-            return perr(p, "name longer than %d characters", GB_TUNING_NAME_MAX - 1);
+            return perr(p, "name longer than %d characters", GB_TUNE_NAME_MAX - 1);
         }
-        char name[GB_TUNING_NAME_MAX];
+        char name[GB_TUNE_NAME_MAX];
         memcpy(name, p->s + start, len);
         name[len] = '\0';
         skip_ws(p);

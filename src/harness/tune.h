@@ -24,9 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/tuning_cache.h"
-
-#define GB_TUNE_MAX_TUNABLES GB_TUNING_MAX_PARAMS
+/* The most tunables a space has, and the longest tunable name (a kernel's -D define) with its
+ * terminator; the tuning cache (harness/tuning_cache.h) stores configurations of this shape. */
+#define GB_TUNE_MAX_TUNABLES 8
+#define GB_TUNE_NAME_MAX 32
 #define GB_TUNE_MAX_VALUES 32
 /* The largest space searched (product of the value counts): enumerating it stays cheap. */
 #define GB_TUNE_MAX_SPACE (UINT64_C(1) << 20)
@@ -61,7 +62,7 @@ int gb_expr_names(const struct gb_expr *e, int (*fn)(void *user, const char *nam
 /* ---- spaces ----------------------------------------------------------------------------- */
 
 struct gb_tunable {
-    char name[GB_TUNING_NAME_MAX]; /* the kernel's -D define: "WG", "VEC" */
+    char name[GB_TUNE_NAME_MAX];   /* the kernel's -D define: "WG", "VEC" */
     size_t n;                      /* number of values, 1..GB_TUNE_MAX_VALUES */
     int64_t values[GB_TUNE_MAX_VALUES];
     size_t def;                    /* index of the default value */
@@ -91,7 +92,7 @@ struct gb_constraint {
 
 /* Values of names other than tunables: device limits, problem sizes (name -> value). */
 struct gb_tune_var {
-    char name[GB_TUNING_NAME_MAX];
+    char name[GB_TUNE_NAME_MAX];
     int64_t value;
 };
 

@@ -25,10 +25,8 @@
 
 #include <jansson.h>
 
-#include "harness/config.h"
 #include "base/error.h"
 #include "gb-config.h"
-#include "harness/suite.h"
 #include "base/util.h"
 
 
@@ -298,15 +296,6 @@ out:
     flock(lfd, LOCK_UN);
     close(lfd);
     return rc;
-}
-
-int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,
-                          struct gb_tuning_entry *out, bool *found)
-{
-    *found = false;
-    if (!ctx->run || !ctx->run->tuned)
-        return 0;
-    return gb_tuning_lookup(ctx->run->tuning_cache, ctx->dev, kernel, problem, out, found);
 }
 
 int64_t gb_tuning_get(const struct gb_tuning_entry *e, const char *name, int64_t def)

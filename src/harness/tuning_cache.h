@@ -27,10 +27,11 @@
 #include <stdint.h>
 
 #include "backends/backend.h"
+#include "harness/tune.h"
 
 #define GB_TUNING_SCHEMA "gpubench-tuning/1"
-#define GB_TUNING_MAX_PARAMS 8
-#define GB_TUNING_NAME_MAX 32
+#define GB_TUNING_MAX_PARAMS GB_TUNE_MAX_TUNABLES
+#define GB_TUNING_NAME_MAX GB_TUNE_NAME_MAX
 
 /* snprintf format of the gemm problem key, arguments m, n, k as unsigned long long. */
 #define GB_TUNING_GEMM_PROBLEM "m=%llu n=%llu k=%llu type=float"
@@ -46,8 +47,6 @@ struct gb_tuning_entry {
     uint64_t evaluations;   /* configurations measured by that search */
     char updated_utc[32];   /* when it was stored, ISO 8601 */
 };
-
-struct gb_case_ctx;
 
 /* The cache file's path into buf (len bytes): `explicit_path` when non-NULL and non-empty, else
  * $GPUBENCH_TUNING_CACHE when set (the tests point it at a temporary file), else
@@ -69,13 +68,6 @@ int gb_tuning_lookup(const char *path, const struct gb_device *dev, const char *
  * that is not a tuning cache is left alone). */
 int gb_tuning_store(const char *path, const struct gb_device *dev, const char *kernel,
                     const char *problem, const struct gb_tuning_entry *e);
-
-/* For suites: when the case's profile entry says `tuned: true`, looks up kernel/problem on the
- * case's device in the entry's cache (the profile's tuning_cache, else the default location).
- * *found is false when the entry does not say tuned, or the cache has no such entry. Errors as
- * for gb_tuning_lookup. */
-int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,
-                          struct gb_tuning_entry *out, bool *found);
 
 /* The value of tunable `name` in e, or `def` when e has no such tunable. */
 int64_t gb_tuning_get(const struct gb_tuning_entry *e, const char *name, int64_t def);

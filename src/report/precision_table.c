@@ -1,4 +1,4 @@
-/* gpubench — the run summary's speed x accuracy table per precision (contract in precision.h).
+/* gpubench — the run summary's speed x accuracy table per precision (contract in precision_table.h).
  *
  * One row per (suite, device, precision, implementation) over the compute, gemm and fp16
  * results of a run: the best rate measured (GFLOP/s or GOP/s; for fp16 the application's
@@ -13,6 +13,7 @@
 
 #include "harness/precision.h"
 #include "harness/results.h"
+#include "report/precision_table.h"
 
 #define GB__ROWS_MAX 256
 
