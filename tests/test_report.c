@@ -234,7 +234,7 @@ TEST(report_bad_input)
         int status;
         const char *says;
     } usage[] = {
-        {"", 2, "needs at least one results file"},
+        {"", 2, "missing RESULTS.json"},
         {"x.json", 2, "needs -o DIR"},
         {"x.json -o", 2, "-o needs a value"},
         {"x.json --colour -o rep", 2, "unknown option '--colour'"},

@@ -1,25 +1,25 @@
 /* gpubench — the report command: `gpubench report RESULTS.json... -o DIR [--prices FILE]
  * [--title TEXT]` (the report itself: src/report/report.h). */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "commands/commands.h"
+#include "common.h"
 #include "report/prices.h"
 #include "report/report.h"
 
-static void report_usage(FILE *f)
-{
-    fprintf(f, "usage: gpubench report RESULTS.json... -o DIR [--prices prices.yaml] "
-               "[--title TEXT]\n"
-               "  writes DIR/index.html (self-contained, charts inline as SVG), DIR/report.md,\n"
-               "  DIR/data/*.csv, DIR/plots/*.gp and DIR/charts/*.svg|png (drawn by gnuplot;\n"
-               "  $GPUBENCH_GNUPLOT names another gnuplot)\n"
-               "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad "
-               "input\n");
-}
+static const char usage[] =
+    "usage: gpubench report RESULTS.json... -o DIR [--prices prices.yaml] [--title TEXT]\n"
+    "  writes DIR/index.html (self-contained, charts inline as SVG), DIR/report.md,\n"
+    "  DIR/data/*.csv, DIR/plots/*.gp and DIR/charts/*.svg|png (drawn by gnuplot;\n"
+    "  $GPUBENCH_GNUPLOT names another gnuplot)\n"
+    "  -o, --output DIR    the report's folder (required)\n"
+    "      --prices FILE   a price sheet: per-dollar and per-watt figures\n"
+    "      --title TEXT    the page's title\n"
+    "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
+static const struct gb__cmd cmd = {"report", usage, 1, -1, "RESULTS.json",
+                                   "at least one results file"};
 
 struct report_args {
     const char *dir, *prices, *title;
@@ -27,61 +27,18 @@ struct report_args {
     size_t n;
 };
 
-/* Parses argv (argv[0] is "report") into a, whose paths point into argv. Returns GB_EXIT_OK,
- * GB_EXIT_USAGE with the reason on stderr, or -1 after --help. */
-static int parse_args(int argc, char **argv, struct report_args *a)
-{
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"prices", required_argument, NULL, 'P'},
-        {"title", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            a->dir = optarg;
-            break;
-        case 'P':
-            a->prices = optarg;
-            break;
-        case 'T':
-            a->title = optarg;
-            break;
-        case 'h':
-            report_usage(stdout);
-            return -1;
-        case ':':
-            fprintf(stderr, "gpubench report: %s needs a value\n", argv[optind - 1]);
-            return GB_EXIT_USAGE;
-        default:
-            if (optopt)
-                fprintf(stderr, "gpubench report: unknown option '-%c'\n", optopt);
-            else
-                fprintf(stderr, "gpubench report: unknown option '%s'\n", argv[optind - 1]);
-            return GB_EXIT_USAGE;
-        }
-    }
-    /* getopt_long moved the operands, the results files, to the end. */
-    a->paths = (const char **)argv + optind;
-    a->n = (size_t)(argc - optind);
-    if (a->n == 0 || !a->dir) {
-        fprintf(stderr, "gpubench report: %s\n",
-                a->n == 0 ? "needs at least one results file" : "needs -o DIR");
-        return GB_EXIT_USAGE;
-    }
-    return GB_EXIT_OK;
-}
+static const struct gb__opt report_options[] = {
+    GB__TEXT(struct report_args, dir, "output", 'o'),
+    GB__TEXT(struct report_args, prices, "prices", 0),
+    GB__TEXT(struct report_args, title, "title", 0),
+    GB__END,
+};
 
 /* Reads the results files and writes the report. */
-static int write_report(const struct report_args *a, const struct gb_prices *prices)
+static enum gb_exit write_report(const struct report_args *a, const struct gb_prices *prices)
 {
     struct gb_results *rs = calloc(a->n, sizeof *rs);
-    int rc = GB_EXIT_OK;
+    enum gb_exit rc = GB_EXIT_OK;
     size_t nread = 0;
     if (!rs) {
         fprintf(stderr, "gpubench report: out of memory\n");
@@ -122,9 +79,15 @@ out:
 int gb_cmd_report(int argc, char **argv)
 {
     struct report_args a = {0};
-    int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc < 0 ? GB_EXIT_OK : rc;
+    enum gb_exit rc;
+    int first = gb__parse_options(&cmd, argc, argv, GB__GROUPS({report_options, &a}), &rc);
+    if (first < 0)
+        return rc;
+    if (!a.dir)
+        return gb__usage_error(&cmd, "needs -o DIR");
+    /* getopt_long moved the operands, the results files, to the end. */
+    a.paths = (const char **)argv + first;
+    a.n = (size_t)(argc - first);
     if (!a.prices)
         return write_report(&a, NULL);
     struct gb_prices prices;
