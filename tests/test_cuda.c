@@ -351,7 +351,8 @@ TEST(cuda_init_without_driver)
 }
 
 /* The binary must not need libcuda.so.1 (the driver) to start: the runtime is linked statically
- * and loads the driver itself. */
+ * and loads the driver itself; NVRTC and cuBLAS are dlopened (cuda_libs.c), so neither is
+ * needed to start either. */
 TEST(cuda_binary_needs_no_libcuda)
 {
     char out[16384];
@@ -360,7 +361,12 @@ TEST(cuda_binary_needs_no_libcuda)
     ASSERT_MSG(strstr(out, "libcuda.so") == NULL, "gpubench needs the driver at start:\n%s", out);
     ASSERT_MSG(strstr(out, "libcudart.so") == NULL, "the CUDA runtime is not static:\n%s", out);
     ASSERT_MSG(strstr(out, "not found") == NULL, "a library is missing:\n%s", out);
-    ASSERT_CONTAINS(out, "libnvrtc.so");
+    ASSERT_MSG(strstr(out, "libnvrtc") == NULL, "NVRTC is linked:\n%s", out);
+    ASSERT_MSG(strstr(out, "libcublas") == NULL, "cuBLAS is linked:\n%s", out);
+    st = gb_test_sh("readelf -d '" GB_TEST_EXE "' 2>&1", out, sizeof out);
+    ASSERT_MSG(st == 0, "readelf failed (%d): %s", st, out);
+    ASSERT_MSG(strstr(out, "nvrtc") == NULL && strstr(out, "cublas") == NULL,
+               "a CUDA library in the dynamic section:\n%s", out);
 }
 
 /* `gpubench devices` here: CUDA listed as unavailable with the driver's reason, exit 0. */
