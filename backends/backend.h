@@ -47,7 +47,8 @@ enum gb_cap {
     GB_CAP_BLAS_BF16 = 1u << 9,  /* gemm with BF16 in, F32 accumulate */
     GB_CAP_BLAS_MIXED = 1u << 10, /* gemm with F16 in, F32 accumulate and out */
     GB_CAP_BLAS_TF32 = 1u << 11, /* gemm with F32 in and out, TF32 tensor-core math */
-    GB_CAP_GRAPH = 1u << 12,     /* launch graphs (CUDA Graphs) */
+    GB_CAP_GRAPH = 1u << 12,     /* launch graphs (CUDA Graphs); no backend sets it until the
+                                  * contract has graph members */
 };
 
 /* Scalar element types, for BLAS and for kernels' -DT= defines. */
@@ -243,7 +244,8 @@ struct gb_backend_ops {
     /* ---- BLAS (GB_CAP_BLAS_*) ---------------------------------------------------------- */
 
     /* Enqueues the GEMM (or strided-batched GEMM) described by g on q. GB_EUNSUPPORTED for a
-     * type combination the device or library lacks. Completion is observed with event_record
+     * type combination the device or library lacks, or a library that does not load (the
+     * suites record a skip). Completion is observed with event_record
      * after the call, which covers every kernel the library enqueued. */
     int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
 };
