@@ -40,14 +40,10 @@
 /* site-packages folders of the pythons pip may have put NVIDIA's wheels in; "$VAR" at the start
  * is replaced by that variable's value (the pattern is skipped when it is unset). */
 static const char *const pip_roots[] = {
-    "$VIRTUAL_ENV/lib/python3*/site-packages",
-    "$CONDA_PREFIX/lib/python3*/site-packages",
-    "/opt/*/.venv/lib/python3*/site-packages",
-    "/opt/conda/lib/python3*/site-packages",
-    "/usr/local/lib/python3*/dist-packages",
-    "/usr/local/lib/python3*/site-packages",
-    "/usr/lib/python3/dist-packages",
-    "$HOME/.local/lib/python3*/site-packages",
+    "$VIRTUAL_ENV/lib/python3*/site-packages", "$CONDA_PREFIX/lib/python3*/site-packages",
+    "/opt/*/.venv/lib/python3*/site-packages", "/opt/conda/lib/python3*/site-packages",
+    "/usr/local/lib/python3*/dist-packages",   "/usr/local/lib/python3*/site-packages",
+    "/usr/lib/python3/dist-packages",          "$HOME/.local/lib/python3*/site-packages",
 };
 
 static const char *const HOW_BUILD = "the toolkit lib folder of the build";
@@ -162,9 +158,8 @@ static void *open_first(const struct gb_cuda_candidate *c, size_t n, const char 
         }
         const char *e = dlerror();
         /* dlerror repeats the path first ("PATH: cannot open shared object file: ..."). */
-        const char *msg = e && strncmp(e, c[i].path, strlen(c[i].path)) == 0
-                              ? e + strlen(c[i].path)
-                              : e;
+        const char *msg =
+            e && strncmp(e, c[i].path, strlen(c[i].path)) == 0 ? e + strlen(c[i].path) : e;
         if (w >= 0 && (size_t)w < wcap)
             w += snprintf(why + w, wcap - (size_t)w, "%s %s (%s)%s", i ? ";" : "", c[i].path,
                           c[i].how, msg ? msg : ": ?");
@@ -219,22 +214,22 @@ static void nvrtc_load_once(void)
     snprintf(file, sizeof file, "libnvrtc.so.%d", CUDART_VERSION / 1000);
     static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
     struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_NVRTC", GB_CUDA_LIBDIR, pip, true, c,
-                                      CL__MAXCAND);
-    nv.lib = open_first(c, n, "NVRTC", file, nv.path, sizeof nv.path, nv.how,
-                        sizeof nv.how, nv.why, sizeof nv.why);
+    size_t n =
+        gb_cuda_lib_candidates(file, "GPUBENCH_NVRTC", GB_CUDA_LIBDIR, pip, true, c, CL__MAXCAND);
+    nv.lib = open_first(c, n, "NVRTC", file, nv.path, sizeof nv.path, nv.how, sizeof nv.how, nv.why,
+                        sizeof nv.why);
     if (!nv.lib) {
         nv.rc = GB_EUNAVAIL;
         return;
     }
-#define NV__SYM(sym)                                                                       \
-    do {                                                                                   \
-        *(void **)&gb__nv.sym = dlsym(nv.lib, #sym);                                       \
-        if (!gb__nv.sym) {                                                                 \
-            snprintf(nv.why, sizeof nv.why, "NVRTC: no symbol %s in %s", #sym, nv.path);   \
-            nv.rc = GB_EUNAVAIL;                                                           \
-            return;                                                                        \
-        }                                                                                  \
+#define NV__SYM(sym)                                                                     \
+    do {                                                                                 \
+        *(void **)&gb__nv.sym = dlsym(nv.lib, #sym);                                     \
+        if (!gb__nv.sym) {                                                               \
+            snprintf(nv.why, sizeof nv.why, "NVRTC: no symbol %s in %s", #sym, nv.path); \
+            nv.rc = GB_EUNAVAIL;                                                         \
+            return;                                                                      \
+        }                                                                                \
     } while (0)
     NV__SYM(nvrtcVersion);
     NV__SYM(nvrtcGetErrorString);
@@ -427,8 +422,12 @@ static bool loader_would_find(const char *file, char *where, size_t cap)
             return true;
         }
     }
-    static const char *const sys[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                      "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+    static const char *const sys[] = {"/lib/x86_64-linux-gnu",
+                                      "/usr/lib/x86_64-linux-gnu",
+                                      "/lib64",
+                                      "/usr/lib64",
+                                      "/lib",
+                                      "/usr/lib"};
     for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++) {
         snprintf(where, cap, "%s/%s", sys[i], file);
         if (is_file(where))
@@ -467,20 +466,20 @@ static void blas_load_once(void)
     struct gb_cuda_candidate c[CL__MAXCAND];
     size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLAS", GB_CUDA_LIBDIR, blas_pip, true, c,
                                       CL__MAXCAND);
-    bl.lib = open_first(c, n, "cuBLAS", file, bl.path, sizeof bl.path, bl.how,
-                        sizeof bl.how, bl.why, sizeof bl.why);
+    bl.lib = open_first(c, n, "cuBLAS", file, bl.path, sizeof bl.path, bl.how, sizeof bl.how,
+                        bl.why, sizeof bl.why);
     if (!bl.lib) {
         bl.rc = GB_EUNSUPPORTED;
         return;
     }
-#define BL__SYM(sym)                                                                       \
-    do {                                                                                   \
-        *(void **)&gb__bl.sym = dlsym(bl.lib, #sym);                                       \
-        if (!gb__bl.sym) {                                                                 \
-            snprintf(bl.why, sizeof bl.why, "cuBLAS: no symbol %s in %s", #sym, bl.path);  \
-            bl.rc = GB_EUNSUPPORTED;                                                       \
-            return;                                                                        \
-        }                                                                                  \
+#define BL__SYM(sym)                                                                      \
+    do {                                                                                  \
+        *(void **)&gb__bl.sym = dlsym(bl.lib, #sym);                                      \
+        if (!gb__bl.sym) {                                                                \
+            snprintf(bl.why, sizeof bl.why, "cuBLAS: no symbol %s in %s", #sym, bl.path); \
+            bl.rc = GB_EUNSUPPORTED;                                                      \
+            return;                                                                       \
+        }                                                                                 \
     } while (0)
     BL__SYM(cublasCreate_v2);
     BL__SYM(cublasDestroy_v2);
@@ -543,14 +542,19 @@ void gb_cuda_report(FILE *f)
     const char *tried = NULL;
     const char *dir = gb__cuda_include_dir(&tried);
     if (dir && inc.complete)
-        fprintf(f, "cuda: headers: %s (%s): cuda_fp16.h, cuda_fp16.hpp, cuda_bf16.h, "
-                   "cuda_bf16.hpp\n", dir, inc.how);
+        fprintf(f,
+                "cuda: headers: %s (%s): cuda_fp16.h, cuda_fp16.hpp, cuda_bf16.h, "
+                "cuda_bf16.hpp\n",
+                dir, inc.how);
     else if (dir)
-        fprintf(f, "cuda: headers: incomplete: %s (%s) lacks one of cuda_fp16.h/.hpp, "
-                   "cuda_bf16.h/.hpp\n", dir, inc.how);
+        fprintf(f,
+                "cuda: headers: incomplete: %s (%s) lacks one of cuda_fp16.h/.hpp, "
+                "cuda_bf16.h/.hpp\n",
+                dir, inc.how);
     else
-        fprintf(f, "cuda: headers: missing: no folder holds cuda_fp16.h/.hpp and "
-                   "cuda_bf16.h/.hpp (looked in %s); set GPUBENCH_CUDA_INCLUDE\n",
+        fprintf(f,
+                "cuda: headers: missing: no folder holds cuda_fp16.h/.hpp and "
+                "cuda_bf16.h/.hpp (looked in %s); set GPUBENCH_CUDA_INCLUDE\n",
                 tried && *tried ? tried : "nowhere");
 
     if (nv.rc == 0) {
@@ -587,8 +591,10 @@ void gb_cuda_report(FILE *f)
         (void)gb__bl.cublasGetProperty(MAJOR_VERSION, &ma);
         (void)gb__bl.cublasGetProperty(MINOR_VERSION, &mi);
         (void)gb__bl.cublasGetProperty(PATCH_LEVEL, &pa);
-        fprintf(f, "cuda: cuBLAS: %d.%d.%d: %s (found through %s; a run loads it at its first "
-                   "GEMM)\n", ma, mi, pa, bl.path, bl.how);
+        fprintf(f,
+                "cuda: cuBLAS: %d.%d.%d: %s (found through %s; a run loads it at its first "
+                "GEMM)\n",
+                ma, mi, pa, bl.path, bl.how);
     }
 #else
     fprintf(f, "cuda: cuBLAS: not built in (-Dcublas=disabled)\n");
