@@ -393,7 +393,7 @@ TEST(cuda_devices_without_driver)
 }
 
 
-/* ---- run-time libraries: NVRTC, its builtins and headers, cuBLAS (cuda_libs.c) ---------------- */
+/* ---- run-time libraries: NVRTC, its builtins and headers, cuBLAS (cuda_libs.c) --------------- */
 
 /* The search order gb_cuda.h documents: the override alone, else the build's toolkit, pip's
  * wheels (CUDA 13 layout first), the loader. */
@@ -527,16 +527,16 @@ TEST_TIMEOUT(cuda_nvrtc_builtins_found_without_loader_cache, 180)
     nvrtc_loaded(nvrtc, sizeof nvrtc, builtins, sizeof builtins);
 
     /* The control: without the cache, the loader cannot find the builtins by soname here. */
-    gb_test_shf(out, sizeof out, "LD_LIBRARY_PATH= '%s' --inhibit-cache --preload %s /bin/true 2>&1",
-                ld, builtins);
+    gb_test_shf(out, sizeof out,
+                "LD_LIBRARY_PATH= '%s' --inhibit-cache --preload %s /bin/true 2>&1", ld, builtins);
     if (strstr(out, "inhibit-cache") && !strstr(out, "cannot be preloaded"))
         SKIP("this loader has no --inhibit-cache: %s", out);
     if (!strstr(out, "cannot be preloaded"))
         SKIP("%s is in a system folder here: the loader finds it without help", builtins);
 
     int st = gb_test_shf(out, sizeof out,
-                         "LD_LIBRARY_PATH= GPUBENCH_CUDA_REPORT=1 '%s' --inhibit-cache '" GB_TEST_EXE
-                         "' devices 2>&1",
+                         "LD_LIBRARY_PATH= GPUBENCH_CUDA_REPORT=1 '%s' --inhibit-cache '"
+                         GB_TEST_EXE "' devices 2>&1",
                          ld);
     ASSERT_MSG(st == 0, "gpubench devices under %s --inhibit-cache exited %d:\n%s", ld, st, out);
     ASSERT_CONTAINS(out, "preloaded from NVRTC's folder");
@@ -611,7 +611,7 @@ TEST_TIMEOUT(cuda_nvrtc_headers_missing_is_a_clear_build_error, 120)
     free(src);
 }
 
-/* ---- sticky errors ----------------------------------------------------------------------------- */
+/* ---- sticky errors --------------------------------------------------------------------------- */
 
 TEST(cuda_sticky_error_classification)
 {
@@ -679,7 +679,7 @@ TEST(cuda_lost_device_fails_every_use_with_the_first_error)
     gb_cuda_ops.queue_destroy(q);
 }
 
-/* ---- capability bits, cuBLAS statuses, the stream cache ----------------------------------------- */
+/* ---- capability bits, cuBLAS statuses, the stream cache -------------------------------------- */
 
 TEST(cuda_capability_bits)
 {
@@ -763,7 +763,7 @@ TEST(cuda_blas_not_loaded_by_init)
                "init loaded cublasLt");
 }
 
-/* ---- scripts/gpu-check.sh ------------------------------------------------------------------------ */
+/* ---- scripts/gpu-check.sh -------------------------------------------------------------------- */
 
 TEST(gpu_check_dry_run)
 {

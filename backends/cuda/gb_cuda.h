@@ -66,7 +66,7 @@ size_t gb_cuda_lib_candidates(const char *file, const char *env, const char *bui
  * and scripts/gpu-check.sh reads. Needs no GPU. */
 void gb_cuda_report(FILE *f);
 
-/* ---- rules the CPU can check ------------------------------------------------------------------ */
+/* ---- rules the CPU can check ----------------------------------------------------------------- */
 
 /* Whether the CUDA runtime error `e` (a cudaError_t) is sticky: one that the runtime's
  * documentation says "leaves the process in an inconsistent state and any further CUDA work
