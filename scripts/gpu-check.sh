@@ -503,6 +503,8 @@ if $dry || [ "$cuda_state" != absent ]; then
   rc[smoke]=$?
   if ! $dry; then
     [ -f "$out/smoke-cuda.json" ] && smoke_report "$out/smoke-cuda.json" | tee -a "$log"
+    echo "gpu-check: smoke exit ${rc[smoke]} (0: every case ran or was a recorded skip)" |
+      tee -a "$log"
     [ "${rc[smoke]}" = 0 ] || failed=true
   fi
 else
