@@ -73,8 +73,8 @@ make_bundle=""
 from_build=""
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~100 s; the whole under ~300 s.
-declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=50
-                   [cuda]=100 [opencl]=75 [summary]=10 [build]=240)
+declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=40
+                   [cuda]=105 [opencl]=85 [summary]=10 [build]=240)
 steps_order="version chain compat json state smoke cuda opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }

@@ -780,7 +780,7 @@ TEST(gpu_check_dry_run)
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 285 s in all");
+    ASSERT_CONTAINS(out, "at most 290 s in all");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
     ASSERT_CONTAINS(out, "nothing was run");
