@@ -247,7 +247,8 @@ struct gb_backend_ops {
     /* ---- BLAS (GB_CAP_BLAS_*) ---------------------------------------------------------- */
 
     /* Enqueues the GEMM (or strided-batched GEMM) described by g on q. GB_EUNSUPPORTED for a
-     * type combination the device or library lacks. Completion is observed with event_record
+     * type combination the device or library lacks, or a library that does not load (the
+     * suites record a skip). Completion is observed with event_record
      * after the call, which covers every kernel the library enqueued. */
     int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
 

@@ -1,7 +1,8 @@
 /* transfer — host <-> device and device <-> device copy bandwidth and latency.
  *
  * One operation is one copy of `size` bytes (bidir: one H2D and one D2H of `size` bytes each, on
- * two queues at once, so it moves 2 * size). `async` enqueues a batch of non-blocking copies and
+ * two queues at once, so it moves 2 * size; pinned host memory only, a recorded skip with
+ * pageable). `async` enqueues a batch of non-blocking copies and
  * times it with device events, the way bandwidthTest and clpeak do; `sync` issues blocking copies
  * and times them on the host, which is what an application that waits for each copy sees.
  * GB/s = bytes / seconds / 1e9; the per-operation time at small sizes is the copy latency.
@@ -82,6 +83,11 @@ static int transfer_setup(struct gb_case_ctx *ctx)
                             (unsigned long long)device_bytes,
                             (unsigned long long)info->global_mem);
     enum gb_mem_kind hk = host_kind(ctx->params);
+    if (t->op == OP_BIDIR && hk != GB_MEM_HOST_PINNED)
+        return gb_case_skip(ctx, "bidir needs pinned host memory: an asynchronous copy to or "
+                                 "from pageable memory is staged through a pinned buffer and "
+                                 "returns when done, so the two directions would not overlap "
+                                 "and the figure would be a serial one");
     int err = 0;
     switch (t->op) {
     case OP_H2D:

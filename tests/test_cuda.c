@@ -10,11 +10,20 @@
 #include "gb-config.h"
 #include "test.h"
 
+#include <dlfcn.h>
+#include <libgen.h>
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/error.h"
 
 #if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#if HAVE_CUBLAS
+#include <cublas_api.h>
+#endif
+
 #include "backends/cuda/gb_cuda.h"
 #include "harness/kernels.h"
 
@@ -303,6 +312,9 @@ TEST_TIMEOUT(cuda_nvrtc_build_error_log, 120)
     ASSERT_CONTAINS(log, "no_such_type");
     ASSERT_CONTAINS(log, "stream.cl"); /* the #line of gb_kernel_source points at the file */
     ASSERT_CONTAINS(gb_error_msg(), "error");
+    ASSERT_CONTAINS(gb_error_msg(), "NVRTC_ERROR_COMPILATION");
+    ASSERT_CONTAINS(gb_error_msg(), "; log: "); /* the log itself, not only its first line */
+    ASSERT_CONTAINS(gb_error_msg(), "no_such_type");
     free(log);
     /* A malformed architecture is refused before NVRTC runs. */
     ASSERT_EQ(gb_cuda_compile_ptx(src, "gfx90a", NULL, 0, &ptx, &log), GB_EINVAL);
@@ -375,7 +387,8 @@ TEST(cuda_init_without_driver)
 }
 
 /* The binary must not need libcuda.so.1 (the driver) to start: the runtime is linked statically
- * and loads the driver itself. */
+ * and loads the driver itself; NVRTC and cuBLAS are dlopened (cuda_libs.c), so neither is
+ * needed to start either. */
 TEST(cuda_binary_needs_no_libcuda)
 {
     char out[16384];
@@ -384,7 +397,12 @@ TEST(cuda_binary_needs_no_libcuda)
     ASSERT_MSG(strstr(out, "libcuda.so") == NULL, "gpubench needs the driver at start:\n%s", out);
     ASSERT_MSG(strstr(out, "libcudart.so") == NULL, "the CUDA runtime is not static:\n%s", out);
     ASSERT_MSG(strstr(out, "not found") == NULL, "a library is missing:\n%s", out);
-    ASSERT_CONTAINS(out, "libnvrtc.so");
+    ASSERT_MSG(strstr(out, "libnvrtc") == NULL, "NVRTC is linked:\n%s", out);
+    ASSERT_MSG(strstr(out, "libcublas") == NULL, "cuBLAS is linked:\n%s", out);
+    st = gb_test_sh("readelf -d '" GB_TEST_EXE "' 2>&1", out, sizeof out);
+    ASSERT_MSG(st == 0, "readelf failed (%d): %s", st, out);
+    ASSERT_MSG(strstr(out, "nvrtc") == NULL && strstr(out, "cublas") == NULL,
+               "a CUDA library in the dynamic section:\n%s", out);
 }
 
 /* `gpubench devices` here: CUDA listed as unavailable with the driver's reason, exit 0. */
@@ -396,6 +414,468 @@ TEST(cuda_devices_without_driver)
     int st = gb_test_sh("'" GB_TEST_EXE "' devices 2>&1", out, sizeof out);
     ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
     ASSERT_CONTAINS(out, "cuda: unavailable (CUDA driver: ");
+}
+
+
+/* ---- run-time libraries: NVRTC, its builtins and headers, cuBLAS (cuda_libs.c) --------------- */
+
+/* The search order gb_cuda.h documents: the override alone, else the build's toolkit, pip's
+ * wheels (CUDA 13 layout first), the loader. */
+TEST(cuda_lib_search_order)
+{
+    const char *tmp = gb_test_tmpdir();
+    char out[4096], root[1024], want[1200];
+    snprintf(root, sizeof root, "%s/venv/lib/python3.99/site-packages", tmp);
+    int st = gb_test_shf(out, sizeof out,
+                         "mkdir -p '%s/nvidia/cu13/lib' '%s/nvidia/cuda_nvrtc/lib' && "
+                         "touch '%s/nvidia/cu13/lib/libfake.so.1' "
+                         "'%s/nvidia/cuda_nvrtc/lib/libfake.so.1' 2>&1",
+                         root, root, root, root);
+    ASSERT_MSG(st == 0, "%s", out);
+    char venv[1024];
+    snprintf(venv, sizeof venv, "%s/venv", tmp);
+    setenv("VIRTUAL_ENV", venv, 1);
+    unsetenv("GB_TEST_LIB");
+    const char *pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
+    struct gb_cuda_candidate c[24];
+    size_t n = gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
+                                      c, 24);
+    ASSERT_U64(n, >=, 4);
+    ASSERT_STR(c[0].path, "/opt/tk/lib64/libfake.so.1");
+    ASSERT_CONTAINS(c[0].how, "toolkit lib folder of the build");
+    snprintf(want, sizeof want, "%s/nvidia/cu13/lib/libfake.so.1", root);
+    ASSERT_STR(c[1].path, want);
+    ASSERT_CONTAINS(c[1].how, "pip");
+    snprintf(want, sizeof want, "%s/nvidia/cuda_nvrtc/lib/libfake.so.1", root);
+    ASSERT_STR(c[2].path, want);
+    ASSERT_STR(c[n - 1].path, "libfake.so.1"); /* the bare soname: the loader's own search */
+    ASSERT_CONTAINS(c[n - 1].how, "LD_LIBRARY_PATH");
+    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
+                                     c, 2),
+              2);
+    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", NULL, NULL, pip, false, c, 24), 2);
+
+    /* The override is the only place tried: a folder gets the file name, a file is as given. */
+    setenv("GB_TEST_LIB", tmp, 1);
+    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
+                                     c, 24),
+              1);
+    snprintf(want, sizeof want, "%s/libfake.so.1", tmp);
+    ASSERT_STR(c[0].path, want);
+    ASSERT_STR(c[0].how, "$GB_TEST_LIB");
+    setenv("GB_TEST_LIB", "/some/where/libother.so", 1);
+    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
+                                     c, 24),
+              1);
+    ASSERT_STR(c[0].path, "/some/where/libother.so");
+}
+
+/* gb_cuda_report() of this process, as text (malloc'd). Not inlined: GCC then takes the
+ * memstream's pointer for a pointer to this frame (-Wdangling-pointer). */
+__attribute__((noinline)) static char *report_text(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ASSERT(f != NULL);
+    gb_cuda_report(f);
+    fclose(f);
+    return text;
+}
+
+/* The NVRTC file this process loaded, and its builtins soname, from the report. */
+static void nvrtc_loaded(char *path, size_t pcap, char *builtins, size_t bcap)
+{
+    char *r = report_text();
+    const char *l = strstr(r, "cuda: NVRTC: ");
+    ASSERT_MSG(l != NULL, "%s", r);
+    int major = 0, minor = 0, used = 0;
+    ASSERT_MSG(sscanf(l, "cuda: NVRTC: %d.%d: %n", &major, &minor, &used) == 2 && used > 0,
+               "%s", l);
+    const char *p = l + used, *end = strstr(p, " (found through");
+    ASSERT(end != NULL);
+    snprintf(path, pcap, "%.*s", (int)(end - p), p);
+    snprintf(builtins, bcap, "libnvrtc-builtins.so.%d.%d", major, minor);
+    free(r);
+}
+
+/* NVRTC absent: `devices` says why CUDA is unavailable, and OpenCL runs the quick profile (every
+ * case; the measurement shortened, since the point is that it runs). */
+TEST_TIMEOUT(cuda_nvrtc_out_of_reach_opencl_runs_quick, 600)
+{
+    static char out[1 << 16];
+    const char *tmp = gb_test_tmpdir();
+    int st = gb_test_shf(out, sizeof out,
+                         "mkdir -p '%s/empty' && GPUBENCH_NVRTC='%s/empty' '" GB_TEST_EXE
+                         "' devices 2>&1",
+                         tmp, tmp);
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: unavailable (");
+    ASSERT_CONTAINS(out, "NVRTC (libnvrtc.so.13) not loaded");
+    ASSERT_CONTAINS(out, "($GPUBENCH_NVRTC)");
+    if (strstr(out, "opencl: unavailable") || strstr(out, "opencl: 0 devices"))
+        SKIP("no OpenCL device here");
+    ASSERT_CONTAINS(out, "opencl: ");
+    st = gb_test_shf(out, sizeof out,
+                     "GPUBENCH_NVRTC='%s/empty' '" GB_TEST_EXE "' run '" GB_TEST_SRCDIR
+                     "/configs/quick.yaml' --backend opencl -q -o '%s/quick.json' "
+                     "--set measure.max_time=20ms --set measure.min_samples=3 "
+                     "--set measure.max_samples=5 --set measure.warmup_runs=1 2>&1",
+                     tmp, tmp);
+    ASSERT_MSG(st == 0, "the quick profile on OpenCL exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, " 0 failed");
+}
+
+/* The ELF interpreter of the gpubench binary (the dynamic loader), or "" when unknown. */
+static void loader_of_exe(char *ld, size_t cap)
+{
+    char out[4096];
+    ld[0] = '\0';
+    if (gb_test_sh("readelf -l '" GB_TEST_EXE "' 2>/dev/null | "
+                   "sed -n 's/.*interpreter: \\(.*\\)]$/\\1/p'",
+                   out, sizeof out) == 0)
+        snprintf(ld, cap, "%.*s", (int)strcspn(out, "\n"), out);
+}
+
+/* NVRTC dlopens its builtins library by soname, which the loader finds only through
+ * LD_LIBRARY_PATH or its cache: with both out of the way (ld.so --inhibit-cache, an empty
+ * LD_LIBRARY_PATH), gpubench still compiles, because it preloads the builtins from NVRTC's
+ * folder; and an NVRTC folder without them gives a failure that carries NVRTC's log. */
+TEST_TIMEOUT(cuda_nvrtc_builtins_found_without_loader_cache, 180)
+{
+    static char out[1 << 16];
+    char ld[512], nvrtc[1024], builtins[128];
+    loader_of_exe(ld, sizeof ld);
+    if (!*ld)
+        SKIP("no ELF interpreter found for gpubench");
+    nvrtc_loaded(nvrtc, sizeof nvrtc, builtins, sizeof builtins);
+
+    /* The control: without the cache, the loader cannot find the builtins by soname here. */
+    gb_test_shf(out, sizeof out,
+                "LD_LIBRARY_PATH= '%s' --inhibit-cache --preload %s /bin/true 2>&1", ld, builtins);
+    if (strstr(out, "inhibit-cache") && !strstr(out, "cannot be preloaded"))
+        SKIP("this loader has no --inhibit-cache: %s", out);
+    if (!strstr(out, "cannot be preloaded"))
+        SKIP("%s is in a system folder here: the loader finds it without help", builtins);
+
+    int st = gb_test_shf(out, sizeof out,
+                         "LD_LIBRARY_PATH= GPUBENCH_CUDA_REPORT=1 '%s' --inhibit-cache '"
+                         GB_TEST_EXE "' devices 2>&1",
+                         ld);
+    ASSERT_MSG(st == 0, "gpubench devices under %s --inhibit-cache exited %d:\n%s", ld, st, out);
+    ASSERT_CONTAINS(out, "preloaded from NVRTC's folder");
+    ASSERT_CONTAINS(out, "cuda: NVRTC test compile: ok");
+    ASSERT_CONTAINS(out, "cuda: NVRTC builtins in use: /");
+
+    /* An NVRTC whose folder lacks the builtins: NVRTC's own search fails, and says so. */
+    const char *tmp = gb_test_tmpdir();
+    st = gb_test_shf(out, sizeof out,
+                     "mkdir -p '%s/nv' && ln -s '%s' '%s/nv/libnvrtc.so.13' && "
+                     "LD_LIBRARY_PATH= GPUBENCH_NVRTC='%s/nv' GPUBENCH_CUDA_REPORT=1 '%s' "
+                     "--inhibit-cache '" GB_TEST_EXE "' devices 2>&1",
+                     tmp, nvrtc, tmp, tmp, ld);
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "not preloaded");
+    ASSERT_CONTAINS(out, "cuda: NVRTC test compile: failed");
+    ASSERT_CONTAINS(out, "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE");
+    ASSERT_CONTAINS(out, "; log: ");
+    ASSERT_CONTAINS(out, "failed to open libnvrtc-builtins"); /* NVRTC's own log */
+    ASSERT_CONTAINS(out, "put its folder on LD_LIBRARY_PATH");
+}
+
+/* The bundle carries the four headers NVRTC includes, and they are enough: every kernel variant
+ * compiles with only the bundle's include folder on NVRTC's path. */
+TEST_TIMEOUT(cuda_nvrtc_kernels_bundle_headers_only, 400)
+{
+    static char out[1 << 16];
+    const char *tmp = gb_test_tmpdir();
+    char exe[1024];
+    snprintf(exe, sizeof exe, "%s", GB_TEST_EXE);
+    const char *build = dirname(exe);
+    int st = gb_test_shf(out, sizeof out,
+                         "'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --make-bundle '%s/b' "
+                         "--from '%s' 2>&1 && ls '%s/b/include'",
+                         tmp, build, tmp);
+    ASSERT_MSG(st == 0, "gpu-check.sh --make-bundle exited %d:\n%s", st, out);
+    const char *ls = strstr(out, "cuda_bf16.h\ncuda_bf16.hpp\ncuda_fp16.h\ncuda_fp16.hpp\n");
+    ASSERT_MSG(ls && ls[strlen("cuda_bf16.h\ncuda_bf16.hpp\ncuda_fp16.h\ncuda_fp16.hpp\n")] == 0,
+               "the bundle's include/ is not the four headers:\n%s", out);
+    char inc[1200];
+    snprintf(inc, sizeof inc, "%s/b/include", tmp);
+    setenv("GPUBENCH_CUDA_INCLUDE", inc, 1);
+    char *r = report_text();
+    char want[1400];
+    snprintf(want, sizeof want, "cuda: headers: %s ($GPUBENCH_CUDA_INCLUDE)", inc);
+    ASSERT_CONTAINS(r, want);
+    ASSERT_CONTAINS(r, "cuda: NVRTC test compile: ok");
+    free(r);
+    compile_all("sm_90");
+}
+
+/* Without the headers (an include folder that lacks them), a kernel that needs cuda_fp16.h is a
+ * build failure whose message says what to set and carries NVRTC's log. */
+TEST_TIMEOUT(cuda_nvrtc_headers_missing_is_a_clear_build_error, 120)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/noheaders", gb_test_tmpdir());
+    ASSERT(mkdir(path, 0755) == 0);
+    setenv("GPUBENCH_CUDA_INCLUDE", path, 1);
+    char *src = NULL;
+    ASSERT_OK(gb_kernel_source("fp16.cl", &src));
+    const char *defs[] = {"STORE_HALF=1"};
+    char *ptx = NULL, *log = NULL;
+    ASSERT_EQ(gb_cuda_compile_ptx(src, "compute_90", defs, 1, &ptx, &log), GB_EBUILD);
+    ASSERT(ptx == NULL);
+    ASSERT(log != NULL);
+    ASSERT_CONTAINS(log, "cuda_fp16.h");
+    ASSERT_CONTAINS(gb_error_msg(), "set GPUBENCH_CUDA_INCLUDE");
+    ASSERT_CONTAINS(gb_error_msg(), path);
+    ASSERT_CONTAINS(gb_error_msg(), "; log: ");
+    free(log);
+    free(src);
+}
+
+/* ---- sticky errors --------------------------------------------------------------------------- */
+
+TEST(cuda_sticky_error_classification)
+{
+    static const int sticky[] = {cudaErrorIllegalAddress,     cudaErrorLaunchTimeout,
+                                 cudaErrorAssert,             cudaErrorHardwareStackError,
+                                 cudaErrorIllegalInstruction, cudaErrorMisalignedAddress,
+                                 cudaErrorInvalidAddressSpace, cudaErrorInvalidPc,
+                                 cudaErrorLaunchFailure,      cudaErrorTensorMemoryLeak,
+                                 cudaErrorContained,          cudaErrorMpsClientTerminated,
+                                 cudaErrorExternalDevice};
+    for (size_t i = 0; i < sizeof sticky / sizeof sticky[0]; i++)
+        ASSERT_MSG(gb_cuda_error_is_sticky(sticky[i]), "%d", sticky[i]);
+    /* Failures of one call that leave the context usable. */
+    static const int not_sticky[] = {cudaSuccess,
+                                     cudaErrorInvalidValue,
+                                     cudaErrorMemoryAllocation,
+                                     cudaErrorLaunchOutOfResources,
+                                     cudaErrorInvalidConfiguration,
+                                     cudaErrorNotReady,
+                                     cudaErrorNoDevice,
+                                     cudaErrorInsufficientDriver,
+                                     cudaErrorPeerAccessAlreadyEnabled,
+                                     cudaErrorSymbolNotFound,
+                                     cudaErrorUnsupportedPtxVersion,
+                                     cudaErrorNoKernelImageForDevice};
+    for (size_t i = 0; i < sizeof not_sticky / sizeof not_sticky[0]; i++)
+        ASSERT_MSG(!gb_cuda_error_is_sticky(not_sticky[i]), "%d", not_sticky[i]);
+}
+
+/* The first sticky error is kept as the device's reason, and every later use of the device
+ * fails at once with it (no CUDA call is made, so this runs without a driver). */
+TEST(cuda_lost_device_fails_every_use_with_the_first_error)
+{
+    enum { IDX = 5 };
+    ASSERT(gb_cuda_lost_reason(IDX) == NULL);
+    ASSERT(!gb_cuda_note_error(IDX, cudaErrorMemoryAllocation, "cudaMalloc: out of memory"));
+    ASSERT(gb_cuda_lost_reason(IDX) == NULL);
+    ASSERT(gb_cuda_note_error(IDX, cudaErrorIllegalAddress,
+                              "cuda.c:1: cudaStreamSynchronize: cudaErrorIllegalAddress (700)"));
+    ASSERT(gb_cuda_note_error(IDX, cudaErrorLaunchFailure, "a later one"));
+    ASSERT(gb_cuda_note_error(IDX, cudaErrorInvalidValue, "a later one"));
+    ASSERT_STR(gb_cuda_lost_reason(IDX),
+               "cuda.c:1: cudaStreamSynchronize: cudaErrorIllegalAddress (700)");
+    ASSERT(gb_cuda_lost_reason(IDX - 1) == NULL);
+    ASSERT(!gb_cuda_note_error(-1, cudaErrorIllegalAddress, "no device"));
+    ASSERT(!gb_cuda_note_error(64, cudaErrorIllegalAddress, "out of range"));
+
+    struct gb_device dev = {.ops = &gb_cuda_ops, .index = IDX};
+    dev.info.max_alloc = UINT64_C(1) << 30;
+    struct gb_buf *b = NULL;
+    ASSERT_EQ(gb_cuda_ops.buf_alloc(&dev, 4096, GB_MEM_DEVICE, &b), GB_EBACKEND);
+    ASSERT_CONTAINS(gb_error_msg(), "CUDA device 5 was lost to an earlier sticky error");
+    ASSERT_CONTAINS(gb_error_msg(), "cudaStreamSynchronize: cudaErrorIllegalAddress (700)");
+    ASSERT_EQ(gb_cuda_ops.buf_alloc(&dev, 4096, GB_MEM_HOST_PINNED, &b), GB_EBACKEND);
+    struct gb_event *ev = NULL;
+    ASSERT_EQ(gb_cuda_ops.event_create(&dev, &ev), GB_EBACKEND);
+    /* A queue on the lost device is a dead one: created, and failing every use with the reason
+     * (so the runner records each later case with it, not "queue lost"). */
+    struct gb_queue *q = NULL;
+    ASSERT_OK(gb_cuda_ops.queue_create(&dev, &q));
+    ASSERT(q != NULL);
+    ASSERT_EQ(gb_cuda_ops.queue_sync(q), GB_EBACKEND);
+    ASSERT_CONTAINS(gb_error_msg(), "cudaErrorIllegalAddress (700)");
+    ASSERT_EQ(gb_cuda_ops.queue_flush(q), GB_EBACKEND);
+    gb_cuda_ops.queue_destroy(q);
+}
+
+/* ---- capability bits, cuBLAS statuses, the stream cache -------------------------------------- */
+
+TEST(cuda_capability_bits)
+{
+    const uint64_t blas = GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64 | GB_CAP_BLAS_F16 |
+                          GB_CAP_BLAS_MIXED | GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
+    /* An H200 (9.0) with cuBLAS found: every bit but UNIFIED and PEER; GRAPH on every device
+     * (stream capture). */
+    uint64_t c = gb_cuda_caps(9, 0, false, false, true);
+    ASSERT_EQ(c, GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT | blas);
+    /* No cuBLAS: no BLAS bit. */
+    ASSERT_EQ(gb_cuda_caps(9, 0, false, false, false),
+              GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT);
+    /* Turing (7.5): no BF16, no BF16/TF32 GEMM. */
+    ASSERT_EQ(gb_cuda_caps(7, 5, false, false, true),
+              GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_INT8_DOT | GB_CAP_BLAS_F32 |
+                  GB_CAP_BLAS_F64 |
+                  GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED);
+    /* The thresholds: FP16 from 5.3, dp4a from 6.1, BF16 from 8.0. */
+    ASSERT(!(gb_cuda_caps(5, 2, false, false, false) & GB_CAP_FP16));
+    ASSERT(gb_cuda_caps(5, 3, false, false, false) & GB_CAP_FP16);
+    ASSERT(!(gb_cuda_caps(6, 0, false, false, false) & GB_CAP_INT8_DOT));
+    ASSERT(gb_cuda_caps(6, 1, false, false, false) & GB_CAP_INT8_DOT);
+    ASSERT(!(gb_cuda_caps(7, 5, false, false, false) & GB_CAP_BF16));
+    ASSERT(gb_cuda_caps(8, 0, false, false, false) & GB_CAP_BF16);
+    /* Integrated: UNIFIED; a reachable peer: PEER. */
+    ASSERT(gb_cuda_caps(8, 7, true, false, false) & GB_CAP_UNIFIED);
+    ASSERT(gb_cuda_caps(9, 0, false, true, false) & GB_CAP_PEER);
+    ASSERT(gb_cuda_caps(5, 0, false, false, false) & GB_CAP_GRAPH);
+}
+
+#if HAVE_CUBLAS
+/* cuBLAS's "cannot do that here" statuses are GB_EUNSUPPORTED (the suites record a skip), the
+ * rest GB_EBACKEND (a failure). */
+TEST(cuda_blas_status_skip_or_failure)
+{
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_SUCCESS), 0);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_NOT_SUPPORTED), GB_EUNSUPPORTED);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_ARCH_MISMATCH), GB_EUNSUPPORTED);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_EXECUTION_FAILED), GB_EBACKEND);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_INVALID_VALUE), GB_EBACKEND);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_ALLOC_FAILED), GB_EBACKEND);
+    ASSERT_EQ(gb_cuda_blas_status_err(CUBLAS_STATUS_INTERNAL_ERROR), GB_EBACKEND);
+}
+#endif
+
+/* cublasSetStream only when the stream changes: a loop of GEMMs on one queue sets it once. */
+TEST(cuda_blas_stream_cache)
+{
+    struct gb_cuda_stream_cache c = {0};
+    int q1 = 0, q2 = 0; /* two distinct addresses stand for two cudaStream_t */
+    ASSERT(gb_cuda_stream_cache_needs(&c, &q1)); /* nothing given yet */
+    ASSERT(gb_cuda_stream_cache_needs(&c, NULL)); /* not even the default stream */
+    gb_cuda_stream_cache_told(&c, &q1);
+    size_t sets = 1;
+    for (int i = 0; i < 64; i++) /* the batching suite's loop: 64 GEMMs on one queue */
+        sets += gb_cuda_stream_cache_needs(&c, &q1);
+    ASSERT_EQ(sets, 1);
+    ASSERT(gb_cuda_stream_cache_needs(&c, &q2)); /* another queue */
+    gb_cuda_stream_cache_told(&c, &q2);
+    ASSERT(!gb_cuda_stream_cache_needs(&c, &q2));
+    ASSERT(gb_cuda_stream_cache_needs(&c, &q1));
+    /* Before a stream is destroyed: only the one held needs replacing. */
+    ASSERT(gb_cuda_stream_cache_holds(&c, &q2));
+    ASSERT(!gb_cuda_stream_cache_holds(&c, &q1));
+    gb_cuda_stream_cache_told(&c, NULL);
+    ASSERT(!gb_cuda_stream_cache_holds(&c, &q2));
+    ASSERT(gb_cuda_stream_cache_needs(&c, &q2));
+    ASSERT(!gb_cuda_stream_cache_needs(&c, NULL));
+}
+
+/* `devices` does not load cuBLAS (about 600 MB with cublasLt), NVRTC is loaded by the backend's
+ * init, and neither is linked. */
+TEST(cuda_blas_not_loaded_by_init)
+{
+    (void)gb_cuda_ops.init(); /* fails without a driver: what is loaded is what matters */
+    void *nv = dlopen("libnvrtc.so.13", RTLD_LAZY | RTLD_NOLOAD);
+    ASSERT_MSG(nv != NULL, "init did not load NVRTC");
+    dlclose(nv);
+    ASSERT_MSG(dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL,
+               "init loaded cuBLAS");
+    ASSERT_MSG(dlopen("libcublasLt.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL,
+               "init loaded cublasLt");
+}
+
+/* ---- scripts/gpu-check.sh -------------------------------------------------------------------- */
+
+TEST(gpu_check_dry_run)
+{
+    static char out[1 << 16];
+    int st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --exe '" GB_TEST_EXE
+                        "' -o /nonexistent/out 2>&1",
+                        out, sizeof out);
+    ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
+    static const char *const steps[] = {"version", "chain", "json", "state",
+                                        "smoke",   "cuda",  "opencl", "summary"};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
+        ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
+    }
+    ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
+    ASSERT_CONTAINS(out, "at most 290 s in all");
+    ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
+    ASSERT_CONTAINS(out, "--backend cuda");
+    ASSERT_CONTAINS(out, "nothing was run");
+    ASSERT(access("/nonexistent/out", F_OK) != 0);
+
+    /* --smoke plans parts 1 and 2 only; a budget can be changed; a bad one is a usage error. */
+    st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --smoke --budget "
+                    "smoke=33 --exe '" GB_TEST_EXE "' 2>&1",
+                    out, sizeof out);
+    ASSERT_MSG(st == 0, "--dry-run --smoke exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "\n  smoke      33 s ");
+    ASSERT(strstr(out, "\n  opencl ") == NULL);
+    ASSERT(strstr(out, "\n  summary ") == NULL);
+    st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
+                    out, sizeof out);
+    ASSERT_EQ(st, 2);
+    ASSERT_CONTAINS(out, "no step 'nosuch'");
+}
+
+/* The no-GPU path, run to the end: the version chain, a clear verdict, OpenCL's run, the
+ * summary; exit 4 ("CUDA not checked"), in well under a minute. */
+TEST_TIMEOUT(gpu_check_without_a_gpu, 120)
+{
+    static char out[1 << 17];
+    if (gb_test_sh("command -v nvidia-smi", out, sizeof out) == 0)
+        SKIP("nvidia-smi is here: this is a GPU machine");
+    const char *tmp = gb_test_tmpdir();
+    char prof[1024];
+    snprintf(prof, sizeof prof, "%s/tiny.yaml", tmp);
+    gb_test_write_file(prof, "name: tiny\n"
+                             "measure: {warmup_runs: 1, min_samples: 3, max_samples: 5, "
+                             "max_time: 30ms, min_sample_time: 1ms}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: [h2d, bidir], memory: pinned, size: 64KiB}\n");
+    const double t0 = gb_test_now_s();
+    int st = gb_test_shf(out, sizeof out,
+                         "'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --exe '" GB_TEST_EXE
+                         "' -o '%s/o' -p '%s' 2>&1",
+                         tmp, prof);
+    const double took = gb_test_now_s() - t0;
+    ASSERT_MSG(st == 4, "gpu-check.sh exited %d (want 4: CUDA not checked):\n%s", st, out);
+    ASSERT_MSG(took < 60, "the no-GPU path took %.0f s", took);
+    /* The version chain, then the verdict, before anything runs. */
+    const char *chain = strstr(out, "cuda: runtime: ");
+    const char *verdict = strstr(out, "verdict: no NVIDIA driver: CUDA not checked");
+    const char *part2 = strstr(out, "part 2");
+    ASSERT_MSG(chain && verdict && part2 && chain < verdict && verdict < part2, "%s", out);
+    ASSERT_CONTAINS(out, "cuda: driver: none");
+    ASSERT_CONTAINS(out, "cuda: NVRTC: ");
+    ASSERT_CONTAINS(out, "cuda: NVRTC builtins: ");
+    ASSERT_CONTAINS(out, "cuda: headers: ");
+    ASSERT_CONTAINS(out, "cuda: NVRTC test compile: ok");
+    ASSERT_CONTAINS(out, "cuda: cuBLAS: ");
+    ASSERT_CONTAINS(out, "nvidia-smi: not found");
+    ASSERT_CONTAINS(out, "smoke test skipped");
+    ASSERT_CONTAINS(out, "on cuda skipped");
+    ASSERT_CONTAINS(out, "exit 4;");
+    static const char *const files[] = {"env.txt", "devices.json", "summary.md", "gpu-check.log"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char f[1200];
+        snprintf(f, sizeof f, "%s/o/%s", tmp, files[i]);
+        ASSERT_MSG(access(f, R_OK) == 0, "no %s", f);
+    }
+    char *env = NULL;
+    char f[1200];
+    snprintf(f, sizeof f, "%s/o/env.txt", tmp);
+    env = gb_test_slurp(f);
+    ASSERT_CONTAINS(env, "verdict: no NVIDIA driver: CUDA not checked");
+    free(env);
 }
 
 #else /* !HAVE_CUDA */

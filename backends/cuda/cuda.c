@@ -1,6 +1,7 @@
 /* gpubench — the CUDA backend: the CUDA runtime API from C, NVRTC for the kernels, cuBLAS for
  * BLAS. The contract is backends/backend.h; backends/cuda/meson.build says how it is linked and
- * why (static cudart: the binary starts without libcuda.so.1; NVRTC dynamic; cuBLAS dlopened).
+ * why (static cudart: the binary starts without libcuda.so.1; NVRTC and cuBLAS dlopened by
+ * cuda_libs.c, whose search order gb_cuda.h documents).
  *
  * Devices and threads. The runtime keeps a "current device" per host thread, and the
  * multi-device suite drives different devices from different threads, so every member that
@@ -17,44 +18,124 @@
  * Errors. Every failing runtime call goes through CU() / CU_ERR(), which records file:line, the
  * call's name, its numeric code, cudaGetErrorName and cudaGetErrorString (GB_EBACKEND unless
  * the call site says otherwise); NVRTC and cuBLAS failures likewise through NV() and BL().
+ *
+ * Sticky errors (a kernel's illegal address and its kin, gb_cuda_error_is_sticky) poison the
+ * device's context for the rest of the process. The first one seen is kept as the device's
+ * reason (gb_cuda_note_error) and every later use of the device fails with it at once, in
+ * cu__use, rather than with whatever the poisoned context answers; a queue created on a lost
+ * device is a dead one whose every use fails so, so the runner records each later case as
+ * failed with the first error. The device is not reset (cudaDeviceReset would free memory that
+ * open handles still point to); a fresh process gets a fresh context.
  */
 #include "gb-config.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
-#include <nvrtc.h>
-#if HAVE_CUBLAS
-#include <cublas_api.h>
-#endif
 
 #include "backends/backend.h"
+#include "cuda_libs.h"
 #include "gb_cuda.h"
 
-#ifndef GB_CUDA_INCLUDE
-#define GB_CUDA_INCLUDE "/usr/local/cuda/include"
-#endif
-#ifndef GB_CUDA_LIBDIR
-#define GB_CUDA_LIBDIR "/usr/local/cuda/lib64"
-#endif
+#define CU__MAX_DEV 64 /* devices whose peer-access and lost state is tracked */
 
-#define CU__MAX_DEV 64 /* devices whose peer-access state is tracked */
+/* ---- sticky errors and lost devices ------------------------------------------------------ */
+
+bool gb_cuda_error_is_sticky(int e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorContained:
+    case cudaErrorMpsClientTerminated:
+    case cudaErrorExternalDevice:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A device's first sticky error. `lost` is set (release) after `why` is written, once. */
+static struct {
+    atomic_bool lost;
+    char why[1024];
+} cu__lost[CU__MAX_DEV];
+static pthread_mutex_t cu__lost_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool gb_cuda_note_error(int index, int e, const char *text)
+{
+    if (index < 0 || index >= CU__MAX_DEV)
+        return false;
+    if (gb_cuda_error_is_sticky(e)) {
+        pthread_mutex_lock(&cu__lost_lock);
+        if (!atomic_load_explicit(&cu__lost[index].lost, memory_order_relaxed)) {
+            snprintf(cu__lost[index].why, sizeof cu__lost[index].why, "%s", text);
+            atomic_store_explicit(&cu__lost[index].lost, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&cu__lost_lock);
+    }
+    return atomic_load_explicit(&cu__lost[index].lost, memory_order_acquire);
+}
+
+const char *gb_cuda_lost_reason(int index)
+{
+    if (index < 0 || index >= CU__MAX_DEV ||
+        !atomic_load_explicit(&cu__lost[index].lost, memory_order_acquire))
+        return NULL;
+    return cu__lost[index].why;
+}
+
+/* GB_EBACKEND naming the first sticky error of the device, for every use after it. */
+static int cu__lost_fail(int index)
+{
+    return GB_USER_FAIL(GB_EBACKEND,
+                        "CUDA device %d was lost to an earlier sticky error, which leaves its "
+                        "context unusable until the process ends: %s",
+                        index, cu__lost[index].why);
+}
+
+static bool cu__is_lost(int index)
+{
+    return index >= 0 && index < CU__MAX_DEV &&
+           atomic_load_explicit(&cu__lost[index].lost, memory_order_acquire);
+}
 
 /* ---- error wrappers ------------------------------------------------------------------------ */
 
-static int cu__fail(cudaError_t e, int err, const char *file, int line, const char *call)
+/* This thread's current device (cu__use), -1 when unknown: where a failing call ran. */
+static _Thread_local int cu__current = -1;
+
+static int cu__fail_on(int index, cudaError_t e, int err, const char *file, int line,
+                       const char *call)
 {
     /* Reset the runtime's last-error slot so a later cudaGetLastError does not report this
      * failure again (sticky errors, such as a kernel fault, stay regardless). */
     (void)cudaGetLastError();
-    return gb_error_set(err, file, line, "%s: %s (%d): %s", call, cudaGetErrorName(e), (int)e,
-                        cudaGetErrorString(e));
+    char text[640];
+    const char *base = strrchr(file, '/');
+    snprintf(text, sizeof text, "%s:%d: %s: %s (%d): %s", base ? base + 1 : file, line, call,
+             cudaGetErrorName(e), (int)e, cudaGetErrorString(e));
+    gb_cuda_note_error(index, (int)e, text);
+    return gb_error_set(err, NULL, 0, "%s", text);
+}
+
+static int cu__fail(cudaError_t e, int err, const char *file, int line, const char *call)
+{
+    return cu__fail_on(cu__current, e, err, file, line, call);
 }
 
 static inline int cu__check(cudaError_t e, int err, const char *file, int line, const char *call)
@@ -69,14 +150,15 @@ static inline int cu__check(cudaError_t e, int err, const char *file, int line, 
 static int nv__fail(nvrtcResult r, const char *file, int line, const char *call)
 {
     return gb_error_set(GB_EBACKEND, file, line, "%s: NVRTC error %d: %s", call, (int)r,
-                        nvrtcGetErrorString(r));
+                        gb__nv.nvrtcGetErrorString(r));
 }
 static inline int nv__check(nvrtcResult r, const char *file, int line, const char *call)
 {
     return r == NVRTC_SUCCESS ? 0 : nv__fail(r, file, line, call);
 }
-/* NV(nvrtcGetPTX, prog, out): 0, or GB_EBACKEND with the NVRTC error recorded. */
-#define NV(fn, ...) nv__check((fn)(__VA_ARGS__), __FILE__, __LINE__, #fn)
+/* NV(nvrtcGetPTX, prog, out): calls it through gb__nv (NVRTC must be loaded); 0, or GB_EBACKEND
+ * with the NVRTC error recorded. */
+#define NV(fn, ...) nv__check(gb__nv.fn(__VA_ARGS__), __FILE__, __LINE__, #fn)
 
 /* ---- handles (the container_of idiom: the public struct is the first member) -------------- */
 
@@ -85,7 +167,13 @@ struct cu_device {
     int cc_major, cc_minor;
     uint32_t max_grid[3];
 #if HAVE_CUBLAS
-    cublasHandle_t blas; /* created by the first gemm on this device */
+    /* Set up once, by the first gemm on this handle: the cuBLAS handle, its own workspace
+     * (cublasSetWorkspace; given again after each cublasSetStream, which resets it) and the
+     * stream the handle was last given. */
+    cublasHandle_t blas;
+    void *blas_ws;
+    size_t blas_ws_bytes;
+    struct gb_cuda_stream_cache blas_stream;
 #endif
 };
 
@@ -97,6 +185,7 @@ struct cu_buf {
 struct cu_queue {
     struct gb_queue pub;
     cudaStream_t stream;
+    bool dead; /* made on a lost device: no stream; every use fails with the device's reason */
 };
 
 struct cu_program {
@@ -138,108 +227,90 @@ static bool cu__same(const struct gb_device *a, const struct gb_device *b)
     return a == b || (a && b && a->index == b->index);
 }
 
-/* Makes device `index` the calling thread's current device. The last index set is cached per
- * thread: launches and event records are what the launch suite times, and a cudaSetDevice on
- * each would add its cost to CUDA's side of the comparison. Only this file sets the device
- * (cuBLAS restores the caller's), so the cache stays true. */
-static _Thread_local int cu__current = -1;
+/* Makes device `index` the calling thread's current device, or fails with the device's first
+ * sticky error when it is lost. The last index set is cached per thread: launches and event
+ * records are what the launch suite times, and a cudaSetDevice on each would add its cost to
+ * CUDA's side of the comparison. Only this file sets the device (cuBLAS restores the caller's),
+ * so the cache stays true. */
 static int cu__use_index(int index)
 {
+    if (cu__is_lost(index))
+        return cu__lost_fail(index);
     if (cu__current == index)
         return 0;
-    int rc = CU(cudaSetDevice, index);
-    cu__current = rc ? -1 : index;
-    return rc;
+    cudaError_t e = cudaSetDevice(index);
+    if (e != cudaSuccess) {
+        cu__current = -1;
+        return cu__fail_on(index, e, GB_EBACKEND, __FILE__, __LINE__, "cudaSetDevice");
+    }
+    cu__current = index;
+    return 0;
 }
 static int cu__use(struct gb_device *dev)
 {
     return cu__use_index(dev->index);
 }
 
-/* ---- cuBLAS, loaded on demand ---------------------------------------------------------------- */
+/* ---- cuBLAS, loaded by the first GEMM (cuda_libs.c) ------------------------------------------ */
+
+int gb_cuda_blas_status_err(int status)
+{
+    switch (status) {
+    case 0: /* CUBLAS_STATUS_SUCCESS */
+        return 0;
+    case 15: /* CUBLAS_STATUS_NOT_SUPPORTED */
+    case 8:  /* CUBLAS_STATUS_ARCH_MISMATCH */
+        return GB_EUNSUPPORTED;
+    default:
+        return GB_EBACKEND;
+    }
+}
+
+bool gb_cuda_stream_cache_needs(const struct gb_cuda_stream_cache *c, const void *stream)
+{
+    return !c->valid || c->stream != stream;
+}
+
+void gb_cuda_stream_cache_told(struct gb_cuda_stream_cache *c, const void *stream)
+{
+    c->stream = stream;
+    c->valid = true;
+}
+
+bool gb_cuda_stream_cache_holds(const struct gb_cuda_stream_cache *c, const void *stream)
+{
+    return c->valid && c->stream == stream;
+}
 
 #if HAVE_CUBLAS
-#define CU__STR2(x) #x
-#define CU__STR(x) CU__STR2(x)
-#define CU__CUBLAS_SONAME "libcublas.so." CU__STR(CUBLAS_VER_MAJOR)
-
-static struct {
-    pthread_once_t once;
-    void *lib;
-    char why[512]; /* why it did not load */
-    /* Members named after the symbols they hold. */
-    __typeof__(cublasCreate_v2) *cublasCreate_v2;
-    __typeof__(cublasDestroy_v2) *cublasDestroy_v2;
-    __typeof__(cublasSetStream_v2) *cublasSetStream_v2;
-    __typeof__(cublasGemmEx_64) *cublasGemmEx_64;
-    __typeof__(cublasGemmStridedBatchedEx_64) *cublasGemmStridedBatchedEx_64;
-    __typeof__(cublasGetStatusName) *cublasGetStatusName;
-    __typeof__(cublasGetStatusString) *cublasGetStatusString;
-} cu__blas = {.once = PTHREAD_ONCE_INIT};
-
-static void cu__blas_load_once(void)
-{
-    /* $GPUBENCH_CUBLAS (a path), then the loader's search (LD_LIBRARY_PATH, ld.so.cache, this
-     * binary's rpath), then the toolkit's lib directory of the build. */
-    const char *env = getenv("GPUBENCH_CUBLAS");
-    const char *cands[] = {env && *env ? env : NULL, CU__CUBLAS_SONAME,
-                           GB_CUDA_LIBDIR "/" CU__CUBLAS_SONAME};
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0] && !cu__blas.lib; i++) {
-        if (!cands[i])
-            continue;
-        cu__blas.lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
-        if (!cu__blas.lib) {
-            const char *e = dlerror();
-            snprintf(cu__blas.why, sizeof cu__blas.why, "cuBLAS not loaded: %s",
-                     e ? e : cands[i]);
-        }
-    }
-    if (!cu__blas.lib)
-        return;
-#define CU__SYM(sym)                                                                       \
-    do {                                                                                   \
-        *(void **)&cu__blas.sym = dlsym(cu__blas.lib, #sym);                               \
-        if (!cu__blas.sym) {                                                               \
-            snprintf(cu__blas.why, sizeof cu__blas.why, "cuBLAS: no symbol %s in %s", #sym, \
-                     CU__CUBLAS_SONAME);                                                   \
-            dlclose(cu__blas.lib);                                                         \
-            cu__blas.lib = NULL;                                                           \
-            return;                                                                        \
-        }                                                                                  \
-    } while (0)
-    CU__SYM(cublasCreate_v2);
-    CU__SYM(cublasDestroy_v2);
-    CU__SYM(cublasSetStream_v2);
-    CU__SYM(cublasGemmEx_64);
-    CU__SYM(cublasGemmStridedBatchedEx_64);
-    CU__SYM(cublasGetStatusName);
-    CU__SYM(cublasGetStatusString);
-#undef CU__SYM
-    cu__blas.why[0] = '\0';
-}
-
-static bool cu__blas_available(void)
-{
-    pthread_once(&cu__blas.once, cu__blas_load_once);
-    return cu__blas.lib != NULL;
-}
+_Static_assert(CUBLAS_STATUS_SUCCESS == 0 && CUBLAS_STATUS_NOT_SUPPORTED == 15 &&
+                   CUBLAS_STATUS_ARCH_MISMATCH == 8,
+               "gb_cuda_blas_status_err's numbers");
 
 static int bl__fail(cublasStatus_t s, const char *file, int line, const char *call)
 {
-    return gb_error_set(GB_EBACKEND, file, line, "%s: %s (%d): %s", call,
-                        cu__blas.cublasGetStatusName(s), (int)s, cu__blas.cublasGetStatusString(s));
+    /* A failed execution may hide a sticky CUDA error: note it for the device, and say it. */
+    cudaError_t e = cudaSuccess;
+    if (s == CUBLAS_STATUS_EXECUTION_FAILED || s == CUBLAS_STATUS_INTERNAL_ERROR) {
+        e = cudaGetLastError();
+        if (e != cudaSuccess && gb_cuda_error_is_sticky((int)e))
+            (void)cu__fail(e, GB_EBACKEND, file, line, call);
+    }
+    int err = gb_error_set(gb_cuda_blas_status_err((int)s), file, line, "%s: %s (%d): %s", call,
+                           gb__bl.cublasGetStatusName(s), (int)s,
+                           gb__bl.cublasGetStatusString(s));
+    if (e != cudaSuccess)
+        err = gb_error_append(err, "underneath: %s (%d): %s", cudaGetErrorName(e), (int)e,
+                              cudaGetErrorString(e));
+    return err;
 }
 static inline int bl__check(cublasStatus_t s, const char *file, int line, const char *call)
 {
     return s == CUBLAS_STATUS_SUCCESS ? 0 : bl__fail(s, file, line, call);
 }
-/* BL(cublasGemmEx_64, ...): calls it through cu__blas; 0, or GB_EBACKEND with the status. */
-#define BL(fn, ...) bl__check(cu__blas.fn(__VA_ARGS__), __FILE__, __LINE__, #fn)
-#else
-static bool cu__blas_available(void)
-{
-    return false;
-}
+/* BL(cublasGemmEx_64, ...): calls it through gb__bl; 0, or GB_EUNSUPPORTED / GB_EBACKEND
+ * (gb_cuda_blas_status_err) with the status. */
+#define BL(fn, ...) bl__check(gb__bl.fn(__VA_ARGS__), __FILE__, __LINE__, #fn)
 #endif
 
 /* ---- lifecycle and discovery ----------------------------------------------------------------- */
@@ -251,16 +322,29 @@ static void cu__version(int v, char *out, size_t cap)
     snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* Loads NVRTC (without it no kernel builds, so CUDA is unavailable) and asks the driver for the
+ * devices. cuBLAS is not loaded here: the first GEMM loads it. With GPUBENCH_CUDA_REPORT set
+ * (and not "0"), the first call writes the version chain (gb_cuda_report) to stderr. */
 static int cu_init(void)
 {
+    static bool reported;
+    if (!reported) {
+        reported = true;
+        const char *r = getenv("GPUBENCH_CUDA_REPORT");
+        if (r && *r && strcmp(r, "0") != 0)
+            gb_cuda_report(stderr);
+    }
     if (cu__count >= 0)
         return 0;
+    char nvwhy[2048] = "";
+    if (gb__cuda_nvrtc_load() != 0)
+        snprintf(nvwhy, sizeof nvwhy, "%s", gb_error_msg());
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e == cudaErrorNoDevice) { /* a driver, no GPU: not a failure */
         (void)cudaGetLastError();
-        cu__count = 0;
-        return 0;
+        n = 0;
+        e = cudaSuccess;
     }
     if (e != cudaSuccess) {
         int drv = 0, rt = 0;
@@ -278,12 +362,12 @@ static int cu_init(void)
         else
             snprintf(why, sizeof why, "driver for CUDA %s, runtime %s", drvs, rts);
         /* The reason `gpubench devices` shows, not a bug location: no file:line. */
-        return GB_USER_FAIL(GB_EUNAVAIL, "CUDA driver: %s (%d): %s; %s", cudaGetErrorName(e),
-                            (int)e, cudaGetErrorString(e), why);
+        return GB_USER_FAIL(GB_EUNAVAIL, "CUDA driver: %s (%d): %s; %s%s%s", cudaGetErrorName(e),
+                            (int)e, cudaGetErrorString(e), why, *nvwhy ? "; " : "", nvwhy);
     }
+    if (*nvwhy)
+        return GB_USER_FAIL(GB_EUNAVAIL, "%s", nvwhy);
     cu__count = n;
-    if (n > 0)
-        (void)cu__blas_available(); /* load cuBLAS now, outside any timed region */
     return 0;
 }
 
@@ -339,32 +423,18 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
     out->warp_size = p.warpSize > 0 ? (uint32_t)p.warpSize : 1;
     out->peak_mem_gbs = gb_cuda_peak_mem_gbs((uint64_t)memclk, (uint64_t)bus);
 
-    const int cc = p.major * 10 + p.minor;
-    uint64_t caps = GB_CAP_FP64 | GB_CAP_GRAPH;
-    if (cc >= 53)
-        caps |= GB_CAP_FP16;
-    if (cc >= 61)
-        caps |= GB_CAP_INT8_DOT;
-    if (cc >= 80)
-        caps |= GB_CAP_BF16;
-    if (p.integrated)
-        caps |= GB_CAP_UNIFIED;
-    for (int j = 0; j < cu_device_count(); j++) {
+    bool peer = false;
+    for (int j = 0; j < cu_device_count() && !peer; j++) {
         int can = 0;
-        if (j != index && cudaDeviceCanAccessPeer(&can, index, j) == cudaSuccess && can) {
-            caps |= GB_CAP_PEER;
-            break;
-        }
+        peer = j != index && cudaDeviceCanAccessPeer(&can, index, j) == cudaSuccess && can;
     }
     (void)cudaGetLastError();
-    if (cu__blas_available()) {
-        caps |= GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64;
-        if (cc >= 53)
-            caps |= GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED;
-        if (cc >= 80)
-            caps |= GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
-    }
-    out->caps = caps;
+#if HAVE_CUBLAS
+    const bool blas = gb__cuda_blas_found(); /* found, not loaded: the first GEMM loads it */
+#else
+    const bool blas = false;
+#endif
+    out->caps = gb_cuda_caps(p.major, p.minor, p.integrated != 0, peer, blas);
 
     if (cc_major)
         *cc_major = p.major;
@@ -374,6 +444,32 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
         for (int d = 0; d < 3; d++)
             max_grid[d] = (uint32_t)p.maxGridSize[d];
     return 0;
+}
+
+uint64_t gb_cuda_caps(int major, int minor, bool integrated, bool peer, bool blas)
+{
+    const int cc = major * 10 + minor;
+    /* Launch graphs by stream capture: every device this runtime supports (the graph_* members
+     * at the end of this file). */
+    uint64_t caps = GB_CAP_FP64 | GB_CAP_GRAPH;
+    if (cc >= 53)
+        caps |= GB_CAP_FP16;
+    if (cc >= 61)
+        caps |= GB_CAP_INT8_DOT;
+    if (cc >= 80)
+        caps |= GB_CAP_BF16;
+    if (integrated)
+        caps |= GB_CAP_UNIFIED;
+    if (peer)
+        caps |= GB_CAP_PEER;
+    if (blas) {
+        caps |= GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64;
+        if (cc >= 53)
+            caps |= GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED;
+        if (cc >= 80)
+            caps |= GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
+    }
+    return caps;
 }
 
 static int cu_device_info(int index, struct gb_device_info *out)
@@ -407,8 +503,13 @@ static void cu_device_close(struct gb_device *dev)
         return;
 #if HAVE_CUBLAS
     struct cu_device *d = cu_dev(dev);
-    if (d->blas && cu__use(dev) == 0)
-        (void)cu__blas.cublasDestroy_v2(d->blas);
+    if ((d->blas || d->blas_ws) && cu__use(dev) == 0) {
+        if (d->blas)
+            (void)gb__bl.cublasDestroy_v2(d->blas);
+        if (d->blas_ws)
+            (void)cudaFree(d->blas_ws);
+        (void)cudaGetLastError();
+    }
 #endif
     /* The primary context stays: other handles of this process may still use the device. */
     free(dev);
@@ -491,6 +592,14 @@ static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
     struct cu_queue *q = calloc(1, sizeof *q);
     if (!q)
         return GB_FAIL(GB_ENOMEM, "queue_create");
+    if (cu__is_lost(dev->index)) {
+        /* A dead queue: each use fails in cu__use with the device's first sticky error, so the
+         * cases after it say why, not "queue lost". */
+        q->dead = true;
+        q->pub.dev = dev;
+        *out = &q->pub;
+        return 0;
+    }
     int rc = cu__use(dev);
     /* Non-blocking: no implicit synchronisation with the legacy default stream. */
     if (!rc)
@@ -508,8 +617,19 @@ static void cu_queue_destroy(struct gb_queue *q)
 {
     if (!q)
         return;
-    if (cu__use(q->dev) == 0)
+    if (!cu_queue(q)->dead && cu__use(q->dev) == 0) {
+#if HAVE_CUBLAS
+        /* The cuBLAS handle must not keep a destroyed stream as its own. */
+        struct cu_device *d = cu_dev(q->dev);
+        if (d->blas && gb_cuda_stream_cache_holds(&d->blas_stream, cu_queue(q)->stream)) {
+            if (gb__bl.cublasSetStream_v2(d->blas, NULL) == CUBLAS_STATUS_SUCCESS)
+                gb_cuda_stream_cache_told(&d->blas_stream, NULL);
+            else
+                d->blas_stream.valid = false;
+        }
+#endif
         (void)cudaStreamDestroy(cu_queue(q)->stream);
+    }
     (void)cudaGetLastError();
     free(q);
 }
@@ -657,7 +777,7 @@ double gb_cuda_peak_mem_gbs(uint64_t mem_clock_khz, uint64_t bus_bits)
 int gb_cuda_pick_arch(int major, int minor, char *arch, size_t cap, bool *cubin)
 {
     int n = 0, rc;
-    if ((rc = NV(nvrtcGetNumSupportedArchs, &n)))
+    if ((rc = gb__cuda_nvrtc_load()) || (rc = NV(nvrtcGetNumSupportedArchs, &n)))
         return rc;
     if (n <= 0)
         return GB_FAIL(GB_EBACKEND, "NVRTC supports no architecture");
@@ -759,6 +879,36 @@ static int cu__defines_header(const char *const *defines, size_t n, char **out)
     return 0;
 }
 
+/* The error detail of a failed nvrtcCompileProgram: the result, the first error line of the log,
+ * a hint where one helps, and the log itself (up to 2000 bytes) so that no failure loses it. */
+static int cu__compile_fail(nvrtcResult r, const char *arch, const char *inc_dir,
+                            const char *inc_tried, const char *blog)
+{
+    char first[256] = "";
+    if (blog && *blog)
+        cu__first_error(blog, first, sizeof first);
+    const char *hint = "";
+    char hbuf[1400];
+    if (r == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE) {
+        hint = " (NVRTC could not use its builtins library libnvrtc-builtins.so: put its folder "
+               "on LD_LIBRARY_PATH, or point GPUBENCH_NVRTC at an NVRTC whose folder holds it)";
+    } else if (blog && (strstr(blog, "cuda_fp16") || strstr(blog, "cuda_bf16"))) {
+        snprintf(hbuf, sizeof hbuf,
+                 " (NVRTC's include folder: %s; set GPUBENCH_CUDA_INCLUDE to a folder with "
+                 "cuda_fp16.h/.hpp and cuda_bf16.h/.hpp, such as the toolkit's include/ or a "
+                 "bundle's%s%s)",
+                 inc_dir ? inc_dir : "none found", inc_tried && *inc_tried ? "; looked in " : "",
+                 inc_tried && *inc_tried ? inc_tried : "");
+        hint = hbuf;
+    }
+    const int err = r == NVRTC_ERROR_COMPILATION ? GB_EBUILD : GB_EBACKEND;
+    const size_t loglen = blog ? strlen(blog) : 0;
+    return GB_FAIL(err, "NVRTC for %s: %s (%d)%s%s%s; log%s: %.2000s%s", arch,
+                   gb__nv.nvrtcGetErrorString(r), (int)r, *first ? ": " : "", first, hint,
+                   loglen > 2000 ? " (first 2000 bytes)" : "", loglen ? blog : "(empty)",
+                   loglen > 2000 ? " [...]" : "");
+}
+
 int gb_cuda_compile(const char *src, const char *arch, const char *const *defines,
                     size_t ndefines, char **image, size_t *size, char **log)
 {
@@ -770,50 +920,44 @@ int gb_cuda_compile(const char *src, const char *arch, const char *const *define
         *size = 0;
     if (!src || !arch || !cu__arch_ok(arch, &cubin))
         return GB_FAIL(GB_EINVAL, "NVRTC: bad architecture \"%s\"", arch ? arch : "(null)");
+    int rc = gb__cuda_nvrtc_load();
+    if (rc)
+        return rc;
 
-    const char *inc = getenv("GPUBENCH_CUDA_INCLUDE");
-    if (!inc || !*inc)
-        inc = GB_CUDA_INCLUDE;
-    enum { NOPTS = 4 };
-    char *opts[NOPTS] = {NULL};
+    const char *inc_tried = NULL;
+    const char *inc = gb__cuda_include_dir(&inc_tried);
+    enum { MAXOPTS = 4 };
+    char *opts[MAXOPTS] = {NULL};
+    int nopts = 3;
     char *defs = NULL, *out = NULL, *blog = NULL;
     nvrtcProgram prog = NULL;
-    int rc = cu__defines_header(defines, ndefines, &defs);
-    if (rc)
+    if ((rc = cu__defines_header(defines, ndefines, &defs)))
         return rc;
     if (asprintf(&opts[0], "--gpu-architecture=%s", arch) < 0 ||
         !(opts[1] = strdup("-default-device")) || !(opts[2] = strdup("-std=c++17")) ||
-        asprintf(&opts[3], "-I%s", inc) < 0) {
+        (inc && asprintf(&opts[3], "-I%s", inc) < 0)) {
         rc = GB_FAIL(GB_ENOMEM, "NVRTC options");
         goto done;
     }
+    if (inc)
+        nopts = 4;
 
     const char *hdr_text[] = {defs}, *hdr_name[] = {"gb_defines.h"};
     if ((rc = NV(nvrtcCreateProgram, &prog, src, "gpubench_kernel.cu", 1, hdr_text, hdr_name)))
         goto done;
-    nvrtcResult r = nvrtcCompileProgram(prog, NOPTS, (const char *const *)opts);
+    nvrtcResult r = gb__nv.nvrtcCompileProgram(prog, nopts, (const char *const *)opts);
     if (r != NVRTC_SUCCESS) {
         size_t lsize = 0;
-        if (nvrtcGetProgramLogSize(prog, &lsize) == NVRTC_SUCCESS && lsize > 0 &&
+        if (gb__nv.nvrtcGetProgramLogSize(prog, &lsize) == NVRTC_SUCCESS && lsize > 0 &&
             (blog = malloc(lsize + 1)) != NULL) {
-            if (nvrtcGetProgramLog(prog, blog) != NVRTC_SUCCESS)
+            if (gb__nv.nvrtcGetProgramLog(prog, blog) != NVRTC_SUCCESS)
                 blog[0] = '\0';
             blog[lsize] = '\0';
         }
-        if (r == NVRTC_ERROR_COMPILATION) {
-            char first[256] = "";
-            if (blog)
-                cu__first_error(blog, first, sizeof first);
-            rc = GB_FAIL(GB_EBUILD, "NVRTC for %s: %s%s", arch, first,
-                         blog && strstr(blog, "cuda_fp16.h")
-                             ? " (set GPUBENCH_CUDA_INCLUDE to the CUDA toolkit's include dir)"
-                             : "");
-            if (log) {
-                *log = blog;
-                blog = NULL;
-            }
-        } else {
-            rc = nv__fail(r, __FILE__, __LINE__, "nvrtcCompileProgram");
+        rc = cu__compile_fail(r, arch, inc, inc_tried, blog);
+        if (log) {
+            *log = blog;
+            blog = NULL;
         }
         goto done;
     }
@@ -841,8 +985,8 @@ int gb_cuda_compile(const char *src, const char *arch, const char *const *define
         *size = n;
 done:
     if (prog)
-        (void)nvrtcDestroyProgram(&prog);
-    for (size_t i = 0; i < NOPTS; i++)
+        (void)gb__nv.nvrtcDestroyProgram(&prog);
+    for (size_t i = 0; i < MAXOPTS; i++)
         free(opts[i]);
     free(defs);
     free(out);
@@ -1154,11 +1298,34 @@ static bool cu__dtype(enum gb_dtype t, cudaDataType *out)
     }
 }
 
+/* The device handle's cuBLAS state, set up by its first GEMM: the library (loaded now, the
+ * first time in the process), the handle and a workspace of cuBLAS's recommended size (32 MiB
+ * on Hopper and newer, 4 MiB before: cuBLAS documentation, cublasSetWorkspace). The current
+ * device is d's. GB_EUNSUPPORTED when cuBLAS does not load (the case is a recorded skip). */
+static int cu__blas_setup(struct cu_device *d)
+{
+    if (d->blas)
+        return 0;
+    int rc = gb__cuda_blas_load();
+    if (rc)
+        return rc;
+    const size_t ws = (d->cc_major >= 9 ? 32u : 4u) << 20;
+    if ((rc = CU_ERR(GB_ENOMEM, cudaMalloc, &d->blas_ws, ws)))
+        return rc;
+    if ((rc = BL(cublasCreate_v2, &d->blas))) {
+        (void)cudaFree(d->blas_ws);
+        d->blas_ws = NULL;
+        d->blas = NULL;
+        return rc;
+    }
+    d->blas_ws_bytes = ws;
+    d->blas_stream.valid = false;
+    return 0;
+}
+
 static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
 {
     struct cu_device *d = cu_dev(q->dev);
-    if (!cu__blas_available())
-        return GB_FAIL(GB_EUNSUPPORTED, "%s", cu__blas.why);
     const uint64_t caps = d->pub.info.caps;
     cudaDataType at, ct;
     if (!cu__dtype(g->a_type, &at) || !cu__dtype(g->c_type, &ct))
@@ -1213,12 +1380,18 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
         beta.f32 = (float)g->beta;
     }
 
-    if ((rc = cu__use(q->dev)))
+    if ((rc = cu__use(q->dev)) || (rc = cu__blas_setup(d)))
         return rc;
-    if (!d->blas && (rc = BL(cublasCreate_v2, &d->blas)))
-        return rc;
-    if ((rc = BL(cublasSetStream_v2, d->blas, cu_queue(q)->stream)))
-        return rc;
+    cudaStream_t stream = cu_queue(q)->stream;
+    if (gb_cuda_stream_cache_needs(&d->blas_stream, stream)) {
+        /* cublasSetStream resets the workspace to cuBLAS's default pool: give ours again. */
+        if ((rc = BL(cublasSetStream_v2, d->blas, stream)) ||
+            (rc = BL(cublasSetWorkspace_v2, d->blas, d->blas_ws, d->blas_ws_bytes))) {
+            d->blas_stream.valid = false;
+            return rc;
+        }
+        gb_cuda_stream_cache_told(&d->blas_stream, stream);
+    }
     const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     const void *A = cu_buf(g->a)->ptr, *B = cu_buf(g->b)->ptr;

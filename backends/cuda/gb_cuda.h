@@ -12,20 +12,122 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "backends/backend.h"
 
 extern const struct gb_backend_ops gb_cuda_ops;
 
+/* ---- run-time libraries (cuda_libs.c) --------------------------------------------------------
+ *
+ * Neither NVRTC nor cuBLAS is linked: both are dlopened, so gpubench starts (and OpenCL runs)
+ * where they are missing. Each is looked for in this order, the first that loads wins:
+ *   1. $GPUBENCH_NVRTC / $GPUBENCH_CUBLAS: a file, or a folder holding libnvrtc.so.<major> /
+ *      libcublas.so.<major>. When set, it is the only place tried (so a wrong value is an error,
+ *      not a silent fallback).
+ *   2. the CUDA toolkit's lib folder found at build time (GB_CUDA_LIBDIR);
+ *   3. pip's wheels: nvidia/cu13/lib (CUDA 13 wheels), nvidia/cuda_nvrtc/lib and
+ *      nvidia/cublas/lib (older layout) under the site-packages of $VIRTUAL_ENV, $CONDA_PREFIX,
+ *      /opt/x/.venv (the GPU image's python), /opt/conda, /usr/local/lib/python3.x,
+ *      /usr/lib/python3 and ~/.local;
+ *   4. the loader's own search for the soname (LD_LIBRARY_PATH, ld.so.cache, system folders).
+ * NVRTC dlopens its builtins library (libnvrtc-builtins.so.<major>.<minor>) by soname, which
+ * neither gpubench's run-path nor a pip folder reaches: it is preloaded from NVRTC's own folder,
+ * so that NVRTC's own dlopen finds it among the loaded objects.
+ * The headers NVRTC includes (cuda_fp16.h/.hpp, cuda_bf16.h/.hpp) come from the first folder
+ * holding all four of: $GPUBENCH_CUDA_INCLUDE (when set, the only one), the include/ beside
+ * NVRTC's lib folder, the toolkit's include folder of the build, pip's nvidia/cu13/include and
+ * nvidia/cuda_runtime/include, and the include/ beside the binary's folder (a bundle made by
+ * scripts/gpu-check.sh --make-bundle carries them there).
+ * cuBLAS is loaded by the first GEMM, not by `devices` or a run without BLAS cases; the BLAS
+ * capability bits say that its file was found ("loaded on first use"). */
+
+/* One place to look for a library file. */
+struct gb_cuda_candidate {
+    char path[1024];
+    char how[96]; /* "$GPUBENCH_NVRTC", "the toolkit lib folder of the build", ... */
+};
+
+/* Fills out[0..cap) with the places to look for `file` (a soname such as "libnvrtc.so.13"), in
+ * the order above: the value of the environment variable `env` alone when it is set and not
+ * empty (a folder gets "/file" appended); else build_dir/file, then every existing
+ * ROOT/SUB/file for pip's site-packages roots and each SUB of the NULL-terminated pip_subdirs,
+ * then, when loader_default, the bare `file` (the loader's search). Returns the count (at most
+ * cap). Pure but for getenv and glob(3): the tests check the order. */
+size_t gb_cuda_lib_candidates(const char *file, const char *env, const char *build_dir,
+                              const char *const *pip_subdirs, bool loader_default,
+                              struct gb_cuda_candidate *out, size_t cap);
+
+/* Writes the CUDA version chain to f, one "cuda: WHAT: ..." line each: the runtime linked in,
+ * the driver (cudaDriverGetVersion), NVRTC (version, file, how found), its builtins library
+ * (preloaded or not, and the file in use after a test compile), the header folder, a test
+ * compile of a kernel using cuda_fp16.h and cuda_bf16.h for sm_90, and cuBLAS (loaded for the
+ * report: version and file). What `GPUBENCH_CUDA_REPORT=1 gpubench devices` prints on stderr
+ * and scripts/gpu-check.sh reads. Needs no GPU. */
+void gb_cuda_report(FILE *f);
+
+/* ---- rules the CPU can check ----------------------------------------------------------------- */
+
+/* Whether the CUDA runtime error `e` (a cudaError_t) is sticky: one that the runtime's
+ * documentation says "leaves the process in an inconsistent state and any further CUDA work
+ * will return the same error" (driver_types.h, CUDA 13.0): cudaErrorIllegalAddress,
+ * LaunchTimeout, Assert, HardwareStackError, IllegalInstruction, MisalignedAddress,
+ * InvalidAddressSpace, InvalidPc, LaunchFailure, TensorMemoryLeak, Contained,
+ * MpsClientTerminated, ExternalDevice. */
+bool gb_cuda_error_is_sticky(int e);
+
+/* Notes the CUDA error `e` seen on device `index` (0 <= index < 64), described by `text`: when
+ * e is sticky and the device is not lost yet, the device becomes lost and `text` its reason (the
+ * first sticky error is the one kept). Returns whether the device is lost. Thread-safe. From
+ * then on every member of gb_cuda_ops that touches the device fails with GB_EBACKEND and that
+ * reason, except queue_create, which returns a queue whose every use fails so (the runner then
+ * records each later case on the device as failed with the first error, not as "queue lost");
+ * the context is not reset: cudaDeviceReset would free what open handles still point to. */
+bool gb_cuda_note_error(int index, int e, const char *text);
+
+/* The reason device `index` is lost (the first sticky error), or NULL while it is usable. */
+const char *gb_cuda_lost_reason(int index);
+
+/* The capability bits of a CUDA device of compute capability major.minor: FP64 always; FP16
+ * from 5.3; INT8_DOT (dp4a) from 6.1; BF16 from 8.0; UNIFIED for an integrated GPU; PEER when
+ * another device is reachable; with `blas` (cuBLAS found): BLAS_F32 and BLAS_F64, BLAS_F16 and
+ * BLAS_MIXED from 5.3, BLAS_BF16 and BLAS_TF32 from 8.0. Never GB_CAP_GRAPH: the contract has
+ * no graph members yet. */
+uint64_t gb_cuda_caps(int major, int minor, bool integrated, bool peer, bool blas);
+
+/* GB_EUNSUPPORTED for the cuBLAS statuses that mean "this library or device cannot do that"
+ * (CUBLAS_STATUS_NOT_SUPPORTED, CUBLAS_STATUS_ARCH_MISMATCH: a recorded skip), GB_EBACKEND for
+ * every other failure, 0 for CUBLAS_STATUS_SUCCESS. */
+int gb_cuda_blas_status_err(int status);
+
+/* Which stream a cuBLAS handle was last given. cublasSetStream resets the handle's workspace
+ * (cuBLAS documentation, cublasSetStream), so it is called only when the stream changes, never
+ * on every GEMM inside a timed loop. */
+struct gb_cuda_stream_cache {
+    const void *stream; /* the cudaStream_t last given */
+    bool valid;         /* false: none given yet (or forgotten) */
+};
+
+/* Whether the handle must be given `stream` before a call on it: no stream given yet, or
+ * another. After a successful cublasSetStream call gb_cuda_stream_cache_told(). */
+bool gb_cuda_stream_cache_needs(const struct gb_cuda_stream_cache *c, const void *stream);
+void gb_cuda_stream_cache_told(struct gb_cuda_stream_cache *c, const void *stream);
+/* Whether the handle holds `stream`: called before that stream is destroyed, so the handle can
+ * be given another (NULL) first. */
+bool gb_cuda_stream_cache_holds(const struct gb_cuda_stream_cache *c, const void *stream);
+
 /* Compiles the kernel text `src` (prelude included, as gb_kernel_source() makes it) with NVRTC
  * for `arch`: "compute_XY" yields PTX, "sm_XY" yields a CUBIN (ELF). `defines` are
  * "NAME=VALUE" or "NAME" (passed as -DNAME=VALUE). Options besides the defines:
- * --gpu-architecture=<arch> -default-device -std=c++17 -I<toolkit include> (the include dir is
- * $GPUBENCH_CUDA_INCLUDE if set, else the toolkit's include dir at build time).
+ * --gpu-architecture=<arch> -default-device -std=c++17 -I<the header folder> (found as above;
+ * no -I when no folder holds the headers, and the message then says where it looked).
  * On success *image is the malloc'd output (PTX is NUL-terminated; a CUBIN is *size bytes) and
- * *log is NULL. GB_EBUILD when the compilation fails: *log (if log is non-NULL) receives the
- * compiler's log, malloc'd. GB_EINVAL for a malformed arch, GB_EBACKEND for other NVRTC
- * failures, GB_ENOMEM. Needs no driver and no GPU; thread-safe. */
+ * *log is NULL. GB_EBUILD when the compilation fails; GB_EBACKEND for another NVRTC failure
+ * (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE: its builtins library did not load); either way *log
+ * (if log is non-NULL) receives NVRTC's log, malloc'd, and the error detail holds its first
+ * error line and the log itself (up to 2000 bytes). GB_EUNAVAIL when NVRTC is not loaded (the
+ * detail says where it looked), GB_EINVAL for a malformed arch, GB_ENOMEM. Needs no driver and
+ * no GPU; thread-safe. */
 int gb_cuda_compile(const char *src, const char *arch, const char *const *defines,
                     size_t ndefines, char **image, size_t *size, char **log);
 
@@ -36,7 +138,8 @@ int gb_cuda_compile_ptx(const char *src, const char *arch, const char *const *de
 /* The NVRTC target for a device of compute capability major.minor: the device's own "sm_XY"
  * (CUBIN, *cubin = true) when this NVRTC supports it, else "compute_XY" of the newest
  * architecture NVRTC supports below the device's (PTX, *cubin = false; the driver JIT-compiles
- * it at load time). GB_EUNSUPPORTED when the device is older than anything NVRTC supports. */
+ * it at load time). GB_EUNSUPPORTED when the device is older than anything NVRTC supports,
+ * GB_EUNAVAIL when NVRTC is not loaded. */
 int gb_cuda_pick_arch(int major, int minor, char *arch, size_t cap, bool *cubin);
 
 /* Theoretical device-memory bandwidth in GB/s (1e9 B/s) from the memory clock in kHz and the

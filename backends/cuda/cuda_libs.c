@@ -1,0 +1,603 @@
+/* gpubench — the CUDA backend's run-time libraries: NVRTC (and its builtins library), the
+ * fp16/bf16 headers NVRTC includes, and cuBLAS. gb_cuda.h documents the search order;
+ * backends/cuda/meson.build why nothing of this is linked.
+ *
+ * Why dlopen for NVRTC too: libnvrtc.so.13 is 105 MiB and not on every machine with a driver;
+ * linked, gpubench would not start without it, OpenCL included. Why the builtins preload:
+ * NVRTC dlopens libnvrtc-builtins.so.<major>.<minor> by soname from its own code, so neither
+ * gpubench's run-path nor the folder NVRTC came from is searched (libnvrtc.so has no run-path),
+ * and compiles fail with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE where that folder is not in the
+ * loader cache. glibc's dlopen of a bare soname first matches the sonames of the objects already
+ * loaded, so loading the file by its full path beforehand is enough.
+ */
+#include "gb-config.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backends/backend.h"
+#include "cuda_libs.h"
+#include "gb_cuda.h"
+
+#ifndef GB_CUDA_INCLUDE
+#define GB_CUDA_INCLUDE "/usr/local/cuda/include"
+#endif
+#ifndef GB_CUDA_LIBDIR
+#define GB_CUDA_LIBDIR "/usr/local/cuda/lib64"
+#endif
+
+#define CL__MAXCAND 24
+
+/* site-packages folders of the pythons pip may have put NVIDIA's wheels in; "$VAR" at the start
+ * is replaced by that variable's value (the pattern is skipped when it is unset). */
+static const char *const pip_roots[] = {
+    "$VIRTUAL_ENV/lib/python3*/site-packages", "$CONDA_PREFIX/lib/python3*/site-packages",
+    "/opt/*/.venv/lib/python3*/site-packages", "/opt/conda/lib/python3*/site-packages",
+    "/usr/local/lib/python3*/dist-packages",   "/usr/local/lib/python3*/site-packages",
+    "/usr/lib/python3/dist-packages",          "$HOME/.local/lib/python3*/site-packages",
+};
+
+static const char *const HOW_BUILD = "the toolkit lib folder of the build";
+static const char *const HOW_PIP = "a pip wheel";
+static const char *const HOW_LOADER = "the loader's search (LD_LIBRARY_PATH, ld.so.cache, system "
+                                      "folders)";
+
+/* Expands a leading "$VAR" of pattern into out; false when VAR is unset or empty. */
+static bool expand_var(const char *pattern, char *out, size_t cap)
+{
+    if (pattern[0] != '$')
+        return (size_t)snprintf(out, cap, "%s", pattern) < cap;
+    const size_t n = strcspn(pattern + 1, "/");
+    char name[64];
+    if (n == 0 || n >= sizeof name)
+        return false;
+    memcpy(name, pattern + 1, n);
+    name[n] = '\0';
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return false;
+    return (size_t)snprintf(out, cap, "%s%s", v, pattern + 1 + n) < cap;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static size_t add(struct gb_cuda_candidate *out, size_t n, size_t cap, const char *how,
+                  const char *fmt, const char *a, const char *b)
+{
+    if (n >= cap)
+        return n;
+    if ((size_t)snprintf(out[n].path, sizeof out[n].path, fmt, a, b) >= sizeof out[n].path)
+        return n;
+    for (size_t i = 0; i < n; i++) /* a folder reached twice (a link, two patterns): once */
+        if (strcmp(out[i].path, out[n].path) == 0)
+            return n;
+    snprintf(out[n].how, sizeof out[n].how, "%s", how);
+    return n + 1;
+}
+
+size_t gb_cuda_lib_candidates(const char *file, const char *env, const char *build_dir,
+                              const char *const *pip_subdirs, bool loader_default,
+                              struct gb_cuda_candidate *out, size_t cap)
+{
+    size_t n = 0;
+    const char *ev = env ? getenv(env) : NULL;
+    if (ev && *ev) {
+        char how[80];
+        snprintf(how, sizeof how, "$%s", env);
+        return is_dir(ev) ? add(out, n, cap, how, "%s/%s", ev, file)
+                          : add(out, n, cap, how, "%s%s", ev, "");
+    }
+    if (build_dir && *build_dir)
+        n = add(out, n, cap, HOW_BUILD, "%s/%s", build_dir, file);
+    for (size_t r = 0; pip_subdirs && r < sizeof pip_roots / sizeof pip_roots[0]; r++) {
+        char root[512];
+        if (!expand_var(pip_roots[r], root, sizeof root))
+            continue;
+        for (size_t s = 0; pip_subdirs[s]; s++) {
+            char pat[1024];
+            if ((size_t)snprintf(pat, sizeof pat, "%s/%s/%s", root, pip_subdirs[s], file) >=
+                sizeof pat)
+                continue;
+            glob_t g;
+            if (glob(pat, 0, NULL, &g) == 0) {
+                for (size_t i = 0; i < g.gl_pathc; i++)
+                    n = add(out, n, cap, HOW_PIP, "%s%s", g.gl_pathv[i], "");
+            }
+            globfree(&g);
+        }
+    }
+    if (loader_default)
+        n = add(out, n, cap, HOW_LOADER, "%s%s", file, "");
+    return n;
+}
+
+/* The file a dlopen handle came from (the loader's l_name: the full path it found). */
+static void handle_path(void *h, const char *fallback, char *out, size_t cap)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
+        snprintf(out, cap, "%s", lm->l_name);
+    else
+        snprintf(out, cap, "%s", fallback);
+}
+
+/* dlopens the first candidate that loads; on failure `why` lists each place and its error. */
+static void *open_first(const struct gb_cuda_candidate *c, size_t n, const char *what,
+                        const char *file, char *path, size_t pcap, char *how, size_t hcap,
+                        char *why, size_t wcap)
+{
+    int w = snprintf(why, wcap, "%s (%s) not loaded:", what, file);
+    if (n == 0)
+        snprintf(why + w, wcap - (size_t)w, " nowhere to look");
+    for (size_t i = 0; i < n; i++) {
+        void *h = dlopen(c[i].path, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            handle_path(h, c[i].path, path, pcap);
+            snprintf(how, hcap, "%s", c[i].how);
+            why[0] = '\0';
+            return h;
+        }
+        const char *e = dlerror();
+        /* dlerror repeats the path first ("PATH: cannot open shared object file: ..."). */
+        const char *msg =
+            e && strncmp(e, c[i].path, strlen(c[i].path)) == 0 ? e + strlen(c[i].path) : e;
+        if (w >= 0 && (size_t)w < wcap)
+            w += snprintf(why + w, wcap - (size_t)w, "%s %s (%s)%s", i ? ";" : "", c[i].path,
+                          c[i].how, msg ? msg : ": ?");
+    }
+    return NULL;
+}
+
+/* ---- NVRTC -------------------------------------------------------------------------------- */
+
+struct gb__nvrtc gb__nv;
+
+static struct {
+    pthread_once_t once;
+    int rc;
+    void *lib, *builtins;
+    int major, minor;
+    char path[1024];
+    char how[96];
+    char builtins_path[1100];
+    char builtins_note[1400];
+    char why[4096];
+} nv = {.once = PTHREAD_ONCE_INIT};
+
+static void nvrtc_preload_builtins(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", nv.path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+        snprintf(nv.builtins_note, sizeof nv.builtins_note,
+                 "not preloaded: NVRTC's folder is unknown; NVRTC searches the loader's path");
+        return;
+    }
+    *slash = '\0';
+    snprintf(nv.builtins_path, sizeof nv.builtins_path, "%s/libnvrtc-builtins.so.%d.%d", dir,
+             nv.major, nv.minor);
+    nv.builtins = dlopen(nv.builtins_path, RTLD_NOW | RTLD_LOCAL);
+    if (nv.builtins) {
+        snprintf(nv.builtins_note, sizeof nv.builtins_note, "preloaded from NVRTC's folder");
+        return;
+    }
+    const char *e = dlerror();
+    snprintf(nv.builtins_note, sizeof nv.builtins_note,
+             "not preloaded (%s); NVRTC searches the loader's path for it itself",
+             e ? e : nv.builtins_path);
+    nv.builtins_path[0] = '\0';
+}
+
+static void nvrtc_load_once(void)
+{
+    char file[64];
+    snprintf(file, sizeof file, "libnvrtc.so.%d", CUDART_VERSION / 1000);
+    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n =
+        gb_cuda_lib_candidates(file, "GPUBENCH_NVRTC", GB_CUDA_LIBDIR, pip, true, c, CL__MAXCAND);
+    nv.lib = open_first(c, n, "NVRTC", file, nv.path, sizeof nv.path, nv.how, sizeof nv.how, nv.why,
+                        sizeof nv.why);
+    if (!nv.lib) {
+        nv.rc = GB_EUNAVAIL;
+        return;
+    }
+#define NV__SYM(sym)                                                                     \
+    do {                                                                                 \
+        *(void **)&gb__nv.sym = dlsym(nv.lib, #sym);                                     \
+        if (!gb__nv.sym) {                                                               \
+            snprintf(nv.why, sizeof nv.why, "NVRTC: no symbol %s in %s", #sym, nv.path); \
+            nv.rc = GB_EUNAVAIL;                                                         \
+            return;                                                                      \
+        }                                                                                \
+    } while (0)
+    NV__SYM(nvrtcVersion);
+    NV__SYM(nvrtcGetErrorString);
+    NV__SYM(nvrtcGetNumSupportedArchs);
+    NV__SYM(nvrtcGetSupportedArchs);
+    NV__SYM(nvrtcCreateProgram);
+    NV__SYM(nvrtcDestroyProgram);
+    NV__SYM(nvrtcCompileProgram);
+    NV__SYM(nvrtcGetPTXSize);
+    NV__SYM(nvrtcGetPTX);
+    NV__SYM(nvrtcGetCUBINSize);
+    NV__SYM(nvrtcGetCUBIN);
+    NV__SYM(nvrtcGetProgramLogSize);
+    NV__SYM(nvrtcGetProgramLog);
+#undef NV__SYM
+    if (gb__nv.nvrtcVersion(&nv.major, &nv.minor) != NVRTC_SUCCESS) {
+        snprintf(nv.why, sizeof nv.why, "NVRTC: nvrtcVersion failed in %s", nv.path);
+        nv.rc = GB_EUNAVAIL;
+        return;
+    }
+    nvrtc_preload_builtins();
+    nv.rc = 0;
+}
+
+int gb__cuda_nvrtc_load(void)
+{
+    pthread_once(&nv.once, nvrtc_load_once);
+    return nv.rc ? GB_USER_FAIL(nv.rc, "%s", nv.why) : 0;
+}
+
+/* ---- the headers NVRTC includes ------------------------------------------------------------ */
+
+static const char *const headers[] = {"cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h",
+                                      "cuda_bf16.hpp"};
+
+static struct {
+    pthread_once_t once;
+    char dir[1024];
+    const char *how;
+    bool found;    /* dir is the folder to use */
+    bool complete; /* dir holds all four headers */
+    char tried[2048];
+} inc = {.once = PTHREAD_ONCE_INIT};
+
+static bool has_headers(const char *dir)
+{
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+        char p[1200];
+        if (snprintf(p, sizeof p, "%s/%s", dir, headers[i]) >= (int)sizeof p || !is_file(p))
+            return false;
+    }
+    return true;
+}
+
+static bool include_try(const char *dir, const char *how)
+{
+    if (!dir || !*dir || strlen(dir) >= sizeof inc.dir)
+        return false;
+    if (has_headers(dir)) {
+        memcpy(inc.dir, dir, strlen(dir) + 1);
+        inc.how = how;
+        inc.found = inc.complete = true;
+        return true;
+    }
+    const size_t w = strlen(inc.tried);
+    if (w + strlen(dir) + 3 < sizeof inc.tried)
+        sprintf(inc.tried + w, "%s%s", w ? ", " : "", dir);
+    return false;
+}
+
+static void include_once(void)
+{
+    const char *ev = getenv("GPUBENCH_CUDA_INCLUDE");
+    if (ev && *ev) { /* as given, headers or not: the caller asked for exactly this folder */
+        snprintf(inc.dir, sizeof inc.dir, "%s", ev);
+        inc.how = "$GPUBENCH_CUDA_INCLUDE";
+        inc.found = true;
+        inc.complete = has_headers(ev);
+        return;
+    }
+    char d[1200];
+    /* Beside NVRTC: <toolkit>/lib64 -> <toolkit>/include, nvidia/cu13/lib -> nvidia/cu13/include */
+    if (gb__cuda_nvrtc_load() == 0) {
+        snprintf(d, sizeof d, "%s", nv.path);
+        char *s = strrchr(d, '/');
+        if (s) {
+            *s = '\0';
+            s = strrchr(d, '/');
+            if (s) {
+                snprintf(s, sizeof d - (size_t)(s - d), "/include");
+                if (include_try(d, "beside NVRTC's folder"))
+                    return;
+            }
+        }
+    }
+    if (include_try(GB_CUDA_INCLUDE, "the toolkit include folder of the build"))
+        return;
+    static const char *const pip[] = {"nvidia/cu13/include", "nvidia/cuda_runtime/include", NULL};
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n = gb_cuda_lib_candidates("cuda_fp16.h", NULL, NULL, pip, false, c, CL__MAXCAND);
+    for (size_t i = 0; i < n; i++) {
+        char *s = strrchr(c[i].path, '/');
+        if (s)
+            *s = '\0';
+        if (include_try(c[i].path, HOW_PIP))
+            return;
+    }
+    /* A bundle: bin/gpubench beside include/. */
+    ssize_t len = readlink("/proc/self/exe", d, sizeof d - 16);
+    if (len > 0) {
+        d[len] = '\0';
+        char *s = strrchr(d, '/');
+        if (s) {
+            *s = '\0';
+            s = strrchr(d, '/');
+            if (s) {
+                snprintf(s, sizeof d - (size_t)(s - d), "/include");
+                if (include_try(d, "the bundle's (beside the binary's folder)"))
+                    return;
+            }
+        }
+    }
+}
+
+const char *gb__cuda_include_dir(const char **tried)
+{
+    pthread_once(&inc.once, include_once);
+    if (tried)
+        *tried = inc.tried;
+    return inc.found ? inc.dir : NULL;
+}
+
+/* ---- cuBLAS --------------------------------------------------------------------------------- */
+
+#if HAVE_CUBLAS
+struct gb__cublas gb__bl;
+
+static const char *const blas_pip[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+
+static struct {
+    pthread_once_t once, found_once;
+    int rc;
+    bool found;
+    void *lib;
+    char path[1024];
+    char how[96];
+    char found_path[1024];
+    char found_how[96];
+    char why[4096];
+} bl = {.once = PTHREAD_ONCE_INIT, .found_once = PTHREAD_ONCE_INIT};
+
+static void blas_file(char *file, size_t cap)
+{
+    snprintf(file, cap, "libcublas.so.%d", CUBLAS_VER_MAJOR);
+}
+
+/* Whether the loader's search would find soname `file`, without loading it: a folder of
+ * LD_LIBRARY_PATH, the loader cache (whose file holds every cached soname as a string), or a
+ * system folder. */
+static bool loader_would_find(const char *file, char *where, size_t cap)
+{
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    if (llp && *llp) {
+        char *copy = strdup(llp), *save = NULL;
+        for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save)) {
+            snprintf(where, cap, "%s/%s", d, file);
+            if (is_file(where)) {
+                free(copy);
+                return true;
+            }
+        }
+        free(copy);
+    }
+    FILE *f = fopen("/etc/ld.so.cache", "rb");
+    if (f) {
+        bool hit = false;
+        char buf[65536 + 64];
+        size_t keep = 0, got;
+        const size_t flen = strlen(file) + 1; /* with its NUL: no prefix match */
+        while (!hit && (got = fread(buf + keep, 1, sizeof buf - keep, f)) > 0) {
+            const size_t len = keep + got;
+            hit = memmem(buf, len, file, flen) != NULL;
+            keep = flen < len ? flen : len;
+            memmove(buf, buf + len - keep, keep);
+        }
+        fclose(f);
+        if (hit) {
+            snprintf(where, cap, "%s (in ld.so.cache)", file);
+            return true;
+        }
+    }
+    static const char *const sys[] = {"/lib/x86_64-linux-gnu",
+                                      "/usr/lib/x86_64-linux-gnu",
+                                      "/lib64",
+                                      "/usr/lib64",
+                                      "/lib",
+                                      "/usr/lib"};
+    for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++) {
+        snprintf(where, cap, "%s/%s", sys[i], file);
+        if (is_file(where))
+            return true;
+    }
+    return false;
+}
+
+static void blas_found_once(void)
+{
+    char file[64];
+    blas_file(file, sizeof file);
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLAS", GB_CUDA_LIBDIR, blas_pip, true, c,
+                                      CL__MAXCAND);
+    for (size_t i = 0; i < n && !bl.found; i++) {
+        if (strcmp(c[i].how, HOW_LOADER) == 0)
+            bl.found = loader_would_find(file, bl.found_path, sizeof bl.found_path);
+        else if ((bl.found = is_file(c[i].path)))
+            snprintf(bl.found_path, sizeof bl.found_path, "%s", c[i].path);
+        if (bl.found)
+            snprintf(bl.found_how, sizeof bl.found_how, "%s", c[i].how);
+    }
+}
+
+bool gb__cuda_blas_found(void)
+{
+    pthread_once(&bl.found_once, blas_found_once);
+    return bl.found;
+}
+
+static void blas_load_once(void)
+{
+    char file[64];
+    blas_file(file, sizeof file);
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLAS", GB_CUDA_LIBDIR, blas_pip, true, c,
+                                      CL__MAXCAND);
+    bl.lib = open_first(c, n, "cuBLAS", file, bl.path, sizeof bl.path, bl.how, sizeof bl.how,
+                        bl.why, sizeof bl.why);
+    if (!bl.lib) {
+        bl.rc = GB_EUNSUPPORTED;
+        return;
+    }
+#define BL__SYM(sym)                                                                      \
+    do {                                                                                  \
+        *(void **)&gb__bl.sym = dlsym(bl.lib, #sym);                                      \
+        if (!gb__bl.sym) {                                                                \
+            snprintf(bl.why, sizeof bl.why, "cuBLAS: no symbol %s in %s", #sym, bl.path); \
+            bl.rc = GB_EUNSUPPORTED;                                                      \
+            return;                                                                       \
+        }                                                                                 \
+    } while (0)
+    BL__SYM(cublasCreate_v2);
+    BL__SYM(cublasDestroy_v2);
+    BL__SYM(cublasSetStream_v2);
+    BL__SYM(cublasSetWorkspace_v2);
+    BL__SYM(cublasGemmEx_64);
+    BL__SYM(cublasGemmStridedBatchedEx_64);
+    BL__SYM(cublasGetStatusName);
+    BL__SYM(cublasGetStatusString);
+    BL__SYM(cublasGetProperty);
+#undef BL__SYM
+    bl.rc = 0;
+}
+
+int gb__cuda_blas_load(void)
+{
+    pthread_once(&bl.once, blas_load_once);
+    return bl.rc ? GB_USER_FAIL(bl.rc, "%s", bl.why) : 0;
+}
+#endif
+
+/* ---- the report ------------------------------------------------------------------------------ */
+
+static const char probe_src[] = "#include <cuda_fp16.h>\n"
+                                "#include <cuda_bf16.h>\n"
+                                "extern \"C\" __global__ void gb_probe(const __half *h,\n"
+                                "    const __nv_bfloat16 *b, float *out)\n"
+                                "{\n"
+                                "    out[threadIdx.x] = __half2float(h[threadIdx.x]) +\n"
+                                "                       __bfloat162float(b[threadIdx.x]);\n"
+                                "}\n";
+
+static void version_text(int v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+void gb_cuda_report(FILE *f)
+{
+    char v[32];
+    version_text(CUDART_VERSION, v, sizeof v);
+    fprintf(f, "cuda: runtime: %s (libcudart_static, linked in)\n", v);
+    int drv = 0;
+    (void)cudaDriverGetVersion(&drv);
+    (void)cudaGetLastError();
+    version_text(drv, v, sizeof v);
+    if (drv)
+        fprintf(f, "cuda: driver: supports CUDA %s (cudaDriverGetVersion)\n", v);
+    else
+        fprintf(f, "cuda: driver: none (libcuda.so.1 not loaded)\n");
+
+    if (gb__cuda_nvrtc_load() != 0) {
+        fprintf(f, "cuda: NVRTC: missing: %s\n", nv.why);
+    } else {
+        fprintf(f, "cuda: NVRTC: %d.%d: %s (found through %s)\n", nv.major, nv.minor, nv.path,
+                nv.how);
+        fprintf(f, "cuda: NVRTC builtins: %s%s%s\n", nv.builtins_path,
+                nv.builtins_path[0] ? ": " : "", nv.builtins_note);
+    }
+    const char *tried = NULL;
+    const char *dir = gb__cuda_include_dir(&tried);
+    if (dir && inc.complete)
+        fprintf(f,
+                "cuda: headers: %s (%s): cuda_fp16.h, cuda_fp16.hpp, cuda_bf16.h, "
+                "cuda_bf16.hpp\n",
+                dir, inc.how);
+    else if (dir)
+        fprintf(f,
+                "cuda: headers: incomplete: %s (%s) lacks one of cuda_fp16.h/.hpp, "
+                "cuda_bf16.h/.hpp\n",
+                dir, inc.how);
+    else
+        fprintf(f,
+                "cuda: headers: missing: no folder holds cuda_fp16.h/.hpp and "
+                "cuda_bf16.h/.hpp (looked in %s); set GPUBENCH_CUDA_INCLUDE\n",
+                tried && *tried ? tried : "nowhere");
+
+    if (nv.rc == 0) {
+        char arch[32] = "sm_90", *img = NULL, *log = NULL;
+        bool cubin = false;
+        if (gb_cuda_pick_arch(9, 0, arch, sizeof arch, &cubin) != 0)
+            snprintf(arch, sizeof arch, "compute_90");
+        int rc = gb_cuda_compile(probe_src, arch, NULL, 0, &img, NULL, &log);
+        if (rc == 0)
+            fprintf(f, "cuda: NVRTC test compile: ok (%s, cuda_fp16.h and cuda_bf16.h)\n", arch);
+        else
+            fprintf(f, "cuda: NVRTC test compile: failed (%s): %s\n", arch, gb_error_msg());
+        free(img);
+        free(log);
+        /* Which builtins file NVRTC uses now, whoever loaded it. */
+        char soname[64];
+        snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", nv.major, nv.minor);
+        void *h = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            char p[1024];
+            handle_path(h, soname, p, sizeof p);
+            fprintf(f, "cuda: NVRTC builtins in use: %s\n", p);
+            dlclose(h);
+        } else {
+            fprintf(f, "cuda: NVRTC builtins in use: none loaded\n");
+        }
+    }
+
+#if HAVE_CUBLAS
+    if (gb__cuda_blas_load() != 0) {
+        fprintf(f, "cuda: cuBLAS: missing: %s (BLAS cases are skipped)\n", bl.why);
+    } else {
+        int ma = 0, mi = 0, pa = 0;
+        (void)gb__bl.cublasGetProperty(MAJOR_VERSION, &ma);
+        (void)gb__bl.cublasGetProperty(MINOR_VERSION, &mi);
+        (void)gb__bl.cublasGetProperty(PATCH_LEVEL, &pa);
+        fprintf(f,
+                "cuda: cuBLAS: %d.%d.%d: %s (found through %s; a run loads it at its first "
+                "GEMM)\n",
+                ma, mi, pa, bl.path, bl.how);
+    }
+#else
+    fprintf(f, "cuda: cuBLAS: not built in (-Dcublas=disabled)\n");
+#endif
+    fflush(f);
+}

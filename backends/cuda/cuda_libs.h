@@ -1,0 +1,71 @@
+/* gpubench — the CUDA backend's run-time libraries, private to backends/cuda: NVRTC and cuBLAS,
+ * both found and dlopened at run time by cuda_libs.c (neither is in the binary's NEEDED entries),
+ * and the folder of the fp16/bf16 headers NVRTC includes. gb_cuda.h has the public side (the
+ * search order, the report).
+ */
+#ifndef GB_CUDA_LIBS_H
+#define GB_CUDA_LIBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <nvrtc.h>
+#if HAVE_CUBLAS
+#include <cublas_api.h>
+#endif
+
+/* NVRTC's entry points, members named after the symbols they hold. Valid once
+ * gb__cuda_nvrtc_load() has returned 0; read-only after that. */
+struct gb__nvrtc {
+    __typeof__(nvrtcVersion) *nvrtcVersion;
+    __typeof__(nvrtcGetErrorString) *nvrtcGetErrorString;
+    __typeof__(nvrtcGetNumSupportedArchs) *nvrtcGetNumSupportedArchs;
+    __typeof__(nvrtcGetSupportedArchs) *nvrtcGetSupportedArchs;
+    __typeof__(nvrtcCreateProgram) *nvrtcCreateProgram;
+    __typeof__(nvrtcDestroyProgram) *nvrtcDestroyProgram;
+    __typeof__(nvrtcCompileProgram) *nvrtcCompileProgram;
+    __typeof__(nvrtcGetPTXSize) *nvrtcGetPTXSize;
+    __typeof__(nvrtcGetPTX) *nvrtcGetPTX;
+    __typeof__(nvrtcGetCUBINSize) *nvrtcGetCUBINSize;
+    __typeof__(nvrtcGetCUBIN) *nvrtcGetCUBIN;
+    __typeof__(nvrtcGetProgramLogSize) *nvrtcGetProgramLogSize;
+    __typeof__(nvrtcGetProgramLog) *nvrtcGetProgramLog;
+};
+extern struct gb__nvrtc gb__nv;
+
+/* Loads NVRTC once per process (thread-safe), in the order gb_cuda.h documents, and preloads its
+ * builtins library from NVRTC's own folder. 0, or GB_EUNAVAIL with the reason (every place
+ * tried) as the error detail, the same on every call. */
+int gb__cuda_nvrtc_load(void);
+
+/* The folder NVRTC gets as -I: the first in gb_cuda.h's order that holds the four headers
+ * (cuda_fp16.h/.hpp, cuda_bf16.h/.hpp), or $GPUBENCH_CUDA_INCLUDE as given. NULL when no folder
+ * holds them; *tried (if non-NULL) then says where it looked. Found once per process. */
+const char *gb__cuda_include_dir(const char **tried);
+
+#if HAVE_CUBLAS
+/* cuBLAS's entry points, valid once gb__cuda_blas_load() has returned 0. */
+struct gb__cublas {
+    __typeof__(cublasCreate_v2) *cublasCreate_v2;
+    __typeof__(cublasDestroy_v2) *cublasDestroy_v2;
+    __typeof__(cublasSetStream_v2) *cublasSetStream_v2;
+    __typeof__(cublasSetWorkspace_v2) *cublasSetWorkspace_v2;
+    __typeof__(cublasGemmEx_64) *cublasGemmEx_64;
+    __typeof__(cublasGemmStridedBatchedEx_64) *cublasGemmStridedBatchedEx_64;
+    __typeof__(cublasGetStatusName) *cublasGetStatusName;
+    __typeof__(cublasGetStatusString) *cublasGetStatusString;
+    __typeof__(cublasGetProperty) *cublasGetProperty;
+};
+extern struct gb__cublas gb__bl;
+
+/* Whether a cuBLAS library file is where gb__cuda_blas_load() would look, without loading it
+ * (an existing file, a folder of LD_LIBRARY_PATH, the loader cache, a system folder): what the
+ * BLAS capability bits report. Found once per process. */
+bool gb__cuda_blas_found(void);
+
+/* Loads cuBLAS once per process (thread-safe): the first GEMM calls it. 0, or GB_EUNSUPPORTED
+ * with the reason as the error detail (a BLAS case then is a recorded skip). */
+int gb__cuda_blas_load(void);
+#endif
+
+#endif
