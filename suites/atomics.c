@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chip.h"
+#include "suites/chip.h"
+#include "suites/common.h"
 
 static const char *const ops[] = {"global", "local", NULL};
 static const char *const types[] = {"int32", "int64", "float", NULL};

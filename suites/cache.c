@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chip.h"
+#include "suites/chip.h"
+#include "suites/common.h"
 #include "harness/precision.h" /* gb_device_is_cpu */
 
 static const char *const ops[] = {"read", NULL};
@@ -153,10 +154,7 @@ static int cache_setup(struct gb_case_ctx *ctx)
 static int cache_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct cache *s = ctx->state;
-    int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = ctx->ops->launch(ctx->q, s->k, &s->launch);
-    return err;
+    return gb_case_launch_reps(ctx, s->k, &s->launch, NULL, reps);
 }
 
 /* What work-item g must have summed. */

@@ -1,5 +1,6 @@
 /* Helpers of the chip suites (suites/chip.h). */
-#include "chip.h"
+#include "suites/chip.h"
+#include "suites/common.h"
 
 int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
                    const char *const *defines, size_t ndefines, struct gb_program **prog,

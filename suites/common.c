@@ -218,8 +218,17 @@ int gb_launch_whole_then_tail(const struct gb_backend_ops *ops, struct gb_queue 
     int err = 0;
     if (whole->global[0])
         err = ops->launch(q, k, whole);
-    if (!err && tail->global[0])
+    if (!err && tail && tail->global[0])
         err = ops->launch(q, k, tail);
+    return err;
+}
+
+int gb_case_launch_reps(struct gb_case_ctx *ctx, struct gb_kernel *k, const struct gb_launch *whole,
+                        const struct gb_launch *tail, uint64_t reps)
+{
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++)
+        err = gb_launch_whole_then_tail(ctx->ops, ctx->q, k, whole, tail);
     return err;
 }
 

@@ -44,6 +44,12 @@ int gb_launch_whole_then_tail(const struct gb_backend_ops *ops, struct gb_queue 
                               struct gb_kernel *k, const struct gb_launch *whole,
                               const struct gb_launch *tail);
 
+/* The run() of a suite whose one operation is one launch of k (whole, then tail when tail is not
+ * NULL and not empty, as gb_launch_whole_then_tail): enqueues reps of them on the case's queue.
+ * Returns 0 or the first launch's error (nothing more is enqueued after it). */
+int gb_case_launch_reps(struct gb_case_ctx *ctx, struct gb_kernel *k, const struct gb_launch *whole,
+                        const struct gb_launch *tail, uint64_t reps);
+
 /* ---- teardown -------------------------------------------------------------------------------- */
 
 /* gb_case_free_buf() on each buffer slot given, up to the NULL that ends the list:

@@ -170,10 +170,7 @@ static int compute_setup(struct gb_case_ctx *ctx)
 static int compute_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct compute *s = ctx->state;
-    int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = ctx->ops->launch(ctx->q, s->k, &s->l);
-    return err;
+    return gb_case_launch_reps(ctx, s->k, &s->l, NULL, reps);
 }
 
 /* ---- the host replay ---------------------------------------------------------------------- */

@@ -152,10 +152,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
 static int fp16_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct fp16 *s = ctx->state;
-    int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = gb_launch_whole_then_tail(ctx->ops, ctx->q, s->k, &s->l, &s->tail);
-    return err;
+    return gb_case_launch_reps(ctx, s->k, &s->l, &s->tail, reps);
 }
 
 static int fp16_verify(struct gb_case_ctx *ctx)

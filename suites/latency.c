@@ -30,7 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chip.h"
+#include "suites/chip.h"
+#include "suites/common.h"
 #include "harness/tune.h" /* gb_rand_below */
 
 static const char *const patterns[] = {"random", "linear", NULL};

@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chip.h"
+#include "suites/chip.h"
+#include "suites/common.h"
 
 static const char *const ops[] = {"read", "write", NULL};
 
@@ -158,10 +159,7 @@ static int local_setup(struct gb_case_ctx *ctx)
 static int local_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct local *s = ctx->state;
-    int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = ctx->ops->launch(ctx->q, s->k, &s->launch);
-    return err;
+    return gb_case_launch_reps(ctx, s->k, &s->launch, NULL, reps);
 }
 
 static int local_verify(struct gb_case_ctx *ctx)

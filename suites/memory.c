@@ -191,10 +191,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
 static int memory_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct memory *m = ctx->state;
-    int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = gb_launch_whole_then_tail(ctx->ops, ctx->q, m->k, &m->launch, &m->tail);
-    return err;
+    return gb_case_launch_reps(ctx, m->k, &m->launch, &m->tail, reps);
 }
 
 static double elem(const struct memory *m, const void *p, uint64_t i)
