@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands/commands.h"
 #include "compare/compare.h"
 #include "harness/config.h"
 #include "gb-config.h"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
             "  baseline RESULTS [--dir D]  promote a run to results/baselines/<host>-<device>-<profile>.json\n"
             "  report RESULTS... -o DIR    HTML + Markdown report with gnuplot charts\n"
             "                              [--prices prices.yaml] [--title TEXT]\n"
+            "  fleet DIR|FILES...          per-node tables, outlier nodes (exit 3; fleet --help)\n"
+            "  history DIR|FILES...        nightly series and change points (history --help)\n"
             "  --help, --version\n"
             "\n"
             "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 regression\n"
@@ -587,6 +590,10 @@ int main(int argc, char **argv)
         return gb_cmd_baseline(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return gb_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "fleet") == 0)
+        return gb_cmd_fleet(argc - 1, argv + 1);
+    if (strcmp(cmd, "history") == 0)
+        return gb_cmd_history(argc - 1, argv + 1);
     fprintf(stderr, "gpubench: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;
