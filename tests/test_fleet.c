@@ -45,7 +45,7 @@ struct node_spec {
     const char *start_utc;
     const char *driver;
     const char *commit;
-    size_t ndevices;       /* devices of the same name (1 or 2) */
+    size_t ndevices; /* devices of the same name (1 or 2) */
 };
 
 /* Case k of a generated file: a bandwidth (higher is better) or, every third, a latency (lower is
@@ -371,7 +371,8 @@ static void hand_slowed_copy(const char *from, const char *to, const char *host,
     json_object_set_new(json_object_get(j, "run"), "host", json_string(host));
     json_t *r = json_array_get(json_object_get(j, "results"), result);
     ASSERT(r);
-    json_object_set_new(r, "value", json_real(json_real_value(json_object_get(r, "value")) * factor));
+    json_object_set_new(r, "value",
+                        json_real(json_real_value(json_object_get(r, "value")) * factor));
     json_t *s = json_object_get(r, "samples");
     for (size_t i = 0; i < json_array_size(s); i++)
         json_array_set_new(s, i, json_real(json_real_value(json_array_get(s, i)) * factor));
@@ -393,8 +394,7 @@ TEST(fleet_flags_a_hand_slowed_node)
     snprintf(from, sizeof from, "%s/node03.json", dir);
     snprintf(to, sizeof to, "%s/node09.json", dir);
     hand_slowed_copy(from, to, "node09", 0, 0.8);
-    int rc = sh("%s fleet %s --json %s/f.json --markdown %s/f.md 2>&1", GB_TEST_EXE, dir, res,
-                res);
+    int rc = sh("%s fleet %s --json %s/f.json --markdown %s/f.md 2>&1", GB_TEST_EXE, dir, res, res);
     printf("%s", out);
     ASSERT_EQ(rc, 3);
     ASSERT_CONTAINS(out, "1 outlier node (1 member, in 1 case):");

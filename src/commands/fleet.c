@@ -99,8 +99,9 @@ int gb_cmd_fleet(int argc, char **argv)
         case 'k':
             o.k = strtod(optarg, &end);
             if (end == optarg || *end || !(o.k > 0.0 && o.k < 1e6)) {
-                fprintf(stderr, "gpubench fleet: --threshold wants a positive number of MADs, "
-                                "got '%s'\n",
+                fprintf(stderr,
+                        "gpubench fleet: --threshold wants a positive number of MADs, "
+                        "got '%s'\n",
                         optarg);
                 return GB_EXIT_USAGE;
             }

@@ -97,8 +97,9 @@ int gb_cmd_history(int argc, char **argv)
         case O_ALPHA:
             o.alpha = strtod(optarg, &end);
             if (end == optarg || *end || !(o.alpha > 0.0 && o.alpha < 1.0)) {
-                fprintf(stderr, "gpubench history: --alpha wants a probability in (0, 1), got "
-                                "'%s'\n",
+                fprintf(stderr,
+                        "gpubench history: --alpha wants a probability in (0, 1), got "
+                        "'%s'\n",
                         optarg);
                 return GB_EXIT_USAGE;
             }
@@ -115,8 +116,7 @@ int gb_cmd_history(int argc, char **argv)
         case O_MIN_NIGHTS: {
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || v < 1 || v > 1000) {
-                fprintf(stderr, "gpubench history: --min-nights wants 1..1000, got '%s'\n",
-                        optarg);
+                fprintf(stderr, "gpubench history: --min-nights wants 1..1000, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
             o.min_nights = (size_t)v;

@@ -254,8 +254,8 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
         struct gb_fleet_member *m = &f->members[o->member];
         double dev = o->status == GB_STATUS_OK ? o->value / c->median - 1.0 : NAN;
         /* The worst case of a member: a failure, else the largest distance from the median. */
-        bool worse = m->nflagged == 0 ||
-                     (!isnan(m->worst) && (isnan(dev) || fabs(dev) > fabs(m->worst)));
+        bool worse =
+            m->nflagged == 0 || (!isnan(m->worst) && (isnan(dev) || fabs(dev) > fabs(m->worst)));
         if (worse) {
             m->worst = dev;
             m->worst_case = (size_t)(c - f->cases);
@@ -506,8 +506,8 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         spread_text(c, b, sizeof b);
         fmt_num(c->min, c3, sizeof c3);
         fmt_num(c->max, d, sizeof d);
-        fprintf(out, "%-60s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", t, c->unit, c->nok, a, b, c3,
-                d, c->noutliers, c->nok < 3 ? "  (not judged)" : "");
+        fprintf(out, "%-60s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", t, c->unit, c->nok, a, b, c3, d,
+                c->noutliers, c->nok < 3 ? "  (not judged)" : "");
     }
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
@@ -594,8 +594,9 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
         fputs("\n\n", out);
         fprintf(out, "%zu nodes, median %s ", c->nok, a);
         gb_fputs_md(out, c->unit);
-        fprintf(out, " (%s is better), spread %s.\n\n| node | value | deviation | z | flag |\n"
-                     "|---|---:|---:|---:|---|\n",
+        fprintf(out,
+                " (%s is better), spread %s.\n\n| node | value | deviation | z | flag |\n"
+                "|---|---:|---:|---:|---|\n",
                 c->better == GB_BETTER_LOWER ? "lower" : "higher", b);
         for (size_t i = 0; i < c->nobs; i++) {
             const struct gb_fleet_obs *o = &c->obs[i];
@@ -620,8 +621,9 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
     gb_fput_json_num(out, f->opts.k);
     fputs(", \"min_deviation\": ", out);
     gb_fput_json_num(out, f->opts.min_deviation);
-    fprintf(out, ", \"min_nodes\": 3},\n \"files\": %zu, \"cases_not_judged\": %zu, "
-                 "\"outlier_nodes\": %zu,\n \"nodes\": [",
+    fprintf(out,
+            ", \"min_nodes\": 3},\n \"files\": %zu, \"cases_not_judged\": %zu, "
+            "\"outlier_nodes\": %zu,\n \"nodes\": [",
             f->nfiles, f->unjudged, f->flagged_nodes);
     for (size_t m = 0; m < f->nmembers; m++) {
         const struct gb_fleet_member *mb = &f->members[m];
@@ -653,8 +655,9 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
         gb_fputs_json(out, c->metric);
         fputs(", \"unit\": ", out);
         gb_fputs_json(out, c->unit);
-        fprintf(out, ", \"better\": \"%s\", \"nodes_ok\": %zu, \"nodes_failed\": %zu, "
-                     "\"judged\": %s, \"median\": ",
+        fprintf(out,
+                ", \"better\": \"%s\", \"nodes_ok\": %zu, \"nodes_failed\": %zu, "
+                "\"judged\": %s, \"median\": ",
                 c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, c->nfailed,
                 c->nok >= 3 ? "true" : "false");
         gb_fput_json_num(out, c->median);
@@ -675,9 +678,9 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
             fputs(", \"z\": ", out);
             gb_fput_json_num(out, ok && c->nok ? robust_z(c, o->value) : NAN);
             fprintf(out, ", \"flag\": \"%s\"}",
-                    o->flag == GB_FLEET_SLOW     ? "slow"
-                    : o->flag == GB_FLEET_FAST   ? "fast"
-                    : o->flag == GB_FLEET_FAILED ? "failed"
+                    o->flag == GB_FLEET_SLOW       ? "slow"
+                    : o->flag == GB_FLEET_FAST     ? "fast"
+                    : o->flag == GB_FLEET_FAILED   ? "failed"
                     : o->flag == GB_FLEET_UNJUDGED ? "not judged"
                                                    : "ok");
         }

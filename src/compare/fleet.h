@@ -46,9 +46,9 @@ void gb_fleet_opts_default(struct gb_fleet_opts *o);
 
 enum gb_fleet_flag {
     GB_FLEET_NORMAL,
-    GB_FLEET_SLOW,   /* outlier on the bad side */
-    GB_FLEET_FAST,   /* outlier on the good side */
-    GB_FLEET_FAILED, /* failed here, ok on another member */
+    GB_FLEET_SLOW,     /* outlier on the bad side */
+    GB_FLEET_FAST,     /* outlier on the good side */
+    GB_FLEET_FAILED,   /* failed here, ok on another member */
     GB_FLEET_UNJUDGED, /* failed everywhere, or the case has fewer than 3 members ok */
 };
 
@@ -58,9 +58,9 @@ const char *gb_fleet_flag_name(enum gb_fleet_flag f);
 /* One member's figure of one case. */
 struct gb_fleet_obs {
     uint32_t member;
-    int8_t status;      /* enum gb_status: ok or failed (skipped cases are not kept) */
-    int8_t flag;        /* enum gb_fleet_flag, set by gb_fleet_finish */
-    double value;       /* the headline value; NaN when failed */
+    int8_t status; /* enum gb_status: ok or failed (skipped cases are not kept) */
+    int8_t flag;   /* enum gb_fleet_flag, set by gb_fleet_finish */
+    double value;  /* the headline value; NaN when failed */
 };
 
 struct gb_fleet_case {
@@ -77,15 +77,15 @@ struct gb_fleet_file {
     char *host;
     char start_utc[32];
     bool interrupted;
-    bool host_shared;   /* another file names the same host: members are labelled by file name */
+    bool host_shared; /* another file names the same host: members are labelled by file name */
 };
 
 struct gb_fleet_member {
     uint32_t file;
-    char slot[64];      /* merge.h's slot: "" or the device's position among those of its name */
-    size_t nflagged;    /* cases in which it is an outlier (slow, fast or failed) */
-    size_t worst_case;  /* the flagged case farthest from its median (valid when nflagged) */
-    double worst;       /* its deviation value / median - 1 (NaN for failed) */
+    char slot[64];     /* merge.h's slot: "" or the device's position among those of its name */
+    size_t nflagged;   /* cases in which it is an outlier (slow, fast or failed) */
+    size_t worst_case; /* the flagged case farthest from its median (valid when nflagged) */
+    double worst;      /* its deviation value / median - 1 (NaN for failed) */
 };
 
 struct gb_fleet {

@@ -120,8 +120,8 @@ struct seg_out {
     size_t n, cap;
 };
 
-static int segment(const double *x, size_t lo, size_t hi, bool hib,
-                   const struct gb_history_opts *o, struct seg_out *out)
+static int segment(const double *x, size_t lo, size_t hi, bool hib, const struct gb_history_opts *o,
+                   struct seg_out *out)
 {
     size_t n = hi - lo, t;
     double k;
@@ -279,9 +279,8 @@ int gb_history_add_file(struct gb_history *h, const char *path)
             break;
         struct gb_history_point *pt = &s->points[night];
         pt->status = (int8_t)r->status;
-        pt->device = (uint16_t)(r->device_index >= 0 && r->device_index < UINT16_MAX
-                                    ? r->device_index
-                                    : 0);
+        pt->device =
+            (uint16_t)(r->device_index >= 0 && r->device_index < UINT16_MAX ? r->device_index : 0);
         if (r->status == GB_STATUS_OK && isfinite(r->value)) {
             pt->value = r->value;
             pt->lo = r->stats.p5;
@@ -410,8 +409,7 @@ static int analyse(struct gb_history *h, struct gb_history_series *s)
             ch->change = perf_ratio(med, after, s->better == GB_BETTER_HIGHER) - 1.0;
             ch->p = cpp[c];
             what_changed(&h->nights[ch->prev_night], &s->points[ch->prev_night],
-                         &h->nights[ch->night], &s->points[ch->night], ch->what,
-                         sizeof ch->what);
+                         &h->nights[ch->night], &s->points[ch->night], ch->what, sizeof ch->what);
             h->slower += ch->change < 0;
         }
     }
@@ -556,9 +554,9 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
             fmt_num(ch->before, a, sizeof a);
             fmt_num(ch->after, b, sizeof b);
             fmt_pct(ch->change, c, sizeof c);
-            fprintf(f, "  night %zu (%s, %s): %s: %s -> %s %s, %s (%s), p = %.2g\n",
-                    ch->night + 1, h->nights[ch->night].start_utc, h->nights[ch->night].path, t,
-                    a, b, s->unit, c, ch->change < 0 ? "slower" : "faster", ch->p);
+            fprintf(f, "  night %zu (%s, %s): %s: %s -> %s %s, %s (%s), p = %.2g\n", ch->night + 1,
+                    h->nights[ch->night].start_utc, h->nights[ch->night].path, t, a, b, s->unit, c,
+                    ch->change < 0 ? "slower" : "faster", ch->p);
             fprintf(f, "    also changed since night %zu: %s\n", ch->prev_night + 1,
                     ch->what[0] ? ch->what : "nothing else recorded");
         }
@@ -598,8 +596,8 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
             fmt_num(p->hi, hi, sizeof hi);
             fprintf(f, "    night %3zu  %-22s %10s  [%s .. %s]%s%s\n", i + 1,
                     h->nights[i].start_utc,
-                    p->status == GB_STATUS_OK ? a : gb_status_name((enum gb_status)p->status),
-                    lo, hi, mark ? "  <- change" : "", "");
+                    p->status == GB_STATUS_OK ? a : gb_status_name((enum gb_status)p->status), lo,
+                    hi, mark ? "  <- change" : "", "");
         }
     }
     return ferror(f) ? GB_FAIL(GB_EIO, "writing the history") : 0;
@@ -651,7 +649,8 @@ int gb_history_write_markdown(FILE *f, const struct gb_history *h)
         }
         fputc('\n', f);
     }
-    fprintf(f, "## Cases\n\n| case | unit | nights | noise | changes |\n|---|---|---:|---:|---:|\n");
+    fprintf(f,
+            "## Cases\n\n| case | unit | nights | noise | changes |\n|---|---|---:|---:|---:|\n");
     for (size_t k = 0; k < h->nseries; k++) {
         const struct gb_history_series *s = &h->series[k];
         series_title(s, t, sizeof t);
@@ -783,8 +782,7 @@ int gb_history_write_csv(FILE *f, const struct gb_history *h)
             next += mark;
             if (p->status < 0)
                 continue;
-            const char *fields[] = {s->suite, s->case_name, s->params, s->device, s->slot,
-                                    s->unit};
+            const char *fields[] = {s->suite, s->case_name, s->params, s->device, s->slot, s->unit};
             for (size_t j = 0; j < 6; j++) {
                 csv_field(f, fields[j]);
                 fputc(',', f);

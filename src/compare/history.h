@@ -40,9 +40,9 @@
 #include "harness/results.h"
 
 struct gb_history_opts {
-    double alpha;      /* significance of Pettitt's test; default 0.01 */
-    double threshold;  /* smallest relative change of the median that is named; default 0.05 */
-    size_t min_nights; /* nights on each side of a change point at least; default 3 */
+    double alpha;       /* significance of Pettitt's test; default 0.01 */
+    double threshold;   /* smallest relative change of the median that is named; default 0.05 */
+    size_t min_nights;  /* nights on each side of a change point at least; default 3 */
     const char *suites; /* comma list of suites to follow; NULL: all */
 };
 
@@ -73,21 +73,21 @@ struct gb_history_night {
 
 /* One night of one case. */
 struct gb_history_point {
-    double value;       /* the headline value (median of the night's samples); NaN when not ok */
-    double lo, hi;      /* the night's noise band: p5 and p95 of its samples */
-    int8_t status;      /* enum gb_status, or -1: the case did not run that night */
-    uint16_t device;    /* the night's device index of the case (its first device) */
+    double value;    /* the headline value (median of the night's samples); NaN when not ok */
+    double lo, hi;   /* the night's noise band: p5 and p95 of its samples */
+    int8_t status;   /* enum gb_status, or -1: the case did not run that night */
+    uint16_t device; /* the night's device index of the case (its first device) */
 };
 
 struct gb_history_change {
-    size_t night;       /* index into nights: the first night at the new level */
-    size_t prev_night;  /* the night before it on which the case ran ok */
+    size_t night;         /* index into nights: the first night at the new level */
+    size_t prev_night;    /* the night before it on which the case ran ok */
     double before, after; /* medians of the segments on either side, in the case's unit */
     double spread_before, spread_after; /* 1.4826 x MAD of each segment, in the unit */
-    double change;      /* perf(after) / perf(before) - 1: < 0 slower (perf: the value, or its
+    double change;   /* perf(after) / perf(before) - 1: < 0 slower (perf: the value, or its
                          * reciprocal for lower-is-better metrics) */
-    double p;           /* Pettitt's p of the split within its segment */
-    char what[1024];    /* what else changed, "driver 1.2 -> 1.3; profile sha256 ab12.. -> cd34.."
+    double p;        /* Pettitt's p of the split within its segment */
+    char what[1024]; /* what else changed, "driver 1.2 -> 1.3; profile sha256 ab12.. -> cd34.."
                          * ("" when nothing recorded differs) */
 };
 
@@ -108,11 +108,11 @@ struct gb_history {
     struct gb_history_opts opts;
     struct gb_history_night *nights;
     size_t nnights, nights_cap;
-    struct gb_strtab keys;           /* series key (case key + slot) -> index into series */
+    struct gb_strtab keys; /* series key (case key + slot) -> index into series */
     struct gb_history_series *series;
     size_t nseries, series_cap;
-    size_t nchanges;                 /* over every series */
-    size_t slower;                   /* change points that are slowdowns */
+    size_t nchanges; /* over every series */
+    size_t slower;   /* change points that are slowdowns */
     char notes[4096];
 };
 

@@ -46,7 +46,8 @@ struct gb_case_id {
 };
 
 /* Fills *id for result r of rs. Device indices out of range give the name "?". */
-void gb_case_identify(const struct gb_results *rs, const struct gb_result *r, struct gb_case_id *id);
+void gb_case_identify(const struct gb_results *rs, const struct gb_result *r,
+                      struct gb_case_id *id);
 
 /* "memory triad size=64MiB on cpu-haswell" style text for people: suite, case, params (the key's
  * params after the case axis) and device, into buf. Returns buf. */
@@ -58,12 +59,12 @@ char *gb_case_title(const char *suite, const char *case_name, const char *params
 /* Interned strings numbered 0, 1, ... in order of first appearance, found by hash (FNV-1a, open
  * addressing with linear probing, kept at most half full): O(1) expected per lookup. */
 struct gb_strtab {
-    char *pool;       /* every string, NUL-terminated, back to back */
+    char *pool; /* every string, NUL-terminated, back to back */
     size_t pool_len, pool_cap;
-    size_t *offset;   /* offset[i]: where string i starts in pool */
+    size_t *offset; /* offset[i]: where string i starts in pool */
     size_t n, cap;
-    uint32_t *slots;  /* 0 empty, else index + 1 */
-    size_t nslots;    /* a power of two */
+    uint32_t *slots; /* 0 empty, else index + 1 */
+    size_t nslots;   /* a power of two */
 };
 
 /* The index of s, adding it when new (*added true then; added may be NULL). Returns the index
