@@ -678,3 +678,22 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
     json_decref(j);
     remove_scale_dir();
 }
+
+/* ---- Slurm ----------------------------------------------------------------------------------- */
+
+/* scripts/test-slurm.sh: a one-node Slurm cluster on this machine, a 2-task fleet job of a tiny
+ * profile through srun, the fleet view of its files, and a hand-slowed copy flagged (exit 3).
+ * Skipped, with the script's reason, when not root or Slurm and munge are not installed. */
+TEST_TIMEOUT(slurm_fleet_job_on_localhost, 240)
+{
+    double t0 = gb_test_now_s();
+    int rc = sh("GPUBENCH=%s %s/scripts/test-slurm.sh 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR);
+    if (rc == 77) {
+        const char *why = strstr(out, "skip reason: ");
+        SKIP("%s", why ? why + strlen("skip reason: ") : out);
+    }
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "test-slurm: passed");
+    printf("%.1f s\n", gb_test_now_s() - t0);
+}
