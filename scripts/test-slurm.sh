@@ -159,7 +159,7 @@ for f in "${files[@]}"; do
 done
 [ -s "$out/fleet.md" ] && [ -s "$out/fleet.json" ] || fail "no fleet view written"
 [ "$(jq '.nodes | length' "$out/fleet.json")" -eq 2 ] || fail "the fleet view has not 2 nodes"
-grep -q "2 files, 2 nodes" "$tmp/job.log" || fail "the job did not print the fleet view"
+grep -q "2 files, 2 members" "$tmp/job.log" || fail "the job did not print the fleet view"
 
 # The hand-slowed copy: task 0's file as a third node with memory copy 20% lower, and two exact
 # copies of task 0 as the majority. Two real tasks sharing this machine's CPUs differ by up to

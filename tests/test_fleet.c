@@ -388,7 +388,7 @@ TEST(fleet_flags_a_hand_slowed_node)
     gen_fleet(dir, 8, 12, 1, 5, 0.01, 3);
     ASSERT_EQ(sh("%s fleet %s 2>&1", GB_TEST_EXE, dir), 0);
     ASSERT_CONTAINS(out, "0 outlier nodes");
-    ASSERT_CONTAINS(out, "8 files, 8 nodes");
+    ASSERT_CONTAINS(out, "8 files, 8 members");
 
     /* memory triad size=1MiB (result 0), bandwidth: 20% lower is slow. */
     snprintf(from, sizeof from, "%s/node03.json", dir);
@@ -474,7 +474,7 @@ TEST(fleet_devices_and_failures)
     /* Two devices of one name per node: each is a member ("node01/1"). */
     gen_fleet(dir, 5, 3, 2, 3, 0.01, 5);
     ASSERT_EQ(sh("%s fleet %s 2>&1", GB_TEST_EXE, dir), 0);
-    ASSERT_CONTAINS(out, "5 files, 10 nodes");
+    ASSERT_CONTAINS(out, "5 files, 10 members");
     /* A failed case on one node, ok on the others, flags it. */
     char path[4096];
     snprintf(path, sizeof path, "%s/node02.json", dir);

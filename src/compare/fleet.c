@@ -429,7 +429,8 @@ static void rule_text(const struct gb_fleet *f, char *buf, size_t len)
 static void head_text(const struct gb_fleet *f, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "%zu file%s, %zu node%s (members: a node's devices), %zu case%s (%zu not judged)",
+             "%zu file%s, %zu member%s (a node, or one of its devices), %zu case%s (%zu not "
+             "judged)",
              f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
              f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
 }
