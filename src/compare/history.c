@@ -464,6 +464,19 @@ int gb_history_finish(struct gb_history *h)
     h->nchanges = h->slower = 0;
     for (size_t k = 0; k < h->nseries && !rc; k++)
         rc = analyse(h, &h->series[k]);
+    /* A history is one machine's: say so when the nights come from several. */
+    struct gb_strtab names = {0};
+    for (size_t i = 0; i < h->nnights && !rc; i++) {
+        long v = gb_strtab_intern(&names, h->nights[i].host, NULL);
+        rc = v < 0 ? (int)v : 0;
+    }
+    size_t hosts = names.n;
+    gb_strtab_free(&names);
+    if (!rc && hosts > 1)
+        gb_append_line(h->notes, sizeof h->notes,
+                       "the nights come from %zu hosts: cases are followed by name and device, "
+                       "whichever host ran them (a change of host is named where it happens)",
+                       hosts);
 out:
     free(perm);
     free(nights);
