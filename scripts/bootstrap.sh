@@ -18,7 +18,7 @@ packages=(
   slurmctld slurmd slurm-client munge            # fleet runs: scripts/test-slurm.sh starts its own
                                                  # one-node cluster (the packages' services stay
                                                  # unconfigured)
-  openmpi-bin libopenmpi-dev                     # cross-node collectives (meson -Dmpi=enabled)
+  openmpi-bin libopenmpi-dev                     # gpubench-mpi, collectives across ranks (-Dmpi)
 )
 
 missing=()
