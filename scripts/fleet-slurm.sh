@@ -30,7 +30,7 @@ usage() {
   sed -n '2,5p' "$0" | sed 's/^# //' >&2
   exit 2
 }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+{ [ $# -ge 1 ] && [ $# -le 2 ]; } || usage
 profile=$1
 [ -f "$profile" ] || { echo "fleet-slurm: no profile $profile" >&2; exit 2; }
 if [ -z "${SLURM_JOB_ID:-}" ]; then

@@ -11,7 +11,7 @@
 # not installed). Run by the test runner as the test slurm_fleet_job_on_localhost.
 # Environment: GPUBENCH  the binary (default build/gpubench)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 skip() {
   echo "skip reason: $*"
@@ -64,7 +64,8 @@ free_port() {
   done
   return 1
 }
-ctld_port=$(free_port) && slurmd_port=$(free_port) || fail "no free port"
+ctld_port=$(free_port) || fail "no free port"
+slurmd_port=$(free_port) || fail "no free port"
 [ "$ctld_port" != "$slurmd_port" ] || slurmd_port=$((ctld_port + 1))
 
 # munge: a fresh key, its own socket, run as the munge user.
@@ -157,7 +158,7 @@ for f in "${files[@]}"; do
   [ "$(jq '[.results[] | select(.status == "ok")] | length' "$f")" -eq 3 ] ||
     fail "$f: not 3 cases ok"
 done
-[ -s "$out/fleet.md" ] && [ -s "$out/fleet.json" ] || fail "no fleet view written"
+{ [ -s "$out/fleet.md" ] && [ -s "$out/fleet.json" ]; } || fail "no fleet view written"
 [ "$(jq '.nodes | length' "$out/fleet.json")" -eq 2 ] || fail "the fleet view has not 2 nodes"
 grep -q "2 files, 2 members" "$tmp/job.log" || fail "the job did not print the fleet view"
 
