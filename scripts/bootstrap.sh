@@ -15,6 +15,10 @@ packages=(
   gnuplot-nox                                    # charts for `gpubench report`
   chromium libxml2-utils                         # tests: the report in a headless browser, JUnit XML
   clpeak jq                                      # the peer benchmark (scripts/bench-peers.sh)
+  slurmctld slurmd slurm-client munge            # fleet runs: scripts/test-slurm.sh starts its own
+                                                 # one-node cluster (the packages' services stay
+                                                 # unconfigured)
+  openmpi-bin libopenmpi-dev                     # gpubench-mpi, collectives across ranks (-Dmpi)
 )
 
 missing=()

@@ -25,5 +25,9 @@ int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv);
 int gb_cmd_baseline(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
+/* Many results files: the fleet view (per-node tables, outlier nodes; exit 3 on an outlier) and
+ * the nightly history with change points. */
+int gb_cmd_fleet(int argc, char **argv);
+int gb_cmd_history(int argc, char **argv);
 
 #endif

@@ -27,6 +27,8 @@ static const struct command {
     {"baseline", gb_cmd_baseline, NULL,
      "promote a run to results/baselines/<host>-<device>-<profile>.json"},
     {"report", gb_cmd_report, NULL, "HTML + Markdown report with gnuplot charts"},
+    {"fleet", gb_cmd_fleet, NULL, "per-node tables of many hosts' files; outlier nodes exit 3"},
+    {"history", gb_cmd_history, NULL, "nightly series per case and the nights a figure moved"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
