@@ -303,3 +303,38 @@ int gb__close_out(FILE *f)
         return fflush(f);
     return fclose(f);
 }
+
+enum gb_exit gb__write_output(const char *cmd, const char *path,
+                              int (*write)(FILE *f, const void *what), const void *what)
+{
+    FILE *f = gb__open_out(path);
+    if (!f) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    gb_error_clear();
+    int rc = write(f, what);
+    int closed = gb__close_out(f);
+    if (rc || closed) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path,
+                rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end != text && !errno && *end == '%') {
+        v /= 100.0;
+        end++;
+    }
+    if (end == text || errno || *end || !(v >= lo && v <= hi))
+        return GB_FAIL(GB_EINVAL, "--%s wants a relative amount such as 0.05 or 5%%, got '%s'",
+                       name, text);
+    *out = v;
+    return 0;
+}

@@ -161,4 +161,13 @@ FILE *gb__open_out(const char *path);
 /* Closes what gb__open_out opened (stdout is only flushed). 0, or EOF with errno. */
 int gb__close_out(FILE *f);
 
+/* Writes one output of command cmd: opens path (gb__open_out), calls write(f, what), closes.
+ * GB_EXIT_OK, or GB_EXIT_USAGE with "gpubench CMD: cannot write PATH: why" on stderr. */
+enum gb_exit gb__write_output(const char *cmd, const char *path,
+                              int (*write)(FILE *f, const void *what), const void *what);
+
+/* A relative amount given as "0.05" or "5%" into *out, a fraction in [lo, hi]. 0, or GB_EINVAL
+ * with "--NAME wants a relative amount such as 0.05 or 5%, got 'TEXT'" in gb_error_msg(). */
+int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out);
+
 #endif

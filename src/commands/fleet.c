@@ -1,151 +1,96 @@
 /* gpubench fleet DIR|FILE... — the same profile's results from many nodes side by side, and the
  * nodes that stand out (the rule: compare/fleet.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
-#include "commands/commands.h"
+#include "common.h"
 #include "compare/fleet.h"
 #include "compare/merge.h"
 
-static void fleet_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gpubench fleet DIR|FILE... [OPTIONS]\n"
-            "  Results files of one profile run on many nodes (a folder gives its *.json files):\n"
-            "  per case the fleet median, its spread and each node's deviation; a node is an\n"
-            "  outlier when it is both beyond K scaled MADs from the median and more than\n"
-            "  --min-deviation from it, or when a case failed on it and ran elsewhere.\n"
-            "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
-            "  --min-deviation F       and at least this far from the median: 0.05 or 5%%\n"
-            "                          (default 5%%)\n"
-            "  -s, --suite LIST        only these suites (comma-separated)\n"
-            "  --all                   a per-node table for every case (default: cases with an\n"
-            "                          outlier)\n"
-            "  --markdown FILE, --json FILE   also write these ('-': stdout)\n"
-            "  -q, --quiet             no terminal output\n"
-            "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n");
-}
+static const char usage[] =
+    "usage: gpubench fleet DIR|FILE... [OPTIONS]\n"
+    "  Results files of one profile run on many nodes (a folder gives its *.json files):\n"
+    "  per case the fleet median, its spread and each node's deviation; a node is an\n"
+    "  outlier when it is both beyond K scaled MADs from the median and more than\n"
+    "  --min-deviation from it, or when a case failed on it and ran elsewhere.\n"
+    "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
+    "      --min-deviation F   and at least this far from the median: 0.05 or 5% (default 5%)\n"
+    "  -s, --suite LIST        only these suites (comma-separated)\n"
+    "      --all               a per-node table for every case (default: cases with an\n"
+    "                          outlier)\n"
+    "      --markdown FILE, --json FILE   also write these ('-': stdout)\n"
+    "  -q, --quiet             no terminal output\n"
+    "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
+static const struct gb__cmd cmd = {"fleet", usage, 1, -1, NULL,
+                                   "results files or a folder of them"};
 
-typedef int (*fleet_writer)(FILE *, const struct gb_fleet *, bool);
+struct fleet_args {
+    struct gb_fleet_opts o; /* first: the parsed options' target */
+    const char *md, *json, *suites;
+    bool all, quiet;
+};
 
-static int json_writer(FILE *f, const struct gb_fleet *fl, bool all)
+static int parse_fleet(void *target, const char *name, const char *value)
 {
-    (void)all;
-    return gb_fleet_write_json(f, fl);
-}
-
-static int write_to(const char *path, fleet_writer fn, const struct gb_fleet *fl, bool all)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gpubench fleet: cannot write %s: %s\n", path, strerror(errno));
-        return GB_EXIT_USAGE;
-    }
-    int rc = fn(f, fl, all);
-    int closed = f == stdout ? fflush(f) : fclose(f);
-    if (rc || closed) {
-        fprintf(stderr, "gpubench fleet: cannot write %s: %s\n", path, strerror(errno));
-        return GB_EXIT_USAGE;
-    }
-    return GB_EXIT_OK;
-}
-
-/* "0.05" or "5%" into a fraction in [0, 10]. */
-static bool parse_fraction(const char *s, double *out)
-{
+    struct gb_fleet_opts *o = target;
+    if (strcmp(name, "min-deviation") == 0)
+        return gb__parse_fraction(name, value, 0.0, 10.0, &o->min_deviation);
     char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno)
-        return false;
-    if (*end == '%') {
-        v /= 100.0;
-        end++;
-    }
-    if (*end || !(v >= 0.0) || v > 10.0)
-        return false;
-    *out = v;
-    return true;
+    double k = strtod(value, &end);
+    if (end == value || *end || !(k > 0.0 && k < 1e6))
+        return GB_FAIL(GB_EINVAL, "--threshold wants a positive number of MADs, got '%s'", value);
+    o->k = k;
+    return 0;
+}
+
+static const struct gb__opt fleet_options[] = {
+    GB__PARSED("threshold", 'k', true, parse_fleet),
+    GB__PARSED("min-deviation", 0, true, parse_fleet),
+    GB__TEXT(struct fleet_args, suites, "suite", 's'),
+    GB__FLAG(struct fleet_args, all, "all", 0),
+    GB__TEXT(struct fleet_args, md, "markdown", 0),
+    GB__TEXT(struct fleet_args, md, "md", 0),
+    GB__TEXT(struct fleet_args, json, "json", 0),
+    GB__FLAG(struct fleet_args, quiet, "quiet", 'q'),
+    GB__END,
+};
+
+struct fleet_out {
+    const struct gb_fleet *fl;
+    bool all;
+};
+
+static int write_markdown(FILE *f, const void *what)
+{
+    const struct fleet_out *w = what;
+    return gb_fleet_write_markdown(f, w->fl, w->all);
+}
+
+static int write_json(FILE *f, const void *what)
+{
+    const struct fleet_out *w = what;
+    return gb_fleet_write_json(f, w->fl);
 }
 
 int gb_cmd_fleet(int argc, char **argv)
 {
-    enum { O_MIN_DEV = 256, O_ALL, O_MD, O_JSON };
-    static const struct option longopts[] = {
-        {"threshold", required_argument, NULL, 'k'},
-        {"min-deviation", required_argument, NULL, O_MIN_DEV},
-        {"suite", required_argument, NULL, 's'},
-        {"all", no_argument, NULL, O_ALL},
-        {"markdown", required_argument, NULL, O_MD},
-        {"md", required_argument, NULL, O_MD},
-        {"json", required_argument, NULL, O_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct gb_fleet_opts o;
-    gb_fleet_opts_default(&o);
-    const char *md = NULL, *json = NULL;
-    bool all = false, quiet = false;
-    optind = 1;
-    int c;
-    char *end;
-    while ((c = getopt_long(argc, argv, "k:s:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'k':
-            o.k = strtod(optarg, &end);
-            if (end == optarg || *end || !(o.k > 0.0 && o.k < 1e6)) {
-                fprintf(stderr,
-                        "gpubench fleet: --threshold wants a positive number of MADs, "
-                        "got '%s'\n",
-                        optarg);
-                return GB_EXIT_USAGE;
-            }
-            break;
-        case O_MIN_DEV:
-            if (!parse_fraction(optarg, &o.min_deviation)) {
-                fprintf(stderr,
-                        "gpubench fleet: --min-deviation wants a relative distance such as 0.05 "
-                        "or 5%%, got '%s'\n",
-                        optarg);
-                return GB_EXIT_USAGE;
-            }
-            break;
-        case 's':
-            o.suites = optarg;
-            break;
-        case O_ALL:
-            all = true;
-            break;
-        case O_MD:
-            md = optarg;
-            break;
-        case O_JSON:
-            json = optarg;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'h':
-            fleet_usage(stdout);
-            return GB_EXIT_OK;
-        default:
-            fleet_usage(stderr);
-            return GB_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "gpubench fleet: expects results files or a folder of them\n");
-        fleet_usage(stderr);
-        return GB_EXIT_USAGE;
-    }
+    struct fleet_args a = {0};
+    gb_fleet_opts_default(&a.o);
+    enum gb_exit rc0;
+    int first = gb__parse_options(&cmd, argc, argv, GB__GROUPS({fleet_options, &a}), &rc0);
+    if (first < 0)
+        return rc0;
+    if (a.suites)
+        a.o.suites = a.suites;
+    struct gb_fleet_opts o = a.o;
+    const char *md = a.md, *json = a.json;
+    bool all = a.all, quiet = a.quiet;
     struct gb_inputs in;
     gb_error_clear();
-    if (gb_inputs_expand((const char *const *)argv + optind, (size_t)(argc - optind), &in)) {
+    if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
         fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
@@ -168,10 +113,11 @@ int gb_cmd_fleet(int argc, char **argv)
     }
     if (!quiet && gb_fleet_write_text(stdout, &fl, all))
         rc = GB_EXIT_USAGE;
+    struct fleet_out w = {&fl, all};
     if (!rc && md)
-        rc = write_to(md, gb_fleet_write_markdown, &fl, all);
+        rc = gb__write_output("fleet", md, write_markdown, &w);
     if (!rc && json)
-        rc = write_to(json, json_writer, &fl, all);
+        rc = gb__write_output("fleet", json, write_json, &w);
     if (!rc && fl.flagged_nodes)
         rc = GB_EXIT_REGRESSION;
 out:
