@@ -1010,6 +1010,14 @@ TEST_TIMEOUT(compare_nights_learned_thresholds, 120)
     ASSERT_NEAR(json_real_value(json_object_get(triad, "threshold")), 0.25, 1e-12);
     ASSERT_STR(json_string_value(json_object_get(triad, "verdict")), "SAME"); /* -17% < 25% */
     json_decref(root);
+    /* The JUnit XML of a comparison against nights parses, with the one failure. */
+    if (sh("command -v xmllint") == 0) {
+        rc = sh("cd %s && %s compare %s tonight.json --threshold 5%% --junit - | "
+                "xmllint --xpath 'count(//testcase/failure)' - 2>&1",
+                dir, GB_TEST_EXE, folder);
+        ASSERT_MSG(rc == 0, "xmllint: %s", out);
+        ASSERT_EQ(atoi(out), 1);
+    }
     /* The user's thresholds override what was learned. */
     rc = sh("cd %s && %s compare %s tonight.json --threshold 5%% 2>&1", dir, GB_TEST_EXE, folder);
     ASSERT_MSG(rc == 3, "--threshold: exit %d:\n%s", rc, out);

@@ -21,11 +21,12 @@ static const struct command {
     {"run", NULL, gb_cmd_run, "run a YAML profile and write a results file"},
     {"validate", gb_cmd_validate, NULL, "check a profile and show how many cases it expands to"},
     {"suites", gb_cmd_suites, NULL, "list the suites and their axes with default sweeps"},
-    {"compare", gb_cmd_compare, NULL, "regression verdict per case between two results files"},
+    {"compare", gb_cmd_compare, NULL,
+     "regression verdict per case: against a baseline's nights, or between two results files"},
     {"calibrate", NULL, gb_cmd_calibrate,
      "A/A runs: run-to-run noise per case and the threshold that raises no false alarm"},
     {"baseline", gb_cmd_baseline, NULL,
-     "promote a run to results/baselines/<host>-<device>-<profile>.json"},
+     "promote a run to results/baselines/<host>-<device>-<profile>.json and its nights"},
     {"report", gb_cmd_report, NULL, "HTML + Markdown report with gnuplot charts"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -681,8 +681,11 @@ static void fmt_nights(const struct gb_compare_row *r, char *z, char *n, char *s
         snprintf(spread, len, "%.1f%%", 100.0 * r->nights.spread);
     if (isfinite(r->nights.z))
         snprintf(z, len, "%+.1f", r->nights.z);
-    if (isfinite(r->nights.catches))
+    /* A slowdown of 100% or more as the factor of time it means: "x2.4". */
+    if (isfinite(r->nights.catches) && r->nights.catches < 1.0)
         snprintf(catches, len, "%.0f%%", 100.0 * r->nights.catches);
+    else if (isfinite(r->nights.catches))
+        snprintf(catches, len, "x%.3g", 1.0 + r->nights.catches);
 }
 
 /* The cut the rows with all the nights used (NAN when none). */

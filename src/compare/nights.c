@@ -81,7 +81,8 @@ int gb_compare_judge_nights(const double *nights, size_t n, double next, double 
     nj->cut = cut;
     double beyond = exp(cut * nj->spread) - 1.0;
     nj->catches = beyond > t ? beyond : t;
-    bool slower = j->ratio < 1.0 / (1.0 + t), faster = j->ratio > 1.0 + t;
+    bool slower = j->ratio < 1.0 / (1.0 + t);
+    bool faster = j->ratio > 1.0 + t;
     if ((slower && nj->z < -cut) || (faster && nj->z > cut)) {
         j->verdict = slower ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
         snprintf(j->why, sizeof j->why, "%.1f MADs %s %zu nights (the cut: %.1f)", fabs(nj->z),
@@ -202,8 +203,8 @@ int gb_compare_nights(const struct gb_results *nights, const char *const *paths,
                 goto done;
             }
             if ((rc = gb_compare_judge_nights(vals, m, r->value, noise_of(r),
-                                              r->better == GB_BETTER_HIGHER, t, o, cuts[m],
-                                              &row->j, &row->nights)))
+                                              r->better == GB_BETTER_HIGHER, t, o, cuts[m], &row->j,
+                                              &row->nights)))
                 goto done;
             row->nights.threshold_source = src;
             snprintf(row->note, sizeof row->note, "%s", row->j.why);
