@@ -1,27 +1,40 @@
 #!/usr/bin/env bash
 # The nightly regression job:
-#   scripts/nightly.sh PROFILE [COMPARE OPTIONS...]   run, keep, compare, report
-#   scripts/nightly.sh --promote RESULTS.json         make a run the baseline
+#   scripts/nightly.sh PROFILE [COMPARE OPTIONS...]          run, keep, compare, report
+#   scripts/nightly.sh --promote RESULTS.json [--restart]    add a run to the baseline
 #
-# Runs PROFILE, keeps the results file in $RESULTS_DIR/history/, compares it against
-# $RESULTS_DIR/baselines/<host>-<device>-<profile>.json (the name `gpubench baseline --print-path` gives),
-# writes the comparison (compare.md, compare.json, junit.xml) and a report with the baseline and
-# tonight's run side by side into $RESULTS_DIR/reports/<profile>-<UTC time>/, and exits with
-# compare's status: 0 no regression, 3 regression, 2 bad input. The first night, when there is no
-# baseline yet, the run is promoted to baseline and the script exits 0. COMPARE OPTIONS go to
-# `gpubench compare` (e.g. the thresholds `gpubench calibrate` suggests).
+# Runs PROFILE, keeps the results file in $RESULTS_DIR/history/ and judges it against the
+# baseline of this host, device and profile: the last $NIGHTS accepted nights, kept in
+# $RESULTS_DIR/baselines/<host>-<device>-<profile>/nights/ (`gpubench baseline --print-path`
+# gives <...>.json, the newest of them; the folder is that path without .json). Each case's
+# median tonight is compared with the spread of the nights' medians (median and MAD: `gpubench
+# compare FOLDER NEW`, README "Nightly"); a regression must lie outside that spread and beyond
+# the threshold, which is the one `gpubench calibrate --baseline` learned per case when it has
+# run, else 5%. A case that fewer than 5 nights have is LEARNING and never fails, so the first
+# nights build the baseline up: the first night becomes it and the script exits 0.
+#
+# Writes the comparison (compare.md, compare.json, junit.xml) and a report with the newest
+# baseline night and tonight side by side into $RESULTS_DIR/reports/<profile>-<UTC time>/, and
+# exits with compare's status: 0 no regression, 3 regression, 2 bad input. A night that passes
+# is added to the baseline's nights (the oldest beyond $NIGHTS dropped); one that regressed is
+# not (after an intended change: --promote RESULTS.json --restart starts the nights over from
+# that run). COMPARE OPTIONS go to `gpubench compare` (--threshold, --suite-threshold override
+# the learned thresholds; --mads, --min-nights). A baseline from before nights (the .json file
+# alone) becomes the first night.
 #
 # A regression is confirmed before the night fails (CONFIRM=1, the default): the profile runs once
-# more and the baseline is compared with that run too; only when it regresses again does the
+# more and that run is compared against the nights too; only when it regresses again does the
 # script exit 3. On a shared machine a whole run can be slowed by someone else's job (a CPU device
 # loses half its speed when another process takes one of two cores); that does not repeat on
-# demand, a real regression does. Both runs stay in history/.
+# demand, a real regression does. Both runs stay in history/; the one that passed joins the
+# baseline.
 #
 # Environment: GPUBENCH      the binary (default build/gpubench)
 #              RESULTS_DIR   where history/, baselines/ and reports/ live (default results)
 #              RUN_OPTS      more options for `gpubench run` (e.g. "--backend cuda")
 #              PRICES        a price sheet for the report (optional)
 #              CONFIRM       0: fail on the first comparison, without a confirming run
+#              NIGHTS        how many accepted nights the baseline keeps (default 14)
 set -uo pipefail
 
 gb=${GPUBENCH:-build/gpubench}
@@ -31,6 +44,7 @@ usage() {
   sed -n '2,4p' "$0" | sed 's/^# //' >&2
   exit 2
 }
+keep=${NIGHTS:-14}
 [ $# -ge 1 ] || usage
 if ! command -v "$gb" >/dev/null 2>&1 && [ ! -x "$gb" ]; then
   echo "nightly: $gb not found (build first: scripts/bootstrap.sh, or set GPUBENCH)" >&2
@@ -38,8 +52,9 @@ if ! command -v "$gb" >/dev/null 2>&1 && [ ! -x "$gb" ]; then
 fi
 
 if [ "$1" = --promote ]; then
-  [ $# -eq 2 ] || usage
-  exec "$gb" baseline "$2" --dir "$dir/baselines"
+  [ $# -ge 2 ] || usage
+  shift
+  exec "$gb" baseline "$@" --dir "$dir/baselines" --keep "$keep"
 fi
 
 profile=$1
@@ -66,23 +81,35 @@ esac
 [ -s "$new" ] || { echo "nightly: the run wrote no results file" >&2; exit 2; }
 
 base=$("$gb" baseline "$new" --dir "$dir/baselines" --print-path) || exit 2
+nights=${base%.json}
 report="$dir/reports/$name-$stamp"
 prices=()
 [ -n "${PRICES:-}" ] && prices=(--prices "$PRICES")
 
-if [ ! -f "$base" ]; then
+# Adds an accepted run to the baseline's nights (a failure to do so does not fail the night).
+promote() {
+  "$gb" baseline "$1" --dir "$dir/baselines" --keep "$keep" ||
+    echo "nightly: $1 could not join the baseline" >&2
+}
+
+if [ ! -f "$base" ] && [ ! -d "$nights/nights" ]; then
   echo "nightly: no baseline yet for this host and device: promoting $new"
-  "$gb" baseline "$new" --dir "$dir/baselines" || exit 2
+  "$gb" baseline "$new" --dir "$dir/baselines" --keep "$keep" || exit 2
   "$gb" report "$new" -o "$report" --title "gpubench nightly: $name, $stamp (first run)" \
     "${prices[@]}" || echo "nightly: the report is incomplete (see $report)" >&2
   exit 0
 fi
+if ! ls "$nights"/nights/*.json >/dev/null 2>&1; then
+  # A baseline from before nights: it becomes the first night.
+  "$gb" baseline "$base" --dir "$dir/baselines" --keep "$keep" || exit 2
+fi
 
 mkdir -p "$report" || exit 2
-"$gb" compare "$base" "$new" --markdown "$report/compare.md" --json "$report/compare.json" \
+"$gb" compare "$nights" "$new" --markdown "$report/compare.md" --json "$report/compare.json" \
   --junit "$report/junit.xml" "$@"
 rc=$?
 runs=("$new")
+accepted=$new
 if [ $rc -eq 3 ] && [ "${CONFIRM:-1}" = 1 ]; then
   again="$dir/history/$name-$stamp-confirm.json"
   echo "nightly: regression: confirming with a second run -> $again"
@@ -90,17 +117,25 @@ if [ $rc -eq 3 ] && [ "${CONFIRM:-1}" = 1 ]; then
   "$gb" run "$profile" -q -o "$again" ${RUN_OPTS:-} >/dev/null
   rerun=$?
   if [ $rerun -le 1 ] && [ -s "$again" ]; then
-    "$gb" compare "$base" "$again" --markdown "$report/compare.md" --json "$report/compare.json" \
+    "$gb" compare "$nights" "$again" --markdown "$report/compare.md" --json "$report/compare.json" \
       --junit "$report/junit.xml" "$@"
     rc=$?
     runs+=("$again")
+    accepted=$again
     [ $rc -eq 0 ] && echo "nightly: the regression did not repeat: not reported"
   else
     echo "nightly: the confirming run failed (exit $rerun): keeping the first verdict" >&2
   fi
 fi
-"$gb" report "$base" "${runs[@]}" -o "$report" \
+# The report puts the newest baseline night beside tonight's runs: made before tonight joins it.
+bases=()
+[ -f "$base" ] && bases=("$base")
+"$gb" report "${bases[@]}" "${runs[@]}" -o "$report" \
   --title "gpubench nightly: $name, $stamp against the baseline" \
   "${prices[@]}" >/dev/null || echo "nightly: the report is incomplete (see $report)" >&2
-echo "nightly: $new against $base: compare exit $rc; report in $report/index.html"
+case $rc in
+  0) promote "$accepted" ;;
+  3) echo "nightly: a regression: $accepted does not join the baseline" ;;
+esac
+echo "nightly: $new against the nights of $nights: compare exit $rc; report in $report/index.html"
 exit $rc

@@ -1,8 +1,11 @@
 /* gpubench baseline RESULTS.json [OPTIONS]: promotes a run to the baseline a nightly job compares
- * against (the name and the copy: compare/baseline.h). */
+ * against: the newest accepted run and one more of its nights (the names, the copy and the
+ * nights: compare/baseline.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -10,20 +13,40 @@
 #include "compare/baseline.h"
 
 static const char usage[] =
-    "usage: gpubench baseline RESULTS.json [--dir DIR] [--print-path] [--force]\n"
-    "  promotes a run to the baseline DIR/<host>-<device>-<profile>.json (DIR default "
-    "results/baselines)\n"
-    "  --print-path  only print the baseline path this run belongs to\n"
+    "usage: gpubench baseline RESULTS.json [--dir DIR] [--keep K] [--restart] [--print-path]\n"
+    "                         [--force]\n"
+    "  promotes a run to the baseline DIR/<host>-<device>-<profile>.json (DIR default\n"
+    "  results/baselines) and adds it to the nights of DIR/<host>-<device>-<profile>/, which\n"
+    "  `gpubench compare DIR/<host>-<device>-<profile> NEW.json` judges NEW against\n"
+    "  --keep K      keep the last K nights, 1..100 (default 14)\n"
+    "  --restart     drop the nights first: this run is the first (after an intended change)\n"
+    "  --print-path  only print the baseline path this run belongs to (the nights: the same\n"
+    "                path without .json)\n"
     "  --force       promote an interrupted run too\n";
 static const struct gb__cmd cmd = {"baseline", usage, 1, 1, "RESULTS.json", "one results file"};
 
 struct baseline_args {
-    bool print_path, force;
+    bool print_path, force, restart;
     const char *dir;
+    size_t keep;
 };
+
+static int parse_keep(void *target, const char *name, const char *value)
+{
+    struct baseline_args *a = target;
+    char *end;
+    errno = 0;
+    long k = strtol(value, &end, 10);
+    if (end == value || *end || errno || k < 1 || k > 100)
+        return GB_USER_FAIL(GB_EINVAL, "--%s wants 1..100 nights, got '%s'", name, value);
+    a->keep = (size_t)k;
+    return 0;
+}
 
 static const struct gb__opt baseline_options[] = {
     GB__TEXT(struct baseline_args, dir, "dir", 0),
+    GB__PARSED("keep", 0, true, parse_keep),
+    GB__FLAG(struct baseline_args, restart, "restart", 0),
     GB__FLAG(struct baseline_args, print_path, "print-path", 0),
     GB__FLAG(struct baseline_args, force, "force", 0),
     GB__END,
@@ -31,7 +54,7 @@ static const struct gb__opt baseline_options[] = {
 
 int gb_cmd_baseline(int argc, char **argv)
 {
-    struct baseline_args a = {.dir = "results/baselines"};
+    struct baseline_args a = {.dir = "results/baselines", .keep = GB_BASELINE_KEEP};
     enum gb_exit rc;
     int first = gb__parse_options(&cmd, argc, argv, GB__GROUPS({baseline_options, &a}), &rc);
     if (first < 0)
@@ -72,14 +95,41 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", a.dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
+    /* The nights folder is the baseline's path without ".json". A baseline from before nights
+     * (the file without its folder) becomes the first night, unless this is a restart. */
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%.*s", (int)(strlen(path) - 5), path);
+    struct gb_nights had;
+    gb_error_clear();
+    if (gb_baseline_read_nights(folder, &had)) {
+        fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    size_t nights_before = had.n;
+    gb_nights_free(&had);
+    gb_error_clear();
+    if (nights_before == 0 && !a.restart && access(path, F_OK) == 0) {
+        if (gb_baseline_add_night(folder, path, a.keep, false, NULL)) {
+            fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
+            return GB_EXIT_USAGE;
+        }
+        printf("baseline: %s, from before nights, is the first night of %s\n", path, folder);
+    }
     gb_error_clear();
     if (gb_baseline_copy(file, path)) {
+        fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    size_t kept = 0;
+    gb_error_clear();
+    if (gb_baseline_add_night(folder, file, a.keep, a.restart, &kept)) {
         fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
     printf("baseline: %s -> %s (%zu ok results", file, path, ok);
     if (failed)
         printf(", %zu failed: they will compare as FAILED in both, not as regressions", failed);
-    printf(")\n");
+    printf("); %zu night%s of at most %zu in %s/nights%s\n", kept, kept == 1 ? "" : "s", a.keep,
+           folder, a.restart ? " (restarted)" : "");
     return GB_EXIT_OK;
 }

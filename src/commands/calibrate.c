@@ -10,18 +10,24 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "common.h"
+#include "compare/baseline.h"
 #include "compare/calibrate.h"
 #include "harness/runner.h"
 
 static const char usage[] =
     "usage: gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [OPTIONS]\n"
-    "       gpubench calibrate --from RESULTS.json... [--json FILE] [compare options]\n"
+    "       gpubench calibrate --from RESULTS.json... [--json FILE] [--baseline DIR]\n"
+    "                          [compare options]\n"
     "  A/A runs: runs the profile RUNS times, then shows each case's run-to-run noise and the\n"
     "  threshold that would have raised no false alarm, with a suggested compare command line\n"
     "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
     "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
     "      --json FILE         also write the analysis as JSON\n"
+    "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"
+    "                          DIR/<host>-<device>-<profile>/thresholds.json, which compare\n"
+    "                          against that baseline's nights then uses (DIR: results/baselines)\n"
     "      --from              analyse these results files (runs of one profile) instead\n"
     "options of run:\n" GB__RUN_OPTIONS_HELP "options of compare:\n" GB__COMPARE_OPTIONS_HELP
     "exit status: 0 done, 1 a run could not be written, 2 usage, profile or device error,\n"
@@ -31,7 +37,7 @@ static const struct gb__cmd cmd = {"calibrate", usage, 1, -1, "PROFILE", NULL};
 struct calibrate_args {
     long runs;
     bool runs_given, from;
-    const char *dir, *json;
+    const char *dir, *json, *baseline;
 };
 
 static int parse_runs(void *target, const char *name, const char *value)
@@ -50,25 +56,50 @@ static const struct gb__opt calibrate_options[] = {
     GB__PARSED("runs", 'n', true, parse_runs),
     GB__TEXT(struct calibrate_args, dir, "dir", 0),
     GB__TEXT(struct calibrate_args, json, "json", 0),
+    GB__TEXT(struct calibrate_args, baseline, "baseline", 0),
     GB__FLAG(struct calibrate_args, from, "from", 0),
     GB__END,
 };
 
-/* Reports on runs[0..n) from paths[0..n) (GB_EXIT_USAGE when the analysis refuses them). */
+/* Reports on runs[0..n) from paths[0..n) (GB_EXIT_USAGE when the analysis refuses them); with
+ * c->baseline, the JSON goes to the baseline's thresholds.json too. */
 static enum gb_exit report(const struct gb_results *runs, const char *const *paths, size_t n,
-                           const struct gb_compare_opts *co, const char *json)
+                           const struct gb_compare_opts *co, const struct calibrate_args *c)
 {
+    char learned[4200] = "", name[512];
+    if (c->baseline && n > 0) {
+        gb_baseline_name(&runs[0], name, sizeof name);
+        name[strlen(name) - 5] = '\0'; /* the folder: the name without ".json" */
+        char folder[4096];
+        snprintf(folder, sizeof folder, "%s/%s", c->baseline, name);
+        if (gb_mkdir_p(folder, 0777) != 0) {
+            fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", folder,
+                    strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        snprintf(learned, sizeof learned, "%s/thresholds.json", folder);
+    }
     gb_error_clear();
-    if (gb_calibrate_report(stdout, runs, paths, n, co, json)) {
+    if (gb_calibrate_report(stdout, runs, paths, n, co, learned[0] ? learned : c->json)) {
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
+    }
+    if (learned[0]) {
+        gb_error_clear();
+        if (c->json && gb_baseline_copy(learned, c->json)) {
+            fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+            return GB_EXIT_USAGE;
+        }
+        printf("Learned thresholds kept in %s: `gpubench compare` against that baseline's "
+               "nights uses each case's suggestion (--threshold / --suite-threshold override).\n",
+               learned);
     }
     return GB_EXIT_OK;
 }
 
 /* --from: the analysis of the results files paths[0..n). */
 static enum gb_exit analyse_files(const char *const *paths, size_t n,
-                                  const struct gb_compare_opts *co, const char *json)
+                                  const struct gb_compare_opts *co, const struct calibrate_args *c)
 {
     struct gb_results *rs = calloc(n, sizeof *rs);
     if (!rs)
@@ -84,7 +115,7 @@ static enum gb_exit analyse_files(const char *const *paths, size_t n,
         }
     }
     if (rc == GB_EXIT_OK)
-        rc = report(rs, paths, n, co, json);
+        rc = report(rs, paths, n, co, c);
     for (size_t i = 0; i < nread; i++)
         gb_results_free(&rs[i]);
     free(rs);
@@ -147,7 +178,7 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
         }
     }
     if (rc == GB_EXIT_OK)
-        rc = report(rs, path_ptrs, (size_t)done, co, c->json);
+        rc = report(rs, path_ptrs, (size_t)done, co, c);
     for (long i = 0; rs && i < runs; i++)
         gb_results_free(&rs[i]);
     free(rs);
@@ -175,10 +206,11 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
     if (c.from) {
         if (a.out || a.backend || a.device || a.suite || a.nsets || a.quiet || c.runs_given ||
             c.dir)
-            return gb__usage_error(&cmd, "--from takes only --json and compare options");
+            return gb__usage_error(&cmd,
+                                   "--from takes only --json, --baseline and compare options");
         if (n < 2)
             return gb__usage_error(&cmd, "--from needs at least two results files of one profile");
-        return analyse_files((const char *const *)argv + first, (size_t)n, &co, c.json);
+        return analyse_files((const char *const *)argv + first, (size_t)n, &co, &c);
     }
     if (n != 1)
         return gb__usage_error(&cmd, "expects exactly one PROFILE");

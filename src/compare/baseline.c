@@ -2,9 +2,11 @@
 #include "compare/baseline.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,5 +109,188 @@ int gb_baseline_copy(const char *src, const char *dst)
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: %s", dst, strerror(errno));
         unlink(tmp);
     }
+    return rc;
+}
+
+/* ---- nights -------------------------------------------------------------------------------- */
+
+struct night_file {
+    char *path;
+    char start[32]; /* the run's start_utc; "" when it cannot be read */
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct night_file *x = a, *y = b;
+    int c = strcmp(x->start, y->start);
+    return c ? c : strcmp(x->path, y->path);
+}
+
+/* The *.json files of <folder>/nights into *files (paths malloc'd), unsorted. A missing folder
+ * is no file. */
+static int list_nights(const char *folder, struct night_file **files, size_t *n)
+{
+    *files = NULL;
+    *n = 0;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/nights", folder);
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0
+                               : GB_USER_FAIL(GB_EIO, "cannot read %s: %s", dir, strerror(errno));
+    size_t cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        struct night_file *g = gb_grow(*files, &cap, *n + 1, sizeof *g);
+        char *p = malloc(strlen(dir) + l + 2);
+        if (!g || !p) {
+            if (g)
+                *files = g;
+            free(p);
+            rc = GB_FAIL(GB_ENOMEM, "the nights of %s", folder);
+            break;
+        }
+        *files = g;
+        sprintf(p, "%s/%s", dir, e->d_name);
+        (*files)[(*n)++] = (struct night_file){.path = p};
+    }
+    closedir(d);
+    return rc;
+}
+
+static void free_files(struct night_file *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(f[i].path);
+    free(f);
+}
+
+void gb_nights_free(struct gb_nights *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->n; i++) {
+        gb_results_free(&n->runs[i]);
+        free(n->paths[i]);
+    }
+    free(n->runs);
+    free(n->paths);
+    memset(n, 0, sizeof *n);
+}
+
+int gb_baseline_read_nights(const char *folder, struct gb_nights *out)
+{
+    memset(out, 0, sizeof *out);
+    struct night_file *f;
+    size_t n;
+    int rc = list_nights(folder, &f, &n);
+    if (rc || n == 0) {
+        free_files(f, n);
+        return rc;
+    }
+    struct gb_results *runs = calloc(n, sizeof *runs);
+    if (!runs) {
+        free_files(f, n);
+        return GB_FAIL(GB_ENOMEM, "%zu nights", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = gb_results_read(f[i].path, &runs[i])) != 0) {
+            for (size_t k = 0; k < i; k++)
+                gb_results_free(&runs[k]);
+            free(runs);
+            free_files(f, n);
+            return rc;
+        }
+        snprintf(f[i].start, sizeof f[i].start, "%s", runs[i].run.start_utc);
+    }
+    /* Sort the files, then put each run where its file went. */
+    struct {
+        struct night_file f;
+        size_t run;
+    } *order = calloc(n, sizeof *order);
+    out->runs = calloc(n, sizeof *out->runs);
+    out->paths = calloc(n, sizeof *out->paths);
+    if (!order || !out->runs || !out->paths) {
+        for (size_t k = 0; k < n; k++)
+            gb_results_free(&runs[k]);
+        free(runs);
+        free(order);
+        free_files(f, n);
+        free(out->runs);
+        free(out->paths);
+        memset(out, 0, sizeof *out);
+        return GB_FAIL(GB_ENOMEM, "%zu nights", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        order[i].f = f[i];
+        order[i].run = i;
+    }
+    /* by_start compares the leading struct night_file of each element. */
+    qsort(order, n, sizeof *order, by_start);
+    for (size_t i = 0; i < n; i++) {
+        out->runs[i] = runs[order[i].run];
+        out->paths[i] = order[i].f.path;
+    }
+    out->n = n;
+    free(order);
+    free(runs);
+    free(f); /* the paths now belong to out */
+    return 0;
+}
+
+/* Removes every file of <folder>/nights. */
+static int remove_nights(const char *folder)
+{
+    struct night_file *f;
+    size_t n;
+    int rc = list_nights(folder, &f, &n);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (unlink(f[i].path) != 0)
+            rc = GB_USER_FAIL(GB_EIO, "cannot remove %s: %s", f[i].path, strerror(errno));
+    free_files(f, n);
+    return rc;
+}
+
+int gb_baseline_add_night(const char *folder, const char *file, size_t keep, bool restart,
+                          size_t *kept)
+{
+    char dir[4200], dst[8400];
+    snprintf(dir, sizeof dir, "%s/nights", folder);
+    if (gb_mkdir_p(dir, 0777) != 0)
+        return GB_USER_FAIL(GB_EIO, "cannot create %s: %s", dir, strerror(errno));
+    int rc;
+    if (restart && (rc = remove_nights(folder)) != 0)
+        return rc;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    snprintf(dst, sizeof dst, "%s/%s", dir, base);
+    if ((rc = gb_baseline_copy(file, dst)) != 0)
+        return rc;
+    struct night_file *f;
+    size_t n;
+    if ((rc = list_nights(folder, &f, &n)) != 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        struct gb_results rs;
+        if (gb_results_read(f[i].path, &rs) == 0) {
+            snprintf(f[i].start, sizeof f[i].start, "%s", rs.run.start_utc);
+            gb_results_free(&rs);
+        }
+    }
+    gb_error_clear();
+    qsort(f, n, sizeof *f, by_start);
+    size_t gone = 0;
+    for (size_t i = 0; keep >= 1 && i + keep < n; i++, gone++)
+        if (unlink(f[i].path) != 0) {
+            rc = GB_USER_FAIL(GB_EIO, "cannot remove %s: %s", f[i].path, strerror(errno));
+            break;
+        }
+    free_files(f, n);
+    if (kept)
+        *kept = n - gone;
     return rc;
 }

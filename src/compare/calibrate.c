@@ -15,7 +15,7 @@
 
 struct calib_case {
     char key[1600];
-    char suite[32], case_name[64], device[256], params[512], unit[16];
+    char suite[32], case_name[64], backend[16], device[256], params[512], unit[16];
     double min_med, max_med; /* over every run */
     double noise;            /* largest within-run noise seen */
     double needed;           /* smallest threshold with no false alarm */
@@ -46,6 +46,7 @@ static struct calib_case *calib_find(struct calib *cb, const struct gb_compare_r
         return k;
     snprintf(k->suite, sizeof k->suite, "%s", r->suite);
     snprintf(k->case_name, sizeof k->case_name, "%s", r->case_name);
+    snprintf(k->backend, sizeof k->backend, "%s", r->backend);
     snprintf(k->device, sizeof k->device, "%s", row->device);
     snprintf(k->params, sizeof k->params, "%s", row->params);
     snprintf(k->unit, sizeof k->unit, "%s", r->unit);
@@ -224,12 +225,14 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
         for (size_t i = 0; i < cb.n; i++) {
             const struct calib_case *k = &cb.c[i];
             json_array_append_new(
-                cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:I, s:I}",
-                                 "suite", k->suite, "case", k->case_name, "device", k->device,
-                                 "params", k->params, "unit", k->unit, "min_median", k->min_med,
-                                 "max_median", k->max_med, "noise", k->noise,
-                                 "no_alarm_threshold", k->needed, "alarms",
-                                 (json_int_t)k->alarms, "pairs", (json_int_t)k->pairs));
+                cases,
+                json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
+                          "suite", k->suite, "case", k->case_name, "backend", k->backend,
+                          "device", k->device, "params", k->params, "unit", k->unit,
+                          "min_median", k->min_med, "max_median", k->max_med, "noise", k->noise,
+                          "no_alarm_threshold", k->needed, "suggested_threshold",
+                          suggest(k->needed), "alarms", (json_int_t)k->alarms, "pairs",
+                          (json_int_t)k->pairs));
         }
         json_object_set_new(root, "cases", cases);
         if (json_dump_file(root, json_path, JSON_INDENT(2)) != 0)
@@ -241,4 +244,52 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
     if (!rc && ferror(f))
         rc = GB_FAIL(GB_EIO, "writing the calibration");
     return rc;
+}
+
+int gb_learned_read(const char *path, struct gb_learned *out)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return gb_error_set(GB_EIO, NULL, 0, "%s: %s", path, je.text);
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    json_t *cases = json_object_get(root, "cases");
+    if (!schema || strcmp(schema, "gpubench-calibration/1") != 0 || !json_is_array(cases)) {
+        json_decref(root);
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "%s is not a calibration (schema gpubench-calibration/1 with cases)",
+                            path);
+    }
+    out->t = calloc(json_array_size(cases) + 1, sizeof *out->t);
+    if (!out->t) {
+        json_decref(root);
+        return GB_FAIL(GB_ENOMEM, "%zu learned thresholds", json_array_size(cases));
+    }
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c)
+    {
+        const char *suite = json_string_value(json_object_get(c, "suite"));
+        const char *name = json_string_value(json_object_get(c, "case"));
+        const char *backend = json_string_value(json_object_get(c, "backend"));
+        const char *device = json_string_value(json_object_get(c, "device"));
+        const char *params = json_string_value(json_object_get(c, "params"));
+        json_t *sug = json_object_get(c, "suggested_threshold");
+        json_t *need = json_object_get(c, "no_alarm_threshold");
+        double t = json_is_number(sug)    ? json_number_value(sug)
+                   : json_is_number(need) ? suggest(json_number_value(need))
+                                          : NAN;
+        if (!suite || !name || !device || !params || !(t > 0.0) || !isfinite(t))
+            continue; /* not a case this version understands: it keeps the default */
+        struct gb_learned_threshold *l = &out->t[out->n++];
+        snprintf(l->suite, sizeof l->suite, "%s", suite);
+        snprintf(l->case_name, sizeof l->case_name, "%s", name);
+        snprintf(l->backend, sizeof l->backend, "%s", backend ? backend : "");
+        snprintf(l->device, sizeof l->device, "%s", device);
+        snprintf(l->params, sizeof l->params, "%s", params);
+        l->threshold = t;
+    }
+    json_decref(root);
+    return 0;
 }

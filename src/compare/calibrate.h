@@ -28,8 +28,16 @@
  * suggested_command, suites{name: {no_alarm_threshold, suggested_threshold, worst_case,
  * worst_params}}, cases[]; thresholds as fractions). Returns 0, or GB_EINVAL with a message
  * (fewer than 2 runs, no ok case in common, runs gb_compare_results refuses), GB_EIO (f or
- * json_path cannot be written), GB_ENOMEM. */
+ * json_path cannot be written), GB_ENOMEM. Each case in the JSON also has its "backend" and
+ * "suggested_threshold" (1.5x its no-alarm threshold rounded up, at least 1%): the threshold
+ * the nightly gate learns for it (gb_learned_read). */
 int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths, size_t n,
                         const struct gb_compare_opts *o, const char *json_path);
+
+/* Reads the per-case thresholds of a calibration JSON written above into *out (free with
+ * gb_learned_free): each case's suggested_threshold (in a file without it, the suggestion made
+ * from no_alarm_threshold); a case without a backend matches any. Returns 0, or GB_EIO
+ * (unreadable, not JSON) / GB_EINVAL (not a calibration) with a message; GB_ENOMEM. */
+int gb_learned_read(const char *path, struct gb_learned *out);
 
 #endif

@@ -18,7 +18,7 @@
 #define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
 
 static const char *const verdict_names[GB_VERDICT_COUNT] = {
-    "SAME", "FASTER", "SLOWER", "UNSTABLE", "NEW", "MISSING", "SKIPPED", "FAILED",
+    "SAME", "FASTER", "SLOWER", "UNSTABLE", "NEW", "MISSING", "SKIPPED", "FAILED", "LEARNING",
 };
 
 const char *gb_verdict_name(enum gb_verdict v)
@@ -31,6 +31,8 @@ void gb_compare_opts_default(struct gb_compare_opts *o)
     memset(o, 0, sizeof *o);
     o->alpha = 0.01;
     o->threshold = 0.05;
+    o->mads = 3.0;
+    o->min_nights = 5;
 }
 
 double gb_compare_threshold(const struct gb_compare_opts *o, const char *suite)
@@ -39,6 +41,14 @@ double gb_compare_threshold(const struct gb_compare_opts *o, const char *suite)
         if (strcmp(o->suite_threshold[i].suite, suite) == 0)
             return o->suite_threshold[i].threshold;
     return o->threshold;
+}
+
+bool gb_compare_suite_threshold_given(const struct gb_compare_opts *o, const char *suite)
+{
+    for (size_t i = 0; i < o->nsuite_thresholds; i++)
+        if (strcmp(o->suite_threshold[i].suite, suite) == 0)
+            return true;
+    return false;
 }
 
 /* "0.05" or "5%" into a fraction; false when it is not a number in (0, 100]. */
@@ -70,10 +80,31 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
         return 0;
     }
     bool alpha = strcmp(name, "alpha") == 0, threshold = strcmp(name, "threshold") == 0;
-    if (!alpha && !threshold && strcmp(name, "suite-threshold") != 0)
+    bool mads = strcmp(name, "mads") == 0, min_nights = strcmp(name, "min-nights") == 0;
+    if (!alpha && !threshold && !mads && !min_nights && strcmp(name, "suite-threshold") != 0)
         return GB__USER_ERR(GB_EINVAL, "--%s is not a compare option", name);
     if (!value)
         return GB__USER_ERR(GB_EINVAL, "--%s needs a value", name);
+    if (mads) {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0.0 && v <= 100.0))
+            return GB__USER_ERR(GB_EINVAL,
+                                "--mads wants a number of standard deviations in (0, 100], got "
+                                "'%s'",
+                                value);
+        o->mads = v;
+        return 0;
+    }
+    if (min_nights) {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || errno || v < 3 || v > 1000)
+            return GB__USER_ERR(GB_EINVAL, "--min-nights wants 3..1000 nights, got '%s'", value);
+        o->min_nights = (size_t)v;
+        return 0;
+    }
     if (alpha) {
         char *end;
         double v = strtod(value, &end);
@@ -88,6 +119,7 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
             return GB__USER_ERR(GB_EINVAL,
                                 "--threshold wants a relative change such as 0.05 or 5%%, got '%s'",
                                 value);
+        o->threshold_given = true;
         return 0;
     }
     const char *eq = strchr(value, '=');
@@ -628,29 +660,101 @@ static const struct gb_result *row_result(const struct gb_compare_row *r)
     return r->base ? r->base : r->next;
 }
 
+/* Whether a row was judged against the nights (its nights columns mean something). */
+static bool judged_by_nights(const struct gb_compare_row *r)
+{
+    return r->nights.threshold_source != NULL;
+}
+
+/* The nights columns of a row: z, nights used, spread, catches ("-" where they do not apply). */
+static void fmt_nights(const struct gb_compare_row *r, char *z, char *n, char *spread,
+                       char *catches, size_t len)
+{
+    snprintf(z, len, "-");
+    snprintf(n, len, "-");
+    snprintf(spread, len, "-");
+    snprintf(catches, len, "-");
+    if (!judged_by_nights(r))
+        return;
+    snprintf(n, len, "%zu", r->nights.n);
+    if (r->nights.n >= 2 || isfinite(r->nights.z))
+        snprintf(spread, len, "%.1f%%", 100.0 * r->nights.spread);
+    if (isfinite(r->nights.z))
+        snprintf(z, len, "%+.1f", r->nights.z);
+    /* A slowdown of 100% or more as the factor of time it means: "x2.4". */
+    if (isfinite(r->nights.catches) && r->nights.catches < 1.0)
+        snprintf(catches, len, "%.0f%%", 100.0 * r->nights.catches);
+    else if (isfinite(r->nights.catches))
+        snprintf(catches, len, "x%.3g", 1.0 + r->nights.catches);
+}
+
+/* The cut the rows with all the nights used (NAN when none). */
+static double full_cut(const struct gb_comparison *c)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        if (judged_by_nights(&c->rows[i]) && c->rows[i].nights.n == c->nnights &&
+            isfinite(c->rows[i].nights.cut))
+            return c->rows[i].nights.cut;
+    return NAN;
+}
+
 static void header_lines(FILE *f, const struct gb_comparison *c, const char *prefix)
 {
     const struct gb_results *sides[2] = {c->base, c->next};
     const char *paths[2] = {c->base_path, c->next_path};
     const char *names[2] = {"BASE", "NEW "};
-    for (int s = 0; s < 2; s++)
+    if (c->nnights) {
+        const struct gb_results *last = &c->nights[c->nnights - 1];
+        fprintf(f,
+                "%sBASE %s: %zu night%s, %s .. %s; the newest %s: host %s, gpubench %s (%s), "
+                "profile '%s'\n",
+                prefix, c->baseline ? c->baseline : "?", c->nnights, c->nnights == 1 ? "" : "s",
+                c->nights[0].run.start_utc, last->run.start_utc, c->night_paths[c->nnights - 1],
+                last->run.host, last->run.gpubench_version, last->run.git_commit,
+                last->run.profile_name);
+    }
+    for (int s = c->nnights ? 1 : 0; s < 2; s++)
         fprintf(f, "%s%s %s: host %s, %s, gpubench %s (%s), profile '%s'\n", prefix, names[s],
                 paths[s] ? paths[s] : "?", sides[s]->run.host, sides[s]->run.start_utc,
                 sides[s]->run.gpubench_version, sides[s]->run.git_commit,
                 sides[s]->run.profile_name);
-    fprintf(f, "%sthreshold %.3g%%", prefix, 100.0 * c->opts.threshold);
+    fprintf(f, "%sthreshold %.3g%%%s", prefix, 100.0 * c->opts.threshold,
+            c->nnights && c->opts.threshold_given ? " (given)" : "");
     for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
         fprintf(f, "%s%s %.3g%%", i ? ", " : " (", c->opts.suite_threshold[i].suite,
                 100.0 * c->opts.suite_threshold[i].threshold);
-    fprintf(f, "%s, alpha %g (two-sided Mann-Whitney U on the samples)%s\n",
-            c->opts.nsuite_thresholds ? ")" : "", c->opts.alpha,
+    if (!c->nnights) {
+        fprintf(f,
+                "%s, alpha %g (two-sided Mann-Whitney U on the samples: it judges within-run "
+                "noise only; against a baseline of nights, compare judges the spread between "
+                "runs)%s\n",
+                c->opts.nsuite_thresholds ? ")" : "", c->opts.alpha,
+                c->opts.fail_on_faster ? "; FASTER fails too" : "");
+        return;
+    }
+    if (c->opts.nsuite_thresholds)
+        fputc(')', f);
+    if (c->learned)
+        fprintf(f, ", learned per case for %zu case%s", c->learned, c->learned == 1 ? "" : "s");
+    char cut[64] = "";
+    double fc = full_cut(c);
+    if (isfinite(fc))
+        snprintf(cut, sizeof cut, ": %.1f for %zu nights", fc, c->nnights);
+    fprintf(f,
+            "; a regression is also outside the nights' spread: more than the cut (the %g-sigma "
+            "tail%s) in MADs from their median; learning below %zu nights%s\n",
+            c->opts.mads, cut, c->opts.min_nights,
             c->opts.fail_on_faster ? "; FASTER fails too" : "");
 }
 
 /* "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)", without a newline. */
 static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%zu pairs compared:", c->matched);
+    if (c->nnights)
+        snprintf(buf, len, "%zu cases compared against %zu night%s:", c->matched, c->nnights,
+                 c->nnights == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%zu pairs compared:", c->matched);
     bool first = true;
     for (int v = 0; v < GB_VERDICT_COUNT; v++) {
         if (!c->counts[v])
@@ -670,6 +774,30 @@ static void summary_line(FILE *f, const struct gb_comparison *c)
     char s[512];
     summary_text(c, s, sizeof s);
     fprintf(f, "%s\n", s);
+}
+
+/* One line per regression, against nights: how far outside the nights' spread it lies. */
+static void regression_lines(FILE *f, const struct gb_comparison *c, const char *prefix)
+{
+    if (!c->nnights)
+        return;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        if (!row->regression)
+            continue;
+        const struct gb_result *r = row_result(row);
+        fprintf(f, "%sregression: %s %s%s%s on %s: ", prefix, r->suite, r->case_name,
+                row->params[0] ? " " : "", row->params, row->device);
+        if (judged_by_nights(row))
+            fprintf(f,
+                    "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut "
+                    "%.1f, the threshold %.3g%% %s)\n",
+                    gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0),
+                    fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread,
+                    row->nights.cut, 100.0 * row->threshold, row->nights.threshold_source);
+        else
+            fprintf(f, "%s: %s\n", gb_verdict_name(row->j.verdict), row->note);
+    }
 }
 
 int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_changes)
@@ -701,9 +829,13 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
     }
     if (w_dev > 28)
         w_dev = 28;
-    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s %6s %6s  %s\n", "verdict", w_suite,
-            "suite", w_case, "case", w_dev, "device", w_par, "params", "base", "new", w_unit,
-            "unit", "change", "p", "noise", "note");
+    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite",
+            w_case, "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit",
+            "change");
+    if (c->nnights)
+        fprintf(f, "%6s %6s %6s %7s  %s\n", "z", "nights", "spread", "catches", "note");
+    else
+        fprintf(f, "%6s %6s  %s\n", "p", "noise", "note");
     for (size_t i = 0; i < c->nrows; i++) {
         const struct gb_compare_row *row = &c->rows[i];
         if (only_changes && row->j.verdict == GB_VERDICT_SAME)
@@ -713,14 +845,22 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
         fmt_num(row->j.base_median, b, sizeof b);
         fmt_num(row->j.next_median, n, sizeof n);
         fmt_change(row, ch, sizeof ch);
-        fmt_p(row, p, sizeof p);
-        fmt_noise(row, nz, sizeof nz);
         snprintf(verdict, sizeof verdict, "%s%s", gb_verdict_name(row->j.verdict),
                  row->regression ? "!" : "");
-        fprintf(f, "%-9s %-*s %-*s %-*.*s %-*s %10s %10s %-*s %8s %6s %6s  %s\n", verdict,
-                w_suite, r->suite, w_case, r->case_name, w_dev, w_dev, row->device, w_par,
-                row->params, b, n, w_unit, r->unit, ch, p, nz, row->note);
+        fprintf(f, "%-9s %-*s %-*s %-*.*s %-*s %10s %10s %-*s %8s ", verdict, w_suite, r->suite,
+                w_case, r->case_name, w_dev, w_dev, row->device, w_par, row->params, b, n,
+                w_unit, r->unit, ch);
+        if (c->nnights) {
+            char z[16], nn[16], sp[16], ca[16];
+            fmt_nights(row, z, nn, sp, ca, sizeof z);
+            fprintf(f, "%6s %6s %6s %7s  %s\n", z, nn, sp, ca, row->note);
+        } else {
+            fmt_p(row, p, sizeof p);
+            fmt_noise(row, nz, sizeof nz);
+            fprintf(f, "%6s %6s  %s\n", p, nz, row->note);
+        }
     }
+    regression_lines(f, c, "");
     summary_line(f, c);
     return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
 }
@@ -739,9 +879,18 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
     }
     char sum[512];
     summary_text(c, sum, sizeof sum);
-    fprintf(f, "\n**%s**\n\n| verdict | suite | case | device | params | base | new | unit | "
-               "change | p | noise | note |\n|---|---|---|---|---|---:|---:|---|---:|---:|---:|---|\n",
-            sum);
+    fprintf(f, "\n**%s**\n\n", sum);
+    if (c->regressions && c->nnights) {
+        regression_lines(f, c, "- ");
+        fputc('\n', f);
+    }
+    if (c->nnights)
+        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | z | "
+                   "nights | spread | catches | note |\n"
+                   "|---|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
+    else
+        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | p | "
+                   "noise | note |\n|---|---|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < c->nrows; i++) {
         const struct gb_compare_row *row = &c->rows[i];
         const struct gb_result *r = row_result(row);
@@ -749,8 +898,6 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
         fmt_num(row->j.base_median, b, sizeof b);
         fmt_num(row->j.next_median, n, sizeof n);
         fmt_change(row, ch, sizeof ch);
-        fmt_p(row, p, sizeof p);
-        fmt_noise(row, nz, sizeof nz);
         fprintf(f, "| %s%s%s | ", row->regression ? "**" : "", gb_verdict_name(row->j.verdict),
                 row->regression ? "**" : "");
         gb_fputs_md(f, r->suite);
@@ -762,7 +909,15 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
         gb_fputs_md(f, row->params);
         fprintf(f, " | %s | %s | ", b, n);
         gb_fputs_md(f, r->unit);
-        fprintf(f, " | %s | %s | %s | ", ch, p, nz);
+        if (c->nnights) {
+            char z[16], nn[16], sp[16], ca[16];
+            fmt_nights(row, z, nn, sp, ca, sizeof z);
+            fprintf(f, " | %s | %s | %s | %s | %s | ", ch, z, nn, sp, ca);
+        } else {
+            fmt_p(row, p, sizeof p);
+            fmt_noise(row, nz, sizeof nz);
+            fprintf(f, " | %s | %s | %s | ", ch, p, nz);
+        }
         gb_fputs_md(f, row->note);
         fputs(" |\n", f);
     }
@@ -820,12 +975,25 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
         json_object_set_new(suites, c->opts.suite_threshold[i].suite,
                             json_real(c->opts.suite_threshold[i].threshold));
-    json_object_set_new(root, "policy",
-                        json_pack("{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha,
-                                  "threshold", c->opts.threshold, "suite_thresholds", suites,
-                                  "fail_on_faster", c->opts.fail_on_faster, "across_devices",
-                                  c->opts.across_devices, "test",
-                                  "two-sided Mann-Whitney U"));
+    json_t *policy = json_pack("{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha,
+                               "threshold", c->opts.threshold, "suite_thresholds", suites,
+                               "fail_on_faster", c->opts.fail_on_faster, "across_devices",
+                               c->opts.across_devices, "test",
+                               c->nnights ? "median and MAD of the baseline nights"
+                                          : "two-sided Mann-Whitney U");
+    if (c->nnights) {
+        json_object_set_new(policy, "mads", json_real(c->opts.mads));
+        json_object_set_new(policy, "min_nights", json_integer((json_int_t)c->opts.min_nights));
+        json_object_set_new(policy, "threshold_given", json_boolean(c->opts.threshold_given));
+        json_t *files = json_array();
+        for (size_t k = 0; k < c->nnights; k++)
+            json_array_append_new(files, json_string(c->night_paths[k]));
+        json_object_set_new(root, "baseline",
+                            json_pack("{s:s, s:o, s:I}", "folder",
+                                      c->baseline ? c->baseline : "", "nights", files,
+                                      "learned_thresholds", (json_int_t)c->learned));
+    }
+    json_object_set_new(root, "policy", policy);
     json_t *notes = json_array();
     for (const char *s = c->notes; *s;) {
         int l = (int)strcspn(s, "\n");
@@ -835,7 +1003,9 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     json_object_set_new(root, "notes", notes);
     json_t *counts = json_object();
     for (int v = 0; v < GB_VERDICT_COUNT; v++)
-        json_object_set_new(counts, gb_verdict_name(v), json_integer((json_int_t)c->counts[v]));
+        if (v != GB_VERDICT_LEARNING || c->nnights) /* two files never learn */
+            json_object_set_new(counts, gb_verdict_name(v),
+                                json_integer((json_int_t)c->counts[v]));
     json_object_set_new(root, "counts", counts);
     json_object_set_new(root, "pairs", json_integer((json_int_t)c->matched));
     json_object_set_new(root, "regressions", json_integer((json_int_t)c->regressions));
@@ -857,6 +1027,17 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
             isnan(row->j.ratio) ? json_null() : jnum(row->j.noise), "threshold", row->threshold,
             "base_samples", (json_int_t)(row->base ? row->base->nsamples : 0), "new_samples",
             (json_int_t)(row->next ? row->next->nsamples : 0), "note", row->note);
+        if (judged_by_nights(row)) {
+            const struct gb_night_judgement *nj = &row->nights;
+            json_object_set_new(o, "nights", json_integer((json_int_t)nj->n));
+            json_object_set_new(o, "spread", nj->n ? jnum(nj->spread) : json_null());
+            json_object_set_new(o, "mad", nj->n ? jnum(nj->mad) : json_null());
+            json_object_set_new(o, "floor", jnum(nj->floor));
+            json_object_set_new(o, "z", jnum(nj->z));
+            json_object_set_new(o, "cut", jnum(nj->cut));
+            json_object_set_new(o, "catches", jnum(nj->catches));
+            json_object_set_new(o, "threshold_source", json_string(nj->threshold_source));
+        }
         json_array_append_new(rows, o);
     }
     json_object_set_new(root, "rows", rows);
@@ -864,6 +1045,13 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     fputc('\n', f);
     json_decref(root);
     return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
+}
+
+/* The verdicts JUnit lists as skipped when they are not a regression. */
+static bool skipped_verdict(enum gb_verdict v)
+{
+    return v == GB_VERDICT_UNSTABLE || v == GB_VERDICT_MISSING || v == GB_VERDICT_SKIPPED ||
+           v == GB_VERDICT_FAILED || v == GB_VERDICT_LEARNING;
 }
 
 int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
@@ -874,9 +1062,7 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
         const struct gb_compare_row *row = &c->rows[i];
         failures += row->regression && row->j.verdict != GB_VERDICT_FAILED;
         errors += row->regression && row->j.verdict == GB_VERDICT_FAILED;
-        skipped += !row->regression &&
-                   (row->j.verdict == GB_VERDICT_UNSTABLE || row->j.verdict == GB_VERDICT_MISSING ||
-                    row->j.verdict == GB_VERDICT_SKIPPED || row->j.verdict == GB_VERDICT_FAILED);
+        skipped += !row->regression && skipped_verdict(row->j.verdict);
     }
     fprintf(f, "<testsuites name=\"gpubench compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
                "skipped=\"%zu\">\n",
@@ -897,10 +1083,7 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
             t++;
             fl += row->regression && row->j.verdict != GB_VERDICT_FAILED;
             er += row->regression && row->j.verdict == GB_VERDICT_FAILED;
-            sk += !row->regression && (row->j.verdict == GB_VERDICT_UNSTABLE ||
-                                       row->j.verdict == GB_VERDICT_MISSING ||
-                                       row->j.verdict == GB_VERDICT_SKIPPED ||
-                                       row->j.verdict == GB_VERDICT_FAILED);
+            sk += !row->regression && skipped_verdict(row->j.verdict);
         }
         fputs("  <testsuite name=\"", f);
         gb_fputs_xml(f, suite);
@@ -917,10 +1100,21 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
             fmt_change(row, ch, sizeof ch);
             fmt_p(row, p, sizeof p);
             fmt_noise(row, nz, sizeof nz);
-            snprintf(detail, sizeof detail,
-                     "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold %.3g%%%s%s",
-                     gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
-                     100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+            if (judged_by_nights(row)) {
+                char z[16], nn[16], sp[16], ca[16];
+                fmt_nights(row, z, nn, sp, ca, sizeof z);
+                snprintf(detail, sizeof detail,
+                         "%s: nights' median %s %s, new %s %s, change %s, z %s over %s nights of "
+                         "spread %s, catches %s, threshold %.3g%%%s%s",
+                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp,
+                         ca, 100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+            } else {
+                snprintf(detail, sizeof detail,
+                         "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold "
+                         "%.3g%%%s%s",
+                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
+                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+            }
             fputs("    <testcase classname=\"gpubench.", f);
             gb_fputs_xml(f, suite);
             fputs("\" name=\"", f);
@@ -935,8 +1129,7 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
             const char *tag = NULL;
             if (row->regression)
                 tag = row->j.verdict == GB_VERDICT_FAILED ? "error" : "failure";
-            else if (row->j.verdict == GB_VERDICT_UNSTABLE || row->j.verdict == GB_VERDICT_MISSING ||
-                     row->j.verdict == GB_VERDICT_SKIPPED || row->j.verdict == GB_VERDICT_FAILED)
+            else if (skipped_verdict(row->j.verdict))
                 tag = "skipped";
             if (tag) {
                 fprintf(f, "      <%s message=\"", tag);
