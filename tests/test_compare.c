@@ -321,7 +321,13 @@ static size_t inject_slowdown(const char *in, const char *outp, char *what, size
     }
     ASSERT_MSG(pick != SIZE_MAX, "no ok case with 8 samples in %s", in);
     struct gb_result *r = &rs.results[pick];
-    ASSERT_MSG(best < 0.03, "the quietest case is %.1f%% noisy", 100 * best);
+    /* A machine busy with other work can leave no case quiet enough for a 10% step to be beyond
+     * doubt; the test's premise then does not hold, which is a skip with the figure, not a
+     * failure of compare. */
+    if (!(best < 0.03))
+        SKIP("the machine is too noisy for this test: the quietest case is %.1f%% noisy "
+             "(a 10%% step needs < 3%%)",
+             100 * best);
     double f = r->better == GB_BETTER_LOWER ? 1.1 : 1.0 / 1.1;
     for (size_t k = 0; k < r->nsamples; k++)
         r->samples[k] *= f;
