@@ -45,14 +45,14 @@ static const char *unwritable(const char *out, const char *partial, const char *
 
 /* Runs the plan into rs and out; prints the summary. Returns gb_run_plan's status. */
 static int run_and_report(const struct gb_plan *plan, const char *out, bool quiet,
-                          char *const *argv, struct gb_results *rs)
+                          char *const *argv, volatile sig_atomic_t *stop, struct gb_results *rs)
 {
     fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan->ncases, plan->ndevices,
             plan->ndevices == 1 ? "" : "s", out);
     struct gb_supervise_opts o = {
         .out_path = out,
         .progress = !quiet && isatty(STDERR_FILENO) ? stderr : NULL,
-        .stop = gb__catch_stop_signals(),
+        .stop = stop,
         .exe = "/proc/self/exe",
         .argv = argv,
     };
@@ -112,6 +112,8 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     if (!a.out)
         rc = gb__default_output("run", p.name, rs.run.start_utc, ".json", out, sizeof out);
     snprintf(partial, sizeof partial, "%s.partial", out);
+    /* From here on Ctrl-C ends the run with exit 130, the results written. */
+    volatile sig_atomic_t *stop = gb__catch_stop_signals();
     rs.run.interrupted = true; /* the empty file before the first case is not a finished run */
     rs.run.cases_planned = plan.ncases;
     const char *why = rc == GB_EXIT_OK ? unwritable(out, partial, a.profile, &rs) : NULL;
@@ -121,7 +123,7 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     }
     bool ran = rc == GB_EXIT_OK;
     if (ran) {
-        int r = run_and_report(&plan, out, a.quiet, worker_argv, &rs);
+        int r = run_and_report(&plan, out, a.quiet, worker_argv, stop, &rs);
         rc = r == GB_EINTR       ? GB_EXIT_INTERRUPTED
              : r == GB_EBACKEND ? GB_EXIT_USAGE
              : r                ? GB_EXIT_CASE_FAILED
