@@ -211,3 +211,73 @@ TEST(supervise_validate_warns_about_a_case_too_long_for_its_limit)
     ASSERT_EQ(sh("%s validate %s/configs/quick.yaml 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR), 0);
     ASSERT_EQ(gb_test_count(out, "warning:"), 0);
 }
+
+/* A supervised run (the binary) and an in-process run (gb_run_plan) of one profile give the same
+ * results file shape: the same cases in the same order, on the same device entries, with the
+ * same figures, including results a suite records inside a case (tuning), multi-device cases
+ * (peer, scaling with its speedup against the one-device case) and figures derived across cases
+ * (the batching knee). Values differ run to run; the shape must not. */
+TEST_TIMEOUT(supervise_results_match_an_in_process_run, 300)
+{
+    static const char yaml[] =
+        "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, warmup_runs: 1}\n"
+        "suites:\n"
+        "  - suite: transfer\n"
+        "    params: {op: h2d, memory: pinned, mode: async, size: [4KiB, 64KiB]}\n"
+        "  - suite: batching\n"
+        "    params: {op: copies, mode: [one, each], count: 4, size: [4KiB, 64KiB]}\n"
+        "  - suite: tuning\n"
+        "    params: {kernel: dot, size: 65536, search: anneal, budget: 3}\n"
+        "  - suite: peer\n"
+        "    params: {size: 64KiB}\n"
+        "  - suite: scaling\n"
+        "    params: {workload: triad, mode: strong, ndev: [1, 2], size: 1MiB}\n"
+        "  - suite: launch\n"
+        "    params: {op: latency}\n";
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/same.yaml", dir);
+    snprintf(res, sizeof res, "%s/same.json", dir);
+    gb_test_write_file(prof, yaml);
+    struct gb_results a, b;
+    gb_test_run_profile(yaml, "all", &a);
+    int rc = sh("cd %s && %s run %s -b opencl -q -o %s 2>&1", dir, GB_TEST_EXE, prof, res);
+    ASSERT_MSG(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    ASSERT_OK(gb_results_read(res, &b));
+    ASSERT(!b.run.interrupted);
+    ASSERT_U64(b.run.cases_planned, >=, 8);
+    ASSERT_U64(a.ndevices, ==, b.ndevices);
+    for (size_t d = 0; d < a.ndevices; d++) {
+        ASSERT_STR(a.devices[d].backend, b.devices[d].backend);
+        ASSERT_EQ(a.devices[d].index, b.devices[d].index);
+    }
+    ASSERT_U64(a.nresults, ==, b.nresults);
+    bool scaled = false;
+    for (size_t i = 0; i < a.nresults; i++) {
+        const struct gb_result *x = &a.results[i], *y = &b.results[i];
+        char px[1024], py[1024];
+        gb_params_format(&x->params, px, sizeof px);
+        gb_params_format(&y->params, py, sizeof py);
+        ASSERT_STR(x->suite, y->suite);
+        ASSERT_STR(x->case_name, y->case_name);
+        ASSERT_STR(px, py);
+        ASSERT_EQ(x->device_index, y->device_index);
+        ASSERT_U64(x->nset, ==, y->nset);
+        for (size_t k = 0; k < x->nset; k++)
+            ASSERT_EQ(x->set[k], y->set[k]);
+        if (strcmp(x->suite, "tuning") != 0) { /* a tuned dot may fail its tolerance */
+            ASSERT_MSG(x->status == y->status, "%s %s: %s / %s", x->suite, px, x->reason,
+                       y->reason);
+            ASSERT_MSG(x->nfigures == y->nfigures, "%s %s: %zu figures in-process, %zu "
+                       "supervised", x->suite, px, x->nfigures, y->nfigures);
+            for (size_t k = 0; k < x->nfigures; k++)
+                ASSERT_STR(x->figures[k].name, y->figures[k].name);
+        }
+        scaled |= gb_test_figure(y, "speedup") != NULL;
+        ASSERT_U64(x->nsamples > 0, ==, y->nsamples > 0);
+    }
+    if (a.ndevices > 1)
+        ASSERT_MSG(scaled, "no speedup figure in the supervised run");
+    gb_results_free(&a);
+    gb_results_free(&b);
+}

@@ -19,6 +19,7 @@
  * the call site says otherwise); NVRTC and cuBLAS failures likewise through NV() and BL().
  */
 #include "gb-config.h"
+#include "base/util.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -338,6 +339,10 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
         out->max_wg_dims[d] = (uint32_t)p.maxThreadsDim[d];
     out->warp_size = p.warpSize > 0 ? (uint32_t)p.warpSize : 1;
     out->peak_mem_gbs = gb_cuda_peak_mem_gbs((uint64_t)memclk, (uint64_t)bus);
+    gb_format_uuid((const unsigned char *)p.uuid.bytes, out->uuid, sizeof out->uuid);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0",
+             (unsigned)p.pciDomainID & 0xffffu, (unsigned)p.pciBusID & 0xffu,
+             (unsigned)p.pciDeviceID & 0xffu);
 
     const int cc = p.major * 10 + p.minor;
     uint64_t caps = GB_CAP_FP64 | GB_CAP_GRAPH;

@@ -199,21 +199,6 @@ int gb_compare_judge(const double *base, size_t nb, const double *next, size_t n
 
 /* ---- matching ------------------------------------------------------------------------------ */
 
-/* How many devices of rs share d's backend and name, and d's position among them. */
-static void name_ordinal(const struct gb_results *rs, size_t d, size_t *pos, size_t *count)
-{
-    *pos = 0;
-    *count = 0;
-    for (size_t k = 0; k < rs->ndevices; k++) {
-        if (strcmp(rs->devices[k].backend, rs->devices[d].backend) != 0 ||
-            strcmp(rs->devices[k].info.name, rs->devices[d].info.name) != 0)
-            continue;
-        if (k < d)
-            (*pos)++;
-        (*count)++;
-    }
-}
-
 /* d's position among the devices of its backend in rs (for --across-devices). */
 static size_t backend_ordinal(const struct gb_results *rs, size_t d)
 {
@@ -223,8 +208,10 @@ static size_t backend_ordinal(const struct gb_results *rs, size_t d)
     return pos;
 }
 
-/* The device (or device set) of r: names, with "#k" for the k-th (k >= 1) of several devices of
- * one name (POCL_DEVICES="pthread pthread"); with `across`, backend positions ("opencl#0"). */
+/* The device (or device set) of r: each device's name and stable identity (gb_device_identity:
+ * its UUID, else "pci:" and its PCI address, else backend:index when the backend gives neither),
+ * "pthread-haswell-AMD EPYC [opencl:1]", so that two devices of one name pair with themselves
+ * whichever of them a file holds; with `across`, backend positions ("opencl#0"). */
 static void device_key(const struct gb_results *rs, const struct gb_result *r, bool across,
                        char *buf, size_t len)
 {
@@ -242,14 +229,9 @@ static void device_key(const struct gb_results *rs, const struct gb_result *r, b
         if (across) {
             gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].backend, backend_ordinal(rs, d));
         } else {
-            /* The first device of a name is the name alone, so that it matches the one device
-             * of that name in a file that has only one. */
-            size_t pos, count;
-            name_ordinal(rs, d, &pos, &count);
-            if (count > 1 && pos > 0)
-                gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].info.name, pos);
-            else
-                gb_appendf(buf, len, "%s%s", sep, rs->devices[d].info.name);
+            char id[64];
+            gb_device_identity(&rs->devices[d], id, sizeof id);
+            gb_appendf(buf, len, "%s%s [%s]", sep, rs->devices[d].info.name, id);
         }
     }
 }
