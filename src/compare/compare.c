@@ -208,10 +208,12 @@ static size_t backend_ordinal(const struct gb_results *rs, size_t d)
     return pos;
 }
 
-/* The device (or device set) of r: each device's name and stable identity (gb_device_identity:
- * its UUID, else "pci:" and its PCI address, else backend:index when the backend gives neither),
- * "pthread-haswell-AMD EPYC [opencl:1]", so that two devices of one name pair with themselves
- * whichever of them a file holds; with `across`, backend positions ("opencl#0"). */
+/* The device (or device set) of r: each device's stable identity (gb_device_identity), then its
+ * name: "[uuid:1b2c3d4e] NVIDIA H200" (the UUID's first 8 hex digits), "[pci:0000:65:00.0] ...",
+ * or "[opencl:1] pthread-haswell-AMD EPYC" when the backend gives neither (backend and index), so
+ * that two devices of one name pair with themselves whichever of them a file holds; the identity
+ * leads so that it shows in the table's capped column. With `across`, backend positions
+ * ("opencl#0"). */
 static void device_key(const struct gb_results *rs, const struct gb_result *r, bool across,
                        char *buf, size_t len)
 {
@@ -230,8 +232,9 @@ static void device_key(const struct gb_results *rs, const struct gb_result *r, b
             gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].backend, backend_ordinal(rs, d));
         } else {
             char id[64];
-            gb_device_identity(&rs->devices[d], id, sizeof id);
-            gb_appendf(buf, len, "%s%s [%s]", sep, rs->devices[d].info.name, id);
+            enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+            gb_appendf(buf, len, "%s[%s%.*s] %s", sep, kind == GB_ID_UUID ? "uuid:" : "",
+                       kind == GB_ID_UUID ? 8 : (int)sizeof id, id, rs->devices[d].info.name);
         }
     }
 }
