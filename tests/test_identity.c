@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/util.h"
 #include "harness/results.h"
 #include "test.h"
@@ -113,4 +114,33 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
     ASSERT_EQ(paired, 1);
     ASSERT_EQ(missing, 1);
     json_decref(root);
+}
+
+/* Messages for the user carry no source location; it is kept apart and goes to the --verbose
+ * log. */
+TEST(error_messages_keep_the_source_location_apart)
+{
+    gb_error_clear();
+    ASSERT_EQ(GB_FAIL(GB_EBACKEND, "clFinish: %s", "CL_OUT_OF_RESOURCES"), GB_EBACKEND);
+    ASSERT_STR(gb_error_msg(), "clFinish: CL_OUT_OF_RESOURCES");
+    ASSERT_CONTAINS(gb_error_where(), "test_identity.c:");
+    GB_USER_FAIL(GB_EINVAL, "bad option");
+    ASSERT_STR(gb_error_where(), "");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/debug.log", gb_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    gb_error_log_to(f);
+    GB_FAIL(GB_EIO, "write failed");
+    GB_USER_FAIL(GB_EINVAL, "not logged");
+    gb_error_log_to(NULL);
+    fclose(f);
+    char *log = gb_test_slurp(path);
+    ASSERT_CONTAINS(log, "test_identity.c:");
+    ASSERT_CONTAINS(log, "EIO: write failed");
+    ASSERT(!strstr(log, "not logged"));
+    free(log);
+    /* run --verbose is accepted (the log goes to stderr). */
+    ASSERT_EQ(sh("%s validate %s/configs/quick.yaml --verbose 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR),
+              0);
 }
