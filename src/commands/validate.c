@@ -16,7 +16,7 @@ static const char usage[] =
  * operations per second per compute unit (a core with two 8-wide FMA units at 2 GHz; an SM with
  * 128 FMA lanes at 2 GHz), GEMM FLOP/s of the whole device, bytes moved per second. */
 static const double est_ops_per_cu[2] = {64e9, 512e9};
-static const double est_gemm_flops[2] = {200e9, 50e12};
+static const double est_gemm_flops[2] = {50e9, 50e12};
 static const double est_bytes[2] = {20e9, 2000e9};
 
 /* The integer value of axis name in params, or dflt when the case has no such integer axis. */
@@ -35,13 +35,15 @@ static double int_axis(const struct gb_params *params, const char *name, double 
 /* The work of one launch of case c from its parameters alone, into *work (in *unit), and the
  * rates it runs at on {a CPU device, a fast GPU} into rate[2]: the arithmetic of `iters`
  * dependent steps per work-item (iters x wg x groups x chains x 2 operations per compute unit),
- * 2 x shape^3 for a GEMM, 2 x `size` bytes moved. Returns the seconds on a CPU device; 0 when
+ * 2 x n^3 for a GEMM of order n (`shape`, `order`), 2 x `size` bytes moved. Returns the seconds on a CPU device; 0 when
  * the case names none of these axes. */
 static double launch_estimate(const struct gb_plan_case *c, double *work, double rate[2],
                               const char **unit)
 {
     const struct gb_params *p = &c->params;
     double iters = int_axis(p, "iters", 0), shape = int_axis(p, "shape", 0);
+    if (!(shape > 0))
+        shape = int_axis(p, "order", 0); /* scaling's SGEMM: M = N = K */
     double size = int_axis(p, "size", 0);
     const double *r = est_bytes;
     *work = 0;
