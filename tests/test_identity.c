@@ -76,7 +76,8 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
                              "  - suite: transfer\n"
                              "    params: {op: h2d, memory: pinned, mode: async, size: 64KiB}\n");
     int rc = sh("cd %s && POCL_DEVICES='pthread pthread' %s run id.yaml -b opencl -q -o both.json "
-                "2>&1", dir, GB_TEST_EXE);
+                "2>&1",
+                dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     struct gb_results both;
     char path[4300];
@@ -88,7 +89,8 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
     }
     gb_results_free(&both);
     rc = sh("cd %s && POCL_DEVICES='pthread pthread' %s run id.yaml -b opencl -d 1 -q -o one.json "
-            "2>&1", dir, GB_TEST_EXE);
+            "2>&1",
+            dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     rc = sh("cd %s && %s compare both.json one.json -q --json -", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);

@@ -28,7 +28,8 @@ double gb_case_timeout(const struct gb_measure_cfg *cfg)
 
 /* ---- the pipe --------------------------------------------------------------------------------- */
 
-enum { MSG_BEGIN = 'B', MSG_RESULTS = 'R' };
+/* A worker sends HELLO once it has planned the run, then BEGIN k and RESULTS k for each case. */
+enum { MSG_HELLO = 'H', MSG_BEGIN = 'B', MSG_RESULTS = 'R' };
 
 struct msg {
     uint32_t tag;   /* MSG_* */
@@ -130,14 +131,21 @@ int gb_worker_run(const struct gb_plan *plan, const char *spec)
         return 2;
     }
     if (ncases != plan->ncases || first > ncases) {
-        fprintf(stderr, "gpubench worker: the profile now plans %zu cases, not %llu: it changed "
-                        "during the run\n", plan->ncases, ncases);
+        fprintf(stderr,
+                "gpubench worker: the profile now plans %zu cases, not %llu: it changed "
+                "during the run\n",
+                plan->ncases, ncases);
         return 2;
     }
     struct worker w = {.fd = fd};
+    struct msg hello = {.tag = MSG_HELLO, .k = first};
+    if (write_all(fd, &hello, sizeof hello))
+        return 1;
     struct gb_results rs = {0};
-    struct gb_runner_opts o = {.first_case = (size_t)first, .case_begin = worker_begin,
-                               .case_done = worker_done, .hook_arg = &w};
+    struct gb_runner_opts o = {.first_case = (size_t)first,
+                               .case_begin = worker_begin,
+                               .case_done = worker_done,
+                               .hook_arg = &w};
     int r = gb_run_plan(plan, &o, &rs);
     gb_results_free(&rs);
     close(fd);
@@ -154,6 +162,7 @@ struct sup {
     size_t entered; /* gb__runner_enter_devices progress */
     bool failed;
     int ret;        /* GB_EIO once a write failed */
+    double t_start; /* of the run, for the progress line's ETA */
     pid_t pid;      /* the worker, 0 when none */
     int fd;         /* its pipe's read end */
     char **envp;    /* the worker's environment, with GB_WORKER_ENV last */
@@ -327,17 +336,16 @@ static void death_reason(int st, char *buf, size_t len)
 
 /* Runs one worker from S->next until it ends, times out or the run is stopped. Returns 0 to
  * go on (a fresh worker for what is left), 1 when the run was stopped, GB_E* to end it. Counts
- * workers that ended before beginning a case in *stillborn. */
+ * workers that ended before planning the run (no HELLO) in *stillborn. */
 static int supervise_worker(struct sup *S, int *stillborn)
 {
     const struct gb_supervise_opts *o = S->o;
     int rc = start_worker(S);
     if (rc)
         return rc;
-    bool begun = false;
+    bool begun = false, started = false;
     double limit = gb_case_timeout(&S->plan->cases[S->next].run->measure);
     double deadline = now_s() + limit;
-    double t_start = now_s();
     for (;;) {
         if (o->stop && *o->stop) {
             end_worker(S, true, NULL);
@@ -361,14 +369,18 @@ static int supervise_worker(struct sup *S, int *stillborn)
             continue;
         struct msg m;
         int r = read_all(S->fd, &m, sizeof m);
+        if (r == 0 && m.tag == MSG_HELLO && m.k == S->next) {
+            started = true;
+            *stillborn = 0;
+            continue;
+        }
         if (r == 0 && m.tag == MSG_BEGIN && m.k == S->next) {
             begun = true;
-            *stillborn = 0;
             limit = gb_case_timeout(&S->plan->cases[m.k].run->measure);
             deadline = now_s() + limit;
             if (gb__runner_enter_devices(S->plan, S->rs, &S->entered, m.k + 1))
                 return GB_ENOMEM;
-            gb__runner_progress(o->progress, m.k, S->plan, t_start);
+            gb__runner_progress(o->progress, m.k, S->plan, S->t_start);
             continue;
         }
         if (r == 0 && m.tag == MSG_RESULTS && m.k == S->next) {
@@ -385,23 +397,28 @@ static int supervise_worker(struct sup *S, int *stillborn)
             }
         } else if (r == 0) {
             end_worker(S, true, NULL);
-            return GB_USER_FAIL(GB_EBACKEND, "the worker sent message %" PRIu32 " for case %" PRIu64
-                                        " while case %zu was due", m.tag, m.k, S->next);
+            return GB_USER_FAIL(GB_EBACKEND,
+                                "the worker sent message %" PRIu32 " for case %" PRIu64
+                                " while case %zu was due",
+                                m.tag, m.k, S->next);
         }
         /* End of file or a broken message: the worker is gone. */
         int st;
         end_worker(S, r != 1, &st);
-        if (S->next >= S->plan->ncases && r == 1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-            return 0;
         if (S->next >= S->plan->ncases)
             return 0; /* every case is recorded; how the worker ended no longer matters */
         char why[160];
         death_reason(st, why, sizeof why);
-        if (!begun && ++*stillborn >= 3)
-            return GB_USER_FAIL(GB_EBACKEND, "three workers in a row ended before their first case "
-                                        "(last: %s); see the messages above", why);
-        if (!begun && WIFEXITED(st) && WEXITSTATUS(st) == 2)
-            return GB_USER_FAIL(GB_EBACKEND, "the worker could not plan the run (%s)", why);
+        if (!started && WIFEXITED(st) && WEXITSTATUS(st) == 2)
+            return GB_USER_FAIL(GB_EBACKEND,
+                                "the worker could not plan the run (%s); see the "
+                                "messages above",
+                                why);
+        if (!started && ++*stillborn >= 3)
+            return GB_USER_FAIL(GB_EBACKEND,
+                                "three workers in a row ended before planning the "
+                                "run (last: %s); see the messages above",
+                                why);
         return record_failed(S, why);
     }
 }
@@ -409,7 +426,7 @@ static int supervise_worker(struct sup *S, int *stillborn)
 int gb_supervise_plan(const struct gb_plan *plan, const struct gb_supervise_opts *o,
                       struct gb_results *rs)
 {
-    struct sup S = {.plan = plan, .o = o, .rs = rs, .fd = -1};
+    struct sup S = {.plan = plan, .o = o, .rs = rs, .fd = -1, .t_start = now_s()};
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
     int rc = make_env(&S);
