@@ -228,7 +228,7 @@ static int start_worker(struct sup *S)
     if (pid == 0) {
         setpgid(0, 0);                    /* Ctrl-C at the terminal reaches the supervisor only */
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* and a killed supervisor takes its worker along */
-        int null = open("/dev/null", O_RDONLY);
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0)
             dup2(null, 0);
         dup2(2, 1); /* the summary on stdout is the supervisor's */
@@ -328,7 +328,7 @@ static void death_reason(int st, char *buf, size_t len)
         snprintf(buf, len, "worker killed by signal %d (SIG%s)%s", sig, name ? name : "?",
                  sig == SIGKILL ? ": out of memory, or killed from outside" : "");
     } else if (WIFEXITED(st)) {
-        snprintf(buf, len, "worker exited with status %d during the case", WEXITSTATUS(st));
+        snprintf(buf, len, "worker exited with status %d", WEXITSTATUS(st));
     } else {
         snprintf(buf, len, "worker ended (wait status %d)", st);
     }
