@@ -298,17 +298,24 @@ TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
         execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
         _exit(127);
     }
-    /* Wait until a few cases are on disk, then interrupt mid-case. */
-    for (int i = 0; i < 600 && !exists(res); i++)
+    /* Wait until a case is on disk (the file is there before the first case, empty), then
+     * interrupt mid-case. */
+    struct gb_results rs;
+    bool some = false;
+    for (int i = 0; i < 1200 && !some; i++) {
         usleep(50000);
-    ASSERT(exists(res));
-    usleep(600000);
+        if (gb_results_read(res, &rs) == 0) {
+            some = rs.nresults > 0;
+            gb_results_free(&rs);
+        }
+    }
+    ASSERT(some);
+    usleep(300000);
     kill(pid, SIGINT);
     int st = 0;
     waitpid(pid, &st, 0);
     ASSERT(WIFEXITED(st));
     ASSERT_EQ(WEXITSTATUS(st), 130);
-    struct gb_results rs;
     ASSERT_OK(gb_results_read(res, &rs));
     ASSERT(rs.run.interrupted);
     ASSERT_U64(rs.nresults, >=, 1);

@@ -28,6 +28,7 @@
  * open handles still point to); a fresh process gets a fresh context.
  */
 #include "gb-config.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -422,6 +423,10 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
         out->max_wg_dims[d] = (uint32_t)p.maxThreadsDim[d];
     out->warp_size = p.warpSize > 0 ? (uint32_t)p.warpSize : 1;
     out->peak_mem_gbs = gb_cuda_peak_mem_gbs((uint64_t)memclk, (uint64_t)bus);
+    gb_format_uuid((const unsigned char *)p.uuid.bytes, out->uuid, sizeof out->uuid);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0",
+             (unsigned)p.pciDomainID & 0xffffu, (unsigned)p.pciBusID & 0xffu,
+             (unsigned)p.pciDeviceID & 0xffu);
 
     bool peer = false;
     for (int j = 0; j < cu_device_count() && !peer; j++) {

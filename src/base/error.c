@@ -4,6 +4,8 @@
 #include <string.h>
 
 static _Thread_local char errmsg[8192];
+static _Thread_local char errwhere[128];
+static FILE *debug_log;
 
 const char *gb_strerror(int err)
 {
@@ -35,19 +37,28 @@ const char *gb_err_name(int err)
 
 int gb_error_set(int err, const char *file, int line, const char *fmt, ...)
 {
-    size_t n = 0;
+    errwhere[0] = '\0';
     if (file) {
         const char *base = strrchr(file, '/');
-        int w = snprintf(errmsg, sizeof errmsg, "%s:%d: ", base ? base + 1 : file, line);
-        n = w > 0 ? (size_t)w : 0;
-        if (n >= sizeof errmsg)
-            n = sizeof errmsg - 1;
+        snprintf(errwhere, sizeof errwhere, "%s:%d", base ? base + 1 : file, line);
     }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(errmsg + n, sizeof errmsg - n, fmt, ap);
+    vsnprintf(errmsg, sizeof errmsg, fmt, ap);
     va_end(ap);
+    if (debug_log && file)
+        fprintf(debug_log, "gpubench: debug: %s: %s: %s\n", errwhere, gb_err_name(err), errmsg);
     return err;
+}
+
+const char *gb_error_where(void)
+{
+    return errwhere;
+}
+
+void gb_error_log_to(FILE *f)
+{
+    debug_log = f;
 }
 
 int gb_error_append(int err, const char *fmt, ...)
@@ -72,4 +83,5 @@ const char *gb_error_msg(void)
 void gb_error_clear(void)
 {
     errmsg[0] = '\0';
+    errwhere[0] = '\0';
 }

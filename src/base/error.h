@@ -22,6 +22,7 @@
 #define GB_ERROR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 #define GB_ERRNO_MAP(X)                                                                   \
     X(EINVAL, -1, "invalid argument")                                                      \
@@ -57,8 +58,10 @@ const char *gb_err_name(int err);
 
 /* Records the detail of a failure for this thread and returns `err`, so that a caller can write
  * `return gb_error_set(GB_EBACKEND, __FILE__, __LINE__, "clCreateBuffer: %s", s);`.
- * The message is "file:line: text" when file is non-NULL, else "text". It replaces the previous
- * message. Use the GB_FAIL() macro rather than calling this directly. */
+ * The message is the text alone, for the user; the source location ("measure.c:226", when file is
+ * non-NULL) is kept apart (gb_error_where) and written to the debug log when there is one
+ * (gb_error_log_to, `--verbose`). It replaces the previous message. Use the GB_FAIL() macro
+ * rather than calling this directly. */
 int gb_error_set(int err, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -67,6 +70,14 @@ int gb_error_append(int err, const char *fmt, ...) __attribute__((format(printf,
 
 /* The last message set on this thread, or "" if none. Valid until the next gb_error_* call. */
 const char *gb_error_msg(void);
+
+/* The source location of the last message set on this thread ("measure.c:226"), "" when it had
+ * none (GB_USER_FAIL) or after gb_error_clear. */
+const char *gb_error_where(void);
+
+/* From now on every message set with a source location is also written to f (NULL: to nowhere),
+ * as "gpubench: debug: measure.c:226: EBACKEND: text": the `--verbose` log. */
+void gb_error_log_to(FILE *f);
 
 /* Forgets the last message on this thread. */
 void gb_error_clear(void);

@@ -37,6 +37,8 @@ struct gb_measure_cfg {
     double max_time;           /* seconds of sampling per case at most */
     double min_sample_time;    /* a sample batches operations until it lasts this long */
     uint64_t max_batch;        /* operations per sample at most */
+    double case_timeout;       /* wall-clock seconds one case may take in a supervised run
+                                * (harness/supervise.h); 0: the default gb_case_timeout() */
 };
 
 enum gb_stop {

@@ -176,3 +176,18 @@ void gb_fputs_md(FILE *f, const char *s)
         }
     }
 }
+
+char *gb_format_uuid(const unsigned char u[16], char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    bool any = false;
+    for (int i = 0; i < 16; i++)
+        any |= u[i] != 0;
+    if (!any)
+        return buf;
+    for (int i = 0; i < 16; i++)
+        gb_appendf(buf, len, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+    return buf;
+}

@@ -75,6 +75,13 @@ int gb_cmd_baseline(int argc, char **argv)
         ok += rs.results[i].status == GB_STATUS_OK;
     }
     bool interrupted = rs.run.interrupted;
+    /* Devices the backend gives no UUID or PCI address for are known by backend and index. */
+    char by_index[512] = "";
+    for (size_t d = 0; d < rs.ndevices; d++) {
+        char id[64];
+        if (gb_device_identity(&rs.devices[d], id, sizeof id) == GB_ID_INDEX)
+            gb_appendf(by_index, sizeof by_index, "%s%s", by_index[0] ? ", " : "", id);
+    }
     gb_results_free(&rs);
     if (a.print_path) {
         printf("%s\n", path);
@@ -120,6 +127,11 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    if (by_index[0])
+        fprintf(stderr,
+                "gpubench baseline: note: %s gave no UUID or PCI address: the baseline knows "
+                "them by backend and index (%s)\n",
+                strchr(by_index, ',') ? "these devices" : "the device", by_index);
     size_t kept = 0;
     gb_error_clear();
     if (gb_baseline_add_night(folder, file, a.keep, a.restart, &kept)) {

@@ -151,6 +151,7 @@ const struct gb__opt gb__run_options[] = {
     GB__TEXT(struct gb__run_args, suite, "suite", 's'),
     GB__PARSED("set", 0, true, parse_set),
     GB__FLAG(struct gb__run_args, quiet, "quiet", 'q'),
+    GB__FLAG(struct gb__run_args, verbose, "verbose", 'v'),
     GB__END,
 };
 
@@ -161,6 +162,8 @@ bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct g
     if (first < 0)
         return false;
     a->profile = argv[first];
+    if (a->verbose)
+        gb_error_log_to(stderr);
     return true;
 }
 

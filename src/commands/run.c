@@ -1,5 +1,6 @@
 /* gpubench run PROFILE [OPTIONS]: runs a YAML profile and writes a results file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,20 +10,27 @@
 #include "harness/precision.h"
 #include "report/precision_table.h"
 #include "harness/runner.h"
+#include "harness/supervise.h"
 
 static const char usage[] =
     "usage: gpubench run PROFILE [OPTIONS]\n"
     "  runs a YAML profile and writes a results file\n"
     "  -o, --output FILE       results file\n"
     "                          (default results/NAME-UTCTIME.json)\n" GB__RUN_OPTIONS_HELP
+    "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
+    "60 s + 10 x (warmup_time + max_time)): a case that hangs or crashes its worker is\n"
+    "recorded as failed and the run goes on\n"
     "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n"
     "(Ctrl-C or SIGTERM: the results file holds every finished case)\n";
 static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
 
 /* Why the results cannot go to `out` (NULL: they can; an empty results file is there now). The
  * output is checked, and an empty results file written, before the first case: a path that
- * cannot take the results must not cost a whole run's measurements. */
-static const char *unwritable(const char *out, const char *profile, const struct gb_results *rs)
+ * cannot take the results must not cost a whole run's measurements. The empty file says
+ * `interrupted: true` with the cases planned; when `out` exists already it goes to `partial`
+ * beside it instead, so that the file there is replaced only once a case has finished. */
+static const char *unwritable(const char *out, const char *partial, const char *profile,
+                              const struct gb_results *rs)
 {
     struct stat st_out, st_prof;
     if (stat(out, &st_out) == 0 && !S_ISREG(st_out.st_mode))
@@ -30,23 +38,25 @@ static const char *unwritable(const char *out, const char *profile, const struct
     if (stat(out, &st_out) == 0 && stat(profile, &st_prof) == 0 &&
         st_out.st_dev == st_prof.st_dev && st_out.st_ino == st_prof.st_ino)
         return "it is the profile being run";
-    if (gb_results_write(rs, out))
+    if (gb_results_write(rs, stat(out, &st_out) == 0 ? partial : out))
         return gb_error_msg();
     return NULL;
 }
 
 /* Runs the plan into rs and out; prints the summary. Returns gb_run_plan's status. */
 static int run_and_report(const struct gb_plan *plan, const char *out, bool quiet,
-                          struct gb_results *rs)
+                          char *const *argv, volatile sig_atomic_t *stop, struct gb_results *rs)
 {
     fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan->ncases, plan->ndevices,
             plan->ndevices == 1 ? "" : "s", out);
-    struct gb_runner_opts o = {
+    struct gb_supervise_opts o = {
         .out_path = out,
         .progress = !quiet && isatty(STDERR_FILENO) ? stderr : NULL,
-        .stop = gb__catch_stop_signals(),
+        .stop = stop,
+        .exe = "/proc/self/exe",
+        .argv = argv,
     };
-    int r = gb_run_plan(plan, &o, rs);
+    int r = gb_supervise_plan(plan, &o, rs);
     gb_print_summary(stdout, rs);
     gb_print_precision_table(stdout, rs);
     size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
@@ -56,6 +66,8 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
            n[GB_STATUS_SKIPPED], n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "", out);
     if (r == GB_EIO)
         fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
+    if (r == GB_EBACKEND)
+        fprintf(stderr, "gpubench run: %s\n", gb_error_msg());
     return r;
 }
 
@@ -63,30 +75,62 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
     char command_line[2048];
     gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker (harness/supervise.h) runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    if (!worker_argv) {
+        fprintf(stderr, "gpubench run: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    const char *worker = getenv(GB_WORKER_ENV);
+    if (worker)
+        worker = strdup(worker);
+    unsetenv(GB_WORKER_ENV);
     struct gb__run_args a = {0};
     enum gb_exit rc;
-    if (!gb__parse_run_args(&cmd, argc, argv, &a, &rc))
-        return rc;
     struct gb_profile p;
     struct gb_plan plan;
-    if ((rc = gb__prepare_plan(&a, "run", &p, &plan)) != GB_EXIT_OK)
+    if (!gb__parse_run_args(&cmd, argc, argv, &a, &rc) ||
+        (rc = gb__prepare_plan(&a, "run", &p, &plan)) != GB_EXIT_OK) {
+        free(worker_argv);
+        free((char *)worker);
         return rc;
+    }
+    if (worker) {
+        rc = gb_worker_run(&plan, worker);
+        free(worker_argv);
+        free((char *)worker);
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+        gb__shutdown_backends();
+        return rc;
+    }
     struct gb_results rs = {0};
     gb__fill_meta(&rs.run, &p, command_line);
-    char out[2048];
+    char out[2048], partial[2100];
     snprintf(out, sizeof out, "%s", a.out ? a.out : "");
     if (!a.out)
         rc = gb__default_output("run", p.name, rs.run.start_utc, ".json", out, sizeof out);
-    const char *why = rc == GB_EXIT_OK ? unwritable(out, a.profile, &rs) : NULL;
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    /* From here on Ctrl-C ends the run with exit 130, the results written. */
+    volatile sig_atomic_t *stop = gb__catch_stop_signals();
+    rs.run.interrupted = true; /* the empty file before the first case is not a finished run */
+    rs.run.cases_planned = plan.ncases;
+    const char *why = rc == GB_EXIT_OK ? unwritable(out, partial, a.profile, &rs) : NULL;
     if (why) {
         fprintf(stderr, "gpubench run: cannot write the results to %s: %s\n", out, why);
         rc = GB_EXIT_USAGE;
     }
     bool ran = rc == GB_EXIT_OK;
     if (ran) {
-        int r = run_and_report(&plan, out, a.quiet, &rs);
-        rc = r == GB_EINTR ? GB_EXIT_INTERRUPTED : r ? GB_EXIT_CASE_FAILED : GB_EXIT_OK;
+        int r = run_and_report(&plan, out, a.quiet, worker_argv, stop, &rs);
+        rc = r == GB_EINTR       ? GB_EXIT_INTERRUPTED
+             : r == GB_EBACKEND ? GB_EXIT_USAGE
+             : r                ? GB_EXIT_CASE_FAILED
+                                : GB_EXIT_OK;
+        unlink(partial); /* the placeholder, when there is one: the results are in out */
     }
+    free(worker_argv);
     gb_results_free(&rs);
     gb_plan_free(&plan);
     gb_profile_free(&p);

@@ -41,16 +41,29 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
     gb_appendf(slug, sizeof slug, "-");
     bool any = false;
     for (size_t d = 0; d < rs->ndevices; d++) {
+        /* A device is known by its name and stable identity (gb_device_identity), so that two
+         * devices of one name have a baseline each. */
+        char id[64], other[64];
+        enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+        if (kind == GB_ID_UUID)
+            id[8] = '\0'; /* its first 8 hex digits tell devices apart */
         bool seen = false;
-        for (size_t e = 0; e < d; e++)
-            seen |= strcmp(rs->devices[e].info.name, rs->devices[d].info.name) == 0;
+        for (size_t e = 0; e < d; e++) {
+            enum gb_id_kind k2 = gb_device_identity(&rs->devices[e], other, sizeof other);
+            if (k2 == GB_ID_UUID)
+                other[8] = '\0';
+            seen |= strcmp(rs->devices[e].info.name, rs->devices[d].info.name) == 0 &&
+                    strcmp(id, other) == 0;
+        }
         if (seen)
             continue;
         if (any)
             gb_appendf(slug, sizeof slug, "+");
         /* A device name adds at most 80 characters, so several still fit in a file name. */
-        char one[96] = "";
-        slug_append(one, sizeof one - 16, rs->devices[d].info.name);
+        char one[128] = "";
+        slug_append(one, 80, rs->devices[d].info.name);
+        gb_appendf(one, sizeof one, "-");
+        slug_append(one, sizeof one - 16, id);
         gb_appendf(slug, sizeof slug, "%s", one);
         any = true;
     }

@@ -26,8 +26,10 @@
 /* The baseline file name (no folder) for a results set: "<host>-<devices>-<profile>.json".
  * Each part is lowercased, every run of characters other than [a-z0-9.] turned into one '-',
  * leading and trailing '-' dropped; the host is "host" when unknown and takes at most 127
- * characters; the distinct device names, in the file's order, are joined with '+' (each at most
- * 79 characters), "nodevice" when there are none; "-<profile>" is left out when the run has no
+ * characters; the distinct devices, in the file's order, each as its name (at most 79 characters), '-' and
+ * its stable identity (gb_device_identity: the UUID's first 8 hex digits, "pci-" and the PCI
+ * address, else backend and index, "opencl-1"), are joined with '+', "nodevice" when there are
+ * none; "-<profile>" is left out when the run has no
  * profile name (at most 79 characters). The name before ".json" is cut at 240 characters, so
  * the whole fits a file system's 255. Truncated to len - 1 characters like snprintf. */
 void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len);

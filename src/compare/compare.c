@@ -231,21 +231,6 @@ int gb_compare_judge(const double *base, size_t nb, const double *next, size_t n
 
 /* ---- matching ------------------------------------------------------------------------------ */
 
-/* How many devices of rs share d's backend and name, and d's position among them. */
-static void name_ordinal(const struct gb_results *rs, size_t d, size_t *pos, size_t *count)
-{
-    *pos = 0;
-    *count = 0;
-    for (size_t k = 0; k < rs->ndevices; k++) {
-        if (strcmp(rs->devices[k].backend, rs->devices[d].backend) != 0 ||
-            strcmp(rs->devices[k].info.name, rs->devices[d].info.name) != 0)
-            continue;
-        if (k < d)
-            (*pos)++;
-        (*count)++;
-    }
-}
-
 /* d's position among the devices of its backend in rs (for --across-devices). */
 static size_t backend_ordinal(const struct gb_results *rs, size_t d)
 {
@@ -255,8 +240,12 @@ static size_t backend_ordinal(const struct gb_results *rs, size_t d)
     return pos;
 }
 
-/* The device (or device set) of r: names, with "#k" for the k-th (k >= 1) of several devices of
- * one name (POCL_DEVICES="pthread pthread"); with `across`, backend positions ("opencl#0"). */
+/* The device (or device set) of r: each device's stable identity (gb_device_identity), then its
+ * name: "[uuid:1b2c3d4e] NVIDIA H200" (the UUID's first 8 hex digits), "[pci:0000:65:00.0] ...",
+ * or "[opencl:1] pthread-haswell-AMD EPYC" when the backend gives neither (backend and index), so
+ * that two devices of one name pair with themselves whichever of them a file holds; the identity
+ * leads so that it shows in the table's capped column. With `across`, backend positions
+ * ("opencl#0"). */
 static void device_key(const struct gb_results *rs, const struct gb_result *r, bool across,
                        char *buf, size_t len)
 {
@@ -274,14 +263,10 @@ static void device_key(const struct gb_results *rs, const struct gb_result *r, b
         if (across) {
             gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].backend, backend_ordinal(rs, d));
         } else {
-            /* The first device of a name is the name alone, so that it matches the one device
-             * of that name in a file that has only one. */
-            size_t pos, count;
-            name_ordinal(rs, d, &pos, &count);
-            if (count > 1 && pos > 0)
-                gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].info.name, pos);
-            else
-                gb_appendf(buf, len, "%s%s", sep, rs->devices[d].info.name);
+            char id[64];
+            enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+            gb_appendf(buf, len, "%s[%s%.*s] %s", sep, kind == GB_ID_UUID ? "uuid:" : "",
+                       kind == GB_ID_UUID ? 8 : (int)sizeof id, id, rs->devices[d].info.name);
         }
     }
 }

@@ -35,18 +35,19 @@ enum mkey {
     M_MAX_TIME,
     M_MIN_SAMPLE_TIME,
     M_MAX_BATCH,
+    M_CASE_TIMEOUT,
     M_COUNT
 };
 
 static const char *const mkey_names[M_COUNT] = {
     "warmup_runs", "warmup_time", "min_samples",     "max_samples",
-    "max_noise",   "max_time",    "min_sample_time", "max_batch",
+    "max_noise",   "max_time",    "min_sample_time", "max_batch", "case_timeout",
 };
 
 _Static_assert(M_COUNT == GB__MKEYS, "GB__MKEYS (config_private.h) counts the measure keys");
 
 static const char mkey_list[] = "warmup_runs, warmup_time, min_samples, max_samples, max_noise, "
-                                "max_time, min_sample_time or max_batch";
+                                "max_time, min_sample_time, max_batch or case_timeout";
 
 static void mcopy(struct gb_measure_cfg *dst, const struct gb_measure_cfg *src, enum mkey k)
 {
@@ -59,6 +60,7 @@ static void mcopy(struct gb_measure_cfg *dst, const struct gb_measure_cfg *src, 
     case M_MAX_TIME: dst->max_time = src->max_time; break;
     case M_MIN_SAMPLE_TIME: dst->min_sample_time = src->min_sample_time; break;
     case M_MAX_BATCH: dst->max_batch = src->max_batch; break;
+    case M_CASE_TIMEOUT: dst->case_timeout = src->case_timeout; break;
     case M_COUNT: break;
     }
 }
@@ -70,7 +72,8 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
     char what[96];
     bool is_int = k == M_WARMUP_RUNS || k == M_MIN_SAMPLES || k == M_MAX_SAMPLES ||
                   k == M_MAX_BATCH;
-    bool is_dur = k == M_WARMUP_TIME || k == M_MAX_TIME || k == M_MIN_SAMPLE_TIME;
+    bool is_dur = k == M_WARMUP_TIME || k == M_MAX_TIME || k == M_MIN_SAMPLE_TIME ||
+                  k == M_CASE_TIMEOUT;
     snprintf(what, sizeof what, "%s for measure.%s",
              is_int ? "an integer" : is_dur ? "a duration" : "a number", name);
     int rc = gb__want_scalar(l, n, what, &s);
@@ -97,9 +100,11 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
         double d;
         if (gb_parse_duration(s, &d))
             return gb__fail(l, n, "measure.%s: %s", name, gb_error_msg());
-        if (k == M_MAX_TIME && !(d > 0))
+        if ((k == M_MAX_TIME || k == M_CASE_TIMEOUT) && !(d > 0))
             return gb__fail(l, n, "measure.%s: must be positive, got \"%s\"", name, s);
-        if (k == M_WARMUP_TIME)
+        if (k == M_CASE_TIMEOUT)
+            m->v.case_timeout = d;
+        else if (k == M_WARMUP_TIME)
             m->v.warmup_time = d;
         else if (k == M_MAX_TIME)
             m->v.max_time = d;

@@ -110,7 +110,7 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
     }
     if (plan->ndevices == 0)
         return GB_USER_FAIL(GB_ENODEV, "no device selected %s%s%s%s",
-                            device_sel ? "by --device " : "by the profile's devices:",
+                            device_sel ? "by --device " : "by the profile's devices",
                             device_sel ? device_sel : "", *why ? ": " : "", why);
     return 0;
 }

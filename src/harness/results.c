@@ -36,6 +36,8 @@ const struct gb__info_field gb__info_fields[] = {
     INFO_FIELD("version", version, true, false),
     INFO_FIELD("platform", platform, true, false),
     INFO_FIELD("arch", arch, true, false),
+    INFO_FIELD("uuid", uuid, true, false),
+    INFO_FIELD("pci_bus_id", pci_bus_id, true, false),
     INFO_FIELD("global_mem_bytes", global_mem, false, false),
     INFO_FIELD("max_alloc_bytes", max_alloc, false, false),
     INFO_FIELD("local_mem_bytes", local_mem, false, false),
@@ -152,6 +154,25 @@ int gb_results_add_device(struct gb_results *rs, const char *backend, int index,
         *idx = (int)rs->ndevices;
     rs->ndevices++;
     return 0;
+}
+
+enum gb_id_kind gb_device_identity(const struct gb_result_device *d, char *buf, size_t len)
+{
+    if (d->info.uuid[0]) {
+        snprintf(buf, len, "%s", d->info.uuid);
+        return GB_ID_UUID;
+    }
+    if (d->info.pci_bus_id[0]) {
+        snprintf(buf, len, "pci:%s", d->info.pci_bus_id);
+        return GB_ID_PCI;
+    }
+    snprintf(buf, len, "%s:%d", d->backend, d->index);
+    return GB_ID_INDEX;
+}
+
+const char *gb_id_kind_name(enum gb_id_kind k)
+{
+    return k == GB_ID_UUID ? "uuid" : k == GB_ID_PCI ? "pci" : "index";
 }
 
 void gb_results_free(struct gb_results *rs)

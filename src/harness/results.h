@@ -111,6 +111,18 @@ struct gb_results {
     size_t nresults, cap;
 };
 
+/* How a device is known across runs (gb_device_identity): by its UUID, by its PCI address, or,
+ * when the backend gives neither (PoCL's CPU devices, an older file), by backend and index. */
+enum gb_id_kind { GB_ID_UUID, GB_ID_PCI, GB_ID_INDEX };
+
+/* The stable identity of device d into buf[len]: its UUID, else "pci:" and its PCI address, else
+ * "<backend>:<index>" ("opencl:1", the backend's index, which does not change between runs on one
+ * host while the devices and drivers do not); returns which. The results file records the kind
+ * per device as "identity": "uuid" | "pci" | "index". */
+enum gb_id_kind gb_device_identity(const struct gb_result_device *d, char *buf, size_t len);
+/* "uuid", "pci", "index". */
+const char *gb_id_kind_name(enum gb_id_kind k);
+
 /* Appends a copy of *r (taking ownership of r->samples; r->samples is set to NULL). */
 int gb_results_add(struct gb_results *rs, struct gb_result *r);
 /* Appends a device and returns its index in rs->devices via *idx. */

@@ -119,6 +119,8 @@ static json_t *device_json(struct writer *w, const struct gb_result_device *d)
         if (in->caps & gb__caps[i].bit)
             append(w, caps, json_string(gb__caps[i].name));
     put(w, o, "capabilities", caps);
+    char id[64];
+    put(w, o, "identity", jstr(gb_id_kind_name(gb_device_identity(d, id, sizeof id))));
     return o;
 }
 

@@ -112,9 +112,11 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     return cut_short;
 }
 
-static void progress(FILE *f, size_t i, size_t n, const struct gb_plan_case *c,
-                     const struct gb_plan_device *d, double t_start)
+void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start)
 {
+    const struct gb_plan_case *c = &plan->cases[i];
+    const struct gb_plan_device *d = &plan->devices[c->nset ? c->set[0] : c->device];
+    size_t n = plan->ncases;
     if (!f)
         return;
     char params[256];
@@ -151,11 +153,75 @@ static int device_slot(struct gb_results *rs, const struct gb_plan_device *pd, i
     return gb_results_add_device(rs, pd->ops->name, pd->index, &pd->info, idx);
 }
 
+/* True when case i begins a group of consecutive cases run on one opening of their devices:
+ * the single-device cases of one device, or the multi-device cases of one device set. */
+static bool group_start(const struct gb_plan *plan, size_t i)
+{
+    if (i == 0)
+        return true;
+    const struct gb_plan_case *a = &plan->cases[i - 1], *b = &plan->cases[i];
+    if (a->nset == 0 && b->nset == 0)
+        return a->device != b->device;
+    return !(a->nset > 0 && same_set(a, b));
+}
+
+/* The entry of rs->devices that a single-device group of device pd entered: the last one. */
+static int last_slot(const struct gb_results *rs, const struct gb_plan_device *pd)
+{
+    for (size_t k = rs->ndevices; k-- > 0;)
+        if (rs->devices[k].index == pd->index && strcmp(rs->devices[k].backend, pd->ops->name) == 0)
+            return (int)k;
+    return -1;
+}
+
+int gb__runner_enter_devices(const struct gb_plan *plan, struct gb_results *rs, size_t *entered,
+                             size_t upto)
+{
+    for (; *entered < upto && *entered < plan->ncases; (*entered)++) {
+        size_t i = *entered;
+        if (!group_start(plan, i))
+            continue;
+        const struct gb_plan_case *c = &plan->cases[i];
+        int idx;
+        if (c->nset == 0) {
+            const struct gb_plan_device *pd = &plan->devices[c->device];
+            if (gb_results_add_device(rs, pd->ops->name, pd->index, &pd->info, &idx))
+                return GB_ENOMEM;
+            continue;
+        }
+        for (size_t k = 0; k < c->nset; k++)
+            if (device_slot(rs, &plan->devices[c->set[k]], &idx))
+                return GB_ENOMEM;
+    }
+    return 0;
+}
+
+static size_t took_part(const struct gb_plan_case *c, size_t pos[GB_MAX_SET]);
+
+int gb__runner_case_header(const struct gb_plan *plan, struct gb_results *rs, size_t k,
+                           struct gb_result *r)
+{
+    const struct gb_plan_case *c = &plan->cases[k];
+    const struct gb_plan_device *pd = &plan->devices[c->nset ? c->set[0] : c->device];
+    memset(r, 0, sizeof *r);
+    if (c->nset == 0) {
+        case_header(r, c, pd->ops->name, last_slot(rs, pd));
+        return 0;
+    }
+    size_t pos[GB_MAX_SET];
+    r->nset = took_part(c, pos);
+    for (size_t j = 0; j < r->nset; j++)
+        if (device_slot(rs, &plan->devices[c->set[pos[j]]], &r->set[j]))
+            return GB_ENOMEM;
+    case_header(r, c, pd->ops->name, r->set[0]);
+    return 0;
+}
+
 /* GB_SUITE_SCALING: speedup and parallel efficiency of r against the same case on one device:
  * the result, measured ok earlier in this run on the same first device, whose params are r's
  * with ndev = 1 passed through the suite's normalize() (one device has no strong or weak). */
-static void scaling_figures(const struct gb_suite *s, const struct gb_results *rs,
-                            struct gb_result *r)
+void gb__runner_scaling_figures(const struct gb_suite *s, const struct gb_results *rs,
+                                struct gb_result *r)
 {
     const struct gb_value *nd = gb_params_get(&r->params, "ndev");
     if (r->status != GB_STATUS_OK || !nd || nd->type != GB_V_INT || nd->u.i < 1)
@@ -257,7 +323,10 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
             break;
         }
         const struct gb_plan_case *c = &plan->cases[*i];
-        progress(o->progress, *i, plan->ncases, c, pd0, t_start);
+        gb__runner_progress(o->progress, *i, plan, t_start);
+        if (o->case_begin)
+            o->case_begin(o->hook_arg, *i);
+        size_t first_result = rs->nresults;
         struct gb_result r = {0};
         size_t pos[GB_MAX_SET];
         r.nset = took_part(c, pos);
@@ -280,12 +349,17 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
             *interrupted = true;
             break;
         }
-        if (c->run->suite->flags & GB_SUITE_SCALING)
-            scaling_figures(c->run->suite, rs, &r);
+        /* A worker leaves the figures across cases to its supervisor, which has them all. */
+        if ((c->run->suite->flags & GB_SUITE_SCALING) && !o->case_done)
+            gb__runner_scaling_figures(c->run->suite, rs, &r);
         *failed |= r.status == GB_STATUS_FAILED;
         if (gb_results_add(rs, &r)) {
             free(r.samples);
             ret = GB_ENOMEM;
+            break;
+        }
+        if (o->case_done && (ret = o->case_done(o->hook_arg, *i, rs, first_result))) {
+            *interrupted = true; /* the supervisor is gone: stop */
             break;
         }
         utc_now(rs->run.end_utc, sizeof rs->run.end_utc);
@@ -313,7 +387,11 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
     int ret = 0;
-    size_t i = 0;
+    size_t i = o->first_case, entered = 0;
+    /* A worker that resumes a plan enters the devices of the cases before it as a run from the
+     * first case would have, so that device indices agree with its supervisor's. */
+    if (gb__runner_enter_devices(plan, rs, &entered, i))
+        return GB_ENOMEM;
     while (i < plan->ncases && !interrupted) {
         if (plan->cases[i].nset > 0) {
             int mr = run_set_group(plan, o, rs, &i, t_start, &failed, &interrupted);
@@ -325,7 +403,9 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         }
         const struct gb_plan_device *pd = &plan->devices[plan->cases[i].device];
         int dev_idx = -1;
-        if (gb_results_add_device(rs, pd->ops->name, pd->index, &pd->info, &dev_idx))
+        if (!group_start(plan, i))
+            dev_idx = last_slot(rs, pd); /* a worker resuming inside the group */
+        else if (gb_results_add_device(rs, pd->ops->name, pd->index, &pd->info, &dev_idx))
             return GB_ENOMEM;
         struct gb_device *dev = NULL;
         struct gb_queue *q = NULL;
@@ -345,7 +425,10 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
                 break;
             }
             const struct gb_plan_case *c = &plan->cases[i];
-            progress(o->progress, i, plan->ncases, c, pd, t_start);
+            gb__runner_progress(o->progress, i, plan, t_start);
+            if (o->case_begin)
+                o->case_begin(o->hook_arg, i);
+            size_t first_result = rs->nresults;
             struct gb_result r = {0};
             bool cut_short = false;
             case_header(&r, c, pd->ops->name, dev_idx);
@@ -367,6 +450,11 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
                 free(r.samples);
                 return GB_ENOMEM;
             }
+            if (o->case_done && (ret = o->case_done(o->hook_arg, i, rs, first_result))) {
+                interrupted = true; /* the supervisor is gone: stop */
+                i++;
+                break;
+            }
             utc_now(rs->run.end_utc, sizeof rs->run.end_utc);
             if (o->out_path && gb_results_write(rs, o->out_path))
                 ret = GB_EIO;
@@ -381,6 +469,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         fflush(o->progress);
     }
     rs->run.interrupted = interrupted;
+    if (o->case_done) /* a worker: its supervisor derives and writes */
+        return ret ? ret : interrupted ? GB_EINTR : failed ? 1 : 0;
     /* Figures derived across cases (the batching knee): once, after every case. */
     for (size_t k = 0; k < gb_suite_count; k++)
         if (gb_suites[k]->derive && gb_suites[k]->derive(rs) == GB_ENOMEM)

@@ -112,7 +112,9 @@ static size_t series_of(struct rep *R, size_t file, int dev)
 }
 
 /* Legend labels: the device name (shortened) and backend; then, where two series would read
- * the same, the host; then the run's file; then a number. */
+ * the same, the host; then the run's file; then the device's stable identity
+ * (gb_device_identity: "opencl:1", "uuid 1b2c3d4e", "pci:0000:65:00.0"), which tells two
+ * devices of one name in one file apart; then a number. */
 static void label_series(struct rep *R)
 {
     for (size_t s = 0; s < R->nser; s++) {
@@ -124,7 +126,7 @@ static void label_series(struct rep *R)
         snprintf(R->ser[s].label, sizeof R->ser[s].label, "%s (%s)", name, d->backend);
         R->ser[s].price = gb_prices_find(R->o->prices, d->info.name);
     }
-    for (int pass = 0; pass < 3; pass++) {
+    for (int pass = 0; pass < 4; pass++) {
         /* Mark every member of a duplicate group first, then extend all of their labels. */
         bool dup[MAXSER] = {false};
         for (size_t s = 0; s < R->nser; s++)
@@ -133,11 +135,18 @@ static void label_series(struct rep *R)
         char extra[MAXSER][200];
         for (size_t s = 0; s < R->nser; s++) {
             const struct gb_results *f = &R->files[R->ser[s].file];
-            if (pass == 0)
+            if (pass == 0) {
                 gb__clean(f->run.host, extra[s], sizeof extra[s]);
-            else if (pass == 1)
+            } else if (pass == 1) {
                 gb__clean(gb__base_name(R->paths[R->ser[s].file]), extra[s], sizeof extra[s]);
-            else
+            } else if (pass == 2) {
+                char id[64];
+                enum gb_id_kind k = gb_device_identity(&f->devices[R->ser[s].dev], id, sizeof id);
+                if (k == GB_ID_UUID)
+                    snprintf(extra[s], sizeof extra[s], "uuid %.8s", id);
+                else
+                    gb__clean(id, extra[s], sizeof extra[s]);
+            } else
                 snprintf(extra[s], sizeof extra[s], "#%zu", s + 1);
         }
         /* Only what tells a series from its look-alikes is added: the host when they ran on
