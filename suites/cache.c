@@ -26,6 +26,7 @@
 
 #include "chip.h"
 #include "harness/precision.h" /* gb_device_is_cpu */
+#include "suites/common.h"
 
 static const char *const ops[] = {"read", NULL};
 static const char *const layouts[] = {"auto", "interleaved", "blocked", NULL};
@@ -126,7 +127,8 @@ static int cache_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
                             kmax);
     if ((err = gb_case_alloc(ctx, n * vbytes, GB_MEM_DEVICE, &s->set)) ||
-        (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)))
+        (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)) ||
+        (err = gb_case_poison(ctx, s->sums, s->items * sizeof(uint32_t), GB_I32)))
         return err;
     s->data = malloc(n * vbytes);
     if (!s->data)

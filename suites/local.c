@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "chip.h"
+#include "suites/common.h"
 
 static const char *const ops[] = {"read", "write", NULL};
 
@@ -144,6 +145,7 @@ static int local_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
                             kmax);
     if ((err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->out)) ||
+        (err = gb_case_poison(ctx, s->out, s->items * sizeof(uint32_t), GB_I32)) ||
         (err = local_expect(s)))
         return err;
     s->launch = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1},
