@@ -327,3 +327,28 @@ TEST(verify_gemm_f32_bound_rejects_tf32)
         }
     }
 }
+
+/* ---- every single-device suite: a timed path that does nothing fails ---------------------
+ * Counting suites are not in the table: global atomics, batching's launches and launch count
+ * the operations the host enqueued since they zeroed their counters (a no-op is then zero
+ * operations, rightly verified), and global atomics verifies one operation of its own. */
+
+TEST_TIMEOUT(verify_noop_is_caught_in_every_suite, 300)
+{
+    static const struct {
+        const char *suite, *params;
+    } cases[] = {
+        {"cache", "{size: 64KiB, vec: 4, layout: interleaved, reads: 1MiB}"},
+        {"local", "{op: read, vec: 1, stride: 1, wg: 64, bytes: 1MiB}"},
+        {"local", "{op: write, vec: 2, stride: 1, wg: 64, bytes: 1MiB}"},
+        {"atomics", "{op: local, type: int32, addresses: 64, wg: 64}"},
+        {"transfer", "{op: h2d, memory: pinned, size: 64KiB}"},
+        {"transfer", "{op: d2d, memory: device, size: 1MiB}"},
+        {"batching", "{op: copies, mode: each, count: 4, size: 64KiB}"},
+        {"batching", "{op: gemm, mode: batched, count: 4, dim: 24}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(cases[i].suite, cases[i].params, RIGHT, NULL, NULL);
+        run_case(cases[i].suite, cases[i].params, NOOP, NULL, NULL);
+    }
+}
