@@ -50,7 +50,7 @@ static const struct gb_axis_def axes[] = {
 };
 
 struct cache {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     uint32_t vec, wg;
     uint64_t items;      /* G */
     uint32_t n, first, step, iters;

@@ -46,7 +46,7 @@ static const struct gb_axis_def axes[] = {
 };
 
 struct local {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     bool write;
     uint32_t vec, wg, stride, ln, iters;
     uint64_t items;
