@@ -18,8 +18,12 @@
  * accumulation), else kernels/gemm.cl's defaults; the figure `config` says which.
  *
  * Accuracy: A and B are drawn in FP64 from a seeded distribution — `uniform`: U(-1, 1);
- * `wide`: random sign times 2^U(-6, 6), twelve binades — and rounded to the precision's input
- * type. The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
+ * `wide`: random sign times 2^U(-6, 6), twelve binades; `signed`: magnitudes in [1, 2) exact in
+ * FP32 whose TF32 and FP16 rounding is systematic, every product positive (draw_signed says
+ * how) — and rounded to the precision's input type. On U(-1,1) a TF32-rounded "f32" GEMM's error
+ * against sum |a||b| shrinks like 1/sqrt(k) (its roundings cancel) while any bound valid for
+ * every input grows, so the f32 bound catches it up to k of about 2048 only; on `signed` it
+ * errs by about 2^-10 at every k and fails (tests/test_verify.c). The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
  * the error includes what rounding the inputs costs: the accuracy price of the precision. Per
  * element the relative error is |C - ref| / sum_l |a_il||b_lj| (src/precision.h), on every
  * element when m n <= 65536, else on the four corners and 4092 seeded positions. The result
@@ -43,7 +47,7 @@
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 static const char *const transes[] = {"nn", "nt", "tn", "tt", NULL};
-static const char *const dists[] = {"uniform", "wide", NULL};
+static const char *const dists[] = {"uniform", "wide", "signed", NULL};
 
 static const struct {
     const char *name;
@@ -71,7 +75,9 @@ static const struct gb_axis_def axes[] = {
     {.name = "trans", .type = GB_V_STR, .def = "nn", .choices = transes,
      .help = "op(A) op(B): n = as stored, t = transposed"},
     {.name = "dist", .type = GB_V_STR, .def = "uniform", .choices = dists,
-     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6)"},
+     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
+             "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
+             "index (every product positive): a lower-precision f32 GEMM fails at any k"},
     {.name = "tol", .type = GB_V_FLOAT, .def = "0",
      .help = "largest relative error accepted; 0: the precision's default bound"},
 };
@@ -128,6 +134,17 @@ static uint64_t mix(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* dist signed: element of op(A) or op(B) at inner index l. 1 + 10 random bits below the point
+ * + 0x0CCC x 2^-23: exact in f32, and 0.4 of a unit of the 10-bit significand (TF32, f16) above
+ * a value of that format, so rounding to it (to nearest or truncated) takes 0.4 unit off every
+ * magnitude; the sign is (-1)^l in both matrices, so every product a_il b_lj is positive and
+ * those errors add up instead of cancelling: about 2^-10 relative in every element of C. */
+static double draw_signed(uint64_t *s, uint64_t l)
+{
+    const double v = 1.0 + (double)(mix(s) >> 54) * 0x1p-10 + 0x0CCC * 0x1p-23;
+    return l & 1 ? -v : v;
 }
 
 static double draw(uint64_t *s, bool wide)
@@ -286,6 +303,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     s->ta = tr[0] == 't';
     s->tb = tr[1] == 't';
     s->wide = strcmp(gb_params_str(ctx->params, "dist"), "wide") == 0;
+    s->sgn = strcmp(gb_params_str(ctx->params, "dist"), "signed") == 0;
     s->tol = gb_params_float(ctx->params, "tol");
     const char *shape = gb_params_str(ctx->params, "shape");
     if (!parse_shape(shape, &s->m, &s->n, &s->k))
@@ -325,11 +343,13 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         return GB_FAIL(GB_ENOMEM, "inputs of %llu and %llu elements", (unsigned long long)na,
                        (unsigned long long)nb);
     uint64_t seed = 0x5EEDull ^ (s->m * 73856093u) ^ (s->n * 19349663u) ^ (s->k * 83492791u) ^
-                    (s->wide ? 0xD1CEull : 0);
+                    (s->wide ? 0xD1CEull : 0) ^ (s->sgn ? 0x5167ull : 0);
     for (uint64_t i = 0; i < na; i++)
-        s->a64[i] = draw(&seed, s->wide);
+        s->a64[i] = s->sgn ? draw_signed(&seed, s->ta ? i % s->lda : i / s->lda)
+                           : draw(&seed, s->wide);
     for (uint64_t i = 0; i < nb; i++)
-        s->b64[i] = draw(&seed, s->wide);
+        s->b64[i] = s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb)
+                           : draw(&seed, s->wide);
     int err;
     if ((err = upload_input(ctx, s->a64, na, in, &s->a)) ||
         (err = upload_input(ctx, s->b64, nb, in, &s->b)) ||

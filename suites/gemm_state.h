@@ -12,7 +12,7 @@ enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_COUNT };
 struct gemm {
     struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
     enum gprec p;
-    bool own, ta, tb, wide;
+    bool own, ta, tb, wide, sgn; /* sgn: dist signed */
     uint64_t m, n, k;
     double tol;
     double *a64, *b64;       /* the unrounded inputs, column-major as stored (lda = rows) */

@@ -197,11 +197,21 @@ TEST_TIMEOUT(verify_gemm_broken_kernels_are_caught, 300)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         snprintf(params, sizeof params, "{prec: f32, impl: own, shape: %s}", shapes[i]);
         right_noop_broken("gemm", params, "GB_BREAK=2"); /* dropped term */
-        /* TF32 inputs: caught up to k = 1024 on U(-1,1) inputs (the file's head says why not
-         * beyond). */
+        /* TF32 inputs: caught up to k = 1024 on U(-1,1) inputs (suites/gemm.c's head says why
+         * not beyond; dist signed below catches it at every k). */
         if (i < 3)
             run_case("gemm", params, DEFINE, "GB_BREAK=1", NULL);
     }
+    /* dist signed: TF32 caught at every k. */
+    static const char *const sgn[] = {"64x64x256", "32x48x1024", "16x16x4096", "8x8x16384"};
+    for (size_t i = 0; i < sizeof sgn / sizeof sgn[0]; i++) {
+        snprintf(params, sizeof params, "{prec: f32, impl: own, shape: %s, dist: signed, "
+                 "trans: %s}", sgn[i], i & 1 ? "tn" : "nt");
+        run_case("gemm", params, RIGHT, NULL, NULL);
+        run_case("gemm", params, DEFINE, "GB_BREAK=1", NULL);
+    }
+    run_case("gemm", "{prec: mixed, impl: own, shape: 64x64x2048, dist: signed}", RIGHT, NULL,
+             NULL);
     run_case("gemm", "{prec: f32, impl: own, shape: 100, trans: tt}", RIGHT, NULL, NULL);
     run_case("gemm", "{prec: f32, impl: own, shape: 100, trans: tt}", DEFINE, "GB_BREAK=1", NULL);
     run_case("gemm", "{prec: mixed, impl: own, shape: 64}", RIGHT, NULL, NULL);
