@@ -27,7 +27,19 @@
  * OpenCL vector type (1, 2, 4, 8, 16; default 1; must be 1 on CUDA, which has no vector
  * arithmetic types — there, more chains give the same parallelism; half2 and bf16 are always
  * two-lane vectors and take VEC 1). `iters` must be a multiple of 4 (the loop is unrolled 4x).
+ *
+ * Test define: GB_BREAK makes one work-item in the middle of the launch (f32, f64, i32) skip
+ * its steps and write its chains' starts; tests/test_verify.c checks that verification
+ * catches it although that work-item is not among the sampled ones.
  */
+
+#ifdef GB_BREAK
+#define GB_BREAK_ITEM(g, iters)                                                                    \
+    if ((g) == GB_GLOBAL_SIZE(0) / 2 + 1)                                                          \
+    (iters) = 0
+#else
+#define GB_BREAK_ITEM(g, iters)
+#endif
 
 #ifndef CHAINS
 #define CHAINS 8
@@ -91,6 +103,7 @@ GB_KERNEL void compute_f32(GB_GLOBAL float *out, float a, float b, unsigned int 
         x[c] = (VT(float))(1.0f + (float)base * (1.0f / 1024.0f)) +
                LANES(float) * (1.0f / 1024.0f);
     }
+    GB_BREAK_ITEM(g, iters);
     for (unsigned int it = 0; it < iters; it += 4) {
         STEP4(FSTEP)
     }
@@ -109,6 +122,7 @@ GB_KERNEL void compute_f64(GB_GLOBAL double *out, double a, double b, unsigned i
         x[c] = (VT(double))(1.0 + (double)base * (1.0 / 1024.0)) +
                LANES(double) * (1.0 / 1024.0);
     }
+    GB_BREAK_ITEM(g, iters);
     for (unsigned int it = 0; it < iters; it += 4) {
         STEP4(FSTEP)
     }
@@ -131,6 +145,7 @@ GB_KERNEL void compute_i32(GB_GLOBAL unsigned int *out, unsigned int a, unsigned
         const unsigned int base = (unsigned int)((g * CHAINS + (size_t)c) * VEC);
         x[c] = ((VT(uint))(base) + LANES(uint)) * (VT(uint))(2654435761u) + (VT(uint))(12345u);
     }
+    GB_BREAK_ITEM(g, iters);
     for (unsigned int it = 0; it < iters; it += 4) {
         STEP4(ISTEP)
     }

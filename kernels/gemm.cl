@@ -32,6 +32,10 @@
  *   TRANS_A, TRANS_B  1: op(X) = X^T (default 0: op(X) = X)
  * Scalars alpha and beta are T. With beta == 0, C is not read (so NaN in the old C is ignored,
  * as BLAS specifies).
+ *
+ * Test define (tests/test_verify.c checks that verification catches each): GB_BREAK (= 1) rounds
+ * every element of A and B to TF32 (10 stored significand bits, truncated) as it is staged: a
+ * lower-precision "f32" GEMM; GB_BREAK=2 drops the first term (l = 0) of every sum.
  */
 
 #ifndef TS
@@ -99,6 +103,16 @@ typedef T gemm_in_t;
 #define B_AT(l, j) GEMM_LOAD(B, (l) + (j)*ldb)
 #endif
 
+#if defined(GB_BREAK) && GB_BREAK == 1
+#if defined(GB_OPENCL)
+#define GB_BROKEN_IN(x) as_float(as_uint((float)(x)) & 0xFFFFE000u)
+#else
+#define GB_BROKEN_IN(x) __uint_as_float(__float_as_uint((float)(x)) & 0xFFFFE000u)
+#endif
+#else
+#define GB_BROKEN_IN(x) (x)
+#endif
+
 #if defined(GB_OPENCL)
 #define GEMM_WG_HINT __attribute__((reqd_work_group_size(RTS, RTS, 1)))
 #else
@@ -134,14 +148,18 @@ GB_KERNEL GEMM_WG_HINT void gemm_tiled(unsigned long M, unsigned long N, unsigne
              * op(B) = B). */
             const int ai = e % TS, al = e / TS;
             const size_t gi = row0 + (size_t)ai, gl = k0 + (size_t)al;
-            As[al][ai] = gi < M && gl < K ? A_AT(gi, gl) : (T)0;
+            As[al][ai] = GB_BROKEN_IN(gi < M && gl < K ? A_AT(gi, gl) : (T)0);
             const int bl = e % TSK, bj = e / TSK;
             const size_t hl = k0 + (size_t)bl, hj = col0 + (size_t)bj;
-            Bs[bl][bj] = hl < K && hj < N ? B_AT(hl, hj) : (T)0;
+            Bs[bl][bj] = GB_BROKEN_IN(hl < K && hj < N ? B_AT(hl, hj) : (T)0);
         }
         GB_BARRIER();
         GB__UNROLL(UNROLL)
         for (int l = 0; l < TSK; l++) {
+#if defined(GB_BREAK) && GB_BREAK == 2
+            if (k0 == 0 && l == 0)
+                continue;
+#endif
             T a[WPT], b[WPT];
             for (int w = 0; w < WPT; w++) {
                 a[w] = As[l][tr + w * RTS];

@@ -11,12 +11,25 @@
  * the remainder, if any, as a second launch of single work-items starting at that base.
  * dot uses a grid-stride loop over a fixed number of work-groups and writes one partial sum per
  * work-group.
+ *
+ * Test define: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (a partial
+ * write) and dot drop the terms of work-item 0 (a dropped chunk of the reduction);
+ * tests/test_verify.c checks that verification catches both.
  */
+
+#ifdef GB_BREAK
+#define GB_SKIP_FIRST(i)                                                                           \
+    if ((i) == 0)                                                                                  \
+    return
+#else
+#define GB_SKIP_FIRST(i)
+#endif
 
 GB_KERNEL void stream_copy(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_GLOBAL T *GB_RESTRICT c,
                            unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
+    GB_SKIP_FIRST(i);
     c[i] = a[i];
 }
 
@@ -24,6 +37,7 @@ GB_KERNEL void stream_mul(GB_GLOBAL T *GB_RESTRICT b, GB_CONSTANT_ARG T *GB_REST
                           unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
+    GB_SKIP_FIRST(i);
     b[i] = s * c[i];
 }
 
@@ -31,6 +45,7 @@ GB_KERNEL void stream_add(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *G
                           GB_GLOBAL T *GB_RESTRICT c, unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
+    GB_SKIP_FIRST(i);
     c[i] = a[i] + b[i];
 }
 
@@ -38,6 +53,7 @@ GB_KERNEL void stream_triad(GB_GLOBAL T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RE
                             GB_CONSTANT_ARG T *GB_RESTRICT c, T s, unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
+    GB_SKIP_FIRST(i);
     a[i] = b[i] + s * c[i];
 }
 
@@ -55,6 +71,10 @@ GB_KERNEL void stream_dot(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *G
     T acc = (T)0;
     for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
         acc += a[i] * b[i];
+#ifdef GB_BREAK
+    if (GB_GLOBAL_ID(0) == 0)
+        acc = (T)0;
+#endif
     part[lid] = acc;
     for (size_t off = WG / 2; off > 0; off /= 2) {
         GB_BARRIER();

@@ -200,7 +200,8 @@ static int allreduce_setup(struct gb_case_ctx *ctx)
             h[j] = (float)(i + 1 + j % 5);
         if ((err = gb_multi_alloc(ctx, i, nbytes, GB_MEM_DEVICE, &a->in[i])) ||
             (err = gb_multi_alloc(ctx, i, nbytes, GB_MEM_DEVICE, &a->out[i])) ||
-            (err = gb_multi_upload(ctx, i, a->in[i], h, nbytes)))
+            (err = gb_multi_upload(ctx, i, a->in[i], h, nbytes)) ||
+            (err = gb_multi_poison(ctx, i, a->out[i], nbytes, GB_F32)))
             break;
         if (a->team.n == 1)
             break;

@@ -48,7 +48,7 @@ static const struct gb_axis_def axes[] = {
 enum atype { T_I32, T_I64, T_F32 };
 
 struct atomics {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     bool local;
     enum atype type;
     size_t esize;

@@ -50,7 +50,7 @@ static const struct gb_axis_def axes[] = {
 };
 
 struct cache {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     uint32_t vec, wg;
     uint64_t items;      /* G */
     uint32_t n, first, step, iters;
@@ -127,7 +127,8 @@ static int cache_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
                             kmax);
     if ((err = gb_case_alloc(ctx, n * vbytes, GB_MEM_DEVICE, &s->set)) ||
-        (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)))
+        (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)) ||
+        (err = gb_case_poison(ctx, s->sums, s->items * sizeof(uint32_t), GB_I32)))
         return err;
     s->data = malloc(n * vbytes);
     if (!s->data)

@@ -6,7 +6,7 @@ int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel
                    const char *const *defines, size_t ndefines, struct gb_program **prog,
                    struct gb_kernel **k)
 {
-    const struct gb_chip_hook *hook = ctx->state;
+    const struct gb_test_hook *hook = ctx->state;
     const char *defs[8];
     if (ndefines > 7)
         return GB_FAIL(GB_EINVAL, "%s: %zu defines, at most 7", file, ndefines);

@@ -1,18 +1,16 @@
 /* What the chip suites (latency, cache, local, atomics) share with their device tests, and
  * nothing else may use.
  *
- * Every state struct of these suites starts with a struct gb_chip_hook. The runner zeroes the
- * state before setup(), so in a run test_define is NULL; tests/test_chip.c sets it before
- * setup() to build the case's kernel with one more define (GB_BREAK, which each kernel file
- * documents) and checks that verify() rejects what the broken kernel computed. */
+ * Every state struct of these suites starts with a struct gb_test_hook (suites/common.h, the
+ * hook tests/test_verify.c uses for the other suites too). The runner zeroes the state before
+ * setup(), so in a run test_define is NULL; tests/test_chip.c sets it before setup() to build
+ * the case's kernel with one more define (GB_BREAK, which each kernel file documents) and checks
+ * that verify() rejects what the broken kernel computed. */
 #ifndef GB_SUITES_CHIP_H
 #define GB_SUITES_CHIP_H
 
 #include "harness/suite.h"
-
-struct gb_chip_hook {
-    const char *test_define; /* an extra "NAME" or "NAME=VALUE" for the build; NULL in a run */
-};
+#include "suites/common.h"
 
 /* Builds `kernel` of `file` like gb_case_build(), with the hook's test define (if any) after
  * `defines` (at most 7). */

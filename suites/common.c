@@ -292,6 +292,50 @@ int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
                             (unsigned long long)i, got[i], want[i]);
 }
 
+/* ---- poisoned outputs and the test hook ----------------------------------------------------- */
+
+int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, enum gb_dtype t)
+{
+    static const unsigned char f64[] = {0, 0, 0, 0, 0, 0, 0xF8, 0x7F};
+    static const unsigned char f32[] = {0, 0, 0xC0, 0x7F}, f16[] = {0, 0x7E},
+                               bf16[] = {0xC0, 0x7F}, i32[] = {0xEF, 0xBE, 0xAD, 0xDE},
+                               i8[] = {0xA5};
+    const unsigned char *pat = t == GB_F64   ? f64
+                               : t == GB_F32 ? f32
+                               : t == GB_F16 ? f16
+                               : t == GB_BF16 ? bf16
+                               : t == GB_I32  ? i32
+                                              : i8;
+    const size_t es = gb_dtype_size(t);
+    if (bytes == 0)
+        return 0;
+    unsigned char *h = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
+    if (!h)
+        return GB_FAIL(GB_ENOMEM, "poison of %llu bytes", (unsigned long long)bytes);
+    for (uint64_t i = 0; i < bytes; i++)
+        h[i] = pat[i % es]; /* little-endian, as every device gpubench drives */
+    int err = gb_case_upload(ctx, b, h, bytes);
+    free(h);
+    return err;
+}
+
+int gb_case_build_hooked(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                         const char *const *defines, size_t ndefines, uint32_t wg,
+                         struct gb_program **prog, struct gb_kernel **k)
+{
+    const struct gb_test_hook *hook = ctx->state;
+    const char *defs[8];
+    *prog = NULL;
+    *k = NULL;
+    if (ndefines > 7)
+        return GB_FAIL(GB_EINVAL, "%s: %zu defines, at most 7", file, ndefines);
+    for (size_t i = 0; i < ndefines; i++)
+        defs[i] = defines[i];
+    if (hook && hook->test_define)
+        defs[ndefines++] = hook->test_define;
+    return gb_case_build_wg(ctx, file, kernel, defs, ndefines, wg, prog, k);
+}
+
 /* ---- figures beside the headline value ------------------------------------------------------ */
 
 static struct gb_figure *new_figure(struct gb_case_ctx *ctx, const char *name)

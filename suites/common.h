@@ -77,4 +77,29 @@ int gb_suite_precision_derive(struct gb_results *rs, const char *suite, const ch
 int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,
                           struct gb_tuning_entry *out, bool *found);
 
+/* ---- verification: poisoned outputs and the broken-kernel hook ------------------------------ */
+
+/* Fills the first `bytes` of b (any memory kind) with a poison pattern of element type t, so
+ * that an output the timed runs never write cannot pass verification: a quiet NaN for the float
+ * types (f64 0x7FF8..., f32 0x7FC00000, f16 0x7E00, bf16 0x7FC0), the sentinel 0xDEADBEEF for
+ * i32 and 0xA5 for i8. Setup calls it on every output buffer after the last untimed write to
+ * it and before returning. A trailing partial element (bytes not a multiple of the element
+ * size) gets the pattern's leading bytes. Returns 0, GB_ENOMEM, or the upload's error. */
+int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, enum gb_dtype t);
+
+/* The test hook of the suites that tests/test_verify.c and tests/test_chip.c break on purpose:
+ * such a suite's state struct starts with a struct gb_test_hook. The runner zeroes the state
+ * before setup(), so in a run test_define is NULL; a test sets it before setup() to build the
+ * case's kernel with one more define (GB_BREAK, which each kernel file documents) and checks
+ * that verify() rejects what the broken kernel computed. */
+struct gb_test_hook {
+    const char *test_define; /* an extra "NAME" or "NAME=VALUE" for the build; NULL in a run */
+};
+
+/* gb_case_build_wg() with the hook's test define (ctx->state starts with a struct
+ * gb_test_hook), if any, after `defines` (at most 7); GB_EINVAL for more. */
+int gb_case_build_hooked(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                         const char *const *defines, size_t ndefines, uint32_t wg,
+                         struct gb_program **prog, struct gb_kernel **k);
+
 #endif

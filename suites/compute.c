@@ -8,12 +8,19 @@
  *   work-items x chains x lanes x iters x (2 per FMA / integer multiply-add, 8 per dp4a)
  * operations, from which the harness derives GFLOP/s (GOP/s for the integer precisions).
  *
- * Verification: the host replays every chain of 32 sampled work-items (the first, the last and
- * 30 seeded at random) step by step in the kernel's arithmetic — fma() for FP32/FP64, an exact
- * double product rounded once to half or bfloat16, wrapping 32-bit integers — and requires the
- * device's values within 2 units in the last place (integers: equal); and every chain of every
- * work-item must be finite and have grown from its start (floats), so a chain that was never
- * computed or written shows. The largest relative difference is the result's max_error.
+ * Verification: the output is poisoned in setup (NaN, integers 0xDEADBEEF: gb_case_poison), so
+ * an unwritten chain shows. Floats: the host replays every chain of 32 sampled work-items (the
+ * first, the last and 30 seeded at random) step by step in the kernel's arithmetic — fma() for
+ * FP32/FP64, an exact double product rounded once to half or bfloat16 — and requires the
+ * device's values within 2 units in the last place; and every chain of every work-item must be
+ * finite and have grown from its start, so a chain that was never computed or written shows.
+ * Integers: every chain of every work-item is checked, equal to the bit. INT32's step is an
+ * affine map mod 2^32, so `iters` steps are one affine map, composed by repeated squaring; its
+ * constants (a = 1 mod 4, b odd) give the map the full period 2^32 (Hull and Dobell, SIAM Review
+ * 1962), so a chain that did not move shows as such. A dp4a step maps any value into
+ * [z - 65536, z + 65536] (four products of signed bytes), so the host tabulates the map there
+ * and composes the table `iters - 1` times, again by squaring. The largest relative difference
+ * is the result's max_error.
  *
  * Devices without a precision's arithmetic skip it with the reason (PoCL: no cl_khr_fp16, so no
  * FP16 or half2; OpenCL has no bfloat16 arithmetic; dp4a needs CUDA sm_61+ or OpenCL's packed
@@ -133,10 +140,16 @@ static int compute_setup(struct gb_case_ctx *ctx)
     snprintf(d_chains, sizeof d_chains, "CHAINS=%u", s->chains);
     snprintf(d_vec, sizeof d_vec, "VEC=%u", s->vec);
     const char *defines[] = {d_chains, d_vec};
-    if ((err = gb_case_build_wg(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg, &s->prog,
-                                &s->k)))
+    if ((err = gb_case_build_hooked(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg,
+                                    &s->prog, &s->k)))
         return err;
-    if ((err = gb_case_alloc(ctx, s->elems * cp[s->p].esize, GB_MEM_DEVICE, &s->out)))
+    const enum gb_dtype dt = s->p == CP_F64                      ? GB_F64
+                             : s->p == CP_F32                    ? GB_F32
+                             : s->p == CP_F16 || s->p == CP_HALF2 ? GB_F16
+                             : s->p == CP_BF16                    ? GB_BF16
+                                                                  : GB_I32;
+    if ((err = gb_case_alloc(ctx, s->elems * cp[s->p].esize, GB_MEM_DEVICE, &s->out)) ||
+        (err = gb_case_poison(ctx, s->out, s->elems * cp[s->p].esize, dt)))
         return err;
 
     struct gb_launch *l = &s->l;
@@ -269,6 +282,103 @@ static double element(enum cprec p, const void *host, uint64_t i, uint32_t *bits
     }
 }
 
+/* ---- integers: every chain ---------------------------------------------------------------- */
+
+/* x -> mul x + add (mod 2^32). */
+struct affine {
+    uint32_t mul, add;
+};
+
+/* f after g: x -> f.mul (g.mul x + g.add) + f.add. */
+static struct affine affine_after(struct affine f, struct affine g)
+{
+    return (struct affine){f.mul * g.mul, f.mul * g.add + f.add};
+}
+
+/* The INT32 step applied `iters` times, as one affine map (repeated squaring). */
+static struct affine i32_steps(uint32_t iters)
+{
+    struct affine r = {1, 0}, p = {(uint32_t)cp[CP_I32].a, (uint32_t)cp[CP_I32].b};
+    for (uint32_t e = iters; e; e >>= 1, p = affine_after(p, p))
+        if (e & 1)
+            r = affine_after(p, r);
+    return r;
+}
+
+/* dp4a with y, z = the kernel's: every value lands in [z - DP4A_SPAN, z + DP4A_SPAN]. */
+#define DP4A_SPAN 65536
+
+/* *out[v - lo] = the dp4a step applied n times to v, for v in [lo, lo + 2 DP4A_SPAN]
+ * (repeated squaring of the step's table). Returns NULL on out of memory. */
+static int32_t *int8dot_table(uint32_t n, int32_t *lo)
+{
+    const int32_t y = (int32_t)(uint32_t)cp[CP_INT8DOT].a, z = (int32_t)cp[CP_INT8DOT].b;
+    const size_t len = 2 * DP4A_SPAN + 1;
+    *lo = z - DP4A_SPAN;
+    int32_t *r = malloc(len * sizeof *r), *p = malloc(len * sizeof *p),
+            *t = malloc(len * sizeof *t);
+    if (!r || !p || !t) {
+        free(r), free(p), free(t);
+        return NULL;
+    }
+    for (size_t v = 0; v < len; v++) {
+        r[v] = *lo + (int32_t)v;
+        p[v] = dp4a(*lo + (int32_t)v, y, z);
+    }
+    for (uint32_t e = n; e; e >>= 1) {
+        if (e & 1)
+            for (size_t v = 0; v < len; v++)
+                r[v] = p[r[v] - *lo];
+        for (size_t v = 0; v < len; v++)
+            t[v] = p[p[v] - *lo];
+        int32_t *sw = p;
+        p = t, t = sw;
+    }
+    free(p), free(t);
+    return r;
+}
+
+/* Every chain of every work-item of an integer case, to the bit. */
+static int verify_int(struct gb_case_ctx *ctx, const struct compute *s, const void *host)
+{
+    const uint32_t *got = host;
+    struct affine f = {0, 0};
+    int32_t *table = NULL, lo = 0;
+    if (s->p == CP_I32) {
+        f = i32_steps(s->iters);
+    } else if (!(table = int8dot_table(s->iters - 1, &lo))) {
+        return GB_FAIL(GB_ENOMEM, "dp4a table");
+    }
+    const int32_t y = (int32_t)(uint32_t)cp[CP_INT8DOT].a, z = (int32_t)cp[CP_INT8DOT].b;
+    uint64_t bad = 0, first = 0;
+    uint32_t first_got = 0, first_ref = 0;
+    bool unmoved = false;
+    for (uint64_t i = 0; i < s->elems; i++) {
+        const uint32_t x0 = start_int(i);
+        const uint32_t ref = s->p == CP_I32 ? f.mul * x0 + f.add
+                                            : (uint32_t)table[dp4a((int32_t)x0, y, z) - lo];
+        if (got[i] != ref) {
+            if (bad++ == 0) {
+                first = i, first_got = got[i], first_ref = ref;
+                unmoved = s->p == CP_I32 && got[i] == x0;
+            }
+        }
+    }
+    free(table);
+    ctx->max_error = bad ? INFINITY : 0.0;
+    if (!bad)
+        return 0;
+    if (unmoved)
+        return gb_case_mismatch(ctx, "chain element %llu is %u, its start: the chain was not "
+                                     "computed (%llu of %llu elements wrong)",
+                                (unsigned long long)first, first_got, (unsigned long long)bad,
+                                (unsigned long long)s->elems);
+    return gb_case_mismatch(ctx, "chain element %llu is %u (0x%08x), the host replay gives %u "
+                                 "(%llu of %llu elements wrong)",
+                            (unsigned long long)first, first_got, first_got, first_ref,
+                            (unsigned long long)bad, (unsigned long long)s->elems);
+}
+
 static int compute_verify(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
@@ -279,9 +389,13 @@ static int compute_verify(struct gb_case_ctx *ctx)
     void *host = gb_case_read_back(ctx, s->out, bytes, &err);
     if (!host)
         return err;
+    if (is_int) {
+        err = verify_int(ctx, s, host);
+        free(host);
+        return err;
+    }
     /* Every chain ran and was written: finite and grown from its start. */
-    if (!is_int)
-        for (uint64_t i = 0; i < s->elems; i++) {
+    for (uint64_t i = 0; i < s->elems; i++) {
             uint32_t bits;
             const double v = element(p, host, i, &bits), x0 = start_float(p, i);
             if (!(isfinite(v) && v > x0)) {

@@ -18,14 +18,19 @@
  * accumulation), else kernels/gemm.cl's defaults; the figure `config` says which.
  *
  * Accuracy: A and B are drawn in FP64 from a seeded distribution — `uniform`: U(-1, 1);
- * `wide`: random sign times 2^U(-6, 6), twelve binades — and rounded to the precision's input
- * type. The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
+ * `wide`: random sign times 2^U(-6, 6), twelve binades; `signed`: magnitudes in [1, 2) exact in
+ * FP32 whose TF32 and FP16 rounding is systematic, every product positive (draw_signed says
+ * how) — and rounded to the precision's input type. On U(-1,1) a TF32-rounded "f32" GEMM's error
+ * against sum |a||b| shrinks like 1/sqrt(k) (its roundings cancel) while any bound valid for
+ * every input grows, so the f32 bound catches it up to k of about 2048 only; on `signed` it
+ * errs by about 2^-10 at every k and fails (tests/test_verify.c). The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
  * the error includes what rounding the inputs costs: the accuracy price of the precision. Per
  * element the relative error is |C - ref| / sum_l |a_il||b_lj| (src/precision.h), on every
  * element when m n <= 65536, else on the four corners and 4092 seeded positions. The result
  * carries the largest (max_error) and the RMS (figure rms_error). A case whose largest error
- * exceeds its tolerance — axis `tol`, or 0 for the rigorous first-order bound of
- * gb_gemm_error_bound for the precision's input, accumulation and output formats — is failed
+ * exceeds its tolerance — axis `tol`, or 0 for the bound of gb__gemm_tolerance (the rigorous
+ * first-order bound of gb_gemm_error_bound for the precision's input, accumulation and output
+ * formats; for f32 and f64 the smaller probabilistic one of Higham and Mary) — is failed
  * with the reason "failed-accuracy: ...". Every element of C must be finite except where the
  * precision's range overflows, which is a failed-accuracy too.
  */
@@ -42,7 +47,7 @@
 static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 static const char *const transes[] = {"nn", "nt", "tn", "tt", NULL};
-static const char *const dists[] = {"uniform", "wide", NULL};
+static const char *const dists[] = {"uniform", "wide", "signed", NULL};
 
 static const struct {
     const char *name;
@@ -70,9 +75,11 @@ static const struct gb_axis_def axes[] = {
     {.name = "trans", .type = GB_V_STR, .def = "nn", .choices = transes,
      .help = "op(A) op(B): n = as stored, t = transposed"},
     {.name = "dist", .type = GB_V_STR, .def = "uniform", .choices = dists,
-     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6)"},
+     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
+             "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
+             "index (every product positive): a lower-precision f32 GEMM fails at any k"},
     {.name = "tol", .type = GB_V_FLOAT, .def = "0",
-     .help = "largest relative error accepted; 0: the precision's rigorous bound"},
+     .help = "largest relative error accepted; 0: the precision's default bound"},
 };
 
 /* kernels/gemm.cl's defaults. */
@@ -127,6 +134,17 @@ static uint64_t mix(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* dist signed: element of op(A) or op(B) at inner index l. 1 + 10 random bits below the point
+ * + 0x0CCC x 2^-23: exact in f32, and 0.4 of a unit of the 10-bit significand (TF32, f16) above
+ * a value of that format, so rounding to it (to nearest or truncated) takes 0.4 unit off every
+ * magnitude; the sign is (-1)^l in both matrices, so every product a_il b_lj is positive and
+ * those errors add up instead of cancelling: about 2^-10 relative in every element of C. */
+static double draw_signed(uint64_t *s, uint64_t l)
+{
+    const double v = 1.0 + (double)(mix(s) >> 54) * 0x1p-10 + 0x0CCC * 0x1p-23;
+    return l & 1 ? -v : v;
 }
 
 static double draw(uint64_t *s, bool wide)
@@ -238,9 +256,11 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
         snprintf(d[nd++], sizeof d[0], "IN_HALF=1");
     else if (s->p == GP_BF16)
         snprintf(d[nd++], sizeof d[0], "IN_BF16=1");
-    const char *defs[8];
+    const char *defs[9];
     for (size_t i = 0; i < nd; i++)
         defs[i] = d[i];
+    if (s->hook.test_define)
+        defs[nd++] = s->hook.test_define;
     int err = gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
     if (err)
         return err;
@@ -283,6 +303,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     s->ta = tr[0] == 't';
     s->tb = tr[1] == 't';
     s->wide = strcmp(gb_params_str(ctx->params, "dist"), "wide") == 0;
+    s->sgn = strcmp(gb_params_str(ctx->params, "dist"), "signed") == 0;
     s->tol = gb_params_float(ctx->params, "tol");
     const char *shape = gb_params_str(ctx->params, "shape");
     if (!parse_shape(shape, &s->m, &s->n, &s->k))
@@ -322,11 +343,13 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         return GB_FAIL(GB_ENOMEM, "inputs of %llu and %llu elements", (unsigned long long)na,
                        (unsigned long long)nb);
     uint64_t seed = 0x5EEDull ^ (s->m * 73856093u) ^ (s->n * 19349663u) ^ (s->k * 83492791u) ^
-                    (s->wide ? 0xD1CEull : 0);
+                    (s->wide ? 0xD1CEull : 0) ^ (s->sgn ? 0x5167ull : 0);
     for (uint64_t i = 0; i < na; i++)
-        s->a64[i] = draw(&seed, s->wide);
+        s->a64[i] = s->sgn ? draw_signed(&seed, s->ta ? i % s->lda : i / s->lda)
+                           : draw(&seed, s->wide);
     for (uint64_t i = 0; i < nb; i++)
-        s->b64[i] = draw(&seed, s->wide);
+        s->b64[i] = s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb)
+                           : draw(&seed, s->wide);
     int err;
     if ((err = upload_input(ctx, s->a64, na, in, &s->a)) ||
         (err = upload_input(ctx, s->b64, nb, in, &s->b)) ||
@@ -350,7 +373,10 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         if (err == GB_EUNSUPPORTED)
             return gb_case_skip(ctx, "%s", gb_error_msg());
     }
-    if (err || (err = ctx->ops->queue_sync(ctx->q)))
+    /* C now holds the untimed call's product: poison it, so that verify sees only what the
+     * timed runs wrote. */
+    if (err || (err = ctx->ops->queue_sync(ctx->q)) ||
+        (err = gb_case_poison(ctx, s->c, nc * gb_dtype_size(out), out)))
         return err;
     ctx->op.flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
     ctx->op.timer = GB_TIMER_DEVICE;
@@ -366,15 +392,41 @@ static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
     return err;
 }
 
-/* The default tolerance: gb_gemm_error_bound for the precision's formats. Inputs drawn in FP64
- * and used as FP64 carry no input rounding; TF32 inputs are rounded twice (to FP32, then to
- * TF32 by the tensor cores). */
-static double default_tol(enum gprec p, uint64_t k)
+/* The default tolerance: gb_gemm_error_bound for the precision's formats (rigorous, grows like
+ * k). Inputs drawn in FP64 and used as FP64 carry no input rounding; TF32 inputs are rounded
+ * twice (to FP32, then to TF32 by the tensor cores).
+ * For f32 and f64, whose accumulation is IEEE round-to-nearest on the vector units, the smaller
+ * of that and the probabilistic bound of Higham and Mary ("A New Approach to Probabilistic
+ * Rounding Error Analysis", SIAM J. Sci. Comput. 41(5), 2019, Theorem 3.1 for inner products):
+ * the accumulation's error is at most gamma~_k(lambda) sum |a_l b_l|, with
+ *   gamma~_k(lambda) = exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1,
+ * except with probability at most 2 k exp(-lambda^2 (1 - u)^2 / 2); lambda is chosen so that
+ * this is 1e-12 per element. With the inputs' rounding (1 + u_in)^2 and the output's (1 + u_out)
+ * the tolerance is (1 + u_in)^2 (1 + gamma~) (1 + u_out) - 1. It grows like sqrt(k), as the
+ * error of a correct GEMM does, so a GEMM that rounds its inputs to TF32 (2^-11) fails it where
+ * the rigorous bound (k u) would let it pass. The tensor-core precisions keep the rigorous
+ * bound: their accumulation need not round to nearest (Fasi, Higham, Mikaitis and Pranesh,
+ * "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021), which the probabilistic model
+ * assumes. */
+double gb__gemm_tolerance(enum gprec p, uint64_t k)
 {
     const double u_in = p == GP_F64    ? 0.0
                         : p == GP_TF32 ? 0x1p-11 + 0x1p-24
                                        : gb_unit_roundoff(gp[p].in);
-    return gb_gemm_error_bound(k, u_in, gb_unit_roundoff(gp[p].acc), gb_unit_roundoff(gp[p].out));
+    const double u_acc = gb_unit_roundoff(gp[p].acc), u_out = gb_unit_roundoff(gp[p].out);
+    const double rigorous = gb_gemm_error_bound(k, u_in, u_acc, u_out);
+    if (p != GP_F32 && p != GP_F64)
+        return rigorous;
+    const double kk = (double)(k ? k : 1);
+    const double lambda = sqrt(2.0 * log(2.0 * kk / 1e-12)) / (1.0 - u_acc);
+    const double gt = expm1(lambda * sqrt(kk) * u_acc + kk * u_acc * u_acc / (1.0 - u_acc));
+    const double prob = (1.0 + u_in) * (1.0 + u_in) * (1.0 + gt) * (1.0 + u_out) - 1.0;
+    return prob < rigorous ? prob : rigorous;
+}
+
+static double default_tol(enum gprec p, uint64_t k)
+{
+    return gb__gemm_tolerance(p, k);
 }
 
 static double c_elem(enum gb_dtype t, const void *c, uint64_t i)

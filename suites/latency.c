@@ -46,7 +46,7 @@ static const struct gb_axis_def axes[] = {
 };
 
 struct latency {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     uint64_t slots;         /* slots in the cycle */
     uint32_t epl;           /* elements (unsigned int) per slot: stride / 4 */
     uint32_t *order;        /* order[k]: the slot k steps after slot 0 */

@@ -46,7 +46,7 @@ static const struct gb_axis_def axes[] = {
 };
 
 struct local {
-    struct gb_chip_hook hook;
+    struct gb_test_hook hook;
     bool write;
     uint32_t vec, wg, stride, ln, iters;
     uint64_t items;
@@ -145,6 +145,7 @@ static int local_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
                             kmax);
     if ((err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->out)) ||
+        (err = gb_case_poison(ctx, s->out, s->items * sizeof(uint32_t), GB_I32)) ||
         (err = local_expect(s)))
         return err;
     s->launch = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1},

@@ -2,15 +2,24 @@
  *
  * Kernels and byte counts follow BabelStream (McIntosh-Smith et al., "GPU-STREAM v2.0", 2017):
  * copy and mul move 2 arrays, add and triad 3, dot reads 2; GB/s = bytes / s / 1e9.
- * The arrays start as a = 0.1, b = 0.2, c = 0.7 with scalar s = 0.4, chosen so that every
- * kernel's output differs from its starting value: a kernel that did nothing fails verify.
- * Each case runs one kernel repeatedly; every kernel is idempotent on these inputs, so the gold
- * value is exact whatever the number of repetitions:
- *   copy  c = a          -> 0.1        mul   b = s*c      -> 0.28
- *   add   c = a + b      -> 0.3        triad a = b + s*c  -> 0.48
- *   dot   sum(a*b)       -> n * 0.1 * 0.2 (in the element type's rounding of 0.1 and 0.2)
- * Tolerances (relative): elementwise 1e-6 for float and 1e-14 for double (one rounding, perhaps
- * a fused multiply-add); dot 1e-4 for float and 1e-11 for double (a sum of n terms).
+ *
+ * Data: each array an op reads holds pseudo-random values in [1, 2), element i of array j a
+ * counter-based hash of (j, i) (splitmix64's finaliser) with as many random bits as the type's
+ * significand holds, so every value is exact in the type and no two neighbours repeat: memory
+ * compression on recent GPUs shrinks constant arrays (clpeak has shown 2.6x the theoretical
+ * bandwidth that way), random ones it cannot. The array an op writes is poisoned with NaN in
+ * setup (gb_case_poison), so a timed path that writes nothing, or only part, fails verify. The
+ * host regenerates the inputs in verify and checks every element; every kernel is idempotent
+ * (no op reads what it writes), so the gold value is exact whatever the number of repetitions:
+ *   copy  c = a        mul  b = s*c        add  c = a + b        triad  a = b + s*c  (s = 0.4)
+ * Elementwise tolerance (relative): 1e-6 for float and 1e-14 for double, a few roundings (the
+ * values are positive, so there is no cancellation).
+ * dot: sum(a*b) against a long double reference of the same exact inputs, within the bound of a
+ * dot product of depth d = m + log2(wg) (m terms summed in turn by each work-item, then the
+ * work-group's tree), gamma_d(u) sum |a_i b_i| (Higham, "Accuracy and Stability of Numerical
+ * Algorithms", 2nd ed., §3.1: any summation order, the depth in place of n), plus the host's
+ * long double sum of the partial sums. All terms are positive, so a work-item's missing terms
+ * (a fraction 1/(groups wg) of the sum) exceed the bound whenever n u is below about 1.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,9 +54,6 @@ static const struct {
     [OP_DOT] = {"stream_dot", 2},
 };
 
-#define INIT_A 0.1
-#define INIT_B 0.2
-#define INIT_C 0.7
 #define SCALAR 0.4
 
 static enum memory_op parse_op(const char *s)
@@ -69,20 +75,42 @@ static struct gb_arg scalar_arg(const struct memory *m, double v)
                   : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = (float)v};
 }
 
-/* Fills a host array of n elements of the case's type with v. */
-static void *host_array(const struct memory *m, double v)
+/* Element i of array j (0 a, 1 b, 2 c) of the case: a splitmix64 finaliser (Steele, Lea and
+ * Flood, OOPSLA 2014) of (j, i) to 1 + a random multiple of 2^-23 (float) or 2^-52 (double), in
+ * [1, 2) and exact in the type. */
+static double value(const struct memory *m, int j, uint64_t i)
+{
+    uint64_t z = i * 0x9E3779B97F4A7C15ull + (uint64_t)(j + 1) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const int bits = m->dbl ? 52 : 23;
+    return 1.0 + (double)(z >> (64 - bits)) * ldexp(1.0, -bits);
+}
+
+/* A host array of the case's type: array j's values (value()). */
+static void *host_array(const struct memory *m, int j)
 {
     void *p = malloc(m->n * m->esize);
     if (!p)
         return NULL;
     for (uint64_t i = 0; i < m->n; i++) {
         if (m->dbl)
-            ((double *)p)[i] = v;
+            ((double *)p)[i] = value(m, j, i);
         else
-            ((float *)p)[i] = (float)v;
+            ((float *)p)[i] = (float)value(m, j, i);
     }
     return p;
 }
+
+/* Arrays each op reads (bit j: array j) and the one it writes (-1: none, dot). */
+static const struct {
+    unsigned reads;
+    int writes;
+} io[] = {
+    [OP_COPY] = {1u << 0, 2}, [OP_MUL] = {1u << 2, 1},        [OP_ADD] = {3u, 2},
+    [OP_TRIAD] = {6u, 0},     [OP_DOT] = {3u, -1},
+};
 
 static int memory_setup(struct gb_case_ctx *ctx)
 {
@@ -114,8 +142,8 @@ static int memory_setup(struct gb_case_ctx *ctx)
     snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
     snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
     const char *defines[] = {def_t, def_wg};
-    if ((err = gb_case_build_wg(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, m->wg,
-                                &m->prog, &m->k)))
+    if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, m->wg,
+                                    &m->prog, &m->k)))
         return err;
 
     uint64_t bytes_arr = m->n * m->esize;
@@ -123,13 +151,18 @@ static int memory_setup(struct gb_case_ctx *ctx)
         (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->b)) ||
         (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->c)))
         return err;
-    const double init[3] = {INIT_A, INIT_B, INIT_C};
+    /* Inputs random, everything else (the output) poisoned. */
     struct gb_buf *bufs[3] = {m->a, m->b, m->c};
-    for (int i = 0; i < 3 && !err; i++) {
-        void *h = host_array(m, init[i]);
+    const enum gb_dtype dt = m->dbl ? GB_F64 : GB_F32;
+    for (int j = 0; j < 3 && !err; j++) {
+        if (!(io[m->op].reads & (1u << j))) {
+            err = gb_case_poison(ctx, bufs[j], bytes_arr, dt);
+            continue;
+        }
+        void *h = host_array(m, j);
         if (!h)
             return GB_FAIL(GB_ENOMEM, "host array of %llu bytes", (unsigned long long)bytes_arr);
-        err = gb_case_upload(ctx, bufs[i], h, bytes_arr);
+        err = gb_case_upload(ctx, bufs[j], h, bytes_arr);
         free(h);
     }
     if (err)
@@ -147,7 +180,8 @@ static int memory_setup(struct gb_case_ctx *ctx)
         uint64_t need = (m->n + m->wg - 1) / m->wg;
         if (m->groups > need)
             m->groups = need;
-        if ((err = gb_case_alloc(ctx, m->groups * m->esize, GB_MEM_DEVICE, &m->sums)))
+        if ((err = gb_case_alloc(ctx, m->groups * m->esize, GB_MEM_DEVICE, &m->sums)) ||
+            (err = gb_case_poison(ctx, m->sums, m->groups * m->esize, dt)))
             return err;
         l->global[0] = m->groups * m->wg;
         last.v.u64 = m->n;
@@ -205,63 +239,94 @@ static double in_type(const struct memory *m, double v)
     return m->dbl ? v : (double)(float)v;
 }
 
+/* gamma_d = d u / (1 - d u) (Higham §3.1); 1 once d u reaches 1/2 (the bound then says
+ * nothing useful, and a correct result must not fail). */
+static double gamma_d(double d, double u)
+{
+    return d * u < 0.5 ? d * u / (1.0 - d * u) : 1.0;
+}
+
+static int dot_verify(struct gb_case_ctx *ctx, struct memory *m)
+{
+    int err;
+    void *sums = gb_case_read_back(ctx, m->sums, m->groups * m->esize, &err);
+    if (!sums)
+        return err;
+    long double total = 0;
+    for (uint64_t g = 0; g < m->groups; g++)
+        total += elem(m, sums, g);
+    free(sums);
+    /* The reference: products exact in long double to its rounding (2^-64 on x86), summed with
+     * Neumaier's compensation. Every term is positive, so sum |a_i b_i| is the sum itself. */
+    long double gold = 0, comp = 0;
+    for (uint64_t i = 0; i < m->n; i++) {
+        const long double x = (long double)value(m, 0, i) * value(m, 1, i);
+        const long double t = gold + x;
+        comp += fabsl(gold) >= fabsl(x) ? (gold - t) + x : (x - t) + gold;
+        gold = t;
+    }
+    gold += comp;
+    /* Depth: the terms one work-item adds in turn, then the tree of log2(wg) levels; the host's
+     * long double sums (the reference's and the partial sums') add a few 2^-63 at most. */
+    const uint64_t items = m->groups * m->wg;
+    const double per_item = (double)((m->n + items - 1) / items);
+    double depth = per_item;
+    for (uint32_t w = m->wg; w > 1; w /= 2)
+        depth += 1;
+    const double u = m->dbl ? 0x1p-53 : 0x1p-24;
+    const double tol = gamma_d(depth, u) + ((double)m->groups + 4.0) * 0x1p-62;
+    ctx->max_error = (double)(fabsl(total - gold) / gold);
+    if (!(ctx->max_error <= tol))
+        return gb_case_mismatch(ctx, "dot = %.17Lg, expected %.17Lg (relative error %.3g > %.3g, "
+                                     "the bound of a sum of depth %.0f)",
+                                total, gold, ctx->max_error, tol, depth);
+    return 0;
+}
+
 static int memory_verify(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
-    const double a = in_type(m, INIT_A), b = in_type(m, INIT_B), c = in_type(m, INIT_C);
+    if (m->op == OP_DOT)
+        return dot_verify(ctx, m);
     const double s = in_type(m, SCALAR);
-    if (m->op == OP_DOT) {
-        int err;
-        void *sums = gb_case_read_back(ctx, m->sums, m->groups * m->esize, &err);
-        if (!sums)
-            return err;
-        double total = 0;
-        for (uint64_t g = 0; g < m->groups; g++)
-            total += elem(m, sums, g);
-        free(sums);
-        double gold = (double)m->n * a * b, tol = m->dbl ? 1e-11 : 1e-4;
-        ctx->max_error = fabs(total - gold) / gold;
-        if (!(ctx->max_error <= tol))
-            return gb_case_mismatch(ctx, "dot = %.17g, expected %.17g (relative error %.3g > %g)",
-                                    total, gold, ctx->max_error, tol);
-        return 0;
-    }
-    struct gb_buf *out;
-    double gold;
-    switch (m->op) {
-    case OP_COPY:
-        out = m->c, gold = a;
-        break;
-    case OP_MUL:
-        out = m->b, gold = s * c;
-        break;
-    case OP_ADD:
-        out = m->c, gold = a + b;
-        break;
-    default:
-        out = m->a, gold = b + s * c;
-        break;
-    }
-    gold = in_type(m, gold);
+    struct gb_buf *bufs[3] = {m->a, m->b, m->c};
+    struct gb_buf *out = bufs[io[m->op].writes];
     int err;
     void *host = gb_case_read_back(ctx, out, m->n * m->esize, &err);
     if (!host)
         return err;
     const double tol = m->dbl ? 1e-14 : 1e-6;
-    double worst = 0;
+    double worst = 0, worst_gold = 0;
     uint64_t worst_i = 0;
     for (uint64_t i = 0; i < m->n; i++) {
+        double gold;
+        switch (m->op) {
+        case OP_COPY:
+            gold = value(m, 0, i);
+            break;
+        case OP_MUL:
+            gold = s * value(m, 2, i);
+            break;
+        case OP_ADD:
+            gold = value(m, 0, i) + value(m, 1, i);
+            break;
+        default:
+            gold = value(m, 1, i) + s * value(m, 2, i);
+            break;
+        }
+        gold = in_type(m, gold);
         double e = fabs(elem(m, host, i) - gold) / fabs(gold);
         if (!(e <= worst)) { /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;
             worst_i = i;
+            worst_gold = gold;
         }
     }
     ctx->max_error = worst;
     if (!(worst <= tol))
         err = gb_case_mismatch(ctx, "element %llu is %.17g, expected %.17g (relative error %.3g "
-                               "> %g)", (unsigned long long)worst_i, elem(m, host, worst_i), gold,
-                               worst, tol);
+                               "> %g)", (unsigned long long)worst_i, elem(m, host, worst_i),
+                               worst_gold, worst, tol);
     free(host);
     return err;
 }

@@ -5,10 +5,12 @@
 #define GB_SUITES_MEMORY_STATE_H
 
 #include "harness/suite.h"
+#include "suites/common.h"
 
 enum memory_op { OP_COPY, OP_MUL, OP_ADD, OP_TRIAD, OP_DOT };
 
 struct memory {
+    struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
     enum memory_op op;
     bool dbl;
     size_t esize;

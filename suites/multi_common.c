@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "suites/common.h"
 #include "suites/multi_common.h"
 
 int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
@@ -52,6 +53,14 @@ int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb
 {
     int err;
     GB__ON_RANK(ctx, rank, gb_case_download(ctx, dst, src, bytes));
+    return err;
+}
+
+int gb_multi_poison(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *b, uint64_t bytes,
+                    enum gb_dtype t)
+{
+    int err;
+    GB__ON_RANK(ctx, rank, gb_case_poison(ctx, b, bytes, t));
     return err;
 }
 

@@ -59,6 +59,9 @@ int gb_multi_upload(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *dst, co
                     uint64_t bytes);
 int gb_multi_download(struct gb_case_ctx *ctx, size_t rank, void *dst, struct gb_buf *src,
                       uint64_t bytes);
+/* gb_case_poison() on device `rank`'s buffer b: the outputs of a multi-device case. */
+int gb_multi_poison(struct gb_case_ctx *ctx, size_t rank, struct gb_buf *b, uint64_t bytes,
+                    enum gb_dtype t);
 int gb_multi_build(struct gb_case_ctx *ctx, size_t rank, const char *file, const char *kernel,
                    const char *const *defines, size_t ndefines, struct gb_program **prog,
                    struct gb_kernel **k);

@@ -71,7 +71,8 @@ static int peer_setup(struct gb_case_ctx *ctx)
     gb_fill_pattern(p->pattern, p->size, 101 + p->src);
     if ((err = gb_multi_alloc(ctx, p->src, p->size, GB_MEM_DEVICE, &p->sbuf)) ||
         (err = gb_multi_alloc(ctx, p->dst, p->size, GB_MEM_DEVICE, &p->dbuf)) ||
-        (err = gb_multi_upload(ctx, p->src, p->sbuf, p->pattern, p->size)))
+        (err = gb_multi_upload(ctx, p->src, p->sbuf, p->pattern, p->size)) ||
+        (err = gb_multi_poison(ctx, p->dst, p->dbuf, p->size, GB_I8)))
         return err;
     if (p->path == PATH_STAGED) {
         p->chunk = p->size / 4;

@@ -130,6 +130,10 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     const double init[3] = {TRIAD_A, TRIAD_B, TRIAD_C};
     struct gb_buf *bufs[3] = {d->a, d->b, d->c};
     for (int k = 0; k < 3 && !err; k++) {
+        if (k == 0) { /* a, the triad's output: poisoned */
+            err = gb_multi_poison(ctx, i, bufs[k], bytes, GB_F32);
+            continue;
+        }
         for (uint64_t e = 0; e < elems; e++)
             h[e] = (float)init[k];
         err = gb_multi_upload(ctx, i, bufs[k], h, bytes);
@@ -178,6 +182,8 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
             h[j * nk + l] = sgemm_b(l, j);
     if (!err)
         err = gb_multi_upload(ctx, i, d->b, h, nk * nk * sizeof(float));
+    if (!err) /* C, the output: poisoned */
+        err = gb_multi_poison(ctx, i, d->c, rows * nk * sizeof(float), GB_F32);
     free(h);
     if (err)
         return err;

@@ -21,9 +21,11 @@
  * configuration, measured again by the runner, with the figures speedup (over the default),
  * default (the default's value), evaluations, valid, pruned, failed and the best configuration.
  *
- * Verification is exact: the inputs are small integers (dot: -1, 0, 1; gemm: -2..2), so every
- * partial sum of any order of additions is an integer far below 2^24 and float arithmetic is
- * exact; the outputs must equal the host's integer reference bit for bit. Outputs are filled
+ * Verification is exact: the inputs are small integers (dot: 0, 1; gemm: -2..2), so every
+ * partial sum of any order of additions is an integer below 2^24 and float arithmetic is exact;
+ * the outputs must equal the host's integer reference bit for bit. The dot's terms are never
+ * negative, so a configuration that drops a chunk of m terms is caught unless every one of them
+ * is 0 (probability (3/4)^m), where terms of both signs would often cancel. Outputs are filled
  * with NaN before each configuration runs, so one that writes nothing cannot pass on its
  * predecessor's output.
  *
@@ -519,8 +521,8 @@ static int prepare_data(struct gb_case_ctx *ctx, struct tuning *t)
     case K_DOT: {
         int64_t sum = 0;
         for (uint64_t i = 0; i < n; i++) {
-            t->ha[i] = small_int(1, i, -1, 1);
-            t->hb[i] = small_int(2, i, -1, 1);
+            t->ha[i] = small_int(1, i, 0, 1);
+            t->hb[i] = small_int(2, i, 0, 1);
             sum += (int64_t)t->ha[i] * (int64_t)t->hb[i];
         }
         t->dot_ref = (double)sum;

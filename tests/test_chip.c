@@ -172,7 +172,7 @@ static void run_by_hand(const struct gb_suite *s, const struct gb_params *params
     struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = params};
     ctx.state = calloc(1, s->state_size);
     ASSERT(ctx.state);
-    ((struct gb_chip_hook *)ctx.state)->test_define = define;
+    ((struct gb_test_hook *)ctx.state)->test_define = define;
     ASSERT_OK(s->setup(&ctx));
     ASSERT_OK(s->run(&ctx, 1));
     ASSERT_OK(s->run(&ctx, 3));

@@ -1,0 +1,364 @@
+/* Verification that a wrong kernel cannot pass and a right one cannot fail (issue 11): a table of
+ * deliberately broken kernels across memory, compute (float and integer), gemm (own kernel) and
+ * fp16 — a timed path that does nothing (setup's poison must show), a partial write, dropped
+ * terms of a reduction, a lower-precision computation — each caught by verify(), and each case
+ * verified when nothing is broken, at several sizes and work-group sizes. Kernels are broken by
+ * the GB_BREAK define each kernel file documents (the test hook of suites/common.h) or by
+ * tampering with the output on the host before verify. And, on the host alone, the f32 GEMM
+ * tolerance against an emulated TF32 GEMM. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/config.h"
+#include "harness/plan.h"
+#include "suites/common.h"
+#include "suites/compute_state.h"
+#include "suites/fp16_state.h"
+#include "suites/gemm_state.h"
+#include "suites/memory_state.h"
+#include "test.h"
+
+/* How a case is broken. */
+enum how {
+    RIGHT,  /* nothing broken: verify must pass */
+    NOOP,   /* setup, then no run at all: the timed path did nothing */
+    DEFINE, /* built with the test define (GB_BREAK...) */
+    TAMPER, /* run, then the output changed on the host */
+};
+
+/* The case `params` of `suite_name` run by hand on OpenCL device 0, broken as `how` says; verify
+ * must return 0 (RIGHT) or GB_EVERIFY (the others), with a reason. */
+static void run_case(const char *suite_name, const char *params, enum how how, const char *define,
+                     void (*tamper)(struct gb_case_ctx *))
+{
+    const struct gb_suite *s = gb_suite_find(suite_name);
+    ASSERT(s);
+    char yaml[1024], err[1024];
+    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
+    struct gb_profile p;
+    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s",
+               err);
+    struct gb_plan plan = {0};
+    int r = gb_plan_devices(&p, "opencl", "0", &plan);
+    if (r == GB_ENODEV)
+        SKIP("no OpenCL device: %s", gb_error_msg());
+    ASSERT_OK(r);
+    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
+    ASSERT_EQ(plan.ncases, 1);
+    const struct gb_backend_ops *ops = plan.devices[0].ops;
+    struct gb_device *dev = gb_test_open_device(ops, 0);
+    struct gb_queue *q;
+    ASSERT_OK(ops->queue_create(dev, &q));
+    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
+    ctx.state = calloc(1, s->state_size);
+    ASSERT(ctx.state);
+    ((struct gb_test_hook *)ctx.state)->test_define = how == DEFINE ? define : NULL;
+    r = s->setup(&ctx);
+    ASSERT_MSG(r == 0, "%s %s: setup: %s (%s)", suite_name, params, gb_err_name(r), ctx.reason);
+    if (how != NOOP) {
+        ASSERT_OK(s->run(&ctx, 1));
+        ASSERT_OK(s->run(&ctx, 2));
+    }
+    ASSERT_OK(ops->queue_sync(q));
+    if (how == TAMPER)
+        tamper(&ctx);
+    const int want = how == RIGHT ? 0 : GB_EVERIFY;
+    const int got = s->verify(&ctx);
+    static const char *const names[] = {"right", "no-op", "define", "tampered"};
+    ASSERT_MSG(got == want, "%s %s (%s%s%s): verify returned %s, expected %s; reason: %s",
+               suite_name, params, names[how], how == DEFINE ? " " : "",
+               how == DEFINE ? define : "", gb_err_name(got), gb_err_name(want), ctx.reason);
+    if (want == GB_EVERIFY) {
+        ASSERT(strlen(ctx.reason) > 0);
+        printf("%-8s %-52s %-8s caught: %.150s\n", suite_name, params,
+               how == DEFINE ? define : names[how], ctx.reason);
+    }
+    s->teardown(&ctx);
+    free(ctx.state);
+    ops->queue_destroy(q);
+    ops->device_close(dev);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+}
+
+/* Right, a no-op and the GB_BREAK define (`define`, NULL: none) for one case. */
+static void right_noop_broken(const char *suite, const char *params, const char *define)
+{
+    run_case(suite, params, RIGHT, NULL, NULL);
+    run_case(suite, params, NOOP, NULL, NULL);
+    if (define)
+        run_case(suite, params, DEFINE, define, NULL);
+}
+
+/* ---- memory: partial write (copy, mul, add, triad) and a dropped chunk (dot) ---------------- */
+
+TEST_TIMEOUT(verify_memory_broken_kernels_are_caught, 300)
+{
+    static const char *const ops[] = {"copy", "mul", "add", "triad", "dot"};
+    static const char *const sizes[] = {"4000", "1MiB", "4MiB"};
+    static const int wgs[] = {1, 64, 256};
+    char params[256];
+    for (size_t o = 0; o < 5; o++)
+        for (int dbl = 0; dbl < 2; dbl++)
+            for (size_t z = 0; z < 3; z++) {
+                /* every work-group size at 1 MiB, one per other size */
+                for (size_t w = 0; w < 3; w++) {
+                    if (z != 1 && w != (z + o) % 3)
+                        continue;
+                    snprintf(params, sizeof params, "{op: %s, type: %s, wg: %d, size: %s}",
+                             ops[o], dbl ? "double" : "float", wgs[w], sizes[z]);
+                    right_noop_broken("memory", params, "GB_BREAK");
+                }
+            }
+}
+
+/* The dot's bound holds where a fixed 1e-4 did not, and is tight enough to catch one work-item
+ * missing: a long per-work-item sum (work-groups of one work-item, 4 Mi floats). */
+TEST_TIMEOUT(verify_memory_dot_bound_follows_the_depth, 120)
+{
+    run_case("memory", "{op: dot, type: float, wg: 1, size: 16MiB}", RIGHT, NULL, NULL);
+    run_case("memory", "{op: dot, type: float, wg: 1, size: 16MiB}", DEFINE, "GB_BREAK", NULL);
+    run_case("memory", "{op: dot, type: float, wg: 1024, size: 16MiB}", RIGHT, NULL, NULL);
+    run_case("memory", "{op: dot, type: float, wg: 1024, size: 16MiB}", DEFINE, "GB_BREAK", NULL);
+}
+
+/* ---- compute ----------------------------------------------------------------------------- */
+
+/* Zero every output element but the first 32 (issue 11: 480 of 512 zeroed passed). */
+static void zero_all_but_32(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    const size_t es = s->p == CP_F64 ? 8 : 4;
+    ASSERT(s->elems > 32);
+    const uint64_t bytes = (s->elems - 32) * es;
+    void *zero = calloc(1, bytes);
+    ASSERT(zero);
+    gb_test_smash(ctx, s->out, 32 * es, zero, bytes);
+    free(zero);
+}
+
+/* One element off by one (i32: in the middle, which no sample covers) or by 2^-11 relative
+ * (f32: the last, whose work-item the float replay always covers). */
+static void nudge_one(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    const uint64_t i = s->p == CP_I32 ? s->elems / 2 + 5 : s->elems - 1;
+    uint32_t v;
+    struct gb_buf *tmp;
+    ASSERT_OK(ctx->ops->buf_alloc(ctx->dev, 4, GB_MEM_HOST_PAGEABLE, &tmp));
+    ASSERT_OK(ctx->ops->copy(ctx->q, tmp, 0, s->out, i * 4, 4, GB_COPY_BLOCKING));
+    memcpy(&v, tmp->host, 4);
+    ctx->ops->buf_free(tmp);
+    v += s->p == CP_I32 ? 1u : 1u << 12; /* f32: 2^-11 relative, TF32-sized */
+    gb_test_smash(ctx, s->out, i * 4, &v, sizeof v);
+}
+
+/* Every output rounded to 10 significand bits (a half-precision chain reported as f32). */
+static void lower_precision_f32(struct gb_case_ctx *ctx)
+{
+    struct compute *s = ctx->state;
+    uint32_t *h = malloc(s->elems * 4);
+    ASSERT(h);
+    ASSERT_OK(gb_case_download(ctx, h, s->out, s->elems * 4));
+    for (uint64_t i = 0; i < s->elems; i++)
+        h[i] = (h[i] + 0x1000u) & 0xFFFFE000u;
+    gb_test_smash(ctx, s->out, 0, h, s->elems * 4);
+    free(h);
+}
+
+TEST_TIMEOUT(verify_compute_broken_kernels_are_caught, 300)
+{
+    static const char *const cases[] = {
+        "{prec: f32, vec: 1, chains: 4, iters: 64, wg: 64, groups: 1}",
+        "{prec: f32, vec: 4, chains: 8, iters: 256, wg: 32, groups: 2}",
+        "{prec: f64, vec: 2, chains: 4, iters: 64, wg: 64, groups: 1}",
+        "{prec: i32, vec: 1, chains: 4, iters: 64, wg: 64, groups: 1}",
+        "{prec: i32, vec: 4, chains: 8, iters: 1024, wg: 32, groups: 3}",
+        "{prec: i32, vec: 16, chains: 2, iters: 4, wg: 128, groups: 1}",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const bool f64 = strstr(cases[c], "f64") != NULL;
+        right_noop_broken("compute", cases[c], "GB_BREAK");
+        run_case("compute", cases[c], TAMPER, NULL, zero_all_but_32);
+        if (!f64)
+            run_case("compute", cases[c], TAMPER, NULL, nudge_one);
+        if (strstr(cases[c], "f32"))
+            run_case("compute", cases[c], TAMPER, NULL, lower_precision_f32);
+    }
+}
+
+/* ---- gemm (own kernel) ------------------------------------------------------------------- */
+
+TEST_TIMEOUT(verify_gemm_broken_kernels_are_caught, 300)
+{
+    static const char *const shapes[] = {"64x64x256", "32x48x1024", "40x24x100", "16x16x4096"};
+    char params[256];
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        snprintf(params, sizeof params, "{prec: f32, impl: own, shape: %s}", shapes[i]);
+        right_noop_broken("gemm", params, "GB_BREAK=2"); /* dropped term */
+        /* TF32 inputs: caught up to k = 1024 on U(-1,1) inputs (suites/gemm.c's head says why
+         * not beyond; dist signed below catches it at every k). */
+        if (i < 3)
+            run_case("gemm", params, DEFINE, "GB_BREAK=1", NULL);
+    }
+    /* dist signed: TF32 caught at every k. */
+    static const char *const sgn[] = {"64x64x256", "32x48x1024", "16x16x4096", "8x8x16384"};
+    for (size_t i = 0; i < sizeof sgn / sizeof sgn[0]; i++) {
+        snprintf(params, sizeof params, "{prec: f32, impl: own, shape: %s, dist: signed, "
+                 "trans: %s}", sgn[i], i & 1 ? "tn" : "nt");
+        run_case("gemm", params, RIGHT, NULL, NULL);
+        run_case("gemm", params, DEFINE, "GB_BREAK=1", NULL);
+    }
+    run_case("gemm", "{prec: mixed, impl: own, shape: 64x64x2048, dist: signed}", RIGHT, NULL,
+             NULL);
+    run_case("gemm", "{prec: f32, impl: own, shape: 100, trans: tt}", RIGHT, NULL, NULL);
+    run_case("gemm", "{prec: f32, impl: own, shape: 100, trans: tt}", DEFINE, "GB_BREAK=1", NULL);
+    run_case("gemm", "{prec: mixed, impl: own, shape: 64}", RIGHT, NULL, NULL);
+    run_case("gemm", "{prec: mixed, impl: own, shape: 64}", NOOP, NULL, NULL);
+    run_case("gemm", "{prec: f64, impl: own, shape: 64}", NOOP, NULL, NULL);
+    run_case("gemm", "{prec: f64, impl: own, shape: 64x64x300}", DEFINE, "GB_BREAK=2", NULL);
+}
+
+/* The library path: setup's untimed call wrote C, the poison after it must show. */
+TEST_TIMEOUT(verify_gemm_library_noop_is_caught, 300)
+{
+    run_case("gemm", "{prec: f32, impl: library, shape: 64}", RIGHT, NULL, NULL);
+    run_case("gemm", "{prec: f32, impl: library, shape: 64}", NOOP, NULL, NULL);
+}
+
+/* ---- fp16 -------------------------------------------------------------------------------- */
+
+TEST_TIMEOUT(verify_fp16_broken_kernels_are_caught, 300)
+{
+    static const char *const cases[] = {
+        "{op: triad, storage: float, elems: 5000, wg: 64}",
+        "{op: scale, storage: float, elems: 100003, wg: 256}",
+        "{op: triad, storage: half, elems: 4097, wg: 1}",
+        "{op: scale, storage: half, elems: 65536, wg: 128}",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        right_noop_broken("fp16", cases[c], "GB_BREAK");
+    right_noop_broken("fp16", "{op: triad, storage: bf16, elems: 3000, wg: 32}", NULL);
+}
+
+/* ---- the f32 GEMM bound against an emulated TF32 GEMM ------------------------------------- */
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* x rounded to 10 stored significand bits, to nearest (TF32), or truncated. */
+static double tf32(double x, bool chop)
+{
+    int e;
+    const double m = frexp(x, &e) * 2048.0;
+    return ldexp(chop ? trunc(m) : nearbyint(m), e - 11);
+}
+
+/* The largest error of an m x m block of C = A B (inner dimension k), relative to
+ * sum |a_l b_l|, computed three ways from the same inputs: correct f32 (inputs rounded to f32,
+ * sequential fmaf), TF32 to nearest and TF32 truncated (inputs rounded on the host, the product
+ * in f64). Inputs: `dist` 0 U(-1,1) (the suite's default), 1 every |a|, |b| in [1, 2) with
+ * bits 13..22 random and the 13 below a fixed 0.4 of a TF32 unit, signs so that every product
+ * is positive: TF32's error is then systematic, about 2^-10 relative. */
+static void emulate(uint64_t k, int dist, double *f32_err, double *tf32_err, double *trunc_err)
+{
+    const uint64_t m = 12;
+    double *a = malloc(m * k * sizeof *a), *b = malloc(m * k * sizeof *b);
+    ASSERT(a && b);
+    uint64_t seed = 42 + k;
+    for (uint64_t i = 0; i < m * k; i++)
+        for (int j = 0; j < 2; j++) {
+            double v;
+            if (dist == 0) {
+                v = 2.0 * (double)(mix(&seed) >> 11) * 0x1p-53 - 1.0;
+            } else {
+                v = 1.0 + (double)(mix(&seed) >> 54) * 0x1p-10 + 0x0CCC * 0x1p-23;
+                if ((i % k) & 1) /* the sign follows l: a_il b_lj > 0 */
+                    v = -v;
+            }
+            (j ? b : a)[i] = v;
+        }
+    *f32_err = *tf32_err = *trunc_err = 0;
+    for (uint64_t i = 0; i < m; i++)
+        for (uint64_t j = 0; j < m; j++) {
+            long double ref = 0, mag = 0, t = 0, tt = 0;
+            float f = 0;
+            for (uint64_t l = 0; l < k; l++) {
+                const double x = a[i * k + l], y = b[j * k + l];
+                ref += (long double)x * y;
+                mag += fabsl((long double)x * y);
+                f = fmaf((float)x, (float)y, f);
+                t += (long double)tf32(x, false) * tf32(y, false);
+                tt += (long double)tf32(x, true) * tf32(y, true);
+            }
+            *f32_err = fmax(*f32_err, (double)(fabsl((long double)f - ref) / mag));
+            *tf32_err = fmax(*tf32_err, (double)(fabsl(t - ref) / mag));
+            *trunc_err = fmax(*trunc_err, (double)(fabsl(tt - ref) / mag));
+        }
+    free(a);
+    free(b);
+}
+
+TEST(verify_gemm_f32_bound_rejects_tf32)
+{
+    static const uint64_t ks[] = {256, 1024, 4096};
+    for (size_t i = 0; i < 3; i++) {
+        const double tol = gb__gemm_tolerance(GP_F32, ks[i]);
+        const double rigorous = gb_gemm_error_bound(ks[i], 0x1p-24, 0x1p-24, 0x1p-24);
+        for (int dist = 0; dist < 2; dist++) {
+            double f, t, tt;
+            emulate(ks[i], dist, &f, &t, &tt);
+            printf("k %5llu %s: f32 %.3g  tf32 %.3g  truncated %.3g  bound %.3g (rigorous "
+                   "%.3g)\n",
+                   (unsigned long long)ks[i], dist ? "systematic" : "U(-1,1)   ", f, t, tt, tol,
+                   rigorous);
+            ASSERT_MSG(f <= tol, "k %llu: a correct f32 GEMM (%g) fails the bound %g",
+                       (unsigned long long)ks[i], f, tol);
+            /* U(-1,1): TF32's error shrinks like 1/sqrt(k) against sum |a||b| while any bound
+             * valid for every input grows; caught up to k = 1024. */
+            if (dist == 1 || ks[i] <= 1024) {
+                ASSERT_MSG(t > tol, "k %llu: TF32 to nearest (%g) passes the bound %g",
+                           (unsigned long long)ks[i], t, tol);
+                ASSERT_MSG(tt > tol, "k %llu: TF32 truncated (%g) passes the bound %g",
+                           (unsigned long long)ks[i], tt, tol);
+            }
+        }
+        /* The rigorous bound alone lets TF32 through from k = 1024 (issue 11). */
+        if (ks[i] >= 1024) {
+            double f, t, tt;
+            emulate(ks[i], 0, &f, &t, &tt);
+            ASSERT(t < rigorous);
+        }
+    }
+}
+
+/* ---- every single-device suite: a timed path that does nothing fails ---------------------
+ * Counting suites are not in the table: global atomics, batching's launches and launch count
+ * the operations the host enqueued since they zeroed their counters (a no-op is then zero
+ * operations, rightly verified), and global atomics verifies one operation of its own. */
+
+TEST_TIMEOUT(verify_noop_is_caught_in_every_suite, 300)
+{
+    static const struct {
+        const char *suite, *params;
+    } cases[] = {
+        {"cache", "{size: 64KiB, vec: 4, layout: interleaved, reads: 1MiB}"},
+        {"local", "{op: read, vec: 1, stride: 1, wg: 64, bytes: 1MiB}"},
+        {"local", "{op: write, vec: 2, stride: 1, wg: 64, bytes: 1MiB}"},
+        {"atomics", "{op: local, type: int32, addresses: 64, wg: 64}"},
+        {"transfer", "{op: h2d, memory: pinned, size: 64KiB}"},
+        {"transfer", "{op: d2d, memory: device, size: 1MiB}"},
+        {"batching", "{op: copies, mode: each, count: 4, size: 64KiB}"},
+        {"batching", "{op: gemm, mode: batched, count: 4, dim: 24}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(cases[i].suite, cases[i].params, RIGHT, NULL, NULL);
+        run_case(cases[i].suite, cases[i].params, NOOP, NULL, NULL);
+    }
+}
