@@ -184,6 +184,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
                     : m->op == OP_COPY                 ? 0.0
                                                        : (double)m->n;
+    ctx->op.working_set = ctx->op.bytes; /* each array is moved once per operation */
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }

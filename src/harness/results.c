@@ -3,6 +3,7 @@
 #include "harness/results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,6 +180,15 @@ void gb_result_figure(struct gb_result *r, const char *name, const char *unit, d
     f->v[0] = value;
 }
 
+const char *gb_result_regime(double ws, uint64_t llc)
+{
+    if (!(ws > 0))
+        return "";
+    if (llc == 0)
+        return "unknown";
+    return ws > 2.0 * (double)llc ? "memory" : "cache";
+}
+
 void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 {
     if (r->nfigures >= GB_MAX_FIGURES)
@@ -193,7 +203,7 @@ void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 }
 
 /* Converts a measurement into the result's metric: GB/s when the operation moves bytes, else
- * GFLOP/s when it computes, else its latency in microseconds. */
+ * GFLOP/s when it computes (GOP/s for integer operations), else its latency in microseconds. */
 void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m)
 {
@@ -211,7 +221,7 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
         r->better = GB_BETTER_HIGHER;
     } else if (ctx->op.flops > 0) {
         snprintf(r->metric, sizeof r->metric, "throughput");
-        snprintf(r->unit, sizeof r->unit, "GFLOP/s");
+        snprintf(r->unit, sizeof r->unit, ctx->op.integer ? "GOP/s" : "GFLOP/s");
         r->better = GB_BETTER_HIGHER;
     } else {
         snprintf(r->metric, sizeof r->metric, "latency");
@@ -229,10 +239,20 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
     gb_stats_compute(r->samples, m->n, &r->stats);
     gb_stats_compute(us, m->n, &r->op_time_us);
     free(us);
+    /* The noise shown is the noise judged: the stopping rule (gb_sample_decide) judges the CI95
+     * of the mean time per operation relative to that mean, so a rate's CI95 is that same
+     * relative half-width of its mean (rate = work / time: the same relative precision to first
+     * order), not the CI of the rate samples, whose mean a few slow samples move differently. */
+    if (ctx->op.bytes > 0 || ctx->op.flops > 0)
+        r->stats.ci95 = r->op_time_us.mean > 0 && isfinite(r->op_time_us.ci95)
+                            ? r->stats.mean * r->op_time_us.ci95 / r->op_time_us.mean
+                            : r->op_time_us.ci95;
     r->value = r->stats.median;
     r->batch = m->batch;
     r->bytes_per_op = ctx->op.bytes;
     r->flops_per_op = ctx->op.flops;
+    snprintf(r->regime, sizeof r->regime, "%s",
+             gb_result_regime(ctx->op.working_set, ctx->dev->info.l2_bytes));
     r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
     /* Faster than the device's memory can go is a timer or a dead-code problem, not a record.
      * Only device-memory kernels are bounded by peak_mem_gbs. */

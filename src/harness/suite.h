@@ -46,6 +46,11 @@ enum gb_timer {
 struct gb_op_desc {
     double bytes;   /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
     double flops;   /* floating-point (or integer) operations per operation (GFLOP/s) */
+    bool integer;   /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
+    /* Memory-hierarchy cases: the bytes of every buffer the operation touches, each counted
+     * once (a copy's source and destination; a triad's three arrays). The result's regime
+     * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */
+    double working_set;
     enum gb_timer timer;
     uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
 };
