@@ -4,9 +4,10 @@
  * two queues at once, so it moves 2 * size). Bytes are counted as bandwidthTest and BabelStream
  * count them: a copy across the host link moves `size` bytes over the link; a D2D copy reads and
  * writes device memory, so it counts read + write, 2 * size (`bytes_per_op`), and agrees with
- * the memory suite's copy kernel of the same size. `async` enqueues a batch of non-blocking copies and
- * times it with device events, the way bandwidthTest and clpeak do; `sync` issues blocking copies
- * and times them on the host, which is what an application that waits for each copy sees.
+ * the memory suite's copy kernel of the same size. `async` enqueues a batch of non-blocking
+ * copies and times it with device events, the way bandwidthTest and clpeak do; `sync` issues
+ * blocking copies and times them on the host, which is what an application that waits for each
+ * copy sees.
  * GB/s = bytes / seconds / 1e9; the per-operation time at small sizes is the copy latency.
  *
  * Verification: the source holds a pseudo-random pattern; after the timed copies the
@@ -131,6 +132,7 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     ctx->op.bytes = (double)t->size * (t->op == OP_BIDIR || t->op == OP_D2D ? 2.0 : 1.0);
     /* Every buffer the copy touches (a CPU device's "device" memory is host memory too). */
     ctx->op.working_set = (double)t->size * (t->op == OP_BIDIR ? 4.0 : 2.0);
+    ctx->op.host_link = t->op != OP_D2D;
     ctx->op.timer = t->blocking || t->op == OP_BIDIR ? GB_TIMER_HOST : GB_TIMER_DEVICE;
     return 0;
 }

@@ -147,3 +147,75 @@ TEST(trust_ci_stored_is_the_ci_judged)
     ASSERT_STR(r.unit, "GB/s");
     free(r.samples);
 }
+
+static const struct gb_figure *figure(const struct gb_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nfigures; i++)
+        if (strcmp(r->figures[i].name, name) == 0)
+            return &r->figures[i];
+    return NULL;
+}
+
+/* Bounds for every suite (issue 11, item 3): any memory-regime bandwidth result, whatever its
+ * suite (a D2D copy, fp16's storage kernels, the tuning dot), is checked against the device's
+ * memory bandwidth; where no bound is known the result says so. */
+TEST(trust_bandwidth_bounds_every_suite)
+{
+    static const char *const suites[] = {"transfer", "fp16", "tuning", "memory", "cache"};
+    struct gb_device dev = {0};
+    dev.info.l2_bytes = 1 << 20;
+    dev.info.peak_mem_gbs = 10;
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+        struct gb_case_ctx ctx = {0};
+        ctx.dev = &dev;
+        ctx.op.bytes = 8e6;
+        ctx.op.working_set = 8e6; /* memory regime */
+        struct gb_result r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.suite, sizeof r.suite, "%s", suites[i]);
+        snprintf(r.regime, sizeof r.regime, "%s", gb_result_regime(8e6, dev.info.l2_bytes));
+        r.status = GB_STATUS_OK;
+        r.value = 20; /* twice the theoretical bandwidth */
+        gb_result_check_bound(&r, &ctx);
+        ASSERT_MSG(r.implausible, "%s", suites[i]);
+        ASSERT_CONTAINS(r.reason, "exceeds the device's theoretical memory bandwidth 10 GB/s");
+        ASSERT_NEAR(figure(&r, "peak")->v[0], 10, 0);
+        ASSERT_NEAR(figure(&r, "of_peak")->v[0], 2, 0);
+        /* Within the slack: plausible. */
+        memset(&r, 0, sizeof r);
+        snprintf(r.regime, sizeof r.regime, "memory");
+        r.status = GB_STATUS_OK;
+        r.value = 10.4;
+        gb_result_check_bound(&r, &ctx);
+        ASSERT(!r.implausible);
+    }
+    /* No bound known: said, never flagged. */
+    struct gb_case_ctx ctx = {0};
+    ctx.dev = &dev;
+    ctx.op.bytes = 8e6;
+    ctx.op.host_link = true;
+    struct gb_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.regime, sizeof r.regime, "memory");
+    r.status = GB_STATUS_OK;
+    r.value = 1000;
+    gb_result_check_bound(&r, &ctx);
+    ASSERT(!r.implausible);
+    ASSERT_CONTAINS(figure(&r, "peak")->text, "no host-link rate");
+    ctx.op.host_link = false;
+    memset(&r, 0, sizeof r);
+    snprintf(r.regime, sizeof r.regime, "cache");
+    r.status = GB_STATUS_OK;
+    r.value = 1000;
+    gb_result_check_bound(&r, &ctx);
+    ASSERT(!r.implausible);
+    ASSERT_CONTAINS(figure(&r, "peak")->text, "cache-resident");
+    dev.info.peak_mem_gbs = 0;
+    memset(&r, 0, sizeof r);
+    snprintf(r.regime, sizeof r.regime, "memory");
+    r.status = GB_STATUS_OK;
+    r.value = 1000;
+    gb_result_check_bound(&r, &ctx);
+    ASSERT(!r.implausible);
+    ASSERT_CONTAINS(figure(&r, "peak")->text, "no memory bandwidth");
+}

@@ -119,6 +119,34 @@ uint64_t gb_host_llc_bytes(const char *cpu_dir)
     return best;
 }
 
+unsigned gb_host_physical_cores(const char *cpu_root)
+{
+    enum { MAXCPU = 1024 };
+    static long seen[MAXCPU][2];
+    unsigned n = 0;
+    int misses = 0;
+    for (int c = 0; c < MAXCPU && misses < 64; c++) {
+        char dir[4096], line[64];
+        snprintf(dir, sizeof dir, "%s/cpu%d/topology", cpu_root, c);
+        if (!read_line(dir, "core_id", line, sizeof line)) {
+            misses++; /* offline or absent CPUs leave gaps */
+            continue;
+        }
+        long core = strtol(line, NULL, 10), pkg = 0;
+        if (read_line(dir, "physical_package_id", line, sizeof line))
+            pkg = strtol(line, NULL, 10);
+        bool dup = false;
+        for (unsigned k = 0; k < n && !dup; k++)
+            dup = seen[k][0] == pkg && seen[k][1] == core;
+        if (!dup && n < MAXCPU) {
+            seen[n][0] = pkg;
+            seen[n][1] = core;
+            n++;
+        }
+    }
+    return n;
+}
+
 int gb_mkdir_p(const char *path, unsigned mode)
 {
     char p[4096];

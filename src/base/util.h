@@ -55,6 +55,11 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
  * sizes as sysfs writes them, "32768K", "2M" or bytes). 0 when none can be read. */
 uint64_t gb_host_llc_bytes(const char *cpu_dir);
 
+/* The host's physical cores: the distinct (physical_package_id, core_id) pairs among
+ * cpu_root/cpuN/topology (cpu_root: "/sys/devices/system/cpu" on Linux), so SMT threads of one
+ * core count once. 0 when none can be read. */
+unsigned gb_host_physical_cores(const char *cpu_root);
+
 /* Creates the folder `path` and any missing parents, like `mkdir -p`, each with `mode` (before
  * the umask); folders that exist already are fine. Returns 0, or -1 with errno set (the first
  * mkdir that failed; ENAMETOOLONG for a path of 4096 bytes or more). */

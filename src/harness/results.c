@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "harness/measure.h"
+#include "harness/precision.h"
 #include "harness/results_json.h"
 #include "harness/suite.h"
 
@@ -254,11 +255,35 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
     snprintf(r->regime, sizeof r->regime, "%s",
              gb_result_regime(ctx->op.working_set, ctx->dev->info.l2_bytes));
     r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
-    /* Faster than the device's memory can go is a timer or a dead-code problem, not a record.
-     * Only device-memory kernels are bounded by peak_mem_gbs. */
-    double peak = ctx->dev->info.peak_mem_gbs;
-    if (peak > 0 && strcmp(r->suite, "memory") == 0 && r->value > 1.05 * peak)
+}
+
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
+{
+    if (r->status != GB_STATUS_OK || !(ctx->op.bytes > 0) || !r->regime[0])
+        return;
+    const double mem = ctx->dev->info.peak_mem_gbs;
+    const char *why = NULL;
+    if (ctx->op.host_link)
+        why = "unknown: the backend reports no host-link rate";
+    else if (strcmp(r->regime, "memory") != 0)
+        why = "unknown: the working set may be cache-resident";
+    else if (!(mem > 0))
+        why = "unknown: the device reports no memory bandwidth";
+    if (why) {
+        gb_result_text(r, "peak", "%s", why);
+        return;
+    }
+    gb_result_figure(r, "peak", "GB/s", mem);
+    gb_result_figure(r, "of_peak", "", r->value / mem);
+    /* Faster than the device's memory can go is a timer, a dead-code or a cache problem, not a
+     * record. */
+    if (gb_rate_implausible(r->value, mem)) {
         r->implausible = true;
+        snprintf(r->reason, sizeof r->reason,
+                 "implausible: %.4g GB/s exceeds the device's theoretical memory bandwidth %.4g "
+                 "GB/s",
+                 r->value, mem);
+    }
 }
 
 void gb_result_fail(struct gb_result *r, int err, const char *what)

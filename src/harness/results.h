@@ -147,9 +147,17 @@ struct gb_measurement;
 
 /* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
  * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0 (GOP/s when
- * ctx->op.integer), else the latency in microseconds. r->suite must be set (it decides the implausibility check). */
+ * ctx->op.integer), else the latency in microseconds, and the regime (ctx->op.working_set). */
 void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m);
+
+/* The bound of a bandwidth result with a regime (r->regime set by gb_result_fill_metric), once
+ * its figures are final: in the memory regime, device-memory kernels and D2D copies are bounded
+ * by the device's theoretical bandwidth (peak_mem_gbs): the figures "peak" (GB/s) and "of_peak"
+ * are added and a value above GB_PLAUSIBLE_SLACK x peak is flagged implausible, with the reason.
+ * Where no bound is known (no peak_mem_gbs, a cache-regime working set, a host-link copy) the
+ * text figure "peak" says why. Other results are left alone. */
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
 
 /* Marks r failed in stage `what` ("setup", "measure", "verify") with error err: its reason
  * becomes "<what>: <gb_strerror(err)>: <gb_error_msg()>", the detail left out when empty. */

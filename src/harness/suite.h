@@ -51,6 +51,9 @@ struct gb_op_desc {
      * once (a copy's source and destination; a triad's three arrays). The result's regime
      * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */
     double working_set;
+    /* The bytes cross the host link (H2D, D2H, bidirectional): bounded by the link's rate, not
+     * by device memory's. */
+    bool host_link;
     enum gb_timer timer;
     uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
 };

@@ -32,7 +32,7 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
 {
     static const char *const prefer[] = {"batch",   "count",    "n", "nbuf",
                                          "buffers", "launches", NULL};
-    struct suite_filter one = {.suites = k->suites, .case_name = kase, .unit = unit, .need_flops = false};
+    struct suite_filter one = {.suites = k->suites, .case_name = kase, .unit = unit};
     struct sel s = gb__select(R, gb__suite_filter_fn, &one, SIZE_MAX);
     struct axes *a = malloc(sizeof *a);
     struct line *l = NULL;
@@ -90,7 +90,7 @@ out:
 
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {.suites = k->suites, .case_name = NULL, .unit = NULL, .need_flops = false};
+    struct suite_filter sf = {.suites = k->suites};
     struct sel all = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     size_t charts = 0;
     for (size_t i = 0; i < all.n; i++)

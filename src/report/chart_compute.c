@@ -47,7 +47,7 @@ static void speed_accuracy_script(struct rep *R, struct chart *c)
 
 void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {.suites = k->suites, .case_name = NULL, .unit = "FLOP", .need_flops = false};
+    struct suite_filter sf = {.suites = k->suites, .unit = "FLOP"};
     struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     struct cat *cats = NULL;
     struct chart *c = gb__chart_new(
@@ -120,7 +120,7 @@ static void roof_block(FILE *d, double B, double P)
  * otherwise put every configuration on the chart. */
 static void roof_points(const struct rep *R, size_t s, FILE *d)
 {
-    static const struct suite_filter pts = {.suites = NULL, .case_name = NULL, .unit = NULL, .need_flops = true};
+    static const struct suite_filter pts = {.suites = NULL, .need_flops = true};
     struct roof_point {
         char label[160];
         double ai, gf;
@@ -197,15 +197,16 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
         R, "roofline", "Roofline from the measured peaks",
         "Attainable GFLOP/s against arithmetic intensity (flop per byte of device memory, both "
         "axes log): the slanted roof is the best measured device-memory bandwidth (memory "
-        "regime: arrays larger than the caches), the flat roof the best measured FP32 throughput (Williams, Waterman and Patterson, CACM 2009). "
+        "regime: arrays larger than the caches), the flat roof the best measured FP32 throughput "
+        "(Williams, Waterman and Patterson, CACM 2009). "
         "Points are kernels that declare both their bytes and their flops, at their measured "
         "speed; a kernel under the slanted roof is memory-bound.");
     if (!c)
         return;
-    struct suite_filter bw = {.suites = k->suites, .case_name = NULL, .unit = "GB/s", .need_flops = false};
+    struct suite_filter bw = {.suites = k->suites, .unit = "GB/s"};
     /* The flat roof is one precision's, FP32 (the roofline's convention and the precision of
      * the kernels drawn under it), never the best across precisions. */
-    struct suite_filter fl = {.suites = k->also, .case_name = NULL, .unit = "FLOP", .need_flops = false, .prec = "f32"};
+    struct suite_filter fl = {.suites = k->also, .unit = "FLOP", .prec = "f32"};
     double B[MAXSER], P[MAXSER];
     bool any = false;
     for (size_t s = 0; s < R->nser; s++) {
