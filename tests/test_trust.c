@@ -219,3 +219,62 @@ TEST(trust_bandwidth_bounds_every_suite)
     ASSERT(!r.implausible);
     ASSERT_CONTAINS(figure(&r, "peak")->text, "no memory bandwidth");
 }
+
+static char out[1 << 16];
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
+
+/* The results format is a published schema (schema/gpubench-results.schema.json): a run of every
+ * single-device suite family through the command line follows it, a /1 file does too, and a
+ * file that breaks it is refused (the check is real). */
+TEST_TIMEOUT(trust_results_files_follow_the_schema, 300)
+{
+    if (sh("python3 -c 'import jsonschema'") != 0) {
+        printf("python3 jsonschema missing: the schema is not checked\n");
+        return;
+    }
+    const char *dir = gb_test_tmpdir();
+    char p[1300];
+    snprintf(p, sizeof p, "%s/s.yaml", dir);
+    gb_test_write_file(
+        p, "name: s\n"
+           "measure: {warmup_runs: 1, min_samples: 3, max_samples: 5, max_time: 30ms,\n"
+           "          min_sample_time: 1ms}\n"
+           "suites:\n"
+           "  - suite: transfer\n    params: {op: [h2d, d2d], memory: pinned, mode: async,\n"
+           "                                 size: [4KiB]}\n"
+           "  - suite: memory\n    params: {op: [triad], type: float, size: 1MiB}\n"
+           "  - suite: launch\n    params: {op: [latency]}\n"
+           "  - suite: compute\n    params: {prec: [f32, i32, f16], iters: 16, groups: 2}\n"
+           "  - suite: gemm\n    params: {prec: [f32], impl: [own], shape: [64]}\n"
+           "  - suite: fp16\n    params: {op: triad, elems: 65536}\n"
+           "  - suite: tuning\n    params: {kernel: [dot], search: random, budget: 2, "
+           "size: 65536}\n"
+           "  - suite: batching\n    params: {op: copies, mode: [one], count: 4, "
+           "size: [4KiB, 16KiB, 64KiB]}\n");
+    int rc = sh("cd %s && %s run s.yaml -q -o s.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0 || rc == 1, "run exit %d: %s", rc, out);
+    snprintf(p, sizeof p, "%s/s.json", dir);
+    gb_test_check_schema(p);
+    char *text = gb_test_slurp(p);
+    ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/2\"");
+    ASSERT_CONTAINS(text, "\"regime\": \"cache\"");
+    ASSERT_CONTAINS(text, "\"GOP/s\"");
+    free(text);
+    /* The schema before: still valid, still read. */
+    ASSERT_EQ(sh("cd %s && sed 's#gpubench-results/2#gpubench-results/1#; /\"regime\"/d' s.json "
+                 "> v1.json && %s report v1.json -o rep1 >/dev/null 2>&1; echo $?",
+                 dir, GB_TEST_EXE),
+              0);
+    snprintf(p, sizeof p, "%s/v1.json", dir);
+    gb_test_check_schema(p);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(p, &rs));
+    gb_results_free(&rs);
+    /* A broken file is refused by the validator. */
+    ASSERT_EQ(sh("cd %s && sed 's#\"regime\": \"cache\"#\"regime\": \"L1\"#' s.json > bad.json && "
+                 "python3 -c \"import json,sys,jsonschema; jsonschema.validate(json.load(open("
+                 "'bad.json')), json.load(open('%s/schema/gpubench-results.schema.json')))\" "
+                 ">/dev/null 2>&1",
+                 dir, GB_TEST_SRCDIR) != 0,
+              1);
+}
