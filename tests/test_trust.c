@@ -278,3 +278,26 @@ TEST_TIMEOUT(trust_results_files_follow_the_schema, 300)
                  dir, GB_TEST_SRCDIR) != 0,
               1);
 }
+
+/* The memory suite's default array size is at least 4x the last-level cache (BabelStream's
+ * advice), so its default figure is the memory regime's. */
+TEST_TIMEOUT(trust_memory_default_size_is_beyond_the_cache, 180)
+{
+    struct gb_results rs;
+    gb_test_run_profile("measure: {min_samples: 3, max_samples: 3, max_time: 10ms, "
+                        "min_sample_time: 1ms, warmup_runs: 1}\n"
+                        "suites:\n  - suite: memory\n    params: {op: triad, type: float}\n",
+                        "0", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_MSG(r->status == GB_STATUS_OK, "%s", r->reason);
+    const struct gb_device_info *in = &rs.devices[r->device_index].info;
+    const struct gb_figure *f = figure(r, "array_bytes");
+    ASSERT(f != NULL);
+    ASSERT(f->v[0] >= 128.0 * (1 << 20) || (in->max_alloc && f->v[0] == (double)in->max_alloc));
+    ASSERT(f->v[0] >= 4.0 * (double)in->l2_bytes || f->v[0] == (double)in->max_alloc);
+    ASSERT_EQ(r->bytes_per_op, 3 * f->v[0]);
+    if (in->l2_bytes)
+        ASSERT_STR(r->regime, "memory");
+    gb_results_free(&rs);
+}

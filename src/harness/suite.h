@@ -30,6 +30,9 @@ struct gb_axis_def {
     const char *const *choices;
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
+    /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is
+     * otherwise positive). */
+    bool zero_picks;
     const char *help;
     /* Multi-device suites: the value (GB_V_INT) is a position in the case's device set, 0-based
      * (the peer-copy matrix's source and destination). The plan keeps only the values below the
