@@ -523,7 +523,9 @@ static void add_trusted(struct gb_results *rs, const char *suite, const char *ka
     snprintf(r.regime, sizeof r.regime, "%s", regime);
     r.value = value;
     r.stats.median = r.stats.mean = value;
-    r.stats.n = 1;
+    r.stats.n = 5;
+    r.stats.p5 = 0.9 * value;
+    r.stats.p95 = 1.1 * value;
     r.op_time_us.median = r.op_time_us.mean = 1000.0 / value;
     r.verified = verified;
     r.implausible = implausible;
@@ -618,4 +620,14 @@ TEST(report_knee_is_the_results_knee)
     char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "the knee is at size=1MiB (9.2 GB/s; asymptote 10)");
     free(md);
+    /* Noise shown as measured (item 8): every point of a line chart with its p5-p95 spread. */
+    snprintf(p, sizeof p, "%s/rep/data/batching_1.csv", dir);
+    char *csv = gb_test_slurp(p);
+    ASSERT_CONTAINS(csv, "# x,y,line,p5,p95");
+    ASSERT_CONTAINS(csv, ",8.28,10.12\n");
+    free(csv);
+    snprintf(p, sizeof p, "%s/rep/plots/batching_1.gp", dir);
+    char *gp = gb_test_slurp(p);
+    ASSERT_CONTAINS(gp, "1:2:4:5 with yerrorbars");
+    free(gp);
 }

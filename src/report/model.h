@@ -250,7 +250,7 @@ void gb__gp_item(FILE *f, const struct chart *c, bool first, size_t index, const
 void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
                     const char *ylabel, bool logy);
 /* Lines: x (log 2 when it spans 16x or more; sizes labelled as sizes), one block per line in the
- * data file. marks (may be NULL) are extra labelled points (the knee), one block after the lines.
+ * data file, each point with the p5 and p95 of its samples drawn as error bars (its spread). marks (may be NULL) are extra labelled points (the knee), one block after the lines.
  * extra_gp: script lines before the plot; extra_plot: a further plot element (both may be NULL;
  * fixed text, never from a results file). */
 void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_t n,
