@@ -55,8 +55,8 @@ TEST_TIMEOUT(trust_d2d_and_memory_copy_count_alike, 240)
     const struct gb_result *small = find(&rs, "transfer", "d2d", 64 << 10);
     const struct gb_result *copy = find(&rs, "memory", "copy", big);
     ASSERT(d2d && copy && small);
-    ASSERT_MSG(d2d->status == GB_STATUS_OK && copy->status == GB_STATUS_OK, "%s / %s",
-               d2d->reason, copy->reason);
+    ASSERT_MSG(d2d->status == GB_STATUS_OK && copy->status == GB_STATUS_OK, "%s / %s", d2d->reason,
+               copy->reason);
     ASSERT_EQ(d2d->bytes_per_op, 2.0 * (double)big);
     ASSERT_EQ(copy->bytes_per_op, 2.0 * (double)big);
     ASSERT_EQ(small->bytes_per_op, 2.0 * (double)(64 << 10));

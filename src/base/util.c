@@ -107,7 +107,7 @@ uint64_t gb_host_llc_bytes(const char *cpu_dir)
             continue;
         char *end;
         unsigned long long v = strtoull(line, &end, 10);
-        uint64_t bytes = *end == 'K' ? (uint64_t)v << 10
+        uint64_t bytes = *end == 'K'   ? (uint64_t)v << 10
                          : *end == 'M' ? (uint64_t)v << 20
                          : *end == 'G' ? (uint64_t)v << 30
                                        : (uint64_t)v;

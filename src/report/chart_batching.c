@@ -74,8 +74,8 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
         gb__fmt_x(kx, sized, tx, sizeof tx);
         marks[nm] = (struct mark){.x = kx, .y = ky, .line = q};
         snprintf(marks[nm].text, sizeof marks[nm].text, "knee %s", tx);
-        find(c, "%s: the knee is at %s=%s (%.3g %s; asymptote %.3g).", l[q].label, a->name[ax],
-             tx, ky, unit, kbest);
+        find(c, "%s: the knee is at %s=%s (%.3g %s; asymptote %.3g).", l[q].label, a->name[ax], tx,
+             ky, unit, kbest);
         nm++;
     }
     gb__write_lines(R, c, l, n, a->name[ax], unit, size_axis, marks, nm, NULL, NULL);

@@ -331,8 +331,8 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
             fprintf(d, "\n\n");
         for (size_t k = 0; k < l[i].n; k++) {
             const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
-            bool spread = r && r->value == l[i].y[k] && r->stats.n > 1 &&
-                          isfinite(r->stats.p5) && isfinite(r->stats.p95);
+            bool spread = r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
+                          isfinite(r->stats.p95);
             fprintf(d, "%.9g,%.6g,", l[i].x[k], l[i].y[k]);
             gb__csv_field(d, l[i].label);
             fprintf(d, ",%.6g,%.6g\n", spread ? r->stats.p5 : l[i].y[k],

@@ -68,8 +68,7 @@ static void headline_cell(const struct gb__figure *fig, const struct gb_result *
     gb__param_named(w, !fig->sf.case_name, 80, params, sizeof params);
     gb__fmt_val(v, val, sizeof val);
     snprintf(cell, sizeof cell, "%s %s%s%s%s", val, fig->sf.op_time ? "us" : w->unit,
-             params[0] ? " (" : "", params,
-             params[0] ? ")" : "");
+             params[0] ? " (" : "", params, params[0] ? ")" : "");
     gb__scopy(buf, len, cell);
 }
 
