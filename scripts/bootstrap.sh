@@ -13,6 +13,7 @@ packages=(
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister
   libclblast-dev                                 # BLAS on OpenCL
   gnuplot-nox                                    # charts for `gpubench report`
+  python3-jsonschema                             # tests: results files against schema/
   chromium libxml2-utils                         # tests: the report in a headless browser, JUnit XML
   clpeak jq                                      # the peer benchmark (scripts/bench-peers.sh)
   slurmctld slurmd slurm-client munge            # fleet runs: scripts/test-slurm.sh starts its own

@@ -148,6 +148,7 @@ static int cache_setup(struct gb_case_ctx *ctx)
     l->args[4] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->step};
     l->args[5] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->iters};
     ctx->op.bytes = (double)s->items * (double)s->iters * (double)vbytes;
+    ctx->op.working_set = (double)n * (double)vbytes;
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }

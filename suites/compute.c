@@ -176,6 +176,7 @@ static int compute_setup(struct gb_case_ctx *ctx)
     }
     l->args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->iters};
     ctx->op.flops = (double)s->elems * (double)s->iters * cp[s->p].ops;
+    ctx->op.integer = s->p == CP_I32 || s->p == CP_INT8DOT;
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }

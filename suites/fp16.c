@@ -147,6 +147,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
     s->tol = 2.0 * (2.0 * u + 3.0 * u32);
     ctx->op.bytes = (double)arrays * (double)s->n * (double)es;
     ctx->op.flops = (double)s->n * (s->triad ? 2.0 : 1.0);
+    ctx->op.working_set = ctx->op.bytes;
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }

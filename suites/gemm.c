@@ -60,7 +60,7 @@ static const struct {
     [GP_F32] = {"f32", GB_F32, GB_F32, GB_F32, GB_CAP_BLAS_F32, false, GB_PEAK_F32},
     [GP_TF32] = {"tf32", GB_F32, GB_F32, GB_F32, GB_CAP_BLAS_TF32, true, GB_PEAK_TF32},
     [GP_F16] = {"f16", GB_F16, GB_F16, GB_F16, GB_CAP_BLAS_F16, false, GB_PEAK_F16},
-    [GP_MIXED] = {"mixed", GB_F16, GB_F32, GB_F32, GB_CAP_BLAS_MIXED, false, GB_PEAK_F16},
+    [GP_MIXED] = {"mixed", GB_F16, GB_F32, GB_F32, GB_CAP_BLAS_MIXED, false, GB_PEAK_F16_ACC32},
     [GP_BF16] = {"bf16", GB_BF16, GB_F32, GB_F32, GB_CAP_BLAS_BF16, false, GB_PEAK_BF16},
 };
 

@@ -39,8 +39,9 @@ static const struct gb_axis_def axes[] = {
      .help = "element type"},
     {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "size", .type = GB_V_SIZE, .def = "128MiB", .min = 1,
-     .help = "bytes per array (each kernel touches 2 or 3 arrays)"},
+    {.name = "size", .type = GB_V_SIZE, .def = "0", .min = 0, .zero_picks = true,
+     .help = "bytes per array (each kernel touches 2 or 3 arrays); 0: 4x the last-level cache, "
+             "at least 128 MiB, at most the largest allocation (figure array_bytes)"},
 };
 
 static const struct {
@@ -121,6 +122,18 @@ static int memory_setup(struct gb_case_ctx *ctx)
     m->esize = m->dbl ? sizeof(double) : sizeof(float);
     m->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     uint64_t bytes = gb_params_size(ctx->params, "size");
+    if (bytes == 0) {
+        /* BabelStream's advice: each array at least 4x the last-level cache, so that the
+         * figure is the memory's, not the cache's; capped by what one buffer and three of them
+         * may hold. */
+        bytes = UINT64_C(128) << 20;
+        if (info->l2_bytes > bytes / 4)
+            bytes = 4 * info->l2_bytes;
+        if (info->max_alloc && bytes > info->max_alloc)
+            bytes = info->max_alloc;
+        if (info->global_mem && bytes > info->global_mem / 4)
+            bytes = info->global_mem / 4;
+    }
     m->n = bytes / m->esize;
 
     if (m->dbl && !(info->caps & GB_CAP_FP64))
@@ -218,6 +231,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
                     : m->op == OP_COPY                 ? 0.0
                                                        : (double)m->n;
+    ctx->op.working_set = ctx->op.bytes; /* each array is moved once per operation */
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }
@@ -338,6 +352,15 @@ static void memory_teardown(struct gb_case_ctx *ctx)
     gb_case_free_kernel(ctx, &m->k, &m->prog);
 }
 
+/* With size 0 (the default), the array size the device got. */
+static void memory_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    const struct memory *m = ctx->state;
+    (void)op_time_s;
+    if (gb_params_size(ctx->params, "size") == 0)
+        gb_case_figure(ctx, "array_bytes", "B", (double)(m->n * m->esize));
+}
+
 const struct gb_suite gb_suite_memory = {
     .name = "memory",
     .summary = "device-memory bandwidth (GB/s): copy, mul, add, triad, dot (BabelStream)",
@@ -347,5 +370,6 @@ const struct gb_suite gb_suite_memory = {
     .setup = memory_setup,
     .run = memory_run,
     .verify = memory_verify,
+    .figures = memory_figures,
     .teardown = memory_teardown,
 };

@@ -2,9 +2,13 @@
  *
  * One operation is one copy of `size` bytes (bidir: one H2D and one D2H of `size` bytes each, on
  * two queues at once, so it moves 2 * size; pinned host memory only, a recorded skip with
- * pageable). `async` enqueues a batch of non-blocking copies and
- * times it with device events, the way bandwidthTest and clpeak do; `sync` issues blocking copies
- * and times them on the host, which is what an application that waits for each copy sees.
+ * pageable). Bytes are counted as bandwidthTest and BabelStream
+ * count them: a copy across the host link moves `size` bytes over the link; a D2D copy reads and
+ * writes device memory, so it counts read + write, 2 * size (`bytes_per_op`), and agrees with
+ * the memory suite's copy kernel of the same size. `async` enqueues a batch of non-blocking
+ * copies and times it with device events, the way bandwidthTest and clpeak do; `sync` issues
+ * blocking copies and times them on the host, which is what an application that waits for each
+ * copy sees.
  * GB/s = bytes / seconds / 1e9; the per-operation time at small sizes is the copy latency.
  *
  * Verification: the source holds a pseudo-random pattern; after the timed copies the
@@ -131,7 +135,10 @@ static int transfer_setup(struct gb_case_ctx *ctx)
         return err;
     gb_fill_pattern(t->pattern, t->size, t->size);
 
-    ctx->op.bytes = (double)t->size * (t->op == OP_BIDIR ? 2.0 : 1.0);
+    ctx->op.bytes = (double)t->size * (t->op == OP_BIDIR || t->op == OP_D2D ? 2.0 : 1.0);
+    /* Every buffer the copy touches (a CPU device's "device" memory is host memory too). */
+    ctx->op.working_set = (double)t->size * (t->op == OP_BIDIR ? 4.0 : 2.0);
+    ctx->op.host_link = t->op != OP_D2D;
     ctx->op.timer = t->blocking || t->op == OP_BIDIR ? GB_TIMER_HOST : GB_TIMER_DEVICE;
     return 0;
 }

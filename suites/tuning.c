@@ -935,9 +935,11 @@ static int tuning_setup(struct gb_case_ctx *ctx)
     case K_DOT:
         t->desc.bytes = 2.0 * (double)t->n * sizeof(float);
         t->desc.flops = 2.0 * (double)t->n;
+        t->desc.working_set = t->desc.bytes;
         break;
     case K_TRANSPOSE:
         t->desc.bytes = 2.0 * (double)t->n * (double)t->n * sizeof(float);
+        t->desc.working_set = t->desc.bytes;
         break;
     case K_GEMM:
         t->desc.flops = 2.0 * (double)t->n * (double)t->n * (double)t->n;

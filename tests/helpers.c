@@ -115,6 +115,39 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
     ASSERT_MSG(r == 0 || r == 1, "gb_run_plan: %d", r);
     gb_plan_free(&plan);
     gb_profile_free(&p);
+    /* Every results file the tests produce follows the published schema. */
+    gb_test_check_results_schema(rs);
+}
+
+void gb_test_check_schema(const char *path)
+{
+    static char out[8192];
+    int rc = gb_test_shf(
+        out, sizeof out,
+        "python3 - '%s/schema/gpubench-results.schema.json' '%s' 2>&1 <<'PY'\n"
+        "import json, sys\n"
+        "try:\n"
+        "    import jsonschema\n"
+        "except ImportError:\n"
+        "    sys.exit(0)\n"
+        "schema = json.load(open(sys.argv[1]))\n"
+        "doc = json.load(open(sys.argv[2]))\n"
+        "errs = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=str)\n"
+        "for e in errs[:5]:\n"
+        "    print('/'.join(map(str, e.absolute_path)), e.message[:300])\n"
+        "sys.exit(1 if errs else 0)\n"
+        "PY",
+        GB_TEST_SRCDIR, path);
+    ASSERT_MSG(rc == 0, "%s does not follow the schema: %s", path, out);
+}
+
+void gb_test_check_results_schema(const struct gb_results *rs)
+{
+    const char *dir = gb_test_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/schema-check.json", dir);
+    ASSERT_OK(gb_results_write(rs, path));
+    gb_test_check_schema(path);
 }
 
 void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,

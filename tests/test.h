@@ -160,6 +160,11 @@ const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *na
  * when there is no OpenCL device; fails it when the profile does not load or the run errs (a
  * failed case is not an error: the caller looks at the results). */
 void gb_test_run_profile(const char *yaml, const char *devices, struct gb_results *rs);
+/* Validates the results file at path against schema/gpubench-results.schema.json (python3's
+ * jsonschema; without it, nothing is checked). Fails the test with the validator's message. */
+void gb_test_check_schema(const char *path);
+/* Writes rs to a temporary file and validates it (gb_test_check_schema). */
+void gb_test_check_results_schema(const struct gb_results *rs);
 /* Runs the one case that `params` (a YAML flow map) selects in suite `suite_name` by hand on
  * OpenCL device 0: setup, `reps` runs, a verify that must pass; then corrupt() damages the
  * output and verify must fail with GB_EVERIFY and a reason. Skips when there is no device. */

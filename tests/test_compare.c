@@ -435,7 +435,7 @@ TEST_TIMEOUT(compare_bad_inputs_exit2, 120)
     snprintf(a, sizeof a, "%s/a.json", dir);
     /* Truncated: the first half of a real file. */
     ASSERT_EQ(sh("cd %s && head -c $(( $(wc -c < a.json) / 2 )) a.json > trunc.json && "
-                 "sed 's#gpubench-results/1#gpubench-results/2#' a.json > schema.json && "
+                 "sed 's#gpubench-results/2#gpubench-results/9#' a.json > schema.json && "
                  ": > empty.json && echo '[1, 2]' > array.json",
                  dir),
               0);
@@ -444,7 +444,7 @@ TEST_TIMEOUT(compare_bad_inputs_exit2, 120)
     } bad[] = {
         {"trunc.json", "truncated"},
         {"empty.json", "empty file"},
-        {"schema.json", "schema is \"gpubench-results/2\", expected \"gpubench-results/1\""},
+        {"schema.json", "schema is \"gpubench-results/9\", expected \"gpubench-results/2\""},
         {"array.json", "array.json"},
         {"missing.json", "cannot open results file"},
     };

@@ -75,7 +75,7 @@ static const char quick_profile[] =
     "  - suite: transfer\n"
     "    params: {op: [h2d, d2h, d2d], memory: pinned, mode: async, size: [4KiB, 256KiB, 4MiB]}\n"
     "  - suite: memory\n"
-    "    params: {op: [copy, triad], type: float, wg: 256, size: 4MiB}\n"
+    "    params: {op: [copy, triad], type: float, wg: 256, size: 64MiB}\n"
     "  - suite: launch\n"
     "    params: {op: [latency, throughput]}\n"
     "  - suite: compute\n"
@@ -117,7 +117,7 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     ASSERT_CONTAINS(md, "h2d peaks at");
     ASSERT_CONTAINS(md, "half of that from");
     ASSERT_CONTAINS(md, "### Device-memory bandwidth per kernel");
-    ASSERT_CONTAINS(md, "| H2D peak |");
+    ASSERT_CONTAINS(md, "| H2D small-copy peak |");
     ASSERT_CONTAINS(md, "memory roof");
     /* Price sheets were not given: those charts say so, and still exist. */
     ASSERT_CONTAINS(md, "*No data: no price sheet given");
@@ -492,4 +492,142 @@ TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
     ASSERT_MSG(ink > pixels / 50, "only %ld of %ld pixels drawn: a blank page", ink, pixels);
     ASSERT_MSG(chart > 800, "only %ld pixels in the charts' colours: the charts are missing",
                chart);
+}
+
+/* ---- aggregates take like with like (issue 11, items 1 and 2) ------------------------------ */
+
+/* Appends an ok, verified result of one suite and case with params (name, value) pairs of
+ * strings or sizes (a size when the text ends in "MiB" or "KiB"). */
+static void add_trusted(struct gb_results *rs, const char *suite, const char *kase, double value,
+                        const char *unit, const char *regime, bool verified, bool implausible,
+                        const char *axis0, const char *axis1, const char *v1)
+{
+    struct gb_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.suite, sizeof r.suite, "%s", suite);
+    snprintf(r.case_name, sizeof r.case_name, "%s", kase);
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    r.params.n = axis1 ? 2 : 1;
+    r.params.name[0] = axis0;
+    r.params.v[0].type = GB_V_STR;
+    snprintf(r.params.v[0].s, sizeof r.params.v[0].s, "%s", kase);
+    if (axis1) {
+        r.params.name[1] = axis1;
+        unsigned long long n = strtoull(v1, NULL, 10);
+        r.params.v[1].type = GB_V_SIZE;
+        r.params.v[1].u.size = strstr(v1, "MiB") ? n << 20 : n << 10;
+    }
+    r.status = GB_STATUS_OK;
+    snprintf(r.metric, sizeof r.metric, "%s", strcmp(unit, "GB/s") ? "throughput" : "bandwidth");
+    snprintf(r.unit, sizeof r.unit, "%s", unit);
+    snprintf(r.regime, sizeof r.regime, "%s", regime);
+    r.value = value;
+    r.stats.median = r.stats.mean = value;
+    r.stats.n = 5;
+    r.stats.p5 = 0.9 * value;
+    r.stats.p95 = 1.1 * value;
+    r.op_time_us.median = r.op_time_us.mean = 1000.0 / value;
+    r.verified = verified;
+    r.implausible = implausible;
+    if (strcmp(suite, "memory") == 0) { /* a point under the roofline */
+        r.bytes_per_op = 1e6;
+        r.flops_per_op = 1e5;
+    }
+    ASSERT_OK(gb_results_add(rs, &r));
+}
+
+TEST(report_headlines_take_like_with_like)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    snprintf(rs.run.host, sizeof rs.run.host, "h");
+    struct gb_device_info d = {0};
+    snprintf(d.name, sizeof d.name, "pthread-test");
+    snprintf(d.vendor, sizeof d.vendor, "AuthenticAMD");
+    d.l2_bytes = 32 << 20;
+    int idx;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &d, &idx));
+    /* Cache-resident triad (the higher figure) and memory-resident triad. */
+    add_trusted(&rs, "memory", "triad", 82, "GB/s", "cache", true, false, "op", "size", "1MiB");
+    add_trusted(&rs, "memory", "triad", 21, "GB/s", "memory", true, false, "op", "size", "64MiB");
+    /* A memory-regime copy that is implausible, and one that is not. */
+    add_trusted(&rs, "memory", "copy", 900, "GB/s", "memory", true, true, "op", "size", "64MiB");
+    add_trusted(&rs, "memory", "copy", 19, "GB/s", "memory", true, false, "op", "size", "32MiB");
+    /* Transfers: the small-copy peak (cache) and the sustained rate (memory). */
+    add_trusted(&rs, "transfer", "h2d", 46.5, "GB/s", "cache", true, false, "op", "size", "64KiB");
+    add_trusted(&rs, "transfer", "h2d", 10, "GB/s", "memory", true, false, "op", "size", "64MiB");
+    /* Arithmetic: f32 the like of f32 only; integers in GOP/s; an unverified GEMM and an
+     * implausible f64 never reach a headline. */
+    add_trusted(&rs, "compute", "f32", 100, "GFLOP/s", "", true, false, "prec", NULL, NULL);
+    add_trusted(&rs, "gemm", "f32", 300, "GFLOP/s", "", false, false, "prec", NULL, NULL);
+    add_trusted(&rs, "compute", "i32", 500, "GOP/s", "", true, false, "prec", NULL, NULL);
+    add_trusted(&rs, "compute", "int8dot", 900, "GOP/s", "", true, false, "prec", NULL, NULL);
+    add_trusted(&rs, "compute", "f64", 5000, "GFLOP/s", "", true, true, "prec", NULL, NULL);
+    const char *dir = gb_test_tmpdir();
+    char path[1100];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = sh("cd %s && %s report r.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/rep/data/headline.csv", dir);
+    char *csv = gb_test_slurp(p);
+    ASSERT_CONTAINS(csv, "Device memory; triad,21.0 GB/s (size=64MiB)");
+    ASSERT_CONTAINS(csv, "Device memory; copy,19.0 GB/s (size=32MiB)");
+    ASSERT_CONTAINS(csv, "H2D sustained,10.0 GB/s (size=64MiB)");
+    ASSERT_CONTAINS(csv, "H2D small-copy peak,46.5 GB/s (size=64KiB)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic; f32,100 GFLOP/s (prec=f32)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic; i32,500 GOP/s (prec=i32)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic; int8dot,900 GOP/s (prec=int8dot)");
+    ASSERT(strstr(csv, "82") == NULL);
+    ASSERT(strstr(csv, "300") == NULL);
+    ASSERT(strstr(csv, "5000") == NULL);
+    ASSERT(strstr(csv, "f64") == NULL);
+    free(csv);
+    /* The roofline's memory roof is the memory-regime triad, its flat roof the f32 figure. */
+    snprintf(p, sizeof p, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(p);
+    ASSERT_CONTAINS(md, "memory roof 21 GB/s, FP32 compute roof 100 GFLOP/s");
+    free(md);
+}
+
+/* One knee (issue 11, item 6): the report marks the knee the results name (gb_curve_knee), also
+ * on a curve that is not monotonic: one high point at a small batch is no knee. */
+TEST(report_knee_is_the_results_knee)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    struct gb_device_info d = {0};
+    snprintf(d.name, sizeof d.name, "pthread-test");
+    int idx;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &d, &idx));
+    static const char *const sizes[] = {"4KiB",  "16KiB", "64KiB", "256KiB",
+                                        "1024KiB", "4MiB",  "16MiB", "64MiB"};
+    static const double y[] = {1, 9.5, 3, 5, 9.2, 9.6, 10, 10};
+    for (size_t i = 0; i < 8; i++)
+        add_trusted(&rs, "batching", "copies", y[i], "GB/s", "", true, false, "op", "size",
+                    sizes[i]);
+    const char *dir = gb_test_tmpdir();
+    char path[1100];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = sh("cd %s && %s report r.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(p);
+    ASSERT_CONTAINS(md, "the knee is at size=1MiB (9.2 GB/s; asymptote 10)");
+    free(md);
+    /* Noise shown as measured (item 8): every point of a line chart with its p5-p95 spread. */
+    snprintf(p, sizeof p, "%s/rep/data/batching_1.csv", dir);
+    char *csv = gb_test_slurp(p);
+    ASSERT_CONTAINS(csv, "# x,y,line,p5,p95");
+    ASSERT_CONTAINS(csv, ",8.28,10.12\n");
+    free(csv);
+    snprintf(p, sizeof p, "%s/rep/plots/batching_1.gp", dir);
+    char *gp = gb_test_slurp(p);
+    ASSERT_CONTAINS(gp, "1:2:4:5 with yerrorbars");
+    free(gp);
 }

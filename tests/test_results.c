@@ -348,7 +348,7 @@ TEST(results_no_nonfinite_in_json)
     ASSERT_MSG(!strstr(text, "nan"), "NaN in the JSON");
     ASSERT_MSG(!strstr(text, "infinity"), "Infinity in the JSON");
     ASSERT_MSG(!strstr(text, ": inf"), "inf in the JSON");
-    ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/1\"");
+    ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/2\"");
     ASSERT_CONTAINS(text, "\"ci95\": null");
     ASSERT_CONTAINS(text, "\"value\": null");
     ASSERT_CONTAINS(text, "\"size\": 5368709120");
@@ -559,9 +559,9 @@ TEST(results_read_not_json)
 TEST(results_read_wrong_schema)
 {
     char *t = valid_text();
-    edit(t, "gpubench-results/1", "gpubench-results/2");
+    edit(t, "gpubench-results/2", "gpubench-results/9");
     expect_schema_error(t, strlen(t), (const char *const[]){
-        "schema is \"gpubench-results/2\"", "expected \"gpubench-results/1\"", NULL});
+        "schema is \"gpubench-results/9\"", "expected \"gpubench-results/2\"", NULL});
     free(t);
     const char *u = "{\"schema\": 1}";
     expect_schema_error(u, strlen(u), (const char *const[]){"an integer", NULL});

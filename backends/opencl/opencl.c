@@ -416,6 +416,12 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     /* The spec's "global memory cache" is the last-level cache on GPUs (L2) and the shared
      * cache the runtime reports on CPUs. */
     out->l2_bytes = cache;
+    /* A CPU runtime may report a per-core cache: the last level is the one memory sits behind. */
+    if (type & CL_DEVICE_TYPE_CPU) {
+        uint64_t llc = gb_host_llc_bytes("/sys/devices/system/cpu/cpu0");
+        if (llc > out->l2_bytes)
+            out->l2_bytes = llc;
+    }
     out->compute_units = cus;
     out->clock_mhz = clock;
     out->max_wg_size = ocl__clamp32(max_wg);

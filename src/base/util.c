@@ -80,6 +80,73 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
     return (*n)++;
 }
 
+/* The first line of dir/name as text; false when it cannot be read. */
+static bool read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+uint64_t gb_host_llc_bytes(const char *cpu_dir)
+{
+    uint64_t best = 0;
+    long best_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char dir[4096], line[64];
+        snprintf(dir, sizeof dir, "%s/cache/index%d", cpu_dir, i);
+        if (!read_line(dir, "level", line, sizeof line))
+            continue;
+        long level = strtol(line, NULL, 10);
+        if (!read_line(dir, "size", line, sizeof line))
+            continue;
+        char *end;
+        unsigned long long v = strtoull(line, &end, 10);
+        uint64_t bytes = *end == 'K'   ? (uint64_t)v << 10
+                         : *end == 'M' ? (uint64_t)v << 20
+                         : *end == 'G' ? (uint64_t)v << 30
+                                       : (uint64_t)v;
+        if (level > best_level || (level == best_level && bytes > best)) {
+            best_level = level;
+            best = bytes;
+        }
+    }
+    return best;
+}
+
+unsigned gb_host_physical_cores(const char *cpu_root)
+{
+    enum { MAXCPU = 1024 };
+    static long seen[MAXCPU][2];
+    unsigned n = 0;
+    int misses = 0;
+    for (int c = 0; c < MAXCPU && misses < 64; c++) {
+        char dir[4096], line[64];
+        snprintf(dir, sizeof dir, "%s/cpu%d/topology", cpu_root, c);
+        if (!read_line(dir, "core_id", line, sizeof line)) {
+            misses++; /* offline or absent CPUs leave gaps */
+            continue;
+        }
+        long core = strtol(line, NULL, 10), pkg = 0;
+        if (read_line(dir, "physical_package_id", line, sizeof line))
+            pkg = strtol(line, NULL, 10);
+        bool dup = false;
+        for (unsigned k = 0; k < n && !dup; k++)
+            dup = seen[k][0] == pkg && seen[k][1] == core;
+        if (!dup && n < MAXCPU) {
+            seen[n][0] = pkg;
+            seen[n][1] = core;
+            n++;
+        }
+    }
+    return n;
+}
+
 int gb_mkdir_p(const char *path, unsigned mode)
 {
     char p[4096];

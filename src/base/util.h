@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Appends printf-style text to the NUL-terminated string in buf (cap bytes in all, terminator
@@ -48,6 +49,16 @@ void *gb_grow(void *items, size_t *cap, size_t need, size_t size);
  * or a comparison, not for large tables. */
 size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_t key_off,
                           size_t key_cap, const char *key, bool *added);
+
+/* The host's last-level cache in bytes: the largest `size` among the caches of the highest
+ * `level` listed under cpu_dir/cache/index* (cpu_dir: "/sys/devices/system/cpu/cpu0" on Linux;
+ * sizes as sysfs writes them, "32768K", "2M" or bytes). 0 when none can be read. */
+uint64_t gb_host_llc_bytes(const char *cpu_dir);
+
+/* The host's physical cores: the distinct (physical_package_id, core_id) pairs among
+ * cpu_root/cpuN/topology (cpu_root: "/sys/devices/system/cpu" on Linux), so SMT threads of one
+ * core count once. 0 when none can be read. */
+unsigned gb_host_physical_cores(const char *cpu_root);
 
 /* Creates the folder `path` and any missing parents, like `mkdir -p`, each with `mode` (before
  * the umask); folders that exist already are fine. Returns 0, or -1 with errno set (the first

@@ -36,7 +36,7 @@ static int check_value(struct gb__ld *l, const struct gb_axis_def *ax, const yam
     char a[64], b[64];
     switch (ax->type) {
     case GB_V_SIZE:
-        if (v->u.size == 0)
+        if (v->u.size == 0 && !ax->zero_picks)
             return gb__fail(l, n, "axis %s: zero size \"%s\" (a size must be positive)", ax->name,
                             n ? gb__sval(n) : "0");
         if (ax->min > 0 && v->u.size < (uint64_t)ax->min)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 /* ---- 16-bit formats ------------------------------------------------------------------------- */
 
 /* Rounds |x| (finite, >= 0) to a binary format with `mant` stored mantissa bits, minimum normal
@@ -163,18 +165,27 @@ double gb_gemm_error_bound(uint64_t k, double u_in, double u_acc, double u_out)
 
 /* ---- peaks ------------------------------------------------------------------------------ */
 
-/* Operations per clock per compute unit, vector units and matrix units, for one family. */
+/* Operations per clock per compute unit, vector units and matrix units, for one family.
+ * m_f16: FP16 inputs with FP16 accumulation; m_f16a32: FP16 inputs with FP32 accumulation. */
 struct rates {
-    double f64, f32, f16, bf16, i32, i8dot;      /* vector */
-    double m_f64, m_tf32, m_f16, m_bf16;         /* matrix (0: none) */
+    double f64, f32, f16, bf16, i32, i8dot;         /* vector */
+    double m_f64, m_tf32, m_f16, m_f16a32, m_bf16;  /* matrix (0: none) */
 };
 
 /* NVIDIA, per SM per clock, by compute capability (major*10 + minor). Vector rates: the CUDA
  * C++ Programming Guide's throughput table x 2 for an FMA (half2: per lane), which reproduce
- * the datasheets (A100: 19.5 TFLOP/s FP32 and 9.7 FP64 at 108 SMs x 1410 MHz = 128 and 64);
- * matrix rates: dense tensor-core FLOP per SM per clock from the architecture whitepapers (V100
- * 125 TFLOP/s at 80 SMs x 1530 MHz = 1024; A100 312 = 2048; H100 SXM 989 = 4096; GA10x and
- * AD10x 512). */
+ * the datasheets (A100: 19.5 TFLOP/s FP32 and 9.7 FP64 at 108 SMs x 1410 MHz = 128 and 64).
+ * Matrix rates: dense tensor-core FLOP per SM per clock from the datasheets, each row's figures
+ * below (dense, without sparsity; TFLOP/s = SMs x MHz x rate / 1e6):
+ *   V100 SXM2 (80 SMs, 1530 MHz): 125 FP16 -> 1024 (either accumulation)
+ *   T4 (40 SMs, 1590 MHz): 65 FP16 -> 1024 (either accumulation)
+ *   A100 SXM4 (108 SMs, 1410 MHz): 312 FP16 and BF16 -> 2048, 156 TF32 -> 1024, 19.5 FP64 -> 128
+ *   RTX 3090 (82 SMs, 1695 MHz): 142 FP16-acc -> 1024; A40 (84 SMs, 1740 MHz): 150 FP16/BF16
+ *     FP32-acc -> 1024, 74.8 TF32 -> 512 (GeForce parts halve FP32 accumulation: 512)
+ *   RTX 4090 (128 SMs, 2520 MHz): 330 FP16-acc -> 1024; L40S (142 SMs, 2520 MHz): 362 FP16/BF16
+ *     FP32-acc -> 1024, 183 TF32 -> 512
+ *   H100 SXM5 (132 SMs, 1830 MHz): 989 FP16 and BF16 -> 4096, 495 TF32 -> 2048, 67 FP64 -> 256
+ * The larger of a family's parts is taken (an upper bound). */
 static bool nvidia_rates(int cc, struct rates *r)
 {
     memset(r, 0, sizeof *r);
@@ -188,25 +199,26 @@ static bool nvidia_rates(int cc, struct rates *r)
         *r = (struct rates){.f64 = 8, .f32 = 256, .f16 = 8, .i32 = 256, .i8dot = 1024};
     } else if (cc < 75) { /* Volta */
         *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                            .m_f16 = 1024};
+                            .m_f16 = 1024, .m_f16a32 = 1024};
     } else if (cc < 80) { /* Turing */
         *r = (struct rates){.f64 = 4, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                            .m_f16 = 1024};
+                            .m_f16 = 1024, .m_f16a32 = 1024};
     } else if (cc == 80) { /* A100 */
         *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 512, .bf16 = 256, .i32 = 128,
                             .i8dot = 512, .m_f64 = 128, .m_tf32 = 1024, .m_f16 = 2048,
-                            .m_bf16 = 2048};
+                            .m_f16a32 = 2048, .m_bf16 = 2048};
     } else if (cc < 90) { /* GA10x, AD10x */
         *r = (struct rates){.f64 = 4, .f32 = 256, .f16 = 256, .bf16 = 256, .i32 = 128,
-                            .i8dot = 512, .m_tf32 = 256, .m_f16 = 512, .m_bf16 = 512};
+                            .i8dot = 512, .m_tf32 = 512, .m_f16 = 1024, .m_f16a32 = 1024,
+                            .m_bf16 = 1024};
     } else if (cc < 100) { /* Hopper */
         *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128,
                             .i8dot = 512, .m_f64 = 256, .m_tf32 = 2048, .m_f16 = 4096,
-                            .m_bf16 = 4096};
+                            .m_f16a32 = 4096, .m_bf16 = 4096};
     } else { /* Blackwell and later: the largest rates known, as an upper bound */
         *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 256,
                             .i8dot = 1024, .m_f64 = 256, .m_tf32 = 4096, .m_f16 = 8192,
-                            .m_bf16 = 8192};
+                            .m_f16a32 = 8192, .m_bf16 = 8192};
     }
     return true;
 }
@@ -215,16 +227,59 @@ static bool nvidia_rates(int cc, struct rates *r)
  * matrix at 304 CUs x 2100 MHz) and RDNA 3 (dual-issue FP32): AMD's OpenCL reports no chip. */
 static const struct rates amd_rates = {
     .f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128, .i8dot = 1024,
-    .m_f64 = 256, .m_tf32 = 1024, .m_f16 = 2048, .m_bf16 = 2048,
+    .m_f64 = 256, .m_tf32 = 1024, .m_f16 = 2048, .m_f16a32 = 2048, .m_bf16 = 2048,
 };
 
-/* CPUs, per core per clock: two 512-bit FMA units (16 FP32 lanes x 2 units x 2), AVX-512 FP16
- * and BF16 dot products at twice that, VNNI int8 dot products (64 MACs x 2 units x 2). No
- * matrix units: OpenCL kernels and CLBlast do not use AMX. */
-static const struct rates cpu_rates = {
-    .f64 = 32, .f32 = 64, .f16 = 128, .bf16 = 128, .i32 = 64, .i8dot = 256,
-};
-#define CPU_TURBO 1.5
+enum gb_cpu_isa gb_cpu_isa_host(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return GB_ISA_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return GB_ISA_AVX2_FMA;
+    if (__builtin_cpu_supports("avx"))
+        return GB_ISA_AVX;
+#endif
+    return GB_ISA_SSE;
+}
+
+const char *gb_cpu_isa_name(enum gb_cpu_isa isa)
+{
+    static const char *const names[] = {"SSE", "AVX", "AVX2+FMA", "AVX-512"};
+    return (unsigned)isa < sizeof names / sizeof names[0] ? names[isa] : "?";
+}
+
+double gb_cpu_peak_ops(enum gb_cpu_isa isa, unsigned cores, unsigned mhz, enum gb_peak_op op)
+{
+    static const double f32_per_clk[] = {[GB_ISA_SSE] = 8, [GB_ISA_AVX] = 16,
+                                         [GB_ISA_AVX2_FMA] = 32, [GB_ISA_AVX512] = 64};
+    if ((unsigned)isa > GB_ISA_AVX512 || !cores || !mhz)
+        return 0.0;
+    const double f32 = f32_per_clk[isa];
+    double per_clk;
+    switch (op) {
+    case GB_PEAK_F64:
+        per_clk = f32 / 2;
+        break;
+    case GB_PEAK_F32:
+    case GB_PEAK_TF32:
+    case GB_PEAK_I32:
+    case GB_PEAK_F16_ACC32:
+        per_clk = f32;
+        break;
+    case GB_PEAK_F16:
+    case GB_PEAK_BF16:
+        per_clk = isa == GB_ISA_AVX512 ? 2 * f32 : f32;
+        break;
+    case GB_PEAK_INT8_DOT:
+        per_clk = 4 * f32;
+        break;
+    default:
+        return 0.0;
+    }
+    return (double)cores * (double)mhz * 1e6 * per_clk;
+}
 
 static bool contains(const char *hay, const char *needle)
 {
@@ -246,7 +301,7 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
 static const char *op_name(enum gb_peak_op op)
 {
     static const char *const names[] = {"FP64", "FP32", "TF32", "FP16", "BF16", "INT32",
-                                        "INT8 dot"};
+                                        "INT8 dot", "FP16 (FP32 accumulate)"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -265,7 +320,6 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
     }
     struct rates r;
     const char *family;
-    double clock_factor = 1.0;
     int cc = 0;
     if (sscanf(info->arch, "sm_%d", &cc) == 1 && nvidia_rates(cc, &r)) {
         family = "NVIDIA";
@@ -273,9 +327,20 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
         snprintf(how, len, "unknown: no rates for architecture %s", info->arch);
         return 0.0;
     } else if (gb_device_is_cpu(info)) {
-        r = cpu_rates;
-        family = "CPU, base clock x1.5 turbo";
-        clock_factor = CPU_TURBO;
+        /* The OpenCL CPU device is the host: its ISA, its physical cores (a driver's compute
+         * units count SMT threads), the reported maximum clock. */
+        const enum gb_cpu_isa isa = gb_cpu_isa_host();
+        const unsigned phys = gb_host_physical_cores("/sys/devices/system/cpu");
+        const unsigned cores = phys && phys < info->compute_units ? phys : info->compute_units;
+        const double peak = gb_cpu_peak_ops(isa, cores, info->clock_mhz, op);
+        if (peak <= 0) {
+            snprintf(how, len, "unknown: no CPU rate for %s", op_name(op));
+            return 0.0;
+        }
+        snprintf(how, len, "%u cores x %u MHz x %g %s op/clk/core (CPU, %s)", cores,
+                 info->clock_mhz, peak / ((double)cores * info->clock_mhz * 1e6), op_name(op),
+                 gb_cpu_isa_name(isa));
+        return peak;
     } else if (contains(info->vendor, "Advanced Micro Devices") ||
                contains(info->vendor, "AMD")) {
         r = amd_rates;
@@ -284,18 +349,18 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
         snprintf(how, len, "unknown: no rates for %s (%s)", info->name, info->vendor);
         return 0.0;
     }
-    /* Per op: the vector rate and the matrix rate (TF32 is FP32 on the vector units; integers
-     * have no matrix rate). */
-    const double vec[GB_PEAK_INT8_DOT + 1] = {
+    /* Per op: the vector rate and the matrix rate (TF32 and FP16 with FP32 accumulation are
+     * FP32 on the vector units; integers have no matrix rate). */
+    const double vec[GB_PEAK_F16_ACC32 + 1] = {
         [GB_PEAK_F64] = r.f64, [GB_PEAK_F32] = r.f32,   [GB_PEAK_TF32] = r.f32,
         [GB_PEAK_F16] = r.f16, [GB_PEAK_BF16] = r.bf16, [GB_PEAK_I32] = r.i32,
-        [GB_PEAK_INT8_DOT] = r.i8dot,
+        [GB_PEAK_INT8_DOT] = r.i8dot, [GB_PEAK_F16_ACC32] = r.f32,
     };
-    const double mat[GB_PEAK_INT8_DOT + 1] = {
+    const double mat[GB_PEAK_F16_ACC32 + 1] = {
         [GB_PEAK_F64] = r.m_f64, [GB_PEAK_TF32] = r.m_tf32, [GB_PEAK_F16] = r.m_f16,
-        [GB_PEAK_BF16] = r.m_bf16,
+        [GB_PEAK_BF16] = r.m_bf16, [GB_PEAK_F16_ACC32] = r.m_f16a32,
     };
-    const bool known = (unsigned)op <= GB_PEAK_INT8_DOT;
+    const bool known = (unsigned)op <= GB_PEAK_F16_ACC32;
     const double v = known ? vec[op] : 0, m = known ? mat[op] : 0;
     const double per_clk = matrix && m > v ? m : v;
     if (per_clk <= 0) {
@@ -303,11 +368,9 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
                  matrix ? " (vector or matrix)" : "");
         return 0.0;
     }
-    const double peak = (double)info->compute_units * (double)info->clock_mhz * 1e6 *
-                        clock_factor * per_clk;
-    snprintf(how, len, "%u CU x %u MHz%s x %g %s op/clk/CU%s (%s)", info->compute_units,
-             info->clock_mhz, clock_factor != 1.0 ? " x 1.5" : "", per_clk, op_name(op),
-             matrix && m > v ? " matrix" : "", family);
+    const double peak = (double)info->compute_units * (double)info->clock_mhz * 1e6 * per_clk;
+    snprintf(how, len, "%u CU x %u MHz x %g %s op/clk/CU%s (%s)", info->compute_units,
+             info->clock_mhz, per_clk, op_name(op), matrix && m > v ? " matrix" : "", family);
     return peak;
 }
 

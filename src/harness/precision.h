@@ -77,28 +77,52 @@ enum gb_peak_op {
     GB_PEAK_F64,
     GB_PEAK_F32,
     GB_PEAK_TF32,     /* FP32 GEMM with TF32 tensor-core math (vector: as F32) */
-    GB_PEAK_F16,      /* scalar or packed half (half2) FMA */
+    GB_PEAK_F16,      /* scalar or packed half (half2) FMA; on matrix units FP16 accumulation */
     GB_PEAK_BF16,     /* packed bfloat16 FMA */
     GB_PEAK_I32,      /* 32-bit integer multiply-add */
     GB_PEAK_INT8_DOT, /* dp4a / 4x8-bit packed dot product */
+    GB_PEAK_F16_ACC32, /* FP16 inputs, FP32 accumulation (GEMM "mixed"; vector: as F32) */
 };
 
 /* Theoretical peak of `op` on the device described by `info`, in operations per second (FLOP/s
  * or OP/s): compute units x clock (the reported maximum, MHz) x operations per clock per
  * compute unit for the device's architecture. `matrix`: the most a GEMM may reach, the larger
- * of the vector units and the matrix units (tensor cores, AMD matrix cores) for that precision.
- * The per-clock rates come from the vendors' documents: NVIDIA's CUDA C++ Programming Guide
- * ("Arithmetic Instructions" throughput table) and the Volta, Turing, Ampere, Ada and Hopper
- * whitepapers (dense tensor-core rates); AMD's CDNA 2/3 and RDNA 3 instruction set and
- * whitepaper rates, taken at the family's highest (AMD's OpenCL does not report the chip);
- * and for CPUs two 512-bit FMA units per core (Intel's optimisation manual; fewer on most
- * cores) with the turbo allowed 1.5x above the reported clock, because OpenCL CPU drivers
- * report the base clock. Where a family varies the larger rate is taken: the result is an upper
- * bound, which is what the implausibility check needs. Returns 0 when the device, its
- * architecture or its clock is unknown; `how` (may be NULL) receives the formula used, or why
- * there is none. */
+ * of the vector units and the matrix units (tensor cores, AMD matrix cores) for that precision,
+ * FP16-accumulate (GB_PEAK_F16) and FP32-accumulate (GB_PEAK_F16_ACC32) apart. The per-clock
+ * rates come from the vendors' documents, each table row citing the datasheet figures it
+ * reproduces (precision.c): NVIDIA's CUDA C++ Programming Guide ("Arithmetic Instructions"
+ * throughput table) and the Volta, Turing, Ampere, Ada and Hopper whitepapers and datasheets
+ * (dense tensor-core rates); AMD's CDNA 2/3 and RDNA 3 rates, taken at the family's highest
+ * (AMD's OpenCL does not report the chip). CPUs: gb_cpu_peak_ops for the host's ISA
+ * (gb_cpu_isa_host) and physical cores (gb_host_physical_cores, when fewer than the compute
+ * units the driver reports), at the reported maximum clock, no extra factor. Where a family
+ * varies the larger rate is taken: the result is an upper bound, which is what the
+ * implausibility check needs. Returns 0 when the device, its architecture or its clock is
+ * unknown; `how` (may be NULL) receives the formula used, or why there is none. */
 double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool matrix, char *how,
                    size_t len);
+
+/* The widest vector ISA of an x86 CPU, as the peak counts it. */
+enum gb_cpu_isa {
+    GB_ISA_SSE,      /* 128-bit, separate add and multiply: 8 FP32 flop/clk/core */
+    GB_ISA_AVX,      /* 256-bit, no FMA: 16 */
+    GB_ISA_AVX2_FMA, /* 256-bit, two FMA units: 32 */
+    GB_ISA_AVX512,   /* 512-bit, two FMA units: 64 */
+};
+
+/* The host CPU's ISA (GCC's __builtin_cpu_supports; SSE elsewhere). */
+enum gb_cpu_isa gb_cpu_isa_host(void);
+/* "SSE", "AVX", "AVX2+FMA", "AVX-512". */
+const char *gb_cpu_isa_name(enum gb_cpu_isa isa);
+
+/* Peak operations per second of `op` on `cores` physical cores at `mhz` (the maximum clock) with
+ * vector ISA `isa`, no other factor (Intel's and AMD's optimisation manuals: FP32 flop per clock
+ * per core = lanes x FMA units x 2; SSE 4 lanes x (1 add + 1 multiply) = 8, AVX 8 x 2 = 16,
+ * AVX2+FMA 8 x 2 x 2 = 32, AVX-512 16 x 2 x 2 = 64). FP64 half of FP32; FP16, BF16 and INT32 as
+ * FP32 (converted to FP32, or 32-bit lanes), FP16 and BF16 twice that with AVX-512 FP16 / BF16
+ * dot products; INT8 dot 4x FP32 (VNNI's 4 MACs per 32-bit lane; an upper bound without it).
+ * 0 for unknown inputs. */
+double gb_cpu_peak_ops(enum gb_cpu_isa isa, unsigned cores, unsigned mhz, enum gb_peak_op op);
 
 /* Whether the device looks like a CPU (by its name and vendor; OpenCL CPU drivers such as PoCL
  * and Intel's, never a device with a CUDA architecture). Its compiler fills SIMD units only
@@ -133,7 +157,8 @@ typedef double (*gb_peak_fn)(const struct gb_result *r, const struct gb_device_i
                              char *how, size_t len);
 
 /* For every ok result of `suite` in rs: adds the figures "peak" (in the result's unit) and
- * "of_peak" (value / peak) where peak_of knows the peak, and flags the result implausible
+ * "of_peak" (value / peak) where peak_of knows the peak (else the text figure "peak" says why
+ * none is known), and flags the result implausible
  * (gb_rate_implausible), with the reason naming both figures and the formula, when it exceeds
  * the peak. */
 void gb_precision_check_peaks(struct gb_results *rs, const char *suite, gb_peak_fn peak_of);

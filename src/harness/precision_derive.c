@@ -71,8 +71,14 @@ void gb_precision_check_peaks(struct gb_results *rs, const char *suite, gb_peak_
             continue;
         char how[256];
         const double peak = peak_of(r, &rs->devices[r->device_index].info, how, sizeof how);
-        if (!(peak > 0))
+        if (!(peak > 0)) { /* the result says that no bound is known, and why */
+            bool has = false;
+            for (size_t k = 0; k < r->nfigures; k++)
+                has |= strcmp(r->figures[k].name, "peak") == 0;
+            if (!has)
+                gb_result_text(r, "peak", "%s", how[0] ? how : "unknown");
             continue;
+        }
         set_figure(r, "peak", r->unit, peak);
         set_figure(r, "of_peak", "", r->value / peak);
         if (gb_rate_implausible(r->value, peak)) {

@@ -3,6 +3,7 @@
 #include "harness/results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "harness/measure.h"
+#include "harness/precision.h"
 #include "harness/results_json.h"
 #include "harness/suite.h"
 
@@ -200,6 +202,15 @@ void gb_result_figure(struct gb_result *r, const char *name, const char *unit, d
     f->v[0] = value;
 }
 
+const char *gb_result_regime(double ws, uint64_t llc)
+{
+    if (!(ws > 0))
+        return "";
+    if (llc == 0)
+        return "unknown";
+    return ws > 2.0 * (double)llc ? "memory" : "cache";
+}
+
 void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 {
     if (r->nfigures >= GB_MAX_FIGURES)
@@ -214,7 +225,7 @@ void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 }
 
 /* Converts a measurement into the result's metric: GB/s when the operation moves bytes, else
- * GFLOP/s when it computes, else its latency in microseconds. */
+ * GFLOP/s when it computes (GOP/s for integer operations), else its latency in microseconds. */
 void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m)
 {
@@ -232,7 +243,7 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
         r->better = GB_BETTER_HIGHER;
     } else if (ctx->op.flops > 0) {
         snprintf(r->metric, sizeof r->metric, "throughput");
-        snprintf(r->unit, sizeof r->unit, "GFLOP/s");
+        snprintf(r->unit, sizeof r->unit, ctx->op.integer ? "GOP/s" : "GFLOP/s");
         r->better = GB_BETTER_HIGHER;
     } else {
         snprintf(r->metric, sizeof r->metric, "latency");
@@ -250,16 +261,50 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
     gb_stats_compute(r->samples, m->n, &r->stats);
     gb_stats_compute(us, m->n, &r->op_time_us);
     free(us);
+    /* The noise shown is the noise judged: the stopping rule (gb_sample_decide) judges the CI95
+     * of the mean time per operation relative to that mean, so a rate's CI95 is that same
+     * relative half-width of its mean (rate = work / time: the same relative precision to first
+     * order), not the CI of the rate samples, whose mean a few slow samples move differently. */
+    if (ctx->op.bytes > 0 || ctx->op.flops > 0)
+        r->stats.ci95 = r->op_time_us.mean > 0 && isfinite(r->op_time_us.ci95)
+                            ? r->stats.mean * r->op_time_us.ci95 / r->op_time_us.mean
+                            : r->op_time_us.ci95;
     r->value = r->stats.median;
     r->batch = m->batch;
     r->bytes_per_op = ctx->op.bytes;
     r->flops_per_op = ctx->op.flops;
+    snprintf(r->regime, sizeof r->regime, "%s",
+             gb_result_regime(ctx->op.working_set, ctx->dev->info.l2_bytes));
     r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
-    /* Faster than the device's memory can go is a timer or a dead-code problem, not a record.
-     * Only device-memory kernels are bounded by peak_mem_gbs. */
-    double peak = ctx->dev->info.peak_mem_gbs;
-    if (peak > 0 && strcmp(r->suite, "memory") == 0 && r->value > 1.05 * peak)
+}
+
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
+{
+    if (r->status != GB_STATUS_OK || !(ctx->op.bytes > 0) || !r->regime[0])
+        return;
+    const double mem = ctx->dev->info.peak_mem_gbs;
+    const char *why = NULL;
+    if (ctx->op.host_link)
+        why = "unknown: the backend reports no host-link rate";
+    else if (strcmp(r->regime, "memory") != 0)
+        why = "unknown: the working set may be cache-resident";
+    else if (!(mem > 0))
+        why = "unknown: the device reports no memory bandwidth";
+    if (why) {
+        gb_result_text(r, "peak", "%s", why);
+        return;
+    }
+    gb_result_figure(r, "peak", "GB/s", mem);
+    gb_result_figure(r, "of_peak", "", r->value / mem);
+    /* Faster than the device's memory can go is a timer, a dead-code or a cache problem, not a
+     * record. */
+    if (gb_rate_implausible(r->value, mem)) {
         r->implausible = true;
+        snprintf(r->reason, sizeof r->reason,
+                 "implausible: %.4g GB/s exceeds the device's theoretical memory bandwidth %.4g "
+                 "GB/s",
+                 r->value, mem);
+    }
 }
 
 void gb_result_fail(struct gb_result *r, int err, const char *what)

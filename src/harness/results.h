@@ -1,4 +1,4 @@
-/* gpubench — results: what a run measured, and its JSON form (schema "gpubench-results/1").
+/* gpubench — results: what a run measured, and its JSON form (schema "gpubench-results/2").
  *
  * The file is written with jansson to a temporary file in the same folder, fsync'd and renamed,
  * so a reader sees either the old file or the whole new one, never half a file.
@@ -14,7 +14,11 @@
 #include "base/params.h"
 #include "base/stats.h"
 
-#define GB_RESULTS_SCHEMA "gpubench-results/1"
+/* The schema written; readers also take the schema before it (GB_RESULTS_SCHEMA_V1), whose
+ * files lack `regime`, count a D2D copy's bytes once and give integer rates in "GFLOP/s".
+ * Published as JSON Schema in schema/gpubench-results.schema.json. */
+#define GB_RESULTS_SCHEMA "gpubench-results/2"
+#define GB_RESULTS_SCHEMA_V1 "gpubench-results/1"
 
 enum gb_status { GB_STATUS_OK, GB_STATUS_SKIPPED, GB_STATUS_FAILED };
 
@@ -56,10 +60,11 @@ struct gb_result {
     enum gb_status status;
     char reason[1024];
     char metric[32];            /* "bandwidth", "throughput", "latency" */
-    char unit[16];              /* "GB/s", "GFLOP/s", "us" */
+    char unit[16];              /* "GB/s", "GFLOP/s", "GOP/s" (integer), "us" */
     enum gb_better better;
     double value;               /* the headline figure: median of samples, in unit */
-    struct gb_stats stats;      /* of samples, in unit */
+    struct gb_stats stats;      /* of samples, in unit; for a rate, ci95 is the CI the stopping
+                                 * rule judged: op_time_us's relative ci95 times stats.mean */
     double *samples;            /* in unit, one per sample (malloc'd) */
     size_t nsamples;
     struct gb_stats op_time_us; /* microseconds per operation */
@@ -69,6 +74,10 @@ struct gb_result {
     double max_error;           /* largest relative error against the reference */
     bool noisy;                 /* stopped on a budget before the noise target */
     bool implausible;           /* faster than the device's physical limit */
+    /* Memory-hierarchy results (op.working_set > 0): "memory" when the working set is more than
+     * twice the device's last-level cache, "cache" when it may be largely cache-resident,
+     * "unknown" when the device reports no cache size; "" for other results (JSON: absent). */
+    char regime[8];
     double elapsed_s;           /* wall time of the whole case (setup to teardown) */
     /* Multi-device cases only (nset > 0): every device that took part, as indices into
      * gb_results.devices in the order of the case's set (set[0] == device_index). JSON: the
@@ -132,6 +141,12 @@ void gb_results_free(struct gb_results *rs);
 
 /* ---- one result, filled in ----------------------------------------------------------------- */
 
+/* The regime of a working set of ws bytes on a device whose last-level cache holds llc bytes:
+ * "memory" when ws > 2 llc (at most half of it can stay in the cache, so the rate is that of
+ * the memory behind it), "cache" when ws <= 2 llc, "unknown" when llc is 0; "" when ws is 0 (not
+ * a memory-hierarchy case). */
+const char *gb_result_regime(double ws, uint64_t llc);
+
 /* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);
 /* Adds a text figure to a result. */
@@ -143,10 +158,18 @@ struct gb_case_ctx;
 struct gb_measurement;
 
 /* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
- * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0, else the
- * latency in microseconds. r->suite must be set (it decides the implausibility check). */
+ * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0 (GOP/s when
+ * ctx->op.integer), else the latency in microseconds, and the regime (ctx->op.working_set). */
 void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m);
+
+/* The bound of a bandwidth result with a regime (r->regime set by gb_result_fill_metric), once
+ * its figures are final: in the memory regime, device-memory kernels and D2D copies are bounded
+ * by the device's theoretical bandwidth (peak_mem_gbs): the figures "peak" (GB/s) and "of_peak"
+ * are added and a value above GB_PLAUSIBLE_SLACK x peak is flagged implausible, with the reason.
+ * Where no bound is known (no peak_mem_gbs, a cache-regime working set, a host-link copy) the
+ * text figure "peak" says why. Other results are left alone. */
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
 
 /* Marks r failed in stage `what` ("setup", "measure", "verify") with error err: its reason
  * becomes "<what>: <gb_strerror(err)>: <gb_error_msg()>", the detail left out when empty. */

@@ -1,4 +1,4 @@
-/* gpubench — the JSON form of results (schema "gpubench-results/1"), private to the files that
+/* gpubench — the JSON form of results (schema "gpubench-results/2"), private to the files that
  * read and write it (results_read.c, results_write.c); the contract is results.h.
  *
  * Non-finite numbers: JSON has no NaN or infinity, so a non-finite double is written as `null`

@@ -410,6 +410,7 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         (rc = rd_num(R, o, w, "max_error", &r->max_error, NAN, 0)) ||
         (rc = rd_bool(R, o, w, "noisy", &r->noisy, RD_REQ)) ||
         (rc = rd_bool(R, o, w, "implausible", &r->implausible, 0)) ||
+        (rc = rd_str(R, o, w, "regime", r->regime, sizeof r->regime, 0)) ||
         (rc = rd_num(R, o, w, "elapsed_s", &r->elapsed_s, NAN, 0)))
         return rc;
     r->device_index = (int)dev;
@@ -473,9 +474,11 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
     if (!json_is_string(schema))
         return GB_USER_FAIL(GB_ESCHEMA, "%s: \"schema\" is %s, expected the string \"%s\"",
                             R->file, jtype(schema), GB_RESULTS_SCHEMA);
-    if (strcmp(json_string_value(schema), GB_RESULTS_SCHEMA) != 0)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\"", R->file,
-                            json_string_value(schema), GB_RESULTS_SCHEMA);
+    if (strcmp(json_string_value(schema), GB_RESULTS_SCHEMA) != 0 &&
+        strcmp(json_string_value(schema), GB_RESULTS_SCHEMA_V1) != 0)
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\" or \"%s\"",
+                            R->file, json_string_value(schema), GB_RESULTS_SCHEMA,
+                            GB_RESULTS_SCHEMA_V1);
 
     struct gb_run_meta *m = &out->run;
     json_t *gb, *run, *prof, *devs, *res;

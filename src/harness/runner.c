@@ -88,10 +88,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
                     r->nfigures = ctx.nfigures < GB_MAX_FIGURES ? ctx.nfigures : GB_MAX_FIGURES;
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }
-                if (r->implausible)
-                    snprintf(r->reason, sizeof r->reason,
-                             "implausible: %.1f GB/s exceeds the device's peak %.1f GB/s",
-                             r->value, dev->info.peak_mem_gbs);
+                gb_result_check_bound(r, &ctx);
             }
         }
         gb_measurement_free(&m);

@@ -60,8 +60,10 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
     } else {
         gb_result_fill_metric(out, &sub, &m);
         gb_error_clear();
-        if (!gb_result_verified(out, &sub, op->verify ? op->verify(&sub) : 0, m.n))
+        if (!gb_result_verified(out, &sub, op->verify ? op->verify(&sub) : 0, m.n)) {
             *op_time_s = out->op_time_us.median * 1e-6;
+            gb_result_check_bound(out, &sub);
+        }
     }
     gb_measurement_free(&m);
     out->elapsed_s = gb_now() - t0;

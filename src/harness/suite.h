@@ -30,6 +30,9 @@ struct gb_axis_def {
     const char *const *choices;
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
+    /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is
+     * otherwise positive). */
+    bool zero_picks;
     const char *help;
     /* Multi-device suites: the value (GB_V_INT) is a position in the case's device set, 0-based
      * (the peer-copy matrix's source and destination). The plan keeps only the values below the
@@ -46,6 +49,14 @@ enum gb_timer {
 struct gb_op_desc {
     double bytes;   /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
     double flops;   /* floating-point (or integer) operations per operation (GFLOP/s) */
+    bool integer;   /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
+    /* Memory-hierarchy cases: the bytes of every buffer the operation touches, each counted
+     * once (a copy's source and destination; a triad's three arrays). The result's regime
+     * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */
+    double working_set;
+    /* The bytes cross the host link (H2D, D2H, bidirectional): bounded by the link's rate, not
+     * by device memory's. */
+    bool host_link;
     enum gb_timer timer;
     uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
 };

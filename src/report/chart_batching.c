@@ -2,31 +2,28 @@
  * (registry in charts.c). */
 #include "report/model.h"
 
+#include "base/curve.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The knee of a line: the smallest x whose y is within 10% of the line's best (y >= 0.9 max).
- * This is the definition the batching suite uses for its knee ("the smallest batch that
- * reaches 90% of the asymptotic bandwidth"), with the best measured point standing for the
- * asymptote. Only where more is better (bandwidth, throughput): a time per batch grows with the
- * batch and has no knee in this sense. */
-static bool knee_of(const struct line *l, double *kx, double *ky, double *kbest)
+/* The knee of a line: gb_curve_knee's, the one the batching suite records in its results (the
+ * smallest x from which on every point reaches 90% of the asymptote, the median of the largest
+ * x's values), so that the chart marks the batch the results name. Only where more is better
+ * (bandwidth, throughput): a time per batch grows with the batch and has no knee in this
+ * sense. */
+static bool knee_of(const struct line *l, double *kx, double *ky, double *kasym)
 {
     if (l->n < 2 || !higher_better(l->r[0]))
         return false;
-    double best = l->y[0];
-    for (size_t k = 1; k < l->n; k++)
-        if (l->y[k] > best)
-            best = l->y[k];
-    for (size_t k = 0; k < l->n; k++)
-        if (l->y[k] >= 0.9 * best) {
-            *kx = l->x[k];
-            *ky = l->y[k];
-            *kbest = best;
-            return true;
-        }
-    return false;
+    struct gb_knee k;
+    if (gb_curve_knee(l->x, l->y, l->n, 0.9, &k) || k.knee_index == SIZE_MAX)
+        return false;
+    *kx = k.knee_x;
+    *ky = l->y[k.knee_index];
+    *kasym = k.asymptote;
+    return true;
 }
 
 /* The chart of one case and unit: batching_N. */
@@ -35,7 +32,7 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
 {
     static const char *const prefer[] = {"batch",   "count",    "n", "nbuf",
                                          "buffers", "launches", NULL};
-    struct suite_filter one = {k->suites, kase, unit, false};
+    struct suite_filter one = {.suites = k->suites, .case_name = kase, .unit = unit};
     struct sel s = gb__select(R, gb__suite_filter_fn, &one, SIZE_MAX);
     struct axes *a = malloc(sizeof *a);
     struct line *l = NULL;
@@ -47,8 +44,9 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
         a ? gb__chart_new(R, id, title,
                           "The figure against the batch (how many operations are grouped into "
                           "one call or enqueued before one wait), log axis. The circle marks the "
-                          "knee: the smallest batch within 10% of the best figure measured, "
-                          "beyond which batching buys little.")
+                          "knee: the smallest batch from which on every point reaches 90% of the "
+                          "asymptote (the median of the largest batches), beyond which batching "
+                          "buys little; the same knee as the results' `knee` figure.")
           : NULL;
     if (!c)
         goto out;
@@ -76,8 +74,8 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
         gb__fmt_x(kx, sized, tx, sizeof tx);
         marks[nm] = (struct mark){.x = kx, .y = ky, .line = q};
         snprintf(marks[nm].text, sizeof marks[nm].text, "knee %s", tx);
-        find(c, "%s: the knee is at %s=%s (%.3g %s; best %.3g).", l[q].label, a->name[ax], tx, ky,
-             unit, kbest);
+        find(c, "%s: the knee is at %s=%s (%.3g %s; asymptote %.3g).", l[q].label, a->name[ax], tx,
+             ky, unit, kbest);
         nm++;
     }
     gb__write_lines(R, c, l, n, a->name[ax], unit, size_axis, marks, nm, NULL, NULL);
@@ -92,7 +90,7 @@ out:
 
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {k->suites, NULL, NULL, false};
+    struct suite_filter sf = {.suites = k->suites};
     struct sel all = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     size_t charts = 0;
     for (size_t i = 0; i < all.n; i++)

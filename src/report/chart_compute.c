@@ -47,7 +47,7 @@ static void speed_accuracy_script(struct rep *R, struct chart *c)
 
 void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {k->suites, NULL, "FLOP", false};
+    struct suite_filter sf = {.suites = k->suites, .unit = "FLOP"};
     struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     struct cat *cats = NULL;
     struct chart *c = gb__chart_new(
@@ -120,7 +120,7 @@ static void roof_block(FILE *d, double B, double P)
  * otherwise put every configuration on the chart. */
 static void roof_points(const struct rep *R, size_t s, FILE *d)
 {
-    static const struct suite_filter pts = {NULL, NULL, NULL, true};
+    static const struct suite_filter pts = {.suites = NULL, .need_flops = true};
     struct roof_point {
         char label[160];
         double ai, gf;
@@ -196,14 +196,17 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
     struct chart *c = gb__chart_new(
         R, "roofline", "Roofline from the measured peaks",
         "Attainable GFLOP/s against arithmetic intensity (flop per byte of device memory, both "
-        "axes log): the slanted roof is the best measured device-memory bandwidth, the flat roof "
-        "the best measured arithmetic throughput (Williams, Waterman and Patterson, CACM 2009). "
+        "axes log): the slanted roof is the best measured device-memory bandwidth (memory "
+        "regime: arrays larger than the caches), the flat roof the best measured FP32 throughput "
+        "(Williams, Waterman and Patterson, CACM 2009). "
         "Points are kernels that declare both their bytes and their flops, at their measured "
         "speed; a kernel under the slanted roof is memory-bound.");
     if (!c)
         return;
-    struct suite_filter bw = {k->suites, NULL, "GB/s", false};
-    struct suite_filter fl = {k->also, NULL, "FLOP", false};
+    struct suite_filter bw = {.suites = k->suites, .unit = "GB/s"};
+    /* The flat roof is one precision's, FP32 (the roofline's convention and the precision of
+     * the kernels drawn under it), never the best across precisions. */
+    struct suite_filter fl = {.suites = k->also, .unit = "FLOP", .prec = "f32"};
     double B[MAXSER], P[MAXSER];
     bool any = false;
     for (size_t s = 0; s < R->nser; s++) {
@@ -239,7 +242,7 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
                  R->ser[s].label, B[s]);
         else
             find(c,
-                 "%s: memory roof %.3g GB/s, compute roof %.3g GFLOP/s; ridge point at %.3g "
+                 "%s: memory roof %.3g GB/s, FP32 compute roof %.3g GFLOP/s; ridge point at %.3g "
                  "flop/B (kernels below it are memory-bound).",
                  R->ser[s].label, B[s], P[s], P[s] / B[s]);
     }

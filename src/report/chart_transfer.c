@@ -58,7 +58,7 @@ static void peak_finding(struct rep *R, struct chart *c, const struct line *l, s
 /* The chart of one direction (the case op). */
 static void transfer_direction(struct rep *R, const struct gb__chart_kind *k, const char *op)
 {
-    struct suite_filter one = {k->suites, op, "GB/s", false};
+    struct suite_filter one = {.suites = k->suites, .case_name = op, .unit = "GB/s"};
     struct sel s = gb__select(R, gb__suite_filter_fn, &one, SIZE_MAX);
     struct axes a;
     gb__scan_axes(&s, &a);
@@ -97,7 +97,7 @@ static void transfer_direction(struct rep *R, const struct gb__chart_kind *k, co
 
 void gb__chart_transfer(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {k->suites, NULL, "GB/s", false};
+    struct suite_filter sf = {.suites = k->suites, .unit = "GB/s"};
     struct sel all = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     if (all.n == 0)
         gb__chart_absent(R, "transfer", "Transfer bandwidth against size",

@@ -67,7 +67,7 @@ static size_t cell_of(const struct gb_result *r, const struct axes *a, int ax,
 static void tuning_map(struct rep *R, const struct gb__chart_kind *k, size_t ser,
                        const char *kernel, size_t number)
 {
-    struct suite_filter one = {k->suites, kernel, NULL, false};
+    struct suite_filter one = {.suites = k->suites, .case_name = kernel};
     struct sel k1 = gb__select(R, gb__suite_filter_fn, &one, ser);
     struct axes *a = malloc(sizeof *a);
     double *v = NULL;
@@ -125,7 +125,7 @@ out:
 
 void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k)
 {
-    struct suite_filter sf = {k->suites, NULL, NULL, false};
+    struct suite_filter sf = {.suites = k->suites};
     size_t drawn = 0, more = 0;
     for (size_t ser = 0; ser < R->nser; ser++) {
         struct sel s = gb__select(R, gb__suite_filter_fn, &sf, ser);

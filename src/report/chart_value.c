@@ -8,17 +8,18 @@
 
 /* The category of figure fig per watt or per 1000 of the currency; false when no series has a
  * price (or power) and a value. */
-static bool value_cat(const struct rep *R, const struct gb__figure *fig, bool watts, struct cat *k)
+static bool value_cat(const struct rep *R, const char *label, const struct suite_filter *sf,
+                      bool watts, struct cat *k)
 {
     memset(k, 0, sizeof *k);
     if (watts)
-        snprintf(k->label, sizeof k->label, "%s per W", fig->label);
+        snprintf(k->label, sizeof k->label, "%s per W", label);
     else
-        snprintf(k->label, sizeof k->label, "%s per 1000 %s", fig->label, R->o->prices->currency);
+        snprintf(k->label, sizeof k->label, "%s per 1000 %s", label, R->o->prices->currency);
     bool any = false;
     for (size_t s = 0; s < R->nser; s++) {
         const struct gb_result *w;
-        double v = gb__best_in(R, s, &fig->sf, &w);
+        double v = gb__best_in(R, s, sf, &w);
         const struct gb_price *p = R->ser[s].price;
         double div = !p ? NAN : watts ? p->power_w : p->price / 1000.0;
         k->v[s] = v / div;
@@ -50,12 +51,31 @@ static void value_chart(struct rep *R, bool watts)
         gb__chart_nodata(R, c, "no price sheet given (gpubench report --prices prices.yaml)");
         return;
     }
-    struct cat *cats = calloc(gb__nvalue_figures, sizeof *cats);
+    /* A figure by precision is a category per precision, in its own unit. */
+    const size_t cap = gb__nvalue_figures * 16;
+    struct cat *cats = calloc(cap, sizeof *cats);
     size_t n = 0;
     if (!cats)
         return;
-    for (size_t h = 0; h < gb__nvalue_figures; h++)
-        n += value_cat(R, &gb__value_figures[h], watts, &cats[n]);
+    for (size_t h = 0; h < gb__nvalue_figures; h++) {
+        const struct gb__figure *fig = &gb__value_figures[h];
+        if (!fig->by_prec) {
+            n += value_cat(R, fig->label, &fig->sf, watts, &cats[n]);
+            continue;
+        }
+        char precs[16][GB_STR_MAX];
+        size_t np = gb__precisions(R, &fig->sf, precs, 16);
+        for (size_t p = 0; p < np && n < cap; p++) {
+            struct suite_filter sf = fig->sf;
+            sf.prec = precs[p];
+            const struct gb_result *w = NULL;
+            for (size_t s = 0; s < R->nser && !w; s++)
+                gb__best_in(R, s, &sf, &w);
+            char label[96];
+            snprintf(label, sizeof label, "%s %s %s", precs[p], fig->label, w ? w->unit : "");
+            n += value_cat(R, label, &sf, watts, &cats[n]);
+        }
+    }
     if (n == 0) {
         gb__chart_nodata(R, c, "no device in these files has a %s in %s", watts ? "power" : "price",
                          R->o->prices->path);

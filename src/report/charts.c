@@ -51,22 +51,34 @@ void gb__draw_charts(struct rep *R)
 
 /* ---- the headline figures ------------------------------------------------------------------ */
 
+/* Transfers: the sustained rate (memory regime: copies larger than the last-level cache), and,
+ * as their own rows, the small-copy peak (any size, caches included) and the latency. */
+#define XFER(label, op, cache)                                                                 \
+    {label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false}
+#define FIG(label, fam, op, u) {label, {.suites = fam, .case_name = op, .unit = u}, false}
+#define BY_PREC(label, fam) {label, {.suites = fam, .unit = "FLOP"}, true}
+
 const struct gb__figure gb__headline_figures[] = {
-    {"H2D peak", {transfer, "h2d", "GB/s", false}},
-    {"D2H peak", {transfer, "d2h", "GB/s", false}},
-    {"D2D peak", {transfer, "d2d", "GB/s", false}},
-    {"Bidirectional peak", {transfer, "bidir", "GB/s", false}},
-    {"Device memory, triad", {memory, "triad", "GB/s", false}},
-    {"Device memory, copy", {memory, "copy", "GB/s", false}},
-    {"Launch latency", {launch, "latency", NULL, false}},
-    {"Peak arithmetic", {arithmetic, NULL, "FLOP", false}},
+    XFER("H2D sustained", "h2d", false),
+    XFER("D2H sustained", "d2h", false),
+    XFER("D2D sustained", "d2d", false),
+    XFER("Bidirectional sustained", "bidir", false),
+    XFER("H2D small-copy peak", "h2d", true),
+    XFER("D2H small-copy peak", "d2h", true),
+    {"H2D latency (us per copy, smallest)",
+     {.suites = transfer, .case_name = "h2d", .unit = "GB/s", .cache_ok = true, .op_time = true},
+     false},
+    FIG("Device memory, triad", memory, "triad", "GB/s"),
+    FIG("Device memory, copy", memory, "copy", "GB/s"),
+    FIG("Launch latency", launch, "latency", NULL),
+    BY_PREC("Peak arithmetic", arithmetic),
 };
 const size_t gb__nheadline_figures = sizeof gb__headline_figures / sizeof gb__headline_figures[0];
 
 const struct gb__figure gb__value_figures[] = {
-    {"triad GB/s", {memory, "triad", "GB/s", false}},
-    {"H2D GB/s", {transfer, "h2d", "GB/s", false}},
-    {"peak GFLOP/s", {arithmetic, NULL, "FLOP", false}},
+    FIG("triad GB/s", memory, "triad", "GB/s"),
+    XFER("H2D sustained GB/s", "h2d", false),
+    BY_PREC("peak", arithmetic),
 };
 const size_t gb__nvalue_figures = sizeof gb__value_figures / sizeof gb__value_figures[0];
 
@@ -124,7 +136,7 @@ void gb__chart_bars(struct rep *R, const struct gb__chart_kind *k)
     struct chart *c = gb__chart_new(R, b->id, b->title, b->what);
     if (!c)
         return;
-    struct suite_filter sf = {k->suites, NULL, b->unit, false};
+    struct suite_filter sf = {.suites = k->suites, .unit = b->unit};
     struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     struct axes a;
     struct cat *cats = NULL;

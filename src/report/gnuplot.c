@@ -323,14 +323,20 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
     FILE *d = gb__open_in(R, "data", c->id, ".csv");
     if (!d)
         return;
-    fprintf(d, "# x,y,line\n");
+    /* Each point with its spread: the p5 and p95 of its samples where y is the result's value
+     * (a figure derived from it has none of its own: y twice). */
+    fprintf(d, "# x,y,line,p5,p95\n");
     for (size_t i = 0; i < n; i++) {
         if (i)
             fprintf(d, "\n\n");
         for (size_t k = 0; k < l[i].n; k++) {
+            const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
+            bool spread = r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
+                          isfinite(r->stats.p95);
             fprintf(d, "%.9g,%.6g,", l[i].x[k], l[i].y[k]);
             gb__csv_field(d, l[i].label);
-            fprintf(d, "\n");
+            fprintf(d, ",%.6g,%.6g\n", spread ? r->stats.p5 : l[i].y[k],
+                    spread ? r->stats.p95 : l[i].y[k]);
         }
     }
     if (nmarks) {
@@ -360,8 +366,11 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
     if (extra_gp)
         fputs(extra_gp, f);
     fprintf(f, "plot ");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         gb__gp_item(f, c, i == 0, i, l[i].label, "1:2 with linespoints lt %zu", i % 12 + 1);
+        /* The spread of every point: p5 to p95 of its samples. */
+        gb__gp_item(f, c, false, i, NULL, "1:2:4:5 with yerrorbars lt %zu pt 0", i % 12 + 1);
+    }
     if (nmarks)
         gb__gp_item(f, c, false, n, NULL,
                     "1:2:3 with labels point pt 6 ps 2 lc rgb '#000000' offset 0,1.2 boxed "

@@ -94,6 +94,17 @@ void gb__param_values(const struct gb_result *r, const char *skip, size_t stop_a
     }
 }
 
+void gb__param_named(const struct gb_result *r, bool with_case, size_t stop_at, char *buf,
+                     size_t len)
+{
+    buf[0] = '\0';
+    for (size_t k = with_case ? 0 : 1; k < r->params.n && strlen(buf) < stop_at; k++) {
+        char t[GB_STR_MAX];
+        gb_value_format(&r->params.v[k], t, sizeof t);
+        gb_appendf(buf, len, "%s%s=%s", buf[0] ? " " : "", r->params.name[k], t);
+    }
+}
+
 /* ---- series and points --------------------------------------------------------------------- */
 
 static size_t series_of(struct rep *R, size_t file, int dev)
@@ -216,7 +227,34 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg)
     }
     if (sf->need_flops && !(r->flops_per_op > 0 && r->bytes_per_op > 0 && r->op_time_us.median > 0))
         return false;
+    if (sf->prec) {
+        const struct gb_value *v = gb_params_get(&r->params, "prec");
+        if (!v || v->type != GB_V_STR || strcmp(v->s, sf->prec) != 0)
+            return false;
+    }
     return true;
+}
+
+bool gb__trusted(const struct gb_result *r)
+{
+    return r->status == GB_STATUS_OK && r->verified && !r->implausible && isfinite(r->value);
+}
+
+size_t gb__precisions(const struct rep *R, const struct suite_filter *sf, char (*out)[GB_STR_MAX],
+                      size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < R->npts; i++) {
+        const struct gb_result *r = R->pts[i].r;
+        if (!gb__trusted(r) || !gb__suite_filter_fn(r, sf))
+            continue;
+        const struct gb_value *v = gb_params_get(&r->params, "prec");
+        if (!v || v->type != GB_V_STR)
+            continue;
+        bool added;
+        gb_find_or_add_str(out, &n, cap, GB_STR_MAX, 0, GB_STR_MAX, v->s, &added);
+    }
+    return n;
 }
 
 struct sel gb__select(const struct rep *R, gb__filter_fn f, const void *arg, size_t only_series)
@@ -247,10 +285,13 @@ double gb__best_in(const struct rep *R, size_t ser, const struct suite_filter *s
     *which = NULL;
     for (size_t i = 0; i < R->npts; i++) {
         const struct gb_result *r = R->pts[i].r;
-        if (R->pts[i].s != ser || !gb__suite_filter_fn(r, sf))
+        if (R->pts[i].s != ser || !gb__trusted(r) || !gb__suite_filter_fn(r, sf))
             continue;
-        if (better(r, r->value, best)) {
-            best = r->value;
+        if (!sf->cache_ok && strcmp(r->regime, "cache") == 0)
+            continue;
+        double v = sf->op_time ? r->op_time_us.median : r->value;
+        if (sf->op_time ? !isnan(v) && (isnan(best) || v < best) : better(r, v, best)) {
+            best = v;
             *which = r;
         }
     }

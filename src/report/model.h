@@ -115,6 +115,11 @@ struct suite_filter {
     const char *case_name;     /* NULL: any */
     const char *unit;          /* NULL: any; "FLOP": units containing FLOP/s or OP/s */
     bool need_flops;           /* flops_per_op and bytes_per_op > 0 */
+    const char *prec;          /* NULL: any; else the result's param "prec" must be this */
+    bool cache_ok;             /* aggregates (gb__best_in) take cache-regime results too: the
+                                * small-copy peak, not the sustained rate */
+    bool op_time;              /* aggregates take the time per operation (us, lower is better),
+                                * not the value: a copy's latency */
 };
 
 /* ---- small helpers (model.c) --------------------------------------------------------------- */
@@ -159,6 +164,10 @@ const char *gb__base_name(const char *path);
  * appending stops once buf holds stop_at characters or more. */
 void gb__param_values(const struct gb_result *r, const char *skip, size_t stop_at, char *buf,
                       size_t len);
+/* As gb__param_values, each value with its axis name ("size=64 MiB wg=256"); the case's own
+ * param (params[0]) included when with_case. */
+void gb__param_named(const struct gb_result *r, bool with_case, size_t stop_at, char *buf,
+                     size_t len);
 
 /* ---- series, points, selections, grouping (model.c) ---------------------------------------- */
 
@@ -173,7 +182,11 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg);
 struct sel gb__select(const struct rep *R, gb__filter_fn f, const void *arg, size_t only_series);
 /* Whether s->p[i] is the first point of its case (and, with by_unit, unit) in the selection. */
 bool gb__first_of_case(const struct sel *s, size_t i, bool by_unit);
-/* The best value among series ser's points passing sf, *which its result (NAN, NULL: none). */
+/* Whether r may stand for its quantity in an aggregate (a headline, a roof, a per-price
+ * figure): ok, verified and not implausible. */
+bool gb__trusted(const struct gb_result *r);
+/* The best value among series ser's trusted points (gb__trusted) passing sf, *which its result
+ * (NAN, NULL: none); results in the cache regime (gb_result.regime) only with sf->cache_ok. */
 double gb__best_in(const struct rep *R, size_t ser, const struct suite_filter *sf,
                    const struct gb_result **which);
 
@@ -237,7 +250,7 @@ void gb__gp_item(FILE *f, const struct chart *c, bool first, size_t index, const
 void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
                     const char *ylabel, bool logy);
 /* Lines: x (log 2 when it spans 16x or more; sizes labelled as sizes), one block per line in the
- * data file. marks (may be NULL) are extra labelled points (the knee), one block after the lines.
+ * data file, each point with the p5 and p95 of its samples drawn as error bars (its spread). marks (may be NULL) are extra labelled points (the knee), one block after the lines.
  * extra_gp: script lines before the plot; extra_plot: a further plot element (both may be NULL;
  * fixed text, never from a results file). */
 void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_t n,
@@ -280,11 +293,19 @@ struct gb__chart_kind {
 /* Draws every chart of the registry, in the report's order. */
 void gb__draw_charts(struct rep *R);
 
-/* A headline figure: the best result of a filter. */
+/* A headline figure: the best result of a filter. by_prec: one figure per precision (the
+ * param "prec", hence one unit: GFLOP/s or GOP/s), never the best across precisions
+ * (gb__precisions). */
 struct gb__figure {
     const char *label;
     struct suite_filter sf;
+    bool by_prec;
 };
+
+/* The distinct values of param "prec" among the trusted points passing sf, first seen first,
+ * at most cap of them (each GB_STR_MAX characters). */
+size_t gb__precisions(const struct rep *R, const struct suite_filter *sf, char (*out)[GB_STR_MAX],
+                      size_t cap);
 /* The headline table's figures (pages.c) and the figures divided by price and power
  * (chart_value.c). */
 extern const struct gb__figure gb__headline_figures[];

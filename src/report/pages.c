@@ -59,42 +59,60 @@ struct hrow {
     char cell[MAXSER][96];
 };
 
-/* The cell of a figure: the best value, its unit and the params that reached it. */
+/* The cell of a figure: the best value, its unit and the params that reached it, each with its
+ * axis name (the case's own axis left out where the figure names the case). */
 static void headline_cell(const struct gb__figure *fig, const struct gb_result *w, double v,
                           char *buf, size_t len)
 {
-    char params[64], val[32], what[160], cell[256];
-    gb__param_values(w, NULL, 40, params, sizeof params);
+    char params[96], val[32], cell[256];
+    gb__param_named(w, !fig->sf.case_name, 80, params, sizeof params);
     gb__fmt_val(v, val, sizeof val);
-    snprintf(what, sizeof what, "%s%s%s", fig->sf.case_name ? "" : w->case_name,
-             fig->sf.case_name || !params[0] ? "" : " ", params);
-    snprintf(cell, sizeof cell, "%s %s%s%s%s", val, w->unit, what[0] ? " (" : "", what,
-             what[0] ? ")" : "");
+    snprintf(cell, sizeof cell, "%s %s%s%s%s", val, fig->sf.op_time ? "us" : w->unit,
+             params[0] ? " (" : "", params, params[0] ? ")" : "");
     gb__scopy(buf, len, cell);
 }
 
-/* The rows of the headline table: rows of figures (gb__headline_figures), a column per series;
- * then price and power with a price sheet; then each series' case counts. */
+/* One row of figure fig with filter sf (fig->sf, or it narrowed to one precision): false when
+ * no series has a trusted result for it. */
+static bool headline_row(const struct rep *R, const struct gb__figure *fig,
+                         const struct suite_filter *sf, const char *label, struct hrow *row)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->label, sizeof row->label, "%s", label);
+    bool any = false;
+    for (size_t s = 0; s < R->nser; s++) {
+        const struct gb_result *w;
+        double v = gb__best_in(R, s, sf, &w);
+        if (w)
+            headline_cell(fig, w, v, row->cell[s], sizeof row->cell[s]);
+        else
+            snprintf(row->cell[s], sizeof row->cell[s], "-");
+        any |= w != NULL;
+    }
+    return any;
+}
+
+/* The rows of the headline table: rows of figures (gb__headline_figures; a figure by precision
+ * is a row per precision), a column per series; then price and power with a price sheet; then
+ * each series' case counts. Only trusted results (gb__trusted) reach a row. */
 static size_t headline_rows(const struct rep *R, struct hrow *rows, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < gb__nheadline_figures && n < cap; i++) {
         const struct gb__figure *fig = &gb__headline_figures[i];
-        struct hrow *row = &rows[n];
-        memset(row, 0, sizeof *row);
-        snprintf(row->label, sizeof row->label, "%s", fig->label);
-        bool any = false;
-        for (size_t s = 0; s < R->nser; s++) {
-            const struct gb_result *w;
-            double v = gb__best_in(R, s, &fig->sf, &w);
-            if (w)
-                headline_cell(fig, w, v, row->cell[s], sizeof row->cell[s]);
-            else
-                snprintf(row->cell[s], sizeof row->cell[s], "-");
-            any |= w != NULL;
+        if (!fig->by_prec) {
+            n += headline_row(R, fig, &fig->sf, fig->label, &rows[n]);
+            continue;
         }
-        if (any)
-            n++;
+        char precs[16][GB_STR_MAX];
+        size_t np = gb__precisions(R, &fig->sf, precs, 16);
+        for (size_t p = 0; p < np && n < cap; p++) {
+            struct suite_filter sf = fig->sf;
+            sf.prec = precs[p];
+            char label[96];
+            snprintf(label, sizeof label, "%s, %s", fig->label, precs[p]);
+            n += headline_row(R, fig, &sf, label, &rows[n]);
+        }
     }
     if (R->o->prices && n + 2 <= cap) {
         struct hrow *p = &rows[n], *w = &rows[n + 1];
@@ -155,11 +173,13 @@ static void write_headline_csv(struct rep *R, const struct hrow *rows, size_t n)
 
 static void headline_section(struct rep *R, FILE *h, FILE *m)
 {
-    struct hrow rows[16];
-    size_t nrows = headline_rows(R, rows, 16);
+    struct hrow rows[32];
+    size_t nrows = headline_rows(R, rows, 32);
     write_headline_csv(R, rows, nrows);
     fprintf(h, "<h2 id=\"headline\">Headline figures</h2>\n<p>The best median of each figure "
-               "on each device, with the params that reached it (data/headline.csv).</p>\n");
+               "on each device, with the params that reached it (data/headline.csv); only "
+               "verified, plausible results measured in the regime the figure names, and "
+               "arithmetic one precision at a time.</p>\n");
     fprintf(m, "\n## Headline figures\n\nThe best median of each figure on each device, with the "
                "params that reached it (`data/headline.csv`).\n\n");
     const char *cols[MAXSER + 1] = {"figure"};
