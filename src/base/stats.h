@@ -37,8 +37,7 @@ struct gb_measure_cfg {
     double max_time;           /* seconds of sampling per case at most */
     double min_sample_time;    /* a sample batches operations until it lasts this long */
     uint64_t max_batch;        /* operations per sample at most */
-    bool cold;                 /* `cache: cold`: caches evicted before every sample, one
-                                * operation per sample (gb_measure) */
+    bool cold;                 /* `cache: cold`: caches evicted before every sample (gb_measure) */
 };
 
 enum gb_stop {

@@ -40,9 +40,8 @@ enum mkey {
 };
 
 static const char *const mkey_names[M_COUNT] = {
-    "warmup_runs", "warmup_time", "min_samples",     "max_samples",
-    "max_noise",   "max_time",    "min_sample_time", "max_batch",
-    "cache",
+    "warmup_runs", "warmup_time",     "min_samples", "max_samples", "max_noise",
+    "max_time",    "min_sample_time", "max_batch",   "cache",
 };
 
 _Static_assert(M_COUNT == GB__MKEYS, "GB__MKEYS (config_private.h) counts the measure keys");

@@ -210,9 +210,9 @@ static void runs_section(struct rep *R, FILE *h, FILE *m)
     }
     fprintf(h, "</table>\n");
     fprintf(m, "\n");
-    static const char *const dev_cols[] = {"series",        "device", "backend", "vendor / driver",
-                                           "compute units", "clock",  "memory",
-                                           "memory levels (latency staircase)"};
+    static const char *const dev_cols[] = {
+        "series",        "device", "backend", "vendor / driver",
+        "compute units", "clock",  "memory",  "memory levels (latency staircase)"};
     /* The levels column only where a series has a latency staircase. */
     char(*levels)[400] = calloc(R->nser ? R->nser : 1, sizeof *levels);
     size_t ncols = 7;
@@ -229,8 +229,8 @@ static void runs_section(struct rep *R, FILE *h, FILE *m)
         snprintf(cu, sizeof cu, "%u", d->info.compute_units);
         snprintf(clk, sizeof clk, "%u MHz", d->info.clock_mhz);
         snprintf(mem, sizeof mem, "%.1f GiB", (double)d->info.global_mem / (1024.0 * 1024 * 1024));
-        const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem,
-                               levels ? levels[s] : ""};
+        const char *lv = levels ? levels[s] : "";
+        const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem, lv};
         table_row(h, m, "td", cells, ncols);
     }
     free(levels);
