@@ -147,7 +147,9 @@ TEST_TIMEOUT(chip_atomics_counts_exact, 180)
         ASSERT_STR(r->unit, "GFLOP/s");
         const struct gb_figure *g = gb_test_figure(r, "Gatomics_per_s");
         ASSERT(g && g->v[0] > 0);
-        ASSERT_NEAR(g->v[0], r->value, r->value * 1e-9);
+        /* The figure is the rate of the median time, the value the median of the rates: the
+         * same with an odd number of samples, the two middle ones' means apart with an even. */
+        ASSERT_NEAR(g->v[0], r->value, r->value * 0.05);
         if (gb_params_int(&r->params, "addresses") == 0) {
             const double items = gb_test_figure(r, "work_items")->v[0];
             ASSERT_EQ(gb_test_figure(r, "addresses")->v[0],
