@@ -11,13 +11,16 @@
 #   2. a smoke test of about 20 s on CUDA (a small generated profile): launch latency, a verified
 #      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
 #      bf16 cuBLAS GEMMs, a pinned copy each way.
+#   2b. the chip suites on CUDA (a GPU-sized subset of configs/chip-quick.yaml, about 15 s):
+#      the latency and cache staircases, local memory, atomics, command graphs against separate
+#      and fused launches, and one memory case with cold caches (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
 # Ctrl-C: it ends the current sample and writes what it finished), SIGKILL GRACE seconds later (a
 # hung kernel). A step that runs out costs its budget only; the later steps still run.
-# Files (at most 7, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained),
-# devices.json, smoke-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md,
+# Files (at most 8, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained),
+# devices.json, smoke-cuda.json, chip-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md,
 # gpu-check.log.
 #
 #   scripts/gpu-check.sh [OPTIONS]                 on the GPU machine
@@ -25,7 +28,7 @@
 #
 # Options:
 #   -o, --out DIR        output folder (default: $OUT if set, else results/gpu-check-UTCTIME)
-#       --smoke          parts 1 and 2 only (about a minute)
+#       --smoke          parts 1 and 2 only, without 2b (about a minute)
 #   -n, --dry-run        detect, then print the planned steps with their budgets; run nothing
 #   -m, --mode MODE      auto (default): the bundle if one runs here, else a native build;
 #                        bundle: only the bundle; build: only a native build
@@ -74,8 +77,8 @@ from_build=""
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~100 s; the whole under ~300 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=40
-                   [cuda]=105 [opencl]=85 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke cuda opencl summary build"
+                   [chip]=35 [cuda]=95 [opencl]=70 [summary]=10 [build]=240)
+steps_order="version chain compat json state smoke chip cuda opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -309,8 +312,8 @@ run_step() {
 if $dry; then
   echo "gpu-check: plan (dry run; OUT $out; gpubench: $how)"
   total=0
-  for s in version chain json state smoke cuda opencl summary; do
-    $smoke_only && case $s in cuda|opencl|summary) continue ;; esac
+  for s in version chain json state smoke chip cuda opencl summary; do
+    $smoke_only && case $s in chip|cuda|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -472,6 +475,28 @@ suites:
     params: {op: [h2d, d2h], memory: pinned, mode: async, size: 256MiB}
 YAML
 
+chip_yaml="$tmp/chip.yaml"
+cat >"$chip_yaml" <<'YAML'
+# gpu-check chip: configs/chip-quick.yaml's suites sized for one GPU step, about 15 s on an H200.
+name: chip-gpu-check
+measure: {warmup_runs: 1, warmup_time: 2ms, min_samples: 3, max_samples: 10, max_noise: 0.05,
+          max_time: 100ms, min_sample_time: 5ms}
+suites:
+  - suite: latency
+    params: {size: {from: 4KiB, to: 1GiB, factor: 8}, stride: 128}
+  - suite: cache
+    params: {size: {from: 16KiB, to: 1GiB, factor: 8}, reads: 1GiB}
+  - suite: local
+    params: {op: [read, write], vec: [1, 4], stride: [1, 32, 33]}
+  - suite: atomics
+    params: {op: [global, local], type: [int32, int64, float], addresses: [1, 0]}
+  - suite: batching
+    params: {op: launches, mode: [separate, fused, graph], count: 64}
+  - suite: memory
+    params: {op: copy, type: float, size: [1MiB], wg: 256}
+    measure: {cache: cold}
+YAML
+
 smoke_report() {
   python3 - "$1" <<'PY' || echo "  (no python3: the table above is gpubench's own)"
 import json, sys
@@ -509,6 +534,18 @@ if $dry || [ "$cuda_state" != absent ]; then
   fi
 else
   echo "gpu-check: part 2: smoke test skipped: $verdict"
+fi
+
+# ---- part 2b: the chip suites on CUDA ------------------------------------------------------------
+if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
+  $dry || echo "gpu-check: part 2b: the chip suites on CUDA (budget ${budget[chip]} s)"
+  run_step chip - "$exe" run "$chip_yaml" --backend cuda -o "$out/chip-cuda.json" -q
+  rc[chip]=$?
+  if ! $dry; then
+    echo "gpu-check: chip exit ${rc[chip]} (0: every case ran or was a recorded skip)" |
+      tee -a "$log"
+    [ "${rc[chip]}" = 0 ] || failed=true
+  fi
 fi
 
 # ---- part 3: the profile on both backends, and the summary ---------------------------------------

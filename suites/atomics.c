@@ -114,14 +114,9 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     s->iters = (uint32_t)gb_params_int(ctx->params, "iters");
     const int64_t addresses = gb_params_int(ctx->params, "addresses");
-    if (s->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
-                            info->max_wg_size);
-    s->groups = gb__chip_groups(ctx, gb_params_int(ctx->params, "groups"));
-    s->items = s->groups * s->wg;
-    if (s->items > UINT32_MAX)
-        return gb_case_skip(ctx, "%" PRIu64 " work-items: the kernel's index is 32-bit",
-                            s->items);
+    int err = gb__chip_items(ctx, s->wg, &s->groups, &s->items);
+    if (err)
+        return err;
     const uint64_t span = s->local ? s->wg : s->items; /* the work-items that share counters */
     const uint64_t A = addresses ? (uint64_t)addresses : span;
     if (s->local && A > s->wg)
@@ -140,9 +135,8 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     snprintf(d_type, sizeof d_type, "TYPE=%d", (int)s->type);
     snprintf(d_naddr, sizeof d_naddr, "NADDR=%u", s->local ? s->naddr : 1u);
     const char *defs[] = {d_type, d_naddr};
-    int err = gb__chip_build(ctx, "atomics.cl", s->local ? "atomics_local" : "atomics_global",
-                             defs, 2, &s->prog, &s->k);
-    if (err)
+    if ((err = gb__chip_build(ctx, "atomics.cl", s->local ? "atomics_local" : "atomics_global",
+                              defs, 2, &s->prog, &s->k)))
         return err;
     bool ok = false;
     if ((err = probe(ctx, s, &ok)))
@@ -154,12 +148,8 @@ static int atomics_setup(struct gb_case_ctx *ctx)
                                      : "float atomic add is measured on CUDA only: OpenCL's "
                                        "cl_ext_float_atomics needs OpenCL C 2.0 atomics, which "
                                        "this suite does not drive");
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
+    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
         return err;
-    if (s->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
-                            kmax);
     s->counters_n = s->local ? s->groups * s->naddr : s->naddr;
     if ((err = gb_case_alloc(ctx, s->counters_n * s->esize, GB_MEM_DEVICE, &s->counters)) ||
         (err = zero_counters(ctx, s)))

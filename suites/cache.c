@@ -79,9 +79,10 @@ static int cache_setup(struct gb_case_ctx *ctx)
     const uint64_t vbytes = 4 * (uint64_t)s->vec;
     if (s->vec == 3)
         return gb_case_skip(ctx, "vec must be 1, 2 or 4");
-    if (s->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
-                            info->max_wg_size);
+    uint64_t groups;
+    int err = gb__chip_items(ctx, s->wg, &groups, &s->items);
+    if (err)
+        return err;
     const uint64_t n = size / vbytes;
     if (n == 0)
         return gb_case_skip(ctx, "a working set of %" PRIu64 " bytes holds no vector of %" PRIu64
@@ -90,10 +91,6 @@ static int cache_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "%" PRIu64 " vectors: the kernel's 32-bit index reaches 2^31",
                             n);
     s->n = (uint32_t)n;
-    s->items = gb__chip_groups(ctx, gb_params_int(ctx->params, "groups")) * s->wg;
-    if (s->items > UINT32_MAX)
-        return gb_case_skip(ctx, "%" PRIu64 " work-items: the kernel's index is 32-bit",
-                            s->items);
     const char *layout = gb_params_str(ctx->params, "layout");
     s->blocked = strcmp(layout, "blocked") == 0 ||
                  (strcmp(layout, "auto") == 0 && gb_device_is_cpu(info));
@@ -117,15 +114,10 @@ static int cache_setup(struct gb_case_ctx *ctx)
     char def_vec[16];
     snprintf(def_vec, sizeof def_vec, "VEC=%u", s->vec);
     const char *defs[] = {def_vec};
-    int err = gb__chip_build(ctx, "cache.cl", "cache_read", defs, 1, &s->prog, &s->k);
-    if (err)
+    if ((err = gb__chip_build(ctx, "cache.cl", "cache_read", defs, 1, &s->prog, &s->k)))
         return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
+    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
         return err;
-    if (s->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
-                            kmax);
     if ((err = gb_case_alloc(ctx, n * vbytes, GB_MEM_DEVICE, &s->set)) ||
         (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)) ||
         (err = gb_case_poison(ctx, s->sums, s->items * sizeof(uint32_t), GB_I32)))

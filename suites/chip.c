@@ -1,5 +1,8 @@
 /* Helpers of the chip suites (suites/chip.h). */
 #include "suites/chip.h"
+
+#include <inttypes.h>
+
 #include "suites/common.h"
 
 int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
@@ -15,6 +18,30 @@ int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel
     if (hook && hook->test_define)
         defs[ndefines++] = hook->test_define;
     return gb_case_build(ctx, file, kernel, defs, ndefines, prog, k);
+}
+
+int gb__chip_items(struct gb_case_ctx *ctx, uint32_t wg, uint64_t *groups, uint64_t *items)
+{
+    const struct gb_device_info *info = &ctx->dev->info;
+    if (wg > info->max_wg_size)
+        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", wg,
+                            info->max_wg_size);
+    *groups = gb__chip_groups(ctx, gb_params_int(ctx->params, "groups"));
+    *items = *groups * wg;
+    if (*items > UINT32_MAX)
+        return gb_case_skip(ctx, "%" PRIu64 " work-items: the kernel's index is 32-bit", *items);
+    return 0;
+}
+
+int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t wg)
+{
+    uint32_t kmax = 0;
+    int err = ctx->ops->kernel_max_wg(k, &kmax);
+    if (err)
+        return err;
+    if (wg > kmax)
+        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", wg, kmax);
+    return 0;
 }
 
 uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups)

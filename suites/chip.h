@@ -22,4 +22,13 @@ int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel
  * work-items to cover memory latency on a GPU; a CPU device runs work-groups in turn). */
 uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups);
 
+/* The launch of work-groups of `wg` work-items: a skip (GB_ESKIP, the reason in ctx) when wg
+ * exceeds the device's maximum; else *groups from the case's "groups" param (gb__chip_groups)
+ * and *items = groups x wg, a skip when that passes the kernels' 32-bit index. */
+int gb__chip_items(struct gb_case_ctx *ctx, uint32_t wg, uint64_t *groups, uint64_t *items);
+
+/* 0 when kernel k runs work-groups of `wg`; GB_ESKIP (reason in ctx) when its own maximum is
+ * smaller; a backend error otherwise. */
+int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t wg);
+
 #endif

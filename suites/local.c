@@ -115,11 +115,11 @@ static int local_setup(struct gb_case_ctx *ctx)
     if (info->local_mem && lbytes > info->local_mem)
         return gb_case_skip(ctx, "a local array of %" PRIu64 " bytes exceeds the device's %" PRIu64
                             " bytes of local memory", lbytes, info->local_mem);
-    if (s->wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", s->wg,
-                            info->max_wg_size);
+    uint64_t groups;
+    int err = gb__chip_items(ctx, s->wg, &groups, &s->items);
+    if (err)
+        return err;
     s->ln = (uint32_t)(lbytes / vbytes);
-    s->items = gb__chip_groups(ctx, gb_params_int(ctx->params, "groups")) * s->wg;
     uint64_t iters = bytes / (s->items * vbytes);
     if (iters == 0)
         iters = 1;
@@ -134,16 +134,11 @@ static int local_setup(struct gb_case_ctx *ctx)
     snprintf(d_ln, sizeof d_ln, "LN=%u", s->ln);
     snprintf(d_stride, sizeof d_stride, "STRIDE=%u", s->stride);
     const char *defs[] = {d_vec, d_wg, d_ln, d_stride};
-    int err = gb__chip_build(ctx, "local.cl", s->write ? "local_write" : "local_read", defs, 4,
-                             &s->prog, &s->k);
-    if (err)
+    if ((err = gb__chip_build(ctx, "local.cl", s->write ? "local_write" : "local_read", defs, 4,
+                              &s->prog, &s->k)))
         return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
+    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
         return err;
-    if (s->wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", s->wg,
-                            kmax);
     if ((err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->out)) ||
         (err = gb_case_poison(ctx, s->out, s->items * sizeof(uint32_t), GB_I32)) ||
         (err = local_expect(s)))

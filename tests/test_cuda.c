@@ -797,15 +797,16 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version", "chain", "json", "state",
-                                        "smoke",   "cuda",  "opencl", "summary"};
+    static const char *const steps[] = {"version", "chain",  "json",   "state",  "smoke",
+                                        "chip",    "cuda",   "opencl", "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 290 s in all");
+    ASSERT_CONTAINS(out, "at most 300 s in all"); /* the documented ~300 s */
+    ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
     ASSERT_CONTAINS(out, "nothing was run");
@@ -819,6 +820,7 @@ TEST(gpu_check_dry_run)
     ASSERT_CONTAINS(out, "\n  smoke      33 s ");
     ASSERT(strstr(out, "\n  opencl ") == NULL);
     ASSERT(strstr(out, "\n  summary ") == NULL);
+    ASSERT(strstr(out, "\n  chip ") == NULL);
     st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
                     out, sizeof out);
     ASSERT_EQ(st, 2);

@@ -39,6 +39,7 @@ struct gb_measure_cfg {
     uint64_t max_batch;        /* operations per sample at most */
     double case_timeout;       /* wall-clock seconds one case may take in a supervised run
                                 * (harness/supervise.h); 0: the default gb_case_timeout() */
+    bool cold;                 /* `cache: cold`: caches evicted before every sample (gb_measure) */
 };
 
 enum gb_stop {

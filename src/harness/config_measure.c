@@ -36,18 +36,19 @@ enum mkey {
     M_MIN_SAMPLE_TIME,
     M_MAX_BATCH,
     M_CASE_TIMEOUT,
+    M_CACHE,
     M_COUNT
 };
 
 static const char *const mkey_names[M_COUNT] = {
-    "warmup_runs", "warmup_time", "min_samples",     "max_samples",
-    "max_noise",   "max_time",    "min_sample_time", "max_batch", "case_timeout",
+    "warmup_runs", "warmup_time",     "min_samples", "max_samples",  "max_noise",
+    "max_time",    "min_sample_time", "max_batch",   "case_timeout", "cache",
 };
 
 _Static_assert(M_COUNT == GB__MKEYS, "GB__MKEYS (config_private.h) counts the measure keys");
 
 static const char mkey_list[] = "warmup_runs, warmup_time, min_samples, max_samples, max_noise, "
-                                "max_time, min_sample_time, max_batch or case_timeout";
+                                "max_time, min_sample_time, max_batch, case_timeout or cache";
 
 static void mcopy(struct gb_measure_cfg *dst, const struct gb_measure_cfg *src, enum mkey k)
 {
@@ -61,6 +62,7 @@ static void mcopy(struct gb_measure_cfg *dst, const struct gb_measure_cfg *src, 
     case M_MIN_SAMPLE_TIME: dst->min_sample_time = src->min_sample_time; break;
     case M_MAX_BATCH: dst->max_batch = src->max_batch; break;
     case M_CASE_TIMEOUT: dst->case_timeout = src->case_timeout; break;
+    case M_CACHE: dst->cold = src->cold; break;
     case M_COUNT: break;
     }
 }
@@ -76,10 +78,16 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
                   k == M_CASE_TIMEOUT;
     snprintf(what, sizeof what, "%s for measure.%s",
              is_int ? "an integer" : is_dur ? "a duration" : "a number", name);
+    if (k == M_CACHE)
+        snprintf(what, sizeof what, "hot or cold for measure.cache");
     int rc = gb__want_scalar(l, n, what, &s);
     if (rc)
         return rc;
-    if (is_int) {
+    if (k == M_CACHE) { /* hot: as the operations leave them; cold: evicted before each sample */
+        if (strcmp(s, "hot") != 0 && strcmp(s, "cold") != 0)
+            return gb__fail(l, n, "measure.cache: expected hot or cold, got \"%s\"", s);
+        m->v.cold = strcmp(s, "cold") == 0;
+    } else if (is_int) {
         uint64_t u;
         if (s[0] == '-' || !gb__parse_u64(s, &u))
             return gb__fail(l, n, "measure.%s: expected a non-negative integer, got \"%s\"",

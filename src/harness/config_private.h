@@ -31,7 +31,7 @@ struct gb__loc {
 };
 
 /* The keys of `measure:` (config_measure.c). */
-#define GB__MKEYS 9
+#define GB__MKEYS 10
 
 /* One layer of measurement settings: the keys it sets and where each was set. */
 struct gb__mlayer {

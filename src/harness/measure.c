@@ -6,6 +6,7 @@
 #include "harness/measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,83 @@ static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double 
     return 0;
 }
 
+/* ---- cold caches (cfg->cold) ---------------------------------------------------------------- */
+
+/* Cold caches, as nvbench's L2 flush: before every timed batch, outside the timed region, each
+ * device of the case writes a buffer of twice its last-level cache (l2_bytes; 64 MiB where the
+ * device does not say; at least 8 MiB; at most its max_alloc) by two device-to-device copies
+ * between the buffer's halves, and waits for them. What the operation touched is then evicted
+ * (a write-allocate cache holds the flush buffer instead). A sample is then one operation
+ * (gb_measure caps the batch at 1), so that every timed operation starts cold. */
+struct flusher {
+    struct gb_buf *buf[GB_MAX_SET];
+    uint64_t half[GB_MAX_SET];
+    size_t n;
+};
+
+static void flush_close(const struct gb_backend_ops *ops, struct flusher *fl)
+{
+    for (size_t i = 0; i < fl->n; i++)
+        if (fl->buf[i])
+            ops->buf_free(fl->buf[i]);
+    fl->n = 0;
+}
+
+static int flush_open(struct gb_case_ctx *ctx, struct flusher *fl)
+{
+    const struct gb_backend_ops *ops = ctx->ops;
+    size_t n = ctx->devs && ctx->ndevs ? ctx->ndevs : 1;
+    if (n > GB_MAX_SET)
+        n = GB_MAX_SET;
+    if (!ops->buf_alloc || !ops->buf_free || !ops->copy)
+        return GB_FAIL(GB_EUNSUPPORTED, "measure.cache cold: backend %s cannot copy buffers",
+                       ops->name ? ops->name : "?");
+    for (size_t i = 0; i < n; i++) {
+        struct gb_device *dev = ctx->devs && ctx->ndevs ? ctx->devs[i] : ctx->dev;
+        uint64_t bytes = dev->info.l2_bytes ? 2 * dev->info.l2_bytes : UINT64_C(64) << 20;
+        if (bytes < (UINT64_C(8) << 20))
+            bytes = UINT64_C(8) << 20;
+        if (dev->info.max_alloc && bytes > dev->info.max_alloc)
+            bytes = dev->info.max_alloc;
+        bytes &= ~UINT64_C(4095);
+        fl->half[i] = bytes / 2;
+        int rc = ops->buf_alloc(dev, bytes, GB_MEM_DEVICE, &fl->buf[i]);
+        fl->n = i + 1;
+        if (rc) {
+            fl->buf[i] = NULL;
+            return gb_error_append(rc, "measure.cache cold: a flush buffer of %llu bytes",
+                                   (unsigned long long)bytes);
+        }
+    }
+    return 0;
+}
+
+static int flush_caches(struct gb_case_ctx *ctx, struct flusher *fl, struct gb_measurement *out)
+{
+    const struct gb_backend_ops *ops = ctx->ops;
+    for (size_t i = 0; i < fl->n; i++) {
+        struct gb_queue *q = ctx->queues && ctx->ndevs ? ctx->queues[i] : ctx->q;
+        int rc;
+        if ((rc = ops->copy(q, fl->buf[i], fl->half[i], fl->buf[i], 0, fl->half[i], 0)) ||
+            (rc = ops->copy(q, fl->buf[i], 0, fl->buf[i], fl->half[i], fl->half[i], 0)) ||
+            (rc = ops->queue_sync(q)))
+            return gb_error_append(rc, "measure.cache cold: flushing the caches");
+    }
+    out->flushes++;
+    return 0;
+}
+
+/* Says in the case's figures that its caches were cold (the result's `cache_state`). */
+static void note_cold(struct gb_case_ctx *ctx)
+{
+    if (ctx->nfigures >= GB_MAX_FIGURES)
+        return;
+    struct gb_figure *f = &ctx->figures[ctx->nfigures++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "cache_state");
+    snprintf(f->text, sizeof f->text, "cold");
+}
+
 static bool stop_raised(volatile sig_atomic_t *stop_flag)
 {
     return stop_flag && *stop_flag;
@@ -177,7 +255,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         return GB_FAIL(GB_ENOMEM, "gb_measure: %zu samples", cap_samples);
 
     struct batch_timer tm = {.s = s, .ctx = ctx};
+    struct flusher fl = {.n = 0};
     int rc = 0;
+    if (cfg->cold && (rc = flush_open(ctx, &fl)) != 0)
+        goto fail;
     if (device_timer) {
         if ((rc = ops->event_create(ctx->dev, &tm.start)) != 0)
             goto fail;
@@ -185,7 +266,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             goto fail;
     }
 
-    const uint64_t cap = gb_batch_cap(cfg, ctx->op.max_batch);
+    const uint64_t cap = cfg->cold ? 1 : gb_batch_cap(cfg, ctx->op.max_batch);
 
     /* Warm-up: nothing measured here is kept; the host clock only decides when it is over. */
     uint64_t done = 0, last = 0;
@@ -215,6 +296,8 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         if (stop_raised(stop_flag))
             goto interrupted;
         double t = 0.0, host_t = 0.0;
+        if (fl.n && (rc = flush_caches(ctx, &fl, out)) != 0)
+            goto fail;
         if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
         if (!isfinite(t) || t < 0.0) {
@@ -244,6 +327,8 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             break;
         }
         double t = 0.0, host_t = 0.0;
+        if (fl.n && (rc = flush_caches(ctx, &fl, out)) != 0)
+            goto fail;
         if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
         if ((rc = gb_op_time(t, batch, &out->op_time[out->n])) != 0) {
@@ -256,12 +341,15 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             break;
     }
     out->sampling_time = gb_now() - s0;
+    if (fl.n)
+        note_cold(ctx);
     goto release;
 
 interrupted:
     out->interrupted = true;
     out->stop = GB_STOP_CONTINUE;
 release:
+    flush_close(ops, &fl);
     if (tm.start)
         ops->event_free(tm.start);
     if (tm.end)
@@ -269,6 +357,7 @@ release:
     return 0;
 
 fail:
+    flush_close(ops, &fl);
     if (tm.start)
         ops->event_free(tm.start);
     if (tm.end)

@@ -16,12 +16,16 @@ struct gb_measurement {
                            * it was raised during warm-up or calibration) */
     double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
                            * checked against; warm-up and calibration excluded) */
+    uint64_t flushes;     /* cfg->cold: cache flushes run (one before every timed batch) */
 };
 
 /* Measures the case set up in ctx: warm-up (cfg->warmup_runs operations and cfg->warmup_time
  * seconds, nothing kept), batch calibration (operations per sample doubled until one sample
  * lasts cfg->min_sample_time, capped by cfg->max_batch and ctx->op.max_batch), then samples until
  * gb_stop_rule() says stop or *stop_flag becomes non-zero (checked between samples).
+ * With cfg->cold (`measure: {cache: cold}`) every sample is one operation and each device of the
+ * case writes a buffer of twice its last-level cache before it, untimed (measure.c, "cold
+ * caches"); the case's figures then say cache_state "cold" (no such figure: hot).
  * Timing follows ctx->op.timer. A sample whose time is zero, negative or NaN is an error
  * (GB_EIMPLAUSIBLE), never a division by zero. Returns 0 (out filled; free with
  * gb_measurement_free) or the error of a failing run() or backend call. */

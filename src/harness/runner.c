@@ -83,8 +83,10 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
             /* A verify that broke, not one that found a mismatch, may leave failed commands. */
             queue_suspect = err && err != GB_EVERIFY;
             if (!err) {
-                if (s->figures && r->samples) {
-                    s->figures(&ctx, r->op_time_us.median * 1e-6);
+                /* Figures of the suite's, and measure's cache_state (a cold case). */
+                if ((s->figures || ctx.nfigures) && r->samples) {
+                    if (s->figures)
+                        s->figures(&ctx, r->op_time_us.median * 1e-6);
                     r->nfigures = ctx.nfigures < GB_MAX_FIGURES ? ctx.nfigures : GB_MAX_FIGURES;
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }

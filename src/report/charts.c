@@ -26,6 +26,11 @@ static const char *const batching[] = {"batching", NULL};
  * those with two device-position axes ("multi" is accepted for files of an older layout). */
 static const char *const scaling[] = {"scaling", "aggregate", "multi", NULL};
 static const char *const peer[] = {"peer", "multi", NULL};
+/* The chip: the memory hierarchy, local memory, atomics. */
+static const char *const latency[] = {"latency", NULL};
+static const char *const cache[] = {"cache", NULL};
+static const char *const local[] = {"local", NULL};
+static const char *const atomics[] = {"atomics", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -38,6 +43,11 @@ static const struct gb__chart_kind kinds[] = {
     {memory, arithmetic, gb__chart_roofline, NULL}, /* the memory roof, the arithmetic roof */
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
+    {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */
+    {latency, NULL, gb__chart_latency, NULL},
+    {cache, NULL, gb__chart_cache, NULL},
+    {local, NULL, gb__chart_local, NULL},
+    {atomics, NULL, gb__chart_atomics, NULL},
     {scaling, NULL, gb__chart_scaling, NULL},
     {peer, NULL, gb__chart_p2p, NULL},
     {NULL, NULL, gb__chart_value, NULL}, /* the figures of gb__value_figures per price and watt */

@@ -327,6 +327,39 @@ void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_scaling(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_p2p(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_value(struct rep *R, const struct gb__chart_kind *k);
+/* The chip suites (chart_chip.c). */
+void gb__chart_latency(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_cache(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_local(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_atomics(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_graphs(struct rep *R, const struct gb__chart_kind *k);
+
+/* A level of the memory hierarchy found in a latency curve (gb__latency_levels). */
+struct gb__level {
+    char name[8];    /* "L1", "L2", ..., "LLC", "memory" */
+    double from, to; /* the smallest and largest working set (bytes) of its plateau */
+    double value;    /* the plateau's median latency (the curve's unit) */
+    size_t points;
+};
+/* A rise above this ratio starts a new level. */
+#define GB_LEVEL_RATIO 1.5
+
+/* The levels of a latency staircase: x the working sets (bytes, ascending), y the latency per
+ * load at each (any unit), n points. A plateau ends where a point rises more than
+ * GB_LEVEL_RATIO above the lowest point of its plateau; a plateau whose median is within the
+ * ratio of the previous one's is noise and joins it; a single point between two plateaus, within
+ * the ratio squared of the next, is the riser of a step (a set partly in each level), no level.
+ * Names: the last level is "memory" when it starts beyond llc_bytes (the device's last-level
+ * cache; 0: unknown, then when there are 3 levels or more), the others L1, L2, ... in order, the
+ * last of 3 or more caches "LLC". The method is lmbench's reading of lat_mem_rd (McVoy and
+ * Staelin, 1996). Writes at most max levels to out and returns how many; 0 for n == 0 or when
+ * memory runs out. Pure. */
+size_t gb__latency_levels(const double *x, const double *y, size_t n, double llc_bytes,
+                          struct gb__level *out, size_t max);
+/* The levels of series ser's latency curve (pattern random, else any; the line with the most
+ * points) as text, "L1 1.2 ns up to 32 KiB, ..., memory 90 ns from 64 MiB"; "" when it has
+ * none. */
+void gb__latency_levels_of(const struct rep *R, size_t ser, char *buf, size_t len);
 
 /* ---- the pages (pages.c) ------------------------------------------------------------------- */
 

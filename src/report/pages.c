@@ -230,9 +230,18 @@ static void runs_section(struct rep *R, FILE *h, FILE *m)
     }
     fprintf(h, "</table>\n");
     fprintf(m, "\n");
-    static const char *const dev_cols[] = {"series",        "device", "backend", "vendor / driver",
-                                           "compute units", "clock",  "memory"};
-    table_head(h, m, dev_cols, 7);
+    static const char *const dev_cols[] = {
+        "series",        "device", "backend", "vendor / driver",
+        "compute units", "clock",  "memory",  "memory levels (latency staircase)"};
+    /* The levels column only where a series has a latency staircase. */
+    char(*levels)[400] = calloc(R->nser ? R->nser : 1, sizeof *levels);
+    size_t ncols = 7;
+    for (size_t s = 0; levels && s < R->nser; s++) {
+        gb__latency_levels_of(R, s, levels[s], sizeof levels[s]);
+        if (levels[s][0])
+            ncols = 8;
+    }
+    table_head(h, m, dev_cols, ncols);
     for (size_t s = 0; s < R->nser; s++) {
         const struct gb_result_device *d = &R->files[R->ser[s].file].devices[R->ser[s].dev];
         char vd[300], cu[32], clk[32], mem[32];
@@ -240,9 +249,11 @@ static void runs_section(struct rep *R, FILE *h, FILE *m)
         snprintf(cu, sizeof cu, "%u", d->info.compute_units);
         snprintf(clk, sizeof clk, "%u MHz", d->info.clock_mhz);
         snprintf(mem, sizeof mem, "%.1f GiB", (double)d->info.global_mem / (1024.0 * 1024 * 1024));
-        const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem};
-        table_row(h, m, "td", cells, 7);
+        const char *lv = levels ? levels[s] : "";
+        const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem, lv};
+        table_row(h, m, "td", cells, ncols);
     }
+    free(levels);
     fprintf(h, "</table>\n");
     if (R->dropped_series) {
         fprintf(h,
