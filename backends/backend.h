@@ -80,6 +80,7 @@ struct gb_device_info {
     uint32_t warp_size;    /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
     double peak_mem_gbs;   /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
     uint64_t caps;         /* GB_CAP_* bits */
+    char pci_bus_id[32];   /* "dddd:bb:dd.f" (lowercase hex, sysfs's form); "" unknown or none */
 };
 
 /* Handles. The backend owns them; see the container_of note at the top. */

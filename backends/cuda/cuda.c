@@ -338,6 +338,8 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
         out->max_wg_dims[d] = (uint32_t)p.maxThreadsDim[d];
     out->warp_size = p.warpSize > 0 ? (uint32_t)p.warpSize : 1;
     out->peak_mem_gbs = gb_cuda_peak_mem_gbs((uint64_t)memclk, (uint64_t)bus);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0", (unsigned)p.pciDomainID,
+             (unsigned)p.pciBusID, (unsigned)p.pciDeviceID);
 
     const int cc = p.major * 10 + p.minor;
     uint64_t caps = GB_CAP_FP64 | GB_CAP_GRAPH;

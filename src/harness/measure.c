@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/units.h"
+#include "harness/config.h"
 
 #define BATCH_LIMIT (UINT64_C(1) << 62)
 #define CALIB_MAX_STEP 1024u
@@ -176,6 +177,19 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (!out->op_time)
         return GB_FAIL(GB_ENOMEM, "gb_measure: %zu samples", cap_samples);
 
+    /* Telemetry: each sample's host window, allocated here too. */
+    const struct gb_tel_cfg *tc = ctx->run ? &ctx->run->telemetry : NULL;
+    bool tel_on = tc && tc->enabled;
+    struct gb_tel_sampler *sampler = NULL;
+    if (tel_on) {
+        out->tel.t0 = malloc(cap_samples * sizeof(double));
+        out->tel.t1 = malloc(cap_samples * sizeof(double));
+        if (!out->tel.t0 || !out->tel.t1) {
+            gb_measurement_free(out);
+            return GB_FAIL(GB_ENOMEM, "gb_measure: telemetry windows of %zu samples", cap_samples);
+        }
+    }
+
     struct batch_timer tm = {.s = s, .ctx = ctx};
     int rc = 0;
     if (device_timer) {
@@ -236,6 +250,11 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     }
     out->batch = batch;
 
+    /* Telemetry: the sampler thread runs around the sampling phase, not inside a sample. */
+    if (tel_on && (rc = gb_tel_sampler_start(gb_tel_session_for(ctx->dev), tc->period,
+                                             &sampler)) != 0)
+        goto fail;
+
     /* Sampling: every sample is kept; the stopping rule decides after each one. */
     const double s0 = gb_now();
     for (;;) {
@@ -244,8 +263,12 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             break;
         }
         double t = 0.0, host_t = 0.0;
+        if (sampler)
+            out->tel.t0[out->n] = gb_now();
         if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
+        if (sampler)
+            out->tel.t1[out->n] = gb_now();
         if ((rc = gb_op_time(t, batch, &out->op_time[out->n])) != 0) {
             gb_error_append(rc, "sample %zu", out->n + 1);
             goto fail;
@@ -256,6 +279,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             break;
     }
     out->sampling_time = gb_now() - s0;
+    if (sampler) {
+        gb_tel_sampler_stop(sampler, &out->tel);
+        out->tel.nsamples = out->n;
+    }
     goto release;
 
 interrupted:
@@ -269,6 +296,8 @@ release:
     return 0;
 
 fail:
+    if (sampler)
+        gb_tel_sampler_stop(sampler, &out->tel);
     if (tm.start)
         ops->event_free(tm.start);
     if (tm.end)
@@ -282,5 +311,6 @@ void gb_measurement_free(struct gb_measurement *m)
     if (!m)
         return;
     free(m->op_time);
+    gb_tel_trace_free(&m->tel);
     memset(m, 0, sizeof *m);
 }

@@ -6,6 +6,7 @@
 
 #include "base/stats.h"
 #include "harness/suite.h"
+#include "harness/telemetry.h"
 
 struct gb_measurement {
     double *op_time;      /* seconds per operation, one entry per sample (malloc'd) */
@@ -16,12 +17,18 @@ struct gb_measurement {
                            * it was raised during warm-up or calibration) */
     double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
                            * checked against; warm-up and calibration excluded) */
+    /* Telemetry of the sampling phase (harness/telemetry.h): tel.on when the case's profile
+     * entry (ctx->run) has telemetry enabled; then tel.t0/t1 hold each sample's host window. */
+    struct gb_tel_trace tel;
 };
 
 /* Measures the case set up in ctx: warm-up (cfg->warmup_runs operations and cfg->warmup_time
  * seconds, nothing kept), batch calibration (operations per sample doubled until one sample
  * lasts cfg->min_sample_time, capped by cfg->max_batch and ctx->op.max_batch), then samples until
  * gb_stop_rule() says stop or *stop_flag becomes non-zero (checked between samples).
+ * With telemetry enabled in ctx->run, a background sampler (harness/telemetry.h) runs from just
+ * before the first sample to just after the last, and out->tel records the readings and every
+ * sample's host window; nothing of it runs between a sample's start and end on this thread.
  * Timing follows ctx->op.timer. A sample whose time is zero, negative or NaN is an error
  * (GB_EIMPLAUSIBLE), never a division by zero. Returns 0 (out filled; free with
  * gb_measurement_free) or the error of a failing run() or backend call. */

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness/config.h"
 #include "harness/measure.h"
+#include "harness/telemetry.h"
 #include "base/units.h"
 #include "base/util.h"
 
@@ -77,9 +79,15 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
              * neither verified nor recorded. */
             cut_short = true;
         } else {
+            /* Telemetry (harness/telemetry.h): before the metric, as discard drops samples. */
+            if (m.tel.on) {
+                gb_result_telemetry(r, &ctx, &m, &c->run->telemetry, c->run->measure.min_samples);
+                gb_tel_machine_device(&rs->run.machine, r->device_index, dev);
+            }
             gb_result_fill_metric(r, &ctx, &m);
             gb_error_clear();
             err = gb_result_verified(r, &ctx, s->verify(&ctx), m.n);
+            gb_result_throttle_verdict(r, &c->run->telemetry);
             /* A verify that broke, not one that found a mismatch, may leave failed commands. */
             queue_suspect = err && err != GB_EVERIFY;
             if (!err) {
@@ -312,6 +320,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     /* Until the last case is done, every write of the file says the run did not finish. */
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
+    if (plan->ncases && plan->cases[0].run->telemetry.enabled)
+        gb_tel_machine_read(&rs->run.machine); /* the machine's state at the start */
     int ret = 0;
     size_t i = 0;
     while (i < plan->ncases && !interrupted) {
@@ -381,6 +391,7 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         fflush(o->progress);
     }
     rs->run.interrupted = interrupted;
+    gb_tel_close_all();
     /* Figures derived across cases (the batching knee): once, after every case. */
     for (size_t k = 0; k < gb_suite_count; k++)
         if (gb_suites[k]->derive && gb_suites[k]->derive(rs) == GB_ENOMEM)
