@@ -399,7 +399,7 @@ static const char e2e_profile[] =
     "          max_noise: 0.5, max_time: 200ms, min_sample_time: 2ms}\n"
     "suites:\n"
     "  - suite: memory\n"
-    "    params: {op: [copy], type: float, wg: 256, size: 1MiB}\n"
+    "    params: {op: [copy, triad], type: float, wg: 256, size: 1MiB}\n"
     "  - suite: launch\n"
     "    params: {op: latency}\n";
 
@@ -453,7 +453,7 @@ TEST_TIMEOUT(telemetry_run_records_sources_energy_and_machine, 180)
     ASSERT_OK(gb_results_read(path, &rs));
     ASSERT(rs.run.machine.recorded);
     ASSERT_STR(rs.run.machine.governor, "performance");
-    ASSERT_EQ(rs.nresults, 2);
+    ASSERT_EQ(rs.nresults, 3);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
         ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->case_name, r->reason);
@@ -474,6 +474,16 @@ TEST_TIMEOUT(telemetry_run_records_sources_energy_and_machine, 180)
             ASSERT(isnan(r->tel.perf_per_watt));
     }
     gb_results_free(&rs);
+
+    /* The report's per-watt chart uses the measured figure, without a price sheet, and says so. */
+    rc = sh("cd %s && %s report on.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report: exit %d: %s", rc, out);
+    char p[1400];
+    snprintf(p, sizeof p, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(p);
+    ASSERT_CONTAINS(md, "triad GB/s per W: best ");
+    ASSERT_CONTAINS(md, ": measured (telemetry energy).");
+    free(md);
 }
 
 TEST_TIMEOUT(telemetry_absent_or_off_leaves_results_otherwise_unchanged, 180)
@@ -498,7 +508,7 @@ TEST_TIMEOUT(telemetry_absent_or_off_leaves_results_otherwise_unchanged, 180)
             "  assert (x['suite'],x['case'],x['status'])==(y['suite'],y['case'],y['status'])\n"
             "  s=t['sources']; assert [q['available'] for q in s]==[False,False], s\n"
             "  print(s[0]['reason']+' | '+s[1]['reason'])\n"
-            "assert len(a['results'])==len(b['results'])==2\n\" 2>&1",
+            "assert len(a['results'])==len(b['results'])==3\n\" 2>&1",
             dir);
     ASSERT_MSG(rc == 0, "%s", out);
     ASSERT_CONTAINS(out, "no RAPL energy (/nonexistent/class/powercap)");

@@ -447,6 +447,10 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
                 gb_appendf(figs, sizeof figs, "  %s=%.3g%s%s", fg->name, fg->v[0],
                            *fg->unit ? " " : "", fg->unit);
         }
+        if (r->tel.nthrottled) /* telemetry: samples run while the device throttled */
+            gb_appendf(figs, sizeof figs, "  THROTTLED %zu/%zu%s", r->tel.nthrottled,
+                       r->tel.nmarks ? r->tel.nmarks : r->nsamples + r->tel.ndiscarded,
+                       r->tel.ndiscarded ? " discarded" : "");
         if (r->status == GB_STATUS_OK) {
             char ci[16];
             snprintf(ci, sizeof ci, "%.1f%%",
