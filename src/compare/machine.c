@@ -70,15 +70,17 @@ size_t gb_machine_warnings(FILE *f, const struct gb_results *base, const struct 
                 w++;
             }
             if (differ(sa->power_limit_w, sb->power_limit_w, 0.5)) {
-                fprintf(f, "warning: machine: power limit differs on %s:%d: base %.1f W, new "
-                           "%.1f W\n",
+                fprintf(f,
+                        "warning: machine: power limit differs on %s:%d: base %.1f W, new "
+                        "%.1f W\n",
                         be, a->index, sa->power_limit_w, sb->power_limit_w);
                 w++;
             }
             if (differ(sa->sm_app_clock_mhz, sb->sm_app_clock_mhz, 0.5) ||
                 differ(sa->sm_clock_max_mhz, sb->sm_clock_max_mhz, 0.5)) {
-                fprintf(f, "warning: machine: clocks differ on %s:%d: applications clock base "
-                           "%.0f MHz, new %.0f MHz; max SM clock base %.0f MHz, new %.0f MHz\n",
+                fprintf(f,
+                        "warning: machine: clocks differ on %s:%d: applications clock base "
+                        "%.0f MHz, new %.0f MHz; max SM clock base %.0f MHz, new %.0f MHz\n",
                         be, a->index, sa->sm_app_clock_mhz, sb->sm_app_clock_mhz,
                         sa->sm_clock_max_mhz, sb->sm_clock_max_mhz);
                 w++;
@@ -86,8 +88,9 @@ size_t gb_machine_warnings(FILE *f, const struct gb_results *base, const struct 
         }
         double ca = mean_clock(base, i), cb = mean_clock(new_, j);
         if (isfinite(ca) && isfinite(cb) && ca > 0 && fabs(cb - ca) / ca > 0.05) {
-            fprintf(f, "warning: machine: measured clock differs on %s:%d: base %.0f MHz, new "
-                       "%.0f MHz (mean over the results)\n",
+            fprintf(f,
+                    "warning: machine: measured clock differs on %s:%d: base %.0f MHz, new "
+                    "%.0f MHz (mean over the results)\n",
                     be, a->index, ca, cb);
             w++;
         }

@@ -27,8 +27,10 @@ int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v)
     } else if (strcmp(key, "period") == 0) {
         double p;
         if (gb_parse_duration(s, &p) || !(p >= 1e-3) || p > 10.0)
-            return gb__fail(l, v, "telemetry.period: expected a duration from 1ms to 10s, got "
-                                  "\"%s\"", s);
+            return gb__fail(l, v,
+                            "telemetry.period: expected a duration from 1ms to 10s, got "
+                            "\"%s\"",
+                            s);
         t->period = p;
     } else if (strcmp(key, "on_throttle") == 0) {
         if (strcmp(s, "keep") == 0)
@@ -38,13 +40,17 @@ int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v)
         else if (strcmp(s, "fail") == 0)
             t->on_throttle = GB_THROTTLE_FAIL;
         else
-            return gb__fail(l, v, "telemetry.on_throttle: expected keep, discard or fail, got "
-                                  "\"%s\"", s);
+            return gb__fail(l, v,
+                            "telemetry.on_throttle: expected keep, discard or fail, got "
+                            "\"%s\"",
+                            s);
     } else if (strcmp(key, "clock_floor") == 0) {
         double f;
         if (!gb__parse_f64(s, &f) || !(f > 0.0 && f <= 1.0))
-            return gb__fail(l, v, "telemetry.clock_floor: expected a fraction in (0, 1], got "
-                                  "\"%s\"", s);
+            return gb__fail(l, v,
+                            "telemetry.clock_floor: expected a fraction in (0, 1], got "
+                            "\"%s\"",
+                            s);
         t->clock_floor = f;
     } else {
         return gb__fail(l, v, "unknown key \"%s\" in telemetry (expected %s)", key, tel_keys);

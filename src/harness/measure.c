@@ -181,7 +181,11 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     const struct gb_tel_cfg *tc = ctx->run ? &ctx->run->telemetry : NULL;
     bool tel_on = tc && tc->enabled;
     struct gb_tel_sampler *sampler = NULL;
+    struct gb_tel_session *tel_session = NULL;
     if (tel_on) {
+        /* Opened (on a device's first case) before the warm-up, so that loading NVML does not
+         * stand between the warm-up and the samples. */
+        tel_session = gb_tel_session_for(ctx->dev);
         out->tel.t0 = malloc(cap_samples * sizeof(double));
         out->tel.t1 = malloc(cap_samples * sizeof(double));
         if (!out->tel.t0 || !out->tel.t1) {
@@ -251,8 +255,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     out->batch = batch;
 
     /* Telemetry: the sampler thread runs around the sampling phase, not inside a sample. */
-    if (tel_on && (rc = gb_tel_sampler_start(gb_tel_session_for(ctx->dev), tc->period,
-                                             &sampler)) != 0)
+    if (tel_on && (rc = gb_tel_sampler_start(tel_session, tc->period, &sampler)) != 0)
         goto fail;
 
     /* Sampling: every sample is kept; the stopping rule decides after each one. */

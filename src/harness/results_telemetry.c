@@ -163,8 +163,8 @@ int gb__tel_summary_read(const json_t *o, size_t nsamples, struct gb_tel_summary
     t->window_s = rnum(o, "window_s");
     for (int q = 0; q < GB_TQ_COUNT; q++) {
         const json_t *g = json_object_get(o, gb_tel_q_name((enum gb_tel_q)q));
-        t->q[q] = (struct gb_tel_range){rsize(g, "n"), rnum(g, "min"), rnum(g, "mean"),
-                                        rnum(g, "max")};
+        t->q[q] =
+            (struct gb_tel_range){rsize(g, "n"), rnum(g, "min"), rnum(g, "mean"), rnum(g, "max")};
     }
     t->energy_j = rnum(o, "energy_j");
     rstr(o, "energy_method", t->energy_method, sizeof t->energy_method);

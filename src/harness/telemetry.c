@@ -41,7 +41,8 @@ static const char *sysfs_root(void)
 }
 
 /* snprintf for paths (a truncated path names no file, so it simply is not found). */
-static void pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void pathf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
@@ -179,8 +180,10 @@ static struct nvml *nvml_open(const struct gb_tel_target *t, char *why, size_t l
     char e[96];
     int rc;
     if (!n->init || !n->shutdown || !n->by_pci) {
-        snprintf(why, len, "%s lacks nvmlInit_v2, nvmlShutdown or "
-                           "nvmlDeviceGetHandleByPciBusId_v2", path);
+        snprintf(why, len,
+                 "%s lacks nvmlInit_v2, nvmlShutdown or "
+                 "nvmlDeviceGetHandleByPciBusId_v2",
+                 path);
     } else if ((rc = n->init()) != NVML_OK) {
         snprintf(why, len, "nvmlInit_v2: %s", nvml_err(n, rc, e, sizeof e));
     } else if ((rc = n->by_pci(t->pci_bus_id, &n->dev)) != NVML_OK) {
@@ -268,8 +271,8 @@ struct sysfs {
     char mem_freq[512];        /* GPU freq2_input (Hz) */
     char temp[MAX_FILES][512]; /* temp*_input, millidegrees */
     size_t ntemp;
-    char power[512];           /* GPU power1_average / power1_input, microwatts */
-    char energy[512];          /* GPU energy1_input, microjoules */
+    char power[512];  /* GPU power1_average / power1_input, microwatts */
+    char energy[512]; /* GPU energy1_input, microjoules */
 };
 
 static bool exists(const char *path)
@@ -321,7 +324,7 @@ static void sysfs_cpu(struct sysfs *s, const char *root)
         closedir(d);
     for (int cpu = 0; cpu < 4096 && s->nfreq < MAX_FILES; cpu++) {
         pathf(s->freq[s->nfreq], sizeof s->freq[0],
-                 "%s/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", root, cpu);
+              "%s/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", root, cpu);
         if (exists(s->freq[s->nfreq]))
             s->nfreq++;
         else if (cpu > 0)
@@ -512,7 +515,7 @@ static struct reg_entry {
     const struct gb_backend_ops *ops;
     int index;
     struct gb_tel_session *s;
-} *reg;
+} * reg;
 static size_t nreg, capreg;
 
 struct gb_tel_session *gb_tel_session_for(const struct gb_device *dev)

@@ -31,10 +31,10 @@ const char *gb_throttle_policy_name(enum gb_throttle_policy p); /* "keep", "disc
 
 /* The profile's `telemetry:` mapping (harness/config.h). */
 struct gb_tel_cfg {
-    bool enabled;                 /* `enabled:` (default true) */
-    double period;                /* `period:` seconds between readings (default 20 ms) */
+    bool enabled;                        /* `enabled:` (default true) */
+    double period;                       /* `period:` seconds between readings (default 20 ms) */
     enum gb_throttle_policy on_throttle; /* `on_throttle:` (default keep, marked) */
-    double clock_floor;           /* `clock_floor:` a reading whose clock is below this fraction
+    double clock_floor; /* `clock_floor:` a reading whose clock is below this fraction
                                    * of the case's median clock is throttled (default 0.9) */
 };
 extern const struct gb_tel_cfg gb_tel_defaults;
@@ -47,25 +47,25 @@ extern const struct gb_tel_cfg gb_tel_defaults;
 
 /* One reading of a device. */
 struct gb_tel_reading {
-    double t;                 /* gb_now() when it was taken */
-    double q[GB_TQ_COUNT];    /* NaN: not read */
-    double energy_j;          /* a cumulative energy counter, wrap-arounds unfolded; NaN: none */
-    uint64_t reasons;         /* throttle reason bits (NVML), valid when has_reasons */
+    double t;              /* gb_now() when it was taken */
+    double q[GB_TQ_COUNT]; /* NaN: not read */
+    double energy_j;       /* a cumulative energy counter, wrap-arounds unfolded; NaN: none */
+    uint64_t reasons;      /* throttle reason bits (NVML), valid when has_reasons */
     bool has_reasons;
 };
 
 #define GB_TEL_NSRC 2
 struct gb_tel_source_status {
-    char name[16];            /* "nvml", "sysfs" */
+    char name[16]; /* "nvml", "sysfs" */
     bool available;
-    char reason[192];         /* why not, when !available; what it reads, when available */
+    char reason[192]; /* why not, when !available; what it reads, when available */
 };
 
 /* What the device is, for finding its sources. */
 struct gb_tel_target {
-    const char *backend;      /* "cuda", "opencl" */
-    const char *vendor;       /* the device's vendor string (may be NULL) */
-    const char *pci_bus_id;   /* "0000:65:00.0", "" or NULL when unknown (a CPU device) */
+    const char *backend;    /* "cuda", "opencl" */
+    const char *vendor;     /* the device's vendor string (may be NULL) */
+    const char *pci_bus_id; /* "0000:65:00.0", "" or NULL when unknown (a CPU device) */
 };
 
 /* The device's state, where readable (the results' run section). Unknown numbers are NaN or -1,
@@ -85,10 +85,10 @@ struct gb_tel_device_state {
 #define GB_TEL_MAX_DEVS 16
 /* The machine's state at the start of a run (gb_run_meta.machine). */
 struct gb_tel_machine {
-    bool recorded;            /* false: nothing was recorded (a file from before telemetry) */
-    char governor[32];        /* cpufreq governor of cpu0 ("" unknown) */
-    int turbo;                /* 1 on, 0 off, -1 unknown (intel_pstate/no_turbo, cpufreq/boost) */
-    double loadavg[3];        /* 1, 5, 15 minutes; NaN unknown */
+    bool recorded;     /* false: nothing was recorded (a file from before telemetry) */
+    char governor[32]; /* cpufreq governor of cpu0 ("" unknown) */
+    int turbo;         /* 1 on, 0 off, -1 unknown (intel_pstate/no_turbo, cpufreq/boost) */
+    double loadavg[3]; /* 1, 5, 15 minutes; NaN unknown */
     struct gb_tel_device_state dev[GB_TEL_MAX_DEVS];
     size_t ndev;
 };
@@ -122,11 +122,11 @@ void gb_tel_close_all(void);
 
 /* The readings of one timed window and the sample windows inside it (measure.c fills t0/t1). */
 struct gb_tel_trace {
-    bool on;                  /* telemetry ran for this measurement */
+    bool on; /* telemetry ran for this measurement */
     struct gb_tel_source_status src[GB_TEL_NSRC];
     struct gb_tel_reading *r; /* malloc'd, time order */
     size_t n;
-    double *t0, *t1;          /* per timed sample, gb_now() before and after (malloc'd) */
+    double *t0, *t1; /* per timed sample, gb_now() before and after (malloc'd) */
     size_t nsamples;
 };
 void gb_tel_trace_free(struct gb_tel_trace *tr);
@@ -142,7 +142,7 @@ void gb_tel_sampler_stop(struct gb_tel_sampler *sp, struct gb_tel_trace *tr);
 /* ---- from a trace to a result's figures (pure functions) ---------------------------------- */
 
 struct gb_tel_range {
-    size_t n;                 /* readings that had the quantity; 0: not measured */
+    size_t n; /* readings that had the quantity; 0: not measured */
     double min, mean, max;
 };
 
@@ -151,18 +151,18 @@ struct gb_tel_summary {
     bool on;
     struct gb_tel_source_status src[GB_TEL_NSRC];
     size_t nreadings;
-    double window_s;          /* from the first reading to the last */
+    double window_s; /* from the first reading to the last */
     struct gb_tel_range q[GB_TQ_COUNT];
-    double energy_j;          /* over the timed window; NaN when nothing measured it */
-    char energy_method[16];   /* "counter" (a counter's delta), "power" (the integral of power),
+    double energy_j;             /* over the timed window; NaN when nothing measured it */
+    char energy_method[16];      /* "counter" (a counter's delta), "power" (the integral of power),
                                * "" (none) */
-    double energy_per_op_j;   /* energy_j / the operations run in the window; NaN none */
-    double perf_per_watt;     /* work in the window / energy_j: (GB/s)/W = GB/J; NaN none */
+    double energy_per_op_j;      /* energy_j / the operations run in the window; NaN none */
+    double perf_per_watt;        /* work in the window / energy_j: (GB/s)/W = GB/J; NaN none */
     char perf_per_watt_unit[24]; /* "GB/s/W", "GFLOP/s/W" */
-    size_t nthrottled;        /* samples marked throttled (before any discard) */
-    size_t ndiscarded;        /* samples dropped by on_throttle: discard */
-    char note[192];           /* what the policy did, e.g. why throttled samples were kept */
-    unsigned char *marks;     /* one per result sample, 1 = throttled (malloc'd; NULL: none) */
+    size_t nthrottled;           /* samples marked throttled (before any discard) */
+    size_t ndiscarded;           /* samples dropped by on_throttle: discard */
+    char note[192];              /* what the policy did, e.g. why throttled samples were kept */
+    unsigned char *marks;        /* one per result sample, 1 = throttled (malloc'd; NULL: none) */
     size_t nmarks;
 };
 void gb_tel_summary_free(struct gb_tel_summary *s);

@@ -90,8 +90,8 @@ int gb_result_telemetry(struct gb_result *r, const struct gb_case_ctx *ctx,
         t->ndiscarded = m->n - j;
         m->n = m->tel.nsamples = j;
         free(marks);
-        snprintf(t->note, sizeof t->note, "discarded %zu throttled samples of %zu",
-                 t->ndiscarded, j + t->ndiscarded);
+        snprintf(t->note, sizeof t->note, "discarded %zu throttled samples of %zu", t->ndiscarded,
+                 j + t->ndiscarded);
         return 0;
     }
     if (cfg->on_throttle == GB_THROTTLE_DISCARD)
