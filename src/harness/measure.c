@@ -185,7 +185,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (tel_on) {
         /* Opened (on a device's first case) before the warm-up, so that loading NVML does not
          * stand between the warm-up and the samples. */
-        tel_session = gb_tel_session_for(ctx->dev);
+        tel_session = ctx->dev ? gb_tel_session_for(ctx->dev) : NULL;
         out->tel.t0 = malloc(cap_samples * sizeof(double));
         out->tel.t1 = malloc(cap_samples * sizeof(double));
         if (!out->tel.t0 || !out->tel.t1) {
