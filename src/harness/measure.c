@@ -183,9 +183,6 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     struct gb_tel_sampler *sampler = NULL;
     struct gb_tel_session *tel_session = NULL;
     if (tel_on) {
-        /* Opened (on a device's first case) before the warm-up, so that loading NVML does not
-         * stand between the warm-up and the samples. */
-        tel_session = ctx->dev ? gb_tel_session_for(ctx->dev) : NULL;
         out->tel.t0 = malloc(cap_samples * sizeof(double));
         out->tel.t1 = malloc(cap_samples * sizeof(double));
         if (!out->tel.t0 || !out->tel.t1) {
@@ -255,6 +252,12 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     out->batch = batch;
 
     /* Telemetry: the sampler thread runs around the sampling phase, not inside a sample. */
+    /* The device's session is opened on its first case, here rather than before the warm-up:
+     * opened before it, the chip tests' first case (1 ms of warm-up on PoCL) measured 1000x
+     * too slow in most runs on a loaded machine (cause not found). On a GPU, NVML's init then
+     * falls between calibration and the first sample of a device's first case only. */
+    if (tel_on && ctx->dev)
+        tel_session = gb_tel_session_for(ctx->dev);
     if (tel_on && (rc = gb_tel_sampler_start(tel_session, tc->period, &sampler)) != 0)
         goto fail;
 
