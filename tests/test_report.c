@@ -171,6 +171,7 @@ TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
     ASSERT_CONTAINS(md, "| Power (W) | 65 | 35 | 65 |");
     ASSERT_CONTAINS(md, "triad GB/s per 1000 EUR: best ");
     ASSERT_CONTAINS(md, "triad GB/s per W: best ");
+    ASSERT_CONTAINS(md, "from the price sheet's power (fallback, not measured)");
     ASSERT_CONTAINS(md, "relative to");
     ASSERT_EQ(gb_test_count(md, "No data: no price sheet"), 0);
     free(md);

@@ -506,6 +506,25 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
             wave > 0)
             out->warp_size = wave;
     }
+    /* The PCI address, for telemetry (harness/telemetry.h): cl_khr_pci_bus_info, else NVIDIA's
+     * queries (cl_nv_device_attribute_query: CL_DEVICE_PCI_BUS_ID_NV 0x4008,
+     * CL_DEVICE_PCI_SLOT_ID_NV 0x4009, CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A, as in NVIDIA's
+     * cl_ext_nv.h; the slot id packs device << 3 | function). */
+    if (ocl__has_ext(exts, "cl_khr_pci_bus_info")) {
+        cl_device_pci_bus_info_khr pci;
+        if (clGetDeviceInfo(id, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, NULL) == CL_SUCCESS)
+            snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.%x",
+                     pci.pci_domain, pci.pci_bus, pci.pci_device, pci.pci_function);
+    } else if (ocl__has_ext(exts, "cl_nv_device_attribute_query")) {
+        cl_uint bus = 0, slot = 0, dom = 0;
+        if (clGetDeviceInfo(id, 0x4008, sizeof bus, &bus, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(id, 0x4009, sizeof slot, &slot, NULL) == CL_SUCCESS) {
+            if (clGetDeviceInfo(id, 0x400A, sizeof dom, &dom, NULL) != CL_SUCCESS)
+                dom = 0;
+            snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.%x", dom, bus,
+                     slot >> 3, slot & 7);
+        }
+    }
     rc = 0;
 fail:
     free(exts);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "compare/machine.h"
 #include "common.h"
 #include "compare/baseline.h"
 #include "compare/calibrate.h"
@@ -177,6 +178,9 @@ int gb_cmd_compare(int argc, char **argv)
     } else {
         rc = write_outputs(&a, &c);
         gb_comparison_free(&c);
+        /* What changed in the machine, the likely cause of a verdict (on stderr, so that the
+         * outputs written to stdout stay parseable). */
+        gb_machine_warnings(stderr, &rs[0], &rs[1]);
     }
     gb_results_free(&rs[0]);
     gb_results_free(&rs[1]);

@@ -316,9 +316,11 @@ static int parse_root(struct gb__ld *l, yaml_node_t *root)
             rc = parse_suites(l, suites = v);
         else if (strcmp(key, "tuning_cache") == 0)
             rc = gb__parse_tuning_cache(l, v);
+        else if (strcmp(key, "telemetry") == 0)
+            rc = gb__parse_telemetry(l, v);
         else
             rc = gb__fail(l, k, "unknown key \"%s\" in the profile (expected name, backends, "
-                                "devices, measure, suites or tuning_cache)", key);
+                                "devices, measure, suites, telemetry or tuning_cache)", key);
         if (rc)
             return rc;
     }
@@ -361,6 +363,7 @@ static int load_text(const char *text, size_t len, const char *name, const struc
     if (err && errlen)
         err[0] = '\0';
     snprintf(out->path, sizeof out->path, "%s", name);
+    out->telemetry = gb_tel_defaults;
     sha256_hex(text, len, out->sha256);
 
     yaml_document_t doc;
@@ -376,6 +379,8 @@ static int load_text(const char *text, size_t len, const char *name, const struc
     l.src = name;
     for (size_t i = 0; !rc && i < out->nruns; i++)
         rc = gb__resolve_measure(&l, &out->runs[i], &l.runm[i]);
+    for (size_t i = 0; !rc && i < out->nruns; i++)
+        out->runs[i].telemetry = out->telemetry;
     for (size_t i = 0; !rc && i < out->nruns && out->tuning_cache[0]; i++)
         if (!(out->runs[i].tuning_cache = strdup(out->tuning_cache)))
             rc = gb__fail(&l, NULL, "out of memory");

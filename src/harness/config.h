@@ -33,6 +33,11 @@
  *       tunables: {WG: [64, 128, 256], VEC: {from: 1, to: 8, factor: 2}}  # replace the values
  *       constraints: ["TILE * VEC <= 64"]     # more constraints (tune.h expressions)
  *
+ * Telemetry (top level, optional; harness/telemetry.h):
+ *
+ *   telemetry: {enabled: true, period: 20ms, on_throttle: keep, clock_floor: 0.9}
+ *   telemetry: off                  # no sampling, no "telemetry" in the results
+ *
  * Sweeps: a scalar, a list, {from, to, factor} (geometric, factor > 1) or {from, to, step}
  * (arithmetic, step > 0); `to` is included when the progression lands on it. Sizes take units
  * (base/units.h). Every error is reported as "file:line:column: message" (1-based) and makes the
@@ -48,6 +53,7 @@
 #include "base/params.h"
 #include "base/stats.h"
 #include "harness/suite.h"
+#include "harness/telemetry.h"
 
 /* One tunable of a suite entry's `tunables:`: a kernel's -D define and the values to try. */
 struct gb_tunable_spec {
@@ -76,6 +82,7 @@ struct gb_suite_run {
     size_t ntunables;
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
     size_t nconstraints;
+    struct gb_tel_cfg telemetry; /* the profile's `telemetry:` (the same for every entry) */
 };
 
 struct gb_profile {
@@ -88,6 +95,7 @@ struct gb_profile {
     struct gb_suite_run *runs;
     size_t nruns;
     char tuning_cache[1024];   /* `tuning_cache:`; "" for the default location */
+    struct gb_tel_cfg telemetry; /* `telemetry:` (harness/telemetry.h; gb_tel_defaults) */
 };
 
 /* Built-in defaults of `measure`. */

@@ -146,6 +146,12 @@ int gb__parse_constraints(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run 
 /* Frees run's tunables and constraints. */
 void gb__free_tuning(struct gb_suite_run *run);
 
+/* ---- `telemetry:` (config_telemetry.c) -------------------------------------------------- */
+
+/* The mapping (or a boolean: enabled) into l->p->telemetry, and one of its keys. */
+int gb__parse_telemetry(struct gb__ld *l, yaml_node_t *n);
+int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v);
+
 /* ---- --set (config_set.c) -------------------------------------------------------------- */
 
 /* Applies one --set override to the profile read so far; messages are located in "--set KEY". */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* The keys --set takes, for messages. */
-static const char key_list[] = "name, backends, devices, measure[.KEY], tuning_cache, "
+static const char key_list[] = "name, backends, devices, measure[.KEY], telemetry[.KEY], tuning_cache, "
                                "SUITE.measure[.KEY], SUITE.params[.AXIS] or "
                                "SUITE.tuned|tunables|constraints";
 
@@ -61,6 +61,10 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
         rc = gb__parse_measure(l, root, &l->top);
     else if (np == 1 && strcmp(parts[0], "tuning_cache") == 0)
         rc = gb__parse_tuning_cache(l, root);
+    else if (np == 1 && strcmp(parts[0], "telemetry") == 0)
+        rc = gb__parse_telemetry(l, root);
+    else if (np == 2 && strcmp(parts[0], "telemetry") == 0)
+        rc = gb__parse_telemetry_key(l, parts[1], root);
     else if (np == 2 && gb_suite_find(parts[0]) &&
              (strcmp(parts[1], "tuned") == 0 || strcmp(parts[1], "tunables") == 0 ||
               strcmp(parts[1], "constraints") == 0)) {

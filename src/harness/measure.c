@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/units.h"
+#include "harness/config.h"
 
 #define BATCH_LIMIT (UINT64_C(1) << 62)
 #define CALIB_MAX_STEP 1024u
@@ -254,6 +255,20 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (!out->op_time)
         return GB_FAIL(GB_ENOMEM, "gb_measure: %zu samples", cap_samples);
 
+    /* Telemetry: each sample's host window, allocated here too. */
+    const struct gb_tel_cfg *tc = ctx->run ? &ctx->run->telemetry : NULL;
+    bool tel_on = tc && tc->enabled;
+    struct gb_tel_sampler *sampler = NULL;
+    struct gb_tel_session *tel_session = NULL;
+    if (tel_on) {
+        out->tel.t0 = malloc(cap_samples * sizeof(double));
+        out->tel.t1 = malloc(cap_samples * sizeof(double));
+        if (!out->tel.t0 || !out->tel.t1) {
+            gb_measurement_free(out);
+            return GB_FAIL(GB_ENOMEM, "gb_measure: telemetry windows of %zu samples", cap_samples);
+        }
+    }
+
     struct batch_timer tm = {.s = s, .ctx = ctx};
     struct flusher fl = {.n = 0};
     int rc = 0;
@@ -319,6 +334,16 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     }
     out->batch = batch;
 
+    /* Telemetry: the sampler thread runs around the sampling phase, not inside a sample. */
+    /* The device's session is opened on its first case, here rather than before the warm-up:
+     * opened before it, the chip tests' first case (1 ms of warm-up on PoCL) measured 1000x
+     * too slow in most runs on a loaded machine (cause not found). On a GPU, NVML's init then
+     * falls between calibration and the first sample of a device's first case only. */
+    if (tel_on && ctx->dev)
+        tel_session = gb_tel_session_for(ctx->dev);
+    if (tel_on && (rc = gb_tel_sampler_start(tel_session, tc->period, &sampler)) != 0)
+        goto fail;
+
     /* Sampling: every sample is kept; the stopping rule decides after each one. */
     const double s0 = gb_now();
     for (;;) {
@@ -329,8 +354,12 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         double t = 0.0, host_t = 0.0;
         if (fl.n && (rc = flush_caches(ctx, &fl, out)) != 0)
             goto fail;
+        if (sampler)
+            out->tel.t0[out->n] = gb_now();
         if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
             goto fail;
+        if (sampler)
+            out->tel.t1[out->n] = gb_now();
         if ((rc = gb_op_time(t, batch, &out->op_time[out->n])) != 0) {
             gb_error_append(rc, "sample %zu", out->n + 1);
             goto fail;
@@ -343,6 +372,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     out->sampling_time = gb_now() - s0;
     if (fl.n)
         note_cold(ctx);
+    if (sampler) {
+        gb_tel_sampler_stop(sampler, &out->tel);
+        out->tel.nsamples = out->n;
+    }
     goto release;
 
 interrupted:
@@ -358,6 +391,8 @@ release:
 
 fail:
     flush_close(ops, &fl);
+    if (sampler)
+        gb_tel_sampler_stop(sampler, &out->tel);
     if (tm.start)
         ops->event_free(tm.start);
     if (tm.end)
@@ -371,5 +406,6 @@ void gb_measurement_free(struct gb_measurement *m)
     if (!m)
         return;
     free(m->op_time);
+    gb_tel_trace_free(&m->tel);
     memset(m, 0, sizeof *m);
 }

@@ -6,6 +6,7 @@
 
 #include "base/stats.h"
 #include "harness/suite.h"
+#include "harness/telemetry.h"
 
 struct gb_measurement {
     double *op_time;      /* seconds per operation, one entry per sample (malloc'd) */
@@ -17,6 +18,9 @@ struct gb_measurement {
     double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
                            * checked against; warm-up and calibration excluded) */
     uint64_t flushes;     /* cfg->cold: cache flushes run (one before every timed batch) */
+    /* Telemetry of the sampling phase (harness/telemetry.h): tel.on when the case's profile
+     * entry (ctx->run) has telemetry enabled; then tel.t0/t1 hold each sample's host window. */
+    struct gb_tel_trace tel;
 };
 
 /* Measures the case set up in ctx: warm-up (cfg->warmup_runs operations and cfg->warmup_time
@@ -26,6 +30,9 @@ struct gb_measurement {
  * With cfg->cold (`measure: {cache: cold}`) every sample is one operation and each device of the
  * case writes a buffer of twice its last-level cache before it, untimed (measure.c, "cold
  * caches"); the case's figures then say cache_state "cold" (no such figure: hot).
+ * With telemetry enabled in ctx->run, a background sampler (harness/telemetry.h) runs from just
+ * before the first sample to just after the last, and out->tel records the readings and every
+ * sample's host window; nothing of it runs between a sample's start and end on this thread.
  * Timing follows ctx->op.timer. A sample whose time is zero, negative or NaN is an error
  * (GB_EIMPLAUSIBLE), never a division by zero. Returns 0 (out filled; free with
  * gb_measurement_free) or the error of a failing run() or backend call. */

@@ -49,6 +49,7 @@ const struct gb__info_field gb__info_fields[] = {
     INFO_FIELD("mem_clock_mhz", mem_clock_mhz, false, false),
     INFO_FIELD("mem_bus_bits", mem_bus_bits, false, false),
     INFO_FIELD("max_work_group_size", max_wg_size, false, false),
+    INFO_FIELD("pci_bus_id", pci_bus_id, true, false),
 };
 const size_t gb__ninfo_fields = sizeof gb__info_fields / sizeof gb__info_fields[0];
 
@@ -132,6 +133,7 @@ int gb_results_add(struct gb_results *rs, struct gb_result *r)
     rebase_names(d);
     rs->nresults++;
     r->samples = NULL;
+    r->tel.marks = NULL;
     return 0;
 }
 
@@ -181,8 +183,10 @@ void gb_results_free(struct gb_results *rs)
 {
     if (!rs)
         return;
-    for (size_t k = 0; k < rs->nresults; k++)
+    for (size_t k = 0; k < rs->nresults; k++) {
         free(rs->results[k].samples);
+        gb_tel_summary_free(&rs->results[k].tel);
+    }
     free(rs->results);
     free(rs->devices);
     memset(rs, 0, sizeof *rs);

@@ -13,6 +13,7 @@
 #include "backends/backend.h"
 #include "base/params.h"
 #include "base/stats.h"
+#include "harness/telemetry.h"
 
 /* The schema written; readers also take the schema before it (GB_RESULTS_SCHEMA_V1), whose
  * files lack `regime`, count a D2D copy's bytes once and give integer rates in "GFLOP/s".
@@ -87,6 +88,9 @@ struct gb_result {
     /* Named figures beside value (JSON "figures", absent when there are none). */
     struct gb_figure figures[GB_MAX_FIGURES];
     size_t nfigures;
+    /* Telemetry of the timed window (JSON "telemetry", absent when it was off; tel.marks is
+     * owned like samples: gb_results_add takes it). */
+    struct gb_tel_summary tel;
 };
 
 struct gb_result_device {
@@ -110,6 +114,7 @@ struct gb_run_meta {
      * run stopped by Ctrl-C, SIGTERM, a kill or a crash is never mistaken for a complete one. */
     bool interrupted;
     uint64_t cases_planned;     /* cases the plan held; results[] may hold fewer if interrupted */
+    struct gb_tel_machine machine; /* JSON "machine", absent when !machine.recorded */
 };
 
 struct gb_results {

@@ -54,4 +54,15 @@ struct gb__stat_field {
 extern const struct gb__stat_field gb__stat_fields[];
 extern const size_t gb__nstat_fields;
 
+/* Telemetry's JSON (results_telemetry.c): a result's "telemetry" and the run's "machine".
+ * The writers return NULL when out of memory; the readers are lenient (a missing member is
+ * unknown). gb__tel_summary_read returns -1 when out of memory. */
+struct json_t;
+struct gb_tel_summary;
+struct gb_tel_machine;
+struct json_t *gb__tel_summary_json(const struct gb_tel_summary *t);
+struct json_t *gb__tel_machine_json(const struct gb_tel_machine *m);
+int gb__tel_summary_read(const struct json_t *o, size_t nsamples, struct gb_tel_summary *t);
+void gb__tel_machine_read(const struct json_t *o, struct gb_tel_machine *m);
+
 #endif

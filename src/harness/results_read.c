@@ -458,6 +458,8 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         }
     }
     r->nsamples = n;
+    if (gb__tel_summary_read(json_object_get(o, "telemetry"), n, &r->tel))
+        return GB_FAIL(GB_ENOMEM, "%s: telemetry marks", R->file);
     return 0;
 }
 
@@ -508,6 +510,7 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
                       sizeof m->profile_sha256, 0))))
         return rc;
 
+    gb__tel_machine_read(json_object_get(run, "machine"), &m->machine);
     if ((rc = rd_node(R, root, "", "devices", JSON_ARRAY, &devs, RD_REQ)) ||
         (rc = rd_node(R, root, "", "results", JSON_ARRAY, &res, RD_REQ)))
         return rc;
@@ -540,6 +543,7 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
         if (rc == 0)
             rc = gb_results_add(out, r);
         free(r->samples); /* NULL when gb_results_add took it */
+        gb_tel_summary_free(&r->tel);
         free(r);
         if (rc)
             return rc;

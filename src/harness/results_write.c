@@ -196,6 +196,8 @@ static json_t *result_json(struct writer *w, const struct gb_results *rs,
             append(w, figs, figure_json(w, &r->figures[i]));
         put(w, o, "figures", figs);
     }
+    if (r->tel.on)
+        put(w, o, "telemetry", gb__tel_summary_json(&r->tel));
     return o;
 }
 
@@ -223,6 +225,8 @@ static json_t *results_json(struct writer *w, const struct gb_results *rs)
     put(w, run, "profile", prof);
     put(w, run, "interrupted", json_boolean(m->interrupted));
     put(w, run, "cases_planned", json_integer((json_int_t)m->cases_planned));
+    if (m->machine.recorded)
+        put(w, run, "machine", gb__tel_machine_json(&m->machine));
     put(w, root, "run", run);
 
     json_t *devs = json_array();

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness/config.h"
 #include "harness/measure.h"
+#include "harness/telemetry.h"
 #include "base/units.h"
 #include "base/util.h"
 
@@ -77,9 +79,15 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
              * neither verified nor recorded. */
             cut_short = true;
         } else {
+            /* Telemetry (harness/telemetry.h): before the metric, as discard drops samples. */
+            if (m.tel.on) {
+                gb_result_telemetry(r, &ctx, &m, &c->run->telemetry, c->run->measure.min_samples);
+                gb_tel_machine_device(&rs->run.machine, r->device_index, dev);
+            }
             gb_result_fill_metric(r, &ctx, &m);
             gb_error_clear();
             err = gb_result_verified(r, &ctx, s->verify(&ctx), m.n);
+            gb_result_throttle_verdict(r, &c->run->telemetry);
             /* A verify that broke, not one that found a mismatch, may leave failed commands. */
             queue_suspect = err && err != GB_EVERIFY;
             if (!err) {
@@ -385,6 +393,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     /* Until the last case is done, every write of the file says the run did not finish. */
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
+    if (plan->ncases && plan->cases[0].run->telemetry.enabled)
+        gb_tel_machine_read(&rs->run.machine); /* the machine's state at the start */
     int ret = 0;
     size_t i = o->first_case, entered = 0;
     /* A worker that resumes a plan enters the devices of the cases before it as a run from the
@@ -468,6 +478,7 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         fflush(o->progress);
     }
     rs->run.interrupted = interrupted;
+    gb_tel_close_all();
     if (o->case_done) /* a worker: its supervisor derives and writes */
         return ret ? ret : interrupted ? GB_EINTR : failed ? 1 : 0;
     /* Figures derived across cases (the batching knee): once, after every case. */
@@ -525,6 +536,10 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
                 gb_appendf(figs, sizeof figs, "  %s=%.3g%s%s", fg->name, fg->v[0],
                            *fg->unit ? " " : "", fg->unit);
         }
+        if (r->tel.nthrottled) /* telemetry: samples run while the device throttled */
+            gb_appendf(figs, sizeof figs, "  THROTTLED %zu/%zu%s", r->tel.nthrottled,
+                       r->tel.nmarks ? r->tel.nmarks : r->nsamples + r->tel.ndiscarded,
+                       r->tel.ndiscarded ? " discarded" : "");
         if (r->status == GB_STATUS_OK) {
             char ci[16];
             snprintf(ci, sizeof ci, "%.1f%%",

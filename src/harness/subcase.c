@@ -58,9 +58,15 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
         /* Leave the queue empty for the next configuration. */
         ctx->ops->queue_sync(ctx->q);
     } else {
+        /* Telemetry (harness/telemetry.h), as the runner does: on only with ctx->run. */
+        if (m.tel.on)
+            gb_result_telemetry(out, &sub, &m, &ctx->run->telemetry, cfg->min_samples);
         gb_result_fill_metric(out, &sub, &m);
         gb_error_clear();
-        if (!gb_result_verified(out, &sub, op->verify ? op->verify(&sub) : 0, m.n)) {
+        int verr = gb_result_verified(out, &sub, op->verify ? op->verify(&sub) : 0, m.n);
+        if (m.tel.on)
+            gb_result_throttle_verdict(out, &ctx->run->telemetry);
+        if (!verr && out->status == GB_STATUS_OK) {
             *op_time_s = out->op_time_us.median * 1e-6;
             gb_result_check_bound(out, &sub);
         }
@@ -77,5 +83,6 @@ int gb_case_record(struct gb_case_ctx *ctx, struct gb_result *r)
         rc = gb_results_add(ctx->extra, r);
     free(r->samples);
     r->samples = NULL;
+    gb_tel_summary_free(&r->tel);
     return rc;
 }

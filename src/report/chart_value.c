@@ -2,14 +2,17 @@
  * the device's price and by its power from the price sheet (gpubench report --prices). */
 #include "report/model.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The category of figure fig per watt or per 1000 of the currency; false when no series has a
- * price (or power) and a value. */
+ * value. Per watt, a series' point is the perf per watt measured by telemetry for its best result
+ * (harness/telemetry.h: work over measured energy) where it has one (measured[s] true), else the
+ * value over the device's power from the price sheet, a fallback. */
 static bool value_cat(const struct rep *R, const char *label, const struct suite_filter *sf,
-                      bool watts, struct cat *k)
+                      bool watts, struct cat *k, bool *measured)
 {
     memset(k, 0, sizeof *k);
     if (watts)
@@ -18,11 +21,12 @@ static bool value_cat(const struct rep *R, const char *label, const struct suite
         snprintf(k->label, sizeof k->label, "%s per 1000 %s", label, R->o->prices->currency);
     bool any = false;
     for (size_t s = 0; s < R->nser; s++) {
-        const struct gb_result *w;
+        const struct gb_result *w = NULL;
         double v = gb__best_in(R, s, sf, &w);
         const struct gb_price *p = R->ser[s].price;
         double div = !p ? NAN : watts ? p->power_w : p->price / 1000.0;
-        k->v[s] = v / div;
+        measured[s] = watts && w && isfinite(v) && w->tel.on && isfinite(w->tel.perf_per_watt);
+        k->v[s] = measured[s] ? w->tel.perf_per_watt : v / div;
         k->best[s] = isfinite(k->v[s]) ? w : NULL;
         any |= isfinite(k->v[s]);
     }
@@ -36,8 +40,10 @@ static void value_chart(struct rep *R, bool watts)
     char what[600];
     if (watts)
         snprintf(what, sizeof what,
-                 "Each headline figure divided by the device's power from the price sheet "
-                 "(watts; TDP or measured draw as the sheet says).");
+                 "Each headline figure per watt: measured where the results have telemetry "
+                 "energy (the work of the timed samples over the energy they used), else "
+                 "divided by the device's power from the price sheet (a fallback: TDP or draw "
+                 "as the sheet says). The findings say which each point is.");
     else
         snprintf(what, sizeof what,
                  "Each headline figure divided by the device's price from the price sheet, per "
@@ -47,20 +53,20 @@ static void value_chart(struct rep *R, bool watts)
                                     watts ? "Performance per watt" : "Performance per price", what);
     if (!c)
         return;
-    if (!R->o->prices) {
-        gb__chart_nodata(R, c, "no price sheet given (gpubench report --prices prices.yaml)");
-        return;
-    }
     /* A figure by precision is a category per precision, in its own unit. */
     const size_t cap = gb__nvalue_figures * 16;
     struct cat *cats = calloc(cap, sizeof *cats);
+    bool(*measured)[MAXSER] = calloc(cap, sizeof *measured);
     size_t n = 0;
-    if (!cats)
+    if (!cats || !measured) {
+        free(cats);
+        free(measured);
         return;
-    for (size_t h = 0; h < gb__nvalue_figures; h++) {
+    }
+    for (size_t h = 0; (watts || R->o->prices) && h < gb__nvalue_figures; h++) {
         const struct gb__figure *fig = &gb__value_figures[h];
         if (!fig->by_prec) {
-            n += value_cat(R, fig->label, &fig->sf, watts, &cats[n]);
+            n += value_cat(R, fig->label, &fig->sf, watts, &cats[n], measured[n]);
             continue;
         }
         char precs[16][GB_STR_MAX];
@@ -73,13 +79,18 @@ static void value_chart(struct rep *R, bool watts)
                 gb__best_in(R, s, &sf, &w);
             char label[96];
             snprintf(label, sizeof label, "%s %s %s", precs[p], fig->label, w ? w->unit : "");
-            n += value_cat(R, label, &sf, watts, &cats[n]);
+            n += value_cat(R, label, &sf, watts, &cats[n], measured[n]);
         }
     }
     if (n == 0) {
-        gb__chart_nodata(R, c, "no device in these files has a %s in %s", watts ? "power" : "price",
-                         R->o->prices->path);
+        if (!R->o->prices)
+            gb__chart_nodata(R, c, "no price sheet given (gpubench report --prices prices.yaml)%s",
+                             watts ? " and no measured energy in these files" : "");
+        else
+            gb__chart_nodata(R, c, "no device in these files has a %s in %s",
+                             watts ? "power" : "price", R->o->prices->path);
         free(cats);
+        free(measured);
         return;
     }
     char yl[64];
@@ -92,11 +103,17 @@ static void value_chart(struct rep *R, bool watts)
                 best = s;
         if (best != SIZE_MAX)
             find(c, "%s: best %s with %.3g.", cats[k].label, R->ser[best].label, cats[k].v[best]);
+        for (size_t s = 0; watts && s < R->nser; s++)
+            if (isfinite(cats[k].v[s]))
+                find(c, "%s, %s: %s.", cats[k].label, R->ser[s].label,
+                     measured[k][s] ? "measured (telemetry energy)"
+                                    : "from the price sheet's power (fallback, not measured)");
     }
-    for (size_t s = 0; s < R->nser; s++)
+    for (size_t s = 0; R->o->prices && s < R->nser; s++)
         if (!R->ser[s].price)
             find(c, "%s has no entry in %s.", R->ser[s].label, R->o->prices->path);
     free(cats);
+    free(measured);
 }
 
 void gb__chart_value(struct rep *R, const struct gb__chart_kind *k)

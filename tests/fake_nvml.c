@@ -1,0 +1,123 @@
+/* A tiny fake of NVIDIA's libnvidia-ml.so for the telemetry tests: the NVML calls gpubench makes
+ * (harness/telemetry.c), serving one device at PCI bus id 0000:17:00.0.
+ *
+ * Every reading starts with nvmlDeviceGetClockInfo(NVML_CLOCK_SM), which advances a tick; the
+ * other calls report that tick's state:
+ * - SM clock 1980 MHz, memory clock 2619 MHz, power 250 W, temperature 60 C;
+ * - the total energy counter 1000 J + 5 J per tick (250 W for 20 ms a tick);
+ * - throttle reasons 0x1 (GpuIdle, not a throttle) on tick 0, else 0, except on the ticks in
+ *   $GB_FAKE_NVML_THROTTLE ("FIRST-LAST", 0-based): HwSlowdown (0x8) and the SM clock at 1410;
+ * - driver $GB_FAKE_NVML_DRIVER (default 580.65.06), power limit $GB_FAKE_NVML_POWER_LIMIT_MW
+ *   (default 300000), applications clock 1755 MHz, max SM clock 1980 MHz.
+ * $GB_FAKE_NVML_INIT_FAIL makes nvmlInit_v2 fail with NVML_ERROR_DRIVER_NOT_LOADED (9). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void *nvmlDevice_t;
+static int dev_token;
+static long tick = -1;
+
+static int throttled(void)
+{
+    const char *r = getenv("GB_FAKE_NVML_THROTTLE");
+    long a, b;
+    return r && sscanf(r, "%ld-%ld", &a, &b) == 2 && tick >= a && tick <= b;
+}
+
+int nvmlInit_v2(void)
+{
+    return getenv("GB_FAKE_NVML_INIT_FAIL") ? 9 : 0;
+}
+int nvmlShutdown(void)
+{
+    return 0;
+}
+const char *nvmlErrorString(int rc)
+{
+    return rc == 6 ? "Not Found" : rc == 9 ? "Driver Not Loaded" : "Unknown Error";
+}
+int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *dev)
+{
+    if (strcmp(bus, "0000:17:00.0") != 0)
+        return 6;
+    *dev = &dev_token;
+    return 0;
+}
+int nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
+{
+    if (type == 1) {
+        tick++;
+        *mhz = throttled() ? 1410 : 1980;
+    } else {
+        *mhz = 2619;
+    }
+    return 0;
+}
+int nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
+{
+    *mhz = 1980;
+    return 0;
+}
+int nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *mhz)
+{
+    *mhz = 1755;
+    return 0;
+}
+int nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw)
+{
+    *mw = 250000;
+    return 0;
+}
+int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+    *mj = 1000000ull + 5000ull * (unsigned long long)(tick < 0 ? 0 : tick);
+    return 0;
+}
+int nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned *c)
+{
+    *c = 60;
+    return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r)
+{
+    *r = throttled() ? 0x8 : tick == 0 ? 0x1 : 0;
+    return 0;
+}
+int nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g)
+{
+    *g = 5;
+    return 0;
+}
+int nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *w)
+{
+    *w = 16;
+    return 0;
+}
+int nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m)
+{
+    *m = 1;
+    return 0;
+}
+int nvmlDeviceGetEccMode(nvmlDevice_t d, int *cur, int *pending)
+{
+    *cur = *pending = 1;
+    return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw)
+{
+    const char *e = getenv("GB_FAKE_NVML_POWER_LIMIT_MW");
+    *mw = e ? (unsigned)strtoul(e, NULL, 10) : 300000u;
+    return 0;
+}
+int nvmlSystemGetDriverVersion(char *buf, unsigned len)
+{
+    const char *e = getenv("GB_FAKE_NVML_DRIVER");
+    snprintf(buf, len, "%s", e ? e : "580.65.06");
+    return 0;
+}
+int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, void *infos)
+{
+    *count = 0;
+    return 0;
+}
