@@ -540,7 +540,7 @@ TEST_TIMEOUT(telemetry_run_records_sources_energy_and_machine, 180)
     rc = sh("cd %s && python3 -c \"import json\n"
             "d=json.load(open('on.json'))\n"
             "for r in d['results']:\n"
-            "  if r['case']=='triad': r['telemetry']['perf_per_watt']=0.125\n"
+            "  if r['case']=='triad': r['telemetry']['perf_per_watt']=0.125; r['regime']='memory'\n"
             "json.dump(d,open('w.json','w'))\" && %s report w.json -o rep 2>&1",
             dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report: exit %d: %s", rc, out);

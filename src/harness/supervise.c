@@ -110,14 +110,24 @@ static int worker_done(void *arg, size_t k, struct gb_results *rs, size_t first)
             r.params.name[j] = NULL;
         }
         double *samples = r.samples;
+        unsigned char *marks = r.tel.marks;
         r.samples = NULL;
+        r.tel.marks = NULL;
         rc = write_all(w->fd, &r, sizeof r);
         if (!rc && r.nsamples)
             rc = write_all(w->fd, samples, r.nsamples * sizeof *samples);
+        if (!rc && marks && r.tel.nmarks)
+            rc = write_all(w->fd, marks, r.tel.nmarks);
     }
+    /* The machine's state as this worker knows it (telemetry: the CPU part and the devices it
+     * opened); plain data. */
+    if (!rc)
+        rc = write_all(w->fd, &rs->run.machine, sizeof rs->run.machine);
     /* Sent: the supervisor keeps them. */
-    for (size_t i = first; i < rs->nresults; i++)
+    for (size_t i = first; i < rs->nresults; i++) {
         free(rs->results[i].samples);
+        gb_tel_summary_free(&rs->results[i].tel);
+    }
     rs->nresults = first;
     return rc ? GB_EIO : 0;
 }
@@ -283,6 +293,26 @@ static int record_failed(struct sup *S, const char *reason)
     return 0;
 }
 
+/* Takes into the run's machine state what a worker read: the CPU part from the first worker
+ * that recorded one, and each device's state the first time a worker reports it. */
+static void merge_machine(struct gb_tel_machine *into, const struct gb_tel_machine *from)
+{
+    if (!from->recorded)
+        return;
+    if (!into->recorded) {
+        *into = *from;
+        return;
+    }
+    for (size_t i = 0; i < from->ndev && i < GB_TEL_MAX_DEVS; i++) {
+        const struct gb_tel_device_state *d = &from->dev[i];
+        bool known = d->device < 0;
+        for (size_t j = 0; j < into->ndev && !known; j++)
+            known = into->dev[j].device == d->device;
+        if (!known && into->ndev < GB_TEL_MAX_DEVS)
+            into->dev[into->ndev++] = *d;
+    }
+}
+
 /* Reads the `count` results of case k that follow a MSG_RESULTS and records them. 0, 1 when the
  * pipe broke, GB_ENOMEM. */
 static int receive_results(struct sup *S, size_t k, uint32_t count)
@@ -296,6 +326,9 @@ static int receive_results(struct sup *S, size_t k, uint32_t count)
             return 1;
         for (size_t j = 0; j < r.params.n && j < GB_MAX_AXES; j++)
             r.params.name[j] = r.names_store[j];
+        bool with_marks = r.tel.nmarks > 0;
+        r.samples = NULL;
+        r.tel.marks = NULL;
         if (r.nsamples) {
             r.samples = malloc(r.nsamples * sizeof *r.samples);
             if (!r.samples)
@@ -303,6 +336,15 @@ static int receive_results(struct sup *S, size_t k, uint32_t count)
             if (read_all(S->fd, r.samples, r.nsamples * sizeof *r.samples)) {
                 free(r.samples);
                 return 1;
+            }
+        }
+        if (with_marks) {
+            r.tel.marks = malloc(r.tel.nmarks);
+            if (!r.tel.marks || read_all(S->fd, r.tel.marks, r.tel.nmarks)) {
+                bool oom = !r.tel.marks;
+                free(r.samples);
+                free(r.tel.marks);
+                return oom ? GB_FAIL(GB_ENOMEM, "results of case %zu", k) : 1;
             }
         }
         /* The case's own result is the last; the figures across cases need the earlier ones. */
@@ -314,6 +356,10 @@ static int receive_results(struct sup *S, size_t k, uint32_t count)
             return GB_ENOMEM;
         }
     }
+    struct gb_tel_machine m;
+    if (read_all(S->fd, &m, sizeof m))
+        return 1;
+    merge_machine(&S->rs->run.machine, &m);
     S->next = k + 1;
     write_out(S);
     return 0;
