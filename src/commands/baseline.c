@@ -68,10 +68,15 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: %s has no ok result to compare against\n", file);
         return GB_EXIT_USAGE;
     }
+    if ((rc = gb__check_output("baseline", a.dir, GB_OUTPUT_DIR, &file, 1)) != GB_EXIT_OK)
+        return rc;
     if (gb_mkdir_p(a.dir, 0777) != 0) {
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", a.dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
+    const char *inputs[] = {file};
+    if ((rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
+        return rc;
     gb_error_clear();
     if (gb_baseline_copy(file, path)) {
         fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());

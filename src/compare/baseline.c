@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,12 +67,14 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
 
 int gb_baseline_copy(const char *src, const char *dst)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
+    /* A symbolic link at dst is written through (its target replaced), never replaced. */
+    char dest[PATH_MAX], tmp[PATH_MAX + 32];
+    if (!gb_output_resolve(dst, dest, sizeof dest))
+        return GB_USER_FAIL(GB_EIO, "cannot write %s: %s", dst, strerror(errno));
     FILE *in = fopen(src, "rb");
     if (!in)
         return GB_USER_FAIL(GB_EIO, "cannot read %s: %s", src, strerror(errno));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = gb_tmp_create(dest, tmp, sizeof tmp);
     if (fd < 0) {
         int rc = GB_USER_FAIL(GB_EIO, "cannot write %s: %s", tmp, strerror(errno));
         fclose(in);
@@ -101,7 +104,7 @@ int gb_baseline_copy(const char *src, const char *dst)
     if (close(fd) != 0)
         rc = -1;
     fclose(in);
-    if (!rc && rename(tmp, dst) != 0)
+    if (!rc && rename(tmp, dest) != 0)
         rc = -1;
     if (rc) {
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: %s", dst, strerror(errno));
