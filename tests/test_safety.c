@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/util.h"
@@ -504,4 +506,122 @@ TEST_TIMEOUT(safety_compare_and_report_100k_results, 600)
                    big[k], n, small[k], n / 10);
         ASSERT_MSG(big[k] < 60, "%s: %.2f s CPU for %zu results", what, big[k], n);
     }
+}
+
+/* ---- hostile names through compare, baseline and nightly.sh ------------------------------ */
+
+/* Names a results file from elsewhere may hold: shell, gnuplot, HTML, Markdown, XML and path
+ * syntax. */
+static const char *const hostile[] = {
+    "b`touch X`q",
+    "s\"q'uote\"",
+    "line\nbreak\r\tz",
+    "</script><script>alert(1)</script>",
+    "$(touch X) ${HOME} `id`",
+    "system(\"touch X\") | rm -rf / ; touch X",
+    "../../../etc/passwd",
+    "/abs/../x/",
+    "| *md* _x_ [l](u) \\ &amp; <b>",
+    "]]><!-- x --><![CDATA[",
+};
+#define NHOSTILE (sizeof hostile / sizeof hostile[0])
+
+/* Whether a file called X exists anywhere under dir (a command ran). */
+static bool x_made(const char *dir)
+{
+    char o[4096];
+    gb_test_shf(o, sizeof o, "find '%s' -name X | head -1", dir);
+    return o[0] != '\0';
+}
+
+TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    for (size_t h = 0; h < NHOSTILE; h++) {
+        const char *s = hostile[h];
+        synth("a.json", 4, s, s, s, s, s, 10);
+        synth("b.json", 4, s, s, s, s, s, 30); /* 3x faster: a verdict row with text */
+        int rc = sh("%s compare a.json b.json --markdown c.md --json c.json --junit c.xml "
+                    "> c.txt 2>&1",
+                    GB_TEST_EXE);
+        ASSERT_MSG(rc == 0 || rc == 3, "name %zu: exit %d: %s", h, rc, out);
+        ASSERT_MSG(sh("xmllint --noout c.xml 2>&1") == 0, "name %zu: JUnit: %s", h, out);
+        json_error_t je;
+        json_t *j = json_load_file("c.json", 0, &je);
+        ASSERT_MSG(j, "name %zu: JSON: %s", h, je.text);
+        json_decref(j);
+        /* The table rows (gb_fputs_md). The header lines above the table print host and
+         * profile raw (compare.c header_lines; left to that file's owner): not checked. */
+        ASSERT_EQ(sh("grep '^|' c.md"), 0);
+        ASSERT_MSG(!strstr(out, "<script") && !strstr(out, "<b>") && !strstr(out, "<!--"),
+                   "name %zu: raw HTML in a Markdown row: %s", h, out);
+        /* The baseline's name stays one file in DIR whatever the host, device and profile. */
+        ASSERT_EQ(sh("%s baseline b.json --dir bl --print-path", GB_TEST_EXE), 0);
+        ASSERT_MSG(strncmp(out, "bl/", 3) == 0 && !strchr(out + 3, '/') &&
+                       strcspn(out, "\n") == strlen(out) - 1 && strncmp(out + 3, "..", 2) != 0,
+                   "name %zu: baseline path %s", h, out);
+        rc = sh("%s baseline b.json --dir bl 2>&1", GB_TEST_EXE);
+        ASSERT_MSG(rc == 0, "name %zu: exit %d: %s", h, rc, out);
+        ASSERT(!x_made(dir));
+    }
+    ASSERT_EQ(sh("ls bl | wc -l"), 0);
+    ASSERT_MSG(atoi(out) >= 1, "%s", out);
+    ASSERT_EQ(sh("find . -type f | grep -v '^./\\(a.json\\|b.json\\|c.md\\|c.json\\|c.xml\\|"
+                 "c.txt\\|bl/[^/]*\\)$' | head -3"),
+              0);
+    ASSERT_MSG(out[0] == '\0', "written elsewhere: %s", out);
+}
+
+TEST_TIMEOUT(safety_hostile_names_through_nightly, 240)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    ASSERT_EQ(mkdir("in", 0777), 0);
+    /* A gpubench whose `run` hands over a prepared results file (no device needed); every other
+     * command is the real one. */
+    FILE *f = fopen("in/fake-gpubench", "w");
+    ASSERT(f);
+    fprintf(f, "#!/bin/sh\n"
+               "if [ \"$1\" = run ]; then\n"
+               "  while [ $# -gt 0 ]; do\n"
+               "    [ \"$1\" = -o ] && { cp \"$FAKE_RESULTS\" \"$2\"; exit 0; }\n"
+               "    shift\n"
+               "  done\n"
+               "  exit 2\n"
+               "fi\n"
+               "exec '%s' \"$@\"\n",
+               GB_TEST_EXE);
+    ASSERT(fclose(f) == 0);
+    ASSERT_EQ(chmod("in/fake-gpubench", 0755), 0);
+    /* A profile file whose name is hostile too (the script derives file names from it). */
+    static const char prof[] = "in/p `touch X` $(touch X) ;'\"<i>.yaml";
+    gb_test_write_file(prof, tiny_profile);
+    /* Every hostile name at once in three files (a night costs a compare and a report). */
+    char all[3][GB_STR_MAX];
+    for (size_t k = 0; k < 3; k++) {
+        all[k][0] = '\0';
+        for (size_t h = k; h < NHOSTILE; h += 3)
+            gb_appendf(all[k], sizeof all[k], "%s", hostile[h]);
+    }
+    for (size_t h = 0; h < 3; h++) {
+        const char *s = all[h];
+        synth("in/r.json", 4, s, s, s, s, s, 10);
+        for (int night = 0; night < 2; night++) {
+            int rc = sh("GPUBENCH=in/fake-gpubench FAKE_RESULTS=in/r.json RESULTS_DIR=out "
+                        "CONFIRM=0 %s/scripts/nightly.sh \"in/p \\`touch X\\` \\$(touch X) "
+                        ";'\\\"<i>.yaml\" 2>&1",
+                        GB_TEST_SRCDIR);
+            ASSERT_MSG(rc == 0, "name %zu, night %d: exit %d: %s", h, night, rc, out);
+        }
+        ASSERT_MSG(!x_made(dir), "name %zu: a command ran", h);
+    }
+    /* Every comparison's JUnit parses; nothing is written outside out/ (and in/ as it was). */
+    ASSERT_EQ(sh("find out -name junit.xml | wc -l"), 0);
+    ASSERT_MSG(atoi(out) == 3, "%s", out);
+    ASSERT_EQ(sh("find out -name junit.xml -print0 | xargs -0 xmllint --noout 2>&1"), 0);
+    ASSERT_EQ(sh("find . -mindepth 1 -maxdepth 1 | sort | tr '\\n' ' '"), 0);
+    ASSERT_STR(out, "./in ./out ");
+    ASSERT_EQ(sh("ls in | wc -l"), 0);
+    ASSERT_STR(out, "3\n");
 }

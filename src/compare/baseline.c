@@ -13,14 +13,16 @@
 #include "base/error.h"
 #include "base/util.h"
 
-/* Appends s to buf lowercased, each run of characters other than [a-z0-9.] as one '-'. */
+/* Appends s to buf lowercased, each run of characters other than [a-z0-9.] as one '-'. A '.' is
+ * kept only right after a letter or digit ("2.40ghz"), so that no name starts with '.' or holds
+ * ".." (a hostile host "../../x" becomes "x", not a hidden "..-..-x"). */
 static void slug_append(char *buf, size_t len, const char *s)
 {
     size_t l = strlen(buf);
     bool dash = l > 0 && buf[l - 1] == '-';
     for (; *s && l + 1 < len; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (isalnum(ch) || ch == '.') {
+        if (isalnum(ch) || (ch == '.' && l > 0 && isalnum((unsigned char)buf[l - 1]))) {
             buf[l++] = (char)tolower(ch);
             dash = false;
         } else if (!dash && l > 0) {
