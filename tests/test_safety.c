@@ -152,16 +152,16 @@ TEST_TIMEOUT(safety_outputs_never_overwrite_inputs, 120)
         {"report rep/data/in.json -o rep", "would overwrite the input rep/data/in.json"},
         {"report a.json --prices rep/data/in.json -o rep", "would overwrite the input"},
     };
-    const char *inputs[] = {"p.yaml", "a.json", "b.json", "rep/index.html", "rep/data/in.json",
-                            blpath};
+    const char *inputs[] = {"p.yaml",         "a.json",           "b.json",
+                            "rep/index.html", "rep/data/in.json", blpath};
     char *before[6];
     for (size_t i = 0; i < 6; i++)
         before[i] = gb_test_slurp(inputs[i]);
     for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
         int rc = sh("POCL_DEVICES=pthread %s %s 2>&1", GB_TEST_EXE, table[t].cmd);
         ASSERT_MSG(rc == 2, "%s: exit %d: %s", table[t].cmd, rc, out);
-        ASSERT_MSG(strstr(out, table[t].want), "%s: no \"%s\" in: %s", table[t].cmd,
-                   table[t].want, out);
+        ASSERT_MSG(strstr(out, table[t].want), "%s: no \"%s\" in: %s", table[t].cmd, table[t].want,
+                   out);
         ASSERT_MSG(strstr(out, "cannot write"), "%s: %s", table[t].cmd, out);
         for (size_t i = 0; i < 6; i++) {
             char *now = gb_test_slurp(inputs[i]);
@@ -263,9 +263,10 @@ TEST(safety_tuning_cache_paths)
     };
     for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
         char prof[1200];
-        snprintf(prof, sizeof prof,
-                 "name: t\ntuning_cache: %s\nsuites:\n  - suite: launch\n    params: {op: latency}\n",
-                 table[t].cache);
+        snprintf(
+            prof, sizeof prof,
+            "name: t\ntuning_cache: %s\nsuites:\n  - suite: launch\n    params: {op: latency}\n",
+            table[t].cache);
         gb_test_write_file("t.yaml", prof);
         int rc = sh("%s validate t.yaml 2>&1", GB_TEST_EXE);
         ASSERT_MSG(rc == 2, "%s: exit %d: %s", table[t].cache, rc, out);
@@ -394,8 +395,8 @@ TEST(safety_constraint_nesting_is_limited)
     ASSERT_EQ(gb_expr_parse(s, &e, err, sizeof err, &col), GB_ECONFIG);
     ASSERT_CONTAINS(err, "nested deeper than");
     /* Within the limits all is as before. */
-    ASSERT_OK(gb_expr_parse("((((x)))) + !!-1 + min(max(x, 2), pow2(x))", &e, err, sizeof err,
-                            &col));
+    ASSERT_OK(
+        gb_expr_parse("((((x)))) + !!-1 + min(max(x, 2), pow2(x))", &e, err, sizeof err, &col));
     gb_expr_free(e);
     free(s);
 }
@@ -475,8 +476,8 @@ static void compare_and_report(size_t n, double t[2])
     synth("a.json", n, "dev", "host", "prof", "h2d", "t", 10);
     synth("b.json", n, "dev", "host", "prof", "h2d", "t", 10);
     double wall;
-    int rc = timed(&t[0], &wall, "%s compare %s -q --json c.json 2>&1", GB_TEST_EXE,
-                   "a.json b.json");
+    int rc =
+        timed(&t[0], &wall, "%s compare %s -q --json c.json 2>&1", GB_TEST_EXE, "a.json b.json");
     ASSERT_MSG(rc == 0, "exit %d: %.2000s", rc, out);
     printf("compare of %zu results: %.2f s CPU, %.2f s wall\n", n, t[0], wall);
     rc = timed(&t[1], &wall, "%s report %s -o rep 2>&1", GB_TEST_EXE, "a.json b.json");
@@ -502,8 +503,8 @@ TEST_TIMEOUT(safety_compare_and_report_100k_results, 600)
     for (int k = 0; k < 2; k++) {
         const char *what = k ? "report" : "compare";
         ASSERT_MSG(big[k] < 25 * (small[k] > 0.2 ? small[k] : 0.2),
-                   "%s: %.2f s CPU for %zu results, %.2f s for %zu: not linear", what,
-                   big[k], n, small[k], n / 10);
+                   "%s: %.2f s CPU for %zu results, %.2f s for %zu: not linear", what, big[k], n,
+                   small[k], n / 10);
         ASSERT_MSG(big[k] < 60, "%s: %.2f s CPU for %zu results", what, big[k], n);
     }
 }
@@ -582,16 +583,17 @@ TEST_TIMEOUT(safety_hostile_names_through_nightly, 240)
      * command is the real one. */
     FILE *f = fopen("in/fake-gpubench", "w");
     ASSERT(f);
-    fprintf(f, "#!/bin/sh\n"
-               "if [ \"$1\" = run ]; then\n"
-               "  while [ $# -gt 0 ]; do\n"
-               "    [ \"$1\" = -o ] && { cp \"$FAKE_RESULTS\" \"$2\"; exit 0; }\n"
-               "    shift\n"
-               "  done\n"
-               "  exit 2\n"
-               "fi\n"
-               "exec '%s' \"$@\"\n",
-               GB_TEST_EXE);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "if [ \"$1\" = run ]; then\n"
+            "  while [ $# -gt 0 ]; do\n"
+            "    [ \"$1\" = -o ] && { cp \"$FAKE_RESULTS\" \"$2\"; exit 0; }\n"
+            "    shift\n"
+            "  done\n"
+            "  exit 2\n"
+            "fi\n"
+            "exec '%s' \"$@\"\n",
+            GB_TEST_EXE);
     ASSERT(fclose(f) == 0);
     ASSERT_EQ(chmod("in/fake-gpubench", 0755), 0);
     /* A profile file whose name is hostile too (the script derives file names from it). */

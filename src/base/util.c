@@ -227,9 +227,9 @@ int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *con
     if (S_ISREG(st.st_mode))
         return 0;
     snprintf(why, cap, "%s",
-             S_ISDIR(st.st_mode)                           ? "it is a folder; a file is meant"
+             S_ISDIR(st.st_mode)                          ? "it is a folder; a file is meant"
              : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "it is a device node"
-                                                           : "it exists and is not a regular file");
+                                                          : "it exists and is not a regular file");
     return -1;
 }
 

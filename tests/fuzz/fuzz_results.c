@@ -24,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fwrite(data, 1, size, f);
     fclose(f);
     struct gb_results rs;
-    if (gb_results_read(path, &rs) == 0) {
+    int rc = gb_results_read(path, &rs);
+    unlink(path);
+    if (rc == 0) {
         char name[512];
         gb_baseline_name(&rs, name, sizeof name);
         struct gb_compare_opts o;
