@@ -59,6 +59,8 @@ fi
 
 profile=$1
 shift
+# Every output goes under $dir (gpubench itself refuses an output that is one of its inputs).
+[ ! -e "$dir" ] || [ -d "$dir" ] || { echo "nightly: RESULTS_DIR $dir is not a folder" >&2; exit 2; }
 [ -f "$profile" ] || { echo "nightly: no profile $profile" >&2; exit 2; }
 name=$(basename "$profile" .yaml)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

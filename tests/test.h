@@ -104,6 +104,19 @@ void gb_test_register(const char *name, void (*fn)(void), int timeout_s);
         exit(GB_TEST_SKIP);                                                        \
     } while (0)
 
+/* 1 when AddressSanitizer is built in: GCC defines __SANITIZE_ADDRESS__, clang answers
+ * __has_feature(address_sanitizer). */
+#if defined(__SANITIZE_ADDRESS__)
+#define GB_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GB_TEST_ASAN 1
+#endif
+#endif
+#ifndef GB_TEST_ASAN
+#define GB_TEST_ASAN 0
+#endif
+
 /* Paths set by meson for tests that run the real binary or read the tree. */
 #ifndef GB_TEST_EXE
 #define GB_TEST_EXE "gpubench"

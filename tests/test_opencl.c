@@ -204,7 +204,7 @@ TEST(opencl_alloc_too_big_and_invalid)
     ASSERT_EQ(ocl->buf_alloc(dev, UINT64_MAX, GB_MEM_HOST_PINNED, &b), GB_ETOOBIG);
     ASSERT_EQ(ocl->buf_alloc(dev, 0, GB_MEM_DEVICE, &b), GB_EINVAL);
     ASSERT_EQ(ocl->buf_alloc(dev, 64, (enum gb_mem_kind)3, &b), GB_EINVAL);
-#ifndef __SANITIZE_ADDRESS__
+#if !GB_TEST_ASAN
     /* Pageable memory is host memory, not bound by the device's limit; an impossible size is
      * a plain allocation failure. (AddressSanitizer aborts on such a request instead.) */
     ASSERT_EQ(ocl->buf_alloc(dev, UINT64_MAX / 2, GB_MEM_HOST_PAGEABLE, &b), GB_ENOMEM);

@@ -1,12 +1,17 @@
 /* gpubench — small string and array helpers (see util.h). */
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
 {
@@ -257,4 +262,129 @@ char *gb_format_uuid(const unsigned char u[16], char *buf, size_t len)
     for (int i = 0; i < 16; i++)
         gb_appendf(buf, len, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
     return buf;
+}
+/* Whether a and b name the same existing file: same device and inode, or the same resolved
+ * path. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+        return true;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
+}
+
+int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *const *inputs,
+                      size_t ninputs, char *why, size_t cap)
+{
+    if (cap)
+        why[0] = '\0';
+    if (strcmp(out, "-") == 0 && kind == GB_OUTPUT_FILE)
+        return 0;
+    if (!out[0]) {
+        snprintf(why, cap, "the path is empty");
+        return -1;
+    }
+    struct stat lst, st;
+    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(out, &st) != 0) {
+        snprintf(why, cap, "it is a symbolic link to nothing (%s)", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < ninputs; i++) {
+        if (inputs[i] && strcmp(inputs[i], "-") != 0 && same_file(out, inputs[i])) {
+            snprintf(why, cap, "it is the input %s", inputs[i]);
+            return -1;
+        }
+    }
+    if (stat(out, &st) != 0)
+        return 0; /* a new file or folder */
+    if (kind == GB_OUTPUT_DIR) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, cap, "it exists and is not a folder");
+            return -1;
+        }
+        return 0;
+    }
+    if (S_ISREG(st.st_mode))
+        return 0;
+    snprintf(why, cap, "%s",
+             S_ISDIR(st.st_mode)                          ? "it is a folder; a file is meant"
+             : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "it is a device node"
+                                                          : "it exists and is not a regular file");
+    return -1;
+}
+
+char *gb_output_resolve(const char *path, char *buf, size_t cap)
+{
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        char r[PATH_MAX];
+        if (!realpath(path, r))
+            return NULL;
+        if (strlen(r) >= cap) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        memcpy(buf, r, strlen(r) + 1);
+        return buf;
+    }
+    if (strlen(path) >= cap) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    memcpy(buf, path, strlen(path) + 1);
+    return buf;
+}
+
+/* Removes "<base>.gbtmp-<pid>-XXXXXX" in folder dir whose pid no longer runs. */
+static void remove_stale_tmps(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, bl) != 0 || strncmp(n + bl, ".gbtmp-", 7) != 0)
+            continue;
+        char *end;
+        long pid = strtol(n + bl + 7, &end, 10);
+        if (end == n + bl + 7 || *end != '-' || strlen(end + 1) != 6 || pid <= 0)
+            continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char full[PATH_MAX];
+        if (snprintf(full, sizeof full, "%s/%s", dir, n) < (int)sizeof full)
+            (void)unlink(full);
+    }
+    closedir(d);
+}
+
+int gb_tmp_create(const char *path, char *tmp, size_t cap)
+{
+    int w = snprintf(tmp, cap, "%s.gbtmp-%ld-XXXXXX", path, (long)getpid());
+    if (w < 0 || (size_t)w >= cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (strlen(path) < sizeof dir) {
+        if (slash) {
+            size_t l = slash == path ? 1 : (size_t)(slash - path);
+            memcpy(dir, path, l);
+            dir[l] = '\0';
+        } else {
+            snprintf(dir, sizeof dir, ".");
+        }
+        remove_stale_tmps(dir, slash ? slash + 1 : path);
+    }
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0644 & ~um);
+    return fd;
 }

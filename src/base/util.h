@@ -79,5 +79,41 @@ void gb_fputs_md(FILE *f, const char *s);
 /* The 16 bytes u of a UUID as 8-4-4-4-12 lowercase hex digits ("1b2c...-..."), into buf[len]
  * (37 bytes hold it); "" when u is all zero (a device that gives none). Returns buf. */
 char *gb_format_uuid(const unsigned char u[16], char *buf, size_t len);
+/* What an output path is meant to be, for gb_output_refusal. */
+enum gb_output_kind {
+    GB_OUTPUT_FILE, /* a regular file, created or replaced */
+    GB_OUTPUT_DIR,  /* a folder, created when missing */
+};
+
+/* Whether `out` may be written as an output of a command whose inputs are inputs[0..ninputs)
+ * (NULL entries skipped; "-" is stdin/stdout and never clashes). Returns 0 when it may; else -1
+ * with the reason for the user in why[cap] ("it is the input base.json", "it is a device node",
+ * "it is a folder; a file is meant"). Refused:
+ *  - out is the same file as an input: same st_dev and st_ino (hard links and symbolic links
+ *    included), or the same path once both are resolved with realpath;
+ *  - for GB_OUTPUT_FILE, out (after following links) exists and is not a regular file: a
+ *    character or block device (/dev/null), a FIFO, a socket, or a folder;
+ *  - for GB_OUTPUT_DIR, out exists and is not a folder;
+ *  - out is a symbolic link that points nowhere (a dangling link would otherwise be replaced).
+ * A symbolic link to an acceptable file is accepted: writers write through it (to the file it
+ * names), never replace the link itself (gb_output_resolve). "-" as out is accepted for
+ * GB_OUTPUT_FILE (stdout). */
+int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *const *inputs,
+                      size_t ninputs, char *why, size_t cap);
+
+/* The path a writer that replaces `path` by renaming a temporary file over it must use so that a
+ * symbolic link at `path` is written through, not replaced: the link's final target (realpath)
+ * into buf[cap] when path is a symbolic link, else path itself. Returns buf, or NULL with errno
+ * (a dangling link: ENOENT; a result that does not fit: ENAMETOOLONG). */
+char *gb_output_resolve(const char *path, char *buf, size_t cap);
+
+/* Creates the temporary file a writer fills before renaming it over `path` (which should come
+ * from gb_output_resolve): "<path>.gbtmp-<pid>-XXXXXX" beside it, mode 0644 (before the umask),
+ * O_CLOEXEC. First removes the stale temporaries of that pattern beside path whose process no
+ * longer runs (kill(pid, 0) fails with ESRCH): what a write killed by SIGKILL, or cut short by a
+ * crash, left behind. Another live process's temporaries are kept. Returns the open descriptor
+ * with the name in tmp[cap], or -1 with errno (ENAMETOOLONG when the name does not fit). The
+ * caller unlinks tmp when its write fails. */
+int gb_tmp_create(const char *path, char *tmp, size_t cap);
 
 #endif

@@ -98,10 +98,15 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: %s has no ok result to compare against\n", file);
         return GB_EXIT_USAGE;
     }
+    if ((rc = gb__check_output("baseline", a.dir, GB_OUTPUT_DIR, &file, 1)) != GB_EXIT_OK)
+        return rc;
     if (gb_mkdir_p(a.dir, 0777) != 0) {
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", a.dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
+    const char *inputs[] = {file};
+    if ((rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
+        return rc;
     /* The nights folder is the baseline's path without ".json". A baseline from before nights
      * (the file without its folder) becomes the first night, unless this is a restart. */
     char folder[4096];

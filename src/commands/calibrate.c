@@ -162,6 +162,9 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
     for (; rc == GB_EXIT_OK && done < runs && !*stop; done++) {
         snprintf(paths[done], sizeof paths[done], "%s/run-%ld.json", dir, done + 1);
         path_ptrs[done] = paths[done];
+        const char *inputs[] = {p->path, c->json};
+        if ((rc = gb__check_output("calibrate", paths[done], GB_OUTPUT_FILE, inputs, 2)))
+            break;
         gb__fill_meta(&rs[done].run, p, command_line);
         fprintf(stderr, "gpubench calibrate: run %ld of %ld, %zu cases -> %s\n", done + 1, runs,
                 plan->ncases, paths[done]);
@@ -210,6 +213,9 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
                                    "--from takes only --json, --baseline and compare options");
         if (n < 2)
             return gb__usage_error(&cmd, "--from needs at least two results files of one profile");
+        if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE,
+                                             (const char *const *)argv + first, (size_t)n)))
+            return rc;
         return analyse_files((const char *const *)argv + first, (size_t)n, &co, &c);
     }
     if (n != 1)
@@ -217,6 +223,11 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
     a.profile = argv[first];
     if (a.out)
         return gb__usage_error(&cmd, "-o does not apply; --dir DIR holds the runs");
+    const char *inputs[] = {a.profile};
+    if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE, inputs, 1)))
+        return rc;
+    if (c.dir && (rc = gb__check_output("calibrate", c.dir, GB_OUTPUT_DIR, inputs, 1)))
+        return rc;
     struct gb_profile p;
     struct gb_plan plan;
     if ((rc = gb__prepare_plan(&a, "calibrate", &p, &plan)) != GB_EXIT_OK)

@@ -295,6 +295,16 @@ enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *u
     return GB_EXIT_OK;
 }
 
+enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
+                              const char *const *inputs, size_t ninputs)
+{
+    char why[4200];
+    if (gb_output_refusal(out, kind, inputs, ninputs, why, sizeof why) == 0)
+        return GB_EXIT_OK;
+    fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, out, why);
+    return GB_EXIT_USAGE;
+}
+
 FILE *gb__open_out(const char *path)
 {
     return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/util.h"
 #include "commands.h"
 #include "compare/compare.h"
 #include "harness/config.h"
@@ -156,6 +157,13 @@ enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *u
 
 /* The UTC time now as "2024-05-01T02:30:00Z" into buf[len]. */
 void gb__utc_now(char *buf, size_t len);
+
+/* Checks an output path against the command's inputs with gb_output_refusal (base/util.h): an
+ * input, a device node, a folder where a file is meant (or a file where a folder is meant), a
+ * dangling symbolic link. GB_EXIT_OK, or GB_EXIT_USAGE after "gpubench CMD: cannot write OUT:
+ * why" on stderr. Every command that writes calls it before it reads or runs anything more. */
+enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
+                              const char *const *inputs, size_t ninputs);
 
 /* Opens path for writing, "-" meaning stdout; NULL with errno when it cannot. */
 FILE *gb__open_out(const char *path);

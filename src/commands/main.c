@@ -1,5 +1,6 @@
 /* gpubench — the command line: finds the command and hands it the rest. Each command parses its
  * own options and answers its own --help (commands.h); the exit status is its enum gb_exit. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,9 @@ static void version(void)
 
 int main(int argc, char **argv)
 {
+    /* A file size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+     * instead of killing the program with SIGXFSZ halfway through a results file. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return GB_EXIT_USAGE;

@@ -1,8 +1,10 @@
 /* gpubench — the report command: `gpubench report RESULTS.json... -o DIR [--prices FILE]
  * [--title TEXT]` (the report itself: src/report/report.h). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "common.h"
@@ -76,6 +78,52 @@ out:
     return rc;
 }
 
+/* Whether the report in dir would overwrite `input`: the input lies where the report writes
+ * (DIR/index.html, DIR/report.md, or under DIR/data, DIR/plots, DIR/charts). Both resolved. */
+static bool written_by_report(const char *dir, const char *input)
+{
+    char rd[PATH_MAX], ri[PATH_MAX];
+    if (!realpath(dir, rd) || !realpath(input, ri))
+        return false;
+    size_t l = strlen(rd);
+    if (strncmp(ri, rd, l) != 0 || (ri[l] != '/' && l != 1))
+        return false;
+    const char *rest = ri + (l == 1 ? 1 : l + 1);
+    static const char *const files[] = {"index.html", "report.md"};
+    static const char *const subs[] = {"data/", "plots/", "charts/"};
+    for (size_t i = 0; i < 2; i++)
+        if (strcmp(rest, files[i]) == 0)
+            return true;
+    for (size_t i = 0; i < 3; i++)
+        if (strncmp(rest, subs[i], strlen(subs[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The folder must be one (or new), and no input (results files, price sheet) may be among the
+ * files the report writes. GB_EXIT_OK or GB_EXIT_USAGE with the reason on stderr. */
+static int check_output(const struct report_args *a)
+{
+    const char **inputs = calloc(a->n + 1, sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "gpubench report: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    memcpy(inputs, a->paths, a->n * sizeof *inputs);
+    inputs[a->n] = a->prices;
+    int rc = gb__check_output("report", a->dir, GB_OUTPUT_DIR, inputs, a->n + 1);
+    for (size_t i = 0; rc == GB_EXIT_OK && i <= a->n; i++) {
+        if (inputs[i] && written_by_report(a->dir, inputs[i])) {
+            fprintf(stderr,
+                    "gpubench report: cannot write %s: the report would overwrite the input %s\n",
+                    a->dir, inputs[i]);
+            rc = GB_EXIT_USAGE;
+        }
+    }
+    free(inputs);
+    return rc;
+}
+
 int gb_cmd_report(int argc, char **argv)
 {
     struct report_args a = {0};
@@ -88,6 +136,8 @@ int gb_cmd_report(int argc, char **argv)
     /* getopt_long moved the operands, the results files, to the end. */
     a.paths = (const char **)argv + first;
     a.n = (size_t)(argc - first);
+    if ((rc = check_output(&a)) != GB_EXIT_OK)
+        return rc;
     if (!a.prices)
         return write_report(&a, NULL);
     struct gb_prices prices;

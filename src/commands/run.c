@@ -32,12 +32,11 @@ static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one P
 static const char *unwritable(const char *out, const char *partial, const char *profile,
                               const struct gb_results *rs)
 {
-    struct stat st_out, st_prof;
-    if (stat(out, &st_out) == 0 && !S_ISREG(st_out.st_mode))
-        return "it exists and is not a regular file";
-    if (stat(out, &st_out) == 0 && stat(profile, &st_prof) == 0 &&
-        st_out.st_dev == st_prof.st_dev && st_out.st_ino == st_prof.st_ino)
-        return "it is the profile being run";
+    static char why[4200];
+    const char *inputs[] = {profile};
+    if (gb_output_refusal(out, GB_OUTPUT_FILE, inputs, 1, why, sizeof why))
+        return why;
+    struct stat st_out;
     if (gb_results_write(rs, stat(out, &st_out) == 0 ? partial : out))
         return gb_error_msg();
     return NULL;
@@ -62,8 +61,9 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
     size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
     for (size_t i = 0; i < rs->nresults; i++)
         n[rs->results[i].status]++;
-    printf("%zu ok, %zu skipped, %zu failed%s; results in %s\n", n[GB_STATUS_OK],
-           n[GB_STATUS_SKIPPED], n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "", out);
+    printf("%zu ok, %zu skipped, %zu failed%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
+           n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "",
+           r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
     if (r == GB_EIO)
         fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
     if (r == GB_EBACKEND)

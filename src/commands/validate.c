@@ -115,6 +115,7 @@ int gb_cmd_validate(int argc, char **argv)
     struct gb_plan plan = {.devices = &one, .ndevices = 1};
     if (gb_plan_expand(&p, a.suite, &plan)) {
         fprintf(stderr, "%s\n", gb_error_msg());
+        free(plan.cases); /* the cases expanded before the refusal */
         gb_profile_free(&p);
         return GB_EXIT_USAGE;
     }

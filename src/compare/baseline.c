@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,14 +15,16 @@
 #include "base/error.h"
 #include "base/util.h"
 
-/* Appends s to buf lowercased, each run of characters other than [a-z0-9.] as one '-'. */
+/* Appends s to buf lowercased, each run of characters other than [a-z0-9.] as one '-'. A '.' is
+ * kept only right after a letter or digit ("2.40ghz"), so that no name starts with '.' or holds
+ * ".." (a hostile host "../../x" becomes "x", not a hidden "..-..-x"). */
 static void slug_append(char *buf, size_t len, const char *s)
 {
     size_t l = strlen(buf);
     bool dash = l > 0 && buf[l - 1] == '-';
     for (; *s && l + 1 < len; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (isalnum(ch) || ch == '.') {
+        if (isalnum(ch) || (ch == '.' && l > 0 && isalnum((unsigned char)buf[l - 1]))) {
             buf[l++] = (char)tolower(ch);
             dash = false;
         } else if (!dash && l > 0) {
@@ -81,12 +84,14 @@ void gb_baseline_name(const struct gb_results *rs, char *buf, size_t len)
 
 int gb_baseline_copy(const char *src, const char *dst)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
+    /* A symbolic link at dst is written through (its target replaced), never replaced. */
+    char dest[PATH_MAX], tmp[PATH_MAX + 32];
+    if (!gb_output_resolve(dst, dest, sizeof dest))
+        return GB_USER_FAIL(GB_EIO, "cannot write %s: %s", dst, strerror(errno));
     FILE *in = fopen(src, "rb");
     if (!in)
         return GB_USER_FAIL(GB_EIO, "cannot read %s: %s", src, strerror(errno));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = gb_tmp_create(dest, tmp, sizeof tmp);
     if (fd < 0) {
         int rc = GB_USER_FAIL(GB_EIO, "cannot write %s: %s", tmp, strerror(errno));
         fclose(in);
@@ -116,7 +121,7 @@ int gb_baseline_copy(const char *src, const char *dst)
     if (close(fd) != 0)
         rc = -1;
     fclose(in);
-    if (!rc && rename(tmp, dst) != 0)
+    if (!rc && rename(tmp, dest) != 0)
         rc = -1;
     if (rc) {
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: %s", dst, strerror(errno));

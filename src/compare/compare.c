@@ -293,38 +293,6 @@ static int cmp_keyed(const void *a, const void *b)
     return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
 }
 
-/* One key per result: suite, case, backend, device, params (every axis, typed text), and an
- * occurrence number so that a case measured twice in one file pairs first with first. */
-static int make_keys(const struct gb_results *rs, bool across, struct keyed **out)
-{
-    struct keyed *k = calloc(rs->nresults ? rs->nresults : 1, sizeof *k);
-    if (!k)
-        return GB_FAIL(GB_ENOMEM, "compare keys");
-    for (size_t i = 0; i < rs->nresults; i++) {
-        const struct gb_result *r = &rs->results[i];
-        char dev[512], params[1024], base[2048];
-        device_key(rs, r, across, dev, sizeof dev);
-        gb_params_format(&r->params, params, sizeof params);
-        snprintf(base, sizeof base, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name,
-                 r->backend, dev, params);
-        size_t occ = 0;
-        for (size_t j = 0; j < i; j++)
-            occ += strncmp(k[j].key, base, strlen(base)) == 0 && k[j].key[strlen(base)] == '\x1f';
-        size_t l = strlen(base) + 32;
-        k[i].key = malloc(l);
-        if (!k[i].key) {
-            for (size_t j = 0; j < i; j++)
-                free(k[j].key);
-            free(k);
-            return GB_FAIL(GB_ENOMEM, "compare keys");
-        }
-        snprintf(k[i].key, l, "%s\x1f%zu", base, occ);
-        k[i].idx = i;
-    }
-    *out = k;
-    return 0;
-}
-
 static void free_keys(struct keyed *k, size_t n)
 {
     if (!k)
@@ -332,6 +300,67 @@ static void free_keys(struct keyed *k, size_t n)
     for (size_t i = 0; i < n; i++)
         free(k[i].key);
     free(k);
+}
+
+/* Orders keys by text, then by result index: equal keys in file order. */
+static int cmp_keyed_idx(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* One key per result: suite, case, backend, device, params (every axis, typed text), and an
+ * occurrence number so that a case measured twice in one file pairs first with first. The
+ * occurrence numbers come from one sort of the keys (O(n log n); counting earlier equal keys
+ * for each result took 45 s for 100,000 results). */
+static int make_keys(const struct gb_results *rs, bool across, struct keyed **out)
+{
+    size_t n = rs->nresults;
+    struct keyed *k = calloc(n ? n : 1, sizeof *k), *sorted = calloc(n ? n : 1, sizeof *sorted);
+    if (!k || !sorted) {
+        free(k);
+        free(sorted);
+        return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct gb_result *r = &rs->results[i];
+        char dev[512], params[1024], base[2048];
+        device_key(rs, r, across, dev, sizeof dev);
+        gb_params_format(&r->params, params, sizeof params);
+        snprintf(base, sizeof base, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name,
+                 r->backend, dev, params);
+        size_t l = strlen(base) + 32;
+        k[i].key = malloc(l);
+        if (!k[i].key) {
+            free_keys(k, i);
+            free(sorted);
+            return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+        }
+        memcpy(k[i].key, base, strlen(base) + 1);
+        k[i].idx = i;
+        sorted[i] = k[i];
+    }
+    qsort(sorted, n, sizeof *sorted, cmp_keyed_idx);
+    /* sorted[i].key still points to the base text: number each run of equal ones in file order,
+     * the occurrence noted in a second array (the keys cannot grow while they are compared). */
+    size_t *occ = calloc(n ? n : 1, sizeof *occ);
+    if (!occ) {
+        free_keys(k, n);
+        free(sorted);
+        return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+    }
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(sorted[i].key, sorted[i - 1].key) == 0)
+            occ[sorted[i].idx] = occ[sorted[i - 1].idx] + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(k[i].key);
+        snprintf(k[i].key + l, 32, "\x1f%zu", occ[i]);
+    }
+    free(occ);
+    free(sorted);
+    *out = k;
+    return 0;
 }
 
 /* True when params a and b name the same axes with equal values (gb_value_equal). */

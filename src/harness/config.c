@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "harness/config_private.h"
 
 /* The largest profile file read. */
@@ -159,6 +160,11 @@ int gb__parse_tuning_cache(struct gb__ld *l, yaml_node_t *n)
     if (w < 0 || (size_t)w >= sizeof l->p->tuning_cache)
         return gb__fail(l, n, "tuning_cache: the path is longer than %zu characters",
                         sizeof l->p->tuning_cache - 1);
+    /* The cache is read, then replaced by a rename: a device node or a folder must not be. */
+    char why[1200];
+    if (gb_output_refusal(l->p->tuning_cache, GB_OUTPUT_FILE, NULL, 0, why, sizeof why))
+        return gb__fail(l, n, "tuning_cache: %s cannot be the tuning cache: %s",
+                        l->p->tuning_cache, why);
     return 0;
 }
 

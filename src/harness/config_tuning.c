@@ -155,7 +155,9 @@ static int parse_constraint(struct gb__ld *l, yaml_node_t *it, struct gb_constra
                       it->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
         at.col += col - 1 + (quoted ? 1 : 0);
         const char *msg = strchr(why, ':');
-        return gb__fail_loc(l, at, "constraint \"%s\": %s", text, msg ? msg + 2 : why);
+        /* A long constraint is quoted by its start: the reason must fit in the message. */
+        return gb__fail_loc(l, at, "constraint \"%.60s%s\": %s", text,
+                            strlen(text) > 60 ? "..." : "", msg ? msg + 2 : why);
     }
     gb_expr_free(e);
     if (!(c->text = strdup(text)))

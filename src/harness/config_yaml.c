@@ -283,14 +283,56 @@ static struct gb__loc mark_loc(const struct gb__ld *l, const char *text, size_t 
     return (struct gb__loc){l->src, (int)m.line + 1, (int)m.column + 1};
 }
 
-/* Loads the single YAML document of text into doc; reports syntax errors. */
-int gb__load_doc(struct gb__ld *l, const char *text, size_t len, yaml_document_t *doc)
+/* How deep mappings and sequences may nest in a profile. The deepest a real profile goes is
+ * about 6 (suites: NAME: params: KEY: [list]); libyaml needs time quadratic in the depth (200 KB
+ * of "{a: {a: ..." took 48 s), and the loader walks the tree recursively. */
+#define MAX_YAML_DEPTH 64
+
+/* Streams text's parse events and refuses, at the first one too deep, a text nested deeper than
+ * MAX_YAML_DEPTH, before libyaml builds the document. A syntax error ends the scan quietly: the
+ * load that follows reports it. */
+static int check_depth(struct gb__ld *l, const char *text, size_t len)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return gb__fail(l, NULL, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int rc = 0;
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > MAX_YAML_DEPTH) {
+                rc = gb__fail_loc(l, mark_loc(l, text, len, ev.start_mark),
+                                  "nested deeper than %d levels of mappings and lists",
+                                  MAX_YAML_DEPTH);
+                yaml_event_delete(&ev);
+                break;
+            }
+        } else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+/* Loads the single YAML document of text into doc; reports syntax errors and nesting deeper than
+ * MAX_YAML_DEPTH. */
+int gb__load_doc(struct gb__ld *l, const char *text, size_t len, yaml_document_t *doc)
+{
+    int rc = check_depth(l, text, len);
+    if (rc)
+        return rc;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return gb__fail(l, NULL, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, doc)) {
         /* Reader errors carry a byte offset, not a mark. */
         struct gb__loc at = parser.error == YAML_READER_ERROR

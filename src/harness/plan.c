@@ -1,6 +1,7 @@
 #include "harness/plan.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"
@@ -125,6 +126,87 @@ static bool params_equal(const struct gb_params *a, const struct gb_params *b)
     return true;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* A hash of p consistent with params_equal: equal parameters hash alike (0.0 and -0.0 too). */
+static uint64_t params_hash(const struct gb_params *p)
+{
+    uint64_t h = fnv(UINT64_C(14695981039346656037), &p->n, sizeof p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct gb_value *v = &p->v[i];
+        h = fnv(h, p->name[i], strlen(p->name[i]) + 1);
+        h = fnv(h, &v->type, sizeof v->type);
+        switch (v->type) {
+        case GB_V_SIZE:
+            h = fnv(h, &v->u.size, sizeof v->u.size);
+            break;
+        case GB_V_INT:
+            h = fnv(h, &v->u.i, sizeof v->u.i);
+            break;
+        case GB_V_FLOAT: {
+            double f = v->u.f == 0 ? 0.0 : v->u.f;
+            h = fnv(h, &f, sizeof f);
+            break;
+        }
+        case GB_V_STR:
+            h = fnv(h, v->s, strnlen(v->s, GB_STR_MAX));
+            break;
+        case GB_V_BOOL:
+            h = fnv(h, &v->u.b, sizeof v->u.b);
+            break;
+        }
+    }
+    return h;
+}
+
+/* The cases of one profile entry seen so far, for the duplicate check after normalize(): an
+ * open-addressing hash set of indices into plan->cases, so n cases cost O(n), not the O(n^2) of
+ * comparing each with all before it (a 160,000-case profile took minutes). */
+struct seen {
+    size_t *slot; /* SIZE_MAX: empty */
+    size_t cap, n; /* cap a power of two, or 0 */
+};
+
+/* Whether plan->cases[i]'s parameters are already in *t; when not, adds i. -1 when out of
+ * memory. */
+static int seen_add(struct seen *t, const struct gb_plan *plan, size_t i)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t ncap = t->cap ? 2 * t->cap : 64;
+        size_t *ns = malloc(ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        for (size_t k = 0; k < ncap; k++)
+            ns[k] = SIZE_MAX;
+        for (size_t k = 0; k < t->cap; k++) {
+            if (t->slot[k] == SIZE_MAX)
+                continue;
+            size_t j = params_hash(&plan->cases[t->slot[k]].params) & (ncap - 1);
+            while (ns[j] != SIZE_MAX)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = t->slot[k];
+        }
+        free(t->slot);
+        t->slot = ns;
+        t->cap = ncap;
+    }
+    const struct gb_params *p = &plan->cases[i].params;
+    size_t j = params_hash(p) & (t->cap - 1);
+    for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->cap - 1))
+        if (params_equal(&plan->cases[t->slot[j]].params, p))
+            return 1;
+    t->slot[j] = i;
+    t->n++;
+    return 0;
+}
+
 static bool suite_wanted(const char *filter, const char *name)
 {
     if (!filter)
@@ -141,15 +223,16 @@ static bool suite_wanted(const char *filter, const char *name)
 
 /* Appends the cases of one profile entry on plan device `d` (single-device suites, set NULL)
  * or on the device set set[0..nset) (multi-device suites). */
-static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *set, size_t nset,
-                      struct gb_plan *plan, size_t *cap)
+static int expand_run(const char *path, const struct gb_suite_run *run, size_t d,
+                      const size_t *set, size_t nset, struct gb_plan *plan, size_t *cap)
 {
     const struct gb_suite *s = run->suite;
-    size_t first = plan->ncases; /* duplicates are merged within one entry */
     size_t idx[GB_MAX_AXES] = {0};
     for (size_t i = 0; i < s->naxes; i++)
         if (run->sweeps[i].n == 0)
             return 0;
+    struct seen seen = {0}; /* duplicates are merged within one entry */
+    int rc = 0;
     for (;;) {
         struct gb_plan_case c = {.run = run, .device = d, .nset = nset};
         if (nset)
@@ -165,34 +248,47 @@ static int expand_run(const struct gb_suite_run *run, size_t d, const size_t *se
                 keep = false;
         }
         keep = keep && (!s->normalize || s->normalize(&c.params));
-        /* Sweeps hold distinct values, so only a normalize() can make two combinations equal. */
-        for (size_t j = first; keep && s->normalize && j < plan->ncases; j++)
-            if (params_equal(&plan->cases[j].params, &c.params))
-                keep = false;
-        if (keep && plan->ncases >= GB_PLAN_MAX_CASES)
-            return GB_USER_FAIL(GB_ECONFIG, "the profile expands to more than %d cases (at the "
-                                "%s entry on line %d); narrow the sweeps",
-                                GB_PLAN_MAX_CASES, run->suite->name, run->line);
         if (keep) {
             struct gb_plan_case *nc = gb_grow(plan->cases, cap, plan->ncases + 1, sizeof *nc);
-            if (!nc)
-                return GB_FAIL(GB_ENOMEM, "plan of %zu cases", plan->ncases + 1);
-            plan->cases = nc;
-            plan->cases[plan->ncases++] = c;
-        }
-        /* Odometer: the last axis turns fastest. */
-        size_t i = s->naxes;
-        while (i > 0) {
-            i--;
-            if (++idx[i] < run->sweeps[i].n)
+            if (!nc) {
+                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases",
+                             plan->ncases + 1);
                 break;
-            idx[i] = 0;
-            if (i == 0)
-                return 0;
+            }
+            plan->cases = nc;
+            plan->cases[plan->ncases] = c;
+            /* Sweeps hold distinct values, so only a normalize() can make two combinations
+             * equal. */
+            int dup = s->normalize ? seen_add(&seen, plan, plan->ncases) : 0;
+            if (dup < 0) {
+                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases",
+                             plan->ncases + 1);
+                break;
+            }
+            if (!dup && plan->ncases >= GB_PLAN_MAX_CASES) {
+                rc = GB_USER_FAIL(GB_ECONFIG,
+                                  "%s:%d:%d: the profile expands to more than %d cases (at this "
+                                  "%s entry); narrow the sweeps",
+                                  path, run->line, run->column, GB_PLAN_MAX_CASES,
+                                  run->suite->name);
+                break;
+            }
+            if (!dup)
+                plan->ncases++;
         }
-        if (s->naxes == 0)
-            return 0;
+        /* Odometer: the last axis turns fastest; done when the first one wraps. */
+        bool done = true;
+        for (size_t i = s->naxes; i > 0 && done; i--) {
+            if (++idx[i - 1] < run->sweeps[i - 1].n)
+                done = false;
+            else
+                idx[i - 1] = 0;
+        }
+        if (done)
+            break;
     }
+    free(seen.slot);
+    return rc;
 }
 
 int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan)
@@ -215,7 +311,7 @@ int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct 
             if (!suite_wanted(suite_filter, run->suite->name) ||
                 (run->suite->flags & GB_SUITE_MULTI_DEVICE))
                 continue;
-            if ((err = expand_run(run, d, NULL, 0, plan, &cap)))
+            if ((err = expand_run(p->path, run, d, NULL, 0, plan, &cap)))
                 return err;
         }
     }
@@ -237,7 +333,7 @@ int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct 
             if (!suite_wanted(suite_filter, run->suite->name) ||
                 !(run->suite->flags & GB_SUITE_MULTI_DEVICE))
                 continue;
-            if ((err = expand_run(run, d, set, nset, plan, &cap)))
+            if ((err = expand_run(p->path, run, d, set, nset, plan, &cap)))
                 return err;
         }
     }

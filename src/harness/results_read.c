@@ -445,7 +445,7 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     if (n) {
         r->samples = malloc(n * sizeof *r->samples);
         if (!r->samples)
-            return GB_FAIL(GB_ENOMEM, "%s: %zu samples", R->file, n);
+            return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory for %zu samples", R->file, n);
         for (size_t k = 0; k < n; k++) {
             json_t *x = json_array_get(samples, k);
             if (json_is_number(x))
@@ -519,7 +519,7 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
     if (nd) {
         out->devices = calloc(nd, sizeof *out->devices);
         if (!out->devices)
-            return GB_FAIL(GB_ENOMEM, "%s: %zu devices", R->file, nd);
+            return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory for %zu devices", R->file, nd);
         for (size_t i = 0; i < nd; i++) {
             if ((rc = rd_device(R, json_array_get(devs, i), i, &out->devices[i])) != 0)
                 return rc;
@@ -531,13 +531,14 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
     if (nr) {
         out->results = calloc(nr, sizeof *out->results);
         if (!out->results)
-            return GB_FAIL(GB_ENOMEM, "%s: %zu results", R->file, nr);
+            return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory for %zu results (%zu bytes each)",
+                                R->file, nr, sizeof *out->results);
         out->cap = nr;
     }
     for (size_t i = 0; i < nr; i++) {
         struct gb_result *r = malloc(sizeof *r);
         if (!r)
-            return GB_FAIL(GB_ENOMEM, "%s: result %zu", R->file, i);
+            return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory at result %zu", R->file, i);
         memset(r, 0, sizeof *r);
         rc = rd_result(R, json_array_get(res, i), i, out->ndevices, r);
         if (rc == 0)
@@ -569,7 +570,8 @@ int gb_results_read(const char *path, struct gb_results *out)
             if (!g) {
                 free(buf);
                 fclose(f);
-                return GB_FAIL(GB_ENOMEM, "reading %s", path);
+                return GB_USER_FAIL(GB_ENOMEM, "out of memory reading %s (%zu bytes so far)", path,
+                                    len);
             }
             buf = g;
             cap = ncap;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "harness/results_json.h"
 
 static const char *better_name(enum gb_better b)
@@ -253,25 +255,26 @@ int gb_results_write(const struct gb_results *rs, const char *path)
         return GB_USER_FAIL(GB_EIO, "cannot write %s: out of memory building the JSON", path);
     }
 
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmpXXXXXX");
-    if (!tmp) {
+    /* A symbolic link at path is written through: the temporary goes beside its target and is
+     * renamed over the target, never over the link. */
+    char *target = malloc(PATH_MAX), *tmp = malloc(PATH_MAX + 32);
+    if (!target || !tmp || !gb_output_resolve(path, target, PATH_MAX)) {
+        int e = errno;
+        free(target);
+        free(tmp);
         json_decref(root);
-        return GB_USER_FAIL(GB_EIO, "cannot write %s: out of memory", path);
+        return GB_USER_FAIL(GB_EIO, "cannot write %s: %s", path, strerror(e));
     }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
+    const char *dest = target;
 
     int rc = 0;
     FILE *f = NULL;
-    int fd = mkstemp(tmp);
+    int fd = gb_tmp_create(dest, tmp, PATH_MAX + 32);
     if (fd < 0) {
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: cannot create the temporary file %s: %s",
                           path, tmp, strerror(errno));
         goto out; /* nothing to remove */
     }
-    /* mkstemp creates 0600; a results file is meant to be shared. */
-    (void)fchmod(fd, 0644);
     f = fdopen(fd, "w");
     if (!f) {
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: fdopen: %s", path, strerror(errno));
@@ -295,14 +298,14 @@ int gb_results_write(const struct gb_results *rs, const char *path)
         goto remove;
     }
     f = NULL;
-    if (rename(tmp, path) != 0) {
+    if (rename(tmp, dest) != 0) {
         rc = GB_USER_FAIL(GB_EIO, "cannot write %s: renaming %s over it: %s", path, tmp,
                           strerror(errno));
         goto remove;
     }
     /* Make the rename itself durable (best effort: the file is complete either way). */
     {
-        char *dir = strdup(path);
+        char *dir = strdup(dest);
         if (dir) {
             char *slash = strrchr(dir, '/');
             const char *d = ".";
@@ -326,6 +329,7 @@ remove:
     unlink(tmp);
 out:
     free(tmp);
+    free(target);
     json_decref(root);
     return rc;
 }

@@ -30,6 +30,7 @@ struct node {
     int64_t num;     /* N_NUM */
     char name[GB_TUNE_NAME_MAX]; /* N_VAR */
     int a, b;        /* children (node indices), -1 if none */
+    int depth;       /* 1 + the deeper child's depth: eval_node's recursion below this node */
 };
 
 struct gb_expr {
@@ -47,6 +48,7 @@ struct parser {
     size_t errlen;
     int col;
     bool failed;
+    int nest; /* parentheses, calls and unary operators open now: the parser's recursion */
 };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -91,6 +93,10 @@ static bool accept(struct parser *p, const char *tok)
 static int add_node(struct parser *p, struct node nd)
 {
     struct gb_expr *e = p->e;
+    int da = nd.a >= 0 ? e->nodes[nd.a].depth : 0, db = nd.b >= 0 ? e->nodes[nd.b].depth : 0;
+    nd.depth = 1 + (da > db ? da : db);
+    if (nd.depth > GB_EXPR_MAX_TREE)
+        return perr(p, "the expression is nested deeper than %d operations", GB_EXPR_MAX_TREE);
     struct node *g = gb_grow(e->nodes, &e->cap, e->n + 1, sizeof *g);
     if (!g)
         return perr(p, "out of memory");
@@ -171,7 +177,9 @@ static int parse_primary(struct parser *p)
     return perr(p, "unexpected \"%c\"", *s);
 }
 
-static int parse_unary(struct parser *p)
+static int parse_unary(struct parser *p);
+
+static int parse_unary_nested(struct parser *p)
 {
     if (accept(p, "-")) {
         int a = parse_unary(p);
@@ -182,6 +190,21 @@ static int parse_unary(struct parser *p)
         return a < 0 ? -1 : add_node(p, (struct node){.kind = N_NOT, .a = a, .b = -1});
     }
     return parse_primary(p);
+}
+
+/* Every recursion of the parser passes here (a parenthesis, a call's arguments, a unary
+ * operator), so the nesting limit bounds its stack: a hostile profile of thousands of "(" or
+ * "!" is a located error, not a stack overflow. */
+static int parse_unary(struct parser *p)
+{
+    if (++p->nest > GB_EXPR_MAX_NEST) {
+        p->nest--;
+        return perr(p, "nested deeper than %d levels (parentheses, calls, - and !)",
+                    GB_EXPR_MAX_NEST);
+    }
+    int a = parse_unary_nested(p);
+    p->nest--;
+    return a;
 }
 
 /* One precedence level of left-associative binary operators. */

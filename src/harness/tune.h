@@ -40,6 +40,13 @@
  *   power of two, else 0). A comparison or logical operator yields 1 or 0. */
 struct gb_expr;
 
+/* Limits of an expression, so that neither parsing nor evaluating it can overflow the stack:
+ * at most GB_EXPR_MAX_NEST parentheses, function calls and unary - or ! open at once, and at most
+ * GB_EXPR_MAX_TREE operations on the longest path from the result to a leaf (a chain
+ * "a + a + ... + a" of that many terms). Beyond them gb_expr_parse fails with a column. */
+#define GB_EXPR_MAX_NEST 100
+#define GB_EXPR_MAX_TREE 1000
+
 /* Parses `text`. On a syntax error returns GB_ECONFIG with "column C: message" in err and the
  * 1-based column in *col (when col is non-NULL). */
 int gb_expr_parse(const char *text, struct gb_expr **out, char *err, size_t errlen, int *col);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,13 +140,23 @@ static int entry_from_json(const char *path, size_t i, const json_t *e, struct g
     return 0;
 }
 
+/* The tuning cache must be a regular file (or none yet): a device node such as /dev/null would
+ * read as an empty cache and then be renamed over; a folder cannot hold the entries. */
+static int check_path(const char *p)
+{
+    char why[1200];
+    if (gb_output_refusal(p, GB_OUTPUT_FILE, NULL, 0, why, sizeof why))
+        return GB_USER_FAIL(GB_EINVAL, "the tuning cache %s cannot be used: %s", p, why);
+    return 0;
+}
+
 int gb_tuning_lookup(const char *path, const struct gb_device *dev, const char *kernel,
                      const char *problem, struct gb_tuning_entry *out, bool *found)
 {
     *found = false;
     char p[1024];
     int rc = gb_tuning_cache_path(path, p, sizeof p);
-    if (rc)
+    if (rc || (rc = check_path(p)))
         return rc;
     json_t *root;
     if ((rc = load(p, &root)) || !root)
@@ -179,16 +190,18 @@ static int make_parent(const char *path)
     return 0;
 }
 
-/* Writes root to path atomically: a temporary file in the same folder, fsync, rename. */
+/* Writes root to path atomically: a temporary file in the same folder (gb_tmp_create), fsync,
+ * rename. A symbolic link at path is written through. */
 static int write_atomic(const char *path, json_t *root)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
+    char dest[PATH_MAX], tmp[PATH_MAX + 32];
+    if (!gb_output_resolve(path, dest, sizeof dest))
+        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
+                            strerror(errno));
+    int fd = gb_tmp_create(dest, tmp, sizeof tmp);
     if (fd < 0)
         return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
                             strerror(errno));
-    (void)fchmod(fd, 0644);
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);
@@ -200,7 +213,7 @@ static int write_atomic(const char *path, json_t *root)
               fflush(f) == 0 && fsync(fileno(f)) == 0;
     int saved = errno;
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (!ok || rename(tmp, dest) != 0) {
         if (ok)
             saved = errno;
         unlink(tmp);
@@ -223,11 +236,20 @@ int gb_tuning_store(const char *path, const struct gb_device *dev, const char *k
 {
     char p[1024], lockp[1100];
     int rc = gb_tuning_cache_path(path, p, sizeof p);
-    if (rc || (rc = make_parent(p)))
+    if (rc || (rc = check_path(p)) || (rc = make_parent(p)))
         return rc;
-    /* Read-modify-write under an exclusive lock, so two runs storing at once keep both. */
-    snprintf(lockp, sizeof lockp, "%s.lock", p);
-    int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* Read-modify-write under an exclusive lock, so two runs storing at once keep both. The lock
+     * is on the cache's folder (flock on a directory descriptor), so no lock file is left
+     * behind; the folder of the link's target when the cache is a symbolic link. */
+    char dest[PATH_MAX];
+    if (!gb_output_resolve(p, dest, sizeof dest))
+        return GB_USER_FAIL(GB_EIO, "cannot use the tuning cache %s: %s", p, strerror(errno));
+    const char *slash = strrchr(dest, '/');
+    if (!slash)
+        snprintf(lockp, sizeof lockp, ".");
+    else
+        snprintf(lockp, sizeof lockp, "%.*s", slash == dest ? 1 : (int)(slash - dest), dest);
+    int lfd = open(lockp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lfd < 0)
         return GB_USER_FAIL(GB_EIO, "cannot lock the tuning cache (%s): %s", lockp,
                             strerror(errno));
