@@ -35,19 +35,19 @@ enum gb_mem_kind {
 
 /* Capability bits of a device (gb_device_info.caps). */
 enum gb_cap {
-    GB_CAP_FP64 = 1u << 0,       /* double arithmetic in kernels */
-    GB_CAP_FP16 = 1u << 1,       /* half arithmetic in kernels (cl_khr_fp16 / sm_53+) */
-    GB_CAP_BF16 = 1u << 2,       /* bfloat16 arithmetic in kernels (sm_80+) */
-    GB_CAP_INT8_DOT = 1u << 3,   /* 4-way int8 dot product (dp4a, sm_61+) */
-    GB_CAP_PEER = 1u << 4,       /* peer_copy between devices of this backend */
-    GB_CAP_UNIFIED = 1u << 5,    /* host and device share physical memory */
-    GB_CAP_BLAS_F32 = 1u << 6,   /* gemm with F32 in, F32 out */
-    GB_CAP_BLAS_F64 = 1u << 7,   /* gemm with F64 */
-    GB_CAP_BLAS_F16 = 1u << 8,   /* gemm with F16 in and out */
-    GB_CAP_BLAS_BF16 = 1u << 9,  /* gemm with BF16 in, F32 accumulate */
+    GB_CAP_FP64 = 1u << 0,        /* double arithmetic in kernels */
+    GB_CAP_FP16 = 1u << 1,        /* half arithmetic in kernels (cl_khr_fp16 / sm_53+) */
+    GB_CAP_BF16 = 1u << 2,        /* bfloat16 arithmetic in kernels (sm_80+) */
+    GB_CAP_INT8_DOT = 1u << 3,    /* 4-way int8 dot product (dp4a, sm_61+) */
+    GB_CAP_PEER = 1u << 4,        /* peer_copy between devices of this backend */
+    GB_CAP_UNIFIED = 1u << 5,     /* host and device share physical memory */
+    GB_CAP_BLAS_F32 = 1u << 6,    /* gemm with F32 in, F32 out */
+    GB_CAP_BLAS_F64 = 1u << 7,    /* gemm with F64 */
+    GB_CAP_BLAS_F16 = 1u << 8,    /* gemm with F16 in and out */
+    GB_CAP_BLAS_BF16 = 1u << 9,   /* gemm with BF16 in, F32 accumulate */
     GB_CAP_BLAS_MIXED = 1u << 10, /* gemm with F16 in, F32 accumulate and out */
-    GB_CAP_BLAS_TF32 = 1u << 11, /* gemm with F32 in and out, TF32 tensor-core math */
-    GB_CAP_GRAPH = 1u << 12,     /* launch graphs: graph_* members (CUDA Graphs by stream capture,
+    GB_CAP_BLAS_TF32 = 1u << 11,  /* gemm with F32 in and out, TF32 tensor-core math */
+    GB_CAP_GRAPH = 1u << 12,      /* launch graphs: graph_* members (CUDA Graphs by stream capture,
                                   * OpenCL cl_khr_command_buffer) */
 };
 
@@ -63,23 +63,23 @@ const char *gb_dtype_name(enum gb_dtype t);
 struct gb_device_info {
     char name[256];
     char vendor[128];
-    char driver[128];      /* driver version */
-    char version[128];     /* API version the device offers ("OpenCL 3.0 ...", "CUDA 9.0") */
-    char platform[128];    /* OpenCL platform name; "" for CUDA */
-    char arch[32];         /* "sm_90" for CUDA; "" when the API has no such notion */
-    uint64_t global_mem;   /* bytes */
-    uint64_t max_alloc;    /* largest single buffer, bytes */
-    uint64_t local_mem;    /* local / shared memory per work-group / block, bytes */
-    uint64_t l2_bytes;     /* last-level cache, bytes */
+    char driver[128];       /* driver version */
+    char version[128];      /* API version the device offers ("OpenCL 3.0 ...", "CUDA 9.0") */
+    char platform[128];     /* OpenCL platform name; "" for CUDA */
+    char arch[32];          /* "sm_90" for CUDA; "" when the API has no such notion */
+    uint64_t global_mem;    /* bytes */
+    uint64_t max_alloc;     /* largest single buffer, bytes */
+    uint64_t local_mem;     /* local / shared memory per work-group / block, bytes */
+    uint64_t l2_bytes;      /* last-level cache, bytes */
     uint32_t compute_units; /* OpenCL compute units / CUDA SMs */
-    uint32_t clock_mhz;    /* max core clock */
+    uint32_t clock_mhz;     /* max core clock */
     uint32_t mem_clock_mhz;
     uint32_t mem_bus_bits;
-    uint32_t max_wg_size;  /* max work-items per work-group / threads per block */
+    uint32_t max_wg_size;    /* max work-items per work-group / threads per block */
     uint32_t max_wg_dims[3]; /* per-dimension maximum of a work-group / block */
-    uint32_t warp_size;    /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
-    double peak_mem_gbs;   /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
-    uint64_t caps;         /* GB_CAP_* bits */
+    uint32_t warp_size;      /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
+    double peak_mem_gbs;     /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
+    uint64_t caps;           /* GB_CAP_* bits */
     /* A stable identity where the API gives one (gb_device_identity, harness/results.h): the
      * device's UUID as 8-4-4-4-12 lowercase hex (CUDA cudaDeviceProp.uuid, OpenCL
      * cl_khr_device_uuid), and its PCI address "dddd:bb:dd.f" (CUDA pciDomainID/pciBusID/
@@ -92,14 +92,14 @@ struct gb_device_info {
 struct gb_backend_ops;
 struct gb_device {
     const struct gb_backend_ops *ops;
-    int index;                 /* index within the backend, 0-based */
+    int index; /* index within the backend, 0-based */
     struct gb_device_info info;
 };
 struct gb_buf {
     struct gb_device *dev;
     uint64_t bytes;
     enum gb_mem_kind kind;
-    void *host;                /* host address for host kinds (pinned: the mapped pointer); NULL
+    void *host; /* host address for host kinds (pinned: the mapped pointer); NULL
                                 * for GB_MEM_DEVICE */
 };
 struct gb_queue {
@@ -115,7 +115,7 @@ struct gb_event {
     struct gb_device *dev;
 };
 struct gb_graph {
-    struct gb_queue *q;        /* the queue it was recorded on, the only one it replays on */
+    struct gb_queue *q; /* the queue it was recorded on, the only one it replays on */
 };
 
 /* copy() flags. */
@@ -125,8 +125,15 @@ enum gb_copy_flags {
 };
 
 /* A kernel argument. */
-enum gb_arg_kind { GB_ARG_BUF, GB_ARG_I32, GB_ARG_U32, GB_ARG_I64, GB_ARG_U64, GB_ARG_F32,
-                   GB_ARG_F64 };
+enum gb_arg_kind {
+    GB_ARG_BUF,
+    GB_ARG_I32,
+    GB_ARG_U32,
+    GB_ARG_I64,
+    GB_ARG_U64,
+    GB_ARG_F32,
+    GB_ARG_F64
+};
 struct gb_arg {
     enum gb_arg_kind kind;
     union {
@@ -145,7 +152,7 @@ struct gb_arg {
  * backend launches global[d] / local[d] blocks of local[d] threads; global must be a multiple of
  * local). Unused dimensions are 1. */
 struct gb_launch {
-    uint32_t dims;         /* 1..3 */
+    uint32_t dims; /* 1..3 */
     uint64_t global[3];
     uint32_t local[3];
     uint32_t nargs;
@@ -159,12 +166,12 @@ struct gb_launch {
 struct gb_gemm {
     enum gb_dtype a_type, c_type, compute;
     bool trans_a, trans_b;
-    bool tf32;             /* allow TF32 tensor-core math for F32 (GB_CAP_BLAS_TF32) */
+    bool tf32; /* allow TF32 tensor-core math for F32 (GB_CAP_BLAS_TF32) */
     uint64_t m, n, k;
     double alpha, beta;
     struct gb_buf *a, *b, *c;
-    uint64_t lda, ldb, ldc;    /* leading dimensions, elements */
-    uint64_t batch;            /* >= 1 */
+    uint64_t lda, ldb, ldc;                /* leading dimensions, elements */
+    uint64_t batch;                        /* >= 1 */
     uint64_t stride_a, stride_b, stride_c; /* elements between batch matrices */
 };
 
@@ -293,7 +300,7 @@ const struct gb_backend_ops *gb_backend_find(const char *name);
 /* A backend that could not start, and why (for `devices` and the run's log). */
 struct gb_backend_status {
     const struct gb_backend_ops *ops;
-    int err;                        /* 0 or the init error */
+    int err; /* 0 or the init error */
     char reason[512];
     int ndevices;
 };

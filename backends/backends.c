@@ -95,8 +95,10 @@ int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info
     uint64_t wg = 1;
     for (uint32_t d = 0; d < l->dims; d++) {
         if (l->local[d] == 0 || l->global[d] == 0)
-            return GB_FAIL(GB_EINVAL, "kernel %s: zero size in dimension %u (global %llu, "
-                           "local %u)", kernel, (unsigned)d, (unsigned long long)l->global[d],
+            return GB_FAIL(GB_EINVAL,
+                           "kernel %s: zero size in dimension %u (global %llu, "
+                           "local %u)",
+                           kernel, (unsigned)d, (unsigned long long)l->global[d],
                            (unsigned)l->local[d]);
         wg *= l->local[d];
     }
@@ -108,13 +110,16 @@ int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info
                        (unsigned long long)wg, kernel, (unsigned)kernel_max_wg);
     for (uint32_t d = 0; d < l->dims; d++) {
         if (l->local[d] > info->max_wg_dims[d])
-            return GB_FAIL(GB_EINVAL, "kernel %s: work-group size %u in dimension %u exceeds "
-                           "the device maximum %u", kernel, (unsigned)l->local[d], (unsigned)d,
+            return GB_FAIL(GB_EINVAL,
+                           "kernel %s: work-group size %u in dimension %u exceeds "
+                           "the device maximum %u",
+                           kernel, (unsigned)l->local[d], (unsigned)d,
                            (unsigned)info->max_wg_dims[d]);
         if (l->global[d] % l->local[d] != 0)
-            return GB_FAIL(GB_EINVAL, "kernel %s: global size %llu in dimension %u is not a "
-                           "multiple of the work-group size %u", kernel,
-                           (unsigned long long)l->global[d], (unsigned)d,
+            return GB_FAIL(GB_EINVAL,
+                           "kernel %s: global size %llu in dimension %u is not a "
+                           "multiple of the work-group size %u",
+                           kernel, (unsigned long long)l->global[d], (unsigned)d,
                            (unsigned)l->local[d]);
     }
     return 0;
@@ -134,8 +139,8 @@ static int gb__gemm_extent(const char *what, const struct gb_buf *buf, enum gb_d
                        (unsigned long long)ld, (unsigned long long)rows);
     uint64_t last, span, need;
     if (__builtin_mul_overflow(batch - 1, stride, &last) ||
-        __builtin_mul_overflow(ld, cols - 1, &span) ||
-        __builtin_add_overflow(last, span, &need) || __builtin_add_overflow(need, rows, &need))
+        __builtin_mul_overflow(ld, cols - 1, &span) || __builtin_add_overflow(last, span, &need) ||
+        __builtin_add_overflow(need, rows, &need))
         return GB_FAIL(GB_EOVERFLOW, "gemm: the extent of %s overflows", what);
     if (need > buf->bytes / gb_dtype_size(t))
         return GB_FAIL(GB_EINVAL, "gemm: %s needs %llu elements, its buffer holds %llu", what,
@@ -148,9 +153,9 @@ int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
                         gb_same_device_fn same_device, uint64_t max_size, const char *max_name)
 {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
-        return GB_FAIL(GB_EINVAL, "gemm: m=%llu n=%llu k=%llu batch=%llu",
-                       (unsigned long long)g->m, (unsigned long long)g->n,
-                       (unsigned long long)g->k, (unsigned long long)g->batch);
+        return GB_FAIL(GB_EINVAL, "gemm: m=%llu n=%llu k=%llu batch=%llu", (unsigned long long)g->m,
+                       (unsigned long long)g->n, (unsigned long long)g->k,
+                       (unsigned long long)g->batch);
     const uint64_t sizes[] = {g->m,   g->n,   g->k,        g->batch,    g->lda,
                               g->ldb, g->ldc, g->stride_a, g->stride_b, g->stride_c};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -164,8 +169,8 @@ int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
                               same_device)) ||
         (rc = gb__gemm_extent("B", g->b, g->a_type, br, bc, g->ldb, g->batch, g->stride_b, dev,
                               same_device)) ||
-        (rc = gb__gemm_extent("C", g->c, g->c_type, g->m, g->n, g->ldc, g->batch, g->stride_c,
-                              dev, same_device)))
+        (rc = gb__gemm_extent("C", g->c, g->c_type, g->m, g->n, g->ldc, g->batch, g->stride_c, dev,
+                              same_device)))
         return rc;
     return 0;
 }

@@ -23,20 +23,26 @@
 static const char *const ar_ops[] = {"sum", NULL};
 
 static const struct gb_axis_def allreduce_axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "sum", .choices = ar_ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "sum",
+     .choices = ar_ops,
      .help = "the reduction: sum of floats"},
     GB_MULTI_NDEV_AXIS("devices in the ring"),
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 64KiB, to: 64MiB, factor: 16}",
-     .min = 4, .help = "bytes of the buffer reduced (floats)"},
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "{from: 64KiB, to: 64MiB, factor: 16}",
+     .min = 4,
+     .help = "bytes of the buffer reduced (floats)"},
 };
 
 struct allreduce {
-    struct gb_multi_team team;  /* first: gb_multi_run() */
-    bool direct;                /* every neighbour pair copies directly (peer path) */
-    uint64_t count;             /* floats */
+    struct gb_multi_team team;    /* first: gb_multi_run() */
+    bool direct;                  /* every neighbour pair copies directly (peer path) */
+    uint64_t count;               /* floats */
     uint64_t off[GB_MAX_SET + 1]; /* chunk c is [off[c], off[c + 1]) */
-    uint64_t sub;               /* staged: floats per piece of a chunk (the pipeline's grain) */
-    uint64_t rounds;            /* staged: pieces of the largest chunk, the same for every device */
+    uint64_t sub;                 /* staged: floats per piece of a chunk (the pipeline's grain) */
+    uint64_t rounds; /* staged: pieces of the largest chunk, the same for every device */
     struct gb_buf *in[GB_MAX_SET], *out[GB_MAX_SET], *recv[GB_MAX_SET];
     struct gb_buf *stage[GB_MAX_SET][2]; /* pinned, on each device: pieces it sends */
     struct gb_queue *q2[GB_MAX_SET];     /* staged: a second queue, for writes while reading */
@@ -59,14 +65,14 @@ static uint64_t piece_of(const struct allreduce *a, size_t c, uint64_t j, uint64
 }
 
 /* Enqueues out[off + i] = in[off + i] + recv[roff + i] for i < n on q (multi_reduce). */
-static int reduce(struct allreduce *a, size_t rank, struct gb_queue *q, uint64_t off,
-                  uint64_t roff, uint64_t n)
+static int reduce(struct allreduce *a, size_t rank, struct gb_queue *q, uint64_t off, uint64_t roff,
+                  uint64_t n)
 {
     if (n == 0)
         return 0;
     const uint32_t wg = a->wg[rank];
-    struct gb_launch l = {.dims = 1, .global = {(n + wg - 1) / wg * wg, 1, 1}, .local = {wg, 1, 1},
-                          .nargs = 6};
+    struct gb_launch l = {
+        .dims = 1, .global = {(n + wg - 1) / wg * wg, 1, 1}, .local = {wg, 1, 1}, .nargs = 6};
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = a->out[rank]};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = a->in[rank]};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = a->recv[rank]};
@@ -112,8 +118,7 @@ static int ring_step(struct allreduce *a, size_t rank, struct gb_buf *const *fro
         uint64_t lo, n;
         if (j < a->rounds && (n = piece_of(a, sc, j, &lo)) > 0 &&
             (err = ops->copy(q, a->stage[rank][j % 2], 0, from[rank],
-                             (a->off[sc] + lo) * sizeof(float), n * sizeof(float),
-                             GB_COPY_ASYNC)))
+                             (a->off[sc] + lo) * sizeof(float), n * sizeof(float), GB_COPY_ASYNC)))
             return err;
         if (j >= 1 && (n = piece_of(a, c, j - 1, &lo)) > 0) {
             struct gb_buf *src = a->stage[prev][(j - 1) % 2];
@@ -208,13 +213,13 @@ static int allreduce_setup(struct gb_case_ctx *ctx)
         if ((err = gb_multi_alloc(ctx, i, maxc * sizeof(float), GB_MEM_DEVICE, &a->recv[i])))
             break;
         for (int b = 0; b < 2 && !a->direct && !err; b++)
-            err = gb_multi_alloc(ctx, i, a->sub * sizeof(float), GB_MEM_HOST_PINNED,
-                                 &a->stage[i][b]);
+            err =
+                gb_multi_alloc(ctx, i, a->sub * sizeof(float), GB_MEM_HOST_PINNED, &a->stage[i][b]);
         if (!err && !a->direct)
             err = ctx->ops->queue_create(ctx->devs[i], &a->q2[i]);
         if (!err)
-            err = gb_multi_build(ctx, i, "multi.cl", "multi_reduce", NULL, 0, &a->prog[i],
-                                 &a->k[i]);
+            err =
+                gb_multi_build(ctx, i, "multi.cl", "multi_reduce", NULL, 0, &a->prog[i], &a->k[i]);
         uint32_t kmax = 0;
         if (!err && !(err = ctx->ops->kernel_max_wg(a->k[i], &kmax)))
             a->wg[i] = kmax >= 256 ? 256 : kmax ? kmax : 1;
@@ -267,8 +272,8 @@ static void allreduce_teardown(struct gb_case_ctx *ctx)
     struct allreduce *a = ctx->state;
     gb_multi_team_stop(ctx);
     for (size_t i = 0; i < GB_MAX_SET; i++) {
-        gb_case_free_bufs(ctx, &a->in[i], &a->out[i], &a->recv[i], &a->stage[i][0],
-                          &a->stage[i][1], NULL);
+        gb_case_free_bufs(ctx, &a->in[i], &a->out[i], &a->recv[i], &a->stage[i][0], &a->stage[i][1],
+                          NULL);
         if (a->q2[i])
             ctx->ops->queue_destroy(a->q2[i]);
         a->q2[i] = NULL;

@@ -31,17 +31,39 @@ static const char *const ops[] = {"global", "local", NULL};
 static const char *const types[] = {"int32", "int64", "float", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[global, local]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[global, local]",
+     .choices = ops,
      .help = "atomics on device (global) or local (shared) memory"},
-    {.name = "type", .type = GB_V_STR, .def = "[int32, int64, float]", .choices = types,
+    {.name = "type",
+     .type = GB_V_STR,
+     .def = "[int32, int64, float]",
+     .choices = types,
      .help = "type of the counters"},
-    {.name = "addresses", .type = GB_V_INT, .def = "[1, 64, 0]", .min = 0, .max = 1 << 26,
+    {.name = "addresses",
+     .type = GB_V_INT,
+     .def = "[1, 64, 0]",
+     .min = 0,
+     .max = 1 << 26,
      .help = "counters the work-items share round-robin; 1: all on one; 0: one per work-item"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "groups", .type = GB_V_INT, .def = "0", .min = 0, .max = 1 << 24,
+    {.name = "groups",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 1 << 24,
      .help = "work-groups per launch; 0: 8 per compute unit"},
-    {.name = "iters", .type = GB_V_INT, .def = "16", .min = 1, .max = 1 << 24,
+    {.name = "iters",
+     .type = GB_V_INT,
+     .def = "16",
+     .min = 1,
+     .max = 1 << 24,
      .help = "atomic adds per work-item per operation"},
 };
 
@@ -54,9 +76,9 @@ struct atomics {
     size_t esize;
     uint32_t wg, naddr, iters;
     uint64_t items, groups;
-    uint64_t ops_done;        /* global: operations since the counters were zeroed */
-    uint64_t counters_n;      /* elements of `counters` */
-    struct gb_buf *counters;  /* global: the counters; local: every group's stored counters */
+    uint64_t ops_done;       /* global: operations since the counters were zeroed */
+    uint64_t counters_n;     /* elements of `counters` */
+    struct gb_buf *counters; /* global: the counters; local: every group's stored counters */
     struct gb_program *prog;
     struct gb_kernel *k;
     struct gb_launch launch;
@@ -120,16 +142,19 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     const uint64_t span = s->local ? s->wg : s->items; /* the work-items that share counters */
     const uint64_t A = addresses ? (uint64_t)addresses : span;
     if (s->local && A > s->wg)
-        return gb_case_skip(ctx, "%" PRIu64 " local counters for a work-group of %u: at most one "
-                            "per work-item", A, s->wg);
+        return gb_case_skip(ctx,
+                            "%" PRIu64 " local counters for a work-group of %u: at most one "
+                            "per work-item",
+                            A, s->wg);
     if (s->local && info->local_mem && A * s->esize > info->local_mem)
-        return gb_case_skip(ctx, "%" PRIu64 " local counters exceed the device's local memory",
-                            A);
+        return gb_case_skip(ctx, "%" PRIu64 " local counters exceed the device's local memory", A);
     s->naddr = (uint32_t)A;
     const uint64_t most = share(span, A, 0) * s->iters; /* the largest count of one operation */
     if (s->type == T_F32 && most > (UINT64_C(1) << 24))
-        return gb_case_skip(ctx, "%" PRIu64 " float adds of 1 on one address per operation: "
-                            "counts above 2^24 are not exact in float", most);
+        return gb_case_skip(ctx,
+                            "%" PRIu64 " float adds of 1 on one address per operation: "
+                            "counts above 2^24 are not exact in float",
+                            most);
 
     char d_type[16], d_naddr[24];
     snprintf(d_type, sizeof d_type, "TYPE=%d", (int)s->type);
@@ -161,7 +186,7 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     if (!s->local)
         l->args[l->nargs++] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->naddr};
     l->args[l->nargs++] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->iters};
-    l->args[l->nargs++] = s->type == T_I64 ? (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 1}
+    l->args[l->nargs++] = s->type == T_I64   ? (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 1}
                           : s->type == T_F32 ? (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f}
                                              : (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = 1};
     ctx->op.flops = (double)s->items * (double)s->iters;
@@ -214,9 +239,10 @@ static int check(struct gb_case_ctx *ctx, struct atomics *s, uint64_t nops, cons
                 err = gb_case_mismatch(ctx, "%s: counter %" PRIu64 "%s is %.9g, expected %" PRIu64,
                                        when, a, where, fv, want);
             else
-                err = gb_case_mismatch(ctx, "%s: counter %" PRIu64 "%s is %" PRIu64 ", expected %"
-                                       PRIu64 " (mod 2^%d)", when, a, where, v, want & mask,
-                                       s->type == T_I32 ? 32 : 64);
+                err = gb_case_mismatch(ctx,
+                                       "%s: counter %" PRIu64 "%s is %" PRIu64 ", expected %" PRIu64
+                                       " (mod 2^%d)",
+                                       when, a, where, v, want & mask, s->type == T_I32 ? 32 : 64);
         }
     }
     free(got);

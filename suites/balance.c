@@ -36,23 +36,38 @@ enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
 static const char *const splits[] = {"equal", "proportional", "dynamic", NULL};
 
 static const struct gb_axis_def balance_axes[] = {
-    {.name = "split", .type = GB_V_STR, .def = "[equal, proportional, dynamic]",
-     .choices = splits, .help = "equal or proportional static split, or a dynamic chunk queue"},
-    {.name = "elements", .type = GB_V_INT, .def = "1048576", .min = 1, .max = INT64_C(1) << 32,
+    {.name = "split",
+     .type = GB_V_STR,
+     .def = "[equal, proportional, dynamic]",
+     .choices = splits,
+     .help = "equal or proportional static split, or a dynamic chunk queue"},
+    {.name = "elements",
+     .type = GB_V_INT,
+     .def = "1048576",
+     .min = 1,
+     .max = INT64_C(1) << 32,
      .help = "work items in the job"},
-    {.name = "iters", .type = GB_V_INT, .def = "256", .min = 1, .max = 1 << 20,
+    {.name = "iters",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 1 << 20,
      .help = "fused multiply-adds per work item"},
-    {.name = "chunks", .type = GB_V_INT, .def = "64", .min = 1, .max = 1 << 20,
+    {.name = "chunks",
+     .type = GB_V_INT,
+     .def = "64",
+     .min = 1,
+     .max = 1 << 20,
      .help = "dynamic: chunks in the queue (0 for the static splits)"},
 };
 
 #define MW_A 0.9990234375f /* as kernels/multi.cl */
 #define MW_B 0.0009765625f
-#define HIST 16            /* runs whose busy times make the "busy" figure */
+#define HIST 16 /* runs whose busy times make the "busy" figure */
 #define WG 64
 
 struct balance {
-    struct gb_multi_team team;               /* first: gb_multi_run() */
+    struct gb_multi_team team; /* first: gb_multi_run() */
     enum split split;
     uint64_t elements, nchunks, chunk;
     uint32_t iters;
@@ -159,7 +174,7 @@ static void split_by(struct balance *b, const double *w)
     for (size_t i = 0; i < b->team.n; i++) {
         acc += w[i];
         uint64_t hi = i + 1 == b->team.n ? b->elements
-                                    : (uint64_t)((double)b->elements * (acc / sum)) / WG * WG;
+                                         : (uint64_t)((double)b->elements * (acc / sum)) / WG * WG;
         b->hi[i] = hi < b->lo[i] ? b->lo[i] : hi > b->elements ? b->elements : hi;
         if (i + 1 < b->team.n)
             b->lo[i + 1] = b->hi[i];
@@ -203,7 +218,7 @@ static int balance_setup(struct gb_case_ctx *ctx)
 {
     struct balance *b = ctx->state;
     const char *sp = gb_params_str(ctx->params, "split");
-    b->split = strcmp(sp, "equal") == 0 ? SPLIT_EQUAL
+    b->split = strcmp(sp, "equal") == 0          ? SPLIT_EQUAL
                : strcmp(sp, "proportional") == 0 ? SPLIT_PROPORTIONAL
                                                  : SPLIT_DYNAMIC;
     b->elements = (uint64_t)gb_params_int(ctx->params, "elements");
@@ -211,7 +226,8 @@ static int balance_setup(struct gb_case_ctx *ctx)
     b->nchunks = (uint64_t)gb_params_int(ctx->params, "chunks");
     b->team.n = ctx->ndevs;
     if (b->team.n < 2 && b->split != SPLIT_EQUAL)
-        return gb_case_skip(ctx, "a %s split needs at least 2 devices of one backend; 1 is "
+        return gb_case_skip(ctx,
+                            "a %s split needs at least 2 devices of one backend; 1 is "
                             "selected (split=equal runs the whole job on it as the baseline)",
                             sp);
     if (b->split == SPLIT_DYNAMIC) {
@@ -229,8 +245,8 @@ static int balance_setup(struct gb_case_ctx *ctx)
             return gb_case_skip(ctx, "device %zu allows work-groups of %u, the job needs %d", i,
                                 ctx->devs[i]->info.max_wg_size, WG);
         if ((err = gb_multi_alloc(ctx, i, bytes, GB_MEM_DEVICE, &b->y[i])) ||
-            (err = gb_multi_build(ctx, i, "multi.cl", "multi_work", NULL, 0, &b->prog[i],
-                                  &b->k[i])))
+            (err =
+                 gb_multi_build(ctx, i, "multi.cl", "multi_work", NULL, 0, &b->prog[i], &b->k[i])))
             return err;
         gb_multi_part(b->elements, b->team.n, i, &b->lo[i], &b->hi[i]);
     }
@@ -274,8 +290,10 @@ static int balance_verify(struct gb_case_ctx *ctx)
         if (!(rel <= ctx->max_error))
             ctx->max_error = isnan(rel) ? INFINITY : rel;
         if (!(rel <= 1e-6))
-            return gb_case_mismatch(ctx, "element %llu is %.9g, expected %.9g (relative error "
-                                    "%.3g > 1e-6)", (unsigned long long)i, y[i], gold, rel);
+            return gb_case_mismatch(ctx,
+                                    "element %llu is %.9g, expected %.9g (relative error "
+                                    "%.3g > 1e-6)",
+                                    (unsigned long long)i, y[i], gold, rel);
     }
     return 0;
 }

@@ -51,29 +51,51 @@
 #include "suites/common.h"
 
 static const char *const op_names[] = {"copies", "launches", "gemm", NULL};
-static const char *const mode_names[] = {"one",   "each",  "async",   "separate", "fused",
+static const char *const mode_names[] = {"one",   "each",    "async", "separate", "fused",
                                          "graph", "batched", "loop",  NULL};
 static const char *const dirs[] = {"h2d", "d2h", "none", NULL};
 static const char *const memories[] = {"pinned", "pageable", "none", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[copies, launches, gemm]", .choices = op_names,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[copies, launches, gemm]",
+     .choices = op_names,
      .help = "copies, launches or gemm"},
-    {.name = "mode", .type = GB_V_STR, .def = "[one, each, async, separate, fused, graph, "
-                                              "batched, loop]",
+    {.name = "mode",
+     .type = GB_V_STR,
+     .def = "[one, each, async, separate, fused, graph, "
+            "batched, loop]",
      .choices = mode_names,
      .help = "copies: one, each, async; launches: separate, fused, graph; gemm: batched, loop"},
-    {.name = "count", .type = GB_V_INT, .def = "[1, 16, 256]", .min = 1, .max = 1 << 20,
+    {.name = "count",
+     .type = GB_V_INT,
+     .def = "[1, 16, 256]",
+     .min = 1,
+     .max = 1 << 20,
      .help = "how many copies, launches or matrices make one batch"},
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 16MiB, factor: 4}", .min = 1,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "{from: 4KiB, to: 16MiB, factor: 4}",
+     .min = 1,
      .help = "copies: bytes per copy"},
-    {.name = "items", .type = GB_V_INT, .def = "256", .min = 1, .max = 1 << 24,
+    {.name = "items",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 1 << 24,
      .help = "launches: work-items per launch"},
-    {.name = "dim", .type = GB_V_INT, .def = "[16, 64, 256]", .min = 1, .max = 8192,
+    {.name = "dim",
+     .type = GB_V_INT,
+     .def = "[16, 64, 256]",
+     .min = 1,
+     .max = 8192,
      .help = "gemm: m = n = k of each matrix"},
-    {.name = "dir", .type = GB_V_STR, .def = "h2d", .choices = dirs,
-     .help = "copies: h2d or d2h"},
-    {.name = "memory", .type = GB_V_STR, .def = "pinned", .choices = memories,
+    {.name = "dir", .type = GB_V_STR, .def = "h2d", .choices = dirs, .help = "copies: h2d or d2h"},
+    {.name = "memory",
+     .type = GB_V_STR,
+     .def = "pinned",
+     .choices = memories,
      .help = "copies: pinned or pageable host memory"},
 };
 
@@ -134,12 +156,12 @@ struct batching {
     struct gb_kernel *k;
     uint32_t local;
     uint64_t ops_done;
-    struct gb_graph *graph;          /* mode graph: the count launches, recorded */
+    struct gb_graph *graph; /* mode graph: the count launches, recorded */
     /* gemm */
-    struct gb_buf *a, *b, *c;        /* batched: one buffer each, strided */
-    struct gb_buf **la, **lb, **lc;  /* loop: one buffer per matrix */
-    float *ha, *hb;                  /* one matrix's worth of inputs (the same for all) */
-    float *ref;                      /* their exact product */
+    struct gb_buf *a, *b, *c;       /* batched: one buffer each, strided */
+    struct gb_buf **la, **lb, **lc; /* loop: one buffer per matrix */
+    float *ha, *hb;                 /* one matrix's worth of inputs (the same for all) */
+    float *ref;                     /* their exact product */
     float *check;
 };
 
@@ -204,8 +226,8 @@ static int run_copies(struct gb_case_ctx *ctx, struct batching *s, uint64_t reps
 static int verify_copies(struct gb_case_ctx *ctx, struct batching *s)
 {
     int err;
-    unsigned char *got = gb_case_read_back(ctx, s->h2d ? s->dev : s->host, s->count * s->size,
-                                           &err);
+    unsigned char *got =
+        gb_case_read_back(ctx, s->h2d ? s->dev : s->host, s->count * s->size, &err);
     /* Copy by copy, so that a mismatch names the copy and the byte within it. */
     for (uint64_t i = 0; i < s->count && !err; i++)
         err = gb_case_check_bytes(ctx, got + i * s->size, s->pattern + i * s->size, s->size,
@@ -216,8 +238,8 @@ static int verify_copies(struct gb_case_ctx *ctx, struct batching *s)
 
 static struct gb_launch launch_desc(const struct batching *s)
 {
-    struct gb_launch l = {.dims = 1, .global = {s->items, 1, 1}, .local = {s->local, 1, 1},
-                          .nargs = 2};
+    struct gb_launch l = {
+        .dims = 1, .global = {s->items, 1, 1}, .local = {s->local, 1, 1}, .nargs = 2};
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->data};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
     return l;
@@ -301,9 +323,10 @@ static int verify_launches(struct gb_case_ctx *ctx, struct batching *s)
     uint32_t *got = gb_case_read_back(ctx, s->data, total * sizeof *got, &err);
     for (uint64_t i = 0; i < total && !err; i++)
         if (got[i] != (uint32_t)s->ops_done)
-            err = gb_case_mismatch(ctx, "work-item %" PRIu64 " of launch %" PRIu64 " ran %u "
-                                   "times, expected %" PRIu64, i % s->items, i / s->items,
-                                   got[i], s->ops_done);
+            err = gb_case_mismatch(ctx,
+                                   "work-item %" PRIu64 " of launch %" PRIu64 " ran %u "
+                                   "times, expected %" PRIu64,
+                                   i % s->items, i / s->items, got[i], s->ops_done);
     free(got);
     return err;
 }
@@ -319,10 +342,23 @@ static struct gb_gemm gemm_desc(const struct batching *s, struct gb_buf *a, stru
                                 struct gb_buf *c, uint64_t batch)
 {
     uint64_t d = s->dim;
-    return (struct gb_gemm){.a_type = GB_F32, .c_type = GB_F32, .compute = GB_F32,
-                            .m = d, .n = d, .k = d, .alpha = 1.0, .beta = 0.0,
-                            .a = a, .b = b, .c = c, .lda = d, .ldb = d, .ldc = d,
-                            .batch = batch, .stride_a = d * d, .stride_b = d * d,
+    return (struct gb_gemm){.a_type = GB_F32,
+                            .c_type = GB_F32,
+                            .compute = GB_F32,
+                            .m = d,
+                            .n = d,
+                            .k = d,
+                            .alpha = 1.0,
+                            .beta = 0.0,
+                            .a = a,
+                            .b = b,
+                            .c = c,
+                            .lda = d,
+                            .ldb = d,
+                            .ldc = d,
+                            .batch = batch,
+                            .stride_a = d * d,
+                            .stride_b = d * d,
                             .stride_c = d * d};
 }
 
@@ -449,9 +485,10 @@ static int verify_gemm(struct gb_case_ctx *ctx, struct batching *s)
             err = gb_case_download(ctx, s->check, s->lc[i], elems * sizeof(float));
         for (uint64_t e = 0; e < elems && !err; e++)
             if (!(got[e] == s->ref[e]))
-                err = gb_case_mismatch(ctx, "matrix %" PRIu64 ", C(%" PRIu64 ", %" PRIu64 ") = "
-                                       "%.9g, expected exactly %.0f", i, e % s->dim,
-                                       e / s->dim, got[e], s->ref[e]);
+                err = gb_case_mismatch(ctx,
+                                       "matrix %" PRIu64 ", C(%" PRIu64 ", %" PRIu64 ") = "
+                                       "%.9g, expected exactly %.0f",
+                                       i, e % s->dim, e / s->dim, got[e], s->ref[e]);
     }
     free(whole);
     return err;
@@ -531,8 +568,8 @@ static void batching_teardown(struct gb_case_ctx *ctx)
 
 static bool is(const struct gb_result *r, const char *op)
 {
-    return strcmp(r->suite, "batching") == 0 && r->status == GB_STATUS_OK &&
-           r->nsamples > 0 && strcmp(gb_params_str(&r->params, "op"), op) == 0;
+    return strcmp(r->suite, "batching") == 0 && r->status == GB_STATUS_OK && r->nsamples > 0 &&
+           strcmp(gb_params_str(&r->params, "op"), op) == 0;
 }
 
 /* Whether a and b have the same params except those named in `except` (NULL-terminated). */

@@ -32,19 +32,43 @@ static const char *const ops[] = {"read", NULL};
 static const char *const layouts[] = {"auto", "interleaved", "blocked", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "read", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "read",
+     .choices = ops,
      .help = "read: every work-item sums the vectors it reads"},
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 1GiB, factor: 2}", .min = 4,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "{from: 4KiB, to: 1GiB, factor: 2}",
+     .min = 4,
      .help = "working set, bytes"},
-    {.name = "vec", .type = GB_V_INT, .def = "4", .min = 1, .max = 4,
+    {.name = "vec",
+     .type = GB_V_INT,
+     .def = "4",
+     .min = 1,
+     .max = 4,
      .help = "unsigned ints per load: 1, 2 or 4 (4, 8 or 16 bytes)"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "groups", .type = GB_V_INT, .def = "0", .min = 0, .max = 1 << 24,
+    {.name = "groups",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 1 << 24,
      .help = "work-groups per launch; 0: 8 per compute unit"},
-    {.name = "reads", .type = GB_V_SIZE, .def = "1GiB", .min = 1,
+    {.name = "reads",
+     .type = GB_V_SIZE,
+     .def = "1GiB",
+     .min = 1,
      .help = "bytes read per operation, at least (and at least the working set)"},
-    {.name = "layout", .type = GB_V_STR, .def = "auto", .choices = layouts,
+    {.name = "layout",
+     .type = GB_V_STR,
+     .def = "auto",
+     .choices = layouts,
      .help = "interleaved (coalesced, for GPUs), blocked (a run per work-item, for CPUs); auto: "
              "blocked on a CPU device"},
 };
@@ -52,10 +76,10 @@ static const struct gb_axis_def axes[] = {
 struct cache {
     struct gb_test_hook hook;
     uint32_t vec, wg;
-    uint64_t items;      /* G */
+    uint64_t items; /* G */
     uint32_t n, first, step, iters;
     bool blocked;
-    uint32_t *data;      /* the set, as the device holds it (n x vec unsigned ints) */
+    uint32_t *data; /* the set, as the device holds it (n x vec unsigned ints) */
     struct gb_buf *set, *sums;
     struct gb_program *prog;
     struct gb_kernel *k;
@@ -85,15 +109,15 @@ static int cache_setup(struct gb_case_ctx *ctx)
         return err;
     const uint64_t n = size / vbytes;
     if (n == 0)
-        return gb_case_skip(ctx, "a working set of %" PRIu64 " bytes holds no vector of %" PRIu64
-                            " bytes", size, vbytes);
+        return gb_case_skip(
+            ctx, "a working set of %" PRIu64 " bytes holds no vector of %" PRIu64 " bytes", size,
+            vbytes);
     if (n > (UINT64_C(1) << 31))
-        return gb_case_skip(ctx, "%" PRIu64 " vectors: the kernel's 32-bit index reaches 2^31",
-                            n);
+        return gb_case_skip(ctx, "%" PRIu64 " vectors: the kernel's 32-bit index reaches 2^31", n);
     s->n = (uint32_t)n;
     const char *layout = gb_params_str(ctx->params, "layout");
-    s->blocked = strcmp(layout, "blocked") == 0 ||
-                 (strcmp(layout, "auto") == 0 && gb_device_is_cpu(info));
+    s->blocked =
+        strcmp(layout, "blocked") == 0 || (strcmp(layout, "auto") == 0 && gb_device_is_cpu(info));
     /* Vectors per work-item: enough for `reads` bytes and for the whole set, a multiple of 4;
      * blocked, at least the run of each work-item, so that the runs cover the set. */
     uint64_t want = (reads > n * vbytes ? reads : n * vbytes) / vbytes;
@@ -131,8 +155,8 @@ static int cache_setup(struct gb_case_ctx *ctx)
         return err;
 
     struct gb_launch *l = &s->launch;
-    *l = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1},
-                            .nargs = 6};
+    *l = (struct gb_launch){
+        .dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1}, .nargs = 6};
     l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->set};
     l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->sums};
     l->args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->n};
@@ -179,8 +203,10 @@ static int cache_verify(struct gb_case_ctx *ctx)
         const uint64_t g = picks == 1 ? 0 : p * (s->items - 1) / (picks - 1);
         const uint32_t want = cache_expected(s, g);
         if (got[g] != want)
-            err = gb_case_mismatch(ctx, "work-item %" PRIu64 " summed %u, expected %u (%u reads "
-                                   "of %u vectors)", g, got[g], want, s->iters, s->n);
+            err = gb_case_mismatch(ctx,
+                                   "work-item %" PRIu64 " summed %u, expected %u (%u reads "
+                                   "of %u vectors)",
+                                   g, got[g], want, s->iters, s->n);
     }
     free(got);
     return err;

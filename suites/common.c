@@ -297,12 +297,11 @@ int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
 int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, enum gb_dtype t)
 {
     static const unsigned char f64[] = {0, 0, 0, 0, 0, 0, 0xF8, 0x7F};
-    static const unsigned char f32[] = {0, 0, 0xC0, 0x7F}, f16[] = {0, 0x7E},
-                               bf16[] = {0xC0, 0x7F}, i32[] = {0xEF, 0xBE, 0xAD, 0xDE},
-                               i8[] = {0xA5};
-    const unsigned char *pat = t == GB_F64   ? f64
-                               : t == GB_F32 ? f32
-                               : t == GB_F16 ? f16
+    static const unsigned char f32[] = {0, 0, 0xC0, 0x7F}, f16[] = {0, 0x7E}, bf16[] = {0xC0, 0x7F},
+                               i32[] = {0xEF, 0xBE, 0xAD, 0xDE}, i8[] = {0xA5};
+    const unsigned char *pat = t == GB_F64    ? f64
+                               : t == GB_F32  ? f32
+                               : t == GB_F16  ? f16
                                : t == GB_BF16 ? bf16
                                : t == GB_I32  ? i32
                                               : i8;

@@ -40,13 +40,13 @@ static const char *const precs[] = {"f64", "f32", "f16", "half2", "bf16", "int8d
 
 static const struct {
     const char *kernel;
-    size_t esize;        /* bytes of one output element */
-    unsigned lanes;      /* elements per chain besides VEC (half2, bf16: 2) */
-    double ops;          /* operations per element per step */
-    uint64_t cap;        /* capability needed (0: none) */
-    const char *lacks;   /* the skip reason when the capability is missing */
-    double a, b;         /* the step's constants (int8dot: y and z) */
-    double ulps;         /* verification tolerance: 2 ulps of the type, relative */
+    size_t esize;      /* bytes of one output element */
+    unsigned lanes;    /* elements per chain besides VEC (half2, bf16: 2) */
+    double ops;        /* operations per element per step */
+    uint64_t cap;      /* capability needed (0: none) */
+    const char *lacks; /* the skip reason when the capability is missing */
+    double a, b;       /* the step's constants (int8dot: y and z) */
+    double ulps;       /* verification tolerance: 2 ulps of the type, relative */
     enum gb_peak_op peak;
 } cp[CP_COUNT] = {
     [CP_F64] = {"compute_f64", 8, 1, 2, GB_CAP_FP64, "the device has no double precision (fp64)",
@@ -70,22 +70,44 @@ static const struct {
 };
 
 static const struct gb_axis_def axes[] = {
-    {.name = "prec", .type = GB_V_STR, .def = "[f64, f32, f16, half2, bf16, int8dot, i32]",
-     .choices = precs, .help = "arithmetic: f64, f32, f16, half2 (packed), bf16 (packed), "
-                               "int8dot (4-way dp4a), i32"},
-    {.name = "vec", .type = GB_V_INT, .def = "0", .min = 0, .max = 16,
+    {.name = "prec",
+     .type = GB_V_STR,
+     .def = "[f64, f32, f16, half2, bf16, int8dot, i32]",
+     .choices = precs,
+     .help = "arithmetic: f64, f32, f16, half2 (packed), bf16 (packed), "
+             "int8dot (4-way dp4a), i32"},
+    {.name = "vec",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 16,
      .help = "lanes per chain as an OpenCL vector type (1, 2, 4, 8, 16); 0: 16 on a CPU "
              "device, whose compiler fills SIMD units only through vector types, else 1"},
-    {.name = "chains", .type = GB_V_INT, .def = "8", .min = 1, .max = 64,
+    {.name = "chains",
+     .type = GB_V_INT,
+     .def = "8",
+     .min = 1,
+     .max = 64,
      .help = "independent chains per work-item (instruction-level parallelism)"},
-    {.name = "iters", .type = GB_V_INT, .def = "1024", .min = 4, .max = 1 << 24,
+    {.name = "iters",
+     .type = GB_V_INT,
+     .def = "1024",
+     .min = 4,
+     .max = 1 << 24,
      .help = "dependent steps per chain (a multiple of 4)"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "groups", .type = GB_V_INT, .def = "16", .min = 1, .max = 1 << 20,
+    {.name = "groups",
+     .type = GB_V_INT,
+     .def = "16",
+     .min = 1,
+     .max = 1 << 20,
      .help = "work-groups per compute unit"},
 };
-
 
 static enum cprec parse_prec(const char *s)
 {
@@ -117,8 +139,10 @@ static int compute_setup(struct gb_case_ctx *ctx)
     if (s->vec != 1 && s->vec != 2 && s->vec != 4 && s->vec != 8 && s->vec != 16)
         return gb_case_skip(ctx, "vec %u: must be 1, 2, 4, 8 or 16", s->vec);
     if (s->vec > 1 && cuda)
-        return gb_case_skip(ctx, "vec %u: CUDA has no vector arithmetic types; more chains give "
-                                 "a GPU the same parallelism", s->vec);
+        return gb_case_skip(ctx,
+                            "vec %u: CUDA has no vector arithmetic types; more chains give "
+                            "a GPU the same parallelism",
+                            s->vec);
     if (s->vec > 1 && scalar_only)
         return gb_case_skip(ctx, "vec %u: %s is a packed or scalar type; use vec 1", s->vec,
                             precs[s->p]);
@@ -140,11 +164,11 @@ static int compute_setup(struct gb_case_ctx *ctx)
     snprintf(d_chains, sizeof d_chains, "CHAINS=%u", s->chains);
     snprintf(d_vec, sizeof d_vec, "VEC=%u", s->vec);
     const char *defines[] = {d_chains, d_vec};
-    if ((err = gb_case_build_hooked(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg,
-                                    &s->prog, &s->k)))
+    if ((err = gb_case_build_hooked(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg, &s->prog,
+                                    &s->k)))
         return err;
-    const enum gb_dtype dt = s->p == CP_F64                      ? GB_F64
-                             : s->p == CP_F32                    ? GB_F32
+    const enum gb_dtype dt = s->p == CP_F64                       ? GB_F64
+                             : s->p == CP_F32                     ? GB_F32
                              : s->p == CP_F16 || s->p == CP_HALF2 ? GB_F16
                              : s->p == CP_BF16                    ? GB_BF16
                                                                   : GB_I32;
@@ -153,8 +177,8 @@ static int compute_setup(struct gb_case_ctx *ctx)
         return err;
 
     struct gb_launch *l = &s->l;
-    *l = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1},
-                            .nargs = 4};
+    *l = (struct gb_launch){
+        .dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1}, .nargs = 4};
     l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->out};
     switch (s->p) {
     case CP_F64:
@@ -356,8 +380,8 @@ static int verify_int(struct gb_case_ctx *ctx, const struct compute *s, const vo
     bool unmoved = false;
     for (uint64_t i = 0; i < s->elems; i++) {
         const uint32_t x0 = start_int(i);
-        const uint32_t ref = s->p == CP_I32 ? f.mul * x0 + f.add
-                                            : (uint32_t)table[dp4a((int32_t)x0, y, z) - lo];
+        const uint32_t ref =
+            s->p == CP_I32 ? f.mul * x0 + f.add : (uint32_t)table[dp4a((int32_t)x0, y, z) - lo];
         if (got[i] != ref) {
             if (bad++ == 0) {
                 first = i, first_got = got[i], first_ref = ref;
@@ -370,12 +394,14 @@ static int verify_int(struct gb_case_ctx *ctx, const struct compute *s, const vo
     if (!bad)
         return 0;
     if (unmoved)
-        return gb_case_mismatch(ctx, "chain element %llu is %u, its start: the chain was not "
-                                     "computed (%llu of %llu elements wrong)",
+        return gb_case_mismatch(ctx,
+                                "chain element %llu is %u, its start: the chain was not "
+                                "computed (%llu of %llu elements wrong)",
                                 (unsigned long long)first, first_got, (unsigned long long)bad,
                                 (unsigned long long)s->elems);
-    return gb_case_mismatch(ctx, "chain element %llu is %u (0x%08x), the host replay gives %u "
-                                 "(%llu of %llu elements wrong)",
+    return gb_case_mismatch(ctx,
+                            "chain element %llu is %u (0x%08x), the host replay gives %u "
+                            "(%llu of %llu elements wrong)",
                             (unsigned long long)first, first_got, first_got, first_ref,
                             (unsigned long long)bad, (unsigned long long)s->elems);
 }
@@ -397,16 +423,17 @@ static int compute_verify(struct gb_case_ctx *ctx)
     }
     /* Every chain ran and was written: finite and grown from its start. */
     for (uint64_t i = 0; i < s->elems; i++) {
-            uint32_t bits;
-            const double v = element(p, host, i, &bits), x0 = start_float(p, i);
-            if (!(isfinite(v) && v > x0)) {
-                err = gb_case_mismatch(ctx, "chain element %llu is %.9g, not above its start "
-                                            "%.9g: the chain was not computed",
-                                       (unsigned long long)i, v, x0);
-                free(host);
-                return err;
-            }
+        uint32_t bits;
+        const double v = element(p, host, i, &bits), x0 = start_float(p, i);
+        if (!(isfinite(v) && v > x0)) {
+            err = gb_case_mismatch(ctx,
+                                   "chain element %llu is %.9g, not above its start "
+                                   "%.9g: the chain was not computed",
+                                   (unsigned long long)i, v, x0);
+            free(host);
+            return err;
         }
+    }
     /* Sampled work-items replayed exactly. */
     const uint64_t per_item = s->elems / s->items;
     uint64_t seed = 0x9E3779B97F4A7C15ull, worst_i = 0;
@@ -439,8 +466,9 @@ static int compute_verify(struct gb_case_ctx *ctx)
     free(host);
     ctx->max_error = worst;
     if (!(worst <= cp[p].ulps))
-        return gb_case_mismatch(ctx, "chain element %llu is %.17g, the host replay gives %.17g "
-                                     "(relative difference %.3g > %.3g)",
+        return gb_case_mismatch(ctx,
+                                "chain element %llu is %.17g, the host replay gives %.17g "
+                                "(relative difference %.3g > %.3g)",
                                 (unsigned long long)worst_i, worst_got, worst_ref, worst,
                                 cp[p].ulps);
     return 0;
@@ -461,8 +489,8 @@ static void compute_teardown(struct gb_case_ctx *ctx)
     gb_case_free_kernel(ctx, &s->k, &s->prog);
 }
 
-static double compute_peak(const struct gb_result *r, const struct gb_device_info *info,
-                           char *how, size_t len)
+static double compute_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
+                           size_t len)
 {
     const char *p = gb_params_str(&r->params, "prec");
     for (int i = 0; i < CP_COUNT; i++)

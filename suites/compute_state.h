@@ -13,8 +13,8 @@ struct compute {
     struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
     enum cprec p;
     uint32_t vec, chains, iters, wg;
-    uint64_t items;      /* work-items */
-    uint64_t elems;      /* output elements: items x chains x vec x lanes */
+    uint64_t items; /* work-items */
+    uint64_t elems; /* output elements: items x chains x vec x lanes */
     bool auto_vec;
     struct gb_buf *out;
     struct gb_program *prog;

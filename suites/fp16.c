@@ -30,18 +30,31 @@ static const char *const ops[] = {"scale", "triad", NULL};
 static const char *const storages[] = {"float", "half", "bf16", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[scale, triad]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[scale, triad]",
+     .choices = ops,
      .help = "scale b = s*c; triad a = b + s*c"},
-    {.name = "storage", .type = GB_V_STR, .def = "[float, half, bf16]", .choices = storages,
+    {.name = "storage",
+     .type = GB_V_STR,
+     .def = "[float, half, bf16]",
+     .choices = storages,
      .help = "array element type; arithmetic is float"},
-    {.name = "elems", .type = GB_V_INT, .def = "16777216", .min = 1, .max = INT64_C(1) << 40,
+    {.name = "elems",
+     .type = GB_V_INT,
+     .def = "16777216",
+     .min = 1,
+     .max = INT64_C(1) << 40,
      .help = "elements per array"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
 };
 
 #define SCALAR 0.4
-
 
 static void *stored(const double *x, uint64_t n, enum gb_dtype t)
 {
@@ -87,8 +100,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
         return err;
     if (info->global_mem && arrays * s->n * es > info->global_mem)
         return gb_case_skip(ctx, "%u arrays of %llu bytes exceed the device's %llu bytes", arrays,
-                            (unsigned long long)(s->n * es),
-                            (unsigned long long)info->global_mem);
+                            (unsigned long long)(s->n * es), (unsigned long long)info->global_mem);
 
     const char *def = s->st == GB_F16 ? "STORE_HALF=1" : s->st == GB_BF16 ? "STORE_BF16=1" : NULL;
     if ((err = gb_case_build_hooked(ctx, "fp16.cl", s->triad ? "fp16_triad" : "fp16_scale", &def,
@@ -176,8 +188,9 @@ static int fp16_verify(struct gb_case_ctx *ctx)
     s->rms = gb_accuracy_rms(&acc);
     ctx->max_error = acc.max_rel;
     if (!(acc.max_rel <= s->tol))
-        return gb_case_mismatch(ctx, "element %llu is %.9g, the FP64 reference %.9g (relative "
-                                     "error %.3g > %.3g; rms %.3g)",
+        return gb_case_mismatch(ctx,
+                                "element %llu is %.9g, the FP64 reference %.9g (relative "
+                                "error %.3g > %.3g; rms %.3g)",
                                 (unsigned long long)acc.worst, acc.worst_got, acc.worst_ref,
                                 acc.max_rel, s->tol, s->rms);
     return 0;

@@ -10,10 +10,10 @@
 struct fp16 {
     struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
     bool triad;
-    enum gb_dtype st;     /* GB_F32, GB_F16, GB_BF16 */
+    enum gb_dtype st; /* GB_F32, GB_F16, GB_BF16 */
     uint64_t n;
     uint32_t wg;
-    double *b64, *c64;    /* unrounded inputs */
+    double *b64, *c64; /* unrounded inputs */
     struct gb_buf *a, *b, *c;
     struct gb_program *prog;
     struct gb_kernel *k;

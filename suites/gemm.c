@@ -52,7 +52,7 @@ static const char *const dists[] = {"uniform", "wide", "signed", NULL};
 static const struct {
     const char *name;
     enum gb_dtype in, acc, out;
-    uint64_t cap;          /* library capability */
+    uint64_t cap; /* library capability */
     bool tf32;
     enum gb_peak_op peak;
 } gp[GP_COUNT] = {
@@ -65,20 +65,36 @@ static const struct {
 };
 
 static const struct gb_axis_def axes[] = {
-    {.name = "prec", .type = GB_V_STR, .def = "[f32, f64, tf32, f16, mixed, bf16]",
-     .choices = precs, .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
-                               "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out)"},
-    {.name = "impl", .type = GB_V_STR, .def = "[library, own]", .choices = impls,
+    {.name = "prec",
+     .type = GB_V_STR,
+     .def = "[f32, f64, tf32, f16, mixed, bf16]",
+     .choices = precs,
+     .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
+             "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out)"},
+    {.name = "impl",
+     .type = GB_V_STR,
+     .def = "[library, own]",
+     .choices = impls,
      .help = "library: the backend's BLAS (CLBlast, cuBLAS); own: kernels/gemm.cl"},
-    {.name = "shape", .type = GB_V_STR, .def = "[256, 1024]",
+    {.name = "shape",
+     .type = GB_V_STR,
+     .def = "[256, 1024]",
      .help = "N (square) or MxNxK: C is MxN, the inner dimension K"},
-    {.name = "trans", .type = GB_V_STR, .def = "nn", .choices = transes,
+    {.name = "trans",
+     .type = GB_V_STR,
+     .def = "nn",
+     .choices = transes,
      .help = "op(A) op(B): n = as stored, t = transposed"},
-    {.name = "dist", .type = GB_V_STR, .def = "uniform", .choices = dists,
+    {.name = "dist",
+     .type = GB_V_STR,
+     .def = "uniform",
+     .choices = dists,
      .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
              "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
              "index (every product positive): a lower-precision f32 GEMM fails at any k"},
-    {.name = "tol", .type = GB_V_FLOAT, .def = "0",
+    {.name = "tol",
+     .type = GB_V_FLOAT,
+     .def = "0",
      .help = "largest relative error accepted; 0: the precision's default bound"},
 };
 
@@ -87,7 +103,6 @@ static const struct gb_axis_def axes[] = {
 #define DEF_WPT 4
 #define DEF_TSK 16
 #define DEF_UNROLL 4
-
 
 static enum gprec parse_prec(const char *s)
 {
@@ -229,18 +244,21 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
     const size_t acc = s->p == GP_F64 ? 8 : 4;
     if (ts <= 0 || wpt <= 0 || tsk <= 0 || unroll <= 0 || ts % wpt || tsk % unroll ||
         (ts * tsk) % ((ts / wpt) * (ts / wpt)))
-        return GB_FAIL(GB_EINVAL, "own kernel: invalid configuration %s (kernels/gemm.cl lists "
-                                  "the valid ones)", s->config);
+        return GB_FAIL(GB_EINVAL,
+                       "own kernel: invalid configuration %s (kernels/gemm.cl lists "
+                       "the valid ones)",
+                       s->config);
     const uint64_t rts = (uint64_t)(ts / wpt);
-    if (rts * rts > info->max_wg_size || rts > info->max_wg_dims[0] ||
-        rts > info->max_wg_dims[1])
-        return gb_case_skip(ctx, "own kernel %s: a %llux%llu work-group exceeds the device's "
-                                 "limits", s->config, (unsigned long long)rts,
-                            (unsigned long long)rts);
+    if (rts * rts > info->max_wg_size || rts > info->max_wg_dims[0] || rts > info->max_wg_dims[1])
+        return gb_case_skip(ctx,
+                            "own kernel %s: a %llux%llu work-group exceeds the device's "
+                            "limits",
+                            s->config, (unsigned long long)rts, (unsigned long long)rts);
     if (2 * (uint64_t)ts * (uint64_t)tsk * acc > info->local_mem)
-        return gb_case_skip(ctx, "own kernel %s: needs %llu bytes of local memory, the device "
-                                 "has %llu", s->config,
-                            (unsigned long long)(2 * (uint64_t)ts * (uint64_t)tsk * acc),
+        return gb_case_skip(ctx,
+                            "own kernel %s: needs %llu bytes of local memory, the device "
+                            "has %llu",
+                            s->config, (unsigned long long)(2 * (uint64_t)ts * (uint64_t)tsk * acc),
                             (unsigned long long)info->local_mem);
 
     char d[8][32];
@@ -268,14 +286,18 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
     if ((err = ctx->ops->kernel_max_wg(s->kern, &kmax)))
         return err;
     if (rts * rts > kmax)
-        return gb_case_skip(ctx, "own kernel %s: work-group of %llu exceeds this kernel's "
-                                 "maximum %u", s->config, (unsigned long long)(rts * rts), kmax);
+        return gb_case_skip(ctx,
+                            "own kernel %s: work-group of %llu exceeds this kernel's "
+                            "maximum %u",
+                            s->config, (unsigned long long)(rts * rts), kmax);
 
     struct gb_launch *l = &s->l;
     const uint64_t tiles_m = (s->m + (uint64_t)ts - 1) / (uint64_t)ts;
     const uint64_t tiles_n = (s->n + (uint64_t)ts - 1) / (uint64_t)ts;
-    *l = (struct gb_launch){.dims = 2, .global = {tiles_m * rts, tiles_n * rts, 1},
-                            .local = {(uint32_t)rts, (uint32_t)rts, 1}, .nargs = 11};
+    *l = (struct gb_launch){.dims = 2,
+                            .global = {tiles_m * rts, tiles_n * rts, 1},
+                            .local = {(uint32_t)rts, (uint32_t)rts, 1},
+                            .nargs = 11};
     const bool dbl = s->p == GP_F64;
     l->args[0] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->m};
     l->args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->n};
@@ -311,15 +333,18 @@ static int gemm_setup(struct gb_case_ctx *ctx)
                        shape);
     if (!s->own && !(info->caps & gp[s->p].cap)) {
         if (!ctx->ops->gemm)
-            return gb_case_skip(ctx, "the %s backend has no BLAS (built without CLBlast / "
-                                     "cuBLAS)", ctx->ops->name);
-        return gb_case_skip(ctx, "%s GEMM: the %s backend's BLAS does not offer it on this "
-                                 "device (%s)",
+            return gb_case_skip(ctx,
+                                "the %s backend has no BLAS (built without CLBlast / "
+                                "cuBLAS)",
+                                ctx->ops->name);
+        return gb_case_skip(ctx,
+                            "%s GEMM: the %s backend's BLAS does not offer it on this "
+                            "device (%s)",
                             gp[s->p].name, ctx->ops->name,
-                            s->p == GP_F16 ? "no half precision: cl_khr_fp16 / sm_53"
-                            : s->p == GP_F64 ? "no double precision"
-                            : s->p == GP_TF32 ? "TF32 needs cuBLAS on sm_80+"
-                            : s->p == GP_BF16 ? "BF16 needs cuBLAS on sm_80+"
+                            s->p == GP_F16     ? "no half precision: cl_khr_fp16 / sm_53"
+                            : s->p == GP_F64   ? "no double precision"
+                            : s->p == GP_TF32  ? "TF32 needs cuBLAS on sm_80+"
+                            : s->p == GP_BF16  ? "BF16 needs cuBLAS on sm_80+"
                             : s->p == GP_MIXED ? "mixed precision needs cuBLAS; CLBlast has none"
                                                : "not available");
     }
@@ -329,8 +354,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     const uint64_t br = s->tb ? s->n : s->k, bc = s->tb ? s->k : s->n;
     s->lda = ar, s->ldb = br;
     const uint64_t na = ar * ac, nb = br * bc, nc = s->m * s->n;
-    const uint64_t need = na * gb_dtype_size(in) + nb * gb_dtype_size(in) +
-                          nc * gb_dtype_size(out);
+    const uint64_t need = na * gb_dtype_size(in) + nb * gb_dtype_size(in) + nc * gb_dtype_size(out);
     if (info->global_mem && need > info->global_mem)
         return gb_case_skip(ctx, "A, B and C need %llu bytes, the device has %llu",
                             (unsigned long long)need, (unsigned long long)info->global_mem);
@@ -345,11 +369,11 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     uint64_t seed = 0x5EEDull ^ (s->m * 73856093u) ^ (s->n * 19349663u) ^ (s->k * 83492791u) ^
                     (s->wide ? 0xD1CEull : 0) ^ (s->sgn ? 0x5167ull : 0);
     for (uint64_t i = 0; i < na; i++)
-        s->a64[i] = s->sgn ? draw_signed(&seed, s->ta ? i % s->lda : i / s->lda)
-                           : draw(&seed, s->wide);
+        s->a64[i] =
+            s->sgn ? draw_signed(&seed, s->ta ? i % s->lda : i / s->lda) : draw(&seed, s->wide);
     for (uint64_t i = 0; i < nb; i++)
-        s->b64[i] = s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb)
-                           : draw(&seed, s->wide);
+        s->b64[i] =
+            s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb) : draw(&seed, s->wide);
     int err;
     if ((err = upload_input(ctx, s->a64, na, in, &s->a)) ||
         (err = upload_input(ctx, s->b64, nb, in, &s->b)) ||
@@ -361,11 +385,24 @@ static int gemm_setup(struct gb_case_ctx *ctx)
             return err;
         err = ctx->ops->launch(ctx->q, s->kern, &s->l);
     } else {
-        s->g = (struct gb_gemm){.a_type = in, .c_type = out, .compute = gp[s->p].acc,
-                                .trans_a = s->ta, .trans_b = s->tb, .tf32 = gp[s->p].tf32,
-                                .m = s->m, .n = s->n, .k = s->k, .alpha = 1, .beta = 0,
-                                .a = s->a, .b = s->b, .c = s->c, .lda = s->lda, .ldb = s->ldb,
-                                .ldc = s->m, .batch = 1};
+        s->g = (struct gb_gemm){.a_type = in,
+                                .c_type = out,
+                                .compute = gp[s->p].acc,
+                                .trans_a = s->ta,
+                                .trans_b = s->tb,
+                                .tf32 = gp[s->p].tf32,
+                                .m = s->m,
+                                .n = s->n,
+                                .k = s->k,
+                                .alpha = 1,
+                                .beta = 0,
+                                .a = s->a,
+                                .b = s->b,
+                                .c = s->c,
+                                .lda = s->lda,
+                                .ldb = s->ldb,
+                                .ldc = s->m,
+                                .batch = 1};
         snprintf(s->config, sizeof s->config, "%s", ctx->ops->name);
         /* One untimed call: the library compiles its kernels now (CLBlast on PoCL: seconds),
          * and says here if it cannot do this combination after all. */
@@ -473,8 +510,7 @@ static int gemm_verify(struct gb_case_ctx *ctx)
             sum += (long double)x * y;
             mag += fabsl((long double)x * y);
         }
-        gb_accuracy_add(&acc, i + j * s->m, c_elem(out, c, i + j * s->m), (double)sum,
-                        (double)mag);
+        gb_accuracy_add(&acc, i + j * s->m, c_elem(out, c, i + j * s->m), (double)sum, (double)mag);
     }
     free(c);
     const double tol = s->tol > 0 ? s->tol : default_tol(s->p, s->k);
@@ -482,12 +518,13 @@ static int gemm_verify(struct gb_case_ctx *ctx)
     ctx->max_error = acc.max_rel;
     if (!(acc.max_rel <= tol)) {
         const uint64_t wi = acc.worst % s->m, wj = acc.worst / s->m;
-        return gb_case_mismatch(ctx, "failed-accuracy: max relative error %.3g > tolerance "
-                                     "%.3g (C(%llu,%llu) = %.9g, FP64 reference %.9g; rms "
-                                     "%.3g over %llu elements, %llu not finite)",
-                                acc.max_rel, tol, (unsigned long long)wi,
-                                (unsigned long long)wj, acc.worst_got, acc.worst_ref, s->rms,
-                                (unsigned long long)acc.n, (unsigned long long)acc.nonfinite);
+        return gb_case_mismatch(ctx,
+                                "failed-accuracy: max relative error %.3g > tolerance "
+                                "%.3g (C(%llu,%llu) = %.9g, FP64 reference %.9g; rms "
+                                "%.3g over %llu elements, %llu not finite)",
+                                acc.max_rel, tol, (unsigned long long)wi, (unsigned long long)wj,
+                                acc.worst_got, acc.worst_ref, s->rms, (unsigned long long)acc.n,
+                                (unsigned long long)acc.nonfinite);
     }
     return 0;
 }

@@ -15,7 +15,7 @@ struct gemm {
     bool own, ta, tb, wide, sgn; /* sgn: dist signed */
     uint64_t m, n, k;
     double tol;
-    double *a64, *b64;       /* the unrounded inputs, column-major as stored (lda = rows) */
+    double *a64, *b64; /* the unrounded inputs, column-major as stored (lda = rows) */
     uint64_t lda, ldb;
     struct gb_buf *a, *b, *c;
     struct gb_gemm g;        /* library */

@@ -37,20 +37,30 @@
 static const char *const patterns[] = {"random", "linear", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "pattern", .type = GB_V_STR, .def = "random", .choices = patterns,
+    {.name = "pattern",
+     .type = GB_V_STR,
+     .def = "random",
+     .choices = patterns,
      .help = "random: one random cycle through the slots (Sattolo); linear: address order"},
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 1GiB, factor: 2}", .min = 8,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "{from: 4KiB, to: 1GiB, factor: 2}",
+     .min = 8,
      .help = "working set, bytes"},
-    {.name = "stride", .type = GB_V_SIZE, .def = "128", .min = 4, .max = 1 << 20,
+    {.name = "stride",
+     .type = GB_V_SIZE,
+     .def = "128",
+     .min = 4,
+     .max = 1 << 20,
      .help = "bytes between two chased elements (a multiple of 4; at least a cache line)"},
 };
 
 struct latency {
     struct gb_test_hook hook;
-    uint64_t slots;         /* slots in the cycle */
-    uint32_t epl;           /* elements (unsigned int) per slot: stride / 4 */
-    uint32_t *order;        /* order[k]: the slot k steps after slot 0 */
-    uint64_t steps;         /* steps the chase has been asked for so far */
+    uint64_t slots;  /* slots in the cycle */
+    uint32_t epl;    /* elements (unsigned int) per slot: stride / 4 */
+    uint32_t *order; /* order[k]: the slot k steps after slot 0 */
+    uint64_t steps;  /* steps the chase has been asked for so far */
     struct gb_buf *next, *pos;
     struct gb_program *prog;
     struct gb_kernel *k;
@@ -98,12 +108,16 @@ static int latency_setup(struct gb_case_ctx *ctx)
     s->slots = size / stride;
     s->epl = (uint32_t)(stride / 4);
     if (s->slots < 2)
-        return gb_case_skip(ctx, "a working set of %" PRIu64 " bytes holds fewer than 2 slots "
-                            "of %" PRIu64 " bytes", size, stride);
+        return gb_case_skip(ctx,
+                            "a working set of %" PRIu64 " bytes holds fewer than 2 slots "
+                            "of %" PRIu64 " bytes",
+                            size, stride);
     const uint64_t bytes = s->slots * stride;
     if (bytes / 4 > UINT32_MAX)
-        return gb_case_skip(ctx, "a working set of %" PRIu64 " bytes has more elements than a "
-                            "32-bit index reaches", bytes);
+        return gb_case_skip(ctx,
+                            "a working set of %" PRIu64 " bytes has more elements than a "
+                            "32-bit index reaches",
+                            bytes);
 
     int err = gb__chip_build(ctx, "latency.cl", "latency_chase", NULL, 0, &s->prog, &s->k);
     if (err || (err = gb_case_alloc(ctx, bytes, GB_MEM_DEVICE, &s->next)) ||
@@ -168,9 +182,10 @@ static int latency_verify(struct gb_case_ctx *ctx)
     const uint32_t want = s->order[s->steps % s->slots] * s->epl;
     ctx->max_error = 0;
     if (got != want)
-        return gb_case_mismatch(ctx, "after %" PRIu64 " steps the chase is at element %u, "
-                                "expected %u (slot %" PRIu64 " of the cycle)", s->steps, got,
-                                want, s->steps % s->slots);
+        return gb_case_mismatch(ctx,
+                                "after %" PRIu64 " steps the chase is at element %u, "
+                                "expected %u (slot %" PRIu64 " of the cycle)",
+                                s->steps, got, want, s->steps % s->slots);
     return 0;
 }
 

@@ -13,7 +13,10 @@
 static const char *const ops[] = {"latency", "throughput", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[latency, throughput]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[latency, throughput]",
+     .choices = ops,
      .help = "latency: launch and wait, host-timed; throughput: back-to-back, device-timed"},
 };
 

@@ -29,19 +29,45 @@
 static const char *const ops[] = {"read", "write", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[read, write]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[read, write]",
+     .choices = ops,
      .help = "read or write local memory"},
-    {.name = "vec", .type = GB_V_INT, .def = "[1, 4]", .min = 1, .max = 4,
+    {.name = "vec",
+     .type = GB_V_INT,
+     .def = "[1, 4]",
+     .min = 1,
+     .max = 4,
      .help = "unsigned ints per access: 1, 2 or 4 (4, 8 or 16 bytes)"},
-    {.name = "stride", .type = GB_V_INT, .def = "[1, 2, 4, 8, 16, 32, 33]", .min = 1,
-     .max = 1 << 16, .help = "vectors between the addresses of neighbouring work-items"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "stride",
+     .type = GB_V_INT,
+     .def = "[1, 2, 4, 8, 16, 32, 33]",
+     .min = 1,
+     .max = 1 << 16,
+     .help = "vectors between the addresses of neighbouring work-items"},
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "local", .type = GB_V_SIZE, .def = "16KiB", .min = 4, .max = 1 << 30,
+    {.name = "local",
+     .type = GB_V_SIZE,
+     .def = "16KiB",
+     .min = 4,
+     .max = 1 << 30,
      .help = "bytes of each work-group's local array (a power of two)"},
-    {.name = "groups", .type = GB_V_INT, .def = "0", .min = 0, .max = 1 << 24,
+    {.name = "groups",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 1 << 24,
      .help = "work-groups per launch; 0: 8 per compute unit"},
-    {.name = "bytes", .type = GB_V_SIZE, .def = "1GiB", .min = 1,
+    {.name = "bytes",
+     .type = GB_V_SIZE,
+     .def = "1GiB",
+     .min = 1,
      .help = "bytes accessed per operation (rounded to whole accesses per work-item)"},
 };
 
@@ -50,7 +76,7 @@ struct local {
     bool write;
     uint32_t vec, wg, stride, ln, iters;
     uint64_t items;
-    uint32_t *want;  /* want[l]: the sum of work-item position l of every work-group */
+    uint32_t *want; /* want[l]: the sum of work-item position l of every work-group */
     struct gb_buf *out;
     struct gb_program *prog;
     struct gb_kernel *k;
@@ -110,11 +136,15 @@ static int local_setup(struct gb_case_ctx *ctx)
     if (s->vec == 3)
         return gb_case_skip(ctx, "vec must be 1, 2 or 4");
     if (!pow2(lbytes) || lbytes < vbytes)
-        return gb_case_skip(ctx, "the local array of %" PRIu64 " bytes is not a power of two of "
-                            "at least one vector", lbytes);
+        return gb_case_skip(ctx,
+                            "the local array of %" PRIu64 " bytes is not a power of two of "
+                            "at least one vector",
+                            lbytes);
     if (info->local_mem && lbytes > info->local_mem)
-        return gb_case_skip(ctx, "a local array of %" PRIu64 " bytes exceeds the device's %" PRIu64
-                            " bytes of local memory", lbytes, info->local_mem);
+        return gb_case_skip(ctx,
+                            "a local array of %" PRIu64 " bytes exceeds the device's %" PRIu64
+                            " bytes of local memory",
+                            lbytes, info->local_mem);
     uint64_t groups;
     int err = gb__chip_items(ctx, s->wg, &groups, &s->items);
     if (err)
@@ -124,8 +154,10 @@ static int local_setup(struct gb_case_ctx *ctx)
     if (iters == 0)
         iters = 1;
     if (iters > UINT32_MAX)
-        return gb_case_skip(ctx, "%" PRIu64 " accesses per work-item overflow the kernel's "
-                            "count", iters);
+        return gb_case_skip(ctx,
+                            "%" PRIu64 " accesses per work-item overflow the kernel's "
+                            "count",
+                            iters);
     s->iters = (uint32_t)iters;
 
     char d_vec[16], d_wg[16], d_ln[24], d_stride[24];
@@ -143,8 +175,8 @@ static int local_setup(struct gb_case_ctx *ctx)
         (err = gb_case_poison(ctx, s->out, s->items * sizeof(uint32_t), GB_I32)) ||
         (err = local_expect(s)))
         return err;
-    s->launch = (struct gb_launch){.dims = 1, .global = {s->items, 1, 1},
-                                   .local = {s->wg, 1, 1}, .nargs = 2};
+    s->launch = (struct gb_launch){
+        .dims = 1, .global = {s->items, 1, 1}, .local = {s->wg, 1, 1}, .nargs = 2};
     s->launch.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->out};
     s->launch.args[1] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->iters};
     ctx->op.bytes = (double)s->items * (double)s->iters * (double)vbytes;
@@ -168,9 +200,10 @@ static int local_verify(struct gb_case_ctx *ctx)
     ctx->max_error = 0;
     for (uint64_t g = 0; g < s->items && !err; g++)
         if (got[g] != s->want[g % s->wg])
-            err = gb_case_mismatch(ctx, "work-item %" PRIu64 " (work-group %" PRIu64 ", position "
-                                   "%" PRIu64 ") summed %u, expected %u", g, g / s->wg,
-                                   g % s->wg, got[g], s->want[g % s->wg]);
+            err = gb_case_mismatch(ctx,
+                                   "work-item %" PRIu64 " (work-group %" PRIu64 ", position "
+                                   "%" PRIu64 ") summed %u, expected %u",
+                                   g, g / s->wg, g % s->wg, got[g], s->want[g % s->wg]);
     free(got);
     return err;
 }

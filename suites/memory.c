@@ -33,13 +33,27 @@ static const char *const ops[] = {"copy", "mul", "add", "triad", "dot", NULL};
 static const char *const types[] = {"float", "double", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[copy, mul, add, triad, dot]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[copy, mul, add, triad, dot]",
+     .choices = ops,
      .help = "kernel"},
-    {.name = "type", .type = GB_V_STR, .def = "[float, double]", .choices = types,
+    {.name = "type",
+     .type = GB_V_STR,
+     .def = "[float, double]",
+     .choices = types,
      .help = "element type"},
-    {.name = "wg", .type = GB_V_INT, .def = "256", .min = 1, .max = 65536,
+    {.name = "wg",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 65536,
      .help = "work-group (thread-block) size"},
-    {.name = "size", .type = GB_V_SIZE, .def = "0", .min = 0, .zero_picks = true,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "0",
+     .min = 0,
+     .zero_picks = true,
      .help = "bytes per array (each kernel touches 2 or 3 arrays); 0: 4x the last-level cache, "
              "at least 128 MiB, at most the largest allocation (figure array_bytes)"},
 };
@@ -48,11 +62,8 @@ static const struct {
     const char *kernel;
     unsigned arrays; /* arrays moved per element, BabelStream's byte count */
 } op_table[] = {
-    [OP_COPY] = {"stream_copy", 2},
-    [OP_MUL] = {"stream_mul", 2},
-    [OP_ADD] = {"stream_add", 3},
-    [OP_TRIAD] = {"stream_triad", 3},
-    [OP_DOT] = {"stream_dot", 2},
+    [OP_COPY] = {"stream_copy", 2},   [OP_MUL] = {"stream_mul", 2}, [OP_ADD] = {"stream_add", 3},
+    [OP_TRIAD] = {"stream_triad", 3}, [OP_DOT] = {"stream_dot", 2},
 };
 
 #define SCALAR 0.4
@@ -109,7 +120,7 @@ static const struct {
     unsigned reads;
     int writes;
 } io[] = {
-    [OP_COPY] = {1u << 0, 2}, [OP_MUL] = {1u << 2, 1},        [OP_ADD] = {3u, 2},
+    [OP_COPY] = {1u << 0, 2}, [OP_MUL] = {1u << 2, 1}, [OP_ADD] = {3u, 2},
     [OP_TRIAD] = {6u, 0},     [OP_DOT] = {3u, -1},
 };
 
@@ -229,8 +240,8 @@ static int memory_setup(struct gb_case_ctx *ctx)
         gb_launch_split_tail(l, &m->tail, m->n, l->nargs - 1);
     ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
     ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
-                    : m->op == OP_COPY                 ? 0.0
-                                                       : (double)m->n;
+                    : m->op == OP_COPY                   ? 0.0
+                                                         : (double)m->n;
     ctx->op.working_set = ctx->op.bytes; /* each array is moved once per operation */
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
@@ -291,8 +302,9 @@ static int dot_verify(struct gb_case_ctx *ctx, struct memory *m)
     const double tol = gamma_d(depth, u) + ((double)m->groups + 4.0) * 0x1p-62;
     ctx->max_error = (double)(fabsl(total - gold) / gold);
     if (!(ctx->max_error <= tol))
-        return gb_case_mismatch(ctx, "dot = %.17Lg, expected %.17Lg (relative error %.3g > %.3g, "
-                                     "the bound of a sum of depth %.0f)",
+        return gb_case_mismatch(ctx,
+                                "dot = %.17Lg, expected %.17Lg (relative error %.3g > %.3g, "
+                                "the bound of a sum of depth %.0f)",
                                 total, gold, ctx->max_error, tol, depth);
     return 0;
 }
@@ -338,9 +350,11 @@ static int memory_verify(struct gb_case_ctx *ctx)
     }
     ctx->max_error = worst;
     if (!(worst <= tol))
-        err = gb_case_mismatch(ctx, "element %llu is %.17g, expected %.17g (relative error %.3g "
-                               "> %g)", (unsigned long long)worst_i, elem(m, host, worst_i),
-                               worst_gold, worst, tol);
+        err = gb_case_mismatch(ctx,
+                               "element %llu is %.17g, expected %.17g (relative error %.3g "
+                               "> %g)",
+                               (unsigned long long)worst_i, elem(m, host, worst_i), worst_gold,
+                               worst, tol);
     free(host);
     return err;
 }

@@ -16,7 +16,7 @@ struct memory {
     size_t esize;
     uint64_t n;
     uint32_t wg;
-    uint64_t groups;         /* dot: work-groups, = partial sums */
+    uint64_t groups; /* dot: work-groups, = partial sums */
     struct gb_buf *a, *b, *c, *sums;
     struct gb_program *prog;
     struct gb_kernel *k;

@@ -21,15 +21,15 @@ int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
 
 /* The single-device helpers work on ctx->dev and ctx->q: point them at device `rank` for the
  * call. */
-#define GB__ON_RANK(ctx, rank, call)                                                               \
-    do {                                                                                           \
-        struct gb_device *gb__dev = (ctx)->dev;                                                    \
-        struct gb_queue *gb__q = (ctx)->q;                                                         \
-        (ctx)->dev = (ctx)->devs[rank];                                                            \
-        (ctx)->q = (ctx)->queues[rank];                                                            \
-        err = (call);                                                                              \
-        (ctx)->dev = gb__dev;                                                                      \
-        (ctx)->q = gb__q;                                                                          \
+#define GB__ON_RANK(ctx, rank, call)            \
+    do {                                        \
+        struct gb_device *gb__dev = (ctx)->dev; \
+        struct gb_queue *gb__q = (ctx)->q;      \
+        (ctx)->dev = (ctx)->devs[rank];         \
+        (ctx)->q = (ctx)->queues[rank];         \
+        err = (call);                           \
+        (ctx)->dev = gb__dev;                   \
+        (ctx)->q = gb__q;                       \
     } while (0)
 
 int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,

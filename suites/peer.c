@@ -28,15 +28,26 @@ static const char *const path_names[] = {"d2d", "peer", "staged"};
 static const char *const peer_ops[] = {"copy", NULL};
 
 static const struct gb_axis_def peer_axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "copy", .choices = peer_ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "copy",
+     .choices = peer_ops,
      .help = "copy: src -> dst, one direction"},
-    {.name = "src", .type = GB_V_INT, .def = "{from: 0, to: 15, step: 1}", .min = 0,
-     .max = GB_MAX_SET - 1, .device_pos = true,
+    {.name = "src",
+     .type = GB_V_INT,
+     .def = "{from: 0, to: 15, step: 1}",
+     .min = 0,
+     .max = GB_MAX_SET - 1,
+     .device_pos = true,
      .help = "source: a position in the device set (positions the set lacks are dropped)"},
-    {.name = "dst", .type = GB_V_INT, .def = "{from: 0, to: 15, step: 1}", .min = 0,
-     .max = GB_MAX_SET - 1, .device_pos = true, .help = "destination: a position in the set"},
-    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64MiB]", .min = 1,
-     .help = "bytes per copy"},
+    {.name = "dst",
+     .type = GB_V_INT,
+     .def = "{from: 0, to: 15, step: 1}",
+     .min = 0,
+     .max = GB_MAX_SET - 1,
+     .device_pos = true,
+     .help = "destination: a position in the set"},
+    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64MiB]", .min = 1, .help = "bytes per copy"},
 };
 
 struct peer {
@@ -44,9 +55,9 @@ struct peer {
     enum path path;
     uint64_t size, chunk;
     struct gb_buf *sbuf, *dbuf;
-    struct gb_buf *stage[2];           /* pinned host memory, allocated on src */
-    struct gb_event *d2h[2], *h2d[2];  /* on src / dst: a staging buffer filled / drained */
-    bool h2d_pending[2];               /* h2d[b] was recorded and not yet waited for */
+    struct gb_buf *stage[2];          /* pinned host memory, allocated on src */
+    struct gb_event *d2h[2], *h2d[2]; /* on src / dst: a staging buffer filled / drained */
+    bool h2d_pending[2];              /* h2d[b] was recorded and not yet waited for */
     unsigned char *pattern;
 };
 
@@ -61,7 +72,7 @@ static int peer_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "the device set has %zu device%s, no position %zu", ctx->ndevs,
                             ctx->ndevs == 1 ? "" : "s", p->src > p->dst ? p->src : p->dst);
     struct gb_device *sd = ctx->devs[p->src], *dd = ctx->devs[p->dst];
-    p->path = p->src == p->dst                  ? PATH_D2D
+    p->path = p->src == p->dst                    ? PATH_D2D
               : gb_multi_peer_direct(ctx, dd, sd) ? PATH_PEER
                                                   : PATH_STAGED;
 
@@ -163,8 +174,7 @@ static int peer_verify(struct gb_case_ctx *ctx)
         return GB_FAIL(GB_ENOMEM, "read-back of %llu bytes", (unsigned long long)p->size);
     int err = gb_multi_download(ctx, p->dst, h, p->dbuf, p->size);
     if (!err)
-        err = gb_case_check_bytes(ctx, h, p->pattern, p->size, "device %zu -> %zu", p->src,
-                                  p->dst);
+        err = gb_case_check_bytes(ctx, h, p->pattern, p->size, "device %zu -> %zu", p->src, p->dst);
     free(h);
     return err;
 }

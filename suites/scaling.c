@@ -27,14 +27,27 @@ static const char *const workloads[] = {"triad", "sgemm", NULL};
 static const char *const modes[] = {"strong", "weak", NULL};
 
 static const struct gb_axis_def scaling_axes[] = {
-    {.name = "workload", .type = GB_V_STR, .def = "[triad, sgemm]", .choices = workloads,
+    {.name = "workload",
+     .type = GB_V_STR,
+     .def = "[triad, sgemm]",
+     .choices = workloads,
      .help = "triad (GB/s) or sgemm split by rows (GFLOP/s)"},
-    {.name = "mode", .type = GB_V_STR, .def = "[strong, weak]", .choices = modes,
+    {.name = "mode",
+     .type = GB_V_STR,
+     .def = "[strong, weak]",
+     .choices = modes,
      .help = "strong: fixed total size split across devices; weak: fixed size per device"},
     GB_MULTI_NDEV_AXIS("devices used at once"),
-    {.name = "size", .type = GB_V_SIZE, .def = "64MiB", .min = 1,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "64MiB",
+     .min = 1,
      .help = "triad: bytes per array (strong: in total, weak: per device); 0 for sgemm"},
-    {.name = "order", .type = GB_V_INT, .def = "1024", .min = 1, .max = 65536,
+    {.name = "order",
+     .type = GB_V_INT,
+     .def = "1024",
+     .min = 1,
+     .max = 65536,
      .help = "sgemm: M = N = K (strong: M in total, weak: M rows per device); 0 for triad"},
 };
 
@@ -113,8 +126,8 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     d->elems = elems;
     uint32_t wg = info->max_wg_size >= 256 ? 256 : info->max_wg_size;
     if (elems == 0)
-        return gb_case_skip(ctx, "device %zu gets no element (size too small for %zu devices)",
-                            i, s->team.n);
+        return gb_case_skip(ctx, "device %zu gets no element (size too small for %zu devices)", i,
+                            s->team.n);
     const uint64_t bytes = elems * sizeof(float);
     int err;
     const char *defines[] = {"T=float", "WG=256"};
@@ -162,8 +175,8 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     d->row0 = row0;
     d->rows = rows;
     if (rows == 0)
-        return gb_case_skip(ctx, "device %zu gets no row (order %llu too small for %zu devices)",
-                            i, (unsigned long long)nk, s->team.n);
+        return gb_case_skip(ctx, "device %zu gets no row (order %llu too small for %zu devices)", i,
+                            (unsigned long long)nk, s->team.n);
     int err;
     if ((err = gb_multi_alloc(ctx, i, rows * nk * sizeof(float), GB_MEM_DEVICE, &d->a)) ||
         (err = gb_multi_alloc(ctx, i, nk * nk * sizeof(float), GB_MEM_DEVICE, &d->b)) ||
@@ -188,10 +201,21 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     if (err)
         return err;
     if (s->blas) {
-        d->gemm = (struct gb_gemm){.a_type = GB_F32, .c_type = GB_F32, .compute = GB_F32,
-                                   .m = rows, .n = nk, .k = nk, .alpha = 1.0, .beta = 0.0,
-                                   .a = d->a, .b = d->b, .c = d->c, .lda = rows, .ldb = nk,
-                                   .ldc = rows, .batch = 1};
+        d->gemm = (struct gb_gemm){.a_type = GB_F32,
+                                   .c_type = GB_F32,
+                                   .compute = GB_F32,
+                                   .m = rows,
+                                   .n = nk,
+                                   .k = nk,
+                                   .alpha = 1.0,
+                                   .beta = 0.0,
+                                   .a = d->a,
+                                   .b = d->b,
+                                   .c = d->c,
+                                   .lda = rows,
+                                   .ldb = nk,
+                                   .ldc = rows,
+                                   .batch = 1};
         return 0;
     }
     const char *defines[] = {"TS=16"};
@@ -226,9 +250,10 @@ static int scaling_setup(struct gb_case_ctx *ctx)
         s->blas = gb_multi_all_have(ctx, s->team.n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
         for (size_t i = 0; i < s->team.n; i++)
             if (!s->blas && ctx->devs[i]->info.max_wg_size < SGEMM_TS * SGEMM_TS)
-                return gb_case_skip(ctx, "the SGEMM kernel needs work-groups of %d; device %zu "
-                                    "allows %u", SGEMM_TS * SGEMM_TS, i,
-                                    ctx->devs[i]->info.max_wg_size);
+                return gb_case_skip(ctx,
+                                    "the SGEMM kernel needs work-groups of %d; device %zu "
+                                    "allows %u",
+                                    SGEMM_TS * SGEMM_TS, i, ctx->devs[i]->info.max_wg_size);
         const uint64_t total_rows = s->weak ? s->order * s->team.n : s->order;
         for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo, hi;
@@ -268,9 +293,10 @@ static int verify_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, fl
         if (!(rel <= ctx->max_error))
             ctx->max_error = isnan(rel) ? INFINITY : rel;
         if (!(rel <= 1e-6))
-            return gb_case_mismatch(ctx, "device %zu: a[%llu] = %.9g, expected %.9g (relative "
-                                    "error %.3g > 1e-6)", i, (unsigned long long)e, h[e], gold,
-                                    rel);
+            return gb_case_mismatch(ctx,
+                                    "device %zu: a[%llu] = %.9g, expected %.9g (relative "
+                                    "error %.3g > 1e-6)",
+                                    i, (unsigned long long)e, h[e], gold, rel);
     }
     return 0;
 }
@@ -295,9 +321,10 @@ static int verify_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, fl
             float got = h[j * d->rows + r];
             if (got != (float)gold) {
                 ctx->max_error = INFINITY;
-                return gb_case_mismatch(ctx, "device %zu: C[%llu][%llu] = %.9g, expected %lld "
-                                        "(exact: the inputs are small integers)", i,
-                                        (unsigned long long)(d->row0 + r), (unsigned long long)j,
+                return gb_case_mismatch(ctx,
+                                        "device %zu: C[%llu][%llu] = %.9g, expected %lld "
+                                        "(exact: the inputs are small integers)",
+                                        i, (unsigned long long)(d->row0 + r), (unsigned long long)j,
                                         got, (long long)gold);
             }
         }

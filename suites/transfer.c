@@ -26,14 +26,26 @@ static const char *const memories[] = {"pinned", "pageable", "device", NULL};
 static const char *const modes[] = {"async", "sync", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[h2d, d2h, d2d, bidir]", .choices = ops,
+    {.name = "op",
+     .type = GB_V_STR,
+     .def = "[h2d, d2h, d2d, bidir]",
+     .choices = ops,
      .help = "h2d, d2h, d2d, or bidir (H2D and D2H at once on two queues)"},
-    {.name = "memory", .type = GB_V_STR, .def = "[pinned, pageable]", .choices = memories,
+    {.name = "memory",
+     .type = GB_V_STR,
+     .def = "[pinned, pageable]",
+     .choices = memories,
      .help = "host memory: pinned (page-locked) or pageable; D2D cases use device"},
-    {.name = "mode", .type = GB_V_STR, .def = "[async]", .choices = modes,
+    {.name = "mode",
+     .type = GB_V_STR,
+     .def = "[async]",
+     .choices = modes,
      .help = "async: a batch of non-blocking copies, device-timed; sync: blocking copies, "
              "host-timed"},
-    {.name = "size", .type = GB_V_SIZE, .def = "{from: 4KiB, to: 256MiB, factor: 4}", .min = 1,
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "{from: 4KiB, to: 256MiB, factor: 4}",
+     .min = 1,
      .help = "bytes per copy"},
 };
 
@@ -84,8 +96,7 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     uint64_t device_bytes = t->op == OP_D2D || t->op == OP_BIDIR ? 2 * t->size : t->size;
     if (info->global_mem && device_bytes > info->global_mem)
         return gb_case_skip(ctx, "needs %llu bytes of device memory, the device has %llu",
-                            (unsigned long long)device_bytes,
-                            (unsigned long long)info->global_mem);
+                            (unsigned long long)device_bytes, (unsigned long long)info->global_mem);
     enum gb_mem_kind hk = host_kind(ctx->params);
     if (t->op == OP_BIDIR && hk != GB_MEM_HOST_PINNED)
         return gb_case_skip(ctx, "bidir needs pinned host memory: an asynchronous copy to or "

@@ -12,10 +12,10 @@ struct transfer {
     enum transfer_op op;
     bool blocking;
     uint64_t size;
-    struct gb_buf *src, *dst;       /* the copy (bidir: the H2D half) */
-    struct gb_buf *src2, *dst2;     /* bidir: the D2H half */
-    struct gb_queue *q2;            /* bidir: the second queue */
-    unsigned char *pattern;         /* what the source holds */
+    struct gb_buf *src, *dst;   /* the copy (bidir: the H2D half) */
+    struct gb_buf *src2, *dst2; /* bidir: the D2H half */
+    struct gb_queue *q2;        /* bidir: the second queue */
+    unsigned char *pattern;     /* what the source holds */
 };
 
 #endif

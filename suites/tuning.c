@@ -74,47 +74,56 @@ struct kdef {
 };
 
 static const struct kdef kdefs[] = {
-    [K_DOT] = {
-        .name = "dot", .file = "dot.cl", .def_size = 1 << 24,
-        /* Defaults: the memory suite's (BabelStream's) dot — 256 work-items, grid-stride, tree
+    [K_DOT] =
+        {
+            .name = "dot",
+            .file = "dot.cl",
+            .def_size = 1 << 24,
+            /* Defaults: the memory suite's (BabelStream's) dot — 256 work-items, grid-stride, tree
          * reduction, 64 work-groups per compute unit. */
-        .tun = {{"WG", 7, {16, 32, 64, 128, 256, 512, 1024}, 256},
-                {"VEC", 5, {1, 2, 4, 8, 16}, 1},
-                {"LAYOUT", 2, {0, 1}, 1},
-                {"REDUCE", 3, {0, 1, 2}, 0},
-                {"GPC", 4, {1, 4, 16, 64}, 64}},
-        .ntun = 5,
-        .cons = {{"n % VEC == 0", "n not a multiple of VEC"},
-                 {"REDUCE != 0 || pow2(WG)", "tree reduction needs a power-of-two WG"}},
-        .ncons = 2,
-    },
-    [K_TRANSPOSE] = {
-        .name = "transpose", .file = "transpose.cl", .def_size = 2048,
-        /* Defaults: Ruetsch and Micikevicius's tile 32 with 8 rows of work-items, padded. */
-        .tun = {{"TILE", 5, {4, 8, 16, 32, 64}, 32},
-                {"ROWS", 4, {1, 2, 4, 8}, 4},
-                {"LOCAL", 2, {0, 1}, 1},
-                {"PAD", 2, {0, 1}, 1}},
-        .ntun = 4,
-        .cons = {{"TILE % ROWS == 0", "ROWS does not divide TILE"},
-                 {"n % ROWS == 0", "n not a multiple of ROWS"},
-                 {"LOCAL == 1 || PAD == 0", "PAD means nothing without LOCAL"}},
-        .ncons = 3,
-    },
-    [K_GEMM] = {
-        .name = "gemm", .file = "gemm.cl", .def_size = 512,
-        /* Defaults and rules: kernels/gemm.cl. */
-        .tun = {{"TS", 4, {16, 32, 64, 128}, 32},
-                {"WPT", 4, {1, 2, 4, 8}, 4},
-                {"TSK", 4, {4, 8, 16, 32}, 16},
-                {"UNROLL", 4, {1, 2, 4, 8}, 4}},
-        .ntun = 4,
-        .cons = {{"TS % WPT == 0", "WPT does not divide TS"},
-                 {"(TS * TSK) % ((TS / WPT) * (TS / WPT)) == 0",
-                  "work-items would load unequal shares of a tile"},
-                 {"TSK % UNROLL == 0", "UNROLL does not divide TSK"}},
-        .ncons = 3,
-    },
+            .tun = {{"WG", 7, {16, 32, 64, 128, 256, 512, 1024}, 256},
+                    {"VEC", 5, {1, 2, 4, 8, 16}, 1},
+                    {"LAYOUT", 2, {0, 1}, 1},
+                    {"REDUCE", 3, {0, 1, 2}, 0},
+                    {"GPC", 4, {1, 4, 16, 64}, 64}},
+            .ntun = 5,
+            .cons = {{"n % VEC == 0", "n not a multiple of VEC"},
+                     {"REDUCE != 0 || pow2(WG)", "tree reduction needs a power-of-two WG"}},
+            .ncons = 2,
+        },
+    [K_TRANSPOSE] =
+        {
+            .name = "transpose",
+            .file = "transpose.cl",
+            .def_size = 2048,
+            /* Defaults: Ruetsch and Micikevicius's tile 32 with 8 rows of work-items, padded. */
+            .tun = {{"TILE", 5, {4, 8, 16, 32, 64}, 32},
+                    {"ROWS", 4, {1, 2, 4, 8}, 4},
+                    {"LOCAL", 2, {0, 1}, 1},
+                    {"PAD", 2, {0, 1}, 1}},
+            .ntun = 4,
+            .cons = {{"TILE % ROWS == 0", "ROWS does not divide TILE"},
+                     {"n % ROWS == 0", "n not a multiple of ROWS"},
+                     {"LOCAL == 1 || PAD == 0", "PAD means nothing without LOCAL"}},
+            .ncons = 3,
+        },
+    [K_GEMM] =
+        {
+            .name = "gemm",
+            .file = "gemm.cl",
+            .def_size = 512,
+            /* Defaults and rules: kernels/gemm.cl. */
+            .tun = {{"TS", 4, {16, 32, 64, 128}, 32},
+                    {"WPT", 4, {1, 2, 4, 8}, 4},
+                    {"TSK", 4, {4, 8, 16, 32}, 16},
+                    {"UNROLL", 4, {1, 2, 4, 8}, 4}},
+            .ntun = 4,
+            .cons = {{"TS % WPT == 0", "WPT does not divide TS"},
+                     {"(TS * TSK) % ((TS / WPT) * (TS / WPT)) == 0",
+                      "work-items would load unequal shares of a tile"},
+                     {"TSK % UNROLL == 0", "UNROLL does not divide TSK"}},
+            .ncons = 3,
+        },
 };
 #define NKERNELS (sizeof kdefs / sizeof kdefs[0])
 
@@ -122,17 +131,35 @@ static const char *const kernel_names[] = {"dot", "transpose", "gemm", NULL};
 static const char *const search_names[] = {"exhaustive", "random", "anneal", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "kernel", .type = GB_V_STR, .def = "[dot, transpose, gemm]",
-     .choices = kernel_names, .help = "the tunable kernel: dot, transpose (2-D tiled), gemm"},
-    {.name = "size", .type = GB_V_INT, .def = "0", .min = 0, .max = INT64_C(1) << 34,
+    {.name = "kernel",
+     .type = GB_V_STR,
+     .def = "[dot, transpose, gemm]",
+     .choices = kernel_names,
+     .help = "the tunable kernel: dot, transpose (2-D tiled), gemm"},
+    {.name = "size",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = INT64_C(1) << 34,
      .help = "problem size: dot elements, transpose rows = columns, gemm m = n = k (0: the "
              "kernel's default: 2^24, 2048, 512)"},
-    {.name = "search", .type = GB_V_STR, .def = "anneal", .choices = search_names,
+    {.name = "search",
+     .type = GB_V_STR,
+     .def = "anneal",
+     .choices = search_names,
      .help = "exhaustive, random (budget) or anneal (simulated annealing, budget)"},
-    {.name = "budget", .type = GB_V_INT, .def = "0", .min = 0, .max = 1000000,
+    {.name = "budget",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 1000000,
      .help = "configurations a random or anneal search measures (0: a quarter of the valid "
              "ones); exhaustive measures every valid one"},
-    {.name = "seed", .type = GB_V_INT, .def = "1", .min = 0, .max = INT64_MAX,
+    {.name = "seed",
+     .type = GB_V_INT,
+     .def = "1",
+     .min = 0,
+     .max = INT64_MAX,
      .help = "the seed of random and anneal (same seed, same proposals)"},
 };
 
@@ -144,8 +171,8 @@ static const struct gb_axis_def axes[] = {
 
 /* Why configurations were pruned (counts for the summary). */
 enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX };
-static const char *const cat_short[NCAT] = {"wg>max", "dim>max", "lmem>max", "global%wg",
-                                            "constraint", "wg>kernel"};
+static const char *const cat_short[NCAT] = {"wg>max",    "dim>max",    "lmem>max",
+                                            "global%wg", "constraint", "wg>kernel"};
 
 /* One configuration, built and ready to launch. */
 struct inst {
@@ -158,7 +185,7 @@ struct inst {
 struct tuning {
     enum kid kid;
     const struct kdef *kd;
-    uint64_t n;                    /* the problem size */
+    uint64_t n; /* the problem size */
     enum gb_search_kind search;
     uint64_t budget, seed;
     struct gb_space space;
@@ -167,20 +194,20 @@ struct tuning {
     struct gb_tune_var vars[MAX_VARS];
     size_t nvars;
     const struct gb_device_info *info;
-    char problem[128];             /* the tuning cache's problem key */
+    char problem[128]; /* the tuning cache's problem key */
 
     /* pruning */
     uint64_t space_size, nvalid, pruned[NCAT];
-    uint64_t max_partial;          /* dot: the most partial sums of any valid configuration */
+    uint64_t max_partial; /* dot: the most partial sums of any valid configuration */
 
     /* buffers and host data */
     struct gb_buf *a, *b, *c, *partial;
     uint64_t in_elems, out_elems;
-    float *ha, *hb;                /* inputs (host copies) */
-    float *hcheck;                 /* read-back of the output */
-    float *gemm_ref;               /* gemm: the exact product */
+    float *ha, *hb;  /* inputs (host copies) */
+    float *hcheck;   /* read-back of the output */
+    float *gemm_ref; /* gemm: the exact product */
     double dot_ref;
-    float *nan_fill;               /* out_elems NaNs */
+    float *nan_fill; /* out_elems NaNs */
 
     /* the configuration under measurement, and the best one (the case's operation) */
     struct inst cur;
@@ -232,15 +259,15 @@ static void geometry(const struct tuning *t, const size_t *c, struct gb_launch *
         l[0].global[0] = t->n;
         l[0].global[1] = rows > 0 ? t->n / (uint64_t)rows : 0;
         *nl = 1;
-        *local_bytes = val(t, c, "LOCAL") ? (uint64_t)tile * (uint64_t)(tile + val(t, c, "PAD")) *
-                                                sizeof(float)
-                                          : 0;
+        *local_bytes = val(t, c, "LOCAL")
+                           ? (uint64_t)tile * (uint64_t)(tile + val(t, c, "PAD")) * sizeof(float)
+                           : 0;
         break;
     }
     case K_GEMM: {
         int64_t ts = val(t, c, "TS"), wpt = val(t, c, "WPT"), tsk = val(t, c, "TSK");
-        uint64_t rts = wpt > 0 ? (uint64_t)(ts / wpt) : 0, tiles = (t->n + (uint64_t)ts - 1) /
-                                                                   (uint64_t)ts;
+        uint64_t rts = wpt > 0 ? (uint64_t)(ts / wpt) : 0,
+                 tiles = (t->n + (uint64_t)ts - 1) / (uint64_t)ts;
         l[0].dims = 2;
         l[0].local[0] = l[0].local[1] = (uint32_t)rts;
         l[0].global[0] = l[0].global[1] = tiles * rts;
@@ -285,16 +312,18 @@ static bool check(const struct tuning *t, const size_t *c, enum cat *why, char *
             }
             if (l[i].global[d] == 0 || l[i].global[d] % l[i].local[d] != 0) {
                 *why = C_DIV;
-                snprintf(text, len, "global size %" PRIu64 " in dimension %u is not a multiple "
-                         "of the work-group size %u", l[i].global[d], d, l[i].local[d]);
+                snprintf(text, len,
+                         "global size %" PRIu64 " in dimension %u is not a multiple "
+                         "of the work-group size %u",
+                         l[i].global[d], d, l[i].local[d]);
                 return false;
             }
         }
     }
     if (in->local_mem && lbytes > in->local_mem) {
         *why = C_LMEM;
-        snprintf(text, len, "%" PRIu64 " bytes of local memory above the device's %" PRIu64,
-                 lbytes, in->local_mem);
+        snprintf(text, len, "%" PRIu64 " bytes of local memory above the device's %" PRIu64, lbytes,
+                 in->local_mem);
         return false;
     }
     return true;
@@ -365,9 +394,10 @@ static int build_space(struct gb_case_ctx *ctx, struct tuning *t)
             char all[256] = "";
             for (size_t j = 0; j < kd->ntun; j++)
                 gb_appendf(all, sizeof all, "%s%s", j ? ", " : "", kd->tun[j].name);
-            return gb_case_skip(ctx, "profile line %d, column %d: kernel %s has no tunable %s "
-                                "(its tunables: %s)", sp->line, sp->column, kd->name, sp->name,
-                                all);
+            return gb_case_skip(ctx,
+                                "profile line %d, column %d: kernel %s has no tunable %s "
+                                "(its tunables: %s)",
+                                sp->line, sp->column, kd->name, sp->name, all);
         }
         struct gb_tunable *tu = &t->space.t[k];
         int64_t def = kd->tun[k].def;
@@ -421,9 +451,11 @@ static int build_space(struct gb_case_ctx *ctx, struct tuning *t)
         struct names_ctx nc = {t, NULL};
         if (gb_expr_names(c->e, name_known, &nc)) {
             char all[512];
-            return gb_case_skip(ctx, "profile line %d, column %d: constraint \"%s\" names %s, "
-                                "which kernel %s does not know (names: %s)", sp->line, sp->column,
-                                sp->text, nc.bad, kd->name, known_names(t, all, sizeof all));
+            return gb_case_skip(ctx,
+                                "profile line %d, column %d: constraint \"%s\" names %s, "
+                                "which kernel %s does not know (names: %s)",
+                                sp->line, sp->column, sp->text, nc.bad, kd->name,
+                                known_names(t, all, sizeof all));
         }
     }
     return 0;
@@ -448,8 +480,8 @@ static void prune_pass(struct tuning *t)
             size_t nl;
             uint64_t lb;
             geometry(t, c, l, &nl, &lb);
-            uint64_t parts = val(t, c, "REDUCE") == 2 ? l[0].global[0]
-                                                      : l[0].global[0] / l[0].local[0];
+            uint64_t parts =
+                val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
             if (parts > t->max_partial)
                 t->max_partial = parts;
         }
@@ -470,8 +502,7 @@ static const char *pruned_text(const struct tuning *t, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < NCAT; i++)
         if (t->pruned[i])
-            gb_appendf(buf, len, "%s%s %" PRIu64, buf[0] ? ", " : "", cat_short[i],
-                       t->pruned[i]);
+            gb_appendf(buf, len, "%s%s %" PRIu64, buf[0] ? ", " : "", cat_short[i], t->pruned[i]);
     return buf;
 }
 
@@ -633,8 +664,8 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
         if ((err = ctx->ops->kernel_max_wg(in->k[i], &kmax)))
             return err;
         if (wg > kmax) {
-            snprintf(why, whylen, "work-group of %u work-items above this kernel's maximum %u",
-                     wg, kmax);
+            snprintf(why, whylen, "work-group of %u work-items above this kernel's maximum %u", wg,
+                     kmax);
             return GB_ESKIP;
         }
     }
@@ -699,9 +730,10 @@ static int cfg_verify(struct gb_case_ctx *ctx)
                 float got = t->hcheck[x * t->n + y], want = t->ha[y * t->n + x];
                 if (!(got == want)) {
                     ctx->max_error = INFINITY;
-                    return gb_case_mismatch(ctx, "out[%" PRIu64 "][%" PRIu64 "] = %.9g, expected "
-                                            "in[%" PRIu64 "][%" PRIu64 "] = %.9g", x, y, got, y,
-                                            x, want);
+                    return gb_case_mismatch(ctx,
+                                            "out[%" PRIu64 "][%" PRIu64 "] = %.9g, expected "
+                                            "in[%" PRIu64 "][%" PRIu64 "] = %.9g",
+                                            x, y, got, y, x, want);
                 }
             }
         return 0;
@@ -709,8 +741,10 @@ static int cfg_verify(struct gb_case_ctx *ctx)
         for (uint64_t i = 0; i < t->out_elems; i++)
             if (!(t->hcheck[i] == t->gemm_ref[i])) {
                 ctx->max_error = INFINITY;
-                return gb_case_mismatch(ctx, "C(%" PRIu64 ", %" PRIu64 ") = %.9g, expected exactly "
-                                        "%.0f", i % t->n, i / t->n, t->hcheck[i], t->gemm_ref[i]);
+                return gb_case_mismatch(ctx,
+                                        "C(%" PRIu64 ", %" PRIu64 ") = %.9g, expected exactly "
+                                        "%.0f",
+                                        i % t->n, i / t->n, t->hcheck[i], t->gemm_ref[i]);
             }
         return 0;
     }
@@ -910,8 +944,8 @@ static int tuning_setup(struct gb_case_ctx *ctx)
                  t->n, t->n);
         break;
     case K_GEMM:
-        snprintf(t->problem, sizeof t->problem, GB_TUNING_GEMM_PROBLEM,
-                 (unsigned long long)t->n, (unsigned long long)t->n, (unsigned long long)t->n);
+        snprintf(t->problem, sizeof t->problem, GB_TUNING_GEMM_PROBLEM, (unsigned long long)t->n,
+                 (unsigned long long)t->n, (unsigned long long)t->n);
         break;
     }
     int err = build_space(ctx, t);
@@ -923,8 +957,10 @@ static int tuning_setup(struct gb_case_ctx *ctx)
     prune_pass(t);
     char pt[128];
     if (t->nvalid == 0)
-        return gb_case_skip(ctx, "every one of the %" PRIu64 " configurations is pruned on this "
-                            "device (%s)", t->space_size, pruned_text(t, pt, sizeof pt));
+        return gb_case_skip(ctx,
+                            "every one of the %" PRIu64 " configurations is pruned on this "
+                            "device (%s)",
+                            t->space_size, pruned_text(t, pt, sizeof pt));
     if (t->budget == 0 && t->search != GB_SEARCH_EXHAUSTIVE)
         t->budget = t->nvalid / 4 > 2 ? t->nvalid / 4 : 2;
     if ((err = prepare_data(ctx, t)))
@@ -958,17 +994,19 @@ static int tuning_setup(struct gb_case_ctx *ctx)
      * in the cache from a search cut short. */
     const bool interrupted = err == GB_EINTR;
     if (!t->have_best)
-        return interrupted
-                   ? gb_case_skip(ctx, "interrupted before a configuration was measured")
-                   : gb_case_skip(ctx, "no configuration of the %" PRIu64 " measured passed "
-                                  "verification (see the failed results)", t->evaluations);
+        return interrupted ? gb_case_skip(ctx, "interrupted before a configuration was measured")
+                           : gb_case_skip(ctx,
+                                          "no configuration of the %" PRIu64 " measured passed "
+                                          "verification (see the failed results)",
+                                          t->evaluations);
     /* The best configuration is the case's operation, measured again by the runner. */
     char why[256];
     if ((err = instantiate(ctx, t, t->best, why, sizeof why)))
         return err == GB_ESKIP ? gb_case_skip(ctx, "%s", why) : err;
     ctx->op = t->desc;
     if (!t->from_cache && !interrupted) {
-        struct gb_tuning_entry e = {.n = t->space.n, .time_s = t->best_time,
+        struct gb_tuning_entry e = {.n = t->space.n,
+                                    .time_s = t->best_time,
                                     .default_time_s = t->default_time,
                                     .evaluations = t->evaluations};
         snprintf(e.search, sizeof e.search, "%s", gb_search_name(t->search));
@@ -988,8 +1026,7 @@ static int tuning_setup(struct gb_case_ctx *ctx)
             rc = gb_tuning_store(path, ctx->dev, t->kd->name, t->problem, &e);
             t->cache_stored = rc == 0;
             if (rc)
-                snprintf(t->cache_note, sizeof t->cache_note, "not written: %.48s",
-                         gb_error_msg());
+                snprintf(t->cache_note, sizeof t->cache_note, "not written: %.48s", gb_error_msg());
         }
     }
     return 0;
@@ -1019,9 +1056,11 @@ static void tuning_figures(struct gb_case_ctx *ctx, double op_time_s)
         gb_case_text(ctx, "pruned_by", "%s", pruned_text(t, buf, sizeof buf));
     gb_case_figure(ctx, "failed", "", (double)t->failed);
     gb_case_text(ctx, "source", "%s", t->from_cache ? "cache" : gb_search_name(t->search));
-    gb_case_text(ctx, "cache", "%s", t->cache_stored ? "stored" : t->from_cache ? "used"
-                                     : t->cache_note[0]                      ? t->cache_note
-                                                                             : "-");
+    gb_case_text(ctx, "cache", "%s",
+                 t->cache_stored    ? "stored"
+                 : t->from_cache    ? "used"
+                 : t->cache_note[0] ? t->cache_note
+                                    : "-");
 }
 
 static void tuning_teardown(struct gb_case_ctx *ctx)

@@ -22,86 +22,86 @@ void gb_test_register(const char *name, void (*fn)(void), int timeout_s);
 
 /* TEST(name) { ... } — a test with the default timeout (60 s). */
 #define TEST(name) TEST_TIMEOUT(name, 60)
-#define TEST_TIMEOUT(name, secs)                                                   \
-    static void gb_test_##name(void);                                              \
-    __attribute__((constructor)) static void gb_test_reg_##name(void)              \
-    {                                                                              \
-        gb_test_register(#name, gb_test_##name, (secs));                           \
-    }                                                                              \
+#define TEST_TIMEOUT(name, secs)                                      \
+    static void gb_test_##name(void);                                 \
+    __attribute__((constructor)) static void gb_test_reg_##name(void) \
+    {                                                                 \
+        gb_test_register(#name, gb_test_##name, (secs));              \
+    }                                                                 \
     static void gb_test_##name(void)
 
-#define GB__FAIL_AT(...)                                                           \
-    do {                                                                           \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                            \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-        fflush(NULL);                                                              \
-        exit(GB_TEST_FAIL);                                                        \
+#define GB__FAIL_AT(...)                                \
+    do {                                                \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__);                   \
+        fprintf(stderr, "\n");                          \
+        fflush(NULL);                                   \
+        exit(GB_TEST_FAIL);                             \
     } while (0)
 
-#define ASSERT(cond)                                                               \
-    do {                                                                           \
-        if (!(cond))                                                               \
-            GB__FAIL_AT("assertion failed: %s", #cond);                            \
+#define ASSERT(cond)                                    \
+    do {                                                \
+        if (!(cond))                                    \
+            GB__FAIL_AT("assertion failed: %s", #cond); \
     } while (0)
-#define ASSERT_MSG(cond, ...)                                                      \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
+#define ASSERT_MSG(cond, ...)                                                            \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
             fprintf(stderr, "%s:%d: assertion failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fprintf(stderr, "\n");                                                 \
-            fflush(NULL);                                                          \
-            exit(GB_TEST_FAIL);                                                    \
-        }                                                                          \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fprintf(stderr, "\n");                                                       \
+            fflush(NULL);                                                                \
+            exit(GB_TEST_FAIL);                                                          \
+        }                                                                                \
     } while (0)
-#define ASSERT_INT(a, op, b)                                                       \
-    do {                                                                           \
-        long long gb__a = (long long)(a), gb__b = (long long)(b);                  \
-        if (!(gb__a op gb__b))                                                     \
-            GB__FAIL_AT("%s %s %s: %lld vs %lld", #a, #op, #b, gb__a, gb__b);      \
+#define ASSERT_INT(a, op, b)                                                  \
+    do {                                                                      \
+        long long gb__a = (long long)(a), gb__b = (long long)(b);             \
+        if (!(gb__a op gb__b))                                                \
+            GB__FAIL_AT("%s %s %s: %lld vs %lld", #a, #op, #b, gb__a, gb__b); \
     } while (0)
 #define ASSERT_EQ(a, b) ASSERT_INT(a, ==, b)
-#define ASSERT_U64(a, op, b)                                                       \
-    do {                                                                           \
-        uint64_t gb__a = (uint64_t)(a), gb__b = (uint64_t)(b);                     \
-        if (!(gb__a op gb__b))                                                     \
+#define ASSERT_U64(a, op, b)                                                             \
+    do {                                                                                 \
+        uint64_t gb__a = (uint64_t)(a), gb__b = (uint64_t)(b);                           \
+        if (!(gb__a op gb__b))                                                           \
             GB__FAIL_AT("%s %s %s: %" PRIu64 " vs %" PRIu64, #a, #op, #b, gb__a, gb__b); \
     } while (0)
-#define ASSERT_OK(expr)                                                            \
-    do {                                                                           \
-        int gb__r = (expr);                                                        \
-        if (gb__r != 0)                                                            \
+#define ASSERT_OK(expr)                                                              \
+    do {                                                                             \
+        int gb__r = (expr);                                                          \
+        if (gb__r != 0)                                                              \
             GB__FAIL_AT("%s returned %d (%s): %s", #expr, gb__r, gb_err_name(gb__r), \
-                        gb_error_msg());                                           \
+                        gb_error_msg());                                             \
     } while (0)
-#define ASSERT_NEAR(a, b, tol)                                                     \
-    do {                                                                           \
-        double gb__a = (double)(a), gb__b = (double)(b);                           \
-        if (!(fabs(gb__a - gb__b) <= (tol)))                                       \
+#define ASSERT_NEAR(a, b, tol)                                                          \
+    do {                                                                                \
+        double gb__a = (double)(a), gb__b = (double)(b);                                \
+        if (!(fabs(gb__a - gb__b) <= (tol)))                                            \
             GB__FAIL_AT("%s ~ %s: %.17g vs %.17g (tolerance %g)", #a, #b, gb__a, gb__b, \
-                        (double)(tol));                                            \
+                        (double)(tol));                                                 \
     } while (0)
-#define ASSERT_STR(a, b)                                                           \
-    do {                                                                           \
-        const char *gb__a = (a), *gb__b = (b);                                     \
-        if (!gb__a || !gb__b || strcmp(gb__a, gb__b) != 0)                         \
+#define ASSERT_STR(a, b)                                                                \
+    do {                                                                                \
+        const char *gb__a = (a), *gb__b = (b);                                          \
+        if (!gb__a || !gb__b || strcmp(gb__a, gb__b) != 0)                              \
             GB__FAIL_AT("%s == %s: \"%s\" vs \"%s\"", #a, #b, gb__a ? gb__a : "(null)", \
-                        gb__b ? gb__b : "(null)");                                 \
+                        gb__b ? gb__b : "(null)");                                      \
     } while (0)
-#define ASSERT_CONTAINS(hay, needle)                                               \
-    do {                                                                           \
-        const char *gb__h = (hay), *gb__n = (needle);                              \
-        if (!gb__h || !strstr(gb__h, gb__n))                                       \
+#define ASSERT_CONTAINS(hay, needle)                                                              \
+    do {                                                                                          \
+        const char *gb__h = (hay), *gb__n = (needle);                                             \
+        if (!gb__h || !strstr(gb__h, gb__n))                                                      \
             GB__FAIL_AT("%s contains \"%s\": got \"%s\"", #hay, gb__n, gb__h ? gb__h : "(null)"); \
     } while (0)
 
-#define SKIP(...)                                                                  \
-    do {                                                                           \
-        printf("skip reason: ");                                                   \
-        printf(__VA_ARGS__);                                                       \
-        printf("\n");                                                              \
-        fflush(NULL);                                                              \
-        exit(GB_TEST_SKIP);                                                        \
+#define SKIP(...)                \
+    do {                         \
+        printf("skip reason: "); \
+        printf(__VA_ARGS__);     \
+        printf("\n");            \
+        fflush(NULL);            \
+        exit(GB_TEST_SKIP);      \
     } while (0)
 
 /* 1 when AddressSanitizer is built in: GCC defines __SANITIZE_ADDRESS__, clang answers

@@ -68,7 +68,6 @@ static const struct gb_figure *need(const struct gb_result *r, const char *name)
     return f;
 }
 
-
 static const struct gb_result *find_case(const struct gb_results *rs, const char *case_name,
                                          const char *mode)
 {
@@ -130,7 +129,8 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
         bool seen = false;
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
-            if (strcmp(r->case_name, "copies") || strcmp(gb_params_str(&r->params, "mode"), modes[m]))
+            if (strcmp(r->case_name, "copies") ||
+                strcmp(gb_params_str(&r->params, "mode"), modes[m]))
                 continue;
             double batch = 4.0 * (double)gb_params_size(&r->params, "size");
             if (batch >= knee)

@@ -180,9 +180,8 @@ static void run_by_hand(const struct gb_suite *s, const struct gb_params *params
     ASSERT_OK(s->run(&ctx, 3));
     ASSERT_OK(ops->queue_sync(q));
     const int got = s->verify(&ctx);
-    ASSERT_MSG(got == want, "%s with %s: verify returned %d (%s), expected %d; reason: %s",
-               s->name, define ? define : "no test define", got, gb_err_name(got), want,
-               ctx.reason);
+    ASSERT_MSG(got == want, "%s with %s: verify returned %d (%s), expected %d; reason: %s", s->name,
+               define ? define : "no test define", got, gb_err_name(got), want, ctx.reason);
     if (want == GB_EVERIFY) {
         printf("%s, %s: verify said: %s\n", s->name, define, ctx.reason);
         ASSERT(strlen(ctx.reason) > 0);
@@ -200,8 +199,7 @@ static void broken_fails(const char *suite_name, const char *params)
     char yaml[1024], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s",
-               err);
+    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
     struct gb_plan plan = {0};
     int r = gb_plan_devices(&p, "opencl", "0", &plan);
     if (r == GB_ENODEV)

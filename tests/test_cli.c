@@ -55,7 +55,7 @@ static size_t listed_commands(char names[][32], size_t max)
  * 0, and nothing on stderr. */
 TEST(cli_every_command_answers_help)
 {
-    static const char *const expected[] = {"devices",  "run",       "validate", "suites",
+    static const char *const expected[] = {"devices", "run",       "validate", "suites",
                                            "compare", "calibrate", "baseline", "report"};
     char names[32][32];
     size_t n = listed_commands(names, 32);
@@ -126,7 +126,8 @@ TEST(cli_devices_json)
             ASSERT(json_is_true(json_object_get(b, "available")));
             json_t *devs = json_object_get(b, "devices");
             ASSERT_EQ(json_array_size(devs), 1);
-            ASSERT(json_integer_value(json_object_get(json_array_get(devs, 0), "max_alloc_bytes")) > 0);
+            ASSERT(json_integer_value(json_object_get(json_array_get(devs, 0), "max_alloc_bytes")) >
+                   0);
             found = true;
         }
     }
@@ -331,7 +332,8 @@ TEST(cli_unknown_backend_or_device_is_a_clear_error)
               2);
     ASSERT_CONTAINS(out, "unknown backend 'nope'");
     ASSERT_EQ(sh("%s run %s/configs/quick.yaml --device 7 -o /tmp/x-never.json 2>&1", GB_TEST_EXE,
-                 GB_TEST_SRCDIR), 2);
+                 GB_TEST_SRCDIR),
+              2);
     ASSERT_CONTAINS(out, "no device selected");
     ASSERT(!exists("/tmp/x-never.json"));
 }

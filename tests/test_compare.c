@@ -390,13 +390,12 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
      * asked. */
     ASSERT_EQ(sh("cd %s && %s compare slow.json base.json 2>&1", dir, GB_TEST_EXE), 0);
     ASSERT_EQ(gb_test_count(out, "\nFASTER "), 1);
-    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --fail-on-faster 2>&1", dir,
-                 GB_TEST_EXE),
+    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --fail-on-faster 2>&1", dir, GB_TEST_EXE),
               3);
     /* A threshold above the slowdown lets it pass. */
-    ASSERT_EQ(sh("cd %s && %s compare base.json slow.json --threshold 15%% -q 2>&1", dir,
-                 GB_TEST_EXE),
-              0);
+    ASSERT_EQ(
+        sh("cd %s && %s compare base.json slow.json --threshold 15%% -q 2>&1", dir, GB_TEST_EXE),
+        0);
 }
 
 TEST_TIMEOUT(compare_junit_parses_as_xml, 120)
@@ -409,8 +408,7 @@ TEST_TIMEOUT(compare_junit_parses_as_xml, 120)
     snprintf(base, sizeof base, "%s/base.json", dir);
     snprintf(slow, sizeof slow, "%s/slow.json", dir);
     inject_slowdown(base, slow, what, sizeof what);
-    ASSERT_EQ(sh("cd %s && %s compare base.json slow.json --junit c.xml -q", dir, GB_TEST_EXE),
-              3);
+    ASSERT_EQ(sh("cd %s && %s compare base.json slow.json --junit c.xml -q", dir, GB_TEST_EXE), 3);
     int rc = sh("xmllint --noout %s/c.xml 2>&1", dir);
     ASSERT_MSG(rc == 0, "xmllint: %s", out);
     /* One failure, in the testsuite of the slowed case's suite; the counts add up. */
@@ -422,8 +420,8 @@ TEST_TIMEOUT(compare_junit_parses_as_xml, 120)
     ASSERT_EQ(atoi(out), cases);
     ASSERT(cases >= 5);
     /* Stdout as the file: '-' writes the XML alone. */
-    ASSERT_EQ(sh("cd %s && %s compare base.json base.json --junit - | xmllint --noout - 2>&1",
-                 dir, GB_TEST_EXE),
+    ASSERT_EQ(sh("cd %s && %s compare base.json base.json --junit - | xmllint --noout - 2>&1", dir,
+                 GB_TEST_EXE),
               0);
 }
 
@@ -531,8 +529,8 @@ TEST_TIMEOUT(compare_calibrate_aa_runs, 120)
                 continue;
             rc = sh("cd %s/runs && %s compare run-%d.json run-%d.json --threshold %.6f -q 2>&1",
                     dir, GB_TEST_EXE, i, j, t + 1e-6);
-            ASSERT_MSG(rc == 0, "run-%d vs run-%d at the no-alarm threshold %g: exit %d: %s", i,
-                       j, t, rc, out);
+            ASSERT_MSG(rc == 0, "run-%d vs run-%d at the no-alarm threshold %g: exit %d: %s", i, j,
+                       t, rc, out);
         }
     /* The same analysis from the files. */
     rc = sh("cd %s/runs && %s calibrate --from run-1.json run-2.json run-3.json 2>&1", dir,
@@ -596,9 +594,9 @@ TEST_TIMEOUT(compare_nightly_script, 240)
               0);
     ASSERT_STR(out, "3\n");
     /* The newest night is the baseline file, as before nights. */
-    ASSERT_EQ(sh("cmp $(ls %s/results/history/*.json | tail -n 1) %s/results/baselines/*.json",
-                 dir, dir),
-              0);
+    ASSERT_EQ(
+        sh("cmp $(ls %s/results/history/*.json | tail -n 1) %s/results/baselines/*.json", dir, dir),
+        0);
     /* A baseline from before nights (the file alone) becomes the first night. */
     ASSERT_EQ(sh("rm -r %s/results/baselines/*/", dir), 0);
     rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results NIGHTS=5 %s/scripts/nightly.sh %s 2>&1",
@@ -647,8 +645,8 @@ TEST(compare_robust_median_mad_cut)
     } ref[] = {{5, 23.81}, {10, 6.40}, {14, 5.08}, {30, 3.80}};
     for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
         double c = gb_mad_cut(ref[i].n, 3.0);
-        ASSERT_MSG(fabs(c / ref[i].c - 1) < 0.05, "n = %zu: cut %g, brute force %g", ref[i].n,
-                   c, ref[i].c);
+        ASSERT_MSG(fabs(c / ref[i].c - 1) < 0.05, "n = %zu: cut %g, brute force %g", ref[i].n, c,
+                   ref[i].c);
         ASSERT_NEAR(gb_mad_cut(ref[i].n, 3.0), c, 0); /* the same every time */
     }
     /* Wider for a rarer tail, and z itself in the limit. */
@@ -663,8 +661,8 @@ TEST(compare_robust_median_mad_cut)
  * whose scaled MAD is close to sd). */
 static void nights_around(double *x, size_t n, double center, double sd)
 {
-    static const double z[] = {0.3, -1.1, 0.8, -0.2, 1.5, -0.6, 0.05, -1.6, 1.0, -0.35,
-                               0.55, -0.9, 1.2, 0.15, -0.45, 0.7};
+    static const double z[] = {0.3, -1.1,  0.8,  -0.2, 1.5, -0.6, 0.05,  -1.6,
+                               1.0, -0.35, 0.55, -0.9, 1.2, 0.15, -0.45, 0.7};
     for (size_t i = 0; i < n; i++)
         x[i] = center * exp(sd * z[i % 16]);
 }
@@ -708,17 +706,14 @@ TEST(compare_judge_nights_rules)
     double same[14];
     for (int i = 0; i < 14; i++)
         same[i] = 100;
-    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.02, 0.001, true, 0.01, &o, cut14, &j,
-                                      &nj));
+    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.02, 0.001, true, 0.01, &o, cut14, &j, &nj));
     ASSERT_NEAR(nj.mad, 0, 0);
     ASSERT_NEAR(nj.spread, 0.005, 0);
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
-    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.04, 0.001, true, 0.01, &o, cut14, &j,
-                                      &nj));
+    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.04, 0.001, true, 0.01, &o, cut14, &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "SLOWER");
     /* ... and tonight's own noise raises the floor: 4% slower with 3% noise is inside. */
-    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.04, 0.03, true, 0.01, &o, cut14, &j,
-                                      &nj));
+    ASSERT_OK(gb_compare_judge_nights(same, 14, 100 / 1.04, 0.03, true, 0.01, &o, cut14, &j, &nj));
     ASSERT_NEAR(nj.spread, 0.03, 1e-12);
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     /* Fewer nights than min_nights: LEARNING, whatever the change. */
@@ -733,8 +728,7 @@ TEST(compare_judge_nights_rules)
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     /* Bad input. */
     double bad[] = {100, -1, 100, 100, 100};
-    ASSERT_EQ(gb_compare_judge_nights(bad, 5, 100, 0.01, true, 0.05, &o, cut5, &j, &nj),
-              GB_EINVAL);
+    ASSERT_EQ(gb_compare_judge_nights(bad, 5, 100, 0.01, true, 0.05, &o, cut5, &j, &nj), GB_EINVAL);
     ASSERT_OK(gb_compare_judge_nights(n14, 5, NAN, 0.01, true, 0.05, &o, cut5, &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     /* The options. */
@@ -877,8 +871,7 @@ static int generated_night(const char *dir, int night, uint64_t *st, int slow, d
 /* How many nights the generated series' baseline holds. */
 static int series_nights(const char *dir)
 {
-    ASSERT_EQ(sh("ls %s/results/baselines/testhost-series-device-series/nights/ | wc -l", dir),
-              0);
+    ASSERT_EQ(sh("ls %s/results/baselines/testhost-series-device-series/nights/ | wc -l", dir), 0);
     return atoi(out);
 }
 
@@ -928,8 +921,7 @@ TEST_TIMEOUT(compare_nightly_generated_slowdown_is_caught, 300)
             json_t *root = json_load_file(path, 0, &je);
             ASSERT_MSG(root, "%s: %s", path, je.text);
             ASSERT_EQ(json_integer_value(json_object_get(root, "regressions")), 1);
-            ASSERT_EQ(json_array_size(json_object_get(json_object_get(root, "baseline"),
-                                                      "nights")),
+            ASSERT_EQ(json_array_size(json_object_get(json_object_get(root, "baseline"), "nights")),
                       11);
             size_t i;
             json_t *row;
@@ -984,8 +976,8 @@ TEST_TIMEOUT(compare_nights_learned_thresholds, 120)
     ASSERT_CONTAINS(out, "regression: memory triad on Series Device: SLOWER -1");
     /* Calibrate's per-case result, stored with the baseline: 3 A/A runs of the same night make
      * every suggestion the 1% minimum... */
-    ASSERT_EQ(sh("cd %s && %s calibrate --from n01.json n01.json n01.json --baseline b 2>&1",
-                 dir, GB_TEST_EXE),
+    ASSERT_EQ(sh("cd %s && %s calibrate --from n01.json n01.json n01.json --baseline b 2>&1", dir,
+                 GB_TEST_EXE),
               0);
     ASSERT_CONTAINS(out, "Learned thresholds kept in b/testhost-series-device-series/thresholds");
     /* ... edited to learn 25% for triad, as a noisy case would: now triad passes. */
@@ -1038,8 +1030,7 @@ TEST_TIMEOUT(compare_nights_learned_thresholds, 120)
     ASSERT_CONTAINS(out, "it judges within-run noise only");
     ASSERT_CONTAINS(out, "4 pairs compared");
     /* A folder without nights, and --min-nights above what there is. */
-    ASSERT_EQ(sh("cd %s && mkdir -p empty && %s compare empty tonight.json 2>&1", dir,
-                 GB_TEST_EXE),
+    ASSERT_EQ(sh("cd %s && mkdir -p empty && %s compare empty tonight.json 2>&1", dir, GB_TEST_EXE),
               2);
     ASSERT_CONTAINS(out, "holds no night");
     rc = sh("cd %s && %s compare %s tonight.json --min-nights 11 2>&1", dir, GB_TEST_EXE, folder);

@@ -19,8 +19,7 @@ static struct gb_profile load_ok(const char *text, const struct gb_override *set
 {
     struct gb_profile p;
     int rc = gb_profile_load_string(text, "t.yaml", sets, nsets, &p, err, sizeof err);
-    ASSERT_MSG(rc == 0, "load failed with %s: %s\n--- profile ---\n%s", gb_err_name(rc), err,
-               text);
+    ASSERT_MSG(rc == 0, "load failed with %s: %s\n--- profile ---\n%s", gb_err_name(rc), err, text);
     return p;
 }
 
@@ -101,7 +100,7 @@ TEST(config_sweep_scalar_and_list)
     ASSERT_STR(sweep_ok(&ax_size, "4096"), "4KiB");
     ASSERT_STR(sweep_ok(&ax_size, "\"1.5 GB\""), "1500000000B");
     ASSERT_STR(sweep_ok(&ax_size, "[1MiB, 4KiB, 8GiB]"), "1MiB,4KiB,8GiB"); /* order kept */
-    ASSERT_STR(sweep_ok(&ax_size, "- 1KiB\n- 2KiB\n"), "1KiB,2KiB");       /* block list */
+    ASSERT_STR(sweep_ok(&ax_size, "- 1KiB\n- 2KiB\n"), "1KiB,2KiB");        /* block list */
     ASSERT_STR(sweep_ok(&ax_int, "[-5, 0, 7]"), "-5,0,7");
     ASSERT_STR(sweep_ok(&ax_float, "[0.5, 1e3, -2]"), "0.5,1000,-2");
     ASSERT_STR(sweep_ok(&ax_str, "[blue, red]"), "blue,red");
@@ -112,7 +111,8 @@ TEST(config_sweep_scalar_and_list)
 
 TEST(config_sweep_factor)
 {
-    ASSERT_STR(sweep_ok(&ax_size, "{from: 4KiB, to: 256KiB, factor: 4}"), "4KiB,16KiB,64KiB,256KiB");
+    ASSERT_STR(sweep_ok(&ax_size, "{from: 4KiB, to: 256KiB, factor: 4}"),
+               "4KiB,16KiB,64KiB,256KiB");
     /* `to` is included only when the progression lands on it. */
     ASSERT_STR(sweep_ok(&ax_size, "{from: 4KiB, to: 200KiB, factor: 4}"), "4KiB,16KiB,64KiB");
     ASSERT_STR(sweep_ok(&ax_size, "{from: 1MiB, to: 1MiB, factor: 2}"), "1MiB");
@@ -177,7 +177,8 @@ TEST(config_sweep_invalid)
         {&ax_int, "[1, 2000]", "axis n:1:5:", "above the maximum 1000"},
         {&ax_int, "-101", "axis n:1:1:", "below the minimum -100"},
         {&ax_float, "nan", "axis x:1:1:", "expected a number"},
-        {&ax_str, "[red, purple]", "axis color:1:7:", "\"purple\" is not one of red, green or blue"},
+        {&ax_str, "[red, purple]",
+         "axis color:1:7:", "\"purple\" is not one of red, green or blue"},
         {&ax_str, "{from: red, to: blue, step: 1}", "axis color:1:1:", "numeric axis"},
         {&ax_any, "\"two words\"", "axis tag:1:1:", "is not a name"},
         {&ax_bool, "maybe", "axis flag:1:1:", "true or false"},
@@ -252,42 +253,43 @@ TEST(config_malformed_profiles)
     static const struct {
         const char *label, *text, *where, *what;
     } cases[] = {
-        {"syntax error", "name: quick\nsuites: [\n  {suite: transfer}\n", "t.yaml:4:1:",
-         "syntax error"},
+        {"syntax error", "name: quick\nsuites: [\n  {suite: transfer}\n",
+         "t.yaml:4:1:", "syntax error"},
         {"syntax error (indentation)", "suites:\n  - suite: transfer\n   params: {}\n",
          "t.yaml:3:4:", "syntax error"},
         {"tab", "suites:\n\t- suite: transfer\n", "t.yaml:2:1:", "syntax error"},
         {"empty profile", "", "t.yaml:1:1:", "empty profile"},
         {"not a mapping", "- suite: transfer\n", "t.yaml:1:1:", "expected a mapping"},
-        {"unknown top key", "name: q\nsuite:\n  - suite: transfer\n", "t.yaml:2:1:",
-         "unknown key \"suite\""},
+        {"unknown top key", "name: q\nsuite:\n  - suite: transfer\n",
+         "t.yaml:2:1:", "unknown key \"suite\""},
         {"no suites", "name: q\n", "t.yaml:1:1:", "no suites"},
         {"empty suites", "suites: []\n", "t.yaml:1:9:", "empty list"},
         {"unknown measure key", "measure:\n  max_tim: 1s\nsuites: [{suite: transfer}]\n",
          "t.yaml:2:3:", "unknown key \"max_tim\" in measure"},
         {"unknown per-suite measure key",
-         "suites:\n  - suite: transfer\n    measure: {warmup: 1}\n", "t.yaml:3:15:",
-         "unknown key \"warmup\""},
-        {"unknown suite", "suites:\n  - suite: transfr\n", "t.yaml:2:12:",
-         "unknown suite \"transfr\""},
-        {"entry without suite", "suites:\n  - params: {size: 4KiB}\n", "t.yaml:2:5:",
-         "without a suite"},
-        {"unknown entry key", "suites:\n  - suite: transfer\n    parms: {}\n", "t.yaml:3:5:",
-         "unknown key \"parms\""},
+         "suites:\n  - suite: transfer\n    measure: {warmup: 1}\n",
+         "t.yaml:3:15:", "unknown key \"warmup\""},
+        {"unknown suite", "suites:\n  - suite: transfr\n",
+         "t.yaml:2:12:", "unknown suite \"transfr\""},
+        {"entry without suite", "suites:\n  - params: {size: 4KiB}\n",
+         "t.yaml:2:5:", "without a suite"},
+        {"unknown entry key", "suites:\n  - suite: transfer\n    parms: {}\n",
+         "t.yaml:3:5:", "unknown key \"parms\""},
         {"unknown axis", "suites:\n  - suite: transfer\n    params:\n      sizes: 4KiB\n",
          "t.yaml:4:7:", "no axis \"sizes\""},
         {"wrong type: list for measure", "measure: [1, 2]\nsuites: [{suite: transfer}]\n",
          "t.yaml:1:10:", "expected a mapping for measure, got a list"},
         {"wrong type: list for params", "suites:\n  - suite: transfer\n    params: [op, h2d]\n",
          "t.yaml:3:13:", "expected a mapping"},
-        {"wrong type: map for suites", "suites: {suite: transfer}\n", "t.yaml:1:9:",
-         "expected a list"},
+        {"wrong type: map for suites", "suites: {suite: transfer}\n",
+         "t.yaml:1:9:", "expected a list"},
         {"wrong type: map for name", "name: {a: 1}\nsuites: [{suite: transfer}]\n",
          "t.yaml:1:7:", "expected a name"},
         {"bad unit", "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n",
          "t.yaml:4:13:", "unknown unit \"XB\""},
         {"bad unit in a range",
-         "suites:\n  - suite: transfer\n    params:\n      size: {from: 4KiB, to: 1 XB, factor: 2}\n",
+         "suites:\n  - suite: transfer\n    params:\n      size: {from: 4KiB, to: 1 XB, factor: "
+         "2}\n",
          "t.yaml:4:30:", "unknown unit"},
         {"zero size", "suites:\n  - suite: transfer\n    params:\n      size: [4KiB, 0]\n",
          "t.yaml:4:20:", "zero size"},
@@ -301,23 +303,26 @@ TEST(config_malformed_profiles)
          "suites:\n  - suite: transfer\n    params:\n"
          "      size: {from: 4KiB, to: 1MiB, factor: 1}\n",
          "t.yaml:4:44:", "factor must be greater than 1"},
-        {"step 0", "suites:\n  - suite: memory\n    params:\n      wg: {from: 64, to: 256, step: 0}\n",
+        {"step 0",
+         "suites:\n  - suite: memory\n    params:\n      wg: {from: 64, to: 256, step: 0}\n",
          "t.yaml:4:37:", "step must be positive"},
         {"from > to",
-         "suites:\n  - suite: transfer\n    params:\n      size: {from: 1MiB, to: 4KiB, factor: 2}\n",
+         "suites:\n  - suite: transfer\n    params:\n      size: {from: 1MiB, to: 4KiB, factor: "
+         "2}\n",
          "t.yaml:4:30:", "less than from"},
         {"too many values",
          "suites:\n  - suite: transfer\n    params:\n      size: {from: 1, to: 1GiB, step: 1}\n",
          "t.yaml:4:13:", "more than 10000 values"},
-        {"duplicate key", "suites:\n  - suite: transfer\n    params:\n      op: h2d\n      op: d2h\n",
+        {"duplicate key",
+         "suites:\n  - suite: transfer\n    params:\n      op: h2d\n      op: d2h\n",
          "t.yaml:5:7:", "duplicate key \"op\""},
-        {"duplicate top key", "name: a\nsuites: [{suite: memory}]\nname: b\n", "t.yaml:3:1:",
-         "duplicate key \"name\""},
+        {"duplicate top key", "name: a\nsuites: [{suite: memory}]\nname: b\n",
+         "t.yaml:3:1:", "duplicate key \"name\""},
         {"value not in choices",
-         "suites:\n  - suite: transfer\n    params:\n      op: [h2d, h3d]\n", "t.yaml:4:17:",
-         "\"h3d\" is not one of h2d, d2h, d2d or bidir"},
-        {"wg below min", "suites:\n  - suite: memory\n    params:\n      wg: 0\n", "t.yaml:4:11:",
-         "below the minimum 1"},
+         "suites:\n  - suite: transfer\n    params:\n      op: [h2d, h3d]\n",
+         "t.yaml:4:17:", "\"h3d\" is not one of h2d, d2h, d2d or bidir"},
+        {"wg below min", "suites:\n  - suite: memory\n    params:\n      wg: 0\n",
+         "t.yaml:4:11:", "below the minimum 1"},
         {"wg above max", "suites:\n  - suite: memory\n    params:\n      wg: [256, 100000]\n",
          "t.yaml:4:17:", "above the maximum 65536"},
         {"wg not an integer", "suites:\n  - suite: memory\n    params:\n      wg: 4KiB\n",
@@ -337,14 +342,13 @@ TEST(config_malformed_profiles)
          "t.yaml:4:28:", "min_samples (20) is greater than max_samples (10)"},
         {"unknown backend", "backends: [opencl, vulkan]\nsuites: [{suite: memory}]\n",
          "t.yaml:1:20:", "unknown backend \"vulkan\""},
-        {"negative device", "devices: [0, -1]\nsuites: [{suite: memory}]\n", "t.yaml:1:14:",
-         "device index"},
-        {"duplicate device", "devices: [1, 1]\nsuites: [{suite: memory}]\n", "t.yaml:1:14:",
-         "twice"},
-        {"bad name", "name: my profile\nsuites: [{suite: memory}]\n", "t.yaml:1:7:",
-         "may only contain"},
-        {"two documents", "suites: [{suite: memory}]\n---\nname: x\n", "t.yaml:3:1:",
-         "second"},
+        {"negative device", "devices: [0, -1]\nsuites: [{suite: memory}]\n",
+         "t.yaml:1:14:", "device index"},
+        {"duplicate device", "devices: [1, 1]\nsuites: [{suite: memory}]\n",
+         "t.yaml:1:14:", "twice"},
+        {"bad name", "name: my profile\nsuites: [{suite: memory}]\n",
+         "t.yaml:1:7:", "may only contain"},
+        {"two documents", "suites: [{suite: memory}]\n---\nname: x\n", "t.yaml:3:1:", "second"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *m = load_bad(cases[i].text, NULL, 0);
@@ -359,33 +363,32 @@ TEST(config_malformed_profiles)
 
 TEST(config_profile_round_trip)
 {
-    static const char text[] =
-        "name: nightly\n"
-        "backends: [opencl, cuda]\n"
-        "devices: [0, 2]\n"
-        "measure:\n"
-        "  warmup_runs: 3\n"
-        "  warmup_time: 10ms\n"
-        "  min_samples: 6\n"
-        "  max_samples: 100\n"
-        "  max_noise: 1%\n"
-        "  max_time: 2s\n"
-        "  min_sample_time: 500us\n"
-        "  max_batch: 1000000\n"
-        "suites:\n"
-        "  - suite: transfer\n"
-        "    params:\n"
-        "      op: [h2d, d2h]\n"
-        "      size: {from: 4KiB, to: 256MiB, factor: 4}\n"
-        "      memory: pinned\n"
-        "  - suite: memory\n"
-        "    measure:\n"
-        "      max_time: 1s\n"
-        "    params:\n"
-        "      op: triad\n"
-        "      wg: {from: 64, to: 1024, factor: 2}\n"
-        "      size: [1GiB, 4GiB]\n"
-        "  - suite: transfer\n";
+    static const char text[] = "name: nightly\n"
+                               "backends: [opencl, cuda]\n"
+                               "devices: [0, 2]\n"
+                               "measure:\n"
+                               "  warmup_runs: 3\n"
+                               "  warmup_time: 10ms\n"
+                               "  min_samples: 6\n"
+                               "  max_samples: 100\n"
+                               "  max_noise: 1%\n"
+                               "  max_time: 2s\n"
+                               "  min_sample_time: 500us\n"
+                               "  max_batch: 1000000\n"
+                               "suites:\n"
+                               "  - suite: transfer\n"
+                               "    params:\n"
+                               "      op: [h2d, d2h]\n"
+                               "      size: {from: 4KiB, to: 256MiB, factor: 4}\n"
+                               "      memory: pinned\n"
+                               "  - suite: memory\n"
+                               "    measure:\n"
+                               "      max_time: 1s\n"
+                               "    params:\n"
+                               "      op: triad\n"
+                               "      wg: {from: 64, to: 1024, factor: 2}\n"
+                               "      size: [1GiB, 4GiB]\n"
+                               "  - suite: transfer\n";
     struct gb_profile p = load_ok(text, NULL, 0);
     ASSERT_STR(p.name, "nightly");
     ASSERT_STR(p.path, "t.yaml");
@@ -548,18 +551,22 @@ TEST(config_set_invalid)
         struct gb_override set;
         const char *where, *what;
     } cases[] = {
-        {{"transfer.params.size", "[4KiB, 12 XB]"}, "--set transfer.params.size:1:8:",
+        {{"transfer.params.size", "[4KiB, 12 XB]"},
+         "--set transfer.params.size:1:8:",
          "unknown unit \"XB\""},
         {{"transfer.params.size", "[4KiB"}, "--set transfer.params.size:1:6:", "syntax error"},
         {{"transfer.params.size", ""}, "--set transfer.params.size:1:1:", "no value"},
         {{"transfer.params.sise", "4KiB"}, "--set transfer.params.sise:1:1:", "no axis \"sise\""},
-        {{"transfer.params", "{op: [h2d, x2y]}"}, "--set transfer.params:1:12:",
+        {{"transfer.params", "{op: [h2d, x2y]}"},
+         "--set transfer.params:1:12:",
          "\"x2y\" is not one of"},
         {{"measure.max_tim", "1s"}, "--set measure.max_tim:1:1:", "unknown measure key"},
         {{"measure.max_time", "1 fortnight"}, "--set measure.max_time:1:1:", "unknown unit"},
-        {{"transfer.measure.min_samples", "-3"}, "--set transfer.measure.min_samples:1:1:",
+        {{"transfer.measure.min_samples", "-3"},
+         "--set transfer.measure.min_samples:1:1:",
          "non-negative"},
-        {{"transfer.measure.max_samples", "2"}, "--set transfer.measure.max_samples:1:1:",
+        {{"transfer.measure.max_samples", "2"},
+         "--set transfer.measure.max_samples:1:1:",
          "greater than max_samples (2)"},
         {{"fft.params.size", "4KiB"}, "--set fft.params.size:1:1:", "unknown suite \"fft\""},
         {{"bogus", "1"}, "--set bogus:1:1:", "unknown key \"bogus\""},

@@ -266,14 +266,14 @@ TEST_TIMEOUT(cuda_prelude_macros, 120)
     int rc = gb_cuda_compile_ptx(src, "compute_90", defs, 1, &ptx, &log);
     ASSERT_MSG(rc == 0, "%s\n%s", gb_error_msg(), log ? log : "");
     ASSERT(ptx_has_entry(ptx, "gb_prelude_probe"));
-    ASSERT_CONTAINS(ptx, ".maxntid 64");  /* GB_WG_HINT -> __launch_bounds__ */
-    ASSERT_CONTAINS(ptx, "bar.sync");     /* GB_BARRIER -> __syncthreads */
-    ASSERT_CONTAINS(ptx, ".shared");      /* GB_LOCAL -> __shared__ */
-    ASSERT_CONTAINS(ptx, "cvt.f32.f16");  /* GB_LOAD_HALF */
+    ASSERT_CONTAINS(ptx, ".maxntid 64");    /* GB_WG_HINT -> __launch_bounds__ */
+    ASSERT_CONTAINS(ptx, "bar.sync");       /* GB_BARRIER -> __syncthreads */
+    ASSERT_CONTAINS(ptx, ".shared");        /* GB_LOCAL -> __shared__ */
+    ASSERT_CONTAINS(ptx, "cvt.f32.f16");    /* GB_LOAD_HALF */
     ASSERT_CONTAINS(ptx, "cvt.rn.f16.f32"); /* GB_STORE_HALF rounds to nearest */
-    ASSERT_CONTAINS(ptx, "fma.rn.f64");   /* GB_FMA on double */
-    ASSERT_CONTAINS(ptx, "%ctaid.z");     /* GB_GROUP_ID(2) */
-    ASSERT_CONTAINS(ptx, "%nctaid.y");    /* GB_NUM_GROUPS(1) */
+    ASSERT_CONTAINS(ptx, "fma.rn.f64");     /* GB_FMA on double */
+    ASSERT_CONTAINS(ptx, "%ctaid.z");       /* GB_GROUP_ID(2) */
+    ASSERT_CONTAINS(ptx, "%nctaid.y");      /* GB_NUM_GROUPS(1) */
     free(ptx);
     free(src);
 }
@@ -289,8 +289,8 @@ TEST_TIMEOUT(cuda_kernel_parameter_layout, 120)
         char *ptx = NULL, *log = NULL;
         ASSERT_OK(gb_cuda_compile_ptx(src, "compute_80", defs, 1, &ptx, &log));
         ASSERT_CONTAINS(ptx, ".param .u64 stream_mul_param_0");
-        ASSERT_CONTAINS(ptx, dbl ? ".param .f64 stream_mul_param_2"
-                                 : ".param .f32 stream_mul_param_2");
+        ASSERT_CONTAINS(ptx,
+                        dbl ? ".param .f64 stream_mul_param_2" : ".param .f32 stream_mul_param_2");
         ASSERT_CONTAINS(ptx, ".param .u64 stream_mul_param_3");
         ASSERT_CONTAINS(ptx, ".param .u64 stream_copy_param_2");
         free(ptx);
@@ -359,9 +359,9 @@ TEST(cuda_f16_bits)
     ASSERT_EQ(gb_cuda_f16_bits(1e6f), 0x7c00);
     ASSERT_EQ(gb_cuda_f16_bits(INFINITY), 0x7c00);
     ASSERT((gb_cuda_f16_bits(NAN) & 0x7c00) == 0x7c00 && (gb_cuda_f16_bits(NAN) & 0x3ff) != 0);
-    ASSERT_EQ(gb_cuda_f16_bits(6.103515625e-05f), 0x0400);  /* smallest normal, 2^-14 */
-    ASSERT_EQ(gb_cuda_f16_bits(5.9604645e-08f), 0x0001);    /* smallest subnormal, 2^-24 */
-    ASSERT_EQ(gb_cuda_f16_bits(2.9802322e-08f), 0x0000);    /* 2^-25: a tie, to even (0) */
+    ASSERT_EQ(gb_cuda_f16_bits(6.103515625e-05f), 0x0400);   /* smallest normal, 2^-14 */
+    ASSERT_EQ(gb_cuda_f16_bits(5.9604645e-08f), 0x0001);     /* smallest subnormal, 2^-24 */
+    ASSERT_EQ(gb_cuda_f16_bits(2.9802322e-08f), 0x0000);     /* 2^-25: a tie, to even (0) */
     ASSERT_EQ(gb_cuda_f16_bits(1.0f + 1.0f / 2048), 0x3c00); /* tie, to even */
     ASSERT_EQ(gb_cuda_f16_bits(1.0f + 3.0f / 2048), 0x3c02); /* tie, to even (up) */
     ASSERT_EQ(gb_cuda_f16_bits(0.1f), 0x2e66);
@@ -377,8 +377,7 @@ TEST(cuda_init_without_driver)
         gb_cuda_ops.shutdown();
         SKIP("a CUDA driver is present here (%d device%s)", n, n == 1 ? "" : "s");
     }
-    ASSERT_MSG(rc == GB_EUNAVAIL, "init returned %d (%s): %s", rc, gb_err_name(rc),
-               gb_error_msg());
+    ASSERT_MSG(rc == GB_EUNAVAIL, "init returned %d (%s): %s", rc, gb_err_name(rc), gb_error_msg());
     ASSERT_CONTAINS(gb_error_msg(), "CUDA driver");
     ASSERT_CONTAINS(gb_error_msg(), "driver");
     ASSERT_EQ(gb_cuda_ops.device_count(), 0);
@@ -416,7 +415,6 @@ TEST(cuda_devices_without_driver)
     ASSERT_CONTAINS(out, "cuda: unavailable (CUDA driver: ");
 }
 
-
 /* ---- run-time libraries: NVRTC, its builtins and headers, cuBLAS (cuda_libs.c) --------------- */
 
 /* The search order gb_cuda.h documents: the override alone, else the build's toolkit, pip's
@@ -438,8 +436,8 @@ TEST(cuda_lib_search_order)
     unsetenv("GB_TEST_LIB");
     const char *pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
     struct gb_cuda_candidate c[24];
-    size_t n = gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
-                                      c, 24);
+    size_t n =
+        gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true, c, 24);
     ASSERT_U64(n, >=, 4);
     ASSERT_STR(c[0].path, "/opt/tk/lib64/libfake.so.1");
     ASSERT_CONTAINS(c[0].how, "toolkit lib folder of the build");
@@ -450,23 +448,22 @@ TEST(cuda_lib_search_order)
     ASSERT_STR(c[2].path, want);
     ASSERT_STR(c[n - 1].path, "libfake.so.1"); /* the bare soname: the loader's own search */
     ASSERT_CONTAINS(c[n - 1].how, "LD_LIBRARY_PATH");
-    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
-                                     c, 2),
-              2);
+    ASSERT_EQ(
+        gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true, c, 2), 2);
     ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", NULL, NULL, pip, false, c, 24), 2);
 
     /* The override is the only place tried: a folder gets the file name, a file is as given. */
     setenv("GB_TEST_LIB", tmp, 1);
-    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
-                                     c, 24),
-              1);
+    ASSERT_EQ(
+        gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true, c, 24),
+        1);
     snprintf(want, sizeof want, "%s/libfake.so.1", tmp);
     ASSERT_STR(c[0].path, want);
     ASSERT_STR(c[0].how, "$GB_TEST_LIB");
     setenv("GB_TEST_LIB", "/some/where/libother.so", 1);
-    ASSERT_EQ(gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true,
-                                     c, 24),
-              1);
+    ASSERT_EQ(
+        gb_cuda_lib_candidates("libfake.so.1", "GB_TEST_LIB", "/opt/tk/lib64", pip, true, c, 24),
+        1);
     ASSERT_STR(c[0].path, "/some/where/libother.so");
 }
 
@@ -490,8 +487,8 @@ static void nvrtc_loaded(char *path, size_t pcap, char *builtins, size_t bcap)
     const char *l = strstr(r, "cuda: NVRTC: ");
     ASSERT_MSG(l != NULL, "%s", r);
     int major = 0, minor = 0, used = 0;
-    ASSERT_MSG(sscanf(l, "cuda: NVRTC: %d.%d: %n", &major, &minor, &used) == 2 && used > 0,
-               "%s", l);
+    ASSERT_MSG(sscanf(l, "cuda: NVRTC: %d.%d: %n", &major, &minor, &used) == 2 && used > 0, "%s",
+               l);
     const char *p = l + used, *end = strstr(p, " (found through");
     ASSERT(end != NULL);
     snprintf(path, pcap, "%.*s", (int)(end - p), p);
@@ -558,10 +555,11 @@ TEST_TIMEOUT(cuda_nvrtc_builtins_found_without_loader_cache, 180)
     if (!strstr(out, "cannot be preloaded"))
         SKIP("%s is in a system folder here: the loader finds it without help", builtins);
 
-    int st = gb_test_shf(out, sizeof out,
-                         "LD_LIBRARY_PATH= GPUBENCH_CUDA_REPORT=1 '%s' --inhibit-cache '"
-                         GB_TEST_EXE "' devices 2>&1",
-                         ld);
+    int st =
+        gb_test_shf(out, sizeof out,
+                    "LD_LIBRARY_PATH= GPUBENCH_CUDA_REPORT=1 '%s' --inhibit-cache '" GB_TEST_EXE
+                    "' devices 2>&1",
+                    ld);
     ASSERT_MSG(st == 0, "gpubench devices under %s --inhibit-cache exited %d:\n%s", ld, st, out);
     ASSERT_CONTAINS(out, "preloaded from NVRTC's folder");
     ASSERT_CONTAINS(out, "cuda: NVRTC test compile: ok");
@@ -639,13 +637,12 @@ TEST_TIMEOUT(cuda_nvrtc_headers_missing_is_a_clear_build_error, 120)
 
 TEST(cuda_sticky_error_classification)
 {
-    static const int sticky[] = {cudaErrorIllegalAddress,     cudaErrorLaunchTimeout,
-                                 cudaErrorAssert,             cudaErrorHardwareStackError,
-                                 cudaErrorIllegalInstruction, cudaErrorMisalignedAddress,
-                                 cudaErrorInvalidAddressSpace, cudaErrorInvalidPc,
-                                 cudaErrorLaunchFailure,      cudaErrorTensorMemoryLeak,
-                                 cudaErrorContained,          cudaErrorMpsClientTerminated,
-                                 cudaErrorExternalDevice};
+    static const int sticky[] = {
+        cudaErrorIllegalAddress,      cudaErrorLaunchTimeout,      cudaErrorAssert,
+        cudaErrorHardwareStackError,  cudaErrorIllegalInstruction, cudaErrorMisalignedAddress,
+        cudaErrorInvalidAddressSpace, cudaErrorInvalidPc,          cudaErrorLaunchFailure,
+        cudaErrorTensorMemoryLeak,    cudaErrorContained,          cudaErrorMpsClientTerminated,
+        cudaErrorExternalDevice};
     for (size_t i = 0; i < sizeof sticky / sizeof sticky[0]; i++)
         ASSERT_MSG(gb_cuda_error_is_sticky(sticky[i]), "%d", sticky[i]);
     /* Failures of one call that leave the context usable. */
@@ -707,8 +704,8 @@ TEST(cuda_lost_device_fails_every_use_with_the_first_error)
 
 TEST(cuda_capability_bits)
 {
-    const uint64_t blas = GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64 | GB_CAP_BLAS_F16 |
-                          GB_CAP_BLAS_MIXED | GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
+    const uint64_t blas = GB_CAP_BLAS_F32 | GB_CAP_BLAS_F64 | GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED |
+                          GB_CAP_BLAS_BF16 | GB_CAP_BLAS_TF32;
     /* An H200 (9.0) with cuBLAS found: every bit but UNIFIED and PEER; GRAPH on every device
      * (stream capture). */
     uint64_t c = gb_cuda_caps(9, 0, false, false, true);
@@ -719,8 +716,7 @@ TEST(cuda_capability_bits)
     /* Turing (7.5): no BF16, no BF16/TF32 GEMM. */
     ASSERT_EQ(gb_cuda_caps(7, 5, false, false, true),
               GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_INT8_DOT | GB_CAP_BLAS_F32 |
-                  GB_CAP_BLAS_F64 |
-                  GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED);
+                  GB_CAP_BLAS_F64 | GB_CAP_BLAS_F16 | GB_CAP_BLAS_MIXED);
     /* The thresholds: FP16 from 5.3, dp4a from 6.1, BF16 from 8.0. */
     ASSERT(!(gb_cuda_caps(5, 2, false, false, false) & GB_CAP_FP16));
     ASSERT(gb_cuda_caps(5, 3, false, false, false) & GB_CAP_FP16);
@@ -754,7 +750,7 @@ TEST(cuda_blas_stream_cache)
 {
     struct gb_cuda_stream_cache c = {0};
     int q1 = 0, q2 = 0; /* two distinct addresses stand for two cudaStream_t */
-    ASSERT(gb_cuda_stream_cache_needs(&c, &q1)); /* nothing given yet */
+    ASSERT(gb_cuda_stream_cache_needs(&c, &q1));  /* nothing given yet */
     ASSERT(gb_cuda_stream_cache_needs(&c, NULL)); /* not even the default stream */
     gb_cuda_stream_cache_told(&c, &q1);
     size_t sets = 1;
@@ -782,8 +778,7 @@ TEST(cuda_blas_not_loaded_by_init)
     void *nv = dlopen("libnvrtc.so.13", RTLD_LAZY | RTLD_NOLOAD);
     ASSERT_MSG(nv != NULL, "init did not load NVRTC");
     dlclose(nv);
-    ASSERT_MSG(dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL,
-               "init loaded cuBLAS");
+    ASSERT_MSG(dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL, "init loaded cuBLAS");
     ASSERT_MSG(dlopen("libcublasLt.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL,
                "init loaded cublasLt");
 }
@@ -797,8 +792,8 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version", "chain",  "json",   "state",  "smoke",
-                                        "chip",    "cuda",   "opencl", "summary"};
+    static const char *const steps[] = {"version", "chain", "json",   "state",  "smoke",
+                                        "chip",    "cuda",  "opencl", "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);

@@ -5,7 +5,8 @@
 TEST(layout_no_include_arrow_points_up)
 {
     char out[8192];
-    int rc = gb_test_sh(GB_TEST_SRCDIR "/scripts/check-layout.sh " GB_TEST_SRCDIR " 2>&1", out, sizeof out);
+    int rc = gb_test_sh(GB_TEST_SRCDIR "/scripts/check-layout.sh " GB_TEST_SRCDIR " 2>&1", out,
+                        sizeof out);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
 }
 
@@ -15,8 +16,9 @@ TEST(layout_check_catches_an_arrow_up)
     char out[8192];
     int rc = gb_test_sh("set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; "
                         "cp -r " GB_TEST_SRCDIR "/src " GB_TEST_SRCDIR "/backends " GB_TEST_SRCDIR
-                        "/suites \"$d\"/; echo '#include \"report/report.h\"' >> \"$d\"/src/base/stats.c; "
-                        GB_TEST_SRCDIR "/scripts/check-layout.sh \"$d\" 2>&1 || echo rc=$?",
+                        "/suites \"$d\"/; echo '#include \"report/report.h\"' >> "
+                        "\"$d\"/src/base/stats.c; " GB_TEST_SRCDIR
+                        "/scripts/check-layout.sh \"$d\" 2>&1 || echo rc=$?",
                         out, sizeof out);
     ASSERT_MSG(rc == 0, "exit %d", rc);
     ASSERT_MSG(strstr(out, "src/base/stats.c") && strstr(out, "an arrow up") && strstr(out, "rc=1"),

@@ -116,7 +116,8 @@ TEST(multi_plan_one_case_per_device_set_per_backend)
     ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
     /* Two devices of one backend and one of another. */
     static const struct gb_backend_ops other = {.name = "other"};
-    struct gb_plan_device devs[3] = {{.ops = &fake_ops, .index = 0}, {.ops = &other, .index = 0},
+    struct gb_plan_device devs[3] = {{.ops = &fake_ops, .index = 0},
+                                     {.ops = &other, .index = 0},
                                      {.ops = &fake_ops, .index = 1}};
     struct gb_plan plan = {.devices = devs, .ndevices = 3};
     ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
@@ -166,12 +167,12 @@ TEST(multi_results_devices_and_figures_round_trip)
     struct gb_result single = {.device_index = i0, .status = GB_STATUS_OK};
     snprintf(single.suite, sizeof single.suite, "memory");
     ASSERT_OK(gb_results_add(&rs, &single));
-    struct gb_result multi = {.device_index = i1, .status = GB_STATUS_OK, .nset = 2,
-                              .set = {i1, i0}, .nfigures = 3};
+    struct gb_result multi = {
+        .device_index = i1, .status = GB_STATUS_OK, .nset = 2, .set = {i1, i0}, .nfigures = 3};
     snprintf(multi.suite, sizeof multi.suite, "balance");
     multi.figures[0] = (struct gb_figure){.name = "makespan", .unit = "s", .n = 1, .v = {0.25}};
-    multi.figures[1] = (struct gb_figure){.name = "busy", .unit = "s", .n = 2, .per_device = true,
-                                          .v = {0.25, 0.125}};
+    multi.figures[1] = (struct gb_figure){
+        .name = "busy", .unit = "s", .n = 2, .per_device = true, .v = {0.25, 0.125}};
     multi.figures[2] = (struct gb_figure){.name = "path", .text = "staged"};
     ASSERT_OK(gb_results_add(&rs, &multi));
     char path[4200];
@@ -229,8 +230,8 @@ static void assert_ok(const struct gb_result *r)
 {
     char p[256];
     gb_params_format(&r->params, p, sizeof p);
-    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s %s: %s: %s", r->suite,
-               r->case_name, p, gb_status_name(r->status), r->reason);
+    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s %s: %s: %s", r->suite, r->case_name,
+               p, gb_status_name(r->status), r->reason);
     ASSERT_MSG(r->value > 0, "%s %s %s: value %g", r->suite, r->case_name, p, r->value);
 }
 
@@ -373,8 +374,12 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
         ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
     }
     for (int pass = 0; pass < 2; pass++) {
-        struct gb_case_ctx ctx = {.ops = ops, .dev = devs[0], .q = qs[0],
-                                  .params = &plan.cases[0].params, .devs = devs, .queues = qs,
+        struct gb_case_ctx ctx = {.ops = ops,
+                                  .dev = devs[0],
+                                  .q = qs[0],
+                                  .params = &plan.cases[0].params,
+                                  .devs = devs,
+                                  .queues = qs,
                                   .ndevs = 2};
         ctx.state = calloc(1, s->state_size);
         ASSERT_OK(s->setup(&ctx));

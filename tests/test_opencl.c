@@ -24,34 +24,33 @@ static uint8_t pattern(uint64_t i, unsigned s)
 
 /* A kernel text with a few entry points used below. SCALE and OFFSET come from -D defines;
  * without them the build fails, which the test relies on to prove the defines arrive. */
-static const char *const kernel_src =
-    "__kernel void axpb(__global int *x, int n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i < (size_t)n)\n"
-    "#ifdef USE_OFFSET\n"
-    "        x[i] = x[i] * SCALE + OFFSET;\n"
-    "#else\n"
-    "        x[i] = x[i] * SCALE;\n"
-    "#endif\n"
-    "}\n"
-    "__kernel void index2d(__global uint *out, uint width)\n"
-    "{\n"
-    "    size_t x = get_global_id(0), y = get_global_id(1);\n"
-    "    out[y * width + x] = (uint)(y * 1000 + x);\n"
-    "}\n"
-    "__kernel void mark(__global int *x)\n"
-    "{\n"
-    "    x[get_global_id(0)] = 42;\n"
-    "}\n"
-    "__kernel void spin(__global float *x, uint iters)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    float v = x[i];\n"
-    "    for (uint k = 0; k < iters; k++)\n"
-    "        v = v * 0.999999f + 0.5f;\n"
-    "    x[i] = v;\n"
-    "}\n";
+static const char *const kernel_src = "__kernel void axpb(__global int *x, int n)\n"
+                                      "{\n"
+                                      "    size_t i = get_global_id(0);\n"
+                                      "    if (i < (size_t)n)\n"
+                                      "#ifdef USE_OFFSET\n"
+                                      "        x[i] = x[i] * SCALE + OFFSET;\n"
+                                      "#else\n"
+                                      "        x[i] = x[i] * SCALE;\n"
+                                      "#endif\n"
+                                      "}\n"
+                                      "__kernel void index2d(__global uint *out, uint width)\n"
+                                      "{\n"
+                                      "    size_t x = get_global_id(0), y = get_global_id(1);\n"
+                                      "    out[y * width + x] = (uint)(y * 1000 + x);\n"
+                                      "}\n"
+                                      "__kernel void mark(__global int *x)\n"
+                                      "{\n"
+                                      "    x[get_global_id(0)] = 42;\n"
+                                      "}\n"
+                                      "__kernel void spin(__global float *x, uint iters)\n"
+                                      "{\n"
+                                      "    size_t i = get_global_id(0);\n"
+                                      "    float v = x[i];\n"
+                                      "    for (uint k = 0; k < iters; k++)\n"
+                                      "        v = v * 0.999999f + 0.5f;\n"
+                                      "    x[i] = v;\n"
+                                      "}\n";
 
 static struct gb_program *build_test_program(struct gb_device *dev)
 {
@@ -117,8 +116,7 @@ TEST(opencl_device_info_is_plausible)
     ASSERT(dev->ops == ocl);
     ASSERT_EQ(dev->index, 0);
 
-    printf("%s | %s | %s | %s | %s\n", in->name, in->vendor, in->driver, in->version,
-           in->platform);
+    printf("%s | %s | %s | %s | %s\n", in->name, in->vendor, in->driver, in->version, in->platform);
     printf("mem %" PRIu64 " max_alloc %" PRIu64 " local %" PRIu64 " cache %" PRIu64
            " cus %u clock %u wg %u (%u,%u,%u) warp %u caps 0x%" PRIx64 "\n",
            in->global_mem, in->max_alloc, in->local_mem, in->l2_bytes, in->compute_units,
@@ -127,8 +125,8 @@ TEST(opencl_device_info_is_plausible)
     ASSERT(in->name[0] && in->vendor[0] && in->driver[0] && in->platform[0]);
     ASSERT(strncmp(in->version, "OpenCL ", 7) == 0);
     ASSERT_U64(in->global_mem, >=, (uint64_t)64 << 20);
-    ASSERT_U64(in->max_alloc, >=, in->global_mem / 4 < (128u << 20) ? in->global_mem / 4
-                                                                     : (uint64_t)128 << 20);
+    ASSERT_U64(in->max_alloc, >=,
+               in->global_mem / 4 < (128u << 20) ? in->global_mem / 4 : (uint64_t)128 << 20);
     ASSERT_U64(in->max_alloc, <=, in->global_mem);
     ASSERT_U64(in->local_mem, >=, 1024);
     ASSERT_INT(in->compute_units, >=, 1);
@@ -231,9 +229,9 @@ static void roundtrip(enum gb_mem_kind host_kind, enum gb_copy_flags flags)
         s[i] = pattern(i, 0x5c);
     memset(d, 0, n + 100);
 
-    ASSERT_OK(ocl->copy(q, d1, 64, src, 100, n, flags));          /* H2D */
-    ASSERT_OK(ocl->copy(q, d2, 200, d1, 64, n, flags));           /* D2D */
-    ASSERT_OK(ocl->copy(q, dst, 7, d2, 200, n, flags));           /* D2H */
+    ASSERT_OK(ocl->copy(q, d1, 64, src, 100, n, flags)); /* H2D */
+    ASSERT_OK(ocl->copy(q, d2, 200, d1, 64, n, flags));  /* D2D */
+    ASSERT_OK(ocl->copy(q, dst, 7, d2, 200, n, flags));  /* D2H */
     if (flags == GB_COPY_ASYNC)
         ASSERT_OK(ocl->queue_sync(q));
     for (uint64_t i = 0; i < 7; i++)
@@ -710,8 +708,8 @@ static void *work_on_device(void *arg)
     for (int rep = 0; rep < 5; rep++) {
         for (int32_t i = 0; i < n; i++)
             x[i] = i + w->index + rep;
-        struct gb_launch l = {.dims = 1, .global = {(uint64_t)n, 1, 1}, .local = {128, 1, 1},
-                              .nargs = 2};
+        struct gb_launch l = {
+            .dims = 1, .global = {(uint64_t)n, 1, 1}, .local = {128, 1, 1}, .nargs = 2};
         l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = dv};
         l.args[1] = (struct gb_arg){.kind = GB_ARG_I32, .v.i32 = n};
         if ((rc = ocl->copy(q, dv, 0, h, 0, (uint64_t)n * 4, GB_COPY_ASYNC)) ||

@@ -85,10 +85,25 @@ static void run_problem(struct gb_device *dev, struct gb_queue *q, const struct 
     struct gb_buf *dC = upload(dev, q, hC, nc * es);
 
     const enum gb_dtype t = p->dbl ? GB_F64 : GB_F32;
-    struct gb_gemm g = {.a_type = t, .c_type = t, .compute = t, .trans_a = p->ta,
-                        .trans_b = p->tb, .m = p->m, .n = p->n, .k = p->k, .alpha = p->alpha,
-                        .beta = p->beta, .a = dA, .b = dB, .c = dC, .lda = lda, .ldb = ldb,
-                        .ldc = ldc, .batch = p->batch, .stride_a = sa, .stride_b = sb,
+    struct gb_gemm g = {.a_type = t,
+                        .c_type = t,
+                        .compute = t,
+                        .trans_a = p->ta,
+                        .trans_b = p->tb,
+                        .m = p->m,
+                        .n = p->n,
+                        .k = p->k,
+                        .alpha = p->alpha,
+                        .beta = p->beta,
+                        .a = dA,
+                        .b = dB,
+                        .c = dC,
+                        .lda = lda,
+                        .ldb = ldb,
+                        .ldc = ldc,
+                        .batch = p->batch,
+                        .stride_a = sa,
+                        .stride_b = sb,
                         .stride_c = sc};
     ASSERT_OK(ocl->gemm(q, &g));
     ASSERT_OK(ocl->queue_sync(q));
@@ -113,9 +128,11 @@ static void run_problem(struct gb_device *dev, struct gb_queue *q, const struct 
                 double scale = fabs(p->alpha) * mag + fabs(p->beta * C[ci]);
                 double got = p->dbl ? ((double *)hC)[ci] : (double)((float *)hC)[ci];
                 double e = fabs(got - ref) / (scale > 0 ? scale : 1);
-                ASSERT_MSG(e <= tol, "batch %llu C(%llu,%llu) = %.17g, expected %.17g (ta=%d tb=%d "
-                           "%s)", (unsigned long long)b, (unsigned long long)i,
-                           (unsigned long long)j, got, ref, p->ta, p->tb, p->dbl ? "f64" : "f32");
+                ASSERT_MSG(e <= tol,
+                           "batch %llu C(%llu,%llu) = %.17g, expected %.17g (ta=%d tb=%d "
+                           "%s)",
+                           (unsigned long long)b, (unsigned long long)i, (unsigned long long)j, got,
+                           ref, p->ta, p->tb, p->dbl ? "f64" : "f32");
                 if (e > worst)
                     worst = e;
             }
@@ -159,8 +176,14 @@ TEST_TIMEOUT(opencl_blas_sgemm_every_transpose, 120)
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     for (int t = 0; t < 4; t++) {
-        struct problem p = {.m = 37, .n = 29, .k = 23, .batch = 1, .ta = t & 1, .tb = t >> 1,
-                            .alpha = 1.5, .beta = -0.5};
+        struct problem p = {.m = 37,
+                            .n = 29,
+                            .k = 23,
+                            .batch = 1,
+                            .ta = t & 1,
+                            .tb = t >> 1,
+                            .alpha = 1.5,
+                            .beta = -0.5};
         run_problem(dev, q, &p);
     }
     /* beta = 0 must ignore C's old contents (they are finite here; the check is the value). */
@@ -193,8 +216,8 @@ TEST_TIMEOUT(opencl_blas_dgemm, 120)
         SKIP("%s has no double precision", dev->info.name);
     struct gb_queue *q = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
-    struct problem p = {.m = 33, .n = 21, .k = 40, .batch = 1, .tb = true, .dbl = true,
-                        .alpha = -1.25, .beta = 2};
+    struct problem p = {
+        .m = 33, .n = 21, .k = 40, .batch = 1, .tb = true, .dbl = true, .alpha = -1.25, .beta = 2};
     run_problem(dev, q, &p);
     p.ta = true;
     p.tb = false;
@@ -210,8 +233,17 @@ TEST(opencl_blas_unsupported_combinations_say_why)
     struct gb_buf *buf = NULL;
     ASSERT_OK(ocl->queue_create(dev, &q));
     ASSERT_OK(ocl->buf_alloc(dev, 64 * 64 * 4, GB_MEM_DEVICE, &buf));
-    struct gb_gemm g = {.m = 8, .n = 8, .k = 8, .alpha = 1, .a = buf, .b = buf, .c = buf,
-                        .lda = 8, .ldb = 8, .ldc = 8, .batch = 1};
+    struct gb_gemm g = {.m = 8,
+                        .n = 8,
+                        .k = 8,
+                        .alpha = 1,
+                        .a = buf,
+                        .b = buf,
+                        .c = buf,
+                        .lda = 8,
+                        .ldb = 8,
+                        .ldc = 8,
+                        .batch = 1};
 
     /* Half precision: unsupported on a device without cl_khr_fp16 (PoCL on a CPU). */
     g.a_type = g.c_type = g.compute = GB_F16;
@@ -281,9 +313,23 @@ TEST_TIMEOUT(opencl_blas_markers_bracket_the_whole_call, 120)
         ((float *)h->host)[i] = 1.0f;
     ASSERT_OK(ocl->copy(q, a, 0, h, 0, m * k * 4, GB_COPY_BLOCKING));
     ASSERT_OK(ocl->copy(q, b, 0, h, 0, k * n * 4, GB_COPY_BLOCKING));
-    struct gb_gemm g = {.a_type = GB_F32, .c_type = GB_F32, .compute = GB_F32, .trans_a = true,
-                        .trans_b = true, .m = m, .n = n, .k = k, .alpha = 1, .beta = 0,
-                        .a = a, .b = b, .c = c, .lda = k, .ldb = n, .ldc = m, .batch = 1};
+    struct gb_gemm g = {.a_type = GB_F32,
+                        .c_type = GB_F32,
+                        .compute = GB_F32,
+                        .trans_a = true,
+                        .trans_b = true,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .alpha = 1,
+                        .beta = 0,
+                        .a = a,
+                        .b = b,
+                        .c = c,
+                        .lda = k,
+                        .ldb = n,
+                        .ldc = m,
+                        .batch = 1};
     ASSERT_OK(ocl->gemm(q, &g)); /* the first call compiles CLBlast's kernels */
     ASSERT_OK(ocl->queue_sync(q));
 

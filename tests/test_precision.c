@@ -16,19 +16,19 @@ TEST(precision_f16_known_values)
     ASSERT_EQ(gb_f16_from_double(-2.0), 0xC000);
     ASSERT_EQ(gb_f16_from_double(0.0), 0x0000);
     ASSERT_EQ(gb_f16_from_double(-0.0), 0x8000);
-    ASSERT_EQ(gb_f16_from_double(65504.0), 0x7BFF);      /* the largest half */
-    ASSERT_EQ(gb_f16_from_double(65519.99), 0x7BFF);     /* below the overflow midpoint */
-    ASSERT_EQ(gb_f16_from_double(65520.0), 0x7C00);      /* the midpoint rounds to even: inf */
+    ASSERT_EQ(gb_f16_from_double(65504.0), 0x7BFF);  /* the largest half */
+    ASSERT_EQ(gb_f16_from_double(65519.99), 0x7BFF); /* below the overflow midpoint */
+    ASSERT_EQ(gb_f16_from_double(65520.0), 0x7C00);  /* the midpoint rounds to even: inf */
     ASSERT_EQ(gb_f16_from_double(1e9), 0x7C00);
     ASSERT_EQ(gb_f16_from_double(-INFINITY), 0xFC00);
-    ASSERT_EQ(gb_f16_from_double(0x1p-24), 0x0001);      /* the smallest subnormal */
-    ASSERT_EQ(gb_f16_from_double(0x1p-25), 0x0000);      /* half of it: tie to even, 0 */
-    ASSERT_EQ(gb_f16_from_double(0x1.8p-25), 0x0001);    /* above half: rounds up */
-    ASSERT_EQ(gb_f16_from_double(0x1p-14), 0x0400);      /* the smallest normal */
-    ASSERT_EQ(gb_f16_from_double(0x1.ff8p-15), 0x03FF);  /* the largest subnormal */
-    ASSERT_EQ(gb_f16_from_double(0x1.ffcp-15), 0x0400);  /* a tie above it: up to the normal */
-    ASSERT_EQ(gb_f16_from_double(1.0 + 0x1p-11), 0x3C00);   /* tie: to even (down) */
-    ASSERT_EQ(gb_f16_from_double(1.0 + 0x3p-11), 0x3C02);   /* tie: to even (up) */
+    ASSERT_EQ(gb_f16_from_double(0x1p-24), 0x0001);       /* the smallest subnormal */
+    ASSERT_EQ(gb_f16_from_double(0x1p-25), 0x0000);       /* half of it: tie to even, 0 */
+    ASSERT_EQ(gb_f16_from_double(0x1.8p-25), 0x0001);     /* above half: rounds up */
+    ASSERT_EQ(gb_f16_from_double(0x1p-14), 0x0400);       /* the smallest normal */
+    ASSERT_EQ(gb_f16_from_double(0x1.ff8p-15), 0x03FF);   /* the largest subnormal */
+    ASSERT_EQ(gb_f16_from_double(0x1.ffcp-15), 0x0400);   /* a tie above it: up to the normal */
+    ASSERT_EQ(gb_f16_from_double(1.0 + 0x1p-11), 0x3C00); /* tie: to even (down) */
+    ASSERT_EQ(gb_f16_from_double(1.0 + 0x3p-11), 0x3C02); /* tie: to even (up) */
     ASSERT_EQ(gb_f16_from_double(1.0 + 0x1.0001p-11), 0x3C01); /* just above the tie */
     ASSERT((gb_f16_from_double(NAN) & 0x7C00) == 0x7C00 && (gb_f16_from_double(NAN) & 0x3FF));
     ASSERT_NEAR(gb_f16_to_double(0x3555), 0.333251953125, 0);
@@ -79,10 +79,10 @@ TEST(precision_bf16_and_tf32)
 {
     ASSERT_EQ(gb_bf16_from_double(1.0), 0x3F80);
     ASSERT_EQ(gb_bf16_from_double(-1.0), 0xBF80);
-    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x1p-8), 0x3F80);  /* tie: to even (down) */
-    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x3p-8), 0x3F82);  /* tie: to even (up) */
-    ASSERT_EQ(gb_bf16_from_double(1e39), 0x7F80);          /* above binary32's range: inf */
-    ASSERT_EQ(gb_bf16_from_double(0x1p-133), 0x0001);      /* the smallest subnormal */
+    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x1p-8), 0x3F80); /* tie: to even (down) */
+    ASSERT_EQ(gb_bf16_from_double(1.0 + 0x3p-8), 0x3F82); /* tie: to even (up) */
+    ASSERT_EQ(gb_bf16_from_double(1e39), 0x7F80);         /* above binary32's range: inf */
+    ASSERT_EQ(gb_bf16_from_double(0x1p-133), 0x0001);     /* the smallest subnormal */
     ASSERT_NEAR(gb_bf16_to_double(0x4049), 3.140625, 0);
     for (uint32_t h = 0; h < 0x10000; h++) {
         const double v = gb_bf16_to_double((uint16_t)h);
@@ -106,10 +106,10 @@ TEST(precision_error_metrics)
     struct gb_accuracy a;
     gb_accuracy_init(&a);
     ASSERT_NEAR(gb_accuracy_rms(&a), 0, 0);
-    gb_accuracy_add(&a, 0, 1.1, 1.0, 1.0);  /* 0.1 */
-    gb_accuracy_add(&a, 1, 2.0, 2.0, 2.0);  /* 0 */
+    gb_accuracy_add(&a, 0, 1.1, 1.0, 1.0);   /* 0.1 */
+    gb_accuracy_add(&a, 1, 2.0, 2.0, 2.0);   /* 0 */
     gb_accuracy_add(&a, 2, -3.3, -3.0, 3.0); /* 0.1 relative to |ref| */
-    gb_accuracy_add(&a, 3, 0.25, 0.0, 4.0); /* an error against a scale, ref 0: 0.0625 */
+    gb_accuracy_add(&a, 3, 0.25, 0.0, 4.0);  /* an error against a scale, ref 0: 0.0625 */
     ASSERT_EQ(a.n, 4);
     ASSERT_EQ(a.nonfinite, 0);
     ASSERT_NEAR(a.max_rel, 0.1, 1e-12);
@@ -243,8 +243,8 @@ TEST(precision_peak_tensor_rates_match_datasheets)
     in.compute_units = 142;
     ASSERT_NEAR(gb_peak_ops(&in, GB_PEAK_F16_ACC32, true, NULL, 0) / 1e12, 366.4, 0.5);
     /* The vector units alone: FP16 accumulation on half2 is not the tensor rate. */
-    ASSERT(gb_peak_ops(&in, GB_PEAK_F16, false, NULL, 0) < gb_peak_ops(&in, GB_PEAK_F16, true,
-                                                                          NULL, 0));
+    ASSERT(gb_peak_ops(&in, GB_PEAK_F16, false, NULL, 0) <
+           gb_peak_ops(&in, GB_PEAK_F16, true, NULL, 0));
 }
 
 TEST(precision_peak_nvidia_matches_datasheets)
@@ -301,7 +301,7 @@ TEST(precision_peak_unknown_devices)
 
 TEST(precision_implausibility_check)
 {
-    ASSERT(!gb_rate_implausible(100, 0));   /* peak unknown: never flagged */
+    ASSERT(!gb_rate_implausible(100, 0)); /* peak unknown: never flagged */
     ASSERT(!gb_rate_implausible(99, 100));
     ASSERT(!gb_rate_implausible(105, 100)); /* within the slack */
     ASSERT(gb_rate_implausible(105.1, 100));
@@ -350,8 +350,8 @@ TEST(precision_derived_speedups_and_peaks)
     ASSERT_OK(gb_results_add_device(&rs, "opencl", 1, &in, &d1));
     add_result(&rs, d0, "gemm", "f32", "library", 20, 100);
     add_result(&rs, d0, "gemm", "f64", "library", 10, 200);
-    add_result(&rs, d0, "gemm", "f64", "own", 5, 400);     /* no f32 own: no speedup */
-    add_result(&rs, d1, "gemm", "f64", "library", 8, 250); /* no f32 on device 1 */
+    add_result(&rs, d0, "gemm", "f64", "own", 5, 400);       /* no f32 own: no speedup */
+    add_result(&rs, d1, "gemm", "f64", "library", 8, 250);   /* no f32 on device 1 */
     add_result(&rs, d0, "gemm", "bf16", "library", 1000, 2); /* above the CPU bound */
     add_result(&rs, d0, "other", "f64", "library", 10, 200);
     gb_precision_speedups(&rs, "gemm", "prec", "f32", false);

@@ -54,13 +54,13 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
         gb_params_format(&r->params, p, sizeof p);
         const char *prec = gb_params_str(&r->params, "prec");
         const int64_t vec = gb_params_int(&r->params, "vec");
-        const bool packed = !strcmp(prec, "half2") || !strcmp(prec, "bf16") ||
-                            !strcmp(prec, "int8dot");
-        const bool lacks = ((!strcmp(prec, "f16") || !strcmp(prec, "half2")) &&
-                            !(caps & GB_CAP_FP16)) ||
-                           (!strcmp(prec, "bf16") && !(caps & GB_CAP_BF16)) ||
-                           (!strcmp(prec, "int8dot") && !(caps & GB_CAP_INT8_DOT)) ||
-                           (!strcmp(prec, "f64") && !(caps & GB_CAP_FP64));
+        const bool packed =
+            !strcmp(prec, "half2") || !strcmp(prec, "bf16") || !strcmp(prec, "int8dot");
+        const bool lacks =
+            ((!strcmp(prec, "f16") || !strcmp(prec, "half2")) && !(caps & GB_CAP_FP16)) ||
+            (!strcmp(prec, "bf16") && !(caps & GB_CAP_BF16)) ||
+            (!strcmp(prec, "int8dot") && !(caps & GB_CAP_INT8_DOT)) ||
+            (!strcmp(prec, "f64") && !(caps & GB_CAP_FP64));
         if (lacks || (packed && vec > 1)) {
             ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s", p, gb_status_name(r->status));
             ASSERT(r->reason[0]);
@@ -94,8 +94,8 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
         const struct gb_result *f = find(&rs, "compute", "prec=f32 vec=0");
         ASSERT_NEAR(gb_test_figure(f, "vec_used")->v[0], 16, 0);
         /* The FP64 row has its speedup over FP32 (a slowdown on a CPU). */
-        const struct gb_figure *sp = gb_test_figure(find(&rs, "compute", "prec=f64 vec=1"),
-                                                    "speedup_vs_f32");
+        const struct gb_figure *sp =
+            gb_test_figure(find(&rs, "compute", "prec=f64 vec=1"), "speedup_vs_f32");
         ASSERT(sp && sp->v[0] > 0 && sp->v[0] < 1.5);
     }
     gb_results_free(&rs);
@@ -143,8 +143,8 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
                    (!strcmp(prec, "bf16") && (caps & GB_CAP_BLAS_BF16)) ||
                    (!strcmp(prec, "tf32") && (caps & GB_CAP_BLAS_TF32));
         if (!runs) {
-            ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s: %s", p,
-                       gb_status_name(r->status), r->reason);
+            ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s: %s", p, gb_status_name(r->status),
+                       r->reason);
             continue;
         }
         ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,

@@ -94,8 +94,7 @@ static void quick_run(const char *dir, const char *env, const char *file)
     char prof[1100];
     snprintf(prof, sizeof prof, "%s/report-quick.yaml", dir);
     gb_test_write_file(prof, quick_profile);
-    int rc = sh("cd %s && %s %s run report-quick.yaml -q -o %s 2>&1", dir, env, GB_TEST_EXE,
-                file);
+    int rc = sh("cd %s && %s %s run report-quick.yaml -q -o %s 2>&1", dir, env, GB_TEST_EXE, file);
     ASSERT_MSG(rc == 0, "quick run: exit %d: %s", rc, out);
 }
 
@@ -225,9 +224,8 @@ TEST(report_bad_input)
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(sh("cd %s && %s report nothere.json -o rep 2>&1", dir, GB_TEST_EXE), 2);
     ASSERT_CONTAINS(out, "cannot open results file nothere.json");
-    ASSERT_EQ(sh("cd %s && echo '{' > bad.json && %s report bad.json -o rep 2>&1", dir,
-                 GB_TEST_EXE),
-              2);
+    ASSERT_EQ(
+        sh("cd %s && echo '{' > bad.json && %s report bad.json -o rep 2>&1", dir, GB_TEST_EXE), 2);
     ASSERT_CONTAINS(out, "bad.json: not valid JSON");
     /* The command line: what each mistake says, and --help. */
     static const struct {
@@ -276,8 +274,8 @@ TEST(report_bad_input)
 TEST(report_without_gnuplot_still_writes_the_page)
 {
     const char *dir = launch_run();
-    int rc = sh("cd %s && GPUBENCH_GNUPLOT=/nonexistent/gnuplot %s report l.json -o rep 2>&1",
-                dir, GB_TEST_EXE);
+    int rc = sh("cd %s && GPUBENCH_GNUPLOT=/nonexistent/gnuplot %s report l.json -o rep 2>&1", dir,
+                GB_TEST_EXE);
     ASSERT_MSG(rc == 1, "exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "could not be drawn");
     char p[1100];
@@ -291,9 +289,9 @@ TEST(report_without_gnuplot_still_writes_the_page)
 
 /* Appends to rs a copy of its first result (the launch case: its stats and device) as a result
  * of suite with case kase (its first param, "op"), unit and up to two more params. */
-static void add_result(struct gb_results *rs, const char *suite, const char *kase,
-                       const char *unit, double value, const char *pname, struct gb_value pv,
-                       const char *qname, struct gb_value qv)
+static void add_result(struct gb_results *rs, const char *suite, const char *kase, const char *unit,
+                       double value, const char *pname, struct gb_value pv, const char *qname,
+                       struct gb_value qv)
 {
     struct gb_result r = rs->results[0];
     r.samples = NULL;
@@ -405,8 +403,7 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
         char gp[2400];
         snprintf(gp, sizeof gp, "%s/%s", p, e->d_name);
         char *text = gb_test_slurp(gp);
-        ASSERT_MSG(!gp_unquoted_danger(text), "%s has a \" or ` outside single quotes",
-                   e->d_name);
+        ASSERT_MSG(!gp_unquoted_danger(text), "%s has a \" or ` outside single quotes", e->d_name);
         free(text);
         scripts++;
     }
@@ -466,9 +463,9 @@ TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
     snprintf(p, sizeof p, "%s/px.txt", dir);
     FILE *f = fopen(p, "r");
     ASSERT(f);
-    static const int pal[][3] = {{31, 119, 180}, {214, 39, 40},  {44, 160, 44},
-                                 {255, 127, 14}, {148, 103, 189}, {140, 86, 75},
-                                 {227, 119, 194}, {188, 189, 34}, {23, 190, 207}};
+    static const int pal[][3] = {{31, 119, 180},  {214, 39, 40},   {44, 160, 44},
+                                 {255, 127, 14},  {148, 103, 189}, {140, 86, 75},
+                                 {227, 119, 194}, {188, 189, 34},  {23, 190, 207}};
     char line[256];
     long pixels = 0, ink = 0, chart = 0;
     while (fgets(line, sizeof line, f)) {
@@ -603,7 +600,7 @@ TEST(report_knee_is_the_results_knee)
     snprintf(d.name, sizeof d.name, "pthread-test");
     int idx;
     ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &d, &idx));
-    static const char *const sizes[] = {"4KiB",  "16KiB", "64KiB", "256KiB",
+    static const char *const sizes[] = {"4KiB",    "16KiB", "64KiB", "256KiB",
                                         "1024KiB", "4MiB",  "16MiB", "64MiB"};
     static const double y[] = {1, 9.5, 3, 5, 9.2, 9.6, 10, 10};
     for (size_t i = 0; i < 8; i++)

@@ -205,8 +205,8 @@ static void assert_same_stats(const struct gb_stats *a, const struct gb_stats *b
     const double *y[] = {&b->min, &b->max, &b->mean, &b->median, &b->stddev,
                          &b->cv,  &b->p5,  &b->p95,  &b->ci95};
     for (size_t i = 0; i < 9; i++)
-        ASSERT_MSG(*x[i] == *y[i] || (isnan(*x[i]) && isnan(*y[i])), "stats field %zu: %.17g vs %.17g",
-                   i, *x[i], *y[i]);
+        ASSERT_MSG(*x[i] == *y[i] || (isnan(*x[i]) && isnan(*y[i])),
+                   "stats field %zu: %.17g vs %.17g", i, *x[i], *y[i]);
 }
 
 TEST(results_round_trip)
@@ -541,8 +541,8 @@ TEST(results_read_truncated)
 {
     char *t = valid_text();
     size_t n = strlen(t) / 2;
-    expect_schema_error(t, n, (const char *const[]){"not valid JSON", "line", "column",
-                                                    "truncated", NULL});
+    expect_schema_error(
+        t, n, (const char *const[]){"not valid JSON", "line", "column", "truncated", NULL});
     free(t);
 }
 
@@ -560,8 +560,9 @@ TEST(results_read_wrong_schema)
 {
     char *t = valid_text();
     edit(t, "gpubench-results/2", "gpubench-results/9");
-    expect_schema_error(t, strlen(t), (const char *const[]){
-        "schema is \"gpubench-results/9\"", "expected \"gpubench-results/2\"", NULL});
+    expect_schema_error(t, strlen(t),
+                        (const char *const[]){"schema is \"gpubench-results/9\"",
+                                              "expected \"gpubench-results/2\"", NULL});
     free(t);
     const char *u = "{\"schema\": 1}";
     expect_schema_error(u, strlen(u), (const char *const[]){"an integer", NULL});
@@ -571,32 +572,35 @@ TEST(results_read_bad_fields)
 {
     char *t = valid_text();
     edit(t, "\"noisy\": false,", "");
-    expect_schema_error(t, strlen(t), (const char *const[]){
-        "results[0]", "missing required field \"noisy\"", NULL});
+    expect_schema_error(
+        t, strlen(t),
+        (const char *const[]){"results[0]", "missing required field \"noisy\"", NULL});
     free(t);
 
     t = valid_text();
     edit(t, "\"value\": 4012.5", "\"value\": \"x\"");
-    expect_schema_error(t, strlen(t), (const char *const[]){
-        "results[0].value", "expected a number or null, found a string", NULL});
+    expect_schema_error(t, strlen(t),
+                        (const char *const[]){"results[0].value",
+                                              "expected a number or null, found a string", NULL});
     free(t);
 
     t = valid_text();
     edit(t, "\"verified\": true", "\"verified\": 1");
-    expect_schema_error(t, strlen(t), (const char *const[]){
-        "results[0].verified", "expected true or false, found an integer", NULL});
+    expect_schema_error(t, strlen(t),
+                        (const char *const[]){"results[0].verified",
+                                              "expected true or false, found an integer", NULL});
     free(t);
 
     t = valid_text();
     edit(t, "\"status\": \"ok\"", "\"status\": \"so\"");
-    expect_schema_error(t, strlen(t), (const char *const[]){"results[0].status", "\"so\"",
-                                                            NULL});
+    expect_schema_error(t, strlen(t), (const char *const[]){"results[0].status", "\"so\"", NULL});
     free(t);
 
     t = valid_text();
     edit(t, "\"median\": 4200.0", "\"median\": \"42\"");
-    expect_schema_error(t, strlen(t), (const char *const[]){
-        "results[0].stats.median", "expected a number or null, found a string", NULL});
+    expect_schema_error(t, strlen(t),
+                        (const char *const[]){"results[0].stats.median",
+                                              "expected a number or null, found a string", NULL});
     free(t);
 
     t = valid_text();

@@ -56,8 +56,8 @@ TEST(stats_empty_and_single)
     const double one = 3.25;
     gb_stats_compute(&one, 1, &st);
     ASSERT_EQ(st.n, 1);
-    ASSERT(st.min == one && st.max == one && st.mean == one && st.median == one &&
-           st.p5 == one && st.p95 == one);
+    ASSERT(st.min == one && st.max == one && st.mean == one && st.median == one && st.p5 == one &&
+           st.p95 == one);
     ASSERT_NEAR(st.stddev, 0.0, 0);
     ASSERT_NEAR(st.cv, 0.0, 0);
     /* One sample bounds nothing: the interval of the mean is unbounded (never NaN). */
@@ -117,8 +117,14 @@ TEST(stats_percentiles)
 /* ---- stopping rule --------------------------------------------------------------------------- */
 
 static const struct gb_measure_cfg cfg5_20 = {
-    .warmup_runs = 0, .warmup_time = 0, .min_samples = 5, .max_samples = 20,
-    .max_noise = 0.02, .max_time = 1.0, .min_sample_time = 1e-3, .max_batch = 0,
+    .warmup_runs = 0,
+    .warmup_time = 0,
+    .min_samples = 5,
+    .max_samples = 20,
+    .max_noise = 0.02,
+    .max_time = 1.0,
+    .min_sample_time = 1e-3,
+    .max_batch = 0,
 };
 
 TEST(stats_stop_rule_converged)
@@ -189,12 +195,12 @@ TEST(measure_calib_next_steps)
     const double target = 1e-3, big = (double)(UINT64_C(1) << 40);
     (void)big;
     uint64_t cap = UINT64_C(1) << 62;
-    ASSERT_U64(gb_calib_next(1, 1e-3, target, cap), ==, 1);   /* long enough: done */
+    ASSERT_U64(gb_calib_next(1, 1e-3, target, cap), ==, 1); /* long enough: done */
     ASSERT_U64(gb_calib_next(7, 5e-3, target, cap), ==, 7);
     ASSERT_U64(gb_calib_next(1, 0.6e-3, target, cap), ==, 2); /* one doubling reaches it */
     ASSERT_U64(gb_calib_next(1, 0.3e-3, target, cap), ==, 4); /* 0.6 ms predicted: again */
     ASSERT_U64(gb_calib_next(3, 0.3e-3, target, cap), ==, 12);
-    ASSERT_U64(gb_calib_next(1, 0.0, target, cap), ==, 1024); /* under the timer's resolution */
+    ASSERT_U64(gb_calib_next(1, 0.0, target, cap), ==, 1024);   /* under the timer's resolution */
     ASSERT_U64(gb_calib_next(1, 1e-12, target, cap), ==, 1024); /* at most 1024x a step */
     ASSERT_U64(gb_calib_next(8, 1e-6, target, 100), ==, 100);   /* capped */
     ASSERT_U64(gb_calib_next(100, 1e-6, target, 100), ==, 100); /* at the cap: done */

@@ -71,14 +71,10 @@ TEST(tune_expr_errors_name_the_column)
         int col;
         const char *msg;
     } bad[] = {
-        {"TILE * ", 8, "end of the expression"},
-        {"TILE = 4", 6, "write =="},
-        {"TILE && (VEC", 13, "expected \")\""},
-        {"foo(1)", 1, "unknown function"},
-        {"min(1)", 6, "two arguments"},
-        {"3x", 2, "followed by a letter"},
-        {"TILE $ 2", 6, "unexpected"},
-        {"", 1, "end of the expression"},
+        {"TILE * ", 8, "end of the expression"}, {"TILE = 4", 6, "write =="},
+        {"TILE && (VEC", 13, "expected \")\""},  {"foo(1)", 1, "unknown function"},
+        {"min(1)", 6, "two arguments"},          {"3x", 2, "followed by a letter"},
+        {"TILE $ 2", 6, "unexpected"},           {"", 1, "end of the expression"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct gb_expr *e = NULL;
@@ -262,8 +258,8 @@ TEST(tune_exhaustive_visits_every_valid_configuration_once)
 }
 
 /* The proposals of a strategy as configuration indices. */
-static size_t proposals(enum gb_search_kind k, const struct land *L, uint64_t budget,
-                        uint64_t seed, uint64_t *out, size_t cap)
+static size_t proposals(enum gb_search_kind k, const struct land *L, uint64_t budget, uint64_t seed,
+                        uint64_t *out, size_t cap)
 {
     struct gb_search *x;
     ASSERT_OK(gb_search_create(k, &L->s, land_valid, (void *)L, budget, seed, &x));
@@ -316,10 +312,10 @@ TEST(tune_anneal_beats_random_on_the_same_budget)
     for (int seed = 1; seed <= runs; seed++) {
         double br, ba;
         uint64_t er, ea;
-        ASSERT_OK(gb_search_replay(GB_SEARCH_RANDOM, &L.s, L.cost, budget, (uint64_t)seed, &br,
-                                   &er));
-        ASSERT_OK(gb_search_replay(GB_SEARCH_ANNEAL, &L.s, L.cost, budget, (uint64_t)seed, &ba,
-                                   &ea));
+        ASSERT_OK(
+            gb_search_replay(GB_SEARCH_RANDOM, &L.s, L.cost, budget, (uint64_t)seed, &br, &er));
+        ASSERT_OK(
+            gb_search_replay(GB_SEARCH_ANNEAL, &L.s, L.cost, budget, (uint64_t)seed, &ba, &ea));
         ASSERT_U64(er, ==, budget);
         ASSERT_U64(ea, ==, budget);
         sum_r += br / opt;
@@ -350,8 +346,12 @@ TEST(tuning_cache_round_trip_and_keys)
     const char *dir = gb_test_tmpdir();
     snprintf(path, sizeof path, "%s/deep/er/tuning.json", dir);
     struct gb_device a = fake_dev("cpu-x", "6.0"), a2 = fake_dev("cpu-x", "6.1");
-    struct gb_tuning_entry e = {.n = 2, .value = {64, 8}, .time_s = 1e-3,
-                                .default_time_s = 2e-3, .search = "anneal", .evaluations = 24};
+    struct gb_tuning_entry e = {.n = 2,
+                                .value = {64, 8},
+                                .time_s = 1e-3,
+                                .default_time_s = 2e-3,
+                                .search = "anneal",
+                                .evaluations = 24};
     strcpy(e.name[0], "WG");
     strcpy(e.name[1], "VEC");
     struct gb_tuning_entry got;
@@ -508,19 +508,22 @@ TEST(config_tuning_keys_errors_have_locations)
     static const struct {
         const char *yaml, *msg;
     } bad[] = {
-        {"suites:\n  - suite: memory\n    tuned: maybe\n", "t.yaml:3:12: tuned: expected true or false"},
+        {"suites:\n  - suite: memory\n    tuned: maybe\n",
+         "t.yaml:3:12: tuned: expected true or false"},
         {"suites:\n  - suite: memory\n    tunables: {WG: [1]}\n",
          "t.yaml:3:15: suite memory takes no tunables"},
         {"suites:\n  - suite: tuning\n    tunables: {9WG: [1]}\n",
          "t.yaml:3:16: tunables: \"9WG\" is not a define name"},
-        {"suites:\n  - suite: tuning\n    tunables: {WG: []}\n", "t.yaml:3:20: axis WG: empty sweep"},
+        {"suites:\n  - suite: tuning\n    tunables: {WG: []}\n",
+         "t.yaml:3:20: axis WG: empty sweep"},
         {"suites:\n  - suite: tuning\n    tunables: {WG: [-1]}\n",
          "t.yaml:3:21: axis WG: -1 is below the minimum 0"},
         {"suites:\n  - suite: tuning\n    constraints: [\"TILE * \"]\n",
          "t.yaml:3:27: constraint \"TILE * \": unexpected end of the expression"},
         {"suites:\n  - suite: tuning\n    constraints: TILE = 4\n",
          "t.yaml:3:23: constraint \"TILE = 4\": unexpected \"=\" (write ==)"},
-        {"suites:\n  - suite: tuning\n    constraints: []\n", "t.yaml:3:18: constraints: empty list"},
+        {"suites:\n  - suite: tuning\n    constraints: []\n",
+         "t.yaml:3:18: constraints: empty list"},
         {"tuning_cache: [a]\nsuites:\n  - suite: memory\n",
          "t.yaml:1:15: expected a file path for tuning_cache, got a list"},
     };
@@ -708,8 +711,8 @@ TEST_TIMEOUT(tuning_every_kernel_verifies_exactly, 180)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified && r->max_error == 0, "%s: %s: %s",
-                   p, gb_status_name(r->status), r->reason);
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified && r->max_error == 0, "%s: %s: %s", p,
+                   gb_status_name(r->status), r->reason);
         n[strcmp(r->case_name, "dot") == 0 ? 0 : strcmp(r->case_name, "transpose") == 0 ? 1 : 2]++;
     }
     /* Four configurations and the best, per kernel. */

@@ -60,9 +60,9 @@ TEST(units_parse_size_invalid)
         {"   ", GB_EINVAL, "empty"},
         {"12 XB", GB_EINVAL, "unknown unit \"XB\""},
         {"12XB", GB_EINVAL, "unknown unit"},
-        {"4kib", GB_EINVAL, "unknown unit"},  /* units are case sensitive */
+        {"4kib", GB_EINVAL, "unknown unit"}, /* units are case sensitive */
         {"4Kib", GB_EINVAL, "unknown unit"},
-        {"4b", GB_EINVAL, "unknown unit"},    /* "b" would mean bits */
+        {"4b", GB_EINVAL, "unknown unit"},     /* "b" would mean bits */
         {"4KiB x", GB_EINVAL, "unknown unit"}, /* trailing junk */
         {"4 Ki B", GB_EINVAL, "unknown unit"},
         {"-1", GB_EINVAL, "negative"},
@@ -152,9 +152,9 @@ TEST(units_parse_duration)
         const char *text;
         double secs;
     } ok[] = {
-        {"0", 0},       {"0.5", 0.5},   {"2", 2},        {"2s", 2},         {"2 s", 2},
-        {"10ms", 1e-2}, {"1.5ms", 1.5e-3}, {"250us", 2.5e-4}, {"100ns", 1e-7}, {"2min", 120},
-        {" 3 s ", 3},
+        {"0", 0},        {"0.5", 0.5},   {"2", 2},          {"2s", 2},
+        {"2 s", 2},      {"10ms", 1e-2}, {"1.5ms", 1.5e-3}, {"250us", 2.5e-4},
+        {"100ns", 1e-7}, {"2min", 120},  {" 3 s ", 3},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double s = -1;
@@ -162,9 +162,8 @@ TEST(units_parse_duration)
         ASSERT_MSG(rc == 0, "\"%s\": %s", ok[i].text, gb_error_msg());
         ASSERT_NEAR(s, ok[i].secs, 1e-15 + 1e-12 * ok[i].secs);
     }
-    static const char *const bad[] = {"", "s", "-1", "-1ms", "10 hours", "1e3", "inf", "nan",
-                                      "0x10", "1 ms x", "10MS", ".",
-                                      "1.", ".5"};
+    static const char *const bad[] = {"",    "s",    "-1",     "-1ms", "10 hours", "1e3", "inf",
+                                      "nan", "0x10", "1 ms x", "10MS", ".",        "1.",  ".5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double s = -1;
         int rc = gb_parse_duration(bad[i], &s);
@@ -258,7 +257,8 @@ TEST(units_params_accessors)
 {
     struct gb_params p = {.n = 5,
                           .name = {"op", "size", "wg", "alpha", "check"},
-                          .v = {vstr("h2d"), vsize(4 * GIB),
+                          .v = {vstr("h2d"),
+                                vsize(4 * GIB),
                                 {.type = GB_V_INT, .u.i = 256},
                                 {.type = GB_V_FLOAT, .u.f = 2.5},
                                 {.type = GB_V_BOOL, .u.b = true}}};

@@ -157,8 +157,18 @@ TEST(backend_gemm_check_shape)
     struct gb_buf a = {.dev = &dev, .bytes = 12 * 4, .kind = GB_MEM_DEVICE};
     struct gb_buf b = {.dev = &dev, .bytes = 15 * 4, .kind = GB_MEM_DEVICE};
     struct gb_buf c = {.dev = &dev, .bytes = 20 * 4, .kind = GB_MEM_DEVICE};
-    struct gb_gemm g = {.a_type = GB_F32, .c_type = GB_F32, .compute = GB_F32, .m = 4, .n = 5,
-                        .k = 3, .a = &a, .b = &b, .c = &c, .lda = 4, .ldb = 3, .ldc = 4,
+    struct gb_gemm g = {.a_type = GB_F32,
+                        .c_type = GB_F32,
+                        .compute = GB_F32,
+                        .m = 4,
+                        .n = 5,
+                        .k = 3,
+                        .a = &a,
+                        .b = &b,
+                        .c = &c,
+                        .lda = 4,
+                        .ldb = 3,
+                        .ldc = 4,
                         .batch = 1};
     ASSERT_OK(gb_gemm_check_shape(&g, &dev, same_handle, SIZE_MAX, "SIZE_MAX"));
     /* Transposed A is stored k x m: lda 3 is then enough, 4 elements per column too many. */
@@ -185,8 +195,7 @@ TEST(backend_gemm_check_shape)
     e = g;
     e.batch = 3;
     e.stride_c = UINT64_MAX / 2;
-    ASSERT_EQ(gb_gemm_check_shape(&e, &dev, same_handle, UINT64_MAX, "UINT64_MAX"),
-              GB_EOVERFLOW);
+    ASSERT_EQ(gb_gemm_check_shape(&e, &dev, same_handle, UINT64_MAX, "UINT64_MAX"), GB_EOVERFLOW);
     /* Batched: the last matrix ends at (batch - 1) * stride + its own extent. */
     e = g;
     e.batch = 2;

@@ -37,8 +37,7 @@ static void run_case(const char *suite_name, const char *params, enum how how, c
     char yaml[1024], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s",
-               err);
+    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
     struct gb_plan plan = {0};
     int r = gb_plan_devices(&p, "opencl", "0", &plan);
     if (r == GB_ENODEV)
@@ -106,8 +105,8 @@ TEST_TIMEOUT(verify_memory_broken_kernels_are_caught, 300)
                 for (size_t w = 0; w < 3; w++) {
                     if (z != 1 && w != (z + o) % 3)
                         continue;
-                    snprintf(params, sizeof params, "{op: %s, type: %s, wg: %d, size: %s}",
-                             ops[o], dbl ? "double" : "float", wgs[w], sizes[z]);
+                    snprintf(params, sizeof params, "{op: %s, type: %s, wg: %d, size: %s}", ops[o],
+                             dbl ? "double" : "float", wgs[w], sizes[z]);
                     right_noop_broken("memory", params, "GB_BREAK");
                 }
             }
@@ -205,8 +204,10 @@ TEST_TIMEOUT(verify_gemm_broken_kernels_are_caught, 300)
     /* dist signed: TF32 caught at every k. */
     static const char *const sgn[] = {"64x64x256", "32x48x1024", "16x16x4096", "8x8x16384"};
     for (size_t i = 0; i < sizeof sgn / sizeof sgn[0]; i++) {
-        snprintf(params, sizeof params, "{prec: f32, impl: own, shape: %s, dist: signed, "
-                 "trans: %s}", sgn[i], i & 1 ? "tn" : "nt");
+        snprintf(params, sizeof params,
+                 "{prec: f32, impl: own, shape: %s, dist: signed, "
+                 "trans: %s}",
+                 sgn[i], i & 1 ? "tn" : "nt");
         run_case("gemm", params, RIGHT, NULL, NULL);
         run_case("gemm", params, DEFINE, "GB_BREAK=1", NULL);
     }

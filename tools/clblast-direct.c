@@ -26,13 +26,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHECK(what, code)                                                                  \
-    do {                                                                                   \
-        cl_int c__ = (cl_int)(code);                                                       \
-        if (c__ != CL_SUCCESS) {                                                           \
-            fprintf(stderr, "clblast-direct: %s failed: %d\n", (what), (int)c__);          \
-            exit(1);                                                                       \
-        }                                                                                  \
+#define CHECK(what, code)                                                         \
+    do {                                                                          \
+        cl_int c__ = (cl_int)(code);                                              \
+        if (c__ != CL_SUCCESS) {                                                  \
+            fprintf(stderr, "clblast-direct: %s failed: %d\n", (what), (int)c__); \
+            exit(1);                                                              \
+        }                                                                         \
     } while (0)
 
 static cl_device_id find_device(int index, cl_platform_id *plat)
@@ -77,15 +77,15 @@ static int by_value(const void *a, const void *b)
 }
 
 /* Seconds between a marker before `batch` SGEMM calls and one after them. */
-static double timed(cl_command_queue q, unsigned long batch, size_t m, size_t n, size_t k,
-                    cl_mem a, cl_mem b, cl_mem c)
+static double timed(cl_command_queue q, unsigned long batch, size_t m, size_t n, size_t k, cl_mem a,
+                    cl_mem b, cl_mem c)
 {
     cl_event e0, e1;
     CHECK("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, 0, NULL, &e0));
     for (unsigned long r = 0; r < batch; r++)
-        CHECK("CLBlastSgemm", CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo,
-                                           CLBlastTransposeNo, m, n, k, 1.0f, a, 0, m, b, 0, k,
-                                           0.0f, c, 0, m, &q, NULL));
+        CHECK("CLBlastSgemm",
+              CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
+                           1.0f, a, 0, m, b, 0, k, 0.0f, c, 0, m, &q, NULL));
     CHECK("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, 0, NULL, &e1));
     CHECK("clWaitForEvents", clWaitForEvents(1, &e1));
     const double t = (double)(end_of(e1) - end_of(e0)) * 1e-9;
@@ -101,12 +101,24 @@ int main(int argc, char **argv)
     double min_time = 0.02;
     while ((opt = getopt(argc, argv, "d:m:n:k:s:t:")) != -1) {
         switch (opt) {
-        case 'd': dev = atoi(optarg); break;
-        case 'm': m = strtoull(optarg, NULL, 10); break;
-        case 'n': n = strtoull(optarg, NULL, 10); break;
-        case 'k': k = strtoull(optarg, NULL, 10); break;
-        case 's': samples = atoi(optarg); break;
-        case 't': min_time = atof(optarg); break;
+        case 'd':
+            dev = atoi(optarg);
+            break;
+        case 'm':
+            m = strtoull(optarg, NULL, 10);
+            break;
+        case 'n':
+            n = strtoull(optarg, NULL, 10);
+            break;
+        case 'k':
+            k = strtoull(optarg, NULL, 10);
+            break;
+        case 's':
+            samples = atoi(optarg);
+            break;
+        case 't':
+            min_time = atof(optarg);
+            break;
         default:
             fprintf(stderr, "usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] [-s SAMPLES] "
                             "[-t MIN_SAMPLE_SECONDS]\n");
@@ -152,10 +164,10 @@ int main(int argc, char **argv)
 
     /* The call: column-major, no transposes, alpha 1, beta 0, tight leading dimensions — the
      * gemm suite's impl=library prec=f32 trans=nn. */
-#define SGEMM(ev)                                                                               \
-    CHECK("CLBlastSgemm", CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo,              \
-                                       CLBlastTransposeNo, m, n, k, 1.0f, a, 0, m, b, 0, k,     \
-                                       0.0f, c, 0, m, &q, (ev)))
+#define SGEMM(ev)                                                                              \
+    CHECK("CLBlastSgemm",                                                                      \
+          CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, \
+                       1.0f, a, 0, m, b, 0, k, 0.0f, c, 0, m, &q, (ev)))
 
     /* Warm-up: the first call compiles CLBlast's kernels. */
     for (int i = 0; i < 3; i++)
@@ -188,12 +200,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < samples; i++)
         gf[i] = flops * (double)batch / timed(q, batch, m, n, k, a, b, c) / 1e9;
     qsort(gf, (size_t)samples, sizeof *gf, by_value);
-    const double median = samples % 2 ? gf[samples / 2]
-                                      : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]);
+    const double median =
+        samples % 2 ? gf[samples / 2] : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]);
     printf("device %s\nm %zu\nn %zu\nk %zu\nbatch %lu\nsamples %d\n", name, m, n, k, batch,
            samples);
-    printf("sgemm_gflops_median %.4f\nsgemm_gflops_best %.4f\nclblast_event_gflops %.4f\n",
-           median, gf[samples - 1], event_gflops);
+    printf("sgemm_gflops_median %.4f\nsgemm_gflops_best %.4f\nclblast_event_gflops %.4f\n", median,
+           gf[samples - 1], event_gflops);
     free(gf);
     free(h);
     clReleaseMemObject(a);

@@ -31,10 +31,10 @@ static const char *const layout_names[] = {"one", "packed", "padded", "plain"};
 
 struct job {
     enum layout layout;
-    int wide;              /* 64-bit counters */
+    int wide; /* 64-bit counters */
     unsigned threads;
     uint64_t adds;
-    unsigned char *mem;    /* the counters */
+    unsigned char *mem; /* the counters */
     pthread_barrier_t start;
 };
 

@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nt = ncpu > 0 ? (int)ncpu : 1;
     size_t n = mib * 1024 * 1024 / sizeof(double);
-    double *a = aligned_alloc(4096, n * sizeof(double)), *b = aligned_alloc(4096, n * sizeof(double)),
+    double *a = aligned_alloc(4096, n * sizeof(double)),
+           *b = aligned_alloc(4096, n * sizeof(double)),
            *c = aligned_alloc(4096, n * sizeof(double));
     if (!a || !b || !c || reps < 1) {
         fprintf(stderr, "host-stream: cannot allocate 3 x %zu MiB\n", mib);
@@ -66,8 +67,9 @@ int main(int argc, char **argv)
     pthread_t *th = calloc((size_t)nt, sizeof *th);
     struct work *w = calloc((size_t)nt, sizeof *w);
     for (int t = 0; t < nt; t++) {
-        w[t] = (struct work){a, b, c, n * (size_t)t / (size_t)nt, n * (size_t)(t + 1) / (size_t)nt,
-                             0, &start, &done, reps};
+        w[t] = (struct work){
+            a,      b,     c,   n * (size_t)t / (size_t)nt, n * (size_t)(t + 1) / (size_t)nt, 0,
+            &start, &done, reps};
         pthread_create(&th[t], NULL, worker, &w[t]);
     }
     double best[2] = {0, 0};

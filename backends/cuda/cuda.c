@@ -298,8 +298,7 @@ static int bl__fail(cublasStatus_t s, const char *file, int line, const char *ca
             (void)cu__fail(e, GB_EBACKEND, file, line, call);
     }
     int err = gb_error_set(gb_cuda_blas_status_err((int)s), file, line, "%s: %s (%d): %s", call,
-                           gb__bl.cublasGetStatusName(s), (int)s,
-                           gb__bl.cublasGetStatusString(s));
+                           gb__bl.cublasGetStatusName(s), (int)s, gb__bl.cublasGetStatusString(s));
     if (e != cudaSuccess)
         err = gb_error_append(err, "underneath: %s (%d): %s", cudaGetErrorName(e), (int)e,
                               cudaGetErrorString(e));
@@ -358,8 +357,8 @@ static int cu_init(void)
         if (drv == 0)
             snprintf(why, sizeof why, "no NVIDIA driver is installed (libcuda.so.1 not found)");
         else if (drv < rt)
-            snprintf(why, sizeof why, "the driver supports CUDA %s, this gpubench needs %s",
-                     drvs, rts);
+            snprintf(why, sizeof why, "the driver supports CUDA %s, this gpubench needs %s", drvs,
+                     rts);
         else
             snprintf(why, sizeof why, "driver for CUDA %s, runtime %s", drvs, rts);
         /* The reason `gpubench devices` shows, not a bug location: no file:line. */
@@ -387,8 +386,7 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
                      uint32_t max_grid[3])
 {
     if (index < 0 || index >= cu_device_count())
-        return GB_USER_FAIL(GB_ENODEV, "no CUDA device %d: there are %d", index,
-                            cu_device_count());
+        return GB_USER_FAIL(GB_ENODEV, "no CUDA device %d: there are %d", index, cu_device_count());
     struct cudaDeviceProp p;
     int rc = CU(cudaGetDeviceProperties, &p, index);
     if (rc)
@@ -548,8 +546,7 @@ static int cu_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind 
         /* Portable: pinned for every device's context, so the multi-device suite may copy a
          * host buffer to any device. */
         if ((rc = cu__use(dev)) == 0)
-            rc = CU_ERR(GB_ENOMEM, cudaHostAlloc, &b->ptr, (size_t)bytes,
-                        cudaHostAllocPortable);
+            rc = CU_ERR(GB_ENOMEM, cudaHostAlloc, &b->ptr, (size_t)bytes, cudaHostAllocPortable);
         b->pub.host = b->ptr;
         break;
     case GB_MEM_HOST_PAGEABLE:
@@ -914,8 +911,8 @@ static int cu__compile_fail(nvrtcResult r, const char *arch, const char *inc_dir
                    loglen > 2000 ? " [...]" : "");
 }
 
-int gb_cuda_compile(const char *src, const char *arch, const char *const *defines,
-                    size_t ndefines, char **image, size_t *size, char **log)
+int gb_cuda_compile(const char *src, const char *arch, const char *const *defines, size_t ndefines,
+                    char **image, size_t *size, char **log)
 {
     bool cubin = false;
     if (log)
@@ -1011,9 +1008,8 @@ int gb_cuda_compile_ptx(const char *src, const char *arch, const char *const *de
     return gb_cuda_compile(src, arch, defines, ndefines, ptx, NULL, log);
 }
 
-static int cu_program_build(struct gb_device *dev, const char *source,
-                            const char *const *defines, size_t ndefines,
-                            struct gb_program **out, char **log)
+static int cu_program_build(struct gb_device *dev, const char *source, const char *const *defines,
+                            size_t ndefines, struct gb_program **out, char **log)
 {
     struct cu_device *d = cu_dev(dev);
     char arch[32];
@@ -1147,8 +1143,10 @@ static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb
         const uint64_t g = i < l->dims ? l->global[i] : 1;
         const uint32_t b = i < l->dims ? l->local[i] : 1;
         if (g / b > d->max_grid[i])
-            return GB_FAIL(GB_EINVAL, "launch %s: %llu blocks in dimension %u, the device "
-                           "allows %u", k->name, (unsigned long long)(g / b), i, d->max_grid[i]);
+            return GB_FAIL(GB_EINVAL,
+                           "launch %s: %llu blocks in dimension %u, the device "
+                           "allows %u",
+                           k->name, (unsigned long long)(g / b), i, d->max_grid[i]);
         grid[i] = (uint32_t)(g / b);
         block[i] = b;
     }
@@ -1168,13 +1166,17 @@ static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb
         if (sz == 0)
             return GB_FAIL(GB_EINVAL, "launch %s: argument %u of unknown kind", k->name, i);
         if (k->nparams != CU__PARAMS_UNKNOWN && sz != k->param_size[i])
-            return GB_FAIL(GB_EINVAL, "launch %s: argument %u has %zu bytes, the kernel's "
-                           "parameter %zu", k->name, i, sz, k->param_size[i]);
+            return GB_FAIL(GB_EINVAL,
+                           "launch %s: argument %u has %zu bytes, the kernel's "
+                           "parameter %zu",
+                           k->name, i, sz, k->param_size[i]);
         if (a->kind == GB_ARG_BUF) {
             const struct gb_buf *b = a->v.buf;
             if (!b || b->kind != GB_MEM_DEVICE || !cu__same(b->dev, q->dev))
-                return GB_FAIL(GB_EINVAL, "launch %s: argument %u is not a device buffer of "
-                               "this device", k->name, i);
+                return GB_FAIL(GB_EINVAL,
+                               "launch %s: argument %u is not a device buffer of "
+                               "this device",
+                               k->name, i);
             devptr[i] = ((const struct cu_buf *)b)->ptr;
             params[i] = &devptr[i];
         } else {
@@ -1262,7 +1264,7 @@ uint16_t gb_cuda_f16_bits(float f)
         return (uint16_t)(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u : 0));
     if (absu >= 0x477ff000u) /* rounds to >= 65520: overflow to infinity */
         return (uint16_t)(sign | 0x7c00u);
-    if (absu < 0x38800000u) { /* below 2^-14: a subnormal half, or zero */
+    if (absu < 0x38800000u) {   /* below 2^-14: a subnormal half, or zero */
         if (absu < 0x33000000u) /* below 2^-25: rounds to zero */
             return (uint16_t)sign;
         const uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
@@ -1356,8 +1358,8 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
         comp = CUBLAS_COMPUTE_32F;
         need_cap = GB_CAP_BLAS_BF16;
     } else {
-        return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute",
-                       gb_dtype_name(a), gb_dtype_name(c), gb_dtype_name(k));
+        return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute", gb_dtype_name(a),
+                       gb_dtype_name(c), gb_dtype_name(k));
     }
     if (!(caps & need_cap))
         return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute%s on %s (%s)",
@@ -1403,9 +1405,8 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
     void *C = cu_buf(g->c)->ptr;
     const int64_t m64 = (int64_t)g->m, n64 = (int64_t)g->n, k64 = (int64_t)g->k;
     if (g->batch == 1)
-        return BL(cublasGemmEx_64, d->blas, ta, tb, m64, n64, k64, &alpha, A, at,
-                  (int64_t)g->lda, B, at, (int64_t)g->ldb, &beta, C, ct, (int64_t)g->ldc, comp,
-                  CUBLAS_GEMM_DEFAULT);
+        return BL(cublasGemmEx_64, d->blas, ta, tb, m64, n64, k64, &alpha, A, at, (int64_t)g->lda,
+                  B, at, (int64_t)g->ldb, &beta, C, ct, (int64_t)g->ldc, comp, CUBLAS_GEMM_DEFAULT);
     return BL(cublasGemmStridedBatchedEx_64, d->blas, ta, tb, m64, n64, k64, &alpha, A, at,
               (int64_t)g->lda, (long long)g->stride_a, B, at, (int64_t)g->ldb,
               (long long)g->stride_b, &beta, C, ct, (int64_t)g->ldc, (long long)g->stride_c,

@@ -128,8 +128,8 @@ bool gb_cuda_stream_cache_holds(const struct gb_cuda_stream_cache *c, const void
  * error line and the log itself (up to 2000 bytes). GB_EUNAVAIL when NVRTC is not loaded (the
  * detail says where it looked), GB_EINVAL for a malformed arch, GB_ENOMEM. Needs no driver and
  * no GPU; thread-safe. */
-int gb_cuda_compile(const char *src, const char *arch, const char *const *defines,
-                    size_t ndefines, char **image, size_t *size, char **log);
+int gb_cuda_compile(const char *src, const char *arch, const char *const *defines, size_t ndefines,
+                    char **image, size_t *size, char **log);
 
 /* gb_cuda_compile() for a "compute_XY" (or "sm_XY") target, returning the PTX text. */
 int gb_cuda_compile_ptx(const char *src, const char *arch, const char *const *defines,

@@ -74,81 +74,81 @@ extern const struct gb_backend_ops gb_opencl_ops;
 
 /* Every OpenCL error code we can name. Numeric values rather than the header's macros, so that
  * the table compiles against old headers and still names codes that newer drivers return. */
-#define OCL__ERRORS(X)                                                                          \
-    X(CL_SUCCESS, 0)                                                                            \
-    X(CL_DEVICE_NOT_FOUND, -1)                                                                  \
-    X(CL_DEVICE_NOT_AVAILABLE, -2)                                                              \
-    X(CL_COMPILER_NOT_AVAILABLE, -3)                                                            \
-    X(CL_MEM_OBJECT_ALLOCATION_FAILURE, -4)                                                     \
-    X(CL_OUT_OF_RESOURCES, -5)                                                                  \
-    X(CL_OUT_OF_HOST_MEMORY, -6)                                                                \
-    X(CL_PROFILING_INFO_NOT_AVAILABLE, -7)                                                      \
-    X(CL_MEM_COPY_OVERLAP, -8)                                                                  \
-    X(CL_IMAGE_FORMAT_MISMATCH, -9)                                                             \
-    X(CL_IMAGE_FORMAT_NOT_SUPPORTED, -10)                                                       \
-    X(CL_BUILD_PROGRAM_FAILURE, -11)                                                            \
-    X(CL_MAP_FAILURE, -12)                                                                      \
-    X(CL_MISALIGNED_SUB_BUFFER_OFFSET, -13)                                                     \
-    X(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, -14)                                        \
-    X(CL_COMPILE_PROGRAM_FAILURE, -15)                                                          \
-    X(CL_LINKER_NOT_AVAILABLE, -16)                                                             \
-    X(CL_LINK_PROGRAM_FAILURE, -17)                                                             \
-    X(CL_DEVICE_PARTITION_FAILED, -18)                                                          \
-    X(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, -19)                                                    \
-    X(CL_INVALID_VALUE, -30)                                                                    \
-    X(CL_INVALID_DEVICE_TYPE, -31)                                                              \
-    X(CL_INVALID_PLATFORM, -32)                                                                 \
-    X(CL_INVALID_DEVICE, -33)                                                                   \
-    X(CL_INVALID_CONTEXT, -34)                                                                  \
-    X(CL_INVALID_QUEUE_PROPERTIES, -35)                                                         \
-    X(CL_INVALID_COMMAND_QUEUE, -36)                                                            \
-    X(CL_INVALID_HOST_PTR, -37)                                                                 \
-    X(CL_INVALID_MEM_OBJECT, -38)                                                               \
-    X(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, -39)                                                  \
-    X(CL_INVALID_IMAGE_SIZE, -40)                                                               \
-    X(CL_INVALID_SAMPLER, -41)                                                                  \
-    X(CL_INVALID_BINARY, -42)                                                                   \
-    X(CL_INVALID_BUILD_OPTIONS, -43)                                                            \
-    X(CL_INVALID_PROGRAM, -44)                                                                  \
-    X(CL_INVALID_PROGRAM_EXECUTABLE, -45)                                                       \
-    X(CL_INVALID_KERNEL_NAME, -46)                                                              \
-    X(CL_INVALID_KERNEL_DEFINITION, -47)                                                        \
-    X(CL_INVALID_KERNEL, -48)                                                                   \
-    X(CL_INVALID_ARG_INDEX, -49)                                                                \
-    X(CL_INVALID_ARG_VALUE, -50)                                                                \
-    X(CL_INVALID_ARG_SIZE, -51)                                                                 \
-    X(CL_INVALID_KERNEL_ARGS, -52)                                                              \
-    X(CL_INVALID_WORK_DIMENSION, -53)                                                           \
-    X(CL_INVALID_WORK_GROUP_SIZE, -54)                                                          \
-    X(CL_INVALID_WORK_ITEM_SIZE, -55)                                                           \
-    X(CL_INVALID_GLOBAL_OFFSET, -56)                                                            \
-    X(CL_INVALID_EVENT_WAIT_LIST, -57)                                                          \
-    X(CL_INVALID_EVENT, -58)                                                                    \
-    X(CL_INVALID_OPERATION, -59)                                                                \
-    X(CL_INVALID_GL_OBJECT, -60)                                                                \
-    X(CL_INVALID_BUFFER_SIZE, -61)                                                              \
-    X(CL_INVALID_MIP_LEVEL, -62)                                                                \
-    X(CL_INVALID_GLOBAL_WORK_SIZE, -63)                                                         \
-    X(CL_INVALID_PROPERTY, -64)                                                                 \
-    X(CL_INVALID_IMAGE_DESCRIPTOR, -65)                                                         \
-    X(CL_INVALID_COMPILER_OPTIONS, -66)                                                         \
-    X(CL_INVALID_LINKER_OPTIONS, -67)                                                           \
-    X(CL_INVALID_DEVICE_PARTITION_COUNT, -68)                                                   \
-    X(CL_INVALID_PIPE_SIZE, -69)                                                                \
-    X(CL_INVALID_DEVICE_QUEUE, -70)                                                             \
-    X(CL_INVALID_SPEC_ID, -71)                                                                  \
-    X(CL_MAX_SIZE_RESTRICTION_EXCEEDED, -72)                                                    \
-    X(CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR, -1000)                                            \
-    X(CL_PLATFORM_NOT_FOUND_KHR, -1001)                                                         \
-    X(CL_INVALID_D3D10_DEVICE_KHR, -1002)                                                       \
-    X(CL_INVALID_D3D10_RESOURCE_KHR, -1003)                                                     \
-    X(CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR, -1004)                                            \
-    X(CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR, -1005)                                                \
-    X(CL_DEVICE_PARTITION_FAILED_EXT, -1057)                                                    \
-    X(CL_INVALID_PARTITION_COUNT_EXT, -1058)                                                    \
-    X(CL_INVALID_PARTITION_NAME_EXT, -1059)                                                     \
-    X(CL_EGL_RESOURCE_NOT_ACQUIRED_KHR, -1092)                                                  \
-    X(CL_INVALID_EGL_OBJECT_KHR, -1093)                                                         \
+#define OCL__ERRORS(X)                                   \
+    X(CL_SUCCESS, 0)                                     \
+    X(CL_DEVICE_NOT_FOUND, -1)                           \
+    X(CL_DEVICE_NOT_AVAILABLE, -2)                       \
+    X(CL_COMPILER_NOT_AVAILABLE, -3)                     \
+    X(CL_MEM_OBJECT_ALLOCATION_FAILURE, -4)              \
+    X(CL_OUT_OF_RESOURCES, -5)                           \
+    X(CL_OUT_OF_HOST_MEMORY, -6)                         \
+    X(CL_PROFILING_INFO_NOT_AVAILABLE, -7)               \
+    X(CL_MEM_COPY_OVERLAP, -8)                           \
+    X(CL_IMAGE_FORMAT_MISMATCH, -9)                      \
+    X(CL_IMAGE_FORMAT_NOT_SUPPORTED, -10)                \
+    X(CL_BUILD_PROGRAM_FAILURE, -11)                     \
+    X(CL_MAP_FAILURE, -12)                               \
+    X(CL_MISALIGNED_SUB_BUFFER_OFFSET, -13)              \
+    X(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, -14) \
+    X(CL_COMPILE_PROGRAM_FAILURE, -15)                   \
+    X(CL_LINKER_NOT_AVAILABLE, -16)                      \
+    X(CL_LINK_PROGRAM_FAILURE, -17)                      \
+    X(CL_DEVICE_PARTITION_FAILED, -18)                   \
+    X(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, -19)             \
+    X(CL_INVALID_VALUE, -30)                             \
+    X(CL_INVALID_DEVICE_TYPE, -31)                       \
+    X(CL_INVALID_PLATFORM, -32)                          \
+    X(CL_INVALID_DEVICE, -33)                            \
+    X(CL_INVALID_CONTEXT, -34)                           \
+    X(CL_INVALID_QUEUE_PROPERTIES, -35)                  \
+    X(CL_INVALID_COMMAND_QUEUE, -36)                     \
+    X(CL_INVALID_HOST_PTR, -37)                          \
+    X(CL_INVALID_MEM_OBJECT, -38)                        \
+    X(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, -39)           \
+    X(CL_INVALID_IMAGE_SIZE, -40)                        \
+    X(CL_INVALID_SAMPLER, -41)                           \
+    X(CL_INVALID_BINARY, -42)                            \
+    X(CL_INVALID_BUILD_OPTIONS, -43)                     \
+    X(CL_INVALID_PROGRAM, -44)                           \
+    X(CL_INVALID_PROGRAM_EXECUTABLE, -45)                \
+    X(CL_INVALID_KERNEL_NAME, -46)                       \
+    X(CL_INVALID_KERNEL_DEFINITION, -47)                 \
+    X(CL_INVALID_KERNEL, -48)                            \
+    X(CL_INVALID_ARG_INDEX, -49)                         \
+    X(CL_INVALID_ARG_VALUE, -50)                         \
+    X(CL_INVALID_ARG_SIZE, -51)                          \
+    X(CL_INVALID_KERNEL_ARGS, -52)                       \
+    X(CL_INVALID_WORK_DIMENSION, -53)                    \
+    X(CL_INVALID_WORK_GROUP_SIZE, -54)                   \
+    X(CL_INVALID_WORK_ITEM_SIZE, -55)                    \
+    X(CL_INVALID_GLOBAL_OFFSET, -56)                     \
+    X(CL_INVALID_EVENT_WAIT_LIST, -57)                   \
+    X(CL_INVALID_EVENT, -58)                             \
+    X(CL_INVALID_OPERATION, -59)                         \
+    X(CL_INVALID_GL_OBJECT, -60)                         \
+    X(CL_INVALID_BUFFER_SIZE, -61)                       \
+    X(CL_INVALID_MIP_LEVEL, -62)                         \
+    X(CL_INVALID_GLOBAL_WORK_SIZE, -63)                  \
+    X(CL_INVALID_PROPERTY, -64)                          \
+    X(CL_INVALID_IMAGE_DESCRIPTOR, -65)                  \
+    X(CL_INVALID_COMPILER_OPTIONS, -66)                  \
+    X(CL_INVALID_LINKER_OPTIONS, -67)                    \
+    X(CL_INVALID_DEVICE_PARTITION_COUNT, -68)            \
+    X(CL_INVALID_PIPE_SIZE, -69)                         \
+    X(CL_INVALID_DEVICE_QUEUE, -70)                      \
+    X(CL_INVALID_SPEC_ID, -71)                           \
+    X(CL_MAX_SIZE_RESTRICTION_EXCEEDED, -72)             \
+    X(CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR, -1000)     \
+    X(CL_PLATFORM_NOT_FOUND_KHR, -1001)                  \
+    X(CL_INVALID_D3D10_DEVICE_KHR, -1002)                \
+    X(CL_INVALID_D3D10_RESOURCE_KHR, -1003)              \
+    X(CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR, -1004)     \
+    X(CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR, -1005)         \
+    X(CL_DEVICE_PARTITION_FAILED_EXT, -1057)             \
+    X(CL_INVALID_PARTITION_COUNT_EXT, -1058)             \
+    X(CL_INVALID_PARTITION_NAME_EXT, -1059)              \
+    X(CL_EGL_RESOURCE_NOT_ACQUIRED_KHR, -1092)           \
+    X(CL_INVALID_EGL_OBJECT_KHR, -1093)                  \
     X(CL_CONTEXT_TERMINATED_KHR, -1121)
 
 /* The symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR". */
@@ -359,7 +359,7 @@ static uint32_t ocl__clamp32(uint64_t v)
 }
 
 /* A fixed-size device query into `var`; the error detail names the parameter. */
-#define OCL__DEV_GET(id, param, var)          \
+#define OCL__DEV_GET(id, param, var)         \
     OCL_CHECK("clGetDeviceInfo(" #param ")", \
               clGetDeviceInfo((id), (param), sizeof(var), &(var), NULL))
 
@@ -371,9 +371,9 @@ static void ocl__graph_abandon(struct ocl_queue *q);
 /* GB_EINVAL when q is recording a launch graph, on which only launch may be called. */
 static int ocl__not_recording(const struct ocl_queue *q, const char *what)
 {
-    return q->rec ? GB_FAIL(GB_EINVAL, "%s: the queue is recording a launch graph (graph_begin)",
-                            what)
-                  : 0;
+    return q->rec
+               ? GB_FAIL(GB_EINVAL, "%s: the queue is recording a launch graph (graph_begin)", what)
+               : 0;
 }
 
 /* Fills *out from the device's queries. */
@@ -489,8 +489,7 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     out->warp_size = 1;
     if (ocl__has_ext(exts, "cl_nv_device_attribute_query")) {
         cl_uint warp = 0, major = 0, minor = 0;
-        if (clGetDeviceInfo(id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) ==
-                CL_SUCCESS &&
+        if (clGetDeviceInfo(id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) == CL_SUCCESS &&
             warp > 0)
             out->warp_size = warp;
         if (clGetDeviceInfo(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
@@ -513,8 +512,8 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     if (ocl__has_ext(exts, "cl_khr_pci_bus_info")) {
         cl_device_pci_bus_info_khr pci;
         if (clGetDeviceInfo(id, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, NULL) == CL_SUCCESS)
-            snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.%x",
-                     pci.pci_domain, pci.pci_bus, pci.pci_device, pci.pci_function);
+            snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.%x", pci.pci_domain,
+                     pci.pci_bus, pci.pci_device, pci.pci_function);
     } else if (ocl__has_ext(exts, "cl_nv_device_attribute_query")) {
         cl_uint bus = 0, slot = 0, dom = 0;
         if (clGetDeviceInfo(id, 0x4008, sizeof bus, &bus, NULL) == CL_SUCCESS &&
@@ -775,8 +774,8 @@ static int ocl_device_open(int index, struct gb_device **out)
 
     int rc;
     cl_int err;
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                           (cl_context_properties)r->platform, 0};
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)r->platform,
+                                           0};
     d->ctx = clCreateContext(props, 1, &r->id, NULL, NULL, &err);
     if ((rc = OCL_CHECK("clCreateContext", err)) || (rc = ocl__queue_new(d, &d->iq)) ||
         (rc = ocl__probe_timer(d)))
@@ -797,7 +796,8 @@ static int ocl__alloc_err(cl_int err)
     return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
                    err == CL_OUT_OF_HOST_MEMORY
                ? GB_ENOMEM
-               : err == CL_INVALID_BUFFER_SIZE ? GB_ETOOBIG : GB_EBACKEND;
+           : err == CL_INVALID_BUFFER_SIZE ? GB_ETOOBIG
+                                           : GB_EBACKEND;
 }
 
 static void ocl_buf_free(struct gb_buf *buf)
@@ -812,8 +812,7 @@ static void ocl_buf_free(struct gb_buf *buf)
          * runtime can free the host side. Errors cannot be reported from here. */
         if (b->pub.kind == GB_MEM_HOST_PINNED && b->mapped) {
             struct ocl_device *d = ocl__dev(b->pub.dev);
-            if (clEnqueueUnmapMemObject(d->iq, b->mem, b->mapped, 0, NULL, NULL) ==
-                CL_SUCCESS)
+            if (clEnqueueUnmapMemObject(d->iq, b->mem, b->mapped, 0, NULL, NULL) == CL_SUCCESS)
                 clFinish(d->iq);
         }
         clReleaseMemObject(b->mem);
@@ -835,8 +834,7 @@ static int ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind
                        "%" PRIu64 " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                        bytes, d->pub.info.max_alloc);
     if (bytes > SIZE_MAX)
-        return GB_FAIL(GB_ETOOBIG, "buffer of %" PRIu64 " bytes exceeds the host's size_t",
-                       bytes);
+        return GB_FAIL(GB_ETOOBIG, "buffer of %" PRIu64 " bytes exceeds the host's size_t", bytes);
 
     struct ocl_buf *b = calloc(1, sizeof *b);
     if (!b)
@@ -864,16 +862,16 @@ static int ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind
          * PoCL), so one page more is allocated where it fits and the host pointer starts on a
          * page boundary, as cudaHostAlloc's does. */
         const size_t page = 4096;
-        const size_t total = bytes + page <= d->pub.info.max_alloc ? (size_t)bytes + page
-                                                                    : (size_t)bytes;
-        b->mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, total, NULL,
-                                &err);
+        const size_t total =
+            bytes + page <= d->pub.info.max_alloc ? (size_t)bytes + page : (size_t)bytes;
+        b->mem =
+            clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, total, NULL, &err);
         if (err != CL_SUCCESS) {
             rc = OCL_FAIL_AS(ocl__alloc_err(err), "clCreateBuffer", err);
             goto fail;
         }
-        b->mapped = clEnqueueMapBuffer(d->iq, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                       total, 0, NULL, NULL, &err);
+        b->mapped = clEnqueueMapBuffer(d->iq, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, total,
+                                       0, NULL, NULL, &err);
         if (err != CL_SUCCESS) {
             b->mapped = NULL;
             rc = OCL_FAIL_AS(ocl__alloc_err(err), "clEnqueueMapBuffer", err);
@@ -949,8 +947,7 @@ static bool ocl__in_range(uint64_t off, uint64_t bytes, uint64_t size)
 }
 
 static int ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off,
-                    struct gb_buf *src, uint64_t src_off, uint64_t bytes,
-                    enum gb_copy_flags flags)
+                    struct gb_buf *src, uint64_t src_off, uint64_t bytes, enum gb_copy_flags flags)
 {
     struct ocl_queue *q = ocl__queue(queue);
     if (!dst || !src)
@@ -985,11 +982,11 @@ static int ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off
     const size_t n = (size_t)bytes;
     int rc;
     if (!dst_host && src_host) {
-        rc = OCL_CALL(clEnqueueWriteBuffer, (q->q, ocl__buf(dst)->mem, blocking, (size_t)dst_off,
-                                             n, (char *)src->host + src_off, 0, NULL, NULL));
+        rc = OCL_CALL(clEnqueueWriteBuffer, (q->q, ocl__buf(dst)->mem, blocking, (size_t)dst_off, n,
+                                             (char *)src->host + src_off, 0, NULL, NULL));
     } else if (dst_host && !src_host) {
-        rc = OCL_CALL(clEnqueueReadBuffer, (q->q, ocl__buf(src)->mem, blocking, (size_t)src_off,
-                                            n, (char *)dst->host + dst_off, 0, NULL, NULL));
+        rc = OCL_CALL(clEnqueueReadBuffer, (q->q, ocl__buf(src)->mem, blocking, (size_t)src_off, n,
+                                            (char *)dst->host + dst_off, 0, NULL, NULL));
     } else {
         if (dst == src && src_off < dst_off + bytes && dst_off < src_off + bytes)
             return GB_FAIL(GB_EINVAL, "copy: overlapping ranges within one buffer");
@@ -1041,9 +1038,8 @@ static void ocl_program_free(struct gb_program *prog)
     free(p);
 }
 
-static int ocl_program_build(struct gb_device *dev, const char *source,
-                             const char *const *defines, size_t ndefines,
-                             struct gb_program **out, char **log)
+static int ocl_program_build(struct gb_device *dev, const char *source, const char *const *defines,
+                             size_t ndefines, struct gb_program **out, char **log)
 {
     struct ocl_device *d = ocl__dev(dev);
     struct ocl_program *p = NULL;
@@ -1315,16 +1311,17 @@ static int ocl__event_done_at(struct ocl_event *e, const char *which, cl_ulong *
     if (!e->ev)
         return GB_FAIL(GB_EINVAL, "event_elapsed_ns: the %s event was never recorded", which);
     cl_int status = 0;
-    int rc = OCL_CALL(clGetEventInfo, (e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                                       &status, NULL));
+    int rc = OCL_CALL(clGetEventInfo,
+                      (e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
     if (rc)
         return rc;
     if (status < 0)
         return GB_FAIL(GB_EBACKEND, "event_elapsed_ns: the %s event's command failed: %s (%d)",
                        which, cl_err_name(status), (int)status);
     if (status != CL_COMPLETE)
-        return GB_FAIL(GB_EINVAL, "event_elapsed_ns: the %s event is not complete (event_sync "
-                                  "first)",
+        return GB_FAIL(GB_EINVAL,
+                       "event_elapsed_ns: the %s event is not complete (event_sync "
+                       "first)",
                        which);
     if ((rc = ocl__event_end(e->ev, out)))
         return gb_error_append(rc, "%s event", which);
@@ -1341,8 +1338,9 @@ static int ocl_event_elapsed_ns(struct gb_event *start, struct gb_event *end, ui
         (rc = ocl__event_done_at(ocl__event(end), "end", &t1)))
         return rc;
     if (t1 < t0)
-        return GB_FAIL(GB_EINVAL, "event_elapsed_ns: the end event completed %" PRIu64
-                                  " ns before the start event",
+        return GB_FAIL(GB_EINVAL,
+                       "event_elapsed_ns: the end event completed %" PRIu64
+                       " ns before the start event",
                        (uint64_t)(t0 - t1));
     *ns = t1 - t0;
     return 0;
@@ -1352,35 +1350,35 @@ static int ocl_event_elapsed_ns(struct gb_event *start, struct gb_event *end, ui
 
 #if HAVE_CLBLAST
 /* CLBlast's own status codes. Codes from -1 to -72 are OpenCL's and are named by cl_err_name(). */
-#define OCL__CLBLAST_ERRORS(X)                                                                  \
-    X(CLBlastNotImplemented, -1024)                                                             \
-    X(CLBlastInvalidMatrixA, -1022)                                                             \
-    X(CLBlastInvalidMatrixB, -1021)                                                             \
-    X(CLBlastInvalidMatrixC, -1020)                                                             \
-    X(CLBlastInvalidVectorX, -1019)                                                             \
-    X(CLBlastInvalidVectorY, -1018)                                                             \
-    X(CLBlastInvalidDimension, -1017)                                                           \
-    X(CLBlastInvalidLeadDimA, -1016)                                                            \
-    X(CLBlastInvalidLeadDimB, -1015)                                                            \
-    X(CLBlastInvalidLeadDimC, -1014)                                                            \
-    X(CLBlastInvalidIncrementX, -1013)                                                          \
-    X(CLBlastInvalidIncrementY, -1012)                                                          \
-    X(CLBlastInsufficientMemoryA, -1011)                                                        \
-    X(CLBlastInsufficientMemoryB, -1010)                                                        \
-    X(CLBlastInsufficientMemoryC, -1009)                                                        \
-    X(CLBlastInsufficientMemoryX, -1008)                                                        \
-    X(CLBlastInsufficientMemoryY, -1007)                                                        \
-    X(CLBlastInsufficientMemoryTemp, -2050)                                                     \
-    X(CLBlastInvalidBatchCount, -2049)                                                          \
-    X(CLBlastInvalidOverrideKernel, -2048)                                                      \
-    X(CLBlastMissingOverrideParameter, -2047)                                                   \
-    X(CLBlastInvalidLocalMemUsage, -2046)                                                       \
-    X(CLBlastNoHalfPrecision, -2045)                                                            \
-    X(CLBlastNoDoublePrecision, -2044)                                                          \
-    X(CLBlastInvalidVectorScalar, -2043)                                                        \
-    X(CLBlastInsufficientMemoryScalar, -2042)                                                   \
-    X(CLBlastDatabaseError, -2041)                                                              \
-    X(CLBlastUnknownError, -2040)                                                               \
+#define OCL__CLBLAST_ERRORS(X)                \
+    X(CLBlastNotImplemented, -1024)           \
+    X(CLBlastInvalidMatrixA, -1022)           \
+    X(CLBlastInvalidMatrixB, -1021)           \
+    X(CLBlastInvalidMatrixC, -1020)           \
+    X(CLBlastInvalidVectorX, -1019)           \
+    X(CLBlastInvalidVectorY, -1018)           \
+    X(CLBlastInvalidDimension, -1017)         \
+    X(CLBlastInvalidLeadDimA, -1016)          \
+    X(CLBlastInvalidLeadDimB, -1015)          \
+    X(CLBlastInvalidLeadDimC, -1014)          \
+    X(CLBlastInvalidIncrementX, -1013)        \
+    X(CLBlastInvalidIncrementY, -1012)        \
+    X(CLBlastInsufficientMemoryA, -1011)      \
+    X(CLBlastInsufficientMemoryB, -1010)      \
+    X(CLBlastInsufficientMemoryC, -1009)      \
+    X(CLBlastInsufficientMemoryX, -1008)      \
+    X(CLBlastInsufficientMemoryY, -1007)      \
+    X(CLBlastInsufficientMemoryTemp, -2050)   \
+    X(CLBlastInvalidBatchCount, -2049)        \
+    X(CLBlastInvalidOverrideKernel, -2048)    \
+    X(CLBlastMissingOverrideParameter, -2047) \
+    X(CLBlastInvalidLocalMemUsage, -2046)     \
+    X(CLBlastNoHalfPrecision, -2045)          \
+    X(CLBlastNoDoublePrecision, -2044)        \
+    X(CLBlastInvalidVectorScalar, -2043)      \
+    X(CLBlastInsufficientMemoryScalar, -2042) \
+    X(CLBlastDatabaseError, -2041)            \
+    X(CLBlastUnknownError, -2040)             \
     X(CLBlastUnexpectedError, -2039)
 
 /* The symbolic name of a CLBlast status: its own codes, else the OpenCL code it passed on. */
@@ -1431,8 +1429,7 @@ static int ocl__clblast_fail(CLBlastStatusCode code, const char *call, const cha
     return gb_error_set(err, file, line, "%s: %s (%d)", call, ocl__clblast_name(code), (int)code);
 }
 
-static int ocl__clblast_check(CLBlastStatusCode code, const char *call, const char *file,
-                              int line)
+static int ocl__clblast_check(CLBlastStatusCode code, const char *call, const char *file, int line)
 {
     return code == CLBlastSuccess ? 0 : ocl__clblast_fail(code, call, file, line);
 }
@@ -1452,7 +1449,7 @@ static cl_half ocl__f16_bits(float f)
         return (cl_half)(sign | 0x7e00u);
     if (mag >= 0x477ff000u) /* rounds to above 65504: infinity */
         return (cl_half)(sign | 0x7c00u);
-    if (mag < 0x38800000u) { /* below 2^-14: a subnormal half (or zero) */
+    if (mag < 0x38800000u) {   /* below 2^-14: a subnormal half (or zero) */
         if (mag < 0x33000000u) /* below half the smallest subnormal: zero */
             return (cl_half)sign;
         const uint32_t exp = mag >> 23, mant = (mag & 0x7fffffu) | 0x800000u;
@@ -1499,27 +1496,26 @@ static int ocl__clblast_gemm(struct gb_queue *queue, const struct gb_gemm *g)
     if (a == GB_F32) {
         const float al = (float)g->alpha, be = (float)g->beta;
         if (nb == 1)
-            return CLBLAST_CALL(CLBlastSgemm, (lay, ta, tb, m, n, kk, al, A, 0, lda, B, 0, ldb,
-                                               be, C, 0, ldc, cq, NULL));
+            return CLBLAST_CALL(CLBlastSgemm, (lay, ta, tb, m, n, kk, al, A, 0, lda, B, 0, ldb, be,
+                                               C, 0, ldc, cq, NULL));
         return CLBLAST_CALL(CLBlastSgemmStridedBatched,
-                            (lay, ta, tb, m, n, kk, al, A, 0, lda, sa, B, 0, ldb, sb, be, C, 0,
-                             ldc, sc, nb, cq, NULL));
+                            (lay, ta, tb, m, n, kk, al, A, 0, lda, sa, B, 0, ldb, sb, be, C, 0, ldc,
+                             sc, nb, cq, NULL));
     }
     if (a == GB_F64) {
         if (nb == 1)
             return CLBLAST_CALL(CLBlastDgemm, (lay, ta, tb, m, n, kk, g->alpha, A, 0, lda, B, 0,
                                                ldb, g->beta, C, 0, ldc, cq, NULL));
         return CLBLAST_CALL(CLBlastDgemmStridedBatched,
-                            (lay, ta, tb, m, n, kk, g->alpha, A, 0, lda, sa, B, 0, ldb, sb,
-                             g->beta, C, 0, ldc, sc, nb, cq, NULL));
+                            (lay, ta, tb, m, n, kk, g->alpha, A, 0, lda, sa, B, 0, ldb, sb, g->beta,
+                             C, 0, ldc, sc, nb, cq, NULL));
     }
     const cl_half al = ocl__f16_bits((float)g->alpha), be = ocl__f16_bits((float)g->beta);
     if (nb == 1)
         return CLBLAST_CALL(CLBlastHgemm, (lay, ta, tb, m, n, kk, al, A, 0, lda, B, 0, ldb, be, C,
                                            0, ldc, cq, NULL));
-    return CLBLAST_CALL(CLBlastHgemmStridedBatched,
-                        (lay, ta, tb, m, n, kk, al, A, 0, lda, sa, B, 0, ldb, sb, be, C, 0, ldc,
-                         sc, nb, cq, NULL));
+    return CLBLAST_CALL(CLBlastHgemmStridedBatched, (lay, ta, tb, m, n, kk, al, A, 0, lda, sa, B, 0,
+                                                     ldb, sb, be, C, 0, ldc, sc, nb, cq, NULL));
 }
 
 /* CLBlast is not safe to call from several threads at once, even on different devices and
@@ -1598,8 +1594,7 @@ static bool ocl__cb_load(cl_platform_id p, struct ocl__cb_fns *f)
 #undef OCL__CB_FN
 }
 
-static bool ocl__graph_cap(cl_platform_id p, cl_device_id id, const char *exts,
-                           const char *version)
+static bool ocl__graph_cap(cl_platform_id p, cl_device_id id, const char *exts, const char *version)
 {
     unsigned major = 0, minor = 0;
     if (!ocl__has_ext(exts, "cl_khr_command_buffer") ||
@@ -1611,10 +1606,9 @@ static bool ocl__graph_cap(cl_platform_id p, cl_device_id id, const char *exts,
     return clGetDeviceInfo(id, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, sizeof caps, &caps,
                            NULL) == CL_SUCCESS &&
            (caps & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR) &&
-           clGetDeviceInfo(id, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR,
-                           sizeof need, &need, NULL) == CL_SUCCESS &&
-           !(need & ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE) &&
-           ocl__cb_load(p, &f);
+           clGetDeviceInfo(id, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR, sizeof need,
+                           &need, NULL) == CL_SUCCESS &&
+           !(need & ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE) && ocl__cb_load(p, &f);
 }
 
 /* A command buffer and the kernel clones its commands use: being recorded (ocl_queue.rec) or
@@ -1667,9 +1661,8 @@ static int ocl__graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint 
     if (rc)
         return gb_error_append(rc, "kernel %s", k->name);
     r->clones[r->n++] = clone;
-    rc = OCL_CHECK("clCommandNDRangeKernelKHR",
-                   r->f.ndrange(r->cb, NULL, NULL, clone, dims, NULL, gsz, lsz, 0, NULL, NULL,
-                                NULL));
+    rc = OCL_CHECK("clCommandNDRangeKernelKHR", r->f.ndrange(r->cb, NULL, NULL, clone, dims, NULL,
+                                                             gsz, lsz, 0, NULL, NULL, NULL));
     if (rc)
         gb_error_append(rc, "recording kernel %s", k->name);
     return rc;
@@ -1691,8 +1684,8 @@ static int ocl_graph_begin(struct gb_queue *queue)
         free(r);
         return GB_FAIL(GB_EUNSUPPORTED, "graph_begin: cl_khr_command_buffer entry points missing");
     }
-    const cl_command_buffer_properties_khr props[] = {
-        CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
+    const cl_command_buffer_properties_khr props[] = {CL_COMMAND_BUFFER_FLAGS_KHR,
+                                                      CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
     cl_int err;
     r->cb = r->f.create(1, &q->q, props, &err);
     int rc = OCL_CHECK("clCreateCommandBufferKHR", err);

@@ -12,8 +12,8 @@ const char *gb_strerror(int err)
     switch (err) {
     case GB_OK:
         return "success";
-#define ERR_STR(name, val, text)     \
-    case GB_##name:                  \
+#define ERR_STR(name, val, text) \
+    case GB_##name:              \
         return text;
         GB_ERRNO_MAP(ERR_STR)
 #undef ERR_STR
@@ -26,8 +26,8 @@ const char *gb_err_name(int err)
     switch (err) {
     case GB_OK:
         return "OK";
-#define ERR_NAME(name, val, text)     \
-    case GB_##name:                   \
+#define ERR_NAME(name, val, text) \
+    case GB_##name:               \
         return #name;
         GB_ERRNO_MAP(ERR_NAME)
 #undef ERR_NAME

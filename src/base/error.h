@@ -24,23 +24,23 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#define GB_ERRNO_MAP(X)                                                                   \
-    X(EINVAL, -1, "invalid argument")                                                      \
-    X(ENOMEM, -2, "out of host memory")                                                    \
-    X(ENODEV, -3, "no such device")                                                        \
-    X(EUNAVAIL, -4, "backend unavailable")                                                 \
-    X(EBACKEND, -5, "backend API call failed")                                             \
-    X(EBUILD, -6, "kernel build failed")                                                   \
-    X(ETOOBIG, -7, "size exceeds what the device allows")                                  \
-    X(EUNSUPPORTED, -8, "not supported by this device or backend")                         \
-    X(EVERIFY, -9, "output does not match the host reference")                             \
-    X(ECONFIG, -10, "invalid profile")                                                     \
-    X(EIO, -11, "input/output error")                                                      \
-    X(EINTR, -12, "interrupted")                                                           \
-    X(ETIMEOUT, -13, "timed out")                                                          \
-    X(EOVERFLOW, -14, "arithmetic overflow in a size")                                     \
-    X(ESCHEMA, -15, "results file does not match the schema")                              \
-    X(ESKIP, -16, "case skipped")                                                          \
+#define GB_ERRNO_MAP(X)                                            \
+    X(EINVAL, -1, "invalid argument")                              \
+    X(ENOMEM, -2, "out of host memory")                            \
+    X(ENODEV, -3, "no such device")                                \
+    X(EUNAVAIL, -4, "backend unavailable")                         \
+    X(EBACKEND, -5, "backend API call failed")                     \
+    X(EBUILD, -6, "kernel build failed")                           \
+    X(ETOOBIG, -7, "size exceeds what the device allows")          \
+    X(EUNSUPPORTED, -8, "not supported by this device or backend") \
+    X(EVERIFY, -9, "output does not match the host reference")     \
+    X(ECONFIG, -10, "invalid profile")                             \
+    X(EIO, -11, "input/output error")                              \
+    X(EINTR, -12, "interrupted")                                   \
+    X(ETIMEOUT, -13, "timed out")                                  \
+    X(EOVERFLOW, -14, "arithmetic overflow in a size")             \
+    X(ESCHEMA, -15, "results file does not match the schema")      \
+    X(ESKIP, -16, "case skipped")                                  \
     X(EIMPLAUSIBLE, -17, "measurement is implausible")
 
 enum gb_err {

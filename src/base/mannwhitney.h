@@ -24,14 +24,14 @@
 
 struct gb_mwu {
     size_t n1, n2;
-    double u1;      /* U of the first sample: the number of pairs (x_i, y_j) with x_i > y_j,
+    double u1; /* U of the first sample: the number of pairs (x_i, y_j) with x_i > y_j,
                      * ties counting one half; u1 + u2 = n1 * n2 */
     double u2;
-    double z;       /* normal approximation only: the continuity-corrected z of u1 (0 when
+    double z;   /* normal approximation only: the continuity-corrected z of u1 (0 when
                      * exact); its sign says which sample tends to be larger (+: the first) */
-    double p;       /* two-sided p-value in [0, 1] */
-    bool exact;     /* p from the exact null distribution (no ties, n1 * n2 small) */
-    bool ties;      /* some values are equal (the tie-corrected variance was used) */
+    double p;   /* two-sided p-value in [0, 1] */
+    bool exact; /* p from the exact null distribution (no ties, n1 * n2 small) */
+    bool ties;  /* some values are equal (the tie-corrected variance was used) */
 };
 
 /* The two-sided Mann–Whitney U test of x[0..n1) against y[0..n2).

@@ -137,8 +137,7 @@ void gb_stats_compute(const double *x, size_t n, struct gb_stats *out)
     }
 }
 
-enum gb_stop gb_stop_rule(const struct gb_measure_cfg *cfg, size_t n, double rel_ci,
-                          double elapsed)
+enum gb_stop gb_stop_rule(const struct gb_measure_cfg *cfg, size_t n, double rel_ci, double elapsed)
 {
     /* Converged is checked first so that it wins over a budget reached at the same sample.
      * rel_ci NaN or infinite (fewer than two samples, mean 0) never converges. */

@@ -29,17 +29,17 @@ double gb_percentile_sorted(const double *sorted, size_t n, double q);
 
 /* The measurement budget and noise target of a case (profile: defaults + per-suite overrides). */
 struct gb_measure_cfg {
-    uint32_t warmup_runs;      /* at least this many warm-up operations */
-    double warmup_time;        /* and at least this many seconds of them */
-    uint32_t min_samples;      /* never stop before this many samples */
-    uint32_t max_samples;      /* never take more */
-    double max_noise;          /* target: ci95 / mean below this (relative, e.g. 0.02) */
-    double max_time;           /* seconds of sampling per case at most */
-    double min_sample_time;    /* a sample batches operations until it lasts this long */
-    uint64_t max_batch;        /* operations per sample at most */
-    double case_timeout;       /* wall-clock seconds one case may take in a supervised run
+    uint32_t warmup_runs;   /* at least this many warm-up operations */
+    double warmup_time;     /* and at least this many seconds of them */
+    uint32_t min_samples;   /* never stop before this many samples */
+    uint32_t max_samples;   /* never take more */
+    double max_noise;       /* target: ci95 / mean below this (relative, e.g. 0.02) */
+    double max_time;        /* seconds of sampling per case at most */
+    double min_sample_time; /* a sample batches operations until it lasts this long */
+    uint64_t max_batch;     /* operations per sample at most */
+    double case_timeout;    /* wall-clock seconds one case may take in a supervised run
                                 * (harness/supervise.h); 0: the default gb_case_timeout() */
-    bool cold;                 /* `cache: cold`: caches evicted before every sample (gb_measure) */
+    bool cold;              /* `cache: cold`: caches evicted before every sample (gb_measure) */
 };
 
 enum gb_stop {

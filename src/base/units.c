@@ -107,8 +107,10 @@ int gb_parse_size(const char *text, uint64_t *bytes)
     if (*s == '-')
         return gb_error_set(GB_EINVAL, NULL, 0, "negative size \"%s\"", text);
     if (!isdigit((unsigned char)*s))
-        return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\" is not a size (expected a number "
-                            "and an optional unit: 4096, 4KiB, 1.5 GB)", text);
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "\"%s\" is not a size (expected a number "
+                            "and an optional unit: 4096, 4KiB, 1.5 GB)",
+                            text);
 
     /* Integer part. */
     uint64_t ip = 0;
@@ -122,8 +124,10 @@ int gb_parse_size(const char *text, uint64_t *bytes)
     if (*s == '.') {
         s++;
         if (!isdigit((unsigned char)*s))
-            return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\": a decimal point needs digits "
-                                "after it", text);
+            return gb_error_set(GB_EINVAL, NULL, 0,
+                                "\"%s\": a decimal point needs digits "
+                                "after it",
+                                text);
         const char *f0 = s;
         while (isdigit((unsigned char)*s))
             s++;
@@ -141,8 +145,10 @@ int gb_parse_size(const char *text, uint64_t *bytes)
     const size_t nunits = sizeof size_units / sizeof size_units[0];
     const uint64_t mult = (uint64_t)unit_mult(s, size_units, nunits, unit, sizeof unit);
     if (mult == 0)
-        return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in size \"%s\" (expected B, "
-                            "KiB, MiB, GiB, TiB, KB, MB, GB or TB)", unit, text);
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "unknown unit \"%s\" in size \"%s\" (expected B, "
+                            "KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
+                            unit, text);
     if (overflow)
         return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits", text);
 
@@ -154,11 +160,12 @@ int gb_parse_size(const char *text, uint64_t *bytes)
         uint64_t g = gcd_u64(mult, fden);
         uint64_t m = mult / g, d = fden / g;
         if (fp % d != 0)
-            return gb_error_set(GB_EINVAL, NULL, 0, "size \"%s\" is not a whole number of "
-                                "bytes", text);
-        if (gb_mul_u64(fp / d, m, &frac))
-            return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits",
+            return gb_error_set(GB_EINVAL, NULL, 0,
+                                "size \"%s\" is not a whole number of "
+                                "bytes",
                                 text);
+        if (gb_mul_u64(fp / d, m, &frac))
+            return gb_error_set(GB_EOVERFLOW, NULL, 0, "size \"%s\" does not fit in 64 bits", text);
     }
     uint64_t total;
     if (gb_add_u64(whole, frac, &total))
@@ -190,7 +197,8 @@ int gb_parse_duration(const char *text, double *seconds)
         digits = p > q;
     }
     if (!digits)
-        return gb_error_set(GB_EINVAL, NULL, 0, "\"%s\" is not a duration (expected a number "
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "\"%s\" is not a duration (expected a number "
                             "and an optional unit: ns, us, ms, s, min; e.g. 10ms, 2s, 0.5)",
                             text);
     char num[64];
@@ -204,8 +212,10 @@ int gb_parse_duration(const char *text, double *seconds)
     const size_t nunits = sizeof duration_units / sizeof duration_units[0];
     const double mult = unit_mult(p, duration_units, nunits, unit, sizeof unit);
     if (mult == 0)
-        return gb_error_set(GB_EINVAL, NULL, 0, "unknown unit \"%s\" in duration \"%s\" "
-                            "(expected ns, us, ms, s or min)", unit, text);
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "unknown unit \"%s\" in duration \"%s\" "
+                            "(expected ns, us, ms, s or min)",
+                            unit, text);
     v *= mult;
     if (!isfinite(v))
         return gb_error_set(GB_EINVAL, NULL, 0, "duration \"%s\" is out of range", text);

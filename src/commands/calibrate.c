@@ -73,8 +73,7 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
         char folder[4096];
         snprintf(folder, sizeof folder, "%s/%s", c->baseline, name);
         if (gb_mkdir_p(folder, 0777) != 0) {
-            fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", folder,
-                    strerror(errno));
+            fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", folder, strerror(errno));
             return GB_EXIT_USAGE;
         }
         snprintf(learned, sizeof learned, "%s/thresholds.json", folder);

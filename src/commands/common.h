@@ -104,7 +104,7 @@ bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct g
     "  -s, --suite LIST        only these suites (comma-separated)\n"                 \
     "      --set KEY=VALUE     override a profile key, e.g. measure.max_time=0.5s,\n" \
     "                          transfer.params.size=[1MiB,4MiB] (repeatable)\n"       \
-    "  -q, --quiet             no progress line on stderr\n"                         \
+    "  -q, --quiet             no progress line on stderr\n"                          \
     "  -v, --verbose           log where each error arose in the source on stderr\n"
 
 /* The options of the verdict, shared by compare and calibrate, into a struct gb_compare_opts

@@ -27,8 +27,8 @@ static const char usage[] =
     "      --changes           the terminal table shows only rows that are not SAME\n"
     "  -q, --quiet             no terminal table\n"
     "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
-static const struct gb__cmd cmd = {"compare", usage, 2, 2, NULL,
-                                   "two results files, BASE and NEW (or a baseline folder and NEW)"};
+static const struct gb__cmd cmd = {
+    "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};
 
 struct compare_args {
     const char *md, *json, *junit;
@@ -149,10 +149,9 @@ int gb_cmd_compare(int argc, char **argv)
     struct gb_compare_opts o;
     gb_compare_opts_default(&o);
     enum gb_exit rc;
-    int first = gb__parse_options(&cmd, argc, argv,
-                                  GB__GROUPS({gb__compare_options, &o}, {nights_options, &o},
-                                             {compare_options, &a}),
-                                  &rc);
+    int first = gb__parse_options(
+        &cmd, argc, argv,
+        GB__GROUPS({gb__compare_options, &o}, {nights_options, &o}, {compare_options, &a}), &rc);
     if (first < 0)
         return rc;
     const char *files[2] = {argv[first], argv[first + 1]};

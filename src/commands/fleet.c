@@ -24,8 +24,8 @@ static const char usage[] =
     "      --markdown FILE, --json FILE   also write these ('-': stdout)\n"
     "  -q, --quiet             no terminal output\n"
     "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
-static const struct gb__cmd cmd = {"fleet", usage, 1, -1, NULL,
-                                   "results files or a folder of them"};
+static const struct gb__cmd cmd = {"fleet", usage, 1,
+                                   -1,      NULL,  "results files or a folder of them"};
 
 struct fleet_args {
     struct gb_fleet_opts o; /* first: the parsed options' target */

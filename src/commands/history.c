@@ -26,8 +26,8 @@ static const char usage[] =
     "      --fail-on-slower     exit 3 when a change point is a slowdown\n"
     "  -q, --quiet              no terminal output\n"
     "exit status: 0 done, 3 a slowdown with --fail-on-slower, 2 bad input or usage\n";
-static const struct gb__cmd cmd = {"history", usage, 1, -1, NULL,
-                                   "results files or a folder of them"};
+static const struct gb__cmd cmd = {"history", usage, 1,
+                                   -1,        NULL,  "results files or a folder of them"};
 
 struct history_args {
     struct gb_history_opts o; /* first: the parsed options' target */

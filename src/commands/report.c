@@ -20,8 +20,8 @@ static const char usage[] =
     "      --prices FILE   a price sheet: per-dollar and per-watt figures\n"
     "      --title TEXT    the page's title\n"
     "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
-static const struct gb__cmd cmd = {"report", usage, 1, -1, "RESULTS.json",
-                                   "at least one results file"};
+static const struct gb__cmd cmd = {"report", usage,          1,
+                                   -1,       "RESULTS.json", "at least one results file"};
 
 struct report_args {
     const char *dir, *prices, *title;

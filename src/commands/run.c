@@ -124,7 +124,7 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     bool ran = rc == GB_EXIT_OK;
     if (ran) {
         int r = run_and_report(&plan, out, a.quiet, worker_argv, stop, &rs);
-        rc = r == GB_EINTR       ? GB_EXIT_INTERRUPTED
+        rc = r == GB_EINTR      ? GB_EXIT_INTERRUPTED
              : r == GB_EBACKEND ? GB_EXIT_USAGE
              : r                ? GB_EXIT_CASE_FAILED
                                 : GB_EXIT_OK;

@@ -91,7 +91,8 @@ static size_t warn_long_cases(const struct gb_plan *plan)
                     "min_samples) the case is likely to exceed its %.0f s limit "
                     "(measure.case_timeout)%s\n",
                     c->run->suite->name, params, c->run->line, work / 1e9, unit, launch, gpu,
-                    launches, limit, gpu * launches > limit ? " on any device" : " on a CPU device");
+                    launches, limit,
+                    gpu * launches > limit ? " on any device" : " on a CPU device");
         }
     }
     if (warned > 10)

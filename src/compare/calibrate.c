@@ -70,8 +70,8 @@ static double suggest(double t)
     return s < 0.01 ? 0.01 : s;
 }
 
-int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths,
-                        size_t n, const struct gb_compare_opts *o, const char *json_path)
+int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths, size_t n,
+                        const struct gb_compare_opts *o, const char *json_path)
 {
     if (n < 2)
         return gb_error_set(GB_EINVAL, NULL, 0,
@@ -111,7 +111,7 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
                         cc->max_med = meds[m];
                 }
                 if (jd->p < o->alpha && isfinite(jd->ratio) && jd->ratio > 0.0) {
-                    double need = jd->ratio < 1.0 ? 1.0 / jd->ratio - 1.0
+                    double need = jd->ratio < 1.0     ? 1.0 / jd->ratio - 1.0
                                   : o->fail_on_faster ? jd->ratio - 1.0
                                                       : 0.0;
                     if (need > cc->needed)
@@ -131,8 +131,9 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
     }
     qsort(cb.c, cb.n, sizeof *cb.c, by_needed);
 
-    fprintf(f, "A/A calibration: %zu runs of profile '%s' on host %s, %zu ordered comparisons "
-               "per case, alpha %g\n",
+    fprintf(f,
+            "A/A calibration: %zu runs of profile '%s' on host %s, %zu ordered comparisons "
+            "per case, alpha %g\n",
             n, runs[0].run.profile_name, runs[0].run.host, comparisons, o->alpha);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "  run %zu: %s\n", i + 1, paths[i]);
@@ -155,8 +156,9 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
                "largest within-run relative CI95 half-width;\nalarms: comparisons that would have "
                "failed the gate at the current thresholds; no-alarm: the smallest threshold that "
                "raises none.\n\n");
-    fprintf(f, "At the current thresholds (default %.3g%%): %zu false alarm%s in %zu of %zu "
-               "cases.\n",
+    fprintf(f,
+            "At the current thresholds (default %.3g%%): %zu false alarm%s in %zu of %zu "
+            "cases.\n",
             100.0 * o->threshold, alarms, alarms == 1 ? "" : "s", alarm_cases, cb.n);
 
     /* Per suite: the largest no-alarm threshold of its cases, and the case that sets it. */
@@ -174,8 +176,8 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
             continue;
         /* Sorted by needed, descending: the first case of a suite sets its threshold. */
         const struct calib_case *k = &cb.c[i];
-        fprintf(f, "%s %s %.1f%% (%s%s%s)", i ? "," : "", k->suite, 100.0 * k->needed,
-                k->case_name, k->params[0] ? " " : "", k->params);
+        fprintf(f, "%s %s %.1f%% (%s%s%s)", i ? "," : "", k->suite, 100.0 * k->needed, k->case_name,
+                k->params[0] ? " " : "", k->params);
         if (k->needed > global)
             global = k->needed;
         double s = suggest(k->needed);
@@ -206,8 +208,9 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
             snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " --suite-threshold %s=%.2f",
                      cb.c[i].suite, s);
     }
-    fprintf(f, "Suggested (1.5x margin, rounded up; %zu runs sample the noise only lightly, so "
-               "repeat the calibration on a busy day too):\n  %s\n",
+    fprintf(f,
+            "Suggested (1.5x margin, rounded up; %zu runs sample the noise only lightly, so "
+            "repeat the calibration on a busy day too):\n  %s\n",
             n, cmd);
 
     if (json_path) {
@@ -227,12 +230,11 @@ int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *cons
             json_array_append_new(
                 cases,
                 json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
-                          "suite", k->suite, "case", k->case_name, "backend", k->backend,
-                          "device", k->device, "params", k->params, "unit", k->unit,
-                          "min_median", k->min_med, "max_median", k->max_med, "noise", k->noise,
-                          "no_alarm_threshold", k->needed, "suggested_threshold",
-                          suggest(k->needed), "alarms", (json_int_t)k->alarms, "pairs",
-                          (json_int_t)k->pairs));
+                          "suite", k->suite, "case", k->case_name, "backend", k->backend, "device",
+                          k->device, "params", k->params, "unit", k->unit, "min_median", k->min_med,
+                          "max_median", k->max_med, "noise", k->noise, "no_alarm_threshold",
+                          k->needed, "suggested_threshold", suggest(k->needed), "alarms",
+                          (json_int_t)k->alarms, "pairs", (json_int_t)k->pairs));
         }
         json_object_set_new(root, "cases", cases);
         if (json_dump_file(root, json_path, JSON_INDENT(2)) != 0)

@@ -171,8 +171,7 @@ static int describe(const double *x, size_t n, double *median, double *noise)
 }
 
 int gb_compare_judge(const double *base, size_t nb, const double *next, size_t nn,
-                     bool higher_is_better, double alpha, double threshold,
-                     struct gb_judgement *j)
+                     bool higher_is_better, double alpha, double threshold, struct gb_judgement *j)
 {
     memset(j, 0, sizeof *j);
     j->p = 1.0;
@@ -199,8 +198,7 @@ int gb_compare_judge(const double *base, size_t nb, const double *next, size_t n
                  j->base_median, j->next_median);
         return 0;
     }
-    j->ratio = higher_is_better ? j->next_median / j->base_median
-                                : j->base_median / j->next_median;
+    j->ratio = higher_is_better ? j->next_median / j->base_median : j->base_median / j->next_median;
     struct gb_mwu m;
     if ((rc = gb_mwu_test(base, nb, next, nn, &m)))
         return rc;
@@ -410,7 +408,7 @@ static void device_names(const struct gb_results *rs, char *buf, size_t len)
 }
 
 /* A line of the comparison's notes, printed under its table. */
-#define notef(c, ...) gb_append_line((c)->notes, sizeof (c)->notes, __VA_ARGS__)
+#define notef(c, ...) gb_append_line((c)->notes, sizeof(c)->notes, __VA_ARGS__)
 
 /* With --across-devices: what differs between the k-th device of each backend on both sides. */
 static void note_device_differences(struct gb_comparison *c)
@@ -424,13 +422,13 @@ static void note_device_differences(struct gb_comparison *c)
                 continue;
             const struct gb_device_info *x = &a->devices[i].info, *y = &b->devices[j].info;
             char diff[1536] = "";
-#define GB__DIFF_S(field, label)                                                              \
-    if (strcmp(x->field, y->field) != 0)                                                      \
-        gb_appendf(diff, sizeof diff, "%s%s '%s' vs '%s'", diff[0] ? "; " : "", label,        \
-                   x->field, y->field);
-#define GB__DIFF_U(field, label, unit)                                                        \
-    if (x->field != y->field)                                                                 \
-        gb_appendf(diff, sizeof diff, "%s%s %llu%s vs %llu%s", diff[0] ? "; " : "", label,    \
+#define GB__DIFF_S(field, label)                                                                 \
+    if (strcmp(x->field, y->field) != 0)                                                         \
+        gb_appendf(diff, sizeof diff, "%s%s '%s' vs '%s'", diff[0] ? "; " : "", label, x->field, \
+                   y->field);
+#define GB__DIFF_U(field, label, unit)                                                     \
+    if (x->field != y->field)                                                              \
+        gb_appendf(diff, sizeof diff, "%s%s %llu%s vs %llu%s", diff[0] ? "; " : "", label, \
                    (unsigned long long)x->field, unit, (unsigned long long)y->field, unit);
             GB__DIFF_S(name, "name")
             GB__DIFF_S(vendor, "vendor")
@@ -444,8 +442,7 @@ static void note_device_differences(struct gb_comparison *c)
 #undef GB__DIFF_U
             notef(c, "across devices: BASE %s#%zu '%s' is paired with NEW %s#%zu '%s'%s%s",
                   a->devices[i].backend, pos, x->name, b->devices[j].backend, pos, y->name,
-                  diff[0] ? "; differs in: " : "; the devices are described identically",
-                  diff);
+                  diff[0] ? "; differs in: " : "; the devices are described identically", diff);
             break;
         }
     }
@@ -489,16 +486,14 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
     if (b->status != GB_STATUS_OK && n->status == GB_STATUS_OK) {
         row->j.verdict = GB_VERDICT_NEW;
         first_line(b->reason, reason, sizeof reason);
-        snprintf(row->note, sizeof row->note, "%s in BASE: %s", gb_status_name(b->status),
-                 reason);
+        snprintf(row->note, sizeof row->note, "%s in BASE: %s", gb_status_name(b->status), reason);
         return 0;
     }
     if (n->status == GB_STATUS_SKIPPED || b->status == GB_STATUS_SKIPPED) {
         row->j.verdict = GB_VERDICT_SKIPPED;
         const struct gb_result *s = n->status == GB_STATUS_SKIPPED ? n : b;
         first_line(s->reason, reason, sizeof reason);
-        snprintf(row->note, sizeof row->note, "skipped in %s: %s", s == n ? "NEW" : "BASE",
-                 reason);
+        snprintf(row->note, sizeof row->note, "skipped in %s: %s", s == n ? "NEW" : "BASE", reason);
         return 0;
     }
     if (strcmp(b->unit, n->unit) != 0 || b->better != n->better) {
@@ -508,9 +503,9 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
                  n->better == GB_BETTER_LOWER ? "lower" : "higher");
         return 0;
     }
-    int rc = gb_compare_judge(b->samples, b->nsamples, n->samples, n->nsamples,
-                              b->better == GB_BETTER_HIGHER, c->opts.alpha, row->threshold,
-                              &row->j);
+    int rc =
+        gb_compare_judge(b->samples, b->nsamples, n->samples, n->nsamples,
+                         b->better == GB_BETTER_HIGHER, c->opts.alpha, row->threshold, &row->j);
     if (rc)
         return rc;
     snprintf(row->note, sizeof row->note, "%s", row->j.why);
@@ -563,9 +558,8 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
         struct gb_compare_row *row = &out->rows[out->nrows++];
         row->base = &base->results[i];
         struct keyed probe = {kb[i].key, 0};
-        struct keyed *hit = next->nresults
-                                ? bsearch(&probe, kn, next->nresults, sizeof *kn, cmp_keyed)
-                                : NULL;
+        struct keyed *hit =
+            next->nresults ? bsearch(&probe, kn, next->nresults, sizeof *kn, cmp_keyed) : NULL;
         if (hit && params_equal(&row->base->params, &next->results[hit->idx].params)) {
             row->next = &next->results[hit->idx];
             used[hit->idx] = true;
@@ -807,8 +801,8 @@ static void regression_lines(FILE *f, const struct gb_comparison *c, const char 
                     "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut "
                     "%.1f, the threshold %.3g%% %s)\n",
                     gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0),
-                    fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread,
-                    row->nights.cut, 100.0 * row->threshold, row->nights.threshold_source);
+                    fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread, row->nights.cut,
+                    100.0 * row->threshold, row->nights.threshold_source);
         else
             fprintf(f, "%s: %s\n", gb_verdict_name(row->j.verdict), row->note);
     }
@@ -843,9 +837,8 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
     }
     if (w_dev > 28)
         w_dev = 28;
-    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite",
-            w_case, "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit",
-            "change");
+    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite", w_case,
+            "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit", "change");
     if (c->nnights)
         fprintf(f, "%6s %6s %6s %7s  %s\n", "z", "nights", "spread", "catches", "note");
     else
@@ -862,8 +855,8 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
         snprintf(verdict, sizeof verdict, "%s%s", gb_verdict_name(row->j.verdict),
                  row->regression ? "!" : "");
         fprintf(f, "%-9s %-*s %-*s %-*.*s %-*s %10s %10s %-*s %8s ", verdict, w_suite, r->suite,
-                w_case, r->case_name, w_dev, w_dev, row->device, w_par, row->params, b, n,
-                w_unit, r->unit, ch);
+                w_case, r->case_name, w_dev, w_dev, row->device, w_par, row->params, b, n, w_unit,
+                r->unit, ch);
         if (c->nnights) {
             char z[16], nn[16], sp[16], ca[16];
             fmt_nights(row, z, nn, sp, ca, sizeof z);
@@ -989,12 +982,11 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
         json_object_set_new(suites, c->opts.suite_threshold[i].suite,
                             json_real(c->opts.suite_threshold[i].threshold));
-    json_t *policy = json_pack("{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha,
-                               "threshold", c->opts.threshold, "suite_thresholds", suites,
-                               "fail_on_faster", c->opts.fail_on_faster, "across_devices",
-                               c->opts.across_devices, "test",
-                               c->nnights ? "median and MAD of the baseline nights"
-                                          : "two-sided Mann-Whitney U");
+    json_t *policy = json_pack(
+        "{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha, "threshold", c->opts.threshold,
+        "suite_thresholds", suites, "fail_on_faster", c->opts.fail_on_faster, "across_devices",
+        c->opts.across_devices, "test",
+        c->nnights ? "median and MAD of the baseline nights" : "two-sided Mann-Whitney U");
     if (c->nnights) {
         json_object_set_new(policy, "mads", json_real(c->opts.mads));
         json_object_set_new(policy, "min_nights", json_integer((json_int_t)c->opts.min_nights));
@@ -1003,9 +995,9 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
         for (size_t k = 0; k < c->nnights; k++)
             json_array_append_new(files, json_string(c->night_paths[k]));
         json_object_set_new(root, "baseline",
-                            json_pack("{s:s, s:o, s:I}", "folder",
-                                      c->baseline ? c->baseline : "", "nights", files,
-                                      "learned_thresholds", (json_int_t)c->learned));
+                            json_pack("{s:s, s:o, s:I}", "folder", c->baseline ? c->baseline : "",
+                                      "nights", files, "learned_thresholds",
+                                      (json_int_t)c->learned));
     }
     json_object_set_new(root, "policy", policy);
     json_t *notes = json_array();
@@ -1018,8 +1010,7 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
     json_t *counts = json_object();
     for (int v = 0; v < GB_VERDICT_COUNT; v++)
         if (v != GB_VERDICT_LEARNING || c->nnights) /* two files never learn */
-            json_object_set_new(counts, gb_verdict_name(v),
-                                json_integer((json_int_t)c->counts[v]));
+            json_object_set_new(counts, gb_verdict_name(v), json_integer((json_int_t)c->counts[v]));
     json_object_set_new(root, "counts", counts);
     json_object_set_new(root, "pairs", json_integer((json_int_t)c->matched));
     json_object_set_new(root, "regressions", json_integer((json_int_t)c->regressions));
@@ -1078,8 +1069,9 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
         errors += row->regression && row->j.verdict == GB_VERDICT_FAILED;
         skipped += !row->regression && skipped_verdict(row->j.verdict);
     }
-    fprintf(f, "<testsuites name=\"gpubench compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-               "skipped=\"%zu\">\n",
+    fprintf(f,
+            "<testsuites name=\"gpubench compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\">\n",
             c->nrows, failures, errors, skipped);
     /* One testsuite per suite, in order of first appearance. */
     for (size_t i = 0; i < c->nrows; i++) {
@@ -1101,8 +1093,8 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
         }
         fputs("  <testsuite name=\"", f);
         gb_fputs_xml(f, suite);
-        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", t, fl,
-                er, sk);
+        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", t, fl, er,
+                sk);
         for (size_t k = i; k < c->nrows; k++) {
             const struct gb_compare_row *row = &c->rows[k];
             const struct gb_result *r = row_result(row);
@@ -1120,8 +1112,8 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
                 snprintf(detail, sizeof detail,
                          "%s: nights' median %s %s, new %s %s, change %s, z %s over %s nights of "
                          "spread %s, catches %s, threshold %.3g%%%s%s",
-                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp,
-                         ca, 100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp, ca,
+                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
             } else {
                 snprintf(detail, sizeof detail,
                          "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold "

@@ -87,8 +87,8 @@ struct gb_compare_opts {
         double threshold;
     } suite_threshold[GB_COMPARE_MAX_SUITE_THRESHOLDS]; /* per-suite overrides of threshold */
     size_t nsuite_thresholds;
-    bool fail_on_faster; /* FASTER also fails the gate (a suspiciously fast result) */
-    bool across_devices; /* pair devices by position instead of refusing different devices */
+    bool fail_on_faster;  /* FASTER also fails the gate (a suspiciously fast result) */
+    bool across_devices;  /* pair devices by position instead of refusing different devices */
     bool threshold_given; /* --threshold was given: it overrides learned thresholds (nights) */
     double mads;          /* nights: the cut in standard deviations for many nights; default 3 */
     size_t min_nights;    /* nights: a case with fewer is LEARNING; default 5 */
@@ -116,31 +116,30 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
 
 /* The judgement of one pair of sample sets: a pure function, unit-tested without files. */
 struct gb_judgement {
-    enum gb_verdict verdict; /* SAME, FASTER, SLOWER or UNSTABLE */
+    enum gb_verdict verdict;         /* SAME, FASTER, SLOWER or UNSTABLE */
     double base_median, next_median; /* in the metric's unit */
-    double ratio;      /* perf(NEW) / perf(BASE): < 1 slower, > 1 faster */
-    double p;          /* two-sided Mann–Whitney p-value (1 when not computed) */
-    bool exact;        /* p from the exact distribution */
-    double noise;      /* max over the two sides of the relative CI95 half-width of the mean */
-    char why[192];     /* for UNSTABLE: why it could not be judged */
+    double ratio;                    /* perf(NEW) / perf(BASE): < 1 slower, > 1 faster */
+    double p;                        /* two-sided Mann–Whitney p-value (1 when not computed) */
+    bool exact;                      /* p from the exact distribution */
+    double noise;  /* max over the two sides of the relative CI95 half-width of the mean */
+    char why[192]; /* for UNSTABLE: why it could not be judged */
 };
 
 /* Judges BASE samples base[0..nb) against NEW samples next[0..nn), in the metric's unit, for a
  * metric where `higher_is_better` says which way is good. Returns 0 or GB_EINVAL / GB_ENOMEM. */
 int gb_compare_judge(const double *base, size_t nb, const double *next, size_t nn,
-                     bool higher_is_better, double alpha, double threshold,
-                     struct gb_judgement *j);
+                     bool higher_is_better, double alpha, double threshold, struct gb_judgement *j);
 
 /* A case judged against the baseline nights (gb_compare_nights); in log performance units. */
 struct gb_night_judgement {
-    size_t n;        /* baseline nights that have the case ok with the same metric */
-    double center;   /* m: the median of the nights' ln perf */
-    double mad;      /* b_n * 1.4826 * MAD of the nights' ln perf, before the floor (0: n < 2) */
-    double floor;    /* the floor: max(0.5%, tonight's noise), as a relative spread */
-    double spread;   /* s = max(mad, floor): the nights' spread, ~ relative (0.02: 2%) */
-    double z;        /* (ln perf tonight - m) / s: negative is slower; NAN when learning */
-    double cut;      /* c_n: |z| beyond this is outside the nights' spread; NAN when learning */
-    double catches;  /* the smallest slowdown that fails: max(t, e^(c_n s) - 1); NAN learning */
+    size_t n;       /* baseline nights that have the case ok with the same metric */
+    double center;  /* m: the median of the nights' ln perf */
+    double mad;     /* b_n * 1.4826 * MAD of the nights' ln perf, before the floor (0: n < 2) */
+    double floor;   /* the floor: max(0.5%, tonight's noise), as a relative spread */
+    double spread;  /* s = max(mad, floor): the nights' spread, ~ relative (0.02: 2%) */
+    double z;       /* (ln perf tonight - m) / s: negative is slower; NAN when learning */
+    double cut;     /* c_n: |z| beyond this is outside the nights' spread; NAN when learning */
+    double catches; /* the smallest slowdown that fails: max(t, e^(c_n s) - 1); NAN learning */
     const char *threshold_source; /* "default", "--threshold", "--suite-threshold", "learned" */
 };
 
@@ -164,8 +163,8 @@ struct gb_comparison {
     size_t nrows;
     size_t counts[GB_VERDICT_COUNT];
     size_t regressions;
-    size_t matched;              /* rows present on both sides */
-    char notes[4096];            /* what the reader must know: devices that differ (with
+    size_t matched;   /* rows present on both sides */
+    char notes[4096]; /* what the reader must know: devices that differ (with
                                   * across_devices), profiles that differ, ... one per line */
     /* Nights only (nnights > 0; base is then the newest night): the nights, oldest first. */
     size_t nnights;

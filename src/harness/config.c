@@ -119,8 +119,10 @@ static int parse_device(struct gb__ld *l, yaml_node_t *it, void *array, size_t i
     if (rc)
         return rc;
     if (!gb__parse_i64(s, &x) || x < 0 || x > INT32_MAX)
-        return gb__fail(l, it, "devices: expected \"all\" or a device index (0, 1, ...), got "
-                               "\"%s\"", s);
+        return gb__fail(l, it,
+                        "devices: expected \"all\" or a device index (0, 1, ...), got "
+                        "\"%s\"",
+                        s);
     devs[i] = (int)x;
     for (size_t j = 0; j < i; j++)
         if (devs[j] == devs[i])
@@ -133,8 +135,8 @@ int gb__parse_devices(struct gb__ld *l, yaml_node_t *n)
     void *devs; /* -1 terminated; NULL: every device */
     size_t len;
     int rc = parse_all_or_list(l, n, "\"all\", a device index or a list of them for devices",
-                               "devices: empty list (use \"all\" for every device)",
-                               sizeof(int), parse_device, &devs, &len);
+                               "devices: empty list (use \"all\" for every device)", sizeof(int),
+                               parse_device, &devs, &len);
     if (!rc) {
         if (devs)
             ((int *)devs)[len] = -1;
@@ -163,8 +165,8 @@ int gb__parse_tuning_cache(struct gb__ld *l, yaml_node_t *n)
     /* The cache is read, then replaced by a rename: a device node or a folder must not be. */
     char why[1200];
     if (gb_output_refusal(l->p->tuning_cache, GB_OUTPUT_FILE, NULL, 0, why, sizeof why))
-        return gb__fail(l, n, "tuning_cache: %s cannot be the tuning cache: %s",
-                        l->p->tuning_cache, why);
+        return gb__fail(l, n, "tuning_cache: %s cannot be the tuning cache: %s", l->p->tuning_cache,
+                        why);
     return 0;
 }
 
@@ -240,8 +242,10 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         else if (strcmp(gb__sval(k), "constraints") == 0)
             constraints = v;
         else
-            return gb__fail(l, k, "unknown key \"%s\" in a suite entry (expected suite, measure, "
-                                  "params, tuned, tunables or constraints)", gb__sval(k));
+            return gb__fail(l, k,
+                            "unknown key \"%s\" in a suite entry (expected suite, measure, "
+                            "params, tuned, tunables or constraints)",
+                            gb__sval(k));
     }
     if (!suite)
         return gb__fail(l, n, "suite entry without a suite: key");
@@ -325,8 +329,10 @@ static int parse_root(struct gb__ld *l, yaml_node_t *root)
         else if (strcmp(key, "telemetry") == 0)
             rc = gb__parse_telemetry(l, v);
         else
-            rc = gb__fail(l, k, "unknown key \"%s\" in the profile (expected name, backends, "
-                                "devices, measure, suites, telemetry or tuning_cache)", key);
+            rc = gb__fail(l, k,
+                          "unknown key \"%s\" in the profile (expected name, backends, "
+                          "devices, measure, suites, telemetry or tuning_cache)",
+                          key);
         if (rc)
             return rc;
     }

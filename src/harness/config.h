@@ -75,9 +75,9 @@ struct gb_suite_run {
     const struct gb_suite *suite;
     struct gb_measure_cfg measure;
     struct gb_sweep sweeps[GB_MAX_AXES];
-    int line, column; /* where the entry starts in the profile */
-    bool tuned;                 /* `tuned: true`: tunable kernels use the tuning cache */
-    char *tuning_cache;         /* the profile's `tuning_cache:` (malloc'd); NULL: the default */
+    int line, column;   /* where the entry starts in the profile */
+    bool tuned;         /* `tuned: true`: tunable kernels use the tuning cache */
+    char *tuning_cache; /* the profile's `tuning_cache:` (malloc'd); NULL: the default */
     struct gb_tunable_spec *tunables; /* `tunables:` (malloc'd), in profile order */
     size_t ntunables;
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
@@ -89,12 +89,12 @@ struct gb_profile {
     char path[1024];
     char name[128];
     char sha256[65];
-    char **backends;      /* NULL-terminated names, or NULL for every backend */
-    int *devices;         /* device indices (-1 terminated), or NULL for all */
+    char **backends; /* NULL-terminated names, or NULL for every backend */
+    int *devices;    /* device indices (-1 terminated), or NULL for all */
     struct gb_measure_cfg measure;
     struct gb_suite_run *runs;
     size_t nruns;
-    char tuning_cache[1024];   /* `tuning_cache:`; "" for the default location */
+    char tuning_cache[1024];     /* `tuning_cache:`; "" for the default location */
     struct gb_tel_cfg telemetry; /* `telemetry:` (harness/telemetry.h; gb_tel_defaults) */
 };
 

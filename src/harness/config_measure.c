@@ -53,17 +53,38 @@ static const char mkey_list[] = "warmup_runs, warmup_time, min_samples, max_samp
 static void mcopy(struct gb_measure_cfg *dst, const struct gb_measure_cfg *src, enum mkey k)
 {
     switch (k) {
-    case M_WARMUP_RUNS: dst->warmup_runs = src->warmup_runs; break;
-    case M_WARMUP_TIME: dst->warmup_time = src->warmup_time; break;
-    case M_MIN_SAMPLES: dst->min_samples = src->min_samples; break;
-    case M_MAX_SAMPLES: dst->max_samples = src->max_samples; break;
-    case M_MAX_NOISE: dst->max_noise = src->max_noise; break;
-    case M_MAX_TIME: dst->max_time = src->max_time; break;
-    case M_MIN_SAMPLE_TIME: dst->min_sample_time = src->min_sample_time; break;
-    case M_MAX_BATCH: dst->max_batch = src->max_batch; break;
-    case M_CASE_TIMEOUT: dst->case_timeout = src->case_timeout; break;
-    case M_CACHE: dst->cold = src->cold; break;
-    case M_COUNT: break;
+    case M_WARMUP_RUNS:
+        dst->warmup_runs = src->warmup_runs;
+        break;
+    case M_WARMUP_TIME:
+        dst->warmup_time = src->warmup_time;
+        break;
+    case M_MIN_SAMPLES:
+        dst->min_samples = src->min_samples;
+        break;
+    case M_MAX_SAMPLES:
+        dst->max_samples = src->max_samples;
+        break;
+    case M_MAX_NOISE:
+        dst->max_noise = src->max_noise;
+        break;
+    case M_MAX_TIME:
+        dst->max_time = src->max_time;
+        break;
+    case M_MIN_SAMPLE_TIME:
+        dst->min_sample_time = src->min_sample_time;
+        break;
+    case M_MAX_BATCH:
+        dst->max_batch = src->max_batch;
+        break;
+    case M_CASE_TIMEOUT:
+        dst->case_timeout = src->case_timeout;
+        break;
+    case M_CACHE:
+        dst->cold = src->cold;
+        break;
+    case M_COUNT:
+        break;
     }
 }
 
@@ -72,12 +93,15 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
     const enum mkey k = (enum mkey)key;
     const char *name = mkey_names[k], *s;
     char what[96];
-    bool is_int = k == M_WARMUP_RUNS || k == M_MIN_SAMPLES || k == M_MAX_SAMPLES ||
-                  k == M_MAX_BATCH;
-    bool is_dur = k == M_WARMUP_TIME || k == M_MAX_TIME || k == M_MIN_SAMPLE_TIME ||
-                  k == M_CASE_TIMEOUT;
+    bool is_int =
+        k == M_WARMUP_RUNS || k == M_MIN_SAMPLES || k == M_MAX_SAMPLES || k == M_MAX_BATCH;
+    bool is_dur =
+        k == M_WARMUP_TIME || k == M_MAX_TIME || k == M_MIN_SAMPLE_TIME || k == M_CASE_TIMEOUT;
     snprintf(what, sizeof what, "%s for measure.%s",
-             is_int ? "an integer" : is_dur ? "a duration" : "a number", name);
+             is_int   ? "an integer"
+             : is_dur ? "a duration"
+                      : "a number",
+             name);
     if (k == M_CACHE)
         snprintf(what, sizeof what, "hot or cold for measure.cache");
     int rc = gb__want_scalar(l, n, what, &s);
@@ -90,8 +114,8 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
     } else if (is_int) {
         uint64_t u;
         if (s[0] == '-' || !gb__parse_u64(s, &u))
-            return gb__fail(l, n, "measure.%s: expected a non-negative integer, got \"%s\"",
-                            name, s);
+            return gb__fail(l, n, "measure.%s: expected a non-negative integer, got \"%s\"", name,
+                            s);
         uint64_t lo = k == M_WARMUP_RUNS ? 0 : 1;
         uint64_t hi = k == M_MAX_BATCH ? UINT64_MAX : UINT32_MAX;
         if (u < lo)
@@ -99,10 +123,18 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
         if (u > hi)
             return gb__fail(l, n, "measure.%s: %s is too large (at most %" PRIu64 ")", name, s, hi);
         switch (k) {
-        case M_WARMUP_RUNS: m->v.warmup_runs = (uint32_t)u; break;
-        case M_MIN_SAMPLES: m->v.min_samples = (uint32_t)u; break;
-        case M_MAX_SAMPLES: m->v.max_samples = (uint32_t)u; break;
-        default: m->v.max_batch = u; break;
+        case M_WARMUP_RUNS:
+            m->v.warmup_runs = (uint32_t)u;
+            break;
+        case M_MIN_SAMPLES:
+            m->v.min_samples = (uint32_t)u;
+            break;
+        case M_MAX_SAMPLES:
+            m->v.max_samples = (uint32_t)u;
+            break;
+        default:
+            m->v.max_batch = u;
+            break;
         }
     } else if (is_dur) {
         double d;
@@ -128,8 +160,10 @@ int gb__parse_mkey(struct gb__ld *l, int key, yaml_node_t *n, struct gb__mlayer 
             num[len - 1] = '\0';
         }
         if (!gb__parse_f64(pct ? num : s, &x))
-            return gb__fail(l, n, "measure.%s: expected a number (0.02) or a percentage (2%%), "
-                                  "got \"%s\"", name, s);
+            return gb__fail(l, n,
+                            "measure.%s: expected a number (0.02) or a percentage (2%%), "
+                            "got \"%s\"",
+                            name, s);
         if (pct)
             x /= 100;
         if (!(x > 0))
@@ -196,8 +230,9 @@ int gb__resolve_measure(struct gb__ld *l, struct gb_suite_run *run, const struct
                             : top->set & min ? top->at[M_MIN_SAMPLES]
                             : top->set & max ? top->at[M_MAX_SAMPLES]
                                              : (struct gb__loc){l->src, run->line, run->column};
-        return gb__fail_loc(l, at, "measure: min_samples (%" PRIu32 ") is greater than "
-                                   "max_samples (%" PRIu32 ") for suite %s",
+        return gb__fail_loc(l, at,
+                            "measure: min_samples (%" PRIu32 ") is greater than "
+                            "max_samples (%" PRIu32 ") for suite %s",
                             run->measure.min_samples, run->measure.max_samples, run->suite->name);
     }
     return 0;

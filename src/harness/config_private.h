@@ -81,10 +81,10 @@ int gb__want_scalar(struct gb__ld *l, const yaml_node_t *n, const char *what, co
 int gb__check_map(struct gb__ld *l, yaml_node_t *n, const char *what);
 
 /* For each pair of mapping n: key node k, value node v. */
-#define GB__MAP_FOREACH(l, n, k, v)                                                            \
-    for (yaml_node_pair_t *gb__p = (n)->data.mapping.pairs.start;                              \
-         gb__p < (n)->data.mapping.pairs.top && ((k) = gb__node_at((l), gb__p->key),           \
-                                                 (v) = gb__node_at((l), gb__p->value), 1);     \
+#define GB__MAP_FOREACH(l, n, k, v)                                                     \
+    for (yaml_node_pair_t *gb__p = (n)->data.mapping.pairs.start;                       \
+         gb__p < (n)->data.mapping.pairs.top &&                                         \
+         ((k) = gb__node_at((l), gb__p->key), (v) = gb__node_at((l), gb__p->value), 1); \
          gb__p++)
 
 size_t gb__seq_len(const yaml_node_t *n);
@@ -97,7 +97,7 @@ int gb__scalar_or_list(struct gb__ld *l, yaml_node_t *n, const char *what, const
 yaml_node_t *gb__list_item(const struct gb__ld *l, yaml_node_t *n, size_t i);
 
 /* Strict scalars: the whole text is the value or the parse fails (false). */
-bool gb__parse_i64(const char *s, int64_t *out); /* optional sign, decimal digits */
+bool gb__parse_i64(const char *s, int64_t *out);  /* optional sign, decimal digits */
 bool gb__parse_u64(const char *s, uint64_t *out); /* optional '+', decimal digits */
 bool gb__parse_f64(const char *s, double *out);   /* finite decimal; no hex, inf or nan */
 bool gb__parse_bool(const char *s, bool *out);    /* true/yes/on, false/no/off, any case */

@@ -9,9 +9,10 @@
 #include <string.h>
 
 /* The keys --set takes, for messages. */
-static const char key_list[] = "name, backends, devices, measure[.KEY], telemetry[.KEY], tuning_cache, "
-                               "SUITE.measure[.KEY], SUITE.params[.AXIS] or "
-                               "SUITE.tuned|tunables|constraints";
+static const char key_list[] =
+    "name, backends, devices, measure[.KEY], telemetry[.KEY], tuning_cache, "
+    "SUITE.measure[.KEY], SUITE.params[.AXIS] or "
+    "SUITE.tuned|tunables|constraints";
 
 int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
 {

@@ -20,11 +20,16 @@
 static const char *type_name(enum gb_vtype t)
 {
     switch (t) {
-    case GB_V_SIZE: return "a size";
-    case GB_V_INT: return "an integer";
-    case GB_V_FLOAT: return "a number";
-    case GB_V_STR: return "a name";
-    case GB_V_BOOL: return "true or false";
+    case GB_V_SIZE:
+        return "a size";
+    case GB_V_INT:
+        return "an integer";
+    case GB_V_FLOAT:
+        return "a number";
+    case GB_V_STR:
+        return "a name";
+    case GB_V_BOOL:
+        return "true or false";
     }
     return "a value";
 }
@@ -173,15 +178,18 @@ static int parse_range(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node
             step = v;
         else
             return gb__fail(l, k,
-                            "unknown key \"%s\" in %s (expected from, to, and factor or step)",
-                            key, what);
+                            "unknown key \"%s\" in %s (expected from, to, and factor or step)", key,
+                            what);
         if (factor && step)
-            return gb__fail(l, k, "a range takes either factor (geometric) or step (arithmetic), "
-                                  "not both");
+            return gb__fail(l, k,
+                            "a range takes either factor (geometric) or step (arithmetic), "
+                            "not both");
     }
     if (ax->type != GB_V_SIZE && ax->type != GB_V_INT && ax->type != GB_V_FLOAT)
-        return gb__fail(l, n, "axis %s takes %s; a range {from, to, factor|step} needs a numeric "
-                              "axis (use a list)", ax->name, type_name(ax->type));
+        return gb__fail(l, n,
+                        "axis %s takes %s; a range {from, to, factor|step} needs a numeric "
+                        "axis (use a list)",
+                        ax->name, type_name(ax->type));
     if (!from || !to)
         return gb__fail(l, n, "%s needs both from and to", what);
     if (!factor && !step)
@@ -317,7 +325,7 @@ fail:
 
 /* A sweep for axis ax from node n: a scalar, a list or a range. */
 int gb__parse_sweep(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node_t *n,
-                           struct gb_sweep *out)
+                    struct gb_sweep *out)
 {
     memset(out, 0, sizeof *out);
     if (!n || gb__is_null(n))
@@ -361,8 +369,8 @@ fail:
     return rc;
 }
 
-int gb_sweep_parse(const struct gb_axis_def *ax, const char *text, struct gb_sweep *out,
-                   char *err, size_t errlen)
+int gb_sweep_parse(const struct gb_axis_def *ax, const char *text, struct gb_sweep *out, char *err,
+                   size_t errlen)
 {
     char src[96];
     snprintf(src, sizeof src, "axis %s", ax && ax->name ? ax->name : "?");

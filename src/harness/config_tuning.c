@@ -87,8 +87,9 @@ static int parse_tunable(struct gb__ld *l, yaml_node_t *k, yaml_node_t *v,
 {
     const char *name = gb__sval(k);
     if (strlen(name) >= sizeof t->name || !is_cname(name))
-        return gb__fail(l, k, "tunables: \"%s\" is not a define name (letters, digits and _, "
-                              "not starting with a digit, at most %zu characters)",
+        return gb__fail(l, k,
+                        "tunables: \"%s\" is not a define name (letters, digits and _, "
+                        "not starting with a digit, at most %zu characters)",
                         name, sizeof t->name - 1);
     memcpy(t->name, name, strlen(name) + 1);
     t->line = (int)k->start_mark.line + 1;

@@ -336,8 +336,8 @@ int gb__load_doc(struct gb__ld *l, const char *text, size_t len, yaml_document_t
     if (!yaml_parser_load(&parser, doc)) {
         /* Reader errors carry a byte offset, not a mark. */
         struct gb__loc at = parser.error == YAML_READER_ERROR
-                            ? offset_loc(l, text, len, parser.problem_offset)
-                            : mark_loc(l, text, len, parser.problem_mark);
+                                ? offset_loc(l, text, len, parser.problem_offset)
+                                : mark_loc(l, text, len, parser.problem_mark);
         struct gb__loc ctx = mark_loc(l, text, len, parser.context_mark);
         const char *problem = parser.problem ? parser.problem : "malformed YAML";
         if (parser.context)

@@ -9,7 +9,7 @@
 #include "harness/telemetry.h"
 
 struct gb_measurement {
-    double *op_time;      /* seconds per operation, one entry per sample (malloc'd) */
+    double *op_time; /* seconds per operation, one entry per sample (malloc'd) */
     size_t n;
     uint64_t batch;       /* operations per sample, after calibration */
     enum gb_stop stop;    /* why sampling ended (GB_STOP_CONTINUE if interrupted) */

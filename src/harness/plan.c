@@ -50,8 +50,7 @@ static bool sel_selects(const char *sel, const struct gb_backend_ops *ops, int i
         return true;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", sel);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save))
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         if (item_selects(tok, ops, index, info))
             return true;
     return false;
@@ -77,11 +76,12 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
         for (size_t b = 0; b < gb_backend_count; b++)
             gb_appendf(names, sizeof names, "%s%s", names[0] ? ", " : "", gb_backends[b]->name);
         return GB_USER_FAIL(GB_ENODEV, "unknown backend '%s' (this build has: %s)", backend,
-                       names[0] ? names : "none");
+                            names[0] ? names : "none");
     }
     for (size_t b = 0; b < gb_backend_count; b++) {
         const struct gb_backend_ops *ops = gb_backends[b];
-        if ((backend && strcmp(backend, ops->name) != 0) || !name_in(p ? p->backends : NULL, ops->name))
+        if ((backend && strcmp(backend, ops->name) != 0) ||
+            !name_in(p ? p->backends : NULL, ops->name))
             continue;
         gb_error_clear();
         int err = ops->init();
@@ -170,7 +170,7 @@ static uint64_t params_hash(const struct gb_params *p)
  * open-addressing hash set of indices into plan->cases, so n cases cost O(n), not the O(n^2) of
  * comparing each with all before it (a 160,000-case profile took minutes). */
 struct seen {
-    size_t *slot; /* SIZE_MAX: empty */
+    size_t *slot;  /* SIZE_MAX: empty */
     size_t cap, n; /* cap a power of two, or 0 */
 };
 
@@ -223,8 +223,8 @@ static bool suite_wanted(const char *filter, const char *name)
 
 /* Appends the cases of one profile entry on plan device `d` (single-device suites, set NULL)
  * or on the device set set[0..nset) (multi-device suites). */
-static int expand_run(const char *path, const struct gb_suite_run *run, size_t d,
-                      const size_t *set, size_t nset, struct gb_plan *plan, size_t *cap)
+static int expand_run(const char *path, const struct gb_suite_run *run, size_t d, const size_t *set,
+                      size_t nset, struct gb_plan *plan, size_t *cap)
 {
     const struct gb_suite *s = run->suite;
     size_t idx[GB_MAX_AXES] = {0};
@@ -251,8 +251,7 @@ static int expand_run(const char *path, const struct gb_suite_run *run, size_t d
         if (keep) {
             struct gb_plan_case *nc = gb_grow(plan->cases, cap, plan->ncases + 1, sizeof *nc);
             if (!nc) {
-                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases",
-                             plan->ncases + 1);
+                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases", plan->ncases + 1);
                 break;
             }
             plan->cases = nc;
@@ -261,16 +260,15 @@ static int expand_run(const char *path, const struct gb_suite_run *run, size_t d
              * equal. */
             int dup = s->normalize ? seen_add(&seen, plan, plan->ncases) : 0;
             if (dup < 0) {
-                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases",
-                             plan->ncases + 1);
+                rc = GB_FAIL(GB_ENOMEM, "out of memory for a plan of %zu cases", plan->ncases + 1);
                 break;
             }
             if (!dup && plan->ncases >= GB_PLAN_MAX_CASES) {
-                rc = GB_USER_FAIL(GB_ECONFIG,
-                                  "%s:%d:%d: the profile expands to more than %d cases (at this "
-                                  "%s entry); narrow the sweeps",
-                                  path, run->line, run->column, GB_PLAN_MAX_CASES,
-                                  run->suite->name);
+                rc =
+                    GB_USER_FAIL(GB_ECONFIG,
+                                 "%s:%d:%d: the profile expands to more than %d cases (at this "
+                                 "%s entry); narrow the sweeps",
+                                 path, run->line, run->column, GB_PLAN_MAX_CASES, run->suite->name);
                 break;
             }
             if (!dup)

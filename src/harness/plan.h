@@ -12,14 +12,14 @@
 
 struct gb_plan_device {
     const struct gb_backend_ops *ops;
-    int index;                    /* the backend's device index */
+    int index; /* the backend's device index */
     struct gb_device_info info;
 };
 
 struct gb_plan_case {
     const struct gb_suite_run *run; /* the profile entry: suite and measurement budget */
     struct gb_params params;
-    size_t device;                  /* index into gb_plan.devices (multi-device: set[0]) */
+    size_t device; /* index into gb_plan.devices (multi-device: set[0]) */
     /* Multi-device suites (GB_SUITE_MULTI_DEVICE): the device set the case runs on at once,
      * indices into gb_plan.devices (every selected device of one backend, in selection order,
      * at most GB_MAX_SET). nset is 0 for single-device cases. */
@@ -30,7 +30,7 @@ struct gb_plan_case {
 struct gb_plan {
     struct gb_plan_device *devices;
     size_t ndevices;
-    struct gb_plan_case *cases;     /* device-major: all cases of devices[0] first; then the
+    struct gb_plan_case *cases; /* device-major: all cases of devices[0] first; then the
                                      * multi-device cases, one group per backend */
     size_t ncases;
 };

@@ -43,7 +43,7 @@ uint16_t gb_f16_from_double(double x)
         return sign;
     int e;
     const double f = frexp(r, &e); /* r = f * 2^e */
-    if (e - 1 < -14) /* subnormal: r = m * 2^-24 */
+    if (e - 1 < -14)               /* subnormal: r = m * 2^-24 */
         return sign | (uint16_t)ldexp(r, 24);
     const uint16_t mant = (uint16_t)(ldexp(f, 11) - 1024.0); /* f*2^11 in [1024, 2048) */
     return sign | (uint16_t)((e - 1 + 15) << 10) | mant;
@@ -66,8 +66,7 @@ uint16_t gb_bf16_from_double(double x)
     if (isnan(x))
         return 0x7fc0u;
     /* bfloat16: 7 stored mantissa bits, binary32's exponent range. */
-    const double r = isinf(x) ? INFINITY
-                              : round_format(fabs(x), 7, -126, ldexp(255.0, 127 - 7));
+    const double r = isinf(x) ? INFINITY : round_format(fabs(x), 7, -126, ldexp(255.0, 127 - 7));
     if (isinf(r))
         return sign | 0x7f80u;
     /* r is exactly representable in bfloat16, hence in float: take the float's top bits. */
@@ -168,8 +167,8 @@ double gb_gemm_error_bound(uint64_t k, double u_in, double u_acc, double u_out)
 /* Operations per clock per compute unit, vector units and matrix units, for one family.
  * m_f16: FP16 inputs with FP16 accumulation; m_f16a32: FP16 inputs with FP32 accumulation. */
 struct rates {
-    double f64, f32, f16, bf16, i32, i8dot;         /* vector */
-    double m_f64, m_tf32, m_f16, m_f16a32, m_bf16;  /* matrix (0: none) */
+    double f64, f32, f16, bf16, i32, i8dot;        /* vector */
+    double m_f64, m_tf32, m_f16, m_f16a32, m_bf16; /* matrix (0: none) */
 };
 
 /* NVIDIA, per SM per clock, by compute capability (major*10 + minor). Vector rates: the CUDA
@@ -198,27 +197,68 @@ static bool nvidia_rates(int cc, struct rates *r)
     } else if (cc < 70) { /* GP10x: dp4a, FP16 at 1/64 */
         *r = (struct rates){.f64 = 8, .f32 = 256, .f16 = 8, .i32 = 256, .i8dot = 1024};
     } else if (cc < 75) { /* Volta */
-        *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                            .m_f16 = 1024, .m_f16a32 = 1024};
+        *r = (struct rates){.f64 = 64,
+                            .f32 = 128,
+                            .f16 = 256,
+                            .i32 = 128,
+                            .i8dot = 512,
+                            .m_f16 = 1024,
+                            .m_f16a32 = 1024};
     } else if (cc < 80) { /* Turing */
-        *r = (struct rates){.f64 = 4, .f32 = 128, .f16 = 256, .i32 = 128, .i8dot = 512,
-                            .m_f16 = 1024, .m_f16a32 = 1024};
+        *r = (struct rates){.f64 = 4,
+                            .f32 = 128,
+                            .f16 = 256,
+                            .i32 = 128,
+                            .i8dot = 512,
+                            .m_f16 = 1024,
+                            .m_f16a32 = 1024};
     } else if (cc == 80) { /* A100 */
-        *r = (struct rates){.f64 = 64, .f32 = 128, .f16 = 512, .bf16 = 256, .i32 = 128,
-                            .i8dot = 512, .m_f64 = 128, .m_tf32 = 1024, .m_f16 = 2048,
-                            .m_f16a32 = 2048, .m_bf16 = 2048};
+        *r = (struct rates){.f64 = 64,
+                            .f32 = 128,
+                            .f16 = 512,
+                            .bf16 = 256,
+                            .i32 = 128,
+                            .i8dot = 512,
+                            .m_f64 = 128,
+                            .m_tf32 = 1024,
+                            .m_f16 = 2048,
+                            .m_f16a32 = 2048,
+                            .m_bf16 = 2048};
     } else if (cc < 90) { /* GA10x, AD10x */
-        *r = (struct rates){.f64 = 4, .f32 = 256, .f16 = 256, .bf16 = 256, .i32 = 128,
-                            .i8dot = 512, .m_tf32 = 512, .m_f16 = 1024, .m_f16a32 = 1024,
+        *r = (struct rates){.f64 = 4,
+                            .f32 = 256,
+                            .f16 = 256,
+                            .bf16 = 256,
+                            .i32 = 128,
+                            .i8dot = 512,
+                            .m_tf32 = 512,
+                            .m_f16 = 1024,
+                            .m_f16a32 = 1024,
                             .m_bf16 = 1024};
     } else if (cc < 100) { /* Hopper */
-        *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128,
-                            .i8dot = 512, .m_f64 = 256, .m_tf32 = 2048, .m_f16 = 4096,
-                            .m_f16a32 = 4096, .m_bf16 = 4096};
+        *r = (struct rates){.f64 = 128,
+                            .f32 = 256,
+                            .f16 = 512,
+                            .bf16 = 512,
+                            .i32 = 128,
+                            .i8dot = 512,
+                            .m_f64 = 256,
+                            .m_tf32 = 2048,
+                            .m_f16 = 4096,
+                            .m_f16a32 = 4096,
+                            .m_bf16 = 4096};
     } else { /* Blackwell and later: the largest rates known, as an upper bound */
-        *r = (struct rates){.f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 256,
-                            .i8dot = 1024, .m_f64 = 256, .m_tf32 = 4096, .m_f16 = 8192,
-                            .m_f16a32 = 8192, .m_bf16 = 8192};
+        *r = (struct rates){.f64 = 128,
+                            .f32 = 256,
+                            .f16 = 512,
+                            .bf16 = 512,
+                            .i32 = 256,
+                            .i8dot = 1024,
+                            .m_f64 = 256,
+                            .m_tf32 = 4096,
+                            .m_f16 = 8192,
+                            .m_f16a32 = 8192,
+                            .m_bf16 = 8192};
     }
     return true;
 }
@@ -226,8 +266,17 @@ static bool nvidia_rates(int cc, struct rates *r)
 /* AMD GPUs, per CU per clock, at the highest of CDNA 3 (MI300X: 163 TFLOP/s FP32, 1307 FP16
  * matrix at 304 CUs x 2100 MHz) and RDNA 3 (dual-issue FP32): AMD's OpenCL reports no chip. */
 static const struct rates amd_rates = {
-    .f64 = 128, .f32 = 256, .f16 = 512, .bf16 = 512, .i32 = 128, .i8dot = 1024,
-    .m_f64 = 256, .m_tf32 = 1024, .m_f16 = 2048, .m_f16a32 = 2048, .m_bf16 = 2048,
+    .f64 = 128,
+    .f32 = 256,
+    .f16 = 512,
+    .bf16 = 512,
+    .i32 = 128,
+    .i8dot = 1024,
+    .m_f64 = 256,
+    .m_tf32 = 1024,
+    .m_f16 = 2048,
+    .m_f16a32 = 2048,
+    .m_bf16 = 2048,
 };
 
 enum gb_cpu_isa gb_cpu_isa_host(void)
@@ -252,8 +301,8 @@ const char *gb_cpu_isa_name(enum gb_cpu_isa isa)
 
 double gb_cpu_peak_ops(enum gb_cpu_isa isa, unsigned cores, unsigned mhz, enum gb_peak_op op)
 {
-    static const double f32_per_clk[] = {[GB_ISA_SSE] = 8, [GB_ISA_AVX] = 16,
-                                         [GB_ISA_AVX2_FMA] = 32, [GB_ISA_AVX512] = 64};
+    static const double f32_per_clk[] = {
+        [GB_ISA_SSE] = 8, [GB_ISA_AVX] = 16, [GB_ISA_AVX2_FMA] = 32, [GB_ISA_AVX512] = 64};
     if ((unsigned)isa > GB_ISA_AVX512 || !cores || !mhz)
         return 0.0;
     const double f32 = f32_per_clk[isa];
@@ -288,8 +337,9 @@ static bool contains(const char *hay, const char *needle)
 
 bool gb_device_is_cpu(const struct gb_device_info *in)
 {
-    static const char *const marks[] = {"GenuineIntel", "AuthenticAMD", "CPU", "Xeon", "Core(TM)",
-                                        "EPYC", "Ryzen", "pthread", "cpu-", "ARM", NULL};
+    static const char *const marks[] = {"GenuineIntel", "AuthenticAMD", "CPU",   "Xeon",
+                                        "Core(TM)",     "EPYC",         "Ryzen", "pthread",
+                                        "cpu-",         "ARM",          NULL};
     if (in->arch[0])
         return false;
     for (size_t i = 0; marks[i]; i++)
@@ -300,8 +350,8 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
 
 static const char *op_name(enum gb_peak_op op)
 {
-    static const char *const names[] = {"FP64", "FP32", "TF32", "FP16", "BF16", "INT32",
-                                        "INT8 dot", "FP16 (FP32 accumulate)"};
+    static const char *const names[] = {"FP64", "FP32",  "TF32",     "FP16",
+                                        "BF16", "INT32", "INT8 dot", "FP16 (FP32 accumulate)"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -341,8 +391,7 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
                  info->clock_mhz, peak / ((double)cores * info->clock_mhz * 1e6), op_name(op),
                  gb_cpu_isa_name(isa));
         return peak;
-    } else if (contains(info->vendor, "Advanced Micro Devices") ||
-               contains(info->vendor, "AMD")) {
+    } else if (contains(info->vendor, "Advanced Micro Devices") || contains(info->vendor, "AMD")) {
         r = amd_rates;
         family = "AMD GPU, highest family rate";
     } else {
@@ -352,12 +401,12 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
     /* Per op: the vector rate and the matrix rate (TF32 and FP16 with FP32 accumulation are
      * FP32 on the vector units; integers have no matrix rate). */
     const double vec[GB_PEAK_F16_ACC32 + 1] = {
-        [GB_PEAK_F64] = r.f64, [GB_PEAK_F32] = r.f32,   [GB_PEAK_TF32] = r.f32,
-        [GB_PEAK_F16] = r.f16, [GB_PEAK_BF16] = r.bf16, [GB_PEAK_I32] = r.i32,
+        [GB_PEAK_F64] = r.f64,        [GB_PEAK_F32] = r.f32,       [GB_PEAK_TF32] = r.f32,
+        [GB_PEAK_F16] = r.f16,        [GB_PEAK_BF16] = r.bf16,     [GB_PEAK_I32] = r.i32,
         [GB_PEAK_INT8_DOT] = r.i8dot, [GB_PEAK_F16_ACC32] = r.f32,
     };
     const double mat[GB_PEAK_F16_ACC32 + 1] = {
-        [GB_PEAK_F64] = r.m_f64, [GB_PEAK_TF32] = r.m_tf32, [GB_PEAK_F16] = r.m_f16,
+        [GB_PEAK_F64] = r.m_f64,   [GB_PEAK_TF32] = r.m_tf32,        [GB_PEAK_F16] = r.m_f16,
         [GB_PEAK_BF16] = r.m_bf16, [GB_PEAK_F16_ACC32] = r.m_f16a32,
     };
     const bool known = (unsigned)op <= GB_PEAK_F16_ACC32;

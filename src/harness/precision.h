@@ -45,11 +45,11 @@ double gb_unit_roundoff(enum gb_dtype t);
  * near 0). A NaN or infinite `got`, or a non-zero error against a zero scale, is an infinite
  * error and is counted in `nonfinite`. */
 struct gb_accuracy {
-    uint64_t n;          /* elements compared */
-    uint64_t nonfinite;  /* elements with an infinite or NaN error */
-    uint64_t worst;      /* index (as passed to add) of the largest error */
-    double max_rel;      /* largest relative error (INFINITY when nonfinite > 0) */
-    double sum_sq;       /* sum of squared finite relative errors */
+    uint64_t n;         /* elements compared */
+    uint64_t nonfinite; /* elements with an infinite or NaN error */
+    uint64_t worst;     /* index (as passed to add) of the largest error */
+    double max_rel;     /* largest relative error (INFINITY when nonfinite > 0) */
+    double sum_sq;      /* sum of squared finite relative errors */
     double worst_got, worst_ref;
 };
 
@@ -76,11 +76,11 @@ double gb_gemm_error_bound(uint64_t k, double u_in, double u_acc, double u_out);
 enum gb_peak_op {
     GB_PEAK_F64,
     GB_PEAK_F32,
-    GB_PEAK_TF32,     /* FP32 GEMM with TF32 tensor-core math (vector: as F32) */
-    GB_PEAK_F16,      /* scalar or packed half (half2) FMA; on matrix units FP16 accumulation */
-    GB_PEAK_BF16,     /* packed bfloat16 FMA */
-    GB_PEAK_I32,      /* 32-bit integer multiply-add */
-    GB_PEAK_INT8_DOT, /* dp4a / 4x8-bit packed dot product */
+    GB_PEAK_TF32,      /* FP32 GEMM with TF32 tensor-core math (vector: as F32) */
+    GB_PEAK_F16,       /* scalar or packed half (half2) FMA; on matrix units FP16 accumulation */
+    GB_PEAK_BF16,      /* packed bfloat16 FMA */
+    GB_PEAK_I32,       /* 32-bit integer multiply-add */
+    GB_PEAK_INT8_DOT,  /* dp4a / 4x8-bit packed dot product */
     GB_PEAK_F16_ACC32, /* FP16 inputs, FP32 accumulation (GEMM "mixed"; vector: as F32) */
 };
 

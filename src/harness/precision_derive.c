@@ -51,10 +51,10 @@ void gb_precision_speedups(struct gb_results *rs, const char *suite, const char 
                 b->device_index != r->device_index || strcmp(b->backend, r->backend) != 0 ||
                 !same_but(&r->params, &b->params, axis))
                 continue;
-            double s = by_time ? (r->op_time_us.median > 0
-                                      ? b->op_time_us.median / r->op_time_us.median
-                                      : 0)
-                               : (b->value > 0 ? r->value / b->value : 0);
+            double s =
+                by_time
+                    ? (r->op_time_us.median > 0 ? b->op_time_us.median / r->op_time_us.median : 0)
+                    : (b->value > 0 ? r->value / b->value : 0);
             if (s > 0 && isfinite(s))
                 set_figure(r, name, "", s);
             break;

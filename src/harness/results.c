@@ -20,17 +20,27 @@
 #include "harness/suite.h"
 
 const struct gb__cap gb__caps[] = {
-    {GB_CAP_FP64, "fp64"},         {GB_CAP_FP16, "fp16"},           {GB_CAP_BF16, "bf16"},
-    {GB_CAP_INT8_DOT, "int8_dot"}, {GB_CAP_PEER, "peer"},           {GB_CAP_UNIFIED, "unified"},
-    {GB_CAP_BLAS_F32, "blas_f32"}, {GB_CAP_BLAS_F64, "blas_f64"},   {GB_CAP_BLAS_F16, "blas_f16"},
-    {GB_CAP_BLAS_BF16, "blas_bf16"}, {GB_CAP_BLAS_MIXED, "blas_mixed"},
-    {GB_CAP_BLAS_TF32, "blas_tf32"}, {GB_CAP_GRAPH, "graph"},
+    {GB_CAP_FP64, "fp64"},
+    {GB_CAP_FP16, "fp16"},
+    {GB_CAP_BF16, "bf16"},
+    {GB_CAP_INT8_DOT, "int8_dot"},
+    {GB_CAP_PEER, "peer"},
+    {GB_CAP_UNIFIED, "unified"},
+    {GB_CAP_BLAS_F32, "blas_f32"},
+    {GB_CAP_BLAS_F64, "blas_f64"},
+    {GB_CAP_BLAS_F16, "blas_f16"},
+    {GB_CAP_BLAS_BF16, "blas_bf16"},
+    {GB_CAP_BLAS_MIXED, "blas_mixed"},
+    {GB_CAP_BLAS_TF32, "blas_tf32"},
+    {GB_CAP_GRAPH, "graph"},
 };
 const size_t gb__ncaps = sizeof gb__caps / sizeof gb__caps[0];
 
-#define INFO_FIELD(key, member, is_str, required)                                                \
-    {key, offsetof(struct gb_device_info, member), sizeof(((struct gb_device_info *)0)->member),  \
-     is_str, required}
+#define INFO_FIELD(key, member, is_str, required)                          \
+    {                                                                      \
+        key, offsetof(struct gb_device_info, member),                      \
+            sizeof(((struct gb_device_info *)0)->member), is_str, required \
+    }
 const struct gb__info_field gb__info_fields[] = {
     INFO_FIELD("name", name, true, true),
     INFO_FIELD("vendor", vendor, true, false),
@@ -144,8 +154,7 @@ int gb_results_add_device(struct gb_results *rs, const char *backend, int index,
         return GB_FAIL(GB_EINVAL, "gb_results_add_device: NULL argument");
     if (rs->ndevices >= (size_t)INT32_MAX)
         return GB_FAIL(GB_EOVERFLOW, "gb_results_add_device: too many devices");
-    struct gb_result_device *grown =
-        realloc(rs->devices, (rs->ndevices + 1) * sizeof *rs->devices);
+    struct gb_result_device *grown = realloc(rs->devices, (rs->ndevices + 1) * sizeof *rs->devices);
     if (!grown)
         return GB_FAIL(GB_ENOMEM, "gb_results_add_device");
     rs->devices = grown;

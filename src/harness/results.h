@@ -34,9 +34,9 @@ enum gb_status { GB_STATUS_OK, GB_STATUS_SKIPPED, GB_STATUS_FAILED };
  * {"name", "text"} for a text. */
 struct gb_figure {
     char name[32];
-    char unit[16];              /* "GB/s", "s", "" for a ratio */
-    size_t n;                   /* 0: a text; 1: a scalar (v[0]); > 1: v[0..n), per device */
-    bool per_device;            /* v holds one value per device of the set (even when n is 1) */
+    char unit[16];   /* "GB/s", "s", "" for a ratio */
+    size_t n;        /* 0: a text; 1: a scalar (v[0]); > 1: v[0..n), per device */
+    bool per_device; /* v holds one value per device of the set (even when n is 1) */
     double v[GB_MAX_SET];
     char text[64];
 };
@@ -55,31 +55,31 @@ struct gb_result {
     char suite[32];
     char case_name[GB_STR_MAX]; /* the value of the suite's first axis */
     char backend[16];
-    int device_index;           /* index into gb_results.devices */
-    struct gb_params params;    /* names point to static strings or to names_store */
+    int device_index;                  /* index into gb_results.devices */
+    struct gb_params params;           /* names point to static strings or to names_store */
     char names_store[GB_MAX_AXES][32]; /* owns param names read back from a file */
     enum gb_status status;
     char reason[1024];
-    char metric[32];            /* "bandwidth", "throughput", "latency" */
-    char unit[16];              /* "GB/s", "GFLOP/s", "GOP/s" (integer), "us" */
+    char metric[32]; /* "bandwidth", "throughput", "latency" */
+    char unit[16];   /* "GB/s", "GFLOP/s", "GOP/s" (integer), "us" */
     enum gb_better better;
-    double value;               /* the headline figure: median of samples, in unit */
-    struct gb_stats stats;      /* of samples, in unit; for a rate, ci95 is the CI the stopping
+    double value;          /* the headline figure: median of samples, in unit */
+    struct gb_stats stats; /* of samples, in unit; for a rate, ci95 is the CI the stopping
                                  * rule judged: op_time_us's relative ci95 times stats.mean */
-    double *samples;            /* in unit, one per sample (malloc'd) */
+    double *samples;       /* in unit, one per sample (malloc'd) */
     size_t nsamples;
     struct gb_stats op_time_us; /* microseconds per operation */
     uint64_t batch;             /* operations per sample */
     double bytes_per_op, flops_per_op;
     bool verified;
-    double max_error;           /* largest relative error against the reference */
-    bool noisy;                 /* stopped on a budget before the noise target */
-    bool implausible;           /* faster than the device's physical limit */
+    double max_error; /* largest relative error against the reference */
+    bool noisy;       /* stopped on a budget before the noise target */
+    bool implausible; /* faster than the device's physical limit */
     /* Memory-hierarchy results (op.working_set > 0): "memory" when the working set is more than
      * twice the device's last-level cache, "cache" when it may be largely cache-resident,
      * "unknown" when the device reports no cache size; "" for other results (JSON: absent). */
     char regime[8];
-    double elapsed_s;           /* wall time of the whole case (setup to teardown) */
+    double elapsed_s; /* wall time of the whole case (setup to teardown) */
     /* Multi-device cases only (nset > 0): every device that took part, as indices into
      * gb_results.devices in the order of the case's set (set[0] == device_index). JSON: the
      * "devices" array, absent for single-device cases. */
@@ -95,14 +95,14 @@ struct gb_result {
 
 struct gb_result_device {
     char backend[16];
-    int index;                  /* the backend's device index */
+    int index; /* the backend's device index */
     struct gb_device_info info;
 };
 
 struct gb_run_meta {
     char gpubench_version[32];
     char git_commit[48];
-    char start_utc[32];         /* ISO 8601, "2026-11-30T04:00:00Z" */
+    char start_utc[32]; /* ISO 8601, "2026-11-30T04:00:00Z" */
     char end_utc[32];
     char host[256];
     char os[256];
@@ -113,7 +113,7 @@ struct gb_run_meta {
     /* True unless the run reached its end: the file rewritten after every case says true, so a
      * run stopped by Ctrl-C, SIGTERM, a kill or a crash is never mistaken for a complete one. */
     bool interrupted;
-    uint64_t cases_planned;     /* cases the plan held; results[] may hold fewer if interrupted */
+    uint64_t cases_planned; /* cases the plan held; results[] may hold fewer if interrupted */
     struct gb_tel_machine machine; /* JSON "machine", absent when !machine.recorded */
 };
 

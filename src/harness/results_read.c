@@ -53,8 +53,8 @@ static int bad_type(struct reader *R, const char *where, const char *key, const 
 
 /* Looks up key in obj and checks that its JSON type is one of `types` (`want` names them in the
  * message). Returns 0 with *v (NULL when absent and not required) or GB_ESCHEMA. */
-static int field(struct reader *R, const json_t *obj, const char *where, const char *key,
-                 int flags, unsigned types, const char *want, json_t **v)
+static int field(struct reader *R, const json_t *obj, const char *where, const char *key, int flags,
+                 unsigned types, const char *want, json_t **v)
 {
     *v = json_object_get(obj, key);
     if (!*v && (flags & RD_REQ))
@@ -233,8 +233,10 @@ static int rd_device(struct reader *R, const json_t *o, size_t i, struct gb_resu
         for (size_t k = 0; k < json_array_size(caps); k++) {
             json_t *x = json_array_get(caps, k);
             if (!json_is_string(x))
-                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.capabilities[%zu]: expected a string, "
-                                    "found %s", R->file, w, k, jtype(x));
+                return GB_USER_FAIL(GB_ESCHEMA,
+                                    "%s: %s.capabilities[%zu]: expected a string, "
+                                    "found %s",
+                                    R->file, w, k, jtype(x));
             /* Unknown names (from a newer gpubench) are ignored. */
             for (size_t c = 0; c < gb__ncaps; c++)
                 if (strcmp(json_string_value(x), gb__caps[c].name) == 0)
@@ -259,8 +261,10 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
     json_object_foreach(params, key, v) /* insertion order: the suite's axis order */
     {
         if (strlen(key) >= sizeof r->names_store[j])
-            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params: axis name \"%s\" is longer than %zu "
-                                "bytes", R->file, w, key, sizeof r->names_store[j] - 1);
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: %s.params: axis name \"%s\" is longer than %zu "
+                                "bytes",
+                                R->file, w, key, sizeof r->names_store[j] - 1);
         memcpy(r->names_store[j], key, strlen(key) + 1);
         r->params.name[j] = r->names_store[j];
         struct gb_value *val = &r->params.v[j];
@@ -284,8 +288,10 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
             break;
         case JSON_STRING:
             if (strlen(json_string_value(v)) >= sizeof val->s)
-                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params.%s: string longer than %zu "
-                                    "bytes", R->file, w, key, sizeof val->s - 1);
+                return GB_USER_FAIL(GB_ESCHEMA,
+                                    "%s: %s.params.%s: string longer than %zu "
+                                    "bytes",
+                                    R->file, w, key, sizeof val->s - 1);
             val->type = GB_V_STR;
             memcpy(val->s, json_string_value(v), strlen(json_string_value(v)) + 1);
             break;
@@ -295,8 +301,10 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
             val->u.b = json_is_true(v);
             break;
         default:
-            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.params.%s: expected an integer, number, "
-                                "string or boolean, found %s", R->file, w, key, jtype(v));
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: %s.params.%s: expected an integer, number, "
+                                "string or boolean, found %s",
+                                R->file, w, key, jtype(v));
         }
         j++;
     }
@@ -305,8 +313,8 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
 }
 
 /* An optional array member `key` of object o (at w) of at most max items, `what` in messages. */
-static int rd_array(struct reader *R, const json_t *o, const char *w, const char *key,
-                    size_t max, const char *what, json_t **arr)
+static int rd_array(struct reader *R, const json_t *o, const char *w, const char *key, size_t max,
+                    const char *what, json_t **arr)
 {
     int rc = rd_node(R, o, w, key, JSON_ARRAY, arr, 0);
     if (rc || !*arr)
@@ -325,8 +333,10 @@ static int rd_set(struct reader *R, const json_t *set, const char *w, size_t nde
         json_t *x = json_array_get(set, k);
         if (!json_is_integer(x) || json_integer_value(x) < 0 ||
             (size_t)json_integer_value(x) >= ndevices)
-            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.devices[%zu]: expected an index into "
-                                "devices (0..%zu)", R->file, w, k, ndevices ? ndevices - 1 : 0);
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: %s.devices[%zu]: expected an index into "
+                                "devices (0..%zu)",
+                                R->file, w, k, ndevices ? ndevices - 1 : 0);
         r->set[k] = (int)json_integer_value(x);
     }
     r->nset = json_array_size(set);
@@ -361,8 +371,10 @@ static int rd_figures(struct reader *R, const json_t *figs, const char *w, struc
             for (size_t j = 0; j < f->n; j++) {
                 json_t *x = json_array_get(vals, j);
                 if (!json_is_number(x) && !json_is_null(x))
-                    return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.values[%zu]: expected a number, "
-                                        "found %s", R->file, fw, j, jtype(x));
+                    return GB_USER_FAIL(GB_ESCHEMA,
+                                        "%s: %s.values[%zu]: expected a number, "
+                                        "found %s",
+                                        R->file, fw, j, jtype(x));
                 f->v[j] = json_is_null(x) ? NAN : json_number_value(x);
             }
         } else if (json_object_get(fo, "value")) {
@@ -370,8 +382,10 @@ static int rd_figures(struct reader *R, const json_t *figs, const char *w, struc
             if ((rc = rd_num(R, fo, fw, "value", &f->v[0], NAN, 0)))
                 return rc;
         } else if (!json_object_get(fo, "text")) {
-            return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: a figure needs \"value\", \"values\" or "
-                                "\"text\"", R->file, fw);
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: %s: a figure needs \"value\", \"values\" or "
+                                "\"text\"",
+                                R->file, fw);
         }
     }
     r->nfigures = json_array_size(figs);
@@ -435,8 +449,8 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     else if (strcmp(better, "lower") == 0)
         r->better = GB_BETTER_LOWER;
     else
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.better: \"%s\" is not higher or lower", R->file,
-                            w, better);
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.better: \"%s\" is not higher or lower", R->file, w,
+                            better);
 
     json_t *samples;
     if ((rc = rd_node(R, o, w, "samples", JSON_ARRAY, &samples, RD_REQ)) != 0)
@@ -453,8 +467,10 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
             else if (json_is_null(x))
                 r->samples[k] = NAN;
             else
-                return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.samples[%zu]: expected a number, found "
-                                    "%s", R->file, w, k, jtype(x));
+                return GB_USER_FAIL(GB_ESCHEMA,
+                                    "%s: %s.samples[%zu]: expected a number, found "
+                                    "%s",
+                                    R->file, w, k, jtype(x));
         }
     }
     r->nsamples = n;
@@ -467,47 +483,46 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
 {
     int rc;
     if (!json_is_object(root))
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: expected a JSON object at the top, found %s",
-                            R->file, jtype(root));
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: expected a JSON object at the top, found %s", R->file,
+                            jtype(root));
     json_t *schema = json_object_get(root, "schema");
     if (!schema)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: no \"schema\" field (expected \"%s\"): not a "
-                            "gpubench results file", R->file, GB_RESULTS_SCHEMA);
+        return GB_USER_FAIL(GB_ESCHEMA,
+                            "%s: no \"schema\" field (expected \"%s\"): not a "
+                            "gpubench results file",
+                            R->file, GB_RESULTS_SCHEMA);
     if (!json_is_string(schema))
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: \"schema\" is %s, expected the string \"%s\"",
-                            R->file, jtype(schema), GB_RESULTS_SCHEMA);
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: \"schema\" is %s, expected the string \"%s\"", R->file,
+                            jtype(schema), GB_RESULTS_SCHEMA);
     if (strcmp(json_string_value(schema), GB_RESULTS_SCHEMA) != 0 &&
         strcmp(json_string_value(schema), GB_RESULTS_SCHEMA_V1) != 0)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\" or \"%s\"",
-                            R->file, json_string_value(schema), GB_RESULTS_SCHEMA,
-                            GB_RESULTS_SCHEMA_V1);
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: schema is \"%s\", expected \"%s\" or \"%s\"", R->file,
+                            json_string_value(schema), GB_RESULTS_SCHEMA, GB_RESULTS_SCHEMA_V1);
 
     struct gb_run_meta *m = &out->run;
     json_t *gb, *run, *prof, *devs, *res;
     if ((rc = rd_node(R, root, "", "gpubench", JSON_OBJECT, &gb, RD_REQ)) ||
-        (rc = rd_str(R, gb, "gpubench", "version", m->gpubench_version,
-                     sizeof m->gpubench_version, RD_REQ | RD_TRUNC)) ||
+        (rc = rd_str(R, gb, "gpubench", "version", m->gpubench_version, sizeof m->gpubench_version,
+                     RD_REQ | RD_TRUNC)) ||
         (rc = rd_str(R, gb, "gpubench", "git_commit", m->git_commit, sizeof m->git_commit,
                      RD_TRUNC)) ||
         (rc = rd_node(R, root, "", "run", JSON_OBJECT, &run, RD_REQ)) ||
-        (rc = rd_str(R, run, "run", "start_utc", m->start_utc, sizeof m->start_utc,
-                     RD_TRUNC)) ||
+        (rc = rd_str(R, run, "run", "start_utc", m->start_utc, sizeof m->start_utc, RD_TRUNC)) ||
         (rc = rd_str(R, run, "run", "end_utc", m->end_utc, sizeof m->end_utc, RD_TRUNC)) ||
         (rc = rd_str(R, run, "run", "host", m->host, sizeof m->host, RD_TRUNC)) ||
         (rc = rd_str(R, run, "run", "os", m->os, sizeof m->os, RD_TRUNC)) ||
-        (rc = rd_str(R, run, "run", "command_line", m->command_line,
-                     sizeof m->command_line, RD_TRUNC)) ||
+        (rc = rd_str(R, run, "run", "command_line", m->command_line, sizeof m->command_line,
+                     RD_TRUNC)) ||
         (rc = rd_bool(R, run, "run", "interrupted", &m->interrupted, 0)) ||
         (rc = rd_u64(R, run, "run", "cases_planned", &m->cases_planned, 0)) ||
         (rc = rd_node(R, run, "run", "profile", JSON_OBJECT, &prof, 0)))
         return rc;
-    if (prof &&
-        ((rc = rd_str(R, prof, "run.profile", "path", m->profile_path,
-                      sizeof m->profile_path, RD_TRUNC)) ||
-         (rc = rd_str(R, prof, "run.profile", "name", m->profile_name,
-                      sizeof m->profile_name, RD_TRUNC)) ||
-         (rc = rd_str(R, prof, "run.profile", "sha256", m->profile_sha256,
-                      sizeof m->profile_sha256, 0))))
+    if (prof && ((rc = rd_str(R, prof, "run.profile", "path", m->profile_path,
+                              sizeof m->profile_path, RD_TRUNC)) ||
+                 (rc = rd_str(R, prof, "run.profile", "name", m->profile_name,
+                              sizeof m->profile_name, RD_TRUNC)) ||
+                 (rc = rd_str(R, prof, "run.profile", "sha256", m->profile_sha256,
+                              sizeof m->profile_sha256, 0))))
         return rc;
 
     gb__tel_machine_read(json_object_get(run, "machine"), &m->machine);
@@ -603,9 +618,9 @@ int gb_results_read(const char *path, struct gb_results *out)
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
     if (!root) {
         bool at_end = e.position >= 0 && (size_t)e.position >= len;
-        rc = GB_USER_FAIL(GB_ESCHEMA, "%s: not valid JSON at line %d, column %d: %s%s", path,
-                          e.line, e.column, e.text,
-                          at_end ? " (the file ends early: truncated?)" : "");
+        rc =
+            GB_USER_FAIL(GB_ESCHEMA, "%s: not valid JSON at line %d, column %d: %s%s", path, e.line,
+                         e.column, e.text, at_end ? " (the file ends early: truncated?)" : "");
         goto out;
     }
     struct reader R = {path};
@@ -617,4 +632,3 @@ out:
     free(buf);
     return rc;
 }
-

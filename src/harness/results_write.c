@@ -146,8 +146,7 @@ static json_t *figure_json(struct writer *w, const struct gb_figure *f)
     return o;
 }
 
-static json_t *result_json(struct writer *w, const struct gb_results *rs,
-                           const struct gb_result *r)
+static json_t *result_json(struct writer *w, const struct gb_results *rs, const struct gb_result *r)
 {
     json_t *o = json_object();
     put(w, o, "suite", jstr(r->suite));
@@ -160,8 +159,7 @@ static json_t *result_json(struct writer *w, const struct gb_results *rs,
     put(w, o, "device_name", jstr(dname));
     json_t *params = json_object();
     for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++)
-        put(w, params, r->params.name[j] ? r->params.name[j] : "?",
-            value_json(&r->params.v[j]));
+        put(w, params, r->params.name[j] ? r->params.name[j] : "?", value_json(&r->params.v[j]));
     put(w, o, "params", params);
     put(w, o, "status", json_string(gb_status_name(r->status)));
     put(w, o, "reason", jstr(r->reason));
@@ -271,8 +269,8 @@ int gb_results_write(const struct gb_results *rs, const char *path)
     FILE *f = NULL;
     int fd = gb_tmp_create(dest, tmp, PATH_MAX + 32);
     if (fd < 0) {
-        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: cannot create the temporary file %s: %s",
-                          path, tmp, strerror(errno));
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: cannot create the temporary file %s: %s", path,
+                          tmp, strerror(errno));
         goto out; /* nothing to remove */
     }
     f = fdopen(fd, "w");
@@ -288,8 +286,7 @@ int gb_results_write(const struct gb_results *rs, const char *path)
         goto close_remove;
     }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: flushing %s: %s", path, tmp,
-                          strerror(errno));
+        rc = GB_USER_FAIL(GB_EIO, "cannot write %s: flushing %s: %s", path, tmp, strerror(errno));
         goto close_remove;
     }
     if (fclose(f) != 0) {
@@ -333,4 +330,3 @@ out:
     json_decref(root);
     return rc;
 }
-

@@ -40,8 +40,13 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     struct gb_device *dev = devs[0];
     const struct gb_backend_ops *ops = dev->ops;
     double t0 = gb_now();
-    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = qs[0], .params = &c->params,
-                              .devs = devs, .queues = qs, .ndevs = n};
+    struct gb_case_ctx ctx = {.ops = ops,
+                              .dev = dev,
+                              .q = qs[0],
+                              .params = &c->params,
+                              .devs = devs,
+                              .queues = qs,
+                              .ndevs = n};
     /* Suites that measure several configurations in one case record them straight into rs
      * (harness/subcase.h), before the case's own result. */
     ctx.run = c->run;
@@ -153,7 +158,8 @@ static bool same_set(const struct gb_plan_case *a, const struct gb_plan_case *b)
 static int device_slot(struct gb_results *rs, const struct gb_plan_device *pd, int *idx)
 {
     for (size_t k = 0; k < rs->ndevices; k++)
-        if (rs->devices[k].index == pd->index && strcmp(rs->devices[k].backend, pd->ops->name) == 0) {
+        if (rs->devices[k].index == pd->index &&
+            strcmp(rs->devices[k].backend, pd->ops->name) == 0) {
             *idx = (int)k;
             return 0;
         }
@@ -319,9 +325,8 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
         if (!err)
             err = pd->ops->queue_create(devs[k], &qs[k]);
         if (err)
-            snprintf(open_why, sizeof open_why, "cannot open device %s:%d: %s%s%s",
-                     pd->ops->name, pd->index, gb_strerror(err), *gb_error_msg() ? ": " : "",
-                     gb_error_msg());
+            snprintf(open_why, sizeof open_why, "cannot open device %s:%d: %s%s%s", pd->ops->name,
+                     pd->index, gb_strerror(err), *gb_error_msg() ? ": " : "", gb_error_msg());
     }
     const struct gb_plan_device *pd0 = &plan->devices[first->set[0]];
     for (; *i < plan->ncases && same_set(&plan->cases[*i], first); (*i)++) {
@@ -424,8 +429,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
             err = pd->ops->queue_create(dev, &q);
         char open_why[1024] = "";
         if (err)
-            snprintf(open_why, sizeof open_why, "cannot open the device: %s%s%s",
-                     gb_strerror(err), *gb_error_msg() ? ": " : "", gb_error_msg());
+            snprintf(open_why, sizeof open_why, "cannot open the device: %s%s%s", gb_strerror(err),
+                     *gb_error_msg() ? ": " : "", gb_error_msg());
         size_t dev_case = plan->cases[i].device;
         for (; i < plan->ncases && plan->cases[i].device == dev_case && plan->cases[i].nset == 0;
              i++) {
@@ -443,8 +448,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
             case_header(&r, c, pd->ops->name, dev_idx);
             if (!q) {
                 r.status = GB_STATUS_FAILED;
-                snprintf(r.reason, sizeof r.reason, "%s", *open_why ? open_why
-                                                                    : "the device's queue was lost");
+                snprintf(r.reason, sizeof r.reason, "%s",
+                         *open_why ? open_why : "the device's queue was lost");
             } else {
                 cut_short = run_case(c, &dev, &q, 1, o, rs, &r);
             }
@@ -545,14 +550,14 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
             snprintf(ci, sizeof ci, "%.1f%%",
                      r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0);
             fprintf(f, "%-9s %-7s %-22s %-40s %-8s %12.3f %-7s %8s %12.2f%s%s%s\n", r->suite,
-                    r->case_name, dev, params, r->noisy ? "ok/noisy" : "ok", r->value, r->unit,
-                    ci, r->op_time_us.median, r->implausible ? "  IMPLAUSIBLE" : "",
+                    r->case_name, dev, params, r->noisy ? "ok/noisy" : "ok", r->value, r->unit, ci,
+                    r->op_time_us.median, r->implausible ? "  IMPLAUSIBLE" : "",
                     r->verified ? "" : "  unverified", figs);
         } else {
             /* The first line of the reason; the results file has all of it (a build log). */
             int len = (int)strcspn(r->reason, "\n");
-            fprintf(f, "%-9s %-7s %-22s %-40s %-8s  %.*s%s\n", r->suite, r->case_name, dev,
-                    params, gb_status_name(r->status), len > 160 ? 160 : len, r->reason,
+            fprintf(f, "%-9s %-7s %-22s %-40s %-8s  %.*s%s\n", r->suite, r->case_name, dev, params,
+                    gb_status_name(r->status), len > 160 ? 160 : len, r->reason,
                     len > 160 || r->reason[len] ? " ..." : "");
         }
     }

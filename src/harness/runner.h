@@ -10,11 +10,11 @@
 #include "harness/results.h"
 
 struct gb_runner_opts {
-    const char *out_path;            /* results file, rewritten atomically after every case */
-    FILE *progress;                  /* "case i of N, ETA" lines; NULL for none */
-    volatile sig_atomic_t *stop;     /* raised by SIGINT: stop after the current sample */
+    const char *out_path;        /* results file, rewritten atomically after every case */
+    FILE *progress;              /* "case i of N, ETA" lines; NULL for none */
+    volatile sig_atomic_t *stop; /* raised by SIGINT: stop after the current sample */
     /* A worker of a supervised run (supervise.h); all zero for a run in this process. */
-    size_t first_case;               /* start at this case of the plan */
+    size_t first_case; /* start at this case of the plan */
     /* Called before case k runs (after its devices are open). */
     void (*case_begin)(void *arg, size_t k);
     /* Called after case k's results, rs->results[first_result..nresults) (the results a suite

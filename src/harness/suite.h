@@ -47,9 +47,9 @@ enum gb_timer {
 
 /* What one operation of a case is; filled in by setup(). */
 struct gb_op_desc {
-    double bytes;   /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
-    double flops;   /* floating-point (or integer) operations per operation (GFLOP/s) */
-    bool integer;   /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
+    double bytes; /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
+    double flops; /* floating-point (or integer) operations per operation (GFLOP/s) */
+    bool integer; /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
     /* Memory-hierarchy cases: the bytes of every buffer the operation touches, each counted
      * once (a copy's source and destination; a triad's three arrays). The result's regime
      * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */
@@ -65,12 +65,12 @@ struct gb_op_desc {
 struct gb_case_ctx {
     const struct gb_backend_ops *ops;
     struct gb_device *dev;
-    struct gb_queue *q;          /* an in-order, profiling queue on dev, created by the runner */
+    struct gb_queue *q; /* an in-order, profiling queue on dev, created by the runner */
     const struct gb_params *params;
-    struct gb_op_desc op;        /* setup() fills it */
-    void *state;                 /* suite->state_size zeroed bytes */
-    char reason[1024];           /* why a case was skipped / failed verification */
-    double max_error;            /* verify(): the largest relative error seen, for the results */
+    struct gb_op_desc op; /* setup() fills it */
+    void *state;          /* suite->state_size zeroed bytes */
+    char reason[1024];    /* why a case was skipped / failed verification */
+    double max_error;     /* verify(): the largest relative error seen, for the results */
     /* Multi-device suites (GB_SUITE_MULTI_DEVICE): every device of the case's set, open, each
      * with its own in-order queue; devs[0] == dev and queues[0] == q. All of one backend. For
      * single-device suites ndevs is 1 and the arrays hold dev and q. Valid for one case. */
@@ -149,7 +149,8 @@ const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *na
 /* ---- helpers for suites (suites/common.c) ---------------------------------------------- */
 
 /* Formats a skip reason into ctx->reason and returns GB_ESKIP. */
-int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Formats a verification failure into ctx->reason and returns GB_EVERIFY. */
 int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

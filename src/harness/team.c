@@ -207,8 +207,9 @@ static int team_job(struct gb_team *t, size_t lo, size_t hi, gb_team_fn fn, void
     pthread_mutex_unlock(&t->mu);
     if (rc) {
         const struct gb_device *d = t->devs[rank];
-        return gb_error_set(rc, NULL, 0, "%s:%d (%s): %s", d->ops && d->ops->name ? d->ops->name : "?",
-                            d->index, d->info.name, msg);
+        return gb_error_set(rc, NULL, 0, "%s:%d (%s): %s",
+                            d->ops && d->ops->name ? d->ops->name : "?", d->index, d->info.name,
+                            msg);
     }
     return 0;
 }
@@ -223,8 +224,7 @@ int gb_team_run(struct gb_team *t, size_t n, gb_team_fn fn, void *arg)
 int gb_team_run_one(struct gb_team *t, size_t rank, gb_team_fn fn, void *arg, double *seconds)
 {
     if (!t || !fn || rank >= t->n)
-        return GB_FAIL(GB_EINVAL, "gb_team_run_one: rank %zu on a team of %zu", rank,
-                       t ? t->n : 0);
+        return GB_FAIL(GB_EINVAL, "gb_team_run_one: rank %zu on a team of %zu", rank, t ? t->n : 0);
     int rc = team_job(t, rank, rank + 1, fn, arg);
     if (seconds)
         *seconds = t->m[rank].busy;

@@ -26,11 +26,11 @@ enum fn_id { F_MIN, F_MAX, F_POW2 };
 
 struct node {
     enum node_kind kind;
-    int op;          /* bin_op or fn_id */
-    int64_t num;     /* N_NUM */
+    int op;                      /* bin_op or fn_id */
+    int64_t num;                 /* N_NUM */
     char name[GB_TUNE_NAME_MAX]; /* N_VAR */
-    int a, b;        /* children (node indices), -1 if none */
-    int depth;       /* 1 + the deeper child's depth: eval_node's recursion below this node */
+    int a, b;                    /* children (node indices), -1 if none */
+    int depth; /* 1 + the deeper child's depth: eval_node's recursion below this node */
 };
 
 struct gb_expr {
@@ -345,7 +345,7 @@ static int eval_node(struct evalctx *c, int i, int64_t *out)
     case N_CALL:
         if ((rc = eval_node(c, nd->a, &a)) || (nd->b >= 0 && (rc = eval_node(c, nd->b, &b))))
             return rc;
-        *out = nd->op == F_MIN ? (a < b ? a : b)
+        *out = nd->op == F_MIN   ? (a < b ? a : b)
                : nd->op == F_MAX ? (a > b ? a : b)
                                  : (a > 0 && (a & (a - 1)) == 0);
         return 0;
@@ -386,14 +386,30 @@ static int eval_node(struct evalctx *c, int i, int64_t *out)
             return eval_fail(c, "overflow");
         *out = nd->op == B_DIV ? a / b : a % b;
         return 0;
-    case B_LT: *out = a < b; return 0;
-    case B_LE: *out = a <= b; return 0;
-    case B_GT: *out = a > b; return 0;
-    case B_GE: *out = a >= b; return 0;
-    case B_EQ: *out = a == b; return 0;
-    case B_NE: *out = a != b; return 0;
-    case B_AND: *out = b != 0; return 0;
-    case B_OR: *out = b != 0; return 0;
+    case B_LT:
+        *out = a < b;
+        return 0;
+    case B_LE:
+        *out = a <= b;
+        return 0;
+    case B_GT:
+        *out = a > b;
+        return 0;
+    case B_GE:
+        *out = a >= b;
+        return 0;
+    case B_EQ:
+        *out = a == b;
+        return 0;
+    case B_NE:
+        *out = a != b;
+        return 0;
+    case B_AND:
+        *out = b != 0;
+        return 0;
+    case B_OR:
+        *out = b != 0;
+        return 0;
     }
     return eval_fail(c, "internal error: operator %d", nd->op);
 }
@@ -508,8 +524,8 @@ int gb_space_check(const struct gb_space *s, const size_t *choice, const struct 
             if (failed)
                 *failed = i;
             if (why && whylen)
-                snprintf(why, whylen, "%s: %s%s%s", c[i].what, gb_expr_text(c[i].e),
-                         rc ? ": " : "", rc ? err : "");
+                snprintf(why, whylen, "%s: %s%s%s", c[i].what, gb_expr_text(c[i].e), rc ? ": " : "",
+                         rc ? err : "");
             return 0;
         }
     }
@@ -551,9 +567,12 @@ double gb_rand_unit(uint64_t *state)
 const char *gb_search_name(enum gb_search_kind k)
 {
     switch (k) {
-    case GB_SEARCH_EXHAUSTIVE: return "exhaustive";
-    case GB_SEARCH_RANDOM: return "random";
-    case GB_SEARCH_ANNEAL: return "anneal";
+    case GB_SEARCH_EXHAUSTIVE:
+        return "exhaustive";
+    case GB_SEARCH_RANDOM:
+        return "random";
+    case GB_SEARCH_ANNEAL:
+        return "anneal";
     }
     return "?";
 }
@@ -583,18 +602,18 @@ struct gb_search {
     struct gb_space s;
     uint64_t size, nvalid, budget, evals;
     uint64_t rng;
-    unsigned char *state;   /* per configuration: ST_* */
-    double *cost;           /* per configuration, once measured */
-    uint64_t *order;        /* exhaustive / random: the valid configurations in proposal order */
-    uint64_t pos;           /* next in order */
-    uint64_t pending;       /* the configuration proposed last, awaiting tell(); UINT64_MAX none */
-    uint64_t best;          /* UINT64_MAX: none finite yet */
-    uint64_t def;           /* the default configuration, or UINT64_MAX when invalid */
+    unsigned char *state; /* per configuration: ST_* */
+    double *cost;         /* per configuration, once measured */
+    uint64_t *order;      /* exhaustive / random: the valid configurations in proposal order */
+    uint64_t pos;         /* next in order */
+    uint64_t pending;     /* the configuration proposed last, awaiting tell(); UINT64_MAX none */
+    uint64_t best;        /* UINT64_MAX: none finite yet */
+    uint64_t def;         /* the default configuration, or UINT64_MAX when invalid */
     bool def_done;
     /* anneal */
-    uint64_t cur;           /* current configuration, UINT64_MAX before the first */
-    uint64_t explore;       /* evaluations of the initial random sample */
-    bool walking;           /* the annealing walk has started (from the sample's best) */
+    uint64_t cur;     /* current configuration, UINT64_MAX before the first */
+    uint64_t explore; /* evaluations of the initial random sample */
+    bool walking;     /* the annealing walk has started (from the sample's best) */
 };
 
 static double cost_of(const struct gb_search *x, uint64_t idx)
@@ -638,8 +657,8 @@ int gb_search_create(enum gb_search_kind kind, const struct gb_space *s, gb_vali
     uint64_t d = gb_space_encode(s, choice);
     if (x->state[d] == ST_OPEN)
         x->def = d;
-    x->budget = kind == GB_SEARCH_EXHAUSTIVE || budget == 0 || budget > x->nvalid ? x->nvalid
-                                                                                  : budget;
+    x->budget =
+        kind == GB_SEARCH_EXHAUSTIVE || budget == 0 || budget > x->nvalid ? x->nvalid : budget;
     x->explore = x->budget / EXPLORE_DIV > 2 ? x->budget / EXPLORE_DIV : 2;
     if (kind == GB_SEARCH_RANDOM) {
         /* Fisher-Yates: a uniform random order of the valid configurations. */

@@ -69,14 +69,14 @@ int gb_expr_names(const struct gb_expr *e, int (*fn)(void *user, const char *nam
 /* ---- spaces ----------------------------------------------------------------------------- */
 
 struct gb_tunable {
-    char name[GB_TUNE_NAME_MAX];   /* the kernel's -D define: "WG", "VEC" */
-    size_t n;                      /* number of values, 1..GB_TUNE_MAX_VALUES */
+    char name[GB_TUNE_NAME_MAX]; /* the kernel's -D define: "WG", "VEC" */
+    size_t n;                    /* number of values, 1..GB_TUNE_MAX_VALUES */
     int64_t values[GB_TUNE_MAX_VALUES];
-    size_t def;                    /* index of the default value */
+    size_t def; /* index of the default value */
 };
 
 struct gb_space {
-    size_t n;                      /* number of tunables, 1..GB_TUNE_MAX_TUNABLES */
+    size_t n; /* number of tunables, 1..GB_TUNE_MAX_TUNABLES */
     struct gb_tunable t[GB_TUNE_MAX_TUNABLES];
 };
 

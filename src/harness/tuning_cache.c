@@ -30,7 +30,6 @@
 #include "gb-config.h"
 #include "base/util.h"
 
-
 int gb_tuning_cache_path(const char *explicit_path, char *buf, size_t len)
 {
     int w;
@@ -84,8 +83,9 @@ static int load(const char *path, json_t **root)
     if (!json_is_string(schema) || strcmp(json_string_value(schema), GB_TUNING_SCHEMA) != 0 ||
         !json_is_array(json_object_get(r, "entries"))) {
         json_decref(r);
-        return GB_USER_FAIL(GB_ESCHEMA, "%s is not a gpubench tuning cache (schema \"%s\" with "
-                                        "an entries list); it is left alone",
+        return GB_USER_FAIL(GB_ESCHEMA,
+                            "%s is not a gpubench tuning cache (schema \"%s\" with "
+                            "an entries list); it is left alone",
                             path, GB_TUNING_SCHEMA);
     }
     *root = r;
@@ -118,15 +118,18 @@ static int entry_from_json(const char *path, size_t i, const json_t *e, struct g
     memset(out, 0, sizeof *out);
     const json_t *cfg = json_object_get(e, "config");
     if (!json_is_object(cfg) || json_object_size(cfg) > GB_TUNING_MAX_PARAMS)
-        return GB_USER_FAIL(GB_ESCHEMA, "%s: entries[%zu].config: expected an object of at most "
-                                        "%d integers", path, i, GB_TUNING_MAX_PARAMS);
+        return GB_USER_FAIL(GB_ESCHEMA,
+                            "%s: entries[%zu].config: expected an object of at most "
+                            "%d integers",
+                            path, i, GB_TUNING_MAX_PARAMS);
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)cfg, k, v)
     {
         if (!json_is_integer(v) || strlen(k) >= GB_TUNING_NAME_MAX)
-            return GB_USER_FAIL(GB_ESCHEMA, "%s: entries[%zu].config.%s: expected an integer "
-                                            "tunable with a name under %d characters",
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: entries[%zu].config.%s: expected an integer "
+                                "tunable with a name under %d characters",
                                 path, i, k, GB_TUNING_NAME_MAX);
         memcpy(out->name[out->n], k, strlen(k) + 1);
         out->value[out->n++] = (int64_t)json_integer_value(v);
@@ -196,29 +199,25 @@ static int write_atomic(const char *path, json_t *root)
 {
     char dest[PATH_MAX], tmp[PATH_MAX + 32];
     if (!gb_output_resolve(path, dest, sizeof dest))
-        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
-                            strerror(errno));
+        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path, strerror(errno));
     int fd = gb_tmp_create(dest, tmp, sizeof tmp);
     if (fd < 0)
-        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
-                            strerror(errno));
+        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path, strerror(errno));
     FILE *f = fdopen(fd, "w");
     if (!f) {
         close(fd);
         unlink(tmp);
-        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
-                            strerror(errno));
+        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path, strerror(errno));
     }
-    bool ok = json_dumpf(root, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF &&
-              fflush(f) == 0 && fsync(fileno(f)) == 0;
+    bool ok = json_dumpf(root, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF && fflush(f) == 0 &&
+              fsync(fileno(f)) == 0;
     int saved = errno;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, dest) != 0) {
         if (ok)
             saved = errno;
         unlink(tmp);
-        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path,
-                            strerror(saved));
+        return GB_USER_FAIL(GB_EIO, "cannot write the tuning cache %s: %s", path, strerror(saved));
     }
     return 0;
 }

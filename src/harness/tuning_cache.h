@@ -38,14 +38,14 @@
 
 /* One cached configuration. */
 struct gb_tuning_entry {
-    size_t n;                                          /* number of tunables */
+    size_t n;                                            /* number of tunables */
     char name[GB_TUNING_MAX_PARAMS][GB_TUNING_NAME_MAX]; /* -D define names, "WG", "VEC" */
     int64_t value[GB_TUNING_MAX_PARAMS];
-    double time_s;          /* median seconds per operation of this configuration when tuned */
-    double default_time_s;  /* the kernel's default configuration in the same run; 0 unknown */
-    char search[32];        /* the strategy that found it: "exhaustive", "random", "anneal" */
-    uint64_t evaluations;   /* configurations measured by that search */
-    char updated_utc[32];   /* when it was stored, ISO 8601 */
+    double time_s;         /* median seconds per operation of this configuration when tuned */
+    double default_time_s; /* the kernel's default configuration in the same run; 0 unknown */
+    char search[32];       /* the strategy that found it: "exhaustive", "random", "anneal" */
+    uint64_t evaluations;  /* configurations measured by that search */
+    char updated_utc[32];  /* when it was stored, ISO 8601 */
 };
 
 /* The cache file's path into buf (len bytes): `explicit_path` when non-NULL and non-empty, else

@@ -64,9 +64,17 @@ void gb__draw_charts(struct rep *R)
 /* Transfers: the sustained rate (memory regime: copies larger than the last-level cache), and,
  * as their own rows, the small-copy peak (any size, caches included) and the latency. */
 #define XFER(label, op, cache)                                                                 \
-    {label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false}
-#define FIG(label, fam, op, u) {label, {.suites = fam, .case_name = op, .unit = u}, false}
-#define BY_PREC(label, fam) {label, {.suites = fam, .unit = "FLOP"}, true}
+    {                                                                                          \
+        label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false \
+    }
+#define FIG(label, fam, op, u)                                    \
+    {                                                             \
+        label, {.suites = fam, .case_name = op, .unit = u}, false \
+    }
+#define BY_PREC(label, fam)                          \
+    {                                                \
+        label, {.suites = fam, .unit = "FLOP"}, true \
+    }
 
 const struct gb__figure gb__headline_figures[] = {
     XFER("H2D sustained", "h2d", false),

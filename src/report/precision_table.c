@@ -140,15 +140,15 @@ void gb_print_precision_table(FILE *f, const struct gb_results *rs)
             "best case / why not");
     for (size_t i = 0; i < nrows; i++) {
         const struct gb__row *row = &rows[i];
-        const struct gb_result_device *d =
-            row->device >= 0 && (size_t)row->device < rs->ndevices ? &rs->devices[row->device]
-                                                                   : NULL;
+        const struct gb_result_device *d = row->device >= 0 && (size_t)row->device < rs->ndevices
+                                               ? &rs->devices[row->device]
+                                               : NULL;
         char dev[64];
         snprintf(dev, sizeof dev, "%s:%d %.10s", row->backend, d ? d->index : -1,
                  d ? d->info.name : "?");
         if (!row->best) {
-            fprintf(f, "%-8s %-7s %-7s %-18s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n",
-                    row->suite, row->prec, row->impl, dev, "-", "", "", "", "", "",
+            fprintf(f, "%-8s %-7s %-7s %-18s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n", row->suite,
+                    row->prec, row->impl, dev, "-", "", "", "", "", "",
                     row->failed ? "failed" : "skipped", row->why ? row->why->reason : "");
             continue;
         }
@@ -160,8 +160,7 @@ void gb_print_precision_table(FILE *f, const struct gb_results *rs)
             const struct gb__row *b = &rows[j];
             if (b->best && strcmp(b->suite, row->suite) == 0 &&
                 strcmp(b->backend, row->backend) == 0 && b->device == row->device &&
-                strcmp(b->impl, row->impl) == 0 && strcmp(b->prec, base) == 0 &&
-                b->best_rate > 0)
+                strcmp(b->impl, row->impl) == 0 && strcmp(b->prec, base) == 0 && b->best_rate > 0)
                 snprintf(speed, sizeof speed, "%.2fx", row->best_rate / b->best_rate);
         }
         char err[16] = "", rms[16] = "", peak[16] = "";

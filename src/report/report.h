@@ -31,17 +31,17 @@
 #include "harness/results.h"
 
 struct gb_report_opts {
-    const char *dir;            /* output folder, created when missing */
-    const char *title;          /* NULL: "gpubench report" */
+    const char *dir;                /* output folder, created when missing */
+    const char *title;              /* NULL: "gpubench report" */
     const struct gb_prices *prices; /* NULL: no price sheet */
-    const char *gnuplot;        /* the gnuplot program; NULL: $GPUBENCH_GNUPLOT or "gnuplot" */
+    const char *gnuplot;            /* the gnuplot program; NULL: $GPUBENCH_GNUPLOT or "gnuplot" */
 };
 
 struct gb_report_summary {
-    size_t charts;              /* charts written */
+    size_t charts; /* charts written */
     size_t charts_with_data;
-    size_t charts_failed;       /* gnuplot could not draw them (the report says why) */
-    size_t series;              /* devices side by side */
+    size_t charts_failed; /* gnuplot could not draw them (the report says why) */
+    size_t series;        /* devices side by side */
 };
 
 /* Writes the report of files[0..n) (read with gb_results_read; paths name them in the report).
