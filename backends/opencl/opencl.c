@@ -22,7 +22,9 @@
  * BLAS: gemm() calls CLBlast's C API when gpubench is built with it (HAVE_CLBLAST): Sgemm,
  * Dgemm and Hgemm and their strided-batched forms, behind GB_CAP_BLAS_F32 / F64 / F16. It asks
  * CLBlast for no event, because that event covers only the last of the kernels one call may
- * enqueue; the markers of event_record() around the call cover them all.
+ * enqueue; the markers of event_record() around the call cover them all. It neither flushes nor
+ * waits (the buffers are plain CL_MEM_READ_WRITE, the queue in-order with profiling, as a direct
+ * caller's would be), and it takes a lock only while several devices are open (ocl_gemm).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
@@ -39,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +219,7 @@ struct ocl_device {
     cl_command_queue iq;   /* internal queue: map/unmap of pinned buffers, timer probe */
     enum ocl__timer timer; /* how event_record stamps time on this device */
     cl_mem scratch;        /* target of the 4-byte fills in OCL__TIMER_FILL mode, else NULL */
+    bool counted;          /* counted in ocl__open_devices (a fully opened handle) */
 };
 
 struct ocl_buf {
@@ -704,11 +708,16 @@ fail:
     return rc;
 }
 
+/* Device handles open now, in every thread: ocl_gemm serialises CLBlast only above one. */
+static atomic_int ocl__open_devices;
+
 static void ocl_device_close(struct gb_device *dev)
 {
     if (!dev)
         return;
     struct ocl_device *d = ocl__dev(dev);
+    if (d->counted)
+        atomic_fetch_sub_explicit(&ocl__open_devices, 1, memory_order_acq_rel);
     if (d->scratch)
         clReleaseMemObject(d->scratch);
     if (d->iq)
@@ -741,6 +750,8 @@ static int ocl_device_open(int index, struct gb_device **out)
     if ((rc = OCL_CHECK("clCreateContext", err)) || (rc = ocl__queue_new(d, &d->iq)) ||
         (rc = ocl__probe_timer(d)))
         goto fail;
+    atomic_fetch_add_explicit(&ocl__open_devices, 1, memory_order_acq_rel);
+    d->counted = true;
     *out = &d->pub;
     return 0;
 fail:
@@ -1485,8 +1496,13 @@ static int ocl__clblast_gemm(struct gb_queue *queue, const struct gb_gemm *g)
 /* CLBlast is not safe to call from several threads at once, even on different devices and
  * contexts: its shared caches of compiled programs and tuning parameters are not locked
  * (CLBlast issue #486 - the heap corrupts). The contract lets different devices be driven from
- * different threads, so every call is serialised here. Only the enqueue is serialised: the
- * devices still compute at the same time. */
+ * different threads, so calls are serialised here when they can race: only while more than one
+ * device handle is open (ocl__open_devices). With one handle open, the contract's one host thread
+ * per device means one thread calls CLBlast, and the call takes no lock at all: nothing of
+ * gpubench's own sits between the caller and CLBlast but the type and shape checks. Devices are
+ * opened and closed by the runner between cases, never while a GEMM is being enqueued, so the
+ * count does not change under a call. Only the enqueue is serialised: the devices still compute
+ * at the same time. */
 static pthread_mutex_t ocl__clblast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
@@ -1515,6 +1531,8 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
     if (rc)
         return rc;
 
+    if (atomic_load_explicit(&ocl__open_devices, memory_order_acquire) <= 1)
+        return ocl__clblast_gemm(queue, g);
     pthread_mutex_lock(&ocl__clblast_lock);
     rc = ocl__clblast_gemm(queue, g);
     pthread_mutex_unlock(&ocl__clblast_lock);
