@@ -1187,7 +1187,10 @@ static int ocl__set_arg(struct ocl_kernel *k, struct gb_device *dev, cl_uint i,
     return gb_error_append(rc, "kernel %s, argument %u (%zu bytes)", k->name, (unsigned)i, size);
 }
 
-static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l)
+/* ocl_launch, and ocl_launch_timed with `ev` non-NULL (the launch's event, which the caller
+ * releases; never while q records a graph). */
+static int ocl__launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l,
+                       cl_event *ev)
 {
     struct ocl_queue *q = ocl__queue(queue);
     struct ocl_kernel *k = ocl__kernel(kernel);
@@ -1216,10 +1219,46 @@ static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const st
             return rc;
     if (q->rec)
         return ocl__graph_record(q, k, l->dims, gsz, lsz);
-    rc = OCL_CALL(clEnqueueNDRangeKernel, (q->q, k->k, l->dims, NULL, gsz, lsz, 0, NULL, NULL));
+    rc = OCL_CALL(clEnqueueNDRangeKernel, (q->q, k->k, l->dims, NULL, gsz, lsz, 0, NULL, ev));
     if (rc)
         gb_error_append(rc, "kernel %s", k->name);
     return rc;
+}
+
+static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l)
+{
+    return ocl__launch(queue, kernel, l, NULL);
+}
+
+/* The launch's own event (the queue has profiling enabled): CL_PROFILING_COMMAND_QUEUED, START
+ * and END, as clpeak reads them for its kernel launch latency. */
+static int ocl_launch_timed(struct gb_queue *queue, struct gb_kernel *kernel,
+                            const struct gb_launch *l, struct gb_launch_times *out)
+{
+    int rc = ocl__not_recording(ocl__queue(queue), "launch_timed");
+    if (rc)
+        return rc;
+    cl_event ev = NULL;
+    if ((rc = ocl__launch(queue, kernel, l, &ev)))
+        return rc;
+    cl_ulong tq = 0, ts = 0, te = 0;
+    if (!(rc = OCL_CALL(clWaitForEvents, (1, &ev))) &&
+        !(rc = OCL_CALL(clGetEventProfilingInfo,
+                        (ev, CL_PROFILING_COMMAND_QUEUED, sizeof tq, &tq, NULL))) &&
+        !(rc = OCL_CALL(clGetEventProfilingInfo,
+                        (ev, CL_PROFILING_COMMAND_START, sizeof ts, &ts, NULL))))
+        rc = ocl__event_end(ev, &te);
+    clReleaseEvent(ev);
+    if (rc)
+        return rc;
+    if (!(tq <= ts && ts <= te) || te == 0)
+        return GB_FAIL(GB_EBACKEND, "launch_timed: the platform's profiling timestamps are out "
+                                    "of order (queued %" PRIu64 ", start %" PRIu64 ", end %" PRIu64
+                                    " ns)",
+                       (uint64_t)tq, (uint64_t)ts, (uint64_t)te);
+    out->queued_to_end_ns = (uint64_t)(te - tq);
+    out->start_to_end_ns = (uint64_t)(te - ts);
+    return 0;
 }
 
 /* ---- timing ------------------------------------------------------------------------------- */
@@ -1752,6 +1791,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .kernel_free = ocl_kernel_free,
     .kernel_max_wg = ocl_kernel_max_wg,
     .launch = ocl_launch,
+    .launch_timed = ocl_launch_timed,
     .event_create = ocl_event_create,
     .event_free = ocl_event_free,
     .event_record = ocl_event_record,
