@@ -292,10 +292,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     if (err)
         return err;
 
-    /* Elementwise kernels: one element per work-item, the largest multiple of the work-group
-     * size first, then the remainder as single work-items from `base` (kernels/stream.cl says
-     * why). dot: a fixed number of work-groups with a grid-stride loop, so that the host adds a
-     * few partial sums, as BabelStream does. */
+    /* What is counted does not depend on vec or config. */
     ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
     ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
                     : m->op == OP_COPY                 ? 0.0
@@ -305,6 +302,11 @@ static int memory_setup(struct gb_case_ctx *ctx)
         return dot_tuned_setup(ctx, m, &tuned_e);
     if (m->op == OP_DOT && !m->config[0]) /* else dot_lookup's note of an unreadable cache */
         snprintf(m->config, sizeof m->config, "stream_dot WG=%u (default)", m->wg);
+
+    /* Elementwise kernels: one element (vec > 1: one vector of vec elements) per work-item, the
+     * largest multiple of the work-group size first, then the remainder as single work-items
+     * from `base` (kernels/stream.cl says why). dot: a fixed number of work-groups with a
+     * grid-stride loop, so that the host adds a few partial sums, as BabelStream does. */
     struct gb_launch *l = &m->launch;
     *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {m->wg, 1, 1}};
     struct gb_arg last = {.kind = GB_ARG_U64, .v.u64 = 0}; /* base, or n for dot */
