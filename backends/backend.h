@@ -175,6 +175,18 @@ struct gb_gemm {
     uint64_t stride_a, stride_b, stride_c; /* elements between batch matrices */
 };
 
+/* Device timestamps of one launch (launch_timed), nanoseconds on the device's clock. */
+struct gb_launch_times {
+    /* From the moment the runtime queued the launch to the end of its kernel: OpenCL's
+     * CL_PROFILING_COMMAND_QUEUED to CL_PROFILING_COMMAND_END (clpeak's "kernel launch latency"
+     * measures this); CUDA, which has no queued timestamp, gives an event recorded on the stream
+     * just before the launch to one just after it. */
+    uint64_t queued_to_end_ns;
+    /* The kernel's execution alone: OpenCL's COMMAND_START to COMMAND_END; CUDA: the same event
+     * pair as queued_to_end_ns (no finer mark exists). At most queued_to_end_ns. */
+    uint64_t start_to_end_ns;
+};
+
 struct gb_backend_ops {
     const char *name; /* "opencl", "cuda" */
 
@@ -244,6 +256,14 @@ struct gb_backend_ops {
     /* Enqueues one launch of k on q. GB_EINVAL for a local size above the device's limits or
      * a global size not divisible by the local size, without launching. */
     int (*launch)(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l);
+    /* Optional (NULL: the backend cannot time a launch on the device; the core checks for NULL,
+     * there is no capability bit): `launch`, then waits until that launch has completed and
+     * gives its device timestamps in *out. Checks and errors as for `launch`; GB_EINVAL while q
+     * records a graph; GB_EBACKEND when the platform reports timestamps out of order. Nothing
+     * else need be pending on q: what was enqueued before delays the kernel's start (and so
+     * lengthens queued_to_end_ns), which is the caller's to avoid. */
+    int (*launch_timed)(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l,
+                        struct gb_launch_times *out);
 
     /* ---- timing ------------------------------------------------------------------------ */
 

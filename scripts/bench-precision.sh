@@ -41,13 +41,25 @@ for r in $(seq 1 "$rounds"); do
     -o "$out/gpubench-compute-$r.json" >"$out/gpubench-compute-$r.txt"
 done
 # The SGEMM pair alternates in short rounds: a call of ~0.1 s on a CPU is easily disturbed by
-# other work, and alternating spreads any disturbance over both sides.
-for r in $(seq 1 "$sgemm_rounds"); do
-  echo "bench-precision: SGEMM round $r/$sgemm_rounds: gpubench gemm, then the direct call ..." >&2
+# other work, and alternating spreads any disturbance over both sides. Which side goes first
+# alternates too (gpubench first in odd rounds, the direct call first in even ones), so that a
+# machine whose load drifts within a round favours neither side.
+sgemm_gb() {
   "$build/gpubench" run configs/bench-precision.yaml --suite gemm --device "opencl:$dev" -q \
-    -o "$out/gpubench-gemm-$r.json" >"$out/gpubench-gemm-$r.txt"
+    -o "$out/gpubench-gemm-$1.json" >"$out/gpubench-gemm-$1.txt"
+}
+sgemm_direct() {
   "$build/clblast-direct" -d "$dev" -m 1024 -n 1024 -k 1024 -s 15 -t 0.02 \
-    >"$out/clblast-direct-$r.txt"
+    >"$out/clblast-direct-$1.txt"
+}
+for r in $(seq 1 "$sgemm_rounds"); do
+  if [ $((r % 2)) -eq 1 ]; then
+    echo "bench-precision: SGEMM round $r/$sgemm_rounds: gpubench gemm, then the direct call ..." >&2
+    sgemm_gb "$r"; sgemm_direct "$r"
+  else
+    echo "bench-precision: SGEMM round $r/$sgemm_rounds: the direct call, then gpubench gemm ..." >&2
+    sgemm_direct "$r"; sgemm_gb "$r"
+  fi
 done
 
 clpeak_best() { # clpeak_best SECTION_REGEX WIDTHS... -> the best figure of those widths in that section

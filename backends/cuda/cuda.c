@@ -1250,6 +1250,33 @@ static int cu_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uin
     return 0;
 }
 
+/* A pair of events around the launch on its stream (CUDA has no queued timestamp): both fields
+ * are the pair's elapsed time, at cudaEventElapsedTime's resolution of about 0.5 us. */
+static int cu_launch_timed(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l,
+                           struct gb_launch_times *out)
+{
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if ((rc = CU(cudaStreamIsCapturing, cu_queue(q)->stream, &st)))
+        return rc;
+    if (st != cudaStreamCaptureStatusNone)
+        return GB_FAIL(GB_EINVAL, "launch_timed: the queue is recording a graph");
+    struct gb_event *e0 = NULL, *e1 = NULL;
+    uint64_t ns = 0;
+    if (!(rc = cu_event_create(q->dev, &e0)) && !(rc = cu_event_create(q->dev, &e1)) &&
+        !(rc = cu_event_record(q, e0)) && !(rc = cu_launch(q, k, l)) &&
+        !(rc = cu_event_record(q, e1)) && !(rc = cu_event_sync(e1)))
+        rc = cu_event_elapsed_ns(e0, e1, &ns);
+    cu_event_free(e0);
+    cu_event_free(e1);
+    if (rc)
+        return rc;
+    out->queued_to_end_ns = out->start_to_end_ns = ns;
+    return 0;
+}
+
 /* ---- BLAS ------------------------------------------------------------------------------------ */
 
 uint16_t gb_cuda_f16_bits(float f)
@@ -1445,6 +1472,7 @@ const struct gb_backend_ops gb_cuda_ops = {
     .kernel_free = cu_kernel_free,
     .kernel_max_wg = cu_kernel_max_wg,
     .launch = cu_launch,
+    .launch_timed = cu_launch_timed,
     .event_create = cu_event_create,
     .event_free = cu_event_free,
     .event_record = cu_event_record,

@@ -22,7 +22,9 @@
  * BLAS: gemm() calls CLBlast's C API when gpubench is built with it (HAVE_CLBLAST): Sgemm,
  * Dgemm and Hgemm and their strided-batched forms, behind GB_CAP_BLAS_F32 / F64 / F16. It asks
  * CLBlast for no event, because that event covers only the last of the kernels one call may
- * enqueue; the markers of event_record() around the call cover them all.
+ * enqueue; the markers of event_record() around the call cover them all. It neither flushes nor
+ * waits (the buffers are plain CL_MEM_READ_WRITE, the queue in-order with profiling, as a direct
+ * caller's would be), and it takes a lock only while several devices are open (ocl_gemm).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
@@ -39,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +220,7 @@ struct ocl_device {
     cl_command_queue iq;   /* internal queue: map/unmap of pinned buffers, timer probe */
     enum ocl__timer timer; /* how event_record stamps time on this device */
     cl_mem scratch;        /* target of the 4-byte fills in OCL__TIMER_FILL mode, else NULL */
+    bool counted;          /* counted in ocl__open_devices (a fully opened handle) */
 };
 
 struct ocl_buf {
@@ -743,11 +747,16 @@ fail:
     return rc;
 }
 
+/* Device handles open now, in every thread: ocl_gemm serialises CLBlast only above one. */
+static atomic_int ocl__open_devices;
+
 static void ocl_device_close(struct gb_device *dev)
 {
     if (!dev)
         return;
     struct ocl_device *d = ocl__dev(dev);
+    if (d->counted)
+        atomic_fetch_sub_explicit(&ocl__open_devices, 1, memory_order_acq_rel);
     if (d->scratch)
         clReleaseMemObject(d->scratch);
     if (d->iq)
@@ -780,6 +789,8 @@ static int ocl_device_open(int index, struct gb_device **out)
     if ((rc = OCL_CHECK("clCreateContext", err)) || (rc = ocl__queue_new(d, &d->iq)) ||
         (rc = ocl__probe_timer(d)))
         goto fail;
+    atomic_fetch_add_explicit(&ocl__open_devices, 1, memory_order_acq_rel);
+    d->counted = true;
     *out = &d->pub;
     return 0;
 fail:
@@ -1212,7 +1223,10 @@ static int ocl__set_arg(struct ocl_kernel *k, struct gb_device *dev, cl_uint i,
     return gb_error_append(rc, "kernel %s, argument %u (%zu bytes)", k->name, (unsigned)i, size);
 }
 
-static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l)
+/* ocl_launch, and ocl_launch_timed with `ev` non-NULL (the launch's event, which the caller
+ * releases; never while q records a graph). */
+static int ocl__launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l,
+                       cl_event *ev)
 {
     struct ocl_queue *q = ocl__queue(queue);
     struct ocl_kernel *k = ocl__kernel(kernel);
@@ -1241,10 +1255,46 @@ static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const st
             return rc;
     if (q->rec)
         return ocl__graph_record(q, k, l->dims, gsz, lsz);
-    rc = OCL_CALL(clEnqueueNDRangeKernel, (q->q, k->k, l->dims, NULL, gsz, lsz, 0, NULL, NULL));
+    rc = OCL_CALL(clEnqueueNDRangeKernel, (q->q, k->k, l->dims, NULL, gsz, lsz, 0, NULL, ev));
     if (rc)
         gb_error_append(rc, "kernel %s", k->name);
     return rc;
+}
+
+static int ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l)
+{
+    return ocl__launch(queue, kernel, l, NULL);
+}
+
+/* The launch's own event (the queue has profiling enabled): CL_PROFILING_COMMAND_QUEUED, START
+ * and END, as clpeak reads them for its kernel launch latency. */
+static int ocl_launch_timed(struct gb_queue *queue, struct gb_kernel *kernel,
+                            const struct gb_launch *l, struct gb_launch_times *out)
+{
+    int rc = ocl__not_recording(ocl__queue(queue), "launch_timed");
+    if (rc)
+        return rc;
+    cl_event ev = NULL;
+    if ((rc = ocl__launch(queue, kernel, l, &ev)))
+        return rc;
+    cl_ulong tq = 0, ts = 0, te = 0;
+    if (!(rc = OCL_CALL(clWaitForEvents, (1, &ev))) &&
+        !(rc = OCL_CALL(clGetEventProfilingInfo,
+                        (ev, CL_PROFILING_COMMAND_QUEUED, sizeof tq, &tq, NULL))) &&
+        !(rc = OCL_CALL(clGetEventProfilingInfo,
+                        (ev, CL_PROFILING_COMMAND_START, sizeof ts, &ts, NULL))))
+        rc = ocl__event_end(ev, &te);
+    clReleaseEvent(ev);
+    if (rc)
+        return rc;
+    if (!(tq <= ts && ts <= te) || te == 0)
+        return GB_FAIL(GB_EBACKEND,
+                       "launch_timed: the platform's profiling timestamps are out "
+                       "of order (queued %" PRIu64 ", start %" PRIu64 ", end %" PRIu64 " ns)",
+                       (uint64_t)tq, (uint64_t)ts, (uint64_t)te);
+    out->queued_to_end_ns = (uint64_t)(te - tq);
+    out->start_to_end_ns = (uint64_t)(te - ts);
+    return 0;
 }
 
 /* ---- timing ------------------------------------------------------------------------------- */
@@ -1521,8 +1571,13 @@ static int ocl__clblast_gemm(struct gb_queue *queue, const struct gb_gemm *g)
 /* CLBlast is not safe to call from several threads at once, even on different devices and
  * contexts: its shared caches of compiled programs and tuning parameters are not locked
  * (CLBlast issue #486 - the heap corrupts). The contract lets different devices be driven from
- * different threads, so every call is serialised here. Only the enqueue is serialised: the
- * devices still compute at the same time. */
+ * different threads, so calls are serialised here when they can race: only while more than one
+ * device handle is open (ocl__open_devices). With one handle open, the contract's one host thread
+ * per device means one thread calls CLBlast, and the call takes no lock at all: nothing of
+ * gpubench's own sits between the caller and CLBlast but the type and shape checks. Devices are
+ * opened and closed by the runner between cases, never while a GEMM is being enqueued, so the
+ * count does not change under a call. Only the enqueue is serialised: the devices still compute
+ * at the same time. */
 static pthread_mutex_t ocl__clblast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
@@ -1551,6 +1606,8 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
     if (rc)
         return rc;
 
+    if (atomic_load_explicit(&ocl__open_devices, memory_order_acquire) <= 1)
+        return ocl__clblast_gemm(queue, g);
     pthread_mutex_lock(&ocl__clblast_lock);
     rc = ocl__clblast_gemm(queue, g);
     pthread_mutex_unlock(&ocl__clblast_lock);
@@ -1767,6 +1824,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .kernel_free = ocl_kernel_free,
     .kernel_max_wg = ocl_kernel_max_wg,
     .launch = ocl_launch,
+    .launch_timed = ocl_launch_timed,
     .event_create = ocl_event_create,
     .event_free = ocl_event_free,
     .event_record = ocl_event_record,
