@@ -73,6 +73,18 @@ const char *gb_test_tmpdir(void)
     return path;
 }
 
+/* The test running now (its own process group), for the signal handler: Ctrl-C or SIGTERM on
+ * the runner ends that test's whole group too, so no gpubench it started outlives the runner. */
+static volatile sig_atomic_t running_pid;
+
+static void on_stop(int sig)
+{
+    if (running_pid > 0)
+        kill(-(pid_t)running_pid, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* Runs one test in a child with stdout/stderr to a temporary file; returns its verdict. */
 static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
 {
@@ -94,6 +106,8 @@ static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
         fflush(NULL);
         _exit(GB_TEST_PASS);
     }
+    setpgid(pid, pid); /* as the child does: no window where a signal finds no group */
+    running_pid = pid;
     int status = 0, verdict;
     bool timed_out = false;
     for (;;) {
@@ -109,6 +123,7 @@ static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
         }
         usleep(2000);
     }
+    running_pid = 0;
     *secs = now() - t0;
     lseek(fd, 0, SEEK_SET);
     ssize_t n = read(fd, log, cap - 1);
@@ -140,6 +155,8 @@ int main(int argc, char **argv)
         first = 2;
     }
     qsort(tests, ntests, sizeof *tests, by_name);
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
     /* Tests never touch the user's tuning cache: a profile with tuned: true or a tuning search
      * reads and writes this run's own file instead. */
     if (!list && !getenv("GPUBENCH_TUNING_CACHE")) {

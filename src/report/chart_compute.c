@@ -85,8 +85,9 @@ void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k)
     for (size_t q = 0; q < n; q++)
         for (size_t ser = 0; ser < R->nser; ser++)
             if (cats[q].best[ser])
-                find(c, "%s, %s: %.3g GFLOP/s with max relative error %.2g.", R->ser[ser].label,
-                     cats[q].label, cats[q].v[ser], cats[q].best[ser]->max_error);
+                find(c, "%s, %s: %.3g %s with max relative error %.2g.", R->ser[ser].label,
+                     cats[q].label, cats[q].v[ser], cats[q].best[ser]->unit,
+                     cats[q].best[ser]->max_error);
 out:
     free(cats);
     free(s.p);
