@@ -3,6 +3,7 @@
  * nights: compare/baseline.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,8 +105,14 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", a.dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
+    /* Promoting the baseline file itself (nightly.sh does, to start its nights) adds it as a
+     * night and copies nothing; any other input must not be the baseline's path. */
+    struct stat st_in, st_out;
+    const bool is_baseline = stat(file, &st_in) == 0 && stat(path, &st_out) == 0 &&
+                             st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino;
     const char *inputs[] = {file};
-    if ((rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
+    if (!is_baseline &&
+        (rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
         return rc;
     /* The nights folder is the baseline's path without ".json". A baseline from before nights
      * (the file without its folder) becomes the first night, unless this is a restart. */
@@ -128,7 +135,7 @@ int gb_cmd_baseline(int argc, char **argv)
         printf("baseline: %s, from before nights, is the first night of %s\n", path, folder);
     }
     gb_error_clear();
-    if (gb_baseline_copy(file, path)) {
+    if (!is_baseline && gb_baseline_copy(file, path)) {
         fprintf(stderr, "gpubench baseline: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
