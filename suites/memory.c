@@ -186,7 +186,9 @@ static int dot_lookup(struct gb_case_ctx *ctx, struct memory *m, const char *cfg
 {
     *found = false;
     const bool want = strcmp(cfg, "tuned") == 0;
-    if (strcmp(cfg, "default") == 0)
+    /* default; or auto in a test build (the hook's define, e.g. GB_BREAK, reaches stream.cl's
+     * kernels only, so a cache entry must not swap in dot.cl's). */
+    if (strcmp(cfg, "default") == 0 || (!want && m->hook.test_define))
         return 0;
     if (m->dbl)
         return want ? gb_case_skip(ctx, "config tuned: the tuning suite tunes the float dot only")
