@@ -2,7 +2,11 @@
  * 2017): copy c = a, mul b = s*c, add c = a + b, triad a = b + s*c, dot sum(a*b).
  *
  * Tunables (-D): T element type (float, double); WG work-group size of the dot reduction (a
- * power of two).
+ * power of two); VEC (1, 2, 4, 8, 16; OpenCL only) elements per work-item of copy, mul, add and
+ * triad, as one OpenCL vector of VEC elements (T##VEC): the arrays are read and written as
+ * vectors, work-item i handles elements VEC*i .. VEC*i + VEC-1, and `base` counts vectors. The
+ * same bytes are moved; only the shape of the loads and stores changes (on a CPU device, one
+ * work-item's vector becomes one SIMD load or store however the runtime packs work-items).
  *
  * copy, mul, add and triad handle one element per work-item, element base + global id, with no
  * bounds check and no loop: that is the form every OpenCL and CUDA compiler vectorises best (a
@@ -12,9 +16,10 @@
  * dot uses a grid-stride loop over a fixed number of work-groups and writes one partial sum per
  * work-group.
  *
- * Test define: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (a partial
- * write) and dot drop the terms of work-item 0 (a dropped chunk of the reduction);
- * tests/test_verify.c checks that verification catches both.
+ * Test define: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (with
+ * VEC > 1, of vector 0: elements 0 .. VEC-1; a partial write either way) and dot drop the
+ * terms of work-item 0 (a dropped chunk of the reduction); tests/test_verify.c checks that
+ * verification catches both.
  */
 
 #ifdef GB_BREAK
@@ -25,7 +30,18 @@
 #define GB_SKIP_FIRST(i)
 #endif
 
-GB_KERNEL void stream_copy(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_GLOBAL T *GB_RESTRICT c,
+#ifndef VEC
+#define VEC 1
+#endif
+#if VEC == 1
+#define TV T
+#else
+#define GB_STREAM_CAT_(a, b) a##b
+#define GB_STREAM_CAT(a, b) GB_STREAM_CAT_(a, b)
+#define TV GB_STREAM_CAT(T, VEC) /* float4, double8, ... */
+#endif
+
+GB_KERNEL void stream_copy(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_GLOBAL TV *GB_RESTRICT c,
                            unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
@@ -33,7 +49,7 @@ GB_KERNEL void stream_copy(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_GLOBAL T *GB_RES
     c[i] = a[i];
 }
 
-GB_KERNEL void stream_mul(GB_GLOBAL T *GB_RESTRICT b, GB_CONSTANT_ARG T *GB_RESTRICT c, T s,
+GB_KERNEL void stream_mul(GB_GLOBAL TV *GB_RESTRICT b, GB_CONSTANT_ARG TV *GB_RESTRICT c, T s,
                           unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
@@ -41,16 +57,16 @@ GB_KERNEL void stream_mul(GB_GLOBAL T *GB_RESTRICT b, GB_CONSTANT_ARG T *GB_REST
     b[i] = s * c[i];
 }
 
-GB_KERNEL void stream_add(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
-                          GB_GLOBAL T *GB_RESTRICT c, unsigned long base)
+GB_KERNEL void stream_add(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
+                          GB_GLOBAL TV *GB_RESTRICT c, unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
     c[i] = a[i] + b[i];
 }
 
-GB_KERNEL void stream_triad(GB_GLOBAL T *GB_RESTRICT a, GB_CONSTANT_ARG T *GB_RESTRICT b,
-                            GB_CONSTANT_ARG T *GB_RESTRICT c, T s, unsigned long base)
+GB_KERNEL void stream_triad(GB_GLOBAL TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
+                            GB_CONSTANT_ARG TV *GB_RESTRICT c, T s, unsigned long base)
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);

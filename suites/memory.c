@@ -20,17 +20,39 @@
  * Algorithms", 2nd ed., §3.1: any summation order, the depth in place of n), plus the host's
  * long double sum of the partial sums. All terms are positive, so a work-item's missing terms
  * (a fraction 1/(groups wg) of the sum) exceed the bound whenever n u is below about 1.
+ *
+ * Axis vec (copy, mul, add, triad; OpenCL only): each work-item moves one OpenCL vector of vec
+ * elements (kernels/stream.cl); the bytes counted stay arrays x n x sizeof(T). The element count
+ * must be a multiple of vec, and vec a power of two; else the case is skipped. dot ignores it
+ * (normalised to 1).
+ *
+ * Axis config (dot; the other kernels normalise it to `default`):
+ *   default  BabelStream's dot (stream_dot: grid-stride over 64 work-groups per compute unit of
+ *            `wg` work-items, tree reduction, the host adds the partial sums);
+ *   tuned    the tuning suite's best configuration of kernels/dot.cl for this device and this
+ *            element count (tuning cache key "dot", "n=<n> type=float"; float only), run as
+ *            the tuning suite timed it: dot_partial then dot_final, the whole reduction on the
+ *            device; `wg` is then the tuned WG. Skipped when the cache has no such entry;
+ *   auto     tuned when the cache (the entry's tuning_cache, else the default location) holds
+ *            an entry for this device and element count, else default. An unreadable cache is
+ *            not an error here: auto then runs the default and says why in `config`.
+ * The tuned dot is verified as above, with the depth of its own summation tree (a conservative
+ * bound: dot_tol_depth). A dot result's text figure `config` names the configuration that ran
+ * and says "(tuned)" or "(default...)".
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/config.h"
+#include "harness/tuning_cache.h"
 #include "suites/common.h"
 #include "suites/memory_state.h"
 
 static const char *const ops[] = {"copy", "mul", "add", "triad", "dot", NULL};
 static const char *const types[] = {"float", "double", NULL};
+static const char *const configs[] = {"auto", "default", "tuned", NULL};
 
 static const struct gb_axis_def axes[] = {
     {.name = "op",
@@ -56,6 +78,19 @@ static const struct gb_axis_def axes[] = {
      .zero_picks = true,
      .help = "bytes per array (each kernel touches 2 or 3 arrays); 0: 4x the last-level cache, "
              "at least 128 MiB, at most the largest allocation (figure array_bytes)"},
+    {.name = "vec",
+     .type = GB_V_INT,
+     .def = "1",
+     .min = 1,
+     .max = 16,
+     .help = "copy, mul, add, triad: elements per work-item as one OpenCL vector (1, 2, 4, 8, "
+             "16)"},
+    {.name = "config",
+     .type = GB_V_STR,
+     .def = "auto",
+     .choices = configs,
+     .help = "dot: default (BabelStream's kernel), tuned (the tuning cache's configuration), "
+             "auto (tuned when the cache has one for this device and size)"},
 };
 
 static const struct {
@@ -74,6 +109,18 @@ static enum memory_op parse_op(const char *s)
         if (strcmp(op_table[o].kernel + strlen("stream_"), s) == 0)
             return o;
     return OP_COPY;
+}
+
+/* dot ignores vec; the other kernels have one configuration. */
+static bool memory_normalize(struct gb_params *p)
+{
+    const bool dot = strcmp(gb_params_str(p, "op"), "dot") == 0;
+    struct gb_value *v;
+    if (dot && (v = gb_params_slot(p, "vec")))
+        v->u.i = 1;
+    if (!dot && (v = gb_params_slot(p, "config")))
+        snprintf(v->s, sizeof v->s, "default");
+    return true;
 }
 
 static struct gb_arg buf_arg(struct gb_buf *b)
@@ -124,6 +171,128 @@ static const struct {
     [OP_TRIAD] = {6u, 0},     [OP_DOT] = {3u, -1},
 };
 
+/* kernels/dot.cl's tunables as the tuning suite's dot names them, with its defaults. */
+static const struct {
+    const char *name;
+    int64_t def;
+} dot_tunables[] = {{"WG", 256}, {"VEC", 1}, {"LAYOUT", 1}, {"REDUCE", 0}, {"GPC", 64}};
+#define DOT_FWG 64 /* dot_final's work-group: kernels/dot.cl's FWG default, as tuning uses it */
+
+/* Looks up the tuned dot for this case (float, n elements) as axis config says. Returns 0 with
+ * *found, e filled when found; a skip for config tuned without an entry; the cache's error for
+ * config tuned (auto falls back to the default and notes why in m->config). */
+static int dot_lookup(struct gb_case_ctx *ctx, struct memory *m, const char *cfg,
+                      struct gb_tuning_entry *e, bool *found)
+{
+    *found = false;
+    const bool want = strcmp(cfg, "tuned") == 0;
+    /* default; or auto in a test build (the hook's define, e.g. GB_BREAK, reaches stream.cl's
+     * kernels only, so a cache entry must not swap in dot.cl's). */
+    if (strcmp(cfg, "default") == 0 || (!want && m->hook.test_define))
+        return 0;
+    if (m->dbl)
+        return want ? gb_case_skip(ctx, "config tuned: the tuning suite tunes the float dot only")
+                    : 0;
+    char problem[64];
+    snprintf(problem, sizeof problem, "n=%llu type=float", (unsigned long long)m->n);
+    const char *path = ctx->run ? ctx->run->tuning_cache : NULL;
+    int err = gb_tuning_lookup(path, ctx->dev, "dot", problem, e, found);
+    if (err && want)
+        return err;
+    if (err) {
+        *found = false;
+        snprintf(m->config, sizeof m->config, "stream_dot WG=%u (default; tuning cache unreadable)",
+                 m->wg);
+        return 0;
+    }
+    if (!*found && want)
+        return gb_case_skip(ctx,
+                            "config tuned: the tuning cache has no dot entry for %s on this "
+                            "device (run the tuning suite with kernel: dot, size: %llu)",
+                            problem, (unsigned long long)m->n);
+    return 0;
+}
+
+/* The tuned dot: dot_partial and dot_final of kernels/dot.cl with the configuration of e, laid
+ * out as the tuning suite launches them (suites/tuning.c, geometry and instantiate). The total
+ * lands in m->sums[0] (m->groups = 1), so verify adds one value. Records in m->tol_depth the
+ * depth of the kernels' summation (dot_verify). */
+static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
+                           const struct gb_tuning_entry *e)
+{
+    const struct gb_device_info *info = &ctx->dev->info;
+    int64_t v[5];
+    for (size_t i = 0; i < 5; i++)
+        v[i] = gb_tuning_get(e, dot_tunables[i].name, dot_tunables[i].def);
+    const int64_t wg = v[0], vec = v[1], layout = v[2], reduce = v[3], gpc = v[4];
+    snprintf(m->config, sizeof m->config,
+             "WG=%lld VEC=%lld LAYOUT=%lld REDUCE=%lld GPC=%lld (tuned)", (long long)wg,
+             (long long)vec, (long long)layout, (long long)reduce, (long long)gpc);
+    if (wg <= 0 || wg > 65536 || vec <= 0 || gpc <= 0 || layout < 0 || layout > 1 || reduce < 0 ||
+        reduce > 2 || (reduce == 0 && (wg & (wg - 1))) || m->n % (uint64_t)vec)
+        return GB_FAIL(GB_EINVAL,
+                       "tuned dot %s: not a valid configuration for n = %llu "
+                       "(kernels/dot.cl lists the rules)",
+                       m->config, (unsigned long long)m->n);
+    int err = gb_case_check_wg(ctx, (uint32_t)wg);
+    if (err)
+        return err;
+    m->wg = (uint32_t)wg;
+    char d[6][32];
+    const char *defs[6];
+    snprintf(d[0], sizeof d[0], "T=float");
+    for (size_t i = 0; i < 4; i++)
+        snprintf(d[i + 1], sizeof d[0], "%s=%lld", dot_tunables[i].name, (long long)v[i]);
+    snprintf(d[5], sizeof d[0], "FWG=%d", DOT_FWG);
+    for (size_t i = 0; i < 6; i++)
+        defs[i] = d[i];
+    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 6, (uint32_t)wg, &m->prog,
+                                &m->k)) ||
+        (err = ctx->ops->kernel_get(m->prog, "dot_final", &m->k2)))
+        return err;
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(m->k2, &kmax)))
+        return err;
+    if (DOT_FWG > kmax || DOT_FWG > info->max_wg_size)
+        return gb_case_skip(ctx, "dot_final's work-group of %d exceeds this kernel's maximum %u",
+                            DOT_FWG, kmax);
+    const uint64_t cu = info->compute_units ? info->compute_units : 1;
+    const uint64_t items = (uint64_t)gpc * cu * (uint64_t)wg;
+    const uint64_t parts = reduce == 2 ? items : items / (uint64_t)wg;
+    if ((err = gb_case_alloc(ctx, parts * sizeof(float), GB_MEM_DEVICE, &m->partial)) ||
+        (err = gb_case_poison(ctx, m->partial, parts * sizeof(float), GB_F32)) ||
+        (err = gb_case_alloc(ctx, sizeof(float), GB_MEM_DEVICE, &m->sums)) ||
+        (err = gb_case_poison(ctx, m->sums, sizeof(float), GB_F32)))
+        return err;
+    m->groups = 1;
+    /* The summation depth (Higham §3.1, a conservative count: every sequential sum of k terms
+     * counted as k levels): the products and the steps of one accumulator (ceil(n / VEC /
+     * items)), the VEC accumulators added in turn, the work-group's reduction (REDUCE 0: a tree
+     * of log2 WG levels; 1: WG terms in turn; 2: none), then dot_final: ceil(parts / FWG) per
+     * work-item and FWG in turn. */
+    const uint64_t nv = m->n / (uint64_t)vec;
+    double depth = (double)((nv + items - 1) / items) + (double)vec;
+    if (reduce == 0)
+        for (int64_t w = wg; w > 1; w /= 2)
+            depth += 1;
+    else if (reduce == 1)
+        depth += (double)wg;
+    depth += (double)((parts + DOT_FWG - 1) / DOT_FWG) + DOT_FWG;
+    m->tol_depth = depth;
+    m->launch = (struct gb_launch){
+        .dims = 1, .global = {items, 1, 1}, .local = {(uint32_t)wg, 1, 1}, .nargs = 4};
+    m->launch.args[0] = buf_arg(m->a), m->launch.args[1] = buf_arg(m->b);
+    m->launch.args[2] = buf_arg(m->partial);
+    m->launch.args[3] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = m->n};
+    m->launch2 = (struct gb_launch){
+        .dims = 1, .global = {DOT_FWG, 1, 1}, .local = {DOT_FWG, 1, 1}, .nargs = 3};
+    m->launch2.args[0] = buf_arg(m->partial), m->launch2.args[1] = buf_arg(m->sums);
+    m->launch2.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = parts};
+    m->tail.global[0] = 0;
+    m->tuned = true;
+    return 0;
+}
+
 static int memory_setup(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
@@ -132,6 +301,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     m->dbl = strcmp(gb_params_str(ctx->params, "type"), "double") == 0;
     m->esize = m->dbl ? sizeof(double) : sizeof(float);
     m->wg = (uint32_t)gb_params_int(ctx->params, "wg");
+    m->vec = (uint32_t)gb_params_int(ctx->params, "vec");
     uint64_t bytes = gb_params_size(ctx->params, "size");
     if (bytes == 0) {
         /* BabelStream's advice: each array at least 4x the last-level cache, so that the
@@ -152,23 +322,40 @@ static int memory_setup(struct gb_case_ctx *ctx)
     if (m->n == 0)
         return gb_case_skip(ctx, "size %llu is smaller than one element",
                             (unsigned long long)bytes);
-    int err = gb_case_check_wg(ctx, m->wg);
-    if (err)
+    struct gb_tuning_entry tuned_e;
+    bool tuned = false;
+    int err;
+    if (m->op == OP_DOT &&
+        (err = dot_lookup(ctx, m, gb_params_str(ctx->params, "config"), &tuned_e, &tuned)))
         return err;
-    if (m->op == OP_DOT && (m->wg & (m->wg - 1)))
+    if (m->vec > 1) {
+        if (m->vec & (m->vec - 1))
+            return gb_case_skip(ctx, "vec %u: OpenCL vectors have 2, 4, 8 or 16 elements", m->vec);
+        if (strcmp(ctx->ops->name, "opencl") != 0)
+            return gb_case_skip(ctx, "vec %u: the kernels use OpenCL vector types", m->vec);
+        if (m->n % m->vec)
+            return gb_case_skip(ctx, "vec %u: %llu elements are not a multiple of it", m->vec,
+                                (unsigned long long)m->n);
+    }
+    if (!tuned && (err = gb_case_check_wg(ctx, m->wg)))
+        return err;
+    if (!tuned && m->op == OP_DOT && (m->wg & (m->wg - 1)))
         return gb_case_skip(ctx, "dot needs a power-of-two work-group size, not %u", m->wg);
     if (info->global_mem && 3 * m->n * m->esize > info->global_mem)
         return gb_case_skip(ctx, "three arrays of %llu bytes exceed the device's %llu bytes",
                             (unsigned long long)(m->n * m->esize),
                             (unsigned long long)info->global_mem);
 
-    char def_t[32], def_wg[32];
-    snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
-    snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
-    const char *defines[] = {def_t, def_wg};
-    if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 2, m->wg,
-                                    &m->prog, &m->k)))
-        return err;
+    if (!tuned) {
+        char def_t[32], def_wg[32], def_vec[32];
+        snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
+        snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
+        snprintf(def_vec, sizeof def_vec, "VEC=%u", m->vec);
+        const char *defines[] = {def_t, def_wg, def_vec};
+        if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3, m->wg,
+                                        &m->prog, &m->k)))
+            return err;
+    }
 
     uint64_t bytes_arr = m->n * m->esize;
     if ((err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->a)) ||
@@ -192,10 +379,22 @@ static int memory_setup(struct gb_case_ctx *ctx)
     if (err)
         return err;
 
-    /* Elementwise kernels: one element per work-item, the largest multiple of the work-group
-     * size first, then the remainder as single work-items from `base` (kernels/stream.cl says
-     * why). dot: a fixed number of work-groups with a grid-stride loop, so that the host adds a
-     * few partial sums, as BabelStream does. */
+    /* What is counted does not depend on vec or config. */
+    ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
+    ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
+                    : m->op == OP_COPY                   ? 0.0
+                                                         : (double)m->n;
+    ctx->op.working_set = ctx->op.bytes; /* each array is moved once per operation */
+    ctx->op.timer = GB_TIMER_DEVICE;
+    if (tuned)
+        return dot_tuned_setup(ctx, m, &tuned_e);
+    if (m->op == OP_DOT && !m->config[0]) /* else dot_lookup's note of an unreadable cache */
+        snprintf(m->config, sizeof m->config, "stream_dot WG=%u (default)", m->wg);
+
+    /* Elementwise kernels: one element (vec > 1: one vector of vec elements) per work-item, the
+     * largest multiple of the work-group size first, then the remainder as single work-items
+     * from `base` (kernels/stream.cl says why). dot: a fixed number of work-groups with a
+     * grid-stride loop, so that the host adds a few partial sums, as BabelStream does. */
     struct gb_launch *l = &m->launch;
     *l = (struct gb_launch){.dims = 1, .global = {0, 1, 1}, .local = {m->wg, 1, 1}};
     struct gb_arg last = {.kind = GB_ARG_U64, .v.u64 = 0}; /* base, or n for dot */
@@ -236,21 +435,21 @@ static int memory_setup(struct gb_case_ctx *ctx)
         l->args[3] = last;
         break;
     }
-    if (m->op != OP_DOT)
-        gb_launch_split_tail(l, &m->tail, m->n, l->nargs - 1);
-    ctx->op.bytes = (double)op_table[m->op].arrays * (double)m->n * (double)m->esize;
-    ctx->op.flops = m->op == OP_TRIAD || m->op == OP_DOT ? 2.0 * (double)m->n
-                    : m->op == OP_COPY                   ? 0.0
-                                                         : (double)m->n;
-    ctx->op.working_set = ctx->op.bytes; /* each array is moved once per operation */
-    ctx->op.timer = GB_TIMER_DEVICE;
+    if (m->op != OP_DOT) /* in vectors of vec elements */
+        gb_launch_split_tail(l, &m->tail, m->n / m->vec, l->nargs - 1);
     return 0;
 }
 
 static int memory_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct memory *m = ctx->state;
-    return gb_case_launch_reps(ctx, m->k, &m->launch, &m->tail, reps);
+    if (!m->tuned)
+        return gb_case_launch_reps(ctx, m->k, &m->launch, &m->tail, reps);
+    int err = 0;
+    for (uint64_t r = 0; r < reps && !err; r++)
+        if (!(err = ctx->ops->launch(ctx->q, m->k, &m->launch)))
+            err = ctx->ops->launch(ctx->q, m->k2, &m->launch2);
+    return err;
 }
 
 static double elem(const struct memory *m, const void *p, uint64_t i)
@@ -292,12 +491,15 @@ static int dot_verify(struct gb_case_ctx *ctx, struct memory *m)
     }
     gold += comp;
     /* Depth: the terms one work-item adds in turn, then the tree of log2(wg) levels; the host's
-     * long double sums (the reference's and the partial sums') add a few 2^-63 at most. */
-    const uint64_t items = m->groups * m->wg;
-    const double per_item = (double)((m->n + items - 1) / items);
-    double depth = per_item;
-    for (uint32_t w = m->wg; w > 1; w /= 2)
-        depth += 1;
+     * long double sums (the reference's and the partial sums') add a few 2^-63 at most. The
+     * tuned kernels' depth was counted in setup (dot_tuned_setup). */
+    double depth = m->tol_depth;
+    if (!m->tuned) {
+        const uint64_t items = m->groups * m->wg;
+        depth = (double)((m->n + items - 1) / items);
+        for (uint32_t w = m->wg; w > 1; w /= 2)
+            depth += 1;
+    }
     const double u = m->dbl ? 0x1p-53 : 0x1p-24;
     const double tol = gamma_d(depth, u) + ((double)m->groups + 4.0) * 0x1p-62;
     ctx->max_error = (double)(fabsl(total - gold) / gold);
@@ -362,17 +564,22 @@ static int memory_verify(struct gb_case_ctx *ctx)
 static void memory_teardown(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
-    gb_case_free_bufs(ctx, &m->a, &m->b, &m->c, &m->sums, NULL);
+    gb_case_free_bufs(ctx, &m->a, &m->b, &m->c, &m->sums, &m->partial, NULL);
+    if (m->k2)
+        ctx->ops->kernel_free(m->k2);
+    m->k2 = NULL;
     gb_case_free_kernel(ctx, &m->k, &m->prog);
 }
 
-/* With size 0 (the default), the array size the device got. */
+/* With size 0 (the default), the array size the device got; dot: which configuration ran. */
 static void memory_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     const struct memory *m = ctx->state;
     (void)op_time_s;
     if (gb_params_size(ctx->params, "size") == 0)
         gb_case_figure(ctx, "array_bytes", "B", (double)(m->n * m->esize));
+    if (m->op == OP_DOT)
+        gb_case_text(ctx, "config", "%s", m->config);
 }
 
 const struct gb_suite gb_suite_memory = {
@@ -381,6 +588,7 @@ const struct gb_suite gb_suite_memory = {
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
     .state_size = sizeof(struct memory),
+    .normalize = memory_normalize,
     .setup = memory_setup,
     .run = memory_run,
     .verify = memory_verify,

@@ -16,12 +16,21 @@ struct memory {
     size_t esize;
     uint64_t n;
     uint32_t wg;
-    uint64_t groups; /* dot: work-groups, = partial sums */
+    uint32_t vec;    /* copy, mul, add, triad: elements per work-item (axis vec) */
+    uint64_t groups; /* dot: values in sums that verify adds (tuned: 1, the total) */
     struct gb_buf *a, *b, *c, *sums;
     struct gb_program *prog;
     struct gb_kernel *k;
     struct gb_launch launch; /* the whole work-groups (dot: everything) */
     struct gb_launch tail;   /* the remainder as single work-items; global[0] 0 if none */
+    /* dot with the tuned configuration (kernels/dot.cl): k is dot_partial (launch), k2 is
+     * dot_final (launch2), which adds the partial sums into sums[0]. */
+    bool tuned;
+    struct gb_kernel *k2;
+    struct gb_buf *partial;
+    struct gb_launch launch2;
+    double tol_depth; /* tuned: the summation depth dot_verify's bound uses */
+    char config[64];  /* dot: the configuration that ran, "... (tuned)" / "... (default)" */
 };
 
 #endif

@@ -52,3 +52,124 @@ TEST_TIMEOUT(parity_launch_throughput_has_no_latency_figures, 120)
     ASSERT(!gb_test_figure(&rs.results[0], "device_queued_to_end"));
     gb_results_free(&rs);
 }
+
+/* memory dot with the tuning cache: an entry written through the cache's API for this device
+ * and 1 Mi floats (4 MiB) makes config tuned (and auto) run that configuration and say so;
+ * config default runs BabelStream's kernel; a size without an entry skips tuned and runs auto
+ * as the default; double skips tuned. Every case that runs verifies. */
+TEST_TIMEOUT(parity_memory_dot_runs_the_tuned_configuration, 180)
+{
+    const struct gb_backend_ops *ops = gb_backend_find("opencl");
+    if (!ops || ops->init() != 0 || ops->device_count() < 1)
+        SKIP("no OpenCL device");
+    struct gb_device *dev;
+    ASSERT_OK(ops->device_open(0, &dev));
+    char cache[512];
+    snprintf(cache, sizeof cache, "%s/tuning.json", gb_test_tmpdir());
+    struct gb_tuning_entry e = {.n = 5, .time_s = 1e-3, .search = "exhaustive", .evaluations = 1};
+    const char *names[] = {"WG", "VEC", "LAYOUT", "REDUCE", "GPC"};
+    const int64_t vals[] = {64, 4, 0, 1, 4};
+    for (int i = 0; i < 5; i++) {
+        snprintf(e.name[i], sizeof e.name[i], "%s", names[i]);
+        e.value[i] = vals[i];
+    }
+    ASSERT_OK(gb_tuning_store(cache, dev, "dot", "n=1048576 type=float", &e));
+    ops->device_close(dev);
+
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%stuning_cache: %s\nsuites:\n  - suite: memory\n"
+             "    params: {op: dot, type: float, size: [4MiB, 1MiB], config: [auto, default, "
+             "tuned]}\n"
+             "  - suite: memory\n    tuned: true\n"
+             "    params: {op: dot, type: [float, double], size: 4MiB, config: tuned}\n",
+             budget, cache);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 8);
+    const char *const tuned = "WG=64 VEC=4 LAYOUT=0 REDUCE=1 GPC=4 (tuned)";
+    const char *const dflt = "stream_dot WG=256 (default)";
+    const struct {
+        const char *size, *config, *text; /* text NULL: skipped */
+        const char *type;
+    } want[] = {
+        {"4194304", "auto", tuned, "float"},   {"4194304", "default", dflt, "float"},
+        {"4194304", "tuned", tuned, "float"},  {"1048576", "auto", dflt, "float"},
+        {"1048576", "default", dflt, "float"}, {"1048576", "tuned", NULL, "float"},
+        {"4194304", "tuned", tuned, "float"},  {"4194304", "tuned", NULL, "double"},
+    };
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        gb_params_format(&r->params, p, sizeof p);
+        ASSERT_STR(gb_params_str(&r->params, "config"), want[i].config);
+        ASSERT_STR(gb_params_str(&r->params, "type"), want[i].type);
+        ASSERT_EQ(gb_params_size(&r->params, "size"), strtoull(want[i].size, NULL, 10));
+        if (!want[i].text) {
+            ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s", p, gb_status_name(r->status));
+            continue;
+        }
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
+                   gb_status_name(r->status), r->reason);
+        ASSERT_MSG(r->max_error <= 1e-4, "%s: error %g", p, r->max_error);
+        const struct gb_figure *f = gb_test_figure(r, "config");
+        ASSERT_MSG(f != NULL, "%s: no config figure", p);
+        ASSERT_STR(f->text, want[i].text);
+    }
+    ASSERT_CONTAINS(rs.results[5].reason, "no dot entry");
+    gb_results_free(&rs);
+}
+
+/* The vectorised stream kernels verify at every width, including a tail of single vectors
+ * (1000 vectors of 16 floats is not a whole number of 256-work-item groups); a count that is
+ * not a multiple of vec, and vec 3, are recorded skips; dot ignores vec and the other kernels
+ * config (normalised, so the sweep collapses). */
+TEST_TIMEOUT(parity_memory_vec_widths_verify, 180)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: memory\n    params: {op: [copy, mul, add, triad], "
+             "type: [float, double], vec: [1, 2, 4, 8, 16], size: [64000, 1MiB]}\n"
+             "  - suite: memory\n    params: {op: triad, type: float, vec: [3, 16], "
+             "size: 4100}\n"
+             "  - suite: memory\n    params: {op: [dot, triad], type: float, vec: [1, 4], "
+             "config: [default, tuned], size: 1MiB}\n",
+             budget);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    /* dot: vec -> 1 (2 configs); triad: config -> default (2 vecs). */
+    ASSERT_EQ(rs.nresults, 4 * 2 * 5 * 2 + 2 + 2 + 2);
+    for (size_t i = 0; i < 80; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        gb_params_format(&r->params, p, sizeof p);
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
+                   gb_status_name(r->status), r->reason);
+        ASSERT_MSG(r->max_error <= (strstr(p, "double") ? 1e-14 : 1e-6), "%s: error %g", p,
+                   r->max_error);
+    }
+    /* The bytes counted do not depend on vec: 3 arrays of 1 MiB for triad (within 5%: the
+     * value and the median time are medians of different samples when their count is even; a
+     * count scaled by vec would be 2x to 16x off). */
+    for (size_t i = 0; i < 80; i++) {
+        const struct gb_result *r = &rs.results[i];
+        if (gb_params_size(&r->params, "size") != 1u << 20 ||
+            strcmp(gb_params_str(&r->params, "op"), "triad") != 0)
+            continue;
+        const double gbs = 3.0 * (1u << 20) / (r->op_time_us.median * 1e-6) / 1e9;
+        ASSERT_MSG(fabs(r->value - gbs) <= 0.05 * gbs, "triad vec %lld: %g GB/s, bytes say %g",
+                   (long long)gb_params_int(&r->params, "vec"), r->value, gbs);
+    }
+    ASSERT_EQ(rs.results[80].status, GB_STATUS_SKIPPED);
+    ASSERT_CONTAINS(rs.results[80].reason, "2, 4, 8 or 16");
+    ASSERT_EQ(rs.results[81].status, GB_STATUS_SKIPPED);
+    ASSERT_CONTAINS(rs.results[81].reason, "not a multiple");
+    for (size_t i = 82; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        if (strcmp(r->case_name, "dot") == 0)
+            ASSERT_EQ(gb_params_int(&r->params, "vec"), 1);
+        else
+            ASSERT_STR(gb_params_str(&r->params, "config"), "default");
+    }
+    gb_results_free(&rs);
+}

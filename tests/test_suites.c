@@ -77,7 +77,7 @@ TEST_TIMEOUT(suite_wg_above_device_limit_is_skipped_not_launched, 60)
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
              "%ssuites:\n  - suite: memory\n    params: {op: [triad, dot], type: float, "
-             "wg: [65536, 96], size: 1MiB}\n",
+             "wg: [65536, 96], size: 1MiB, config: default}\n",
              budget);
     struct gb_results rs;
     gb_test_run_profile(yaml, "0", &rs);
