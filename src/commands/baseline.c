@@ -2,8 +2,8 @@
  * against: the newest accepted run and one more of its nights (the names, the copy and the
  * nights: compare/baseline.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,11 +105,12 @@ int gb_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "gpubench baseline: cannot create %s: %s\n", a.dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
-    /* Promoting the baseline file itself (nightly.sh does, to start its nights) adds it as a
-     * night and copies nothing; any other input must not be the baseline's path. */
-    struct stat st_in, st_out;
-    const bool is_baseline = stat(file, &st_in) == 0 && stat(path, &st_out) == 0 &&
-                             st_in.st_dev == st_out.st_dev && st_in.st_ino == st_out.st_ino;
+    /* Promoting the baseline file itself, named by its own path (nightly.sh does, to start its
+     * nights), adds it as a night and copies nothing. Any other input that is the same file
+     * (a hard link, say) is refused: the copy would replace the input. */
+    char real_in[PATH_MAX], real_out[PATH_MAX];
+    const bool is_baseline = realpath(file, real_in) && realpath(path, real_out) &&
+                             strcmp(real_in, real_out) == 0;
     const char *inputs[] = {file};
     if (!is_baseline &&
         (rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
