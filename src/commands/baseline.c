@@ -109,8 +109,8 @@ int gb_cmd_baseline(int argc, char **argv)
      * nights), adds it as a night and copies nothing. Any other input that is the same file
      * (a hard link, say) is refused: the copy would replace the input. */
     char real_in[PATH_MAX], real_out[PATH_MAX];
-    const bool is_baseline = realpath(file, real_in) && realpath(path, real_out) &&
-                             strcmp(real_in, real_out) == 0;
+    const bool is_baseline =
+        realpath(file, real_in) && realpath(path, real_out) && strcmp(real_in, real_out) == 0;
     const char *inputs[] = {file};
     if (!is_baseline &&
         (rc = gb__check_output("baseline", path, GB_OUTPUT_FILE, inputs, 1)) != GB_EXIT_OK)
