@@ -376,22 +376,6 @@ char *gb_fleet_member_label(const struct gb_fleet *f, size_t m, char *buf, size_
 
 /* ---- outputs -------------------------------------------------------------------------------- */
 
-static void fmt_num(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.4g", v);
-}
-
-static void fmt_pct(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%+.1f%%", 100.0 * v);
-}
-
 /* The modified z-score of v: (v - median) / (1.4826 MAD); +-inf when the MAD is 0. */
 static double robust_z(const struct gb_fleet_case *c, double v)
 {
@@ -492,7 +476,7 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
             if (isnan(mb->worst))
                 snprintf(a, sizeof a, "FAILED");
             else
-                fmt_pct(mb->worst, a, sizeof a);
+                gb__fmt_pct(mb->worst, a, sizeof a);
             fprintf(out, "  %-32s %6zu  %s %s\n", lab, mb->nflagged, a, t);
         }
     } else {
@@ -503,10 +487,10 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
         case_title(c, t, sizeof t);
-        fmt_num(c->median, a, sizeof a);
+        gb__fmt_num(c->median, a, sizeof a);
         spread_text(c, b, sizeof b);
-        fmt_num(c->min, c3, sizeof c3);
-        fmt_num(c->max, d, sizeof d);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
         fprintf(out, "%-60s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", t, c->unit, c->nok, a, b, c3, d,
                 c->noutliers, c->nok < 3 ? "  (not judged)" : "");
     }
@@ -515,7 +499,7 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         if (!all && !c->noutliers)
             continue;
         case_title(c, t, sizeof t);
-        fmt_num(c->median, a, sizeof a);
+        gb__fmt_num(c->median, a, sizeof a);
         spread_text(c, b, sizeof b);
         fprintf(out, "\n%s (%s, %s is better): %zu nodes, median %s, spread %s\n", t, c->unit,
                 c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, a, b);
@@ -524,8 +508,8 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
             bool ok = o->status == GB_STATUS_OK;
-            fmt_num(o->value, a, sizeof a);
-            fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
             fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
             fprintf(out, "  %-32s %12s %10s %8s  %s\n", lab, ok ? a : "failed", e, d,
                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
@@ -558,7 +542,7 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
             if (isnan(mb->worst))
                 snprintf(a, sizeof a, "FAILED");
             else
-                fmt_pct(mb->worst, a, sizeof a);
+                gb__fmt_pct(mb->worst, a, sizeof a);
             fputs("| ", out);
             gb_fputs_md(out, lab);
             fprintf(out, " | %zu | %s | ", mb->nflagged, a);
@@ -572,10 +556,10 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
         case_title(c, t, sizeof t);
-        fmt_num(c->median, a, sizeof a);
+        gb__fmt_num(c->median, a, sizeof a);
         spread_text(c, b, sizeof b);
-        fmt_num(c->min, c3, sizeof c3);
-        fmt_num(c->max, d, sizeof d);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
         fputs("| ", out);
         gb_fputs_md(out, t);
         fputs(" | ", out);
@@ -588,7 +572,7 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
         if (!all && !c->noutliers)
             continue;
         case_title(c, t, sizeof t);
-        fmt_num(c->median, a, sizeof a);
+        gb__fmt_num(c->median, a, sizeof a);
         spread_text(c, b, sizeof b);
         fputs("\n### ", out);
         gb_fputs_md(out, t);
@@ -603,8 +587,8 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
             bool ok = o->status == GB_STATUS_OK;
-            fmt_num(o->value, a, sizeof a);
-            fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
             fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
             fputs("| ", out);
             gb_fputs_md(out, lab);

@@ -510,22 +510,6 @@ static void series_title(const struct gb_history_series *s, char *buf, size_t le
         gb_appendf(buf, len, " (#%s)", s->slot);
 }
 
-static void fmt_num(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.4g", v);
-}
-
-static void fmt_pct(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%+.1f%%", 100.0 * v);
-}
-
 static void rule_text(const struct gb_history *h, char *buf, size_t len)
 {
     snprintf(buf, len,
@@ -564,9 +548,9 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
         for (size_t i = 0; i < s->nchanges; i++) {
             const struct gb_history_change *ch = &s->changes[i];
             series_title(s, t, sizeof t);
-            fmt_num(ch->before, a, sizeof a);
-            fmt_num(ch->after, b, sizeof b);
-            fmt_pct(ch->change, c, sizeof c);
+            gb__fmt_num(ch->before, a, sizeof a);
+            gb__fmt_num(ch->after, b, sizeof b);
+            gb__fmt_pct(ch->change, c, sizeof c);
             fprintf(f, "  night %zu (%s, %s): %s: %s -> %s %s, %s (%s), p = %.2g\n", ch->night + 1,
                     h->nights[ch->night].start_utc, h->nights[ch->night].path, t, a, b, s->unit, c,
                     ch->change < 0 ? "slower" : "faster", ch->p);
@@ -586,8 +570,8 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
                 last = s->points[i].value;
             }
         series_title(s, t, sizeof t);
-        fmt_num(first, a, sizeof a);
-        fmt_num(last, b, sizeof b);
+        gb__fmt_num(first, a, sizeof a);
+        gb__fmt_num(last, b, sizeof b);
         if (isfinite(s->noise))
             snprintf(c, sizeof c, "%.1f%%", 100.0 * s->noise);
         else
@@ -604,9 +588,9 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
             if (p->status < 0)
                 continue;
             char lo[32], hi[32];
-            fmt_num(p->value, a, sizeof a);
-            fmt_num(p->lo, lo, sizeof lo);
-            fmt_num(p->hi, hi, sizeof hi);
+            gb__fmt_num(p->value, a, sizeof a);
+            gb__fmt_num(p->lo, lo, sizeof lo);
+            gb__fmt_num(p->hi, hi, sizeof hi);
             fprintf(f, "    night %3zu  %-22s %10s  [%s .. %s]%s%s\n", i + 1,
                     h->nights[i].start_utc,
                     p->status == GB_STATUS_OK ? a : gb_status_name((enum gb_status)p->status), lo,
@@ -647,9 +631,9 @@ int gb_history_write_markdown(FILE *f, const struct gb_history *h)
             for (size_t i = 0; i < s->nchanges; i++) {
                 const struct gb_history_change *ch = &s->changes[i];
                 series_title(s, t, sizeof t);
-                fmt_num(ch->before, a, sizeof a);
-                fmt_num(ch->after, b, sizeof b);
-                fmt_pct(ch->change, c, sizeof c);
+                gb__fmt_num(ch->before, a, sizeof a);
+                gb__fmt_num(ch->after, b, sizeof b);
+                gb__fmt_pct(ch->change, c, sizeof c);
                 fprintf(f, "| %zu | ", ch->night + 1);
                 gb_fputs_md(f, h->nights[ch->night].start_utc);
                 fputs(" | ", f);

@@ -316,3 +316,19 @@ double gb_median_inplace(double *x, size_t n)
     qsort(x, n, sizeof *x, cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
+
+void gb__fmt_num(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+void gb__fmt_pct(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", 100.0 * v);
+}

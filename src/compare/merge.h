@@ -92,4 +92,10 @@ void gb_fput_json_num(FILE *f, double v);
 /* The median of x[0..n) (n > 0), sorting x in place. */
 double gb_median_inplace(double *x, size_t n);
 
+/* A figure for the fleet and history tables into buf[len]: v with 4 significant digits
+ * (gb__fmt_num) or a relative change as a signed percentage (gb__fmt_pct, 0.05 -> "+5.0%");
+ * "-" when v is not finite. */
+void gb__fmt_num(double v, char *buf, size_t len);
+void gb__fmt_pct(double v, char *buf, size_t len);
+
 #endif
