@@ -70,6 +70,32 @@ TEST_TIMEOUT(supervise_hung_case_times_out_and_the_run_goes_on, 120)
     expect_one_failed(res, 1, "timed out after 3 s");
 }
 
+/* The limit is on silence: a case that runs three times its limit but finishes a sample every
+ * few milliseconds (a tuning search, a long sweep of subcases) is not killed. */
+TEST_TIMEOUT(supervise_case_longer_than_its_limit_that_keeps_measuring_is_not_killed, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200], res[4200];
+    snprintf(prof, sizeof prof, "%s/long.yaml", dir);
+    snprintf(res, sizeof res, "%s/long.json", dir);
+    gb_test_write_file(prof, "measure: {min_samples: 100000, max_samples: 100000, max_time: 6s, "
+                             "max_noise: 0.000001, warmup_runs: 1, min_sample_time: 5ms, "
+                             "case_timeout: 2s}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: h2d, memory: pinned, mode: async, size: 4KiB}\n");
+    double t0 = gb_test_now_s();
+    int rc = sh("%s run %s -d 0 -q -o %s 2>&1", GB_TEST_EXE, prof, res);
+    double wall = gb_test_now_s() - t0;
+    ASSERT_MSG(rc == 0, "exit %d after %.1f s:\n%s", rc, wall, out);
+    ASSERT_MSG(wall > 4.0, "the case ended after %.1f s: its 6 s budget was not used", wall);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(res, &rs));
+    ASSERT_U64(rs.nresults, ==, 1);
+    ASSERT_MSG(rs.results[0].status == GB_STATUS_OK, "%s", rs.results[0].reason);
+    gb_results_free(&rs);
+}
+
 TEST_TIMEOUT(supervise_crashed_worker_fails_its_case_only, 120)
 {
     char prof[4200], res[4200];

@@ -18,8 +18,8 @@ static const char usage[] =
     "  -o, --output FILE       results file\n"
     "                          (default results/NAME-UTCTIME.json)\n" GB__RUN_OPTIONS_HELP
     "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
-    "60 s + 10 x (warmup_time + max_time)): a case that hangs or crashes its worker is\n"
-    "recorded as failed and the run goes on\n"
+    "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
+    "that hangs or crashes its worker is recorded as failed and the run goes on\n"
     "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n"
     "(Ctrl-C or SIGTERM: the results file holds every finished case)\n";
 static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one PROFILE"};

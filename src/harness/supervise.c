@@ -28,8 +28,9 @@ double gb_case_timeout(const struct gb_measure_cfg *cfg)
 
 /* ---- the pipe --------------------------------------------------------------------------------- */
 
-/* A worker sends HELLO once it has planned the run, then BEGIN k and RESULTS k for each case. */
-enum { MSG_HELLO = 'H', MSG_BEGIN = 'B', MSG_RESULTS = 'R' };
+/* A worker sends HELLO once it has planned the run, then BEGIN k, any number of ALIVE k
+ * (heartbeats) and RESULTS k for each case. */
+enum { MSG_HELLO = 'H', MSG_BEGIN = 'B', MSG_ALIVE = 'A', MSG_RESULTS = 'R' };
 
 struct msg {
     uint32_t tag;   /* MSG_* */
@@ -88,10 +89,37 @@ static void test_fault(size_t k)
             pause();
 }
 
+/* The worker's heartbeat (gb_worker_heartbeat): its pipe (-1 outside a worker), the case now
+ * running and when the last heartbeat went. */
+static int hb_fd = -1;
+static uint64_t hb_case;
+static double hb_last;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void gb_worker_heartbeat(void)
+{
+    if (hb_fd < 0)
+        return;
+    double t = now_s();
+    if (t - hb_last < 1.0)
+        return;
+    hb_last = t;
+    struct msg m = {.tag = MSG_ALIVE, .k = hb_case};
+    (void)write_all(hb_fd, &m, sizeof m); /* a broken pipe shows at the case's end */
+}
+
 static void worker_begin(void *arg, size_t k)
 {
     struct worker *w = arg;
     struct msg m = {.tag = MSG_BEGIN, .k = k};
+    hb_case = k;
+    hb_last = now_s();
     (void)write_all(w->fd, &m, sizeof m); /* a broken pipe shows at the case's end */
     test_fault(k);
 }
@@ -152,11 +180,13 @@ int gb_worker_run(const struct gb_plan *plan, const char *spec)
     if (write_all(fd, &hello, sizeof hello))
         return 1;
     struct gb_results rs = {0};
+    hb_fd = fd;
     struct gb_runner_opts o = {.first_case = (size_t)first,
                                .case_begin = worker_begin,
                                .case_done = worker_done,
                                .hook_arg = &w};
     int r = gb_run_plan(plan, &o, &rs);
+    hb_fd = -1;
     gb_results_free(&rs);
     close(fd);
     return r == 0 || r == 1 ? 0 : 1;
@@ -178,13 +208,6 @@ struct sup {
     char **envp;    /* the worker's environment, with GB_WORKER_ENV last */
     size_t nenv;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void utc_now(char *buf, size_t len)
 {
@@ -418,6 +441,10 @@ static int supervise_worker(struct sup *S, int *stillborn)
         if (r == 0 && m.tag == MSG_HELLO && m.k == S->next) {
             started = true;
             *stillborn = 0;
+            continue;
+        }
+        if (r == 0 && m.tag == MSG_ALIVE && m.k == S->next && begun) {
+            deadline = now_s() + limit; /* the limit is on silence (gb_case_timeout) */
             continue;
         }
         if (r == 0 && m.tag == MSG_BEGIN && m.k == S->next) {

@@ -37,8 +37,18 @@
  * measure.case_timeout), else 60 s + 10 x (warmup_time + max_time): the measurement's own budget
  * with a wide margin for calibration and sampling past max_time, plus a fixed allowance for
  * starting a worker, opening the device, building programs and verifying. 63 s for the quick
- * profile, 70 s for the built-in defaults. */
+ * profile, 70 s for the built-in defaults.
+ * The limit is on a case's silence, not its length: it counts from the case's start and starts
+ * again at every heartbeat (gb_worker_heartbeat: a warm-up run, a calibration batch or a sample
+ * finished), so a case that measures many configurations one after another (tuning, scaling's
+ * subcases) runs as long as each of them keeps finishing, while one launch or build that goes
+ * quiet for the limit fails the case. */
 double gb_case_timeout(const struct gb_measure_cfg *cfg);
+
+/* In a worker: tells the supervisor that the current case is making progress (called by
+ * gb_measure after each warm-up run, calibration batch and sample), which restarts the case's
+ * limit. Sends at most one message a second; a no-op outside a worker. Not async-signal-safe. */
+void gb_worker_heartbeat(void);
 
 struct gb_supervise_opts {
     const char *out_path;        /* results file, rewritten atomically after every case */
