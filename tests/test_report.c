@@ -590,6 +590,37 @@ TEST(report_headlines_take_like_with_like)
     free(md);
 }
 
+/* A memory roof with no kernel point under it (a copy declares bytes, no flops) and no
+ * arithmetic peak: the roofline is still drawn (gnuplot crashed on a labels item over a block of
+ * NaN only). */
+TEST(report_roofline_without_kernel_points_is_drawn)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    struct gb_device_info d = {0};
+    snprintf(d.name, sizeof d.name, "pthread-test");
+    d.l2_bytes = 32 << 20;
+    int idx;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &d, &idx));
+    add_trusted(&rs, "memory", "copy", 19, "GB/s", "memory", true, false, "op", "size", "128MiB");
+    rs.results[rs.nresults - 1].flops_per_op = 0;
+    const char *dir = gb_test_tmpdir();
+    char path[1100];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = sh("cd %s && %s report r.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    ASSERT(strstr(out, "could not be drawn") == NULL);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/rep/charts/roofline.png", dir);
+    ASSERT_MSG(access(p, F_OK) == 0, "no %s: %s", p, out);
+    snprintf(p, sizeof p, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(p);
+    ASSERT_CONTAINS(md, "memory roof 19 GB/s; no arithmetic peak measured");
+    free(md);
+}
+
 /* One knee (issue 11, item 6): the report marks the knee the results name (gb_curve_knee), also
  * on a curve that is not monotonic: one high point at a small batch is no knee. */
 TEST(report_knee_is_the_results_knee)

@@ -118,8 +118,8 @@ static void roof_block(FILE *d, double B, double P)
 
 /* The kernels of series s that declare their bytes and flops, one data block: one point per
  * kernel (case and its string params), its fastest. The tuning suite's landscape would
- * otherwise put every configuration on the chart. */
-static void roof_points(const struct rep *R, size_t s, FILE *d)
+ * otherwise put every configuration on the chart. Returns the number of points written. */
+static size_t roof_points(const struct rep *R, size_t s, FILE *d)
 {
     static const struct suite_filter pts = {.suites = NULL, .need_flops = true};
     struct roof_point {
@@ -156,9 +156,13 @@ static void roof_points(const struct rep *R, size_t s, FILE *d)
         fprintf(d, "\n");
     }
     fprintf(d, "NaN,NaN,\n");
+    return np;
 }
 
-static void roofline_script(struct rep *R, struct chart *c, const double *B, const double *P)
+/* npts[s]: the kernel points of series s. A series without any gets no points or labels item:
+ * gnuplot 5.4 crashes (SIGSEGV) plotting `with labels` from a block that holds only NaN. */
+static void roofline_script(struct rep *R, struct chart *c, const double *B, const double *P,
+                            const size_t *npts)
 {
     FILE *f = gb__gp_open(R, c);
     if (!f)
@@ -180,6 +184,8 @@ static void roofline_script(struct rep *R, struct chart *c, const double *B, con
         char t[300];
         snprintf(t, sizeof t, "%s roof", R->ser[s].label);
         gb__gp_item(f, c, s == 0, 2 * s, t, "1:2 with lines lt %zu", s % 12 + 1);
+        if (npts[s] == 0)
+            continue;
         gb__gp_item(f, c, false, 2 * s + 1, NULL, "1:2 with points lt %zu ps 1.4", s % 12 + 1);
         /* Kernel names on the first device's points only: they sit at the same intensities
          * on every device, and repeated they would cover each other. */
@@ -209,6 +215,7 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
      * the kernels drawn under it), never the best across precisions. */
     struct suite_filter fl = {.suites = k->also, .unit = "FLOP", .prec = "f32"};
     double B[MAXSER], P[MAXSER];
+    size_t npts[MAXSER] = {0};
     bool any = false;
     for (size_t s = 0; s < R->nser; s++) {
         const struct gb_result *w;
@@ -229,10 +236,10 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
         if (s)
             fprintf(d, "\n\n");
         roof_block(d, B[s], P[s]);
-        roof_points(R, s, d);
+        npts[s] = roof_points(R, s, d);
     }
     gb__close_file(R, d);
-    roofline_script(R, c, B, P);
+    roofline_script(R, c, B, P, npts);
     for (size_t s = 0; s < R->nser; s++) {
         if (isnan(B[s]))
             continue;
