@@ -554,6 +554,12 @@ TEST(report_headlines_take_like_with_like)
     /* Transfers: the small-copy peak (cache) and the sustained rate (memory). */
     add_trusted(&rs, "transfer", "h2d", 46.5, "GB/s", "cache", true, false, "op", "size", "64KiB");
     add_trusted(&rs, "transfer", "h2d", 10, "GB/s", "memory", true, false, "op", "size", "64MiB");
+    rs.results[rs.nresults - 1].bytes_per_op = 64 << 20;
+    /* Latency: the smallest copy's time (4 KiB: 25 us), not the lowest time (64 KiB: ~21.5 us,
+     * the 46.5 GB/s point above). */
+    rs.results[rs.nresults - 2].bytes_per_op = 64 << 10;
+    add_trusted(&rs, "transfer", "h2d", 40, "GB/s", "cache", true, false, "op", "size", "4KiB");
+    rs.results[rs.nresults - 1].bytes_per_op = 4 << 10;
     /* Arithmetic: f32 the like of f32 only; integers in GOP/s; an unverified GEMM and an
      * implausible f64 never reach a headline. */
     add_trusted(&rs, "compute", "f32", 100, "GFLOP/s", "", true, false, "prec", NULL, NULL);
@@ -575,6 +581,7 @@ TEST(report_headlines_take_like_with_like)
     ASSERT_CONTAINS(csv, "Device memory; copy,19.0 GB/s (size=32MiB)");
     ASSERT_CONTAINS(csv, "H2D sustained,10.0 GB/s (size=64MiB)");
     ASSERT_CONTAINS(csv, "H2D small-copy peak,46.5 GB/s (size=64KiB)");
+    ASSERT_CONTAINS(csv, "H2D latency (us per copy; smallest copy),25.0 us (size=4KiB)");
     ASSERT_CONTAINS(csv, "Peak arithmetic; f32,100 GFLOP/s (prec=f32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic; i32,500 GOP/s (prec=i32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic; int8dot,900 GOP/s (prec=int8dot)");

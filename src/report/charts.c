@@ -83,7 +83,7 @@ const struct gb__figure gb__headline_figures[] = {
     XFER("Bidirectional sustained", "bidir", false),
     XFER("H2D small-copy peak", "h2d", true),
     XFER("D2H small-copy peak", "d2h", true),
-    {"H2D latency (us per copy, smallest)",
+    {"H2D latency (us per copy, smallest copy)",
      {.suites = transfer, .case_name = "h2d", .unit = "GB/s", .cache_ok = true, .op_time = true},
      false},
     FIG("Device memory, triad", memory, "triad", "GB/s"),

@@ -281,7 +281,7 @@ bool gb__first_of_case(const struct sel *s, size_t i, bool by_unit)
 double gb__best_in(const struct rep *R, size_t ser, const struct suite_filter *sf,
                    const struct gb_result **which)
 {
-    double best = NAN;
+    double best = NAN, best_bytes = INFINITY;
     *which = NULL;
     for (size_t i = 0; i < R->npts; i++) {
         const struct gb_result *r = R->pts[i].r;
@@ -290,7 +290,19 @@ double gb__best_in(const struct rep *R, size_t ser, const struct suite_filter *s
         if (!sf->cache_ok && strcmp(r->regime, "cache") == 0)
             continue;
         double v = sf->op_time ? r->op_time_us.median : r->value;
-        if (sf->op_time ? !isnan(v) && (isnan(best) || v < best) : better(r, v, best)) {
+        bool take;
+        if (sf->op_time) {
+            /* A latency is the time of the smallest operation measured (fewest bytes; the
+             * lowest time among those), not the lowest time of any size: noise can make a
+             * larger copy's median the lower. */
+            double b = r->bytes_per_op > 0 ? r->bytes_per_op : INFINITY;
+            take = !isnan(v) && (isnan(best) || b < best_bytes || (b == best_bytes && v < best));
+            if (take)
+                best_bytes = b;
+        } else {
+            take = better(r, v, best);
+        }
+        if (take) {
             best = v;
             *which = r;
         }

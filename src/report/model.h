@@ -118,8 +118,9 @@ struct suite_filter {
     const char *prec;          /* NULL: any; else the result's param "prec" must be this */
     bool cache_ok;             /* aggregates (gb__best_in) take cache-regime results too: the
                                 * small-copy peak, not the sustained rate */
-    bool op_time;              /* aggregates take the time per operation (us, lower is better),
-                                * not the value: a copy's latency */
+    bool op_time;              /* aggregates take the time per operation (us) of the smallest
+                                * operation (fewest bytes_per_op; ties: the lowest time), not
+                                * the value: a copy's latency */
 };
 
 /* ---- small helpers (model.c) --------------------------------------------------------------- */
