@@ -461,12 +461,25 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         fprintf(out, "notes:\n");
         each_note(f->notes, note_text, out);
     }
+    /* The node and case columns as wide as their widest entry (at most 64 and 120), so that
+     * the tables stay straight whatever the names. */
+    int wn = 4, wt = 4;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        gb_fleet_member_label(f, m, lab, sizeof lab);
+        int l = (int)strlen(lab);
+        wn = l > wn ? (l > 64 ? 64 : l) : wn;
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        case_title(&f->cases[k], t, sizeof t);
+        int l = (int)strlen(t);
+        wt = l > wt ? (l > 120 ? 120 : l) : wt;
+    }
     fprintf(out, "\n%zu outlier node%s", f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s");
     if (f->flagged_nodes) {
         fprintf(out, " (%zu member%s, in %zu case%s):\n", f->flagged_members,
                 f->flagged_members == 1 ? "" : "s", f->flagged_cases,
                 f->flagged_cases == 1 ? "" : "s");
-        fprintf(out, "  %-32s %6s  %s\n", "node", "cases", "worst");
+        fprintf(out, "  %-*s %6s  %s\n", wn, "node", "cases", "worst");
         for (size_t m = 0; m < f->nmembers; m++) {
             const struct gb_fleet_member *mb = &f->members[m];
             if (!mb->nflagged)
@@ -477,12 +490,12 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
                 snprintf(a, sizeof a, "FAILED");
             else
                 gb__fmt_pct(mb->worst, a, sizeof a);
-            fprintf(out, "  %-32s %6zu  %s %s\n", lab, mb->nflagged, a, t);
+            fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
         }
     } else {
         fprintf(out, "\n");
     }
-    fprintf(out, "\n%-60s %-8s %5s %10s %7s %10s %10s %8s\n", "case", "unit", "nodes", "median",
+    fprintf(out, "\n%-*s %-8s %5s %10s %7s %10s %10s %8s\n", wt, "case", "unit", "nodes", "median",
             "spread", "min", "max", "outliers");
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
@@ -491,8 +504,8 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         spread_text(c, b, sizeof b);
         gb__fmt_num(c->min, c3, sizeof c3);
         gb__fmt_num(c->max, d, sizeof d);
-        fprintf(out, "%-60s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", t, c->unit, c->nok, a, b, c3, d,
-                c->noutliers, c->nok < 3 ? "  (not judged)" : "");
+        fprintf(out, "%-*s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", wt, t, c->unit, c->nok, a, b, c3,
+                d, c->noutliers, c->nok < 3 ? "  (not judged)" : "");
     }
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
@@ -503,7 +516,7 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         spread_text(c, b, sizeof b);
         fprintf(out, "\n%s (%s, %s is better): %zu nodes, median %s, spread %s\n", t, c->unit,
                 c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, a, b);
-        fprintf(out, "  %-32s %12s %10s %8s\n", "node", "value", "deviation", "z");
+        fprintf(out, "  %-*s %12s %10s %8s\n", wn, "node", "value", "deviation", "z");
         for (size_t i = 0; i < c->nobs; i++) {
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
@@ -511,7 +524,7 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
             gb__fmt_num(o->value, a, sizeof a);
             gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
             fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
-            fprintf(out, "  %-32s %12s %10s %8s  %s\n", lab, ok ? a : "failed", e, d,
+            fprintf(out, "  %-*s %12s %10s %8s  %s\n", wn, lab, ok ? a : "failed", e, d,
                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
         }
     }

@@ -558,7 +558,15 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
                     ch->what[0] ? ch->what : "nothing else recorded");
         }
     }
-    fprintf(f, "\n%-60s %-8s %6s %10s %10s %7s %7s\n", "case", "unit", "nights", "first", "last",
+    /* The case column as wide as its widest title (at most 120), so that the table stays
+     * straight whatever the names. */
+    int wt = 4;
+    for (size_t k = 0; k < h->nseries; k++) {
+        series_title(&h->series[k], t, sizeof t);
+        int l = (int)strlen(t);
+        wt = l > wt ? (l > 120 ? 120 : l) : wt;
+    }
+    fprintf(f, "\n%-*s %-8s %6s %10s %10s %7s %7s\n", wt, "case", "unit", "nights", "first", "last",
             "noise", "changes");
     for (size_t k = 0; k < h->nseries; k++) {
         const struct gb_history_series *s = &h->series[k];
@@ -576,7 +584,7 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
             snprintf(c, sizeof c, "%.1f%%", 100.0 * s->noise);
         else
             snprintf(c, sizeof c, "-");
-        fprintf(f, "%-60s %-8s %6zu %10s %10s %7s %7zu\n", t, s->unit, s->nok, a, b, c,
+        fprintf(f, "%-*s %-8s %6zu %10s %10s %7s %7zu\n", wt, t, s->unit, s->nok, a, b, c,
                 s->nchanges);
         if (!series)
             continue;

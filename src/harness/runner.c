@@ -500,38 +500,68 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     return failed ? 1 : 0;
 }
 
+/* The device and params cells of result r's summary row. The device is "backend:index name"
+ * (the name cut to 32 characters with "..."), or "backend:0+1" for a multi-device case. */
+static void summary_cells(const struct gb_results *rs, const struct gb_result *r, char *dev,
+                          size_t dev_len, char *params, size_t params_len)
+{
+    /* The case name is the first axis: print the rest, less the axes a suite marks as not
+     * applying to this case (value "none"); the results file keeps them all. */
+    struct gb_params rest = {0};
+    for (size_t j = 1; j < r->params.n; j++) {
+        if (r->params.v[j].type == GB_V_STR && strcmp(r->params.v[j].s, "none") == 0)
+            continue;
+        rest.name[rest.n] = r->params.name[j];
+        rest.v[rest.n++] = r->params.v[j];
+    }
+    params[0] = '\0';
+    gb_params_format(&rest, params, params_len);
+    const struct gb_result_device *d =
+        r->device_index >= 0 && (size_t)r->device_index < rs->ndevices
+            ? &rs->devices[r->device_index]
+            : NULL;
+    const char *name = d ? d->info.name : "?";
+    snprintf(dev, dev_len, "%s:%d %.*s%s", r->backend, d ? d->index : -1,
+             strlen(name) > 32 ? 29 : 32, name, strlen(name) > 32 ? "..." : "");
+    if (r->nset > 1) {
+        /* A multi-device case: every device of the set, "opencl:0+1". */
+        snprintf(dev, dev_len, "%s:", r->backend);
+        for (size_t k = 0; k < r->nset; k++) {
+            int s = r->set[k];
+            int bi = s >= 0 && (size_t)s < rs->ndevices ? rs->devices[s].index : -1;
+            gb_appendf(dev, dev_len, "%s%d", k ? "+" : "", bi);
+        }
+    }
+}
+
+/* A column's width: the widest of its header and cells, at most `cap` (a wider cell then
+ * pushes its row's later columns right). */
+static int widen(int w, const char *cell, int cap)
+{
+    int l = (int)strlen(cell);
+    return l > w ? (l > cap ? (w > cap ? w : cap) : l) : w;
+}
+
 void gb_print_summary(FILE *f, const struct gb_results *rs)
 {
-    fprintf(f, "%-9s %-7s %-22s %-40s %-8s %12s %-7s %8s %12s\n", "suite", "case", "device",
-            "params", "status", "value", "unit", "ci95", "op time us");
+    /* Columns as wide as their widest cell (first pass), so long device names and params keep
+     * the table straight. */
+    int ws = 5, wc = 4, wd = 6, wp = 6;
     for (size_t i = 0; i < rs->nresults; i++) {
         const struct gb_result *r = &rs->results[i];
-        char params[256] = "", dev[64];
-        /* The case name is the first axis: print the rest, less the axes a suite marks as not
-         * applying to this case (value "none"); the results file keeps them all. */
-        struct gb_params rest = {0};
-        for (size_t j = 1; j < r->params.n; j++) {
-            if (r->params.v[j].type == GB_V_STR && strcmp(r->params.v[j].s, "none") == 0)
-                continue;
-            rest.name[rest.n] = r->params.name[j];
-            rest.v[rest.n++] = r->params.v[j];
-        }
-        gb_params_format(&rest, params, sizeof params);
-        const struct gb_result_device *d =
-            r->device_index >= 0 && (size_t)r->device_index < rs->ndevices
-                ? &rs->devices[r->device_index]
-                : NULL;
-        snprintf(dev, sizeof dev, "%s:%d %.14s", r->backend, d ? d->index : -1,
-                 d ? d->info.name : "?");
-        if (r->nset > 1) {
-            /* A multi-device case: every device of the set, "opencl:0+1". */
-            snprintf(dev, sizeof dev, "%s:", r->backend);
-            for (size_t k = 0; k < r->nset; k++) {
-                int s = r->set[k];
-                int bi = s >= 0 && (size_t)s < rs->ndevices ? rs->devices[s].index : -1;
-                gb_appendf(dev, sizeof dev, "%s%d", k ? "+" : "", bi);
-            }
-        }
+        char params[256], dev[64];
+        summary_cells(rs, r, dev, sizeof dev, params, sizeof params);
+        ws = widen(ws, r->suite, 16);
+        wc = widen(wc, r->case_name, 24);
+        wd = widen(wd, dev, 48);
+        wp = widen(wp, params, 96);
+    }
+    fprintf(f, "%-*s %-*s %-*s %-*s %-8s %12s %-7s %8s %12s\n", ws, "suite", wc, "case", wd,
+            "device", wp, "params", "status", "value", "unit", "ci95", "op time us");
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        char params[256], dev[64];
+        summary_cells(rs, r, dev, sizeof dev, params, sizeof params);
         char figs[256] = "";
         for (size_t k = 0; k < r->nfigures; k++) {
             const struct gb_figure *fg = &r->figures[k];
@@ -545,20 +575,19 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
             gb_appendf(figs, sizeof figs, "  THROTTLED %zu/%zu%s", r->tel.nthrottled,
                        r->tel.nmarks ? r->tel.nmarks : r->nsamples + r->tel.ndiscarded,
                        r->tel.ndiscarded ? " discarded" : "");
+        fprintf(f, "%-*s %-*s %-*s %-*s ", ws, r->suite, wc, r->case_name, wd, dev, wp, params);
         if (r->status == GB_STATUS_OK) {
             char ci[16];
             snprintf(ci, sizeof ci, "%.1f%%",
                      r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0);
-            fprintf(f, "%-9s %-7s %-22s %-40s %-8s %12.3f %-7s %8s %12.2f%s%s%s\n", r->suite,
-                    r->case_name, dev, params, r->noisy ? "ok/noisy" : "ok", r->value, r->unit, ci,
-                    r->op_time_us.median, r->implausible ? "  IMPLAUSIBLE" : "",
-                    r->verified ? "" : "  unverified", figs);
+            fprintf(f, "%-8s %12.3f %-7s %8s %12.2f%s%s%s\n", r->noisy ? "ok/noisy" : "ok",
+                    r->value, r->unit, ci, r->op_time_us.median,
+                    r->implausible ? "  IMPLAUSIBLE" : "", r->verified ? "" : "  unverified", figs);
         } else {
             /* The first line of the reason; the results file has all of it (a build log). */
             int len = (int)strcspn(r->reason, "\n");
-            fprintf(f, "%-9s %-7s %-22s %-40s %-8s  %.*s%s\n", r->suite, r->case_name, dev, params,
-                    gb_status_name(r->status), len > 160 ? 160 : len, r->reason,
-                    len > 160 || r->reason[len] ? " ..." : "");
+            fprintf(f, "%-8s  %.*s%s\n", gb_status_name(r->status), len > 160 ? 160 : len,
+                    r->reason, len > 160 || r->reason[len] ? " ..." : "");
         }
     }
 }
