@@ -519,6 +519,28 @@ for r in doc.get("results", []):
             line += " %.0f%% of the %.0f GB/s HBM bound" % (100 * r["value"] / peak, peak)
     line += " verified" if r.get("verified") else ""
     print(line)
+    # Telemetry (NVML on an NVIDIA GPU): what the device did during the timed samples.
+    t = r.get("telemetry") or {}
+    srcs = [s for s in t.get("sources", []) if s.get("available")]
+    if not srcs:
+        why = "; ".join("%s: %s" % (s.get("name"), s.get("reason", "")) for s in t.get("sources", []))
+        print("  %-28s telemetry unavailable (%s)" % ("", why[:140]))
+        continue
+    def mmm(k, unit):
+        v = t.get(k) or {}
+        if not v or v.get("mean") is None:
+            return ""
+        return " %s %.0f/%.0f/%.0f %s" % (k.split("_")[0], v.get("min", 0), v.get("mean", 0),
+                                          v.get("max", 0), unit)
+    tl = "  %-28s telemetry (%s, %d readings):" % ("", ",".join(s.get("name") for s in srcs),
+                                                    t.get("readings", 0))
+    tl += mmm("clock_mhz", "MHz") + mmm("power_w", "W") + mmm("temp_c", "C")
+    if t.get("energy_j") is not None:
+        tl += " energy %.3g J (%s)" % (t["energy_j"], t.get("energy_method", ""))
+    if t.get("perf_per_watt") is not None:
+        tl += " %.3g %s" % (t["perf_per_watt"], t.get("perf_per_watt_unit", ""))
+    tl += " throttled %s" % t.get("throttled", 0)
+    print(tl)
 PY
 }
 
