@@ -515,13 +515,14 @@ TEST_TIMEOUT(multi_kernels_compile_with_nvrtc, 120)
 {
     char *src = NULL;
     ASSERT_OK(gb_kernel_source("multi.cl", &src));
-    const char *const sets[][1] = {{NULL}, {"TS=16"}};
-    for (size_t s = 0; s < 2; s++) {
+    /* peerbw's SM copy (multi_copy) in 4-byte words, and in 16-byte words (COPY_VEC4). */
+    const char *const sets[][1] = {{NULL}, {"TS=16"}, {"COPY_VEC4"}};
+    for (size_t s = 0; s < 3; s++) {
         char *ptx = NULL, *log = NULL;
         int rc = gb_cuda_compile_ptx(src, "compute_80", sets[s], sets[s][0] ? 1 : 0, &ptx, &log);
         ASSERT_MSG(rc == 0, "multi.cl: %s\n%s", gb_error_msg(), log ? log : "");
-        const char *entries[] = {"multi_reduce", "multi_sgemm", "multi_work"};
-        for (size_t k = 0; k < 3; k++) {
+        const char *entries[] = {"multi_reduce", "multi_sgemm", "multi_work", "multi_copy"};
+        for (size_t k = 0; k < 4; k++) {
             char want[64];
             snprintf(want, sizeof want, ".entry %s(", entries[k]);
             ASSERT_CONTAINS(ptx, want);
