@@ -343,6 +343,9 @@ static int peerbw_setup(struct gb_case_ctx *ctx)
     if (!err)
         err = gb_multi_team_start(ctx, peerbw_job);
     ctx->op.bytes = p->op == OP_LATENCY ? 0 : (double)p->size * (double)p->nlinks;
+    /* No working set, so no regime and no device-memory bound (as `peer`): an aggregate over
+     * several devices is no one device's memory rate, and a staged copy is bounded by the host
+     * link (figure "link"). */
     ctx->op.host_link = p->any_staged;
     return err;
 }
