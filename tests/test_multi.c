@@ -409,6 +409,9 @@ TEST_TIMEOUT(multi_verify_rejects_output_that_was_not_computed, 120)
     verify_needs_the_work("scaling", "{workload: sgemm, mode: strong, ndev: 2, order: 40}");
     verify_needs_the_work("aggregate", "{op: [d2h], ndev: 2, size: 64KiB}");
     verify_needs_the_work("peer", "{src: 1, dst: 0, size: 1MiB}");
+    verify_needs_the_work("peerbw", "{op: bidir, method: ce, src: 0, dst: 1, size: 1MiB}");
+    verify_needs_the_work("peerbw", "{op: all_to_all, method: ce, size: 64KiB}");
+    verify_needs_the_work("peerbw", "{op: latency, method: ce, src: 1, dst: 0}");
     verify_needs_the_work("allreduce", "{ndev: 2, size: 64KiB}");
     verify_needs_the_work("balance", "{split: dynamic, elements: 5000, iters: 4}");
 }
