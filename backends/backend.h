@@ -137,7 +137,9 @@ enum gb_arg_kind {
 struct gb_arg {
     enum gb_arg_kind kind;
     union {
-        struct gb_buf *buf; /* must be GB_MEM_DEVICE */
+        struct gb_buf *buf; /* GB_MEM_DEVICE, of the launch's device; on CUDA also of a peer
+                             * device once peer_can_access(launch's device, peer) said yes
+                             * (the kernel then loads across the peer link) */
         int32_t i32;
         uint32_t u32;
         int64_t i64;

@@ -1,4 +1,4 @@
-/* Kernels of the multi-device suites (suites/multi.c, peer.c, balance.c).
+/* Kernels of the multi-device suites (suites/multi.c, peer.c, balance.c, peerbw.c).
  *
  * multi_reduce: the reduction step of a ring all-reduce, out[off + i] = in[off + i] +
  * recv[roff + i] for i < n (float sums, as nccl-tests' default).
@@ -9,6 +9,12 @@
  * multi_work: the load-balancing job: element i of a range runs `iters` dependent fused
  * multiply-adds from a seed that depends on i mod 1024, so the host checks every element against
  * 1024 reference values, and the work per element is what `iters` says (2 flops each).
+ *
+ * multi_copy: the SM copy of the peerbw suite, dst[i] = src[i] for i < n words, grid-stride
+ * (each work-item copies words gid, gid + global size, ...). A word is 16 bytes (uint4) with
+ * -DCOPY_VEC4, else 4 bytes. On CUDA src may be a buffer of another device that the launching
+ * device has peer access to: the loads then cross the peer link (NVLink / PCIe), which is what
+ * the kernel measures.
  *
  * Kernels with a bounds check are launched with the global size rounded up to the work-group.
  */
@@ -62,4 +68,17 @@ GB_KERNEL void multi_work(GB_GLOBAL float *GB_RESTRICT y, unsigned long base, un
     for (unsigned int k = 0; k < iters; k++)
         v = GB_FMA(v, MW_A, MW_B);
     y[base + i] = v;
+}
+
+#if defined(COPY_VEC4)
+typedef uint4 copy_word;
+#else
+typedef unsigned int copy_word;
+#endif
+
+GB_KERNEL void multi_copy(GB_GLOBAL copy_word *GB_RESTRICT dst,
+                          GB_CONSTANT_ARG copy_word *GB_RESTRICT src, unsigned long n)
+{
+    for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
+        dst[i] = src[i];
 }

@@ -8,9 +8,11 @@
 #      capability, SMs, memory, L2, clocks, MIG, persistence, ECC, power limit, PCIe link, other
 #      processes). On an older driver it retries with the toolkit's forward-compatibility
 #      libcuda (TOOLKIT/compat) before giving its verdict.
-#   2. a smoke test of about 20 s on CUDA (a small generated profile): launch latency, a verified
+#   2. a smoke test of about 25 s on CUDA (a small generated profile): launch latency, a verified
 #      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
-#      bf16 cuBLAS GEMMs, a pinned copy each way.
+#      bf16 cuBLAS GEMMs, a pinned copy each way, and peerbw's patterns between GPUs 0 and 1
+#      (bidir, latency, all_to_one to 1, one_to_all from 0, all_to_all; copy engines and the SM
+#      copy kernel, each verified; with one GPU the plan has no such case).
 #   2b. the chip suites on CUDA (a GPU-sized subset of configs/chip-quick.yaml, about 15 s):
 #      the latency and cache staircases, local memory, atomics, command graphs against separate
 #      and fused launches, and one memory case with cold caches (chip-cuda.json).
@@ -458,7 +460,7 @@ declare -A rc=()
 failed=false
 smoke_yaml="$tmp/smoke.yaml"
 cat >"$smoke_yaml" <<'YAML'
-# gpu-check smoke: every CUDA path once, small, about 20 s on an H200.
+# gpu-check smoke: every CUDA path once, small, about 25 s on an H200.
 name: smoke
 measure: {warmup_runs: 1, warmup_time: 2ms, min_samples: 3, max_samples: 10, max_noise: 0.05,
           max_time: 150ms, min_sample_time: 1ms}
@@ -473,6 +475,8 @@ suites:
     params: {prec: [f32, bf16], impl: library, shape: 4096}
   - suite: transfer
     params: {op: [h2d, d2h], memory: pinned, mode: async, size: 256MiB}
+  - suite: peerbw           # 10 cases at most: positions 0 and 1 only (8 GPUs: 56 links)
+    params: {method: [ce, sm], src: 0, dst: 1, size: 64MiB}
 YAML
 
 chip_yaml="$tmp/chip.yaml"
@@ -509,6 +513,8 @@ for r in doc.get("results", []):
         what += " %s" % p.get("shape", "")
     if r.get("suite") == "transfer":
         what += " %s" % p.get("memory", "")
+    if r.get("suite") == "peerbw":
+        what += " %s" % p.get("method", "")
     if r.get("status") != "ok":
         print("  %-28s %s: %s" % (what, r.get("status"), r.get("reason", "")[:160]))
         continue
@@ -518,6 +524,10 @@ for r in doc.get("results", []):
         if peak:
             line += " %.0f%% of the %.0f GB/s HBM bound" % (100 * r["value"] / peak, peak)
     line += " verified" if r.get("verified") else ""
+    figs = {f.get("name"): f for f in r.get("figures", [])}
+    if r.get("suite") == "peerbw":
+        line += " path %s, %s links" % (figs.get("path", {}).get("text", "?"),
+                                         figs.get("links", {}).get("value", "?"))
     print(line)
     # Telemetry (NVML on an NVIDIA GPU): what the device did during the timed samples.
     t = r.get("telemetry") or {}

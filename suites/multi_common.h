@@ -1,5 +1,5 @@
-/* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, allreduce.c,
- * balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
+/* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, peerbw.c,
+ * allreduce.c, balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
  * device-set conventions they share.
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
@@ -83,7 +83,8 @@ double gb_multi_median(double *v, size_t n);
 bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
                           struct gb_device *src);
 
-/* The largest piece of a copy staged through pinned host memory (peer, allreduce): 4 MiB. */
+/* The largest piece of a copy staged through pinned host memory (peer, peerbw, allreduce):
+ * 4 MiB. */
 #define GB_MULTI_STAGE_MAX ((uint64_t)4 << 20)
 
 #endif

@@ -12,7 +12,8 @@
  *           cannot copy into each other.
  * GB/s = size / time per copy; at small sizes the per-copy time (op_time_us) is the latency.
  * Host-timed: a copy is over when dst holds the bytes. Verified byte for byte against the
- * pseudo-random pattern src holds.
+ * pseudo-random pattern src holds. Bidirectional, all-to-one, one-to-all and all-to-all traffic
+ * and the SM copy are the sibling suite peerbw's (peerbw.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

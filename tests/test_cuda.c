@@ -106,11 +106,12 @@ static const struct variant_file variant_files[] = {
       {"T=float", "TILE=64", "ROWS=8", "LOCAL=1", "PAD=1", NULL},
       {"T=double", "TILE=16", "ROWS=16", "LOCAL=1", "PAD=0", NULL}},
      4},
-    /* suites/batching.c and the multi-device suites (their tiled fallback SGEMM). */
+    /* suites/batching.c and the multi-device suites (their tiled fallback SGEMM, and peerbw's
+     * SM copy in 4- and 16-byte words). */
     {"batching.cl", {"batch_inc", NULL}, {{NULL}}, 1},
     {"multi.cl",
-     {"multi_reduce", "multi_sgemm", "multi_work", NULL},
-     {{NULL}, {"TS=8", NULL}, {"TS=32", NULL}},
+     {"multi_reduce", "multi_sgemm", "multi_work", "multi_copy", NULL},
+     {{NULL}, {"TS=8", NULL}, {"TS=32", "COPY_VEC4", NULL}},
      3},
     /* suites/fp16.c: float, half (cuda_fp16.h) and bfloat16 storage. */
     {"fp16.cl",

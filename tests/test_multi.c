@@ -409,6 +409,9 @@ TEST_TIMEOUT(multi_verify_rejects_output_that_was_not_computed, 120)
     verify_needs_the_work("scaling", "{workload: sgemm, mode: strong, ndev: 2, order: 40}");
     verify_needs_the_work("aggregate", "{op: [d2h], ndev: 2, size: 64KiB}");
     verify_needs_the_work("peer", "{src: 1, dst: 0, size: 1MiB}");
+    verify_needs_the_work("peerbw", "{op: bidir, method: ce, src: 0, dst: 1, size: 1MiB}");
+    verify_needs_the_work("peerbw", "{op: all_to_all, method: ce, size: 64KiB}");
+    verify_needs_the_work("peerbw", "{op: latency, method: ce, src: 1, dst: 0}");
     verify_needs_the_work("allreduce", "{ndev: 2, size: 64KiB}");
     verify_needs_the_work("balance", "{split: dynamic, elements: 5000, iters: 4}");
 }
@@ -485,6 +488,7 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
              "--set balance.measure.max_time=50ms --set balance.measure.min_sample_time=1ms "
              "--set scaling.params.size=1MiB --set scaling.params.order=64 "
              "--set aggregate.params.size=1MiB --set peer.params.size=[4KiB,1MiB] "
+             "--set peerbw.params.size=1MiB "
              "--set allreduce.params.size=[64KiB,1MiB] --set balance.params.elements=20000 2>&1",
              GB_TEST_EXE, GB_TEST_SRCDIR, res);
     int rc = gb_test_sh(cmd, out, sizeof out);
@@ -493,14 +497,16 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
     ASSERT_OK(gb_results_read(res, &rs));
     if (rs.ndevices < 2)
         SKIP("PoCL offers %zu device with POCL_DEVICES=\"pthread pthread\"", rs.ndevices);
-    /* scaling 6, aggregate 4, peer 2 x 2 x 2, allreduce 4, balance 3 */
-    ASSERT_EQ(rs.nresults, 25);
+    /* scaling 6, aggregate 4, peer 2 x 2 x 2, peerbw 8 (bidir 1, all_to_one 2, one_to_all 2,
+     * all_to_all 1, latency 2), allreduce 4, balance 3 */
+    ASSERT_EQ(rs.nresults, 33);
     size_t two = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         assert_ok(&rs.results[i]);
         two += rs.results[i].nset == 2;
     }
-    ASSERT_EQ(two, 4 + 2 + 4 + 2 + 3); /* scaling, aggregate, peer, allreduce, balance */
+    ASSERT_EQ(two, 4 + 2 + 4 + 8 + 2 + 3); /* scaling, aggregate, peer, peerbw, allreduce,
+                                              * balance */
     gb_results_free(&rs);
 }
 
@@ -515,13 +521,14 @@ TEST_TIMEOUT(multi_kernels_compile_with_nvrtc, 120)
 {
     char *src = NULL;
     ASSERT_OK(gb_kernel_source("multi.cl", &src));
-    const char *const sets[][1] = {{NULL}, {"TS=16"}};
-    for (size_t s = 0; s < 2; s++) {
+    /* peerbw's SM copy (multi_copy) in 4-byte words, and in 16-byte words (COPY_VEC4). */
+    const char *const sets[][1] = {{NULL}, {"TS=16"}, {"COPY_VEC4"}};
+    for (size_t s = 0; s < 3; s++) {
         char *ptx = NULL, *log = NULL;
         int rc = gb_cuda_compile_ptx(src, "compute_80", sets[s], sets[s][0] ? 1 : 0, &ptx, &log);
         ASSERT_MSG(rc == 0, "multi.cl: %s\n%s", gb_error_msg(), log ? log : "");
-        const char *entries[] = {"multi_reduce", "multi_sgemm", "multi_work"};
-        for (size_t k = 0; k < 3; k++) {
+        const char *entries[] = {"multi_reduce", "multi_sgemm", "multi_work", "multi_copy"};
+        for (size_t k = 0; k < 4; k++) {
             char want[64];
             snprintf(want, sizeof want, ".entry %s(", entries[k]);
             ASSERT_CONTAINS(ptx, want);

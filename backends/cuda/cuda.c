@@ -733,6 +733,18 @@ static int cu__peer_enable(int dev, int peer, bool *can_out)
     return rc;
 }
 
+/* Whether dev's access to peer's memory was enabled (cu__peer_enable said yes): a kernel on dev
+ * may then take a buffer of peer as an argument and load from it over the peer link. */
+static bool cu__peer_is_on(int dev, int peer)
+{
+    if (dev < 0 || peer < 0 || dev >= CU__MAX_DEV || peer >= CU__MAX_DEV)
+        return false;
+    pthread_mutex_lock(&cu__peer_lock);
+    bool on = cu__peer_on[dev][peer];
+    pthread_mutex_unlock(&cu__peer_lock);
+    return on;
+}
+
 static int cu_peer_can_access(struct gb_device *dev, struct gb_device *peer, bool *out)
 {
     if (dev == peer || dev->index == peer->index) {
@@ -1172,10 +1184,13 @@ static int cu_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb
                            k->name, i, sz, k->param_size[i]);
         if (a->kind == GB_ARG_BUF) {
             const struct gb_buf *b = a->v.buf;
-            if (!b || b->kind != GB_MEM_DEVICE || !cu__same(b->dev, q->dev))
+            /* A peer's buffer once peer_can_access (or peer_copy) enabled the access: the
+             * kernel reads it across the link (peerbw's SM copy). */
+            if (!b || b->kind != GB_MEM_DEVICE ||
+                (!cu__same(b->dev, q->dev) && !cu__peer_is_on(q->dev->index, b->dev->index)))
                 return GB_FAIL(GB_EINVAL,
                                "launch %s: argument %u is not a device buffer of "
-                               "this device",
+                               "this device or of a peer it has access to",
                                k->name, i);
             devptr[i] = ((const struct cu_buf *)b)->ptr;
             params[i] = &devptr[i];

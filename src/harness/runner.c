@@ -268,11 +268,17 @@ void gb__runner_scaling_figures(const struct gb_suite *s, const struct gb_result
 }
 
 /* The positions in c's device set of the devices that take part in it, into pos; returns how
- * many. The first `ndev` of the set when the suite has an integer axis `ndev`; else the
- * distinct values of its device_pos axes (the peer matrix: src, then dst); else the whole set. */
+ * many. The suite's own took_part() where it has one; else the first `ndev` of the set when the
+ * suite has an integer axis `ndev`; else the distinct values of its device_pos axes (the peer
+ * matrix: src, then dst); else the whole set. */
 static size_t took_part(const struct gb_plan_case *c, size_t pos[GB_MAX_SET])
 {
     const struct gb_suite *s = c->run->suite;
+    if (s->took_part) {
+        size_t n = s->took_part(&c->params, c->nset, pos);
+        if (n >= 1 && n <= c->nset)
+            return n;
+    }
     const struct gb_value *nd = gb_params_get(&c->params, "ndev");
     size_t n = 0;
     if (nd && nd->type == GB_V_INT) {

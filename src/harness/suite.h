@@ -137,6 +137,13 @@ struct gb_suite {
     int (*derive)(struct gb_results *rs);
     /* Whether profile entries of this suite take `tunables:` and `constraints:` (tuning). */
     bool search_space;
+    /* Optional, multi-device suites: the positions in the case's device set (nset devices) of
+     * the devices that take part in the case with parameters p, into pos (distinct, the first
+     * recorded as the result's device); returns how many, 1 to nset. NULL: the runner's rule
+     * (the first `ndev` of the set with an integer axis `ndev`, else the distinct values of
+     * the device_pos axes, else the whole set). For a suite whose cases use a pair of
+     * positions or the whole set depending on another axis (peerbw's op). */
+    size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
 };
 
 /* The table of suites (suites/suites.c). */

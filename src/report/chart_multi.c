@@ -1,5 +1,6 @@
 /* gpubench — the multi-device suites' charts: scaling and parallel efficiency against the
- * number of devices, and the matrix of peer copies (registry in charts.c). */
+ * number of devices, the matrix of peer copies, and peerbw's traffic patterns (registry in
+ * charts.c). */
 #include "report/model.h"
 
 #include <stdint.h>
@@ -228,3 +229,30 @@ void gb__chart_p2p(struct rep *R, const struct gb__chart_kind *k)
                          "no peer-copy results (suite multi with source and destination "
                          "axes) in these files");
 }
+
+/* ---- peerbw's patterns: bars that are only data (gb__chart_bars) ----------------------------- */
+
+const struct gb__bars gb__peerbw_bars = {
+    .id = "peer_patterns",
+    .title = "Peer traffic patterns (nvbandwidth)",
+    .what = "Aggregate GB/s of the peerbw suite: the bytes of every link over the wall time of one "
+            "operation (bidir counts both directions), the best over device pairs, roots and "
+            "sizes, per pattern and method (ce: copy engines; sm: a copy kernel that reads the "
+            "peer's memory), one bar per device the pattern is rooted at (a pair's source). "
+            "Staged copies (OpenCL, or CUDA without peer access) are host-link figures: each "
+            "result's path and link figures say which.",
+    .unit = "GB/s",
+    .ylabel = "aggregate GB/s",
+    .nodata = "no peerbw results in these files",
+};
+
+const struct gb__bars gb__peerbw_latency_bars = {
+    .id = "peer_latency",
+    .title = "Peer copy latency (4 bytes)",
+    .what = "Median microseconds per 4-byte copy from one device to another, enqueued and waited "
+            "for (lower is better), the best over device pairs, per method. A copy round with the "
+            "host's wait included, not nvbandwidth's pointer chase across the link.",
+    .unit = "us",
+    .ylabel = "microseconds per copy (lower is better)",
+    .nodata = "no peerbw latency results in these files",
+};

@@ -319,6 +319,8 @@ extern const size_t gb__nvalue_figures;
 void gb__chart_bars(struct rep *R, const struct gb__chart_kind *k);
 
 extern const struct gb__bars gb__memory_bars, gb__launch_bars, gb__gflops_bars;
+/* peerbw's aggregate GB/s and 4-byte latency per pattern and method (chart_multi.c). */
+extern const struct gb__bars gb__peerbw_bars, gb__peerbw_latency_bars;
 
 void gb__chart_transfer(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k);
