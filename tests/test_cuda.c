@@ -709,10 +709,17 @@ TEST(cuda_capability_bits)
     /* An H200 (9.0) with cuBLAS found: every bit but UNIFIED and PEER; GRAPH on every device
      * (stream capture). */
     uint64_t c = gb_cuda_caps(9, 0, false, false, true);
-    ASSERT_EQ(c, GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT | blas);
-    /* No cuBLAS: no BLAS bit. */
-    ASSERT_EQ(gb_cuda_caps(9, 0, false, false, false),
-              GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT);
+    ASSERT_EQ(c, GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT | blas |
+                     GB_CAP_BLAS_FP8);
+    /* No cuBLAS: no BLAS bit but FP8's, which says the tensor cores only (cuBLASLt loads at
+     * the first FP8 GEMM, and its absence is that case's skip). */
+    ASSERT_EQ(gb_cuda_caps(9, 0, false, false, false), GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 |
+                                                           GB_CAP_BF16 | GB_CAP_INT8_DOT |
+                                                           GB_CAP_BLAS_FP8);
+    /* FP8 tensor cores from 8.9 (Ada), not on 8.6 / 8.7 (Ampere). */
+    ASSERT(!(gb_cuda_caps(8, 7, false, false, true) & GB_CAP_BLAS_FP8));
+    ASSERT(gb_cuda_caps(8, 9, false, false, true) & GB_CAP_BLAS_FP8);
+    ASSERT(gb_cuda_caps(10, 0, false, false, true) & GB_CAP_BLAS_FP8);
     /* Turing (7.5): no BF16, no BF16/TF32 GEMM. */
     ASSERT_EQ(gb_cuda_caps(7, 5, false, false, true),
               GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_INT8_DOT | GB_CAP_BLAS_F32 |
