@@ -1486,9 +1486,9 @@ static int lt__fail(cublasStatus_t s, const char *file, int line, const char *ca
         if (e != cudaSuccess && gb_cuda_error_is_sticky((int)e))
             (void)cu__fail(e, GB_EBACKEND, file, line, call);
     }
-    int err = gb_error_set(GB_EBACKEND, file, line, "%s: %s (%d): %s", call,
-                           gb__lt.cublasLtGetStatusName(s), (int)s,
-                           gb__lt.cublasLtGetStatusString(s));
+    int err =
+        gb_error_set(GB_EBACKEND, file, line, "%s: %s (%d): %s", call,
+                     gb__lt.cublasLtGetStatusName(s), (int)s, gb__lt.cublasLtGetStatusString(s));
     if (e != cudaSuccess)
         err = gb_error_append(err, "underneath: %s (%d): %s", cudaGetErrorName(e), (int)e,
                               cudaGetErrorString(e));
@@ -1631,8 +1631,8 @@ static int cu__lt_plan(struct cu_device *d, const struct gb_gemm_fp8 *g)
         (rc = LT(cublasLtMatmulPreferenceCreate, &pref)) ||
         (rc = LT(cublasLtMatmulPreferenceSetAttribute, pref,
                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws)) ||
-        (rc = LT(cublasLtMatmulAlgoGetHeuristic, d->lt, p->op, p->la, p->lb, p->lc, p->lc, pref,
-                 1, &res, &found))) {
+        (rc = LT(cublasLtMatmulAlgoGetHeuristic, d->lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
+                 &res, &found))) {
         if (pref)
             (void)gb__lt.cublasLtMatmulPreferenceDestroy(pref);
         cu__lt_plan_drop(p);
@@ -1645,9 +1645,8 @@ static int cu__lt_plan(struct cu_device *d, const struct gb_gemm_fp8 *g)
         return GB_FAIL(GB_EBACKEND,
                        "cublasLtMatmulAlgoGetHeuristic: no algorithm for %s x %s -> %s, "
                        "%llux%llux%llu TN within %llu bytes of workspace: %s (%d): %s",
-                       gb_dtype_name(g->a_type), gb_dtype_name(g->b_type),
-                       gb_dtype_name(g->c_type), (unsigned long long)g->m,
-                       (unsigned long long)g->n, (unsigned long long)g->k,
+                       gb_dtype_name(g->a_type), gb_dtype_name(g->b_type), gb_dtype_name(g->c_type),
+                       (unsigned long long)g->m, (unsigned long long)g->n, (unsigned long long)g->k,
                        (unsigned long long)ws, gb__lt.cublasLtGetStatusName(st), (int)st,
                        gb__lt.cublasLtGetStatusString(st));
     }

@@ -361,10 +361,14 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
 
 static const char *op_name(enum gb_peak_op op)
 {
-    static const char *const names[] = {"FP64",     "FP32",
-                                        "TF32",     "FP16",
-                                        "BF16",     "INT32",
-                                        "INT8 dot", "FP16 (FP32 accumulate)",
+    static const char *const names[] = {"FP64",
+                                        "FP32",
+                                        "TF32",
+                                        "FP16",
+                                        "BF16",
+                                        "INT32",
+                                        "INT8 dot",
+                                        "FP16 (FP32 accumulate)",
                                         "FP8 (FP32 accumulate)"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
