@@ -105,7 +105,7 @@ static const struct gb_axis_def axes[] = {
      .type = GB_V_STR,
      .def = "nn",
      .choices = transes,
-     .help = "op(A) op(B): n = as stored, t = transposed"},
+     .help = "op(A) op(B): n = as stored, t = transposed (the FP8 precisions: tn only)"},
     {.name = "dist",
      .type = GB_V_STR,
      .def = "uniform",
