@@ -1581,8 +1581,6 @@ static bool cu__fp8_type(enum gb_dtype t, cudaDataType *out)
     }
 }
 
-/* Builds d's plan for g (the key already checked by gb_gemm_fp8_check): the matmul descriptor,
- * the three layouts (C serves as D) and the heuristic's first algorithm for the workspace. */
 /* Whether the plan made for `key` serves g: the same types, layout and sizes. */
 static bool cu__lt_same(const struct gb_gemm_fp8 *key, const struct gb_gemm_fp8 *g)
 {
@@ -1592,6 +1590,9 @@ static bool cu__lt_same(const struct gb_gemm_fp8 *key, const struct gb_gemm_fp8 
            key->ldc == g->ldc;
 }
 
+/* Builds d's plan for g (already checked by gb_gemm_fp8_check): the matmul descriptor, the three
+ * layouts (C serves as D) and the heuristic's first algorithm within the workspace. On failure
+ * d has no plan. */
 static int cu__lt_plan(struct cu_device *d, const struct gb_gemm_fp8 *g)
 {
     struct cu_lt_plan *p = &d->lt_plan;
