@@ -39,6 +39,9 @@
  * formats; for f32 and f64 the smaller probabilistic one of Higham and Mary) — is failed
  * with the reason "failed-accuracy: ...". Every element of C must be finite except where the
  * precision's range overflows, which is a failed-accuracy too.
+ * FP8: the reference is the FP64 product of the FP8-rounded inputs (max_error, rms_error: the
+ * accumulation and output alone, tolerance with u_in 0), and the figures input_quant_max_error /
+ * input_quant_rms_error give that product's error against the FP32 inputs' (the rounding alone).
  */
 #include <math.h>
 #include <stdio.h>
@@ -551,8 +554,9 @@ static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
  * assumes. The FP8 precisions measure against the product of their FP8-rounded inputs, so they
  * carry no input rounding (u_in 0): the rigorous bound of an FP32 accumulation (cuBLASLt without
  * fast accumulation promotes the tensor cores' partial sums to FP32) and the output's rounding.
- * (Reports of a 22-bit internal FP8 accumulator on sm_89 / sm_90 would exceed it: such a
- * device fails the case, which is what the figure is for; axis `tol` relaxes it.) */
+ * Unverified on hardware here: Zhang et al. (SageAttention2, 2024) report that the FP8 mma's
+ * own accumulator keeps 13 mantissa bits on sm_89 / sm_90; where cuBLASLt's promotion does not
+ * hide that, the case fails with failed-accuracy, which is the finding; axis `tol` relaxes it. */
 double gb__gemm_tolerance(enum gprec p, uint64_t k)
 {
     const double u_in = p == GP_F64 || is_fp8(p) ? 0.0
