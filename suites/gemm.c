@@ -675,10 +675,8 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
     if (is_fp8(s->p)) {
         gb_case_figure(ctx, "input_quant_max_error", "", s->quant_max);
         gb_case_figure(ctx, "input_quant_rms_error", "", s->quant_rms);
-        gb_case_text(ctx, "error_reference",
-                     "max_error, rms_error: accumulation and output only, against the FP64 "
-                     "product of the FP8-rounded inputs; input_quant_*: that product against "
-                     "the FP32 inputs' (the FP8 rounding alone)");
+        /* What each error is against (a text figure holds 63 characters). */
+        gb_case_text(ctx, "error_reference", "%s", GB__GEMM_FP8_ERRORS);
     }
 }
 

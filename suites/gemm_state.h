@@ -43,6 +43,11 @@ double gb__gemm_tolerance(enum gprec p, uint64_t k);
 double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uint64_t ldb, bool tb,
                     uint64_t k, uint64_t i, uint64_t j, double *mag);
 
+/* The FP8 cases' text figure error_reference: max_error and rms_error are the accumulation's and
+ * output's, against the product of the FP8-rounded inputs; input_quant_max_error and
+ * input_quant_rms_error that product's against the FP32 inputs' (it fits a figure's 63). */
+#define GB__GEMM_FP8_ERRORS "max/rms_error vs FP8-rounded inputs; input_quant_*: FP8 vs FP32"
+
 /* The FP8 precisions' inputs: each of the n values x[i] rounded to float (the FP32 input, into
  * x32[i]), then to FP8 format t (GB_F8E4M3 or GB_F8E5M2; nearest, ties to even, saturating:
  * base/fp8.h) into bytes[i], whose value goes to xq[i]. Pure; exposed for tests. */

@@ -342,6 +342,22 @@ TEST_TIMEOUT(fp8_gemm_case_verifies_an_fp32_accumulation, 120)
         ASSERT(s->quant_max > 1e-3 && s->quant_max > 100 * c.ctx.max_error);
         ASSERT(s->quant_max <= ua + ub + ua * ub + 0x1p-8);
         ASSERT(s->quant_rms > 0 && s->quant_rms <= s->quant_max);
+        /* The figures, whole (a text figure keeps 63 characters). */
+        c.suite->figures(&c.ctx, 1e-3);
+        const struct gb_figure *qm = NULL, *qr = NULL, *ref = NULL, *tl = NULL;
+        for (size_t f = 0; f < c.ctx.nfigures; f++) {
+            const char *nm = c.ctx.figures[f].name;
+            qm = strcmp(nm, "input_quant_max_error") ? qm : &c.ctx.figures[f];
+            qr = strcmp(nm, "input_quant_rms_error") ? qr : &c.ctx.figures[f];
+            ref = strcmp(nm, "error_reference") ? ref : &c.ctx.figures[f];
+            tl = strcmp(nm, "tolerance") ? tl : &c.ctx.figures[f];
+        }
+        ASSERT(qm && qr && ref && tl);
+        ASSERT_NEAR(qm->v[0], s->quant_max, 0);
+        ASSERT_NEAR(qr->v[0], s->quant_rms, 0);
+        ASSERT_NEAR(tl->v[0], tol, 0);
+        ASSERT_STR(ref->text, GB__GEMM_FP8_ERRORS);
+        ASSERT(c.ctx.nfigures + 3 <= GB_MAX_FIGURES); /* room for peak, of_peak, speedup_vs_f32 */
         fp8_done(&c);
     }
 }
