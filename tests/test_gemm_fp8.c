@@ -5,6 +5,7 @@
  * or refusing — so that setup, the uploaded bytes, verify and its figures are checked end to
  * end; and a run on plain OpenCL, where every FP8 case is a recorded skip with the reason. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
