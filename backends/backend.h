@@ -49,14 +49,18 @@ enum gb_cap {
     GB_CAP_BLAS_TF32 = 1u << 11,  /* gemm with F32 in and out, TF32 tensor-core math */
     GB_CAP_GRAPH = 1u << 12,      /* launch graphs: graph_* members (CUDA Graphs by stream capture,
                                   * OpenCL cl_khr_command_buffer) */
+    GB_CAP_BLAS_FP8 = 1u << 13,   /* gemm_fp8: FP8 tensor cores (CUDA sm_89+). Says the hardware
+                                  * only: the library (cuBLASLt) loads at the first gemm_fp8,
+                                  * which fails with its reason when it does not */
 };
 
-/* Scalar element types, for BLAS and for kernels' -DT= defines. */
-enum gb_dtype { GB_F64, GB_F32, GB_F16, GB_BF16, GB_I32, GB_I8 };
+/* Scalar element types, for BLAS and for kernels' -DT= defines. GB_F8E4M3 and GB_F8E5M2 are the
+ * OCP FP8 formats (base/fp8.h: E4M3 "FN", E5M2), inputs of gemm_fp8 only. */
+enum gb_dtype { GB_F64, GB_F32, GB_F16, GB_BF16, GB_I32, GB_I8, GB_F8E4M3, GB_F8E5M2 };
 
 /* Bytes of one element of `t`. */
 size_t gb_dtype_size(enum gb_dtype t);
-/* "f64", "f32", "f16", "bf16", "i32", "i8". */
+/* "f64", "f32", "f16", "bf16", "i32", "i8", "f8e4m3", "f8e5m2". */
 const char *gb_dtype_name(enum gb_dtype t);
 
 /* What a device is. Strings are NUL-terminated and truncated to fit; 0 means unknown. */
@@ -177,6 +181,19 @@ struct gb_gemm {
     uint64_t stride_a, stride_b, stride_c; /* elements between batch matrices */
 };
 
+/* An FP8 GEMM (gemm_fp8): C = op(A) * op(B) (alpha 1, beta 0, per-tensor scales 1), column-major
+ * as in gb_gemm, with A and B in FP8, accumulated in FP32, C in c_type. The library's rules
+ * (gb_gemm_fp8_check says which) hold for every backend that offers it: the "TN" layout (trans_a
+ * true, trans_b false), a_type and b_type GB_F8E4M3 or GB_F8E5M2 but not both E5M2, c_type
+ * GB_F32, GB_F16 or GB_BF16, m, n, k, lda, ldb and ldc multiples of 16. One matrix (no batch). */
+struct gb_gemm_fp8 {
+    enum gb_dtype a_type, b_type, c_type;
+    bool trans_a, trans_b;
+    uint64_t m, n, k;
+    struct gb_buf *a, *b, *c;
+    uint64_t lda, ldb, ldc; /* leading dimensions, elements */
+};
+
 /* Device timestamps of one launch (launch_timed), nanoseconds on the device's clock. */
 struct gb_launch_times {
     /* From the moment the runtime queued the launch to the end of its kernel: OpenCL's
@@ -286,6 +303,13 @@ struct gb_backend_ops {
      * suites record a skip). Completion is observed with event_record
      * after the call, which covers every kernel the library enqueued. */
     int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
+    /* Optional (NULL: no FP8 GEMM; the suites check for NULL, then GB_CAP_BLAS_FP8). Enqueues
+     * the FP8 GEMM g on q (CUDA: cublasLtMatmul). GB_EUNSUPPORTED, before anything is enqueued,
+     * when g breaks gb_gemm_fp8_check's rules, the device lacks GB_CAP_BLAS_FP8, or the library
+     * does not load (the reason names the files tried and the loader's error); GB_EBACKEND for
+     * every status the library returns (the message carries its status string) and GB_EINVAL
+     * for buffers that do not hold the matrices (gb_gemm_check_shape). Completion as for gemm. */
+    int (*gemm_fp8)(struct gb_queue *q, const struct gb_gemm_fp8 *g);
 
     /* ---- launch graphs (GB_CAP_GRAPH) -------------------------------------------------- */
 
@@ -362,6 +386,16 @@ int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info
  * above max_size) or GB_EOVERFLOW (an extent beyond 64 bits), with the error detail set. */
 int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
                         gb_same_device_fn same_device, uint64_t max_size, const char *max_name);
+
+/* The rules an FP8 GEMM must follow (cuBLAS documentation, cublasLtMatmul, FP8 requirements):
+ * the "TN" layout, A transposed and B not (trans_a true, trans_b false); a_type and b_type each
+ * GB_F8E4M3 or GB_F8E5M2, not both GB_F8E5M2 (cuBLASLt's table has no E5M2 x E5M2); c_type
+ * GB_F32, GB_F16 or GB_BF16; every dimension and leading dimension 16-byte aligned, which
+ * gpubench takes as m, n, k, lda, ldb and ldc multiples of 16 (for the 1-byte inputs that is
+ * the rule itself; for C it is stricter than the 16 bytes it needs); lda >= k, ldb >= k,
+ * ldc >= m. Pure: looks at nothing but g's sizes, types and transposes. Returns 0, or
+ * GB_EUNSUPPORTED with the first broken rule and the values that break it as the detail. */
+int gb_gemm_fp8_check(const struct gb_gemm_fp8 *g);
 
 /* Allocates `bytes` (> 0) of ordinary (pageable) host memory aligned to the page size (4 KiB at
  * least) and touches every page, so that first-touch page faults are paid here and never land

@@ -62,6 +62,8 @@ size_t gb_dtype_size(enum gb_dtype t)
     case GB_BF16:
         return 2;
     case GB_I8:
+    case GB_F8E4M3:
+    case GB_F8E5M2:
         return 1;
     }
     return 0;
@@ -82,8 +84,54 @@ const char *gb_dtype_name(enum gb_dtype t)
         return "i32";
     case GB_I8:
         return "i8";
+    case GB_F8E4M3:
+        return "f8e4m3";
+    case GB_F8E5M2:
+        return "f8e5m2";
     }
     return "?";
+}
+
+static bool is_fp8(enum gb_dtype t)
+{
+    return t == GB_F8E4M3 || t == GB_F8E5M2;
+}
+
+int gb_gemm_fp8_check(const struct gb_gemm_fp8 *g)
+{
+    if (!g->trans_a || g->trans_b)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "FP8 GEMM: cuBLASLt takes only the \"TN\" layout (A transposed, B not: "
+                       "trans tn), not %c%c",
+                       g->trans_a ? 't' : 'n', g->trans_b ? 't' : 'n');
+    if (!is_fp8(g->a_type) || !is_fp8(g->b_type))
+        return GB_FAIL(GB_EUNSUPPORTED, "FP8 GEMM: A and B must be f8e4m3 or f8e5m2, not %s and %s",
+                       gb_dtype_name(g->a_type), gb_dtype_name(g->b_type));
+    if (g->a_type == GB_F8E5M2 && g->b_type == GB_F8E5M2)
+        return GB_FAIL(GB_EUNSUPPORTED, "FP8 GEMM: cuBLASLt has no f8e5m2 x f8e5m2 (one of A and B "
+                                        "must be f8e4m3)");
+    if (g->c_type != GB_F32 && g->c_type != GB_F16 && g->c_type != GB_BF16)
+        return GB_FAIL(GB_EUNSUPPORTED, "FP8 GEMM: C must be f32, f16 or bf16, not %s",
+                       gb_dtype_name(g->c_type));
+    const struct {
+        const char *name;
+        uint64_t v;
+    } dims[] = {{"m", g->m},     {"n", g->n},     {"k", g->k},
+                {"lda", g->lda}, {"ldb", g->ldb}, {"ldc", g->ldc}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        if (dims[i].v == 0 || dims[i].v % 16)
+            return GB_FAIL(GB_EUNSUPPORTED,
+                           "FP8 GEMM: m, n, k and the leading dimensions must be non-zero "
+                           "multiples of 16 (cuBLASLt's 16-byte alignment); %s = %llu",
+                           dims[i].name, (unsigned long long)dims[i].v);
+    if (g->lda < g->k || g->ldb < g->k || g->ldc < g->m)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "FP8 GEMM: lda and ldb must be at least k (%llu), ldc at least m (%llu); "
+                       "lda %llu, ldb %llu, ldc %llu",
+                       (unsigned long long)g->k, (unsigned long long)g->m,
+                       (unsigned long long)g->lda, (unsigned long long)g->ldb,
+                       (unsigned long long)g->ldc);
+    return 0;
 }
 
 int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info,

@@ -10,9 +10,11 @@
 #      libcuda (TOOLKIT/compat) before giving its verdict.
 #   2. a smoke test of about 25 s on CUDA (a small generated profile): launch latency, a verified
 #      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
-#      bf16 cuBLAS GEMMs, a pinned copy each way, and peerbw's patterns between GPUs 0 and 1
-#      (bidir, latency, all_to_one to 1, one_to_all from 0, all_to_all; copy engines and the SM
-#      copy kernel, each verified; with one GPU the plan has no such case).
+#      bf16 cuBLAS GEMMs, one small FP8 cuBLASLt GEMM per format (f8e4m3, f8e5m2: 1024, TN; a
+#      recorded skip below sm_89 or without libcublasLt), a pinned copy each way, and peerbw's
+#      patterns between GPUs 0 and 1 (bidir, latency, all_to_one to 1, one_to_all from 0,
+#      all_to_all; copy engines and the SM copy kernel, each verified; with one GPU the plan has
+#      no such case).
 #   2b. the chip suites on CUDA (a GPU-sized subset of configs/chip-quick.yaml, about 15 s):
 #      the latency and cache staircases, local memory, atomics, command graphs against separate
 #      and fused launches, and one memory case with cold caches (chip-cuda.json).
@@ -53,8 +55,8 @@
 # the NVIDIA driver (>= 580 for the CUDA 13.0 runtime linked into gpubench, or an older one with
 # the toolkit's compat/ folder), and NVRTC 13 (libnvrtc.so.13 and libnvrtc-builtins.so.13.x: a
 # toolkit, or pip's nvidia-cuda-nvrtc wheel; gpubench finds either). For the BLAS suites,
-# libcublas.so.13 (toolkit or pip's nvidia-cublas); without it BLAS cases are recorded skips. For
-# OpenCL, NVIDIA's libnvidia-opencl.so.1: the script registers it with the carried ICD loader
+# libcublas.so.13 (toolkit or pip's nvidia-cublas; it brings libcublasLt.so.13, which the FP8
+# GEMMs load); without it BLAS cases are recorded skips. For OpenCL, NVIDIA's libnvidia-opencl.so.1: the script registers it with the carried ICD loader
 # when /etc/OpenCL/vendors has no entry for it.
 #
 # Exit status: 0 CUDA was checked and every step passed; 1 a step failed or ran out of its budget,
@@ -473,6 +475,8 @@ suites:
     params: {prec: [f16, bf16, int8dot], iters: 256, groups: 8}
   - suite: gemm
     params: {prec: [f32, bf16], impl: library, shape: 4096}
+  - suite: gemm
+    params: {prec: [f8e4m3, f8e5m2], impl: library, shape: 1024, trans: tn}
   - suite: transfer
     params: {op: [h2d, d2h], memory: pinned, mode: async, size: 256MiB}
   - suite: peerbw           # 10 cases at most: positions 0 and 1 only (8 GPUs: 56 links)

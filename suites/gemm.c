@@ -10,6 +10,12 @@
  * Precisions (axis prec), as gb_gemm types (A and B / compute / C):
  *   f64   F64 / F64 / F64        f32   F32 / F32 / F32        tf32  F32 with TF32 tensor cores
  *   f16   F16 / F16 / F16        mixed F16 / F32 / F32        bf16  BF16 / F32 / F32
+ *   f8e4m3  E4M3 x E4M3 / F32 / F32     f8e5m2  E5M2 x E4M3 / F32 / F32   (OCP FP8, base/fp8.h)
+ * The FP8 precisions run only through the backend's gemm_fp8 (cuBLASLt on CUDA sm_89+; elsewhere
+ * a recorded skip that says why) and only in its "TN" layout (trans tn) with m, n and k multiples
+ * of 16 (gb_gemm_fp8_check; other shapes are recorded skips naming the rule). f8e5m2 multiplies
+ * an E5M2 A by an E4M3 B: cuBLASLt has no E5M2 x E5M2. Their inputs are the FP64 draws rounded
+ * to float (the FP32 inputs), then to FP8 on the host; the bytes are uploaded.
  * The own kernel runs f32 and f64 natively and mixed and bf16 as 16-bit storage read into
  * float accumulation (vload_half / a shift: valid on every OpenCL device); it has no half
  * accumulation or TF32. It uses the tuning cache's configuration when the profile entry says
@@ -33,18 +39,23 @@
  * formats; for f32 and f64 the smaller probabilistic one of Higham and Mary) — is failed
  * with the reason "failed-accuracy: ...". Every element of C must be finite except where the
  * precision's range overflows, which is a failed-accuracy too.
+ * FP8: the reference is the FP64 product of the FP8-rounded inputs (max_error, rms_error: the
+ * accumulation and output alone, tolerance with u_in 0), and the figures input_quant_max_error /
+ * input_quant_rms_error give that product's error against the FP32 inputs' (the rounding alone).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fp8.h"
 #include "harness/precision.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h"
 #include "harness/tuning_cache.h"
 
-static const char *const precs[] = {"f32", "f64", "tf32", "f16", "mixed", "bf16", NULL};
+static const char *const precs[] = {"f32",  "f64",    "tf32",   "f16", "mixed",
+                                    "bf16", "f8e4m3", "f8e5m2", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 static const char *const transes[] = {"nn", "nt", "tn", "tt", NULL};
 static const char *const dists[] = {"uniform", "wide", "signed", NULL};
@@ -62,7 +73,18 @@ static const struct {
     [GP_F16] = {"f16", GB_F16, GB_F16, GB_F16, GB_CAP_BLAS_F16, false, GB_PEAK_F16},
     [GP_MIXED] = {"mixed", GB_F16, GB_F32, GB_F32, GB_CAP_BLAS_MIXED, false, GB_PEAK_F16_ACC32},
     [GP_BF16] = {"bf16", GB_BF16, GB_F32, GB_F32, GB_CAP_BLAS_BF16, false, GB_PEAK_BF16},
+    /* `in` is A's format; B is E4M3 for both (fp8_b_type). */
+    [GP_F8E4M3] = {"f8e4m3", GB_F8E4M3, GB_F32, GB_F32, GB_CAP_BLAS_FP8, false, GB_PEAK_F8},
+    [GP_F8E5M2] = {"f8e5m2", GB_F8E5M2, GB_F32, GB_F32, GB_CAP_BLAS_FP8, false, GB_PEAK_F8},
 };
+
+static bool is_fp8(enum gprec p)
+{
+    return p == GP_F8E4M3 || p == GP_F8E5M2;
+}
+
+/* B's format in the FP8 precisions: E4M3 (cuBLASLt has no E5M2 x E5M2). */
+static const enum gb_dtype fp8_b_type = GB_F8E4M3;
 
 static const struct gb_axis_def axes[] = {
     {.name = "prec",
@@ -70,7 +92,9 @@ static const struct gb_axis_def axes[] = {
      .def = "[f32, f64, tf32, f16, mixed, bf16]",
      .choices = precs,
      .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
-             "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out)"},
+             "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out), f8e4m3 and "
+             "f8e5m2 (FP8 A times E4M3 B, F32 accumulate and out: cuBLASLt on CUDA sm_89+, "
+             "trans tn, sizes multiples of 16)"},
     {.name = "impl",
      .type = GB_V_STR,
      .def = "[library, own]",
@@ -84,7 +108,7 @@ static const struct gb_axis_def axes[] = {
      .type = GB_V_STR,
      .def = "nn",
      .choices = transes,
-     .help = "op(A) op(B): n = as stored, t = transposed"},
+     .help = "op(A) op(B): n = as stored, t = transposed (the FP8 precisions: tn only)"},
     {.name = "dist",
      .type = GB_V_STR,
      .def = "uniform",
@@ -195,6 +219,67 @@ static void *to_type(const double *x, uint64_t n, enum gb_dtype t)
     return p;
 }
 
+void gb__gemm_fp8_quantize(const double *x, uint64_t n, enum gb_dtype t, uint8_t *bytes,
+                           double *x32, double *xq)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        const float f = (float)x[i];
+        x32[i] = f;
+        bytes[i] = t == GB_F8E5M2 ? gb_fp8_e5m2_from_float(f) : gb_fp8_e4m3_from_float(f);
+        xq[i] = t == GB_F8E5M2 ? gb_fp8_e5m2_to_float(bytes[i]) : gb_fp8_e4m3_to_float(bytes[i]);
+    }
+}
+
+/* FP8: rounds the n FP64 draws in *x to float in place (the FP32 inputs), their FP8 values (format
+ * t) into *xq (allocated here), and uploads the FP8 bytes to a new device buffer *out. */
+static int upload_fp8(struct gb_case_ctx *ctx, double *x, uint64_t n, enum gb_dtype t, double **xq,
+                      struct gb_buf **out)
+{
+    int err = gb_case_alloc(ctx, n, GB_MEM_DEVICE, out);
+    if (err)
+        return err;
+    uint8_t *bytes = malloc(n);
+    *xq = malloc(n * sizeof **xq);
+    if (!bytes || !*xq) {
+        free(bytes);
+        return GB_FAIL(GB_ENOMEM, "FP8 input of %llu elements", (unsigned long long)n);
+    }
+    gb__gemm_fp8_quantize(x, n, t, bytes, x, *xq);
+    err = gb_case_upload(ctx, *out, bytes, n);
+    free(bytes);
+    return err;
+}
+
+/* The FP8 precisions' refusals, before anything is allocated: no gemm_fp8 in the backend, no
+ * FP8 tensor cores, or a layout or shape that breaks cuBLASLt's rules (gb_gemm_fp8_check). Fills
+ * s->g8 but its buffers. 0, or GB_ESKIP with the reason. */
+static int fp8_refusals(struct gb_case_ctx *ctx, struct gemm *s)
+{
+    const struct gb_device_info *info = &ctx->dev->info;
+    if (!ctx->ops->gemm_fp8)
+        return gb_case_skip(
+            ctx, "FP8 GEMM needs cuBLASLt on CUDA sm_89+ (the %s backend has %s)", ctx->ops->name,
+            strcmp(ctx->ops->name, "cuda") == 0 ? "no cuBLASLt in this build" : "no FP8 GEMM");
+    if (!(info->caps & GB_CAP_BLAS_FP8))
+        return gb_case_skip(ctx, "FP8 GEMM needs cuBLASLt on CUDA sm_89+: this device is %s (%s)",
+                            info->arch[0] ? info->arch : "of no CUDA architecture",
+                            info->version[0] ? info->version : info->name);
+    s->g8 = (struct gb_gemm_fp8){.a_type = gp[s->p].in,
+                                 .b_type = fp8_b_type,
+                                 .c_type = gp[s->p].out,
+                                 .trans_a = s->ta,
+                                 .trans_b = s->tb,
+                                 .m = s->m,
+                                 .n = s->n,
+                                 .k = s->k,
+                                 .lda = s->lda,
+                                 .ldb = s->ldb,
+                                 .ldc = s->m};
+    if (gb_gemm_fp8_check(&s->g8))
+        return gb_case_skip(ctx, "%s", gb_error_msg());
+    return 0;
+}
+
 static int upload_input(struct gb_case_ctx *ctx, const double *x, uint64_t n, enum gb_dtype t,
                         struct gb_buf **out)
 {
@@ -213,6 +298,8 @@ static int upload_input(struct gb_case_ctx *ctx, const double *x, uint64_t n, en
 static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
 {
     const struct gb_device_info *info = &ctx->dev->info;
+    if (is_fp8(s->p))
+        return gb_case_skip(ctx, "own kernel: no FP8 path (FP8 GEMM runs through cuBLASLt only)");
     if (s->p == GP_F16)
         return gb_case_skip(ctx, "own kernel: it accumulates in float or double; half "
                                  "accumulation (f16) is measured through the library");
@@ -331,7 +418,8 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     if (!parse_shape(shape, &s->m, &s->n, &s->k))
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
                        shape);
-    if (!s->own && !(info->caps & gp[s->p].cap)) {
+    const bool fp8 = is_fp8(s->p) && !s->own;
+    if (!fp8 && !s->own && !(info->caps & gp[s->p].cap)) {
         if (!ctx->ops->gemm)
             return gb_case_skip(ctx,
                                 "the %s backend has no BLAS (built without CLBlast / "
@@ -354,6 +442,11 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     const uint64_t br = s->tb ? s->n : s->k, bc = s->tb ? s->k : s->n;
     s->lda = ar, s->ldb = br;
     const uint64_t na = ar * ac, nb = br * bc, nc = s->m * s->n;
+    int err;
+    if (is_fp8(s->p) && s->own)
+        return own_setup(ctx, s); /* its refusal */
+    if (fp8 && (err = fp8_refusals(ctx, s)))
+        return err;
     const uint64_t need = na * gb_dtype_size(in) + nb * gb_dtype_size(in) + nc * gb_dtype_size(out);
     if (info->global_mem && need > info->global_mem)
         return gb_case_skip(ctx, "A, B and C need %llu bytes, the device has %llu",
@@ -374,13 +467,25 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     for (uint64_t i = 0; i < nb; i++)
         s->b64[i] =
             s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb) : draw(&seed, s->wide);
-    int err;
-    if ((err = upload_input(ctx, s->a64, na, in, &s->a)) ||
-        (err = upload_input(ctx, s->b64, nb, in, &s->b)) ||
-        (err = gb_case_alloc(ctx, nc * gb_dtype_size(out), GB_MEM_DEVICE, &s->c)))
+    if (fp8) {
+        if (!(err = upload_fp8(ctx, s->a64, na, in, &s->aq, &s->a)))
+            err = upload_fp8(ctx, s->b64, nb, fp8_b_type, &s->bq, &s->b);
+    } else if (!(err = upload_input(ctx, s->a64, na, in, &s->a))) {
+        err = upload_input(ctx, s->b64, nb, in, &s->b);
+    }
+    if (err || (err = gb_case_alloc(ctx, nc * gb_dtype_size(out), GB_MEM_DEVICE, &s->c)))
         return err;
 
-    if (s->own) {
+    if (fp8) {
+        s->g8.a = s->a, s->g8.b = s->b, s->g8.c = s->c;
+        snprintf(s->config, sizeof s->config, "%s cuBLASLt %s x %s TN", ctx->ops->name,
+                 gb_dtype_name(s->g8.a_type), gb_dtype_name(s->g8.b_type));
+        /* One untimed call: cuBLASLt loads now (the first time in the process) and the backend
+         * makes its plan; a library that does not load is a recorded skip with the reason. */
+        err = ctx->ops->gemm_fp8(ctx->q, &s->g8);
+        if (err == GB_EUNSUPPORTED)
+            return gb_case_skip(ctx, "%s", gb_error_msg());
+    } else if (s->own) {
         if ((err = own_setup(ctx, s)))
             return err;
         err = ctx->ops->launch(ctx->q, s->kern, &s->l);
@@ -425,7 +530,9 @@ static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
     struct gemm *s = ctx->state;
     int err = 0;
     for (uint64_t r = 0; r < reps && !err; r++)
-        err = s->own ? ctx->ops->launch(ctx->q, s->kern, &s->l) : ctx->ops->gemm(ctx->q, &s->g);
+        err = s->own         ? ctx->ops->launch(ctx->q, s->kern, &s->l)
+              : is_fp8(s->p) ? ctx->ops->gemm_fp8(ctx->q, &s->g8)
+                             : ctx->ops->gemm(ctx->q, &s->g);
     return err;
 }
 
@@ -444,12 +551,17 @@ static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
  * the rigorous bound (k u) would let it pass. The tensor-core precisions keep the rigorous
  * bound: their accumulation need not round to nearest (Fasi, Higham, Mikaitis and Pranesh,
  * "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021), which the probabilistic model
- * assumes. */
+ * assumes. The FP8 precisions measure against the product of their FP8-rounded inputs, so they
+ * carry no input rounding (u_in 0): the rigorous bound of an FP32 accumulation (cuBLASLt without
+ * fast accumulation promotes the tensor cores' partial sums to FP32) and the output's rounding.
+ * Unverified on hardware here: Zhang et al. (SageAttention2, 2024) report that the FP8 mma's
+ * own accumulator keeps 13 mantissa bits on sm_89 / sm_90; where cuBLASLt's promotion does not
+ * hide that, the case fails with failed-accuracy, which is the finding; axis `tol` relaxes it. */
 double gb__gemm_tolerance(enum gprec p, uint64_t k)
 {
-    const double u_in = p == GP_F64    ? 0.0
-                        : p == GP_TF32 ? 0x1p-11 + 0x1p-24
-                                       : gb_unit_roundoff(gp[p].in);
+    const double u_in = p == GP_F64 || is_fp8(p) ? 0.0
+                        : p == GP_TF32           ? 0x1p-11 + 0x1p-24
+                                                 : gb_unit_roundoff(gp[p].in);
     const double u_acc = gb_unit_roundoff(gp[p].acc), u_out = gb_unit_roundoff(gp[p].out);
     const double rigorous = gb_gemm_error_bound(k, u_in, u_acc, u_out);
     if (p != GP_F32 && p != GP_F64)
@@ -464,6 +576,20 @@ double gb__gemm_tolerance(enum gprec p, uint64_t k)
 static double default_tol(enum gprec p, uint64_t k)
 {
     return gb__gemm_tolerance(p, k);
+}
+
+double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uint64_t ldb, bool tb,
+                    uint64_t k, uint64_t i, uint64_t j, double *mag)
+{
+    long double sum = 0, m = 0;
+    for (uint64_t l = 0; l < k; l++) {
+        const double x = ta ? a[l + i * lda] : a[i + l * lda];
+        const double y = tb ? b[j + l * ldb] : b[l + j * ldb];
+        sum += (long double)x * y;
+        m += fabsl((long double)x * y);
+    }
+    *mag = (double)m;
+    return (double)sum;
 }
 
 static double c_elem(enum gb_dtype t, const void *c, uint64_t i)
@@ -489,8 +615,15 @@ static int gemm_verify(struct gb_case_ctx *ctx)
     void *c = gb_case_read_back(ctx, s->c, nc * gb_dtype_size(out), &err);
     if (!c)
         return err;
-    struct gb_accuracy acc;
+    /* FP8: acc against the product of the FP8-rounded inputs (what the device multiplied: the
+     * accumulation's and the output's error only); quant, apart, that product against the FP32
+     * inputs' (what rounding the inputs to FP8 costs). Elsewhere acc against the unrounded
+     * inputs (the whole price of the precision). */
+    const bool fp8 = is_fp8(s->p);
+    const double *ra = fp8 ? s->aq : s->a64, *rb = fp8 ? s->bq : s->b64;
+    struct gb_accuracy acc, quant;
     gb_accuracy_init(&acc);
+    gb_accuracy_init(&quant);
     const bool all = nc <= 65536;
     const uint64_t count = all ? nc : 4096;
     uint64_t seed = 0xC0FFEEull;
@@ -503,27 +636,31 @@ static int gemm_verify(struct gb_case_ctx *ctx)
         } else {
             i = mix(&seed) % s->m, j = mix(&seed) % s->n;
         }
-        long double sum = 0, mag = 0;
-        for (uint64_t l = 0; l < s->k; l++) {
-            const double x = s->ta ? s->a64[l + i * s->lda] : s->a64[i + l * s->lda];
-            const double y = s->tb ? s->b64[j + l * s->ldb] : s->b64[l + j * s->ldb];
-            sum += (long double)x * y;
-            mag += fabsl((long double)x * y);
+        double mag;
+        const double ref = gb__gemm_ref(ra, s->lda, s->ta, rb, s->ldb, s->tb, s->k, i, j, &mag);
+        gb_accuracy_add(&acc, i + j * s->m, c_elem(out, c, i + j * s->m), ref, mag);
+        if (fp8) {
+            double mag32;
+            const double ref32 =
+                gb__gemm_ref(s->a64, s->lda, s->ta, s->b64, s->ldb, s->tb, s->k, i, j, &mag32);
+            gb_accuracy_add(&quant, i + j * s->m, ref, ref32, mag32);
         }
-        gb_accuracy_add(&acc, i + j * s->m, c_elem(out, c, i + j * s->m), (double)sum, (double)mag);
     }
     free(c);
     const double tol = s->tol > 0 ? s->tol : default_tol(s->p, s->k);
     s->rms = gb_accuracy_rms(&acc);
+    s->quant_max = quant.max_rel;
+    s->quant_rms = gb_accuracy_rms(&quant);
     ctx->max_error = acc.max_rel;
     if (!(acc.max_rel <= tol)) {
         const uint64_t wi = acc.worst % s->m, wj = acc.worst / s->m;
         return gb_case_mismatch(ctx,
                                 "failed-accuracy: max relative error %.3g > tolerance "
-                                "%.3g (C(%llu,%llu) = %.9g, FP64 reference %.9g; rms "
+                                "%.3g (C(%llu,%llu) = %.9g, FP64 reference%s %.9g; rms "
                                 "%.3g over %llu elements, %llu not finite)",
                                 acc.max_rel, tol, (unsigned long long)wi, (unsigned long long)wj,
-                                acc.worst_got, acc.worst_ref, s->rms, (unsigned long long)acc.n,
+                                acc.worst_got, fp8 ? " of the FP8-rounded inputs" : "",
+                                acc.worst_ref, s->rms, (unsigned long long)acc.n,
                                 (unsigned long long)acc.nonfinite);
     }
     return 0;
@@ -535,6 +672,12 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
     (void)op_time_s;
     gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
     gb_case_text(ctx, "config", "%s", s->config);
+    if (is_fp8(s->p)) {
+        gb_case_figure(ctx, "input_quant_max_error", "", s->quant_max);
+        gb_case_figure(ctx, "input_quant_rms_error", "", s->quant_rms);
+        /* What each error is against (a text figure holds 63 characters). */
+        gb_case_text(ctx, "error_reference", "%s", GB__GEMM_FP8_ERRORS);
+    }
 }
 
 static void gemm_teardown(struct gb_case_ctx *ctx)
@@ -544,6 +687,8 @@ static void gemm_teardown(struct gb_case_ctx *ctx)
     gb_case_free_kernel(ctx, &s->kern, &s->prog);
     free(s->a64);
     free(s->b64);
+    free(s->aq);
+    free(s->bq);
 }
 
 /* The library may use matrix units; the own kernel computes in float (mixed, bf16) or in the

@@ -7,7 +7,7 @@
 #include "harness/suite.h"
 #include "suites/common.h"
 
-enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_COUNT };
+enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_F8E4M3, GP_F8E5M2, GP_COUNT };
 
 struct gemm {
     struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
@@ -15,19 +15,43 @@ struct gemm {
     bool own, ta, tb, wide, sgn; /* sgn: dist signed */
     uint64_t m, n, k;
     double tol;
-    double *a64, *b64; /* the unrounded inputs, column-major as stored (lda = rows) */
+    double *a64, *b64; /* the unrounded inputs, column-major as stored (lda = rows); for FP8
+                        * the FP32 inputs (the draws rounded to float) */
+    double *aq, *bq;   /* FP8 only: the inputs rounded to FP8 (what the device multiplies) */
     uint64_t lda, ldb;
     struct gb_buf *a, *b, *c;
     struct gb_gemm g;        /* library */
+    struct gb_gemm_fp8 g8;   /* library, FP8 (cuBLASLt) */
     struct gb_program *prog; /* own */
     struct gb_kernel *kern;
     struct gb_launch l;
     char config[64];
     double rms;
+    double quant_max, quant_rms; /* FP8: the inputs' rounding alone (see gemm_verify) */
 };
 
 /* The default tolerance of precision p at inner dimension k, relative to sum_l |a_il||b_lj|
  * (suites/gemm.c derives it); exposed for tests/test_verify.c. */
 double gb__gemm_tolerance(enum gprec p, uint64_t k);
+
+/* Element (i, j) of op(A) op(B), A and B column-major as stored with leading dimensions lda and
+ * ldb (op: transposed when ta / tb; op(A) m x k, op(B) k x n, so the TN layout of the FP8
+ * precisions reads A(l, i) = a[l + i lda] and B(l, j) = b[l + j ldb]): sum_l op(A)_il op(B)_lj
+ * with the products and the sum in long double, and in *mag sum_l |op(A)_il op(B)_lj|, the
+ * scale of the relative error (harness/precision.h). The gemm suite's reference; exposed for
+ * tests/test_precision.c. */
+double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uint64_t ldb, bool tb,
+                    uint64_t k, uint64_t i, uint64_t j, double *mag);
+
+/* The FP8 cases' text figure error_reference: max_error and rms_error are the accumulation's and
+ * output's, against the product of the FP8-rounded inputs; input_quant_max_error and
+ * input_quant_rms_error that product's against the FP32 inputs' (it fits a figure's 63). */
+#define GB__GEMM_FP8_ERRORS "max/rms_error vs FP8-rounded inputs; input_quant_*: FP8 vs FP32"
+
+/* The FP8 precisions' inputs: each of the n values x[i] rounded to float (the FP32 input, into
+ * x32[i]), then to FP8 format t (GB_F8E4M3 or GB_F8E5M2; nearest, ties to even, saturating:
+ * base/fp8.h) into bytes[i], whose value goes to xq[i]. Pure; exposed for tests. */
+void gb__gemm_fp8_quantize(const double *x, uint64_t n, enum gb_dtype t, uint8_t *bytes,
+                           double *x32, double *xq);
 
 #endif

@@ -701,6 +701,38 @@ TEST(cuda_lost_device_fails_every_use_with_the_first_error)
     gb_cuda_ops.queue_destroy(q);
 }
 
+/* ---- cuBLASLt (FP8 GEMM): loaded at run time, every entry point through dlsym ---------------- */
+
+#if HAVE_CUBLASLT
+#define GB__XSTR(x) #x
+#define GB__STR(x) GB__XSTR(x)
+/* The toolkit's libcublasLt loads and every entry point the FP8 GEMM uses resolves (the report
+ * prints its version only then); a $GPUBENCH_CUBLASLT that holds no library says where it looked
+ * and the loader's error, for both sonames, which is the FP8 cases' skip reason. */
+TEST_TIMEOUT(cuda_cublaslt_loads_by_dlopen_or_says_why, 120)
+{
+    static char out[1 << 16];
+    if (access(GB_CUDA_LIBDIR "/libcublasLt.so." GB__STR(CUBLAS_VER_MAJOR), R_OK) != 0)
+        SKIP("no libcublasLt in %s", GB_CUDA_LIBDIR);
+    int st = gb_test_shf(out, sizeof out,
+                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: cuBLASLt: " GB__STR(CUBLAS_VER_MAJOR) ".");
+    ASSERT_CONTAINS(out, "libcublasLt.so." GB__STR(CUBLAS_VER_MAJOR) " (found through");
+    ASSERT(!strstr(out, "no symbol"));
+
+    st = gb_test_shf(out, sizeof out,
+                     "GPUBENCH_CUBLASLT=/nonexistent/lt GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
+                     "' devices 2>&1 >/dev/null");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    const char *want = "cuda: cuBLASLt: missing: cuBLASLt (libcublasLt.so." GB__STR(
+        CUBLAS_VER_MAJOR) ") not loaded: /nonexistent/lt ($GPUBENCH_CUBLASLT): cannot open";
+    ASSERT_CONTAINS(out, want);
+    ASSERT_CONTAINS(out, "cuBLASLt (libcublasLt.so.12) not loaded");
+    ASSERT_CONTAINS(out, "(FP8 GEMM cases are skipped)");
+}
+#endif
+
 /* ---- capability bits, cuBLAS statuses, the stream cache -------------------------------------- */
 
 TEST(cuda_capability_bits)
@@ -710,10 +742,17 @@ TEST(cuda_capability_bits)
     /* An H200 (9.0) with cuBLAS found: every bit but UNIFIED and PEER; GRAPH on every device
      * (stream capture). */
     uint64_t c = gb_cuda_caps(9, 0, false, false, true);
-    ASSERT_EQ(c, GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT | blas);
-    /* No cuBLAS: no BLAS bit. */
-    ASSERT_EQ(gb_cuda_caps(9, 0, false, false, false),
-              GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT);
+    ASSERT_EQ(c, GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_BF16 | GB_CAP_INT8_DOT | blas |
+                     GB_CAP_BLAS_FP8);
+    /* No cuBLAS: no BLAS bit but FP8's, which says the tensor cores only (cuBLASLt loads at
+     * the first FP8 GEMM, and its absence is that case's skip). */
+    ASSERT_EQ(gb_cuda_caps(9, 0, false, false, false), GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 |
+                                                           GB_CAP_BF16 | GB_CAP_INT8_DOT |
+                                                           GB_CAP_BLAS_FP8);
+    /* FP8 tensor cores from 8.9 (Ada), not on 8.6 / 8.7 (Ampere). */
+    ASSERT(!(gb_cuda_caps(8, 7, false, false, true) & GB_CAP_BLAS_FP8));
+    ASSERT(gb_cuda_caps(8, 9, false, false, true) & GB_CAP_BLAS_FP8);
+    ASSERT(gb_cuda_caps(10, 0, false, false, true) & GB_CAP_BLAS_FP8);
     /* Turing (7.5): no BF16, no BF16/TF32 GEMM. */
     ASSERT_EQ(gb_cuda_caps(7, 5, false, false, true),
               GB_CAP_FP64 | GB_CAP_GRAPH | GB_CAP_FP16 | GB_CAP_INT8_DOT | GB_CAP_BLAS_F32 |

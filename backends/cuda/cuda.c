@@ -176,6 +176,23 @@ struct cu_device {
     size_t blas_ws_bytes;
     struct gb_cuda_stream_cache blas_stream;
 #endif
+#if HAVE_CUBLASLT
+    /* Set up once, by the first gemm_fp8 on this handle: the cuBLASLt handle, its workspace, a
+     * device float 1.0f the A and B scale pointers point to, and the plan of the last FP8 GEMM
+     * (descriptors and the heuristic's algorithm), reused while the next call has the same
+     * shape: the timed loop repeats one call, and a heuristic query per call would be timed. */
+    cublasLtHandle_t lt;
+    void *lt_ws;
+    size_t lt_ws_bytes;
+    float *lt_one;
+    struct cu_lt_plan {
+        bool valid;
+        struct gb_gemm_fp8 key; /* a, b, c cleared: cu__lt_same compares the rest */
+        cublasLtMatmulDesc_t op;
+        cublasLtMatrixLayout_t la, lb, lc;
+        cublasLtMatmulAlgo_t algo;
+    } lt_plan;
+#endif
 };
 
 struct cu_buf {
@@ -461,6 +478,8 @@ uint64_t gb_cuda_caps(int major, int minor, bool integrated, bool peer, bool bla
         caps |= GB_CAP_INT8_DOT;
     if (cc >= 80)
         caps |= GB_CAP_BF16;
+    if (cc >= 89)
+        caps |= GB_CAP_BLAS_FP8; /* FP8 tensor cores; cuBLASLt loads at the first FP8 GEMM */
     if (integrated)
         caps |= GB_CAP_UNIFIED;
     if (peer)
@@ -500,6 +519,10 @@ fail:
     return rc;
 }
 
+#if HAVE_CUBLASLT
+static void cu__lt_release(struct cu_device *d);
+#endif
+
 static void cu_device_close(struct gb_device *dev)
 {
     if (!dev)
@@ -513,6 +536,9 @@ static void cu_device_close(struct gb_device *dev)
             (void)cudaFree(d->blas_ws);
         (void)cudaGetLastError();
     }
+#endif
+#if HAVE_CUBLASLT
+    cu__lt_release(cu_dev(dev));
 #endif
     /* The primary context stays: other handles of this process may still use the device. */
     free(dev);
@@ -1456,6 +1482,242 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
 }
 #endif
 
+/* ---- FP8 GEMM through cuBLASLt (gemm_fp8) ---------------------------------------------------
+ *
+ * cuBLASLt is dlopened by the first FP8 GEMM (cuda_libs.c; every entry point through dlsym).
+ * The call follows the cuBLAS documentation's FP8 requirements for cublasLtMatmul: the "TN"
+ * layout, CUBLAS_COMPUTE_32F with CUDA_R_32F scales, A and B scale pointers (device floats,
+ * here 1.0f), 16-byte aligned dimensions (gb_gemm_fp8_check) and a workspace (32 MiB, cuBLAS's
+ * recommendation for Hopper and newer). Fast accumulation stays off (CUBLASLT_MATMUL_DESC_
+ * FAST_ACCUM 0, the default, written out): cuBLASLt then promotes the tensor cores' partial sums
+ * to FP32 periodically, the FP32 accumulation the suite's tolerance assumes. Every status other
+ * than success is GB_EBACKEND carrying cublasLtGetStatusName / cublasLtGetStatusString. */
+#if HAVE_CUBLASLT
+static int lt__fail(cublasStatus_t s, const char *file, int line, const char *call)
+{
+    cudaError_t e = cudaSuccess;
+    if (s == CUBLAS_STATUS_EXECUTION_FAILED || s == CUBLAS_STATUS_INTERNAL_ERROR) {
+        e = cudaGetLastError();
+        if (e != cudaSuccess && gb_cuda_error_is_sticky((int)e))
+            (void)cu__fail(e, GB_EBACKEND, file, line, call);
+    }
+    int err =
+        gb_error_set(GB_EBACKEND, file, line, "%s: %s (%d): %s", call,
+                     gb__lt.cublasLtGetStatusName(s), (int)s, gb__lt.cublasLtGetStatusString(s));
+    if (e != cudaSuccess)
+        err = gb_error_append(err, "underneath: %s (%d): %s", cudaGetErrorName(e), (int)e,
+                              cudaGetErrorString(e));
+    return err;
+}
+static inline int lt__check(cublasStatus_t s, const char *file, int line, const char *call)
+{
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : lt__fail(s, file, line, call);
+}
+/* LT(cublasLtMatmul, ...): calls it through gb__lt; 0, or GB_EBACKEND with the status. */
+#define LT(fn, ...) lt__check(gb__lt.fn(__VA_ARGS__), __FILE__, __LINE__, #fn)
+
+static void cu__lt_plan_drop(struct cu_lt_plan *p)
+{
+    if (p->op)
+        (void)gb__lt.cublasLtMatmulDescDestroy(p->op);
+    if (p->la)
+        (void)gb__lt.cublasLtMatrixLayoutDestroy(p->la);
+    if (p->lb)
+        (void)gb__lt.cublasLtMatrixLayoutDestroy(p->lb);
+    if (p->lc)
+        (void)gb__lt.cublasLtMatrixLayoutDestroy(p->lc);
+    memset(p, 0, sizeof *p);
+}
+
+/* Frees d's cuBLASLt state (device_close); nothing when it was never set up. */
+static void cu__lt_release(struct cu_device *d)
+{
+    if (!d->lt && !d->lt_ws && !d->lt_one)
+        return;
+    if (cu__use(&d->pub) == 0) {
+        cu__lt_plan_drop(&d->lt_plan);
+        if (d->lt)
+            (void)gb__lt.cublasLtDestroy(d->lt);
+        if (d->lt_ws)
+            (void)cudaFree(d->lt_ws);
+        if (d->lt_one)
+            (void)cudaFree(d->lt_one);
+        (void)cudaGetLastError();
+    }
+    d->lt = NULL;
+    d->lt_ws = NULL;
+    d->lt_one = NULL;
+}
+
+/* The device handle's cuBLASLt state, set up by its first FP8 GEMM; the current device is d's.
+ * GB_EUNSUPPORTED when cuBLASLt does not load (the case is a recorded skip with the reason). */
+static int cu__lt_setup(struct cu_device *d)
+{
+    if (d->lt)
+        return 0;
+    int rc = gb__cuda_blaslt_load();
+    if (rc)
+        return rc;
+    const size_t ws = 32u << 20;
+    const float one = 1.0f;
+    if ((rc = CU_ERR(GB_ENOMEM, cudaMalloc, &d->lt_ws, ws)) ||
+        (rc = CU_ERR(GB_ENOMEM, cudaMalloc, (void **)&d->lt_one, sizeof one)) ||
+        (rc = CU(cudaMemcpy, d->lt_one, &one, sizeof one, cudaMemcpyHostToDevice)) ||
+        (rc = LT(cublasLtCreate, &d->lt))) {
+        d->lt = NULL;
+        cu__lt_release(d);
+        return rc;
+    }
+    d->lt_ws_bytes = ws;
+    memset(&d->lt_plan, 0, sizeof d->lt_plan);
+    return 0;
+}
+
+static bool cu__fp8_type(enum gb_dtype t, cudaDataType *out)
+{
+    switch (t) {
+    case GB_F8E4M3:
+        *out = CUDA_R_8F_E4M3;
+        return true;
+    case GB_F8E5M2:
+        *out = CUDA_R_8F_E5M2;
+        return true;
+    case GB_F32:
+        *out = CUDA_R_32F;
+        return true;
+    case GB_F16:
+        *out = CUDA_R_16F;
+        return true;
+    case GB_BF16:
+        *out = CUDA_R_16BF;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the plan made for `key` serves g: the same types, layout and sizes. */
+static bool cu__lt_same(const struct gb_gemm_fp8 *key, const struct gb_gemm_fp8 *g)
+{
+    return key->a_type == g->a_type && key->b_type == g->b_type && key->c_type == g->c_type &&
+           key->trans_a == g->trans_a && key->trans_b == g->trans_b && key->m == g->m &&
+           key->n == g->n && key->k == g->k && key->lda == g->lda && key->ldb == g->ldb &&
+           key->ldc == g->ldc;
+}
+
+/* Builds d's plan for g (already checked by gb_gemm_fp8_check): the matmul descriptor, the three
+ * layouts (C serves as D) and the heuristic's first algorithm within the workspace. On failure
+ * d has no plan. */
+static int cu__lt_plan(struct cu_device *d, const struct gb_gemm_fp8 *g)
+{
+    struct cu_lt_plan *p = &d->lt_plan;
+    cu__lt_plan_drop(p);
+    cudaDataType at = CUDA_R_8F_E4M3, bt = CUDA_R_8F_E4M3, ct = CUDA_R_32F;
+    if (!cu__fp8_type(g->a_type, &at) || !cu__fp8_type(g->b_type, &bt) ||
+        !cu__fp8_type(g->c_type, &ct))
+        return GB_FAIL(GB_EUNSUPPORTED, "FP8 GEMM: %s x %s -> %s", gb_dtype_name(g->a_type),
+                       gb_dtype_name(g->b_type), gb_dtype_name(g->c_type));
+    const int32_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int32_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const void *scale = d->lt_one;
+    const int8_t fast = 0;
+    const uint64_t ws = d->lt_ws_bytes;
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    memset(&res, 0, sizeof res);
+    /* Stored shapes: op(A) is m x k, so A is k x m when transposed; B likewise. */
+    int rc;
+    if ((rc = LT(cublasLtMatmulDescCreate, &p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) ||
+        (rc = LT(cublasLtMatmulDescSetAttribute, p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+                 sizeof ta)) ||
+        (rc = LT(cublasLtMatmulDescSetAttribute, p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
+                 sizeof tb)) ||
+        (rc = LT(cublasLtMatmulDescSetAttribute, p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                 &scale, sizeof scale)) ||
+        (rc = LT(cublasLtMatmulDescSetAttribute, p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                 &scale, sizeof scale)) ||
+        (rc = LT(cublasLtMatmulDescSetAttribute, p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                 sizeof fast)) ||
+        (rc = LT(cublasLtMatrixLayoutCreate, &p->la, at, g->trans_a ? g->k : g->m,
+                 g->trans_a ? g->m : g->k, (int64_t)g->lda)) ||
+        (rc = LT(cublasLtMatrixLayoutCreate, &p->lb, bt, g->trans_b ? g->n : g->k,
+                 g->trans_b ? g->k : g->n, (int64_t)g->ldb)) ||
+        (rc = LT(cublasLtMatrixLayoutCreate, &p->lc, ct, g->m, g->n, (int64_t)g->ldc)) ||
+        (rc = LT(cublasLtMatmulPreferenceCreate, &pref)) ||
+        (rc = LT(cublasLtMatmulPreferenceSetAttribute, pref,
+                 CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws)) ||
+        (rc = LT(cublasLtMatmulAlgoGetHeuristic, d->lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
+                 &res, &found))) {
+        if (pref)
+            (void)gb__lt.cublasLtMatmulPreferenceDestroy(pref);
+        cu__lt_plan_drop(p);
+        return rc;
+    }
+    (void)gb__lt.cublasLtMatmulPreferenceDestroy(pref);
+    if (found < 1 || res.state != CUBLAS_STATUS_SUCCESS) {
+        const cublasStatus_t st = found < 1 ? CUBLAS_STATUS_NOT_SUPPORTED : res.state;
+        cu__lt_plan_drop(p);
+        return GB_FAIL(GB_EBACKEND,
+                       "cublasLtMatmulAlgoGetHeuristic: no algorithm for %s x %s -> %s, "
+                       "%llux%llux%llu TN within %llu bytes of workspace: %s (%d): %s",
+                       gb_dtype_name(g->a_type), gb_dtype_name(g->b_type), gb_dtype_name(g->c_type),
+                       (unsigned long long)g->m, (unsigned long long)g->n, (unsigned long long)g->k,
+                       (unsigned long long)ws, gb__lt.cublasLtGetStatusName(st), (int)st,
+                       gb__lt.cublasLtGetStatusString(st));
+    }
+    p->algo = res.algo;
+    p->key = *g;
+    p->key.a = p->key.b = p->key.c = NULL;
+    p->valid = true;
+    return 0;
+}
+
+static int cu_gemm_fp8(struct gb_queue *q, const struct gb_gemm_fp8 *g)
+{
+    struct cu_device *d = cu_dev(q->dev);
+    int rc = gb_gemm_fp8_check(g);
+    if (rc)
+        return rc;
+    if (!(d->pub.info.caps & GB_CAP_BLAS_FP8))
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "FP8 GEMM needs cuBLASLt on CUDA sm_89+: %s is %s (compute capability "
+                       "%d.%d)",
+                       d->pub.info.name, d->pub.info.arch, d->cc_major, d->cc_minor);
+    /* The buffers: gb_gemm_check_shape on the same matrices (A and B are 1-byte elements, the
+     * size of either FP8 type), batch 1. */
+    const struct gb_gemm shape = {.a_type = g->a_type,
+                                  .c_type = g->c_type,
+                                  .compute = GB_F32,
+                                  .trans_a = g->trans_a,
+                                  .trans_b = g->trans_b,
+                                  .m = g->m,
+                                  .n = g->n,
+                                  .k = g->k,
+                                  .a = g->a,
+                                  .b = g->b,
+                                  .c = g->c,
+                                  .lda = g->lda,
+                                  .ldb = g->ldb,
+                                  .ldc = g->ldc,
+                                  .batch = 1};
+    if ((rc = gb_gemm_check_shape(&shape, q->dev, cu__same, INT64_MAX, "INT64_MAX")))
+        return rc;
+    if ((rc = cu__use(q->dev)) || (rc = cu__lt_setup(d)))
+        return rc;
+    if (!d->lt_plan.valid || !cu__lt_same(&d->lt_plan.key, g)) {
+        if ((rc = cu__lt_plan(d, g)))
+            return rc;
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    void *C = cu_buf(g->c)->ptr;
+    const struct cu_lt_plan *p = &d->lt_plan;
+    return LT(cublasLtMatmul, d->lt, p->op, &alpha, cu_buf(g->a)->ptr, p->la, cu_buf(g->b)->ptr,
+              p->lb, &beta, C, p->lc, C, p->lc, &p->algo, d->lt_ws, d->lt_ws_bytes,
+              cu_queue(q)->stream);
+}
+#endif
+
 /* ---- the vtable ------------------------------------------------------------------------------ */
 
 /* Launch graphs: defined in their own block at the end of the file. */
@@ -1499,6 +1761,9 @@ const struct gb_backend_ops gb_cuda_ops = {
     .graph_free = cu_graph_free,
 #if HAVE_CUBLAS
     .gemm = cu_gemm,
+#endif
+#if HAVE_CUBLASLT
+    .gemm_fp8 = cu_gemm_fp8,
 #endif
 };
 

@@ -501,6 +501,79 @@ int gb__cuda_blas_load(void)
 }
 #endif
 
+/* ---- cuBLASLt (FP8 GEMM) ----------------------------------------------------------------------- */
+
+#if HAVE_CUBLASLT
+struct gb__cublaslt gb__lt;
+
+static struct {
+    pthread_once_t once;
+    int rc;
+    void *lib;
+    char path[1024];
+    char how[96];
+    char why[8192];
+} lt = {.once = PTHREAD_ONCE_INIT};
+
+static void blaslt_load_once(void)
+{
+    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+    /* The build's major first (its header is the one compiled against), then 12: cuBLASLt's
+     * enums and the entry points used here are the same in both. */
+    const int majors[] = {CUBLAS_VER_MAJOR, 12};
+    const size_t nmaj = CUBLAS_VER_MAJOR == 12 ? 1 : 2;
+    size_t w = 0;
+    for (size_t i = 0; i < nmaj && !lt.lib; i++) {
+        char file[64], why[4096];
+        snprintf(file, sizeof file, "libcublasLt.so.%d", majors[i]);
+        struct gb_cuda_candidate c[CL__MAXCAND];
+        size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLASLT", GB_CUDA_LIBDIR, pip, true, c,
+                                          CL__MAXCAND);
+        lt.lib = open_first(c, n, "cuBLASLt", file, lt.path, sizeof lt.path, lt.how, sizeof lt.how,
+                            why, sizeof why);
+        if (!lt.lib && w < sizeof lt.why)
+            w += (size_t)snprintf(lt.why + w, sizeof lt.why - w, "%s%s", w ? "; " : "", why);
+    }
+    if (!lt.lib) {
+        lt.rc = GB_EUNSUPPORTED;
+        return;
+    }
+    lt.why[0] = '\0';
+#define LT__SYM(sym)                                                                        \
+    do {                                                                                    \
+        *(void **)&gb__lt.sym = dlsym(lt.lib, #sym);                                        \
+        if (!gb__lt.sym) {                                                                  \
+            snprintf(lt.why, sizeof lt.why, "cuBLASLt: no symbol %s in %s", #sym, lt.path); \
+            lt.rc = GB_EUNSUPPORTED;                                                        \
+            return;                                                                         \
+        }                                                                                   \
+    } while (0)
+    LT__SYM(cublasLtCreate);
+    LT__SYM(cublasLtDestroy);
+    LT__SYM(cublasLtGetVersion);
+    LT__SYM(cublasLtGetStatusName);
+    LT__SYM(cublasLtGetStatusString);
+    LT__SYM(cublasLtMatmulDescCreate);
+    LT__SYM(cublasLtMatmulDescDestroy);
+    LT__SYM(cublasLtMatmulDescSetAttribute);
+    LT__SYM(cublasLtMatrixLayoutCreate);
+    LT__SYM(cublasLtMatrixLayoutDestroy);
+    LT__SYM(cublasLtMatmulPreferenceCreate);
+    LT__SYM(cublasLtMatmulPreferenceDestroy);
+    LT__SYM(cublasLtMatmulPreferenceSetAttribute);
+    LT__SYM(cublasLtMatmulAlgoGetHeuristic);
+    LT__SYM(cublasLtMatmul);
+#undef LT__SYM
+    lt.rc = 0;
+}
+
+int gb__cuda_blaslt_load(void)
+{
+    pthread_once(&lt.once, blaslt_load_once);
+    return lt.rc ? GB_USER_FAIL(lt.rc, "%s", lt.why) : 0;
+}
+#endif
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 static const char probe_src[] = "#include <cuda_fp16.h>\n"
@@ -598,6 +671,19 @@ void gb_cuda_report(FILE *f)
     }
 #else
     fprintf(f, "cuda: cuBLAS: not built in (-Dcublas=disabled)\n");
+#endif
+#if HAVE_CUBLASLT
+    if (gb__cuda_blaslt_load() != 0) {
+        fprintf(f, "cuda: cuBLASLt: missing: %s (FP8 GEMM cases are skipped)\n", lt.why);
+    } else {
+        const size_t ltv = gb__lt.cublasLtGetVersion();
+        fprintf(f,
+                "cuda: cuBLASLt: %zu.%zu.%zu: %s (found through %s; a run loads it at its first "
+                "FP8 GEMM)\n",
+                ltv / 10000, ltv / 100 % 100, ltv % 100, lt.path, lt.how);
+    }
+#else
+    fprintf(f, "cuda: cuBLASLt: not built in (FP8 GEMM cases are skipped)\n");
 #endif
     fflush(f);
 }

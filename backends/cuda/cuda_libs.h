@@ -13,6 +13,9 @@
 #if HAVE_CUBLAS
 #include <cublas_api.h>
 #endif
+#if HAVE_CUBLASLT
+#include <cublasLt.h>
+#endif
 
 /* NVRTC's entry points, members named after the symbols they hold. Valid once
  * gb__cuda_nvrtc_load() has returned 0; read-only after that. */
@@ -66,6 +69,37 @@ bool gb__cuda_blas_found(void);
 /* Loads cuBLAS once per process (thread-safe): the first GEMM calls it. 0, or GB_EUNSUPPORTED
  * with the reason as the error detail (a BLAS case then is a recorded skip). */
 int gb__cuda_blas_load(void);
+#endif
+
+#if HAVE_CUBLASLT
+/* cuBLASLt's entry points (FP8 GEMM), every one resolved with dlsym: valid once
+ * gb__cuda_blaslt_load() has returned 0. */
+struct gb__cublaslt {
+    __typeof__(cublasLtCreate) *cublasLtCreate;
+    __typeof__(cublasLtDestroy) *cublasLtDestroy;
+    __typeof__(cublasLtGetVersion) *cublasLtGetVersion;
+    __typeof__(cublasLtGetStatusName) *cublasLtGetStatusName;
+    __typeof__(cublasLtGetStatusString) *cublasLtGetStatusString;
+    __typeof__(cublasLtMatmulDescCreate) *cublasLtMatmulDescCreate;
+    __typeof__(cublasLtMatmulDescDestroy) *cublasLtMatmulDescDestroy;
+    __typeof__(cublasLtMatmulDescSetAttribute) *cublasLtMatmulDescSetAttribute;
+    __typeof__(cublasLtMatrixLayoutCreate) *cublasLtMatrixLayoutCreate;
+    __typeof__(cublasLtMatrixLayoutDestroy) *cublasLtMatrixLayoutDestroy;
+    __typeof__(cublasLtMatmulPreferenceCreate) *cublasLtMatmulPreferenceCreate;
+    __typeof__(cublasLtMatmulPreferenceDestroy) *cublasLtMatmulPreferenceDestroy;
+    __typeof__(cublasLtMatmulPreferenceSetAttribute) *cublasLtMatmulPreferenceSetAttribute;
+    __typeof__(cublasLtMatmulAlgoGetHeuristic) *cublasLtMatmulAlgoGetHeuristic;
+    __typeof__(cublasLtMatmul) *cublasLtMatmul;
+};
+extern struct gb__cublaslt gb__lt;
+
+/* Loads cuBLASLt once per process (thread-safe): the first FP8 GEMM calls it. It looks for
+ * libcublasLt.so.<the build's cuBLAS major> (13), then libcublasLt.so.12, each in cuBLAS's order
+ * ($GPUBENCH_CUBLASLT, a file or a folder, alone when set; the toolkit lib folder of the build;
+ * pip's nvidia/cu13/lib and nvidia/cublas/lib; the loader's search). 0, or GB_EUNSUPPORTED with
+ * every place tried and the loader's error (dlerror) as the error detail (an FP8 case then is a
+ * recorded skip that says so). Nothing of it is linked. */
+int gb__cuda_blaslt_load(void);
 #endif
 
 #endif

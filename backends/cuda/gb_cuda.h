@@ -31,6 +31,8 @@ extern const struct gb_backend_ops gb_cuda_ops;
  *      /opt/x/.venv (the GPU image's python), /opt/conda, /usr/local/lib/python3.x,
  *      /usr/lib/python3 and ~/.local;
  *   4. the loader's own search for the soname (LD_LIBRARY_PATH, ld.so.cache, system folders).
+ * cuBLASLt (FP8 GEMM) is found the same way ($GPUBENCH_CUBLASLT, pip's nvidia/cu13/lib and
+ * nvidia/cublas/lib), libcublasLt.so.<major> first, then libcublasLt.so.12.
  * NVRTC dlopens its builtins library (libnvrtc-builtins.so.<major>.<minor>) by soname, which
  * neither gpubench's run-path nor a pip folder reaches: it is preloaded from NVRTC's own folder,
  * so that NVRTC's own dlopen finds it among the loaded objects.
@@ -91,8 +93,8 @@ const char *gb_cuda_lost_reason(int index);
 /* The capability bits of a CUDA device of compute capability major.minor: FP64 always; FP16
  * from 5.3; INT8_DOT (dp4a) from 6.1; BF16 from 8.0; UNIFIED for an integrated GPU; PEER when
  * another device is reachable; with `blas` (cuBLAS found): BLAS_F32 and BLAS_F64, BLAS_F16 and
- * BLAS_MIXED from 5.3, BLAS_BF16 and BLAS_TF32 from 8.0. Never GB_CAP_GRAPH: the contract has
- * no graph members yet. */
+ * BLAS_MIXED from 5.3, BLAS_BF16 and BLAS_TF32 from 8.0; BLAS_FP8 from 8.9 with or without
+ * `blas` (the FP8 tensor cores: cuBLASLt loads at the first FP8 GEMM); GRAPH always. */
 uint64_t gb_cuda_caps(int major, int minor, bool integrated, bool peer, bool blas);
 
 /* GB_EUNSUPPORTED for the cuBLAS statuses that mean "this library or device cannot do that"

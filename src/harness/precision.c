@@ -103,6 +103,10 @@ double gb_unit_roundoff(enum gb_dtype t)
         return ldexp(1.0, -11);
     case GB_BF16:
         return ldexp(1.0, -8);
+    case GB_F8E4M3: /* 3 mantissa bits + the implicit one (OCP OFP8, base/fp8.h) */
+        return ldexp(1.0, -4);
+    case GB_F8E5M2:
+        return ldexp(1.0, -3);
     case GB_I32:
     case GB_I8:
         return 0.0;
@@ -165,10 +169,11 @@ double gb_gemm_error_bound(uint64_t k, double u_in, double u_acc, double u_out)
 /* ---- peaks ------------------------------------------------------------------------------ */
 
 /* Operations per clock per compute unit, vector units and matrix units, for one family.
- * m_f16: FP16 inputs with FP16 accumulation; m_f16a32: FP16 inputs with FP32 accumulation. */
+ * m_f16: FP16 inputs with FP16 accumulation; m_f16a32: FP16 inputs with FP32 accumulation;
+ * m_f8: FP8 inputs with FP32 accumulation (no vector rate: FP8 is a matrix-unit format). */
 struct rates {
-    double f64, f32, f16, bf16, i32, i8dot;        /* vector */
-    double m_f64, m_tf32, m_f16, m_f16a32, m_bf16; /* matrix (0: none) */
+    double f64, f32, f16, bf16, i32, i8dot;              /* vector */
+    double m_f64, m_tf32, m_f16, m_f16a32, m_bf16, m_f8; /* matrix (0: none) */
 };
 
 /* NVIDIA, per SM per clock, by compute capability (major*10 + minor). Vector rates: the CUDA
@@ -184,6 +189,9 @@ struct rates {
  *   RTX 4090 (128 SMs, 2520 MHz): 330 FP16-acc -> 1024; L40S (142 SMs, 2520 MHz): 362 FP16/BF16
  *     FP32-acc -> 1024, 183 TF32 -> 512
  *   H100 SXM5 (132 SMs, 1830 MHz): 989 FP16 and BF16 -> 4096, 495 TF32 -> 2048, 67 FP64 -> 256
+ * FP8 (FP32 accumulate), sm_89 and later only: L40S 733 -> 2048 (sm_89; GeForce parts halve
+ * it); H100 SXM5 1979 -> 8192; Blackwell B200 (148 SMs, about 1965 MHz) 4500 -> about 15500,
+ * taken as 16384. Other sm_8x parts have none.
  * The larger of a family's parts is taken (an upper bound). */
 static bool nvidia_rates(int cc, struct rates *r)
 {
@@ -224,7 +232,7 @@ static bool nvidia_rates(int cc, struct rates *r)
                             .m_f16 = 2048,
                             .m_f16a32 = 2048,
                             .m_bf16 = 2048};
-    } else if (cc < 90) { /* GA10x, AD10x */
+    } else if (cc < 90) { /* GA10x, AD10x (FP8 tensor cores from sm_89) */
         *r = (struct rates){.f64 = 4,
                             .f32 = 256,
                             .f16 = 256,
@@ -234,7 +242,8 @@ static bool nvidia_rates(int cc, struct rates *r)
                             .m_tf32 = 512,
                             .m_f16 = 1024,
                             .m_f16a32 = 1024,
-                            .m_bf16 = 1024};
+                            .m_bf16 = 1024,
+                            .m_f8 = cc >= 89 ? 2048 : 0};
     } else if (cc < 100) { /* Hopper */
         *r = (struct rates){.f64 = 128,
                             .f32 = 256,
@@ -246,7 +255,8 @@ static bool nvidia_rates(int cc, struct rates *r)
                             .m_tf32 = 2048,
                             .m_f16 = 4096,
                             .m_f16a32 = 4096,
-                            .m_bf16 = 4096};
+                            .m_bf16 = 4096,
+                            .m_f8 = 8192};
     } else { /* Blackwell and later: the largest rates known, as an upper bound */
         *r = (struct rates){.f64 = 128,
                             .f32 = 256,
@@ -258,7 +268,8 @@ static bool nvidia_rates(int cc, struct rates *r)
                             .m_tf32 = 4096,
                             .m_f16 = 8192,
                             .m_f16a32 = 8192,
-                            .m_bf16 = 8192};
+                            .m_bf16 = 8192,
+                            .m_f8 = 16384};
     }
     return true;
 }
@@ -350,8 +361,15 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
 
 static const char *op_name(enum gb_peak_op op)
 {
-    static const char *const names[] = {"FP64", "FP32",  "TF32",     "FP16",
-                                        "BF16", "INT32", "INT8 dot", "FP16 (FP32 accumulate)"};
+    static const char *const names[] = {"FP64",
+                                        "FP32",
+                                        "TF32",
+                                        "FP16",
+                                        "BF16",
+                                        "INT32",
+                                        "INT8 dot",
+                                        "FP16 (FP32 accumulate)",
+                                        "FP8 (FP32 accumulate)"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -400,16 +418,16 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
     }
     /* Per op: the vector rate and the matrix rate (TF32 and FP16 with FP32 accumulation are
      * FP32 on the vector units; integers have no matrix rate). */
-    const double vec[GB_PEAK_F16_ACC32 + 1] = {
+    const double vec[GB_PEAK_F8 + 1] = {
         [GB_PEAK_F64] = r.f64,        [GB_PEAK_F32] = r.f32,       [GB_PEAK_TF32] = r.f32,
         [GB_PEAK_F16] = r.f16,        [GB_PEAK_BF16] = r.bf16,     [GB_PEAK_I32] = r.i32,
         [GB_PEAK_INT8_DOT] = r.i8dot, [GB_PEAK_F16_ACC32] = r.f32,
     };
-    const double mat[GB_PEAK_F16_ACC32 + 1] = {
+    const double mat[GB_PEAK_F8 + 1] = {
         [GB_PEAK_F64] = r.m_f64,   [GB_PEAK_TF32] = r.m_tf32,        [GB_PEAK_F16] = r.m_f16,
-        [GB_PEAK_BF16] = r.m_bf16, [GB_PEAK_F16_ACC32] = r.m_f16a32,
+        [GB_PEAK_BF16] = r.m_bf16, [GB_PEAK_F16_ACC32] = r.m_f16a32, [GB_PEAK_F8] = r.m_f8,
     };
-    const bool known = (unsigned)op <= GB_PEAK_F16_ACC32;
+    const bool known = (unsigned)op <= GB_PEAK_F8;
     const double v = known ? vec[op] : 0, m = known ? mat[op] : 0;
     const double per_clk = matrix && m > v ? m : v;
     if (per_clk <= 0) {

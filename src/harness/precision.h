@@ -32,8 +32,8 @@ double gb_bf16_to_double(uint16_t h);
 double gb_tf32_round(double x);
 
 /* Unit roundoff u = 2^-p of a format with p significand bits (Higham, "Accuracy and Stability
- * of Numerical Algorithms", 2nd ed., 2002, §2.1): f64 2^-53, f32 2^-24, f16 2^-11, bf16 2^-8.
- * Integers: 0. */
+ * of Numerical Algorithms", 2nd ed., 2002, §2.1): f64 2^-53, f32 2^-24, f16 2^-11, bf16 2^-8,
+ * f8e4m3 2^-4, f8e5m2 2^-3 (normal range). Integers: 0. */
 double gb_unit_roundoff(enum gb_dtype t);
 
 /* ---- error metrics -------------------------------------------------------------------------- */
@@ -82,6 +82,7 @@ enum gb_peak_op {
     GB_PEAK_I32,       /* 32-bit integer multiply-add */
     GB_PEAK_INT8_DOT,  /* dp4a / 4x8-bit packed dot product */
     GB_PEAK_F16_ACC32, /* FP16 inputs, FP32 accumulation (GEMM "mixed"; vector: as F32) */
+    GB_PEAK_F8,        /* FP8 (E4M3 / E5M2) inputs, FP32 accumulation: matrix units only */
 };
 
 /* Theoretical peak of `op` on the device described by `info`, in operations per second (FLOP/s

@@ -33,6 +33,7 @@ const struct gb__cap gb__caps[] = {
     {GB_CAP_BLAS_MIXED, "blas_mixed"},
     {GB_CAP_BLAS_TF32, "blas_tf32"},
     {GB_CAP_GRAPH, "graph"},
+    {GB_CAP_BLAS_FP8, "blas_fp8"},
 };
 const size_t gb__ncaps = sizeof gb__caps / sizeof gb__caps[0];
 
