@@ -13,6 +13,10 @@
 
 #include "test.h"
 
+#if GB_TEST_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 static struct gb_test *tests;
 static size_t ntests, captests;
 
@@ -104,6 +108,10 @@ static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
         dup2(fd, 2);
         t->fn();
         fflush(NULL);
+#if GB_TEST_ASAN
+        /* _exit skips the exit-time leak check: run it here, so a leak fails the test. */
+        __lsan_do_leak_check();
+#endif
         _exit(GB_TEST_PASS);
     }
     setpgid(pid, pid); /* as the child does: no window where a signal finds no group */
