@@ -7,7 +7,7 @@
 # Any sanitizer report fails the test that caused it: ASan and UBSan halt on the first error
 # (exit status 1), LeakSanitizer checks every test process at its end (the runner calls it before
 # a passing test's _exit) and every gpubench the tests start. tests/lsan.supp suppresses only what
-# PoCL and the LLVM it links keep until the process ends; nothing of ours is suppressed.
+# PoCL and the LLVM it links, and Open MPI, keep until the process ends; nothing of ours.
 # Prints "COMPILER: N passed, N failed, N skipped" per compiler at the end (each run's full log
 # is build-asan-COMPILER/sanitize.log) and exits non-zero when a build or a test failed.
 # Tests that cannot mean anything under a sanitizer (timing, RSS, ...) skip with the reason
