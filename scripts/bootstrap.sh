@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 packages=(
   gcc pkg-config meson ninja-build git clang-format   # clang-format: scripts/check-format.sh
+  clang libclang-rt-dev                          # scripts/fuzz.sh (CI) and sanitize.sh: libFuzzer,
+                                                 # the sanitizer runtimes for clang
   libyaml-dev libjansson-dev libssl-dev          # profiles, results, sha256 of profiles
   ocl-icd-opencl-dev opencl-c-headers            # the OpenCL ICD loader and headers
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister

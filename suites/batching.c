@@ -468,9 +468,10 @@ static int verify_gemm(struct gb_case_ctx *ctx, struct batching *s)
             return err;
         for (uint64_t i = 0; i < elems * s->count; i++)
             if (!isfinite(whole[i])) {
+                double bad = whole[i]; /* read before the buffer is freed */
                 free(whole);
                 return gb_case_mismatch(ctx, "matrix %" PRIu64 ", element %" PRIu64 " is %g",
-                                        i / elems, i % elems, whole[i]);
+                                        i / elems, i % elems, bad);
             }
     }
     /* First, last and up to 14 evenly spaced matrices, every element. */

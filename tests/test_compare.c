@@ -470,6 +470,7 @@ TEST_TIMEOUT(compare_bad_inputs_exit2, 120)
     char other[1100];
     snprintf(other, sizeof other, "%s/other.json", dir);
     ASSERT_OK(gb_results_write(&rs, other));
+    gb_results_free(&rs);
     ASSERT_EQ(sh("%s compare %s %s 2>&1", GB_TEST_EXE, a, other), 2);
     ASSERT_CONTAINS(out, "no case in common");
 

@@ -614,9 +614,11 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
         FILE *f = fopen(path, "w");
         ASSERT(f);
         const char *p = tmpl, *end = tmpl + len;
+        /* The host is searched once (and again after each use), not before every value: that
+         * was a scan to the end of the file per value, minutes under AddressSanitizer. */
+        const char *host = strstr(p, "NODE_TEMPLATE");
         size_t k = 0;
         while (p < end) {
-            const char *host = strstr(p, "NODE_TEMPLATE");
             const char *val = strstr(p, "\"value\": 100");
             const char *next = host && (!val || host < val) ? host : val;
             if (!next) {
@@ -627,6 +629,7 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
             if (next == host) {
                 fprintf(f, "node%04zu", n);
                 p = next + strlen("NODE_TEMPLATE");
+                host = strstr(p, "NODE_TEMPLATE");
             } else {
                 double x = 100.0 * (1.0 + 0.01 * normal(&rng));
                 if (n == 777 && k == 123)
@@ -664,10 +667,16 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
     /* What is kept: 300,000 figures of 16 bytes (4.6 MiB) and the tables; one file is read at a
      * time. All the samples of 1,000 files (3 million values, in jansson's trees) would take
      * gigabytes; 32 MiB over the one-file run bounds the merge with room. */
+#if GB_TEST_ASAN
+    /* Under AddressSanitizer the peak holds its quarantine (freed blocks are kept, 256 MiB deep)
+     * and the CPU time is 2-3x: neither bound means anything; the merge's answers still do. */
+    printf("under AddressSanitizer: the memory and CPU bounds are not checked\n");
+#else
     ASSERT_MSG(kib - one_kib < 32 * 1024, "peak memory %ld KiB, %ld KiB for one file", kib,
                one_kib);
     /* About 20 ms of CPU a file here (jansson's parse dominates). */
     ASSERT_MSG(cpu < 200, "%.1f s of CPU", cpu);
+#endif
     json_error_t e;
     json_t *j = json_load_file(json_arg, 0, &e);
     ASSERT_MSG(j, "f.json: %s", e.text);
