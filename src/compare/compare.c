@@ -14,6 +14,7 @@
 #include "base/mannwhitney.h"
 #include "base/stats.h"
 #include "base/util.h"
+#include "harness/json_arena.h"
 
 #define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
 
@@ -1022,6 +1023,13 @@ static json_t *params_json(const struct gb_params *p)
 
 int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
 {
+    /* The tree is built in an arena and dropped whole (harness/json_arena.h): a row's object
+     * takes a few kilobytes of tree; more spills to malloc. */
+    struct gb__json_arena A;
+    const size_t row_tree = 8192, extra = (size_t)64 << 20;
+    gb__json_arena_open(&A, c->nrows <= (SIZE_MAX - extra) / row_tree ? extra + c->nrows * row_tree
+                                                                      : 0);
+    gb__json_arena_start(&A);
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string("gpubench-compare/1"));
     json_object_set_new(root, "base", side_json(c->base, c->base_path));
@@ -1094,9 +1102,10 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
         json_array_append_new(rows, o);
     }
     json_object_set_new(root, "rows", rows);
+    gb__json_arena_stop(); /* the dump's own buffers from malloc */
     int rc = json_dumpf(root, f, JSON_INDENT(2)) == 0 ? 0 : -1;
     fputc('\n', f);
-    json_decref(root);
+    gb__json_arena_drop(&A, root);
     return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
 }
 

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "harness/json_arena.h"
 #include "harness/results_json.h"
 #include "harness/suite.h"
 
@@ -595,110 +596,6 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
     return 0;
 }
 
-/* ---- an arena for the parse ----------------------------------------------------------------
- *
- * Reading a large file is mostly jansson's work: it allocates every node, key and string of the
- * tree one by one (about six bytes of tree per byte of file), and json_decref frees them one by
- * one, while the reader only copies values out of the tree and drops it. So while a thread
- * parses, jansson's allocations in that thread are bumped from one anonymous mapping (reserved,
- * not committed, and sized from the file), and the tree is dropped by unmapping it: no per-node
- * free. jansson's allocator is process-wide (json_set_alloc_funcs), so the pair installed
- * delegates to malloc and free for every other allocation: in other threads, in this thread
- * outside a parse, and when the arena is full (A.spilled: the tree is then freed node by node,
- * arena nodes skipped, before the unmapping). Frees of arena memory (jansson frees a key once it
- * is in its object, and old hashtable buckets) are no-ops. */
-struct arena {
-    char *base, *top, *end;
-    bool spilled; /* an allocation did not fit and went to malloc */
-};
-
-static void *arena_take(struct arena *a, size_t n);
-
-static _Thread_local struct arena *tl_arena; /* this thread's, from arena_open to arena_close */
-static _Thread_local bool tl_bump;           /* arena_start to arena_stop: allocate from it */
-
-static void *arena_malloc(size_t n)
-{
-    struct arena *a = tl_arena;
-    if (a && tl_bump) {
-        void *p = arena_take(a, n);
-        if (p)
-            return p;
-        a->spilled = true;
-    }
-    return malloc(n);
-}
-
-static void arena_free(void *p)
-{
-    const struct arena *a = tl_arena;
-    if (a && (char *)p >= a->base && (char *)p < a->end)
-        return;
-    free(p);
-}
-
-static void install_arena_funcs(void)
-{
-    json_set_alloc_funcs(arena_malloc, arena_free);
-}
-
-/* Reserves an arena for reading and parsing a file of len bytes (0: not known): true, or false
- * (nothing reserved: the caller uses malloc) when the address space cannot be had. */
-static bool arena_open(struct arena *a, size_t len)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, install_arena_funcs);
-    memset(a, 0, sizeof *a);
-    /* Reserved, not committed: pages cost only when the tree reaches them. The file, then 16
-     * bytes a byte of file for the tree: more than twice what a results file's tree takes (a
-     * tree that needs more spills to malloc); 64 MiB more for a file of unknown size. */
-    const size_t extra = (size_t)64 << 20;
-    if (len > (SIZE_MAX - extra) / 17)
-        return false;
-    size_t cap = 17 * len + extra;
-    void *m =
-        mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return false;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(m, cap, MADV_HUGEPAGE); /* fewer page faults; advice only */
-#endif
-    a->base = a->top = m;
-    a->end = a->base + cap;
-    tl_arena = a;
-    return true;
-}
-
-/* n bytes from the arena, or NULL when they do not fit. */
-static void *arena_take(struct arena *a, size_t n)
-{
-    size_t need = (n + 15) & ~(size_t)15; /* malloc's alignment on x86-64 and aarch64 */
-    if (need < n || (size_t)(a->end - a->top) < need)
-        return NULL;
-    void *p = a->top;
-    a->top += need;
-    return p;
-}
-
-/* From here to arena_stop, jansson's allocations in this thread come from a (NULL: malloc). */
-static void arena_start(struct arena *a)
-{
-    tl_bump = a != NULL;
-}
-
-/* Ends allocation from this thread's arena (its memory stays until arena_close). */
-static void arena_stop(void)
-{
-    tl_bump = false;
-}
-
-static void arena_close(struct arena *a)
-{
-    tl_arena = NULL;
-    tl_bump = false;
-    munmap(a->base, (size_t)(a->end - a->base));
-}
-
 int gb_results_read(const char *path, struct gb_results *out)
 {
     if (!path || !out)
@@ -716,9 +613,12 @@ int gb_results_read(const char *path, struct gb_results *out)
                           (uintmax_t)st.st_size < SIZE_MAX / 32
                       ? (size_t)st.st_size
                       : 0;
-    struct arena A;
-    bool arena = arena_open(&A, hint);
-    char *buf = arena && hint ? arena_take(&A, hint + 1) : NULL;
+    /* The file, then 16 bytes a byte of file for the tree: more than twice what a results
+     * file's tree takes (more spills to malloc); 64 MiB more for a file of unknown size. */
+    const size_t extra = (size_t)64 << 20;
+    struct gb__json_arena A = {0};
+    bool arena = hint <= (SIZE_MAX - extra) / 17 && gb__json_arena_open(&A, 17 * hint + extra);
+    char *buf = arena && hint ? gb__json_arena_take(&A, hint + 1) : NULL;
     size_t len = 0, cap = buf ? hint + 1 : 0;
     bool heap = !buf; /* buf is malloc'd (or NULL) */
     for (;;) {
@@ -729,8 +629,7 @@ int gb_results_read(const char *path, struct gb_results *out)
                 if (heap)
                     free(buf);
                 fclose(f);
-                if (arena)
-                    arena_close(&A);
+                gb__json_arena_drop(&A, NULL);
                 return GB_USER_FAIL(GB_ENOMEM, "out of memory reading %s (%zu bytes so far)", path,
                                     len);
             }
@@ -751,8 +650,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     if (ioerr) {
         if (heap)
             free(buf);
-        if (arena)
-            arena_close(&A);
+        gb__json_arena_drop(&A, NULL);
         return GB_USER_FAIL(GB_EIO, "cannot read results file %s: %s", path, strerror(saved));
     }
 
@@ -767,9 +665,9 @@ int gb_results_read(const char *path, struct gb_results *out)
         goto out;
     }
     json_error_t e;
-    arena_start(arena ? &A : NULL);
+    gb__json_arena_start(&A);
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
-    arena_stop();
+    gb__json_arena_stop();
     if (heap)
         free(buf); /* the tree holds copies of what it needs */
     buf = NULL;
@@ -785,12 +683,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     if (rc)
         gb_results_free(out);
 out:
-    /* A tree wholly in the arena goes with it; one that outgrew it is freed node by node (the
-     * arena's nodes are skipped), before the arena is unmapped. */
-    if (!arena || A.spilled)
-        json_decref(root);
-    if (arena)
-        arena_close(&A);
+    gb__json_arena_drop(&A, root); /* with the tree, the file when it was read into the arena */
     if (heap)
         free(buf);
     return rc;
