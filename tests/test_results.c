@@ -3,7 +3,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -554,6 +558,112 @@ TEST(results_read_not_json)
     expect_schema_error(t, strlen(t), (const char *const[]){"expected a JSON object", NULL});
     t = "{\"results\": []}";
     expect_schema_error(t, strlen(t), (const char *const[]){"no \"schema\" field", NULL});
+}
+
+/* Several files at once (gb_results_read_all): each as gb_results_read reads it; on an error
+ * every one is freed and zeroed, and the error is that of the first file in order that failed. */
+TEST(results_read_all_reads_each_as_one)
+{
+    struct gb_results rs, one, all[3];
+    make_results(&rs);
+    char good[4096], bad[4096], worse[4096];
+    join(good, sizeof good, gb_test_tmpdir(), "/good.json");
+    join(bad, sizeof bad, gb_test_tmpdir(), "/bad.json");
+    join(worse, sizeof worse, gb_test_tmpdir(), "/worse.json");
+    ASSERT_OK(gb_results_write(&rs, good));
+    gb_results_free(&rs);
+    spit(bad, "{\"results\": []}", 15);
+    spit(worse, "hello", 5);
+    ASSERT_OK(gb_results_read(good, &one));
+    const char *three[] = {good, good, good};
+    ASSERT_OK(gb_results_read_all(three, 3, all));
+    for (size_t k = 0; k < 3; k++) {
+        ASSERT_EQ(all[k].nresults, one.nresults);
+        ASSERT_EQ(all[k].ndevices, one.ndevices);
+        ASSERT_STR(all[k].run.host, one.run.host);
+        for (size_t i = 0; i < one.nresults; i++) {
+            const struct gb_result *a = &all[k].results[i], *b = &one.results[i];
+            ASSERT_STR(a->case_name, b->case_name);
+            ASSERT_EQ(a->params.n, b->params.n);
+            for (size_t j = 0; j < a->params.n; j++)
+                ASSERT_STR(a->params.name[j], b->params.name[j]); /* names in its own store */
+            ASSERT_EQ(a->nsamples, b->nsamples);
+            for (size_t j = 0; j < a->nsamples; j++)
+                ASSERT(a->samples[j] == b->samples[j]);
+            assert_same_stats(&a->stats, &b->stats);
+        }
+        gb_results_free(&all[k]);
+    }
+    gb_results_free(&one);
+    const char *mixed[] = {good, worse, bad};
+    memset(all, 0x5a, sizeof all);
+    ASSERT_EQ(gb_results_read_all(mixed, 3, all), GB_ESCHEMA);
+    ASSERT_CONTAINS(gb_error_msg(), worse);
+    ASSERT_CONTAINS(gb_error_msg(), "not valid JSON");
+    for (size_t k = 0; k < 3; k++)
+        ASSERT(all[k].results == NULL && all[k].nresults == 0 && all[k].devices == NULL);
+    const char *missing[] = {bad, good};
+    ASSERT_EQ(gb_results_read_all(missing, 2, all), GB_ESCHEMA);
+    ASSERT_CONTAINS(gb_error_msg(), "no \"schema\" field");
+    ASSERT_OK(gb_results_read_all(NULL, 0, NULL));
+}
+
+/* A file whose tree outgrows the parse's arena (600,000 empty objects in a member the reader
+ * ignores: far more tree a byte than a results file) and one read from a pipe (no size known
+ * beforehand) read as the plain file does. */
+TEST(results_read_outgrown_arena_and_pipe)
+{
+    char *t = valid_text();
+    size_t n = 600000, len = strlen(t);
+    char *big = malloc(len + 3 * n + 64);
+    ASSERT(big);
+    char *at = strstr(t, "\"run\": {");
+    ASSERT(at);
+    at += strlen("\"run\": {");
+    size_t head = (size_t)(at - t), w = head;
+    memcpy(big, t, head);
+    w += (size_t)sprintf(big + w, "\"extra\": [");
+    for (size_t i = 0; i < n; i++) {
+        memcpy(big + w, i ? ",{}" : "{}", i ? 3 : 2);
+        w += i ? 3 : 2;
+    }
+    w += (size_t)sprintf(big + w, "], ");
+    memcpy(big + w, at, len - head + 1);
+    w += len - head;
+    char path[4096], fifo[4096];
+    join(path, sizeof path, gb_test_tmpdir(), "/big.json");
+    spit(path, big, w);
+    struct gb_results plain, wide, piped;
+    join(fifo, sizeof fifo, gb_test_tmpdir(), "/valid.json");
+    spit(fifo, t, len);
+    ASSERT_OK(gb_results_read(fifo, &plain));
+    ASSERT_OK(gb_results_read(path, &wide));
+    join(fifo, sizeof fifo, gb_test_tmpdir(), "/fifo");
+    ASSERT_EQ(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        FILE *f = fopen(fifo, "w");
+        _exit(f && fwrite(t, 1, len, f) == len && fclose(f) == 0 ? 0 : 1);
+    }
+    ASSERT_OK(gb_results_read(fifo, &piped));
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    const struct gb_results *other[] = {&wide, &piped};
+    for (size_t k = 0; k < 2; k++) {
+        ASSERT_EQ(other[k]->nresults, plain.nresults);
+        ASSERT_STR(other[k]->run.host, plain.run.host);
+        for (size_t i = 0; i < plain.nresults; i++) {
+            ASSERT_STR(other[k]->results[i].case_name, plain.results[i].case_name);
+            assert_same_stats(&other[k]->results[i].stats, &plain.results[i].stats);
+        }
+    }
+    gb_results_free(&plain);
+    gb_results_free(&wide);
+    gb_results_free(&piped);
+    free(big);
+    free(t);
 }
 
 TEST(results_read_wrong_schema)

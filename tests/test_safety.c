@@ -3,6 +3,8 @@
  * baseline and nightly.sh. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -470,43 +473,100 @@ TEST_TIMEOUT(safety_huge_plan_is_refused_fast, 120)
     ASSERT(!exists("r.json"));
 }
 
-/* compare and report of n results against n: exit 0, the CPU seconds of each into t[2]. */
-static void compare_and_report(size_t n, double t[2])
+/* How busy the machine is: the wall time two threads take for a fixed loop each, over the CPU
+ * time the slower-served one got (1: each had a core to itself; 2: they shared one; more: other
+ * work took the cores). compare reads its two files on two threads, so it is two threads' share
+ * that matters. About 0.2 s of CPU. */
+static volatile double ref_sink;
+
+static void *ref_loop(void *arg)
+{
+    double *cpu = arg, x = 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    for (long i = 0; i < 40000000; i++)
+        x = x * 1.0000001 + 1e-9;
+    ref_sink = x;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    *cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return NULL;
+}
+
+static double machine_busy(void)
+{
+    double cpu[2] = {0, 0};
+    pthread_t t;
+    double t0 = gb_test_now_s();
+    ASSERT_EQ(pthread_create(&t, NULL, ref_loop, &cpu[1]), 0);
+    ref_loop(&cpu[0]);
+    pthread_join(t, NULL);
+    double wall = gb_test_now_s() - t0, least = cpu[0] < cpu[1] ? cpu[0] : cpu[1];
+    return least > 0 ? wall / least : INFINITY;
+}
+
+/* compare and report of n results against n (the same file twice: one synth, one copy): exit 0,
+ * the CPU and wall seconds of each into cpu[2], wall[2]. report runs with a stand-in for gnuplot
+ * that writes the charts it is asked for: drawing a chart of 200,000 points is gnuplot's own work
+ * (about 10 s of CPU here), not what this test measures. */
+static void compare_and_report(size_t n, double cpu[2], double wall[2])
 {
     synth("a.json", n, "dev", "host", "prof", "h2d", "t", 10);
-    synth("b.json", n, "dev", "host", "prof", "h2d", "t", 10);
-    double wall;
-    int rc =
-        timed(&t[0], &wall, "%s compare %s -q --json c.json 2>&1", GB_TEST_EXE, "a.json b.json");
+    ASSERT_EQ(sh("cp a.json b.json && rm -rf rep"), 0);
+    int rc = timed(&cpu[0], &wall[0], "%s compare %s -q --json c.json 2>&1", GB_TEST_EXE,
+                   "a.json b.json");
     ASSERT_MSG(rc == 0, "exit %d: %.2000s", rc, out);
-    printf("compare of %zu results: %.2f s CPU, %.2f s wall\n", n, t[0], wall);
-    rc = timed(&t[1], &wall, "%s report %s -o rep 2>&1", GB_TEST_EXE, "a.json b.json");
+    printf("compare of %zu results: %.2f s CPU, %.2f s wall\n", n, cpu[0], wall[0]);
+    rc = timed(&cpu[1], &wall[1], "GPUBENCH_GNUPLOT=$PWD/fake-gnuplot %s report %s -o rep 2>&1",
+               GB_TEST_EXE, "a.json b.json");
     ASSERT_MSG(rc == 0, "exit %d: %.2000s", rc, out);
-    printf("report of 2 x %zu results: %.2f s CPU, %.2f s wall\n", n, t[1], wall);
+    ASSERT_CONTAINS(out, "18 charts (1 with data)");
+    printf("report of 2 x %zu results: %.2f s CPU, %.2f s wall\n", n, cpu[1], wall[1]);
 }
 
 /* n results against n: compare and report scale linearly (a quadratic step made it
- * 100 times the time of 10,000; linear is 10 times), and end in a bounded time. Most of what is
- * left is reading the two files (jansson's parse, about 70 us a result on a loaded 2-core
- * machine). */
+ * 100 times the time of 10,000; linear is 10 times), and each ends in under 10 s of wall time
+ * (issue 12) when the machine is not busy with other work. Most of the time is reading the two
+ * files (jansson's parse, on two threads). On a busy machine (a reference loop on two threads
+ * gets less than two thirds of a core each) the 10 s is not judged, and the size drops to 20,000
+ * (the test stays well under a minute); GB_TEST_LARGE_N sets the size and always runs it. */
 TEST_TIMEOUT(safety_compare_and_report_100k_results, 600)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
-    /* 40,000 by default (the whole suite shares two loaded cores); GB_TEST_LARGE_N=100000 for
-     * the issue's size. */
+    gb_test_write_file("fake-gnuplot",
+                       "#!/bin/sh\n"
+                       "# Writes every file the script sets as output: a chart, not drawn.\n"
+                       "sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\" | while read -r f; do\n"
+                       "  printf '<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\\n' > \"$f\"\n"
+                       "done\n");
+    ASSERT_EQ(chmod("fake-gnuplot", 0755), 0);
+    const size_t goal = 100000;
     const char *env = getenv("GB_TEST_LARGE_N");
-    size_t n = env && atol(env) >= 1000 ? (size_t)atol(env) : 40000;
-    double small[2], big[2];
-    compare_and_report(n / 10, small);
-    compare_and_report(n, big);
+    double busy = machine_busy();
+    size_t n = env && atol(env) >= 1000 ? (size_t)atol(env) : busy > 1.5 ? 20000 : goal;
+    printf("machine: a reference loop ran %.2f times its CPU time (1: idle)\n", busy);
+    double cpu_small[2], wall_small[2], cpu[2], wall[2];
+    compare_and_report(n / 10, cpu_small, wall_small);
+    compare_and_report(n, cpu, wall);
     for (int k = 0; k < 2; k++) {
         const char *what = k ? "report" : "compare";
-        ASSERT_MSG(big[k] < 25 * (small[k] > 0.2 ? small[k] : 0.2),
-                   "%s: %.2f s CPU for %zu results, %.2f s for %zu: not linear", what, big[k], n,
-                   small[k], n / 10);
-        ASSERT_MSG(big[k] < 60, "%s: %.2f s CPU for %zu results", what, big[k], n);
+        ASSERT_MSG(cpu[k] < 25 * (cpu_small[k] > 0.2 ? cpu_small[k] : 0.2),
+                   "%s: %.2f s CPU for %zu results, %.2f s for %zu: not linear", what, cpu[k], n,
+                   cpu_small[k], n / 10);
+        ASSERT_MSG(cpu[k] < 60, "%s: %.2f s CPU for %zu results", what, cpu[k], n);
     }
+    /* The wall-time goal, judged only at its size on a machine that was quiet before and after. */
+    double busy_after = machine_busy();
+    if (busy_after > busy)
+        busy = busy_after;
+    if (n != goal || busy > 1.5)
+        SKIP("10 s wall not judged: %zu results (the goal is %zu), the machine %s (a reference "
+             "loop ran %.2f times its CPU time); compare took %.2f s wall (%.2f s CPU), report "
+             "%.2f s (%.2f s)",
+             n, goal, busy > 1.5 ? "busy" : "quiet", busy, wall[0], cpu[0], wall[1], cpu[1]);
+    for (int k = 0; k < 2; k++)
+        ASSERT_MSG(wall[k] < 10, "%s: %.2f s wall for %zu results (%.2f s CPU)",
+                   k ? "report" : "compare", wall[k], n, cpu[k]);
 }
 
 /* ---- hostile names through compare, baseline and nightly.sh ------------------------------ */
@@ -535,6 +595,29 @@ static bool x_made(const char *dir)
     return o[0] != '\0';
 }
 
+/* Checks that a Markdown document from compare carries hostile name h only escaped: no raw HTML
+ * (every < an entity), no Markdown syntax from a name (every ` [ ] escaped), no line a name
+ * broke (every line a heading, a list item, the bold summary, a table row or empty). */
+static void md_is_safe(size_t h, const char *path)
+{
+    char *doc = gb_test_slurp(path);
+    ASSERT_MSG(doc, "name %zu: %s: %s", h, path, strerror(errno));
+    ASSERT_MSG(!strchr(doc, '<'), "name %zu: raw HTML in %s: %s", h, path, doc);
+    for (const char *p = doc; *p; p++)
+        if (*p == '`' || *p == '[' || *p == ']')
+            ASSERT_MSG(p > doc && p[-1] == '\\', "name %zu: a raw %c in %s at %zu: %s", h, *p, path,
+                       (size_t)(p - doc), doc);
+    for (const char *line = doc; *line;) {
+        size_t l = strcspn(line, "\n");
+        ASSERT_MSG(l == 0 || strncmp(line, "# ", 2) == 0 || strncmp(line, "- ", 2) == 0 ||
+                       strncmp(line, "**", 2) == 0 || strncmp(line, "| ", 2) == 0 ||
+                       strncmp(line, "|---", 4) == 0,
+                   "name %zu: a line a name broke in %s: %.*s\n%s", h, path, (int)l, line, doc);
+        line += l + (line[l] == '\n');
+    }
+    free(doc);
+}
+
 TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
 {
     const char *dir = gb_test_tmpdir();
@@ -552,11 +635,9 @@ TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
         json_t *j = json_load_file("c.json", 0, &je);
         ASSERT_MSG(j, "name %zu: JSON: %s", h, je.text);
         json_decref(j);
-        /* The table rows (gb_fputs_md). The header lines above the table print host and
-         * profile raw (compare.c header_lines; left to that file's owner): not checked. */
-        ASSERT_EQ(sh("grep '^|' c.md"), 0);
-        ASSERT_MSG(!strstr(out, "<script") && !strstr(out, "<b>") && !strstr(out, "<!--"),
-                   "name %zu: raw HTML in a Markdown row: %s", h, out);
+        /* The whole Markdown document: the table rows, the header lines above the table (host,
+         * profile, paths), the notes (device names) all escape names (gb_fputs_md). */
+        md_is_safe(h, "c.md");
         /* The baseline's name stays one file in DIR whatever the host, device and profile. */
         ASSERT_EQ(sh("%s baseline b.json --dir bl --print-path", GB_TEST_EXE), 0);
         ASSERT_MSG(strncmp(out, "bl/", 3) == 0 && !strchr(out + 3, '/') &&

@@ -96,6 +96,29 @@ TEST_TIMEOUT(supervise_case_longer_than_its_limit_that_keeps_measuring_is_not_ki
     gb_results_free(&rs);
 }
 
+/* calibrate runs its cases under the same watchdog: a case that hangs in every run is failed in
+ * each run's file with the reason, said on stderr, left out of the analysis, and calibrate ends
+ * normally. */
+TEST_TIMEOUT(supervise_calibrate_hung_case_times_out_and_goes_on, 120)
+{
+    char prof[4200], res[4200];
+    paths("calhang", prof, res);
+    const char *dir = gb_test_tmpdir();
+    double t0 = gb_test_now_s();
+    int rc = sh("%s=1 %s calibrate %s -n 2 -d 0 -q --set measure.case_timeout=3s --dir %s/runs "
+                "2>&1",
+                GB_TEST_HANG_ENV, GB_TEST_EXE, prof, dir);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    ASSERT(gb_test_now_s() - t0 < 60);
+    ASSERT_EQ(gb_test_count(out, "failed: timed out after 3 s (measure.case_timeout)"), 2);
+    ASSERT_CONTAINS(out, "run 2: transfer h2d op=h2d");
+    ASSERT_CONTAINS(out, "A/A calibration: 2 runs");
+    for (int k = 1; k <= 2; k++) {
+        snprintf(res, sizeof res, "%s/runs/run-%d.json", dir, k);
+        expect_one_failed(res, 1, "timed out after 3 s");
+    }
+}
+
 TEST_TIMEOUT(supervise_crashed_worker_fails_its_case_only, 120)
 {
     char prof[4200], res[4200];

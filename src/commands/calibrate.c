@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/params.h"
 #include "base/util.h"
 #include "common.h"
 #include "compare/baseline.h"
 #include "compare/calibrate.h"
 #include "harness/runner.h"
+#include "harness/supervise.h"
 
 static const char usage[] =
     "usage: gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [OPTIONS]\n"
@@ -30,6 +32,8 @@ static const char usage[] =
     "                          against that baseline's nights then uses (DIR: results/baselines)\n"
     "      --from              analyse these results files (runs of one profile) instead\n"
     "options of run:\n" GB__RUN_OPTIONS_HELP "options of compare:\n" GB__COMPARE_OPTIONS_HELP
+    "each case runs in a worker process under a time limit, as with run (measure.case_timeout):\n"
+    "a case that hangs or crashes its worker is recorded as failed and calibrate goes on\n"
     "exit status: 0 done, 1 a run could not be written, 2 usage, profile or device error,\n"
     "130 interrupted\n";
 static const struct gb__cmd cmd = {"calibrate", usage, 1, -1, "PROFILE", NULL};
@@ -141,10 +145,13 @@ static enum gb_exit make_dir(const struct calibrate_args *c, const char *name, c
     return GB_EXIT_OK;
 }
 
-/* c->runs runs of the plan into dir/run-K.json, then the report. */
+/* c->runs runs of the plan into dir/run-K.json, then the report. Each run's cases run in
+ * workers under the case time limit, as `run`'s do (harness/supervise.h): a worker re-executes
+ * this command line (argv), which gb_cmd_calibrate turns into gb_worker_run. */
 static enum gb_exit run_and_report(const struct gb__run_args *a, const struct calibrate_args *c,
                                    const struct gb_compare_opts *co, const struct gb_profile *p,
-                                   const struct gb_plan *plan, const char *command_line)
+                                   const struct gb_plan *plan, const char *command_line,
+                                   char *const *argv)
 {
     long runs = c->runs;
     struct gb_results *rs = calloc((size_t)runs, sizeof *rs);
@@ -167,16 +174,33 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
         gb__fill_meta(&rs[done].run, p, command_line);
         fprintf(stderr, "gpubench calibrate: run %ld of %ld, %zu cases -> %s\n", done + 1, runs,
                 plan->ncases, paths[done]);
-        struct gb_runner_opts o = {
+        struct gb_supervise_opts o = {
             .out_path = paths[done],
             .progress = !a->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
             .stop = stop,
+            .exe = "/proc/self/exe",
+            .argv = argv,
         };
-        int r = gb_run_plan(plan, &o, &rs[done]);
+        gb_error_clear();
+        int r = gb_supervise_plan(plan, &o, &rs[done]);
+        /* The analysis leaves failed cases out; say which and why (a hang, a crash: the reason
+         * the watchdog recorded). */
+        for (size_t i = 0; i < rs[done].nresults; i++) {
+            const struct gb_result *x = &rs[done].results[i];
+            char params[512];
+            if (x->status == GB_STATUS_FAILED)
+                fprintf(stderr, "gpubench calibrate: run %ld: %s %s %s failed: %s\n", done + 1,
+                        x->suite, x->case_name, gb_params_format(&x->params, params, sizeof params),
+                        x->reason);
+        }
         if (r == GB_EIO || r == GB_EINTR) {
             fprintf(stderr, "gpubench calibrate: run %ld %s\n", done + 1,
                     r == GB_EINTR ? "interrupted" : "could not be written");
             rc = r == GB_EINTR ? GB_EXIT_INTERRUPTED : GB_EXIT_CASE_FAILED;
+        } else if (r < 0) { /* no worker could be started (GB_EBACKEND), out of memory */
+            fprintf(stderr, "gpubench calibrate: run %ld: %s\n", done + 1,
+                    gb_error_msg()[0] ? gb_error_msg() : gb_strerror(r));
+            rc = GB_EXIT_USAGE;
         }
     }
     if (rc == GB_EXIT_OK)
@@ -189,10 +213,27 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
     return rc;
 }
 
-int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
+/* A worker of a calibrate run (harness/supervise.h): the plan of this same command line, its
+ * cases from the supervisor's spec. Returns gb_worker_run's exit status. */
+static int worker(struct gb__run_args *a, const char *spec)
 {
-    char command_line[2048];
-    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    struct gb_profile p;
+    struct gb_plan plan;
+    enum gb_exit rc = gb__prepare_plan(a, "calibrate", &p, &plan);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    int st = gb_worker_run(&plan, spec);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    gb__shutdown_backends();
+    return st;
+}
+
+/* The command, with the command line a worker re-executes (argv) and, in a worker, the
+ * supervisor's spec (GB_WORKER_ENV; NULL otherwise). */
+static enum gb_exit calibrate(int argc, char **argv, const char *command_line, char *const *wargv,
+                              const char *spec)
+{
     struct gb__run_args a = {0};
     struct calibrate_args c = {.runs = 3};
     struct gb_compare_opts co;
@@ -220,6 +261,8 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
     if (n != 1)
         return gb__usage_error(&cmd, "expects exactly one PROFILE");
     a.profile = argv[first];
+    if (spec)
+        return (enum gb_exit)worker(&a, spec);
     if (a.out)
         return gb__usage_error(&cmd, "-o does not apply; --dir DIR holds the runs");
     const char *inputs[] = {a.profile};
@@ -231,9 +274,29 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
     struct gb_plan plan;
     if ((rc = gb__prepare_plan(&a, "calibrate", &p, &plan)) != GB_EXIT_OK)
         return rc;
-    rc = run_and_report(&a, &c, &co, &p, &plan, command_line);
+    rc = run_and_report(&a, &c, &co, &p, &plan, command_line, wargv);
     gb_plan_free(&plan);
     gb_profile_free(&p);
     gb__shutdown_backends();
+    return rc;
+}
+
+int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
+{
+    char command_line[2048];
+    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
+    unsetenv(GB_WORKER_ENV);
+    if (!worker_argv) {
+        fprintf(stderr, "gpubench calibrate: out of memory\n");
+        free(spec);
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    enum gb_exit rc = calibrate(argc, argv, command_line, worker_argv, spec);
+    free(worker_argv);
+    free(spec);
     return rc;
 }

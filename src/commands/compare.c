@@ -164,15 +164,10 @@ int gb_cmd_compare(int argc, char **argv)
     if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode))
         return compare_nights(&a, &o, files[0], files[1]);
     struct gb_results rs[2];
-    memset(rs, 0, sizeof rs);
-    for (int k = 0; k < 2; k++) {
-        gb_error_clear();
-        if (gb_results_read(files[k], &rs[k])) {
-            fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
-            if (k)
-                gb_results_free(&rs[0]);
-            return GB_EXIT_USAGE;
-        }
+    gb_error_clear();
+    if (gb_results_read_all(files, 2, rs)) { /* both at once */
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
     }
     struct gb_comparison c;
     gb_error_clear();

@@ -46,14 +46,13 @@ static enum gb_exit write_report(const struct report_args *a, const struct gb_pr
         fprintf(stderr, "gpubench report: out of memory\n");
         return GB_EXIT_USAGE;
     }
-    for (; nread < a->n; nread++) {
-        gb_error_clear();
-        if (gb_results_read(a->paths[nread], &rs[nread])) {
-            fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
-            rc = GB_EXIT_USAGE;
-            goto out;
-        }
+    gb_error_clear();
+    if (gb_results_read_all(a->paths, a->n, rs)) { /* several at once */
+        fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+        goto out;
     }
+    nread = a->n;
     struct gb_report_opts o = {.dir = a->dir, .title = a->title, .prices = prices};
     struct gb_report_summary sum;
     gb_error_clear();

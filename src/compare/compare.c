@@ -14,6 +14,7 @@
 #include "base/mannwhitney.h"
 #include "base/stats.h"
 #include "base/util.h"
+#include "harness/json_arena.h"
 
 #define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
 
@@ -706,31 +707,64 @@ static double full_cut(const struct gb_comparison *c)
     return NAN;
 }
 
-static void header_lines(FILE *f, const struct gb_comparison *c, const char *prefix)
+/* s (NULL: nothing) as it is in text, escaped (gb_fputs_md) in Markdown: a name from a results
+ * file (host, profile, device, path) reaches a Markdown document only through here or a table
+ * cell. */
+static void put_name(FILE *f, const char *s, bool md)
+{
+    if (md)
+        gb_fputs_md(f, s);
+    else
+        fputs(s ? s : "", f);
+}
+
+static void header_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
 {
     const struct gb_results *sides[2] = {c->base, c->next};
     const char *paths[2] = {c->base_path, c->next_path};
     const char *names[2] = {"BASE", "NEW "};
     if (c->nnights) {
         const struct gb_results *last = &c->nights[c->nnights - 1];
-        fprintf(f,
-                "%sBASE %s: %zu night%s, %s .. %s; the newest %s: host %s, gpubench %s (%s), "
-                "profile '%s'\n",
-                prefix, c->baseline ? c->baseline : "?", c->nnights, c->nnights == 1 ? "" : "s",
-                c->nights[0].run.start_utc, last->run.start_utc, c->night_paths[c->nnights - 1],
-                last->run.host, last->run.gpubench_version, last->run.git_commit,
-                last->run.profile_name);
+        fprintf(f, "%sBASE ", prefix);
+        put_name(f, c->baseline ? c->baseline : "?", md);
+        fprintf(f, ": %zu night%s, ", c->nnights, c->nnights == 1 ? "" : "s");
+        put_name(f, c->nights[0].run.start_utc, md);
+        fputs(" .. ", f);
+        put_name(f, last->run.start_utc, md);
+        fputs("; the newest ", f);
+        put_name(f, c->night_paths[c->nnights - 1], md);
+        fputs(": host ", f);
+        put_name(f, last->run.host, md);
+        fputs(", gpubench ", f);
+        put_name(f, last->run.gpubench_version, md);
+        fputs(" (", f);
+        put_name(f, last->run.git_commit, md);
+        fputs("), profile '", f);
+        put_name(f, last->run.profile_name, md);
+        fputs("'\n", f);
     }
-    for (int s = c->nnights ? 1 : 0; s < 2; s++)
-        fprintf(f, "%s%s %s: host %s, %s, gpubench %s (%s), profile '%s'\n", prefix, names[s],
-                paths[s] ? paths[s] : "?", sides[s]->run.host, sides[s]->run.start_utc,
-                sides[s]->run.gpubench_version, sides[s]->run.git_commit,
-                sides[s]->run.profile_name);
+    for (int s = c->nnights ? 1 : 0; s < 2; s++) {
+        fprintf(f, "%s%s ", prefix, names[s]);
+        put_name(f, paths[s] ? paths[s] : "?", md);
+        fputs(": host ", f);
+        put_name(f, sides[s]->run.host, md);
+        fputs(", ", f);
+        put_name(f, sides[s]->run.start_utc, md);
+        fputs(", gpubench ", f);
+        put_name(f, sides[s]->run.gpubench_version, md);
+        fputs(" (", f);
+        put_name(f, sides[s]->run.git_commit, md);
+        fputs("), profile '", f);
+        put_name(f, sides[s]->run.profile_name, md);
+        fputs("'\n", f);
+    }
     fprintf(f, "%sthreshold %.3g%%%s", prefix, 100.0 * c->opts.threshold,
             c->nnights && c->opts.threshold_given ? " (given)" : "");
-    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
-        fprintf(f, "%s%s %.3g%%", i ? ", " : " (", c->opts.suite_threshold[i].suite,
-                100.0 * c->opts.suite_threshold[i].threshold);
+    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++) {
+        fputs(i ? ", " : " (", f);
+        put_name(f, c->opts.suite_threshold[i].suite, md);
+        fprintf(f, " %.3g%%", 100.0 * c->opts.suite_threshold[i].threshold);
+    }
     if (!c->nnights) {
         fprintf(f,
                 "%s, alpha %g (two-sided Mann-Whitney U on the samples: it judges within-run "
@@ -785,7 +819,7 @@ static void summary_line(FILE *f, const struct gb_comparison *c)
 }
 
 /* One line per regression, against nights: how far outside the nights' spread it lies. */
-static void regression_lines(FILE *f, const struct gb_comparison *c, const char *prefix)
+static void regression_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
 {
     if (!c->nnights)
         return;
@@ -794,8 +828,16 @@ static void regression_lines(FILE *f, const struct gb_comparison *c, const char 
         if (!row->regression)
             continue;
         const struct gb_result *r = row_result(row);
-        fprintf(f, "%sregression: %s %s%s%s on %s: ", prefix, r->suite, r->case_name,
-                row->params[0] ? " " : "", row->params, row->device);
+        fprintf(f, "%sregression: ", prefix);
+        put_name(f, r->suite, md);
+        fputc(' ', f);
+        put_name(f, r->case_name, md);
+        if (row->params[0])
+            fputc(' ', f);
+        put_name(f, row->params, md);
+        fputs(" on ", f);
+        put_name(f, row->device, md);
+        fputs(": ", f);
         if (judged_by_nights(row))
             fprintf(f,
                     "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut "
@@ -803,14 +845,17 @@ static void regression_lines(FILE *f, const struct gb_comparison *c, const char 
                     gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0),
                     fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread, row->nights.cut,
                     100.0 * row->threshold, row->nights.threshold_source);
-        else
-            fprintf(f, "%s: %s\n", gb_verdict_name(row->j.verdict), row->note);
+        else {
+            fprintf(f, "%s: ", gb_verdict_name(row->j.verdict));
+            put_name(f, row->note, md);
+            fputc('\n', f);
+        }
     }
 }
 
 int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_changes)
 {
-    header_lines(f, c, "");
+    header_lines(f, c, "", false);
     if (c->notes[0]) {
         const char *s = c->notes;
         while (*s) {
@@ -867,7 +912,7 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
             fprintf(f, "%6s %6s  %s\n", p, nz, row->note);
         }
     }
-    regression_lines(f, c, "");
+    regression_lines(f, c, "", false);
     summary_line(f, c);
     return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
 }
@@ -875,12 +920,16 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
 int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
 {
     fprintf(f, "# gpubench compare\n\n");
-    header_lines(f, c, "- ");
+    header_lines(f, c, "- ", true);
     if (c->notes[0]) {
         const char *s = c->notes;
         while (*s) {
             int l = (int)strcspn(s, "\n");
-            fprintf(f, "- **note:** %.*s\n", l, s);
+            char line[sizeof c->notes];
+            snprintf(line, sizeof line, "%.*s", l, s);
+            fputs("- **note:** ", f);
+            gb_fputs_md(f, line);
+            fputc('\n', f);
             s += l + (s[l] == '\n');
         }
     }
@@ -888,7 +937,7 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
     summary_text(c, sum, sizeof sum);
     fprintf(f, "\n**%s**\n\n", sum);
     if (c->regressions && c->nnights) {
-        regression_lines(f, c, "- ");
+        regression_lines(f, c, "- ", true);
         fputc('\n', f);
     }
     if (c->nnights)
@@ -974,6 +1023,13 @@ static json_t *params_json(const struct gb_params *p)
 
 int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
 {
+    /* The tree is built in an arena and dropped whole (harness/json_arena.h): a row's object
+     * takes a few kilobytes of tree; more spills to malloc. */
+    struct gb__json_arena A;
+    const size_t row_tree = 8192, extra = (size_t)64 << 20;
+    gb__json_arena_open(&A, c->nrows <= (SIZE_MAX - extra) / row_tree ? extra + c->nrows * row_tree
+                                                                      : 0);
+    gb__json_arena_start(&A);
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string("gpubench-compare/1"));
     json_object_set_new(root, "base", side_json(c->base, c->base_path));
@@ -1046,9 +1102,10 @@ int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
         json_array_append_new(rows, o);
     }
     json_object_set_new(root, "rows", rows);
+    gb__json_arena_stop(); /* the dump's own buffers from malloc */
     int rc = json_dumpf(root, f, JSON_INDENT(2)) == 0 ? 0 : -1;
     fputc('\n', f);
-    json_decref(root);
+    gb__json_arena_drop(&A, root);
     return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
 }
 

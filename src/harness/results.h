@@ -193,6 +193,11 @@ int gb_results_write(const struct gb_results *rs, const char *path);
 /* Reads a results file. GB_EIO (unreadable), GB_ESCHEMA (not JSON, truncated, wrong schema,
  * missing fields) with a message naming the file and what is wrong. */
 int gb_results_read(const char *path, struct gb_results *out);
+/* Reads the n results files paths[0..n) into out[0..n) as gb_results_read does each, several at
+ * once (a thread each, as many as the machine has CPUs, at most 4). On an error every out[k] is
+ * freed and zeroed, and the error and message are those of the first file in order that failed,
+ * as reading the files in turn would give. */
+int gb_results_read_all(const char *const *paths, size_t n, struct gb_results *out);
 
 /* SHA-256 of a file as 64 lowercase hex digits. */
 int gb_sha256_file(const char *path, char hex[65]);

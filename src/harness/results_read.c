@@ -3,13 +3,17 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "base/error.h"
+#include "harness/json_arena.h"
 #include "harness/results_json.h"
 #include "harness/suite.h"
 
@@ -392,6 +396,7 @@ static int rd_figures(struct reader *R, const json_t *figs, const char *w, struc
     return 0;
 }
 
+/* Reads results[i] into *r, which comes zeroed. */
 static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevices,
                      struct gb_result *r)
 {
@@ -474,7 +479,10 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         }
     }
     r->nsamples = n;
-    if (gb__tel_summary_read(json_object_get(o, "telemetry"), n, &r->tel))
+    /* Without "telemetry", r->tel stays as it came, zeroed: what the summary reader makes of an
+     * absent member, without touching its page. */
+    json_t *tel = json_object_get(o, "telemetry");
+    if (tel && gb__tel_summary_read(tel, n, &r->tel))
         return GB_FAIL(GB_ENOMEM, "%s: telemetry marks", R->file);
     return 0;
 }
@@ -550,19 +558,20 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
                                 R->file, nr, sizeof *out->results);
         out->cap = nr;
     }
+    /* Each result is read in place, into the zeroed slot it keeps (what gb_results_add would
+     * copy it to): no copy of the large struct, and the pages of members it leaves unset (most
+     * of figures[], the tail of reason[]) are never touched. rd_params has aimed the param names
+     * at the slot's own names_store, as gb_results_add does. */
     for (size_t i = 0; i < nr; i++) {
-        struct gb_result *r = malloc(sizeof *r);
-        if (!r)
-            return GB_USER_FAIL(GB_ENOMEM, "%s: out of memory at result %zu", R->file, i);
-        memset(r, 0, sizeof *r);
+        struct gb_result *r = &out->results[i];
         rc = rd_result(R, json_array_get(res, i), i, out->ndevices, r);
-        if (rc == 0)
-            rc = gb_results_add(out, r);
-        free(r->samples); /* NULL when gb_results_add took it */
-        gb_tel_summary_free(&r->tel);
-        free(r);
-        if (rc)
+        if (rc) {
+            free(r->samples);
+            gb_tel_summary_free(&r->tel);
+            memset(r, 0, sizeof *r);
             return rc;
+        }
+        out->nresults++;
     }
     return 0;
 }
@@ -576,20 +585,39 @@ int gb_results_read(const char *path, struct gb_results *out)
     FILE *f = fopen(path, "rb");
     if (!f)
         return GB_USER_FAIL(GB_EIO, "cannot open results file %s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    /* The file is read into the parse's arena when its size is known (a regular file): one
+     * read, no copy as the buffer grows, gone with the arena; else, or when it grows while it is
+     * read, into a growing heap buffer. */
+    struct stat st;
+    size_t hint = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+                          (uintmax_t)st.st_size < SIZE_MAX / 32
+                      ? (size_t)st.st_size
+                      : 0;
+    /* The file, then 16 bytes a byte of file for the tree: more than twice what a results
+     * file's tree takes (more spills to malloc); 64 MiB more for a file of unknown size. */
+    const size_t extra = (size_t)64 << 20;
+    struct gb__json_arena A = {0};
+    bool arena = hint <= (SIZE_MAX - extra) / 17 && gb__json_arena_open(&A, 17 * hint + extra);
+    char *buf = arena && hint ? gb__json_arena_take(&A, hint + 1) : NULL;
+    size_t len = 0, cap = buf ? hint + 1 : 0;
+    bool heap = !buf; /* buf is malloc'd (or NULL) */
     for (;;) {
         if (len == cap) {
             size_t ncap = cap ? 2 * cap : 65536;
-            char *g = ncap > cap ? realloc(buf, ncap) : NULL;
+            char *g = ncap <= cap ? NULL : heap ? realloc(buf, ncap) : malloc(ncap);
             if (!g) {
-                free(buf);
+                if (heap)
+                    free(buf);
                 fclose(f);
+                gb__json_arena_drop(&A, NULL);
                 return GB_USER_FAIL(GB_ENOMEM, "out of memory reading %s (%zu bytes so far)", path,
                                     len);
             }
+            if (!heap)
+                memcpy(g, buf, len);
             buf = g;
             cap = ncap;
+            heap = true;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
@@ -600,7 +628,9 @@ int gb_results_read(const char *path, struct gb_results *out)
     int saved = errno;
     fclose(f);
     if (ioerr) {
-        free(buf);
+        if (heap)
+            free(buf);
+        gb__json_arena_drop(&A, NULL);
         return GB_USER_FAIL(GB_EIO, "cannot read results file %s: %s", path, strerror(saved));
     }
 
@@ -615,7 +645,12 @@ int gb_results_read(const char *path, struct gb_results *out)
         goto out;
     }
     json_error_t e;
+    gb__json_arena_start(&A);
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+    gb__json_arena_stop();
+    if (heap)
+        free(buf); /* the tree holds copies of what it needs */
+    buf = NULL;
     if (!root) {
         bool at_end = e.position >= 0 && (size_t)e.position >= len;
         rc =
@@ -628,7 +663,106 @@ int gb_results_read(const char *path, struct gb_results *out)
     if (rc)
         gb_results_free(out);
 out:
-    json_decref(root);
-    free(buf);
+    gb__json_arena_drop(&A, root); /* with the tree, the file when it was read into the arena */
+    if (heap)
+        free(buf);
+    return rc;
+}
+
+/* ---- several files at once ------------------------------------------------------------------ */
+
+/* At most this many files are parsed at once (each holds its tree, about six times the file,
+ * while it is read). */
+#define READ_THREADS_MAX 4
+/* The size of a thread's error message (base/error.c). */
+#define READ_MSG_MAX 8192
+
+struct read_job {
+    const char *const *paths;
+    struct gb_results *out;
+    int *rc;                   /* per file; 1: not read (a file after one that failed) */
+    char (*msg)[READ_MSG_MAX]; /* per file: gb_error_msg() of a failure (it is per thread) */
+    size_t n;
+    size_t next; /* the next file to take, under lock */
+    bool failed; /* a file failed: take no more */
+    pthread_mutex_t lock;
+};
+
+static void *read_worker(void *arg)
+{
+    struct read_job *J = arg;
+    for (;;) {
+        pthread_mutex_lock(&J->lock);
+        size_t i = J->failed ? J->n : J->next++;
+        pthread_mutex_unlock(&J->lock);
+        if (i >= J->n)
+            return NULL;
+        gb_error_clear();
+        J->rc[i] = gb_results_read(J->paths[i], &J->out[i]);
+        if (J->rc[i]) {
+            snprintf(J->msg[i], sizeof J->msg[i], "%s", gb_error_msg());
+            pthread_mutex_lock(&J->lock);
+            J->failed = true;
+            pthread_mutex_unlock(&J->lock);
+        }
+    }
+}
+
+int gb_results_read_all(const char *const *paths, size_t n, struct gb_results *out)
+{
+    if ((!paths || !out) && n)
+        return GB_FAIL(GB_EINVAL, "gb_results_read_all: NULL argument");
+    memset(out, 0, n * sizeof *out);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
+    if (nthreads > READ_THREADS_MAX)
+        nthreads = READ_THREADS_MAX;
+    if (nthreads > n)
+        nthreads = n;
+    if (nthreads <= 1) { /* in this thread, in turn */
+        for (size_t i = 0; i < n; i++) {
+            int rc = gb_results_read(paths[i], &out[i]);
+            if (rc) {
+                for (size_t k = 0; k < i; k++)
+                    gb_results_free(&out[k]);
+                return rc;
+            }
+        }
+        return 0;
+    }
+    struct read_job J = {.paths = paths, .out = out, .n = n};
+    J.rc = malloc(n * sizeof *J.rc);
+    J.msg = malloc(n * sizeof *J.msg);
+    pthread_t *tid = malloc(nthreads * sizeof *tid);
+    if (!J.rc || !J.msg || !tid || pthread_mutex_init(&J.lock, NULL) != 0) {
+        free(J.rc);
+        free(J.msg);
+        free(tid);
+        return GB_FAIL(GB_ENOMEM, "gb_results_read_all: %zu files", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        J.rc[i] = 1;
+    /* The calling thread is one of the readers; a thread that cannot be started leaves its
+     * share to the others. */
+    size_t started = 0;
+    for (size_t t = 1; t < nthreads; t++)
+        if (pthread_create(&tid[started], NULL, read_worker, &J) == 0)
+            started++;
+    read_worker(&J);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&J.lock);
+    /* The error is that of the first file in order that failed, as reading in turn gives. */
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (J.rc[i] < 0)
+            rc = GB_USER_FAIL(J.rc[i], "%s", J.msg[i]);
+    if (rc)
+        for (size_t i = 0; i < n; i++)
+            if (J.rc[i] == 0)
+                gb_results_free(&out[i]);
+    free(J.rc);
+    free(J.msg);
+    free(tid);
     return rc;
 }

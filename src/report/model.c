@@ -448,16 +448,49 @@ void gb__free_lines(struct line *l, size_t n)
     free(l);
 }
 
+/* Adds point (x, y) of result r to l, kept sorted by x with one point per x: the better y (first
+ * come on a tie). A point whose x is already there or goes in the middle is found by binary
+ * search, one past the end (a sweep in order) at once; a NaN x, which orders with nothing, makes
+ * the line unordered and every later point is placed by a linear scan, as it always was. */
 static int line_add(struct line *l, double x, double y, const struct gb_result *r)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (l->x[i] == x) {
-            if (better(r, y, l->y[i])) {
-                l->y[i] = y;
-                l->r[i] = r;
+    size_t at; /* where x is, or where it goes */
+    bool found = false;
+    if (isnan(x))
+        l->unordered = true;
+    if (l->unordered) {
+        for (size_t i = 0; i < l->n; i++)
+            if (l->x[i] == x) {
+                at = i;
+                found = true;
+                break;
             }
-            return 0;
+        if (!found) {
+            at = l->n;
+            while (at > 0 && l->x[at - 1] > x)
+                at--;
         }
+    } else if (l->n == 0 || l->x[l->n - 1] < x) {
+        at = l->n;
+    } else { /* the first x not below x */
+        size_t lo = 0, hi = l->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (l->x[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        at = lo;
+        found = l->x[at] == x;
+    }
+    if (found) {
+        if (better(r, y, l->y[at])) {
+            l->y[at] = y;
+            l->r[at] = r;
+        }
+        return 0;
+    }
     if (l->n == l->cap) {
         size_t nc = l->cap ? 2 * l->cap : 16;
         double *nx = realloc(l->x, nc * sizeof *nx);
@@ -474,10 +507,6 @@ static int line_add(struct line *l, double x, double y, const struct gb_result *
         l->r = nr;
         l->cap = nc;
     }
-    /* Kept sorted by x. */
-    size_t at = l->n;
-    while (at > 0 && l->x[at - 1] > x)
-        at--;
     memmove(l->x + at + 1, l->x + at, (l->n - at) * sizeof *l->x);
     memmove(l->y + at + 1, l->y + at, (l->n - at) * sizeof *l->y);
     memmove(l->r + at + 1, l->r + at, (l->n - at) * sizeof *l->r);

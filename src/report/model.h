@@ -98,8 +98,9 @@ struct line {
     char label[240];
     size_t s;
     size_t n, cap;
-    double *x, *y;
+    double *x, *y; /* sorted by x, one point per x (unless unordered) */
     const struct gb_result **r;
+    bool unordered; /* a NaN x came: x is no longer sorted (line_add, model.c) */
 };
 
 /* An extra labelled point of a line chart (the knee). */
