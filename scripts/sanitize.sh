@@ -20,6 +20,10 @@ cd "$(dirname "$0")/.."
 which=${1:-both}
 shift || true
 case "$which" in
+-h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
 clang | gcc) compilers=("$which") ;;
 both) compilers=(clang gcc) ;;
 *)

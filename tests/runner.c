@@ -179,9 +179,28 @@ int main(int argc, char **argv)
 {
     bool list = false;
     int first = 1;
+    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        printf("usage: %s [-l] [PATTERN...]\n"
+               "  runs every test whose name contains one of the PATTERNs (all without one), each\n"
+               "  in its own process, and ends with \"N passed, N failed, N skipped\"\n"
+               "  -l  lists the tests instead\n"
+               "exit status: 0 none failed, 1 a test failed, 2 a PATTERN matches no test\n",
+               argv[0]);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "-l") == 0) {
         list = true;
         first = 2;
+    }
+    /* A pattern that matches no test is a mistake (a typo would pass silently). */
+    for (int a = first; a < argc; a++) {
+        bool any = false;
+        for (size_t i = 0; i < ntests && !any; i++)
+            any = strstr(tests[i].name, argv[a]) != NULL;
+        if (!any) {
+            fprintf(stderr, "%s: no test name contains \"%s\" (-l lists them)\n", argv[0], argv[a]);
+            return 2;
+        }
     }
     qsort(tests, ntests, sizeof *tests, by_name);
     set_timeout_scale();
