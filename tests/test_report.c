@@ -202,7 +202,7 @@ TEST(report_missing_data_says_no_data)
     snprintf(p, sizeof p, "%s/report.md", rep);
     char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "*No data: no transfer results in these files.*");
-    ASSERT_CONTAINS(md, "*No data: no device-memory (memory suite) results");
+    ASSERT_CONTAINS(md, "*No data: no device-memory (memory or fp16 suite, memory regime) results");
     ASSERT_CONTAINS(md, "*No data: no tuning results in these files.*");
     ASSERT_CONTAINS(md, "*No data: no batching results in these files.*");
     ASSERT_CONTAINS(md, "*No data: no multi-device scaling results");
@@ -589,6 +589,12 @@ TEST(report_headlines_take_like_with_like)
     ASSERT(strstr(csv, "300") == NULL);
     ASSERT(strstr(csv, "5000") == NULL);
     ASSERT(strstr(csv, "f64") == NULL);
+    free(csv);
+    /* The device-memory bars leave the cache-resident triad (82 GB/s) out. */
+    snprintf(p, sizeof p, "%s/rep/data/memory_bandwidth.csv", dir);
+    csv = gb_test_slurp(p);
+    ASSERT_CONTAINS(csv, "21");
+    ASSERT(strstr(csv, "82") == NULL);
     free(csv);
     /* The roofline's memory roof is the memory-regime triad, its flat roof the f32 figure. */
     snprintf(p, sizeof p, "%s/rep/report.md", dir);

@@ -6,11 +6,14 @@
 const struct gb__bars gb__memory_bars = {
     .id = "memory_bandwidth",
     .title = "Device-memory bandwidth per kernel",
-    .what = "Median bandwidth (GB/s) of BabelStream's kernels (copy, mul, add, triad, dot) on "
-            "device memory, the best over work-group size and array size, per element type. "
-            "Triad is the usual figure of merit for memory-bound work.",
+    .what = "Median bandwidth (GB/s) of BabelStream's kernels (copy, mul, add, triad, dot) and "
+            "the fp16 suite's storage kernels on device memory: the best over work-group size "
+            "and array size among arrays larger than the caches (memory regime; cache-resident "
+            "sizes are the cache chart's), per element type. Triad is the usual figure of merit "
+            "for memory-bound work.",
     .unit = "GB/s",
     .ylabel = "GB/s",
-    .nodata = "no device-memory (memory suite) results in these files",
+    .nodata = "no device-memory (memory or fp16 suite, memory regime) results in these files",
     .noun = "kernel",
+    .no_cache = true,
 };

@@ -158,7 +158,7 @@ void gb__chart_bars(struct rep *R, const struct gb__chart_kind *k)
     struct chart *c = gb__chart_new(R, b->id, b->title, b->what);
     if (!c)
         return;
-    struct suite_filter sf = {.suites = k->suites, .unit = b->unit};
+    struct suite_filter sf = {.suites = k->suites, .unit = b->unit, .no_cache = b->no_cache};
     struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     struct axes a;
     struct cat *cats = NULL;

@@ -227,6 +227,8 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg)
     }
     if (sf->need_flops && !(r->flops_per_op > 0 && r->bytes_per_op > 0 && r->op_time_us.median > 0))
         return false;
+    if (sf->no_cache && strcmp(r->regime, "cache") == 0)
+        return false;
     if (sf->prec) {
         const struct gb_value *v = gb_params_get(&r->params, "prec");
         if (!v || v->type != GB_V_STR || strcmp(v->s, sf->prec) != 0)

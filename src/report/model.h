@@ -119,6 +119,7 @@ struct suite_filter {
     const char *prec;          /* NULL: any; else the result's param "prec" must be this */
     bool cache_ok;             /* aggregates (gb__best_in) take cache-regime results too: the
                                 * small-copy peak, not the sustained rate */
+    bool no_cache;             /* only results not in the cache regime (device memory) */
     bool op_time;              /* aggregates take the time per operation (us) of the smallest
                                 * operation (fewest bytes_per_op; ties: the lowest time), not
                                 * the value: a copy's latency */
@@ -282,6 +283,7 @@ struct gb__bars {
     const char *noun;        /* "kernel": each series' best category ("best kernel triad");
                                 NULL: each series' figure in every category */
     const char *const *skip; /* axes to take the best over (NULL-terminated), or NULL */
+    bool no_cache;           /* leave out cache-regime results (a device-memory chart) */
 };
 
 /* A kind of chart: the suites whose results it draws and its builder. */
