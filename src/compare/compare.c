@@ -882,6 +882,8 @@ int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_chan
     }
     if (w_dev > 28)
         w_dev = 28;
+    fprintf(f, "change: the speed of new against base (+: faster, also where the unit is a time "
+               "and lower is better)\n");
     fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite", w_case,
             "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit", "change");
     if (c->nnights)
@@ -940,6 +942,8 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
         regression_lines(f, c, "- ", true);
         fputc('\n', f);
     }
+    fprintf(f, "*change*: the speed of new against base (+: faster, also where the unit is a time "
+               "and lower is better).\n\n");
     if (c->nnights)
         fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | z | "
                    "nights | spread | catches | note |\n"
