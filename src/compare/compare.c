@@ -942,8 +942,8 @@ int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
         regression_lines(f, c, "- ", true);
         fputc('\n', f);
     }
-    fprintf(f, "*change*: the speed of new against base (+: faster, also where the unit is a time "
-               "and lower is better).\n\n");
+    fprintf(f, "- *change*: the speed of new against base (+: faster, also where the unit is a "
+               "time and lower is better)\n\n");
     if (c->nnights)
         fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | z | "
                    "nights | spread | catches | note |\n"
