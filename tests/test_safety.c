@@ -714,3 +714,28 @@ TEST_TIMEOUT(safety_hostile_names_through_nightly, 240)
     ASSERT_EQ(sh("ls in | wc -l"), 0);
     ASSERT_STR(out, "3\n");
 }
+
+/* Inputs that are folders: an output inside one is refused (a baseline's nights, calibrate's
+ * runs), and a device is no results file (/dev/zero would be read for ever). */
+TEST_TIMEOUT(safety_outputs_inside_input_folders_and_device_inputs_are_refused, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    synth("a.json", 4, "h", "d", "p", "s", "c", 10);
+    ASSERT_EQ(sh("mkdir -p nights && cp a.json nights/n1.json && cp a.json nights/n2.json"), 0);
+    int rc = sh("%s compare nights a.json -q --json nights/n1.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "inside the input folder nights");
+    rc = sh("cmp a.json nights/n1.json");
+    ASSERT_MSG(rc == 0, "the night was changed: %s", out);
+    ASSERT_EQ(sh("mkdir -p runs"), 0);
+    gb_test_write_file("p.yaml", "suites:\n  - suite: launch\n    params: {op: latency}\n");
+    rc = sh("%s calibrate p.yaml -n 2 --dir runs --json runs/run-1.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "inside the input folder runs");
+    double t0 = gb_test_now_s();
+    rc = sh("%s compare /dev/zero a.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "/dev/zero is a device, not a results file");
+    ASSERT(gb_test_now_s() - t0 < 10);
+}

@@ -274,6 +274,32 @@ static bool same_file(const char *a, const char *b)
     return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
 
+/* Whether `path` (existing or not) lies inside the folder `dir` (at any depth), both resolved
+ * with realpath (path's folder, as path itself may not exist yet). False when dir is not a
+ * folder or cannot be resolved. */
+static bool inside_dir(const char *path, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    char d[PATH_MAX], p[PATH_MAX], parent[PATH_MAX];
+    if (!realpath(dir, d))
+        return false;
+    if (snprintf(parent, sizeof parent, "%s", path) >= (int)sizeof parent)
+        return false;
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == parent)
+        parent[1] = '\0';
+    else
+        *slash = '\0';
+    if (!realpath(parent, p))
+        return false;
+    size_t l = strlen(d);
+    return strncmp(p, d, l) == 0 && (p[l] == '\0' || p[l] == '/' || (l == 1 && d[0] == '/'));
+}
+
 int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *const *inputs,
                       size_t ninputs, char *why, size_t cap)
 {
@@ -293,6 +319,11 @@ int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *con
     for (size_t i = 0; i < ninputs; i++) {
         if (inputs[i] && strcmp(inputs[i], "-") != 0 && same_file(out, inputs[i])) {
             snprintf(why, cap, "it is the input %s", inputs[i]);
+            return -1;
+        }
+        if (inputs[i] && kind == GB_OUTPUT_FILE && inside_dir(out, inputs[i])) {
+            snprintf(why, cap, "it is inside the input folder %s, whose files are inputs",
+                     inputs[i]);
             return -1;
         }
     }

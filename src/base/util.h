@@ -91,6 +91,8 @@ enum gb_output_kind {
  * "it is a folder; a file is meant"). Refused:
  *  - out is the same file as an input: same st_dev and st_ino (hard links and symbolic links
  *    included), or the same path once both are resolved with realpath;
+ *  - for GB_OUTPUT_FILE, out lies inside an input that is a folder (a baseline's nights, a
+ *    calibration's runs), at any depth, after resolving links;
  *  - for GB_OUTPUT_FILE, out (after following links) exists and is not a regular file: a
  *    character or block device (/dev/null), a FIFO, a socket, or a folder;
  *  - for GB_OUTPUT_DIR, out exists and is not a folder;

@@ -265,8 +265,9 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
         return (enum gb_exit)worker(&a, spec);
     if (a.out)
         return gb__usage_error(&cmd, "-o does not apply; --dir DIR holds the runs");
-    const char *inputs[] = {a.profile};
-    if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE, inputs, 1)))
+    /* The runs' folder is an input of the analysis: --json may not land on a run's file. */
+    const char *inputs[] = {a.profile, c.dir};
+    if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE, inputs, 2)))
         return rc;
     if (c.dir && (rc = gb__check_output("calibrate", c.dir, GB_OUTPUT_DIR, inputs, 1)))
         return rc;

@@ -589,6 +589,10 @@ int gb_results_read(const char *path, struct gb_results *out)
      * read, no copy as the buffer grows, gone with the arena; else, or when it grows while it is
      * read, into a growing heap buffer. */
     struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+        fclose(f); /* /dev/zero would be read for ever */
+        return GB_USER_FAIL(GB_EINVAL, "%s is a device, not a results file", path);
+    }
     size_t hint = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
                           (uintmax_t)st.st_size < SIZE_MAX / 32
                       ? (size_t)st.st_size
