@@ -447,10 +447,15 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         return own_setup(ctx, s); /* its refusal */
     if (fp8 && (err = fp8_refusals(ctx, s)))
         return err;
-    const uint64_t need = na * gb_dtype_size(in) + nb * gb_dtype_size(in) + nc * gb_dtype_size(out);
-    if (info->global_mem && need > info->global_mem)
-        return gb_case_skip(ctx, "A, B and C need %llu bytes, the device has %llu",
-                            (unsigned long long)need, (unsigned long long)info->global_mem);
+    /* In double: each dimension may be up to 2^31, so the byte counts overflow 64 bits. */
+    const double need = ((double)na + (double)nb) * (double)gb_dtype_size(in) +
+                        (double)nc * (double)gb_dtype_size(out);
+    if (info->global_mem && need > (double)info->global_mem)
+        return gb_case_skip(ctx, "A, B and C need %.4g bytes, the device has %llu", need,
+                            (unsigned long long)info->global_mem);
+    if (need > 0x1p60 || na > SIZE_MAX / 16 || nb > SIZE_MAX / 16 || nc > SIZE_MAX / 16)
+        return gb_case_skip(ctx, "A, B and C need %.4g bytes: more than this host can address",
+                            need);
 
     /* Inputs: one seeded stream per case shape and distribution, so every precision and
      * implementation multiplies the same matrices. */

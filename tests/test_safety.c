@@ -739,3 +739,25 @@ TEST_TIMEOUT(safety_outputs_inside_input_folders_and_device_inputs_are_refused, 
     ASSERT_CONTAINS(out, "/dev/zero is a device, not a results file");
     ASSERT(gb_test_now_s() - t0 < 10);
 }
+
+/* A GEMM of the largest order accepted (2^31) is a recorded skip, not a worker killed by
+ * SIGSEGV: its byte counts overflow 64 bits. */
+TEST_TIMEOUT(safety_gemm_of_order_2_31_is_a_skip, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    gb_test_write_file("g.yaml", "measure: {min_samples: 3, max_samples: 5, max_time: 50ms}\n"
+                                 "suites:\n  - suite: gemm\n"
+                                 "    params: {prec: f32, impl: [library, own], "
+                                 "shape: '2147483648'}\n");
+    int rc = sh("%s run g.yaml -d 0 -q -o g.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read("g.json", &rs));
+    ASSERT_U64(rs.nresults, ==, 2);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        ASSERT_MSG(rs.results[i].status == GB_STATUS_SKIPPED, "%s", rs.results[i].reason);
+        ASSERT_CONTAINS(rs.results[i].reason, "A, B and C need");
+    }
+    gb_results_free(&rs);
+}
