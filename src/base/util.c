@@ -300,6 +300,12 @@ static bool inside_dir(const char *path, const char *dir)
     return strncmp(p, d, l) == 0 && (p[l] == '\0' || p[l] == '/' || (l == 1 && d[0] == '/'));
 }
 
+int gb_col_width(int w, const char *cell, int cap)
+{
+    int l = (int)strlen(cell);
+    return l > w ? (l > cap ? (w > cap ? w : cap) : l) : w;
+}
+
 int gb_output_refusal(const char *out, enum gb_output_kind kind, const char *const *inputs,
                       size_t ninputs, char *why, size_t cap)
 {

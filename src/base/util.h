@@ -85,6 +85,10 @@ enum gb_output_kind {
     GB_OUTPUT_DIR,  /* a folder, created when missing */
 };
 
+/* A text table's column width: w widened to the length of cell, at most cap (a longer cell then
+ * pushes its row's later columns right); w itself is kept when it is already wider. */
+int gb_col_width(int w, const char *cell, int cap);
+
 /* Whether `out` may be written as an output of a command whose inputs are inputs[0..ninputs)
  * (NULL entries skipped; "-" is stdin/stdout and never clashes). Returns 0 when it may; else -1
  * with the reason for the user in why[cap] ("it is the input base.json", "it is a device node",

@@ -466,13 +466,11 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
     int wn = 4, wt = 4;
     for (size_t m = 0; m < f->nmembers; m++) {
         gb_fleet_member_label(f, m, lab, sizeof lab);
-        int l = (int)strlen(lab);
-        wn = l > wn ? (l > 64 ? 64 : l) : wn;
+        wn = gb_col_width(wn, lab, 64);
     }
     for (size_t k = 0; k < f->ncases; k++) {
         case_title(&f->cases[k], t, sizeof t);
-        int l = (int)strlen(t);
-        wt = l > wt ? (l > 120 ? 120 : l) : wt;
+        wt = gb_col_width(wt, t, 120);
     }
     fprintf(out, "\n%zu outlier node%s", f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s");
     if (f->flagged_nodes) {

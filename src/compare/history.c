@@ -563,8 +563,7 @@ int gb_history_write_text(FILE *f, const struct gb_history *h, bool series)
     int wt = 4;
     for (size_t k = 0; k < h->nseries; k++) {
         series_title(&h->series[k], t, sizeof t);
-        int l = (int)strlen(t);
-        wt = l > wt ? (l > 120 ? 120 : l) : wt;
+        wt = gb_col_width(wt, t, 120);
     }
     fprintf(f, "\n%-*s %-8s %6s %10s %10s %7s %7s\n", wt, "case", "unit", "nights", "first", "last",
             "noise", "changes");

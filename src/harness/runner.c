@@ -540,14 +540,6 @@ static void summary_cells(const struct gb_results *rs, const struct gb_result *r
     }
 }
 
-/* A column's width: the widest of its header and cells, at most `cap` (a wider cell then
- * pushes its row's later columns right). */
-static int widen(int w, const char *cell, int cap)
-{
-    int l = (int)strlen(cell);
-    return l > w ? (l > cap ? (w > cap ? w : cap) : l) : w;
-}
-
 void gb_print_summary(FILE *f, const struct gb_results *rs)
 {
     /* Columns as wide as their widest cell (first pass), so long device names and params keep
@@ -557,10 +549,10 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
         const struct gb_result *r = &rs->results[i];
         char params[256], dev[64];
         summary_cells(rs, r, dev, sizeof dev, params, sizeof params);
-        ws = widen(ws, r->suite, 16);
-        wc = widen(wc, r->case_name, 24);
-        wd = widen(wd, dev, 48);
-        wp = widen(wp, params, 96);
+        ws = gb_col_width(ws, r->suite, 16);
+        wc = gb_col_width(wc, r->case_name, 24);
+        wd = gb_col_width(wd, dev, 48);
+        wp = gb_col_width(wp, params, 96);
     }
     fprintf(f, "%-*s %-*s %-*s %-*s %-8s %12s %-7s %8s %12s\n", ws, "suite", wc, "case", wd,
             "device", wp, "params", "status", "value", "unit", "ci95", "op time us");
