@@ -6,6 +6,8 @@
 # Environment: FUZZ_BUILD  the build folder (default build-fuzz)
 #              FUZZ_JOBS   parallel fuzzing processes per target (default 1; more: logs in
 #                          $FUZZ_BUILD/fuzz-N.log)
+#              FUZZ_MAX_LEN  the longest input libFuzzer makes, in bytes (default 65536; a long
+#                          run keeps its rate with less, since the corpus grows towards it)
 # Exits non-zero when a target crashes, leaks or trips a sanitizer (the report is printed whole,
 # the reproducer is left as $FUZZ_BUILD/crash-* and named in the output). Ends with one line per
 # target: ok or FAIL, the executions run (libFuzzer's stat::number_of_executed_units, summed over
@@ -44,7 +46,7 @@ for t in "${targets[@]}"; do
   log="$b/fuzz-$t.log"
   verdict=ok
   if ! (cd "$b" && "./tests/fuzz/fuzz-$t" -max_total_time="$secs" "${jobs[@]}" \
-          -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "corpus-$t") \
+          -max_len="${FUZZ_MAX_LEN:-65536}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "corpus-$t") \
           >"$log" 2>&1; then
     verdict=FAIL
   fi
