@@ -551,6 +551,8 @@ for r in doc.get("results", []):
     tl += mmm("clock_mhz", "MHz") + mmm("power_w", "W") + mmm("temp_c", "C")
     if t.get("energy_j") is not None:
         tl += " energy %.3g J (%s)" % (t["energy_j"], t.get("energy_method", ""))
+    elif t.get("energy_note"):
+        tl += " [%s]" % t["energy_note"]
     if t.get("perf_per_watt") is not None:
         tl += " %.3g %s" % (t["perf_per_watt"], t.get("perf_per_watt_unit", ""))
     tl += " throttled %s" % t.get("throttled", 0)

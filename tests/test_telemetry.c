@@ -75,6 +75,61 @@ TEST(telemetry_counter_delta_wraps)
     ASSERT_U64(gb_tel_counter_delta(900, 100, 0), ==, 0);
 }
 
+TEST(telemetry_window_energy_refuses_what_the_readings_cannot_support)
+{
+    /* As on an H200 (driver 580): NVML's counter steps about every 100 ms by about 13 J, and its
+     * power is a 1 s average. A 10 ms window whose two readings straddle one step: no energy,
+     * not 15.6 J (1,560 W). */
+    struct gb_tel_reading r[64];
+    for (size_t i = 0; i < 64; i++) {
+        memset(&r[i], 0, sizeof r[i]);
+        for (int q = 0; q < GB_TQ_COUNT; q++)
+            r[i].q[q] = NAN;
+    }
+    r[0].t = 0.0, r[0].energy_j = 1000.0, r[0].q[GB_TQ_POWER] = 126.0;
+    r[1].t = 0.01, r[1].energy_j = 1015.6, r[1].q[GB_TQ_POWER] = 126.0;
+    const char *method = "x";
+    char why[192];
+    ASSERT(
+        isnan(gb_tel_window_energy(r, 2, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
+    ASSERT_STR(method, "");
+    ASSERT_CONTAINS(why, "no energy: the 10 ms window is shorter than the 1 s");
+    ASSERT_CONTAINS(why, "stepped 1 time in it");
+    /* Without the step: the same, with 0 steps (the delta would have been 0 J). */
+    r[1].energy_j = 1000.0;
+    ASSERT(
+        isnan(gb_tel_window_energy(r, 2, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
+    ASSERT_CONTAINS(why, "stepped 0 times");
+
+    /* 1.26 s of readings every 20 ms (64 readings) of a counter that steps by 12.6 J every
+     * 100 ms (126 W), at a phase that the window's ends do not share: the rate between the first
+     * and last step times the window, 126 W x 1.26 s, within the 10% the rule promises. */
+    for (size_t i = 0; i < 64; i++) {
+        r[i].t = 0.02 * (double)i;
+        r[i].energy_j = 1000.0 + 12.6 * floor((r[i].t + 0.07) / 0.1);
+        r[i].q[GB_TQ_POWER] = 126.0;
+    }
+    double e = gb_tel_window_energy(r, 64, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why);
+    ASSERT_STR(method, "counter");
+    ASSERT_STR(why, "");
+    ASSERT_MSG(fabs(e - 126.0 * 1.26) < 0.1 * 126.0 * 1.26, "energy %g J", e);
+    /* The plain delta there is 12 steps of 12.6 J = 151.2 J against the true 158.8 J. */
+
+    /* No counter, instantaneous power (sysfs): the trapezoid over any window. */
+    for (size_t i = 0; i < 64; i++)
+        r[i].energy_j = NAN;
+    ASSERT_NEAR(gb_tel_window_energy(r, 2, false, 0.0, &method, why, sizeof why), 126.0 * 0.02,
+                1e-9);
+    ASSERT_STR(method, "power");
+    /* NVML power without a counter: only from 1 s on. */
+    ASSERT(isnan(
+        gb_tel_window_energy(r, 40, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
+    ASSERT_CONTAINS(why, "no energy counter");
+    ASSERT_NEAR(
+        gb_tel_window_energy(r, 64, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why),
+        126.0 * 1.26, 1e-9);
+}
+
 TEST(telemetry_energy_arithmetic)
 {
     struct gb_tel_reading r[4];
@@ -280,7 +335,7 @@ TEST(telemetry_fake_nvml_throttle_marks_exactly_the_affected_samples)
 {
     struct gb_tel_session *s = fake_session("4-6");
     struct gb_measurement m;
-    fake_measurement(s, 10, &m);
+    fake_measurement(s, 30, &m);
     struct gb_case_ctx ctx = {0};
     ctx.op.bytes = 1e6; /* 1 MB per operation */
     struct gb_tel_cfg cfg = gb_tel_defaults;
@@ -288,32 +343,34 @@ TEST(telemetry_fake_nvml_throttle_marks_exactly_the_affected_samples)
     ASSERT_OK(gb_result_telemetry(&r, &ctx, &m, &cfg, 5));
     ASSERT(r.tel.on);
     ASSERT_EQ(r.tel.nthrottled, 3);
-    ASSERT_EQ(m.n, 10);
-    ASSERT(r.tel.marks && r.tel.nmarks == 10);
-    for (size_t k = 0; k < 10; k++)
+    ASSERT_EQ(m.n, 30);
+    ASSERT(r.tel.marks && r.tel.nmarks == 30);
+    for (size_t k = 0; k < 30; k++)
         ASSERT_MSG(r.tel.marks[k] == (k >= 4 && k <= 6), "sample %zu mark %d", k, r.tel.marks[k]);
-    ASSERT_CONTAINS(r.tel.note, "3 of 10 samples throttled");
+    ASSERT_CONTAINS(r.tel.note, "3 of 30 samples throttled");
 
-    /* Energy by hand: readings 0..10 of a counter at 1000 J + 5 J a tick: 50 J over 0.2 s.
-     * 10 samples of 10 operations: 0.5 J per operation; 100 MB / 50 J = 0.002 GB/J. */
+    /* Energy by hand: readings 0..30, 20 ms apart, of a counter at 1000 J + 5 J a tick: steps
+     * from reading 1 to 30 (0.58 s, over 20 intervals) at 250 W, over the 0.6 s window: 150 J.
+     * 30 samples of 10 operations: 0.5 J per operation; 300 MB / 150 J = 0.002 GB/J. */
     ASSERT_STR(r.tel.energy_method, "counter");
-    ASSERT_NEAR(r.tel.energy_j, 50.0, 1e-9);
-    ASSERT_NEAR(r.tel.window_s, 0.2, 1e-12);
+    ASSERT_NEAR(r.tel.energy_j, 150.0, 1e-9);
+    ASSERT_STR(r.tel.energy_note, "");
+    ASSERT_NEAR(r.tel.window_s, 0.6, 1e-12);
     ASSERT_NEAR(r.tel.energy_per_op_j, 0.5, 1e-12);
-    ASSERT_NEAR(r.tel.perf_per_watt, 100e6 * 1e-9 / 50.0, 1e-15);
+    ASSERT_NEAR(r.tel.perf_per_watt, 300e6 * 1e-9 / 150.0, 1e-15);
     ASSERT_STR(r.tel.perf_per_watt_unit, "GB/s/W");
-    ASSERT_EQ(r.tel.q[GB_TQ_POWER].n, 11);
+    ASSERT_EQ(r.tel.q[GB_TQ_POWER].n, 31);
     ASSERT_NEAR(r.tel.q[GB_TQ_POWER].mean, 250.0, 1e-9);
     ASSERT_NEAR(r.tel.q[GB_TQ_CLOCK].min, 1410.0, 1e-9);
     ASSERT_NEAR(r.tel.q[GB_TQ_CLOCK].max, 1980.0, 1e-9);
-    ASSERT_NEAR(r.tel.q[GB_TQ_CLOCK].mean, (8 * 1980.0 + 3 * 1410.0) / 11, 1e-9);
+    ASSERT_NEAR(r.tel.q[GB_TQ_CLOCK].mean, (28 * 1980.0 + 3 * 1410.0) / 31, 1e-9);
 
     /* on_throttle: fail turns an ok result into a failed one that says why. */
     r.status = GB_STATUS_OK;
     cfg.on_throttle = GB_THROTTLE_FAIL;
     gb_result_throttle_verdict(&r, &cfg);
     ASSERT_EQ(r.status, GB_STATUS_FAILED);
-    ASSERT_CONTAINS(r.reason, "throttled: 3 of 10 samples");
+    ASSERT_CONTAINS(r.reason, "throttled: 3 of 30 samples");
 
     /* The device state. */
     struct gb_tel_device_state ds;
@@ -333,7 +390,7 @@ TEST(telemetry_discard_drops_the_throttled_samples)
 {
     struct gb_tel_session *s = fake_session("4-6");
     struct gb_measurement m;
-    fake_measurement(s, 10, &m);
+    fake_measurement(s, 30, &m);
     struct gb_case_ctx ctx = {0};
     ctx.op.flops = 2e9;
     struct gb_tel_cfg cfg = gb_tel_defaults;
@@ -342,15 +399,14 @@ TEST(telemetry_discard_drops_the_throttled_samples)
     ASSERT_OK(gb_result_telemetry(&r, &ctx, &m, &cfg, 5));
     ASSERT_EQ(r.tel.nthrottled, 3);
     ASSERT_EQ(r.tel.ndiscarded, 3);
-    ASSERT_EQ(m.n, 7);
+    ASSERT_EQ(m.n, 27);
     ASSERT(r.tel.marks == NULL);
-    /* The kept samples are 0-3 and 7-9 (op_time k + 1 us), in order. */
-    const double want[7] = {1, 2, 3, 4, 8, 9, 10};
-    for (size_t k = 0; k < 7; k++)
-        ASSERT_NEAR(m.op_time[k] * 1e6, want[k], 1e-9);
-    ASSERT_CONTAINS(r.tel.note, "discarded 3 throttled samples of 10");
+    /* The kept samples are 0-3 and 7-29 (op_time k + 1 us), in order. */
+    for (size_t k = 0; k < 27; k++)
+        ASSERT_NEAR(m.op_time[k] * 1e6, (double)(k < 4 ? k + 1 : k + 4), 1e-9);
+    ASSERT_CONTAINS(r.tel.note, "discarded 3 throttled samples of 30");
     /* Energy is over the whole window, for the operations of every sample run in it:
-     * 50 J / 100 operations; 100 x 2 GFLOP / 50 J = 4 GFLOP/J. */
+     * 150 J / 300 operations; 300 x 2 GFLOP / 150 J = 4 GFLOP/J. */
     ASSERT_NEAR(r.tel.energy_per_op_j, 0.5, 1e-12);
     ASSERT_NEAR(r.tel.perf_per_watt, 4.0, 1e-12);
     ASSERT_STR(r.tel.perf_per_watt_unit, "GFLOP/s/W");
@@ -362,20 +418,20 @@ TEST(telemetry_discard_keeps_an_all_throttled_case_and_says_so)
 {
     struct gb_tel_session *s = fake_session("0-100");
     struct gb_measurement m;
-    fake_measurement(s, 8, &m);
+    fake_measurement(s, 24, &m);
     struct gb_case_ctx ctx = {0};
     struct gb_tel_cfg cfg = gb_tel_defaults;
     cfg.on_throttle = GB_THROTTLE_DISCARD;
     struct gb_result r = {0};
     ASSERT_OK(gb_result_telemetry(&r, &ctx, &m, &cfg, 5));
-    ASSERT_EQ(r.tel.nthrottled, 8);
+    ASSERT_EQ(r.tel.nthrottled, 24);
     ASSERT_EQ(r.tel.ndiscarded, 0);
-    ASSERT_EQ(m.n, 8);
-    ASSERT(r.tel.marks && r.tel.nmarks == 8);
-    ASSERT_CONTAINS(r.tel.note, "kept all 8 samples: 8 throttled");
+    ASSERT_EQ(m.n, 24);
+    ASSERT(r.tel.marks && r.tel.nmarks == 24);
+    ASSERT_CONTAINS(r.tel.note, "kept all 24 samples: 24 throttled");
     /* A latency has no perf per watt; the energy per operation stands. */
     ASSERT(isnan(r.tel.perf_per_watt));
-    ASSERT_NEAR(r.tel.energy_per_op_j, 40.0 / 80.0, 1e-12);
+    ASSERT_NEAR(r.tel.energy_per_op_j, 120.0 / 240.0, 1e-12);
     gb_tel_summary_free(&r.tel);
     gb_measurement_free(&m);
     gb_tel_close(s);

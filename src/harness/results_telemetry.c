@@ -4,7 +4,7 @@
  *
  * result "telemetry": {"sources": [{"name", "available", "reason"}], "readings", "window_s",
  *   "clock_mhz" | "mem_clock_mhz" | "power_w" | "temp_c": {"n", "min", "mean", "max"} (measured
- *   quantities only), "energy_j", "energy_method", "energy_per_op_j", "perf_per_watt",
+ *   quantities only), "energy_j", "energy_method", "energy_note" (why no energy), "energy_per_op_j", "perf_per_watt",
  *   "perf_per_watt_unit", "throttled", "discarded", "note", "throttled_samples": [indices]}
  * run "machine": {"governor", "turbo" (true/false/null), "loadavg": [1, 5, 15 min],
  *   "devices": [{"device", "driver", "power_limit_w", "sm_clock_max_mhz", "sm_app_clock_mhz",
@@ -65,6 +65,7 @@ json_t *gb__tel_summary_json(const struct gb_tel_summary *t)
     }
     bad |= !o || set(o, "energy_j", num(t->energy_j)) ||
            set(o, "energy_method", json_string(t->energy_method)) ||
+           set(o, "energy_note", json_string(t->energy_note)) ||
            set(o, "energy_per_op_j", num(t->energy_per_op_j)) ||
            set(o, "perf_per_watt", num(t->perf_per_watt)) ||
            set(o, "perf_per_watt_unit", json_string(t->perf_per_watt_unit)) ||
@@ -168,6 +169,7 @@ int gb__tel_summary_read(const json_t *o, size_t nsamples, struct gb_tel_summary
     }
     t->energy_j = rnum(o, "energy_j");
     rstr(o, "energy_method", t->energy_method, sizeof t->energy_method);
+    rstr(o, "energy_note", t->energy_note, sizeof t->energy_note);
     t->energy_per_op_j = rnum(o, "energy_per_op_j");
     t->perf_per_watt = rnum(o, "perf_per_watt");
     rstr(o, "perf_per_watt_unit", t->perf_per_watt_unit, sizeof t->perf_per_watt_unit);

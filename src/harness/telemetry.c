@@ -739,6 +739,71 @@ double gb_tel_energy(const struct gb_tel_reading *r, size_t n, const char **meth
     return NAN;
 }
 
+double gb_tel_window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
+                            double power_avg_s, const char **method, char *why, size_t len)
+{
+    *method = "";
+    if (len)
+        why[0] = '\0';
+    double window = n >= 2 ? r[n - 1].t - r[0].t : 0.0, gap = 0.0;
+    for (size_t i = 1; i < n; i++)
+        gap = fmax(gap, r[i].t - r[i - 1].t);
+    /* The counter's steps: readings whose value differs from the reading before that had one. */
+    size_t steps = 0, fc = n, lc = n, prev = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(r[i].energy_j))
+            continue;
+        if (prev < n && r[i].energy_j != r[prev].energy_j) {
+            if (fc == n)
+                fc = i;
+            lc = i;
+            steps++;
+        }
+        prev = i;
+    }
+    bool has_counter = prev < n;
+    if (has_counter && !coarse)
+        return gb_tel_energy(r, n, method);
+    if (steps >= 2 && r[lc].t - r[fc].t >= GB_TEL_COUNTER_SPAN_INTERVALS * gap &&
+        r[lc].t > r[fc].t) {
+        *method = "counter";
+        return (r[lc].energy_j - r[fc].energy_j) / (r[lc].t - r[fc].t) * window;
+    }
+    size_t npower = 0;
+    for (size_t i = 0; i < n; i++)
+        npower += isfinite(r[i].q[GB_TQ_POWER]);
+    if (npower >= 2 && window >= power_avg_s) {
+        double e = 0.0;
+        size_t p = n;
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(r[i].q[GB_TQ_POWER]))
+                continue;
+            if (p < n) /* the trapezoid rule */
+                e += 0.5 * (r[p].q[GB_TQ_POWER] + r[i].q[GB_TQ_POWER]) * (r[i].t - r[p].t);
+            p = i;
+        }
+        *method = "power";
+        return e;
+    }
+    char c[160] = "no energy counter";
+    if (has_counter)
+        snprintf(c, sizeof c,
+                 "the energy counter stepped %zu time%s in it, and its rate needs steps spanning "
+                 "%d reading intervals (%.0f ms)",
+                 steps, steps == 1 ? "" : "s", GB_TEL_COUNTER_SPAN_INTERVALS,
+                 GB_TEL_COUNTER_SPAN_INTERVALS * gap * 1e3);
+    if (npower < 2)
+        snprintf(why, len,
+                 "no energy: the %.3g ms window has %s and no power readings to integrate",
+                 window * 1e3, c);
+    else
+        snprintf(why, len,
+                 "no energy: the %.3g ms window is shorter than the %.3g s its power readings "
+                 "average over, and %s",
+                 window * 1e3, power_avg_s, c);
+    return NAN;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -156,6 +156,7 @@ struct gb_tel_summary {
     double energy_j;             /* over the timed window; NaN when nothing measured it */
     char energy_method[16];      /* "counter" (a counter's delta), "power" (the integral of power),
                                * "" (none) */
+    char energy_note[192];       /* why there is no energy figure (gb_tel_window_energy), or "" */
     double energy_per_op_j;      /* energy_j / the operations run in the window; NaN none */
     double perf_per_watt;        /* work in the window / energy_j: (GB/s)/W = GB/J; NaN none */
     char perf_per_watt_unit[24]; /* "GB/s/W", "GFLOP/s/W" */
@@ -171,6 +172,29 @@ void gb_tel_summary_free(struct gb_tel_summary *s);
  * reading that have it (method "counter"), else the trapezoid integral of power over the
  * readings that have it ("power"), else NaN (""). */
 double gb_tel_energy(const struct gb_tel_reading *r, size_t n, const char **method);
+
+/* The interval over which NVML's power reading is averaged on Ampere (except GA100) and later
+ * GPUs: 1 s (NVML API reference, nvmlDeviceGetPowerUsage). */
+#define GB_TEL_NVML_POWER_AVG_S 1.0
+/* How many reading intervals the counter's steps must span before its rate is trusted: the time
+ * of each step is known to one reading interval, so the rate is within 2/20 = 10%. */
+#define GB_TEL_COUNTER_SPAN_INTERVALS 20
+
+/* The energy of the timed window r[0].t .. r[n-1].t, or NaN with the reason in why[0..len)
+ * (why is "" when a figure is given). Unlike gb_tel_energy, it gives no figure that the readings
+ * cannot support:
+ * - "counter", a fine counter (coarse false: RAPL's and hwmon's, current to about a millisecond):
+ *   its delta between the first and last reading, as gb_tel_energy;
+ * - "counter", a coarse counter (coarse true: NVML's total energy, which steps about every
+ *   100 ms on an H200 with driver 580): its rate between its first and last step seen,
+ *   (E_last - E_first) / (t_last - t_first), times the window, and only when those steps span
+ *   at least GB_TEL_COUNTER_SPAN_INTERVALS reading intervals (the trace's longest);
+ * - "power": else the trapezoid integral of power, when the window is at least power_avg_s
+ *   (the interval the source averages power over; 0: instantaneous) and two readings have it.
+ * A 10 ms window on NVML therefore has no energy: its counter delta is 0 or a whole 100 ms step,
+ * and its power reading is mostly the second before the case. */
+double gb_tel_window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
+                            double power_avg_s, const char **method, char *why, size_t len);
 
 /* Whether each reading is throttled, into thr[0..n): a throttle reason other than GpuIdle, or a
  * clock below clock_floor times the median clock of the readings. Returns how many are. */

@@ -50,7 +50,11 @@ int gb_result_telemetry(struct gb_result *r, const struct gb_case_ctx *ctx,
     ranges(tr, t->q);
 
     const char *method = "";
-    t->energy_j = gb_tel_energy(tr->r, tr->n, &method);
+    /* NVML's counter is coarse and its power a 1 s average; sysfs's RAPL and hwmon readings are
+     * taken as current. */
+    bool nvml = tr->src[0].available;
+    t->energy_j = gb_tel_window_energy(tr->r, tr->n, nvml, nvml ? GB_TEL_NVML_POWER_AVG_S : 0.0,
+                                       &method, t->energy_note, sizeof t->energy_note);
     snprintf(t->energy_method, sizeof t->energy_method, "%s", method);
     t->energy_per_op_j = t->perf_per_watt = NAN;
     double ops = (double)m->n * (double)m->batch;
