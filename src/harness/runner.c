@@ -560,14 +560,22 @@ void gb_print_summary(FILE *f, const struct gb_results *rs)
         const struct gb_result *r = &rs->results[i];
         char params[256], dev[64];
         summary_cells(rs, r, dev, sizeof dev, params, sizeof params);
-        char figs[256] = "";
+        /* Whole figures only: one that does not fit ends the list with "...", never cut
+         * inside its number (an of_peak of 0.115 had shown as "of_peak=0"). */
+        char figs[320] = "";
         for (size_t k = 0; k < r->nfigures; k++) {
             const struct gb_figure *fg = &r->figures[k];
+            char item[160] = "";
             if (fg->n == 0)
-                gb_appendf(figs, sizeof figs, "  %s=%s", fg->name, fg->text);
+                snprintf(item, sizeof item, "  %s=%s", fg->name, fg->text);
             else if (!fg->per_device)
-                gb_appendf(figs, sizeof figs, "  %s=%.3g%s%s", fg->name, fg->v[0],
-                           *fg->unit ? " " : "", fg->unit);
+                snprintf(item, sizeof item, "  %s=%.3g%s%s", fg->name, fg->v[0],
+                         *fg->unit ? " " : "", fg->unit);
+            if (strlen(figs) + strlen(item) + 6 > sizeof figs) {
+                gb_appendf(figs, sizeof figs, "  ...");
+                break;
+            }
+            gb_appendf(figs, sizeof figs, "%s", item);
         }
         if (r->tel.nthrottled) /* telemetry: samples run while the device throttled */
             gb_appendf(figs, sizeof figs, "  THROTTLED %zu/%zu%s", r->tel.nthrottled,
