@@ -6,9 +6,9 @@
  * local array (which the work-group then stores to device memory). `addresses` A: 1 puts every
  * work-item on one address (the most contention), 0 gives every work-item its own (global: G
  * counters; local: wg per work-group), values between spread the work-items round-robin over A
- * neighbouring counters. The metric is throughput with flops = G x iters atomic adds per
- * operation, so the GFLOP/s column reads 10^9 atomic adds per second (`Gatomics_per_s` says it
- * again by name). Where the device lacks the type's atomics the case is a recorded skip with the
+ * neighbouring counters. The metric is throughput in Gatomic/s (10^9 atomic adds per second,
+ * op.flops = G x iters atomic adds per operation, op.rate_unit "Gatomic/s"; `Gatomics_per_s`
+ * says it again by name, as results before the unit had it). Where the device lacks the type's atomics the case is a recorded skip with the
  * reason: int64 needs cl_khr_int64_base_atomics on OpenCL; float atomic add is measured on CUDA
  * only (OpenCL's cl_ext_float_atomics needs OpenCL C 2.0 atomics, not driven here).
  *
@@ -190,6 +190,7 @@ static int atomics_setup(struct gb_case_ctx *ctx)
                           : s->type == T_F32 ? (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f}
                                              : (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = 1};
     ctx->op.flops = (double)s->items * (double)s->iters;
+    ctx->op.rate_unit = "Gatomic/s";
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }

@@ -144,7 +144,7 @@ TEST_TIMEOUT(chip_atomics_counts_exact, 180)
             continue;
         }
         expect_ok(r);
-        ASSERT_STR(r->unit, "GFLOP/s");
+        ASSERT_STR(r->unit, "Gatomic/s");
         const struct gb_figure *g = gb_test_figure(r, "Gatomics_per_s");
         ASSERT(g && g->v[0] > 0);
         /* The figure is the rate of the median time, the value the median of the rates: the

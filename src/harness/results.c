@@ -239,7 +239,8 @@ void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
 }
 
 /* Converts a measurement into the result's metric: GB/s when the operation moves bytes, else
- * GFLOP/s when it computes (GOP/s for integer operations), else its latency in microseconds. */
+ * GFLOP/s when it computes (GOP/s for integer operations, op.rate_unit for what is not
+ * arithmetic), else its latency in microseconds. */
 void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m)
 {
@@ -257,7 +258,10 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
         r->better = GB_BETTER_HIGHER;
     } else if (ctx->op.flops > 0) {
         snprintf(r->metric, sizeof r->metric, "throughput");
-        snprintf(r->unit, sizeof r->unit, ctx->op.integer ? "GOP/s" : "GFLOP/s");
+        snprintf(r->unit, sizeof r->unit, "%s",
+                 ctx->op.rate_unit ? ctx->op.rate_unit
+                 : ctx->op.integer ? "GOP/s"
+                                   : "GFLOP/s");
         r->better = GB_BETTER_HIGHER;
     } else {
         snprintf(r->metric, sizeof r->metric, "latency");

@@ -50,6 +50,10 @@ struct gb_op_desc {
     double bytes; /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
     double flops; /* floating-point (or integer) operations per operation (GFLOP/s) */
     bool integer; /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
+    /* The rate's unit when flops counts something that is not arithmetic (the atomics suite's
+     * atomic adds: "Gatomic/s"), so that no chart or peak takes it for GFLOP/s; NULL: GFLOP/s
+     * or GOP/s by `integer`. A string literal. */
+    const char *rate_unit;
     /* Memory-hierarchy cases: the bytes of every buffer the operation touches, each counted
      * once (a copy's source and destination; a triad's three arrays). The result's regime
      * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */

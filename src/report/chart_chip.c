@@ -326,7 +326,7 @@ static const char *str_param(const struct gb_result *r, const char *name)
 void gb__chart_atomics(struct rep *R, const struct gb__chart_kind *k)
 {
     static const char what[] =
-        "Atomic adds per second (10^9/s, the results' GFLOP/s column; log axis) per memory "
+        "Atomic adds per second (10^9/s, Gatomic/s; log axis) per memory "
         "(global, local), type and contention: 1 address (every work-item on one counter), N "
         "addresses (round-robin over N), own (a counter per work-item). The best over the other "
         "params per device.";
