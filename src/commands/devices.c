@@ -55,15 +55,17 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
                 json_array_append_new(caps_j, json_string(name));
         }
         json_array_append_new(
-            jd, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:i, "
-                          "s:i, s:f, s:o}",
-                          "index", i, "name", d.name, "vendor", d.vendor, "driver", d.driver,
-                          "version", d.version, "platform", d.platform, "arch", d.arch,
-                          "global_mem_bytes", (json_int_t)d.global_mem, "max_alloc_bytes",
-                          (json_int_t)d.max_alloc, "local_mem_bytes", (json_int_t)d.local_mem,
-                          "l2_bytes", (json_int_t)d.l2_bytes, "compute_units", (int)d.compute_units,
-                          "clock_mhz", (int)d.clock_mhz, "max_work_group_size", (int)d.max_wg_size,
-                          "peak_mem_gbs", d.peak_mem_gbs, "capabilities", caps_j));
+            jd,
+            json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:i, "
+                      "s:i, s:i, s:i, s:f, s:o}",
+                      "index", i, "name", d.name, "vendor", d.vendor, "driver", d.driver, "version",
+                      d.version, "platform", d.platform, "arch", d.arch, "global_mem_bytes",
+                      (json_int_t)d.global_mem, "max_alloc_bytes", (json_int_t)d.max_alloc,
+                      "local_mem_bytes", (json_int_t)d.local_mem, "l2_bytes",
+                      (json_int_t)d.l2_bytes, "compute_units", (int)d.compute_units, "clock_mhz",
+                      (int)d.clock_mhz, "max_work_group_size", (int)d.max_wg_size, "mem_clock_mhz",
+                      (int)d.mem_clock_mhz, "mem_bus_bits", (int)d.mem_bus_bits, "peak_mem_gbs",
+                      d.peak_mem_gbs, "capabilities", caps_j));
     }
     return jd;
 }
