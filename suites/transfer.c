@@ -150,6 +150,7 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     /* Every buffer the copy touches (a CPU device's "device" memory is host memory too). */
     ctx->op.working_set = (double)t->size * (t->op == OP_BIDIR ? 4.0 : 2.0);
     ctx->op.host_link = t->op != OP_D2D;
+    ctx->op.host_link_dirs = t->op == OP_BIDIR ? 2 : 1;
     ctx->op.timer = t->blocking || t->op == OP_BIDIR ? GB_TIMER_HOST : GB_TIMER_DEVICE;
     return 0;
 }

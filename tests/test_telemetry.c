@@ -130,6 +130,34 @@ TEST(telemetry_window_energy_refuses_what_the_readings_cannot_support)
         126.0 * 1.26, 1e-9);
 }
 
+TEST(telemetry_pcie_link_rate_from_sysfs)
+{
+    const char *root = gb_test_tmpdir();
+    mkdirs(root, "bus/pci/devices/0000:17:00.0");
+    mkdirs(root, "bus/pci/devices/0000:18:00.0");
+    mkdirs(root, "bus/pci/devices/0000:19:00.0");
+    put(root, "bus/pci/devices/0000:17:00.0/current_link_speed", "32.0 GT/s PCIe\n");
+    put(root, "bus/pci/devices/0000:17:00.0/current_link_width", "16\n");
+    put(root, "bus/pci/devices/0000:18:00.0/current_link_speed", "5.0 GT/s PCIe\n");
+    put(root, "bus/pci/devices/0000:18:00.0/current_link_width", "8\n");
+    put(root, "bus/pci/devices/0000:19:00.0/current_link_speed", "Unknown\n");
+    put(root, "bus/pci/devices/0000:19:00.0/current_link_width", "0\n");
+    setenv("GPUBENCH_SYSFS_ROOT", root, 1);
+    char how[256];
+    /* Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 bits = 63.0 GB/s per direction. */
+    ASSERT_NEAR(gb_tel_pcie_link_gbs("0000:17:00.0", how, sizeof how), 32.0 * 16 * 128 / 130 / 8,
+                1e-9);
+    ASSERT_STR(how, "PCIe 32 GT/s x16");
+    /* Gen2 x8: 8b/10b, 5 x 8 x 0.8 / 8 = 4 GB/s. */
+    ASSERT_NEAR(gb_tel_pcie_link_gbs("0000:18:00.0", how, sizeof how), 4.0, 1e-9);
+    ASSERT(gb_tel_pcie_link_gbs("0000:19:00.0", how, sizeof how) == 0.0);
+    ASSERT_CONTAINS(how, "reads \"Unknown\"");
+    ASSERT(gb_tel_pcie_link_gbs("0000:20:00.0", how, sizeof how) == 0.0);
+    ASSERT_CONTAINS(how, "no PCIe link speed and width under");
+    ASSERT(gb_tel_pcie_link_gbs("", how, sizeof how) == 0.0);
+    ASSERT_CONTAINS(how, "no PCI address");
+}
+
 TEST(telemetry_energy_arithmetic)
 {
     struct gb_tel_reading r[4];

@@ -18,6 +18,7 @@
 #include "harness/precision.h"
 #include "harness/results_json.h"
 #include "harness/suite.h"
+#include "harness/telemetry.h"
 
 const struct gb__cap gb__caps[] = {
     {GB_CAP_FP64, "fp64"},
@@ -302,9 +303,32 @@ void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
         return;
     const double mem = ctx->dev->info.peak_mem_gbs;
     const char *why = NULL;
-    if (ctx->op.host_link)
-        why = "unknown: the backend reports no host-link rate";
-    else if (strcmp(r->regime, "memory") != 0)
+    if (ctx->op.host_link) {
+        char how[256];
+        double link = ctx->op.host_link_dirs
+                          ? gb_tel_pcie_link_gbs(ctx->dev->info.pci_bus_id, how, sizeof how)
+                          : 0.0;
+        if (!(link > 0)) {
+            gb_result_text(r, "peak", "unknown: %s",
+                           ctx->op.host_link_dirs ? how
+                                                  : "staged copies cross the host link "
+                                                    "in turns");
+            return;
+        }
+        /* The link as the device's sysfs entry reports it; no implausibility verdict, since a
+         * virtual machine's entry may describe a virtual link, not the one the bytes cross. */
+        double bound = link * ctx->op.host_link_dirs;
+        gb_result_figure(r, "peak", "GB/s", bound);
+        gb_result_figure(r, "of_peak", "", r->value / bound);
+        gb_result_text(r, "peak_from", "%s, %s", how,
+                       ctx->op.host_link_dirs > 1 ? "both directions" : "one direction");
+        if (r->value > bound)
+            gb_result_text(r, "peak_note",
+                           "the measured rate exceeds the link sysfs reports: "
+                           "that link is not the one the bytes crossed");
+        return;
+    }
+    if (strcmp(r->regime, "memory") != 0)
         why = "unknown: the working set may be cache-resident";
     else if (!(mem > 0))
         why = "unknown: the device reports no memory bandwidth";

@@ -61,6 +61,10 @@ struct gb_op_desc {
     /* The bytes cross the host link (H2D, D2H, bidirectional): bounded by the link's rate, not
      * by device memory's. */
     bool host_link;
+    /* With host_link: how many directions of the link the counted bytes share at once (1: H2D
+     * or D2H; 2: bidir); the bound is that many times the link's rate per direction
+     * (gb_tel_pcie_link_gbs). 0: no bound is given (staged peer copies cross it in turns). */
+    unsigned host_link_dirs;
     enum gb_timer timer;
     uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
 };

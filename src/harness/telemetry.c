@@ -77,6 +77,37 @@ static bool read_u64(const char *path, uint64_t *v)
     return true;
 }
 
+double gb_tel_pcie_link_gbs(const char *pci_bus_id, char *how, size_t len)
+{
+    if (!pci_bus_id || !*pci_bus_id) {
+        snprintf(how, len, "the backend reports no PCI address for the device");
+        return 0.0;
+    }
+    char p[512], speed[64], width[32];
+    pathf(p, sizeof p, "%s/bus/pci/devices/%s/current_link_speed", sysfs_root(), pci_bus_id);
+    bool ok = read_line(p, speed, sizeof speed);
+    if (ok) {
+        pathf(p, sizeof p, "%s/bus/pci/devices/%s/current_link_width", sysfs_root(), pci_bus_id);
+        ok = read_line(p, width, sizeof width);
+    }
+    if (!ok) {
+        snprintf(how, len, "no PCIe link speed and width under %s/bus/pci/devices/%s", sysfs_root(),
+                 pci_bus_id);
+        return 0.0;
+    }
+    char *end = NULL;
+    double gts = strtod(speed, &end);
+    long lanes = strtol(width, NULL, 10);
+    if (end == speed || !(gts >= 2.5 && gts <= 256.0) || lanes < 1 || lanes > 32) {
+        snprintf(how, len, "the PCIe link of %s reads \"%.40s\" x\"%.8s\"", pci_bus_id, speed,
+                 width);
+        return 0.0;
+    }
+    const double enc = gts < 8.0 ? 8.0 / 10.0 : 128.0 / 130.0;
+    snprintf(how, len, "PCIe %g GT/s x%ld", gts, lanes);
+    return gts * (double)lanes * enc / 8.0;
+}
+
 uint64_t gb_tel_counter_delta(uint64_t prev, uint64_t cur, uint64_t range)
 {
     if (cur >= prev)

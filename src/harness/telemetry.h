@@ -207,6 +207,17 @@ size_t gb_tel_reading_throttled(const struct gb_tel_reading *r, size_t n, double
  * ran). Returns how many are marked. */
 size_t gb_tel_mark(const struct gb_tel_trace *tr, double clock_floor, unsigned char *marks);
 
+/* The PCIe link of the device at PCI address pci_bus_id ("dddd:bb:dd.f"), from sysfs
+ * ($GPUBENCH_SYSFS_ROOT, default /sys: bus/pci/devices/ID/current_link_speed, "32.0 GT/s PCIe",
+ * and current_link_width): its data rate per direction in GB/s, lanes x GT/s x the line
+ * encoding / 8, the encoding 8b/10b up to 5 GT/s (PCIe 1.x, 2.x) and 128b/130b from 8 GT/s
+ * (PCIe 3.0 to 5.0; PCI Express Base Specification 3.0, 4.2.2; 6.0's FLIT mode is counted the
+ * same, an upper bound). Gen5 x16: 32 x 16 x 128/130 / 8 = 63.0 GB/s. It bounds what a copy
+ * can move, before packet overheads (TLP headers, flow control: a copy reaches about 85-90% of
+ * it). Returns 0 with the reason in why[0..len) when the address or the files are missing or
+ * unreadable; on success `how` gets "PCIe 32 GT/s x16" (why and how may be the same buffer). */
+double gb_tel_pcie_link_gbs(const char *pci_bus_id, char *how, size_t len);
+
 /* Unfolds a wrapping counter: the delta from `prev` to `cur` of a counter that wraps at `range`
  * (cur < prev means it wrapped once; range 0: no wrap known, the delta is then 0). */
 uint64_t gb_tel_counter_delta(uint64_t prev, uint64_t cur, uint64_t range);
