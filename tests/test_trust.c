@@ -201,7 +201,37 @@ TEST(trust_bandwidth_bounds_every_suite)
     r.value = 1000;
     gb_result_check_bound(&r, &ctx);
     ASSERT(!r.implausible);
-    ASSERT_CONTAINS(figure(&r, "peak")->text, "no host-link rate");
+    ASSERT_CONTAINS(figure(&r, "peak")->text, "staged copies cross the host link in turns");
+    /* A host link: its PCIe rate from sysfs (gen4 x16: 31.5 GB/s per direction), twice that
+     * for both directions; above it, a note, never an implausibility verdict. */
+    const char *root = gb_test_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path,
+             "mkdir -p %s/bus/pci/devices/0000:3b:00.0 && cd %s/bus/pci/"
+             "devices/0000:3b:00.0 && echo '16.0 GT/s PCIe' >current_link_speed && echo 16 "
+             ">current_link_width",
+             root, root);
+    ASSERT(system(path) == 0);
+    setenv("GPUBENCH_SYSFS_ROOT", root, 1);
+    snprintf(dev.info.pci_bus_id, sizeof dev.info.pci_bus_id, "0000:3b:00.0");
+    ctx.op.host_link_dirs = 2;
+    memset(&r, 0, sizeof r);
+    snprintf(r.regime, sizeof r.regime, "memory");
+    r.status = GB_STATUS_OK;
+    r.value = 50;
+    gb_result_check_bound(&r, &ctx);
+    ASSERT_NEAR(figure(&r, "peak")->v[0], 2 * 16.0 * 16 * 128 / 130 / 8, 1e-9);
+    ASSERT_NEAR(figure(&r, "of_peak")->v[0], 50 / (2 * 16.0 * 16 * 128 / 130 / 8), 1e-12);
+    ASSERT_STR(figure(&r, "peak_from")->text, "PCIe 16 GT/s x16, both directions");
+    memset(&r, 0, sizeof r);
+    snprintf(r.regime, sizeof r.regime, "memory");
+    r.status = GB_STATUS_OK;
+    r.value = 1000;
+    gb_result_check_bound(&r, &ctx);
+    ASSERT(!r.implausible);
+    ASSERT_CONTAINS(figure(&r, "peak_note")->text, "exceeds the link sysfs reports");
+    dev.info.pci_bus_id[0] = '\0';
+    ctx.op.host_link_dirs = 0;
     ctx.op.host_link = false;
     memset(&r, 0, sizeof r);
     snprintf(r.regime, sizeof r.regime, "cache");
