@@ -8,10 +8,13 @@
 #      capability, SMs, memory, L2, clocks, MIG, persistence, ECC, power limit, PCIe link, other
 #      processes). On an older driver it retries with the toolkit's forward-compatibility
 #      libcuda (TOOLKIT/compat) before giving its verdict.
-#   2. a smoke test of about 25 s on CUDA (a small generated profile): launch latency, a verified
+#   2. a smoke test of about 35 s on CUDA (a small generated profile): launch latency, a verified
 #      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
 #      bf16 cuBLAS GEMMs, one small FP8 cuBLASLt GEMM per format (f8e4m3, f8e5m2: 1024, TN; a
-#      recorded skip below sm_89 or without libcublasLt), a pinned copy each way, and peerbw's
+#      recorded skip below sm_89 or without libcublasLt), BF16 and FP8 at 8192 (near the matrix
+#      units' peak), a triad timed for over 1 s (so that NVML's coarse energy counter gives an
+#      energy and a perf per watt; shorter cases say why they have none), a pinned copy each
+#      way against the PCIe link's rate, and peerbw's
 #      patterns between GPUs 0 and 1 (bidir, latency, all_to_one to 1, one_to_all from 0,
 #      all_to_all; copy engines and the SM copy kernel, each verified; with one GPU the plan has
 #      no such case).
@@ -80,7 +83,7 @@ make_bundle=""
 from_build=""
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~100 s; the whole under ~300 s.
-declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=40
+declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=60
                    [chip]=35 [cuda]=95 [opencl]=70 [summary]=10 [build]=240)
 steps_order="version chain compat json state smoke chip cuda opencl summary build"
 
@@ -477,6 +480,11 @@ suites:
     params: {prec: [f32, bf16], impl: library, shape: 4096}
   - suite: gemm
     params: {prec: [f8e4m3, f8e5m2], impl: library, shape: 1024, trans: tn}
+  - suite: gemm             # near the matrix units' peak: BF16 and FP8 at 8192 (about 1 ms each)
+    params: {prec: [bf16, f8e4m3], impl: library, shape: 8192, trans: tn}
+  - suite: memory           # a timed window over 1 s: NVML's energy counter and power count
+    params: {op: triad, type: float, wg: 256, size: 2GiB}
+    measure: {min_samples: 12, max_samples: 12, min_sample_time: 100ms, max_time: 3s}
   - suite: transfer
     params: {op: [h2d, d2h], memory: pinned, mode: async, size: 256MiB}
   - suite: peerbw           # 10 cases at most: positions 0 and 1 only (8 GPUs: 56 links)
@@ -523,12 +531,15 @@ for r in doc.get("results", []):
         print("  %-28s %s: %s" % (what, r.get("status"), r.get("reason", "")[:160]))
         continue
     line = "  %-28s %10.4g %-8s" % (what, r.get("value", 0), r.get("unit", ""))
-    if r.get("suite") == "memory":
-        peak = devs.get(r.get("device"), {}).get("peak_mem_gbs") or 0
-        if peak:
-            line += " %.0f%% of the %.0f GB/s HBM bound" % (100 * r["value"] / peak, peak)
-    line += " verified" if r.get("verified") else ""
     figs = {f.get("name"): f for f in r.get("figures", [])}
+    pk = figs.get("peak", {})
+    if pk.get("value"):
+        line += " %.0f%% of the %.4g %s %s" % (
+            100 * r["value"] / pk["value"], pk["value"], pk.get("unit", ""),
+            figs.get("peak_from", {}).get("text", "bound"))
+    elif pk.get("text"):
+        line += " (peak %s)" % pk["text"][:80]
+    line += " verified" if r.get("verified") else ""
     if r.get("suite") == "peerbw":
         line += " path %s, %s links" % (figs.get("path", {}).get("text", "?"),
                                          figs.get("links", {}).get("value", "?"))
