@@ -89,17 +89,18 @@ TEST(telemetry_window_energy_refuses_what_the_readings_cannot_support)
     r[0].t = 0.0, r[0].energy_j = 1000.0, r[0].q[GB_TQ_POWER] = 126.0;
     r[1].t = 0.01, r[1].energy_j = 1015.6, r[1].q[GB_TQ_POWER] = 126.0;
     const char *method = "x";
-    char why[192];
+    char why[256];
     ASSERT(
         isnan(gb_tel_window_energy(r, 2, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
     ASSERT_STR(method, "");
-    ASSERT_CONTAINS(why, "no energy: the 10 ms window is shorter than the 1 s");
-    ASSERT_CONTAINS(why, "stepped 1 time in it");
+    ASSERT_CONTAINS(why, "no energy in a 10 ms window: ");
+    ASSERT_CONTAINS(why, "its power is a 1 s average");
+    ASSERT_CONTAINS(why, "stepped 1 time, needing steps over 200 ms (20 reading intervals)");
     /* Without the step: the same, with 0 steps (the delta would have been 0 J). */
     r[1].energy_j = 1000.0;
     ASSERT(
         isnan(gb_tel_window_energy(r, 2, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
-    ASSERT_CONTAINS(why, "stepped 0 times");
+    ASSERT_CONTAINS(why, "stepped 0 times,");
 
     /* 1.26 s of readings every 20 ms (64 readings) of a counter that steps by 12.6 J every
      * 100 ms (126 W), at a phase that the window's ends do not share: the rate between the first
@@ -124,7 +125,7 @@ TEST(telemetry_window_energy_refuses_what_the_readings_cannot_support)
     /* NVML power without a counter: only from 1 s on. */
     ASSERT(isnan(
         gb_tel_window_energy(r, 40, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
-    ASSERT_CONTAINS(why, "no energy counter");
+    ASSERT_CONTAINS(why, "there is no energy counter");
     ASSERT_NEAR(
         gb_tel_window_energy(r, 64, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why),
         126.0 * 1.26, 1e-9);

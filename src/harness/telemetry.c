@@ -816,22 +816,19 @@ double gb_tel_window_energy(const struct gb_tel_reading *r, size_t n, bool coars
         *method = "power";
         return e;
     }
-    char c[160] = "no energy counter";
+    char c[128] = "there is no energy counter";
     if (has_counter)
         snprintf(c, sizeof c,
-                 "the energy counter stepped %zu time%s in it, and its rate needs steps spanning "
-                 "%d reading intervals (%.0f ms)",
-                 steps, steps == 1 ? "" : "s", GB_TEL_COUNTER_SPAN_INTERVALS,
-                 GB_TEL_COUNTER_SPAN_INTERVALS * gap * 1e3);
+                 "the energy counter stepped %zu time%s, needing steps over %.0f ms (%d "
+                 "reading intervals)",
+                 steps, steps == 1 ? "" : "s", GB_TEL_COUNTER_SPAN_INTERVALS * gap * 1e3,
+                 GB_TEL_COUNTER_SPAN_INTERVALS);
     if (npower < 2)
-        snprintf(why, len,
-                 "no energy: the %.3g ms window has %s and no power readings to integrate",
-                 window * 1e3, c);
+        snprintf(why, len, "no energy in a %.3g ms window: %s, and no power readings", window * 1e3,
+                 c);
     else
-        snprintf(why, len,
-                 "no energy: the %.3g ms window is shorter than the %.3g s its power readings "
-                 "average over, and %s",
-                 window * 1e3, power_avg_s, c);
+        snprintf(why, len, "no energy in a %.3g ms window: %s, and its power is a %.3g s average",
+                 window * 1e3, c, power_avg_s);
     return NAN;
 }
 

@@ -156,7 +156,7 @@ struct gb_tel_summary {
     double energy_j;             /* over the timed window; NaN when nothing measured it */
     char energy_method[16];      /* "counter" (a counter's delta), "power" (the integral of power),
                                * "" (none) */
-    char energy_note[192];       /* why there is no energy figure (gb_tel_window_energy), or "" */
+    char energy_note[256];       /* why there is no energy figure (gb_tel_window_energy), or "" */
     double energy_per_op_j;      /* energy_j / the operations run in the window; NaN none */
     double perf_per_watt;        /* work in the window / energy_j: (GB/s)/W = GB/J; NaN none */
     char perf_per_watt_unit[24]; /* "GB/s/W", "GFLOP/s/W" */
