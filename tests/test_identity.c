@@ -118,6 +118,40 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
     json_decref(root);
 }
 
+/* Two machines of one model (a fleet, a fresh cloud instance: two H200 leases gave two UUIDs):
+ * compare says why nothing pairs and how to pair them; a case skipped on both sides says "both". */
+TEST_TIMEOUT(identity_compare_same_model_other_device_says_so, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[4200];
+    snprintf(prof, sizeof prof, "%s/id.yaml", dir);
+    gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
+                             "warmup_runs: 1}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: bidir, memory: [pinned, pageable], mode: async, "
+                             "size: 64KiB}\n");
+    int rc = sh("cd %s && POCL_DEVICES=pthread %s run id.yaml -b opencl -q -o a.json 2>&1 && "
+                "python3 -c \"import json\n"
+                "for f, u in (('a.json', '174f4881-3412-eff4-957b-d5f14b9b1c51'), "
+                "('b.json', 'bb659c50-a725-98d2-b238-d4b933627030')):\n"
+                "  d = json.load(open('a.json'))\n"
+                "  d['devices'][0]['uuid'] = u\n"
+                "  json.dump(d, open(f, 'w'))\" 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    rc = sh("cd %s && %s compare a.json b.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "devices of the same name but different identities");
+    ASSERT_CONTAINS(out, "uuid:174f4881");
+    ASSERT_CONTAINS(out, "uuid:bb659c50");
+    ASSERT_CONTAINS(out, "--across-devices pairs the devices in order");
+    rc =
+        sh("cd %s && %s compare a.json b.json --across-devices -q --json - 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0 || rc == 3, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "skipped in both: bidir needs pinned host memory");
+}
+
 /* Messages for the user carry no source location; it is kept apart and goes to the --verbose
  * log. */
 TEST(error_messages_keep_the_source_location_apart)

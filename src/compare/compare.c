@@ -408,6 +408,21 @@ static void device_names(const struct gb_results *rs, char *buf, size_t len)
         snprintf(buf, len, "no device");
 }
 
+/* The identities of the devices rs's results use: "'NAME' uuid:1234abcd, ..." (as device_key
+ * shows them). */
+static void device_ids(const struct gb_results *rs, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t d = 0; d < rs->ndevices; d++) {
+        if (!uses_device_name(rs, rs->devices[d].info.name))
+            continue;
+        char id[64];
+        enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+        gb_appendf(buf, len, "%s'%s' %s%.*s", buf[0] ? ", " : "", rs->devices[d].info.name,
+                   kind == GB_ID_UUID ? "uuid:" : "", kind == GB_ID_UUID ? 8 : (int)sizeof id, id);
+    }
+}
+
 /* A line of the comparison's notes, printed under its table. */
 #define notef(c, ...) gb_append_line((c)->notes, sizeof(c)->notes, __VA_ARGS__)
 
@@ -494,7 +509,12 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
         row->j.verdict = GB_VERDICT_SKIPPED;
         const struct gb_result *s = n->status == GB_STATUS_SKIPPED ? n : b;
         first_line(s->reason, reason, sizeof reason);
-        snprintf(row->note, sizeof row->note, "skipped in %s: %s", s == n ? "NEW" : "BASE", reason);
+        const bool both = n->status == GB_STATUS_SKIPPED && b->status == GB_STATUS_SKIPPED;
+        snprintf(row->note, sizeof row->note, "skipped in %s: %s",
+                 both     ? "both"
+                 : s == n ? "NEW"
+                          : "BASE",
+                 reason);
         return 0;
     }
     if (strcmp(b->unit, n->unit) != 0 || b->better != n->better) {
@@ -572,10 +592,24 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
             out->rows[out->nrows++].next = &next->results[i];
 
     if (out->matched == 0) {
-        rc = GB__USER_ERR(GB_EINVAL,
-                          "%s and %s have no case in common (same suite, case, backend, device "
-                          "and params): nothing to compare",
-                          base_path, next_path);
+        /* The same model on another machine (a fleet, a fresh cloud instance) has the same name
+         * and another identity: say so, and how to compare them anyway. */
+        char a[1024] = "", b[1024] = "";
+        if (!o->across_devices) {
+            device_ids(base, a, sizeof a);
+            device_ids(next, b, sizeof b);
+        }
+        if (a[0] && b[0] && strcmp(a, b) != 0)
+            rc = GB__USER_ERR(GB_EINVAL,
+                              "%s and %s have no case in common: they ran on devices of the same "
+                              "name but different identities (%s; %s), another device of the "
+                              "same model; --across-devices pairs the devices in order",
+                              base_path, next_path, a, b);
+        else
+            rc = GB__USER_ERR(GB_EINVAL,
+                              "%s and %s have no case in common (same suite, case, backend, "
+                              "device and params): nothing to compare",
+                              base_path, next_path);
         goto done;
     }
 
