@@ -420,6 +420,11 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     /* The spec's "global memory cache" is the last-level cache on GPUs (L2) and the shared
      * cache the runtime reports on CPUs. */
     out->l2_bytes = cache;
+    /* NVIDIA's OpenCL reports the SMs' L1 caches together there, not the L2 (an H200: 4,325,376
+     * bytes = 132 SMs x 32 KiB, against a 60 MiB L2), so a 32 MiB working set would pass for a
+     * memory-bound one: unknown (0), and no regime or memory bound is claimed from it. */
+    if ((type & CL_DEVICE_TYPE_GPU) && strstr(out->vendor, "NVIDIA"))
+        out->l2_bytes = 0;
     /* A CPU runtime may report a per-core cache: the last level is the one memory sits behind. */
     if (type & CL_DEVICE_TYPE_CPU) {
         uint64_t llc = gb_host_llc_bytes("/sys/devices/system/cpu/cpu0");
