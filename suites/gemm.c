@@ -86,6 +86,8 @@ static bool is_fp8(enum gprec p)
 /* B's format in the FP8 precisions: E4M3 (cuBLASLt has no E5M2 x E5M2). */
 static const enum gb_dtype fp8_b_type = GB_F8E4M3;
 
+static bool shape_check(const char *s, char *why, size_t len);
+
 static const struct gb_axis_def axes[] = {
     {.name = "prec",
      .type = GB_V_STR,
@@ -103,7 +105,8 @@ static const struct gb_axis_def axes[] = {
     {.name = "shape",
      .type = GB_V_STR,
      .def = "[256, 1024]",
-     .help = "N (square) or MxNxK: C is MxN, the inner dimension K"},
+     .help = "N (square) or MxNxK: C is MxN, the inner dimension K",
+     .check = shape_check},
     {.name = "trans",
      .type = GB_V_STR,
      .def = "nn",
@@ -151,6 +154,16 @@ static bool parse_shape(const char *s, uint64_t *m, uint64_t *n, uint64_t *k)
         return false;
     *m = a, *n = b, *k = c;
     return true;
+}
+
+/* The shape axis's load-time check (gb_axis_def.check). */
+static bool shape_check(const char *s, char *why, size_t len)
+{
+    uint64_t m, n, k;
+    if (parse_shape(s, &m, &n, &k))
+        return true;
+    snprintf(why, len, "expected N (square) or MxNxK, each a whole number from 1 to 2^31");
+    return false;
 }
 
 /* Square shapes are written out, so that "1024" and "1024x1024x1024" are one case. */

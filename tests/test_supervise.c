@@ -244,18 +244,28 @@ TEST(supervise_validate_warns_about_a_case_too_long_for_its_limit)
     const char *dir = gb_test_tmpdir();
     char prof[4200];
     snprintf(prof, sizeof prof, "%s/long.yaml", dir);
-    gb_test_write_file(prof, "suites:\n"
-                             "  - suite: compute\n"
-                             "    params: {prec: f32, iters: 16777216}\n"
-                             "  - suite: memory\n"
-                             "    params: {op: copy, size: 64MiB}\n");
+    gb_test_write_file(
+        prof, "suites:\n"
+              "  - suite: compute\n"
+              "    params: {prec: f32, iters: 16777216}\n"
+              "  - suite: memory\n"
+              "    params: {op: copy, size: 64MiB}\n"
+              "  - suite: gemm\n"
+              "    params: {prec: f32, impl: library, shape: [256, 65536, 1000x1000x4000000]}\n");
     ASSERT_EQ(sh("%s validate %s 2>&1", GB_TEST_EXE, prof), 0);
-    ASSERT_EQ(gb_test_count(out, "warning:"), 1);
+    ASSERT_EQ(gb_test_count(out, "warning:"), 3);
     ASSERT_CONTAINS(out, "iters=16777216");
+    /* gemm's shape, "N" or "MxNxK": 2 M N K operations. */
+    ASSERT_CONTAINS(out, "shape=65536x65536x65536");
+    ASSERT_CONTAINS(out, "about 5.63e+05 GFLOP");
+    ASSERT_CONTAINS(out, "shape=1000x1000x4000000");
+    ASSERT_CONTAINS(out, "about 8e+03 GFLOP");
     ASSERT_CONTAINS(out, "measure.case_timeout");
-    /* A limit long enough: no warning. */
+    /* A limit long enough: no warning, but for the 65536^3 GEMM on a CPU device. */
     ASSERT_EQ(sh("%s validate %s --set measure.case_timeout=60min 2>&1", GB_TEST_EXE, prof), 0);
-    ASSERT_EQ(gb_test_count(out, "warning:"), 0);
+    ASSERT_EQ(gb_test_count(out, "warning:"), 1);
+    ASSERT_CONTAINS(out, "shape=65536x65536x65536");
+    ASSERT_CONTAINS(out, "limit (measure.case_timeout) on a CPU device");
     /* The shipped profiles raise none. */
     ASSERT_EQ(sh("%s validate %s/configs/quick.yaml 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR), 0);
     ASSERT_EQ(gb_test_count(out, "warning:"), 0);

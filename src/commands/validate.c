@@ -35,15 +35,27 @@ static double int_axis(const struct gb_params *params, const char *name, double 
 /* The work of one launch of case c from its parameters alone, into *work (in *unit), and the
  * rates it runs at on {a CPU device, a fast GPU} into rate[2]: the arithmetic of `iters`
  * dependent steps per work-item (iters x wg x groups x chains x 2 operations per compute unit),
- * 2 x n^3 for a GEMM of order n (`shape`, `order`), 2 x `size` bytes moved. Returns the seconds on a CPU device; 0 when
+ * 2 x M x N x K for a GEMM (`shape` "N" or "MxNxK", `order` N), 2 x `size` bytes moved. Returns the seconds on a CPU device; 0 when
  * the case names none of these axes. */
 static double launch_estimate(const struct gb_plan_case *c, double *work, double rate[2],
                               const char **unit)
 {
     const struct gb_params *p = &c->params;
-    double iters = int_axis(p, "iters", 0), shape = int_axis(p, "shape", 0);
+    double iters = int_axis(p, "iters", 0), shape = int_axis(p, "shape", 0), mnk = 0;
     if (!(shape > 0))
         shape = int_axis(p, "order", 0); /* scaling's SGEMM: M = N = K */
+    /* gemm's shape is text: "N" or "MxNxK" (checked at load time). */
+    const struct gb_value *sv = gb_params_get(p, "shape");
+    if (sv && sv->type == GB_V_STR) {
+        unsigned long long m = 0, n = 0, k = 0;
+        int used = 0;
+        if (sscanf(sv->s, "%llux%llux%llu%n", &m, &n, &k, &used) == 3 && sv->s[used] == '\0')
+            mnk = (double)m * (double)n * (double)k;
+        else if (sscanf(sv->s, "%llu%n", &m, &used) == 1 && sv->s[used] == '\0')
+            mnk = (double)m * (double)m * (double)m;
+    }
+    if (shape > 0)
+        mnk = shape * shape * shape;
     double size = int_axis(p, "size", 0);
     const double *r = est_bytes;
     *work = 0;
@@ -53,9 +65,9 @@ static double launch_estimate(const struct gb_plan_case *c, double *work, double
         *work = iters * int_axis(p, "wg", 256) * int_axis(p, "groups", 1) *
                 int_axis(p, "chains", 1) * 2;
         r = est_ops_per_cu;
-    } else if (shape > 0) {
+    } else if (mnk > 0) {
         *unit = "GFLOP";
-        *work = 2 * shape * shape * shape;
+        *work = 2 * mnk;
         r = est_gemm_flops;
     } else if (size > 0) {
         *unit = "GB moved";

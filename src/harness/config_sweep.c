@@ -70,6 +70,11 @@ static int check_value(struct gb__ld *l, const struct gb_axis_def *ax, const yam
             return gb__fail(l, n, "axis %s: \"%s\" is not one of %s", ax->name, v->s,
                             gb__join_or(ax->choices, all, sizeof all));
         }
+        if (ax->check) {
+            char why[256] = "";
+            if (!ax->check(v->s, why, sizeof why))
+                return gb__fail(l, n, "axis %s: \"%s\": %s", ax->name, v->s, why);
+        }
         return 0;
     case GB_V_FLOAT:
     case GB_V_BOOL:

@@ -28,6 +28,10 @@ struct gb_axis_def {
     const char *def;
     /* GB_V_STR: the allowed values, NULL-terminated (NULL: any identifier). */
     const char *const *choices;
+    /* GB_V_STR, optional: checks a value's form at load time (gemm's shape "N" or "MxNxK"):
+     * returns false with what is wrong and what is expected in why[0..len); the loader reports
+     * it at the value's file:line:col. */
+    bool (*check)(const char *value, char *why, size_t len);
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
     /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is
