@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
+
 static _Thread_local char errmsg[8192];
 static _Thread_local char errwhere[128];
 static FILE *debug_log;
@@ -46,6 +48,9 @@ int gb_error_set(int err, const char *file, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(errmsg, sizeof errmsg, fmt, ap);
     va_end(ap);
+    /* A message may quote a file's text (a device name, a reason): nothing in it may act on
+     * the terminal it is printed to. */
+    gb_term_clean(errmsg);
     if (debug_log && file)
         fprintf(debug_log, "gpubench: debug: %s: %s: %s\n", errwhere, gb_err_name(err), errmsg);
     return err;
@@ -72,6 +77,7 @@ int gb_error_append(int err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(errmsg + n, sizeof errmsg - n, fmt, ap);
     va_end(ap);
+    gb_term_clean(errmsg + n);
     return err;
 }
 

@@ -425,3 +425,67 @@ int gb_tmp_create(const char *path, char *tmp, size_t cap)
     (void)fchmod(fd, 0644 & ~um);
     return fd;
 }
+
+/* ---- a terminal-safe stream ------------------------------------------------------------------ */
+
+void gb_term_clean(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++) {
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p[0] = p[1] = '?';
+            p++;
+        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F) {
+            *p = '?';
+        }
+    }
+}
+
+struct term_cookie {
+    FILE *to;
+    bool held; /* the last byte written was 0xC2, the lead byte of a UTF-8 C1 control maybe */
+};
+
+static ssize_t term_write(void *cookie, const char *buf, size_t n)
+{
+    struct term_cookie *c = cookie;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)buf[i];
+        if (c->held) {
+            c->held = false;
+            if (b >= 0x80 && b <= 0x9F) { /* U+0080..U+009F: C1 controls (CSI is U+009B) */
+                fputc('?', c->to);
+                continue;
+            }
+            fputc(0xC2, c->to);
+        }
+        if (b == 0xC2) {
+            c->held = true;
+            continue;
+        }
+        fputc((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F ? '?' : b, c->to);
+    }
+    return (ssize_t)n;
+}
+
+static int term_close(void *cookie)
+{
+    struct term_cookie *c = cookie;
+    if (c->held)
+        fputc(0xC2, c->to);
+    int rc = fflush(c->to);
+    free(c);
+    return rc;
+}
+
+FILE *gb_term_stream(FILE *to)
+{
+    struct term_cookie *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->to = to;
+    cookie_io_functions_t io = {.write = term_write, .close = term_close};
+    FILE *f = fopencookie(c, "w", io);
+    if (!f)
+        free(c);
+    return f;
+}

@@ -89,6 +89,15 @@ enum gb_output_kind {
  * pushes its row's later columns right); w itself is kept when it is already wider. */
 int gb_col_width(int w, const char *cell, int cap);
 
+/* A stream for text meant for a terminal, from strings that files supplied (device names,
+ * reasons, labels): it writes to `to` with every byte a terminal would act on replaced by '?':
+ * C0 controls but newline and tab (ESC starts an escape sequence, CR rewrites a line, BEL
+ * rings), DEL, and the UTF-8 forms of the C1 controls U+0080..U+009F (U+009B is a CSI).
+ * fclose() flushes it and leaves `to` open. NULL when out of memory (then write to `to`). */
+FILE *gb_term_stream(FILE *to);
+/* The same replacement in the string s, in place (its length is kept). */
+void gb_term_clean(char *s);
+
 /* Whether `out` may be written as an output of a command whose inputs are inputs[0..ninputs)
  * (NULL entries skipped; "-" is stdin/stdout and never clashes). Returns 0 when it may; else -1
  * with the reason for the user in why[cap] ("it is the input base.json", "it is a device node",

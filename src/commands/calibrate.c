@@ -83,7 +83,10 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
         snprintf(learned, sizeof learned, "%s/thresholds.json", folder);
     }
     gb_error_clear();
-    if (gb_calibrate_report(stdout, runs, paths, n, co, learned[0] ? learned : c->json)) {
+    FILE *t = gb__term_out();
+    int crc = gb_calibrate_report(t, runs, paths, n, co, learned[0] ? learned : c->json);
+    gb__term_done(t);
+    if (crc) {
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }

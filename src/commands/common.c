@@ -351,3 +351,14 @@ int gb__parse_fraction(const char *name, const char *text, double lo, double hi,
     *out = v;
     return 0;
 }
+
+FILE *gb__term_out(void)
+{
+    FILE *t = gb_term_stream(stdout);
+    return t ? t : stdout;
+}
+
+int gb__term_done(FILE *f)
+{
+    return f == stdout ? fflush(f) : fclose(f);
+}

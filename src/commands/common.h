@@ -165,6 +165,12 @@ void gb__utc_now(char *buf, size_t len);
 enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
                               const char *const *inputs, size_t ninputs);
 
+/* stdout for a text table that quotes files' text (device names, reasons, labels): a
+ * terminal-safe stream (gb_term_stream), or stdout itself when none can be made. Returns what
+ * to write to; gb__term_done() flushes it and returns the write's status, 0 or EOF. */
+FILE *gb__term_out(void);
+int gb__term_done(FILE *f);
+
 /* Opens path for writing, "-" meaning stdout; NULL with errno when it cannot. */
 FILE *gb__open_out(const char *path);
 /* Closes what gb__open_out opened (stdout is only flushed). 0, or EOF with errno. */

@@ -80,8 +80,11 @@ static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_
 {
     bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
                      (a->junit && strcmp(a->junit, "-") == 0);
-    if (!a->quiet && !to_stdout)
-        gb_compare_write_text(stdout, c, a->changes);
+    if (!a->quiet && !to_stdout) {
+        FILE *t = gb__term_out();
+        gb_compare_write_text(t, c, a->changes);
+        gb__term_done(t);
+    }
     enum gb_exit rc = GB_EXIT_OK, wr;
     if (a->md && (wr = write_to(a->md, gb_compare_write_markdown, c)) != GB_EXIT_OK)
         rc = wr;

@@ -111,8 +111,11 @@ int gb_cmd_fleet(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet && gb_fleet_write_text(stdout, &fl, all))
-        rc = GB_EXIT_USAGE;
+    if (!quiet) {
+        FILE *t = gb__term_out();
+        if (gb_fleet_write_text(t, &fl, all) | gb__term_done(t))
+            rc = GB_EXIT_USAGE;
+    }
     struct fleet_out w = {&fl, all};
     if (!rc && md)
         rc = gb__write_output("fleet", md, write_markdown, &w);

@@ -121,8 +121,11 @@ int gb_cmd_history(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet && gb_history_write_text(stdout, &h, series))
-        rc = GB_EXIT_USAGE;
+    if (!quiet) {
+        FILE *t = gb__term_out();
+        if (gb_history_write_text(t, &h, series) | gb__term_done(t))
+            rc = GB_EXIT_USAGE;
+    }
     if (!rc && md)
         rc = gb__write_output("history", md, write_markdown, &h);
     if (!rc && json)
