@@ -19,6 +19,17 @@ int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
     return 0;
 }
 
+int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes)
+{
+    const struct gb_device_info *info = &ctx->devs[rank]->info;
+    if (info->global_mem && bytes > info->global_mem)
+        return gb_case_skip(ctx,
+                            "needs %llu bytes of memory on device %zu of the set, which has "
+                            "%llu",
+                            (unsigned long long)bytes, rank, (unsigned long long)info->global_mem);
+    return 0;
+}
+
 /* The single-device helpers work on ctx->dev and ctx->q: point them at device `rank` for the
  * call. */
 #define GB__ON_RANK(ctx, rank, call)            \

@@ -53,6 +53,11 @@ void gb_multi_team_stop(struct gb_case_ctx *ctx);
  * rest). Returns 0 or GB_ESKIP. */
 int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n);
 
+/* Whether `bytes` of buffers fit device `rank` of the set: 0, or a recorded skip (GB_ESKIP) that
+ * names the device and both sizes when they exceed its global memory (a size that cannot fit is
+ * the profile's choice, not a failure). */
+int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes);
+
 /* gb_case_alloc / gb_case_upload / gb_case_download / gb_case_build on device `rank` of the set
  * (a skip reason lands in ctx->reason as with the single-device forms). */
 int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,

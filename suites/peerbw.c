@@ -311,6 +311,14 @@ static int peerbw_setup(struct gb_case_ctx *ctx)
         p->any_direct |= l->direct;
         p->any_staged |= !l->direct;
     }
+    /* Every link holds a source buffer on its source and a destination on its destination. */
+    for (size_t d = 0; d < ctx->ndevs; d++) {
+        uint64_t need = 0;
+        for (size_t i = 0; i < p->nlinks; i++)
+            need += (p->links[i].src == d) * p->size + (p->links[i].dst == d) * p->size;
+        if (need && (err = gb_multi_fits(ctx, d, need)))
+            return err;
+    }
     p->piece = p->size / 4;
     p->piece = p->piece > GB_MULTI_STAGE_MAX ? GB_MULTI_STAGE_MAX
                : p->piece < STAGE_MIN        ? STAGE_MIN

@@ -202,6 +202,30 @@ TEST_TIMEOUT(peerbw_one_device_skips_with_a_reason, 60)
     gb_results_free(&rs);
 }
 
+/* A size no device holds is a recorded skip that names the device and the sizes, in peerbw and
+ * peer alike (it had failed with "out of host memory"). */
+TEST_TIMEOUT(peerbw_and_peer_oversized_is_a_skip, 60)
+{
+    setenv("POCL_DEVICES", "pthread pthread", 1);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: peerbw\n    params: {op: [bidir, all_to_all], method: ce, "
+             "size: 1TiB}\n  - suite: peer\n    params: {size: 1TiB}\n",
+             budget);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, NULL, &rs);
+    if (rs.ndevices < 2)
+        SKIP("PoCL offers %zu devices", rs.ndevices);
+    ASSERT(rs.nresults >= 3);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s %s: %s: %s", r->suite, r->case_name,
+                   gb_status_name(r->status), r->reason);
+        ASSERT_CONTAINS(r->reason, "bytes of memory on device");
+    }
+    gb_results_free(&rs);
+}
+
 /* Three devices: several links into and out of one device at once, each on its own queue. */
 TEST_TIMEOUT(peerbw_three_devices_many_links_per_device_verify, 120)
 {
