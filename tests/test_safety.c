@@ -774,3 +774,30 @@ TEST_TIMEOUT(safety_gemm_of_order_2_31_is_a_skip, 120)
     }
     gb_results_free(&rs);
 }
+
+/* One file named twice (again, through a link, or also through its folder) is one run for
+ * report, fleet, history and calibrate --from, with a note; two copies of it are two files. */
+TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    ASSERT_EQ(mkdir("runs", 0777), 0);
+    synth("runs/a.json", 4, "dev", "host", "prof", "cpu", "x", 10);
+    ASSERT_EQ(symlink("runs/a.json", "link.json"), 0);
+    bool dup[4];
+    const char *paths[4] = {"runs/a.json", "./runs/a.json", "link.json", "nonexistent.json"};
+    ASSERT_EQ(gb_files_duplicates(paths, 4, dup), 2);
+    ASSERT(!dup[0] && dup[1] && dup[2] && !dup[3]);
+
+    ASSERT_EQ(sh("%s report runs/a.json link.json ./runs/a.json -o rep 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "link.json is a file already given: read once");
+    ASSERT_CONTAINS(out, "for 1 device");
+    ASSERT_EQ(sh("%s fleet runs/a.json runs -q 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "1 file named more than once: read once");
+    ASSERT_EQ(sh("%s history runs link.json -q 2>&1", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "1 file named more than once: read once");
+    ASSERT_EQ(
+        sh("cp runs/a.json copy.json && %s report runs/a.json copy.json -o rep2 2>&1", GB_TEST_EXE),
+        0);
+    ASSERT(!strstr(out, "read once"));
+}

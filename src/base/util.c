@@ -274,6 +274,44 @@ static bool same_file(const char *a, const char *b)
     return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
 
+struct file_key {
+    dev_t dev;
+    ino_t ino;
+    size_t i;
+};
+
+static int cmp_file_key(const void *a, const void *b)
+{
+    const struct file_key *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+size_t gb_files_duplicates(const char *const *paths, size_t n, bool *dup)
+{
+    struct file_key *k = malloc((n ? n : 1) * sizeof *k);
+    size_t nk = 0, ndup = 0;
+    for (size_t i = 0; i < n; i++) {
+        dup[i] = false;
+        struct stat st;
+        if (k && stat(paths[i], &st) == 0)
+            k[nk++] = (struct file_key){st.st_dev, st.st_ino, i};
+    }
+    if (k) {
+        qsort(k, nk, sizeof *k, cmp_file_key);
+        for (size_t j = 1; j < nk; j++)
+            if (k[j].dev == k[j - 1].dev && k[j].ino == k[j - 1].ino) {
+                dup[k[j].i] = true;
+                ndup++;
+            }
+    }
+    free(k);
+    return ndup;
+}
+
 /* Whether `path` (existing or not) lies inside the folder `dir` (at any depth), both resolved
  * with realpath (path's folder, as path itself may not exist yet). False when dir is not a
  * folder or cannot be resolved. */

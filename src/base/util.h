@@ -89,6 +89,12 @@ enum gb_output_kind {
  * pushes its row's later columns right); w itself is kept when it is already wider. */
 int gb_col_width(int w, const char *cell, int cap);
 
+/* Marks in dup[0..n) the paths that name a file already named earlier in paths[0..n) (same
+ * device and inode: the same file given twice, or by a link, or also through its folder), so
+ * that a command reads each file once. A path that cannot be stat'ed is never a duplicate.
+ * Returns how many are marked; O(n log n). Out of memory, none is marked. */
+size_t gb_files_duplicates(const char *const *paths, size_t n, bool *dup);
+
 /* A stream for text meant for a terminal, from strings that files supplied (device names,
  * reasons, labels): it writes to `to` with every byte a terminal would act on replaced by '?':
  * C0 controls but newline and tab (ESC starts an escape sequence, CR rewrites a line, BEL

@@ -259,7 +259,9 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
         if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE,
                                              (const char *const *)argv + first, (size_t)n)))
             return rc;
-        return analyse_files((const char *const *)argv + first, (size_t)n, &co, &c);
+        return analyse_files((const char *const *)argv + first,
+                             gb__read_once("calibrate", (const char **)argv + first, (size_t)n),
+                             &co, &c);
     }
     if (n != 1)
         return gb__usage_error(&cmd, "expects exactly one PROFILE");

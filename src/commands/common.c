@@ -362,3 +362,22 @@ int gb__term_done(FILE *f)
 {
     return f == stdout ? fflush(f) : fclose(f);
 }
+
+size_t gb__read_once(const char *cmd, const char **paths, size_t n)
+{
+    bool *dup = calloc(n ? n : 1, sizeof *dup);
+    if (!dup || gb_files_duplicates(paths, n, dup) == 0) {
+        free(dup);
+        return n;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dup[i])
+            fprintf(stderr, "gpubench %s: note: %s is a file already given: read once\n", cmd,
+                    paths[i]);
+        else
+            paths[k++] = paths[i];
+    }
+    free(dup);
+    return k;
+}

@@ -168,6 +168,11 @@ enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_k
 /* stdout for a text table that quotes files' text (device names, reasons, labels): a
  * terminal-safe stream (gb_term_stream), or stdout itself when none can be made. Returns what
  * to write to; gb__term_done() flushes it and returns the write's status, 0 or EOF. */
+/* Drops from paths[0..n) (in place, order kept) every path that names a file named earlier
+ * (gb_files_duplicates), with a note on stderr for each, "gpubench CMD: note: ...: read once",
+ * so that one file given twice is not two runs. Returns the new count. */
+size_t gb__read_once(const char *cmd, const char **paths, size_t n);
+
 FILE *gb__term_out(void);
 int gb__term_done(FILE *f);
 

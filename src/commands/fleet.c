@@ -94,6 +94,9 @@ int gb_cmd_fleet(int argc, char **argv)
         fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    if (in.ndup)
+        fprintf(stderr, "gpubench fleet: note: %zu file%s named more than once: read once\n",
+                in.ndup, in.ndup == 1 ? "" : "s");
     struct gb_fleet fl;
     gb_fleet_init(&fl, &o);
     int rc = GB_EXIT_OK;

@@ -104,6 +104,9 @@ int gb_cmd_history(int argc, char **argv)
         fprintf(stderr, "gpubench history: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    if (in.ndup)
+        fprintf(stderr, "gpubench history: note: %zu file%s named more than once: read once\n",
+                in.ndup, in.ndup == 1 ? "" : "s");
     struct gb_history h;
     gb_history_init(&h, &o);
     int rc = GB_EXIT_OK;

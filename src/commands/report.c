@@ -135,6 +135,7 @@ int gb_cmd_report(int argc, char **argv)
     /* getopt_long moved the operands, the results files, to the end. */
     a.paths = (const char **)argv + first;
     a.n = (size_t)(argc - first);
+    a.n = gb__read_once("report", a.paths, a.n);
     if ((rc = check_output(&a)) != GB_EXIT_OK)
         return rc;
     if (!a.prices)

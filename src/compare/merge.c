@@ -84,6 +84,21 @@ int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *ou
     }
     if (!rc && out->n == 0)
         rc = GB_USER_FAIL(GB_EINVAL, "no results files (a folder gives its *.json files)");
+    /* One file named twice (given twice, or also through its folder) is one run. */
+    bool *dup = rc ? NULL : calloc(out->n, sizeof *dup);
+    if (dup && gb_files_duplicates((const char *const *)out->paths, out->n, dup)) {
+        size_t k = 0;
+        for (size_t i = 0; i < out->n; i++) {
+            if (dup[i]) {
+                free(out->paths[i]);
+                out->ndup++;
+            } else {
+                out->paths[k++] = out->paths[i];
+            }
+        }
+        out->n = k;
+    }
+    free(dup);
     if (rc)
         gb_inputs_free(out);
     return rc;

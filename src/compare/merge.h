@@ -21,14 +21,19 @@
 struct gb_inputs {
     char **paths; /* malloc'd, each malloc'd */
     size_t n, cap;
+    size_t ndup; /* files named again (given twice, or also through their folder): left out */
 };
 
 /* Expands args[0..nargs) into results files: a folder gives every regular file in it whose name
  * ends in ".json" (not recursing, hidden files left out) in byte order of the names; any other
- * path is taken as a file, as given. Returns 0; GB_EIO with a message naming the path when an
+ * path is taken as a file, as given. A file named more than once (given twice, or also
+ * through its folder: gb_files_duplicates) is kept at its first place only, out->ndup counting
+ * the others. Returns 0; GB_EIO with a message naming the path when an
  * argument does not exist or a folder cannot be read; GB_EINVAL when the arguments give no file
  * at all; GB_ENOMEM. On error *out is left empty. */
 int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *out);
+/* The same, and a file named more than once (gb_files_duplicates) is kept once, at its first
+ * place; out->ndup counts the others. */
 void gb_inputs_free(struct gb_inputs *in);
 
 /* ---- a case across files --------------------------------------------------------------------- */
