@@ -250,8 +250,10 @@ TEST(history_names_the_night_of_a_step)
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
     gen_nights(dir, 17, 7);
-    int rc = sh("%s history %s --json %s/h.json --csv %s/h.csv --markdown %s/h.md 2>&1",
-                GB_TEST_EXE, dir, dir, dir, dir);
+    /* The outputs beside the nights' folder: a .json among them would be read next time. */
+    int rc = sh("mkdir -p %s-out && %s history %s --json %s-out/h.json --csv %s-out/h.csv "
+                "--markdown %s-out/h.md 2>&1",
+                dir, GB_TEST_EXE, dir, dir, dir, dir);
     printf("%s", out);
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "30 nights, 2026-01-01T04:00:00Z .. 2026-01-30T04:00:00Z");
@@ -262,7 +264,7 @@ TEST(history_names_the_night_of_a_step)
     ASSERT_CONTAINS(out, "also changed since night 16: driver 1.0 -> 1.1");
 
     json_error_t e;
-    json_t *j = json_load_file(strcat(strcpy(out, dir), "/h.json"), 0, &e);
+    json_t *j = json_load_file(strcat(strcpy(out, dir), "-out/h.json"), 0, &e);
     ASSERT_MSG(j, "h.json: %s", e.text);
     ASSERT_STR(json_string_value(json_object_get(j, "schema")), "gpubench-history/1");
     json_t *series = json_object_get(j, "series");
@@ -290,12 +292,12 @@ TEST(history_names_the_night_of_a_step)
     json_decref(j);
 
     char path[4096];
-    snprintf(path, sizeof path, "%s/h.csv", dir);
+    snprintf(path, sizeof path, "%s-out/h.csv", dir);
     char *csv = gb_test_slurp(path);
     ASSERT_EQ(gb_test_count(csv, "\n"), 1 + 3 * 30);
     ASSERT_EQ(gb_test_count(csv, ",1\n"), 1); /* one night marked as a change */
     free(csv);
-    snprintf(path, sizeof path, "%s/h.md", dir);
+    snprintf(path, sizeof path, "%s-out/h.md", dir);
     char *md = gb_test_slurp(path);
     ASSERT_CONTAINS(md, "| 17 | 2026-01-17T04:00:00Z | memory triad size=1MiB on test-gpu |");
     free(md);

@@ -154,6 +154,16 @@ TEST_TIMEOUT(safety_outputs_never_overwrite_inputs, 120)
         {"report rep/index.html -o rep", "would overwrite the input rep/index.html"},
         {"report rep/data/in.json -o rep", "would overwrite the input rep/data/in.json"},
         {"report a.json --prices rep/data/in.json -o rep", "would overwrite the input"},
+        {"fleet a.json b.json -q --json a.json", "it is the input a.json"},
+        {"fleet a.json b.json -q --markdown sym-b.json", "it is the input b.json"},
+        {"fleet rep/data -q --json rep/data/in.json", "it is the input rep/data/in.json"},
+        {"fleet rep/data -q --json rep/data/new.json", "a .json file in the input folder rep/data"},
+        {"fleet a.json -q --json x.json --markdown x.json", "--markdown and --json both name"},
+        {"history a.json b.json -q --csv b.json", "it is the input b.json"},
+        {"history rep/data -q --json rep/data/new.json", "a .json file in the input folder"},
+        {"history a.json -q --csv /dev/null", "it is a device node"},
+        {"compare a.json b.json --json x.json --junit x.json", "--json and --junit both name"},
+        {"compare a.json b.json --json - --markdown -", "--markdown and --json both name it"},
     };
     const char *inputs[] = {"p.yaml",         "a.json",           "b.json",
                             "rep/index.html", "rep/data/in.json", blpath};

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -13,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "compare/merge.h"
 #include "gb-config.h"
 #include "gb-version.h"
 
@@ -380,4 +382,67 @@ size_t gb__read_once(const char *cmd, const char **paths, size_t n)
     }
     free(dup);
     return k;
+}
+
+enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const char *const *names,
+                               size_t nouts, const char *const *inputs, size_t ninputs)
+{
+    enum gb_exit rc;
+    for (size_t k = 0; k < nouts; k++) {
+        if (!outs[k])
+            continue;
+        if (strcmp(outs[k], "-") != 0 &&
+            (rc = gb__check_output(cmd, outs[k], GB_OUTPUT_FILE, inputs, ninputs)) != GB_EXIT_OK)
+            return rc;
+        for (size_t j = 0; j < k; j++) {
+            if (!outs[j])
+                continue;
+            struct stat a, b;
+            bool same = strcmp(outs[j], outs[k]) == 0 ||
+                        (stat(outs[j], &a) == 0 && stat(outs[k], &b) == 0 && a.st_dev == b.st_dev &&
+                         a.st_ino == b.st_ino);
+            if (same) {
+                fprintf(stderr,
+                        "gpubench %s: cannot write %s: %s and %s both name it: give each "
+                        "output its own file\n",
+                        cmd, outs[k], names[j], names[k]);
+                return GB_EXIT_USAGE;
+            }
+        }
+    }
+    return GB_EXIT_OK;
+}
+
+enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
+                                   const char *const *names, size_t nouts, const char *const *args,
+                                   size_t nargs, const struct gb_inputs *in)
+{
+    enum gb_exit rc =
+        gb__check_outputs(cmd, outs, names, nouts, (const char *const *)in->paths, in->n);
+    for (size_t k = 0; rc == GB_EXIT_OK && k < nouts; k++) {
+        size_t len = outs[k] ? strlen(outs[k]) : 0;
+        if (len < 5 || strcmp(outs[k] + len - 5, ".json") != 0)
+            continue;
+        char parent[PATH_MAX], *slash, buf[PATH_MAX], rp[PATH_MAX], ra[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s", outs[k]);
+        slash = strrchr(buf, '/');
+        if (slash)
+            *(slash == buf ? slash + 1 : slash) = '\0';
+        if (!realpath(slash ? buf : ".", rp))
+            continue;
+        snprintf(parent, sizeof parent, "%s", rp);
+        for (size_t a = 0; a < nargs; a++) {
+            struct stat st;
+            if (stat(args[a], &st) == 0 && S_ISDIR(st.st_mode) && realpath(args[a], ra) &&
+                strcmp(ra, parent) == 0) {
+                fprintf(stderr,
+                        "gpubench %s: cannot write %s: a .json file in the input folder %s, "
+                        "which the next run would read as a results file\n",
+                        cmd, outs[k], args[a]);
+                rc = GB_EXIT_USAGE;
+                break;
+            }
+        }
+    }
+    return rc;
 }

@@ -165,14 +165,30 @@ void gb__utc_now(char *buf, size_t len);
 enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
                               const char *const *inputs, size_t ninputs);
 
-/* stdout for a text table that quotes files' text (device names, reasons, labels): a
- * terminal-safe stream (gb_term_stream), or stdout itself when none can be made. Returns what
- * to write to; gb__term_done() flushes it and returns the write's status, 0 or EOF. */
+/* gb__check_output for each of a command's file outputs outs[0..nouts) (NULL: not asked for),
+ * named by their options in names[], and none twice: two outputs on one path (or one file, or
+ * both on stdout "-") would leave one format in it, or both interleaved. GB_EXIT_OK, or
+ * GB_EXIT_USAGE after "gpubench CMD: ..." on stderr. */
+enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const char *const *names,
+                               size_t nouts, const char *const *inputs, size_t ninputs);
+
+struct gb_inputs;
+/* gb__check_outputs for a command that reads folders of results (fleet, history): the outputs
+ * against the files read, in->paths (not against the folders, whose other files are not
+ * inputs), and no ".json" output straight inside a folder among args[0..nargs), where the next
+ * run would read it as a results file. */
+enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
+                                   const char *const *names, size_t nouts, const char *const *args,
+                                   size_t nargs, const struct gb_inputs *in);
+
 /* Drops from paths[0..n) (in place, order kept) every path that names a file named earlier
  * (gb_files_duplicates), with a note on stderr for each, "gpubench CMD: note: ...: read once",
  * so that one file given twice is not two runs. Returns the new count. */
 size_t gb__read_once(const char *cmd, const char **paths, size_t n);
 
+/* stdout for a text table that quotes files' text (device names, reasons, labels): a
+ * terminal-safe stream (gb_term_stream), or stdout itself when none can be made. Returns what
+ * to write to; gb__term_done() flushes it and returns the write's status, 0 or EOF. */
 FILE *gb__term_out(void);
 int gb__term_done(FILE *f);
 

@@ -159,10 +159,9 @@ int gb_cmd_compare(int argc, char **argv)
         return rc;
     const char *files[2] = {argv[first], argv[first + 1]};
     const char *outs[3] = {a.md, a.json, a.junit};
-    for (int k = 0; k < 3; k++)
-        if (outs[k] &&
-            (rc = gb__check_output("compare", outs[k], GB_OUTPUT_FILE, files, 2)) != GB_EXIT_OK)
-            return rc;
+    static const char *const names[3] = {"--markdown", "--json", "--junit"};
+    if ((rc = gb__check_outputs("compare", outs, names, 3, files, 2)) != GB_EXIT_OK)
+        return rc;
     struct stat st;
     if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode))
         return compare_nights(&a, &o, files[0], files[1]);

@@ -88,6 +88,8 @@ int gb_cmd_fleet(int argc, char **argv)
     struct gb_fleet_opts o = a.o;
     const char *md = a.md, *json = a.json;
     bool all = a.all, quiet = a.quiet;
+    const char *outs[2] = {md, json};
+    static const char *const names[2] = {"--markdown", "--json"};
     struct gb_inputs in;
     gb_error_clear();
     if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
@@ -97,6 +99,11 @@ int gb_cmd_fleet(int argc, char **argv)
     if (in.ndup)
         fprintf(stderr, "gpubench fleet: note: %zu file%s named more than once: read once\n",
                 in.ndup, in.ndup == 1 ? "" : "s");
+    if ((rc0 = gb__check_set_outputs("fleet", outs, names, 2, (const char *const *)argv + first,
+                                     (size_t)(argc - first), &in)) != GB_EXIT_OK) {
+        gb_inputs_free(&in);
+        return rc0;
+    }
     struct gb_fleet fl;
     gb_fleet_init(&fl, &o);
     int rc = GB_EXIT_OK;

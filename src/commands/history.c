@@ -98,6 +98,8 @@ int gb_cmd_history(int argc, char **argv)
     struct gb_history_opts o = a.o;
     const char *md = a.md, *json = a.json, *csv = a.csv;
     bool series = a.series, quiet = a.quiet, fail = a.fail;
+    const char *outs[3] = {md, json, csv};
+    static const char *const names[3] = {"--markdown", "--json", "--csv"};
     struct gb_inputs in;
     gb_error_clear();
     if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
@@ -107,6 +109,11 @@ int gb_cmd_history(int argc, char **argv)
     if (in.ndup)
         fprintf(stderr, "gpubench history: note: %zu file%s named more than once: read once\n",
                 in.ndup, in.ndup == 1 ? "" : "s");
+    if ((rc0 = gb__check_set_outputs("history", outs, names, 3, (const char *const *)argv + first,
+                                     (size_t)(argc - first), &in)) != GB_EXIT_OK) {
+        gb_inputs_free(&in);
+        return rc0;
+    }
     struct gb_history h;
     gb_history_init(&h, &o);
     int rc = GB_EXIT_OK;
