@@ -582,9 +582,9 @@ TEST(report_headlines_take_like_with_like)
     ASSERT_CONTAINS(csv, "H2D sustained,10.0 GB/s (size=64MiB)");
     ASSERT_CONTAINS(csv, "H2D small-copy peak,46.5 GB/s (size=64KiB)");
     ASSERT_CONTAINS(csv, "H2D latency (us per copy; smallest copy),25.0 us (size=4KiB)");
-    ASSERT_CONTAINS(csv, "Peak arithmetic; f32,100 GFLOP/s (prec=f32)");
-    ASSERT_CONTAINS(csv, "Peak arithmetic; i32,500 GOP/s (prec=i32)");
-    ASSERT_CONTAINS(csv, "Peak arithmetic; int8dot,900 GOP/s (prec=int8dot)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); f32,100 GFLOP/s (prec=f32)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); i32,500 GOP/s (prec=i32)");
+    ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); int8dot,900 GOP/s (prec=int8dot)");
     ASSERT(strstr(csv, "82") == NULL);
     ASSERT(strstr(csv, "300") == NULL);
     ASSERT(strstr(csv, "5000") == NULL);

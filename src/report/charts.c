@@ -20,6 +20,11 @@ static const char *const memory_kernels[] = {"memory", "fp16", NULL};
 static const char *const launch[] = {"launch", NULL};
 /* Arithmetic throughput: peak arithmetic, matrix multiply, half precision. */
 static const char *const arithmetic[] = {"compute", "gemm", "fp16", NULL};
+/* The headlines take arithmetic on the vector units (the compute suite's dependent chains) and
+ * matrix products (GEMM, library and own) as rows of their own: a GEMM's rate is not the
+ * vector units' peak, nor the other way round. */
+static const char *const vector_units[] = {"compute", NULL};
+static const char *const matrix[] = {"gemm", NULL};
 static const char *const tuning[] = {"tuning", NULL};
 static const char *const batching[] = {"batching", NULL};
 /* Multi-device suites: scaling curves come from those with an `ndev` axis, the peer matrix from
@@ -93,14 +98,16 @@ const struct gb__figure gb__headline_figures[] = {
     FIG("Device memory, triad", memory, "triad", "GB/s"),
     FIG("Device memory, copy", memory, "copy", "GB/s"),
     FIG("Launch latency", launch, "latency", NULL),
-    BY_PREC("Peak arithmetic", arithmetic),
+    BY_PREC("Peak arithmetic (vector units)", vector_units),
+    BY_PREC("GEMM", matrix),
 };
 const size_t gb__nheadline_figures = sizeof gb__headline_figures / sizeof gb__headline_figures[0];
 
 const struct gb__figure gb__value_figures[] = {
     FIG("triad GB/s", memory, "triad", "GB/s"),
     XFER("H2D sustained GB/s", "h2d", false),
-    BY_PREC("peak", arithmetic),
+    BY_PREC("peak", vector_units),
+    BY_PREC("GEMM", matrix),
 };
 const size_t gb__nvalue_figures = sizeof gb__value_figures / sizeof gb__value_figures[0];
 
