@@ -811,3 +811,24 @@ TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
         0);
     ASSERT(!strstr(out, "read once"));
 }
+
+/* More devices than the report shows side by side: the note counts devices, not their results
+ * (3 results each of 18 devices: 2 left out, not 6). */
+TEST_TIMEOUT(safety_report_counts_the_devices_it_leaves_out, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    char args[4096] = "";
+    for (int i = 0; i < 18; i++) {
+        char f[32], dev[32];
+        snprintf(f, sizeof f, "d%02d.json", i);
+        snprintf(dev, sizeof dev, "dev%02d", i);
+        synth(f, 3, dev, "host", "prof", "h2d", "t", 10 + i);
+        gb_appendf(args, sizeof args, " %s", f);
+    }
+    ASSERT_EQ(sh("%s report%s -o rep 2>&1", GB_TEST_EXE, args), 0);
+    char *md = gb_test_slurp("rep/report.md");
+    ASSERT(md);
+    ASSERT_CONTAINS(md, "**2 more devices are in the files; at most 16 are shown side by side.**");
+    free(md);
+}

@@ -112,10 +112,8 @@ static size_t series_of(struct rep *R, size_t file, int dev)
     for (size_t s = 0; s < R->nser; s++)
         if (R->ser[s].file == file && R->ser[s].dev == dev)
             return s;
-    if (R->nser == MAXSER) {
-        R->dropped_series++;
-        return SIZE_MAX;
-    }
+    if (R->nser == MAXSER)
+        return SIZE_MAX; /* counted once per device by gb__build_points */
     struct series *x = &R->ser[R->nser];
     x->file = file;
     x->dev = dev;
@@ -184,15 +182,24 @@ int gb__build_points(struct rep *R)
     if (!R->pts)
         return GB_FAIL(GB_ENOMEM, "report points");
     for (size_t f = 0; f < R->nfiles; f++) {
+        /* The devices of this file left out (no series left): each counted once. */
+        bool *dropped = calloc(R->files[f].ndevices ? R->files[f].ndevices : 1, sizeof *dropped);
+        if (!dropped)
+            return GB_FAIL(GB_ENOMEM, "report points");
         for (size_t i = 0; i < R->files[f].nresults; i++) {
             const struct gb_result *r = &R->files[f].results[i];
             if (r->device_index < 0 || (size_t)r->device_index >= R->files[f].ndevices)
                 continue;
             size_t s = series_of(R, f, r->device_index);
+            if (s == SIZE_MAX && !dropped[r->device_index]) {
+                dropped[r->device_index] = true;
+                R->dropped_series++;
+            }
             if (s == SIZE_MAX || r->status != GB_STATUS_OK || !isfinite(r->value))
                 continue;
             R->pts[R->npts++] = (struct pt){s, r};
         }
+        free(dropped);
     }
     label_series(R);
     return 0;
