@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "harness/precision.h"
 #include "harness/results.h"
 #include "report/precision_table.h"
@@ -75,6 +76,56 @@ static const char *rate_unit(const struct gb_result *r)
     return r->unit;
 }
 
+/* One row of the table: the device cell dev, wd wide. */
+static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const struct gb__row *row,
+                      const char *dev, int wd)
+{
+    if (!row->best) {
+        fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n", row->suite,
+                row->prec, row->impl, wd, dev, "-", "", "", "", "", "",
+                row->failed ? "failed" : "skipped", row->why ? row->why->reason : "");
+        return;
+    }
+    /* Speedup: best rate over the best FP32 (float storage) rate of the same group. */
+    const char *base;
+    prec_axis(row->suite, &base);
+    char speed[16] = "";
+    for (size_t j = 0; j < nrows; j++) {
+        const struct gb__row *b = &rows[j];
+        if (b->best && strcmp(b->suite, row->suite) == 0 && strcmp(b->backend, row->backend) == 0 &&
+            b->device == row->device && strcmp(b->impl, row->impl) == 0 &&
+            strcmp(b->prec, base) == 0 && b->best_rate > 0)
+            snprintf(speed, sizeof speed, "%.2fx", row->best_rate / b->best_rate);
+    }
+    char err[16] = "", rms[16] = "", peak[16] = "";
+    if (row->any_err) {
+        snprintf(err, sizeof err, "%.3g", row->max_err);
+        if (row->max_rms > 0 || row->max_err == 0)
+            snprintf(rms, sizeof rms, "%.3g", row->max_rms);
+    }
+    const double of_peak = figure(row->best, "of_peak", NAN);
+    if (isfinite(of_peak))
+        snprintf(peak, sizeof peak, "%.1f%%", 100 * of_peak);
+    struct gb_params rest = row->best->params;
+    size_t k = 0;
+    for (size_t j = 0; j < rest.n; j++) /* the row names the precision and impl already */
+        if (strcmp(rest.name[j], "prec") && strcmp(rest.name[j], "storage") &&
+            strcmp(rest.name[j], "impl")) {
+            rest.name[k] = rest.name[j];
+            rest.v[k++] = rest.v[j];
+        }
+    rest.n = k;
+    char params[256];
+    gb_params_format(&rest, params, sizeof params);
+    char counts[64] = "";
+    if (row->skipped || row->failed)
+        snprintf(counts, sizeof counts, " (%zu ok, %zu skipped, %zu failed)", row->ok, row->skipped,
+                 row->failed);
+    fprintf(f, "%-8s %-7s %-7s %-*s %12.3f %-8s %8s %10s %10s %8s  %s%s%s\n", row->suite, row->prec,
+            row->impl, wd, dev, row->best_rate, rate_unit(row->best), speed, err, rms, peak, params,
+            counts, row->best->implausible ? "  IMPLAUSIBLE" : "");
+}
+
 void gb_print_precision_table(FILE *f, const struct gb_results *rs)
 {
     struct gb__row *rows = calloc(GB__ROWS_MAX, sizeof *rows);
@@ -135,61 +186,27 @@ void gb_print_precision_table(FILE *f, const struct gb_results *rs)
 
     fprintf(f, "\nspeed x accuracy per precision (best rate per precision; errors relative, "
                "worst over its cases)\n");
-    fprintf(f, "%-8s %-7s %-7s %-18s %12s %-8s %8s %10s %10s %8s  %s\n", "suite", "prec", "impl",
-            "device", "best", "unit", "vs fp32", "max err", "rms err", "of peak",
-            "best case / why not");
-    for (size_t i = 0; i < nrows; i++) {
-        const struct gb__row *row = &rows[i];
-        const struct gb_result_device *d = row->device >= 0 && (size_t)row->device < rs->ndevices
-                                               ? &rs->devices[row->device]
-                                               : NULL;
-        char dev[64];
-        snprintf(dev, sizeof dev, "%s:%d %.10s", row->backend, d ? d->index : -1,
-                 d ? d->info.name : "?");
-        if (!row->best) {
-            fprintf(f, "%-8s %-7s %-7s %-18s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n", row->suite,
-                    row->prec, row->impl, dev, "-", "", "", "", "", "",
-                    row->failed ? "failed" : "skipped", row->why ? row->why->reason : "");
-            continue;
+    /* The device column as wide as its widest name (whole names: "NVIDIA H20" cut from "NVIDIA
+     * H200" names another GPU), at most 48. */
+    int wd = 6;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s\n", "suite", "prec",
+                    "impl", wd, "device", "best", "unit", "vs fp32", "max err", "rms err",
+                    "of peak", "best case / why not");
+        for (size_t i = 0; i < nrows; i++) {
+            const struct gb__row *row = &rows[i];
+            const struct gb_result_device *d =
+                row->device >= 0 && (size_t)row->device < rs->ndevices ? &rs->devices[row->device]
+                                                                       : NULL;
+            char dev[320];
+            snprintf(dev, sizeof dev, "%s:%d %s", row->backend, d ? d->index : -1,
+                     d ? d->info.name : "?");
+            if (pass == 0)
+                wd = gb_col_width(wd, dev, 48);
+            else
+                print_row(f, rows, nrows, row, dev, wd);
         }
-        /* Speedup: best rate over the best FP32 (float storage) rate of the same group. */
-        const char *base;
-        prec_axis(row->suite, &base);
-        char speed[16] = "";
-        for (size_t j = 0; j < nrows; j++) {
-            const struct gb__row *b = &rows[j];
-            if (b->best && strcmp(b->suite, row->suite) == 0 &&
-                strcmp(b->backend, row->backend) == 0 && b->device == row->device &&
-                strcmp(b->impl, row->impl) == 0 && strcmp(b->prec, base) == 0 && b->best_rate > 0)
-                snprintf(speed, sizeof speed, "%.2fx", row->best_rate / b->best_rate);
-        }
-        char err[16] = "", rms[16] = "", peak[16] = "";
-        if (row->any_err) {
-            snprintf(err, sizeof err, "%.3g", row->max_err);
-            if (row->max_rms > 0 || row->max_err == 0)
-                snprintf(rms, sizeof rms, "%.3g", row->max_rms);
-        }
-        const double of_peak = figure(row->best, "of_peak", NAN);
-        if (isfinite(of_peak))
-            snprintf(peak, sizeof peak, "%.1f%%", 100 * of_peak);
-        struct gb_params rest = row->best->params;
-        size_t k = 0;
-        for (size_t j = 0; j < rest.n; j++) /* the row names the precision and impl already */
-            if (strcmp(rest.name[j], "prec") && strcmp(rest.name[j], "storage") &&
-                strcmp(rest.name[j], "impl")) {
-                rest.name[k] = rest.name[j];
-                rest.v[k++] = rest.v[j];
-            }
-        rest.n = k;
-        char params[256];
-        gb_params_format(&rest, params, sizeof params);
-        char counts[64] = "";
-        if (row->skipped || row->failed)
-            snprintf(counts, sizeof counts, " (%zu ok, %zu skipped, %zu failed)", row->ok,
-                     row->skipped, row->failed);
-        fprintf(f, "%-8s %-7s %-7s %-18s %12.3f %-8s %8s %10s %10s %8s  %s%s%s\n", row->suite,
-                row->prec, row->impl, dev, row->best_rate, rate_unit(row->best), speed, err, rms,
-                peak, params, counts, row->best->implausible ? "  IMPLAUSIBLE" : "");
     }
     free(rows);
 }
