@@ -42,13 +42,15 @@ static const struct gb_axis_def scaling_axes[] = {
      .type = GB_V_SIZE,
      .def = "64MiB",
      .min = 1,
-     .help = "triad: bytes per array (strong: in total, weak: per device); 0 for sgemm"},
+     .help = "triad: bytes per array (strong: in total, weak: per device); sgemm ignores it (its "
+             "results record 0)"},
     {.name = "order",
      .type = GB_V_INT,
      .def = "1024",
      .min = 1,
      .max = 65536,
-     .help = "sgemm: M = N = K (strong: M in total, weak: M rows per device); 0 for triad"},
+     .help = "sgemm: M = N = K (strong: M in total, weak: M rows per device); triad ignores it "
+             "(its results record 0)"},
 };
 
 #define TRIAD_A 0.1
