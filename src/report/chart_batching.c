@@ -46,7 +46,7 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
                           "one call or enqueued before one wait), log axis. The circle marks the "
                           "knee: the smallest batch from which on every point reaches 90% of the "
                           "asymptote (the median of the largest batches), beyond which batching "
-                          "buys little; the same knee as the results' `knee` figure.")
+                          "buys little; the same knee as the results' figure named knee.")
           : NULL;
     if (!c)
         goto out;
