@@ -735,3 +735,46 @@ TEST(telemetry_compare_warns_when_driver_power_or_throttling_differ)
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     ASSERT_EQ(gb_test_count(out, "warning: machine"), 0);
 }
+
+/* telemetry.energy_window: after its samples a case runs on until the window is that long; the
+ * samples and their statistics are the same kind, and the energy per operation counts the
+ * operations run after them too. */
+TEST_TIMEOUT(telemetry_energy_window_lengthens_the_window_not_the_samples, 180)
+{
+    const char *root = cpu_fixture();
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/ew", root);
+    mkdirs(root, "ew");
+    char prof[1200];
+    snprintf(prof, sizeof prof, "%s/ew.yaml", dir);
+    gb_test_write_file(prof, "name: ew\n"
+                             "measure: {warmup_runs: 1, warmup_time: 1ms, min_samples: 3, "
+                             "max_samples: 3, max_time: 300ms, min_sample_time: 5ms}\n"
+                             "telemetry: {energy_window: 600ms}\n"
+                             "suites:\n"
+                             "  - suite: memory\n"
+                             "    params: {op: triad, type: float, wg: 256, size: 1MiB}\n");
+    int rc = sh("GPUBENCH_SYSFS_ROOT=%s GPUBENCH_NVML_LIB=/nonexistent/nvml.so "
+                "POCL_DEVICES=pthread %s run %s -q -b opencl -d 0 -o %s/on.json 2>&1",
+                root, GB_TEST_EXE, prof, dir);
+    ASSERT_MSG(rc == 0, "run: exit %d: %s", rc, out);
+    char path[1300];
+    snprintf(path, sizeof path, "%s/on.json", dir);
+    struct gb_results rs = {0};
+    ASSERT_OK(gb_results_read(path, &rs));
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_MSG(r->status == GB_STATUS_OK, "%s", r->reason);
+    ASSERT_EQ(r->nsamples, 3);
+    ASSERT_MSG(r->tel.window_s >= 0.6, "window %g s", r->tel.window_s);
+    ASSERT_MSG(r->tel.extra_ops > 0, "no operations after the samples");
+    if (r->tel.energy_j > 0) {
+        double ops = (double)r->nsamples * (double)r->batch + (double)r->tel.extra_ops;
+        ASSERT_NEAR(r->tel.energy_per_op_j, r->tel.energy_j / ops, 1e-12 * r->tel.energy_j);
+    }
+    gb_results_free(&rs);
+    /* The key's bounds. */
+    rc = sh("%s validate %s --set telemetry.energy_window=11s 2>&1", GB_TEST_EXE, prof);
+    ASSERT_EQ(rc, 2);
+    ASSERT_CONTAINS(out, "telemetry.energy_window: expected a duration from 0s to 10s");
+}

@@ -1,7 +1,8 @@
 /* gpubench — profiles: the `telemetry:` key (harness/telemetry.h; private contract in
  * config_private.h).
  *
- *   telemetry: {enabled: true, period: 20ms, on_throttle: keep, clock_floor: 0.9}
+ *   telemetry: {enabled: true, period: 20ms, on_throttle: keep, clock_floor: 0.9,
+ *               energy_window: 0s}
  *   telemetry: off                  # a boolean scalar is `enabled:`
  */
 #include "harness/config_private.h"
@@ -11,7 +12,7 @@
 
 #include "base/units.h"
 
-static const char tel_keys[] = "enabled, period, on_throttle or clock_floor";
+static const char tel_keys[] = "enabled, period, on_throttle, clock_floor or energy_window";
 
 /* One key of `telemetry:` from node v. */
 int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v)
@@ -52,6 +53,14 @@ int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v)
                             "\"%s\"",
                             s);
         t->clock_floor = f;
+    } else if (strcmp(key, "energy_window") == 0) {
+        double w;
+        if (gb_parse_duration(s, &w) || !(w >= 0.0) || w > 10.0)
+            return gb__fail(l, v,
+                            "telemetry.energy_window: expected a duration from 0s to 10s, got "
+                            "\"%s\"",
+                            s);
+        t->energy_window = w;
     } else {
         return gb__fail(l, v, "unknown key \"%s\" in telemetry (expected %s)", key, tel_keys);
     }

@@ -374,6 +374,18 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             break;
     }
     out->sampling_time = gb_now() - s0;
+    /* telemetry.energy_window: the operation runs on, untimed and outside the statistics, until
+     * the telemetry window is that long (no cache flushes between these batches). */
+    while (sampler && tc->energy_window > 0 && gb_now() - s0 < tc->energy_window) {
+        if (stop_raised(stop_flag)) {
+            out->interrupted = true;
+            break;
+        }
+        double t = 0.0, host_t = 0.0;
+        if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
+            goto fail;
+        out->extra_ops += batch;
+    }
     if (fl.n)
         note_cold(ctx);
     if (sampler) {

@@ -18,6 +18,8 @@ struct gb_measurement {
     double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
                            * checked against; warm-up and calibration excluded) */
     uint64_t flushes;     /* cfg->cold: cache flushes run (one before every timed batch) */
+    uint64_t extra_ops;   /* telemetry.energy_window: operations run after the last sample, in
+                           * batches, to lengthen the telemetry window; in no sample */
     /* Telemetry of the sampling phase (harness/telemetry.h): tel.on when the case's profile
      * entry (ctx->run) has telemetry enabled; then tel.t0/t1 hold each sample's host window. */
     struct gb_tel_trace tel;

@@ -4,7 +4,8 @@
  *
  * result "telemetry": {"sources": [{"name", "available", "reason"}], "readings", "window_s",
  *   "clock_mhz" | "mem_clock_mhz" | "power_w" | "temp_c": {"n", "min", "mean", "max"} (measured
- *   quantities only), "energy_j", "energy_method", "energy_note" (why no energy), "energy_per_op_j", "perf_per_watt",
+ *   quantities only), "energy_j", "energy_method", "energy_note" (why no energy), "extra_ops"
+ *   (operations after the samples, telemetry.energy_window), "energy_per_op_j", "perf_per_watt",
  *   "perf_per_watt_unit", "throttled", "discarded", "note", "throttled_samples": [indices]}
  * run "machine": {"governor", "turbo" (true/false/null), "loadavg": [1, 5, 15 min],
  *   "devices": [{"device", "driver", "power_limit_w", "sm_clock_max_mhz", "sm_app_clock_mhz",
@@ -66,6 +67,7 @@ json_t *gb__tel_summary_json(const struct gb_tel_summary *t)
     bad |= !o || set(o, "energy_j", num(t->energy_j)) ||
            set(o, "energy_method", json_string(t->energy_method)) ||
            set(o, "energy_note", json_string(t->energy_note)) ||
+           set(o, "extra_ops", json_integer((json_int_t)t->extra_ops)) ||
            set(o, "energy_per_op_j", num(t->energy_per_op_j)) ||
            set(o, "perf_per_watt", num(t->perf_per_watt)) ||
            set(o, "perf_per_watt_unit", json_string(t->perf_per_watt_unit)) ||
@@ -170,6 +172,7 @@ int gb__tel_summary_read(const json_t *o, size_t nsamples, struct gb_tel_summary
     t->energy_j = rnum(o, "energy_j");
     rstr(o, "energy_method", t->energy_method, sizeof t->energy_method);
     rstr(o, "energy_note", t->energy_note, sizeof t->energy_note);
+    t->extra_ops = rsize(o, "extra_ops");
     t->energy_per_op_j = rnum(o, "energy_per_op_j");
     t->perf_per_watt = rnum(o, "perf_per_watt");
     rstr(o, "perf_per_watt_unit", t->perf_per_watt_unit, sizeof t->perf_per_watt_unit);

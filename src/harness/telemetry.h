@@ -36,6 +36,12 @@ struct gb_tel_cfg {
     enum gb_throttle_policy on_throttle; /* `on_throttle:` (default keep, marked) */
     double clock_floor; /* `clock_floor:` a reading whose clock is below this fraction
                                    * of the case's median clock is throttled (default 0.9) */
+    /* `energy_window:` after its samples a case runs its operation on, untimed and outside the
+     * statistics, until the telemetry window lasts this long (seconds, at most 10; 0: off, the
+     * default), so that a coarse source gives an energy for a short case too: NVML needs 1 s
+     * (gb_tel_window_energy); 1.2s leaves room. The energy per operation and perf per watt
+     * then count those operations too (gb_measurement.extra_ops). */
+    double energy_window;
 };
 extern const struct gb_tel_cfg gb_tel_defaults;
 
@@ -157,6 +163,7 @@ struct gb_tel_summary {
     char energy_method[16];      /* "counter" (a counter's delta), "power" (the integral of power),
                                * "" (none) */
     char energy_note[256];       /* why there is no energy figure (gb_tel_window_energy), or "" */
+    uint64_t extra_ops;          /* operations run after the samples for energy_window */
     double energy_per_op_j;      /* energy_j / the operations run in the window; NaN none */
     double perf_per_watt;        /* work in the window / energy_j: (GB/s)/W = GB/J; NaN none */
     char perf_per_watt_unit[24]; /* "GB/s/W", "GFLOP/s/W" */

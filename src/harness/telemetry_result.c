@@ -57,7 +57,8 @@ int gb_result_telemetry(struct gb_result *r, const struct gb_case_ctx *ctx,
                                        &method, t->energy_note, sizeof t->energy_note);
     snprintf(t->energy_method, sizeof t->energy_method, "%s", method);
     t->energy_per_op_j = t->perf_per_watt = NAN;
-    double ops = (double)m->n * (double)m->batch;
+    double ops = (double)m->n * (double)m->batch + (double)m->extra_ops;
+    t->extra_ops = m->extra_ops;
     if (isfinite(t->energy_j) && t->energy_j > 0.0 && ops > 0.0) {
         t->energy_per_op_j = t->energy_j / ops;
         /* The metric's rule (gb_result_fill_metric): bytes first, then flops. */
