@@ -832,3 +832,52 @@ TEST_TIMEOUT(safety_report_counts_the_devices_it_leaves_out, 120)
     ASSERT_CONTAINS(md, "**2 more devices are in the files; at most 16 are shown side by side.**");
     free(md);
 }
+
+/* Links planted where a command writes its own files: run's placeholder beside -o and the
+ * report's files in its folder are never written through (they had replaced the profile and a
+ * results file). */
+TEST_TIMEOUT(safety_planted_links_are_never_written_through, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    gb_test_write_file("p.yaml", tiny_profile);
+    synth("a.json", 3, "dev", "host", "prof", "h2d", "t", 10);
+    synth("b.json", 3, "dev", "host", "prof", "h2d", "t", 20);
+    char *p_before = gb_test_slurp("p.yaml"), *a_before = gb_test_slurp("a.json");
+    /* run: r.json exists, so the placeholder r.json.partial is written first; a link there to
+     * the profile is removed, not followed. */
+    ASSERT_EQ(sh("cp b.json r.json && ln -s p.yaml r.json.partial"), 0);
+    int rc = sh("POCL_DEVICES=pthread %s run p.yaml -q -o r.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run: exit %d: %s", rc, out);
+    char *p_after = gb_test_slurp("p.yaml");
+    ASSERT_STR(p_after, p_before);
+    free(p_after);
+    struct stat st;
+    ASSERT(lstat("r.json.partial", &st) != 0);
+    /* report: a link in the folder, in place of report.md, data/headline.csv or a chart. */
+    const char *planted[] = {"report.md", "index.html", "data/headline.csv",
+                             "charts/transfer_h2d.svg"};
+    for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++) {
+        ASSERT_EQ(sh("rm -rf rep && mkdir -p rep/data rep/charts && ln -s %s/a.json rep/%s", dir,
+                     planted[i]),
+                  0);
+        rc = sh("%s report b.json -o rep 2>&1", GB_TEST_EXE);
+        char *a_after = gb_test_slurp("a.json");
+        ASSERT_MSG(strcmp(a_after, a_before) == 0, "report wrote through rep/%s", planted[i]);
+        free(a_after);
+        if (strstr(planted[i], "charts/")) {
+            /* The chart is not drawn, and says why (exit 1: a chart failed); the rest of the
+             * report is written. */
+            ASSERT_MSG(rc == 1, "report: exit %d: %s", rc, out);
+            ASSERT_CONTAINS(out, "1 chart could not be drawn");
+            char *md = gb_test_slurp("rep/report.md");
+            ASSERT_CONTAINS(md, "is a symbolic link");
+            free(md);
+        } else {
+            ASSERT_MSG(rc == 2, "report with rep/%s a link: exit %d: %s", planted[i], rc, out);
+            ASSERT_CONTAINS(out, "it is a symbolic link");
+        }
+    }
+    free(p_before);
+    free(a_before);
+}

@@ -1,6 +1,7 @@
 /* gpubench run PROFILE [OPTIONS]: runs a YAML profile and writes a results file. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +37,14 @@ static const char *unwritable(const char *out, const char *partial, const char *
     const char *inputs[] = {profile};
     if (gb_output_refusal(out, GB_OUTPUT_FILE, inputs, 1, why, sizeof why))
         return why;
+    /* The placeholder is run's own name beside out: a symbolic link there (to the profile, to
+     * anything) is removed, never written through. */
+    struct stat st_p;
+    if (lstat(partial, &st_p) == 0 && S_ISLNK(st_p.st_mode) && unlink(partial) != 0) {
+        snprintf(why, sizeof why, "%s is a symbolic link that cannot be removed: %s", partial,
+                 strerror(errno));
+        return why;
+    }
     struct stat st_out;
     if (gb_results_write(rs, stat(out, &st_out) == 0 ? partial : out))
         return gb_error_msg();

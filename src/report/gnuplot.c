@@ -25,9 +25,16 @@ FILE *gb__open_in(struct rep *R, const char *sub, const char *id, const char *ex
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s%s%s%s", R->o->dir, sub, *sub ? "/" : "", id, ext);
-    FILE *f = fopen(path, "w");
+    /* Never through a symbolic link planted in the folder (it could lead to an input). */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (!f && !R->err)
-        R->err = gb_error_set(GB_EIO, NULL, 0, "cannot write %s: %s", path, strerror(errno));
+        R->err = gb_error_set(GB_EIO, NULL, 0, "cannot write %s: %s", path,
+                              errno == ELOOP ? "it is a symbolic link; the report writes its "
+                                               "own files, never through a link"
+                                             : strerror(errno));
     return f;
 }
 
@@ -434,6 +441,21 @@ void gb__run_gnuplot(struct rep *R, struct chart *c)
         prog = "gnuplot";
     char log[4400], script[128];
     snprintf(log, sizeof log, "%s/plots/%s.log", R->o->dir, c->id);
+    /* gnuplot writes charts/ID.svg and .png itself, following links: a link planted there is
+     * not drawn through. */
+    for (int k = 0; k < 2; k++) {
+        char img[4400];
+        struct stat ls;
+        snprintf(img, sizeof img, "%s/charts/%s.%s", R->o->dir, c->id, k ? "png" : "svg");
+        if (lstat(img, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+            c->failed = true;
+            snprintf(c->error, sizeof c->error,
+                     "charts/%s.%s is a symbolic link; the report draws its own files, never "
+                     "through a link",
+                     c->id, k ? "png" : "svg");
+            return;
+        }
+    }
     snprintf(script, sizeof script, "plots/%s.gp", c->id);
     fflush(NULL);
     pid_t pid = fork();
@@ -443,7 +465,7 @@ void gb__run_gnuplot(struct rep *R, struct chart *c)
         return;
     }
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
             dup2(fd, STDERR_FILENO);
