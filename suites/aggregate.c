@@ -67,7 +67,7 @@ static int aggregate_setup(struct gb_case_ctx *ctx)
                                 : GB_MEM_HOST_PAGEABLE;
     int err = gb_multi_ndev(ctx, &a->team.n);
     for (size_t i = 0; i < a->team.n && !err; i++)
-        err = gb_multi_fits(ctx, i, a->size);
+        err = gb_multi_fits(ctx, i, a->size, a->size);
     for (size_t i = 0; i < a->team.n && !err; i++) {
         if (!(a->pattern[i] = malloc(a->size)))
             return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)a->size);

@@ -19,9 +19,14 @@ int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n)
     return 0;
 }
 
-int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes)
+int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, uint64_t largest)
 {
     const struct gb_device_info *info = &ctx->devs[rank]->info;
+    if (info->max_alloc && largest > info->max_alloc)
+        return gb_case_skip(ctx,
+                            "a buffer of %llu bytes on device %zu of the set, whose largest "
+                            "allocation is %llu",
+                            (unsigned long long)largest, rank, (unsigned long long)info->max_alloc);
     if (info->global_mem && bytes > info->global_mem)
         return gb_case_skip(ctx,
                             "needs %llu bytes of memory on device %zu of the set, which has "

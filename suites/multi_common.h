@@ -53,10 +53,11 @@ void gb_multi_team_stop(struct gb_case_ctx *ctx);
  * rest). Returns 0 or GB_ESKIP. */
 int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n);
 
-/* Whether `bytes` of buffers fit device `rank` of the set: 0, or a recorded skip (GB_ESKIP) that
- * names the device and both sizes when they exceed its global memory (a size that cannot fit is
- * the profile's choice, not a failure). */
-int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes);
+/* Whether buffers of `bytes` in all, the largest `largest` bytes, fit device `rank` of the
+ * set: 0, or a recorded skip (GB_ESKIP) naming the device and the sizes when they exceed its
+ * global memory or its largest allocation (a size that cannot fit is the profile's choice, not
+ * a failure; checked before any host buffer of that size is made). */
+int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, uint64_t largest);
 
 /* gb_case_alloc / gb_case_upload / gb_case_download / gb_case_build on device `rank` of the set
  * (a skip reason lands in ctx->reason as with the single-device forms). */

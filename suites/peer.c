@@ -78,8 +78,8 @@ static int peer_setup(struct gb_case_ctx *ctx)
                                                   : PATH_STAGED;
 
     int err;
-    if ((err = gb_multi_fits(ctx, p->src, p->src == p->dst ? 2 * p->size : p->size)) ||
-        (err = gb_multi_fits(ctx, p->dst, p->size)))
+    if ((err = gb_multi_fits(ctx, p->src, p->src == p->dst ? 2 * p->size : p->size, p->size)) ||
+        (err = gb_multi_fits(ctx, p->dst, p->size, p->size)))
         return err;
     if (!(p->pattern = malloc(p->size)))
         return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)p->size);

@@ -316,7 +316,7 @@ static int peerbw_setup(struct gb_case_ctx *ctx)
         uint64_t need = 0;
         for (size_t i = 0; i < p->nlinks; i++)
             need += (p->links[i].src == d) * p->size + (p->links[i].dst == d) * p->size;
-        if (need && (err = gb_multi_fits(ctx, d, need)))
+        if (need && (err = gb_multi_fits(ctx, d, need, p->size)))
             return err;
     }
     p->piece = p->size / 4;

@@ -97,6 +97,11 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     if (info->global_mem && device_bytes > info->global_mem)
         return gb_case_skip(ctx, "needs %llu bytes of device memory, the device has %llu",
                             (unsigned long long)device_bytes, (unsigned long long)info->global_mem);
+    if (info->max_alloc && t->size > info->max_alloc)
+        return gb_case_skip(ctx,
+                            "a buffer of %llu bytes, over the device's largest allocation "
+                            "%llu",
+                            (unsigned long long)t->size, (unsigned long long)info->max_alloc);
     enum gb_mem_kind hk = host_kind(ctx->params);
     if (t->op == OP_BIDIR && hk != GB_MEM_HOST_PINNED)
         return gb_case_skip(ctx, "bidir needs pinned host memory: an asynchronous copy to or "
