@@ -881,3 +881,28 @@ TEST_TIMEOUT(safety_planted_links_are_never_written_through, 120)
     free(p_before);
     free(a_before);
 }
+
+/* Every message on stderr is terminal-safe, whatever profile text, file name or argument it
+ * quotes (the profile loader and the option parser wrote them raw). */
+TEST(safety_stderr_never_carries_terminal_controls)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    gb_test_write_file("esc.yaml", "name: \"n\\e]0;title\\a\"\n"
+                                   "suites:\n  - suite: \"mem\\e[31mory\\x9b\"\n");
+    gb_test_write_file("esc2.yaml",
+                       "suites:\n  - suite: memory\n    params: {op: \"\\rx\\x7f\"}\n");
+    const char *cmds[] = {
+        "validate esc.yaml", "validate esc2.yaml",
+        "run esc.yaml -q",   "validate esc.yaml --set $'measure.max_\\e[2Jtime=1s'",
+        "$'bad\\e[2Jcmd'",   "compare $'/nonexistent/\\e[2J.json' $'\\x1b[31m.json'",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int rc = sh("bash -c \"%s %s\" 2>&1 >/dev/null", GB_TEST_EXE, cmds[i]);
+        ASSERT_MSG(rc == 2, "%s: exit %d: %s", cmds[i], rc, out);
+        for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+            ASSERT_MSG((*p >= 0x20 || *p == '\n' || *p == '\t') && *p != 0x7F &&
+                           !(p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F),
+                       "%s: byte 0x%02x in: %s", cmds[i], *p, out);
+    }
+}

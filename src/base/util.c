@@ -486,22 +486,30 @@ struct term_cookie {
 static ssize_t term_write(void *cookie, const char *buf, size_t n)
 {
     struct term_cookie *c = cookie;
+    unsigned char out[1024];
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
+        if (k + 2 > sizeof out) {
+            fwrite(out, 1, k, c->to);
+            k = 0;
+        }
         unsigned char b = (unsigned char)buf[i];
         if (c->held) {
             c->held = false;
             if (b >= 0x80 && b <= 0x9F) { /* U+0080..U+009F: C1 controls (CSI is U+009B) */
-                fputc('?', c->to);
+                out[k++] = '?';
                 continue;
             }
-            fputc(0xC2, c->to);
+            out[k++] = 0xC2;
         }
         if (b == 0xC2) {
             c->held = true;
             continue;
         }
-        fputc((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F ? '?' : b, c->to);
+        out[k++] = (b < 0x20 && b != '\n' && b != '\t') || b == 0x7F ? '?' : b;
     }
+    fwrite(out, 1, k, c->to);
+    fflush(c->to);
     return (ssize_t)n;
 }
 
@@ -513,6 +521,20 @@ static int term_close(void *cookie)
     int rc = fflush(c->to);
     free(c);
     return rc;
+}
+
+FILE *gb_raw_stderr;
+
+void gb_term_protect_stderr(void)
+{
+    if (gb_raw_stderr)
+        return;
+    gb_raw_stderr = stderr;
+    FILE *e = gb_term_stream(stderr);
+    if (!e)
+        return;
+    setvbuf(e, NULL, _IOLBF, 0);
+    stderr = e; /* glibc: stderr is an ordinary variable that a program may set */
 }
 
 FILE *gb_term_stream(FILE *to)

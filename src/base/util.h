@@ -103,6 +103,11 @@ size_t gb_files_duplicates(const char *const *paths, size_t n, bool *dup);
 FILE *gb_term_stream(FILE *to);
 /* The same replacement in the string s, in place (its length is kept). */
 void gb_term_clean(char *s);
+/* Makes stderr such a stream for the rest of the process (every message, whatever text of a
+ * file or option it quotes), keeping the original in gb_raw_stderr for a progress line that
+ * writes its own controls (and cleans what it quotes). Line-buffered. Called once by main. */
+void gb_term_protect_stderr(void);
+extern FILE *gb_raw_stderr; /* NULL until gb_term_protect_stderr */
 
 /* Whether `out` may be written as an output of a command whose inputs are inputs[0..ninputs)
  * (NULL entries skipped; "-" is stdin/stdout and never clashes). Returns 0 when it may; else -1

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "base/util.h"
 #include "commands.h"
 #include "gb-config.h"
 #include "gb-version.h"
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
     /* A file size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
      * instead of killing the program with SIGXFSZ halfway through a results file. */
     signal(SIGXFSZ, SIG_IGN);
+    /* Every message on stderr is terminal-safe, whatever file or option text it quotes. */
+    gb_term_protect_stderr();
     if (argc < 2) {
         usage(stderr);
         return GB_EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "common.h"
 #include "harness/precision.h"
 #include "report/precision_table.h"
@@ -59,7 +60,9 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
             plan->ndevices == 1 ? "" : "s", out);
     struct gb_supervise_opts o = {
         .out_path = out,
-        .progress = !quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+        /* Its own \r and erase-line controls: the raw stream (what it quotes is cleaned). */
+        .progress =
+            !quiet && isatty(STDERR_FILENO) ? (gb_raw_stderr ? gb_raw_stderr : stderr) : NULL,
         .stop = stop,
         .exe = "/proc/self/exe",
         .argv = argv,

@@ -133,6 +133,7 @@ void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t
         return;
     char params[256];
     gb_params_format(&c->params, params, sizeof params);
+    gb_term_clean(params); /* the line's own controls only */
     double spent = gb_now() - t_start;
     const char *set = c->nset > 1 ? "+" : ""; /* a multi-device case: "opencl:0+" */
     if (i > 0) {
