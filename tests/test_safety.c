@@ -659,14 +659,17 @@ TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
         md_is_safe(h, "c.md");
         /* The terminal table and the messages: no byte a terminal acts on (ESC, BEL, CR, DEL,
          * the UTF-8 C1 CSI). */
-        char *txt = gb_test_slurp("c.txt");
-        ASSERT(txt);
-        for (const unsigned char *p = (const unsigned char *)txt; *p; p++)
-            ASSERT_MSG((*p >= 0x20 || *p == '\n' || *p == '\t') && *p != 0x7F &&
-                           !(p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F),
-                       "name %zu: byte 0x%02x at %zu of the compare text", h, *p,
-                       (size_t)(p - (const unsigned char *)txt));
-        free(txt);
+        static const char *const docs[] = {"c.txt", "c.md", "c.xml"};
+        for (size_t d = 0; d < 3; d++) {
+            char *txt = gb_test_slurp(docs[d]);
+            ASSERT(txt);
+            for (const unsigned char *p = (const unsigned char *)txt; *p; p++)
+                ASSERT_MSG((*p >= 0x20 || *p == '\n' || *p == '\t' || (*p == '\r' && d == 2)) &&
+                               *p != 0x7F && !(p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F),
+                           "name %zu: byte 0x%02x at %zu of %s", h, *p,
+                           (size_t)(p - (const unsigned char *)txt), docs[d]);
+            free(txt);
+        }
         /* The baseline's name stays one file in DIR whatever the host, device and profile. */
         ASSERT_EQ(sh("%s baseline b.json --dir bl --print-path", GB_TEST_EXE), 0);
         ASSERT_MSG(strncmp(out, "bl/", 3) == 0 && !strchr(out + 3, '/') &&

@@ -201,8 +201,15 @@ void gb_fputs_xml(FILE *f, const char *s)
             if (e)
                 fputs(e, f);
             else
-                fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
+                fputc((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F ? '?'
+                                                                                          : ch,
+                      f);
             u++;
+            continue;
+        }
+        if (ch == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+            fputc('?', f);
+            u += 2;
             continue;
         }
         size_t len = ch >= 0xF0 && ch < 0xF5 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC2 && ch < 0xE0 ? 2 : 0;
@@ -222,6 +229,11 @@ void gb_fputs_xml(FILE *f, const char *s)
 void gb_fputs_md(FILE *f, const char *s)
 {
     for (const unsigned char *u = (const unsigned char *)(s ? s : ""); *u; u++) {
+        if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+            fputc('?', f);
+            u++;
+            continue;
+        }
         const char *e = entity(*u, false);
         if (e) {
             fputs(e, f);

@@ -758,20 +758,27 @@ int gb_history_write_json(FILE *f, const struct gb_history *h)
     return ferror(f) ? GB_FAIL(GB_EIO, "writing the history") : 0;
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break, quotes doubled (RFC 4180). */
+/* A CSV field: quoted when it holds a comma or a quote, quotes doubled (RFC 4180); every control
+ * character (C0 with line breaks and tabs, DEL, the UTF-8 C1 controls) becomes '?'. */
 static void csv_field(FILE *f, const char *s)
 {
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
-        return;
+    const bool quote = strpbrk(s, ",\"") != NULL;
+    if (quote)
+        fputc('"', f);
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) {
+            fputc('?', f);
+            u++;
+        } else if (*u < 0x20 || *u == 0x7F) {
+            fputc('?', f);
+        } else {
+            if (*u == '"')
+                fputc('"', f);
+            fputc(*u, f);
+        }
     }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    if (quote)
+        fputc('"', f);
 }
 
 int gb_history_write_csv(FILE *f, const struct gb_history *h)

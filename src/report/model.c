@@ -39,8 +39,13 @@ void gb__clean_text(const char *s, char *buf, size_t len, bool csv)
             c = '/';
         else if (c == ',' && csv)
             c = ';';
-        else if ((unsigned char)c < 0x20)
+        else if ((unsigned char)c < 0x20 || (unsigned char)c == 0x7F)
             c = ' ';
+        else if ((unsigned char)c == 0xC2 && (unsigned char)s[1] >= 0x80 &&
+                 (unsigned char)s[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+            c = ' ';
+            s++;
+        }
         buf[l++] = c;
     }
     buf[l] = '\0';
