@@ -164,6 +164,8 @@ TEST_TIMEOUT(safety_outputs_never_overwrite_inputs, 120)
         {"history a.json -q --csv /dev/null", "it is a device node"},
         {"compare a.json b.json --json x.json --junit x.json", "--json and --junit both name"},
         {"compare a.json b.json --json - --markdown -", "--markdown and --json both name it"},
+        {"compare a.json b.json --json o2.md --markdown ./o2.md", "both name it"},
+        {"history a.json -q --json n1 --csv ./folder/../n1", "both name it"},
     };
     const char *inputs[] = {"p.yaml",         "a.json",           "b.json",
                             "rep/index.html", "rep/data/in.json", blpath};

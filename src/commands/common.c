@@ -384,6 +384,22 @@ size_t gb__read_once(const char *cmd, const char **paths, size_t n)
     return k;
 }
 
+/* A path that may not exist yet, as its resolved folder and its name ("./x" and "$PWD/x" alike).
+ * False when the folder cannot be resolved. */
+static bool canonical(const char *path, char *buf, size_t len)
+{
+    char dir[PATH_MAX], rd[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? path + (slash - dir) + 1 : path;
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    if (!realpath(slash ? dir : ".", rd))
+        return false;
+    snprintf(buf, len, "%s/%s", rd, name);
+    return true;
+}
+
 enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const char *const *names,
                                size_t nouts, const char *const *inputs, size_t ninputs)
 {
@@ -398,9 +414,12 @@ enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const c
             if (!outs[j])
                 continue;
             struct stat a, b;
+            char cj[PATH_MAX + 256], ck[PATH_MAX + 256];
             bool same = strcmp(outs[j], outs[k]) == 0 ||
                         (stat(outs[j], &a) == 0 && stat(outs[k], &b) == 0 && a.st_dev == b.st_dev &&
-                         a.st_ino == b.st_ino);
+                         a.st_ino == b.st_ino) ||
+                        (canonical(outs[j], cj, sizeof cj) && canonical(outs[k], ck, sizeof ck) &&
+                         strcmp(cj, ck) == 0);
             if (same) {
                 fprintf(stderr,
                         "gpubench %s: cannot write %s: %s and %s both name it: give each "
