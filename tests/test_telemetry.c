@@ -116,6 +116,13 @@ TEST(telemetry_window_energy_refuses_what_the_readings_cannot_support)
     ASSERT_MSG(fabs(e - 126.0 * 1.26) < 0.1 * 126.0 * 1.26, "energy %g J", e);
     /* The plain delta there is 12 steps of 12.6 J = 151.2 J against the true 158.8 J. */
 
+    /* A counter that went wrong (a reset read as a wrap): over 10 kW is no energy. */
+    r[63].energy_j = 1.8e13;
+    ASSERT(isnan(
+        gb_tel_window_energy(r, 64, true, GB_TEL_NVML_POWER_AVG_S, &method, why, sizeof why)));
+    ASSERT_CONTAINS(why, "implausible");
+    r[63].energy_j = 1000.0 + 12.6 * floor((r[63].t + 0.07) / 0.1);
+
     /* No counter, instantaneous power (sysfs): the trapezoid over any window. */
     for (size_t i = 0; i < 64; i++)
         r[i].energy_j = NAN;
@@ -153,6 +160,18 @@ TEST(telemetry_pcie_link_rate_from_sysfs)
     ASSERT_NEAR(gb_tel_pcie_link_gbs("0000:18:00.0", how, sizeof how), 4.0, 1e-9);
     ASSERT(gb_tel_pcie_link_gbs("0000:19:00.0", how, sizeof how) == 0.0);
     ASSERT_CONTAINS(how, "reads \"Unknown\"");
+    /* Decimal digits only: "0x20" is not 32 GT/s, "16abc" not x16; a control byte in the file
+     * does not reach the reason raw. */
+    mkdirs(root, "bus/pci/devices/0000:1a:00.0");
+    put(root, "bus/pci/devices/0000:1a:00.0/current_link_speed", "0x20 GT/s PCIe\n");
+    put(root, "bus/pci/devices/0000:1a:00.0/current_link_width", "16\n");
+    ASSERT(gb_tel_pcie_link_gbs("0000:1a:00.0", how, sizeof how) == 0.0);
+    put(root, "bus/pci/devices/0000:1a:00.0/current_link_speed", "32.0 GT/s PCIe\n");
+    put(root, "bus/pci/devices/0000:1a:00.0/current_link_width", "16abc\n");
+    ASSERT(gb_tel_pcie_link_gbs("0000:1a:00.0", how, sizeof how) == 0.0);
+    put(root, "bus/pci/devices/0000:1a:00.0/current_link_speed", "\x1b[2J\n");
+    ASSERT(gb_tel_pcie_link_gbs("0000:1a:00.0", how, sizeof how) == 0.0);
+    ASSERT(!strchr(how, 0x1b));
     ASSERT(gb_tel_pcie_link_gbs("0000:20:00.0", how, sizeof how) == 0.0);
     ASSERT_CONTAINS(how, "no PCIe link speed and width under");
     ASSERT(gb_tel_pcie_link_gbs("", how, sizeof how) == 0.0);
@@ -234,6 +253,17 @@ TEST(telemetry_sysfs_fixture_rapl_cpufreq_hwmon)
     put(root, "class/powercap/intel-rapl:0/energy_uj", "300000\n");
     gb_tel_read(s, &r2);
     ASSERT_NEAR(r2.energy_j - r0.energy_j, 0.42, 1e-9);
+    /* A file that reads "-2400000" (strtoull's 2^64 - 2400000) or text is no reading: the
+     * other CPU's clock stands; an absurd temperature (2^64 - 1 millidegrees) is none. */
+    put(root, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "-2400000\n");
+    gb_tel_read(s, &r2);
+    ASSERT_NEAR(r2.q[GB_TQ_CLOCK], 3000.0, 1e-9);
+    put(root, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "fast\n");
+    gb_tel_read(s, &r2);
+    ASSERT_NEAR(r2.q[GB_TQ_CLOCK], 3000.0, 1e-9);
+    put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "18446744073709551615\n");
+    gb_tel_read(s, &r2);
+    ASSERT(isnan(r2.q[GB_TQ_CLOCK]));
     gb_tel_close(s);
 
     struct gb_tel_machine m;

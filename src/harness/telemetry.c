@@ -69,9 +69,13 @@ static bool read_u64(const char *path, uint64_t *v)
     char buf[64], *end;
     if (!read_line(path, buf, sizeof buf))
         return false;
+    /* Digits only: strtoull would take "-2400000" for 2^64 - 2400000. */
+    const char *p = buf + strspn(buf, " \t");
+    if (*p < '0' || *p > '9')
+        return false;
     errno = 0;
-    unsigned long long x = strtoull(buf, &end, 10);
-    if (errno || end == buf)
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno || end == p || end[strspn(end, " \t\r")] != '\0')
         return false;
     *v = x;
     return true;
@@ -95,12 +99,18 @@ double gb_tel_pcie_link_gbs(const char *pci_bus_id, char *how, size_t len)
                  pci_bus_id);
         return 0.0;
     }
-    char *end = NULL;
-    double gts = strtod(speed, &end);
-    long lanes = strtol(width, NULL, 10);
-    if (end == speed || !(gts >= 2.5 && gts <= 256.0) || lanes < 1 || lanes > 32) {
+    /* "32.0 GT/s PCIe" and "16": decimal digits only (strtod would take "0x20" for 32). */
+    size_t nd = strspn(speed, "0123456789.");
+    char num[32] = "", *wend = NULL;
+    if (nd > 0 && nd < sizeof num)
+        memcpy(num, speed, nd);
+    double gts = num[0] >= '0' && num[0] <= '9' ? strtod(num, NULL) : NAN;
+    long lanes = width[0] >= '0' && width[0] <= '9' ? strtol(width, &wend, 10) : 0;
+    if (strncmp(speed + nd, " GT/s", 5) != 0 || !(gts >= 2.5 && gts <= 256.0) || !wend ||
+        wend[strspn(wend, " \t\r")] != '\0' || lanes < 1 || lanes > 32) {
         snprintf(how, len, "the PCIe link of %s reads \"%.40s\" x\"%.8s\"", pci_bus_id, speed,
                  width);
+        gb_term_clean(how);
         return 0.0;
     }
     const double enc = gts < 8.0 ? 8.0 / 10.0 : 128.0 / 130.0;
@@ -528,6 +538,16 @@ void gb_tel_read(struct gb_tel_session *s, struct gb_tel_reading *r)
         sysfs_read(s->sysfs, r);
     if (s->nvml)
         nvml_read(s->nvml, r);
+    /* A reading no device gives is a broken source, not a figure: dropped. */
+    static const double lo[GB_TQ_COUNT] = {
+        [GB_TQ_CLOCK] = 1, [GB_TQ_MEM_CLOCK] = 1, [GB_TQ_POWER] = 0, [GB_TQ_TEMP] = -60};
+    static const double hi[GB_TQ_COUNT] = {[GB_TQ_CLOCK] = 100000,
+                                           [GB_TQ_MEM_CLOCK] = 100000,
+                                           [GB_TQ_POWER] = 10000,
+                                           [GB_TQ_TEMP] = 250};
+    for (int q = 0; q < GB_TQ_COUNT; q++)
+        if (!(r->q[q] >= lo[q] && r->q[q] <= hi[q]))
+            r->q[q] = NAN;
     r->t = gb_now();
 }
 
@@ -770,7 +790,27 @@ double gb_tel_energy(const struct gb_tel_reading *r, size_t n, const char **meth
     return NAN;
 }
 
+static double window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
+                            double power_avg_s, const char **method, char *why, size_t len);
+
 double gb_tel_window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
+                            double power_avg_s, const char **method, char *why, size_t len)
+{
+    double e = window_energy(r, n, coarse, power_avg_s, method, why, len);
+    double window = n >= 2 ? r[n - 1].t - r[0].t : 0.0;
+    /* More than 10 kW, or less than nothing: a counter that went wrong (a reset read as a
+     * wrap), not a device. */
+    if (isfinite(e) && (e < 0 || (window > 0 && e / window > GB_TEL_MAX_POWER_W))) {
+        snprintf(why, len, "no energy: the %s gave an implausible %.3g J in %.3g ms (%.3g W)",
+                 **method == 'p' ? "power readings" : "energy counter", e, window * 1e3,
+                 window > 0 ? e / window : 0.0);
+        *method = "";
+        return NAN;
+    }
+    return e;
+}
+
+static double window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
                             double power_avg_s, const char **method, char *why, size_t len)
 {
     *method = "";

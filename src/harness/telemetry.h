@@ -183,6 +183,9 @@ double gb_tel_energy(const struct gb_tel_reading *r, size_t n, const char **meth
 /* The interval over which NVML's power reading is averaged on Ampere (except GA100) and later
  * GPUs: 1 s (NVML API reference, nvmlDeviceGetPowerUsage). */
 #define GB_TEL_NVML_POWER_AVG_S 1.0
+/* The most power a reading or an energy figure may show before it is taken for a broken source
+ * (10 kW: well above any GPU board or CPU package). */
+#define GB_TEL_MAX_POWER_W 10000.0
 /* How many reading intervals the counter's steps must span before its rate is trusted: the time
  * of each step is known to one reading interval, so the rate is within 2/20 = 10%. */
 #define GB_TEL_COUNTER_SPAN_INTERVALS 20
@@ -199,7 +202,8 @@ double gb_tel_energy(const struct gb_tel_reading *r, size_t n, const char **meth
  * - "power": else the trapezoid integral of power, when the window is at least power_avg_s
  *   (the interval the source averages power over; 0: instantaneous) and two readings have it.
  * A 10 ms window on NVML therefore has no energy: its counter delta is 0 or a whole 100 ms step,
- * and its power reading is mostly the second before the case. */
+ * and its power reading is mostly the second before the case. An energy below 0 or above
+ * GB_TEL_MAX_POWER_W over the window is none either (a counter reset read as a wrap). */
 double gb_tel_window_energy(const struct gb_tel_reading *r, size_t n, bool coarse,
                             double power_avg_s, const char **method, char *why, size_t len);
 
