@@ -911,3 +911,26 @@ TEST(safety_stderr_never_carries_terminal_controls)
                        "%s: byte 0x%02x in: %s", cmds[i], *p, out);
     }
 }
+
+/* An output whose folder does not exist is refused before any work (compare had printed its
+ * table first), and '-' is no file for run -o or calibrate --json. */
+TEST_TIMEOUT(safety_outputs_are_checked_before_the_work, 60)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    gb_test_write_file("p.yaml", tiny_profile);
+    synth("a.json", 3, "dev", "host", "prof", "h2d", "t", 10);
+    synth("b.json", 3, "dev", "host", "prof", "h2d", "t", 20);
+    int rc = sh("%s compare a.json b.json --json nowhere/x.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "cannot write nowhere/x.json: its folder nowhere does not exist");
+    ASSERT(!strstr(out, "verdict")); /* no table before the refusal */
+    rc = sh("POCL_DEVICES=pthread %s run p.yaml -q -o - 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "-o needs a file name");
+    rc = sh("%s calibrate --from a.json b.json --json - 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "this output needs a file name");
+    struct stat st;
+    ASSERT(stat("-", &st) != 0);
+}

@@ -301,10 +301,32 @@ enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_k
                               const char *const *inputs, size_t ninputs)
 {
     char why[4200];
-    if (gb_output_refusal(out, kind, inputs, ninputs, why, sizeof why) == 0)
-        return GB_EXIT_OK;
-    fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, out, why);
-    return GB_EXIT_USAGE;
+    if (strcmp(out, "-") == 0) {
+        /* The callers that take "-" for standard output handle it before this check. */
+        fprintf(stderr,
+                "gpubench %s: cannot write -: this output needs a file name ('-' is not "
+                "standard output here)\n",
+                cmd);
+        return GB_EXIT_USAGE;
+    }
+    if (gb_output_refusal(out, kind, inputs, ninputs, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, out, why);
+        return GB_EXIT_USAGE;
+    }
+    /* A file's folder must exist: found now, not after the work is done. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    struct stat st;
+    if (kind == GB_OUTPUT_FILE && slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gpubench %s: cannot write %s: its folder %s does not exist\n", cmd,
+                    out, dir);
+            return GB_EXIT_USAGE;
+        }
+    }
+    return GB_EXIT_OK;
 }
 
 FILE *gb__open_out(const char *path)

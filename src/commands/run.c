@@ -36,6 +36,8 @@ static const char *unwritable(const char *out, const char *partial, const char *
 {
     static char why[4200];
     const char *inputs[] = {profile};
+    if (strcmp(out, "-") == 0)
+        return "-o needs a file name ('-' is not standard output here: the summary is)";
     if (gb_output_refusal(out, GB_OUTPUT_FILE, inputs, 1, why, sizeof why))
         return why;
     /* The placeholder is run's own name beside out: a symbolic link there (to the profile, to
