@@ -811,6 +811,11 @@ TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
     ASSERT_CONTAINS(out, "1 file named more than once: read once");
     ASSERT_EQ(sh("%s history runs link.json -q 2>&1", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "1 file named more than once: read once");
+    /* A copy of a night is that night for history (the same host, start time and profile). */
+    ASSERT_EQ(sh("cp runs/a.json night-copy.json && %s history runs night-copy.json -q 2>&1",
+                 GB_TEST_EXE),
+              0);
+    ASSERT_CONTAINS(out, "1 file left out as a copy of a night already read");
     ASSERT_EQ(
         sh("cp runs/a.json copy.json && %s report runs/a.json copy.json -o rep2 2>&1", GB_TEST_EXE),
         0);

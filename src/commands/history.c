@@ -125,6 +125,11 @@ int gb_cmd_history(int argc, char **argv)
             goto out;
         }
     }
+    if (h.ncopies)
+        fprintf(stderr,
+                "gpubench history: note: %zu file%s left out as a copy of a night already read "
+                "(the same host, start time and profile)\n",
+                h.ncopies, h.ncopies == 1 ? "" : "s");
     gb_error_clear();
     if (gb_history_finish(&h)) {
         fprintf(stderr, "gpubench history: %s\n", gb_error_msg());

@@ -213,6 +213,18 @@ int gb_history_add_file(struct gb_history *h, const char *path)
     int rc = gb_results_read(path, &rs);
     if (rc)
         return rc;
+    /* A copy of a night already read (same host, start time and profile) is that night. */
+    for (size_t i = 0; i < h->nnights; i++) {
+        const struct gb_history_night *o = &h->nights[i];
+        if (rs.run.start_utc[0] && strcmp(o->start_utc, rs.run.start_utc) == 0 &&
+            strcmp(o->host, rs.run.host) == 0 &&
+            strcmp(o->profile_sha256, rs.run.profile_sha256) == 0 &&
+            strcmp(o->profile_name, rs.run.profile_name) == 0) {
+            h->ncopies++;
+            gb_results_free(&rs);
+            return 0;
+        }
+    }
     struct gb_history_night *gn =
         gb_grow(h->nights, &h->nights_cap, h->nnights + 1, sizeof *h->nights);
     if (!gn) {

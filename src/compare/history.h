@@ -113,13 +113,15 @@ struct gb_history {
     size_t nseries, series_cap;
     size_t nchanges; /* over every series */
     size_t slower;   /* change points that are slowdowns */
+    size_t ncopies;  /* files left out as copies of a night already read (gb_history_add_file) */
     char notes[4096];
 };
 
 /* Starts an empty history with options o (copied; o->suites must outlive h). */
 void gb_history_init(struct gb_history *h, const struct gb_history_opts *o);
-/* Reads one results file as a night and keeps its figures (the samples are not kept). Returns 0
- * or the reader's GB_EIO / GB_ESCHEMA with its message; GB_ENOMEM. */
+/* Reads one results file as a night and keeps its figures (the samples are not kept); a copy of a
+ * night already read (the same host, start time and profile) is left out and counted in
+ * h->ncopies. Returns 0 or the reader's GB_EIO / GB_ESCHEMA with its message; GB_ENOMEM. */
 int gb_history_add_file(struct gb_history *h, const char *path);
 /* Puts the nights in time order and finds every series' change points. Returns 0, GB_EINVAL
  * (no night), GB_ENOMEM. */
