@@ -816,6 +816,10 @@ TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
                  GB_TEST_EXE),
               0);
     ASSERT_CONTAINS(out, "1 file left out as a copy of a night already read");
+    /* ... and for a baseline: one run, one night. */
+    ASSERT_EQ(sh("%s baseline runs/a.json --dir bl 2>&1", GB_TEST_EXE), 0);
+    ASSERT_EQ(sh("%s baseline night-copy.json --dir bl 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "not added again");
     ASSERT_EQ(
         sh("cp runs/a.json copy.json && %s report runs/a.json copy.json -o rep2 2>&1", GB_TEST_EXE),
         0);

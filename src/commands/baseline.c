@@ -134,6 +134,8 @@ int gb_cmd_baseline(int argc, char **argv)
             return GB_EXIT_USAGE;
         }
         printf("baseline: %s, from before nights, is the first night of %s\n", path, folder);
+        if (is_baseline) /* the file given is that night: one run, one night */
+            return GB_EXIT_OK;
     }
     gb_error_clear();
     if (!is_baseline && gb_baseline_copy(file, path)) {

@@ -283,13 +283,41 @@ int gb_baseline_add_night(const char *folder, const char *file, size_t keep, boo
     int rc;
     if (restart && (rc = remove_nights(folder)) != 0)
         return rc;
+    /* One run is one night: a copy of a night already kept (the same host, start time and
+     * profile), or a night's own file, is not added again. */
+    struct gb_results in;
+    struct night_file *f;
+    size_t n;
+    if (!restart && gb_results_read(file, &in) == 0) {
+        if ((rc = list_nights(folder, &f, &n)) != 0) {
+            gb_results_free(&in);
+            return rc;
+        }
+        for (size_t i = 0; i < n && !rc; i++) {
+            struct gb_results rs;
+            if (gb_results_read(f[i].path, &rs) != 0)
+                continue;
+            if (in.run.start_utc[0] && strcmp(rs.run.start_utc, in.run.start_utc) == 0 &&
+                strcmp(rs.run.host, in.run.host) == 0 &&
+                strcmp(rs.run.profile_sha256, in.run.profile_sha256) == 0 &&
+                strcmp(rs.run.profile_name, in.run.profile_name) == 0)
+                rc = GB_USER_FAIL(GB_EINVAL,
+                                  "%s is the run of the night %s already (the same host, start "
+                                  "time and profile): not added again",
+                                  file, f[i].path);
+            gb_results_free(&rs);
+        }
+        free_files(f, n);
+        gb_results_free(&in);
+        if (rc)
+            return rc;
+    }
+    gb_error_clear();
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     snprintf(dst, sizeof dst, "%s/%s", dir, base);
     if ((rc = gb_baseline_copy(file, dst)) != 0)
         return rc;
-    struct night_file *f;
-    size_t n;
     if ((rc = list_nights(folder, &f, &n)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++) {
