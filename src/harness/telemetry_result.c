@@ -67,7 +67,11 @@ int gb_result_telemetry(struct gb_result *r, const struct gb_case_ctx *ctx,
             snprintf(t->perf_per_watt_unit, sizeof t->perf_per_watt_unit, "GB/s/W");
         } else if (ctx->op.flops > 0) {
             t->perf_per_watt = ops * ctx->op.flops * 1e-9 / t->energy_j;
-            snprintf(t->perf_per_watt_unit, sizeof t->perf_per_watt_unit, "GFLOP/s/W");
+            /* The rate's own unit (GOP/s for integers, Gatomic/s for atomics) per watt. */
+            snprintf(t->perf_per_watt_unit, sizeof t->perf_per_watt_unit, "%s/W",
+                     ctx->op.rate_unit ? ctx->op.rate_unit
+                     : ctx->op.integer ? "GOP/s"
+                                       : "GFLOP/s");
         }
     }
 
