@@ -196,7 +196,8 @@ int gb_results_read(const char *path, struct gb_results *out);
 /* Reads the n results files paths[0..n) into out[0..n) as gb_results_read does each, several at
  * once (a thread each, as many as the machine has CPUs, at most 4). On an error every out[k] is
  * freed and zeroed, and the error and message are those of the first file in order that failed,
- * as reading the files in turn would give. */
+ * as reading the files in turn would give. n == 0 reads nothing and returns 0 (paths and out may
+ * then be NULL); GB_EINVAL when n > 0 and either is NULL. */
 int gb_results_read_all(const char *const *paths, size_t n, struct gb_results *out);
 
 /* SHA-256 of a file as 64 lowercase hex digits. */

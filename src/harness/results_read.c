@@ -716,6 +716,8 @@ int gb_results_read_all(const char *const *paths, size_t n, struct gb_results *o
 {
     if ((!paths || !out) && n)
         return GB_FAIL(GB_EINVAL, "gb_results_read_all: NULL argument");
+    if (n == 0) /* nothing to read; out may be NULL (memset(NULL, 0, 0) is undefined) */
+        return 0;
     memset(out, 0, n * sizeof *out);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
