@@ -375,8 +375,11 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     }
     out->sampling_time = gb_now() - s0;
     /* telemetry.energy_window: the operation runs on, untimed and outside the statistics, until
-     * the telemetry window is that long (no cache flushes between these batches). */
-    while (sampler && tc->energy_window > 0 && gb_now() - s0 < tc->energy_window) {
+     * the telemetry window is that long (no cache flushes between these batches); only when a
+     * source reads the device (without one there is no window to lengthen). */
+    struct gb_tel_source_status srcs[GB_TEL_NSRC];
+    const bool measured = sampler && tel_session && gb_tel_sources(tel_session, srcs);
+    while (measured && tc->energy_window > 0 && gb_now() - s0 < tc->energy_window) {
         if (stop_raised(stop_flag)) {
             out->interrupted = true;
             break;

@@ -55,6 +55,9 @@ int gb_result_telemetry(struct gb_result *r, const struct gb_case_ctx *ctx,
     bool nvml = tr->src[0].available;
     t->energy_j = gb_tel_window_energy(tr->r, tr->n, nvml, nvml ? GB_TEL_NVML_POWER_AVG_S : 0.0,
                                        &method, t->energy_note, sizeof t->energy_note);
+    if (tr->n == 0)
+        snprintf(t->energy_note, sizeof t->energy_note,
+                 "no energy: no telemetry source reads the device (see sources)");
     snprintf(t->energy_method, sizeof t->energy_method, "%s", method);
     t->energy_per_op_j = t->perf_per_watt = NAN;
     double ops = (double)m->n * (double)m->batch + (double)m->extra_ops;
