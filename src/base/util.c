@@ -536,20 +536,24 @@ static int term_close(void *cookie)
 }
 
 FILE *gb_raw_stderr;
+/* stderr's stream lives until the process ends: its cookie stays reachable from here
+ * (LeakSanitizer reported it through glibc's FILE). */
+static struct term_cookie *term_stderr_cookie;
+static FILE *term_open(FILE *to, struct term_cookie **cookie);
 
 void gb_term_protect_stderr(void)
 {
     if (gb_raw_stderr)
         return;
     gb_raw_stderr = stderr;
-    FILE *e = gb_term_stream(stderr);
+    FILE *e = term_open(stderr, &term_stderr_cookie);
     if (!e)
         return;
     setvbuf(e, NULL, _IOLBF, 0);
     stderr = e; /* glibc: stderr is an ordinary variable that a program may set */
 }
 
-FILE *gb_term_stream(FILE *to)
+static FILE *term_open(FILE *to, struct term_cookie **cookie)
 {
     struct term_cookie *c = calloc(1, sizeof *c);
     if (!c)
@@ -557,7 +561,16 @@ FILE *gb_term_stream(FILE *to)
     c->to = to;
     cookie_io_functions_t io = {.write = term_write, .close = term_close};
     FILE *f = fopencookie(c, "w", io);
-    if (!f)
+    if (!f) {
         free(c);
+        c = NULL;
+    }
+    if (cookie)
+        *cookie = c;
     return f;
+}
+
+FILE *gb_term_stream(FILE *to)
+{
+    return term_open(to, NULL);
 }
