@@ -840,7 +840,7 @@ TEST(gpu_check_dry_run)
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 300 s in all"); /* the documented ~300 s */
+    ASSERT_CONTAINS(out, "at most 360 s in all"); /* the documented 360 s */
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
