@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "base/fp8.h"
+#include "base/units.h"
 #include "harness/precision.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h"
@@ -139,28 +140,11 @@ static enum gprec parse_prec(const char *s)
     return GP_F32;
 }
 
-/* "N" -> N×N×N; "MxNxK". Returns false when malformed or zero. */
-static bool parse_shape(const char *s, uint64_t *m, uint64_t *n, uint64_t *k)
-{
-    unsigned long long a = 0, b = 0, c = 0;
-    int used = 0;
-    if (sscanf(s, "%llux%llux%llu%n", &a, &b, &c, &used) == 3 && s[used] == '\0') {
-    } else if (sscanf(s, "%llu%n", &a, &used) == 1 && s[used] == '\0') {
-        b = c = a;
-    } else {
-        return false;
-    }
-    if (!a || !b || !c || a > (1ull << 31) || b > (1ull << 31) || c > (1ull << 31))
-        return false;
-    *m = a, *n = b, *k = c;
-    return true;
-}
-
 /* The shape axis's load-time check (gb_axis_def.check). */
 static bool shape_check(const char *s, char *why, size_t len)
 {
     uint64_t m, n, k;
-    if (parse_shape(s, &m, &n, &k))
+    if (gb_parse_mnk(s, &m, &n, &k))
         return true;
     snprintf(why, len, "expected N (square) or MxNxK, each a whole number from 1 to 2^31");
     return false;
@@ -172,7 +156,7 @@ static bool gemm_normalize(struct gb_params *p)
     for (size_t i = 0; i < p->n; i++)
         if (strcmp(p->name[i], "shape") == 0) {
             uint64_t m, n, k;
-            if (parse_shape(p->v[i].s, &m, &n, &k))
+            if (gb_parse_mnk(p->v[i].s, &m, &n, &k))
                 snprintf(p->v[i].s, sizeof p->v[i].s, "%llux%llux%llu", (unsigned long long)m,
                          (unsigned long long)n, (unsigned long long)k);
         }
@@ -428,7 +412,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     s->sgn = strcmp(gb_params_str(ctx->params, "dist"), "signed") == 0;
     s->tol = gb_params_float(ctx->params, "tol");
     const char *shape = gb_params_str(ctx->params, "shape");
-    if (!parse_shape(shape, &s->m, &s->n, &s->k))
+    if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k))
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
                        shape);
     const bool fp8 = is_fp8(s->p) && !s->own;

@@ -251,3 +251,19 @@ char *gb_format_bytes_human(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
     return buf;
 }
+
+bool gb_parse_mnk(const char *text, uint64_t *m, uint64_t *n, uint64_t *k)
+{
+    unsigned long long a = 0, b = 0, c = 0;
+    int used = 0;
+    if (sscanf(text, "%llux%llux%llu%n", &a, &b, &c, &used) == 3 && text[used] == '\0') {
+    } else if (sscanf(text, "%llu%n", &a, &used) == 1 && text[used] == '\0') {
+        b = c = a;
+    } else {
+        return false;
+    }
+    if (!a || !b || !c || a > (1ull << 31) || b > (1ull << 31) || c > (1ull << 31))
+        return false;
+    *m = a, *n = b, *k = c;
+    return true;
+}

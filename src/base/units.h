@@ -9,6 +9,7 @@
 #ifndef GB_UNITS_H
 #define GB_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,10 @@ int gb_parse_size(const char *text, uint64_t *bytes);
 
 /* Parses a duration ("10ms", "2 s", "0.5") into seconds. GB_EINVAL when malformed or negative. */
 int gb_parse_duration(const char *text, double *seconds);
+
+/* Parses a matrix product's shape, "N" (N x N x N) or "MxNxK", each a whole number from 1 to 2^31
+ * (gemm's `shape` axis). Returns false when malformed, zero or over 2^31. */
+bool gb_parse_mnk(const char *text, uint64_t *m, uint64_t *n, uint64_t *k);
 
 /* Formats bytes exactly when it is a whole number of KiB/MiB/GiB ("4KiB", "256MiB"), else as
  * bytes ("1000B"). Returns buf. */

@@ -207,7 +207,7 @@ void gb_fputs_xml(FILE *f, const char *s)
             u++;
             continue;
         }
-        if (ch == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+        if (gb_is_c1(u)) {
             fputc('?', f);
             u += 2;
             continue;
@@ -229,7 +229,7 @@ void gb_fputs_xml(FILE *f, const char *s)
 void gb_fputs_md(FILE *f, const char *s)
 {
     for (const unsigned char *u = (const unsigned char *)(s ? s : ""); *u; u++) {
-        if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+        if (gb_is_c1(u)) {
             fputc('?', f);
             u++;
             continue;
@@ -481,7 +481,7 @@ int gb_tmp_create(const char *path, char *tmp, size_t cap)
 void gb_term_clean(char *s)
 {
     for (unsigned char *p = (unsigned char *)s; *p; p++) {
-        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+        if (gb_is_c1(p)) {
             p[0] = p[1] = '?';
             p++;
         } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F) {

@@ -95,6 +95,13 @@ int gb_col_width(int w, const char *cell, int cap);
  * Returns how many are marked; O(n log n). Out of memory, none is marked. */
 size_t gb_files_duplicates(const char *const *paths, size_t n, bool *dup);
 
+/* Whether p starts the UTF-8 form of a C1 control, U+0080..U+009F (0xC2 0x80..0x9F; U+009B is
+ * a CSI): the two bytes every text writer below replaces with one '?'. */
+static inline bool gb_is_c1(const unsigned char *p)
+{
+    return p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;
+}
+
 /* A stream for text meant for a terminal, from strings that files supplied (device names,
  * reasons, labels): it writes to `to` with every byte a terminal would act on replaced by '?':
  * C0 controls but newline and tab (ESC starts an escape sequence, CR rewrites a line, BEL

@@ -297,6 +297,19 @@ enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *u
     return GB_EXIT_OK;
 }
 
+/* The folder of path into dir ("." when path names none; "/" for a file in the root), and
+ * returns its last component. */
+static const char *split_parent(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, len, ".");
+        return path;
+    }
+    snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return slash + 1;
+}
+
 enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
                               const char *const *inputs, size_t ninputs)
 {
@@ -315,11 +328,9 @@ enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_k
     }
     /* A file's folder must exist: found now, not after the work is done. */
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
+    split_parent(out, dir, sizeof dir);
     struct stat st;
-    if (kind == GB_OUTPUT_FILE && slash) {
-        *(slash == dir ? slash + 1 : slash) = '\0';
+    if (kind == GB_OUTPUT_FILE) {
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
             fprintf(stderr, "gpubench %s: cannot write %s: its folder %s does not exist\n", cmd,
                     out, dir);
@@ -411,12 +422,8 @@ size_t gb__read_once(const char *cmd, const char **paths, size_t n)
 static bool canonical(const char *path, char *buf, size_t len)
 {
     char dir[PATH_MAX], rd[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    const char *name = slash ? path + (slash - dir) + 1 : path;
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    if (!realpath(slash ? dir : ".", rd))
+    const char *name = split_parent(path, dir, sizeof dir);
+    if (!realpath(dir, rd))
         return false;
     snprintf(buf, len, "%s/%s", rd, name);
     return true;
@@ -464,14 +471,10 @@ enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
         size_t len = outs[k] ? strlen(outs[k]) : 0;
         if (len < 5 || strcmp(outs[k] + len - 5, ".json") != 0)
             continue;
-        char parent[PATH_MAX], *slash, buf[PATH_MAX], rp[PATH_MAX], ra[PATH_MAX];
-        snprintf(buf, sizeof buf, "%s", outs[k]);
-        slash = strrchr(buf, '/');
-        if (slash)
-            *(slash == buf ? slash + 1 : slash) = '\0';
-        if (!realpath(slash ? buf : ".", rp))
+        char dir[PATH_MAX], parent[PATH_MAX], ra[PATH_MAX];
+        split_parent(outs[k], dir, sizeof dir);
+        if (!realpath(dir, parent))
             continue;
-        snprintf(parent, sizeof parent, "%s", rp);
         for (size_t a = 0; a < nargs; a++) {
             struct stat st;
             if (stat(args[a], &st) == 0 && S_ISDIR(st.st_mode) && realpath(args[a], ra) &&

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/units.h"
 #include "base/error.h"
 #include "common.h"
 #include "harness/supervise.h"
@@ -46,14 +47,9 @@ static double launch_estimate(const struct gb_plan_case *c, double *work, double
         shape = int_axis(p, "order", 0); /* scaling's SGEMM: M = N = K */
     /* gemm's shape is text: "N" or "MxNxK" (checked at load time). */
     const struct gb_value *sv = gb_params_get(p, "shape");
-    if (sv && sv->type == GB_V_STR) {
-        unsigned long long m = 0, n = 0, k = 0;
-        int used = 0;
-        if (sscanf(sv->s, "%llux%llux%llu%n", &m, &n, &k, &used) == 3 && sv->s[used] == '\0')
-            mnk = (double)m * (double)n * (double)k;
-        else if (sscanf(sv->s, "%llu%n", &m, &used) == 1 && sv->s[used] == '\0')
-            mnk = (double)m * (double)m * (double)m;
-    }
+    uint64_t m, n, k;
+    if (sv && sv->type == GB_V_STR && gb_parse_mnk(sv->s, &m, &n, &k))
+        mnk = (double)m * (double)n * (double)k;
     if (shape > 0)
         mnk = shape * shape * shape;
     double size = int_axis(p, "size", 0);

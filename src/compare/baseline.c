@@ -297,10 +297,7 @@ int gb_baseline_add_night(const char *folder, const char *file, size_t keep, boo
             struct gb_results rs;
             if (gb_results_read(f[i].path, &rs) != 0)
                 continue;
-            if (in.run.start_utc[0] && strcmp(rs.run.start_utc, in.run.start_utc) == 0 &&
-                strcmp(rs.run.host, in.run.host) == 0 &&
-                strcmp(rs.run.profile_sha256, in.run.profile_sha256) == 0 &&
-                strcmp(rs.run.profile_name, in.run.profile_name) == 0)
+            if (gb_run_same(&in.run, &rs.run))
                 rc = GB_USER_FAIL(GB_EINVAL,
                                   "%s is the run of the night %s already (the same host, start "
                                   "time and profile): not added again",

@@ -213,7 +213,8 @@ int gb_history_add_file(struct gb_history *h, const char *path)
     int rc = gb_results_read(path, &rs);
     if (rc)
         return rc;
-    /* A copy of a night already read (same host, start time and profile) is that night. */
+    /* A copy of a night already read is that night: gb_run_same's test, on the fields a night
+     * keeps (it keeps no gb_run_meta). */
     for (size_t i = 0; i < h->nnights; i++) {
         const struct gb_history_night *o = &h->nights[i];
         if (rs.run.start_utc[0] && strcmp(o->start_utc, rs.run.start_utc) == 0 &&
@@ -778,7 +779,7 @@ static void csv_field(FILE *f, const char *s)
     if (quote)
         fputc('"', f);
     for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F) {
+        if (gb_is_c1(u)) {
             fputc('?', f);
             u++;
         } else if (*u < 0x20 || *u == 0x7F) {

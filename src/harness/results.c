@@ -422,3 +422,10 @@ out:
     fclose(f);
     return rc;
 }
+
+bool gb_run_same(const struct gb_run_meta *a, const struct gb_run_meta *b)
+{
+    return a->start_utc[0] && strcmp(a->start_utc, b->start_utc) == 0 &&
+           strcmp(a->host, b->host) == 0 && strcmp(a->profile_sha256, b->profile_sha256) == 0 &&
+           strcmp(a->profile_name, b->profile_name) == 0;
+}

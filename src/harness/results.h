@@ -117,6 +117,10 @@ struct gb_run_meta {
     struct gb_tel_machine machine; /* JSON "machine", absent when !machine.recorded */
 };
 
+/* Whether a and b are the same run (a file and its copy): the same host, start time and profile
+ * (name and SHA-256). A run without a start time is nobody's copy. */
+bool gb_run_same(const struct gb_run_meta *a, const struct gb_run_meta *b);
+
 struct gb_results {
     struct gb_run_meta run;
     struct gb_result_device *devices;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "base/units.h"
 
 /* ---- small helpers ------------------------------------------------------------------------- */
@@ -41,8 +42,7 @@ void gb__clean_text(const char *s, char *buf, size_t len, bool csv)
             c = ';';
         else if ((unsigned char)c < 0x20 || (unsigned char)c == 0x7F)
             c = ' ';
-        else if ((unsigned char)c == 0xC2 && (unsigned char)s[1] >= 0x80 &&
-                 (unsigned char)s[1] <= 0x9F) { /* a C1 control (U+0080..U+009F) */
+        else if (gb_is_c1((const unsigned char *)s)) {
             c = ' ';
             s++;
         }
