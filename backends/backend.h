@@ -84,7 +84,7 @@ struct gb_device_info {
     uint32_t warp_size;      /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
     double peak_mem_gbs;     /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
     uint64_t caps;           /* GB_CAP_* bits */
-    /* A stable identity where the API gives one (gb_device_identity, harness/results.h): the
+    /* A stable identity where the API gives one (gb_device_identity, results/results.h): the
      * device's UUID as 8-4-4-4-12 lowercase hex (CUDA cudaDeviceProp.uuid, OpenCL
      * cl_khr_device_uuid), and its PCI address "dddd:bb:dd.f" (CUDA pciDomainID/pciBusID/
      * pciDeviceID, OpenCL cl_khr_pci_bus_info); "" when unknown (PoCL's CPU devices). */

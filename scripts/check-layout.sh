@@ -1,30 +1,42 @@
 #!/usr/bin/env bash
-# The floors of the source tree, checked over every #include "..." line: a file may include its own
-# floor and the floors below it, never one above. Bottom to top:
+# The floors of the source tree. A file may use its own floor and the floors below it, never one
+# above, and no files may call each other in a circle. Bottom to top:
 #   0 src/base      pure helpers: errors, units, params, stats, curves, Mann-Whitney, util
-#   1 backends      backend.h (the vtable and capability bits), backends.c, cuda/, opencl/
-#   2 src/harness   the suite contract, config, plan, measure, runner, results I/O, team, tuning
-#   3 suites        one file per suite, suites.c (the table), common.c and multi_common.c (shared)
-#   4 src/compare   verdicts over results files;  src/report  charts and pages (same floor)
-#   5 src/commands  one file per command; main.c only dispatches
-# tests/ and tools/ sit on top and may include anything. An include must name its floor
-# ("harness/plan.h"), except a header in the including file's own folder and the generated
-# gb-config.h / gb-version.h. Exit 0 clean, 1 with one line per offending include.
-#   scripts/check-layout.sh [ROOT]
+#   1 backends      backend.h (the vtable, capability bits and device facts), the backends' table,
+#                   cuda/, opencl/, telemetry sources, peak tables
+#   2 src/results   the results model and its JSON (read, write); self-describing param kinds
+#   3 src/run       the suite contract, profiles, plan, measure, supervise, runner, team, tuning
+#   4 suites        one file per suite, each with its descriptor; common.c and multi_common.c
+#   5 src/analyses  compare, nights, calibrate, baseline, fleet, history, the report's model
+#   6 src/outputs   the report's pages and gnuplot charts
+#   7 src/cli       one file per command; main.c only dispatches
+# tests/ and tools/ sit on top and may include anything.
+# Includes: every #include "..." line must name its floor ("run/plan.h"), except a header in the
+# including file's own folder and the generated gb-config.h / gb-version.h.
+# Calls: with a build (BUILD, default $GPUBENCH_BUILD or build/), scripts/check-calls.py reads the
+# objects' symbol tables and refuses a call up a floor and a circle of calls; without objects
+# that half is skipped with a note.
+# Exit 0 clean, 1 with one line per offence.
+#   scripts/check-layout.sh [ROOT [BUILD]]
 set -euo pipefail
 root=${1:-$(dirname "$0")/..}
+root=$(cd "$root" && pwd)
+build=${2:-${GPUBENCH_BUILD:-build}}
+[[ $build = /* ]] || build=$root/$build
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$root"
 
+floors=(src/base=0 backends=1 src/results=2 src/run=3 suites=4 src/analyses=5 src/outputs=6
+        src/cli=7)
+
 floor_of() {
-    case "$1" in
-        src/base/*) echo 0 ;;
-        backends/*) echo 1 ;;
-        src/harness/*) echo 2 ;;
-        suites/*) echo 3 ;;
-        src/compare/* | src/report/*) echo 4 ;;
-        src/commands/*) echo 5 ;;
-        *) echo 9 ;;
-    esac
+    local f
+    for f in "${floors[@]}"; do
+        case "$1" in
+            "${f%=*}"/*) echo "${f#*=}"; return ;;
+        esac
+    done
+    echo 9
 }
 
 bad=0
@@ -54,5 +66,12 @@ while IFS= read -r file; do
             bad=1
         fi
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
-done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' 2>/dev/null || find src backends suites tests tools -name '*.[ch]' 2>/dev/null)
+done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' 2>/dev/null ||
+    find src backends suites tests tools -name '*.[ch]' 2>/dev/null)
+
+if [ -d "$build/libgpubench.a.p" ]; then
+    python3 "$here/check-calls.py" "$build" "$root" "${floors[@]}" || bad=1
+else
+    echo "check-layout: no objects in $build: the call graph is not checked" >&2
+fi
 exit $bad

@@ -44,9 +44,9 @@
 #include <string.h>
 
 #include "base/curve.h"
-#include "harness/subcase.h"
-#include "harness/suite.h"
-#include "harness/tune.h"
+#include "run/subcase.h"
+#include "run/suite.h"
+#include "run/tune.h"
 #include "base/units.h"
 #include "suites/common.h"
 

@@ -26,7 +26,7 @@
 
 #include "suites/chip.h"
 #include "suites/common.h"
-#include "harness/precision.h" /* gb_device_is_cpu */
+#include "backends/precision.h" /* gb_device_is_cpu */
 
 static const char *const ops[] = {"read", NULL};
 static const char *const layouts[] = {"auto", "interleaved", "blocked", NULL};

@@ -9,7 +9,7 @@
 #ifndef GB_SUITES_CHIP_H
 #define GB_SUITES_CHIP_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "suites/common.h"
 
 /* Builds `kernel` of `file` like gb_case_build(), with the hook's test define (if any) after

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/config.h"
-#include "harness/kernels.h"
-#include "harness/suite.h"
+#include "run/config.h"
+#include "run/kernels.h"
+#include "run/suite.h"
 #include "base/units.h"
 #include "suites/common.h"
 

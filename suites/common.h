@@ -1,5 +1,5 @@
 /* Helpers shared by the suites beyond the gb_case_* functions of the suite contract
- * (harness/suite.h): each is a shape that several suites repeated, written once. Implemented in
+ * (run/suite.h): each is a shape that several suites repeated, written once. Implemented in
  * suites/common.c; for the suites (and their tests) only. The multi-device suites' own helpers
  * are in multi_common.h. */
 #ifndef GB_SUITES_COMMON_H
@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "harness/precision.h"
-#include "harness/suite.h"
-#include "harness/tuning_cache.h"
+#include "backends/precision.h"
+#include "run/suite.h"
+#include "run/tuning_cache.h"
 
 /* ---- work-group sizes ------------------------------------------------------------------------ */
 

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/precision.h"
+#include "backends/precision.h"
 #include "suites/common.h"
 #include "suites/compute_state.h"
 

@@ -4,7 +4,7 @@
 #ifndef GB_SUITES_COMPUTE_STATE_H
 #define GB_SUITES_COMPUTE_STATE_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "suites/common.h"
 
 enum cprec { CP_F64, CP_F32, CP_F16, CP_HALF2, CP_BF16, CP_INT8DOT, CP_I32, CP_COUNT };

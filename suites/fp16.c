@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/precision.h"
+#include "backends/precision.h"
 #include "suites/common.h"
 #include "suites/fp16_state.h"
 

@@ -4,7 +4,7 @@
 #ifndef GB_SUITES_FP16_STATE_H
 #define GB_SUITES_FP16_STATE_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "suites/common.h"
 
 struct fp16 {

@@ -50,10 +50,10 @@
 
 #include "base/fp8.h"
 #include "base/units.h"
-#include "harness/precision.h"
+#include "backends/precision.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h"
-#include "harness/tuning_cache.h"
+#include "run/tuning_cache.h"
 
 static const char *const precs[] = {"f32",  "f64",    "tf32",   "f16", "mixed",
                                     "bf16", "f8e4m3", "f8e5m2", NULL};

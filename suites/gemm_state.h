@@ -4,7 +4,7 @@
 #ifndef GB_SUITES_GEMM_STATE_H
 #define GB_SUITES_GEMM_STATE_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "suites/common.h"
 
 enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_F8E4M3, GP_F8E5M2, GP_COUNT };
@@ -38,7 +38,7 @@ double gb__gemm_tolerance(enum gprec p, uint64_t k);
  * ldb (op: transposed when ta / tb; op(A) m x k, op(B) k x n, so the TN layout of the FP8
  * precisions reads A(l, i) = a[l + i lda] and B(l, j) = b[l + j ldb]): sum_l op(A)_il op(B)_lj
  * with the products and the sum in long double, and in *mag sum_l |op(A)_il op(B)_lj|, the
- * scale of the relative error (harness/precision.h). The gemm suite's reference; exposed for
+ * scale of the relative error (backends/precision.h). The gemm suite's reference; exposed for
  * tests/test_precision.c. */
 double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uint64_t ldb, bool tb,
                     uint64_t k, uint64_t i, uint64_t j, double *mag);

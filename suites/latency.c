@@ -32,7 +32,7 @@
 
 #include "suites/chip.h"
 #include "suites/common.h"
-#include "harness/tune.h" /* gb_rand_below */
+#include "run/tune.h" /* gb_rand_below */
 
 static const char *const patterns[] = {"random", "linear", NULL};
 

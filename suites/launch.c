@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "base/stats.h"
-#include "harness/suite.h"
+#include "run/suite.h"
 
 /* Launches timed on the device for the figures of `latency`. */
 #define DEV_LAUNCHES 101

@@ -45,8 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/tuning_cache.h"
+#include "run/config.h"
+#include "run/tuning_cache.h"
 #include "suites/common.h"
 #include "suites/memory_state.h"
 

@@ -4,7 +4,7 @@
 #ifndef GB_SUITES_MEMORY_STATE_H
 #define GB_SUITES_MEMORY_STATE_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "suites/common.h"
 
 enum memory_op { OP_COPY, OP_MUL, OP_ADD, OP_TRIAD, OP_DOT };

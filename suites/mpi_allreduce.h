@@ -33,7 +33,7 @@
 #include <mpi.h>
 
 #include "backends/backend.h"
-#include "harness/results.h"
+#include "results/results.h"
 
 struct gb_mpi_ar_opts {
     uint32_t warmup; /* untimed operations before the timed ones */

@@ -4,14 +4,14 @@
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a
- * gb_team (harness/team.h): one host thread per device, started together, so that the harness's
+ * gb_team (run/team.h): one host thread per device, started together, so that the harness's
  * host timer around run() measures the concurrent work.
  */
 #ifndef GB_SUITES_MULTI_COMMON_H
 #define GB_SUITES_MULTI_COMMON_H
 
-#include "harness/suite.h"
-#include "harness/team.h"
+#include "run/suite.h"
+#include "run/team.h"
 
 /* ---- the team of a multi-device case --------------------------------------------------------- */
 

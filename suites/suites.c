@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "harness/suite.h"
+#include "run/suite.h"
 
 extern const struct gb_suite gb_suite_transfer;
 extern const struct gb_suite gb_suite_memory;

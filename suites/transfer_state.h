@@ -4,7 +4,7 @@
 #ifndef GB_SUITES_TRANSFER_STATE_H
 #define GB_SUITES_TRANSFER_STATE_H
 
-#include "harness/suite.h"
+#include "run/suite.h"
 
 enum transfer_op { OP_H2D, OP_D2H, OP_D2D, OP_BIDIR };
 

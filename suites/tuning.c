@@ -40,11 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/subcase.h"
-#include "harness/suite.h"
-#include "harness/tune.h"
-#include "harness/tuning_cache.h"
+#include "run/config.h"
+#include "run/subcase.h"
+#include "run/suite.h"
+#include "run/tune.h"
+#include "run/tuning_cache.h"
 #include "suites/common.h"
 #include "base/units.h"
 #include "base/util.h"

@@ -4,12 +4,12 @@
 #include <time.h>
 
 #include "backends/backend.h"
-#include "harness/config.h"
+#include "run/config.h"
 #include "base/error.h"
-#include "harness/plan.h"
-#include "harness/results.h"
-#include "harness/runner.h"
-#include "harness/suite.h"
+#include "run/plan.h"
+#include "results/results.h"
+#include "run/runner.h"
+#include "run/suite.h"
 #include "test.h"
 
 int gb_test_shf(char *out, size_t cap, const char *fmt, ...)

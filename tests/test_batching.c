@@ -5,7 +5,7 @@
 
 #include "base/curve.h"
 #include "base/error.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "test.h"
 
 /* ---- knee and latency fit ----------------------------------------------------------------- */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 
 #include "gb-config.h"
-#include "harness/config.h"
-#include "harness/kernels.h"
-#include "harness/plan.h"
-#include "harness/results.h"
-#include "harness/runner.h"
+#include "run/config.h"
+#include "run/kernels.h"
+#include "run/plan.h"
+#include "results/results.h"
+#include "run/runner.h"
 #include "suites/chip.h"
 #include "test.h"
 

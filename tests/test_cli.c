@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "test.h"
 
 static char out[1 << 18];

@@ -7,11 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compare/compare.h"
+#include "analyses/compare.h"
 #include "base/error.h"
 #include "base/mannwhitney.h"
 #include "base/robust.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "base/stats.h"
 #include "test.h"
 

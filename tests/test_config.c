@@ -1,10 +1,10 @@
-/* Unit tests of src/harness/config*.c: profiles, sweeps, measure layers and --set overrides
+/* Unit tests of src/run/config*.c: profiles, sweeps, measure layers and --set overrides
  * (no device). */
 #include <stdint.h>
 
-#include "harness/config.h"
+#include "run/config.h"
 #include "base/error.h"
-#include "harness/suite.h"
+#include "run/suite.h"
 #include "test.h"
 #include "base/units.h"
 

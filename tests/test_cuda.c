@@ -25,7 +25,7 @@
 #endif
 
 #include "backends/cuda/gb_cuda.h"
-#include "harness/kernels.h"
+#include "run/kernels.h"
 
 /* ---- the kernel variants the suites build ----------------------------------------------------
  * One row per kernel file: the kernels in it and the define sets the suites compile it with

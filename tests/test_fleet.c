@@ -9,10 +9,10 @@
 
 #include "base/error.h"
 #include "base/stats.h"
-#include "compare/fleet.h"
-#include "compare/history.h"
-#include "compare/merge.h"
-#include "harness/results.h"
+#include "analyses/fleet.h"
+#include "analyses/history.h"
+#include "analyses/merge.h"
+#include "results/results.h"
 #include "test.h"
 
 static char out[1 << 20];

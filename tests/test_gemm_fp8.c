@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "base/fp8.h"
-#include "harness/config.h"
-#include "harness/plan.h"
-#include "harness/precision.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "backends/precision.h"
 #include "suites/gemm_state.h"
 #include "test.h"
 

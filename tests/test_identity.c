@@ -1,4 +1,4 @@
-/* Stable device identity (gb_device_identity, harness/results.h): what the results record and
+/* Stable device identity (gb_device_identity, results/results.h): what the results record and
  * how compare pairs two devices of one name. */
 #include <jansson.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "test.h"
 
 static char out[1 << 18];

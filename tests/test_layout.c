@@ -16,7 +16,7 @@ TEST(layout_check_catches_an_arrow_up)
     char out[8192];
     int rc = gb_test_sh("set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; "
                         "cp -r " GB_TEST_SRCDIR "/src " GB_TEST_SRCDIR "/backends " GB_TEST_SRCDIR
-                        "/suites \"$d\"/; echo '#include \"report/report.h\"' >> "
+                        "/suites \"$d\"/; echo '#include \"outputs/report.h\"' >> "
                         "\"$d\"/src/base/stats.c; " GB_TEST_SRCDIR
                         "/scripts/check-layout.sh \"$d\" 2>&1 || echo rc=$?",
                         out, sizeof out);

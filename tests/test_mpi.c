@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "test.h"
 
 #ifndef GB_TEST_MPI_EXE

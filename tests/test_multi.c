@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "harness/config.h"
-#include "harness/plan.h"
-#include "harness/runner.h"
-#include "harness/team.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "run/runner.h"
+#include "run/team.h"
 #include "test.h"
 #include "base/units.h"
 
@@ -515,7 +515,7 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
 #include "gb-config.h"
 #if HAVE_CUDA
 #include "backends/cuda/gb_cuda.h"
-#include "harness/kernels.h"
+#include "run/kernels.h"
 
 TEST_TIMEOUT(multi_kernels_compile_with_nvrtc, 120)
 {

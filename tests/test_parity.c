@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/results.h"
-#include "harness/tuning_cache.h"
+#include "run/config.h"
+#include "results/results.h"
+#include "run/tuning_cache.h"
 #include "backends/backend.h"
 #include "test.h"
 

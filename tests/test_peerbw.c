@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/plan.h"
+#include "run/config.h"
+#include "run/plan.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "

@@ -1,11 +1,11 @@
-/* Unit tests of src/harness/precision.c and precision_derive.c, without a device: 16-bit
+/* Unit tests of backends/precision.c and precision_derive.c, without a device: 16-bit
  * conversions, error metrics, the GEMM error bound, theoretical peaks, the implausibility check
  * and the figures derived across a run's results. */
 #include <stdint.h>
 
 #include "base/util.h"
-#include "harness/precision.h"
-#include "harness/results.h"
+#include "backends/precision.h"
+#include "results/results.h"
 #include "test.h"
 
 /* ---- 16-bit formats ------------------------------------------------------------------------ */

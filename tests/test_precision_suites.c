@@ -4,16 +4,16 @@
  * configuration is used, and the summary's speed x accuracy table shows it all. */
 #include <stdlib.h>
 
-#include "harness/config.h"
-#include "harness/plan.h"
-#include "harness/precision.h"
-#include "report/precision_table.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "backends/precision.h"
+#include "analyses/precision_table.h"
 #include "suites/compute_state.h"
 #include "suites/fp16_state.h"
 #include "suites/gemm_state.h"
-#include "harness/runner.h"
+#include "run/runner.h"
 #include "test.h"
-#include "harness/tuning_cache.h"
+#include "run/tuning_cache.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";

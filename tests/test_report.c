@@ -8,9 +8,9 @@
 #include <dirent.h>
 
 #include "base/error.h"
-#include "harness/results.h"
-#include "report/prices.h"
-#include "report/report.h"
+#include "results/results.h"
+#include "analyses/prices.h"
+#include "outputs/report.h"
 #include "test.h"
 
 static char out[1 << 18];
@@ -434,7 +434,7 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
  * every pixel's red, green and blue (every second row and column, 800 000 pixels). Not blank
  * means: a real share of the pixels are not background (text, tables, charts: about 6% here),
  * and the charts were drawn: pixels in the colours of the charts' series (the palette of
- * src/report/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels
+ * src/outputs/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels
  * in the top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only
  * the findings boxes' blue border), 0 on a blank page; the bar is 800. */
 TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)

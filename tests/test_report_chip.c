@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/model.h"
+#include "analyses/report_model.h"
 #include "test.h"
 
 static char out[1 << 16];

@@ -1,4 +1,4 @@
-/* Tests of src/harness/results*.c: the JSON round trip, atomic writes, and readable schema
+/* Tests of src/results/results*.c: the JSON round trip, atomic writes, and readable schema
  * errors. */
 #include <ctype.h>
 #include <dirent.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "harness/results.h"
+#include "results/results.h"
 #include "test.h"
 
 /* out = a + b, failing the test when it does not fit. */

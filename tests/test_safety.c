@@ -21,9 +21,9 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/util.h"
-#include "harness/results.h"
-#include "harness/tune.h"
-#include "harness/tuning_cache.h"
+#include "results/results.h"
+#include "run/tune.h"
+#include "run/tuning_cache.h"
 #include "backends/backend.h"
 #include "test.h"
 

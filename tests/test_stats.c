@@ -1,8 +1,8 @@
-/* Tests of src/base/stats.c and of the pure decisions of src/harness/measure.c (no device). */
+/* Tests of src/base/stats.c and of the pure decisions of src/run/measure.c (no device). */
 #include <stdint.h>
 
 #include "base/error.h"
-#include "harness/measure.h"
+#include "run/measure.h"
 #include "base/stats.h"
 #include "test.h"
 

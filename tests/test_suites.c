@@ -2,10 +2,10 @@
  * verifiers reject wrong output. */
 #include <stdlib.h>
 
-#include "harness/config.h"
-#include "harness/measure.h"
-#include "harness/plan.h"
-#include "harness/runner.h"
+#include "run/config.h"
+#include "run/measure.h"
+#include "run/plan.h"
+#include "run/runner.h"
 #include "suites/memory_state.h"
 #include "suites/transfer_state.h"
 #include "test.h"

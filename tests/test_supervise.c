@@ -1,4 +1,4 @@
-/* The watchdog of a supervised run (harness/supervise.h): hangs, crashes and Ctrl-C, through the
+/* The watchdog of a supervised run (run/supervise.h): hangs, crashes and Ctrl-C, through the
  * gpubench binary on the real OpenCL device (PoCL here), with the test hooks GPUBENCH_TEST_HANG
  * and GPUBENCH_TEST_CRASH. */
 #include <fcntl.h>
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "harness/results.h"
-#include "harness/supervise.h"
+#include "results/results.h"
+#include "run/supervise.h"
 #include "test.h"
 
 static char out[1 << 18];

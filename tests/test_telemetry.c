@@ -1,4 +1,4 @@
-/* Tests of src/harness/telemetry*.c and the compare warning (src/compare/machine.c), on
+/* Tests of backends/telemetry.c, src/run/telemetry_result.c and the compare warning (src/analyses/machine.c), on
  * fixtures: a sysfs tree made here (RAPL, cpufreq, hwmon; counters that advance and wrap) and a
  * fake libnvidia-ml.so (tests/fake_nvml.c) loaded through $GPUBENCH_NVML_LIB. */
 #include <pthread.h>
@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "compare/machine.h"
-#include "harness/config.h"
-#include "harness/measure.h"
-#include "harness/results.h"
-#include "harness/suite.h"
-#include "harness/telemetry.h"
+#include "analyses/machine.h"
+#include "run/config.h"
+#include "run/measure.h"
+#include "results/results.h"
+#include "run/suite.h"
+#include "backends/telemetry.h"
 #include "test.h"
 
 #ifndef GB_TEST_FAKE_NVML

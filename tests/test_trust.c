@@ -5,9 +5,10 @@
 #include <stdlib.h>
 
 #include "base/util.h"
-#include "harness/measure.h"
-#include "harness/results.h"
-#include "harness/suite.h"
+#include "run/measure.h"
+#include "run/case_result.h"
+#include "results/results.h"
+#include "run/suite.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 8, max_time: 100ms, "

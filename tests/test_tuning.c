@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "harness/config.h"
+#include "run/config.h"
 #include "base/error.h"
-#include "harness/tune.h"
-#include "harness/tuning_cache.h"
+#include "run/tune.h"
+#include "run/tuning_cache.h"
 #include "test.h"
 
 /* ---- expressions -------------------------------------------------------------------------- */
@@ -537,9 +537,9 @@ TEST(config_tuning_keys_errors_have_locations)
 
 /* ---- the tuning suite on the real OpenCL device (PoCL here) ------------------------------- */
 
-#include "harness/plan.h"
-#include "harness/runner.h"
-#include "harness/subcase.h"
+#include "run/plan.h"
+#include "run/runner.h"
+#include "run/subcase.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/plan.h"
+#include "run/config.h"
+#include "run/plan.h"
 #include "suites/common.h"
 #include "suites/compute_state.h"
 #include "suites/fp16_state.h"

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/results.h"
-#include "harness/tune.h"
+#include "results/results.h"
+#include "run/tune.h"
 
 #define SEEDS 500
 

@@ -514,7 +514,7 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
             wave > 0)
             out->warp_size = wave;
     }
-    /* The PCI address, for telemetry (harness/telemetry.h): cl_khr_pci_bus_info, else NVIDIA's
+    /* The PCI address, for telemetry (backends/telemetry.h): cl_khr_pci_bus_info, else NVIDIA's
      * queries (cl_nv_device_attribute_query: CL_DEVICE_PCI_BUS_ID_NV 0x4008,
      * CL_DEVICE_PCI_SLOT_ID_NV 0x4009, CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A, as in NVIDIA's
      * cl_ext_nv.h; the slot id packs device << 3 | function). */

@@ -12,7 +12,7 @@
  *   gb_ / GB_     public: declared in a header for other files to use (gb_profile_load,
  *                 GB_MAX_SET);
  *   gb__ / GB__   private but visible across files: declared in a private header that only
- *                 the files of one part include (harness/config_private.h), or a helper macro of
+ *                 the files of one part include (run/config_private.h), or a helper macro of
  *                 a public header (GB__ERR_ENUM below);
  *   no prefix     file-static functions, types, tables and macros of one .c file.
  * So a gb__ name always says "another file shares this; it is not for you", and a static

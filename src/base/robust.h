@@ -1,5 +1,5 @@
 /* gpubench — robust location and scale of a few numbers, and the cut that says when a new number
- * lies outside them: what the nightly gate (compare/compare.h, "nights") judges tonight's median
+ * lies outside them: what the nightly gate (analyses/compare.h, "nights") judges tonight's median
  * against. Pure functions, no device.
  *
  * Sources: the MAD as a scale estimate scaled by 1.4826 = 1 / Phi^-1(3/4), so that it estimates

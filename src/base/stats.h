@@ -38,7 +38,7 @@ struct gb_measure_cfg {
     double min_sample_time; /* a sample batches operations until it lasts this long */
     uint64_t max_batch;     /* operations per sample at most */
     double case_timeout;    /* wall-clock seconds one case may take in a supervised run
-                                * (harness/supervise.h); 0: the default gb_case_timeout() */
+                                * (run/supervise.h); 0: the default gb_case_timeout() */
     bool cold;              /* `cache: cold`: caches evicted before every sample (gb_measure) */
 };
 

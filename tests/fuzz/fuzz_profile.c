@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/config.h"
-#include "harness/plan.h"
+#include "run/config.h"
+#include "run/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

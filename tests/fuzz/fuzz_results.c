@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "compare/baseline.h"
-#include "compare/compare.h"
-#include "harness/results.h"
+#include "analyses/baseline.h"
+#include "analyses/compare.h"
+#include "results/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,1253 @@
+/* gpubench — compare: the verdicts and their outputs (contract and policy in compare.h). */
+#include "analyses/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/mannwhitney.h"
+#include "base/stats.h"
+#include "base/util.h"
+#include "results/json_arena.h"
+
+#define GB__USER_ERR(err, ...) gb_error_set((err), NULL, 0, __VA_ARGS__)
+
+static const char *const verdict_names[GB_VERDICT_COUNT] = {
+    "SAME", "FASTER", "SLOWER", "UNSTABLE", "NEW", "MISSING", "SKIPPED", "FAILED", "LEARNING",
+};
+
+const char *gb_verdict_name(enum gb_verdict v)
+{
+    return (unsigned)v < GB_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+void gb_compare_opts_default(struct gb_compare_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = 0.01;
+    o->threshold = 0.05;
+    o->mads = 3.0;
+    o->min_nights = 5;
+}
+
+double gb_compare_threshold(const struct gb_compare_opts *o, const char *suite)
+{
+    for (size_t i = 0; i < o->nsuite_thresholds; i++)
+        if (strcmp(o->suite_threshold[i].suite, suite) == 0)
+            return o->suite_threshold[i].threshold;
+    return o->threshold;
+}
+
+bool gb_compare_suite_threshold_given(const struct gb_compare_opts *o, const char *suite)
+{
+    for (size_t i = 0; i < o->nsuite_thresholds; i++)
+        if (strcmp(o->suite_threshold[i].suite, suite) == 0)
+            return true;
+    return false;
+}
+
+/* "0.05" or "5%" into a fraction; false when it is not a number in (0, 100]. */
+static bool parse_fraction(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno)
+        return false;
+    if (*end == '%') {
+        v /= 100.0;
+        end++;
+    }
+    if (*end || !(v > 0.0) || v > 100.0)
+        return false;
+    *out = v;
+    return true;
+}
+
+int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const char *value)
+{
+    if (strcmp(name, "fail-on-faster") == 0) {
+        o->fail_on_faster = true;
+        return 0;
+    }
+    if (strcmp(name, "across-devices") == 0) {
+        o->across_devices = true;
+        return 0;
+    }
+    bool alpha = strcmp(name, "alpha") == 0, threshold = strcmp(name, "threshold") == 0;
+    bool mads = strcmp(name, "mads") == 0, min_nights = strcmp(name, "min-nights") == 0;
+    if (!alpha && !threshold && !mads && !min_nights && strcmp(name, "suite-threshold") != 0)
+        return GB__USER_ERR(GB_EINVAL, "--%s is not a compare option", name);
+    if (!value)
+        return GB__USER_ERR(GB_EINVAL, "--%s needs a value", name);
+    if (mads) {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0.0 && v <= 100.0))
+            return GB__USER_ERR(GB_EINVAL,
+                                "--mads wants a number of standard deviations in (0, 100], got "
+                                "'%s'",
+                                value);
+        o->mads = v;
+        return 0;
+    }
+    if (min_nights) {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || errno || v < 3 || v > 1000)
+            return GB__USER_ERR(GB_EINVAL, "--min-nights wants 3..1000 nights, got '%s'", value);
+        o->min_nights = (size_t)v;
+        return 0;
+    }
+    if (alpha) {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0.0 && v < 1.0))
+            return GB__USER_ERR(GB_EINVAL, "--alpha wants a probability in (0, 1), got '%s'",
+                                value);
+        o->alpha = v;
+        return 0;
+    }
+    if (threshold) {
+        if (!parse_fraction(value, &o->threshold))
+            return GB__USER_ERR(GB_EINVAL,
+                                "--threshold wants a relative change such as 0.05 or 5%%, got '%s'",
+                                value);
+        o->threshold_given = true;
+        return 0;
+    }
+    const char *eq = strchr(value, '=');
+    double t;
+    if (!eq || eq == value || (size_t)(eq - value) >= sizeof o->suite_threshold[0].suite ||
+        !parse_fraction(eq + 1, &t))
+        return GB__USER_ERR(GB_EINVAL,
+                            "--suite-threshold wants SUITE=FRACTION such as transfer=0.2, got '%s'",
+                            value);
+    size_t slot = o->nsuite_thresholds;
+    for (size_t s = 0; s < o->nsuite_thresholds; s++)
+        if (strncmp(o->suite_threshold[s].suite, value, (size_t)(eq - value)) == 0 &&
+            o->suite_threshold[s].suite[eq - value] == '\0')
+            slot = s;
+    if (slot == GB_COMPARE_MAX_SUITE_THRESHOLDS)
+        return GB__USER_ERR(GB_EINVAL, "at most %d --suite-threshold options",
+                            GB_COMPARE_MAX_SUITE_THRESHOLDS);
+    snprintf(o->suite_threshold[slot].suite, sizeof o->suite_threshold[slot].suite, "%.*s",
+             (int)(eq - value), value);
+    o->suite_threshold[slot].threshold = t;
+    if (slot == o->nsuite_thresholds)
+        o->nsuite_thresholds++;
+    return 0;
+}
+
+/* ---- one pair ------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and relative CI95 half-width of the mean of x[0..n) (the harness's own noise measure,
+ * src/stats.h). */
+static int describe(const double *x, size_t n, double *median, double *noise)
+{
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return GB_FAIL(GB_ENOMEM, "%zu samples", n);
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    *median = gb_percentile_sorted(s, n, 0.5);
+    free(s);
+    struct gb_stats st;
+    gb_stats_compute(x, n, &st);
+    *noise = st.mean != 0.0 && isfinite(st.ci95) ? st.ci95 / fabs(st.mean) : INFINITY;
+    return 0;
+}
+
+int gb_compare_judge(const double *base, size_t nb, const double *next, size_t nn,
+                     bool higher_is_better, double alpha, double threshold, struct gb_judgement *j)
+{
+    memset(j, 0, sizeof *j);
+    j->p = 1.0;
+    j->ratio = NAN;
+    j->verdict = GB_VERDICT_UNSTABLE;
+    if (nb < 2 || nn < 2) {
+        if (nb)
+            describe(base, nb, &j->base_median, &j->noise);
+        if (nn)
+            describe(next, nn, &j->next_median, &j->noise);
+        snprintf(j->why, sizeof j->why, "too few samples to judge (%zu in BASE, %zu in NEW)", nb,
+                 nn);
+        return 0;
+    }
+    double nz_b, nz_n;
+    int rc;
+    if ((rc = describe(base, nb, &j->base_median, &nz_b)) ||
+        (rc = describe(next, nn, &j->next_median, &nz_n)))
+        return rc;
+    j->noise = nz_b > nz_n ? nz_b : nz_n;
+    if (!(j->base_median > 0.0) || !(j->next_median > 0.0) || !isfinite(j->base_median) ||
+        !isfinite(j->next_median)) {
+        snprintf(j->why, sizeof j->why, "a median is not a positive number (%g, %g)",
+                 j->base_median, j->next_median);
+        return 0;
+    }
+    j->ratio = higher_is_better ? j->next_median / j->base_median : j->base_median / j->next_median;
+    struct gb_mwu m;
+    if ((rc = gb_mwu_test(base, nb, next, nn, &m)))
+        return rc;
+    j->p = m.p;
+    j->exact = m.exact;
+    bool slower = j->ratio < 1.0 / (1.0 + threshold);
+    bool faster = j->ratio > 1.0 + threshold;
+    if (slower || faster) {
+        if (m.p < alpha) {
+            j->verdict = slower ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
+        } else if (m.exact && gb_mwu_min_p(nb, nn) >= alpha) {
+            snprintf(j->why, sizeof j->why,
+                     "too few samples: %zu and %zu can never reach p < %g (smallest p %.3g)", nb,
+                     nn, alpha, gb_mwu_min_p(nb, nn));
+        } else {
+            snprintf(j->why, sizeof j->why, "a %+.1f%% change that is not significant (p = %.3g)",
+                     100.0 * (j->ratio - 1.0), m.p);
+        }
+    } else if (j->noise > threshold) {
+        snprintf(j->why, sizeof j->why,
+                 "noise %.1f%% is above the %.1f%% threshold: a change that size could hide",
+                 100.0 * j->noise, 100.0 * threshold);
+    } else {
+        j->verdict = GB_VERDICT_SAME;
+    }
+    return 0;
+}
+
+/* ---- matching ------------------------------------------------------------------------------ */
+
+/* d's position among the devices of its backend in rs (for --across-devices). */
+static size_t backend_ordinal(const struct gb_results *rs, size_t d)
+{
+    size_t pos = 0;
+    for (size_t k = 0; k < d; k++)
+        pos += strcmp(rs->devices[k].backend, rs->devices[d].backend) == 0;
+    return pos;
+}
+
+/* The device (or device set) of r: each device's stable identity (gb_device_identity), then its
+ * name: "[uuid:1b2c3d4e] NVIDIA H200" (the UUID's first 8 hex digits), "[pci:0000:65:00.0] ...",
+ * or "[opencl:1] pthread-haswell-AMD EPYC" when the backend gives neither (backend and index), so
+ * that two devices of one name pair with themselves whichever of them a file holds; the identity
+ * leads so that it shows in the table's capped column. With `across`, backend positions
+ * ("opencl#0"). */
+static void device_key(const struct gb_results *rs, const struct gb_result *r, bool across,
+                       char *buf, size_t len)
+{
+    int one = r->device_index;
+    const int *idx = r->nset > 0 ? r->set : &one;
+    size_t n = r->nset > 0 ? r->nset : 1;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *sep = i ? "+" : "";
+        if (idx[i] < 0 || (size_t)idx[i] >= rs->ndevices) {
+            gb_appendf(buf, len, "%s?", sep);
+            continue;
+        }
+        size_t d = (size_t)idx[i];
+        if (across) {
+            gb_appendf(buf, len, "%s%s#%zu", sep, rs->devices[d].backend, backend_ordinal(rs, d));
+        } else {
+            char id[64];
+            enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+            gb_appendf(buf, len, "%s[%s%.*s] %s", sep, kind == GB_ID_UUID ? "uuid:" : "",
+                       kind == GB_ID_UUID ? 8 : (int)sizeof id, id, rs->devices[d].info.name);
+        }
+    }
+}
+
+/* The params after the case axis (the first), as text. */
+static void rest_params(const struct gb_result *r, char *buf, size_t len)
+{
+    struct gb_params rest = r->params;
+    if (rest.n > 0) {
+        rest.n--;
+        memmove(rest.name, rest.name + 1, rest.n * sizeof rest.name[0]);
+        memmove(rest.v, rest.v + 1, rest.n * sizeof rest.v[0]);
+    }
+    gb_params_format(&rest, buf, len);
+}
+
+struct keyed {
+    char *key;
+    size_t idx;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
+}
+
+static void free_keys(struct keyed *k, size_t n)
+{
+    if (!k)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(k[i].key);
+    free(k);
+}
+
+/* Orders keys by text, then by result index: equal keys in file order. */
+static int cmp_keyed_idx(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* One key per result: suite, case, backend, device, params (every axis, typed text), and an
+ * occurrence number so that a case measured twice in one file pairs first with first. The
+ * occurrence numbers come from one sort of the keys (O(n log n); counting earlier equal keys
+ * for each result took 45 s for 100,000 results). */
+static int make_keys(const struct gb_results *rs, bool across, struct keyed **out)
+{
+    size_t n = rs->nresults;
+    struct keyed *k = calloc(n ? n : 1, sizeof *k), *sorted = calloc(n ? n : 1, sizeof *sorted);
+    if (!k || !sorted) {
+        free(k);
+        free(sorted);
+        return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct gb_result *r = &rs->results[i];
+        char dev[512], params[1024], base[2048];
+        device_key(rs, r, across, dev, sizeof dev);
+        gb_params_format(&r->params, params, sizeof params);
+        snprintf(base, sizeof base, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name,
+                 r->backend, dev, params);
+        size_t l = strlen(base) + 32;
+        k[i].key = malloc(l);
+        if (!k[i].key) {
+            free_keys(k, i);
+            free(sorted);
+            return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+        }
+        memcpy(k[i].key, base, strlen(base) + 1);
+        k[i].idx = i;
+        sorted[i] = k[i];
+    }
+    qsort(sorted, n, sizeof *sorted, cmp_keyed_idx);
+    /* sorted[i].key still points to the base text: number each run of equal ones in file order,
+     * the occurrence noted in a second array (the keys cannot grow while they are compared). */
+    size_t *occ = calloc(n ? n : 1, sizeof *occ);
+    if (!occ) {
+        free_keys(k, n);
+        free(sorted);
+        return GB__USER_ERR(GB_ENOMEM, "out of memory for the keys of %zu results", n);
+    }
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(sorted[i].key, sorted[i - 1].key) == 0)
+            occ[sorted[i].idx] = occ[sorted[i - 1].idx] + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(k[i].key);
+        snprintf(k[i].key + l, 32, "\x1f%zu", occ[i]);
+    }
+    free(occ);
+    free(sorted);
+    *out = k;
+    return 0;
+}
+
+/* True when params a and b name the same axes with equal values (gb_value_equal). */
+static bool params_equal(const struct gb_params *a, const struct gb_params *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct gb_value *v = gb_params_get(b, a->name[i]);
+        if (!v || !gb_value_equal(&a->v[i], v))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a device name occurs among the devices rs's results ran on. */
+static bool uses_device_name(const struct gb_results *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        int one = r->device_index;
+        const int *idx = r->nset > 0 ? r->set : &one;
+        size_t n = r->nset > 0 ? r->nset : 1;
+        for (size_t k = 0; k < n; k++)
+            if (idx[k] >= 0 && (size_t)idx[k] < rs->ndevices &&
+                strcmp(rs->devices[idx[k]].info.name, name) == 0)
+                return true;
+    }
+    return false;
+}
+
+static void device_names(const struct gb_results *rs, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t d = 0; d < rs->ndevices; d++) {
+        if (!uses_device_name(rs, rs->devices[d].info.name))
+            continue;
+        bool seen = false;
+        for (size_t e = 0; e < d; e++)
+            seen |= strcmp(rs->devices[e].info.name, rs->devices[d].info.name) == 0;
+        if (seen)
+            continue;
+        gb_appendf(buf, len, "%s'%s'", buf[0] ? ", " : "", rs->devices[d].info.name);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "no device");
+}
+
+/* The identities of the devices rs's results use: "'NAME' uuid:1234abcd, ..." (as device_key
+ * shows them). */
+static void device_ids(const struct gb_results *rs, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t d = 0; d < rs->ndevices; d++) {
+        if (!uses_device_name(rs, rs->devices[d].info.name))
+            continue;
+        char id[64];
+        enum gb_id_kind kind = gb_device_identity(&rs->devices[d], id, sizeof id);
+        gb_appendf(buf, len, "%s'%s' %s%.*s", buf[0] ? ", " : "", rs->devices[d].info.name,
+                   kind == GB_ID_UUID ? "uuid:" : "", kind == GB_ID_UUID ? 8 : (int)sizeof id, id);
+    }
+}
+
+/* A line of the comparison's notes, printed under its table. */
+#define notef(c, ...) gb_append_line((c)->notes, sizeof(c)->notes, __VA_ARGS__)
+
+/* With --across-devices: what differs between the k-th device of each backend on both sides. */
+static void note_device_differences(struct gb_comparison *c)
+{
+    const struct gb_results *a = c->base, *b = c->next;
+    for (size_t i = 0; i < a->ndevices; i++) {
+        size_t pos = backend_ordinal(a, i);
+        for (size_t j = 0; j < b->ndevices; j++) {
+            if (strcmp(a->devices[i].backend, b->devices[j].backend) != 0 ||
+                backend_ordinal(b, j) != pos)
+                continue;
+            const struct gb_device_info *x = &a->devices[i].info, *y = &b->devices[j].info;
+            char diff[1536] = "";
+#define GB__DIFF_S(field, label)                                                                 \
+    if (strcmp(x->field, y->field) != 0)                                                         \
+        gb_appendf(diff, sizeof diff, "%s%s '%s' vs '%s'", diff[0] ? "; " : "", label, x->field, \
+                   y->field);
+#define GB__DIFF_U(field, label, unit)                                                     \
+    if (x->field != y->field)                                                              \
+        gb_appendf(diff, sizeof diff, "%s%s %llu%s vs %llu%s", diff[0] ? "; " : "", label, \
+                   (unsigned long long)x->field, unit, (unsigned long long)y->field, unit);
+            GB__DIFF_S(name, "name")
+            GB__DIFF_S(vendor, "vendor")
+            GB__DIFF_S(driver, "driver")
+            GB__DIFF_S(version, "version")
+            GB__DIFF_U(compute_units, "compute units", "")
+            GB__DIFF_U(clock_mhz, "clock", " MHz")
+            GB__DIFF_U(global_mem, "memory", " B")
+            GB__DIFF_U(max_wg_size, "max work-group", "")
+#undef GB__DIFF_S
+#undef GB__DIFF_U
+            notef(c, "across devices: BASE %s#%zu '%s' is paired with NEW %s#%zu '%s'%s%s",
+                  a->devices[i].backend, pos, x->name, b->devices[j].backend, pos, y->name,
+                  diff[0] ? "; differs in: " : "; the devices are described identically", diff);
+            break;
+        }
+    }
+}
+
+static void first_line(const char *s, char *buf, size_t len)
+{
+    int l = (int)strcspn(s, "\n");
+    snprintf(buf, len, "%.*s", l, s);
+}
+
+/* The verdict of one row from the statuses and, when both are ok, the samples. */
+static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
+{
+    const struct gb_result *b = row->base, *n = row->next;
+    const struct gb_result *any = b ? b : n;
+    char reason[200];
+    row->threshold = gb_compare_threshold(&c->opts, any->suite);
+    row->j.p = 1.0;
+    row->j.ratio = NAN;
+    row->j.base_median = b && b->status == GB_STATUS_OK ? b->value : NAN;
+    row->j.next_median = n && n->status == GB_STATUS_OK ? n->value : NAN;
+    if (!n) {
+        row->j.verdict = GB_VERDICT_MISSING;
+        snprintf(row->note, sizeof row->note, "only in BASE");
+        return 0;
+    }
+    if (!b) {
+        row->j.verdict = GB_VERDICT_NEW;
+        snprintf(row->note, sizeof row->note, "only in NEW");
+        return 0;
+    }
+    if (n->status == GB_STATUS_FAILED) {
+        row->j.verdict = GB_VERDICT_FAILED;
+        row->regression = b->status == GB_STATUS_OK;
+        first_line(n->reason, reason, sizeof reason);
+        snprintf(row->note, sizeof row->note, "%s: %s",
+                 b->status == GB_STATUS_FAILED ? "failed in both" : "failed in NEW", reason);
+        return 0;
+    }
+    if (b->status != GB_STATUS_OK && n->status == GB_STATUS_OK) {
+        row->j.verdict = GB_VERDICT_NEW;
+        first_line(b->reason, reason, sizeof reason);
+        snprintf(row->note, sizeof row->note, "%s in BASE: %s", gb_status_name(b->status), reason);
+        return 0;
+    }
+    if (n->status == GB_STATUS_SKIPPED || b->status == GB_STATUS_SKIPPED) {
+        row->j.verdict = GB_VERDICT_SKIPPED;
+        const struct gb_result *s = n->status == GB_STATUS_SKIPPED ? n : b;
+        first_line(s->reason, reason, sizeof reason);
+        const bool both = n->status == GB_STATUS_SKIPPED && b->status == GB_STATUS_SKIPPED;
+        snprintf(row->note, sizeof row->note, "skipped in %s: %s",
+                 both     ? "both"
+                 : s == n ? "NEW"
+                          : "BASE",
+                 reason);
+        return 0;
+    }
+    if (strcmp(b->unit, n->unit) != 0 || b->better != n->better) {
+        row->j.verdict = GB_VERDICT_UNSTABLE;
+        snprintf(row->note, sizeof row->note, "the metric changed (%s, %s is better -> %s, %s)",
+                 b->unit, b->better == GB_BETTER_LOWER ? "lower" : "higher", n->unit,
+                 n->better == GB_BETTER_LOWER ? "lower" : "higher");
+        return 0;
+    }
+    int rc =
+        gb_compare_judge(b->samples, b->nsamples, n->samples, n->nsamples,
+                         b->better == GB_BETTER_HIGHER, c->opts.alpha, row->threshold, &row->j);
+    if (rc)
+        return rc;
+    snprintf(row->note, sizeof row->note, "%s", row->j.why);
+    row->regression = row->j.verdict == GB_VERDICT_SLOWER ||
+                      (row->j.verdict == GB_VERDICT_FASTER && c->opts.fail_on_faster);
+    return 0;
+}
+
+int gb_compare_results(const struct gb_results *base, const char *base_path,
+                       const struct gb_results *next, const char *next_path,
+                       const struct gb_compare_opts *o, struct gb_comparison *out)
+{
+    memset(out, 0, sizeof *out);
+    out->base = base;
+    out->next = next;
+    out->base_path = base_path;
+    out->next_path = next_path;
+    out->opts = *o;
+
+    if (!o->across_devices) {
+        bool common = false;
+        for (size_t d = 0; d < base->ndevices && !common; d++)
+            common = uses_device_name(base, base->devices[d].info.name) &&
+                     uses_device_name(next, base->devices[d].info.name);
+        if (!common && base->nresults && next->nresults) {
+            char a[1024], b[1024];
+            device_names(base, a, sizeof a);
+            device_names(next, b, sizeof b);
+            return GB__USER_ERR(GB_EINVAL,
+                                "%s ran on %s and %s on %s: results from different devices are "
+                                "not compared unless --across-devices is given (it pairs the "
+                                "devices in order and compares like with like by params)",
+                                base_path, a, next_path, b);
+        }
+    }
+
+    struct keyed *kb = NULL, *kn = NULL;
+    int rc = make_keys(base, o->across_devices, &kb);
+    if (!rc)
+        rc = make_keys(next, o->across_devices, &kn);
+    bool *used = calloc(next->nresults ? next->nresults : 1, sizeof *used);
+    out->rows = calloc(base->nresults + next->nresults + 1, sizeof *out->rows);
+    if (!rc && (!used || !out->rows))
+        rc = GB_FAIL(GB_ENOMEM, "compare rows");
+    if (rc)
+        goto done;
+    qsort(kn, next->nresults, sizeof *kn, cmp_keyed);
+
+    for (size_t i = 0; i < base->nresults; i++) {
+        struct gb_compare_row *row = &out->rows[out->nrows++];
+        row->base = &base->results[i];
+        struct keyed probe = {kb[i].key, 0};
+        struct keyed *hit =
+            next->nresults ? bsearch(&probe, kn, next->nresults, sizeof *kn, cmp_keyed) : NULL;
+        if (hit && params_equal(&row->base->params, &next->results[hit->idx].params)) {
+            row->next = &next->results[hit->idx];
+            used[hit->idx] = true;
+            out->matched++;
+        }
+    }
+    for (size_t i = 0; i < next->nresults; i++)
+        if (!used[i])
+            out->rows[out->nrows++].next = &next->results[i];
+
+    if (out->matched == 0) {
+        /* The same model on another machine (a fleet, a fresh cloud instance) has the same name
+         * and another identity: say so, and how to compare them anyway. */
+        char a[1024] = "", b[1024] = "";
+        if (!o->across_devices) {
+            device_ids(base, a, sizeof a);
+            device_ids(next, b, sizeof b);
+        }
+        if (a[0] && b[0] && strcmp(a, b) != 0)
+            rc = GB__USER_ERR(GB_EINVAL,
+                              "%s and %s have no case in common: they ran on devices of the same "
+                              "name but different identities (%s; %s), another device of the "
+                              "same model; --across-devices pairs the devices in order",
+                              base_path, next_path, a, b);
+        else
+            rc = GB__USER_ERR(GB_EINVAL,
+                              "%s and %s have no case in common (same suite, case, backend, "
+                              "device and params): nothing to compare",
+                              base_path, next_path);
+        goto done;
+    }
+
+    for (size_t i = 0; i < out->nrows; i++) {
+        struct gb_compare_row *row = &out->rows[i];
+        const struct gb_result *r = row->base ? row->base : row->next;
+        const struct gb_results *rs = row->base ? base : next;
+        device_key(rs, r, false, row->device, sizeof row->device);
+        if (o->across_devices && row->base && row->next) {
+            char other[256];
+            device_key(next, row->next, false, other, sizeof other);
+            if (strcmp(other, row->device) != 0)
+                gb_appendf(row->device, sizeof row->device, " -> %s", other);
+        }
+        rest_params(r, row->params, sizeof row->params);
+        if ((rc = judge_row(out, row)))
+            goto done;
+        out->counts[row->j.verdict]++;
+        out->regressions += row->regression;
+    }
+
+    if (strcmp(base->run.profile_sha256, next->run.profile_sha256) != 0)
+        notef(out, "the profiles differ: BASE ran '%s' (sha256 %.12s), NEW ran '%s' (sha256 %.12s)",
+              base->run.profile_name, base->run.profile_sha256, next->run.profile_name,
+              next->run.profile_sha256);
+    if (base->run.interrupted)
+        notef(out, "BASE was interrupted: cases it did not reach are NEW here");
+    if (next->run.interrupted)
+        notef(out, "NEW was interrupted: cases it did not reach are MISSING here");
+    if (o->across_devices)
+        note_device_differences(out);
+done:
+    free_keys(kb, base->nresults);
+    free_keys(kn, next->nresults);
+    free(used);
+    if (rc) {
+        free(out->rows);
+        out->rows = NULL;
+        out->nrows = 0;
+    }
+    return rc;
+}
+
+void gb_comparison_free(struct gb_comparison *c)
+{
+    if (!c)
+        return;
+    free(c->rows);
+    c->rows = NULL;
+    c->nrows = 0;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------- */
+
+static void fmt_num(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+static void fmt_change(const struct gb_compare_row *r, char *buf, size_t len)
+{
+    if (isnan(r->j.ratio))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", 100.0 * (r->j.ratio - 1.0));
+}
+
+static void fmt_p(const struct gb_compare_row *r, char *buf, size_t len)
+{
+    if (isnan(r->j.ratio))
+        snprintf(buf, len, "-");
+    else if (r->j.p < 1e-4)
+        snprintf(buf, len, "<1e-4");
+    else
+        snprintf(buf, len, "%.2g", r->j.p);
+}
+
+static void fmt_noise(const struct gb_compare_row *r, char *buf, size_t len)
+{
+    if (isnan(r->j.ratio) || !isfinite(r->j.noise))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f%%", 100.0 * r->j.noise);
+}
+
+static const struct gb_result *row_result(const struct gb_compare_row *r)
+{
+    return r->base ? r->base : r->next;
+}
+
+/* Whether a row was judged against the nights (its nights columns mean something). */
+static bool judged_by_nights(const struct gb_compare_row *r)
+{
+    return r->nights.threshold_source != NULL;
+}
+
+/* The nights columns of a row: z, nights used, spread, catches ("-" where they do not apply). */
+static void fmt_nights(const struct gb_compare_row *r, char *z, char *n, char *spread,
+                       char *catches, size_t len)
+{
+    snprintf(z, len, "-");
+    snprintf(n, len, "-");
+    snprintf(spread, len, "-");
+    snprintf(catches, len, "-");
+    if (!judged_by_nights(r))
+        return;
+    snprintf(n, len, "%zu", r->nights.n);
+    if (r->nights.n >= 2 || isfinite(r->nights.z))
+        snprintf(spread, len, "%.1f%%", 100.0 * r->nights.spread);
+    if (isfinite(r->nights.z))
+        snprintf(z, len, "%+.1f", r->nights.z);
+    /* A slowdown of 100% or more as the factor of time it means: "x2.4". */
+    if (isfinite(r->nights.catches) && r->nights.catches < 1.0)
+        snprintf(catches, len, "%.0f%%", 100.0 * r->nights.catches);
+    else if (isfinite(r->nights.catches))
+        snprintf(catches, len, "x%.3g", 1.0 + r->nights.catches);
+}
+
+/* The cut the rows with all the nights used (NAN when none). */
+static double full_cut(const struct gb_comparison *c)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        if (judged_by_nights(&c->rows[i]) && c->rows[i].nights.n == c->nnights &&
+            isfinite(c->rows[i].nights.cut))
+            return c->rows[i].nights.cut;
+    return NAN;
+}
+
+/* s (NULL: nothing) as it is in text, escaped (gb_fputs_md) in Markdown: a name from a results
+ * file (host, profile, device, path) reaches a Markdown document only through here or a table
+ * cell. */
+static void put_name(FILE *f, const char *s, bool md)
+{
+    if (md)
+        gb_fputs_md(f, s);
+    else
+        fputs(s ? s : "", f);
+}
+
+static void header_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
+{
+    const struct gb_results *sides[2] = {c->base, c->next};
+    const char *paths[2] = {c->base_path, c->next_path};
+    const char *names[2] = {"BASE", "NEW "};
+    if (c->nnights) {
+        const struct gb_results *last = &c->nights[c->nnights - 1];
+        fprintf(f, "%sBASE ", prefix);
+        put_name(f, c->baseline ? c->baseline : "?", md);
+        fprintf(f, ": %zu night%s, ", c->nnights, c->nnights == 1 ? "" : "s");
+        put_name(f, c->nights[0].run.start_utc, md);
+        fputs(" .. ", f);
+        put_name(f, last->run.start_utc, md);
+        fputs("; the newest ", f);
+        put_name(f, c->night_paths[c->nnights - 1], md);
+        fputs(": host ", f);
+        put_name(f, last->run.host, md);
+        fputs(", gpubench ", f);
+        put_name(f, last->run.gpubench_version, md);
+        fputs(" (", f);
+        put_name(f, last->run.git_commit, md);
+        fputs("), profile '", f);
+        put_name(f, last->run.profile_name, md);
+        fputs("'\n", f);
+    }
+    for (int s = c->nnights ? 1 : 0; s < 2; s++) {
+        fprintf(f, "%s%s ", prefix, names[s]);
+        put_name(f, paths[s] ? paths[s] : "?", md);
+        fputs(": host ", f);
+        put_name(f, sides[s]->run.host, md);
+        fputs(", ", f);
+        put_name(f, sides[s]->run.start_utc, md);
+        fputs(", gpubench ", f);
+        put_name(f, sides[s]->run.gpubench_version, md);
+        fputs(" (", f);
+        put_name(f, sides[s]->run.git_commit, md);
+        fputs("), profile '", f);
+        put_name(f, sides[s]->run.profile_name, md);
+        fputs("'\n", f);
+    }
+    fprintf(f, "%sthreshold %.3g%%%s", prefix, 100.0 * c->opts.threshold,
+            c->nnights && c->opts.threshold_given ? " (given)" : "");
+    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++) {
+        fputs(i ? ", " : " (", f);
+        put_name(f, c->opts.suite_threshold[i].suite, md);
+        fprintf(f, " %.3g%%", 100.0 * c->opts.suite_threshold[i].threshold);
+    }
+    if (!c->nnights) {
+        fprintf(f,
+                "%s, alpha %g (two-sided Mann-Whitney U on the samples: it judges within-run "
+                "noise only; against a baseline of nights, compare judges the spread between "
+                "runs)%s\n",
+                c->opts.nsuite_thresholds ? ")" : "", c->opts.alpha,
+                c->opts.fail_on_faster ? "; FASTER fails too" : "");
+        return;
+    }
+    if (c->opts.nsuite_thresholds)
+        fputc(')', f);
+    if (c->learned)
+        fprintf(f, ", learned per case for %zu case%s", c->learned, c->learned == 1 ? "" : "s");
+    char cut[64] = "";
+    double fc = full_cut(c);
+    if (isfinite(fc))
+        snprintf(cut, sizeof cut, ": %.1f for %zu nights", fc, c->nnights);
+    fprintf(f,
+            "; a regression is also outside the nights' spread: more than the cut (the %g-sigma "
+            "tail%s) in MADs from their median; learning below %zu nights%s\n",
+            c->opts.mads, cut, c->opts.min_nights,
+            c->opts.fail_on_faster ? "; FASTER fails too" : "");
+}
+
+/* "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)", without a newline. */
+static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
+{
+    if (c->nnights)
+        snprintf(buf, len, "%zu cases compared against %zu night%s:", c->matched, c->nnights,
+                 c->nnights == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%zu pairs compared:", c->matched);
+    bool first = true;
+    for (int v = 0; v < GB_VERDICT_COUNT; v++) {
+        if (!c->counts[v])
+            continue;
+        gb_appendf(buf, len, "%s %zu %s", first ? "" : ",", c->counts[v], gb_verdict_name(v));
+        first = false;
+    }
+    if (c->regressions)
+        gb_appendf(buf, len, " -> %zu regression%s (exit 3)", c->regressions,
+                   c->regressions == 1 ? "" : "s");
+    else
+        gb_appendf(buf, len, " -> no regression (exit 0)");
+}
+
+static void summary_line(FILE *f, const struct gb_comparison *c)
+{
+    char s[512];
+    summary_text(c, s, sizeof s);
+    fprintf(f, "%s\n", s);
+}
+
+/* One line per regression, against nights: how far outside the nights' spread it lies. */
+static void regression_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
+{
+    if (!c->nnights)
+        return;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        if (!row->regression)
+            continue;
+        const struct gb_result *r = row_result(row);
+        fprintf(f, "%sregression: ", prefix);
+        put_name(f, r->suite, md);
+        fputc(' ', f);
+        put_name(f, r->case_name, md);
+        if (row->params[0])
+            fputc(' ', f);
+        put_name(f, row->params, md);
+        fputs(" on ", f);
+        put_name(f, row->device, md);
+        fputs(": ", f);
+        if (judged_by_nights(row))
+            fprintf(f,
+                    "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut "
+                    "%.1f, the threshold %.3g%% %s)\n",
+                    gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0),
+                    fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread, row->nights.cut,
+                    100.0 * row->threshold, row->nights.threshold_source);
+        else {
+            fprintf(f, "%s: ", gb_verdict_name(row->j.verdict));
+            put_name(f, row->note, md);
+            fputc('\n', f);
+        }
+    }
+}
+
+int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_changes)
+{
+    header_lines(f, c, "", false);
+    if (c->notes[0]) {
+        const char *s = c->notes;
+        while (*s) {
+            int l = (int)strcspn(s, "\n");
+            fprintf(f, "note: %.*s\n", l, s);
+            s += l + (s[l] == '\n');
+        }
+    }
+    /* Column widths from the content, the device column capped so that rows stay readable. */
+    int w_suite = 5, w_case = 4, w_dev = 6, w_par = 6, w_unit = 4;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_result *r = row_result(&c->rows[i]);
+        int l;
+        if ((l = (int)strlen(r->suite)) > w_suite)
+            w_suite = l;
+        if ((l = (int)strlen(r->case_name)) > w_case)
+            w_case = l;
+        if ((l = (int)strlen(c->rows[i].device)) > w_dev)
+            w_dev = l;
+        if ((l = (int)strlen(c->rows[i].params)) > w_par)
+            w_par = l;
+        if ((l = (int)strlen(r->unit)) > w_unit)
+            w_unit = l;
+    }
+    if (w_dev > 28)
+        w_dev = 28;
+    fprintf(f, "change: the speed of new against base (+: faster, also where the unit is a time "
+               "and lower is better)\n");
+    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite", w_case,
+            "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit", "change");
+    if (c->nnights)
+        fprintf(f, "%6s %6s %6s %7s  %s\n", "z", "nights", "spread", "catches", "note");
+    else
+        fprintf(f, "%6s %6s  %s\n", "p", "noise", "note");
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        if (only_changes && row->j.verdict == GB_VERDICT_SAME)
+            continue;
+        const struct gb_result *r = row_result(row);
+        char b[32], n[32], ch[32], p[16], nz[16], verdict[16];
+        fmt_num(row->j.base_median, b, sizeof b);
+        fmt_num(row->j.next_median, n, sizeof n);
+        fmt_change(row, ch, sizeof ch);
+        snprintf(verdict, sizeof verdict, "%s%s", gb_verdict_name(row->j.verdict),
+                 row->regression ? "!" : "");
+        fprintf(f, "%-9s %-*s %-*s %-*.*s %-*s %10s %10s %-*s %8s ", verdict, w_suite, r->suite,
+                w_case, r->case_name, w_dev, w_dev, row->device, w_par, row->params, b, n, w_unit,
+                r->unit, ch);
+        if (c->nnights) {
+            char z[16], nn[16], sp[16], ca[16];
+            fmt_nights(row, z, nn, sp, ca, sizeof z);
+            fprintf(f, "%6s %6s %6s %7s  %s\n", z, nn, sp, ca, row->note);
+        } else {
+            fmt_p(row, p, sizeof p);
+            fmt_noise(row, nz, sizeof nz);
+            fprintf(f, "%6s %6s  %s\n", p, nz, row->note);
+        }
+    }
+    regression_lines(f, c, "", false);
+    summary_line(f, c);
+    return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
+}
+
+int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
+{
+    fprintf(f, "# gpubench compare\n\n");
+    header_lines(f, c, "- ", true);
+    if (c->notes[0]) {
+        const char *s = c->notes;
+        while (*s) {
+            int l = (int)strcspn(s, "\n");
+            char line[sizeof c->notes];
+            snprintf(line, sizeof line, "%.*s", l, s);
+            fputs("- **note:** ", f);
+            gb_fputs_md(f, line);
+            fputc('\n', f);
+            s += l + (s[l] == '\n');
+        }
+    }
+    char sum[512];
+    summary_text(c, sum, sizeof sum);
+    fprintf(f, "\n**%s**\n\n", sum);
+    if (c->regressions && c->nnights) {
+        regression_lines(f, c, "- ", true);
+        fputc('\n', f);
+    }
+    fprintf(f, "- *change*: the speed of new against base (+: faster, also where the unit is a "
+               "time and lower is better)\n\n");
+    if (c->nnights)
+        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | z | "
+                   "nights | spread | catches | note |\n"
+                   "|---|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
+    else
+        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | p | "
+                   "noise | note |\n|---|---|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        const struct gb_result *r = row_result(row);
+        char b[32], n[32], ch[32], p[16], nz[16];
+        fmt_num(row->j.base_median, b, sizeof b);
+        fmt_num(row->j.next_median, n, sizeof n);
+        fmt_change(row, ch, sizeof ch);
+        fprintf(f, "| %s%s%s | ", row->regression ? "**" : "", gb_verdict_name(row->j.verdict),
+                row->regression ? "**" : "");
+        gb_fputs_md(f, r->suite);
+        fputs(" | ", f);
+        gb_fputs_md(f, r->case_name);
+        fputs(" | ", f);
+        gb_fputs_md(f, row->device);
+        fputs(" | ", f);
+        gb_fputs_md(f, row->params);
+        fprintf(f, " | %s | %s | ", b, n);
+        gb_fputs_md(f, r->unit);
+        if (c->nnights) {
+            char z[16], nn[16], sp[16], ca[16];
+            fmt_nights(row, z, nn, sp, ca, sizeof z);
+            fprintf(f, " | %s | %s | %s | %s | %s | ", ch, z, nn, sp, ca);
+        } else {
+            fmt_p(row, p, sizeof p);
+            fmt_noise(row, nz, sizeof nz);
+            fprintf(f, " | %s | %s | %s | ", ch, p, nz);
+        }
+        gb_fputs_md(f, row->note);
+        fputs(" |\n", f);
+    }
+    return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
+}
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const struct gb_results *rs, const char *path)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "file", path ? path : "", "host",
+                     rs->run.host, "start_utc", rs->run.start_utc, "gpubench",
+                     rs->run.gpubench_version, "git_commit", rs->run.git_commit, "profile",
+                     rs->run.profile_name);
+}
+
+static json_t *params_json(const struct gb_params *p)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < p->n; i++) {
+        const struct gb_value *v = &p->v[i];
+        json_t *x;
+        switch (v->type) {
+        case GB_V_SIZE:
+            x = json_integer((json_int_t)v->u.size);
+            break;
+        case GB_V_INT:
+            x = json_integer((json_int_t)v->u.i);
+            break;
+        case GB_V_FLOAT:
+            x = jnum(v->u.f);
+            break;
+        case GB_V_BOOL:
+            x = json_boolean(v->u.b);
+            break;
+        default:
+            x = json_string(v->s);
+            break;
+        }
+        json_object_set_new(o, p->name[i], x);
+    }
+    return o;
+}
+
+int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
+{
+    /* The tree is built in an arena and dropped whole (results/json_arena.h): a row's object
+     * takes a few kilobytes of tree; more spills to malloc. */
+    struct gb__json_arena A;
+    const size_t row_tree = 8192, extra = (size_t)64 << 20;
+    gb__json_arena_open(&A, c->nrows <= (SIZE_MAX - extra) / row_tree ? extra + c->nrows * row_tree
+                                                                      : 0);
+    gb__json_arena_start(&A);
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("gpubench-compare/1"));
+    json_object_set_new(root, "base", side_json(c->base, c->base_path));
+    json_object_set_new(root, "new", side_json(c->next, c->next_path));
+    json_t *suites = json_object();
+    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
+        json_object_set_new(suites, c->opts.suite_threshold[i].suite,
+                            json_real(c->opts.suite_threshold[i].threshold));
+    json_t *policy = json_pack(
+        "{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha, "threshold", c->opts.threshold,
+        "suite_thresholds", suites, "fail_on_faster", c->opts.fail_on_faster, "across_devices",
+        c->opts.across_devices, "test",
+        c->nnights ? "median and MAD of the baseline nights" : "two-sided Mann-Whitney U");
+    if (c->nnights) {
+        json_object_set_new(policy, "mads", json_real(c->opts.mads));
+        json_object_set_new(policy, "min_nights", json_integer((json_int_t)c->opts.min_nights));
+        json_object_set_new(policy, "threshold_given", json_boolean(c->opts.threshold_given));
+        json_t *files = json_array();
+        for (size_t k = 0; k < c->nnights; k++)
+            json_array_append_new(files, json_string(c->night_paths[k]));
+        json_object_set_new(root, "baseline",
+                            json_pack("{s:s, s:o, s:I}", "folder", c->baseline ? c->baseline : "",
+                                      "nights", files, "learned_thresholds",
+                                      (json_int_t)c->learned));
+    }
+    json_object_set_new(root, "policy", policy);
+    json_t *notes = json_array();
+    for (const char *s = c->notes; *s;) {
+        int l = (int)strcspn(s, "\n");
+        json_array_append_new(notes, json_stringn(s, (size_t)l));
+        s += l + (s[l] == '\n');
+    }
+    json_object_set_new(root, "notes", notes);
+    json_t *counts = json_object();
+    for (int v = 0; v < GB_VERDICT_COUNT; v++)
+        if (v != GB_VERDICT_LEARNING || c->nnights) /* two files never learn */
+            json_object_set_new(counts, gb_verdict_name(v), json_integer((json_int_t)c->counts[v]));
+    json_object_set_new(root, "counts", counts);
+    json_object_set_new(root, "pairs", json_integer((json_int_t)c->matched));
+    json_object_set_new(root, "regressions", json_integer((json_int_t)c->regressions));
+    json_object_set_new(root, "exit_status", json_integer(c->regressions ? 3 : 0));
+    json_t *rows = json_array();
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        const struct gb_result *r = row_result(row);
+        json_t *o = json_pack(
+            "{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:b, "
+            "s:o, s:f, s:I, s:I, s:s}",
+            "verdict", gb_verdict_name(row->j.verdict), "suite", r->suite, "case", r->case_name,
+            "backend", r->backend, "params", params_json(&r->params), "device", row->device,
+            "metric", r->metric, "unit", r->unit, "better",
+            r->better == GB_BETTER_LOWER ? "lower" : "higher", "regression", row->regression,
+            "base_median", jnum(row->j.base_median), "new_median", jnum(row->j.next_median),
+            "ratio", jnum(row->j.ratio), "change", jnum(row->j.ratio - 1.0), "p_value",
+            isnan(row->j.ratio) ? json_null() : jnum(row->j.p), "exact", row->j.exact, "noise",
+            isnan(row->j.ratio) ? json_null() : jnum(row->j.noise), "threshold", row->threshold,
+            "base_samples", (json_int_t)(row->base ? row->base->nsamples : 0), "new_samples",
+            (json_int_t)(row->next ? row->next->nsamples : 0), "note", row->note);
+        if (judged_by_nights(row)) {
+            const struct gb_night_judgement *nj = &row->nights;
+            json_object_set_new(o, "nights", json_integer((json_int_t)nj->n));
+            json_object_set_new(o, "spread", nj->n ? jnum(nj->spread) : json_null());
+            json_object_set_new(o, "mad", nj->n ? jnum(nj->mad) : json_null());
+            json_object_set_new(o, "floor", jnum(nj->floor));
+            json_object_set_new(o, "z", jnum(nj->z));
+            json_object_set_new(o, "cut", jnum(nj->cut));
+            json_object_set_new(o, "catches", jnum(nj->catches));
+            json_object_set_new(o, "threshold_source", json_string(nj->threshold_source));
+        }
+        json_array_append_new(rows, o);
+    }
+    json_object_set_new(root, "rows", rows);
+    gb__json_arena_stop(); /* the dump's own buffers from malloc */
+    int rc = json_dumpf(root, f, JSON_INDENT(2)) == 0 ? 0 : -1;
+    fputc('\n', f);
+    gb__json_arena_drop(&A, root);
+    return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
+}
+
+/* The verdicts JUnit lists as skipped when they are not a regression. */
+static bool skipped_verdict(enum gb_verdict v)
+{
+    return v == GB_VERDICT_UNSTABLE || v == GB_VERDICT_MISSING || v == GB_VERDICT_SKIPPED ||
+           v == GB_VERDICT_FAILED || v == GB_VERDICT_LEARNING;
+}
+
+int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
+{
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    size_t failures = 0, errors = 0, skipped = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct gb_compare_row *row = &c->rows[i];
+        failures += row->regression && row->j.verdict != GB_VERDICT_FAILED;
+        errors += row->regression && row->j.verdict == GB_VERDICT_FAILED;
+        skipped += !row->regression && skipped_verdict(row->j.verdict);
+    }
+    fprintf(f,
+            "<testsuites name=\"gpubench compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\">\n",
+            c->nrows, failures, errors, skipped);
+    /* One testsuite per suite, in order of first appearance. */
+    for (size_t i = 0; i < c->nrows; i++) {
+        const char *suite = row_result(&c->rows[i])->suite;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(row_result(&c->rows[k])->suite, suite) == 0;
+        if (seen)
+            continue;
+        size_t t = 0, fl = 0, er = 0, sk = 0;
+        for (size_t k = i; k < c->nrows; k++) {
+            const struct gb_compare_row *row = &c->rows[k];
+            if (strcmp(row_result(row)->suite, suite) != 0)
+                continue;
+            t++;
+            fl += row->regression && row->j.verdict != GB_VERDICT_FAILED;
+            er += row->regression && row->j.verdict == GB_VERDICT_FAILED;
+            sk += !row->regression && skipped_verdict(row->j.verdict);
+        }
+        fputs("  <testsuite name=\"", f);
+        gb_fputs_xml(f, suite);
+        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", t, fl, er,
+                sk);
+        for (size_t k = i; k < c->nrows; k++) {
+            const struct gb_compare_row *row = &c->rows[k];
+            const struct gb_result *r = row_result(row);
+            if (strcmp(r->suite, suite) != 0)
+                continue;
+            char b[32], n[32], ch[32], p[16], nz[16], detail[1024];
+            fmt_num(row->j.base_median, b, sizeof b);
+            fmt_num(row->j.next_median, n, sizeof n);
+            fmt_change(row, ch, sizeof ch);
+            fmt_p(row, p, sizeof p);
+            fmt_noise(row, nz, sizeof nz);
+            if (judged_by_nights(row)) {
+                char z[16], nn[16], sp[16], ca[16];
+                fmt_nights(row, z, nn, sp, ca, sizeof z);
+                snprintf(detail, sizeof detail,
+                         "%s: nights' median %s %s, new %s %s, change %s, z %s over %s nights of "
+                         "spread %s, catches %s, threshold %.3g%%%s%s",
+                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp, ca,
+                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+            } else {
+                snprintf(detail, sizeof detail,
+                         "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold "
+                         "%.3g%%%s%s",
+                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
+                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
+            }
+            fputs("    <testcase classname=\"gpubench.", f);
+            gb_fputs_xml(f, suite);
+            fputs("\" name=\"", f);
+            gb_fputs_xml(f, r->case_name);
+            if (row->params[0]) {
+                fputc(' ', f);
+                gb_fputs_xml(f, row->params);
+            }
+            fputs(" @ ", f);
+            gb_fputs_xml(f, row->device);
+            fputs("\">\n", f);
+            const char *tag = NULL;
+            if (row->regression)
+                tag = row->j.verdict == GB_VERDICT_FAILED ? "error" : "failure";
+            else if (skipped_verdict(row->j.verdict))
+                tag = "skipped";
+            if (tag) {
+                fprintf(f, "      <%s message=\"", tag);
+                gb_fputs_xml(f, detail);
+                fprintf(f, "\"%s>", strcmp(tag, "skipped") == 0 ? "/" : "");
+                if (strcmp(tag, "skipped") != 0) {
+                    gb_fputs_xml(f, detail);
+                    fprintf(f, "</%s>", tag);
+                }
+                fputc('\n', f);
+            }
+            fputs("      <system-out>", f);
+            gb_fputs_xml(f, detail);
+            fputs("</system-out>\n    </testcase>\n", f);
+        }
+        fputs("  </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+    return ferror(f) ? GB_FAIL(GB_EIO, "writing the JUnit XML") : 0;
+}

@@ -1,0 +1,697 @@
+/* gpubench — the fleet view: per-case tables over many nodes and the robust outlier rule
+ * (contract and sources in fleet.h). */
+#include "analyses/fleet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+
+/* 1 / Phi^-1(3/4): 1.4826 x MAD estimates the standard deviation of normal data. */
+#define MAD_SCALE 1.4826
+
+void gb_fleet_opts_default(struct gb_fleet_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->k = 3.5;
+    o->min_deviation = 0.05;
+}
+
+const char *gb_fleet_flag_name(enum gb_fleet_flag fl)
+{
+    switch (fl) {
+    case GB_FLEET_SLOW:
+        return "SLOW";
+    case GB_FLEET_FAST:
+        return "FAST";
+    case GB_FLEET_FAILED:
+        return "FAILED";
+    default:
+        return "";
+    }
+}
+
+void gb_fleet_init(struct gb_fleet *f, const struct gb_fleet_opts *o)
+{
+    memset(f, 0, sizeof *f);
+    if (o)
+        f->opts = *o;
+    else
+        gb_fleet_opts_default(&f->opts);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t l = strlen(s) + 1;
+    char *d = malloc(l);
+    if (d)
+        memcpy(d, s, l);
+    return d;
+}
+
+static void free_case(struct gb_fleet_case *c)
+{
+    free(c->suite), free(c->case_name), free(c->device), free(c->params), free(c->unit);
+    free(c->metric), free(c->obs);
+}
+
+static int new_case(struct gb_fleet *f, const struct gb_result *r, const struct gb_case_id *id)
+{
+    struct gb_fleet_case *g = gb_grow(f->cases, &f->cases_cap, f->ncases + 1, sizeof *g);
+    if (!g)
+        return GB_FAIL(GB_ENOMEM, "%zu cases", f->ncases + 1);
+    f->cases = g;
+    struct gb_fleet_case *c = &f->cases[f->ncases];
+    memset(c, 0, sizeof *c);
+    c->better = r->better;
+    if (!(c->suite = dup_str(r->suite)) || !(c->case_name = dup_str(r->case_name)) ||
+        !(c->device = dup_str(id->device)) || !(c->params = dup_str(id->params)) ||
+        !(c->unit = dup_str(r->unit)) || !(c->metric = dup_str(r->metric))) {
+        free_case(c);
+        return GB_FAIL(GB_ENOMEM, "case names");
+    }
+    f->ncases++;
+    return 0;
+}
+
+/* The member of file `file` with slot `slot`: members of one file are contiguous from `first`. */
+static long member_of(struct gb_fleet *f, size_t first, uint32_t file, const char *slot)
+{
+    for (size_t m = first; m < f->nmembers; m++)
+        if (strcmp(f->members[m].slot, slot) == 0)
+            return (long)m;
+    if (f->nmembers >= UINT32_MAX)
+        return GB_FAIL(GB_EOVERFLOW, "more than 2^32 members");
+    struct gb_fleet_member *g = gb_grow(f->members, &f->members_cap, f->nmembers + 1, sizeof *g);
+    if (!g)
+        return GB_FAIL(GB_ENOMEM, "%zu members", f->nmembers + 1);
+    f->members = g;
+    struct gb_fleet_member *m = &f->members[f->nmembers];
+    memset(m, 0, sizeof *m);
+    m->file = file;
+    snprintf(m->slot, sizeof m->slot, "%s", slot);
+    m->worst = NAN;
+    return (long)f->nmembers++;
+}
+
+int gb_fleet_add_file(struct gb_fleet *f, const char *path)
+{
+    struct gb_results rs;
+    int rc = gb_results_read(path, &rs);
+    if (rc)
+        return rc;
+    if (f->nfiles >= UINT32_MAX) {
+        gb_results_free(&rs);
+        return GB_FAIL(GB_EOVERFLOW, "more than 2^32 files");
+    }
+    struct gb_fleet_file *gf = gb_grow(f->files, &f->files_cap, f->nfiles + 1, sizeof *gf);
+    if (!gf) {
+        gb_results_free(&rs);
+        return GB_FAIL(GB_ENOMEM, "%zu files", f->nfiles + 1);
+    }
+    f->files = gf;
+    struct gb_fleet_file *fl = &f->files[f->nfiles];
+    memset(fl, 0, sizeof *fl);
+    fl->path = dup_str(path);
+    fl->host = dup_str(rs.run.host[0] ? rs.run.host : "?");
+    if (!fl->path || !fl->host) {
+        free(fl->path);
+        free(fl->host);
+        gb_results_free(&rs);
+        return GB_FAIL(GB_ENOMEM, "file %s", path);
+    }
+    snprintf(fl->start_utc, sizeof fl->start_utc, "%s", rs.run.start_utc);
+    fl->interrupted = rs.run.interrupted;
+    uint32_t file = (uint32_t)f->nfiles++;
+    if (file == 0) {
+        snprintf(f->first_sha, sizeof f->first_sha, "%s", rs.run.profile_sha256);
+        snprintf(f->first_version, sizeof f->first_version, "%s", rs.run.gpubench_version);
+    }
+    f->other_sha += strcmp(f->first_sha, rs.run.profile_sha256) != 0;
+    f->other_version += strcmp(f->first_version, rs.run.gpubench_version) != 0;
+    f->interrupted += rs.run.interrupted;
+
+    size_t first_member = f->nmembers;
+    struct gb_case_id id;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        if (r->status == GB_STATUS_SKIPPED || !gb_suite_selected(f->opts.suites, r->suite))
+            continue;
+        gb_case_identify(&rs, r, &id);
+        bool added;
+        long ci = gb_strtab_intern(&f->keys, id.key, &added);
+        if (ci < 0) {
+            rc = (int)ci;
+            break;
+        }
+        if (added && (rc = new_case(f, r, &id)))
+            break;
+        long m = member_of(f, first_member, file, id.slot);
+        if (m < 0) {
+            rc = (int)m;
+            break;
+        }
+        struct gb_fleet_case *c = &f->cases[ci];
+        /* The same case twice for one member (a profile that sweeps it twice): the first counts.
+         * This file's observations are the last ones of the case. */
+        bool dup = false;
+        for (size_t k = c->nobs; k-- > 0 && c->obs[k].member >= first_member;)
+            dup |= c->obs[k].member == (uint32_t)m;
+        if (dup) {
+            f->duplicates++;
+            continue;
+        }
+        struct gb_fleet_obs *g = gb_grow(c->obs, &c->cap, c->nobs + 1, sizeof *g);
+        if (!g) {
+            rc = GB_FAIL(GB_ENOMEM, "%zu figures of one case", c->nobs + 1);
+            break;
+        }
+        c->obs = g;
+        bool ok = r->status == GB_STATUS_OK && isfinite(r->value);
+        c->obs[c->nobs++] = (struct gb_fleet_obs){
+            .member = (uint32_t)m,
+            .status = (int8_t)(ok ? GB_STATUS_OK : GB_STATUS_FAILED),
+            .flag = GB_FLEET_NORMAL,
+            .value = ok ? r->value : NAN,
+        };
+        f->nobs++;
+    }
+    gb_results_free(&rs);
+    return rc;
+}
+
+/* ---- finishing ------------------------------------------------------------------------------ */
+
+/* How much better than the median (> 0) or worse (< 0) a value is, relatively. */
+static double perf_dev(const struct gb_fleet_case *c, double v)
+{
+    double d = v / c->median - 1.0;
+    return c->better == GB_BETTER_LOWER ? -d : d;
+}
+
+static const struct gb_fleet_case *sort_case;
+
+/* Failed first, then from the worst to the best performance. */
+static int cmp_obs(const void *a, const void *b)
+{
+    const struct gb_fleet_obs *x = a, *y = b;
+    if (x->status != y->status)
+        return x->status == GB_STATUS_FAILED ? -1 : 1;
+    if (x->status != GB_STATUS_OK)
+        return (x->member > y->member) - (x->member < y->member);
+    double dx = sort_case->better == GB_BETTER_LOWER ? -x->value : x->value;
+    double dy = sort_case->better == GB_BETTER_LOWER ? -y->value : y->value;
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    return (x->member > y->member) - (x->member < y->member);
+}
+
+static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
+{
+    size_t n = 0;
+    c->nfailed = 0;
+    c->min = INFINITY;
+    c->max = -INFINITY;
+    for (size_t i = 0; i < c->nobs; i++) {
+        if (c->obs[i].status != GB_STATUS_OK) {
+            c->nfailed++;
+            continue;
+        }
+        double v = c->obs[i].value;
+        tmp[n++] = v;
+        c->min = v < c->min ? v : c->min;
+        c->max = v > c->max ? v : c->max;
+    }
+    c->nok = n;
+    c->noutliers = 0;
+    if (n == 0) {
+        c->median = c->mad = c->min = c->max = NAN;
+    } else {
+        c->median = gb_median_inplace(tmp, n);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = fabs(tmp[i] - c->median);
+        c->mad = gb_median_inplace(tmp, n);
+    }
+    bool judged = n >= 3 && c->median != 0.0;
+    f->unjudged += !judged;
+    double limit = f->opts.k * MAD_SCALE * c->mad;
+    for (size_t i = 0; i < c->nobs; i++) {
+        struct gb_fleet_obs *o = &c->obs[i];
+        o->flag = GB_FLEET_NORMAL;
+        if (o->status != GB_STATUS_OK) {
+            o->flag = n > 0 ? GB_FLEET_FAILED : GB_FLEET_UNJUDGED;
+        } else if (!judged) {
+            o->flag = GB_FLEET_UNJUDGED;
+        } else if (fabs(o->value - c->median) > limit &&
+                   fabs(o->value / c->median - 1.0) > f->opts.min_deviation) {
+            o->flag = perf_dev(c, o->value) < 0 ? GB_FLEET_SLOW : GB_FLEET_FAST;
+        }
+        if (o->flag != GB_FLEET_SLOW && o->flag != GB_FLEET_FAST && o->flag != GB_FLEET_FAILED)
+            continue;
+        c->noutliers++;
+        struct gb_fleet_member *m = &f->members[o->member];
+        double dev = o->status == GB_STATUS_OK ? o->value / c->median - 1.0 : NAN;
+        /* The worst case of a member: a failure, else the largest distance from the median. */
+        bool worse =
+            m->nflagged == 0 || (!isnan(m->worst) && (isnan(dev) || fabs(dev) > fabs(m->worst)));
+        if (worse) {
+            m->worst = dev;
+            m->worst_case = (size_t)(c - f->cases);
+        }
+        m->nflagged++;
+    }
+    sort_case = c;
+    qsort(c->obs, c->nobs, sizeof *c->obs, cmp_obs);
+    sort_case = NULL;
+    f->flagged_cases += c->noutliers > 0;
+    return 0;
+}
+
+int gb_fleet_finish(struct gb_fleet *f)
+{
+    if (f->nfiles == 0)
+        return GB_USER_FAIL(GB_EINVAL, "no results files");
+    size_t most = 1;
+    for (size_t k = 0; k < f->ncases; k++)
+        most = f->cases[k].nobs > most ? f->cases[k].nobs : most;
+    double *tmp = malloc(most * sizeof *tmp);
+    if (!tmp)
+        return GB_FAIL(GB_ENOMEM, "%zu values", most);
+    f->unjudged = f->flagged_cases = f->flagged_members = f->flagged_nodes = 0;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        f->members[m].nflagged = 0;
+        f->members[m].worst = NAN;
+    }
+    for (size_t k = 0; k < f->ncases; k++)
+        judge_case(f, &f->cases[k], tmp);
+    free(tmp);
+    /* Members, then nodes (files) with an outlier. */
+    uint32_t last_file = UINT32_MAX;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        if (!f->members[m].nflagged)
+            continue;
+        f->flagged_members++;
+        if (f->members[m].file != last_file)
+            f->flagged_nodes++;
+        last_file = f->members[m].file;
+    }
+    /* Hosts named by more than one file: their members are labelled by file name. */
+    struct gb_strtab hosts = {0};
+    size_t *count = calloc(f->nfiles, sizeof *count);
+    size_t *which = calloc(f->nfiles, sizeof *which);
+    int rc = 0;
+    if (!count || !which) {
+        rc = GB_FAIL(GB_ENOMEM, "%zu files", f->nfiles);
+    } else {
+        for (size_t i = 0; i < f->nfiles && !rc; i++) {
+            long h = gb_strtab_intern(&hosts, f->files[i].host, NULL);
+            if (h < 0)
+                rc = (int)h;
+            else
+                count[which[i] = (size_t)h]++;
+        }
+        for (size_t i = 0; i < f->nfiles && !rc; i++)
+            f->files[i].host_shared = count[which[i]] > 1;
+    }
+    free(count);
+    free(which);
+    gb_strtab_free(&hosts);
+
+    f->notes[0] = '\0';
+    if (f->other_sha)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu of %zu files ran another profile (sha256) than the first: a node may "
+                       "differ because it ran something else",
+                       f->other_sha, f->nfiles);
+    if (f->other_version)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu of %zu files were written by another gpubench version than the first",
+                       f->other_version, f->nfiles);
+    if (f->interrupted)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu file%s from an interrupted run (their finished cases count)",
+                       f->interrupted, f->interrupted == 1 ? " is" : "s are");
+    if (f->duplicates)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu figure%s measured twice in one file: the first of each counts",
+                       f->duplicates, f->duplicates == 1 ? "" : "s");
+    return rc;
+}
+
+void gb_fleet_free(struct gb_fleet *f)
+{
+    for (size_t i = 0; i < f->nfiles; i++) {
+        free(f->files[i].path);
+        free(f->files[i].host);
+    }
+    free(f->files);
+    free(f->members);
+    for (size_t k = 0; k < f->ncases; k++)
+        free_case(&f->cases[k]);
+    free(f->cases);
+    gb_strtab_free(&f->keys);
+    memset(f, 0, sizeof *f);
+}
+
+char *gb_fleet_member_label(const struct gb_fleet *f, size_t m, char *buf, size_t len)
+{
+    const struct gb_fleet_member *mb = &f->members[m];
+    const struct gb_fleet_file *fl = &f->files[mb->file];
+    if (fl->host_shared) {
+        const char *base = strrchr(fl->path, '/');
+        base = base ? base + 1 : fl->path;
+        size_t l = strlen(base);
+        if (l > 5 && strcmp(base + l - 5, ".json") == 0)
+            l -= 5;
+        snprintf(buf, len, "%.*s", (int)l, base);
+    } else {
+        snprintf(buf, len, "%s", fl->host);
+    }
+    if (mb->slot[0])
+        gb_appendf(buf, len, "/%s", mb->slot);
+    return buf;
+}
+
+/* ---- outputs -------------------------------------------------------------------------------- */
+
+/* The modified z-score of v: (v - median) / (1.4826 MAD); +-inf when the MAD is 0. */
+static double robust_z(const struct gb_fleet_case *c, double v)
+{
+    double d = v - c->median;
+    if (c->mad > 0)
+        return d / (MAD_SCALE * c->mad);
+    return d == 0 ? 0.0 : d > 0 ? INFINITY : -INFINITY;
+}
+
+static void fmt_z(double z, char *buf, size_t len)
+{
+    if (isnan(z))
+        snprintf(buf, len, "-");
+    else if (isinf(z))
+        snprintf(buf, len, "%sinf", z < 0 ? "-" : "+");
+    else
+        snprintf(buf, len, "%+.1f", z);
+}
+
+static void case_title(const struct gb_fleet_case *c, char *buf, size_t len)
+{
+    gb_case_title(c->suite, c->case_name, c->params, c->device, buf, len);
+}
+
+static void rule_text(const struct gb_fleet *f, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "a node is an outlier in a case when |value - median| > %g x 1.4826 x MAD (modified "
+             "z-score, Iglewicz & Hoaglin) and it is more than %g%% from the median; a case failed "
+             "on a node and ok elsewhere flags the node; cases with fewer than 3 nodes ok are not "
+             "judged",
+             f->opts.k, 100.0 * f->opts.min_deviation);
+}
+
+static void head_text(const struct gb_fleet *f, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%zu file%s, %zu member%s (a node, or one of its devices), %zu case%s (%zu not "
+             "judged)",
+             f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
+             f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
+}
+
+static void spread_text(const struct gb_fleet_case *c, char *buf, size_t len)
+{
+    if (c->nok && c->median != 0)
+        snprintf(buf, len, "%.1f%%", 100.0 * MAD_SCALE * c->mad / fabs(c->median));
+    else
+        snprintf(buf, len, "-");
+}
+
+static void each_note(const char *notes, void (*fn)(FILE *, const char *), FILE *out)
+{
+    for (const char *p = notes; *p;) {
+        size_t l = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)l, p);
+        fn(out, line);
+        p += l + (p[l] == '\n');
+    }
+}
+
+static void note_text(FILE *out, const char *line)
+{
+    fprintf(out, "  %s\n", line);
+}
+
+static void note_md(FILE *out, const char *line)
+{
+    fputs("- ", out);
+    gb_fputs_md(out, line);
+    fputc('\n', out);
+}
+
+int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
+{
+    char buf[1024], t[1024], lab[512], a[32], b[32], c3[32], d[32], e[32];
+    head_text(f, buf, sizeof buf);
+    fprintf(out, "fleet: %s\n", buf);
+    rule_text(f, buf, sizeof buf);
+    fprintf(out, "rule: %s\n", buf);
+    if (f->notes[0]) {
+        fprintf(out, "notes:\n");
+        each_note(f->notes, note_text, out);
+    }
+    /* The node and case columns as wide as their widest entry (at most 64 and 120), so that
+     * the tables stay straight whatever the names. */
+    int wn = 4, wt = 4;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        gb_fleet_member_label(f, m, lab, sizeof lab);
+        wn = gb_col_width(wn, lab, 64);
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        case_title(&f->cases[k], t, sizeof t);
+        wt = gb_col_width(wt, t, 120);
+    }
+    fprintf(out, "\n%zu outlier node%s", f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s");
+    if (f->flagged_nodes) {
+        fprintf(out, " (%zu member%s, in %zu case%s):\n", f->flagged_members,
+                f->flagged_members == 1 ? "" : "s", f->flagged_cases,
+                f->flagged_cases == 1 ? "" : "s");
+        fprintf(out, "  %-*s %6s  %s\n", wn, "node", "cases", "worst");
+        for (size_t m = 0; m < f->nmembers; m++) {
+            const struct gb_fleet_member *mb = &f->members[m];
+            if (!mb->nflagged)
+                continue;
+            gb_fleet_member_label(f, m, lab, sizeof lab);
+            case_title(&f->cases[mb->worst_case], t, sizeof t);
+            if (isnan(mb->worst))
+                snprintf(a, sizeof a, "FAILED");
+            else
+                gb__fmt_pct(mb->worst, a, sizeof a);
+            fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
+        }
+    } else {
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n%-*s %-8s %5s %10s %7s %10s %10s %8s\n", wt, "case", "unit", "nodes", "median",
+            "spread", "min", "max", "outliers");
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
+        fprintf(out, "%-*s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", wt, t, c->unit, c->nok, a, b, c3,
+                d, c->noutliers, c->nok < 3 ? "  (not judged)" : "");
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        if (!all && !c->noutliers)
+            continue;
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        fprintf(out, "\n%s (%s, %s is better): %zu nodes, median %s, spread %s\n", t, c->unit,
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, a, b);
+        fprintf(out, "  %-*s %12s %10s %8s\n", wn, "node", "value", "deviation", "z");
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            bool ok = o->status == GB_STATUS_OK;
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
+            fprintf(out, "  %-*s %12s %10s %8s  %s\n", wn, lab, ok ? a : "failed", e, d,
+                    gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
+        }
+    }
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}
+
+int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
+{
+    char buf[1024], t[1024], lab[512], a[32], b[32], c3[32], d[32], e[32];
+    fprintf(out, "# gpubench fleet\n\n");
+    head_text(f, buf, sizeof buf);
+    fprintf(out, "%s.\n\nRule: %s.\n\n", buf, (rule_text(f, t, sizeof t), t));
+    if (f->notes[0]) {
+        each_note(f->notes, note_md, out);
+        fputc('\n', out);
+    }
+    fprintf(out, "## Outlier nodes\n\n");
+    if (!f->flagged_nodes) {
+        fprintf(out, "None.\n\n");
+    } else {
+        fprintf(out, "| node | cases | worst | in case |\n|---|---:|---:|---|\n");
+        for (size_t m = 0; m < f->nmembers; m++) {
+            const struct gb_fleet_member *mb = &f->members[m];
+            if (!mb->nflagged)
+                continue;
+            gb_fleet_member_label(f, m, lab, sizeof lab);
+            case_title(&f->cases[mb->worst_case], t, sizeof t);
+            if (isnan(mb->worst))
+                snprintf(a, sizeof a, "FAILED");
+            else
+                gb__fmt_pct(mb->worst, a, sizeof a);
+            fputs("| ", out);
+            gb_fputs_md(out, lab);
+            fprintf(out, " | %zu | %s | ", mb->nflagged, a);
+            gb_fputs_md(out, t);
+            fputs(" |\n", out);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "## Cases\n\n| case | unit | nodes | median | spread | min | max | outliers |\n"
+                 "|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
+        fputs("| ", out);
+        gb_fputs_md(out, t);
+        fputs(" | ", out);
+        gb_fputs_md(out, c->unit);
+        fprintf(out, " | %zu | %s | %s | %s | %s | %zu%s |\n", c->nok, a, b, c3, d, c->noutliers,
+                c->nok < 3 ? " (not judged)" : "");
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        if (!all && !c->noutliers)
+            continue;
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        fputs("\n### ", out);
+        gb_fputs_md(out, t);
+        fputs("\n\n", out);
+        fprintf(out, "%zu nodes, median %s ", c->nok, a);
+        gb_fputs_md(out, c->unit);
+        fprintf(out,
+                " (%s is better), spread %s.\n\n| node | value | deviation | z | flag |\n"
+                "|---|---:|---:|---:|---|\n",
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", b);
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            bool ok = o->status == GB_STATUS_OK;
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
+            fputs("| ", out);
+            gb_fputs_md(out, lab);
+            fprintf(out, " | %s | %s | %s | %s |\n", ok ? a : "failed", e, d,
+                    gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
+        }
+    }
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}
+
+int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
+{
+    char lab[512];
+    fputs("{\"schema\": \"gpubench-fleet/1\",\n \"rule\": {\"k\": ", out);
+    gb_fput_json_num(out, f->opts.k);
+    fputs(", \"min_deviation\": ", out);
+    gb_fput_json_num(out, f->opts.min_deviation);
+    fprintf(out,
+            ", \"min_nodes\": 3},\n \"files\": %zu, \"cases_not_judged\": %zu, "
+            "\"outlier_nodes\": %zu,\n \"nodes\": [",
+            f->nfiles, f->unjudged, f->flagged_nodes);
+    for (size_t m = 0; m < f->nmembers; m++) {
+        const struct gb_fleet_member *mb = &f->members[m];
+        const struct gb_fleet_file *fl = &f->files[mb->file];
+        fprintf(out, "%s\n  {\"node\": %zu, \"label\": ", m ? "," : "", m);
+        gb_fputs_json(out, gb_fleet_member_label(f, m, lab, sizeof lab));
+        fputs(", \"host\": ", out);
+        gb_fputs_json(out, fl->host);
+        fputs(", \"file\": ", out);
+        gb_fputs_json(out, fl->path);
+        fputs(", \"slot\": ", out);
+        gb_fputs_json(out, mb->slot);
+        fputs(", \"start_utc\": ", out);
+        gb_fputs_json(out, fl->start_utc);
+        fprintf(out, ", \"outlier_cases\": %zu}", mb->nflagged);
+    }
+    fputs("],\n \"cases\": [", out);
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        fprintf(out, "%s\n  {\"suite\": ", k ? "," : "");
+        gb_fputs_json(out, c->suite);
+        fputs(", \"case\": ", out);
+        gb_fputs_json(out, c->case_name);
+        fputs(", \"params\": ", out);
+        gb_fputs_json(out, c->params);
+        fputs(", \"device\": ", out);
+        gb_fputs_json(out, c->device);
+        fputs(", \"metric\": ", out);
+        gb_fputs_json(out, c->metric);
+        fputs(", \"unit\": ", out);
+        gb_fputs_json(out, c->unit);
+        fprintf(out,
+                ", \"better\": \"%s\", \"nodes_ok\": %zu, \"nodes_failed\": %zu, "
+                "\"judged\": %s, \"median\": ",
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, c->nfailed,
+                c->nok >= 3 ? "true" : "false");
+        gb_fput_json_num(out, c->median);
+        fputs(", \"mad\": ", out);
+        gb_fput_json_num(out, c->mad);
+        fputs(", \"min\": ", out);
+        gb_fput_json_num(out, c->min);
+        fputs(", \"max\": ", out);
+        gb_fput_json_num(out, c->max);
+        fprintf(out, ", \"outliers\": %zu,\n   \"values\": [", c->noutliers);
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            bool ok = o->status == GB_STATUS_OK;
+            fprintf(out, "%s{\"node\": %u, \"value\": ", i ? ", " : "", o->member);
+            gb_fput_json_num(out, o->value);
+            fputs(", \"deviation\": ", out);
+            gb_fput_json_num(out, ok ? o->value / c->median - 1.0 : NAN);
+            fputs(", \"z\": ", out);
+            gb_fput_json_num(out, ok && c->nok ? robust_z(c, o->value) : NAN);
+            fprintf(out, ", \"flag\": \"%s\"}",
+                    o->flag == GB_FLEET_SLOW       ? "slow"
+                    : o->flag == GB_FLEET_FAST     ? "fast"
+                    : o->flag == GB_FLEET_FAILED   ? "failed"
+                    : o->flag == GB_FLEET_UNJUDGED ? "not judged"
+                                                   : "ok");
+        }
+        fputs("]}", out);
+    }
+    fputs("],\n \"notes\": [", out);
+    size_t nn = 0;
+    for (const char *p = f->notes; *p;) {
+        size_t l = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)l, p);
+        fputs(nn++ ? ", " : "", out);
+        gb_fputs_json(out, line);
+        p += l + (p[l] == '\n');
+    }
+    fputs("]}\n", out);
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}

@@ -1,0 +1,133 @@
+/* gpubench — the fleet view: the same profile's results from many nodes side by side, and the
+ * nodes that stand out.
+ *
+ * Every results file is one node's run (host from the file; when two files name the same host, the
+ * file name tells them apart). A case is matched across files by its identity (merge.h: suite,
+ * case, backend, device name, params); a node with several devices of that name gives one member
+ * per device ("host/1"). Per case the fleet's figure is the median of the members' headline values
+ * and its spread the scaled median absolute deviation, 1.4826 x MAD (MAD = median |x_i - median|,
+ * a consistent estimate of the standard deviation for normal data that one bad node cannot move:
+ * its breakdown point is 50%).
+ *
+ * A member is an outlier in a case when both
+ *   |x - median| > k x 1.4826 x MAD     (the modified z-score |z| = 0.6745 |x - median| / MAD
+ *                                        above k: B. Iglewicz and D. C. Hoaglin, "How to Detect
+ *                                        and Handle Outliers", ASQC 1993, who recommend k = 3.5)
+ *   |x / median - 1| > min_deviation    (a practical floor: on identical nodes the MAD can be
+ *                                        tiny or 0, and a 0.5% difference is not worth a gate)
+ * in either direction: "slow" or "fast" by the metric's `better`. A member whose case failed while
+ * it ran ok elsewhere is flagged "failed". Cases that fewer than 3 members ran ok are listed, not
+ * judged (with two, the median sits between them). A node is an outlier when any of its members
+ * is; `gpubench fleet` exits 3 then.
+ *
+ * Memory: files are read one at a time and freed; what stays is one (member, value) pair of 16
+ * bytes per case per member, the case and member tables and one short record per file: O(cases x
+ * members), never the samples. Time: linear in the input bytes (JSON parsing dominates) plus a
+ * sort per case, O(cases x members log members).
+ */
+#ifndef GB_FLEET_H
+#define GB_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyses/merge.h"
+#include "results/results.h"
+
+struct gb_fleet_opts {
+    double k;             /* MAD multiples (the modified z-score's threshold); default 3.5 */
+    double min_deviation; /* relative distance from the median an outlier also needs; 0.05 */
+    const char *suites;   /* comma list of suites; NULL: all */
+};
+
+void gb_fleet_opts_default(struct gb_fleet_opts *o);
+
+enum gb_fleet_flag {
+    GB_FLEET_NORMAL,
+    GB_FLEET_SLOW,     /* outlier on the bad side */
+    GB_FLEET_FAST,     /* outlier on the good side */
+    GB_FLEET_FAILED,   /* failed here, ok on another member */
+    GB_FLEET_UNJUDGED, /* failed everywhere, or the case has fewer than 3 members ok */
+};
+
+/* "", "SLOW", "FAST", "FAILED", "" */
+const char *gb_fleet_flag_name(enum gb_fleet_flag f);
+
+/* One member's figure of one case. */
+struct gb_fleet_obs {
+    uint32_t member;
+    int8_t status; /* enum gb_status: ok or failed (skipped cases are not kept) */
+    int8_t flag;   /* enum gb_fleet_flag, set by gb_fleet_finish */
+    double value;  /* the headline value; NaN when failed */
+};
+
+struct gb_fleet_case {
+    char *suite, *case_name, *device, *params, *unit, *metric;
+    enum gb_better better;
+    struct gb_fleet_obs *obs; /* after gb_fleet_finish: failed first, then slowest to fastest */
+    size_t nobs, cap;
+    size_t nok, nfailed, noutliers;
+    double median, mad, min, max; /* over the ok members; NaN when none */
+};
+
+struct gb_fleet_file {
+    char *path;
+    char *host;
+    char start_utc[32];
+    bool interrupted;
+    bool host_shared; /* another file names the same host: members are labelled by file name */
+};
+
+struct gb_fleet_member {
+    uint32_t file;
+    char slot[64];     /* merge.h's slot: "" or the device's position among those of its name */
+    size_t nflagged;   /* cases in which it is an outlier (slow, fast or failed) */
+    size_t worst_case; /* the flagged case farthest from its median (valid when nflagged) */
+    double worst;      /* its deviation value / median - 1 (NaN for failed) */
+};
+
+struct gb_fleet {
+    struct gb_fleet_opts opts;
+    struct gb_fleet_file *files;
+    size_t nfiles, files_cap;
+    struct gb_fleet_member *members;
+    size_t nmembers, members_cap;
+    struct gb_strtab keys; /* case key -> index into cases */
+    struct gb_fleet_case *cases;
+    size_t ncases, cases_cap;
+    size_t nobs;            /* over every case */
+    size_t unjudged;        /* cases with fewer than 3 ok members */
+    size_t flagged_cases;   /* cases with an outlier */
+    size_t flagged_members; /* members that are an outlier somewhere */
+    size_t flagged_nodes;   /* files with a flagged member */
+    char first_sha[65], first_version[32];
+    size_t other_sha, other_version, interrupted, duplicates;
+    char notes[4096];
+};
+
+/* Starts an empty fleet with options o (copied; o->suites must outlive f). */
+void gb_fleet_init(struct gb_fleet *f, const struct gb_fleet_opts *o);
+/* Reads one node's results file and keeps its headline values (samples are freed before it
+ * returns). Returns 0, the reader's GB_EIO / GB_ESCHEMA with its message, GB_ENOMEM, or
+ * GB_EOVERFLOW past 2^32 members. */
+int gb_fleet_add_file(struct gb_fleet *f, const char *path);
+/* Computes each case's median, MAD and flags, and each member's count. Returns 0, GB_EINVAL (no
+ * file), GB_ENOMEM. */
+int gb_fleet_finish(struct gb_fleet *f);
+void gb_fleet_free(struct gb_fleet *f);
+
+/* The label of member m: host (or file name when the host is shared), "/slot" when set. */
+char *gb_fleet_member_label(const struct gb_fleet *f, size_t m, char *buf, size_t len);
+
+/* Outputs. Text and Markdown: the rule, the outlier nodes with their worst case, a table of every
+ * case (members, median, spread, min, max, outliers), then a per-node table (value, deviation
+ * from the median, modified z) for each case with an outlier, or for every case with `all`. JSON
+ * ("gpubench-fleet/1"): everything, every member of every case, written as it goes (never built
+ * in memory). Return 0 or GB_EIO. */
+int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all);
+int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all);
+int gb_fleet_write_json(FILE *out, const struct gb_fleet *f);
+
+#endif

@@ -1,0 +1,212 @@
+/* gpubench — the run summary's speed x accuracy table per precision (contract in precision_table.h).
+ *
+ * One row per (suite, device, precision, implementation) over the compute, gemm and fp16
+ * results of a run: the best rate measured (GFLOP/s or GOP/s; for fp16 the application's
+ * elements per second), where it was measured, its speedup over the best FP32 (float storage)
+ * row of the same suite, device and implementation, the worst accuracy over every case of that
+ * precision (largest relative error, largest RMS error), the fraction of the theoretical peak,
+ * and the case counts; a precision with no ok case shows why (the first skip or failure). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "backends/precision.h"
+#include "results/results.h"
+#include "analyses/precision_table.h"
+
+#define GB__ROWS_MAX 256
+
+struct gb__row {
+    const char *suite;
+    char backend[16];
+    int device;
+    char prec[GB_STR_MAX];
+    char impl[GB_STR_MAX];
+    const struct gb_result *best; /* highest rate among ok results */
+    double best_rate;
+    double max_err, max_rms;
+    bool any_err;
+    size_t ok, skipped, failed;
+    const struct gb_result *why; /* first non-ok result */
+};
+
+static double figure(const struct gb_result *r, const char *name, double def)
+{
+    for (size_t i = 0; i < r->nfigures; i++)
+        if (strcmp(r->figures[i].name, name) == 0 && r->figures[i].n >= 1)
+            return r->figures[i].v[0];
+    return def;
+}
+
+static const char *pstr(const struct gb_result *r, const char *name)
+{
+    const struct gb_value *v = gb_params_get(&r->params, name);
+    return v && v->type == GB_V_STR ? v->s : "";
+}
+
+/* The precision axis of a suite and its FP32 value; NULL for other suites. */
+static const char *prec_axis(const char *suite, const char **base)
+{
+    if (strcmp(suite, "compute") == 0 || strcmp(suite, "gemm") == 0) {
+        *base = "f32";
+        return "prec";
+    }
+    if (strcmp(suite, "fp16") == 0) {
+        *base = "float";
+        return "storage";
+    }
+    return NULL;
+}
+
+/* The rate a row compares: the headline value, or elements per second for fp16. */
+static double rate(const struct gb_result *r)
+{
+    return strcmp(r->suite, "fp16") == 0 ? figure(r, "Gelem_per_s", 0) : r->value;
+}
+
+static const char *rate_unit(const struct gb_result *r)
+{
+    if (strcmp(r->suite, "fp16") == 0)
+        return "Gelem/s";
+    if (strcmp(r->suite, "compute") == 0 &&
+        (strcmp(pstr(r, "prec"), "i32") == 0 || strcmp(pstr(r, "prec"), "int8dot") == 0))
+        return "GOP/s";
+    return r->unit;
+}
+
+/* One row of the table: the device cell dev, wd wide. */
+static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const struct gb__row *row,
+                      const char *dev, int wd)
+{
+    if (!row->best) {
+        fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n", row->suite,
+                row->prec, row->impl, wd, dev, "-", "", "", "", "", "",
+                row->failed ? "failed" : "skipped", row->why ? row->why->reason : "");
+        return;
+    }
+    /* Speedup: best rate over the best FP32 (float storage) rate of the same group. */
+    const char *base;
+    prec_axis(row->suite, &base);
+    char speed[16] = "";
+    for (size_t j = 0; j < nrows; j++) {
+        const struct gb__row *b = &rows[j];
+        if (b->best && strcmp(b->suite, row->suite) == 0 && strcmp(b->backend, row->backend) == 0 &&
+            b->device == row->device && strcmp(b->impl, row->impl) == 0 &&
+            strcmp(b->prec, base) == 0 && b->best_rate > 0)
+            snprintf(speed, sizeof speed, "%.2fx", row->best_rate / b->best_rate);
+    }
+    char err[16] = "", rms[16] = "", peak[16] = "";
+    if (row->any_err) {
+        snprintf(err, sizeof err, "%.3g", row->max_err);
+        if (row->max_rms > 0 || row->max_err == 0)
+            snprintf(rms, sizeof rms, "%.3g", row->max_rms);
+    }
+    const double of_peak = figure(row->best, "of_peak", NAN);
+    if (isfinite(of_peak))
+        snprintf(peak, sizeof peak, "%.1f%%", 100 * of_peak);
+    struct gb_params rest = row->best->params;
+    size_t k = 0;
+    for (size_t j = 0; j < rest.n; j++) /* the row names the precision and impl already */
+        if (strcmp(rest.name[j], "prec") && strcmp(rest.name[j], "storage") &&
+            strcmp(rest.name[j], "impl")) {
+            rest.name[k] = rest.name[j];
+            rest.v[k++] = rest.v[j];
+        }
+    rest.n = k;
+    char params[256];
+    gb_params_format(&rest, params, sizeof params);
+    char counts[64] = "";
+    if (row->skipped || row->failed)
+        snprintf(counts, sizeof counts, " (%zu ok, %zu skipped, %zu failed)", row->ok, row->skipped,
+                 row->failed);
+    fprintf(f, "%-8s %-7s %-7s %-*s %12.3f %-8s %8s %10s %10s %8s  %s%s%s\n", row->suite, row->prec,
+            row->impl, wd, dev, row->best_rate, rate_unit(row->best), speed, err, rms, peak, params,
+            counts, row->best->implausible ? "  IMPLAUSIBLE" : "");
+}
+
+void gb_print_precision_table(FILE *f, const struct gb_results *rs)
+{
+    struct gb__row *rows = calloc(GB__ROWS_MAX, sizeof *rows);
+    size_t nrows = 0;
+    if (!rows)
+        return; /* the table is a convenience; the results file has everything */
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        const char *base;
+        const char *axis = prec_axis(r->suite, &base);
+        if (!axis)
+            continue;
+        const char *prec = pstr(r, axis), *impl = pstr(r, "impl");
+        struct gb__row *row = NULL;
+        for (size_t j = 0; j < nrows && !row; j++)
+            if (strcmp(rows[j].suite, r->suite) == 0 && strcmp(rows[j].backend, r->backend) == 0 &&
+                rows[j].device == r->device_index && strcmp(rows[j].prec, prec) == 0 &&
+                strcmp(rows[j].impl, impl) == 0)
+                row = &rows[j];
+        if (!row) {
+            if (nrows == GB__ROWS_MAX)
+                continue;
+            row = &rows[nrows++];
+            memset(row, 0, sizeof *row);
+            row->suite = r->suite;
+            snprintf(row->backend, sizeof row->backend, "%s", r->backend);
+            row->device = r->device_index;
+            snprintf(row->prec, sizeof row->prec, "%s", prec);
+            snprintf(row->impl, sizeof row->impl, "%s", impl);
+        }
+        if (r->status == GB_STATUS_OK) {
+            row->ok++;
+            const double v = rate(r);
+            if (!row->best || v > row->best_rate) {
+                row->best = r;
+                row->best_rate = v;
+            }
+        } else {
+            row->skipped += r->status == GB_STATUS_SKIPPED;
+            row->failed += r->status == GB_STATUS_FAILED;
+            if (!row->why)
+                row->why = r;
+        }
+        /* Accuracy of every measured case, failed-accuracy ones included. */
+        if (r->status == GB_STATUS_OK || strstr(r->reason, "failed-accuracy")) {
+            const double rms = figure(r, "rms_error", NAN);
+            if (!row->any_err || !(r->max_error <= row->max_err))
+                row->max_err = r->max_error;
+            if (isfinite(rms) && (!row->any_err || rms > row->max_rms))
+                row->max_rms = rms;
+            row->any_err = true;
+        }
+    }
+    if (nrows == 0) {
+        free(rows);
+        return;
+    }
+
+    fprintf(f, "\nspeed x accuracy per precision (best rate per precision; errors relative, "
+               "worst over its cases)\n");
+    /* The device column as wide as its widest name (whole names: "NVIDIA H20" cut from "NVIDIA
+     * H200" names another GPU), at most 48. */
+    int wd = 6;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s\n", "suite", "prec",
+                    "impl", wd, "device", "best", "unit", "vs fp32", "max err", "rms err",
+                    "of peak", "best case / why not");
+        for (size_t i = 0; i < nrows; i++) {
+            const struct gb__row *row = &rows[i];
+            const struct gb_result_device *d =
+                row->device >= 0 && (size_t)row->device < rs->ndevices ? &rs->devices[row->device]
+                                                                       : NULL;
+            char dev[320];
+            snprintf(dev, sizeof dev, "%s:%d %s", row->backend, d ? d->index : -1,
+                     d ? d->info.name : "?");
+            if (pass == 0)
+                wd = gb_col_width(wd, dev, 48);
+            else
+                print_row(f, rows, nrows, row, dev, wd);
+        }
+    }
+    free(rows);
+}

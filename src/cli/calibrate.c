@@ -1,0 +1,308 @@
+/* gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [run options] [compare options]:
+ * runs the profile RUNS times through the same plan and runner as `run` (one results file each,
+ * in DIR), then reports each case's run-to-run noise and the threshold that would have raised no
+ * false alarm (analyses/calibrate.h). `calibrate --from FILE...` analyses earlier runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/params.h"
+#include "base/util.h"
+#include "common.h"
+#include "analyses/baseline.h"
+#include "analyses/calibrate.h"
+#include "run/runner.h"
+#include "run/supervise.h"
+
+static const char usage[] =
+    "usage: gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [OPTIONS]\n"
+    "       gpubench calibrate --from RESULTS.json... [--json FILE] [--baseline DIR]\n"
+    "                          [compare options]\n"
+    "  A/A runs: runs the profile RUNS times, then shows each case's run-to-run noise and the\n"
+    "  threshold that would have raised no false alarm, with a suggested compare command line\n"
+    "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
+    "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
+    "      --json FILE         also write the analysis as JSON\n"
+    "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"
+    "                          DIR/<host>-<device>-<profile>/thresholds.json, which compare\n"
+    "                          against that baseline's nights then uses (DIR: results/baselines)\n"
+    "      --from              analyse these results files (runs of one profile) instead\n"
+    "options of run:\n" GB__RUN_OPTIONS_HELP "options of compare:\n" GB__COMPARE_OPTIONS_HELP
+    "each case runs in a worker process under a time limit, as with run (measure.case_timeout):\n"
+    "a case that hangs or crashes its worker is recorded as failed and calibrate goes on\n"
+    "exit status: 0 done, 1 a run could not be written, 2 usage, profile or device error,\n"
+    "130 interrupted\n";
+static const struct gb__cmd cmd = {"calibrate", usage, 1, -1, "PROFILE", NULL};
+
+struct calibrate_args {
+    long runs;
+    bool runs_given, from;
+    const char *dir, *json, *baseline;
+};
+
+static int parse_runs(void *target, const char *name, const char *value)
+{
+    struct calibrate_args *c = target;
+    char *end;
+    long runs = strtol(value, &end, 10);
+    if (end == value || *end || runs < 2 || runs > 100)
+        return GB_USER_FAIL(GB_EINVAL, "-n wants 2..100 runs, got '%s'", value);
+    c->runs = runs;
+    c->runs_given = true;
+    return 0;
+}
+
+static const struct gb__opt calibrate_options[] = {
+    GB__PARSED("runs", 'n', true, parse_runs),
+    GB__TEXT(struct calibrate_args, dir, "dir", 0),
+    GB__TEXT(struct calibrate_args, json, "json", 0),
+    GB__TEXT(struct calibrate_args, baseline, "baseline", 0),
+    GB__FLAG(struct calibrate_args, from, "from", 0),
+    GB__END,
+};
+
+/* Reports on runs[0..n) from paths[0..n) (GB_EXIT_USAGE when the analysis refuses them); with
+ * c->baseline, the JSON goes to the baseline's thresholds.json too. */
+static enum gb_exit report(const struct gb_results *runs, const char *const *paths, size_t n,
+                           const struct gb_compare_opts *co, const struct calibrate_args *c)
+{
+    char learned[4200] = "", name[512];
+    if (c->baseline && n > 0) {
+        gb_baseline_name(&runs[0], name, sizeof name);
+        name[strlen(name) - 5] = '\0'; /* the folder: the name without ".json" */
+        char folder[4096];
+        snprintf(folder, sizeof folder, "%s/%s", c->baseline, name);
+        if (gb_mkdir_p(folder, 0777) != 0) {
+            fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", folder, strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        snprintf(learned, sizeof learned, "%s/thresholds.json", folder);
+    }
+    gb_error_clear();
+    FILE *t = gb__term_out();
+    int crc = gb_calibrate_report(t, runs, paths, n, co, learned[0] ? learned : c->json);
+    gb__term_done(t);
+    if (crc) {
+        fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    if (learned[0]) {
+        gb_error_clear();
+        if (c->json && gb_baseline_copy(learned, c->json)) {
+            fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+            return GB_EXIT_USAGE;
+        }
+        printf("Learned thresholds kept in %s: `gpubench compare` against that baseline's "
+               "nights uses each case's suggestion (--threshold / --suite-threshold override).\n",
+               learned);
+    }
+    return GB_EXIT_OK;
+}
+
+/* --from: the analysis of the results files paths[0..n). */
+static enum gb_exit analyse_files(const char *const *paths, size_t n,
+                                  const struct gb_compare_opts *co, const struct calibrate_args *c)
+{
+    struct gb_results *rs = calloc(n, sizeof *rs);
+    if (!rs)
+        return GB_EXIT_USAGE;
+    enum gb_exit rc = GB_EXIT_OK;
+    size_t nread = 0;
+    for (; nread < n; nread++) {
+        gb_error_clear();
+        if (gb_results_read(paths[nread], &rs[nread])) {
+            fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+            rc = GB_EXIT_USAGE;
+            break;
+        }
+    }
+    if (rc == GB_EXIT_OK)
+        rc = report(rs, paths, n, co, c);
+    for (size_t i = 0; i < nread; i++)
+        gb_results_free(&rs[i]);
+    free(rs);
+    return rc;
+}
+
+/* Makes the folder of the runs: c->dir, or results/calibrate-NAME-UTCTIME. */
+static enum gb_exit make_dir(const struct calibrate_args *c, const char *name, char *dir,
+                             size_t len)
+{
+    snprintf(dir, len, "%s", c->dir ? c->dir : "");
+    if (!c->dir) {
+        char stem[512], now[32];
+        snprintf(stem, sizeof stem, "calibrate-%s", name);
+        gb__utc_now(now, sizeof now);
+        enum gb_exit rc = gb__default_output("calibrate", stem, now, "", dir, len);
+        if (rc != GB_EXIT_OK)
+            return rc;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", dir, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+/* c->runs runs of the plan into dir/run-K.json, then the report. Each run's cases run in
+ * workers under the case time limit, as `run`'s do (run/supervise.h): a worker re-executes
+ * this command line (argv), which gb_cmd_calibrate turns into gb_worker_run. */
+static enum gb_exit run_and_report(const struct gb__run_args *a, const struct calibrate_args *c,
+                                   const struct gb_compare_opts *co, const struct gb_profile *p,
+                                   const struct gb_plan *plan, const char *command_line,
+                                   char *const *argv)
+{
+    long runs = c->runs;
+    struct gb_results *rs = calloc((size_t)runs, sizeof *rs);
+    char(*paths)[2048] = calloc((size_t)runs, sizeof *paths);
+    const char **path_ptrs = calloc((size_t)runs, sizeof *path_ptrs);
+    char dir[1024];
+    enum gb_exit rc = GB_EXIT_USAGE;
+    if (rs && paths && path_ptrs)
+        rc = make_dir(c, p->name, dir, sizeof dir);
+    else
+        fprintf(stderr, "gpubench calibrate: out of memory for %ld runs\n", runs);
+    volatile sig_atomic_t *stop = gb__catch_stop_signals();
+    long done = 0;
+    for (; rc == GB_EXIT_OK && done < runs && !*stop; done++) {
+        snprintf(paths[done], sizeof paths[done], "%s/run-%ld.json", dir, done + 1);
+        path_ptrs[done] = paths[done];
+        const char *inputs[] = {p->path, c->json};
+        if ((rc = gb__check_output("calibrate", paths[done], GB_OUTPUT_FILE, inputs, 2)))
+            break;
+        gb__fill_meta(&rs[done].run, p, command_line);
+        fprintf(stderr, "gpubench calibrate: run %ld of %ld, %zu cases -> %s\n", done + 1, runs,
+                plan->ncases, paths[done]);
+        struct gb_supervise_opts o = {
+            .out_path = paths[done],
+            .progress = !a->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+            .stop = stop,
+            .exe = "/proc/self/exe",
+            .argv = argv,
+        };
+        gb_error_clear();
+        int r = gb_supervise_plan(plan, &o, &rs[done]);
+        /* The analysis leaves failed cases out; say which and why (a hang, a crash: the reason
+         * the watchdog recorded). */
+        for (size_t i = 0; i < rs[done].nresults; i++) {
+            const struct gb_result *x = &rs[done].results[i];
+            char params[512];
+            if (x->status == GB_STATUS_FAILED)
+                fprintf(stderr, "gpubench calibrate: run %ld: %s %s %s failed: %s\n", done + 1,
+                        x->suite, x->case_name, gb_params_format(&x->params, params, sizeof params),
+                        x->reason);
+        }
+        if (r == GB_EIO || r == GB_EINTR) {
+            fprintf(stderr, "gpubench calibrate: run %ld %s\n", done + 1,
+                    r == GB_EINTR ? "interrupted" : "could not be written");
+            rc = r == GB_EINTR ? GB_EXIT_INTERRUPTED : GB_EXIT_CASE_FAILED;
+        } else if (r < 0) { /* no worker could be started (GB_EBACKEND), out of memory */
+            fprintf(stderr, "gpubench calibrate: run %ld: %s\n", done + 1,
+                    gb_error_msg()[0] ? gb_error_msg() : gb_strerror(r));
+            rc = GB_EXIT_USAGE;
+        }
+    }
+    if (rc == GB_EXIT_OK)
+        rc = report(rs, path_ptrs, (size_t)done, co, c);
+    for (long i = 0; rs && i < runs; i++)
+        gb_results_free(&rs[i]);
+    free(rs);
+    free(paths);
+    free(path_ptrs);
+    return rc;
+}
+
+/* A worker of a calibrate run (run/supervise.h): the plan of this same command line, its
+ * cases from the supervisor's spec. Returns gb_worker_run's exit status. */
+static int worker(struct gb__run_args *a, const char *spec)
+{
+    struct gb_profile p;
+    struct gb_plan plan;
+    enum gb_exit rc = gb__prepare_plan(a, "calibrate", &p, &plan);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    int st = gb_worker_run(&plan, spec);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    gb__shutdown_backends();
+    return st;
+}
+
+/* The command, with the command line a worker re-executes (argv) and, in a worker, the
+ * supervisor's spec (GB_WORKER_ENV; NULL otherwise). */
+static enum gb_exit calibrate(int argc, char **argv, const char *command_line, char *const *wargv,
+                              const char *spec)
+{
+    struct gb__run_args a = {0};
+    struct calibrate_args c = {.runs = 3};
+    struct gb_compare_opts co;
+    gb_compare_opts_default(&co);
+    enum gb_exit rc;
+    int first = gb__parse_options(
+        &cmd, argc, argv,
+        GB__GROUPS({gb__run_options, &a}, {gb__compare_options, &co}, {calibrate_options, &c}),
+        &rc);
+    if (first < 0)
+        return rc;
+    int n = argc - first;
+    if (c.from) {
+        if (a.out || a.backend || a.device || a.suite || a.nsets || a.quiet || c.runs_given ||
+            c.dir)
+            return gb__usage_error(&cmd,
+                                   "--from takes only --json, --baseline and compare options");
+        if (n < 2)
+            return gb__usage_error(&cmd, "--from needs at least two results files of one profile");
+        if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE,
+                                             (const char *const *)argv + first, (size_t)n)))
+            return rc;
+        return analyse_files((const char *const *)argv + first,
+                             gb__read_once("calibrate", (const char **)argv + first, (size_t)n),
+                             &co, &c);
+    }
+    if (n != 1)
+        return gb__usage_error(&cmd, "expects exactly one PROFILE");
+    a.profile = argv[first];
+    if (spec)
+        return (enum gb_exit)worker(&a, spec);
+    if (a.out)
+        return gb__usage_error(&cmd, "-o does not apply; --dir DIR holds the runs");
+    /* The runs' folder is an input of the analysis: --json may not land on a run's file. */
+    const char *inputs[] = {a.profile, c.dir};
+    if (c.json && (rc = gb__check_output("calibrate", c.json, GB_OUTPUT_FILE, inputs, 2)))
+        return rc;
+    if (c.dir && (rc = gb__check_output("calibrate", c.dir, GB_OUTPUT_DIR, inputs, 1)))
+        return rc;
+    struct gb_profile p;
+    struct gb_plan plan;
+    if ((rc = gb__prepare_plan(&a, "calibrate", &p, &plan)) != GB_EXIT_OK)
+        return rc;
+    rc = run_and_report(&a, &c, &co, &p, &plan, command_line, wargv);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    gb__shutdown_backends();
+    return rc;
+}
+
+int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
+{
+    char command_line[2048];
+    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
+    unsetenv(GB_WORKER_ENV);
+    if (!worker_argv) {
+        fprintf(stderr, "gpubench calibrate: out of memory\n");
+        free(spec);
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    enum gb_exit rc = calibrate(argc, argv, command_line, worker_argv, spec);
+    free(worker_argv);
+    free(spec);
+    return rc;
+}

@@ -1,0 +1,492 @@
+/* gpubench — what the commands share (contracts in common.h). */
+#include "common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "analyses/merge.h"
+#include "gb-config.h"
+#include "gb-version.h"
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+#define MAX_OPTS 48
+
+/* Every option of the groups in one list, each with where its value goes. */
+struct flat_opt {
+    const struct gb__opt *opt;
+    void *target;
+};
+
+/* Stores or parses one option's value (NULL for an option without one). */
+static int take(const struct flat_opt *f, const char *value)
+{
+    if (f->opt->parse)
+        return f->opt->parse(f->target, f->opt->name, value);
+    if (f->opt->takes_value)
+        *(const char **)f->target = value;
+    else
+        *(bool *)f->target = true;
+    return 0;
+}
+
+/* The option getopt_long has just refused: the argument "--name..." that held a long one, else
+ * "-x" for a short one (optopt; the argument may hold several, "-qx"). */
+static void refused_text(int argc, char **argv, char *buf, size_t len)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 256)
+        snprintf(buf, len, "-%c", optopt);
+    else
+        snprintf(buf, len, "%s", arg);
+}
+
+/* The operands argv[first..argc) against what c takes: GB_EXIT_OK or a usage error. */
+static enum gb_exit count_operands(const struct gb__cmd *c, int argc, char **argv, int first)
+{
+    int n = argc - first;
+    if (n > 0 && c->max_operands == 0)
+        return gb__usage_error(c, "takes no operand ('%s')", argv[first]);
+    if (n >= c->min_operands && (c->max_operands < 0 || n <= c->max_operands))
+        return GB_EXIT_OK;
+    if (n == 0 && c->missing)
+        return gb__usage_error(c, "missing %s", c->missing);
+    return gb__usage_error(c, "expects %s", c->expects);
+}
+
+int gb__parse_options(const struct gb__cmd *c, int argc, char **argv,
+                      const struct gb__opt_group *groups, enum gb_exit *rc)
+{
+    struct flat_opt flat[MAX_OPTS];
+    struct option longopts[MAX_OPTS + 2];
+    char shortopts[3 * MAX_OPTS + 4] = ":h";
+    size_t n = 0;
+    for (const struct gb__opt_group *g = groups; g->opts; g++)
+        for (const struct gb__opt *o = g->opts; o->name && n < MAX_OPTS; o++, n++) {
+            flat[n] = (struct flat_opt){o, (char *)g->base + o->offset};
+            longopts[n] = (struct option){o->name, o->takes_value ? required_argument : no_argument,
+                                          NULL, o->letter ? o->letter : 256 + (int)n};
+            if (o->letter)
+                gb_appendf(shortopts, sizeof shortopts, "%c%s", o->letter,
+                           o->takes_value ? ":" : "");
+        }
+    longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
+
+    optind = 0; /* a full restart of GNU getopt, its permutation state included */
+    opterr = 0; /* the messages below name the command */
+    int ch;
+    while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (ch == 'h') {
+            fputs(c->usage, stdout);
+            *rc = GB_EXIT_OK;
+            return -1;
+        }
+        char text[256];
+        if (ch == '?' || ch == ':') {
+            refused_text(argc, argv, text, sizeof text);
+            *rc = gb__usage_error(c, ch == ':' ? "%s needs a value" : "unknown option '%s'", text);
+            return -1;
+        }
+        const struct flat_opt *f = NULL;
+        for (size_t i = 0; i < n && !f; i++)
+            if (ch == (flat[i].opt->letter ? flat[i].opt->letter : 256 + (int)i))
+                f = &flat[i];
+        gb_error_clear();
+        if (!f || take(f, optarg) != 0) {
+            *rc = gb__usage_error(c, "%s", f ? gb_error_msg() : "internal option error");
+            return -1;
+        }
+    }
+    if ((*rc = count_operands(c, argc, argv, optind)) != GB_EXIT_OK)
+        return -1;
+    return optind;
+}
+
+enum gb_exit gb__usage_error(const struct gb__cmd *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gpubench %s: ", c->name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    fputs(c->usage, stderr);
+    return GB_EXIT_USAGE;
+}
+
+/* --set KEY=VALUE into the run's overrides. */
+static int parse_set(void *target, const char *name, const char *value)
+{
+    struct gb__run_args *a = target;
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value)
+        return GB_USER_FAIL(GB_EINVAL, "--%s wants KEY=VALUE, got '%s'", name, value);
+    if (strlen(value) >= sizeof a->set_text[0])
+        return GB_USER_FAIL(GB_EINVAL, "--%s: at most %zu characters", name,
+                            sizeof a->set_text[0] - 1);
+    if (a->nsets == GB__MAX_SETS)
+        return GB_USER_FAIL(GB_EINVAL, "at most %d --%s options", GB__MAX_SETS, name);
+    char *s = a->set_text[a->nsets];
+    snprintf(s, sizeof a->set_text[0], "%s", value);
+    s[eq - value] = '\0';
+    a->sets[a->nsets].key = s;
+    a->sets[a->nsets].value = s + (eq - value) + 1;
+    a->nsets++;
+    return 0;
+}
+
+const struct gb__opt gb__run_options[] = {
+    GB__TEXT(struct gb__run_args, out, "output", 'o'),
+    GB__TEXT(struct gb__run_args, backend, "backend", 'b'),
+    GB__TEXT(struct gb__run_args, device, "device", 'd'),
+    GB__TEXT(struct gb__run_args, suite, "suite", 's'),
+    GB__PARSED("set", 0, true, parse_set),
+    GB__FLAG(struct gb__run_args, quiet, "quiet", 'q'),
+    GB__FLAG(struct gb__run_args, verbose, "verbose", 'v'),
+    GB__END,
+};
+
+bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct gb__run_args *a,
+                        enum gb_exit *rc)
+{
+    int first = gb__parse_options(c, argc, argv, GB__GROUPS({gb__run_options, a}), rc);
+    if (first < 0)
+        return false;
+    a->profile = argv[first];
+    if (a->verbose)
+        gb_error_log_to(stderr);
+    return true;
+}
+
+static int parse_compare(void *target, const char *name, const char *value)
+{
+    return gb_compare_set_option(target, name, value);
+}
+
+const struct gb__opt gb__compare_options[] = {
+    GB__PARSED("threshold", 0, true, parse_compare),
+    GB__PARSED("suite-threshold", 0, true, parse_compare),
+    GB__PARSED("alpha", 0, true, parse_compare),
+    GB__PARSED("fail-on-faster", 0, false, parse_compare),
+    GB__PARSED("across-devices", 0, false, parse_compare),
+    GB__END,
+};
+
+/* ---- profiles and runs --------------------------------------------------------------------- */
+
+enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p)
+{
+    char err[2048];
+    if (gb_profile_load(a->profile, a->sets, a->nsets, p, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+enum gb_exit gb__prepare_plan(const struct gb__run_args *a, const char *cmd, struct gb_profile *p,
+                              struct gb_plan *plan)
+{
+    enum gb_exit rc = gb__load_profile(a, p);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    memset(plan, 0, sizeof *plan);
+    gb_error_clear();
+    if (gb_plan_devices(p, a->backend, a->device, plan)) {
+        fprintf(stderr, "gpubench %s: %s\n", cmd, gb_error_msg());
+        gb_plan_free(plan);
+        gb_profile_free(p);
+        return GB_EXIT_USAGE;
+    }
+    gb_error_clear();
+    int err = gb_plan_expand(p, a->suite, plan);
+    if (err || plan->ncases == 0) {
+        fprintf(stderr, "gpubench %s: %s\n", cmd,
+                err ? gb_error_msg() : "the profile and --suite select no case");
+        gb_plan_free(plan);
+        gb_profile_free(p);
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+void gb__command_line(int argc, char **argv, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        gb_appendf(buf, len, "%s%s", i ? " " : "", argv[i]);
+}
+
+void gb__utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void gb__fill_meta(struct gb_run_meta *m, const struct gb_profile *p, const char *command_line)
+{
+    snprintf(m->gpubench_version, sizeof m->gpubench_version, "%s", GB_VERSION);
+    snprintf(m->git_commit, sizeof m->git_commit, "%s", GB_GIT_COMMIT);
+    gb__utc_now(m->start_utc, sizeof m->start_utc);
+    snprintf(m->end_utc, sizeof m->end_utc, "%s", m->start_utc);
+    if (gethostname(m->host, sizeof m->host) != 0)
+        snprintf(m->host, sizeof m->host, "unknown");
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
+    snprintf(m->command_line, sizeof m->command_line, "%s", command_line);
+    snprintf(m->profile_path, sizeof m->profile_path, "%s", p->path);
+    snprintf(m->profile_name, sizeof m->profile_name, "%s", p->name);
+    snprintf(m->profile_sha256, sizeof m->profile_sha256, "%s", p->sha256);
+}
+
+void gb__shutdown_backends(void)
+{
+    for (size_t b = 0; b < gb_backend_count; b++)
+        gb_backends[b]->shutdown();
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+    /* A second signal ends the program at once. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}
+
+volatile sig_atomic_t *gb__catch_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return &stop_flag;
+}
+
+/* ---- output files -------------------------------------------------------------------------- */
+
+enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *utc, const char *ext,
+                                char *buf, size_t len)
+{
+    char stamp[32];
+    snprintf(stamp, sizeof stamp, "%s", utc);
+    for (char *s = stamp; *s; s++)
+        if (*s == ':' || *s == '-')
+            memmove(s, s + 1, strlen(s));
+    if (mkdir("results", 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gpubench %s: cannot create results/: %s\n", cmd, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    snprintf(buf, len, "results/%s-%s%s", stem, stamp, ext);
+    return GB_EXIT_OK;
+}
+
+/* The folder of path into dir ("." when path names none; "/" for a file in the root), and
+ * returns its last component. */
+static const char *split_parent(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, len, ".");
+        return path;
+    }
+    snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return slash + 1;
+}
+
+enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
+                              const char *const *inputs, size_t ninputs)
+{
+    char why[4200];
+    if (strcmp(out, "-") == 0) {
+        /* The callers that take "-" for standard output handle it before this check. */
+        fprintf(stderr,
+                "gpubench %s: cannot write -: this output needs a file name ('-' is not "
+                "standard output here)\n",
+                cmd);
+        return GB_EXIT_USAGE;
+    }
+    if (gb_output_refusal(out, kind, inputs, ninputs, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, out, why);
+        return GB_EXIT_USAGE;
+    }
+    /* A file's folder must exist: found now, not after the work is done. */
+    char dir[PATH_MAX];
+    split_parent(out, dir, sizeof dir);
+    struct stat st;
+    if (kind == GB_OUTPUT_FILE) {
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gpubench %s: cannot write %s: its folder %s does not exist\n", cmd,
+                    out, dir);
+            return GB_EXIT_USAGE;
+        }
+    }
+    return GB_EXIT_OK;
+}
+
+FILE *gb__open_out(const char *path)
+{
+    return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+}
+
+int gb__close_out(FILE *f)
+{
+    if (f == stdout)
+        return fflush(f);
+    return fclose(f);
+}
+
+enum gb_exit gb__write_output(const char *cmd, const char *path,
+                              int (*write)(FILE *f, const void *what), const void *what)
+{
+    FILE *f = gb__open_out(path);
+    if (!f) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    gb_error_clear();
+    int rc = write(f, what);
+    int closed = gb__close_out(f);
+    if (rc || closed) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path,
+                rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end != text && !errno && *end == '%') {
+        v /= 100.0;
+        end++;
+    }
+    if (end == text || errno || *end || !(v >= lo && v <= hi))
+        return GB_FAIL(GB_EINVAL, "--%s wants a relative amount such as 0.05 or 5%%, got '%s'",
+                       name, text);
+    *out = v;
+    return 0;
+}
+
+FILE *gb__term_out(void)
+{
+    FILE *t = gb_term_stream(stdout);
+    return t ? t : stdout;
+}
+
+int gb__term_done(FILE *f)
+{
+    return f == stdout ? fflush(f) : fclose(f);
+}
+
+size_t gb__read_once(const char *cmd, const char **paths, size_t n)
+{
+    bool *dup = calloc(n ? n : 1, sizeof *dup);
+    if (!dup || gb_files_duplicates(paths, n, dup) == 0) {
+        free(dup);
+        return n;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dup[i])
+            fprintf(stderr, "gpubench %s: note: %s is a file already given: read once\n", cmd,
+                    paths[i]);
+        else
+            paths[k++] = paths[i];
+    }
+    free(dup);
+    return k;
+}
+
+/* A path that may not exist yet, as its resolved folder and its name ("./x" and "$PWD/x" alike).
+ * False when the folder cannot be resolved. */
+static bool canonical(const char *path, char *buf, size_t len)
+{
+    char dir[PATH_MAX], rd[PATH_MAX];
+    const char *name = split_parent(path, dir, sizeof dir);
+    if (!realpath(dir, rd))
+        return false;
+    snprintf(buf, len, "%s/%s", rd, name);
+    return true;
+}
+
+enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const char *const *names,
+                               size_t nouts, const char *const *inputs, size_t ninputs)
+{
+    enum gb_exit rc;
+    for (size_t k = 0; k < nouts; k++) {
+        if (!outs[k])
+            continue;
+        if (strcmp(outs[k], "-") != 0 &&
+            (rc = gb__check_output(cmd, outs[k], GB_OUTPUT_FILE, inputs, ninputs)) != GB_EXIT_OK)
+            return rc;
+        for (size_t j = 0; j < k; j++) {
+            if (!outs[j])
+                continue;
+            struct stat a, b;
+            char cj[PATH_MAX + 256], ck[PATH_MAX + 256];
+            bool same = strcmp(outs[j], outs[k]) == 0 ||
+                        (stat(outs[j], &a) == 0 && stat(outs[k], &b) == 0 && a.st_dev == b.st_dev &&
+                         a.st_ino == b.st_ino) ||
+                        (canonical(outs[j], cj, sizeof cj) && canonical(outs[k], ck, sizeof ck) &&
+                         strcmp(cj, ck) == 0);
+            if (same) {
+                fprintf(stderr,
+                        "gpubench %s: cannot write %s: %s and %s both name it: give each "
+                        "output its own file\n",
+                        cmd, outs[k], names[j], names[k]);
+                return GB_EXIT_USAGE;
+            }
+        }
+    }
+    return GB_EXIT_OK;
+}
+
+enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
+                                   const char *const *names, size_t nouts, const char *const *args,
+                                   size_t nargs, const struct gb_inputs *in)
+{
+    enum gb_exit rc =
+        gb__check_outputs(cmd, outs, names, nouts, (const char *const *)in->paths, in->n);
+    for (size_t k = 0; rc == GB_EXIT_OK && k < nouts; k++) {
+        size_t len = outs[k] ? strlen(outs[k]) : 0;
+        if (len < 5 || strcmp(outs[k] + len - 5, ".json") != 0)
+            continue;
+        char dir[PATH_MAX], parent[PATH_MAX], ra[PATH_MAX];
+        split_parent(outs[k], dir, sizeof dir);
+        if (!realpath(dir, parent))
+            continue;
+        for (size_t a = 0; a < nargs; a++) {
+            struct stat st;
+            if (stat(args[a], &st) == 0 && S_ISDIR(st.st_mode) && realpath(args[a], ra) &&
+                strcmp(ra, parent) == 0) {
+                fprintf(stderr,
+                        "gpubench %s: cannot write %s: a .json file in the input folder %s, "
+                        "which the next run would read as a results file\n",
+                        cmd, outs[k], args[a]);
+                rc = GB_EXIT_USAGE;
+                break;
+            }
+        }
+    }
+    return rc;
+}

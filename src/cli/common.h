@@ -1,0 +1,209 @@
+/* gpubench — what the commands share: one option parser (getopt_long over tables), the option
+ * set of run, validate and calibrate, the compare options of compare and calibrate, the profile
+ * and plan they load, the run metadata, Ctrl-C / SIGTERM, and output files.
+ *
+ * Private to src/cli (hence gb__). Every function that can end a command says so with an
+ * enum gb_exit, after printing "gpubench CMD: why" to stderr. */
+#ifndef GB_COMMANDS_COMMON_H
+#define GB_COMMANDS_COMMON_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/util.h"
+#include "commands.h"
+#include "analyses/compare.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "results/results.h"
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+/* One option of a table. Where it goes is `offset` bytes into the table's struct (offsetof):
+ * with parse NULL, an option without a value sets a bool there to true, one with a value stores
+ * the text in a const char * there (the last one given wins); otherwise parse(that address,
+ * name, value or NULL) checks and stores it, returning 0 or a negative gb_err with a message
+ * for the user in gb_error_msg(). A table ends with an entry whose name is NULL. */
+struct gb__opt {
+    const char *name; /* the long name: "output" for --output */
+    int letter;       /* the short name ('o' for -o), or 0 */
+    bool takes_value;
+    size_t offset;
+    int (*parse)(void *target, const char *name, const char *value);
+};
+
+/* Table entries: an option without a value that sets the bool `field` of the table's struct
+ * `type`, one whose text goes to the const char * `field`, one that fn(the group's struct, name,
+ * value or NULL) parses; the end. */
+// clang-format off
+#define GB__FLAG(type, field, name, letter) {(name), (letter), false, offsetof(type, field), NULL}
+#define GB__TEXT(type, field, name, letter) {(name), (letter), true, offsetof(type, field), NULL}
+#define GB__PARSED(name, letter, takes_value, fn) {(name), (letter), (takes_value), 0, (fn)}
+#define GB__END {NULL, 0, false, 0, NULL}
+// clang-format on
+
+/* A table and the struct its offsets point into. A list of groups ends with a NULL opts. */
+struct gb__opt_group {
+    const struct gb__opt *opts;
+    void *base;
+};
+
+/* A list of option groups, for gb__parse_options: GB__GROUPS({run_opts, &a}, {mine, &b}). */
+#define GB__GROUPS(...) ((const struct gb__opt_group[]){__VA_ARGS__, {NULL, NULL}})
+
+/* What a command takes besides options: its name, its usage text (the answer to --help) and
+ * how many operands, at least and at most (-1: no limit). Too few or too many is a usage error
+ * that says "missing MISSING" when there is none and MISSING is set, else "expects EXPECTS". */
+struct gb__cmd {
+    const char *name;
+    const char *usage;
+    int min_operands, max_operands;
+    const char *missing; /* "PROFILE" */
+    const char *expects; /* "exactly one PROFILE" */
+};
+
+/* Parses argv[1..argc) of command c (argv[0] is its name) with getopt_long: options and operands
+ * in any order ("--" ends the options), long options also as --name=value and by an unambiguous
+ * prefix; at most 48 options in all groups. -h / --help, in every command, prints c->usage to
+ * stdout. Returns the index of the
+ * first operand (getopt_long moves the operands to argv[first..argc)), or -1 when the command
+ * is over: *rc GB_EXIT_OK after --help, GB_EXIT_USAGE after an unknown option, a missing or bad
+ * value, or too few or too many operands (the reason and the usage on stderr). */
+int gb__parse_options(const struct gb__cmd *c, int argc, char **argv,
+                      const struct gb__opt_group *groups, enum gb_exit *rc);
+
+/* Prints "gpubench CMD: " and the message to stderr, then c's usage; returns GB_EXIT_USAGE. For
+ * options that do not go together and the like. */
+enum gb_exit gb__usage_error(const struct gb__cmd *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The options of run, shared by validate (which uses --suite and --set) and calibrate (which
+ * refuses -o): -o/--output FILE, -b/--backend NAME, -d/--device SEL, -s/--suite LIST,
+ * --set KEY=VALUE (at most 64), -q/--quiet. GB__RUN_OPTIONS_HELP describes all but -o. */
+#define GB__MAX_SETS 64
+struct gb__run_args {
+    const char *profile; /* the operand */
+    const char *out, *backend, *device, *suite;
+    struct gb_override sets[GB__MAX_SETS]; /* point into set_text */
+    size_t nsets;
+    bool quiet, verbose;
+    char set_text[GB__MAX_SETS][1024];
+};
+extern const struct gb__opt gb__run_options[];
+
+/* Parses the options of run (and validate) and their one PROFILE into a (zeroed by the caller).
+ * As gb__parse_options: true to go on, false when the command is over with *rc. */
+bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct gb__run_args *a,
+                        enum gb_exit *rc);
+#define GB__RUN_OPTIONS_HELP                                                          \
+    "  -b, --backend NAME      only this backend (opencl, cuda)\n"                    \
+    "  -d, --device SEL        devices: all, or a comma list of indices (1),\n"       \
+    "                          backend:index (opencl:1) or name substrings\n"         \
+    "  -s, --suite LIST        only these suites (comma-separated)\n"                 \
+    "      --set KEY=VALUE     override a profile key, e.g. measure.max_time=0.5s,\n" \
+    "                          transfer.params.size=[1MiB,4MiB] (repeatable)\n"       \
+    "  -q, --quiet             no progress line on stderr\n"                          \
+    "  -v, --verbose           log where each error arose in the source on stderr\n"
+
+/* The options of the verdict, shared by compare and calibrate, into a struct gb_compare_opts
+ * (set it with gb_compare_opts_default first): --threshold, --suite-threshold, --alpha,
+ * --fail-on-faster, --across-devices (gb_compare_set_option). */
+extern const struct gb__opt gb__compare_options[];
+#define GB__COMPARE_OPTIONS_HELP                                                             \
+    "      --threshold T       relative change that matters: 0.05 or 5% (default 5%)\n"      \
+    "      --suite-threshold S=T another threshold for suite S (repeatable)\n"               \
+    "      --alpha A           significance level of the Mann-Whitney test (default 0.01)\n" \
+    "      --fail-on-faster    a significant speed-up beyond the threshold fails too\n"      \
+    "      --across-devices    compare results from different devices, paired in order\n"
+
+/* ---- profiles and runs --------------------------------------------------------------------- */
+
+/* Loads a->profile with a's overrides into *p. GB_EXIT_OK, or GB_EXIT_USAGE with the profile's
+ * "file:line:column: message" on stderr (nothing to free then). */
+enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p);
+
+/* Loads the profile and plans its cases on the devices a selects (--backend, --device, --suite).
+ * GB_EXIT_OK with *p and *plan to free, or GB_EXIT_USAGE with the reason on stderr (no device
+ * selected, a bad suite filter, no case at all) and nothing to free. */
+enum gb_exit gb__prepare_plan(const struct gb__run_args *a, const char *cmd, struct gb_profile *p,
+                              struct gb_plan *plan);
+
+/* argv[0..argc) joined by spaces (truncated to len - 1), the command line a results file
+ * records. Take it before parsing: getopt_long reorders argv. */
+void gb__command_line(int argc, char **argv, char *buf, size_t len);
+
+/* Fills a run's metadata: gpubench version and commit, start (= end) time in UTC now, host, OS,
+ * the command line and the profile's path, name and SHA-256. */
+void gb__fill_meta(struct gb_run_meta *m, const struct gb_profile *p, const char *command_line);
+
+/* Shuts every backend down (after a run; harmless for one never started). */
+void gb__shutdown_backends(void);
+
+/* From now on Ctrl-C and SIGTERM (what a CI timeout or a job scheduler sends) raise the returned
+ * flag, for gb_runner_opts.stop: the runner stops after the current sample. A second signal
+ * ends the program at once. */
+volatile sig_atomic_t *gb__catch_stop_signals(void);
+
+/* ---- output files -------------------------------------------------------------------------- */
+
+/* The default place of a command's output: makes results/ when missing and writes
+ * "results/<stem>-<stamp><ext>" to buf, stamp being the UTC time utc ("2024-05-01T02:30:00Z")
+ * without its '-' and ':' ("20240501T023000Z"). GB_EXIT_OK, or GB_EXIT_USAGE with the reason on
+ * stderr when results/ cannot be made. */
+enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *utc, const char *ext,
+                                char *buf, size_t len);
+
+/* The UTC time now as "2024-05-01T02:30:00Z" into buf[len]. */
+void gb__utc_now(char *buf, size_t len);
+
+/* Checks an output path against the command's inputs with gb_output_refusal (base/util.h): an
+ * input, a device node, a folder where a file is meant (or a file where a folder is meant), a
+ * dangling symbolic link. GB_EXIT_OK, or GB_EXIT_USAGE after "gpubench CMD: cannot write OUT:
+ * why" on stderr. Every command that writes calls it before it reads or runs anything more. */
+enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
+                              const char *const *inputs, size_t ninputs);
+
+/* gb__check_output for each of a command's file outputs outs[0..nouts) (NULL: not asked for),
+ * named by their options in names[], and none twice: two outputs on one path (or one file, or
+ * both on stdout "-") would leave one format in it, or both interleaved. GB_EXIT_OK, or
+ * GB_EXIT_USAGE after "gpubench CMD: ..." on stderr. */
+enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const char *const *names,
+                               size_t nouts, const char *const *inputs, size_t ninputs);
+
+struct gb_inputs;
+/* gb__check_outputs for a command that reads folders of results (fleet, history): the outputs
+ * against the files read, in->paths (not against the folders, whose other files are not
+ * inputs), and no ".json" output straight inside a folder among args[0..nargs), where the next
+ * run would read it as a results file. */
+enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
+                                   const char *const *names, size_t nouts, const char *const *args,
+                                   size_t nargs, const struct gb_inputs *in);
+
+/* Drops from paths[0..n) (in place, order kept) every path that names a file named earlier
+ * (gb_files_duplicates), with a note on stderr for each, "gpubench CMD: note: ...: read once",
+ * so that one file given twice is not two runs. Returns the new count. */
+size_t gb__read_once(const char *cmd, const char **paths, size_t n);
+
+/* stdout for a text table that quotes files' text (device names, reasons, labels): a
+ * terminal-safe stream (gb_term_stream), or stdout itself when none can be made. Returns what
+ * to write to; gb__term_done() flushes it and returns the write's status, 0 or EOF. */
+FILE *gb__term_out(void);
+int gb__term_done(FILE *f);
+
+/* Opens path for writing, "-" meaning stdout; NULL with errno when it cannot. */
+FILE *gb__open_out(const char *path);
+/* Closes what gb__open_out opened (stdout is only flushed). 0, or EOF with errno. */
+int gb__close_out(FILE *f);
+
+/* Writes one output of command cmd: opens path (gb__open_out), calls write(f, what), closes.
+ * GB_EXIT_OK, or GB_EXIT_USAGE with "gpubench CMD: cannot write PATH: why" on stderr. */
+enum gb_exit gb__write_output(const char *cmd, const char *path,
+                              int (*write)(FILE *f, const void *what), const void *what);
+
+/* A relative amount given as "0.05" or "5%" into *out, a fraction in [lo, hi]. 0, or GB_EINVAL
+ * with "--NAME wants a relative amount such as 0.05 or 5%, got 'TEXT'" in gb_error_msg(). */
+int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out);
+
+#endif

@@ -1,0 +1,189 @@
+/* gpubench compare BASE.json NEW.json [OPTIONS]: a regression verdict per case (the rules in
+ * analyses/compare.h); gpubench compare BASELINE-FOLDER NEW.json: the same against the baseline's
+ * nights (analyses/baseline.h), with its learned thresholds. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "analyses/machine.h"
+#include "common.h"
+#include "analyses/baseline.h"
+#include "analyses/calibrate.h"
+
+static const char usage[] =
+    "usage: gpubench compare BASE.json NEW.json [OPTIONS]\n"
+    "       gpubench compare BASELINE-FOLDER NEW.json [OPTIONS]\n"
+    "  two files: a Mann-Whitney test on the samples of one run each: it judges within-run\n"
+    "  noise only. A baseline folder (results/baselines/<host>-<device>-<profile>/, made by\n"
+    "  `gpubench baseline`): NEW against the spread of the medians of its nights, with the\n"
+    "  thresholds `gpubench calibrate --baseline` learned\n" GB__COMPARE_OPTIONS_HELP
+    "      --mads Z            against nights: the cut, in standard deviations for many\n"
+    "                          nights (default 3; wider for few nights)\n"
+    "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
+    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': stdout)\n"
+    "      --changes           the terminal table shows only rows that are not SAME\n"
+    "  -q, --quiet             no terminal table\n"
+    "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
+static const struct gb__cmd cmd = {
+    "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};
+
+struct compare_args {
+    const char *md, *json, *junit;
+    bool quiet, changes;
+};
+
+static const struct gb__opt compare_options[] = {
+    GB__TEXT(struct compare_args, md, "markdown", 0),
+    GB__TEXT(struct compare_args, md, "md", 0),
+    GB__TEXT(struct compare_args, json, "json", 0),
+    GB__TEXT(struct compare_args, junit, "junit", 0),
+    GB__FLAG(struct compare_args, quiet, "quiet", 'q'),
+    GB__FLAG(struct compare_args, changes, "changes", 0),
+    GB__END,
+};
+
+static int parse_nights_option(void *target, const char *name, const char *value)
+{
+    return gb_compare_set_option(target, name, value);
+}
+
+/* Options of the comparison against nights, into the struct gb_compare_opts. */
+static const struct gb__opt nights_options[] = {
+    GB__PARSED("mads", 0, true, parse_nights_option),
+    GB__PARSED("min-nights", 0, true, parse_nights_option),
+    GB__END,
+};
+
+typedef int (*writer_fn)(FILE *, const struct gb_comparison *);
+
+/* Writes the comparison to path ("-": stdout) with fn. GB_EXIT_OK or GB_EXIT_USAGE. */
+static enum gb_exit write_to(const char *path, writer_fn fn, const struct gb_comparison *c)
+{
+    FILE *f = gb__open_out(path);
+    if (!f) {
+        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    int rc = fn(f, c);
+    if (gb__close_out(f) != 0 || rc) {
+        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
+/* The outputs the options ask for, then the verdict: GB_EXIT_REGRESSION when there is one. */
+static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_comparison *c)
+{
+    bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
+                     (a->junit && strcmp(a->junit, "-") == 0);
+    if (!a->quiet && !to_stdout) {
+        FILE *t = gb__term_out();
+        gb_compare_write_text(t, c, a->changes);
+        gb__term_done(t);
+    }
+    enum gb_exit rc = GB_EXIT_OK, wr;
+    if (a->md && (wr = write_to(a->md, gb_compare_write_markdown, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (a->json && (wr = write_to(a->json, gb_compare_write_json, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (a->junit && (wr = write_to(a->junit, gb_compare_write_junit, c)) != GB_EXIT_OK)
+        rc = wr;
+    if (rc == GB_EXIT_OK && c->regressions)
+        rc = GB_EXIT_REGRESSION;
+    return rc;
+}
+
+/* NEW against the nights of the baseline folder (and its learned thresholds, when it has them). */
+static enum gb_exit compare_nights(const struct compare_args *a, const struct gb_compare_opts *o,
+                                   const char *folder, const char *file)
+{
+    struct gb_nights nights;
+    gb_error_clear();
+    if (gb_baseline_read_nights(folder, &nights)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    if (nights.n == 0) {
+        fprintf(stderr,
+                "gpubench compare: %s holds no night (nights/*.json): promote a run first "
+                "(gpubench baseline RESULTS.json)\n",
+                folder);
+        return GB_EXIT_USAGE;
+    }
+    enum gb_exit rc = GB_EXIT_USAGE;
+    struct gb_learned learned = {0};
+    struct gb_results next;
+    memset(&next, 0, sizeof next);
+    char tpath[4200];
+    snprintf(tpath, sizeof tpath, "%s/thresholds.json", folder);
+    gb_error_clear();
+    if (access(tpath, F_OK) == 0 && gb_learned_read(tpath, &learned)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        goto done;
+    }
+    gb_error_clear();
+    if (gb_results_read(file, &next)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        goto done;
+    }
+    struct gb_comparison c;
+    gb_error_clear();
+    if (gb_compare_nights(nights.runs, (const char *const *)nights.paths, nights.n, folder, &next,
+                          file, &learned, o, &c)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+    } else {
+        rc = write_outputs(a, &c);
+        gb_comparison_free(&c);
+    }
+done:
+    gb_results_free(&next);
+    gb_learned_free(&learned);
+    gb_nights_free(&nights);
+    return rc;
+}
+
+int gb_cmd_compare(int argc, char **argv)
+{
+    struct compare_args a = {0};
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    enum gb_exit rc;
+    int first = gb__parse_options(
+        &cmd, argc, argv,
+        GB__GROUPS({gb__compare_options, &o}, {nights_options, &o}, {compare_options, &a}), &rc);
+    if (first < 0)
+        return rc;
+    const char *files[2] = {argv[first], argv[first + 1]};
+    const char *outs[3] = {a.md, a.json, a.junit};
+    static const char *const names[3] = {"--markdown", "--json", "--junit"};
+    if ((rc = gb__check_outputs("compare", outs, names, 3, files, 2)) != GB_EXIT_OK)
+        return rc;
+    struct stat st;
+    if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode))
+        return compare_nights(&a, &o, files[0], files[1]);
+    struct gb_results rs[2];
+    gb_error_clear();
+    if (gb_results_read_all(files, 2, rs)) { /* both at once */
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    struct gb_comparison c;
+    gb_error_clear();
+    if (gb_compare_results(&rs[0], files[0], &rs[1], files[1], &o, &c)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+    } else {
+        rc = write_outputs(&a, &c);
+        gb_comparison_free(&c);
+        /* What changed in the machine, the likely cause of a verdict (on stderr, so that the
+         * outputs written to stdout stay parseable). */
+        gb_machine_warnings(stderr, &rs[0], &rs[1]);
+    }
+    gb_results_free(&rs[0]);
+    gb_results_free(&rs[1]);
+    return rc;
+}

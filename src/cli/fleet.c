@@ -1,0 +1,140 @@
+/* gpubench fleet DIR|FILE... — the same profile's results from many nodes side by side, and the
+ * nodes that stand out (the rule: analyses/fleet.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "common.h"
+#include "analyses/fleet.h"
+#include "analyses/merge.h"
+
+static const char usage[] =
+    "usage: gpubench fleet DIR|FILE... [OPTIONS]\n"
+    "  Results files of one profile run on many nodes (a folder gives its *.json files):\n"
+    "  per case the fleet median, its spread and each node's deviation; a node is an\n"
+    "  outlier when it is both beyond K scaled MADs from the median and more than\n"
+    "  --min-deviation from it, or when a case failed on it and ran elsewhere.\n"
+    "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
+    "      --min-deviation F   and at least this far from the median: 0.05 or 5% (default 5%)\n"
+    "  -s, --suite LIST        only these suites (comma-separated)\n"
+    "      --all               a per-node table for every case (default: cases with an\n"
+    "                          outlier)\n"
+    "      --markdown FILE, --json FILE   also write these ('-': stdout)\n"
+    "  -q, --quiet             no terminal output\n"
+    "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
+static const struct gb__cmd cmd = {"fleet", usage, 1,
+                                   -1,      NULL,  "results files or a folder of them"};
+
+struct fleet_args {
+    struct gb_fleet_opts o; /* first: the parsed options' target */
+    const char *md, *json, *suites;
+    bool all, quiet;
+};
+
+static int parse_fleet(void *target, const char *name, const char *value)
+{
+    struct gb_fleet_opts *o = target;
+    if (strcmp(name, "min-deviation") == 0)
+        return gb__parse_fraction(name, value, 0.0, 10.0, &o->min_deviation);
+    char *end;
+    double k = strtod(value, &end);
+    if (end == value || *end || !(k > 0.0 && k < 1e6))
+        return GB_FAIL(GB_EINVAL, "--threshold wants a positive number of MADs, got '%s'", value);
+    o->k = k;
+    return 0;
+}
+
+static const struct gb__opt fleet_options[] = {
+    GB__PARSED("threshold", 'k', true, parse_fleet),
+    GB__PARSED("min-deviation", 0, true, parse_fleet),
+    GB__TEXT(struct fleet_args, suites, "suite", 's'),
+    GB__FLAG(struct fleet_args, all, "all", 0),
+    GB__TEXT(struct fleet_args, md, "markdown", 0),
+    GB__TEXT(struct fleet_args, md, "md", 0),
+    GB__TEXT(struct fleet_args, json, "json", 0),
+    GB__FLAG(struct fleet_args, quiet, "quiet", 'q'),
+    GB__END,
+};
+
+struct fleet_out {
+    const struct gb_fleet *fl;
+    bool all;
+};
+
+static int write_markdown(FILE *f, const void *what)
+{
+    const struct fleet_out *w = what;
+    return gb_fleet_write_markdown(f, w->fl, w->all);
+}
+
+static int write_json(FILE *f, const void *what)
+{
+    const struct fleet_out *w = what;
+    return gb_fleet_write_json(f, w->fl);
+}
+
+int gb_cmd_fleet(int argc, char **argv)
+{
+    struct fleet_args a = {0};
+    gb_fleet_opts_default(&a.o);
+    enum gb_exit rc0;
+    int first = gb__parse_options(&cmd, argc, argv, GB__GROUPS({fleet_options, &a}), &rc0);
+    if (first < 0)
+        return rc0;
+    if (a.suites)
+        a.o.suites = a.suites;
+    struct gb_fleet_opts o = a.o;
+    const char *md = a.md, *json = a.json;
+    bool all = a.all, quiet = a.quiet;
+    const char *outs[2] = {md, json};
+    static const char *const names[2] = {"--markdown", "--json"};
+    struct gb_inputs in;
+    gb_error_clear();
+    if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
+        fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    if (in.ndup)
+        fprintf(stderr, "gpubench fleet: note: %zu file%s named more than once: read once\n",
+                in.ndup, in.ndup == 1 ? "" : "s");
+    if ((rc0 = gb__check_set_outputs("fleet", outs, names, 2, (const char *const *)argv + first,
+                                     (size_t)(argc - first), &in)) != GB_EXIT_OK) {
+        gb_inputs_free(&in);
+        return rc0;
+    }
+    struct gb_fleet fl;
+    gb_fleet_init(&fl, &o);
+    int rc = GB_EXIT_OK;
+    for (size_t i = 0; i < in.n; i++) {
+        gb_error_clear();
+        if (gb_fleet_add_file(&fl, in.paths[i])) {
+            fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
+            rc = GB_EXIT_USAGE;
+            goto out;
+        }
+    }
+    gb_error_clear();
+    if (gb_fleet_finish(&fl)) {
+        fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+        goto out;
+    }
+    if (!quiet) {
+        FILE *t = gb__term_out();
+        if (gb_fleet_write_text(t, &fl, all) | gb__term_done(t))
+            rc = GB_EXIT_USAGE;
+    }
+    struct fleet_out w = {&fl, all};
+    if (!rc && md)
+        rc = gb__write_output("fleet", md, write_markdown, &w);
+    if (!rc && json)
+        rc = gb__write_output("fleet", json, write_json, &w);
+    if (!rc && fl.flagged_nodes)
+        rc = GB_EXIT_REGRESSION;
+out:
+    gb_fleet_free(&fl);
+    gb_inputs_free(&in);
+    return rc;
+}

@@ -1,0 +1,395 @@
+/* gpubench-mpi — the collectives across MPI ranks (meson -Dmpi; a separate executable, so that
+ * `gpubench` itself never links MPI). This file is the executable's own source, as main.c is
+ * gpubench's.
+ *
+ *   mpirun -np 2 gpubench-mpi allreduce [OPTIONS]
+ *
+ * Every rank opens one device: the device whose index is its local rank (its position among the
+ * ranks of its node) modulo the backend's device count, or the --device list's entry for that
+ * local rank. Rank 0 alone writes the results file, with every rank's device in rank order
+ * (suites/mpi_allreduce.h: the method, figures and verification). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "base/error.h"
+#include "base/units.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "gb-config.h"
+#include "gb-version.h"
+#include "results/results.h"
+#include "suites/mpi_allreduce.h"
+
+#define MAX_SIZES 32
+
+static void mpi_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np N gpubench-mpi allreduce [OPTIONS]\n"
+            "  The sum of a float buffer across the ranks, host-staged through MPI_Allreduce;\n"
+            "  algbw and busbw as nccl-tests defines them, per-rank times gathered to rank 0,\n"
+            "  which alone writes the results file.\n"
+            "  -o, --output FILE     results file (default results/mpi-allreduce-UTCTIME.json)\n"
+            "  -b, --backend NAME    opencl or cuda (default: the first with a device)\n"
+            "  -d, --device LIST     device index for each local rank, comma list (default: the\n"
+            "                        local rank modulo the number of devices)\n"
+            "  -s, --size LIST       bytes per rank, comma list (default 64KiB,1MiB,16MiB)\n"
+            "  -n, --iters N         timed operations per size (default 20)\n"
+            "  -w, --warmup N        untimed operations first (default 5)\n"
+            "  -q, --quiet           no table on stdout\n"
+            "exit status: 0 ok, 1 a case failed, 2 usage, device or MPI error\n");
+}
+
+struct mpi_args {
+    const char *out, *backend, *devices;
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+    struct gb_mpi_ar_opts o;
+    bool quiet, help;
+};
+
+/* Parses argv on every rank alike; only rank 0 prints. Returns 0 or GB_EXIT_USAGE. */
+static int parse(int argc, char **argv, int rank, struct mpi_args *a)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'},
+        {"size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof *a);
+    a->o.iters = 20;
+    a->o.warmup = 5;
+    const char *sizes = "64KiB,1MiB,16MiB";
+    FILE *err = rank == 0 ? stderr : NULL;
+    if (argc < 2 || strcmp(argv[1], "allreduce") != 0) {
+        if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+            a->help = true;
+            return 0;
+        }
+        if (err)
+            mpi_usage(err);
+        return GB_EXIT_USAGE;
+    }
+    optind = 2;
+    opterr = rank == 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "o:b:d:s:n:w:qh", longopts, NULL)) != -1) {
+        long v;
+        switch (c) {
+        case 'o':
+            a->out = optarg;
+            break;
+        case 'b':
+            a->backend = optarg;
+            break;
+        case 'd':
+            a->devices = optarg;
+            break;
+        case 's':
+            sizes = optarg;
+            break;
+        case 'n':
+        case 'w':
+            v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < (c == 'n') || v > 1000000) {
+                if (err)
+                    fprintf(err, "gpubench-mpi: --%s wants a count, got '%s'\n",
+                            c == 'n' ? "iters" : "warmup", optarg);
+                return GB_EXIT_USAGE;
+            }
+            *(c == 'n' ? &a->o.iters : &a->o.warmup) = (uint32_t)v;
+            break;
+        case 'q':
+            a->quiet = true;
+            break;
+        case 'h':
+            a->help = true;
+            return 0;
+        default:
+            if (err)
+                mpi_usage(err);
+            return GB_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        if (err)
+            fprintf(err, "gpubench-mpi: unexpected argument '%s'\n", argv[optind]);
+        return GB_EXIT_USAGE;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", sizes);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        uint64_t b;
+        if (a->nsizes == MAX_SIZES || gb_parse_size(tok, &b) || b == 0 || b % 4 ||
+            b / 4 > INT32_MAX) {
+            if (err)
+                fprintf(err,
+                        "gpubench-mpi: --size wants up to %d sizes, each a positive multiple of "
+                        "4 bytes below 8 GiB, got '%s'\n",
+                        MAX_SIZES, tok);
+            return GB_EXIT_USAGE;
+        }
+        a->sizes[a->nsizes++] = b;
+    }
+    if (a->nsizes == 0) {
+        if (err)
+            fprintf(err, "gpubench-mpi: --size gives no size\n");
+        return GB_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The device index for local rank `local` among `count` devices. */
+static int pick_device(const char *list, int local, int count, char *why, size_t len)
+{
+    if (!list)
+        return count > 0 ? local % count : -1;
+    int k = 0;
+    for (const char *p = list; *p; k++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || v < 0) {
+            snprintf(why, len, "--device wants a comma list of indices, got '%s'", list);
+            return -1;
+        }
+        if (k == local) {
+            if (v >= count) {
+                snprintf(why, len, "device %ld: the backend has %d", v, count);
+                return -1;
+            }
+            return (int)v;
+        }
+        p = *end ? end + 1 : end;
+    }
+    snprintf(why, len, "--device '%s' names no device for local rank %d", list, local);
+    return -1;
+}
+
+static void fill_meta(struct gb_run_meta *m, int argc, char **argv, size_t ncases)
+{
+    snprintf(m->gpubench_version, sizeof m->gpubench_version, "%s", GB_VERSION);
+    snprintf(m->git_commit, sizeof m->git_commit, "%s", GB_GIT_COMMIT);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(m->start_utc, sizeof m->start_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(m->end_utc, sizeof m->end_utc, "%s", m->start_utc);
+    if (gethostname(m->host, sizeof m->host) != 0)
+        snprintf(m->host, sizeof m->host, "unknown");
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
+    for (int i = 0; i < argc; i++)
+        gb_appendf(m->command_line, sizeof m->command_line, "%s%s", i ? " " : "", argv[i]);
+    snprintf(m->profile_name, sizeof m->profile_name, "mpi-allreduce");
+    m->cases_planned = ncases;
+}
+
+/* Whether every rank is fine (*ok) and, when not, the first failing rank's reason into why. */
+static int all_ok(bool mine, char *why, size_t len, int *who)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    struct {
+        int bad, rank;
+    } me = {!mine, rank}, all;
+    if (MPI_Allreduce(&me, &all, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    *who = all.rank;
+    if (all.bad && MPI_Bcast(why, (int)len, MPI_CHAR, all.rank, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    return all.bad;
+}
+
+static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int rank, int size)
+{
+    MPI_Comm node;
+    int local = 0, nodes = 1, first = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    first = local == 0;
+    MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+
+    /* This rank's backend and device. */
+    char why[1024] = "";
+    const struct gb_backend_ops *ops = NULL;
+    struct gb_device *dev = NULL;
+    struct gb_queue *q = NULL;
+    int index = -1;
+    for (size_t b = 0; b < gb_backend_count && !ops; b++) {
+        const struct gb_backend_ops *o = gb_backends[b];
+        if (a->backend && strcmp(o->name, a->backend) != 0)
+            continue;
+        gb_error_clear();
+        if (o->init() != 0) {
+            snprintf(why, sizeof why, "%s: %s", o->name, gb_error_msg());
+            continue;
+        }
+        if (o->device_count() == 0) {
+            snprintf(why, sizeof why, "%s: no device", o->name);
+            o->shutdown();
+            continue;
+        }
+        ops = o;
+    }
+    if (!ops && !why[0])
+        snprintf(why, sizeof why, "no backend called '%s'", a->backend ? a->backend : "?");
+    if (ops &&
+        (index = pick_device(a->devices, local, ops->device_count(), why, sizeof why)) >= 0) {
+        gb_error_clear();
+        if (ops->device_open(index, &dev) || ops->queue_create(dev, &q))
+            snprintf(why, sizeof why, "%s device %d: %s", ops->name, index, gb_error_msg());
+    }
+    int who = 0;
+    int bad = all_ok(dev && q, why, sizeof why, &who);
+    if (bad) {
+        if (rank == 0)
+            fprintf(stderr, "gpubench-mpi: rank %d: %s\n", who, bad < 0 ? "MPI error" : why);
+        if (q)
+            ops->queue_destroy(q);
+        if (dev)
+            ops->device_close(dev);
+        return GB_EXIT_USAGE;
+    }
+
+    /* Rank 0's results: every rank's device, in rank order. */
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    struct gb_device_info *infos = rank == 0 ? calloc((size_t)size, sizeof *infos) : NULL;
+    int *indices = rank == 0 ? calloc((size_t)size, sizeof *indices) : NULL;
+    int rc = GB_EXIT_OK;
+    if (rank == 0 && (!infos || !indices)) {
+        fprintf(stderr, "gpubench-mpi: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
+    }
+    if (MPI_Gather(&dev->info, (int)sizeof dev->info, MPI_BYTE, infos, (int)sizeof dev->info,
+                   MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Gather(&index, 1, MPI_INT, indices, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        if (rank == 0)
+            fprintf(stderr, "gpubench-mpi: MPI_Gather of the devices failed\n");
+        MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
+    }
+    char out[2048] = "";
+    if (rank == 0) {
+        fill_meta(&rs.run, argc, argv, a->nsizes);
+        rs.run.interrupted = true; /* until the last case is in */
+        for (int k = 0; k < size; k++)
+            if (gb_results_add_device(&rs, ops->name, indices[k], &infos[k], NULL))
+                MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
+        if (a->out) {
+            snprintf(out, sizeof out, "%s", a->out);
+        } else {
+            char stamp[32];
+            time_t t = time(NULL);
+            struct tm tm;
+            gmtime_r(&t, &tm);
+            strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+            if (mkdir("results", 0777) != 0 && errno != EEXIST)
+                fprintf(stderr, "gpubench-mpi: cannot create results/: %s\n", strerror(errno));
+            snprintf(out, sizeof out, "results/mpi-allreduce-%s.json", stamp);
+        }
+        if (!a->quiet) {
+            printf("gpubench-mpi: all-reduce over %d rank%s on %d node%s, %s, %u iterations -> "
+                   "%s\n",
+                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
+                   out);
+            printf("%12s %12s %12s %12s %12s %12s  %s\n", "size", "algbw GB/s", "busbw GB/s",
+                   "min us", "avg us", "max us", "status");
+        }
+        fflush(stdout);
+    }
+    free(infos);
+    free(indices);
+
+    for (size_t i = 0; i < a->nsizes; i++) {
+        struct gb_result r;
+        gb_error_clear();
+        if (gb_mpi_allreduce(ops, dev, q, MPI_COMM_WORLD, a->sizes[i], &a->o, &r)) {
+            fprintf(stderr, "gpubench-mpi: rank %d: %s\n", rank, gb_error_msg());
+            MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
+        }
+        if (rank != 0)
+            continue;
+        if (r.status == GB_STATUS_FAILED)
+            rc = GB_EXIT_CASE_FAILED;
+        if (!a->quiet) {
+            char sz[32];
+            gb_format_size(a->sizes[i], sz, sizeof sz);
+            double f[5] = {NAN, NAN, NAN, NAN, NAN};
+            const char *names[5] = {"algbw", "busbw", "rank_time_min", "rank_time_avg",
+                                    "rank_time_max"};
+            for (size_t k = 0; k < r.nfigures; k++)
+                for (int j = 0; j < 5; j++)
+                    if (strcmp(r.figures[k].name, names[j]) == 0)
+                        f[j] = r.figures[k].v[0];
+            printf("%12s %12.3f %12.3f %12.1f %12.1f %12.1f  %s%s%s\n", sz, f[0], f[1], f[2], f[3],
+                   f[4], gb_status_name(r.status), r.reason[0] ? ": " : "", r.reason);
+            fflush(stdout);
+        }
+        if (gb_results_add(&rs, &r)) {
+            fprintf(stderr, "gpubench-mpi: %s\n", gb_error_msg());
+            free(r.samples);
+            MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
+        }
+    }
+    if (rank == 0) {
+        time_t t = time(NULL);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(rs.run.end_utc, sizeof rs.run.end_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        rs.run.interrupted = false;
+        if (gb_results_write(&rs, out)) {
+            fprintf(stderr, "gpubench-mpi: cannot write %s: %s\n", out, gb_error_msg());
+            rc = GB_EXIT_USAGE;
+        }
+        gb_results_free(&rs);
+    }
+    ops->queue_destroy(q);
+    ops->device_close(dev);
+    ops->shutdown();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0, rank = 0, size = 1;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "gpubench-mpi: MPI_Init failed\n");
+        return GB_EXIT_USAGE;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    struct mpi_args a;
+    int rc = parse(argc, argv, rank, &a);
+    if (!rc && a.help) {
+        if (rank == 0)
+            mpi_usage(stdout);
+    } else if (!rc) {
+        rc = run_allreduce(argc, argv, &a, rank, size);
+    }
+    /* The exit status of rank 0 is the job's (mpirun returns the first non-zero status). */
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,154 @@
+/* gpubench run PROFILE [OPTIONS]: runs a YAML profile and writes a results file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "common.h"
+#include "backends/precision.h"
+#include "analyses/precision_table.h"
+#include "run/runner.h"
+#include "run/supervise.h"
+
+static const char usage[] =
+    "usage: gpubench run PROFILE [OPTIONS]\n"
+    "  runs a YAML profile and writes a results file\n"
+    "  -o, --output FILE       results file\n"
+    "                          (default results/NAME-UTCTIME.json)\n" GB__RUN_OPTIONS_HELP
+    "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
+    "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
+    "that hangs or crashes its worker is recorded as failed and the run goes on\n"
+    "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n"
+    "(Ctrl-C or SIGTERM: the results file holds every finished case)\n";
+static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
+
+/* Why the results cannot go to `out` (NULL: they can; an empty results file is there now). The
+ * output is checked, and an empty results file written, before the first case: a path that
+ * cannot take the results must not cost a whole run's measurements. The empty file says
+ * `interrupted: true` with the cases planned; when `out` exists already it goes to `partial`
+ * beside it instead, so that the file there is replaced only once a case has finished. */
+static const char *unwritable(const char *out, const char *partial, const char *profile,
+                              const struct gb_results *rs)
+{
+    static char why[4200];
+    const char *inputs[] = {profile};
+    if (strcmp(out, "-") == 0)
+        return "-o needs a file name ('-' is not standard output here: the summary is)";
+    if (gb_output_refusal(out, GB_OUTPUT_FILE, inputs, 1, why, sizeof why))
+        return why;
+    /* The placeholder is run's own name beside out: a symbolic link there (to the profile, to
+     * anything) is removed, never written through. */
+    struct stat st_p;
+    if (lstat(partial, &st_p) == 0 && S_ISLNK(st_p.st_mode) && unlink(partial) != 0) {
+        snprintf(why, sizeof why, "%s is a symbolic link that cannot be removed: %s", partial,
+                 strerror(errno));
+        return why;
+    }
+    struct stat st_out;
+    if (gb_results_write(rs, stat(out, &st_out) == 0 ? partial : out))
+        return gb_error_msg();
+    return NULL;
+}
+
+/* Runs the plan into rs and out; prints the summary. Returns gb_run_plan's status. */
+static int run_and_report(const struct gb_plan *plan, const char *out, bool quiet,
+                          char *const *argv, volatile sig_atomic_t *stop, struct gb_results *rs)
+{
+    fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan->ncases, plan->ndevices,
+            plan->ndevices == 1 ? "" : "s", out);
+    struct gb_supervise_opts o = {
+        .out_path = out,
+        /* Its own \r and erase-line controls: the raw stream (what it quotes is cleaned). */
+        .progress =
+            !quiet && isatty(STDERR_FILENO) ? (gb_raw_stderr ? gb_raw_stderr : stderr) : NULL,
+        .stop = stop,
+        .exe = "/proc/self/exe",
+        .argv = argv,
+    };
+    int r = gb_supervise_plan(plan, &o, rs);
+    gb_print_summary(stdout, rs);
+    gb_print_precision_table(stdout, rs);
+    size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
+    for (size_t i = 0; i < rs->nresults; i++)
+        n[rs->results[i].status]++;
+    printf("%zu ok, %zu skipped, %zu failed%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
+           n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "",
+           r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
+    if (r == GB_EIO)
+        fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
+    if (r == GB_EBACKEND)
+        fprintf(stderr, "gpubench run: %s\n", gb_error_msg());
+    return r;
+}
+
+int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    char command_line[2048];
+    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker (run/supervise.h) runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    if (!worker_argv) {
+        fprintf(stderr, "gpubench run: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    const char *worker = getenv(GB_WORKER_ENV);
+    if (worker)
+        worker = strdup(worker);
+    unsetenv(GB_WORKER_ENV);
+    struct gb__run_args a = {0};
+    enum gb_exit rc;
+    struct gb_profile p;
+    struct gb_plan plan;
+    if (!gb__parse_run_args(&cmd, argc, argv, &a, &rc) ||
+        (rc = gb__prepare_plan(&a, "run", &p, &plan)) != GB_EXIT_OK) {
+        free(worker_argv);
+        free((char *)worker);
+        return rc;
+    }
+    if (worker) {
+        rc = gb_worker_run(&plan, worker);
+        free(worker_argv);
+        free((char *)worker);
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+        gb__shutdown_backends();
+        return rc;
+    }
+    struct gb_results rs = {0};
+    gb__fill_meta(&rs.run, &p, command_line);
+    char out[2048], partial[2100];
+    snprintf(out, sizeof out, "%s", a.out ? a.out : "");
+    if (!a.out)
+        rc = gb__default_output("run", p.name, rs.run.start_utc, ".json", out, sizeof out);
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    /* From here on Ctrl-C ends the run with exit 130, the results written. */
+    volatile sig_atomic_t *stop = gb__catch_stop_signals();
+    rs.run.interrupted = true; /* the empty file before the first case is not a finished run */
+    rs.run.cases_planned = plan.ncases;
+    const char *why = rc == GB_EXIT_OK ? unwritable(out, partial, a.profile, &rs) : NULL;
+    if (why) {
+        fprintf(stderr, "gpubench run: cannot write the results to %s: %s\n", out, why);
+        rc = GB_EXIT_USAGE;
+    }
+    bool ran = rc == GB_EXIT_OK;
+    if (ran) {
+        int r = run_and_report(&plan, out, a.quiet, worker_argv, stop, &rs);
+        rc = r == GB_EINTR      ? GB_EXIT_INTERRUPTED
+             : r == GB_EBACKEND ? GB_EXIT_USAGE
+             : r                ? GB_EXIT_CASE_FAILED
+                                : GB_EXIT_OK;
+        unlink(partial); /* the placeholder, when there is one: the results are in out */
+    }
+    free(worker_argv);
+    gb_results_free(&rs);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    if (ran)
+        gb__shutdown_backends();
+    return rc;
+}

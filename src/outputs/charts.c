@@ -1,0 +1,190 @@
+/* gpubench — the chart registry (contract in model.h): which charts the report draws, in which
+ * order, from which suites' results; and the figures of the headline table.
+ *
+ * The suites are named here and nowhere else in the report: a chart builder (chart_*.c) reads
+ * the suites of its row. A new suite's chart is one builder in one small file and one row in
+ * `kinds` below; a suite whose results fit an existing chart is one name in a list.
+ */
+#include "analyses/report_model.h"
+#include "outputs/report.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the suite families -------------------------------------------------------------------- */
+
+static const char *const transfer[] = {"transfer", NULL};
+static const char *const memory[] = {"memory", NULL};
+/* Device-memory bandwidth per kernel: fp16's conversion kernels are drawn beside memory's. */
+static const char *const memory_kernels[] = {"memory", "fp16", NULL};
+static const char *const launch[] = {"launch", NULL};
+/* Arithmetic throughput: peak arithmetic, matrix multiply, half precision. */
+static const char *const arithmetic[] = {"compute", "gemm", "fp16", NULL};
+/* The headlines take arithmetic on the vector units (the compute suite's dependent chains) and
+ * matrix products (GEMM, library and own) as rows of their own: a GEMM's rate is not the
+ * vector units' peak, nor the other way round. */
+static const char *const vector_units[] = {"compute", NULL};
+static const char *const matrix[] = {"gemm", NULL};
+static const char *const tuning[] = {"tuning", NULL};
+static const char *const batching[] = {"batching", NULL};
+/* Multi-device suites: scaling curves come from those with an `ndev` axis, the peer matrix from
+ * those with two device-position axes ("multi" is accepted for files of an older layout). */
+static const char *const scaling[] = {"scaling", "aggregate", "multi", NULL};
+static const char *const peer[] = {"peer", "multi", NULL};
+/* nvbandwidth's patterns: bars per pattern and method, not a matrix (ce and sm would merge). */
+static const char *const peerbw[] = {"peerbw", NULL};
+/* The chip: the memory hierarchy, local memory, atomics. */
+static const char *const latency[] = {"latency", NULL};
+static const char *const cache[] = {"cache", NULL};
+static const char *const local[] = {"local", NULL};
+static const char *const atomics[] = {"atomics", NULL};
+
+/* ---- the charts, in the report's order ----------------------------------------------------- */
+
+static const struct gb__chart_kind kinds[] = {
+    {transfer, NULL, gb__chart_transfer, NULL},
+    {memory_kernels, NULL, gb__chart_bars, &gb__memory_bars},
+    {launch, NULL, gb__chart_bars, &gb__launch_bars},
+    {arithmetic, NULL, gb__chart_bars, &gb__gflops_bars},
+    {arithmetic, NULL, gb__chart_speed_accuracy, NULL},
+    {memory, arithmetic, gb__chart_roofline, NULL}, /* the memory roof, the arithmetic roof */
+    {tuning, NULL, gb__chart_tuning, NULL},
+    {batching, NULL, gb__chart_batching, NULL},
+    {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */
+    {latency, NULL, gb__chart_latency, NULL},
+    {cache, NULL, gb__chart_cache, NULL},
+    {local, NULL, gb__chart_local, NULL},
+    {atomics, NULL, gb__chart_atomics, NULL},
+    {scaling, NULL, gb__chart_scaling, NULL},
+    {peer, NULL, gb__chart_p2p, NULL},
+    {peerbw, NULL, gb__chart_bars, &gb__peerbw_bars},
+    {peerbw, NULL, gb__chart_bars, &gb__peerbw_latency_bars},
+    {NULL, NULL, gb__chart_value, NULL}, /* the figures of gb__value_figures per price and watt */
+};
+
+void gb__draw_charts(struct rep *R)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        kinds[i].build(R, &kinds[i]);
+}
+
+/* ---- the headline figures ------------------------------------------------------------------ */
+
+/* Transfers: the sustained rate (memory regime: copies larger than the last-level cache), and,
+ * as their own rows, the small-copy peak (any size, caches included) and the latency. */
+#define XFER(label, op, cache)                                                                 \
+    {                                                                                          \
+        label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false \
+    }
+#define FIG(label, fam, op, u)                                    \
+    {                                                             \
+        label, {.suites = fam, .case_name = op, .unit = u}, false \
+    }
+#define BY_PREC(label, fam)                          \
+    {                                                \
+        label, {.suites = fam, .unit = "FLOP"}, true \
+    }
+
+const struct gb__figure gb__headline_figures[] = {
+    XFER("H2D sustained", "h2d", false),
+    XFER("D2H sustained", "d2h", false),
+    XFER("D2D sustained", "d2d", false),
+    XFER("Bidirectional sustained", "bidir", false),
+    XFER("H2D small-copy peak", "h2d", true),
+    XFER("D2H small-copy peak", "d2h", true),
+    {"H2D latency (us per copy, smallest copy)",
+     {.suites = transfer, .case_name = "h2d", .unit = "GB/s", .cache_ok = true, .op_time = true},
+     false},
+    FIG("Device memory, triad", memory, "triad", "GB/s"),
+    FIG("Device memory, copy", memory, "copy", "GB/s"),
+    FIG("Launch latency", launch, "latency", NULL),
+    BY_PREC("Peak arithmetic (vector units)", vector_units),
+    BY_PREC("GEMM", matrix),
+};
+const size_t gb__nheadline_figures = sizeof gb__headline_figures / sizeof gb__headline_figures[0];
+
+const struct gb__figure gb__value_figures[] = {
+    FIG("triad GB/s", memory, "triad", "GB/s"),
+    XFER("H2D sustained GB/s", "h2d", false),
+    BY_PREC("peak", vector_units),
+    BY_PREC("GEMM", matrix),
+};
+const size_t gb__nvalue_figures = sizeof gb__value_figures / sizeof gb__value_figures[0];
+
+/* ---- the bar charts that are only data (gb__memory_bars, ...) ------------------------------ */
+
+/* The sentence of one series under a bar chart: its best category (noun given), else every
+ * category's figure. */
+static void bars_finding(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
+                         size_t ser, const char *noun)
+{
+    if (noun) {
+        const struct cat *best = NULL;
+        for (size_t k = 0; k < n; k++)
+            if (cats[k].best[ser] &&
+                (!best || better(cats[k].best[ser], cats[k].v[ser], best->v[ser])))
+                best = &cats[k];
+        if (best)
+            find(c, "%s: best %s %s at %.3g %s.", R->ser[ser].label, noun, best->label,
+                 best->v[ser], best->best[ser]->unit);
+        return;
+    }
+    /* Categories of different meaning (latency, throughput): each one. */
+    char line[1024] = "";
+    for (size_t k = 0; k < n && k < 12; k++)
+        if (cats[k].best[ser])
+            gb_appendf(line, sizeof line, "%s%s %.3g %s", line[0] ? ", " : "", cats[k].label,
+                       cats[k].v[ser], cats[k].best[ser]->unit);
+    if (line[0])
+        find(c, "%s: %s.", R->ser[ser].label, line);
+}
+
+/* Side by side: a category relative to the first series that has it. */
+static void bars_relative(struct rep *R, struct chart *c, const struct cat *k)
+{
+    size_t ref = SIZE_MAX;
+    char line[1024] = "";
+    for (size_t ser = 0; ser < R->nser; ser++) {
+        if (!k->best[ser])
+            continue;
+        if (ref == SIZE_MAX) {
+            ref = ser;
+            continue;
+        }
+        double ratio = higher_better(k->best[ser]) ? k->v[ser] / k->v[ref] : k->v[ref] / k->v[ser];
+        gb_appendf(line, sizeof line, "%s%s %.2fx", line[0] ? ", " : "", R->ser[ser].label, ratio);
+    }
+    if (line[0])
+        find(c, "%s, speed relative to %s (above 1: faster): %s.", k->label, R->ser[ref].label,
+             line);
+}
+
+void gb__chart_bars(struct rep *R, const struct gb__chart_kind *k)
+{
+    const struct gb__bars *b = k->bars;
+    struct chart *c = gb__chart_new(R, b->id, b->title, b->what);
+    if (!c)
+        return;
+    struct suite_filter sf = {.suites = k->suites, .unit = b->unit, .no_cache = b->no_cache};
+    struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
+    struct axes a;
+    struct cat *cats = NULL;
+    if (s.n == 0) {
+        gb__chart_nodata(R, c, "%s", b->nodata);
+        goto out;
+    }
+    gb__scan_axes(&s, &a);
+    size_t n = gb__build_cats(&s, &a, true, b->skip, &cats);
+    if (!cats)
+        goto out;
+    gb__write_bars(R, c, cats, n, b->ylabel, false);
+    for (size_t ser = 0; ser < R->nser; ser++)
+        bars_finding(R, c, cats, n, ser, b->noun);
+    if (R->nser > 1)
+        for (size_t q = 0; q < n && q < 6; q++)
+            bars_relative(R, c, &cats[q]);
+out:
+    free(cats);
+    free(s.p);
+}

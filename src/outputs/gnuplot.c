@@ -1,0 +1,511 @@
+/* gpubench — the report's files and gnuplot (contract in model.h): data/ID.csv, plots/ID.gp
+ * for the chart shapes (bars, lines, heat maps, "no data"), and gnuplot run on each script.
+ *
+ * Every text in a script goes through gb__gp_quote, a gnuplot single-quoted string: gnuplot
+ * runs a shell command written in backquotes inside a double-quoted string (and expands macros
+ * and escapes there), so nothing from a results file is ever written between double quotes.
+ * Chart ids ([a-z0-9_], gb__chart_new) and numbers are the only other things a script holds.
+ */
+#include "analyses/report_model.h"
+#include "outputs/report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/error.h"
+
+/* ---- files --------------------------------------------------------------------------------- */
+
+FILE *gb__open_in(struct rep *R, const char *sub, const char *id, const char *ext)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s%s%s%s", R->o->dir, sub, *sub ? "/" : "", id, ext);
+    /* Never through a symbolic link planted in the folder (it could lead to an input). */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    if (!f && !R->err)
+        R->err = gb_error_set(GB_EIO, NULL, 0, "cannot write %s: %s", path,
+                              errno == ELOOP ? "it is a symbolic link; the report writes its "
+                                               "own files, never through a link"
+                                             : strerror(errno));
+    return f;
+}
+
+void gb__close_file(struct rep *R, FILE *f)
+{
+    if (!f)
+        return;
+    if ((ferror(f) | fclose(f)) && !R->err)
+        R->err = gb_error_set(GB_EIO, NULL, 0, "writing the report in %s failed", R->o->dir);
+}
+
+void gb__csv_field(FILE *f, const char *s)
+{
+    char t[512];
+    gb__clean(s, t, sizeof t);
+    fputs(t, f);
+}
+
+void gb__gp_quote(FILE *f, const char *s)
+{
+    /* gnuplot (5.4) reads '' as a quote only after another character of the string: a quote
+     * that opens the text or follows a quote is joined on as sprintf('%c',39), between
+     * single-quoted pieces that never start with one (a''b: 'a'''.sprintf('%c',39).'b'). */
+    static const char quote[] = "sprintf('%c',39)";
+    bool open = false, any = false, after_quote = false;
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        int c = *u < 0x20 || *u == 0x7f ? ' ' : *u;
+        if (c == '\'' && open && !after_quote) {
+            fputs("''", f);
+            after_quote = true;
+        } else if (c == '\'') {
+            fprintf(f, "%s%s%s", open ? "'" : "", any ? "." : "", quote);
+            open = after_quote = false;
+        } else {
+            if (!open)
+                fputs(any ? ".'" : "'", f);
+            fputc(c, f);
+            open = true;
+            after_quote = false;
+        }
+        any = true;
+    }
+    if (open || !any)
+        fputs(any ? "'" : "''", f);
+}
+
+/* ---- charts and scripts -------------------------------------------------------------------- */
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                      "#bcbd22", "#17becf", "#393b79", "#637939"};
+
+struct chart *gb__chart_new(struct rep *R, const char *id, const char *title, const char *what)
+{
+    struct chart *g = gb_grow(R->ch, &R->capch, R->nch + 1, sizeof *g);
+    if (!g)
+        return NULL;
+    R->ch = g;
+    struct chart *c = &R->ch[R->nch++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    for (char *p = c->id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            *p = '_';
+    gb__clean_text(title, c->title, sizeof c->title, false);
+    snprintf(c->what, sizeof c->what, "%s", what);
+    c->w = 900;
+    c->h = 460;
+    return c;
+}
+
+FILE *gb__gp_open(struct rep *R, struct chart *c)
+{
+    FILE *f = gb__open_in(R, "plots", c->id, ".gp");
+    if (!f)
+        return NULL;
+    fprintf(f, "# gpubench report: ");
+    gb__gp_quote(f, c->title);
+    fprintf(f,
+            "\n"
+            "# Draws charts/%s.svg and charts/%s.png from data/%s.csv. Run from the report "
+            "folder:\n#   gnuplot plots/%s.gp\n"
+            "set encoding utf8\n"
+            "set datafile separator ','\n"
+            "set terminal svg size %d,%d dynamic font 'Sans,12' name 'gb_%s' background rgb "
+            "'white'\n"
+            "set termoption noenhanced\n"
+            "set output 'charts/%s.svg'\n",
+            c->id, c->id, c->id, c->id, c->w, c->h, c->id, c->id);
+    for (size_t i = 0; i < sizeof palette / sizeof palette[0]; i++)
+        fprintf(f, "set linetype %zu lc rgb '%s' lw 2 pt %zu ps 0.9\n", i + 1, palette[i],
+                (size_t[]){7, 5, 9, 11, 13, 15, 7, 5, 9, 11, 13, 15}[i]);
+    fprintf(f, "set style textbox opaque fillcolor rgb 'white' noborder\n"
+               "set grid lc rgb '#dddddd'\n"
+               "set border lc rgb '#555555'\n"
+               "set title ");
+    gb__gp_quote(f, c->title);
+    fprintf(f, " font ',14'\n");
+    return f;
+}
+
+void gb__gp_close(struct rep *R, struct chart *c, FILE *f)
+{
+    if (!f)
+        return;
+    fprintf(f,
+            "set terminal pngcairo size %d,%d font 'Sans,10' background rgb 'white'\n"
+            "set termoption noenhanced\n"
+            "set output 'charts/%s.png'\n"
+            "replot\n"
+            "unset output\n",
+            c->w, c->h, c->id);
+    gb__close_file(R, f);
+}
+
+void gb__gp_item(FILE *f, const struct chart *c, bool first, size_t index, const char *title,
+                 const char *fmt, ...)
+{
+    fprintf(f, "%s'data/%s.csv' index %zu using ", first ? "" : ", \\\n     ", c->id, index);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (title) {
+        fprintf(f, " title ");
+        gb__gp_quote(f, title);
+    } else {
+        fprintf(f, " notitle");
+    }
+}
+
+/* "set NAME 'text'" and a line break. */
+static void gp_set(FILE *f, const char *name, const char *text)
+{
+    fprintf(f, "set %s ", name);
+    gb__gp_quote(f, text);
+    fprintf(f, "\n");
+}
+
+void gb__chart_nodata(struct rep *R, struct chart *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->nodata, sizeof c->nodata, fmt, ap);
+    va_end(ap);
+    c->h = 200;
+    FILE *d = gb__open_in(R, "data", c->id, ".csv");
+    if (d) {
+        /* A comment line, not a field: its commas stay, a line break could not. */
+        char t[sizeof c->nodata];
+        gb__clean_text(c->nodata, t, sizeof t, false);
+        fprintf(d, "# no data: %s\n", t);
+    }
+    gb__close_file(R, d);
+    FILE *f = gb__gp_open(R, c);
+    if (!f)
+        return;
+    fprintf(f, "unset xtics\nunset ytics\nunset grid\nset border 0\nunset key\n"
+               "set label 1 ");
+    char msg[500];
+    snprintf(msg, sizeof msg, "no data: %s", c->nodata);
+    gb__gp_quote(f, msg);
+    fprintf(f, " at graph 0.5, 0.5 center font ',13' textcolor rgb '#777777'\n"
+               "plot [0:1][0:1] 2 notitle\n");
+    gb__gp_close(R, c, f);
+}
+
+void gb__chart_absent(struct rep *R, const char *id, const char *title, const char *what,
+                      const char *why)
+{
+    struct chart *c = gb__chart_new(R, id, title, what);
+    if (c)
+        gb__chart_nodata(R, c, "%s", why);
+}
+
+/* ---- the shapes ---------------------------------------------------------------------------- */
+
+void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
+                    const char *ylabel, bool logy)
+{
+    /* Only the series with at least one value get a column: gnuplot refuses a histogram
+     * column that is all NaN, and a file without this suite has nothing to show here. */
+    size_t use[MAXSER], k = 0;
+    for (size_t s = 0; s < R->nser; s++) {
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++)
+            any = isfinite(cats[i].v[s]);
+        if (any)
+            use[k++] = s;
+    }
+    if (k == 0) {
+        gb__chart_nodata(R, c, "no results file has a value for this chart");
+        return;
+    }
+    FILE *d = gb__open_in(R, "data", c->id, ".csv");
+    if (!d)
+        return;
+    fprintf(d, "# category");
+    for (size_t j = 0; j < k; j++) {
+        fprintf(d, ",");
+        gb__csv_field(d, R->ser[use[j]].label);
+    }
+    fprintf(d, "\n");
+    for (size_t i = 0; i < n; i++) {
+        gb__csv_field(d, cats[i].label);
+        for (size_t j = 0; j < k; j++)
+            fprintf(d, ",%.6g", cats[i].v[use[j]]);
+        fprintf(d, "\n");
+    }
+    gb__close_file(R, d);
+    c->w = n * k > 24 ? 1200 : 900;
+    FILE *f = gb__gp_open(R, c);
+    if (!f)
+        return;
+    fprintf(f, "set style data histograms\n"
+               "set style histogram clustered gap 1\n"
+               "set style fill solid 0.85 border rgb '#333333'\n"
+               "set boxwidth 0.9\n"
+               "set key outside below\n"
+               "set xtics rotate by -25 left nomirror\n");
+    gp_set(f, "ylabel", ylabel);
+    fprintf(f, "%s\nset offsets 0, 0, graph 0.08, 0\n",
+            logy ? "set logscale y" : "set yrange [0:*]");
+    fprintf(f, "plot ");
+    for (size_t j = 0; j < k; j++) {
+        fprintf(f, "%s'data/%s.csv' using %zu%s title ", j ? ", \\\n     " : "", c->id, j + 2,
+                j == 0 ? ":xtic(1)" : "");
+        gb__gp_quote(f, R->ser[use[j]].label);
+        fprintf(f, " lt %zu", use[j] % 12 + 1);
+    }
+    /* Bar j of k in a cluster with gap 1 sits at x + (j - (k-1)/2) / (k + 1). */
+    for (size_t j = 0; j < k; j++)
+        fprintf(f,
+                ", \\\n     'data/%s.csv' using ($0 + (%zu - %g) / %zu.0):%zu:"
+                "(column(%zu) == column(%zu) ? sprintf('%%.3g', column(%zu)) : '') "
+                "with labels offset 0,0.6 font ',%d' notitle",
+                c->id, j, (double)(k - 1) / 2.0, k + 1, j + 2, j + 2, j + 2, j + 2, k > 3 ? 8 : 10);
+    fprintf(f, "\n");
+    gb__gp_close(R, c, f);
+}
+
+static bool ratio_axis(const struct line *l, size_t n, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < l[i].n; k++) {
+            if (l[i].x[k] < *lo)
+                *lo = l[i].x[k];
+            if (l[i].x[k] > *hi)
+                *hi = l[i].x[k];
+        }
+    return *lo > 0 && *hi / *lo >= 16;
+}
+
+/* "set xtics (...)" at the measured x values of the lines, every other one when there are
+ * many. */
+static void gp_xtics(FILE *f, const struct line *l, size_t n, bool size_axis)
+{
+    double xs[256];
+    size_t nx = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < l[i].n; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < nx && !seen; j++)
+                seen = xs[j] == l[i].x[k];
+            if (!seen && nx < 256)
+                xs[nx++] = l[i].x[k];
+        }
+    for (size_t a = 1; a < nx; a++)
+        for (size_t b = a; b > 0 && xs[b - 1] > xs[b]; b--) {
+            double t = xs[b];
+            xs[b] = xs[b - 1];
+            xs[b - 1] = t;
+        }
+    size_t step = nx > 14 ? (nx + 13) / 14 : 1;
+    fprintf(f, "set xtics (");
+    for (size_t j = 0; j < nx; j += step) {
+        char t[32];
+        gb__fmt_x(xs[j], size_axis, t, sizeof t);
+        fprintf(f, "%s", j ? ", " : "");
+        gb__gp_quote(f, t);
+        fprintf(f, " %.9g", xs[j]);
+    }
+    fprintf(f, ")\n");
+}
+
+void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_t n,
+                     const char *xlabel, const char *ylabel, bool size_axis,
+                     const struct mark *marks, size_t nmarks, const char *extra_gp,
+                     const char *extra_plot)
+{
+    FILE *d = gb__open_in(R, "data", c->id, ".csv");
+    if (!d)
+        return;
+    /* Each point with its spread: the p5 and p95 of its samples where y is the result's value
+     * (a figure derived from it has none of its own: y twice). */
+    fprintf(d, "# x,y,line,p5,p95\n");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fprintf(d, "\n\n");
+        for (size_t k = 0; k < l[i].n; k++) {
+            const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
+            bool spread = r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
+                          isfinite(r->stats.p95);
+            fprintf(d, "%.9g,%.6g,", l[i].x[k], l[i].y[k]);
+            gb__csv_field(d, l[i].label);
+            fprintf(d, ",%.6g,%.6g\n", spread ? r->stats.p5 : l[i].y[k],
+                    spread ? r->stats.p95 : l[i].y[k]);
+        }
+    }
+    if (nmarks) {
+        fprintf(d, "\n\n");
+        for (size_t m = 0; m < nmarks; m++) {
+            fprintf(d, "%.9g,%.6g,", marks[m].x, marks[m].y);
+            gb__csv_field(d, marks[m].text);
+            fprintf(d, "\n");
+        }
+    }
+    gb__close_file(R, d);
+    /* The key sits below the plot: grow the chart with it. */
+    c->h = 380 + 18 * (int)(n < 30 ? n : 30);
+    FILE *f = gb__gp_open(R, c);
+    if (!f)
+        return;
+    double lo, hi;
+    bool logx = ratio_axis(l, n, &lo, &hi);
+    fprintf(f, "set key outside below\n");
+    gp_set(f, "xlabel", xlabel);
+    gp_set(f, "ylabel", ylabel);
+    fprintf(f, "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, graph 0.1, 0\n");
+    if (logx)
+        fprintf(f, "set logscale x 2\n");
+    if (size_axis || logx)
+        gp_xtics(f, l, n, size_axis);
+    if (extra_gp)
+        fputs(extra_gp, f);
+    fprintf(f, "plot ");
+    for (size_t i = 0; i < n; i++) {
+        gb__gp_item(f, c, i == 0, i, l[i].label, "1:2 with linespoints lt %zu", i % 12 + 1);
+        /* The spread of every point: p5 to p95 of its samples. */
+        gb__gp_item(f, c, false, i, NULL, "1:2:4:5 with yerrorbars lt %zu pt 0", i % 12 + 1);
+    }
+    if (nmarks)
+        gb__gp_item(f, c, false, n, NULL,
+                    "1:2:3 with labels point pt 6 ps 2 lc rgb '#000000' offset 0,1.2 boxed "
+                    "font ',9'");
+    if (extra_plot)
+        fprintf(f, ", \\\n     %s", extra_plot);
+    fprintf(f, "\n");
+    gb__gp_close(R, c, f);
+}
+
+void gb__write_heatmap(struct rep *R, struct chart *c, const char *xlabel, const char *ylabel,
+                       const char *const *xs, size_t nx, const char *const *ys, size_t ny,
+                       const double *v, const char *cblabel)
+{
+    FILE *d = gb__open_in(R, "data", c->id, ".csv");
+    if (!d)
+        return;
+    gb__csv_field(d, ylabel);
+    fprintf(d, " \\ ");
+    gb__csv_field(d, xlabel);
+    for (size_t x = 0; x < nx; x++) {
+        fprintf(d, ",");
+        gb__csv_field(d, xs[x]);
+    }
+    fprintf(d, "\n");
+    for (size_t y = 0; y < ny; y++) {
+        gb__csv_field(d, ys[y]);
+        for (size_t x = 0; x < nx; x++)
+            fprintf(d, ",%.6g", v[y * nx + x]);
+        fprintf(d, "\n");
+    }
+    gb__close_file(R, d);
+    c->w = nx > 10 ? 1100 : 800;
+    c->h = ny > 8 ? 600 : 420;
+    FILE *f = gb__gp_open(R, c);
+    if (!f)
+        return;
+    fprintf(f, "unset key\nunset grid\n");
+    gp_set(f, "xlabel", xlabel);
+    gp_set(f, "ylabel", ylabel);
+    gp_set(f, "cblabel", cblabel);
+    fprintf(f,
+            "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 "
+            "'#fde725')\n"
+            "set tics nomirror\n"
+            "plot 'data/%s.csv' matrix rowheaders columnheaders using 1:2:3 with image, \\\n"
+            "     '' matrix rowheaders columnheaders using 1:2:($3 == $3 ? sprintf('%%.3g', $3) : "
+            "'') with labels boxed font ',9'\n",
+            c->id);
+    gb__gp_close(R, c, f);
+}
+
+/* ---- gnuplot ------------------------------------------------------------------------------- */
+
+void gb__run_gnuplot(struct rep *R, struct chart *c)
+{
+    const char *prog = R->o->gnuplot;
+    if (!prog || !*prog)
+        prog = getenv("GPUBENCH_GNUPLOT");
+    if (!prog || !*prog)
+        prog = "gnuplot";
+    char log[4400], script[128];
+    snprintf(log, sizeof log, "%s/plots/%s.log", R->o->dir, c->id);
+    /* gnuplot writes charts/ID.svg and .png itself, following links: a link planted there is
+     * not drawn through. */
+    for (int k = 0; k < 2; k++) {
+        char img[4400];
+        struct stat ls;
+        snprintf(img, sizeof img, "%s/charts/%s.%s", R->o->dir, c->id, k ? "png" : "svg");
+        if (lstat(img, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+            c->failed = true;
+            snprintf(c->error, sizeof c->error,
+                     "charts/%s.%s is a symbolic link; the report draws its own files, never "
+                     "through a link",
+                     c->id, k ? "png" : "svg");
+            return;
+        }
+    }
+    snprintf(script, sizeof script, "plots/%s.gp", c->id);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        c->failed = true;
+        snprintf(c->error, sizeof c->error, "cannot start gnuplot: %s", strerror(errno));
+        return;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        if (chdir(R->o->dir) != 0)
+            _exit(126);
+        execlp(prog, prog, script, (char *)NULL);
+        fprintf(stderr, "cannot run %s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    char svg[4400];
+    snprintf(svg, sizeof svg, "%s/charts/%s.svg", R->o->dir, c->id);
+    struct stat sb;
+    if (code == 0 && stat(svg, &sb) == 0 && sb.st_size > 0) {
+        unlink(log); /* warnings only: nothing to keep */
+        return;
+    }
+    c->failed = true;
+    /* The last line of gnuplot's complaint says what went wrong. */
+    char tail[600] = "";
+    FILE *f = fopen(log, "r");
+    if (f) {
+        char line[600];
+        while (fgets(line, sizeof line, f))
+            if (strspn(line, " \t\r\n^") < strlen(line))
+                snprintf(tail, sizeof tail, "%s", line);
+        fclose(f);
+    }
+    tail[strcspn(tail, "\r\n")] = '\0';
+    if (code == 127)
+        snprintf(c->error, sizeof c->error,
+                 "gnuplot could not be run (%s); install gnuplot-nox (scripts/bootstrap.sh)",
+                 tail[0] ? tail : prog);
+    else
+        snprintf(c->error, sizeof c->error, "gnuplot failed (exit %d): %s (log: plots/%s.log)",
+                 code, tail, c->id);
+}

@@ -1,0 +1,498 @@
+/* gpubench — the report's pages (contract in model.h): index.html (one self-contained page,
+ * every chart inline as SVG) and report.md (the same in Markdown, charts as PNG images), and
+ * data/headline.csv.
+ *
+ * Every text from a results file reaches the HTML through gb_fputs_xml and the Markdown through
+ * gb_fputs_md; the tables are written once for both (table_cell, table_row).
+ */
+#include "analyses/report_model.h"
+#include "outputs/report.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+
+#include "gb-config.h"
+
+/* ---- tables, in HTML and Markdown at once -------------------------------------------------- */
+
+/* One cell (`tag` "td" or "th"), which follows an opening "<tr>" / "|" ... */
+static void table_cell(FILE *h, FILE *m, const char *tag, const char *text)
+{
+    fprintf(h, "<%s>", tag);
+    gb_fputs_xml(h, text);
+    fprintf(h, "</%s>", tag);
+    fprintf(m, " ");
+    gb_fputs_md(m, text);
+    fprintf(m, " |");
+}
+
+/* ... and a whole row of n cells, the first of tag first_tag, the rest plain. */
+static void table_row(FILE *h, FILE *m, const char *first_tag, const char *const *cells, size_t n)
+{
+    fprintf(h, "<tr>");
+    fprintf(m, "|");
+    for (size_t k = 0; k < n; k++)
+        table_cell(h, m, k ? "td" : first_tag, cells[k]);
+    fprintf(h, "</tr>\n");
+    fprintf(m, "\n");
+}
+
+/* The header row of a table in both: "<table>\n<tr><th>..</th></tr>" and "| .. |\n|---|..". */
+static void table_head(FILE *h, FILE *m, const char *const *cols, size_t n)
+{
+    fprintf(h, "<table>\n<tr>");
+    fprintf(m, "|");
+    for (size_t k = 0; k < n; k++)
+        table_cell(h, m, "th", cols[k]);
+    fprintf(h, "</tr>\n");
+    fprintf(m, "\n|");
+    for (size_t k = 0; k < n; k++)
+        fprintf(m, "---|");
+    fprintf(m, "\n");
+}
+
+/* ---- the headline figures ------------------------------------------------------------------ */
+
+struct hrow {
+    char label[96];
+    char cell[MAXSER][96];
+};
+
+/* The cell of a figure: the best value, its unit and the params that reached it, each with its
+ * axis name (the case's own axis left out where the figure names the case). */
+static void headline_cell(const struct gb__figure *fig, const struct gb_result *w, double v,
+                          char *buf, size_t len)
+{
+    char params[96], val[32], cell[256];
+    gb__param_named(w, !fig->sf.case_name, 80, params, sizeof params);
+    gb__fmt_val(v, val, sizeof val);
+    snprintf(cell, sizeof cell, "%s %s%s%s%s", val, fig->sf.op_time ? "us" : w->unit,
+             params[0] ? " (" : "", params, params[0] ? ")" : "");
+    gb__scopy(buf, len, cell);
+}
+
+/* One row of figure fig with filter sf (fig->sf, or it narrowed to one precision): false when
+ * no series has a trusted result for it. */
+static bool headline_row(const struct rep *R, const struct gb__figure *fig,
+                         const struct suite_filter *sf, const char *label, struct hrow *row)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->label, sizeof row->label, "%s", label);
+    bool any = false;
+    for (size_t s = 0; s < R->nser; s++) {
+        const struct gb_result *w;
+        double v = gb__best_in(R, s, sf, &w);
+        if (w)
+            headline_cell(fig, w, v, row->cell[s], sizeof row->cell[s]);
+        else
+            snprintf(row->cell[s], sizeof row->cell[s], "-");
+        any |= w != NULL;
+    }
+    return any;
+}
+
+/* The rows of the headline table: rows of figures (gb__headline_figures; a figure by precision
+ * is a row per precision), a column per series; then price and power with a price sheet; then
+ * each series' case counts. Only trusted results (gb__trusted) reach a row. */
+static size_t headline_rows(const struct rep *R, struct hrow *rows, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gb__nheadline_figures && n < cap; i++) {
+        const struct gb__figure *fig = &gb__headline_figures[i];
+        if (!fig->by_prec) {
+            n += headline_row(R, fig, &fig->sf, fig->label, &rows[n]);
+            continue;
+        }
+        char precs[16][GB_STR_MAX];
+        size_t np = gb__precisions(R, &fig->sf, precs, 16);
+        for (size_t p = 0; p < np && n < cap; p++) {
+            struct suite_filter sf = fig->sf;
+            sf.prec = precs[p];
+            char label[96];
+            snprintf(label, sizeof label, "%s, %s", fig->label, precs[p]);
+            n += headline_row(R, fig, &sf, label, &rows[n]);
+        }
+    }
+    if (R->o->prices && n + 2 <= cap) {
+        struct hrow *p = &rows[n], *w = &rows[n + 1];
+        memset(p, 0, sizeof *p);
+        memset(w, 0, sizeof *w);
+        snprintf(p->label, sizeof p->label, "Price (%s)", R->o->prices->currency);
+        snprintf(w->label, sizeof w->label, "Power (W)");
+        for (size_t s = 0; s < R->nser; s++) {
+            const struct gb_price *pr = R->ser[s].price;
+            snprintf(p->cell[s], sizeof p->cell[s], pr && !isnan(pr->price) ? "%.0f" : "-",
+                     pr ? pr->price : 0.0);
+            snprintf(w->cell[s], sizeof w->cell[s], pr && !isnan(pr->power_w) ? "%.0f" : "-",
+                     pr ? pr->power_w : 0.0);
+        }
+        n += 2;
+    }
+    if (n < cap) {
+        struct hrow *row = &rows[n++];
+        memset(row, 0, sizeof *row);
+        snprintf(row->label, sizeof row->label, "Cases ok / skipped / failed");
+        for (size_t s = 0; s < R->nser; s++) {
+            size_t ok = 0, sk = 0, fa = 0;
+            const struct gb_results *rs = &R->files[R->ser[s].file];
+            for (size_t i = 0; i < rs->nresults; i++) {
+                if (rs->results[i].device_index != R->ser[s].dev)
+                    continue;
+                ok += rs->results[i].status == GB_STATUS_OK;
+                sk += rs->results[i].status == GB_STATUS_SKIPPED;
+                fa += rs->results[i].status == GB_STATUS_FAILED;
+            }
+            snprintf(row->cell[s], sizeof row->cell[s], "%zu / %zu / %zu", ok, sk, fa);
+        }
+    }
+    return n;
+}
+
+static void write_headline_csv(struct rep *R, const struct hrow *rows, size_t n)
+{
+    FILE *d = gb__open_in(R, "data", "headline", ".csv");
+    if (!d)
+        return;
+    fprintf(d, "# figure");
+    for (size_t s = 0; s < R->nser; s++) {
+        fprintf(d, ",");
+        gb__csv_field(d, R->ser[s].label);
+    }
+    fprintf(d, "\n");
+    for (size_t i = 0; i < n; i++) {
+        gb__csv_field(d, rows[i].label);
+        for (size_t s = 0; s < R->nser; s++) {
+            fprintf(d, ",");
+            gb__csv_field(d, rows[i].cell[s]);
+        }
+        fprintf(d, "\n");
+    }
+    gb__close_file(R, d);
+}
+
+static void headline_section(struct rep *R, FILE *h, FILE *m)
+{
+    struct hrow rows[32];
+    size_t nrows = headline_rows(R, rows, 32);
+    write_headline_csv(R, rows, nrows);
+    fprintf(h, "<h2 id=\"headline\">Headline figures</h2>\n<p>The best median of each figure "
+               "on each device, with the params that reached it (data/headline.csv); only "
+               "verified, plausible results measured in the regime the figure names, and "
+               "arithmetic one precision at a time.</p>\n");
+    fprintf(m, "\n## Headline figures\n\nThe best median of each figure on each device, with the "
+               "params that reached it (`data/headline.csv`).\n\n");
+    const char *cols[MAXSER + 1] = {"figure"};
+    for (size_t s = 0; s < R->nser; s++)
+        cols[s + 1] = R->ser[s].label;
+    table_head(h, m, cols, R->nser + 1);
+    for (size_t i = 0; i < nrows; i++) {
+        const char *cells[MAXSER + 1] = {rows[i].label};
+        for (size_t s = 0; s < R->nser; s++)
+            cells[s + 1] = rows[i].cell[s];
+        table_row(h, m, "th", cells, R->nser + 1);
+    }
+    fprintf(h, "</table>\n");
+}
+
+/* ---- runs, devices and cases --------------------------------------------------------------- */
+
+static void count_status(const struct gb_results *rs, size_t *ok, size_t *sk, size_t *fa,
+                         size_t *noisy)
+{
+    *ok = *sk = *fa = *noisy = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        *ok += rs->results[i].status == GB_STATUS_OK;
+        *sk += rs->results[i].status == GB_STATUS_SKIPPED;
+        *fa += rs->results[i].status == GB_STATUS_FAILED;
+        *noisy += rs->results[i].status == GB_STATUS_OK && rs->results[i].noisy;
+    }
+}
+
+static void runs_section(struct rep *R, FILE *h, FILE *m)
+{
+    fprintf(h, "<h2 id=\"runs\">Runs and devices</h2>\n");
+    fprintf(m, "## Runs and devices\n\n");
+    static const char *const run_cols[] = {"file",    "host",     "started (UTC)",
+                                           "profile", "gpubench", "ok / skipped / failed (noisy)"};
+    table_head(h, m, run_cols, 6);
+    for (size_t f = 0; f < R->nfiles; f++) {
+        const struct gb_results *rs = &R->files[f];
+        size_t ok, sk, fa, nz;
+        count_status(rs, &ok, &sk, &fa, &nz);
+        char status[96], ver[96];
+        snprintf(status, sizeof status, "%zu / %zu / %zu (%zu)%s", ok, sk, fa, nz,
+                 rs->run.interrupted ? ", interrupted" : "");
+        snprintf(ver, sizeof ver, "%s (%s)", rs->run.gpubench_version, rs->run.git_commit);
+        const char *cells[] = {R->paths[f],          rs->run.host, rs->run.start_utc,
+                               rs->run.profile_name, ver,          status};
+        table_row(h, m, "td", cells, 6);
+    }
+    fprintf(h, "</table>\n");
+    fprintf(m, "\n");
+    static const char *const dev_cols[] = {
+        "series",        "device", "backend", "vendor / driver",
+        "compute units", "clock",  "memory",  "memory levels (latency staircase)"};
+    /* The levels column only where a series has a latency staircase. */
+    char(*levels)[400] = calloc(R->nser ? R->nser : 1, sizeof *levels);
+    size_t ncols = 7;
+    for (size_t s = 0; levels && s < R->nser; s++) {
+        gb__latency_levels_of(R, s, levels[s], sizeof levels[s]);
+        if (levels[s][0])
+            ncols = 8;
+    }
+    table_head(h, m, dev_cols, ncols);
+    for (size_t s = 0; s < R->nser; s++) {
+        const struct gb_result_device *d = &R->files[R->ser[s].file].devices[R->ser[s].dev];
+        char vd[300], cu[32], clk[32], mem[32];
+        snprintf(vd, sizeof vd, "%s / %s", d->info.vendor, d->info.driver);
+        snprintf(cu, sizeof cu, "%u", d->info.compute_units);
+        snprintf(clk, sizeof clk, "%u MHz", d->info.clock_mhz);
+        snprintf(mem, sizeof mem, "%.1f GiB", (double)d->info.global_mem / (1024.0 * 1024 * 1024));
+        const char *lv = levels ? levels[s] : "";
+        const char *cells[] = {R->ser[s].label, d->info.name, d->backend, vd, cu, clk, mem, lv};
+        table_row(h, m, "td", cells, ncols);
+    }
+    free(levels);
+    fprintf(h, "</table>\n");
+    if (R->dropped_series) {
+        fprintf(h,
+                "<p class=\"error\">%zu more devices are in the files; at most %d are "
+                "shown side by side.</p>\n",
+                R->dropped_series, MAXSER);
+        fprintf(m,
+                "\n**%zu more devices are in the files; at most %d are shown side by "
+                "side.**\n",
+                R->dropped_series, MAXSER);
+    }
+}
+
+/* Skipped and failed cases: why, so that a missing figure is never a mystery. */
+static void cases_section(struct rep *R, FILE *h, FILE *m)
+{
+    fprintf(h, "<h2 id=\"cases\">Skipped and failed cases</h2>\n");
+    fprintf(m, "\n## Skipped and failed cases\n\n");
+    static const char *const cols[] = {"file", "suite", "case", "params", "status", "reason"};
+    size_t listed = 0, total = 0;
+    for (size_t f = 0; f < R->nfiles; f++)
+        for (size_t i = 0; i < R->files[f].nresults; i++) {
+            const struct gb_result *r = &R->files[f].results[i];
+            if (r->status == GB_STATUS_OK)
+                continue;
+            total++;
+            if (listed == 200)
+                continue;
+            if (listed++ == 0)
+                table_head(h, m, cols, 6);
+            char params[512], reason[400];
+            gb_params_format(&r->params, params, sizeof params);
+            snprintf(reason, sizeof reason, "%.*s", (int)strcspn(r->reason, "\n"), r->reason);
+            const char *cells[] = {gb__base_name(R->paths[f]), r->suite, r->case_name, params,
+                                   gb_status_name(r->status),  reason};
+            table_row(h, m, "td", cells, 6);
+        }
+    if (listed)
+        fprintf(h, "</table>\n");
+    if (total > listed) {
+        fprintf(h, "<p>%zu more in the results files.</p>\n", total - listed);
+        fprintf(m, "\n%zu more in the results files.\n", total - listed);
+    }
+    if (!total) {
+        fprintf(h, "<p>None: every case ran and was verified.</p>\n");
+        fprintf(m, "None: every case ran and was verified.\n");
+    }
+}
+
+/* ---- the charts ---------------------------------------------------------------------------- */
+
+/* Writes the SVG gnuplot drew into the page: without its XML prolog, and with its element ids
+ * prefixed by the chart's id so that several charts' ids cannot collide in one document. */
+static bool inline_svg(FILE *out, const char *dir, const struct chart *c)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/charts/%s.svg", dir, c->id);
+    /* What gnuplot drew, never a file a planted link leads to. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = len > 0 ? malloc((size_t)len + 1) : NULL;
+    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+        free(buf);
+        fclose(f);
+        return false;
+    }
+    fclose(f);
+    buf[len] = '\0';
+    const char *s = strstr(buf, "<svg");
+    if (!s) {
+        free(buf);
+        return false;
+    }
+    /* One pass over the text: each position is tested against the patterns that start with its
+     * character (searching for each pattern from every match on was quadratic: a chart of
+     * 100,000 points took a minute). */
+    static const char *const pats[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
+    const char *from = s; /* the text not yet written */
+    for (const char *p = s; *p; p++) {
+        if (*p != 'i' && *p != 'h' && *p != 'u')
+            continue;
+        for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++) {
+            size_t pl = strlen(pats[k]);
+            if (strncmp(p, pats[k], pl) == 0) {
+                /* A data: URL in href is not an id reference; only '#' forms match. */
+                fwrite(from, 1, (size_t)(p - from) + pl, out);
+                fprintf(out, "%s_", c->id);
+                p += pl - 1;
+                from = p + 1;
+                break;
+            }
+        }
+    }
+    fputs(from, out);
+    free(buf);
+    return true;
+}
+
+/* Both forms of a paragraph: "<p class=cls>lead TEXT tail</p>" (cls NULL: a plain "<p>") and
+ * "md_lead TEXT md_tail". */
+static void note(FILE *h, FILE *m, const char *cls, const char *lead, const char *text,
+                 const char *tail, const char *md_lead, const char *md_tail)
+{
+    if (cls)
+        fprintf(h, "<p class=\"%s\">%s", cls, lead);
+    else
+        fprintf(h, "<p>%s", lead);
+    gb_fputs_xml(h, text);
+    fprintf(h, "%s</p>\n", tail);
+    fprintf(m, "%s", md_lead);
+    gb_fputs_md(m, text);
+    fprintf(m, "%s", md_tail);
+}
+
+static void chart_section(struct rep *R, FILE *h, FILE *m, const struct chart *c)
+{
+    fprintf(h, "<section id=\"%s\">\n<h3>", c->id);
+    gb_fputs_xml(h, c->title);
+    fprintf(h, "</h3>\n");
+    fprintf(m, "\n### ");
+    gb_fputs_md(m, c->title);
+    fprintf(m, "\n\n");
+    note(h, m, NULL, "", c->what, "", "", "\n\n");
+    if (c->nodata[0])
+        note(h, m, "nodata", "No data: ", c->nodata, ".", "*No data: ", ".*\n\n");
+    if (c->failed) {
+        note(h, m, "error", "This chart could not be drawn: ", c->error, "",
+             "**This chart could not be drawn:** ", "\n\n");
+    } else {
+        fprintf(h, "<figure>\n");
+        if (!inline_svg(h, R->o->dir, c))
+            fprintf(h, "<p class=\"error\">charts/%s.svg is missing.</p>", c->id);
+        fprintf(h, "\n</figure>\n");
+        fprintf(m, "![");
+        gb_fputs_md(m, c->title);
+        fprintf(m, "](charts/%s.png)\n\n", c->id);
+    }
+    if (c->findings[0]) {
+        fprintf(h, "<ul class=\"findings\">\n");
+        for (const char *s = c->findings; *s;) {
+            int l = (int)strcspn(s, "\n");
+            char line[1200];
+            snprintf(line, sizeof line, "%.*s", l, s);
+            fprintf(h, "<li>");
+            gb_fputs_xml(h, line);
+            fprintf(h, "</li>\n");
+            fprintf(m, "- ");
+            gb_fputs_md(m, line);
+            fprintf(m, "\n");
+            s += l + (s[l] == '\n');
+        }
+        fprintf(h, "</ul>\n");
+        fprintf(m, "\n");
+    }
+    fprintf(h, "</section>\n");
+}
+
+/* ---- the pages ----------------------------------------------------------------------------- */
+
+static const char css[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;"
+    "max-width:1200px;padding:0 1em;color:#222;line-height:1.45}"
+    "h1{font-size:1.7em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;"
+    "margin-top:2em}h3{margin-bottom:.3em}"
+    ".meta{color:#666}table{border-collapse:collapse;margin:1em 0;font-size:.92em}"
+    "th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}figure{margin:.5em 0;max-width:100%}figure svg{width:100%;height:auto;"
+    "display:block}.nodata{color:#777}.error{color:#b00020;font-weight:bold}"
+    "ul.findings{background:#f7f9fc;border-left:3px solid #1f77b4;padding:.5em 1em .5em 2em}"
+    "nav ul{columns:2}";
+
+/* The title, what generated the page, and (HTML) the contents. */
+static void page_head(struct rep *R, FILE *h, FILE *m, const char *title)
+{
+    char when[64];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+
+    fprintf(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+    gb_fputs_xml(h, title);
+    fprintf(h, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+    gb_fputs_xml(h, title);
+    fprintf(h,
+            "</h1>\n<p class=\"meta\">Generated by gpubench %s on %s from %zu results "
+            "file%s. Charts drawn by gnuplot; the data behind each is in <code>data/</code>, "
+            "its script in <code>plots/</code>.</p>\n",
+            GB_VERSION, when, R->nfiles, R->nfiles == 1 ? "" : "s");
+    fprintf(m, "# ");
+    gb_fputs_md(m, title);
+    fprintf(m,
+            "\n\nGenerated by gpubench %s on %s from %zu results file%s. Charts drawn by "
+            "gnuplot; the data behind each chart is in `data/`, its script in `plots/`; "
+            "`index.html` has the same report with the charts inline.\n\n",
+            GB_VERSION, when, R->nfiles, R->nfiles == 1 ? "" : "s");
+
+    fprintf(h, "<nav><ul>\n<li><a href=\"#runs\">Runs and devices</a></li>\n"
+               "<li><a href=\"#headline\">Headline figures</a></li>\n");
+    for (size_t i = 0; i < R->nch; i++) {
+        fprintf(h, "<li><a href=\"#%s\">", R->ch[i].id);
+        gb_fputs_xml(h, R->ch[i].title);
+        fprintf(h, "</a>%s</li>\n", R->ch[i].nodata[0] ? " (no data)" : "");
+    }
+    fprintf(h, "<li><a href=\"#cases\">Skipped and failed cases</a></li>\n</ul></nav>\n");
+}
+
+void gb__write_pages(struct rep *R, const char *title)
+{
+    FILE *h = gb__open_in(R, "", "index", ".html");
+    FILE *m = gb__open_in(R, "", "report", ".md");
+    if (!h || !m) {
+        if (h)
+            fclose(h);
+        if (m)
+            fclose(m);
+        return;
+    }
+    page_head(R, h, m, title);
+    runs_section(R, h, m);
+    headline_section(R, h, m);
+    fprintf(h, "<h2>Charts</h2>\n");
+    fprintf(m, "\n## Charts\n");
+    for (size_t i = 0; i < R->nch; i++)
+        chart_section(R, h, m, &R->ch[i]);
+    cases_section(R, h, m);
+    fprintf(h, "</body>\n</html>\n");
+    gb__close_file(R, h);
+    gb__close_file(R, m);
+}

@@ -1,0 +1,142 @@
+/* gpubench — from a measured case to its result (contract in case_result.h). */
+#include "run/case_result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/precision.h"
+#include "backends/telemetry.h"
+#include "base/error.h"
+
+/* Converts a measurement into the result's metric: GB/s when the operation moves bytes, else
+ * GFLOP/s when it computes (GOP/s for integer operations, op.rate_unit for what is not
+ * arithmetic), else its latency in microseconds. */
+void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
+                           const struct gb_measurement *m)
+{
+    double *us = malloc((m->n ? m->n : 1) * sizeof *us);
+    r->samples = malloc((m->n ? m->n : 1) * sizeof *r->samples);
+    if (!us || !r->samples) {
+        free(us);
+        free(r->samples);
+        r->samples = NULL;
+        return;
+    }
+    if (ctx->op.bytes > 0) {
+        snprintf(r->metric, sizeof r->metric, "bandwidth");
+        snprintf(r->unit, sizeof r->unit, "GB/s");
+        r->better = GB_BETTER_HIGHER;
+    } else if (ctx->op.flops > 0) {
+        snprintf(r->metric, sizeof r->metric, "throughput");
+        snprintf(r->unit, sizeof r->unit, "%s",
+                 ctx->op.rate_unit ? ctx->op.rate_unit
+                 : ctx->op.integer ? "GOP/s"
+                                   : "GFLOP/s");
+        r->better = GB_BETTER_HIGHER;
+    } else {
+        snprintf(r->metric, sizeof r->metric, "latency");
+        snprintf(r->unit, sizeof r->unit, "us");
+        r->better = GB_BETTER_LOWER;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        double t = m->op_time[i];
+        us[i] = t * 1e6;
+        r->samples[i] = ctx->op.bytes > 0   ? ctx->op.bytes / t / 1e9
+                        : ctx->op.flops > 0 ? ctx->op.flops / t / 1e9
+                                            : t * 1e6;
+    }
+    r->nsamples = m->n;
+    gb_stats_compute(r->samples, m->n, &r->stats);
+    gb_stats_compute(us, m->n, &r->op_time_us);
+    free(us);
+    /* The noise shown is the noise judged: the stopping rule (gb_sample_decide) judges the CI95
+     * of the mean time per operation relative to that mean, so a rate's CI95 is that same
+     * relative half-width of its mean (rate = work / time: the same relative precision to first
+     * order), not the CI of the rate samples, whose mean a few slow samples move differently. */
+    if (ctx->op.bytes > 0 || ctx->op.flops > 0)
+        r->stats.ci95 = r->op_time_us.mean > 0 && isfinite(r->op_time_us.ci95)
+                            ? r->stats.mean * r->op_time_us.ci95 / r->op_time_us.mean
+                            : r->op_time_us.ci95;
+    r->value = r->stats.median;
+    r->batch = m->batch;
+    r->bytes_per_op = ctx->op.bytes;
+    r->flops_per_op = ctx->op.flops;
+    snprintf(r->regime, sizeof r->regime, "%s",
+             gb_result_regime(ctx->op.working_set, ctx->dev->info.l2_bytes));
+    r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
+}
+
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
+{
+    if (r->status != GB_STATUS_OK || !(ctx->op.bytes > 0) || !r->regime[0])
+        return;
+    const double mem = ctx->dev->info.peak_mem_gbs;
+    const char *why = NULL;
+    if (ctx->op.host_link) {
+        char how[256];
+        double link = ctx->op.host_link_dirs
+                          ? gb_tel_pcie_link_gbs(ctx->dev->info.pci_bus_id, how, sizeof how)
+                          : 0.0;
+        if (!(link > 0)) {
+            gb_result_text(r, "peak", "unknown: %s",
+                           ctx->op.host_link_dirs ? how
+                                                  : "staged copies cross the host link "
+                                                    "in turns");
+            return;
+        }
+        /* The link as the device's sysfs entry reports it; no implausibility verdict, since a
+         * virtual machine's entry may describe a virtual link, not the one the bytes cross. */
+        double bound = link * ctx->op.host_link_dirs;
+        gb_result_figure(r, "peak", "GB/s", bound);
+        gb_result_figure(r, "of_peak", "", r->value / bound);
+        gb_result_text(r, "peak_from", "%s, %s", how,
+                       ctx->op.host_link_dirs > 1 ? "both directions" : "one direction");
+        if (r->value > bound)
+            gb_result_text(r, "peak_note",
+                           "the measured rate exceeds the link sysfs reports: "
+                           "that link is not the one the bytes crossed");
+        return;
+    }
+    if (strcmp(r->regime, "memory") != 0)
+        why = "unknown: the working set may be cache-resident";
+    else if (!(mem > 0))
+        why = "unknown: the device reports no memory bandwidth";
+    if (why) {
+        gb_result_text(r, "peak", "%s", why);
+        return;
+    }
+    gb_result_figure(r, "peak", "GB/s", mem);
+    gb_result_figure(r, "of_peak", "", r->value / mem);
+    /* Faster than the device's memory can go is a timer, a dead-code or a cache problem, not a
+     * record. */
+    if (gb_rate_implausible(r->value, mem)) {
+        r->implausible = true;
+        snprintf(r->reason, sizeof r->reason,
+                 "implausible: %.4g GB/s exceeds the device's theoretical memory bandwidth %.4g "
+                 "GB/s",
+                 r->value, mem);
+    }
+}
+
+int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
+                       size_t m_samples)
+{
+    r->max_error = ctx->max_error;
+    if (err == GB_EVERIFY) {
+        r->status = GB_STATUS_FAILED;
+        snprintf(r->reason, sizeof r->reason, "verification failed: %.990s", ctx->reason);
+    } else if (err) {
+        gb_result_fail(r, err, "verify");
+    } else {
+        r->status = GB_STATUS_OK;
+        r->verified = true;
+        if (r->noisy)
+            snprintf(r->reason, sizeof r->reason,
+                     "noise target not reached: CI95 %.2f%% of the mean after %zu samples",
+                     r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, m_samples);
+    }
+    return err;
+}
+

@@ -1,0 +1,35 @@
+/* gpubench — from a measured case to its result: the runner's and gb_case_measure()'s
+ * (run/subcase.h) one way of turning what a suite said of an operation (gb_op_desc) and what the
+ * harness measured (gb_measurement) into a result's metric, bound and verdict. */
+#ifndef GB_CASE_RESULT_H
+#define GB_CASE_RESULT_H
+
+#include <stddef.h>
+
+#include "results/results.h"
+#include "run/measure.h"
+#include "run/suite.h"
+
+/* Converts measurement m of the case in ctx into r's metric, unit, direction, samples and
+ * statistics: GB/s when ctx->op.bytes > 0, else GFLOP/s when ctx->op.flops > 0 (GOP/s when
+ * ctx->op.integer), else the latency in microseconds, and the regime (ctx->op.working_set). */
+void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
+                           const struct gb_measurement *m);
+
+/* The bound of a bandwidth result with a regime (r->regime set by gb_result_fill_metric), once
+ * its figures are final: in the memory regime, device-memory kernels and D2D copies are bounded
+ * by the device's theoretical bandwidth (peak_mem_gbs): the figures "peak" (GB/s) and "of_peak"
+ * are added and a value above GB_PLAUSIBLE_SLACK x peak is flagged implausible, with the reason.
+ * Where no bound is known (no peak_mem_gbs, a cache-regime working set, a host-link copy) the
+ * text figure "peak" says why. Other results are left alone. */
+void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
+
+/* Records in r what verify() returned (err) for the case in ctx, after gb_result_fill_metric:
+ * GB_EVERIFY fails it with ctx->reason ("verification failed: ..."), another error fails it as
+ * gb_result_fail(..., "verify"), 0 makes it ok and verified, with a reason when the noise target
+ * was not reached in the m_samples samples. r->max_error is ctx->max_error either way. Returns
+ * err, so that the caller can tell a broken verify (a suspect queue) from a mismatch. */
+int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
+                       size_t m_samples);
+
+#endif

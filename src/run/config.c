@@ -1,0 +1,497 @@
+/* gpubench — profiles: YAML in, a checked gb_profile out (see config.h for the syntax).
+ *
+ * This file holds the profile's own keys, its suite entries and the entry points. The loader's
+ * other parts share config_private.h: the libyaml walker that reports "file:line:column: message"
+ * (config_yaml.c), sweeps (config_sweep.c), the measurement layers (config_measure.c), the
+ * tuning keys of an entry (config_tuning.c) and the --set overrides (config_set.c).
+ */
+#include "run/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "base/error.h"
+#include "base/util.h"
+#include "run/config_private.h"
+
+/* The largest profile file read. */
+#define PROFILE_MAX_BYTES (16u << 20)
+
+/* Backend names a profile may use, whether or not this build has them, so that one profile
+ * works on every machine. */
+static const char *const known_backends[] = {"cuda", "opencl", NULL};
+
+/* ---- top-level keys -------------------------------------------------------------------- */
+
+int gb__parse_name(struct gb__ld *l, yaml_node_t *n)
+{
+    const char *s;
+    int rc = gb__want_scalar(l, n, "a name", &s);
+    if (rc)
+        return rc;
+    if (strlen(s) >= sizeof l->p->name)
+        return gb__fail(l, n, "name is longer than %zu characters", sizeof l->p->name - 1);
+    if (!gb__is_ident(s))
+        return gb__fail(l, n, "name \"%s\" may only contain letters, digits, _ . + -", s);
+    snprintf(l->p->name, sizeof l->p->name, "%s", s);
+    return 0;
+}
+
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Reads `all`, or a scalar or a list of them (see gb__scalar_or_list), into *out: NULL for `all`,
+ * else a new zeroed array of len + 1 elements of `size` bytes whose first len elements item()
+ * fills, given each item's node and index. On error *out may hold a partly filled array, for
+ * the caller to free. */
+static int parse_all_or_list(struct gb__ld *l, yaml_node_t *n, const char *what,
+                             const char *if_empty, size_t size,
+                             int (*item)(struct gb__ld *, yaml_node_t *, void *, size_t),
+                             void **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (n && n->type == YAML_SCALAR_NODE && !gb__is_null(n) && strcmp(gb__sval(n), "all") == 0)
+        return 0;
+    int rc = gb__scalar_or_list(l, n, what, if_empty, len);
+    if (!rc && !(*out = calloc(*len + 1, size)))
+        rc = gb__fail(l, n, "out of memory");
+    for (size_t i = 0; !rc && i < *len; i++)
+        rc = item(l, gb__list_item(l, n, i), *out, i);
+    return rc;
+}
+
+/* Item i of `backends:`, node it, into names[i]: a known backend, not listed before. */
+static int parse_backend(struct gb__ld *l, yaml_node_t *it, void *array, size_t i)
+{
+    char **names = array;
+    const char *s;
+    int rc = gb__want_scalar(l, it, "a backend name", &s);
+    if (rc)
+        return rc;
+    bool known = false;
+    for (size_t j = 0; known_backends[j]; j++)
+        known = known || strcmp(known_backends[j], s) == 0;
+    if (!known) {
+        char all[64];
+        return gb__fail(l, it, "unknown backend \"%s\" (expected %s)", s,
+                        gb__join_or(known_backends, all, sizeof all));
+    }
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(names[j], s) == 0)
+            return gb__fail(l, it, "backend \"%s\" is listed twice", s);
+    if (!(names[i] = strdup(s)))
+        return gb__fail(l, it, "out of memory");
+    return 0;
+}
+
+int gb__parse_backends(struct gb__ld *l, yaml_node_t *n)
+{
+    void *names; /* NULL-terminated; NULL: every backend */
+    size_t len;
+    int rc = parse_all_or_list(l, n, "a backend name, a list of them or \"all\" for backends",
+                               "backends: empty list (leave backends out for every backend)",
+                               sizeof(char *), parse_backend, &names, &len);
+    if (rc) {
+        free_strv(names);
+        return rc;
+    }
+    free_strv(l->p->backends);
+    l->p->backends = names;
+    return 0;
+}
+
+/* Item i of `devices:`, node it, into devs[i]: a device index, not listed before. */
+static int parse_device(struct gb__ld *l, yaml_node_t *it, void *array, size_t i)
+{
+    int *devs = array;
+    const char *s;
+    int64_t x;
+    int rc = gb__want_scalar(l, it, "a device index", &s);
+    if (rc)
+        return rc;
+    if (!gb__parse_i64(s, &x) || x < 0 || x > INT32_MAX)
+        return gb__fail(l, it,
+                        "devices: expected \"all\" or a device index (0, 1, ...), got "
+                        "\"%s\"",
+                        s);
+    devs[i] = (int)x;
+    for (size_t j = 0; j < i; j++)
+        if (devs[j] == devs[i])
+            return gb__fail(l, it, "device %d is listed twice", devs[i]);
+    return 0;
+}
+
+int gb__parse_devices(struct gb__ld *l, yaml_node_t *n)
+{
+    void *devs; /* -1 terminated; NULL: every device */
+    size_t len;
+    int rc = parse_all_or_list(l, n, "\"all\", a device index or a list of them for devices",
+                               "devices: empty list (use \"all\" for every device)", sizeof(int),
+                               parse_device, &devs, &len);
+    if (!rc) {
+        if (devs)
+            ((int *)devs)[len] = -1;
+        free(l->p->devices);
+        l->p->devices = devs;
+    } else {
+        free(devs);
+    }
+    return rc;
+}
+
+/* `tuning_cache:` — the tuning cache file; "~/" at the start is the home folder. */
+int gb__parse_tuning_cache(struct gb__ld *l, yaml_node_t *n)
+{
+    const char *s = NULL;
+    int rc = gb__want_scalar(l, n, "a file path for tuning_cache", &s);
+    if (rc)
+        return rc;
+    const char *home = getenv("HOME");
+    bool tilde = strncmp(s, "~/", 2) == 0 && home && *home;
+    int w = tilde ? snprintf(l->p->tuning_cache, sizeof l->p->tuning_cache, "%s/%s", home, s + 2)
+                  : snprintf(l->p->tuning_cache, sizeof l->p->tuning_cache, "%s", s);
+    if (w < 0 || (size_t)w >= sizeof l->p->tuning_cache)
+        return gb__fail(l, n, "tuning_cache: the path is longer than %zu characters",
+                        sizeof l->p->tuning_cache - 1);
+    /* The cache is read, then replaced by a rename: a device node or a folder must not be. */
+    char why[1200];
+    if (gb_output_refusal(l->p->tuning_cache, GB_OUTPUT_FILE, NULL, 0, why, sizeof why))
+        return gb__fail(l, n, "tuning_cache: %s cannot be the tuning cache: %s", l->p->tuning_cache,
+                        why);
+    return 0;
+}
+
+/* ---- suite entries --------------------------------------------------------------------- */
+
+const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len)
+{
+    const char *names[GB_MAX_AXES + 1];
+    size_t n = s->naxes < GB_MAX_AXES ? s->naxes : GB_MAX_AXES;
+    for (size_t i = 0; i < n; i++)
+        names[i] = s->axes[i].name;
+    names[n] = NULL;
+    return gb__join_or(names, buf, len);
+}
+
+const char *gb__suite_list(char *buf, size_t len)
+{
+    const char *names[64];
+    size_t n = gb_suite_count < 63 ? gb_suite_count : 63;
+    for (size_t i = 0; i < n; i++)
+        names[i] = gb_suites[i]->name;
+    names[n] = NULL;
+    return gb__join_or(names, buf, len);
+}
+
+/* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. */
+int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
+{
+    char what[96];
+    snprintf(what, sizeof what, "the params of suite %s", run->suite->name);
+    int rc = gb__check_map(l, n, what);
+    if (rc)
+        return rc;
+    yaml_node_t *k, *v;
+    GB__MAP_FOREACH(l, n, k, v)
+    {
+        const struct gb_axis_def *ax = gb_suite_axis(run->suite, gb__sval(k));
+        if (!ax) {
+            char all[256];
+            return gb__fail(l, k, "suite %s has no axis \"%s\" (axes: %s)", run->suite->name,
+                            gb__sval(k), gb__axis_list(run->suite, all, sizeof all));
+        }
+        size_t i = (size_t)(ax - run->suite->axes);
+        struct gb_sweep s;
+        if ((rc = gb__parse_sweep(l, ax, v, &s)))
+            return rc;
+        gb_sweep_free(&run->sweeps[i]);
+        run->sweeps[i] = s;
+    }
+    return 0;
+}
+
+static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
+                     struct gb__mlayer *m)
+{
+    int rc = gb__check_map(l, n, "a suite entry");
+    if (rc)
+        return rc;
+    yaml_node_t *k, *v, *measure = NULL, *params = NULL, *suite = NULL, *tuned = NULL;
+    yaml_node_t *tunables = NULL, *constraints = NULL;
+    GB__MAP_FOREACH(l, n, k, v)
+    {
+        if (strcmp(gb__sval(k), "suite") == 0)
+            suite = v;
+        else if (strcmp(gb__sval(k), "measure") == 0)
+            measure = v;
+        else if (strcmp(gb__sval(k), "params") == 0)
+            params = v;
+        else if (strcmp(gb__sval(k), "tuned") == 0)
+            tuned = v;
+        else if (strcmp(gb__sval(k), "tunables") == 0)
+            tunables = v;
+        else if (strcmp(gb__sval(k), "constraints") == 0)
+            constraints = v;
+        else
+            return gb__fail(l, k,
+                            "unknown key \"%s\" in a suite entry (expected suite, measure, "
+                            "params, tuned, tunables or constraints)",
+                            gb__sval(k));
+    }
+    if (!suite)
+        return gb__fail(l, n, "suite entry without a suite: key");
+    const char *sname;
+    if ((rc = gb__want_scalar(l, suite, "a suite name", &sname)))
+        return rc;
+    run->suite = gb_suite_find(sname);
+    if (!run->suite) {
+        char all[512];
+        return gb__fail(l, suite, "unknown suite \"%s\" (suites: %s)", sname,
+                        gb__suite_list(all, sizeof all));
+    }
+    run->line = (int)n->start_mark.line + 1;
+    run->column = (int)n->start_mark.column + 1;
+    if (run->suite->naxes > GB_MAX_AXES)
+        return gb__fail(l, suite, "internal error: suite %s has more than %d axes", sname,
+                        GB_MAX_AXES);
+    if (measure && (rc = gb__parse_measure(l, measure, m)))
+        return rc;
+    if (params && (rc = gb__parse_params(l, params, run)))
+        return rc;
+    if ((tuned && (rc = gb__parse_tuned(l, tuned, run))) ||
+        (tunables && (rc = gb__parse_tunables(l, tunables, run))) ||
+        (constraints && (rc = gb__parse_constraints(l, constraints, run))))
+        return rc;
+    for (size_t i = 0; i < run->suite->naxes; i++) {
+        if (run->sweeps[i].n)
+            continue;
+        const struct gb_axis_def *ax = &run->suite->axes[i];
+        char why[512];
+        if (gb_sweep_parse(ax, ax->def, &run->sweeps[i], why, sizeof why))
+            return gb__fail(l, suite, "internal error: the default sweep of %s.%s is invalid: %s",
+                            sname, ax->name, why);
+    }
+    return 0;
+}
+
+static int parse_suites(struct gb__ld *l, yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SEQUENCE_NODE)
+        return gb__fail(l, n, "expected a list of suite entries for suites, got %s", gb__kind(n));
+    size_t len = gb__seq_len(n);
+    if (len == 0)
+        return gb__fail(l, n, "suites: empty list (name at least one suite)");
+    l->p->runs = calloc(len, sizeof *l->p->runs);
+    l->runm = calloc(len, sizeof *l->runm);
+    if (!l->p->runs || !l->runm)
+        return gb__fail(l, n, "out of memory");
+    l->p->nruns = len;
+    for (size_t i = 0; i < len; i++) {
+        int rc = parse_run(l, gb__seq_item(l, n, i), &l->p->runs[i], &l->runm[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int parse_root(struct gb__ld *l, yaml_node_t *root)
+{
+    if (!root || gb__is_null(root))
+        return gb__fail(l, root, "empty profile (expected a mapping with at least suites:)");
+    int rc = gb__check_map(l, root, "the profile");
+    if (rc)
+        return rc;
+    yaml_node_t *k, *v, *suites = NULL;
+    GB__MAP_FOREACH(l, root, k, v)
+    {
+        const char *key = gb__sval(k);
+        if (strcmp(key, "name") == 0)
+            rc = gb__parse_name(l, v);
+        else if (strcmp(key, "backends") == 0)
+            rc = gb__parse_backends(l, v);
+        else if (strcmp(key, "devices") == 0)
+            rc = gb__parse_devices(l, v);
+        else if (strcmp(key, "measure") == 0)
+            rc = gb__parse_measure(l, v, &l->top);
+        else if (strcmp(key, "suites") == 0)
+            rc = parse_suites(l, suites = v);
+        else if (strcmp(key, "tuning_cache") == 0)
+            rc = gb__parse_tuning_cache(l, v);
+        else if (strcmp(key, "telemetry") == 0)
+            rc = gb__parse_telemetry(l, v);
+        else
+            rc = gb__fail(l, k,
+                          "unknown key \"%s\" in the profile (expected name, backends, "
+                          "devices, measure, suites, telemetry or tuning_cache)",
+                          key);
+        if (rc)
+            return rc;
+    }
+    if (!suites)
+        return gb__fail(l, root, "the profile has no suites: list");
+    return 0;
+}
+
+/* ---- entry points ---------------------------------------------------------------------- */
+
+static void sha256_hex(const void *data, size_t len, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    hex[0] = '\0';
+    if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+        return;
+    for (unsigned i = 0; i < mdlen; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+}
+
+/* The base name of path without a .yaml / .yml extension. */
+static void default_name(const char *path, char *out, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".yaml") == 0)
+        n -= 5;
+    else if (n > 4 && strcmp(b + n - 4, ".yml") == 0)
+        n -= 4;
+    snprintf(out, len, "%.*s", (int)n, b);
+}
+
+static int load_text(const char *text, size_t len, const char *name, const struct gb_override *sets,
+                     size_t nsets, struct gb_profile *out, char *err, size_t errlen)
+{
+    struct gb__ld l = {.src = name, .err = err, .errlen = errlen, .p = out};
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
+    snprintf(out->path, sizeof out->path, "%s", name);
+    out->telemetry = gb_tel_defaults;
+    sha256_hex(text, len, out->sha256);
+
+    yaml_document_t doc;
+    int rc = gb__load_doc(&l, text, len, &doc);
+    if (rc)
+        goto out;
+    l.doc = &doc;
+    rc = parse_root(&l, yaml_document_get_root_node(&doc));
+    yaml_document_delete(&doc);
+    l.doc = NULL;
+    for (size_t i = 0; !rc && i < nsets; i++)
+        rc = gb__apply_override(&l, &sets[i]);
+    l.src = name;
+    for (size_t i = 0; !rc && i < out->nruns; i++)
+        rc = gb__resolve_measure(&l, &out->runs[i], &l.runm[i]);
+    for (size_t i = 0; !rc && i < out->nruns; i++)
+        out->runs[i].telemetry = out->telemetry;
+    for (size_t i = 0; !rc && i < out->nruns && out->tuning_cache[0]; i++)
+        if (!(out->runs[i].tuning_cache = strdup(out->tuning_cache)))
+            rc = gb__fail(&l, NULL, "out of memory");
+    if (!rc) {
+        out->measure = gb_measure_defaults;
+        gb__mlayer_apply(&out->measure, &l.top);
+        if (!out->name[0])
+            default_name(name, out->name, sizeof out->name);
+    }
+out:
+    free(l.runm);
+    for (size_t i = 0; i < l.nsrcs; i++)
+        free(l.srcs[i]);
+    free(l.srcs);
+    if (!rc)
+        return 0;
+    gb_profile_free(out);
+    if (err && errlen)
+        gb_error_set(GB_ECONFIG, NULL, 0, "%s", err);
+    return GB_ECONFIG;
+}
+
+int gb_profile_load_string(const char *text, const char *name, const struct gb_override *sets,
+                           size_t nsets, struct gb_profile *out, char *err, size_t errlen)
+{
+    return load_text(text ? text : "", text ? strlen(text) : 0, name ? name : "<profile>", sets,
+                     nsets, out, err, errlen);
+}
+
+int gb_profile_load(const char *path, const struct gb_override *sets, size_t nsets,
+                    struct gb_profile *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int saved = 0;
+    if (!f) {
+        saved = errno;
+        goto io_fail;
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap >= PROFILE_MAX_BYTES) {
+                fclose(f);
+                free(buf);
+                snprintf(err, errlen, "%s:1:1: the profile is larger than %u bytes", path,
+                         PROFILE_MAX_BYTES);
+                gb_error_set(GB_ECONFIG, NULL, 0, "%s", err);
+                return GB_ECONFIG;
+            }
+            cap = cap ? 2 * cap : 8192;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                saved = ENOMEM;
+                fclose(f);
+                goto io_fail;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                saved = errno ? errno : EIO;
+                fclose(f);
+                goto io_fail;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    int rc = load_text(buf, len, path, sets, nsets, out, err, errlen);
+    free(buf);
+    return rc;
+io_fail:
+    free(buf);
+    if (err && errlen)
+        snprintf(err, errlen, "%s: cannot read the profile: %s", path, strerror(saved));
+    gb_error_set(GB_EIO, NULL, 0, "%s: cannot read the profile: %s", path, strerror(saved));
+    return GB_EIO;
+}
+
+void gb_profile_free(struct gb_profile *p)
+{
+    if (!p)
+        return;
+    free_strv(p->backends);
+    free(p->devices);
+    for (size_t i = 0; p->runs && i < p->nruns; i++) {
+        for (size_t j = 0; j < GB_MAX_AXES; j++)
+            gb_sweep_free(&p->runs[i].sweeps[j]);
+        gb__free_tuning(&p->runs[i]);
+        free(p->runs[i].tuning_cache);
+    }
+    free(p->runs);
+    p->backends = NULL;
+    p->devices = NULL;
+    p->runs = NULL;
+    p->nruns = 0;
+}

@@ -1,0 +1,225 @@
+/* gpubench — what a suite is.
+ *
+ * A suite declares its axes (with default sweeps in profile syntax), and four callbacks that the
+ * runner calls for every case: setup -> (warm-up and timed runs, owned by measure.c) ->
+ * verify -> teardown. A suite never times anything itself: it says what one operation moves or
+ * computes (gb_op_desc) and the harness derives GB/s and GFLOP/s in one place.
+ */
+#ifndef GB_SUITE_H
+#define GB_SUITE_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "base/params.h"
+#include "results/results.h" /* GB_MAX_SET, struct gb_figure */
+
+struct gb_suite_run; /* run/config.h: a profile entry */
+
+struct gb_axis_def {
+    const char *name;
+    enum gb_vtype type;
+    /* Default sweep in profile syntax: "[h2d, d2h]", "{from: 4KiB, to: 256MiB, factor: 4}",
+     * "256". Parsed by the config loader; a bad default is caught by the tests. */
+    const char *def;
+    /* GB_V_STR: the allowed values, NULL-terminated (NULL: any identifier). */
+    const char *const *choices;
+    /* GB_V_STR, optional: checks a value's form at load time (gemm's shape "N" or "MxNxK"):
+     * returns false with what is wrong and what is expected in why[0..len); the loader reports
+     * it at the value's file:line:col. */
+    bool (*check)(const char *value, char *why, size_t len);
+    /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
+    int64_t min, max;
+    /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is
+     * otherwise positive). */
+    bool zero_picks;
+    const char *help;
+    /* Multi-device suites: the value (GB_V_INT) is a position in the case's device set, 0-based
+     * (the peer-copy matrix's source and destination). The plan keeps only the values below the
+     * size of the set, so the default sweep may name more positions than a machine has. */
+    bool device_pos;
+};
+
+enum gb_timer {
+    GB_TIMER_DEVICE, /* a sample is the time between two events recorded on ctx->q */
+    GB_TIMER_HOST,   /* a sample is host wall time around run() + queue_sync(ctx->q) */
+};
+
+/* What one operation of a case is; filled in by setup(). */
+struct gb_op_desc {
+    double bytes; /* bytes one operation moves (derives GB/s); 0 when not a bandwidth case */
+    double flops; /* floating-point (or integer) operations per operation (GFLOP/s) */
+    bool integer; /* flops counts integer operations: the rate's unit is GOP/s, not GFLOP/s */
+    /* The rate's unit when flops counts something that is not arithmetic (the atomics suite's
+     * atomic adds: "Gatomic/s"), so that no chart or peak takes it for GFLOP/s; NULL: GFLOP/s
+     * or GOP/s by `integer`. A string literal. */
+    const char *rate_unit;
+    /* Memory-hierarchy cases: the bytes of every buffer the operation touches, each counted
+     * once (a copy's source and destination; a triad's three arrays). The result's regime
+     * (gb_result_regime) compares it with the device's last-level cache. 0: not such a case. */
+    double working_set;
+    /* The bytes cross the host link (H2D, D2H, bidirectional): bounded by the link's rate, not
+     * by device memory's. */
+    bool host_link;
+    /* With host_link: how many directions of the link the counted bytes share at once (1: H2D
+     * or D2H; 2: bidir); the bound is that many times the link's rate per direction
+     * (gb_tel_pcie_link_gbs). 0: no bound is given (staged peer copies cross it in turns). */
+    unsigned host_link_dirs;
+    enum gb_timer timer;
+    uint64_t max_batch; /* upper bound on operations per sample (0: the profile's) */
+};
+
+/* Everything a suite callback sees of one case. The runner owns it. */
+struct gb_case_ctx {
+    const struct gb_backend_ops *ops;
+    struct gb_device *dev;
+    struct gb_queue *q; /* an in-order, profiling queue on dev, created by the runner */
+    const struct gb_params *params;
+    struct gb_op_desc op; /* setup() fills it */
+    void *state;          /* suite->state_size zeroed bytes */
+    char reason[1024];    /* why a case was skipped / failed verification */
+    double max_error;     /* verify(): the largest relative error seen, for the results */
+    /* Multi-device suites (GB_SUITE_MULTI_DEVICE): every device of the case's set, open, each
+     * with its own in-order queue; devs[0] == dev and queues[0] == q. All of one backend. For
+     * single-device suites ndevs is 1 and the arrays hold dev and q. Valid for one case. */
+    struct gb_device *const *devs;
+    struct gb_queue *const *queues;
+    size_t ndevs;
+    /* Named figures beside the headline value (gb_case_figure() and friends), copied into the
+     * result when the case is ok. */
+    struct gb_figure figures[GB_MAX_FIGURES];
+    size_t nfigures;
+    /* Set by the runner; NULL when a test drives a suite directly. A suite that measures several
+     * configurations in one case (tuning) measures each through the harness with
+     * gb_case_measure() (run/subcase.h), which records it in `extra`. */
+    const struct gb_suite_run *run; /* the profile entry: budget, `tuned`, tuning cache, space */
+    volatile sig_atomic_t *stop;    /* raised by Ctrl-C: stop measuring further configurations */
+    struct gb_results *extra;       /* results recorded before the case's own, in this order */
+};
+
+/* gb_suite.flags */
+enum gb_suite_flags {
+    /* A case runs on a set of devices at once (every selected device of one backend) instead of
+     * once per device: the plan expands it once per backend, the runner opens every device of
+     * the set and fills ctx->devs / ctx->queues, and the result records the set. Such cases
+     * are host-timed (GB_TIMER_HOST): run() returns when every device has finished. */
+    GB_SUITE_MULTI_DEVICE = 1u << 0,
+    /* With an integer axis `ndev` (how many devices of the set the case uses): the runner adds
+     * the figures "speedup" (this result's value over the same case's with ndev = 1, measured
+     * earlier in the run) and "efficiency" (speedup / ndev). With a throughput metric this is
+     * T1 / Tn for strong scaling (fixed total work) and n T1 / Tn for weak scaling (fixed work
+     * per device), the usual definitions. */
+    GB_SUITE_SCALING = 1u << 1,
+};
+
+struct gb_suite {
+    const char *name;
+    const char *summary;
+    const struct gb_axis_def *axes; /* axes[0] names the case ("h2d", "triad", ...) */
+    size_t naxes;
+    size_t state_size;
+    /* Optional. Called by the plan for every combination of axis values: returns false to drop a
+     * combination that means nothing (D2D with pageable host memory), and may rewrite values to
+     * their canonical form first (memory=device for D2D); identical cases are then merged. */
+    bool (*normalize)(struct gb_params *p);
+    /* Allocates, initialises inputs and builds kernels. Returns 0, GB_ESKIP (with
+     * gb_case_skip()) when the case cannot run here, or an error. */
+    int (*setup)(struct gb_case_ctx *ctx);
+    /* Enqueues `reps` >= 1 operations on ctx->q (or the suite's own queues). Called inside a
+     * timed region: no allocation, no host work beyond enqueueing. With GB_TIMER_HOST it
+     * returns only when the operations have completed. */
+    int (*run)(struct gb_case_ctx *ctx, uint64_t reps);
+    /* After the timed runs: compares the output with a host reference. Returns 0, or
+     * GB_EVERIFY with ctx->reason saying where and by how much it differs. */
+    int (*verify)(struct gb_case_ctx *ctx);
+    /* Frees everything setup allocated; must cope with a partial setup. */
+    void (*teardown)(struct gb_case_ctx *ctx);
+    /* GB_SUITE_* bits; 0 for a single-device suite. */
+    unsigned flags;
+    /* Optional. After a successful verify(): adds figures derived from the measurement
+     * (`op_time_s`, the median seconds per operation) and the suite's own bookkeeping, with
+     * gb_case_figure() and friends. Called before teardown. */
+    void (*figures)(struct gb_case_ctx *ctx, double op_time_s);
+    /* Optional. Called once after the last case of a run (an interrupted run too): appends
+     * results derived across this suite's results in rs (the batching knee). */
+    int (*derive)(struct gb_results *rs);
+    /* Whether profile entries of this suite take `tunables:` and `constraints:` (tuning). */
+    bool search_space;
+    /* Optional, multi-device suites: the positions in the case's device set (nset devices) of
+     * the devices that take part in the case with parameters p, into pos (distinct, the first
+     * recorded as the result's device); returns how many, 1 to nset. NULL: the runner's rule
+     * (the first `ndev` of the set with an integer axis `ndev`, else the distinct values of
+     * the device_pos axes, else the whole set). For a suite whose cases use a pair of
+     * positions or the whole set depending on another axis (peerbw's op). */
+    size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
+};
+
+/* The table of suites (suites/suites.c). */
+extern const struct gb_suite *const gb_suites[];
+extern const size_t gb_suite_count;
+const struct gb_suite *gb_suite_find(const char *name);
+/* The axis of `s` called `name`, or NULL. */
+const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name);
+
+/* ---- helpers for suites (suites/common.c) ---------------------------------------------- */
+
+/* Formats a skip reason into ctx->reason and returns GB_ESKIP. */
+int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Formats a verification failure into ctx->reason and returns GB_EVERIFY. */
+int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Adds a named figure to the case's result (at most GB_MAX_FIGURES; more are dropped): a scalar
+ * with its unit ("GB/s", "s", "" for a ratio), one value per device of the set (n values, in
+ * set order), or a text. */
+void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value);
+void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            const double *values, size_t n);
+void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
+ * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.
+ * *prog and *k are both set or both NULL. */
+int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                  const char *const *defines, size_t ndefines, struct gb_program **prog,
+                  struct gb_kernel **k);
+
+/* Allocates a buffer on ctx->dev; GB_ETOOBIG becomes a skip with a reason naming the size and
+ * the device limit. */
+int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,
+                  struct gb_buf **out);
+
+/* Host <-> device helpers for setup/verify (not for timed regions): blocking copies through a
+ * temporary pageable buffer. */
+int gb_case_upload(struct gb_case_ctx *ctx, struct gb_buf *dst, const void *src, uint64_t bytes);
+int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uint64_t bytes);
+
+/* Reads `bytes` of src back into new host memory (gb_case_download), for verify. Returns the
+ * copy (malloc'd, the caller frees it) with *err = 0, or NULL with *err set to GB_ENOMEM or the
+ * download's error, and nothing left to free. */
+void *gb_case_read_back(struct gb_case_ctx *ctx, struct gb_buf *src, uint64_t bytes, int *err);
+
+/* Frees *b (a buffer), or *k and *p (a kernel and its program), where not NULL, and sets them
+ * to NULL, so that a teardown after a partial setup, or a second teardown, is safe. */
+void gb_case_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b);
+void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p);
+
+/* Fills p[0..n) with a fixed xorshift64 byte stream (Marsaglia, "Xorshift RNGs", JSS 2003, the
+ * 13/7/17 triple) started from `seed`: a different stream per seed, the same on every run, so a
+ * copy that moved the wrong bytes, or another device's bytes, cannot match by chance. */
+void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
+
+/* Compares n bytes read back (`got`) with the bytes expected (`want`). Returns 0 when they are
+ * equal; else records the first difference with gb_case_mismatch() as "<what>: byte I is 0xGG,
+ * expected 0xWW", `what` formatted printf-style from fmt, and returns GB_EVERIFY. */
+int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
+                        const unsigned char *want, uint64_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+#endif
