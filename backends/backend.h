@@ -336,9 +336,15 @@ struct gb_backend_ops {
     void (*graph_free)(struct gb_graph *g);
 };
 
-/* The compiled-in backends, in the order `gpubench devices` lists them. */
+/* The compiled-in backends, in the order `gpubench devices` lists them, NULL-terminated. A
+ * backend is one folder, backends/NAME/, whose meson.build adds its sources and, when they
+ * build, NAME to `backends_built`; its ops are `const struct gb_backend_ops gb_NAME_ops`. The
+ * table is generated from meson.build's `backends` list (backends/table.c.in). */
 extern const struct gb_backend_ops *const gb_backends[];
 extern const size_t gb_backend_count;
+/* The names of every backend gpubench knows, built here or not, NULL-terminated: a profile may
+ * name any of them, so that one profile works on every machine. */
+extern const char *const gb_backend_known[];
 
 /* The backend called `name`, or NULL. */
 const struct gb_backend_ops *gb_backend_find(const char *name);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "suites/suites.h"
 #include "backends/backend.h"
 #include "run/config.h"
 #include "base/error.h"
@@ -94,7 +95,7 @@ static void plan_profile(const char *yaml, const char *devices, struct gb_profil
                          struct gb_plan *plan)
 {
     char err[1024];
-    int r = gb_profile_load_string(yaml, "test", NULL, 0, p, err, sizeof err);
+    int r = gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, p, err, sizeof err);
     ASSERT_MSG(r == 0, "%s", err);
     *plan = (struct gb_plan){0};
     r = gb_plan_devices(p, "opencl", devices, plan);
@@ -153,7 +154,7 @@ void gb_test_check_results_schema(const struct gb_results *rs)
 void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
                                   void (*corrupt)(struct gb_case_ctx *))
 {
-    const struct gb_suite *s = gb_suite_find(suite_name);
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);

@@ -5,6 +5,7 @@
  * kernels into the vector and atomic instructions they are meant to measure. */
 #include <stdlib.h>
 
+#include "suites/suites.h"
 #include "gb-config.h"
 #include "run/config.h"
 #include "run/kernels.h"
@@ -194,12 +195,14 @@ static void run_by_hand(const struct gb_suite *s, const struct gb_params *params
 
 static void broken_fails(const char *suite_name, const char *params)
 {
-    const struct gb_suite *s = gb_suite_find(suite_name);
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
+    ASSERT_MSG(gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, &p, err,
+                                      sizeof err) == 0,
+               "%s", err);
     struct gb_plan plan = {0};
     int r = gb_plan_devices(&p, "opencl", "0", &plan);
     if (r == GB_ENODEV)
@@ -435,7 +438,8 @@ TEST_TIMEOUT(chip_cold_caches_flush_and_say_so, 180)
     /* Anything but hot or cold is refused where it stands. */
     struct gb_profile p;
     char err[512];
-    ASSERT(gb_profile_load_string("measure: {cache: warm}\nsuites: [{suite: memory}]\n", "t.yaml",
+    ASSERT(gb_profile_load_string(gb_suites_builtin(),
+                                  "measure: {cache: warm}\nsuites: [{suite: memory}]\n", "t.yaml",
                                   NULL, 0, &p, err, sizeof err) != 0);
     ASSERT_CONTAINS(err, "measure.cache: expected hot or cold");
 }

@@ -2,6 +2,7 @@
  * (no device). */
 #include <stdint.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "base/error.h"
 #include "run/suite.h"
@@ -18,7 +19,8 @@ static char err[2048];
 static struct gb_profile load_ok(const char *text, const struct gb_override *sets, size_t nsets)
 {
     struct gb_profile p;
-    int rc = gb_profile_load_string(text, "t.yaml", sets, nsets, &p, err, sizeof err);
+    int rc = gb_profile_load_string(gb_suites_builtin(), text, "t.yaml", sets, nsets, &p, err,
+                                    sizeof err);
     ASSERT_MSG(rc == 0, "load failed with %s: %s\n--- profile ---\n%s", gb_err_name(rc), err, text);
     return p;
 }
@@ -29,7 +31,8 @@ static const char *load_bad(const char *text, const struct gb_override *sets, si
     struct gb_profile p;
     memset(&p, 0xAB, sizeof p);
     err[0] = '\0';
-    int rc = gb_profile_load_string(text, "t.yaml", sets, nsets, &p, err, sizeof err);
+    int rc = gb_profile_load_string(gb_suites_builtin(), text, "t.yaml", sets, nsets, &p, err,
+                                    sizeof err);
     ASSERT_MSG(rc == GB_ECONFIG, "expected ECONFIG, got %s (%s)\n--- profile ---\n%s",
                gb_err_name(rc), err, text);
     /* Nothing stays allocated on error. */
@@ -218,12 +221,12 @@ TEST(config_sweep_limit)
 /* Every default sweep of every suite parses (a bad default is a program bug). */
 TEST(config_suite_defaults_parse)
 {
-    ASSERT(gb_suite_count > 0);
-    for (size_t i = 0; i < gb_suite_count; i++) {
-        const struct gb_suite *s = gb_suites[i];
+    ASSERT(gb_suites_builtin()->n > 0);
+    for (size_t i = 0; i < gb_suites_builtin()->n; i++) {
+        const struct gb_suite *s = gb_suites_builtin()->v[i];
         ASSERT_MSG(s->naxes >= 1 && s->naxes <= GB_MAX_AXES, "suite %s has %zu axes", s->name,
                    s->naxes);
-        ASSERT(gb_suite_find(s->name) == s);
+        ASSERT(gb_suite_table_find(gb_suites_builtin(), s->name) == s);
         for (size_t a = 0; a < s->naxes; a++) {
             const struct gb_axis_def *ax = &s->axes[a];
             struct gb_sweep sw;
@@ -613,7 +616,7 @@ TEST(config_load_file)
     static const char text[] = "suites:\n  - suite: memory\n    params: {size: 4GiB}\n";
     gb_test_write_file(path, text);
     struct gb_profile p;
-    ASSERT_OK(gb_profile_load(path, NULL, 0, &p, err, sizeof err));
+    ASSERT_OK(gb_profile_load(gb_suites_builtin(), path, NULL, 0, &p, err, sizeof err));
     ASSERT_STR(p.path, path);
     ASSERT_STR(p.name, "mine");
     ASSERT_STR(p.sha256, "44c5b8316354706da58360102a0f5e1a262b948b9f1eda728aa20fb397669f20");
@@ -621,14 +624,14 @@ TEST(config_load_file)
     gb_profile_free(&p);
 
     /* The same bytes from a string hash the same. */
-    ASSERT_OK(gb_profile_load_string(text, "x", NULL, 0, &p, err, sizeof err));
+    ASSERT_OK(gb_profile_load_string(gb_suites_builtin(), text, "x", NULL, 0, &p, err, sizeof err));
     ASSERT_STR(p.sha256, "44c5b8316354706da58360102a0f5e1a262b948b9f1eda728aa20fb397669f20");
     gb_profile_free(&p);
 
     /* Errors name the file. */
     snprintf(path, sizeof path, "%s/bad.yml", dir);
     gb_test_write_file(path, "suites:\n  - suite: memory\n    params: {size: 12 XB}\n");
-    ASSERT_EQ(gb_profile_load(path, NULL, 0, &p, err, sizeof err), GB_ECONFIG);
+    ASSERT_EQ(gb_profile_load(gb_suites_builtin(), path, NULL, 0, &p, err, sizeof err), GB_ECONFIG);
     char want[4300];
     snprintf(want, sizeof want, "%s:3:20: ", path);
     ASSERT_MSG(strncmp(err, want, strlen(want)) == 0, "\"%s\" vs \"%s\"", err, want);
@@ -636,8 +639,9 @@ TEST(config_load_file)
 
     /* An unreadable file is an I/O error. */
     snprintf(path, sizeof path, "%s/missing.yaml", dir);
-    ASSERT_EQ(gb_profile_load(path, NULL, 0, &p, err, sizeof err), GB_EIO);
+    ASSERT_EQ(gb_profile_load(gb_suites_builtin(), path, NULL, 0, &p, err, sizeof err), GB_EIO);
     ASSERT_CONTAINS(err, "missing.yaml");
     ASSERT(p.runs == NULL);
-    ASSERT_EQ(gb_profile_load(dir, NULL, 0, &p, err, sizeof err), GB_EIO); /* a directory */
+    ASSERT_EQ(gb_profile_load(gb_suites_builtin(), dir, NULL, 0, &p, err, sizeof err),
+              GB_EIO); /* a directory */
 }

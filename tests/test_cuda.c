@@ -476,7 +476,7 @@ __attribute__((noinline)) static char *report_text(void)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     ASSERT(f != NULL);
-    gb_cuda_report(f);
+    gb_cuda_report(f, gb_cuda_pick_arch, gb_cuda_compile);
     fclose(f);
     return text;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/suites.h"
 #include "base/fp8.h"
 #include "run/config.h"
 #include "run/plan.h"
@@ -282,8 +283,9 @@ static int fp8_setup(struct fp8_case *c, const char *params, bool cap)
 {
     char yaml[512], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: gemm\n    params: %s\n", params);
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &c->p, err, sizeof err) == 0, "%s",
-               err);
+    ASSERT_MSG(gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, &c->p, err,
+                                      sizeof err) == 0,
+               "%s", err);
     c->plan = (struct gb_plan){0};
     int r = gb_plan_devices(&c->p, "opencl", "0", &c->plan);
     if (r == GB_ENODEV)
@@ -297,7 +299,7 @@ static int fp8_setup(struct fp8_case *c, const char *params, bool cap)
     if (cap)
         c->dev->info.caps |= GB_CAP_BLAS_FP8;
     ASSERT_OK(c->ops.queue_create(c->dev, &c->q));
-    c->suite = gb_suite_find("gemm");
+    c->suite = gb_suite_table_find(gb_suites_builtin(), "gemm");
     ASSERT(c->suite);
     c->ctx = (struct gb_case_ctx){
         .ops = &c->ops, .dev = c->dev, .q = c->q, .params = &c->plan.cases[0].params};

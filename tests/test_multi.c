@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
 #include "run/runner.h"
@@ -113,7 +114,9 @@ TEST(multi_plan_one_case_per_device_set_per_backend)
                        "mode: [strong, weak]}\n";
     struct gb_profile p;
     char err[1024];
-    ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
+    ASSERT_MSG(
+        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
+        "%s", err);
     /* Two devices of one backend and one of another. */
     static const struct gb_backend_ops other = {.name = "other"};
     struct gb_plan_device devs[3] = {{.ops = &fake_ops, .index = 0},
@@ -354,12 +357,14 @@ TEST_TIMEOUT(multi_one_device_reports_baselines_and_skips_the_rest, 60)
  * the backend rejects on device 1 only) fails that run without hanging device 0. */
 static void verify_needs_the_work(const char *suite_name, const char *params)
 {
-    const struct gb_suite *s = gb_suite_find(suite_name);
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
+    ASSERT_MSG(
+        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
+        "%s", err);
     struct gb_plan plan = {0};
     ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
     if (plan.ndevices < 2)

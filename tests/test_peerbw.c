@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
 #include "test.h"
@@ -40,7 +41,9 @@ TEST(peerbw_plan_pairs_roots_and_the_whole_set)
     const char *yaml = "suites:\n  - suite: peerbw\n    params: {method: ce, size: [1MiB, 2MiB]}\n";
     struct gb_profile p;
     char err[1024];
-    ASSERT_MSG(gb_profile_load_string(yaml, "t", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
+    ASSERT_MSG(
+        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
+        "%s", err);
     static const struct gb_backend_ops fake = {.name = "fake"};
     struct gb_plan_device devs[3] = {
         {.ops = &fake, .index = 0}, {.ops = &fake, .index = 1}, {.ops = &fake, .index = 2}};

@@ -4,6 +4,7 @@
  * configuration is used, and the summary's speed x accuracy table shows it all. */
 #include <stdlib.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
 #include "backends/precision.h"
@@ -215,7 +216,8 @@ TEST(precision_gemm_bad_shape_is_refused_at_load)
 {
     char err[512] = "";
     struct gb_profile p;
-    ASSERT(gb_profile_load_string("suites:\n  - suite: gemm\n    params: {prec: f32, impl: own, "
+    ASSERT(gb_profile_load_string(gb_suites_builtin(),
+                                  "suites:\n  - suite: gemm\n    params: {prec: f32, impl: own, "
                                   "shape: 12x0x3}\n",
                                   "shape.yaml", NULL, 0, &p, err, sizeof err) != 0);
     ASSERT_CONTAINS(err, "shape.yaml:3:");

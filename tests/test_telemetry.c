@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "suites/suites.h"
 #include "base/error.h"
 #include "analyses/machine.h"
 #include "run/config.h"
@@ -518,32 +519,35 @@ TEST(telemetry_profile_keys)
     struct gb_profile p;
     char err[512];
     const char *base = "suites:\n  - suite: launch\n";
-    ASSERT_OK(gb_profile_load_string(base, "t", NULL, 0, &p, err, sizeof err));
+    ASSERT_OK(gb_profile_load_string(gb_suites_builtin(), base, "t", NULL, 0, &p, err, sizeof err));
     ASSERT(p.telemetry.enabled && p.runs[0].telemetry.enabled);
     ASSERT_NEAR(p.telemetry.period, 0.020, 1e-12);
     ASSERT_EQ(p.telemetry.on_throttle, GB_THROTTLE_KEEP);
     gb_profile_free(&p);
     const char *y = "telemetry: {period: 5ms, on_throttle: discard, clock_floor: 0.8}\n"
                     "suites:\n  - suite: launch\n";
-    ASSERT_OK(gb_profile_load_string(y, "t", NULL, 0, &p, err, sizeof err));
+    ASSERT_OK(gb_profile_load_string(gb_suites_builtin(), y, "t", NULL, 0, &p, err, sizeof err));
     ASSERT_NEAR(p.runs[0].telemetry.period, 0.005, 1e-12);
     ASSERT_EQ(p.runs[0].telemetry.on_throttle, GB_THROTTLE_DISCARD);
     ASSERT_NEAR(p.runs[0].telemetry.clock_floor, 0.8, 1e-12);
     gb_profile_free(&p);
     struct gb_override off = {"telemetry.enabled", "false"};
-    ASSERT_OK(gb_profile_load_string(y, "t", &off, 1, &p, err, sizeof err));
+    ASSERT_OK(gb_profile_load_string(gb_suites_builtin(), y, "t", &off, 1, &p, err, sizeof err));
     ASSERT(!p.runs[0].telemetry.enabled);
     gb_profile_free(&p);
-    ASSERT_OK(gb_profile_load_string("telemetry: off\nsuites:\n  - suite: launch\n", "t", NULL, 0,
+    ASSERT_OK(gb_profile_load_string(gb_suites_builtin(),
+                                     "telemetry: off\nsuites:\n  - suite: launch\n", "t", NULL, 0,
                                      &p, err, sizeof err));
     ASSERT(!p.runs[0].telemetry.enabled);
     gb_profile_free(&p);
-    ASSERT_EQ(gb_profile_load_string("telemetry: {on_throttle: maybe}\nsuites:\n  - suite: "
+    ASSERT_EQ(gb_profile_load_string(gb_suites_builtin(),
+                                     "telemetry: {on_throttle: maybe}\nsuites:\n  - suite: "
                                      "launch\n",
                                      "t", NULL, 0, &p, err, sizeof err),
               GB_ECONFIG);
     ASSERT_CONTAINS(err, "t:1:26: telemetry.on_throttle: expected keep, discard or fail");
-    ASSERT_EQ(gb_profile_load_string("telemetry: {rate: 1}\nsuites:\n  - suite: launch\n", "t",
+    ASSERT_EQ(gb_profile_load_string(gb_suites_builtin(),
+                                     "telemetry: {rate: 1}\nsuites:\n  - suite: launch\n", "t",
                                      NULL, 0, &p, err, sizeof err),
               GB_ECONFIG);
     ASSERT_CONTAINS(err, "unknown key \"rate\" in telemetry");

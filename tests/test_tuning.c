@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "base/error.h"
 #include "run/tune.h"
@@ -443,7 +444,7 @@ TEST(tuning_cache_default_path_follows_xdg)
 static int load(const char *yaml, struct gb_profile *p, char *err, size_t len,
                 const struct gb_override *sets, size_t nsets)
 {
-    return gb_profile_load_string(yaml, "t.yaml", sets, nsets, p, err, len);
+    return gb_profile_load_string(gb_suites_builtin(), yaml, "t.yaml", sets, nsets, p, err, len);
 }
 
 TEST(config_tuning_keys)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
 #include "suites/common.h"
@@ -32,12 +33,14 @@ enum how {
 static void run_case(const char *suite_name, const char *params, enum how how, const char *define,
                      void (*tamper)(struct gb_case_ctx *))
 {
-    const struct gb_suite *s = gb_suite_find(suite_name);
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024], err[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(yaml, "test", NULL, 0, &p, err, sizeof err) == 0, "%s", err);
+    ASSERT_MSG(gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, &p, err,
+                                      sizeof err) == 0,
+               "%s", err);
     struct gb_plan plan = {0};
     int r = gb_plan_devices(&p, "opencl", "0", &plan);
     if (r == GB_ENODEV)

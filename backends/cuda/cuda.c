@@ -349,7 +349,7 @@ static int cu_init(void)
         reported = true;
         const char *r = getenv("GPUBENCH_CUDA_REPORT");
         if (r && *r && strcmp(r, "0") != 0)
-            gb_cuda_report(stderr);
+            gb_cuda_report(stderr, gb_cuda_pick_arch, gb_cuda_compile);
     }
     if (cu__count >= 0)
         return 0;

@@ -590,7 +590,7 @@ static void version_text(int v, char *out, size_t cap)
     snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-void gb_cuda_report(FILE *f)
+void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn compile)
 {
     char v[32];
     version_text(CUDART_VERSION, v, sizeof v);
@@ -633,9 +633,9 @@ void gb_cuda_report(FILE *f)
     if (nv.rc == 0) {
         char arch[32] = "sm_90", *img = NULL, *log = NULL;
         bool cubin = false;
-        if (gb_cuda_pick_arch(9, 0, arch, sizeof arch, &cubin) != 0)
+        if (pick_arch(9, 0, arch, sizeof arch, &cubin) != 0)
             snprintf(arch, sizeof arch, "compute_90");
-        int rc = gb_cuda_compile(probe_src, arch, NULL, 0, &img, NULL, &log);
+        int rc = compile(probe_src, arch, NULL, 0, &img, NULL, &log);
         if (rc == 0)
             fprintf(f, "cuda: NVRTC test compile: ok (%s, cuda_fp16.h and cuda_bf16.h)\n", arch);
         else

@@ -65,8 +65,13 @@ size_t gb_cuda_lib_candidates(const char *file, const char *env, const char *bui
  * (preloaded or not, and the file in use after a test compile), the header folder, a test
  * compile of a kernel using cuda_fp16.h and cuda_bf16.h for sm_90, and cuBLAS (loaded for the
  * report: version and file). What `GPUBENCH_CUDA_REPORT=1 gpubench devices` prints on stderr
- * and scripts/gpu-check.sh reads. Needs no GPU. */
-void gb_cuda_report(FILE *f);
+ * and scripts/gpu-check.sh reads. Needs no GPU. The test compile goes through `pick_arch` and
+ * `compile` (gb_cuda_pick_arch and gb_cuda_compile, handed down by the backend, which owns the
+ * compiler: the library loader calls no higher file). */
+typedef int (*gb_cuda_pick_arch_fn)(int major, int minor, char *arch, size_t cap, bool *cubin);
+typedef int (*gb_cuda_compile_fn)(const char *src, const char *arch, const char *const *defines,
+                                  size_t ndefines, char **image, size_t *size, char **log);
+void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn compile);
 
 /* ---- rules the CPU can check ----------------------------------------------------------------- */
 

@@ -315,10 +315,23 @@ size_t gb__precisions(const struct rep *R, const struct suite_filter *sf, char (
                       size_t cap);
 /* The headline table's figures (pages.c) and the figures divided by price and power
  * (chart_value.c). */
+/* Rows of figure tables (gb__headline_figures, the value chart's): a transfer's sustained or
+ * peak rate, a case's figure in a unit, or a figure per precision. */
+#define XFER(label, op, cache)                                                                 \
+    {                                                                                          \
+        label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false \
+    }
+#define FIG(label, fam, op, u)                                    \
+    {                                                             \
+        label, {.suites = fam, .case_name = op, .unit = u}, false \
+    }
+#define BY_PREC(label, fam)                          \
+    {                                                \
+        label, {.suites = fam, .unit = "FLOP"}, true \
+    }
+
 extern const struct gb__figure gb__headline_figures[];
 extern const size_t gb__nheadline_figures;
-extern const struct gb__figure gb__value_figures[];
-extern const size_t gb__nvalue_figures;
 
 /* The bar chart k->bars of k's suites, with a sentence per series and, side by side, each
  * category relative to the first series that has it. */

@@ -1,4 +1,5 @@
 /* gpubench — what the commands share (contracts in common.h). */
+#include "suites/suites.h"
 #include "common.h"
 
 #include <errno.h>
@@ -188,7 +189,7 @@ const struct gb__opt gb__compare_options[] = {
 enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p)
 {
     char err[2048];
-    if (gb_profile_load(a->profile, a->sets, a->nsets, p, err, sizeof err)) {
+    if (gb_profile_load(gb_suites_builtin(), a->profile, a->sets, a->nsets, p, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return GB_EXIT_USAGE;
     }

@@ -1,6 +1,7 @@
 /* gpubench suites: the suites, their axes and default sweeps. */
 #include <stdio.h>
 
+#include "suites/suites.h"
 #include "common.h"
 #include "run/suite.h"
 
@@ -14,8 +15,8 @@ int gb_cmd_suites(int argc, char **argv)
     enum gb_exit rc;
     if (gb__parse_options(&cmd, argc, argv, GB__GROUPS({none, NULL}), &rc) < 0)
         return rc;
-    for (size_t i = 0; i < gb_suite_count; i++) {
-        const struct gb_suite *s = gb_suites[i];
+    for (size_t i = 0; i < gb_suites_builtin()->n; i++) {
+        const struct gb_suite *s = gb_suites_builtin()->v[i];
         printf("%s — %s\n", s->name, s->summary);
         for (size_t a = 0; a < s->naxes; a++)
             printf("  %-10s default %-40s %s\n", s->axes[a].name, s->axes[a].def, s->axes[a].help);

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/suite.h"
-
 /* ---- scaling ------------------------------------------------------------------------------- */
 
 /* A result's own scalar figure `name` (the runner knows strong from weak scaling); NAN when it
@@ -105,16 +103,12 @@ out:
 /* ---- the peer matrix ----------------------------------------------------------------------- */
 
 /* The two device-position axes of a multi-device result (the peer matrix's source and
- * destination), from the suite's axis table, else by name. */
+ * destination), as its results file describes them. */
 static bool peer_axes(const struct gb_result *r, const char **src, const char **dst)
 {
     *src = *dst = NULL;
-    const struct gb_suite *su = gb_suite_find(r->suite);
-    for (size_t k = 1; k < r->params.n; k++) {
-        const struct gb_axis_def *ad = su ? gb_suite_axis(su, r->params.name[k]) : NULL;
-        bool pos =
-            ad ? ad->device_pos
-               : strcmp(r->params.name[k], "src") == 0 || strcmp(r->params.name[k], "dst") == 0;
+    for (size_t k = 1; k < r->params.n && k < GB_MAX_AXES; k++) {
+        bool pos = r->device_pos_axes & (UINT32_C(1) << k);
         if (!pos || !is_num(&r->params.v[k]))
             continue;
         if (!*src)

@@ -1,4 +1,4 @@
-/* gpubench — value for money and power: each figure of gb__value_figures (charts.c) divided by
+/* gpubench — value for money and power: each figure of value_figures (below) divided by
  * the device's price and by its power from the price sheet (gpubench report --prices). */
 #include "analyses/report_model.h"
 #include "outputs/report.h"
@@ -7,6 +7,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The figures the value chart divides by price and watts, and the suites they come from. */
+static const char *const transfer[] = {"transfer", NULL};
+static const char *const memory[] = {"memory", NULL};
+static const char *const vector_units[] = {"compute", NULL};
+static const char *const matrix[] = {"gemm", NULL};
+static const struct gb__figure value_figures[] = {
+    FIG("triad GB/s", memory, "triad", "GB/s"),
+    XFER("H2D sustained GB/s", "h2d", false),
+    BY_PREC("peak", vector_units),
+    BY_PREC("GEMM", matrix),
+};
+static const size_t nvalue_figures = sizeof value_figures / sizeof value_figures[0];
 
 /* The category of figure fig per watt or per 1000 of the currency; false when no series has a
  * value. Per watt, a series' point is the perf per watt measured by telemetry for its best result
@@ -55,7 +68,7 @@ static void value_chart(struct rep *R, bool watts)
     if (!c)
         return;
     /* A figure by precision is a category per precision, in its own unit. */
-    const size_t cap = gb__nvalue_figures * 16;
+    const size_t cap = nvalue_figures * 16;
     struct cat *cats = calloc(cap, sizeof *cats);
     bool(*measured)[MAXSER] = calloc(cap, sizeof *measured);
     size_t n = 0;
@@ -64,8 +77,8 @@ static void value_chart(struct rep *R, bool watts)
         free(measured);
         return;
     }
-    for (size_t h = 0; (watts || R->o->prices) && h < gb__nvalue_figures; h++) {
-        const struct gb__figure *fig = &gb__value_figures[h];
+    for (size_t h = 0; (watts || R->o->prices) && h < nvalue_figures; h++) {
+        const struct gb__figure *fig = &value_figures[h];
         if (!fig->by_prec) {
             n += value_cat(R, fig->label, &fig->sf, watts, &cats[n], measured[n]);
             continue;
@@ -119,7 +132,7 @@ static void value_chart(struct rep *R, bool watts)
 
 void gb__chart_value(struct rep *R, const struct gb__chart_kind *k)
 {
-    (void)k; /* its figures are gb__value_figures */
+    (void)k; /* its figures are value_figures */
     value_chart(R, false);
     value_chart(R, true);
 }

@@ -73,19 +73,6 @@ void gb__draw_charts(struct rep *R)
 
 /* Transfers: the sustained rate (memory regime: copies larger than the last-level cache), and,
  * as their own rows, the small-copy peak (any size, caches included) and the latency. */
-#define XFER(label, op, cache)                                                                 \
-    {                                                                                          \
-        label, {.suites = transfer, .case_name = op, .unit = "GB/s", .cache_ok = cache}, false \
-    }
-#define FIG(label, fam, op, u)                                    \
-    {                                                             \
-        label, {.suites = fam, .case_name = op, .unit = u}, false \
-    }
-#define BY_PREC(label, fam)                          \
-    {                                                \
-        label, {.suites = fam, .unit = "FLOP"}, true \
-    }
-
 const struct gb__figure gb__headline_figures[] = {
     XFER("H2D sustained", "h2d", false),
     XFER("D2H sustained", "d2h", false),
@@ -103,14 +90,6 @@ const struct gb__figure gb__headline_figures[] = {
     BY_PREC("GEMM", matrix),
 };
 const size_t gb__nheadline_figures = sizeof gb__headline_figures / sizeof gb__headline_figures[0];
-
-const struct gb__figure gb__value_figures[] = {
-    FIG("triad GB/s", memory, "triad", "GB/s"),
-    XFER("H2D sustained GB/s", "h2d", false),
-    BY_PREC("peak", vector_units),
-    BY_PREC("GEMM", matrix),
-};
-const size_t gb__nvalue_figures = sizeof gb__value_figures / sizeof gb__value_figures[0];
 
 /* ---- the bar charts that are only data (gb__memory_bars, ...) ------------------------------ */
 

@@ -58,6 +58,9 @@ struct gb_result {
     int device_index;                  /* index into gb_results.devices */
     struct gb_params params;           /* names point to static strings or to names_store */
     char names_store[GB_MAX_AXES][32]; /* owns param names read back from a file */
+    /* Bit j set: params.v[j] (an integer) is a position in the case's device set (a peer
+     * matrix's source or destination; gb_axis_def.device_pos), recorded in the file's "axes". */
+    uint32_t device_pos_axes;
     enum gb_status status;
     char reason[1024];
     char metric[32]; /* "bandwidth", "throughput", "latency" */

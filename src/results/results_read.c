@@ -15,10 +15,10 @@
 #include "base/error.h"
 #include "results/json_arena.h"
 #include "results/results_json.h"
-#include "run/suite.h"
 
 struct reader {
     const char *file;
+    const json_t *axes; /* the file's "axes" (borrowed from its root); NULL in older files */
 };
 
 enum { RD_REQ = 1, RD_TRUNC = 2 };
@@ -250,6 +250,41 @@ static int rd_device(struct reader *R, const json_t *o, size_t i, struct gb_resu
     return 0;
 }
 
+/* The size axes of the suites as they were when gpubench-results/2 files carried no "axes":
+ * what a file without that field means by an integer there. A fact about old files, frozen:
+ * new suites and axes describe themselves in the files they write. */
+static const struct {
+    const char *suite, *axis;
+} legacy_sizes[] = {
+    {"aggregate", "size"}, {"allreduce", "size"}, {"batching", "size"},  {"cache", "reads"},
+    {"cache", "size"},     {"latency", "size"},   {"latency", "stride"}, {"local", "bytes"},
+    {"local", "local"},    {"memory", "size"},    {"peer", "size"},      {"peerbw", "size"},
+    {"scaling", "size"},   {"transfer", "size"},
+};
+
+/* The same files' device-position axes (the peer matrices' source and destination). */
+static const struct {
+    const char *suite, *axis;
+} legacy_positions[] = {{"peer", "src"}, {"peer", "dst"}, {"peerbw", "src"}, {"peerbw", "dst"}};
+
+/* The kind of an integer param `axis` of a `suite` result: the file's "axes" says it ("size",
+ * "device", "integer"...); a file without "axes" is read by the frozen tables above. */
+static const char *axis_kind(const struct reader *R, const char *suite, const char *axis)
+{
+    if (R->axes) {
+        const json_t *k = json_object_get(json_object_get(R->axes, suite), axis);
+        return json_is_string(k) ? json_string_value(k) : "integer";
+    }
+    for (size_t i = 0; i < sizeof legacy_sizes / sizeof legacy_sizes[0]; i++)
+        if (strcmp(legacy_sizes[i].suite, suite) == 0 && strcmp(legacy_sizes[i].axis, axis) == 0)
+            return "size";
+    for (size_t i = 0; i < sizeof legacy_positions / sizeof legacy_positions[0]; i++)
+        if (strcmp(legacy_positions[i].suite, suite) == 0 &&
+            strcmp(legacy_positions[i].axis, axis) == 0)
+            return "device";
+    return "integer";
+}
+
 static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb_result *r)
 {
     json_t *params;
@@ -275,14 +310,15 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
         memset(val, 0, sizeof *val);
         switch (json_typeof(v)) {
         case JSON_INTEGER: {
-            const struct gb_suite *s = gb_suite_find(r->suite);
-            const struct gb_axis_def *ax = s ? gb_suite_axis(s, key) : NULL;
-            if (ax && ax->type == GB_V_SIZE && json_integer_value(v) >= 0) {
+            const char *kind = axis_kind(R, r->suite, key);
+            if (strcmp(kind, "size") == 0 && json_integer_value(v) >= 0) {
                 val->type = GB_V_SIZE;
                 val->u.size = (uint64_t)json_integer_value(v);
             } else {
                 val->type = GB_V_INT;
                 val->u.i = (int64_t)json_integer_value(v);
+                if (strcmp(kind, "device") == 0)
+                    r->device_pos_axes |= UINT32_C(1) << j;
             }
             break;
         }
@@ -534,6 +570,10 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
         return rc;
 
     gb__tel_machine_read(json_object_get(run, "machine"), &m->machine);
+    json_t *axes;
+    if ((rc = rd_node(R, root, "", "axes", JSON_OBJECT, &axes, 0)))
+        return rc;
+    R->axes = axes;
     if ((rc = rd_node(R, root, "", "devices", JSON_ARRAY, &devs, RD_REQ)) ||
         (rc = rd_node(R, root, "", "results", JSON_ARRAY, &res, RD_REQ)))
         return rc;
@@ -662,7 +702,7 @@ int gb_results_read(const char *path, struct gb_results *out)
                          e.column, e.text, at_end ? " (the file ends early: truncated?)" : "");
         goto out;
     }
-    struct reader R = {path};
+    struct reader R = {.file = path};
     rc = rd_root(&R, root, out);
     if (rc)
         gb_results_free(out);

@@ -201,6 +201,48 @@ static json_t *result_json(struct writer *w, const struct gb_results *rs, const 
     return o;
 }
 
+/* The kind of params.v[j] of r, as the file's "axes" names it. */
+static const char *axis_kind(const struct gb_result *r, size_t j)
+{
+    if (r->device_pos_axes & (UINT32_C(1) << j))
+        return "device";
+    switch (r->params.v[j].type) {
+    case GB_V_SIZE:
+        return "size";
+    case GB_V_INT:
+        return "integer";
+    case GB_V_FLOAT:
+        return "number";
+    case GB_V_BOOL:
+        return "boolean";
+    case GB_V_STR:
+        break;
+    }
+    return "string";
+}
+
+/* "axes": for every suite with results in rs, the kind of each of its params, so that a reader
+ * tells a size from an integer (and a device position from either) without the suites' tables.
+ * The first result of a suite that names an axis gives its kind. */
+static json_t *axes_json(struct writer *w, const struct gb_results *rs)
+{
+    json_t *axes = json_object();
+    for (size_t k = 0; axes && k < rs->nresults; k++) {
+        const struct gb_result *r = &rs->results[k];
+        json_t *su = json_object_get(axes, r->suite);
+        if (!su) {
+            su = json_object();
+            put(w, axes, r->suite, su);
+        }
+        for (size_t j = 0; su && j < r->params.n && j < GB_MAX_AXES; j++) {
+            const char *name = r->params.name[j] ? r->params.name[j] : "?";
+            if (!json_object_get(su, name))
+                put(w, su, name, json_string(axis_kind(r, j)));
+        }
+    }
+    return axes;
+}
+
 static json_t *results_json(struct writer *w, const struct gb_results *rs)
 {
     const struct gb_run_meta *m = &rs->run;
@@ -233,6 +275,7 @@ static json_t *results_json(struct writer *w, const struct gb_results *rs)
     for (size_t i = 0; i < rs->ndevices; i++)
         append(w, devs, device_json(w, &rs->devices[i]));
     put(w, root, "devices", devs);
+    put(w, root, "axes", axes_json(w, rs));
 
     json_t *res = json_array();
     for (size_t k = 0; k < rs->nresults; k++)

@@ -139,4 +139,3 @@ int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int e
     }
     return err;
 }
-

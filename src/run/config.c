@@ -1,7 +1,7 @@
 /* gpubench — profiles: YAML in, a checked gb_profile out (see config.h for the syntax).
  *
- * This file holds the profile's own keys, its suite entries and the entry points. The loader's
- * other parts share config_private.h: the libyaml walker that reports "file:line:column: message"
+ * This file holds the profile's own keys and its suite entries; config_load.c the entry points,
+ * which read the text and apply the overrides. The loader's other parts share config_private.h: the libyaml walker that reports "file:line:column: message"
  * (config_yaml.c), sweeps (config_sweep.c), the measurement layers (config_measure.c), the
  * tuning keys of an entry (config_tuning.c) and the --set overrides (config_set.c).
  */
@@ -12,18 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "backends/backend.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "run/config_private.h"
-
-/* The largest profile file read. */
-#define PROFILE_MAX_BYTES (16u << 20)
-
-/* Backend names a profile may use, whether or not this build has them, so that one profile
- * works on every machine. */
-static const char *const known_backends[] = {"cuda", "opencl", NULL};
 
 /* ---- top-level keys -------------------------------------------------------------------- */
 
@@ -78,12 +70,12 @@ static int parse_backend(struct gb__ld *l, yaml_node_t *it, void *array, size_t 
     if (rc)
         return rc;
     bool known = false;
-    for (size_t j = 0; known_backends[j]; j++)
-        known = known || strcmp(known_backends[j], s) == 0;
+    for (size_t j = 0; gb_backend_known[j]; j++)
+        known = known || strcmp(gb_backend_known[j], s) == 0;
     if (!known) {
         char all[64];
         return gb__fail(l, it, "unknown backend \"%s\" (expected %s)", s,
-                        gb__join_or(known_backends, all, sizeof all));
+                        gb__join_or(gb_backend_known, all, sizeof all));
     }
     for (size_t j = 0; j < i; j++)
         if (strcmp(names[j], s) == 0)
@@ -182,12 +174,12 @@ const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len)
     return gb__join_or(names, buf, len);
 }
 
-const char *gb__suite_list(char *buf, size_t len)
+const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len)
 {
     const char *names[64];
-    size_t n = gb_suite_count < 63 ? gb_suite_count : 63;
+    size_t n = t ? (t->n < 63 ? t->n : 63) : 0;
     for (size_t i = 0; i < n; i++)
-        names[i] = gb_suites[i]->name;
+        names[i] = t->v[i]->name;
     names[n] = NULL;
     return gb__join_or(names, buf, len);
 }
@@ -252,11 +244,11 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     const char *sname;
     if ((rc = gb__want_scalar(l, suite, "a suite name", &sname)))
         return rc;
-    run->suite = gb_suite_find(sname);
+    run->suite = gb_suite_table_find(l->p->suites, sname);
     if (!run->suite) {
         char all[512];
         return gb__fail(l, suite, "unknown suite \"%s\" (suites: %s)", sname,
-                        gb__suite_list(all, sizeof all));
+                        gb__suite_list(l->p->suites, all, sizeof all));
     }
     run->line = (int)n->start_mark.line + 1;
     run->column = (int)n->start_mark.column + 1;
@@ -303,7 +295,7 @@ static int parse_suites(struct gb__ld *l, yaml_node_t *n)
     return 0;
 }
 
-static int parse_root(struct gb__ld *l, yaml_node_t *root)
+int gb__parse_root(struct gb__ld *l, yaml_node_t *root)
 {
     if (!root || gb__is_null(root))
         return gb__fail(l, root, "empty profile (expected a mapping with at least suites:)");
@@ -339,142 +331,6 @@ static int parse_root(struct gb__ld *l, yaml_node_t *root)
     if (!suites)
         return gb__fail(l, root, "the profile has no suites: list");
     return 0;
-}
-
-/* ---- entry points ---------------------------------------------------------------------- */
-
-static void sha256_hex(const void *data, size_t len, char hex[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    hex[0] = '\0';
-    if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-        return;
-    for (unsigned i = 0; i < mdlen; i++)
-        sprintf(hex + 2 * i, "%02x", md[i]);
-}
-
-/* The base name of path without a .yaml / .yml extension. */
-static void default_name(const char *path, char *out, size_t len)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    size_t n = strlen(b);
-    if (n > 5 && strcmp(b + n - 5, ".yaml") == 0)
-        n -= 5;
-    else if (n > 4 && strcmp(b + n - 4, ".yml") == 0)
-        n -= 4;
-    snprintf(out, len, "%.*s", (int)n, b);
-}
-
-static int load_text(const char *text, size_t len, const char *name, const struct gb_override *sets,
-                     size_t nsets, struct gb_profile *out, char *err, size_t errlen)
-{
-    struct gb__ld l = {.src = name, .err = err, .errlen = errlen, .p = out};
-    memset(out, 0, sizeof *out);
-    if (err && errlen)
-        err[0] = '\0';
-    snprintf(out->path, sizeof out->path, "%s", name);
-    out->telemetry = gb_tel_defaults;
-    sha256_hex(text, len, out->sha256);
-
-    yaml_document_t doc;
-    int rc = gb__load_doc(&l, text, len, &doc);
-    if (rc)
-        goto out;
-    l.doc = &doc;
-    rc = parse_root(&l, yaml_document_get_root_node(&doc));
-    yaml_document_delete(&doc);
-    l.doc = NULL;
-    for (size_t i = 0; !rc && i < nsets; i++)
-        rc = gb__apply_override(&l, &sets[i]);
-    l.src = name;
-    for (size_t i = 0; !rc && i < out->nruns; i++)
-        rc = gb__resolve_measure(&l, &out->runs[i], &l.runm[i]);
-    for (size_t i = 0; !rc && i < out->nruns; i++)
-        out->runs[i].telemetry = out->telemetry;
-    for (size_t i = 0; !rc && i < out->nruns && out->tuning_cache[0]; i++)
-        if (!(out->runs[i].tuning_cache = strdup(out->tuning_cache)))
-            rc = gb__fail(&l, NULL, "out of memory");
-    if (!rc) {
-        out->measure = gb_measure_defaults;
-        gb__mlayer_apply(&out->measure, &l.top);
-        if (!out->name[0])
-            default_name(name, out->name, sizeof out->name);
-    }
-out:
-    free(l.runm);
-    for (size_t i = 0; i < l.nsrcs; i++)
-        free(l.srcs[i]);
-    free(l.srcs);
-    if (!rc)
-        return 0;
-    gb_profile_free(out);
-    if (err && errlen)
-        gb_error_set(GB_ECONFIG, NULL, 0, "%s", err);
-    return GB_ECONFIG;
-}
-
-int gb_profile_load_string(const char *text, const char *name, const struct gb_override *sets,
-                           size_t nsets, struct gb_profile *out, char *err, size_t errlen)
-{
-    return load_text(text ? text : "", text ? strlen(text) : 0, name ? name : "<profile>", sets,
-                     nsets, out, err, errlen);
-}
-
-int gb_profile_load(const char *path, const struct gb_override *sets, size_t nsets,
-                    struct gb_profile *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int saved = 0;
-    if (!f) {
-        saved = errno;
-        goto io_fail;
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap >= PROFILE_MAX_BYTES) {
-                fclose(f);
-                free(buf);
-                snprintf(err, errlen, "%s:1:1: the profile is larger than %u bytes", path,
-                         PROFILE_MAX_BYTES);
-                gb_error_set(GB_ECONFIG, NULL, 0, "%s", err);
-                return GB_ECONFIG;
-            }
-            cap = cap ? 2 * cap : 8192;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb) {
-                saved = ENOMEM;
-                fclose(f);
-                goto io_fail;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                saved = errno ? errno : EIO;
-                fclose(f);
-                goto io_fail;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    buf[len] = '\0';
-    int rc = load_text(buf, len, path, sets, nsets, out, err, errlen);
-    free(buf);
-    return rc;
-io_fail:
-    free(buf);
-    if (err && errlen)
-        snprintf(err, errlen, "%s: cannot read the profile: %s", path, strerror(saved));
-    gb_error_set(GB_EIO, NULL, 0, "%s: cannot read the profile: %s", path, strerror(saved));
-    return GB_EIO;
 }
 
 void gb_profile_free(struct gb_profile *p)

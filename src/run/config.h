@@ -86,6 +86,7 @@ struct gb_suite_run {
 };
 
 struct gb_profile {
+    const struct gb_suite_table *suites; /* what the profile may name (the loader's caller's) */
     char path[1024];
     char name[128];
     char sha256[65];
@@ -109,15 +110,18 @@ struct gb_override {
     const char *value;
 };
 
-/* Loads and checks `path`, then applies the overrides in order. On error returns GB_ECONFIG
+/* Loads and checks `path` against the suites of `suites` (kept in out->suites, for the plan and
+ * the runner), then applies the overrides in order. On error returns GB_ECONFIG
  * (GB_EIO when the file cannot be read) and writes "file:line:column: message" into err; for an
  * override the location is "--set KEY:1:column". Nothing is allocated on error. */
-int gb_profile_load(const char *path, const struct gb_override *sets, size_t nsets,
-                    struct gb_profile *out, char *err, size_t errlen);
+int gb_profile_load(const struct gb_suite_table *suites, const char *path,
+                    const struct gb_override *sets, size_t nsets, struct gb_profile *out, char *err,
+                    size_t errlen);
 
 /* As gb_profile_load() but from a string; `name` is used in messages in place of a file name. */
-int gb_profile_load_string(const char *text, const char *name, const struct gb_override *sets,
-                           size_t nsets, struct gb_profile *out, char *err, size_t errlen);
+int gb_profile_load_string(const struct gb_suite_table *suites, const char *text, const char *name,
+                           const struct gb_override *sets, size_t nsets, struct gb_profile *out,
+                           char *err, size_t errlen);
 
 /* Parses one sweep in profile syntax ("[h2d, d2h]", "{from: 4KiB, to: 1MiB, factor: 2}") for
  * axis `ax`. Used for the suites' default sweeps. */

@@ -136,7 +136,9 @@ int gb__parse_tuning_cache(struct gb__ld *l, yaml_node_t *n);
 int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run);
 /* "a, b or c" of a suite's axes, and of every suite, for messages. */
 const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len);
-const char *gb__suite_list(char *buf, size_t len);
+/* The whole document: the profile's keys in any order, checked (config.c). */
+int gb__parse_root(struct gb__ld *l, yaml_node_t *root);
+const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len);
 
 /* ---- the tuning keys of a suite entry (config_tuning.c) -------------------------------- */
 

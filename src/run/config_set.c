@@ -66,10 +66,10 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
         rc = gb__parse_telemetry(l, root);
     else if (np == 2 && strcmp(parts[0], "telemetry") == 0)
         rc = gb__parse_telemetry_key(l, parts[1], root);
-    else if (np == 2 && gb_suite_find(parts[0]) &&
+    else if (np == 2 && gb_suite_table_find(l->p->suites, parts[0]) &&
              (strcmp(parts[1], "tuned") == 0 || strcmp(parts[1], "tunables") == 0 ||
               strcmp(parts[1], "constraints") == 0)) {
-        const struct gb_suite *s = gb_suite_find(parts[0]);
+        const struct gb_suite *s = gb_suite_table_find(l->p->suites, parts[0]);
         size_t hits = 0;
         for (size_t i = 0; !rc && i < l->p->nruns; i++) {
             struct gb_suite_run *run = &l->p->runs[i];
@@ -88,7 +88,7 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
             rc = gb__parse_mkey(l, k, root, &l->top);
     } else if (np >= 2 && np <= 3 &&
                (strcmp(parts[1], "measure") == 0 || strcmp(parts[1], "params") == 0)) {
-        const struct gb_suite *s = gb_suite_find(parts[0]);
+        const struct gb_suite *s = gb_suite_table_find(l->p->suites, parts[0]);
         bool params = strcmp(parts[1], "params") == 0;
         int mk = -1;
         const struct gb_axis_def *ax = NULL;
@@ -96,7 +96,7 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
         size_t hits = 0;
         if (!s)
             rc = gb__fail(l, NULL, "unknown suite \"%s\" (suites: %s)", parts[0],
-                          gb__suite_list(all, sizeof all));
+                          gb__suite_list(l->p->suites, all, sizeof all));
         else if (np == 3 && !params)
             rc = gb__find_mkey(l, parts[2], &mk);
         else if (np == 3 && params && !(ax = gb_suite_axis(s, parts[2])))

@@ -13,7 +13,20 @@
 #include "base/error.h"
 #include "base/units.h"
 #include "run/config.h"
-#include "run/supervise.h"
+
+/* Called after every warm-up run, calibration batch and sample (gb_measure_set_heartbeat). */
+static gb_heartbeat_fn heartbeat_fn;
+
+void gb_measure_set_heartbeat(gb_heartbeat_fn fn)
+{
+    heartbeat_fn = fn;
+}
+
+static void heartbeat(void)
+{
+    if (heartbeat_fn)
+        heartbeat_fn();
+}
 
 #define BATCH_LIMIT (UINT64_C(1) << 62)
 #define CALIB_MAX_STEP 1024u
@@ -136,7 +149,7 @@ static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double 
         if ((rc = ops->event_elapsed_ns(tm->start, tm->end, &ns)) != 0)
             return rc;
         *t = (double)ns * 1e-9;
-        gb_worker_heartbeat();
+        heartbeat();
         return 0;
     }
     double t0 = gb_now();
@@ -145,7 +158,7 @@ static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double 
     if ((rc = ops->queue_sync(q)) != 0)
         return rc;
     *t = *host_t = gb_now() - t0;
-    gb_worker_heartbeat();
+    heartbeat();
     return 0;
 }
 
@@ -306,7 +319,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         last_s = gb_now() - t0;
         last = reps;
         done += reps;
-        gb_worker_heartbeat();
+        heartbeat();
     }
 
     /* Calibration: grow the batch until one sample lasts min_sample_time (or hits the cap). */

@@ -76,4 +76,11 @@ int gb_op_time(double sample_s, uint64_t reps, double *op_s);
 enum gb_stop gb_sample_decide(const struct gb_measure_cfg *cfg, const double *op_time, size_t n,
                               double elapsed);
 
+/* What measuring tells the process it runs in: `fn` is called after every warm-up run,
+ * calibration batch and timed sample (the supervised worker sends its heartbeat from it, so that
+ * the supervisor's limit on silence sees a case that keeps measuring). NULL: nothing is called.
+ * The process's one setting, not per thread. */
+typedef void (*gb_heartbeat_fn)(void);
+void gb_measure_set_heartbeat(gb_heartbeat_fn fn);
+
 #endif

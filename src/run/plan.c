@@ -291,12 +291,13 @@ static int expand_run(const char *path, const struct gb_suite_run *run, size_t d
 
 int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct gb_plan *plan)
 {
+    plan->suites = p->suites;
     /* A misspelt --suite would otherwise select nothing and say only that. */
     for (const char *f = suite_filter; f && *f;) {
         size_t l = strcspn(f, ",");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), f);
-        if (!gb_suite_find(name))
+        if (!gb_suite_table_find(p->suites, name))
             return GB_USER_FAIL(GB_ECONFIG, "unknown suite '%s' in --suite (see 'gpubench suites')",
                                 name);
         f += l + (f[l] == ',');

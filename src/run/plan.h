@@ -28,6 +28,7 @@ struct gb_plan_case {
 };
 
 struct gb_plan {
+    const struct gb_suite_table *suites; /* the profile's (gb_plan_expand) */
     struct gb_plan_device *devices;
     size_t ndevices;
     struct gb_plan_case *cases; /* device-major: all cases of devices[0] first; then the

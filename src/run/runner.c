@@ -29,6 +29,11 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     r->device_index = dev_idx;
     r->params = c->params;
+    for (size_t j = 0; j < c->params.n && j < GB_MAX_AXES; j++) {
+        const struct gb_axis_def *ax = gb_suite_axis(c->run->suite, c->params.name[j]);
+        if (ax && ax->device_pos)
+            r->device_pos_axes |= UINT32_C(1) << j;
+    }
 }
 
 /* Runs one case on open devices devs[0..n) (n is 1 for a single-device suite) with one queue
@@ -495,8 +500,8 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     if (o->case_done) /* a worker: its supervisor derives and writes */
         return ret ? ret : interrupted ? GB_EINTR : failed ? 1 : 0;
     /* Figures derived across cases (the batching knee): once, after every case. */
-    for (size_t k = 0; k < gb_suite_count; k++)
-        if (gb_suites[k]->derive && gb_suites[k]->derive(rs) == GB_ENOMEM)
+    for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
+        if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
             return GB_ENOMEM;
     utc_now(rs->run.end_utc, sizeof rs->run.end_utc);
     if (o->out_path && gb_results_write(rs, o->out_path))

@@ -158,10 +158,17 @@ struct gb_suite {
     size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
 };
 
-/* The table of suites (suites/suites.c). */
-extern const struct gb_suite *const gb_suites[];
-extern const size_t gb_suite_count;
-const struct gb_suite *gb_suite_find(const char *name);
+/* A table of suites: what a run may name. The suites floor builds it (suites/suites.h,
+ * gb_suites_builtin(): every suite the build registered) and the command hands it to the profile
+ * loader, which keeps it in the profile for the plan and the runner; nothing on this floor knows
+ * which suites exist. `v` holds n descriptors, names distinct. */
+struct gb_suite_table {
+    const struct gb_suite *const *v;
+    size_t n;
+};
+
+/* The suite of `t` called `name`, or NULL (also for a NULL table). */
+const struct gb_suite *gb_suite_table_find(const struct gb_suite_table *t, const char *name);
 /* The axis of `s` called `name`, or NULL. */
 const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name);
 

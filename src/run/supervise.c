@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "run/measure.h"
 #include "run/runner.h"
 
 extern char **environ;
@@ -181,12 +182,14 @@ int gb_worker_run(const struct gb_plan *plan, const char *spec)
         return 1;
     struct gb_results rs = {0};
     hb_fd = fd;
+    gb_measure_set_heartbeat(gb_worker_heartbeat);
     struct gb_runner_opts o = {.first_case = (size_t)first,
                                .case_begin = worker_begin,
                                .case_done = worker_done,
                                .hook_arg = &w};
     int r = gb_run_plan(plan, &o, &rs);
     hb_fd = -1;
+    gb_measure_set_heartbeat(NULL);
     gb_results_free(&rs);
     close(fd);
     return r == 0 || r == 1 ? 0 : 1;
@@ -522,8 +525,8 @@ int gb_supervise_plan(const struct gb_plan *plan, const struct gb_supervise_opts
         return rc;
     rs->run.interrupted = interrupted || rc;
     if (!rc)
-        for (size_t k = 0; k < gb_suite_count; k++)
-            if (gb_suites[k]->derive && gb_suites[k]->derive(rs) == GB_ENOMEM)
+        for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
+            if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
                 return GB_ENOMEM;
     /* Until a case is recorded the file there is the caller's placeholder, or the results of an
      * earlier run that nothing should replace yet. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
 
@@ -19,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     struct gb_profile p;
     char err[1024];
-    if (gb_profile_load_string(text, "fuzz.yaml", NULL, 0, &p, err, sizeof err) == 0) {
+    if (gb_profile_load_string(gb_suites_builtin(), text, "fuzz.yaml", NULL, 0, &p, err,
+                               sizeof err) == 0) {
         struct gb_plan_device one = {0};
         struct gb_plan plan = {.devices = &one, .ndevices = 1};
         (void)gb_plan_expand(&p, NULL, &plan);

@@ -1,0 +1,20 @@
+/* gpubench — looking things up in a table of suites (contract in suite.h). */
+#include "run/suite.h"
+
+#include <string.h>
+
+const struct gb_suite *gb_suite_table_find(const struct gb_suite_table *t, const char *name)
+{
+    for (size_t i = 0; t && name && i < t->n; i++)
+        if (strcmp(t->v[i]->name, name) == 0)
+            return t->v[i];
+    return NULL;
+}
+
+const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name)
+{
+    for (size_t i = 0; i < s->naxes; i++)
+        if (strcmp(s->axes[i].name, name) == 0)
+            return &s->axes[i];
+    return NULL;
+}
