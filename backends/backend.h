@@ -206,8 +206,28 @@ struct gb_launch_times {
     uint64_t start_to_end_ns;
 };
 
+/* What a backend's kernels, libraries and devices are, for the suites and telemetry to read
+ * instead of the backend's name (no code outside backends/ compares a name). */
+struct gb_backend_facts {
+    /* The kernel dialect has vector arithmetic types (OpenCL C's float4, half8, ...) that the
+     * kernels' VEC > 1 variants use. */
+    bool kernel_vectors;
+    /* A kernel may load another device's buffer once peer_can_access said yes (CUDA peer
+     * access); false: peer data moves only by peer_copy (an OpenCL kernel cannot address
+     * another context's buffer). */
+    bool peer_load;
+    /* Every device is an NVIDIA GPU, which NVML describes (telemetry's NVML source; other
+     * backends' devices are taken as NVIDIA's by their vendor string). */
+    bool nvidia_gpus;
+    /* The BLAS library built in ("clblast", "cublas"; NULL: none), for --version. */
+    const char *blas;
+    /* Why gemm_fp8 is NULL, for the FP8 cases' skip ("no FP8 GEMM"); NULL when it is set. */
+    const char *fp8_absent;
+};
+
 struct gb_backend_ops {
-    const char *name; /* "opencl", "cuda" */
+    const char *name; /* "opencl", "cuda": for messages, results and selection only */
+    struct gb_backend_facts facts;
 
     /* ---- lifecycle and discovery ------------------------------------------------------- */
 

@@ -174,8 +174,7 @@ static struct nvml *nvml_open(const struct gb_tel_target *t, char *why, size_t l
         snprintf(why, len, "the device has no PCI bus id (not a PCI GPU)");
         return NULL;
     }
-    bool nvidia = (t->backend && strcmp(t->backend, "cuda") == 0) ||
-                  (t->vendor && strstr(t->vendor, "NVIDIA"));
+    bool nvidia = t->nvidia || (t->vendor && strstr(t->vendor, "NVIDIA"));
     if (!nvidia && !getenv("GPUBENCH_NVML_LIB")) {
         snprintf(why, len, "not an NVIDIA device");
         return NULL;
@@ -423,7 +422,7 @@ static struct sysfs *sysfs_open(const struct gb_tel_target *t, char *what, size_
     }
     const char *root = sysfs_root();
     bool gpu = t->pci_bus_id && *t->pci_bus_id;
-    s->cpu = !gpu && !(t->backend && strcmp(t->backend, "cuda") == 0);
+    s->cpu = !gpu && !t->nvidia;
     if (gpu)
         sysfs_gpu(s, root, t->pci_bus_id);
     else if (s->cpu)
@@ -577,7 +576,7 @@ struct gb_tel_session *gb_tel_session_for(const struct gb_device *dev)
         if (reg[i].ops == dev->ops && reg[i].index == dev->index)
             s = reg[i].s;
     if (!s) {
-        struct gb_tel_target t = {.backend = dev->ops ? dev->ops->name : "",
+        struct gb_tel_target t = {.nvidia = dev->ops && dev->ops->facts.nvidia_gpus,
                                   .vendor = dev->info.vendor,
                                   .pci_bus_id = dev->info.pci_bus_id};
         struct reg_entry *g = gb_grow(reg, &capreg, nreg + 1, sizeof *g);

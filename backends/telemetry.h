@@ -69,7 +69,7 @@ struct gb_tel_source_status {
 
 /* What the device is, for finding its sources. */
 struct gb_tel_target {
-    const char *backend;    /* "cuda", "opencl" */
+    bool nvidia;            /* the backend's devices are all NVIDIA GPUs (facts.nvidia_gpus) */
     const char *vendor;     /* the device's vendor string (may be NULL) */
     const char *pci_bus_id; /* "0000:65:00.0", "" or NULL when unknown (a CPU device) */
 };

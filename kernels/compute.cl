@@ -29,7 +29,7 @@
  * two-lane vectors and take VEC 1). `iters` must be a multiple of 4 (the loop is unrolled 4x).
  *
  * Test define: GB_BREAK makes one work-item in the middle of the launch (f32, f64, i32) skip
- * its steps and write its chains' starts; tests/test_verify.c checks that verification
+ * its steps and write its chains' starts; tests/test_broken_kernels.c checks that verification
  * catches it although that work-item is not among the sampled ones.
  */
 

@@ -12,7 +12,7 @@
  * bfloat16 rounding below), so the host knows what to expect within one rounding.
  *
  * Test define: GB_BREAK truncates every result to 8 significand bits (bfloat16's) before it is
- * stored: a lower-precision computation, which tests/test_verify.c checks that verification
+ * stored: a lower-precision computation, which tests/test_broken_kernels.c checks that verification
  * catches for float and half storage.
  */
 

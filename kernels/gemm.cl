@@ -33,7 +33,7 @@
  * Scalars alpha and beta are T. With beta == 0, C is not read (so NaN in the old C is ignored,
  * as BLAS specifies).
  *
- * Test define (tests/test_verify.c checks that verification catches each): GB_BREAK (= 1) rounds
+ * Test define (tests/test_broken_kernels.c checks that verification catches each): GB_BREAK (= 1) rounds
  * every element of A and B to TF32 (10 stored significand bits, truncated) as it is staged: a
  * lower-precision "f32" GEMM; GB_BREAK=2 drops the first term (l = 0) of every sum.
  */

@@ -18,7 +18,7 @@
  *
  * Test define: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (with
  * VEC > 1, of vector 0: elements 0 .. VEC-1; a partial write either way) and dot drop the
- * terms of work-item 0 (a dropped chunk of the reduction); tests/test_verify.c checks that
+ * terms of work-item 0 (a dropped chunk of the reduction); tests/test_broken_kernels.c checks that
  * verification catches both.
  */
 

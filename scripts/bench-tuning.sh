@@ -5,7 +5,7 @@
 #      64 MiB per array; the figure is tuned dot GB/s / triad GB/s (the goal: >= 0.5). Then the
 #      memory suite's dot with `config: [default, tuned]` (the configuration that search put in
 #      the tuning cache), the two alternated over DOT_ROUNDS runs: tuned GB/s / default GB/s, the
-#      median of the per-round ratios (issue 13's goal: >= 10 at 64 MiB on PoCL).
+#      median of the per-round ratios (the goal: >= 10 at 64 MiB on PoCL).
 #   2. the SGEMM space (kernels/gemm.cl): an exhaustive search, then annealing with a budget of a
 #      quarter of the valid configurations for SEEDS seeds; for each, the best configuration's
 #      GFLOP/s (both re-measured by the runner as their case's result) over the exhaustive

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-check.sh — one call that tells whether every CUDA path of gpubench works on a machine with
 # an NVIDIA GPU and no package registry: at most 360 s of step budgets (an H200 took 75-116 s),
-# so that two calls with a carried bundle fit in a 15-minute GPU lease (a native build adds up
+# so that two calls with a carried bundle fit in 15 minutes of GPU time (a native build adds up
 # to 240 s). What it prints, in this order:
 #   1. in under a minute: the version chain with a verdict (driver, CUDA runtime, NVRTC and the
 #      builtins library it loaded, cuBLAS, the fp16/bf16 headers; `GPUBENCH_CUDA_REPORT=1

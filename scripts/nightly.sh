@@ -8,7 +8,7 @@
 # $RESULTS_DIR/baselines/<host>-<device>-<profile>/nights/ (`gpubench baseline --print-path`
 # gives <...>.json, the newest of them; the folder is that path without .json). Each case's
 # median tonight is compared with the spread of the nights' medians (median and MAD: `gpubench
-# compare FOLDER NEW`, README "Nightly"); a regression must lie outside that spread and beyond
+# compare FOLDER NEW`, docs/compare.md "Nightly"); a regression must lie outside that spread and beyond
 # the threshold, which is the one `gpubench calibrate --baseline` learned per case when it has
 # run, else 5%. A case that fewer than 5 nights have is LEARNING and never fails, so the first
 # nights build the baseline up: the first night becomes it and the script exits 0.

@@ -2,7 +2,7 @@
  * nothing else may use.
  *
  * Every state struct of these suites starts with a struct gb_test_hook (suites/common.h, the
- * hook tests/test_verify.c uses for the other suites too). The runner zeroes the state before
+ * hook tests/test_broken_kernels.c uses for the other suites too). The runner zeroes the state before
  * setup(), so in a run test_define is NULL; tests/test_chip.c sets it before setup() to build
  * the case's kernel with one more define (GB_BREAK, which each kernel file documents) and checks
  * that verify() rejects what the broken kernel computed. */

@@ -87,7 +87,7 @@ int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, con
  * size) gets the pattern's leading bytes. Returns 0, GB_ENOMEM, or the upload's error. */
 int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, enum gb_dtype t);
 
-/* The test hook of the suites that tests/test_verify.c and tests/test_chip.c break on purpose:
+/* The test hook of the suites that tests/test_broken_kernels.c and tests/test_chip.c break on purpose:
  * such a suite's state struct starts with a struct gb_test_hook. The runner zeroes the state
  * before setup(), so in a run test_define is NULL; a test sets it before setup() to build the
  * case's kernel with one more define (GB_BREAK, which each kernel file documents) and checks

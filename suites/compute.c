@@ -24,7 +24,7 @@
  *
  * Devices without a precision's arithmetic skip it with the reason (PoCL: no cl_khr_fp16, so no
  * FP16 or half2; OpenCL has no bfloat16 arithmetic; dp4a needs CUDA sm_61+ or OpenCL's packed
- * 4x8-bit dot product). After the run, every result gets its theoretical peak (src/precision.h)
+ * 4x8-bit dot product). After the run, every result gets its theoretical peak (backends/precision.h)
  * and the fraction of it reached; a figure above the peak is flagged implausible.
  */
 #include <math.h>
@@ -121,7 +121,7 @@ static int compute_setup(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
     const struct gb_device_info *info = &ctx->dev->info;
-    const bool cuda = strcmp(ctx->ops->name, "cuda") == 0;
+    const bool vectors = ctx->ops->facts.kernel_vectors;
     s->p = parse_prec(gb_params_str(ctx->params, "prec"));
     s->vec = (uint32_t)gb_params_int(ctx->params, "vec");
     s->chains = (uint32_t)gb_params_int(ctx->params, "chains");
@@ -134,11 +134,11 @@ static int compute_setup(struct gb_case_ctx *ctx)
     const bool scalar_only = s->p == CP_HALF2 || s->p == CP_BF16 || s->p == CP_INT8DOT;
     if (s->vec == 0) {
         s->auto_vec = true;
-        s->vec = !cuda && !scalar_only && gb_device_is_cpu(info) ? 16 : 1;
+        s->vec = vectors && !scalar_only && gb_device_is_cpu(info) ? 16 : 1;
     }
     if (s->vec != 1 && s->vec != 2 && s->vec != 4 && s->vec != 8 && s->vec != 16)
         return gb_case_skip(ctx, "vec %u: must be 1, 2, 4, 8 or 16", s->vec);
-    if (s->vec > 1 && cuda)
+    if (s->vec > 1 && !vectors)
         return gb_case_skip(ctx,
                             "vec %u: CUDA has no vector arithmetic types; more chains give "
                             "a GPU the same parallelism",

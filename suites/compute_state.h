@@ -10,7 +10,8 @@
 enum cprec { CP_F64, CP_F32, CP_F16, CP_HALF2, CP_BF16, CP_INT8DOT, CP_I32, CP_COUNT };
 
 struct compute {
-    struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
+    struct gb_test_hook
+        hook; /* first: tests/test_broken_kernels.c builds broken kernels through it */
     enum cprec p;
     uint32_t vec, chains, iters, wg;
     uint64_t items; /* work-items */

@@ -8,7 +8,8 @@
 #include "suites/common.h"
 
 struct fp16 {
-    struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
+    struct gb_test_hook
+        hook; /* first: tests/test_broken_kernels.c builds broken kernels through it */
     bool triad;
     enum gb_dtype st; /* GB_F32, GB_F16, GB_BF16 */
     uint64_t n;

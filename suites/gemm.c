@@ -29,9 +29,9 @@
  * how) — and rounded to the precision's input type. On U(-1,1) a TF32-rounded "f32" GEMM's error
  * against sum |a||b| shrinks like 1/sqrt(k) (its roundings cancel) while any bound valid for
  * every input grows, so the f32 bound catches it up to k of about 2048 only; on `signed` it
- * errs by about 2^-10 at every k and fails (tests/test_verify.c). The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
+ * errs by about 2^-10 at every k and fails (tests/test_broken_kernels.c). The reference is the FP64 (long double accumulated) product of the unrounded inputs, so
  * the error includes what rounding the inputs costs: the accuracy price of the precision. Per
- * element the relative error is |C - ref| / sum_l |a_il||b_lj| (src/precision.h), on every
+ * element the relative error is |C - ref| / sum_l |a_il||b_lj| (backends/precision.h), on every
  * element when m n <= 65536, else on the four corners and 4092 seeded positions. The result
  * carries the largest (max_error) and the RMS (figure rms_error). A case whose largest error
  * exceeds its tolerance — axis `tol`, or 0 for the bound of gb__gemm_tolerance (the rigorous
@@ -256,7 +256,7 @@ static int fp8_refusals(struct gb_case_ctx *ctx, struct gemm *s)
     if (!ctx->ops->gemm_fp8)
         return gb_case_skip(
             ctx, "FP8 GEMM needs cuBLASLt on CUDA sm_89+ (the %s backend has %s)", ctx->ops->name,
-            strcmp(ctx->ops->name, "cuda") == 0 ? "no cuBLASLt in this build" : "no FP8 GEMM");
+            ctx->ops->facts.fp8_absent ? ctx->ops->facts.fp8_absent : "no FP8 GEMM");
     if (!(info->caps & GB_CAP_BLAS_FP8))
         return gb_case_skip(ctx, "FP8 GEMM needs cuBLASLt on CUDA sm_89+: this device is %s (%s)",
                             info->arch[0] ? info->arch : "of no CUDA architecture",

@@ -10,7 +10,8 @@
 enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_F8E4M3, GP_F8E5M2, GP_COUNT };
 
 struct gemm {
-    struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
+    struct gb_test_hook
+        hook; /* first: tests/test_broken_kernels.c builds broken kernels through it */
     enum gprec p;
     bool own, ta, tb, wide, sgn; /* sgn: dist signed */
     uint64_t m, n, k;
@@ -31,7 +32,7 @@ struct gemm {
 };
 
 /* The default tolerance of precision p at inner dimension k, relative to sum_l |a_il||b_lj|
- * (suites/gemm.c derives it); exposed for tests/test_verify.c. */
+ * (suites/gemm.c derives it); exposed for tests/test_broken_kernels.c. */
 double gb__gemm_tolerance(enum gprec p, uint64_t k);
 
 /* Element (i, j) of op(A) op(B), A and B column-major as stored with leading dimensions lda and

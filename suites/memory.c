@@ -331,7 +331,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     if (m->vec > 1) {
         if (m->vec & (m->vec - 1))
             return gb_case_skip(ctx, "vec %u: OpenCL vectors have 2, 4, 8 or 16 elements", m->vec);
-        if (strcmp(ctx->ops->name, "opencl") != 0)
+        if (!ctx->ops->facts.kernel_vectors)
             return gb_case_skip(ctx, "vec %u: the kernels use OpenCL vector types", m->vec);
         if (m->n % m->vec)
             return gb_case_skip(ctx, "vec %u: %llu elements are not a multiple of it", m->vec,

@@ -10,7 +10,8 @@
 enum memory_op { OP_COPY, OP_MUL, OP_ADD, OP_TRIAD, OP_DOT };
 
 struct memory {
-    struct gb_test_hook hook; /* first: tests/test_verify.c builds broken kernels through it */
+    struct gb_test_hook
+        hook; /* first: tests/test_broken_kernels.c builds broken kernels through it */
     enum memory_op op;
     bool dbl;
     size_t esize;

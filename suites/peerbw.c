@@ -292,7 +292,7 @@ static int peerbw_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "%s needs two distinct devices; src and dst are both %zu",
                             peerbw_ops[p->op], src);
     /* Elsewhere (CUDA), a link without peer access is the skip below. */
-    if (p->sm && strcmp(ops->name, "opencl") == 0)
+    if (p->sm && !ops->facts.peer_load)
         return gb_case_skip(ctx,
                             "method sm needs a kernel that loads another device's memory; "
                             "an %s kernel cannot address another context's buffer",

@@ -2,7 +2,7 @@
  * for this problem size, kept in the tuning cache for other suites (`tuned: true`).
  *
  * A case names a tunable kernel (dot: kernels/dot.cl, transpose: kernels/transpose.cl, gemm:
- * kernels/gemm.cl), a problem size and a search (src/tune.h): exhaustive, random with a budget,
+ * kernels/gemm.cl), a problem size and a search (src/run/tune.h): exhaustive, random with a budget,
  * or anneal (simulated annealing after a random sample) with a budget. The kernel's search space
  * is its tunables (-D defines and launch sizes) with the values below, or those a profile entry's
  * `tunables:` gives; its constraints are the kernel's own and the entry's `constraints:`.
@@ -29,7 +29,7 @@
  * with NaN before each configuration runs, so one that writes nothing cannot pass on its
  * predecessor's output.
  *
- * The cache (src/tuning_cache.h): a search stores its best configuration for (device, driver,
+ * The cache (src/run/tuning_cache.h): a search stores its best configuration for (device, driver,
  * kernel, problem), unless the entry there came from a larger search (more evaluations) and is
  * at least as fast; with `tuned: true` a case whose cache has an entry measures the default and
  * the cached configuration only, and stores nothing. The figure `cache` says what happened.

@@ -121,6 +121,9 @@ void gb_test_register(const char *name, void (*fn)(void), int timeout_s);
 #ifndef GB_TEST_EXE
 #define GB_TEST_EXE "gpubench"
 #endif
+#ifndef GB_TEST_BUILDDIR
+#define GB_TEST_BUILDDIR "build"
+#endif
 #ifndef GB_TEST_SRCDIR
 #define GB_TEST_SRCDIR "."
 #endif

@@ -1049,9 +1049,9 @@ TEST_TIMEOUT(compare_nights_learned_thresholds, 120)
     ASSERT_STR(out, "n09.json\nn10.json\ntonight.json\n");
 }
 
-/* A/A on real runs: 8 nights of a tiny profile of this build through the README's nightly
+/* A/A on real runs: 8 nights of a tiny profile of this build through the nightly
  * command with its default options. The first 5 nights learn; the 3 judged after them must not
- * fail (the README's cut for 5..7 nights is 11..24 of their spreads). */
+ * fail (docs/compare.md's cut for 5..7 nights is 11..24 of their spreads). */
 static const char nightly_tiny_profile[] =
     "name: tiny\n"
     "measure: {warmup_runs: 2, warmup_time: 5ms, min_samples: 10, max_samples: 30,\n"

@@ -492,7 +492,7 @@ TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
                chart);
 }
 
-/* ---- aggregates take like with like (issue 11, items 1 and 2) ------------------------------ */
+/* ---- aggregates take like with like ------------------------------------------------------- */
 
 /* Appends an ok, verified result of one suite and case with params (name, value) pairs of
  * strings or sizes (a size when the text ends in "MiB" or "KiB"). */
@@ -634,7 +634,7 @@ TEST(report_roofline_without_kernel_points_is_drawn)
     free(md);
 }
 
-/* One knee (issue 11, item 6): the report marks the knee the results name (gb_curve_knee), also
+/* One knee: the report marks the knee the results name (gb_curve_knee), also
  * on a curve that is not monotonic: one high point at a small batch is no knee. */
 TEST(report_knee_is_the_results_knee)
 {

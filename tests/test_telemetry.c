@@ -230,7 +230,7 @@ TEST(telemetry_sysfs_fixture_rapl_cpufreq_hwmon)
     const char *root = cpu_fixture();
     setenv("GPUBENCH_SYSFS_ROOT", root, 1);
     setenv("GPUBENCH_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
-    struct gb_tel_target t = {.backend = "opencl", .vendor = "GenuineIntel", .pci_bus_id = ""};
+    struct gb_tel_target t = {.vendor = "GenuineIntel", .pci_bus_id = ""};
     struct gb_tel_session *s = NULL;
     ASSERT_OK(gb_tel_open(&t, &s));
     struct gb_tel_source_status st[GB_TEL_NSRC];
@@ -292,8 +292,7 @@ TEST(telemetry_sysfs_fixture_gpu_hwmon)
 #undef HW
     setenv("GPUBENCH_SYSFS_ROOT", root, 1);
     unsetenv("GPUBENCH_NVML_LIB");
-    struct gb_tel_target t = {.backend = "opencl",
-                              .vendor = "Advanced Micro Devices, Inc.",
+    struct gb_tel_target t = {.vendor = "Advanced Micro Devices, Inc.",
                               .pci_bus_id = "0000:03:00.0"};
     struct gb_tel_session *s = NULL;
     ASSERT_OK(gb_tel_open(&t, &s));
@@ -322,7 +321,7 @@ TEST(telemetry_absent_sources_say_why)
 {
     setenv("GPUBENCH_SYSFS_ROOT", "/nonexistent-sysfs", 1);
     setenv("GPUBENCH_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
-    struct gb_tel_target t = {.backend = "cuda", .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
+    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
     struct gb_tel_session *s = NULL;
     ASSERT_OK(gb_tel_open(&t, &s));
     struct gb_tel_source_status st[GB_TEL_NSRC];
@@ -383,7 +382,7 @@ static struct gb_tel_session *fake_session(const char *throttle)
         setenv("GB_FAKE_NVML_THROTTLE", throttle, 1);
     else
         unsetenv("GB_FAKE_NVML_THROTTLE");
-    struct gb_tel_target t = {.backend = "cuda", .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
+    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
     struct gb_tel_session *s = NULL;
     ASSERT_OK(gb_tel_open(&t, &s));
     struct gb_tel_source_status st[GB_TEL_NSRC];

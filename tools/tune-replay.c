@@ -4,7 +4,7 @@
  * Reads the per-configuration results of one exhaustive tuning case (suite tuning, case KERNEL,
  * search exhaustive) from a gpubench results file: every configuration's median time per
  * operation (a failed one counts as infinitely slow; one never measured was pruned). Then runs
- * `random` and `anneal` (src/tune.h) on that landscape with budgets of the given percentages of
+ * `random` and `anneal` (src/run/tune.h) on that landscape with budgets of the given percentages of
  * the measured configurations (default 10 and 25), 500 seeds each, and prints for each strategy
  * and budget the mean of (best time found / exhaustive optimum) and the share of seeds that came
  * within 5% of the optimum. Replaying one landscape removes the measurement noise between the

@@ -1728,6 +1728,17 @@ static void cu_graph_free(struct gb_graph *g);
 
 const struct gb_backend_ops gb_cuda_ops = {
     .name = "cuda",
+    .facts =
+        {
+            .peer_load = true,
+            .nvidia_gpus = true,
+#if HAVE_CUBLAS
+            .blas = "cublas",
+#endif
+#if !HAVE_CUBLASLT
+            .fp8_absent = "no cuBLASLt in this build",
+#endif
+        },
     .init = cu_init,
     .shutdown = cu_shutdown,
     .device_count = cu_device_count,

@@ -1807,6 +1807,11 @@ static void ocl_graph_free(struct gb_graph *graph)
 
 const struct gb_backend_ops gb_opencl_ops = {
     .name = "opencl",
+    .facts = {.kernel_vectors = true,
+#if HAVE_CLBLAST
+              .blas = "clblast",
+#endif
+              .fp8_absent = "no FP8 GEMM"},
     .init = ocl_init,
     .shutdown = ocl_shutdown,
     .device_count = ocl_device_count,

@@ -155,7 +155,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median and relative CI95 half-width of the mean of x[0..n) (the harness's own noise measure,
- * src/stats.h). */
+ * base/stats.h). */
 static int describe(const double *x, size_t n, double *median, double *noise)
 {
     double *s = malloc(n * sizeof *s);

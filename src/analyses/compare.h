@@ -5,7 +5,7 @@
  * Results are matched by (suite, case, backend, device name, params).
  *
  * Two files (gb_compare_results): each pair gets the ratio of medians, a two-sided Mann–Whitney
- * U test on the kept samples (src/mannwhitney.h) and a verdict. The test sees the samples of one
+ * U test on the kept samples (base/mannwhitney.h) and a verdict. The test sees the samples of one
  * run only, so it judges within-run noise only: two runs of one build on a shared machine often
  * differ "significantly" (the spread between processes is larger than within one).
  *

@@ -6,7 +6,7 @@
 #ifndef GB_COMMANDS_H
 #define GB_COMMANDS_H
 
-/* The exit status of every command, the one definition (README "Exit status"). */
+/* The exit status of every command, the one definition (docs/commands.md, "Exit status"). */
 enum gb_exit {
     GB_EXIT_OK = 0,          /* done; compare: no regression */
     GB_EXIT_CASE_FAILED = 1, /* run: at least one case failed (the results file has them all) */

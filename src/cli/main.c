@@ -55,8 +55,23 @@ static void version(void)
     printf("gpubench %s (%s); backends:", GB_VERSION, GB_GIT_COMMIT);
     for (size_t b = 0; b < gb_backend_count; b++)
         printf(" %s", gb_backends[b]->name);
-    printf("; BLAS:%s%s%s\n", HAVE_CLBLAST ? " clblast" : "", HAVE_CUBLAS ? " cublas" : "",
-           HAVE_CLBLAST || HAVE_CUBLAS ? "" : " none");
+    /* The backends' BLAS libraries in alphabetical order (the order is the text's, not the
+     * table's, so that it does not change with the backends' order). */
+    const char *blas[8];
+    size_t nb = 0;
+    for (size_t b = 0; b < gb_backend_count && nb < 8; b++)
+        if (gb_backends[b]->facts.blas)
+            blas[nb++] = gb_backends[b]->facts.blas;
+    for (size_t i = 1; i < nb; i++)
+        for (size_t j = i; j > 0 && strcmp(blas[j - 1], blas[j]) > 0; j--) {
+            const char *t = blas[j];
+            blas[j] = blas[j - 1];
+            blas[j - 1] = t;
+        }
+    printf("; BLAS:");
+    for (size_t i = 0; i < nb; i++)
+        printf(" %s", blas[i]);
+    printf("%s\n", nb ? "" : " none");
 }
 
 int main(int argc, char **argv)

@@ -95,8 +95,8 @@ int gb_profile_load_string(const struct gb_suite_table *suites, const char *text
                            const struct gb_override *sets, size_t nsets, struct gb_profile *out,
                            char *err, size_t errlen)
 {
-    return load_text(suites, text ? text : "", text ? strlen(text) : 0, name ? name : "<profile>", sets,
-                     nsets, out, err, errlen);
+    return load_text(suites, text ? text : "", text ? strlen(text) : 0, name ? name : "<profile>",
+                     sets, nsets, out, err, errlen);
 }
 
 int gb_profile_load(const struct gb_suite_table *suites, const char *path,
@@ -154,4 +154,3 @@ io_fail:
     gb_error_set(GB_EIO, NULL, 0, "%s: cannot read the profile: %s", path, strerror(saved));
     return GB_EIO;
 }
-

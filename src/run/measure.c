@@ -1,4 +1,4 @@
-/* gpubench — the measurement loop (DESIGN.md "Measurement"; contract in measure.h).
+/* gpubench — the measurement loop (docs/design.md, "Measurement"; contract in measure.h).
  *
  * gb_measure() is the only code here that touches a device; every decision it takes (how many
  * warm-up operations next, the next calibration batch, whether a sample is plausible, whether to

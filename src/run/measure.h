@@ -1,4 +1,4 @@
-/* gpubench — the measurement loop (DESIGN.md "Measurement"). */
+/* gpubench — the measurement loop (docs/design.md, "Measurement"). */
 #ifndef GB_MEASURE_H
 #define GB_MEASURE_H
 

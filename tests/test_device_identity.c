@@ -118,7 +118,7 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
     json_decref(root);
 }
 
-/* Two machines of one model (a fleet, a fresh cloud instance: two H200 leases gave two UUIDs):
+/* Two machines of one model (a fleet, a fresh cloud instance: two H200 machines gave two UUIDs):
  * compare says why nothing pairs and how to pair them; a case skipped on both sides says "both". */
 TEST_TIMEOUT(identity_compare_same_model_other_device_says_so, 180)
 {

@@ -1,4 +1,4 @@
-/* Hostile input and unsafe outputs (issue 12): outputs that never overwrite inputs, paths a
+/* Hostile input and unsafe outputs: outputs that never overwrite inputs, paths a
  * profile names for writing, limits instead of crashes or hours, hostile names through compare,
  * baseline and nightly.sh. */
 #include <dirent.h>
@@ -98,7 +98,7 @@ static const char *tiny_profile = "name: tiny\n"
                                   "  - suite: launch\n"
                                   "    params: {op: latency}\n";
 
-TEST_TIMEOUT(safety_outputs_never_overwrite_inputs, 120)
+TEST_TIMEOUT(hostile_outputs_never_overwrite_inputs, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -225,7 +225,7 @@ TEST_TIMEOUT(safety_outputs_never_overwrite_inputs, 120)
     gb_results_free(&rs);
 }
 
-TEST(safety_output_refusal_unit)
+TEST(hostile_output_refusal_unit)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -264,7 +264,7 @@ static size_t names_with(const char *dir, const char *part, char *buf, size_t ca
     return n;
 }
 
-TEST(safety_tuning_cache_paths)
+TEST(hostile_tuning_cache_paths)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -323,7 +323,7 @@ TEST(safety_tuning_cache_paths)
     ASSERT(found);
 }
 
-TEST_TIMEOUT(safety_file_size_limit_is_a_write_error, 120)
+TEST_TIMEOUT(hostile_file_size_limit_is_a_write_error, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -341,7 +341,7 @@ TEST_TIMEOUT(safety_file_size_limit_is_a_write_error, 120)
     ASSERT_MSG(names_with(".", "gbtmp", names, sizeof names) == 0, "left behind: %s", names);
 }
 
-TEST(safety_killed_write_leaves_temporaries_that_the_next_write_removes)
+TEST(hostile_killed_write_leaves_temporaries_that_the_next_write_removes)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -381,7 +381,7 @@ static int timed(double *cpu_s, double *wall_s, const char *fmt, const char *a, 
     return rc;
 }
 
-TEST(safety_constraint_nesting_is_limited)
+TEST(hostile_constraint_nesting_is_limited)
 {
     char err[256];
     int col = 0;
@@ -416,7 +416,7 @@ TEST(safety_constraint_nesting_is_limited)
     free(s);
 }
 
-TEST(safety_hostile_profiles_are_located_errors)
+TEST(hostile_hostile_profiles_are_located_errors)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -457,7 +457,7 @@ TEST(safety_hostile_profiles_are_located_errors)
     ASSERT_MSG(cpu < 2 && wall < 20, "%.2f s CPU, %.2f s wall", cpu, wall);
 }
 
-TEST_TIMEOUT(safety_huge_plan_is_refused_fast, 120)
+TEST_TIMEOUT(hostile_huge_plan_is_refused_fast, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -537,11 +537,11 @@ static void compare_and_report(size_t n, double cpu[2], double wall[2])
 
 /* n results against n: compare and report scale linearly (a quadratic step made it
  * 100 times the time of 10,000; linear is 10 times), and each ends in under 10 s of wall time
- * (issue 12) when the machine is not busy with other work. Most of the time is reading the two
+ * when the machine is not busy with other work. Most of the time is reading the two
  * files (jansson's parse, on two threads). On a busy machine (a reference loop on two threads
  * gets less than two thirds of a core each) the 10 s is not judged, and the size drops to 20,000
  * (the test stays well under a minute); GB_TEST_LARGE_N sets the size and always runs it. */
-TEST_TIMEOUT(safety_compare_and_report_100k_results, 600)
+TEST_TIMEOUT(hostile_compare_and_report_100k_results, 600)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -639,7 +639,7 @@ static void md_is_safe(size_t h, const char *path)
     free(doc);
 }
 
-TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
+TEST_TIMEOUT(hostile_hostile_names_through_compare_and_baseline, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -689,7 +689,7 @@ TEST_TIMEOUT(safety_hostile_names_through_compare_and_baseline, 120)
     ASSERT_MSG(out[0] == '\0', "written elsewhere: %s", out);
 }
 
-TEST_TIMEOUT(safety_hostile_names_through_nightly, 240)
+TEST_TIMEOUT(hostile_hostile_names_through_nightly, 240)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -745,7 +745,7 @@ TEST_TIMEOUT(safety_hostile_names_through_nightly, 240)
 
 /* Inputs that are folders: an output inside one is refused (a baseline's nights, calibrate's
  * runs), and a device is no results file (/dev/zero would be read for ever). */
-TEST_TIMEOUT(safety_outputs_inside_input_folders_and_device_inputs_are_refused, 120)
+TEST_TIMEOUT(hostile_outputs_inside_input_folders_and_device_inputs_are_refused, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -770,7 +770,7 @@ TEST_TIMEOUT(safety_outputs_inside_input_folders_and_device_inputs_are_refused, 
 
 /* A GEMM of the largest order accepted (2^31) is a recorded skip, not a worker killed by
  * SIGSEGV: its byte counts overflow 64 bits. */
-TEST_TIMEOUT(safety_gemm_of_order_2_31_is_a_skip, 120)
+TEST_TIMEOUT(hostile_gemm_of_order_2_31_is_a_skip, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -792,7 +792,7 @@ TEST_TIMEOUT(safety_gemm_of_order_2_31_is_a_skip, 120)
 
 /* One file named twice (again, through a link, or also through its folder) is one run for
  * report, fleet, history and calibrate --from, with a note; two copies of it are two files. */
-TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
+TEST_TIMEOUT(hostile_a_file_named_twice_is_read_once, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -828,7 +828,7 @@ TEST_TIMEOUT(safety_a_file_named_twice_is_read_once, 120)
 
 /* More devices than the report shows side by side: the note counts devices, not their results
  * (3 results each of 18 devices: 2 left out, not 6). */
-TEST_TIMEOUT(safety_report_counts_the_devices_it_leaves_out, 120)
+TEST_TIMEOUT(hostile_report_counts_the_devices_it_leaves_out, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -850,7 +850,7 @@ TEST_TIMEOUT(safety_report_counts_the_devices_it_leaves_out, 120)
 /* Links planted where a command writes its own files: run's placeholder beside -o and the
  * report's files in its folder are never written through (they had replaced the profile and a
  * results file). */
-TEST_TIMEOUT(safety_planted_links_are_never_written_through, 120)
+TEST_TIMEOUT(hostile_planted_links_are_never_written_through, 120)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -898,7 +898,7 @@ TEST_TIMEOUT(safety_planted_links_are_never_written_through, 120)
 
 /* Every message on stderr is terminal-safe, whatever profile text, file name or argument it
  * quotes (the profile loader and the option parser wrote them raw). */
-TEST(safety_stderr_never_carries_terminal_controls)
+TEST(hostile_stderr_never_carries_terminal_controls)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);
@@ -923,7 +923,7 @@ TEST(safety_stderr_never_carries_terminal_controls)
 
 /* An output whose folder does not exist is refused before any work (compare had printed its
  * table first), and '-' is no file for run -o or calibrate --json. */
-TEST_TIMEOUT(safety_outputs_are_checked_before_the_work, 60)
+TEST_TIMEOUT(hostile_outputs_are_checked_before_the_work, 60)
 {
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(chdir(dir), 0);

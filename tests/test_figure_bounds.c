@@ -1,4 +1,4 @@
-/* Figures a buyer can trust (issue 11): results record the regime of their working set, copies
+/* The regime and the bound of every figure: results record the regime of their working set, copies
  * count read + write bytes in one convention, integer rates are GOP/s. On the real OpenCL device
  * (PoCL here) where a figure needs a run. */
 #include <math.h>
@@ -14,7 +14,7 @@
 static const char *budget = "measure: {min_samples: 3, max_samples: 8, max_time: 100ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
-TEST(trust_regime_rule)
+TEST(bounds_regime_rule)
 {
     const uint64_t llc = 32 << 20;
     ASSERT_STR(gb_result_regime(0, llc), "");
@@ -41,7 +41,7 @@ static const struct gb_result *find(const struct gb_results *rs, const char *sui
 /* A D2D copy counts read + write (2x its size, as bandwidthTest and BabelStream), the memory
  * suite's copy of the same array size counts the same bytes, and the two rates agree within
  * noise (2x: the machine is shared). Memory-hierarchy results say their regime. */
-TEST_TIMEOUT(trust_d2d_and_memory_copy_count_alike, 240)
+TEST_TIMEOUT(bounds_d2d_and_memory_copy_count_alike, 240)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
@@ -75,7 +75,7 @@ TEST_TIMEOUT(trust_d2d_and_memory_copy_count_alike, 240)
 }
 
 /* Integer rates are operations, not floating-point operations: GOP/s in the results. */
-TEST_TIMEOUT(trust_integer_rates_are_gops, 120)
+TEST_TIMEOUT(bounds_integer_rates_are_gops, 120)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
@@ -96,7 +96,7 @@ TEST_TIMEOUT(trust_integer_rates_are_gops, 120)
 
 /* The host's last-level cache from a sysfs-shaped folder: the highest level wins, whatever its
  * size and the order of the index folders. */
-TEST(trust_host_llc_from_sysfs)
+TEST(bounds_host_llc_from_sysfs)
 {
     const char *dir = gb_test_tmpdir();
     char p[1300];
@@ -120,10 +120,10 @@ TEST(trust_host_llc_from_sysfs)
     ASSERT_U64(gb_host_llc_bytes(p), ==, 0);
 }
 
-/* Noise shown as measured (issue 11, item 8): a rate's stored CI95, relative to its mean, is
+/* Noise shown as measured: a rate's stored CI95, relative to its mean, is
  * the relative CI95 of the time per operation the stopping rule judged, also when one slow
  * sample makes the two differ. */
-TEST(trust_ci_stored_is_the_ci_judged)
+TEST(bounds_ci_stored_is_the_ci_judged)
 {
     double t[] = {1e-3, 1e-3, 1.01e-3, 0.99e-3, 3e-3}; /* seconds per operation */
     struct gb_measurement m = {.op_time = t, .n = 5, .batch = 1, .stop = GB_STOP_MAX_SAMPLES};
@@ -157,10 +157,10 @@ static const struct gb_figure *figure(const struct gb_result *r, const char *nam
     return NULL;
 }
 
-/* Bounds for every suite (issue 11, item 3): any memory-regime bandwidth result, whatever its
+/* Bounds for every suite: any memory-regime bandwidth result, whatever its
  * suite (a D2D copy, fp16's storage kernels, the tuning dot), is checked against the device's
  * memory bandwidth; where no bound is known the result says so. */
-TEST(trust_bandwidth_bounds_every_suite)
+TEST(bounds_bandwidth_bounds_every_suite)
 {
     static const char *const suites[] = {"transfer", "fp16", "tuning", "memory", "cache"};
     struct gb_device dev = {0};
@@ -257,7 +257,7 @@ static char out[1 << 16];
 /* The results format is a published schema (schema/gpubench-results.schema.json): a run of every
  * single-device suite family through the command line follows it, a /1 file does too, and a
  * file that breaks it is refused (the check is real). */
-TEST_TIMEOUT(trust_results_files_follow_the_schema, 300)
+TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
 {
     if (sh("python3 -c 'import jsonschema'") != 0) {
         printf("python3 jsonschema missing: the schema is not checked\n");
@@ -312,7 +312,7 @@ TEST_TIMEOUT(trust_results_files_follow_the_schema, 300)
 
 /* The memory suite's default array size is at least 4x the last-level cache (BabelStream's
  * advice), so its default figure is the memory regime's. */
-TEST_TIMEOUT(trust_memory_default_size_is_beyond_the_cache, 180)
+TEST_TIMEOUT(bounds_memory_default_size_is_beyond_the_cache, 180)
 {
     struct gb_results rs;
     gb_test_run_profile("measure: {min_samples: 3, max_samples: 3, max_time: 10ms, "

@@ -1,4 +1,4 @@
-/* Verification that a wrong kernel cannot pass and a right one cannot fail (issue 11): a table of
+/* Verification that a wrong kernel cannot pass and a right one cannot fail: a table of
  * deliberately broken kernels across memory, compute (float and integer), gemm (own kernel) and
  * fp16 — a timed path that does nothing (setup's poison must show), a partial write, dropped
  * terms of a reduction, a lower-precision computation — each caught by verify(), and each case
@@ -95,7 +95,7 @@ static void right_noop_broken(const char *suite, const char *params, const char 
 
 /* ---- memory: partial write (copy, mul, add, triad) and a dropped chunk (dot) ---------------- */
 
-TEST_TIMEOUT(verify_memory_broken_kernels_are_caught, 300)
+TEST_TIMEOUT(broken_memory_broken_kernels_are_caught, 300)
 {
     static const char *const ops[] = {"copy", "mul", "add", "triad", "dot"};
     static const char *const sizes[] = {"4000", "1MiB", "4MiB"};
@@ -117,7 +117,7 @@ TEST_TIMEOUT(verify_memory_broken_kernels_are_caught, 300)
 
 /* The dot's bound holds where a fixed 1e-4 did not, and is tight enough to catch one work-item
  * missing: a long per-work-item sum (work-groups of one work-item, 4 Mi floats). */
-TEST_TIMEOUT(verify_memory_dot_bound_follows_the_depth, 120)
+TEST_TIMEOUT(broken_memory_dot_bound_follows_the_depth, 120)
 {
     run_case("memory", "{op: dot, type: float, wg: 1, size: 16MiB}", RIGHT, NULL, NULL);
     run_case("memory", "{op: dot, type: float, wg: 1, size: 16MiB}", DEFINE, "GB_BREAK", NULL);
@@ -127,7 +127,8 @@ TEST_TIMEOUT(verify_memory_dot_bound_follows_the_depth, 120)
 
 /* ---- compute ----------------------------------------------------------------------------- */
 
-/* Zero every output element but the first 32 (issue 11: 480 of 512 zeroed passed). */
+/* Zero every output element but the first 32 (a check that sampled a few elements let 480 of
+ * 512 zeroed pass). */
 static void zero_all_but_32(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
@@ -169,7 +170,7 @@ static void lower_precision_f32(struct gb_case_ctx *ctx)
     free(h);
 }
 
-TEST_TIMEOUT(verify_compute_broken_kernels_are_caught, 300)
+TEST_TIMEOUT(broken_compute_broken_kernels_are_caught, 300)
 {
     static const char *const cases[] = {
         "{prec: f32, vec: 1, chains: 4, iters: 64, wg: 64, groups: 1}",
@@ -192,7 +193,7 @@ TEST_TIMEOUT(verify_compute_broken_kernels_are_caught, 300)
 
 /* ---- gemm (own kernel) ------------------------------------------------------------------- */
 
-TEST_TIMEOUT(verify_gemm_broken_kernels_are_caught, 300)
+TEST_TIMEOUT(broken_gemm_broken_kernels_are_caught, 300)
 {
     static const char *const shapes[] = {"64x64x256", "32x48x1024", "40x24x100", "16x16x4096"};
     char params[256];
@@ -225,7 +226,7 @@ TEST_TIMEOUT(verify_gemm_broken_kernels_are_caught, 300)
 }
 
 /* The library path: setup's untimed call wrote C, the poison after it must show. */
-TEST_TIMEOUT(verify_gemm_library_noop_is_caught, 300)
+TEST_TIMEOUT(broken_gemm_library_noop_is_caught, 300)
 {
     run_case("gemm", "{prec: f32, impl: library, shape: 64}", RIGHT, NULL, NULL);
     run_case("gemm", "{prec: f32, impl: library, shape: 64}", NOOP, NULL, NULL);
@@ -233,7 +234,7 @@ TEST_TIMEOUT(verify_gemm_library_noop_is_caught, 300)
 
 /* ---- fp16 -------------------------------------------------------------------------------- */
 
-TEST_TIMEOUT(verify_fp16_broken_kernels_are_caught, 300)
+TEST_TIMEOUT(broken_fp16_broken_kernels_are_caught, 300)
 {
     static const char *const cases[] = {
         "{op: triad, storage: float, elems: 5000, wg: 64}",
@@ -309,7 +310,7 @@ static void emulate(uint64_t k, int dist, double *f32_err, double *tf32_err, dou
     free(b);
 }
 
-TEST(verify_gemm_f32_bound_rejects_tf32)
+TEST(broken_gemm_f32_bound_rejects_tf32)
 {
     static const uint64_t ks[] = {256, 1024, 4096};
     for (size_t i = 0; i < 3; i++) {
@@ -333,7 +334,7 @@ TEST(verify_gemm_f32_bound_rejects_tf32)
                            (unsigned long long)ks[i], tt, tol);
             }
         }
-        /* The rigorous bound alone lets TF32 through from k = 1024 (issue 11). */
+        /* The rigorous bound alone lets TF32 through from k = 1024. */
         if (ks[i] >= 1024) {
             double f, t, tt;
             emulate(ks[i], 0, &f, &t, &tt);
@@ -347,7 +348,7 @@ TEST(verify_gemm_f32_bound_rejects_tf32)
  * the operations the host enqueued since they zeroed their counters (a no-op is then zero
  * operations, rightly verified), and global atomics verifies one operation of its own. */
 
-TEST_TIMEOUT(verify_noop_is_caught_in_every_suite, 300)
+TEST_TIMEOUT(broken_noop_is_caught_in_every_suite, 300)
 {
     static const struct {
         const char *suite, *params;

@@ -1,4 +1,4 @@
-/* Performance parity (issue 13): the device-timed launch latency, the memory suite's tuned dot
+/* Timing paths against their peers: the device-timed launch latency, the memory suite's tuned dot
  * and its stream kernels' vector widths, on the real OpenCL device (PoCL here). */
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
 
 /* launch latency: the host-observed value and both device-timed figures, labelled, positive, and
  * the device's no longer than what the host saw. */
-TEST_TIMEOUT(parity_launch_latency_device_timed, 120)
+TEST_TIMEOUT(timing_launch_latency_device_timed, 120)
 {
     char yaml[512];
     snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: launch\n    params: {op: [latency]}\n",
@@ -40,7 +40,7 @@ TEST_TIMEOUT(parity_launch_latency_device_timed, 120)
 }
 
 /* The throughput case has no device-timed figures (its value is device-timed already). */
-TEST_TIMEOUT(parity_launch_throughput_has_no_latency_figures, 120)
+TEST_TIMEOUT(timing_launch_throughput_has_no_latency_figures, 120)
 {
     char yaml[512];
     snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: launch\n    params: {op: [throughput]}\n",
@@ -57,7 +57,7 @@ TEST_TIMEOUT(parity_launch_throughput_has_no_latency_figures, 120)
  * and 1 Mi floats (4 MiB) makes config tuned (and auto) run that configuration and say so;
  * config default runs BabelStream's kernel; a size without an entry skips tuned and runs auto
  * as the default; double skips tuned. Every case that runs verifies. */
-TEST_TIMEOUT(parity_memory_dot_runs_the_tuned_configuration, 180)
+TEST_TIMEOUT(timing_memory_dot_runs_the_tuned_configuration, 180)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");
     if (!ops || ops->init() != 0 || ops->device_count() < 1)
@@ -124,7 +124,7 @@ TEST_TIMEOUT(parity_memory_dot_runs_the_tuned_configuration, 180)
  * (1000 vectors of 16 floats is not a whole number of 256-work-item groups); a count that is
  * not a multiple of vec, and vec 3, are recorded skips; dot ignores vec and the other kernels
  * config (normalised, so the sweep collapses). */
-TEST_TIMEOUT(parity_memory_vec_widths_verify, 180)
+TEST_TIMEOUT(timing_memory_vec_widths_verify, 180)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
