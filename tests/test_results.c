@@ -2,6 +2,7 @@
  * errors. */
 #include <ctype.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -740,4 +741,90 @@ TEST(results_sha256)
     join(path, sizeof path, dir, "/missing");
     ASSERT_EQ(gb_sha256_file(path, hex), GB_EIO);
     ASSERT_CONTAINS(gb_error_msg(), path);
+}
+
+/* ---- results files describe their params' kinds ("axes") ---------------------------------- */
+
+/* A results file of one result of `suite` with the params op="x", size=4096 (a size) and src=1
+ * (a device position when `pos`), written by gb_results_write; without its "axes" when
+ * `strip` (a file of before that field); read back into rs. */
+static void read_axes_file(const char *suite, bool pos, bool strip, struct gb_results *rs)
+{
+    struct gb_results w = {0};
+    struct gb_result r = {0};
+    snprintf(r.suite, sizeof r.suite, "%s", suite);
+    snprintf(r.case_name, sizeof r.case_name, "x");
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    r.device_index = -1;
+    r.status = GB_STATUS_SKIPPED;
+    r.params.n = 3;
+    r.params.name[0] = "op";
+    r.params.v[0].type = GB_V_STR;
+    snprintf(r.params.v[0].s, sizeof r.params.v[0].s, "x");
+    r.params.name[1] = "size";
+    r.params.v[1].type = GB_V_SIZE;
+    r.params.v[1].u.size = 4096;
+    r.params.name[2] = "src";
+    r.params.v[2].type = GB_V_INT;
+    r.params.v[2].u.i = 1;
+    r.device_pos_axes = pos ? 1u << 2 : 0;
+    ASSERT_OK(gb_results_add(&w, &r));
+    char path[4096];
+    join(path, sizeof path, gb_test_tmpdir(), "/axes.json");
+    ASSERT_OK(gb_results_write(&w, path));
+    gb_results_free(&w);
+    if (strip) {
+        json_error_t e;
+        json_t *root = json_load_file(path, 0, &e);
+        ASSERT(root != NULL);
+        ASSERT_OK(json_object_del(root, "axes"));
+        ASSERT_OK(json_dump_file(root, path, 0));
+        json_decref(root);
+    }
+    ASSERT_OK(gb_results_read(path, rs));
+    ASSERT_EQ(rs->nresults, 1);
+}
+
+TEST(results_axes_tell_sizes_and_device_positions)
+{
+    /* A suite this build does not have: its file's axes alone say what the integers are. */
+    struct gb_results rs;
+    read_axes_file("toy", true, false, &rs);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_EQ(r->params.v[1].type, GB_V_SIZE);
+    ASSERT_EQ(r->params.v[1].u.size, 4096);
+    ASSERT_EQ(r->params.v[2].type, GB_V_INT);
+    ASSERT_EQ(r->device_pos_axes, 1u << 2);
+    gb_results_free(&rs);
+    /* A file from before axes: the kinds the suites had then (peerbw: a size and a device
+     * position); a suite of no such table reads plain integers. */
+    read_axes_file("peerbw", false, true, &rs);
+    ASSERT_EQ(rs.results[0].params.v[1].type, GB_V_SIZE);
+    ASSERT_EQ(rs.results[0].device_pos_axes, 1u << 2);
+    gb_results_free(&rs);
+    read_axes_file("toy", true, true, &rs);
+    ASSERT_EQ(rs.results[0].params.v[1].type, GB_V_INT);
+    ASSERT_EQ(rs.results[0].device_pos_axes, 0u);
+    gb_results_free(&rs);
+}
+
+TEST(results_axes_round_trip_the_kinds_written)
+{
+    struct gb_results rs;
+    make_results(&rs);
+    ASSERT(rs.nresults > 0);
+    char path[4096];
+    join(path, sizeof path, gb_test_tmpdir(), "/kinds.json");
+    ASSERT_OK(gb_results_write(&rs, path));
+    struct gb_results back;
+    ASSERT_OK(gb_results_read(path, &back));
+    ASSERT_EQ(back.nresults, rs.nresults);
+    for (size_t i = 0; i < rs.nresults; i++)
+        for (size_t j = 0; j < rs.results[i].params.n; j++)
+            ASSERT_EQ(back.results[i].params.v[j].type, rs.results[i].params.v[j].type);
+    char *t = gb_test_slurp(path);
+    ASSERT_CONTAINS(t, "\"axes\"");
+    free(t);
+    gb_results_free(&back);
+    gb_results_free(&rs);
 }
