@@ -119,6 +119,7 @@ def main(argv):
     # the generated tables (meson.build): the suites' and the backends' floors
     names["meson-generated_.._suites-table.c.o"] = "suites/table.c.in"
     names["meson-generated_.._backends-table.c.o"] = "backends/table.c.in"
+    names["meson-generated_.._writers-table.c.o"] = "src/outputs/writers.c.in"
     defined_by, uses = {}, {}
     for o in objs:
         src = names.get(os.path.basename(o))

@@ -159,7 +159,7 @@ TEST(error_messages_keep_the_source_location_apart)
     gb_error_clear();
     ASSERT_EQ(GB_FAIL(GB_EBACKEND, "clFinish: %s", "CL_OUT_OF_RESOURCES"), GB_EBACKEND);
     ASSERT_STR(gb_error_msg(), "clFinish: CL_OUT_OF_RESOURCES");
-    ASSERT_CONTAINS(gb_error_where(), "test_identity.c:");
+    ASSERT_CONTAINS(gb_error_where(), "test_device_identity.c:");
     GB_USER_FAIL(GB_EINVAL, "bad option");
     ASSERT_STR(gb_error_where(), "");
     char path[4200];
@@ -172,7 +172,7 @@ TEST(error_messages_keep_the_source_location_apart)
     gb_error_log_to(NULL);
     fclose(f);
     char *log = gb_test_slurp(path);
-    ASSERT_CONTAINS(log, "test_identity.c:");
+    ASSERT_CONTAINS(log, "test_device_identity.c:");
     ASSERT_CONTAINS(log, "EIO: write failed");
     ASSERT(!strstr(log, "not logged"));
     free(log);

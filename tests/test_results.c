@@ -808,6 +808,33 @@ TEST(results_axes_tell_sizes_and_device_positions)
     gb_results_free(&rs);
 }
 
+TEST(results_axes_that_mean_nothing_are_refused)
+{
+    /* A kind the reader cannot use would turn a size into an integer and unpair the suite's
+     * cases from another file's: refused, naming where. */
+    char *t = valid_text();
+    char *at = strstr(t, "\"axes\": {");
+    ASSERT(at != NULL);
+    const char *bad[][2] = {
+        {"\"axes\": {\"zz\": 42, ", "axes.zz: expected an object, found an integer"},
+        {"\"axes\": {\"zz\": {\"size\": \"bogus\"}, ",
+         "axes.zz.size: expected one of size, integer, number, string, boolean, device, "
+         "found \"bogus\""},
+        {"\"axes\": {\"zz\": {\"size\": 7}, ", "found an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t head = (size_t)(at - t), skip = strlen("\"axes\": {");
+        char *u = malloc(strlen(t) + strlen(bad[i][0]) + 1);
+        ASSERT(u != NULL);
+        memcpy(u, t, head);
+        strcpy(u + head, bad[i][0]);
+        strcat(u, t + head + skip);
+        expect_schema_error(u, strlen(u), (const char *const[]){bad[i][1], NULL});
+        free(u);
+    }
+    free(t);
+}
+
 TEST(results_axes_round_trip_the_kinds_written)
 {
     struct gb_results rs;

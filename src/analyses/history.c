@@ -773,27 +773,6 @@ int gb_history_write_json(FILE *f, const struct gb_history *h)
 
 /* A CSV field: quoted when it holds a comma or a quote, quotes doubled (RFC 4180); every control
  * character (C0 with line breaks and tabs, DEL, the UTF-8 C1 controls) becomes '?'. */
-static void csv_field(FILE *f, const char *s)
-{
-    const bool quote = strpbrk(s, ",\"") != NULL;
-    if (quote)
-        fputc('"', f);
-    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        if (gb_is_c1(u)) {
-            fputc('?', f);
-            u++;
-        } else if (*u < 0x20 || *u == 0x7F) {
-            fputc('?', f);
-        } else {
-            if (*u == '"')
-                fputc('"', f);
-            fputc(*u, f);
-        }
-    }
-    if (quote)
-        fputc('"', f);
-}
-
 int gb_history_write_csv(FILE *f, const struct gb_history *h)
 {
     fputs("suite,case,params,device,slot,unit,night,start_utc,status,value,p5,p95,change\n", f);
@@ -808,11 +787,11 @@ int gb_history_write_csv(FILE *f, const struct gb_history *h)
                 continue;
             const char *fields[] = {s->suite, s->case_name, s->params, s->device, s->slot, s->unit};
             for (size_t j = 0; j < 6; j++) {
-                csv_field(f, fields[j]);
+                gb_fputs_csv(f, fields[j]);
                 fputc(',', f);
             }
             fprintf(f, "%zu,", i + 1);
-            csv_field(f, h->nights[i].start_utc);
+            gb_fputs_csv(f, h->nights[i].start_utc);
             fprintf(f, ",%s,", gb_status_name((enum gb_status)p->status));
             if (p->status == GB_STATUS_OK)
                 fprintf(f, "%.17g,%.17g,%.17g", p->value, p->lo, p->hi);

@@ -574,3 +574,24 @@ FILE *gb_term_stream(FILE *to)
 {
     return term_open(to, NULL);
 }
+
+void gb_fputs_csv(FILE *f, const char *s)
+{
+    const bool quote = strpbrk(s, ",\"") != NULL;
+    if (quote)
+        fputc('"', f);
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        if (gb_is_c1(u)) {
+            fputc('?', f);
+            u++;
+        } else if (*u < 0x20 || *u == 0x7F) {
+            fputc('?', f);
+        } else {
+            if (*u == '"')
+                fputc('"', f);
+            fputc(*u, f);
+        }
+    }
+    if (quote)
+        fputc('"', f);
+}

@@ -76,6 +76,11 @@ void gb_fputs_xml(FILE *f, const char *s);
  * control characters '?'. The one Markdown escaper: compare's and report's tables use it. */
 void gb_fputs_md(FILE *f, const char *s);
 
+/* Writes s as one CSV field (RFC 4180): quoted when it holds a comma or a quote, a quote
+ * doubled; control characters, DEL and the UTF-8 C1 controls become '?' (a field never breaks
+ * its row). The one CSV field writer: history's CSV and the csv writer use it. */
+void gb_fputs_csv(FILE *f, const char *s);
+
 /* The 16 bytes u of a UUID as 8-4-4-4-12 lowercase hex digits ("1b2c...-..."), into buf[len]
  * (37 bytes hold it); "" when u is all zero (a device that gives none). Returns buf. */
 char *gb_format_uuid(const unsigned char u[16], char *buf, size_t len);

@@ -11,6 +11,8 @@
 #include "common.h"
 #include "backends/precision.h"
 #include "analyses/precision_table.h"
+#include "analyses/summary.h"
+#include "outputs/writer.h"
 #include "run/runner.h"
 #include "run/supervise.h"
 
@@ -18,7 +20,10 @@ static const char usage[] =
     "usage: gpubench run PROFILE [OPTIONS]\n"
     "  runs a YAML profile and writes a results file\n"
     "  -o, --output FILE       results file\n"
-    "                          (default results/NAME-UTCTIME.json)\n" GB__RUN_OPTIONS_HELP
+    "                          (default results/NAME-UTCTIME.json)\n"
+    "  -f, --format NAME       the summary on standard output: text (default), markdown,\n"
+    "                          json or csv (any writer of this build; see "
+    "docs/commands.md)\n" GB__RUN_OPTIONS_HELP
     "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
     "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
     "that hangs or crashes its worker is recorded as failed and the run goes on\n"
@@ -54,9 +59,21 @@ static const char *unwritable(const char *out, const char *partial, const char *
     return NULL;
 }
 
+/* The summary of rs in `format` on standard output (the speed x accuracy table too, in text). */
+static void print_summary(const struct gb_results *rs, const char *format)
+{
+    struct gb_doc d;
+    if (gb_summary_doc(rs, &d) || gb_write_doc(stdout, format, &d))
+        fprintf(stderr, "gpubench run: the summary: %s\n", gb_error_msg());
+    gb_doc_free(&d);
+    if (strcmp(format, "text") == 0)
+        gb_print_precision_table(stdout, rs);
+}
+
 /* Runs the plan into rs and out; prints the summary. Returns gb_run_plan's status. */
 static int run_and_report(const struct gb_plan *plan, const char *out, bool quiet,
-                          char *const *argv, volatile sig_atomic_t *stop, struct gb_results *rs)
+                          const char *format, char *const *argv, volatile sig_atomic_t *stop,
+                          struct gb_results *rs)
 {
     fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan->ncases, plan->ndevices,
             plan->ndevices == 1 ? "" : "s", out);
@@ -70,8 +87,7 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
         .argv = argv,
     };
     int r = gb_supervise_plan(plan, &o, rs);
-    gb_print_summary(stdout, rs);
-    gb_print_precision_table(stdout, rs);
+    print_summary(rs, format);
     size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
     for (size_t i = 0; i < rs->nresults; i++)
         n[rs->results[i].status]++;
@@ -83,6 +99,38 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
     if (r == GB_EBACKEND)
         fprintf(stderr, "gpubench run: %s\n", gb_error_msg());
     return r;
+}
+
+/* The options of run alone (validate shares the rest). */
+struct run_only {
+    const char *format;
+};
+static const struct gb__opt run_only_options[] = {
+    GB__TEXT(struct run_only, format, "format", 'f'),
+    GB__END,
+};
+
+/* gb__parse_run_args with run's own options; a --format no writer of this build has is a usage
+ * error before anything runs. */
+static bool parse_args(int argc, char **argv, struct gb__run_args *a, struct run_only *ro,
+                       enum gb_exit *rc)
+{
+    int first = gb__parse_options(&cmd, argc, argv,
+                                  GB__GROUPS({gb__run_options, a}, {run_only_options, ro}), rc);
+    if (first < 0)
+        return false;
+    a->profile = argv[first];
+    if (a->verbose)
+        gb_error_log_to(stderr);
+    const struct gb_writer *w = ro->format ? gb_writer_find(ro->format) : NULL;
+    if (ro->format && !gb_writer_fits(w, false)) {
+        char names[256];
+        fprintf(stderr, "gpubench run: no format '%s' for the summary (formats: %s)\n", ro->format,
+                gb_writer_names(false, names, sizeof names));
+        *rc = GB_EXIT_USAGE;
+        return false;
+    }
+    return true;
 }
 
 int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
@@ -104,7 +152,8 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     enum gb_exit rc;
     struct gb_profile p;
     struct gb_plan plan;
-    if (!gb__parse_run_args(&cmd, argc, argv, &a, &rc) ||
+    struct run_only ro = {0};
+    if (!parse_args(argc, argv, &a, &ro, &rc) ||
         (rc = gb__prepare_plan(&a, "run", &p, &plan)) != GB_EXIT_OK) {
         free(worker_argv);
         free((char *)worker);
@@ -137,7 +186,8 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     }
     bool ran = rc == GB_EXIT_OK;
     if (ran) {
-        int r = run_and_report(&plan, out, a.quiet, worker_argv, stop, &rs);
+        int r = run_and_report(&plan, out, a.quiet, ro.format ? ro.format : "text", worker_argv,
+                               stop, &rs);
         rc = r == GB_EINTR      ? GB_EXIT_INTERRUPTED
              : r == GB_EBACKEND ? GB_EXIT_USAGE
              : r                ? GB_EXIT_CASE_FAILED

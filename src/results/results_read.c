@@ -285,6 +285,36 @@ static const char *axis_kind(const struct reader *R, const char *suite, const ch
     return "integer";
 }
 
+/* Checks the file's "axes": an object of suites, each an object of param kinds, each one of the
+ * six words. A kind the reader cannot use would silently turn a size into an integer, and the
+ * cases of that suite would no longer pair with another file's. */
+static int rd_axes(struct reader *R, const json_t *axes)
+{
+    static const char *const kinds[] = {"size", "integer", "number", "string", "boolean", "device"};
+    const char *suite, *axis;
+    const json_t *su, *k;
+    json_object_foreach((json_t *)axes, suite, su)
+    {
+        if (!json_is_object(su))
+            return GB_USER_FAIL(GB_ESCHEMA, "%s: axes.%.64s: expected an object, found %s", R->file,
+                                suite, jtype(su));
+        json_object_foreach((json_t *)su, axis, k)
+        {
+            bool known = false;
+            for (size_t i = 0; json_is_string(k) && i < sizeof kinds / sizeof kinds[0]; i++)
+                known = known || strcmp(json_string_value(k), kinds[i]) == 0;
+            if (!known)
+                return GB_USER_FAIL(GB_ESCHEMA,
+                                    "%s: axes.%.64s.%.64s: expected one of size, integer, "
+                                    "number, string, boolean, device, found %s%.64s%s",
+                                    R->file, suite, axis, json_is_string(k) ? "\"" : jtype(k),
+                                    json_is_string(k) ? json_string_value(k) : "",
+                                    json_is_string(k) ? "\"" : "");
+        }
+    }
+    return 0;
+}
+
 static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb_result *r)
 {
     json_t *params;
@@ -571,7 +601,8 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
 
     gb__tel_machine_read(json_object_get(run, "machine"), &m->machine);
     json_t *axes;
-    if ((rc = rd_node(R, root, "", "axes", JSON_OBJECT, &axes, 0)))
+    if ((rc = rd_node(R, root, "", "axes", JSON_OBJECT, &axes, 0)) ||
+        (axes && (rc = rd_axes(R, axes))))
         return rc;
     R->axes = axes;
     if ((rc = rd_node(R, root, "", "devices", JSON_ARRAY, &devs, RD_REQ)) ||

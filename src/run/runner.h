@@ -55,7 +55,4 @@ void gb__runner_scaling_figures(const struct gb_suite *s, const struct gb_result
 /* The progress line of case i on f ("[3/40, ETA 12 s] opencl:0 transfer ..."); f may be NULL. */
 void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start);
 
-/* Prints the summary table of rs to f: one row per result. */
-void gb_print_summary(FILE *f, const struct gb_results *rs);
-
 #endif

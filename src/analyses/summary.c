@@ -1,0 +1,240 @@
+/* gpubench — the run's summary (contract in summary.h). */
+#include "analyses/summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+
+/* The params of one suite's results: names in order of first appearance, and whether each
+ * varies (two results with different values, or one without it). */
+struct axes {
+    const char *name[GB_MAX_AXES * 2];
+    bool varies[GB_MAX_AXES * 2];
+    char first[GB_MAX_AXES * 2][GB_STR_MAX + 32];
+    size_t n;
+};
+
+/* The text of param `name` of r ("" when r has none, or the case marks it "none"). */
+static const char *param_text(const struct gb_result *r, const char *name, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t j = 1; j < r->params.n && j < GB_MAX_AXES; j++)
+        if (r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
+            const struct gb_value *v = &r->params.v[j];
+            if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0))
+                gb_value_format(v, buf, len);
+            break;
+        }
+    return buf;
+}
+
+static void suite_axes(const struct gb_results *rs, const char *suite, struct axes *ax)
+{
+    memset(ax, 0, sizeof *ax);
+    size_t seen = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        if (strcmp(r->suite, suite) != 0)
+            continue;
+        for (size_t j = 1; j < r->params.n && j < GB_MAX_AXES; j++) {
+            size_t k = 0;
+            while (k < ax->n && strcmp(ax->name[k], r->params.name[j]) != 0)
+                k++;
+            if (k == ax->n && ax->n < GB_MAX_AXES * 2) {
+                ax->name[ax->n] = r->params.name[j];
+                ax->varies[ax->n] = seen > 0; /* the earlier results lack it */
+                param_text(r, r->params.name[j], ax->first[ax->n], sizeof ax->first[0]);
+                ax->n++;
+            }
+        }
+        char buf[GB_STR_MAX + 32];
+        for (size_t k = 0; k < ax->n; k++)
+            if (!ax->varies[k] &&
+                strcmp(param_text(r, ax->name[k], buf, sizeof buf), ax->first[k]) != 0)
+                ax->varies[k] = true;
+        seen++;
+    }
+}
+
+/* "opencl:0 NAME" (a name over 32 characters shortened), or "opencl:0+1" for a device set. */
+static void device_label(const struct gb_results *rs, const struct gb_result *r, char *buf,
+                         size_t len)
+{
+    const struct gb_result_device *d = r->device_index >= 0 &&
+                                               (size_t)r->device_index < rs->ndevices
+                                           ? &rs->devices[r->device_index]
+                                           : NULL;
+    const char *name = d ? d->info.name : "?";
+    snprintf(buf, len, "%s:%d %.*s%s", r->backend, d ? d->index : -1, strlen(name) > 32 ? 29 : 32,
+             name, strlen(name) > 32 ? "..." : "");
+    if (r->nset > 1) {
+        snprintf(buf, len, "%s:", r->backend);
+        for (size_t k = 0; k < r->nset && k < GB_MAX_SET; k++) {
+            int s = r->set[k];
+            int bi = s >= 0 && (size_t)s < rs->ndevices ? rs->devices[s].index : -1;
+            gb_appendf(buf, len, "%s%d", k ? "+" : "", bi);
+        }
+    }
+}
+
+static bool many_devices(const struct gb_results *rs, const char *suite)
+{
+    char first[128] = "", dev[128];
+    bool any = false;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        if (strcmp(rs->results[i].suite, suite) != 0)
+            continue;
+        device_label(rs, &rs->results[i], dev, sizeof dev);
+        if (any && strcmp(dev, first) != 0)
+            return true;
+        snprintf(first, sizeof first, "%s", dev);
+        any = true;
+    }
+    return false;
+}
+
+/* The numeric figures of r, "name=value unit", whole items only; text figures become
+ * footnotes of the cell. */
+static int figures_cell(struct gb_doc_table *t, size_t row, size_t col, const struct gb_result *r)
+{
+    char figs[320] = "";
+    int rc = 0;
+    for (size_t k = 0; !rc && k < r->nfigures; k++) {
+        const struct gb_figure *fg = &r->figures[k];
+        char item[160] = "";
+        if (fg->n == 0) {
+            char note[256];
+            snprintf(note, sizeof note, "%s: %s", fg->name, fg->text);
+            rc = gb_doc_footnote(t, row, col, note);
+            continue;
+        }
+        if (fg->per_device)
+            continue;
+        snprintf(item, sizeof item, "%s%s=%.3g%s%s", figs[0] ? " " : "", fg->name, fg->v[0],
+                 *fg->unit ? " " : "", fg->unit);
+        if (strlen(figs) + strlen(item) + 5 > sizeof figs) {
+            gb_appendf(figs, sizeof figs, " ...");
+            break;
+        }
+        gb_appendf(figs, sizeof figs, "%s", item);
+    }
+    return rc ? rc : gb_doc_text(t, row, col, "%s", figs);
+}
+
+/* Columns after the case, device and param columns. */
+enum { C_STATUS, C_VALUE, C_UNIT, C_CI, C_OPUS, C_FIGS, C_FIXED };
+static const char *const fixed_cols[C_FIXED] = {"status", "value", "unit",
+                                                "ci95 %", "op us", "figures"};
+
+static int result_row(const struct gb_results *rs, const struct gb_result *r,
+                      struct gb_doc_table *t, const struct axes *ax, bool devs)
+{
+    size_t row, c = 0;
+    int rc = gb_doc_row(t, &row);
+    if (rc)
+        return rc;
+    rc = gb_doc_text(t, row, c++, "%s", r->case_name);
+    char buf[256];
+    if (!rc && devs) {
+        device_label(rs, r, buf, sizeof buf);
+        rc = gb_doc_text(t, row, c++, "%s", buf);
+    }
+    for (size_t k = 0; !rc && k < ax->n; k++)
+        if (ax->varies[k])
+            rc = gb_doc_text(t, row, c++, "%s", param_text(r, ax->name[k], buf, sizeof buf));
+    const size_t s = c;
+    if (rc)
+        return rc;
+    if (r->status != GB_STATUS_OK) {
+        int len = (int)strcspn(r->reason, "\n");
+        char why[200];
+        snprintf(why, sizeof why, "%.*s%s", len > 160 ? 160 : len, r->reason,
+                 len > 160 || r->reason[len] ? " ..." : "");
+        rc = gb_doc_text(t, row, s + C_STATUS, "%s", gb_status_name(r->status));
+        return rc ? rc : gb_doc_footnote(t, row, s + C_STATUS, why);
+    }
+    rc = gb_doc_text(t, row, s + C_STATUS, "%s", r->noisy ? "ok/noisy" : "ok");
+    gb_doc_num(t, row, s + C_VALUE, r->value, 3);
+    if (!rc)
+        rc = gb_doc_text(t, row, s + C_UNIT, "%s", r->unit);
+    gb_doc_num(t, row, s + C_CI, r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0,
+               1);
+    gb_doc_num(t, row, s + C_OPUS, r->op_time_us.median, 2);
+    if (!rc)
+        rc = figures_cell(t, row, s + C_FIGS, r);
+    if (!rc && r->implausible)
+        rc = gb_doc_footnote(t, row, s + C_STATUS, r->reason[0] ? r->reason : "implausible");
+    if (!rc && !r->verified)
+        rc = gb_doc_footnote(t, row, s + C_STATUS, "unverified: the output was not checked");
+    if (!rc && r->tel.nthrottled) {
+        snprintf(buf, sizeof buf, "throttled: %zu of %zu samples ran while the device throttled%s",
+                 r->tel.nthrottled, r->tel.nmarks ? r->tel.nmarks : r->nsamples + r->tel.ndiscarded,
+                 r->tel.ndiscarded ? " (discarded)" : "");
+        rc = gb_doc_footnote(t, row, s + C_STATUS, buf);
+    }
+    return rc;
+}
+
+static int suite_table(const struct gb_results *rs, const char *suite, struct gb_doc *d)
+{
+    struct axes ax;
+    suite_axes(rs, suite, &ax);
+    const bool devs = many_devices(rs, suite);
+    const char *names[2 + GB_MAX_AXES * 2 + C_FIXED];
+    size_t n = 0;
+    names[n++] = "case";
+    if (devs)
+        names[n++] = "device";
+    char title[512];
+    snprintf(title, sizeof title, "%s", suite);
+    bool any_const = false;
+    char dev[128] = "";
+    if (!devs)
+        for (size_t i = 0; i < rs->nresults && !dev[0]; i++)
+            if (strcmp(rs->results[i].suite, suite) == 0)
+                device_label(rs, &rs->results[i], dev, sizeof dev);
+    for (size_t k = 0; k < ax.n; k++) {
+        if (ax.varies[k])
+            names[n++] = ax.name[k];
+        else if (ax.first[k][0]) {
+            gb_appendf(title, sizeof title, "%s%s=%s", any_const ? " " : " (", ax.name[k],
+                       ax.first[k]);
+            any_const = true;
+        }
+    }
+    if (any_const)
+        gb_appendf(title, sizeof title, ")");
+    if (dev[0])
+        gb_appendf(title, sizeof title, " on %s", dev);
+    const size_t first_fixed = n;
+    for (size_t k = 0; k < C_FIXED; k++)
+        names[n++] = fixed_cols[k];
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, suite, title, names, n, &t);
+    if (rc)
+        return rc;
+    gb_doc_column_set(t, first_fixed + C_VALUE, true, false);
+    gb_doc_column_set(t, first_fixed + C_CI, true, false);
+    gb_doc_column_set(t, first_fixed + C_OPUS, true, false);
+    gb_doc_column_set(t, first_fixed + C_FIGS, false, true);
+    for (size_t i = 0; !rc && i < rs->nresults; i++)
+        if (strcmp(rs->results[i].suite, suite) == 0)
+            rc = result_row(rs, &rs->results[i], t, &ax, devs);
+    return rc;
+}
+
+int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d)
+{
+    int rc = gb_doc_init(d, "gpubench-summary/1", "");
+    for (size_t i = 0; !rc && i < rs->nresults; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++)
+            first = strcmp(rs->results[k].suite, rs->results[i].suite) != 0;
+        if (first)
+            rc = suite_table(rs, rs->results[i].suite, d);
+    }
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* gpubench — the run's summary as a document (base/doc.h), for `gpubench run` to render with a
+ * writer: one table per suite, in the order the suites first appear in the results. */
+#ifndef GB_SUMMARY_H
+#define GB_SUMMARY_H
+
+#include "base/doc.h"
+#include "results/results.h"
+
+/* Builds into d (gb_doc_init'ed here; the caller frees it) the summary of rs: per suite a table
+ * with the columns case, device (when the suite's results name more than one), each param that
+ * varies among the suite's results (the constant ones named in the table's title; a param a
+ * case marks "none" shown empty), status, value (with unit), ci95 % (the 95% confidence half-width, per cent of the mean), op us (the
+ * median time of one operation, microseconds) and figures (the numeric figures, name=value).
+ * Remarks become footnotes that rows share: a skip's or a failure's reason (its first line), a
+ * text figure ("peak: unknown: ..."), an implausible or unverified result, throttled samples.
+ * 0 or GB_ENOMEM. */
+int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d);
+
+#endif

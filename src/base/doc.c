@@ -1,0 +1,255 @@
+/* gpubench — the neutral document (contract in doc.h). */
+#include "base/doc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+
+static char *vdup(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Appends s (owned) to the string array *v of *n; frees s on failure. */
+static int push_str(char ***v, size_t *n, char *s)
+{
+    if (!s)
+        return GB_ENOMEM;
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv) {
+        free(s);
+        return GB_ENOMEM;
+    }
+    nv[(*n)++] = s;
+    *v = nv;
+    return 0;
+}
+
+int gb_doc_init(struct gb_doc *d, const char *kind, const char *title)
+{
+    memset(d, 0, sizeof *d);
+    d->kind = strdup(kind ? kind : "");
+    d->title = strdup(title ? title : "");
+    return d->kind && d->title ? 0 : GB_ENOMEM;
+}
+
+static void free_cell(struct gb_doc_cell *c)
+{
+    free(c->text);
+    free(c->marks);
+    memset(c, 0, sizeof *c);
+}
+
+void gb_doc_free(struct gb_doc *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->nnotes; i++)
+        free(d->notes[i]);
+    free(d->notes);
+    for (size_t i = 0; i < d->ntables; i++) {
+        struct gb_doc_table *t = &d->tables[i];
+        for (size_t c = 0; c < t->ncols; c++)
+            free(t->cols[c].name);
+        free(t->cols);
+        for (size_t k = 0; k < t->nrows * t->ncols; k++)
+            free_cell(&t->cells[k]);
+        free(t->cells);
+        for (size_t k = 0; k < t->nfootnotes; k++)
+            free(t->footnotes[k]);
+        free(t->footnotes);
+        free(t->id);
+        free(t->title);
+    }
+    free(d->tables);
+    for (size_t i = 0; i < d->nchecks; i++) {
+        free(d->checks[i].group);
+        free(d->checks[i].name);
+        free(d->checks[i].message);
+    }
+    free(d->checks);
+    free(d->verdict);
+    free(d->kind);
+    free(d->title);
+    memset(d, 0, sizeof *d);
+}
+
+int gb_doc_note(struct gb_doc *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vdup(fmt, ap);
+    va_end(ap);
+    return push_str(&d->notes, &d->nnotes, s);
+}
+
+int gb_doc_verdict(struct gb_doc *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vdup(fmt, ap);
+    va_end(ap);
+    if (!s)
+        return GB_ENOMEM;
+    free(d->verdict);
+    d->verdict = s;
+    d->judged = true;
+    return 0;
+}
+
+int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_check_status st,
+                 const char *message)
+{
+    struct gb_doc_check *nc = realloc(d->checks, (d->nchecks + 1) * sizeof *nc);
+    if (!nc)
+        return GB_ENOMEM;
+    d->checks = nc;
+    struct gb_doc_check *c = &nc[d->nchecks];
+    *c = (struct gb_doc_check){.group = strdup(group ? group : ""),
+                               .name = strdup(name ? name : ""),
+                               .status = st,
+                               .message = dup_or_null(message)};
+    d->judged = true;
+    if (!c->group || !c->name || (message && !c->message)) {
+        free(c->group);
+        free(c->name);
+        free(c->message);
+        return GB_ENOMEM;
+    }
+    d->nchecks++;
+    return 0;
+}
+
+int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char *const *names,
+                 size_t ncols, struct gb_doc_table **out)
+{
+    *out = NULL;
+    struct gb_doc_table *nt = realloc(d->tables, (d->ntables + 1) * sizeof *nt);
+    if (!nt)
+        return GB_ENOMEM;
+    d->tables = nt;
+    struct gb_doc_table *t = &nt[d->ntables];
+    memset(t, 0, sizeof *t);
+    t->id = strdup(id ? id : "");
+    t->title = strdup(title ? title : "");
+    t->cols = calloc(ncols ? ncols : 1, sizeof *t->cols);
+    bool ok = t->id && t->title && t->cols;
+    for (size_t c = 0; ok && c < ncols; c++) {
+        t->cols[c].name = strdup(names[c] ? names[c] : "");
+        ok = t->cols[c].name != NULL;
+        t->ncols = c + 1;
+    }
+    d->ntables++; /* freed whole by gb_doc_free even when half made */
+    if (!ok)
+        return GB_ENOMEM;
+    *out = t;
+    return 0;
+}
+
+void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool shrink)
+{
+    if (col < t->ncols) {
+        t->cols[col].numeric = numeric;
+        t->cols[col].shrink = shrink;
+    }
+}
+
+int gb_doc_row(struct gb_doc_table *t, size_t *row)
+{
+    struct gb_doc_cell *nc = gb_grow(t->cells, &t->caprows, t->nrows + 1,
+                                     (t->ncols ? t->ncols : 1) * sizeof *nc);
+    if (!nc)
+        return GB_ENOMEM;
+    t->cells = nc;
+    memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof *t->cells);
+    *row = t->nrows++;
+    return 0;
+}
+
+static struct gb_doc_cell *cell_at(struct gb_doc_table *t, size_t row, size_t col)
+{
+    return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
+}
+
+const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, size_t col)
+{
+    return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
+}
+
+int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
+{
+    struct gb_doc_cell *c = cell_at(t, row, col);
+    if (!c)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vdup(fmt, ap);
+    va_end(ap);
+    if (!s)
+        return GB_ENOMEM;
+    free(c->text);
+    c->text = s;
+    c->kind = GB_CELL_TEXT;
+    return 0;
+}
+
+void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int digits)
+{
+    struct gb_doc_cell *c = cell_at(t, row, col);
+    if (!c)
+        return;
+    free(c->text);
+    c->text = NULL;
+    c->kind = isfinite(v) ? GB_CELL_NUM : GB_CELL_EMPTY;
+    c->num = v;
+    c->digits = digits;
+}
+
+int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text)
+{
+    struct gb_doc_cell *c = cell_at(t, row, col);
+    if (!c || !text || !*text)
+        return 0;
+    size_t k = 0;
+    while (k < t->nfootnotes && strcmp(t->footnotes[k], text) != 0)
+        k++;
+    if (k == t->nfootnotes) {
+        int rc = push_str(&t->footnotes, &t->nfootnotes, strdup(text));
+        if (rc)
+            return rc;
+    }
+    char *m = NULL;
+    if (asprintf(&m, "%s%s%zu", c->marks ? c->marks : "", c->marks ? "," : "", k + 1) < 0)
+        return GB_ENOMEM;
+    free(c->marks);
+    c->marks = m;
+    return 0;
+}
+
+char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    if (!c)
+        return buf;
+    if (c->kind == GB_CELL_TEXT)
+        snprintf(buf, len, "%s", c->text ? c->text : "");
+    else if (c->kind == GB_CELL_NUM && c->digits < 0)
+        snprintf(buf, len, "%.3g", c->num);
+    else if (c->kind == GB_CELL_NUM)
+        snprintf(buf, len, "%.*f", c->digits, c->num);
+    return buf;
+}

@@ -1,0 +1,112 @@
+/* gpubench — a neutral document: what an analysis says, before any format.
+ *
+ * An analysis (the run's summary, compare, fleet, history, calibrate) builds one document: a
+ * title, notes, typed tables (named columns, one cell per column and row, footnotes that repeated
+ * remarks share), and, where it judges, checks with a verdict each. Writers (src/outputs/
+ * writer.h) render a document to one format each — text, markdown, json, csv, junit — and never
+ * know which analysis made it. docs/design.md, "The sockets".
+ *
+ * Memory: every string is copied in; gb_doc_free releases everything. Functions that allocate
+ * return 0 or GB_ENOMEM; after a failure the document stays valid (possibly missing what was
+ * being added) and must still be freed. Text is stored as given: writers escape or clean it for
+ * their format.
+ */
+#ifndef GB_DOC_H
+#define GB_DOC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gb_cell_kind {
+    GB_CELL_EMPTY, /* nothing: "" in text, null in JSON */
+    GB_CELL_TEXT,
+    GB_CELL_NUM, /* a number; `digits` decimals in text formats, the full double in JSON */
+};
+
+struct gb_doc_cell {
+    enum gb_cell_kind kind;
+    char *text;   /* GB_CELL_TEXT */
+    double num;   /* GB_CELL_NUM */
+    int digits;   /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
+    char *marks;  /* footnote marks of this cell ("1,3"), or NULL */
+};
+
+struct gb_doc_column {
+    char *name;   /* a short header, also the JSON key */
+    bool numeric; /* right-aligned by the text writer */
+    /* A text column whose cells a writer that must fit a width may shorten (ending "..."); other
+     * cells are never cut (a number cut short is a wrong number). */
+    bool shrink;
+};
+
+struct gb_doc_table {
+    char *id;    /* [a-z0-9_] name: the JSON key, the CSV section */
+    char *title; /* a line above the table */
+    struct gb_doc_column *cols;
+    size_t ncols;
+    struct gb_doc_cell *cells; /* nrows x ncols, row-major */
+    size_t nrows, caprows;
+    char **footnotes; /* footnote k (1-based in marks) is footnotes[k - 1]; distinct texts */
+    size_t nfootnotes;
+};
+
+enum gb_check_status { GB_CHECK_PASS, GB_CHECK_FAIL, GB_CHECK_SKIP };
+
+/* One judged item (a JUnit test case): a regression verdict, an outlier node. */
+struct gb_doc_check {
+    char *group; /* the JUnit classname: a suite, a case */
+    char *name;
+    enum gb_check_status status;
+    char *message; /* why it failed or was skipped; NULL for a pass */
+};
+
+struct gb_doc {
+    char *kind;  /* what made it, as a schema tag ("gpubench-summary/1") */
+    char *title;
+    char **notes;
+    size_t nnotes;
+    struct gb_doc_table *tables;
+    size_t ntables;
+    struct gb_doc_check *checks;
+    size_t nchecks;
+    bool judged;   /* the document has a verdict (checks, exit status) */
+    char *verdict; /* a one-line verdict ("2 regressions"), or NULL */
+};
+
+/* An empty document of `kind` and `title`. 0 or GB_ENOMEM. */
+int gb_doc_init(struct gb_doc *d, const char *kind, const char *title);
+void gb_doc_free(struct gb_doc *d);
+
+/* Adds a note (a line under the title), printf-style. */
+int gb_doc_note(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sets the one-line verdict; the document becomes judged. */
+int gb_doc_verdict(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds a check; the document becomes judged. `message` may be NULL. */
+int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_check_status st,
+                 const char *message);
+
+/* Adds a table with columns names[0..ncols) (all text, not shrinkable: gb_doc_column_set
+ * changes that). On success *out is the table, valid until the next gb_doc_table. */
+int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char *const *names,
+                 size_t ncols, struct gb_doc_table **out);
+/* Marks column `col` numeric and/or shrinkable. */
+void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool shrink);
+/* Appends an empty row; *row is its index. */
+int gb_doc_row(struct gb_doc_table *t, size_t *row);
+/* The cell at (row, col): text (printf-style), a number shown with `digits` decimals (-1: %.3g;
+ * NaN and infinities become an empty cell), or nothing. Out-of-range positions are ignored. */
+int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int digits);
+/* Attaches footnote `text` to the cell (row, col): the same text in one table is one footnote,
+ * so a remark repeated on every row is printed once. */
+int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text);
+
+/* The cell (row, col) of t (NULL when out of range). */
+const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, size_t col);
+/* A cell as text into buf: its text, or its number with its digits, or "". Returns buf. */
+char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,98 @@
+/* gpubench — the Markdown writer: a heading, notes as paragraphs, one pipe table per table (its
+ * title a heading above it, its footnotes a list under it), the failed checks and the verdict.
+ * Every cell goes through the one Markdown escaper (gb_fputs_md). */
+#include "outputs/writer.h"
+
+#include "base/util.h"
+#include "outputs/writer_private.h"
+
+static void cell(FILE *f, const struct gb_doc_cell *c)
+{
+    char text[1024];
+    gb_fputs_md(f, gb_doc_cell_text(c, text, sizeof text));
+    if (c && c->marks) {
+        fputs(*text ? " [" : "[", f);
+        gb_fputs_md(f, c->marks);
+        fputc(']', f);
+    }
+}
+
+static void table(FILE *f, const struct gb_doc_table *t)
+{
+    if (t->title && *t->title) {
+        fputs("\n## ", f);
+        gb_fputs_md(f, t->title);
+        fputs("\n", f);
+    }
+    fputs("\n|", f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputc(' ', f);
+        gb_fputs_md(f, t->cols[c].name);
+        fputs(" |", f);
+    }
+    fputs("\n|", f);
+    for (size_t c = 0; c < t->ncols; c++)
+        fputs(t->cols[c].numeric ? "---:|" : "---|", f);
+    fputc('\n', f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputc('|', f);
+        for (size_t c = 0; c < t->ncols; c++) {
+            fputc(' ', f);
+            cell(f, gb_doc_cell(t, r, c));
+            fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    if (t->nfootnotes)
+        fputc('\n', f);
+    for (size_t k = 0; k < t->nfootnotes; k++) {
+        fprintf(f, "%zu. ", k + 1);
+        gb_fputs_md(f, t->footnotes[k]);
+        fputc('\n', f);
+    }
+}
+
+static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o)
+{
+    (void)o;
+    if (d->title && *d->title) {
+        fputs("# ", f);
+        gb_fputs_md(f, d->title);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < d->nnotes; i++) {
+        fputc('\n', f);
+        gb_fputs_md(f, d->notes[i]);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < d->ntables; i++)
+        table(f, &d->tables[i]);
+    bool failed = false;
+    for (size_t i = 0; i < d->nchecks; i++) {
+        const struct gb_doc_check *c = &d->checks[i];
+        if (c->status != GB_CHECK_FAIL)
+            continue;
+        fputs(failed ? "- " : "\n## Failed\n\n- ", f);
+        failed = true;
+        gb_fputs_md(f, c->group);
+        fputc(' ', f);
+        gb_fputs_md(f, c->name);
+        if (c->message) {
+            fputs(": ", f);
+            gb_fputs_md(f, c->message);
+        }
+        fputc('\n', f);
+    }
+    if (d->verdict) {
+        fputs("\n**", f);
+        gb_fputs_md(f, d->verdict);
+        fputs("**\n", f);
+    }
+    return gb__write_end(f, "markdown");
+}
+
+const struct gb_writer gb_writer_markdown = {
+    .name = "markdown",
+    .summary = "Markdown: pipe tables, footnotes as lists",
+    .write = md_write,
+};

@@ -1,0 +1,165 @@
+/* gpubench — the text writer: tables for a terminal, as wide as their cells, fitted to the
+ * terminal's width by shortening the text columns a document marks shrinkable (never a number),
+ * with each table's footnotes under it. */
+#include "outputs/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "outputs/writer_private.h"
+
+/* The narrowest a shrinkable column gets. */
+#define MIN_SHRINK 12
+/* Two spaces between columns. */
+#define GAP 2
+
+/* Characters (not bytes) of UTF-8 text s. */
+static size_t u8len(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++)
+        n += (*u & 0xC0) != 0x80;
+    return n;
+}
+
+/* The cell as shown: its text, then its footnote marks in brackets. Into buf. */
+static const char *shown(const struct gb_doc_cell *c, char *buf, size_t len)
+{
+    char text[1024];
+    gb_doc_cell_text(c, text, sizeof text);
+    if (c && c->marks)
+        snprintf(buf, len, "%s%s[%s]", text, *text ? " " : "", c->marks);
+    else
+        snprintf(buf, len, "%s", text);
+    return buf;
+}
+
+/* Writes s in a field of w characters (right-aligned when `right`), shortened to w with "..."
+ * when longer (only shrinkable cells are ever longer than their column). */
+static void field(FILE *f, const char *s, size_t w, bool right, bool last)
+{
+    size_t n = u8len(s);
+    if (n > w) {
+        size_t keep = w > 3 ? w - 3 : 0, chars = 0;
+        const char *p = s;
+        while (*p && chars < keep) {
+            p++;
+            while ((*(const unsigned char *)p & 0xC0) == 0x80)
+                p++;
+            chars++;
+        }
+        char cut[1024];
+        snprintf(cut, sizeof cut, "%.*s%s", (int)(p - s), s, w > 3 ? "..." : "");
+        gb__put_clean(f, cut, false);
+        return;
+    }
+    if (right)
+        fprintf(f, "%*s", (int)(w - n), "");
+    gb__put_clean(f, s, false);
+    if (!right && !last)
+        fprintf(f, "%*s", (int)(w - n), "");
+}
+
+/* Column widths: the widest cell, then shrinkable columns narrowed while the row is wider than
+ * `width` (0: no limit). */
+static void widths(const struct gb_doc_table *t, int width, size_t *w)
+{
+    char buf[1100];
+    size_t total = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        w[c] = u8len(t->cols[c].name);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t n = u8len(shown(gb_doc_cell(t, r, c), buf, sizeof buf));
+            if (n > w[c])
+                w[c] = n;
+        }
+        total += w[c] + (c ? GAP : 0);
+    }
+    while (width > 0 && total > (size_t)width) {
+        size_t widest = t->ncols;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (t->cols[c].shrink && w[c] > MIN_SHRINK && (widest == t->ncols || w[c] > w[widest]))
+                widest = c;
+        if (widest == t->ncols)
+            break; /* nothing left to narrow: the row stays wider */
+        size_t over = total - (size_t)width, room = w[widest] - MIN_SHRINK;
+        size_t cut = over < room ? over : room;
+        w[widest] -= cut;
+        total -= cut;
+    }
+}
+
+static void write_table(FILE *f, const struct gb_doc_table *t, int width)
+{
+    size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
+    if (!w)
+        return;
+    widths(t, width, w);
+    if (t->title && *t->title) {
+        gb__put_clean(f, t->title, false);
+        fputc('\n', f);
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c)
+            fprintf(f, "%*s", GAP, "");
+        field(f, t->cols[c].name, w[c], t->cols[c].numeric, c + 1 == t->ncols);
+    }
+    fputc('\n', f);
+    char buf[1100];
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (c)
+                fprintf(f, "%*s", GAP, "");
+            field(f, shown(gb_doc_cell(t, r, c), buf, sizeof buf), w[c], t->cols[c].numeric,
+                  c + 1 == t->ncols);
+        }
+        fputc('\n', f);
+    }
+    for (size_t k = 0; k < t->nfootnotes; k++) {
+        fprintf(f, "  [%zu] ", k + 1);
+        gb__put_clean(f, t->footnotes[k], false);
+        fputc('\n', f);
+    }
+    free(w);
+}
+
+static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o)
+{
+    if (d->title && *d->title) {
+        gb__put_clean(f, d->title, false);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < d->nnotes; i++) {
+        gb__put_clean(f, d->notes[i], true);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < d->ntables; i++) {
+        if (i || d->nnotes || (d->title && *d->title))
+            fputc('\n', f);
+        write_table(f, &d->tables[i], o ? o->width : 0);
+    }
+    for (size_t i = 0; i < d->nchecks; i++)
+        if (d->checks[i].status == GB_CHECK_FAIL) {
+            fputs("FAIL ", f);
+            gb__put_clean(f, d->checks[i].group, false);
+            fputc(' ', f);
+            gb__put_clean(f, d->checks[i].name, false);
+            if (d->checks[i].message) {
+                fputs(": ", f);
+                gb__put_clean(f, d->checks[i].message, false);
+            }
+            fputc('\n', f);
+        }
+    if (d->verdict) {
+        gb__put_clean(f, d->verdict, false);
+        fputc('\n', f);
+    }
+    return gb__write_end(f, "text");
+}
+
+const struct gb_writer gb_writer_text = {
+    .name = "text",
+    .summary = "tables for a terminal, fitted to its width",
+    .write = text_write,
+};
