@@ -336,6 +336,11 @@ extern const size_t gb__nheadline_figures;
 /* The bar chart k->bars of k's suites, with a sentence per series and, side by side, each
  * category relative to the first series that has it. */
 void gb__chart_bars(struct rep *R, const struct gb__chart_kind *k);
+/* Whether a chart of the registry draws `suite`'s results (charts.c). */
+bool gb__chart_registered(const char *suite);
+/* The charts of the suites that no chart of the registry draws (has_builder false) but whose
+ * results files carry a chart hint ("charts"; chart_hint.c). Drawn after the registry's. */
+void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite));
 
 extern const struct gb__bars gb__memory_bars, gb__launch_bars, gb__gflops_bars;
 /* peerbw's aggregate GB/s and 4-byte latency per pattern and method (chart_multi.c). */

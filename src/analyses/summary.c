@@ -63,10 +63,10 @@ static void suite_axes(const struct gb_results *rs, const char *suite, struct ax
 static void device_label(const struct gb_results *rs, const struct gb_result *r, char *buf,
                          size_t len)
 {
-    const struct gb_result_device *d = r->device_index >= 0 &&
-                                               (size_t)r->device_index < rs->ndevices
-                                           ? &rs->devices[r->device_index]
-                                           : NULL;
+    const struct gb_result_device *d =
+        r->device_index >= 0 && (size_t)r->device_index < rs->ndevices
+            ? &rs->devices[r->device_index]
+            : NULL;
     const char *name = d ? d->info.name : "?";
     snprintf(buf, len, "%s:%d %.*s%s", r->backend, d ? d->index : -1, strlen(name) > 32 ? 29 : 32,
              name, strlen(name) > 32 ? "..." : "");
@@ -160,8 +160,7 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
     gb_doc_num(t, row, s + C_VALUE, r->value, 3);
     if (!rc)
         rc = gb_doc_text(t, row, s + C_UNIT, "%s", r->unit);
-    gb_doc_num(t, row, s + C_CI, r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0,
-               1);
+    gb_doc_num(t, row, s + C_CI, r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, 1);
     gb_doc_num(t, row, s + C_OPUS, r->op_time_us.median, 2);
     if (!rc)
         rc = figures_cell(t, row, s + C_FIGS, r);

@@ -168,8 +168,8 @@ void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool sh
 
 int gb_doc_row(struct gb_doc_table *t, size_t *row)
 {
-    struct gb_doc_cell *nc = gb_grow(t->cells, &t->caprows, t->nrows + 1,
-                                     (t->ncols ? t->ncols : 1) * sizeof *nc);
+    struct gb_doc_cell *nc =
+        gb_grow(t->cells, &t->caprows, t->nrows + 1, (t->ncols ? t->ncols : 1) * sizeof *nc);
     if (!nc)
         return GB_ENOMEM;
     t->cells = nc;

@@ -27,10 +27,10 @@ enum gb_cell_kind {
 
 struct gb_doc_cell {
     enum gb_cell_kind kind;
-    char *text;   /* GB_CELL_TEXT */
-    double num;   /* GB_CELL_NUM */
-    int digits;   /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
-    char *marks;  /* footnote marks of this cell ("1,3"), or NULL */
+    char *text;  /* GB_CELL_TEXT */
+    double num;  /* GB_CELL_NUM */
+    int digits;  /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
+    char *marks; /* footnote marks of this cell ("1,3"), or NULL */
 };
 
 struct gb_doc_column {
@@ -63,7 +63,7 @@ struct gb_doc_check {
 };
 
 struct gb_doc {
-    char *kind;  /* what made it, as a schema tag ("gpubench-summary/1") */
+    char *kind; /* what made it, as a schema tag ("gpubench-summary/1") */
     char *title;
     char **notes;
     size_t nnotes;

@@ -1,6 +1,7 @@
 /* gpubench — what the commands share (contracts in common.h). */
 #include "suites/suites.h"
 #include "common.h"
+#include "outputs/writer.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -490,4 +491,27 @@ enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
         }
     }
     return rc;
+}
+
+/* ---- --format ---------------------------------------------------------------------------- */
+
+enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged)
+{
+    if (!format || gb_writer_fits(gb_writer_find(format), judged))
+        return GB_EXIT_OK;
+    char names[256];
+    fprintf(stderr, "gpubench %s: no format '%s' (formats: %s)\n", cmd, format,
+            gb_writer_names(judged, names, sizeof names));
+    return GB_EXIT_USAGE;
+}
+
+enum gb_exit gb__write_format(const char *cmd, const char *format, const struct gb_doc *d)
+{
+    gb_error_clear();
+    if (gb_write_doc(stdout, format, d) != 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "gpubench %s: writing the %s output: %s\n", cmd, format,
+                *gb_error_msg() ? gb_error_msg() : strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
 }

@@ -14,7 +14,8 @@
 
 #include "base/util.h"
 #include "commands.h"
-#include "analyses/compare.h"
+#include "base/doc.h"
+#include "outputs/compare_out.h"
 #include "run/config.h"
 #include "run/plan.h"
 #include "results/results.h"
@@ -205,5 +206,21 @@ enum gb_exit gb__write_output(const char *cmd, const char *path,
 /* A relative amount given as "0.05" or "5%" into *out, a fraction in [lo, hi]. 0, or GB_EINVAL
  * with "--NAME wants a relative amount such as 0.05 or 5%, got 'TEXT'" in gb_error_msg(). */
 int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out);
+
+/* ---- --format: a document through a writer ------------------------------------------------ */
+
+/* The --format option's help line, for commands whose output is a document. */
+#define GB__FORMAT_HELP                                                                     \
+    "  -f, --format NAME       standard output in this format: text, markdown, json, csv\n" \
+    "                          (and junit where there is a verdict; any writer of this\n"   \
+    "                          build, docs/commands.md)\n"
+
+/* Whether `format` (NULL: none asked for) names a writer of this build that fits a document
+ * that is judged or not: GB_EXIT_OK, else GB_EXIT_USAGE with "gpubench CMD: no format ..."
+ * naming the formats that fit. Checked before the work. */
+enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged);
+/* Renders d with the writer `format` on standard output: GB_EXIT_OK, or GB_EXIT_USAGE with
+ * the error on stderr. */
+enum gb_exit gb__write_format(const char *cmd, const char *format, const struct gb_doc *d);
 
 #endif

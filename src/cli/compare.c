@@ -24,14 +24,14 @@ static const char usage[] =
     "                          nights (default 3; wider for few nights)\n"
     "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': stdout)\n"
-    "      --changes           the terminal table shows only rows that are not SAME\n"
-    "  -q, --quiet             no terminal table\n"
+    "      --changes           the terminal table shows only rows that are not "
+    "SAME\n" GB__FORMAT_HELP "  -q, --quiet             no terminal table\n"
     "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {
     "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};
 
 struct compare_args {
-    const char *md, *json, *junit;
+    const char *md, *json, *junit, *format;
     bool quiet, changes;
 };
 
@@ -40,6 +40,7 @@ static const struct gb__opt compare_options[] = {
     GB__TEXT(struct compare_args, md, "md", 0),
     GB__TEXT(struct compare_args, json, "json", 0),
     GB__TEXT(struct compare_args, junit, "junit", 0),
+    GB__TEXT(struct compare_args, format, "format", 'f'),
     GB__FLAG(struct compare_args, quiet, "quiet", 'q'),
     GB__FLAG(struct compare_args, changes, "changes", 0),
     GB__END,
@@ -80,7 +81,14 @@ static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_
 {
     bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
                      (a->junit && strcmp(a->junit, "-") == 0);
-    if (!a->quiet && !to_stdout) {
+    if (a->format && !a->quiet && !to_stdout) {
+        struct gb_doc d;
+        enum gb_exit fr =
+            gb_compare_doc(c, &d) ? GB_EXIT_USAGE : gb__write_format("compare", a->format, &d);
+        gb_doc_free(&d);
+        if (fr != GB_EXIT_OK)
+            return fr;
+    } else if (!a->quiet && !to_stdout) {
         FILE *t = gb__term_out();
         gb_compare_write_text(t, c, a->changes);
         gb__term_done(t);
@@ -160,7 +168,8 @@ int gb_cmd_compare(int argc, char **argv)
     const char *files[2] = {argv[first], argv[first + 1]};
     const char *outs[3] = {a.md, a.json, a.junit};
     static const char *const names[3] = {"--markdown", "--json", "--junit"};
-    if ((rc = gb__check_outputs("compare", outs, names, 3, files, 2)) != GB_EXIT_OK)
+    if ((rc = gb__check_format("compare", a.format, true)) != GB_EXIT_OK ||
+        (rc = gb__check_outputs("compare", outs, names, 3, files, 2)) != GB_EXIT_OK)
         return rc;
     struct stat st;
     if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode))

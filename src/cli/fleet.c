@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "common.h"
+#include "outputs/fleet_out.h"
 #include "analyses/fleet.h"
 #include "analyses/merge.h"
 
@@ -22,14 +23,14 @@ static const char usage[] =
     "      --all               a per-node table for every case (default: cases with an\n"
     "                          outlier)\n"
     "      --markdown FILE, --json FILE   also write these ('-': stdout)\n"
-    "  -q, --quiet             no terminal output\n"
+    "  -q, --quiet             no terminal output\n" GB__FORMAT_HELP
     "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {"fleet", usage, 1,
                                    -1,      NULL,  "results files or a folder of them"};
 
 struct fleet_args {
     struct gb_fleet_opts o; /* first: the parsed options' target */
-    const char *md, *json, *suites;
+    const char *format, *md, *json, *suites;
     bool all, quiet;
 };
 
@@ -51,6 +52,7 @@ static const struct gb__opt fleet_options[] = {
     GB__PARSED("min-deviation", 0, true, parse_fleet),
     GB__TEXT(struct fleet_args, suites, "suite", 's'),
     GB__FLAG(struct fleet_args, all, "all", 0),
+    GB__TEXT(struct fleet_args, format, "format", 'f'),
     GB__TEXT(struct fleet_args, md, "markdown", 0),
     GB__TEXT(struct fleet_args, md, "md", 0),
     GB__TEXT(struct fleet_args, json, "json", 0),
@@ -90,6 +92,8 @@ int gb_cmd_fleet(int argc, char **argv)
     bool all = a.all, quiet = a.quiet;
     const char *outs[2] = {md, json};
     static const char *const names[2] = {"--markdown", "--json"};
+    if ((rc0 = gb__check_format("fleet", a.format, true)) != GB_EXIT_OK)
+        return rc0;
     struct gb_inputs in;
     gb_error_clear();
     if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
@@ -121,7 +125,11 @@ int gb_cmd_fleet(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet) {
+    if (!quiet && a.format) {
+        struct gb_doc d;
+        rc = gb_fleet_doc(&fl, &d) ? GB_EXIT_USAGE : gb__write_format("fleet", a.format, &d);
+        gb_doc_free(&d);
+    } else if (!quiet) {
         FILE *t = gb__term_out();
         if (gb_fleet_write_text(t, &fl, all) | gb__term_done(t))
             rc = GB_EXIT_USAGE;

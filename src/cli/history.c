@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "common.h"
+#include "outputs/fleet_out.h"
 #include "analyses/history.h"
 #include "analyses/merge.h"
 
@@ -31,7 +32,7 @@ static const struct gb__cmd cmd = {"history", usage, 1,
 
 struct history_args {
     struct gb_history_opts o; /* first: the parsed options' target */
-    const char *md, *json, *csv, *suites;
+    const char *format, *md, *json, *csv, *suites;
     bool series, quiet, fail;
 };
 
@@ -61,6 +62,7 @@ static const struct gb__opt history_options[] = {
     GB__PARSED("min-nights", 0, true, parse_history),
     GB__TEXT(struct history_args, suites, "suite", 's'),
     GB__FLAG(struct history_args, series, "series", 0),
+    GB__TEXT(struct history_args, format, "format", 'f'),
     GB__TEXT(struct history_args, md, "markdown", 0),
     GB__TEXT(struct history_args, md, "md", 0),
     GB__TEXT(struct history_args, json, "json", 0),
@@ -100,6 +102,8 @@ int gb_cmd_history(int argc, char **argv)
     bool series = a.series, quiet = a.quiet, fail = a.fail;
     const char *outs[3] = {md, json, csv};
     static const char *const names[3] = {"--markdown", "--json", "--csv"};
+    if ((rc0 = gb__check_format("history", a.format, true)) != GB_EXIT_OK)
+        return rc0;
     struct gb_inputs in;
     gb_error_clear();
     if (gb_inputs_expand((const char *const *)argv + first, (size_t)(argc - first), &in)) {
@@ -136,7 +140,11 @@ int gb_cmd_history(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet) {
+    if (!quiet && a.format) {
+        struct gb_doc d;
+        rc = gb_history_doc(&h, &d) ? GB_EXIT_USAGE : gb__write_format("history", a.format, &d);
+        gb_doc_free(&d);
+    } else if (!quiet) {
         FILE *t = gb__term_out();
         if (gb_history_write_text(t, &h, series) | gb__term_done(t))
             rc = GB_EXIT_USAGE;

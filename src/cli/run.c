@@ -20,10 +20,8 @@ static const char usage[] =
     "usage: gpubench run PROFILE [OPTIONS]\n"
     "  runs a YAML profile and writes a results file\n"
     "  -o, --output FILE       results file\n"
-    "                          (default results/NAME-UTCTIME.json)\n"
-    "  -f, --format NAME       the summary on standard output: text (default), markdown,\n"
-    "                          json or csv (any writer of this build; see "
-    "docs/commands.md)\n" GB__RUN_OPTIONS_HELP
+    "                          (default results/NAME-UTCTIME.json)\n" GB__FORMAT_HELP
+        GB__RUN_OPTIONS_HELP
     "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
     "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
     "that hangs or crashes its worker is recorded as failed and the run goes on\n"
@@ -122,15 +120,8 @@ static bool parse_args(int argc, char **argv, struct gb__run_args *a, struct run
     a->profile = argv[first];
     if (a->verbose)
         gb_error_log_to(stderr);
-    const struct gb_writer *w = ro->format ? gb_writer_find(ro->format) : NULL;
-    if (ro->format && !gb_writer_fits(w, false)) {
-        char names[256];
-        fprintf(stderr, "gpubench run: no format '%s' for the summary (formats: %s)\n", ro->format,
-                gb_writer_names(false, names, sizeof names));
-        *rc = GB_EXIT_USAGE;
-        return false;
-    }
-    return true;
+    *rc = gb__check_format("run", ro->format, false);
+    return *rc == GB_EXIT_OK;
 }
 
 int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)

@@ -63,6 +63,15 @@ static const struct gb__chart_kind kinds[] = {
     {NULL, NULL, gb__chart_value, NULL}, /* the figures of gb__value_figures per price and watt */
 };
 
+bool gb__chart_registered(const char *suite)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (size_t j = 0; kinds[i].suites && kinds[i].suites[j]; j++)
+            if (strcmp(kinds[i].suites[j], suite) == 0)
+                return true;
+    return false;
+}
+
 void gb__draw_charts(struct rep *R)
 {
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

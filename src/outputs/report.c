@@ -28,6 +28,7 @@ int gb_report_write(const struct gb_results *files, const char *const *paths, si
     if (rc)
         return rc;
     gb__draw_charts(&R);
+    gb__chart_hints(&R, gb__chart_registered);
     for (size_t i = 0; i < R.nch && !R.err; i++)
         gb__run_gnuplot(&R, &R.ch[i]);
     gb__write_pages(&R, o->title ? o->title : "gpubench report");

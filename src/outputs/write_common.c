@@ -57,8 +57,8 @@ char *gb__clean_dup(const char *s)
         return NULL;
     while (*u) {
         size_t n = utf8_seq(u);
-        if (n == 0 || gb_is_c1(u) || (n == 1 && ((*u < 0x20 && *u != '\n' && *u != '\t') ||
-                                                  *u == 0x7F))) {
+        if (n == 0 || gb_is_c1(u) ||
+            (n == 1 && ((*u < 0x20 && *u != '\n' && *u != '\t') || *u == 0x7F))) {
             *o++ = '?';
             u += n ? n : 1;
             continue;

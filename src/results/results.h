@@ -124,8 +124,18 @@ struct gb_run_meta {
  * (name and SHA-256). A run without a start time is nobody's copy. */
 bool gb_run_same(const struct gb_run_meta *a, const struct gb_run_meta *b);
 
+/* A suite's chart hint as the results file records it ("charts"; run/suite.h). */
+#define GB_MAX_CHART_HINTS 32
+struct gb_chart_note {
+    char suite[32];
+    char kind[8]; /* "bars" or "line" */
+    char x[32];   /* line: the axis along x */
+};
+
 struct gb_results {
     struct gb_run_meta run;
+    struct gb_chart_note charts[GB_MAX_CHART_HINTS];
+    size_t ncharts;
     struct gb_result_device *devices;
     size_t ndevices;
     struct gb_result *results;

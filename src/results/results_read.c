@@ -315,6 +315,32 @@ static int rd_axes(struct reader *R, const json_t *axes)
     return 0;
 }
 
+/* The file's "charts": per suite {"kind": "bars" | "line", "x": AXIS}, into out->charts (at most
+ * GB_MAX_CHART_HINTS; more are left out). A kind the report cannot draw is refused. */
+static int rd_charts(struct reader *R, const json_t *charts, struct gb_results *out)
+{
+    const char *suite;
+    const json_t *h;
+    json_object_foreach((json_t *)charts, suite, h)
+    {
+        const json_t *k = json_object_get(h, "kind"), *x = json_object_get(h, "x");
+        const char *ks = json_is_string(k) ? json_string_value(k) : "";
+        if (!json_is_object(h) || (strcmp(ks, "bars") != 0 && strcmp(ks, "line") != 0) ||
+            (x && !json_is_string(x)))
+            return GB_USER_FAIL(GB_ESCHEMA,
+                                "%s: charts.%.64s: expected {\"kind\": \"bars\" or \"line\", "
+                                "\"x\": an axis name}",
+                                R->file, suite);
+        if (out->ncharts == GB_MAX_CHART_HINTS)
+            break;
+        struct gb_chart_note *n = &out->charts[out->ncharts++];
+        snprintf(n->suite, sizeof n->suite, "%s", suite);
+        snprintf(n->kind, sizeof n->kind, "%s", ks);
+        snprintf(n->x, sizeof n->x, "%s", x ? json_string_value(x) : "");
+    }
+    return 0;
+}
+
 static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb_result *r)
 {
     json_t *params;
@@ -601,8 +627,11 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
 
     gb__tel_machine_read(json_object_get(run, "machine"), &m->machine);
     json_t *axes;
+    json_t *charts;
     if ((rc = rd_node(R, root, "", "axes", JSON_OBJECT, &axes, 0)) ||
-        (axes && (rc = rd_axes(R, axes))))
+        (axes && (rc = rd_axes(R, axes))) ||
+        (rc = rd_node(R, root, "", "charts", JSON_OBJECT, &charts, 0)) ||
+        (charts && (rc = rd_charts(R, charts, out))))
         return rc;
     R->axes = axes;
     if ((rc = rd_node(R, root, "", "devices", JSON_ARRAY, &devs, RD_REQ)) ||

@@ -276,6 +276,17 @@ static json_t *results_json(struct writer *w, const struct gb_results *rs)
         append(w, devs, device_json(w, &rs->devices[i]));
     put(w, root, "devices", devs);
     put(w, root, "axes", axes_json(w, rs));
+    if (rs->ncharts) {
+        json_t *ch = json_object();
+        for (size_t i = 0; i < rs->ncharts && i < GB_MAX_CHART_HINTS; i++) {
+            json_t *h = json_object();
+            put(w, h, "kind", jstr(rs->charts[i].kind));
+            if (rs->charts[i].x[0])
+                put(w, h, "x", jstr(rs->charts[i].x));
+            put(w, ch, rs->charts[i].suite, h);
+        }
+        put(w, root, "charts", ch);
+    }
 
     json_t *res = json_array();
     for (size_t k = 0; k < rs->nresults; k++)

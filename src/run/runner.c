@@ -411,6 +411,7 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     /* Until the last case is done, every write of the file says the run did not finish. */
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
+    gb__runner_chart_hints(plan, rs);
     if (plan->ncases && plan->cases[0].run->telemetry.enabled)
         gb_tel_machine_read(&rs->run.machine); /* the machine's state at the start */
     int ret = 0;
@@ -511,4 +512,22 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     if (interrupted)
         return GB_EINTR;
     return failed ? 1 : 0;
+}
+
+void gb__runner_chart_hints(const struct gb_plan *plan, struct gb_results *rs)
+{
+    static const char *const kinds[] = {"", "bars", "line"};
+    rs->ncharts = 0;
+    for (size_t k = 0; plan->suites && k < plan->suites->n; k++) {
+        const struct gb_suite *s = plan->suites->v[k];
+        bool planned = false;
+        for (size_t i = 0; i < plan->ncases && !planned; i++)
+            planned = plan->cases[i].run->suite == s;
+        if (!planned || s->chart.kind == GB_CHART_NONE || rs->ncharts == GB_MAX_CHART_HINTS)
+            continue;
+        struct gb_chart_note *n = &rs->charts[rs->ncharts++];
+        snprintf(n->suite, sizeof n->suite, "%s", s->name);
+        snprintf(n->kind, sizeof n->kind, "%s", kinds[s->chart.kind]);
+        snprintf(n->x, sizeof n->x, "%s", s->chart.x ? s->chart.x : "");
+    }
 }

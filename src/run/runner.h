@@ -52,6 +52,8 @@ int gb__runner_case_header(const struct gb_plan *plan, struct gb_results *rs, si
  * the results in rs (when there is one). */
 void gb__runner_scaling_figures(const struct gb_suite *s, const struct gb_results *rs,
                                 struct gb_result *r);
+/* Records in rs the chart hints (gb_suite.chart) of the suites the plan runs, for the report. */
+void gb__runner_chart_hints(const struct gb_plan *plan, struct gb_results *rs);
 /* The progress line of case i on f ("[3/40, ETA 12 s] opencl:0 transfer ..."); f may be NULL. */
 void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start);
 

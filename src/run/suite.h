@@ -116,6 +116,16 @@ enum gb_suite_flags {
     GB_SUITE_SCALING = 1u << 1,
 };
 
+/* How the report draws a suite that has no chart builder of its own (docs/report.md, "Charts
+ * from a hint"): bars, one per case and varying string param, or lines along the numeric axis
+ * `x`, one per case and other varying param. The run writes it into the results file's
+ * "charts", so that the report needs no suite table. */
+enum gb_chart_kind { GB_CHART_NONE, GB_CHART_BARS, GB_CHART_LINE };
+struct gb_chart_hint {
+    enum gb_chart_kind kind;
+    const char *x; /* GB_CHART_LINE: the axis along x (a size or an integer axis) */
+};
+
 struct gb_suite {
     const char *name;
     const char *summary;
@@ -156,6 +166,8 @@ struct gb_suite {
      * the device_pos axes, else the whole set). For a suite whose cases use a pair of
      * positions or the whole set depending on another axis (peerbw's op). */
     size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
+    /* Optional: the report's chart of a suite without a builder of its own. */
+    struct gb_chart_hint chart;
 };
 
 /* A table of suites: what a run may name. The suites floor builds it (suites/suites.h,

@@ -505,6 +505,7 @@ int gb_supervise_plan(const struct gb_plan *plan, const struct gb_supervise_opts
     struct sup S = {.plan = plan, .o = o, .rs = rs, .fd = -1, .t_start = now_s()};
     rs->run.interrupted = true;
     rs->run.cases_planned = plan->ncases;
+    gb__runner_chart_hints(plan, rs);
     int rc = make_env(&S);
     bool interrupted = false;
     int stillborn = 0;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "analyses/baseline.h"
-#include "analyses/compare.h"
+#include "outputs/compare_out.h"
 #include "results/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

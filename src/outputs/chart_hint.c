@@ -1,0 +1,98 @@
+/* gpubench — the charts drawn from a hint: a suite without a chart builder of its own says in
+ * its descriptor (run/suite.h, gb_chart_hint), and so in its results files' "charts", whether
+ * its results are bars or lines along an axis; this draws them, so that such a suite needs no
+ * report code. */
+#include "analyses/report_model.h"
+#include "outputs/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The unit of the first ok result of suite[0] in the report, "" when none. */
+static const char *first_unit(const struct rep *R, const char *suite)
+{
+    for (size_t p = 0; p < R->npts; p++)
+        if (strcmp(R->pts[p].r->suite, suite) == 0)
+            return R->pts[p].r->unit;
+    return "";
+}
+
+/* Whether the x axis of the line chart holds sizes in the results (labelled as sizes). */
+static bool size_axis(const struct sel *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct gb_params *p = &s->p[i]->r->params;
+        for (size_t j = 0; j < p->n; j++)
+            if (p->name[j] && strcmp(p->name[j], x) == 0)
+                return p->v[j].type == GB_V_SIZE;
+    }
+    return false;
+}
+
+static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *const *suites,
+                      const char *title, const char *what)
+{
+    char id[64];
+    snprintf(id, sizeof id, "hint_%s", h->suite);
+    struct chart *c = gb__chart_new(R, id, title, what);
+    if (!c)
+        return;
+    struct suite_filter sf = {.suites = suites};
+    struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
+    struct axes *a = calloc(1, sizeof *a);
+    if (s.n == 0 || !a) {
+        gb__chart_nodata(R, c, "no %s results in these files", h->suite);
+    } else {
+        gb__scan_axes(&s, a);
+        struct line *l = NULL;
+        size_t dropped = 0, n = gb__build_lines(R, &s, a, h->x, NULL, &l, &dropped);
+        if (l && n)
+            gb__write_lines(R, c, l, n, h->x, first_unit(R, h->suite), size_axis(&s, h->x), NULL,
+                            0, NULL, NULL);
+        else
+            gb__chart_nodata(R, c, "no %s results vary along %s", h->suite, h->x);
+        gb__free_lines(l, n);
+    }
+    free(a);
+    free(s.p);
+}
+
+void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite))
+{
+    const char *drawn[GB_MAX_CHART_HINTS];
+    size_t ndrawn = 0;
+    for (size_t f = 0; f < R->nfiles; f++)
+        for (size_t i = 0; i < R->files[f].ncharts && ndrawn < GB_MAX_CHART_HINTS; i++) {
+            const struct gb_chart_note *h = &R->files[f].charts[i];
+            bool seen = has_builder(h->suite);
+            for (size_t k = 0; k < ndrawn && !seen; k++)
+                seen = strcmp(drawn[k], h->suite) == 0;
+            if (seen)
+                continue;
+            drawn[ndrawn++] = h->suite;
+            const char *const suites[] = {h->suite, NULL};
+            char title[128], what[400], ylabel[64];
+            snprintf(title, sizeof title, "%s", h->suite);
+            snprintf(ylabel, sizeof ylabel, "%s", first_unit(R, h->suite));
+            if (strcmp(h->kind, "line") == 0 && h->x[0]) {
+                snprintf(what, sizeof what,
+                         "The %s suite's results along %s, one line per case and setting, each "
+                         "point's p5-p95 as its error bar (drawn from the suite's chart hint).",
+                         h->suite, h->x);
+                draw_line(R, h, suites, title, what);
+                continue;
+            }
+            snprintf(what, sizeof what,
+                     "The %s suite's results, a bar per case and setting (drawn from the suite's "
+                     "chart hint).",
+                     h->suite);
+            char id[64], nodata[128];
+            snprintf(id, sizeof id, "hint_%s", h->suite);
+            snprintf(nodata, sizeof nodata, "no %s results in these files", h->suite);
+            const struct gb__bars b = {.id = id, .title = title, .what = what, .ylabel = ylabel,
+                                       .nodata = nodata};
+            const struct gb__chart_kind k = {suites, NULL, gb__chart_bars, &b};
+            gb__chart_bars(R, &k);
+        }
+}

@@ -1,0 +1,247 @@
+/* gpubench — fleet's and history's documents (contract in fleet_out.h). */
+#include "outputs/fleet_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyses/merge.h"
+#include "base/error.h"
+
+/* 1.4826 x MAD estimates the standard deviation of normal data (the consistency constant). */
+#define MAD_NORMAL 1.4826
+
+static int add_notes(struct gb_doc *d, const char *notes)
+{
+    int rc = 0;
+    for (const char *s = notes; !rc && *s;) {
+        int l = (int)strcspn(s, "\n");
+        if (l)
+            rc = gb_doc_note(d, "note: %.*s", l, s);
+        s += l + (s[l] == '\n');
+    }
+    return rc;
+}
+
+static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
+{
+    static const char *const cols[] = {"case", "unit", "nodes",   "median",
+                                       "spread %", "min", "max", "outliers"};
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
+    for (size_t k = 2; !rc && k < 8; k++)
+        gb_doc_column_set(t, k, true, false);
+    if (!rc)
+        gb_doc_column_set(t, 0, false, true);
+    char title[1024];
+    for (size_t k = 0; !rc && k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        size_t r;
+        if ((rc = gb_doc_row(t, &r)))
+            break;
+        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        rc = gb_doc_text(t, r, 0, "%s", title);
+        if (!rc)
+            rc = gb_doc_text(t, r, 1, "%s", c->unit);
+        gb_doc_num(t, r, 2, (double)c->nok, 0);
+        gb_doc_num(t, r, 3, c->median, -1);
+        gb_doc_num(t, r, 4, c->nok && c->median != 0 ? 100 * MAD_NORMAL * c->mad / fabs(c->median)
+                                                     : NAN,
+                   1);
+        gb_doc_num(t, r, 5, c->min, -1);
+        gb_doc_num(t, r, 6, c->max, -1);
+        gb_doc_num(t, r, 7, (double)c->noutliers, 0);
+        if (!rc && c->nok < 3)
+            rc = gb_doc_footnote(t, r, 0, "not judged: fewer than 3 nodes ran it ok");
+    }
+    return rc;
+}
+
+static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
+{
+    static const char *const cols[] = {"node", "cases", "worst %", "worst case"};
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "outliers", "outlier nodes", cols, 4, &t);
+    if (!rc) {
+        gb_doc_column_set(t, 1, true, false);
+        gb_doc_column_set(t, 2, true, false);
+        gb_doc_column_set(t, 3, false, true);
+    }
+    char lab[512], title[1024];
+    for (size_t m = 0; !rc && m < f->nmembers; m++) {
+        const struct gb_fleet_member *mb = &f->members[m];
+        if (!mb->nflagged)
+            continue;
+        size_t r;
+        if ((rc = gb_doc_row(t, &r)))
+            break;
+        rc = gb_doc_text(t, r, 0, "%s", gb_fleet_member_label(f, m, lab, sizeof lab));
+        gb_doc_num(t, r, 1, (double)mb->nflagged, 0);
+        if (!rc && isnan(mb->worst))
+            rc = gb_doc_text(t, r, 2, "FAILED");
+        else
+            gb_doc_num(t, r, 2, 100 * mb->worst, 1);
+        const struct gb_fleet_case *c = &f->cases[mb->worst_case];
+        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        if (!rc)
+            rc = gb_doc_text(t, r, 3, "%s", title);
+    }
+    return rc;
+}
+
+static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
+{
+    char lab[512], title[1024], msg[256];
+    int rc = 0;
+    for (size_t k = 0; !rc && k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        for (size_t i = 0; !rc && i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            enum gb_check_status st = o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST ||
+                                              o->flag == GB_FLEET_FAILED
+                                          ? GB_CHECK_FAIL
+                                      : o->flag == GB_FLEET_UNJUDGED ? GB_CHECK_SKIP
+                                                                     : GB_CHECK_PASS;
+            snprintf(msg, sizeof msg, "%s: %.4g %s against the median %.4g",
+                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag), o->value, c->unit,
+                     c->median);
+            rc = gb_doc_check(d, title, lab, st, st == GB_CHECK_PASS ? NULL : msg);
+        }
+    }
+    return rc;
+}
+
+int gb_fleet_doc(const struct gb_fleet *f, struct gb_doc *d)
+{
+    char head[256];
+    snprintf(head, sizeof head, "fleet: %zu files, %zu members, %zu cases (%zu not judged)",
+             f->nfiles, f->nmembers, f->ncases, f->unjudged);
+    int rc = gb_doc_init(d, "gpubench-fleet-doc/1", head);
+    if (!rc)
+        rc = gb_doc_note(d,
+                         "rule: an outlier when |value - median| > %g x 1.4826 x MAD and more "
+                         "than %g%% from the median",
+                         f->opts.k, 100.0 * f->opts.min_deviation);
+    if (!rc)
+        rc = add_notes(d, f->notes);
+    if (!rc)
+        rc = fleet_cases(f, d);
+    if (!rc)
+        rc = fleet_outliers(f, d);
+    if (!rc)
+        rc = fleet_checks(f, d);
+    if (!rc)
+        rc = f->flagged_nodes ? gb_doc_verdict(d, "%zu outlier node%s (exit 3)", f->flagged_nodes,
+                                               f->flagged_nodes == 1 ? "" : "s")
+                              : gb_doc_verdict(d, "no outlier node (exit 0)");
+    return rc;
+}
+
+/* ---- history ----------------------------------------------------------------------------- */
+
+static void series_title(const struct gb_history_series *s, char *buf, size_t len)
+{
+    gb_case_title(s->suite, s->case_name, s->params, s->device, buf, len);
+    if (s->slot && *s->slot)
+        snprintf(buf + strlen(buf), len - strlen(buf), " [%s]", s->slot);
+}
+
+static int history_cases(const struct gb_history *h, struct gb_doc *d)
+{
+    static const char *const cols[] = {"case", "unit", "nights", "ok", "first", "last",
+                                       "noise %", "changes"};
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
+    for (size_t k = 2; !rc && k < 8; k++)
+        gb_doc_column_set(t, k, true, false);
+    if (!rc)
+        gb_doc_column_set(t, 0, false, true);
+    char title[1100];
+    for (size_t i = 0; !rc && i < h->nseries; i++) {
+        const struct gb_history_series *s = &h->series[i];
+        double first = NAN, last = NAN;
+        for (size_t n = 0; n < s->npoints; n++)
+            if (!isnan(s->points[n].value)) {
+                if (isnan(first))
+                    first = s->points[n].value;
+                last = s->points[n].value;
+            }
+        size_t r;
+        if ((rc = gb_doc_row(t, &r)))
+            break;
+        series_title(s, title, sizeof title);
+        rc = gb_doc_text(t, r, 0, "%s", title);
+        if (!rc)
+            rc = gb_doc_text(t, r, 1, "%s", s->unit);
+        gb_doc_num(t, r, 2, (double)s->npoints, 0);
+        gb_doc_num(t, r, 3, (double)s->nok, 0);
+        gb_doc_num(t, r, 4, first, -1);
+        gb_doc_num(t, r, 5, last, -1);
+        gb_doc_num(t, r, 6, 100 * s->noise, 1);
+        gb_doc_num(t, r, 7, (double)s->nchanges, 0);
+    }
+    return rc;
+}
+
+static int history_changes(const struct gb_history *h, struct gb_doc *d)
+{
+    static const char *const cols[] = {"case", "night", "before", "after",
+                                       "change %", "p", "what else changed"};
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "changes", "change points", cols, 7, &t);
+    for (size_t k = 2; !rc && k < 6; k++)
+        gb_doc_column_set(t, k, true, false);
+    if (!rc) {
+        gb_doc_column_set(t, 0, false, true);
+        gb_doc_column_set(t, 6, false, true);
+    }
+    char title[1100], msg[1400];
+    for (size_t i = 0; !rc && i < h->nseries; i++) {
+        const struct gb_history_series *s = &h->series[i];
+        series_title(s, title, sizeof title);
+        bool slower = false;
+        for (size_t k = 0; !rc && k < s->nchanges; k++) {
+            const struct gb_history_change *c = &s->changes[k];
+            size_t r;
+            if ((rc = gb_doc_row(t, &r)))
+                break;
+            rc = gb_doc_text(t, r, 0, "%s", title);
+            if (!rc)
+                rc = gb_doc_text(t, r, 1, "%s",
+                                 c->night < h->nnights ? h->nights[c->night].start_utc : "?");
+            gb_doc_num(t, r, 2, c->before, -1);
+            gb_doc_num(t, r, 3, c->after, -1);
+            gb_doc_num(t, r, 4, 100 * c->change, 1);
+            gb_doc_num(t, r, 5, c->p, -1);
+            if (!rc)
+                rc = gb_doc_text(t, r, 6, "%s", c->what);
+            slower = slower || c->change < 0;
+        }
+        snprintf(msg, sizeof msg, "%zu change point%s, a slowdown among them", s->nchanges,
+                 s->nchanges == 1 ? "" : "s");
+        if (!rc)
+            rc = gb_doc_check(d, s->suite, title, slower ? GB_CHECK_FAIL : GB_CHECK_PASS,
+                              slower ? msg : NULL);
+    }
+    return rc;
+}
+
+int gb_history_doc(const struct gb_history *h, struct gb_doc *d)
+{
+    char head[256];
+    snprintf(head, sizeof head, "history: %zu nights, %zu cases, %zu change points (%zu slower)",
+             h->nnights, h->nseries, h->nchanges, h->slower);
+    int rc = gb_doc_init(d, "gpubench-history-doc/1", head);
+    if (!rc)
+        rc = add_notes(d, h->notes);
+    if (!rc)
+        rc = history_cases(h, d);
+    if (!rc)
+        rc = history_changes(h, d);
+    if (!rc)
+        rc = gb_doc_verdict(d, "%zu change point%s, %zu of them slowdowns", h->nchanges,
+                            h->nchanges == 1 ? "" : "s", h->slower);
+    return rc;
+}
