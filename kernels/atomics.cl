@@ -28,7 +28,7 @@
 #define NADDR 1
 #endif
 
-#if defined(GB_CUDA)
+#if GB_HAS_ATOMIC_ADD_ALL
 #if TYPE == 0
 typedef unsigned int atom_t;
 #elif TYPE == 1

@@ -33,23 +33,13 @@ typedef unsigned int cache_vt;
 #define CACHE_SUM(v) (v)
 #elif VEC == 2
 typedef uint2 cache_vt;
-#if defined(GB_CUDA)
-#define CACHE_ZERO make_uint2(0u, 0u)
-#define CACHE_ADD(a, b) make_uint2((a).x + (b).x, (a).y + (b).y)
-#else
-#define CACHE_ZERO ((uint2)(0u))
-#define CACHE_ADD(a, b) ((a) + (b))
-#endif
+#define CACHE_ZERO GB_UINT2(0u, 0u)
+#define CACHE_ADD(a, b) GB_UINT2_ADD(a, b)
 #define CACHE_SUM(v) ((v).x + (v).y)
 #elif VEC == 4
 typedef uint4 cache_vt;
-#if defined(GB_CUDA)
-#define CACHE_ZERO make_uint4(0u, 0u, 0u, 0u)
-#define CACHE_ADD(a, b) make_uint4((a).x + (b).x, (a).y + (b).y, (a).z + (b).z, (a).w + (b).w)
-#else
-#define CACHE_ZERO ((uint4)(0u))
-#define CACHE_ADD(a, b) ((a) + (b))
-#endif
+#define CACHE_ZERO GB_UINT4(0u, 0u, 0u, 0u)
+#define CACHE_ADD(a, b) GB_UINT4_ADD(a, b)
 #define CACHE_SUM(v) ((v).x + (v).y + (v).z + (v).w)
 #else
 #error "VEC must be 1, 2 or 4"

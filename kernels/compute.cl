@@ -48,12 +48,8 @@
 #define VEC 1
 #endif
 
-#if defined(GB_CUDA) && VEC != 1
-#error "compute.cl: VEC must be 1 on CUDA"
-#endif
-
-#if defined(GB_CUDA)
-typedef unsigned int uint; /* OpenCL C's name, so VT(uint) reads the same on both */
+#if !GB_HAS_VECTOR_OPS && VEC != 1
+#error "compute.cl: VEC must be 1 where the dialect has no vector arithmetic (CUDA)"
 #endif
 
 #define GB__CAT2(a, b) a##b
@@ -156,7 +152,7 @@ GB_KERNEL void compute_i32(GB_GLOBAL unsigned int *out, unsigned int a, unsigned
 /* ---- half precision (cl_khr_fp16, CUDA) ------------------------------------------------------ */
 
 #if GB_HAS_FP16
-#if defined(GB_OPENCL)
+#if !GB_HAS_HALF_INTRINSICS
 typedef VT(half) gb_vhalf;
 typedef half2 gb_half2;
 #define HFMA(x, a, b) fma((x), (a), (b))
@@ -177,7 +173,7 @@ typedef __half2 gb_half2;
 GB_KERNEL void compute_f16(GB_GLOBAL gb_half *out, float a, float b, unsigned int iters)
 {
     const size_t g = GB_GLOBAL_ID(0);
-#if defined(GB_OPENCL) && VEC > 1
+#if GB_HAS_VECTOR_OPS && VEC > 1
     const gb_vhalf va = (gb_vhalf)((half)a), vb = (gb_vhalf)((half)b);
 #else
     const gb_vhalf va = TO_HALF(a), vb = TO_HALF(b);
@@ -185,7 +181,7 @@ GB_KERNEL void compute_f16(GB_GLOBAL gb_half *out, float a, float b, unsigned in
     gb_vhalf x[CHAINS];
     for (int c = 0; c < CHAINS; c++) {
         const unsigned int base = (unsigned int)((g * CHAINS + (size_t)c) * VEC) & 1023u;
-#if defined(GB_OPENCL) && VEC > 1
+#if GB_HAS_VECTOR_OPS && VEC > 1
         x[c] = convert_half(1.0f + (float)base * (1.0f / 1024.0f)) +
                convert_half(LANES(float) * (1.0f / 1024.0f)); /* exact: both are multiples of
                                                               * 2^-10 below 2 */
@@ -223,7 +219,7 @@ GB_KERNEL void compute_half2(GB_GLOBAL gb_half *out, float a, float b, unsigned 
 
 /* ---- bfloat16 and int8 dot products: CUDA ------------------------------------------------- */
 
-#if defined(GB_CUDA)
+#if GB_HAS_BF16_INTRINSICS
 #include <cuda_bf16.h>
 
 #define B2STEP(v) v = __hfma2(v, va, vb)
@@ -246,6 +242,9 @@ GB_KERNEL void compute_bf16(GB_GLOBAL unsigned short *out, float a, float b, uns
     for (int c = 0; c < CHAINS; c++)
         ((__nv_bfloat162 *)out)[g * CHAINS + (size_t)c] = x[c];
 }
+#endif
+
+#if GB_HAS_DP4A
 #define DP4A(x, y, z) __dp4a((int)(x), (int)(y), (int)(z))
 #define HAVE_DP4A 1
 #elif defined(__opencl_c_integer_dot_product_input_4x8bit_packed)

@@ -17,11 +17,7 @@
  */
 
 #if defined(GB_BREAK)
-#if defined(GB_OPENCL)
-#define GB_LOWER(v) as_float(as_uint((float)(v)) & 0xFFFF0000u)
-#else
-#define GB_LOWER(v) __uint_as_float(__float_as_uint((float)(v)) & 0xFFFF0000u)
-#endif
+#define GB_LOWER(v) GB_AS_FLOAT(GB_AS_UINT((float)(v)) & 0xFFFF0000u)
 #else
 #define GB_LOWER(v) (v)
 #endif
@@ -32,13 +28,8 @@ typedef gb_half st_t;
 #define STORE(v, p, i) GB_STORE_HALF((v), (p), (i))
 #elif defined(STORE_BF16) && STORE_BF16
 typedef unsigned short st_t;
-#if defined(GB_OPENCL)
-#define GB__F2U(f) as_uint(f)
-#define GB__U2F(u) as_float(u)
-#else
-#define GB__F2U(f) __float_as_uint(f)
-#define GB__U2F(u) __uint_as_float(u)
-#endif
+#define GB__F2U(f) GB_AS_UINT(f)
+#define GB__U2F(u) GB_AS_FLOAT(u)
 #define LOAD(p, i) GB__U2F((unsigned int)(p)[(i)] << 16)
 /* Round to nearest even on the 16 bits dropped (the inputs here are finite). */
 static GB_INLINE unsigned short gb__bf16_rne(float v)

@@ -81,11 +81,7 @@ typedef gb_half gemm_in_t;
 #define GEMM_LOAD(p, i) ((T)GB_LOAD_HALF((p), (i)))
 #elif defined(IN_BF16) && IN_BF16
 typedef unsigned short gemm_in_t;
-#if defined(GB_OPENCL)
-#define GEMM_LOAD(p, i) ((T)as_float((unsigned int)(p)[(i)] << 16))
-#else
-#define GEMM_LOAD(p, i) ((T)__uint_as_float((unsigned int)(p)[(i)] << 16))
-#endif
+#define GEMM_LOAD(p, i) ((T)GB_AS_FLOAT((unsigned int)(p)[(i)] << 16))
 #else
 typedef T gemm_in_t;
 #define GEMM_LOAD(p, i) ((p)[(i)])
@@ -104,20 +100,12 @@ typedef T gemm_in_t;
 #endif
 
 #if defined(GB_BREAK) && GB_BREAK == 1
-#if defined(GB_OPENCL)
-#define GB_BROKEN_IN(x) as_float(as_uint((float)(x)) & 0xFFFFE000u)
-#else
-#define GB_BROKEN_IN(x) __uint_as_float(__float_as_uint((float)(x)) & 0xFFFFE000u)
-#endif
+#define GB_BROKEN_IN(x) GB_AS_FLOAT(GB_AS_UINT((float)(x)) & 0xFFFFE000u)
 #else
 #define GB_BROKEN_IN(x) (x)
 #endif
 
-#if defined(GB_OPENCL)
-#define GEMM_WG_HINT __attribute__((reqd_work_group_size(RTS, RTS, 1)))
-#else
-#define GEMM_WG_HINT __launch_bounds__(NT)
-#endif
+#define GEMM_WG_HINT GB_WG_HINT_2D(RTS, RTS)
 
 GB_KERNEL GEMM_WG_HINT void gemm_tiled(unsigned long M, unsigned long N, unsigned long K,
                                        T alpha, T beta, GB_CONSTANT_ARG gemm_in_t *GB_RESTRICT A,

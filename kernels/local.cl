@@ -44,27 +44,15 @@ typedef unsigned int local_vt;
 #define LOCAL_SUM(v) (v)
 #elif VEC == 2
 typedef uint2 local_vt;
-#if defined(GB_CUDA)
-#define LOCAL_ZERO make_uint2(0u, 0u)
-#define LOCAL_MAKE(x) make_uint2((x), (x) + 1u)
-#define LOCAL_ADD(a, b) make_uint2((a).x + (b).x, (a).y + (b).y)
-#else
-#define LOCAL_ZERO ((uint2)(0u))
-#define LOCAL_MAKE(x) ((uint2)((x), (x) + 1u))
-#define LOCAL_ADD(a, b) ((a) + (b))
-#endif
+#define LOCAL_ZERO GB_UINT2(0u, 0u)
+#define LOCAL_MAKE(x) GB_UINT2((x), (x) + 1u)
+#define LOCAL_ADD(a, b) GB_UINT2_ADD(a, b)
 #define LOCAL_SUM(v) ((v).x + (v).y)
 #elif VEC == 4
 typedef uint4 local_vt;
-#if defined(GB_CUDA)
-#define LOCAL_ZERO make_uint4(0u, 0u, 0u, 0u)
-#define LOCAL_MAKE(x) make_uint4((x), (x) + 1u, (x) + 2u, (x) + 3u)
-#define LOCAL_ADD(a, b) make_uint4((a).x + (b).x, (a).y + (b).y, (a).z + (b).z, (a).w + (b).w)
-#else
-#define LOCAL_ZERO ((uint4)(0u))
-#define LOCAL_MAKE(x) ((uint4)((x), (x) + 1u, (x) + 2u, (x) + 3u))
-#define LOCAL_ADD(a, b) ((a) + (b))
-#endif
+#define LOCAL_ZERO GB_UINT4(0u, 0u, 0u, 0u)
+#define LOCAL_MAKE(x) GB_UINT4((x), (x) + 1u, (x) + 2u, (x) + 3u)
+#define LOCAL_ADD(a, b) GB_UINT4_ADD(a, b)
 #define LOCAL_SUM(v) ((v).x + (v).y + (v).z + (v).w)
 #else
 #error "VEC must be 1, 2 or 4"

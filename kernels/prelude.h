@@ -1,7 +1,10 @@
 /* gpubench kernel prelude: one kernel text for OpenCL C and CUDA C++ (NVRTC).
  *
  * Kernel files are written with these macros only; the backend compiles prelude + file with its
- * own compiler and passes tunables as -D defines. Nothing here may depend on the host.
+ * own compiler and passes tunables as -D defines. Nothing here may depend on the host. Each
+ * backend supplies its dialect's half (backends/NAME/prelude_NAME.h, embedded before this file
+ * and taken only by its own compiler); this file holds what is common and checks that a dialect
+ * was taken. Kernels switch on the feature macros, never on an API's name.
  *
  *   GB_KERNEL            a kernel entry point (extern "C" on CUDA, so names are not mangled)
  *   GB_GLOBAL            qualifier of a pointer to global / device memory
@@ -17,88 +20,20 @@
  *                        convert to/from float and work on every OpenCL device (vload_half)
  *   GB_HAS_FP64          1 when double arithmetic is available
  *   GB_HAS_FP16          1 when half arithmetic is available (cl_khr_fp16, or CUDA)
+ * Features of the dialect, 0 or 1:
+ *   GB_HAS_VECTOR_OPS       vector types with arithmetic and vector constructors (OpenCL C)
+ *   GB_HAS_HALF_INTRINSICS  __half / __half2 with __hfma, __hfma2 (cuda_fp16.h)
+ *   GB_HAS_BF16_INTRINSICS  __nv_bfloat16 / __nv_bfloat162 (cuda_bf16.h)
+ *   GB_HAS_DP4A             __dp4a, the 4-way int8 dot product with accumulate (sm_61+)
+ *   GB_HAS_ATOMIC_ADD_ALL   atomicAdd on unsigned 32- and 64-bit integers and on float
+ * and the spellings that differ: GB_AS_FLOAT(u), GB_AS_UINT(f) (bits reinterpreted),
+ * GB_UINT2(a, b), GB_UINT4(a, b, c, d), GB_UINT2_ADD(x, y), GB_UINT4_ADD(x, y) (componentwise),
+ * GB_WG_HINT(x) and GB_WG_HINT_2D(x, y) (the work-group size a kernel is compiled for).
  */
 #ifndef GB_PRELUDE_H
 #define GB_PRELUDE_H
 
-#if defined(__OPENCL_VERSION__)
-#define GB_OPENCL 1
-
-#if defined(cl_khr_fp64)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define GB_HAS_FP64 1
-#else
-#define GB_HAS_FP64 0
-#endif
-#if defined(cl_khr_fp16)
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-#define GB_HAS_FP16 1
-#else
-#define GB_HAS_FP16 0
-#endif
-
-#define GB_KERNEL __kernel
-#define GB_GLOBAL __global
-#define GB_LOCAL __local
-#define GB_CONSTANT_ARG __global const
-#define GB_RESTRICT restrict
-#define GB_INLINE inline
-#define GB_GLOBAL_ID(d) get_global_id(d)
-#define GB_LOCAL_ID(d) get_local_id(d)
-#define GB_GROUP_ID(d) get_group_id(d)
-#define GB_LOCAL_SIZE(d) get_local_size(d)
-#define GB_NUM_GROUPS(d) get_num_groups(d)
-#define GB_GLOBAL_SIZE(d) get_global_size(d)
-#define GB_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define GB_FMA(a, b, c) fma((a), (b), (c))
-typedef half gb_half;
-#define GB_LOAD_HALF(p, i) vload_half((i), (p))
-#define GB_STORE_HALF(v, p, i) vstore_half((v), (i), (p))
-/* Work-group size hint: lets the compiler specialise for a fixed size. */
-#define GB_WG_HINT(x) __attribute__((reqd_work_group_size((x), 1, 1)))
-
-#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define GB_CUDA 1
-#define GB_HAS_FP64 1
-#define GB_HAS_FP16 1
-
-#include <cuda_fp16.h>
-/* NVRTC parses its built-in header with the command-line macros already defined, and a -DT=float
- * breaks that header's templates; so the CUDA backend hands the -D tunables over as this
- * in-memory header instead, included after every system header. */
-#if defined(__CUDACC_RTC__)
-#include "gb_defines.h"
-#endif
-
-#define GB_KERNEL extern "C" __global__
-#define GB_GLOBAL
-#define GB_LOCAL __shared__
-#define GB_CONSTANT_ARG const
-#define GB_RESTRICT __restrict__
-#define GB_INLINE __device__ __forceinline__
-#define GB_WG_HINT(x) __launch_bounds__(x)
-
-__device__ __forceinline__ unsigned gb__dim3(dim3 v, int d)
-{
-    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
-}
-__device__ __forceinline__ unsigned gb__uint3(uint3 v, int d)
-{
-    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
-}
-#define GB_LOCAL_ID(d) ((size_t)gb__uint3(threadIdx, (d)))
-#define GB_GROUP_ID(d) ((size_t)gb__uint3(blockIdx, (d)))
-#define GB_LOCAL_SIZE(d) ((size_t)gb__dim3(blockDim, (d)))
-#define GB_NUM_GROUPS(d) ((size_t)gb__dim3(gridDim, (d)))
-#define GB_GLOBAL_ID(d) (GB_GROUP_ID(d) * GB_LOCAL_SIZE(d) + GB_LOCAL_ID(d))
-#define GB_GLOBAL_SIZE(d) (GB_NUM_GROUPS(d) * GB_LOCAL_SIZE(d))
-#define GB_BARRIER() __syncthreads()
-#define GB_FMA(a, b, c) fma((a), (b), (c))
-typedef __half gb_half;
-#define GB_LOAD_HALF(p, i) __half2float((p)[(i)])
-#define GB_STORE_HALF(v, p, i) ((p)[(i)] = __float2half_rn(v))
-
-#else
+#if !defined(GB_KERNEL)
 #error "gpubench kernels compile with an OpenCL C compiler or NVRTC/nvcc only"
 #endif
 

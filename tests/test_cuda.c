@@ -230,9 +230,10 @@ TEST_TIMEOUT(cuda_nvrtc_kernels_sm_90, 300)
     compile_all("sm_90");
 }
 
-/* Every macro of kernels/prelude.h, once, in a kernel compiled for CUDA. */
+/* Every macro of the prelude (kernels/prelude.h and backends/cuda/prelude_cuda.h), once, in a
+ * kernel compiled for CUDA. */
 static const char prelude_probe[] =
-    "#if !defined(GB_CUDA) || GB_HAS_FP64 != 1 || GB_HAS_FP16 != 1\n"
+    "#if GB_HAS_HALF_INTRINSICS != 1 || GB_HAS_FP64 != 1 || GB_HAS_FP16 != 1\n"
     "#error the CUDA branch of the prelude was not taken\n"
     "#endif\n"
     "GB_INLINE float probe_twice(float x) { return GB_FMA(x, 2.0f, 0.0f); }\n"
@@ -256,12 +257,13 @@ static const char prelude_probe[] =
 
 TEST_TIMEOUT(cuda_prelude_macros, 120)
 {
-    const char *prelude = gb_kernel_text("prelude.h");
-    ASSERT(prelude != NULL);
+    char *prelude = NULL;
+    ASSERT_OK(gb_kernel_prelude(&prelude));
     size_t len = strlen(prelude) + sizeof prelude_probe + 2;
     char *src = malloc(len);
     ASSERT(src != NULL);
     snprintf(src, len, "%s\n%s", prelude, prelude_probe);
+    free(prelude);
     const char *defs[] = {"T=float"};
     char *ptx = NULL, *log = NULL;
     int rc = gb_cuda_compile_ptx(src, "compute_90", defs, 1, &ptx, &log);

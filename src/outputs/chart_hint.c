@@ -48,8 +48,8 @@ static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *
         struct line *l = NULL;
         size_t dropped = 0, n = gb__build_lines(R, &s, a, h->x, NULL, &l, &dropped);
         if (l && n)
-            gb__write_lines(R, c, l, n, h->x, first_unit(R, h->suite), size_axis(&s, h->x), NULL,
-                            0, NULL, NULL);
+            gb__write_lines(R, c, l, n, h->x, first_unit(R, h->suite), size_axis(&s, h->x), NULL, 0,
+                            NULL, NULL);
         else
             gb__chart_nodata(R, c, "no %s results vary along %s", h->suite, h->x);
         gb__free_lines(l, n);
@@ -90,8 +90,8 @@ void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite))
             char id[64], nodata[128];
             snprintf(id, sizeof id, "hint_%s", h->suite);
             snprintf(nodata, sizeof nodata, "no %s results in these files", h->suite);
-            const struct gb__bars b = {.id = id, .title = title, .what = what, .ylabel = ylabel,
-                                       .nodata = nodata};
+            const struct gb__bars b = {
+                .id = id, .title = title, .what = what, .ylabel = ylabel, .nodata = nodata};
             const struct gb__chart_kind k = {suites, NULL, gb__chart_bars, &b};
             gb__chart_bars(R, &k);
         }

@@ -607,8 +607,20 @@ int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
 
 /* ---- the neutral document (any writer: --format) ------------------------------------------ */
 
-enum { D_VERDICT, D_SUITE, D_CASE, D_DEVICE, D_PARAMS, D_BASE, D_NEW, D_UNIT, D_CHANGE, D_P,
-       D_NOTE, D_NCOLS };
+enum {
+    D_VERDICT,
+    D_SUITE,
+    D_CASE,
+    D_DEVICE,
+    D_PARAMS,
+    D_BASE,
+    D_NEW,
+    D_UNIT,
+    D_CHANGE,
+    D_P,
+    D_NOTE,
+    D_NCOLS
+};
 
 static int doc_row(struct gb_doc_table *t, const struct gb_comparison *c,
                    const struct gb_compare_row *row)
@@ -648,9 +660,9 @@ static int doc_row(struct gb_doc_table *t, const struct gb_comparison *c,
 
 int gb_compare_doc(const struct gb_comparison *c, struct gb_doc *d)
 {
-    static const char *const cols[D_NCOLS] = {"verdict", "suite", "case", "device", "params",
-                                              "base",    "new",   "unit", "change %", "p",
-                                              "note"};
+    static const char *const cols[D_NCOLS] = {"verdict",  "suite", "case", "device",
+                                              "params",   "base",  "new",  "unit",
+                                              "change %", "p",     "note"};
     const char *names[D_NCOLS];
     memcpy(names, cols, sizeof names);
     if (c->nnights)
@@ -683,12 +695,12 @@ int gb_compare_doc(const struct gb_comparison *c, struct gb_doc *d)
         const struct gb_result *r = row_result(row);
         char name[1024];
         snprintf(name, sizeof name, "%s %s %s", r->case_name, row->device, row->params);
-        enum gb_check_status st = row->regression                 ? GB_CHECK_FAIL
+        enum gb_check_status st = row->regression                   ? GB_CHECK_FAIL
                                   : skipped_verdict(row->j.verdict) ? GB_CHECK_SKIP
                                                                     : GB_CHECK_PASS;
         char msg[400];
-        snprintf(msg, sizeof msg, "%s%s%s", gb_verdict_name(row->j.verdict), row->note[0] ? ": " : "",
-                 row->note);
+        snprintf(msg, sizeof msg, "%s%s%s", gb_verdict_name(row->j.verdict),
+                 row->note[0] ? ": " : "", row->note);
         rc = gb_doc_check(d, r->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
     }
     char sum[512];

@@ -25,8 +25,8 @@ static int add_notes(struct gb_doc *d, const char *notes)
 
 static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
 {
-    static const char *const cols[] = {"case", "unit", "nodes",   "median",
-                                       "spread %", "min", "max", "outliers"};
+    static const char *const cols[] = {"case",     "unit", "nodes", "median",
+                                       "spread %", "min",  "max",   "outliers"};
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
     for (size_t k = 2; !rc && k < 8; k++)
@@ -45,9 +45,8 @@ static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
             rc = gb_doc_text(t, r, 1, "%s", c->unit);
         gb_doc_num(t, r, 2, (double)c->nok, 0);
         gb_doc_num(t, r, 3, c->median, -1);
-        gb_doc_num(t, r, 4, c->nok && c->median != 0 ? 100 * MAD_NORMAL * c->mad / fabs(c->median)
-                                                     : NAN,
-                   1);
+        gb_doc_num(t, r, 4,
+                   c->nok && c->median != 0 ? 100 * MAD_NORMAL * c->mad / fabs(c->median) : NAN, 1);
         gb_doc_num(t, r, 5, c->min, -1);
         gb_doc_num(t, r, 6, c->max, -1);
         gb_doc_num(t, r, 7, (double)c->noutliers, 0);
@@ -99,14 +98,13 @@ static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
         for (size_t i = 0; !rc && i < c->nobs; i++) {
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
-            enum gb_check_status st = o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST ||
-                                              o->flag == GB_FLEET_FAILED
-                                          ? GB_CHECK_FAIL
-                                      : o->flag == GB_FLEET_UNJUDGED ? GB_CHECK_SKIP
-                                                                     : GB_CHECK_PASS;
+            enum gb_check_status st =
+                o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST || o->flag == GB_FLEET_FAILED
+                    ? GB_CHECK_FAIL
+                : o->flag == GB_FLEET_UNJUDGED ? GB_CHECK_SKIP
+                                               : GB_CHECK_PASS;
             snprintf(msg, sizeof msg, "%s: %.4g %s against the median %.4g",
-                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag), o->value, c->unit,
-                     c->median);
+                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag), o->value, c->unit, c->median);
             rc = gb_doc_check(d, title, lab, st, st == GB_CHECK_PASS ? NULL : msg);
         }
     }
@@ -150,8 +148,8 @@ static void series_title(const struct gb_history_series *s, char *buf, size_t le
 
 static int history_cases(const struct gb_history *h, struct gb_doc *d)
 {
-    static const char *const cols[] = {"case", "unit", "nights", "ok", "first", "last",
-                                       "noise %", "changes"};
+    static const char *const cols[] = {"case",  "unit", "nights",  "ok",
+                                       "first", "last", "noise %", "changes"};
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
     for (size_t k = 2; !rc && k < 8; k++)
@@ -187,8 +185,8 @@ static int history_cases(const struct gb_history *h, struct gb_doc *d)
 
 static int history_changes(const struct gb_history *h, struct gb_doc *d)
 {
-    static const char *const cols[] = {"case", "night", "before", "after",
-                                       "change %", "p", "what else changed"};
+    static const char *const cols[] = {"case",     "night", "before",           "after",
+                                       "change %", "p",     "what else changed"};
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "changes", "change points", cols, 7, &t);
     for (size_t k = 2; !rc && k < 6; k++)
