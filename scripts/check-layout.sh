@@ -12,7 +12,8 @@
 #   7 src/cli       one file per command; main.c only dispatches
 # tests/ and tools/ sit on top and may include anything.
 # Includes: every #include "..." line must name its floor ("run/plan.h"), except a header in the
-# including file's own folder and the generated gb-config.h / gb-version.h.
+# including file's own folder and the generated gb-config.h / gb-version.h. The backends' kernel
+# dialect preludes (backends/NAME/prelude_NAME.h) are kernel text and are not read.
 # Calls: with a build (BUILD, default $GPUBENCH_BUILD or build/), scripts/check-calls.py reads the
 # objects' symbol tables and refuses a call up a floor and a circle of calls; without objects
 # that half is skipped with a note.
@@ -43,6 +44,9 @@ bad=0
 while IFS= read -r file; do
     from=$(floor_of "$file")
     [ "$from" = 9 ] && continue
+    case "$file" in
+        backends/*/prelude_*.h) continue ;; # kernel text (a dialect prelude), not host C
+    esac
     dir=$(dirname "$file")
     while IFS= read -r line; do
         lineno=${line%%:*}
