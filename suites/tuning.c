@@ -49,29 +49,7 @@
 #include "base/units.h"
 #include "base/util.h"
 
-/* ---- the tunable kernels ---------------------------------------------------------------- */
-
-enum kid { K_DOT, K_TRANSPOSE, K_GEMM };
-
-struct tdef {
-    const char *name;
-    size_t n;
-    int64_t values[12];
-    int64_t def;
-};
-
-struct cdef {
-    const char *expr, *what;
-};
-
-struct kdef {
-    const char *name, *file;
-    int64_t def_size;
-    struct tdef tun[GB_TUNE_MAX_TUNABLES];
-    size_t ntun;
-    struct cdef cons[4];
-    size_t ncons;
-};
+#include "suites/tuning_state.h"
 
 static const struct kdef kdefs[] = {
     [K_DOT] =
@@ -162,349 +140,6 @@ static const struct gb_axis_def axes[] = {
      .max = INT64_MAX,
      .help = "the seed of random and anneal (same seed, same proposals)"},
 };
-
-/* ---- state -------------------------------------------------------------------------------- */
-
-#define MAX_CONS 24
-#define MAX_VARS 12
-#define NCAT 6
-
-/* Why configurations were pruned (counts for the summary). */
-enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX };
-static const char *const cat_short[NCAT] = {"wg>max",    "dim>max",    "lmem>max",
-                                            "global%wg", "constraint", "wg>kernel"};
-
-/* One configuration, built and ready to launch. */
-struct inst {
-    struct gb_program *prog;
-    struct gb_kernel *k[2];
-    struct gb_launch l[2];
-    size_t nl;
-};
-
-struct tuning {
-    enum kid kid;
-    const struct kdef *kd;
-    uint64_t n; /* the problem size */
-    enum gb_search_kind search;
-    uint64_t budget, seed;
-    struct gb_space space;
-    struct gb_constraint cons[MAX_CONS];
-    size_t ncons;
-    struct gb_tune_var vars[MAX_VARS];
-    size_t nvars;
-    const struct gb_device_info *info;
-    char problem[128]; /* the tuning cache's problem key */
-
-    /* pruning */
-    uint64_t space_size, nvalid, pruned[NCAT];
-    uint64_t max_partial; /* dot: the most partial sums of any valid configuration */
-
-    /* buffers and host data */
-    struct gb_buf *a, *b, *c, *partial;
-    uint64_t in_elems, out_elems;
-    float *ha, *hb;  /* inputs (host copies) */
-    float *hcheck;   /* read-back of the output */
-    float *gemm_ref; /* gemm: the exact product */
-    double dot_ref;
-    float *nan_fill; /* out_elems NaNs */
-
-    /* the configuration under measurement, and the best one (the case's operation) */
-    struct inst cur;
-    struct gb_op_desc desc;
-
-    /* results of the search */
-    uint64_t evaluations, failed;
-    double default_time, default_value, best_time;
-    size_t best[GB_TUNE_MAX_TUNABLES];
-    bool have_best, from_cache, cache_stored;
-    char cache_note[64];
-};
-
-/* ---- space, constraints, geometry ----------------------------------------------------- */
-
-static int64_t val(const struct tuning *t, const size_t *choice, const char *name)
-{
-    int i = gb_space_find(&t->space, name);
-    return i < 0 ? 0 : t->space.t[i].values[choice[i]];
-}
-
-/* The launches of configuration `choice` (without arguments), and its local memory in bytes. */
-static void geometry(const struct tuning *t, const size_t *c, struct gb_launch *l, size_t *nl,
-                     uint64_t *local_bytes)
-{
-    memset(l, 0, 2 * sizeof *l);
-    for (int i = 0; i < 2; i++)
-        for (int d = 0; d < 3; d++)
-            l[i].global[d] = 1, l[i].local[d] = 1;
-    switch (t->kid) {
-    case K_DOT: {
-        int64_t wg = val(t, c, "WG"), gpc = val(t, c, "GPC"), red = val(t, c, "REDUCE");
-        uint64_t cu = t->info->compute_units ? t->info->compute_units : 1;
-        l[0].dims = l[1].dims = 1;
-        l[0].local[0] = (uint32_t)wg;
-        l[0].global[0] = (uint64_t)gpc * cu * (uint64_t)wg;
-        l[1].local[0] = l[1].global[0] = 64; /* dot_final: FWG */
-        *nl = 2;
-        *local_bytes = (red == 2 ? 0 : (uint64_t)wg * sizeof(float));
-        if ((uint64_t)64 * sizeof(float) > *local_bytes)
-            *local_bytes = 64 * sizeof(float);
-        break;
-    }
-    case K_TRANSPOSE: {
-        int64_t tile = val(t, c, "TILE"), rows = val(t, c, "ROWS");
-        l[0].dims = 2;
-        l[0].local[0] = (uint32_t)tile;
-        l[0].local[1] = (uint32_t)(rows > 0 ? tile / rows : 0);
-        l[0].global[0] = t->n;
-        l[0].global[1] = rows > 0 ? t->n / (uint64_t)rows : 0;
-        *nl = 1;
-        *local_bytes = val(t, c, "LOCAL")
-                           ? (uint64_t)tile * (uint64_t)(tile + val(t, c, "PAD")) * sizeof(float)
-                           : 0;
-        break;
-    }
-    case K_GEMM: {
-        int64_t ts = val(t, c, "TS"), wpt = val(t, c, "WPT"), tsk = val(t, c, "TSK");
-        uint64_t rts = wpt > 0 ? (uint64_t)(ts / wpt) : 0,
-                 tiles = (t->n + (uint64_t)ts - 1) / (uint64_t)ts;
-        l[0].dims = 2;
-        l[0].local[0] = l[0].local[1] = (uint32_t)rts;
-        l[0].global[0] = l[0].global[1] = tiles * rts;
-        *nl = 1;
-        *local_bytes = 2 * (uint64_t)ts * (uint64_t)tsk * sizeof(float);
-        break;
-    }
-    }
-}
-
-/* Whether configuration c may be built and launched here; the category when not. */
-static bool check(const struct tuning *t, const size_t *c, enum cat *why, char *text, size_t len)
-{
-    /* The kernel's rules and the profile's constraints first: a configuration that breaks
-     * them has no meaningful geometry (TILE / ROWS of 0). */
-    size_t failed;
-    if (!gb_space_check(&t->space, c, t->cons, t->ncons, t->vars, t->nvars, &failed, text, len)) {
-        *why = C_EXPR;
-        return false;
-    }
-    struct gb_launch l[2];
-    size_t nl = 0;
-    uint64_t lbytes = 0;
-    geometry(t, c, l, &nl, &lbytes);
-    const struct gb_device_info *in = t->info;
-    for (size_t i = 0; i < nl; i++) {
-        uint64_t wg = 1;
-        for (uint32_t d = 0; d < l[i].dims; d++)
-            wg *= l[i].local[d];
-        if (wg > in->max_wg_size) {
-            *why = C_WG;
-            snprintf(text, len, "work-group of %" PRIu64 " work-items above the device maximum %u",
-                     wg, in->max_wg_size);
-            return false;
-        }
-        for (uint32_t d = 0; d < l[i].dims; d++) {
-            if (l[i].local[d] == 0 || (in->max_wg_dims[d] && l[i].local[d] > in->max_wg_dims[d])) {
-                *why = C_DIM;
-                snprintf(text, len, "work-group size %u in dimension %u outside 1..%u",
-                         l[i].local[d], d, in->max_wg_dims[d]);
-                return false;
-            }
-            if (l[i].global[d] == 0 || l[i].global[d] % l[i].local[d] != 0) {
-                *why = C_DIV;
-                snprintf(text, len,
-                         "global size %" PRIu64 " in dimension %u is not a multiple "
-                         "of the work-group size %u",
-                         l[i].global[d], d, l[i].local[d]);
-                return false;
-            }
-        }
-    }
-    if (in->local_mem && lbytes > in->local_mem) {
-        *why = C_LMEM;
-        snprintf(text, len, "%" PRIu64 " bytes of local memory above the device's %" PRIu64, lbytes,
-                 in->local_mem);
-        return false;
-    }
-    return true;
-}
-
-static bool valid_cb(void *user, const size_t *choice)
-{
-    enum cat why;
-    char text[256];
-    return check(user, choice, &why, text, sizeof text);
-}
-
-static void add_var(struct tuning *t, const char *name, int64_t v)
-{
-    if (t->nvars < MAX_VARS) {
-        snprintf(t->vars[t->nvars].name, sizeof t->vars[0].name, "%s", name);
-        t->vars[t->nvars++].value = v;
-    }
-}
-
-struct names_ctx {
-    const struct tuning *t;
-    const char *bad;
-};
-
-static int name_known(void *user, const char *name)
-{
-    struct names_ctx *nc = user;
-    if (gb_space_find(&nc->t->space, name) >= 0)
-        return 0;
-    for (size_t i = 0; i < nc->t->nvars; i++)
-        if (strcmp(nc->t->vars[i].name, name) == 0)
-            return 0;
-    nc->bad = name;
-    return 1;
-}
-
-/* "WG, VEC, ..., max_wg, ..." into buf. */
-static const char *known_names(const struct tuning *t, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; i < t->space.n + t->nvars; i++) {
-        const char *nm = i < t->space.n ? t->space.t[i].name : t->vars[i - t->space.n].name;
-        gb_appendf(buf, len, "%s%s", i ? ", " : "", nm);
-    }
-    return buf;
-}
-
-/* The kernel's space with the profile entry's tunables applied, and the constraints. */
-static int build_space(struct gb_case_ctx *ctx, struct tuning *t)
-{
-    const struct kdef *kd = t->kd;
-    t->space.n = kd->ntun;
-    for (size_t i = 0; i < kd->ntun; i++) {
-        struct gb_tunable *tu = &t->space.t[i];
-        snprintf(tu->name, sizeof tu->name, "%s", kd->tun[i].name);
-        tu->n = kd->tun[i].n;
-        memcpy(tu->values, kd->tun[i].values, tu->n * sizeof tu->values[0]);
-        for (size_t j = 0; j < tu->n; j++)
-            if (tu->values[j] == kd->tun[i].def)
-                tu->def = j;
-    }
-    const struct gb_suite_run *run = ctx->run;
-    for (size_t i = 0; run && i < run->ntunables; i++) {
-        const struct gb_tunable_spec *sp = &run->tunables[i];
-        int k = gb_space_find(&t->space, sp->name);
-        if (k < 0) {
-            char all[256] = "";
-            for (size_t j = 0; j < kd->ntun; j++)
-                gb_appendf(all, sizeof all, "%s%s", j ? ", " : "", kd->tun[j].name);
-            return gb_case_skip(ctx,
-                                "profile line %d, column %d: kernel %s has no tunable %s "
-                                "(its tunables: %s)",
-                                sp->line, sp->column, kd->name, sp->name, all);
-        }
-        struct gb_tunable *tu = &t->space.t[k];
-        int64_t def = kd->tun[k].def;
-        bool has_def = false;
-        tu->n = 0;
-        for (size_t j = 0; j < sp->n && tu->n < GB_TUNE_MAX_VALUES; j++) {
-            has_def |= sp->values[j] == def;
-            tu->values[tu->n++] = sp->values[j];
-        }
-        /* The default stays in the space: it is the speedup's baseline. */
-        if (!has_def) {
-            if (tu->n == GB_TUNE_MAX_VALUES)
-                tu->n--;
-            tu->values[tu->n++] = def;
-        }
-        for (size_t j = 0; j < tu->n; j++)
-            if (tu->values[j] == def)
-                tu->def = j;
-    }
-
-    const struct gb_device_info *in = t->info;
-    add_var(t, "max_wg", in->max_wg_size);
-    add_var(t, "max_wg_x", in->max_wg_dims[0]);
-    add_var(t, "max_wg_y", in->max_wg_dims[1]);
-    add_var(t, "max_wg_z", in->max_wg_dims[2]);
-    add_var(t, "local_mem", (int64_t)in->local_mem);
-    add_var(t, "cu", in->compute_units);
-    add_var(t, "warp", in->warp_size);
-    add_var(t, "n", (int64_t)t->n);
-    if (t->kid == K_GEMM) {
-        add_var(t, "m", (int64_t)t->n);
-        add_var(t, "k", (int64_t)t->n);
-    }
-
-    char err[256];
-    for (size_t i = 0; i < kd->ncons; i++) {
-        struct gb_constraint *c = &t->cons[t->ncons];
-        if (gb_expr_parse(kd->cons[i].expr, &c->e, err, sizeof err, NULL))
-            return GB_FAIL(GB_EINVAL, "built-in constraint \"%s\": %s", kd->cons[i].expr, err);
-        snprintf(c->what, sizeof c->what, "%s", kd->cons[i].what);
-        t->ncons++;
-    }
-    for (size_t i = 0; run && i < run->nconstraints && t->ncons < MAX_CONS; i++) {
-        const struct gb_constraint_spec *sp = &run->constraints[i];
-        struct gb_constraint *c = &t->cons[t->ncons];
-        if (gb_expr_parse(sp->text, &c->e, err, sizeof err, NULL))
-            return gb_case_skip(ctx, "profile line %d: constraint \"%s\": %s", sp->line, sp->text,
-                                err);
-        t->ncons++;
-        snprintf(c->what, sizeof c->what, "constraint (profile line %d)", sp->line);
-        struct names_ctx nc = {t, NULL};
-        if (gb_expr_names(c->e, name_known, &nc)) {
-            char all[512];
-            return gb_case_skip(ctx,
-                                "profile line %d, column %d: constraint \"%s\" names %s, "
-                                "which kernel %s does not know (names: %s)",
-                                sp->line, sp->column, sp->text, nc.bad, kd->name,
-                                known_names(t, all, sizeof all));
-        }
-    }
-    return 0;
-}
-
-/* Counts the valid configurations and the pruned ones by category. */
-static void prune_pass(struct tuning *t)
-{
-    t->space_size = gb_space_size(&t->space);
-    size_t c[GB_TUNE_MAX_TUNABLES];
-    for (uint64_t i = 0; i < t->space_size; i++) {
-        gb_space_decode(&t->space, i, c);
-        enum cat why;
-        char text[256];
-        if (!check(t, c, &why, text, sizeof text)) {
-            t->pruned[why]++;
-            continue;
-        }
-        t->nvalid++;
-        if (t->kid == K_DOT) {
-            struct gb_launch l[2];
-            size_t nl;
-            uint64_t lb;
-            geometry(t, c, l, &nl, &lb);
-            uint64_t parts =
-                val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
-            if (parts > t->max_partial)
-                t->max_partial = parts;
-        }
-    }
-}
-
-static uint64_t pruned_total(const struct tuning *t)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < NCAT; i++)
-        n += t->pruned[i];
-    return n;
-}
-
-/* "wg>max 8, global%wg 4" into buf. */
-static const char *pruned_text(const struct tuning *t, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (int i = 0; i < NCAT; i++)
-        if (t->pruned[i])
-            gb_appendf(buf, len, "%s%s %" PRIu64, buf[0] ? ", " : "", cat_short[i], t->pruned[i]);
-    return buf;
-}
 
 /* ---- data ---------------------------------------------------------------------------------- */
 
@@ -658,7 +293,7 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
     if (knames[t->kid][1] && (err = ctx->ops->kernel_get(in->prog, knames[t->kid][1], &in->k[1])))
         return err;
     uint64_t lb;
-    geometry(t, c, in->l, &in->nl, &lb);
+    gb__tuning_geometry(t, c, in->l, &in->nl, &lb);
     for (size_t i = 0; i < in->nl; i++) {
         uint32_t kmax = 0, wg = in->l[i].local[0] * in->l[i].local[1] * in->l[i].local[2];
         if ((err = ctx->ops->kernel_max_wg(in->k[i], &kmax)))
@@ -672,7 +307,8 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
     struct gb_launch *l = in->l;
     switch (t->kid) {
     case K_DOT: {
-        uint64_t parts = val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
+        uint64_t parts =
+            gb__tuning_val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
         l[0].nargs = 4;
         l[0].args[0] = abuf(t->a), l[0].args[1] = abuf(t->b), l[0].args[2] = abuf(t->partial);
         l[0].args[3] = au64(t->n);
@@ -862,7 +498,7 @@ static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *de
             return 0;
         }
     }
-    if (!valid_cb(t, c)) {
+    if (!gb__tuning_valid(t, c)) {
         snprintf(t->cache_note, sizeof t->cache_note, "entry pruned here: searched");
         return 0;
     }
@@ -883,7 +519,7 @@ static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *de
 static int run_search(struct gb_case_ctx *ctx, struct tuning *t, const size_t *def)
 {
     struct gb_search *x;
-    int err = gb_search_create(t->search, &t->space, valid_cb, t, t->budget, t->seed, &x);
+    int err = gb_search_create(t->search, &t->space, gb__tuning_valid, t, t->budget, t->seed, &x);
     if (err)
         return err;
     size_t c[GB_TUNE_MAX_TUNABLES];
@@ -948,19 +584,19 @@ static int tuning_setup(struct gb_case_ctx *ctx)
                  (unsigned long long)t->n, (unsigned long long)t->n);
         break;
     }
-    int err = build_space(ctx, t);
+    int err = gb__tuning_build_space(ctx, t);
     if (err)
         return err;
     if (gb_space_size(&t->space) > GB_TUNE_MAX_SPACE)
         return gb_case_skip(ctx, "the search space has more than %llu configurations",
                             (unsigned long long)GB_TUNE_MAX_SPACE);
-    prune_pass(t);
+    gb__tuning_prune_pass(t);
     char pt[128];
     if (t->nvalid == 0)
         return gb_case_skip(ctx,
                             "every one of the %" PRIu64 " configurations is pruned on this "
                             "device (%s)",
-                            t->space_size, pruned_text(t, pt, sizeof pt));
+                            t->space_size, gb__tuning_pruned_text(t, pt, sizeof pt));
     if (t->budget == 0 && t->search != GB_SEARCH_EXHAUSTIVE)
         t->budget = t->nvalid / 4 > 2 ? t->nvalid / 4 : 2;
     if ((err = prepare_data(ctx, t)))
@@ -1051,9 +687,9 @@ static void tuning_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "evaluations", "", (double)t->evaluations);
     gb_case_figure(ctx, "valid", "", (double)t->nvalid);
     gb_case_figure(ctx, "space", "", (double)t->space_size);
-    gb_case_figure(ctx, "pruned", "", (double)pruned_total(t));
-    if (pruned_total(t))
-        gb_case_text(ctx, "pruned_by", "%s", pruned_text(t, buf, sizeof buf));
+    gb_case_figure(ctx, "pruned", "", (double)gb__tuning_pruned_total(t));
+    if (gb__tuning_pruned_total(t))
+        gb_case_text(ctx, "pruned_by", "%s", gb__tuning_pruned_text(t, buf, sizeof buf));
     gb_case_figure(ctx, "failed", "", (double)t->failed);
     gb_case_text(ctx, "source", "%s", t->from_cache ? "cache" : gb_search_name(t->search));
     gb_case_text(ctx, "cache", "%s",
