@@ -24,7 +24,7 @@ int64_t gb__tuning_val(const struct tuning *t, const size_t *choice, const char 
 
 /* The launches of configuration `choice` (without arguments), and its local memory in bytes. */
 void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_launch *l, size_t *nl,
-                     uint64_t *local_bytes)
+                         uint64_t *local_bytes)
 {
     memset(l, 0, 2 * sizeof *l);
     for (int i = 0; i < 2; i++)
@@ -32,7 +32,8 @@ void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_laun
             l[i].global[d] = 1, l[i].local[d] = 1;
     switch (t->kid) {
     case K_DOT: {
-        int64_t wg = gb__tuning_val(t, c, "WG"), gpc = gb__tuning_val(t, c, "GPC"), red = gb__tuning_val(t, c, "REDUCE");
+        int64_t wg = gb__tuning_val(t, c, "WG"), gpc = gb__tuning_val(t, c, "GPC"),
+                red = gb__tuning_val(t, c, "REDUCE");
         uint64_t cu = t->info->compute_units ? t->info->compute_units : 1;
         l[0].dims = l[1].dims = 1;
         l[0].local[0] = (uint32_t)wg;
@@ -52,13 +53,15 @@ void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_laun
         l[0].global[0] = t->n;
         l[0].global[1] = rows > 0 ? t->n / (uint64_t)rows : 0;
         *nl = 1;
-        *local_bytes = gb__tuning_val(t, c, "LOCAL")
-                           ? (uint64_t)tile * (uint64_t)(tile + gb__tuning_val(t, c, "PAD")) * sizeof(float)
-                           : 0;
+        *local_bytes =
+            gb__tuning_val(t, c, "LOCAL")
+                ? (uint64_t)tile * (uint64_t)(tile + gb__tuning_val(t, c, "PAD")) * sizeof(float)
+                : 0;
         break;
     }
     case K_GEMM: {
-        int64_t ts = gb__tuning_val(t, c, "TS"), wpt = gb__tuning_val(t, c, "WPT"), tsk = gb__tuning_val(t, c, "TSK");
+        int64_t ts = gb__tuning_val(t, c, "TS"), wpt = gb__tuning_val(t, c, "WPT"),
+                tsk = gb__tuning_val(t, c, "TSK");
         uint64_t rts = wpt > 0 ? (uint64_t)(ts / wpt) : 0,
                  tiles = (t->n + (uint64_t)ts - 1) / (uint64_t)ts;
         l[0].dims = 2;
@@ -273,8 +276,8 @@ void gb__tuning_prune_pass(struct tuning *t)
             size_t nl;
             uint64_t lb;
             gb__tuning_geometry(t, c, l, &nl, &lb);
-            uint64_t parts =
-                gb__tuning_val(t, c, "REDUCE") == 2 ? l[0].global[0] : l[0].global[0] / l[0].local[0];
+            uint64_t parts = gb__tuning_val(t, c, "REDUCE") == 2 ? l[0].global[0]
+                                                                 : l[0].global[0] / l[0].local[0];
             if (parts > t->max_partial)
                 t->max_partial = parts;
         }

@@ -44,7 +44,6 @@ struct kdef {
 /* Why configurations were pruned (counts for the summary). */
 enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX };
 
-
 /* One configuration, built and ready to launch. */
 struct inst {
     struct gb_program *prog;
@@ -96,7 +95,7 @@ struct tuning {
 
 int64_t gb__tuning_val(const struct tuning *t, const size_t *choice, const char *name);
 void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_launch *l, size_t *nl,
-                     uint64_t *local_bytes);
+                         uint64_t *local_bytes);
 bool gb__tuning_valid(void *user, const size_t *choice);
 int gb__tuning_build_space(struct gb_case_ctx *ctx, struct tuning *t);
 void gb__tuning_prune_pass(struct tuning *t);
