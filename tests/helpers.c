@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "suites/suites.h"
 #include "backends/backend.h"
 #include "run/config.h"
@@ -145,7 +146,7 @@ void gb_test_check_schema(const char *path)
 void gb_test_check_results_schema(const struct gb_results *rs)
 {
     const char *dir = gb_test_tmpdir();
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/schema-check.json", dir);
     ASSERT_OK(gb_results_write(rs, path));
     gb_test_check_schema(path);

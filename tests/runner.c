@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "test.h"
 
 #if GB_TEST_ASAN
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
     /* Tests never touch the user's tuning cache: a profile with tuned: true or a tuning search
      * reads and writes this run's own file instead. */
     if (!list && !getenv("GPUBENCH_TUNING_CACHE")) {
-        static char cache[4200];
+        static char cache[GB_PATH_JOIN];
         snprintf(cache, sizeof cache, "%s/tuning.json", gb_test_tmpdir());
         setenv("GPUBENCH_TUNING_CACHE", cache, 1);
     }

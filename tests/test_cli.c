@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "base/error.h"
 #include "results/results.h"
 #include "test.h"
@@ -187,7 +188,7 @@ TEST_TIMEOUT(cli_quick_profile_runs_and_verifies, 240)
                 GB_TEST_SRCDIR, dir);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "0 failed");
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/quick.json", dir);
     check_results(path, 40, 1, true);
 }
@@ -204,7 +205,7 @@ static const char *small_profile =
 TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/small.yaml", dir);
     snprintf(res, sizeof res, "%s/two.json", dir);
     gb_test_write_file(prof, small_profile);
@@ -226,12 +227,12 @@ TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
 TEST(cli_malformed_profile_exits_2_and_writes_nothing)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/bad.yaml", dir);
     snprintf(res, sizeof res, "%s/bad.json", dir);
     gb_test_write_file(prof, "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n");
     ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
-    char want[4300];
+    char want[GB_PATH_JOIN + 64];
     snprintf(want, sizeof want, "%s:4:13:", prof);
     ASSERT_CONTAINS(out, want);
     ASSERT(!exists(res));
@@ -248,7 +249,7 @@ TEST(cli_malformed_profile_exits_2_and_writes_nothing)
 TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/big.yaml", dir);
     snprintf(res, sizeof res, "%s/big.json", dir);
     /* 64 GiB + 1 byte is more than this machine's memory, whatever PoCL reports as its largest
@@ -282,7 +283,7 @@ TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
 TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/long.yaml", dir);
     snprintf(res, sizeof res, "%s/long.json", dir);
     gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "

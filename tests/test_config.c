@@ -2,6 +2,7 @@
  * (no device). */
 #include <stdint.h>
 
+#include "base/util.h"
 #include "suites/suites.h"
 #include "run/config.h"
 #include "base/error.h"
@@ -610,7 +611,7 @@ TEST(config_set_invalid)
 TEST(config_load_file)
 {
     const char *dir = gb_test_tmpdir();
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/mine.yaml", dir);
     /* sha256 of these exact bytes (printf "$text" | sha256sum) */
     static const char text[] = "suites:\n  - suite: memory\n    params: {size: 4GiB}\n";
@@ -632,7 +633,7 @@ TEST(config_load_file)
     snprintf(path, sizeof path, "%s/bad.yml", dir);
     gb_test_write_file(path, "suites:\n  - suite: memory\n    params: {size: 12 XB}\n");
     ASSERT_EQ(gb_profile_load(gb_suites_builtin(), path, NULL, 0, &p, err, sizeof err), GB_ECONFIG);
-    char want[4300];
+    char want[GB_PATH_JOIN + 64];
     snprintf(want, sizeof want, "%s:3:20: ", path);
     ASSERT_MSG(strncmp(err, want, strlen(want)) == 0, "\"%s\" vs \"%s\"", err, want);
     ASSERT_CONTAINS(gb_error_msg(), "unknown unit");

@@ -47,7 +47,7 @@ TEST(identity_round_trips_through_a_results_file)
     ASSERT_OK(gb_results_add_device(&rs, "cuda", 0, &info, &idx));
     struct gb_device_info plain = {.name = "CPU"};
     ASSERT_OK(gb_results_add_device(&rs, "opencl", 1, &plain, &idx));
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/id.json", gb_test_tmpdir());
     ASSERT_OK(gb_results_write(&rs, path));
     struct gb_results back;
@@ -68,7 +68,7 @@ TEST(identity_round_trips_through_a_results_file)
 TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200];
+    char prof[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/id.yaml", dir);
     gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                              "warmup_runs: 1}\n"
@@ -80,7 +80,7 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
                 dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     struct gb_results both;
-    char path[4300];
+    char path[GB_PATH_JOIN + 64];
     snprintf(path, sizeof path, "%s/both.json", dir);
     ASSERT_OK(gb_results_read(path, &both));
     if (both.ndevices < 2 || strcmp(both.devices[0].info.name, both.devices[1].info.name) != 0) {
@@ -123,7 +123,7 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
 TEST_TIMEOUT(identity_compare_same_model_other_device_says_so, 180)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200];
+    char prof[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/id.yaml", dir);
     gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                              "warmup_runs: 1}\n"
@@ -162,7 +162,7 @@ TEST(error_messages_keep_the_source_location_apart)
     ASSERT_CONTAINS(gb_error_where(), "test_device_identity.c:");
     GB_USER_FAIL(GB_EINVAL, "bad option");
     ASSERT_STR(gb_error_where(), "");
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/debug.log", gb_test_tmpdir());
     FILE *f = fopen(path, "w");
     ASSERT(f);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"
@@ -178,7 +179,7 @@ TEST(multi_results_devices_and_figures_round_trip)
         .name = "busy", .unit = "s", .n = 2, .per_device = true, .v = {0.25, 0.125}};
     multi.figures[2] = (struct gb_figure){.name = "path", .text = "staged"};
     ASSERT_OK(gb_results_add(&rs, &multi));
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/r.json", gb_test_tmpdir());
     ASSERT_OK(gb_results_write(&rs, path));
 
@@ -291,7 +292,7 @@ TEST_TIMEOUT(multi_two_devices_every_suite_verifies, 120)
         }
     }
     /* The results file round trip keeps the device sets and the figures. */
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/r.json", gb_test_tmpdir());
     ASSERT_OK(gb_results_write(&rs, path));
     struct gb_results back;
@@ -485,7 +486,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
 TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
 {
     static char out[1 << 16];
-    char res[4200], cmd[8192];
+    char res[GB_PATH_JOIN], cmd[8192];
     snprintf(res, sizeof res, "%s/mq.json", gb_test_tmpdir());
     snprintf(cmd, sizeof cmd,
              "POCL_DEVICES='pthread pthread' '%s' run '%s/configs/multi-quick.yaml' -o '%s' "

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "base/error.h"
 #include "results/results.h"
 #include "run/supervise.h"
@@ -24,7 +25,7 @@ static const char four_cases[] = "measure: {min_samples: 3, max_samples: 5, max_
                                  "    params: {op: [h2d, d2h], memory: pinned, mode: async, "
                                  "size: [4KiB, 64KiB]}\n";
 
-static void paths(const char *stem, char prof[4200], char res[4200])
+static void paths(const char *stem, char prof[GB_PATH_JOIN], char res[GB_PATH_JOIN])
 {
     const char *dir = gb_test_tmpdir();
     snprintf(prof, 4200, "%s/%s.yaml", dir, stem);
@@ -59,7 +60,7 @@ static void expect_one_failed(const char *res, size_t bad, const char *why)
 
 TEST_TIMEOUT(supervise_hung_case_times_out_and_the_run_goes_on, 120)
 {
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     paths("hang", prof, res);
     double t0 = gb_test_now_s();
     int rc = sh("%s=1 %s run %s -d 0 -q --set measure.case_timeout=3s -o %s 2>&1", GB_TEST_HANG_ENV,
@@ -75,7 +76,7 @@ TEST_TIMEOUT(supervise_hung_case_times_out_and_the_run_goes_on, 120)
 TEST_TIMEOUT(supervise_case_longer_than_its_limit_that_keeps_measuring_is_not_killed, 120)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/long.yaml", dir);
     snprintf(res, sizeof res, "%s/long.json", dir);
     gb_test_write_file(prof, "measure: {min_samples: 100000, max_samples: 100000, max_time: 6s, "
@@ -101,7 +102,7 @@ TEST_TIMEOUT(supervise_case_longer_than_its_limit_that_keeps_measuring_is_not_ki
  * normally. */
 TEST_TIMEOUT(supervise_calibrate_hung_case_times_out_and_goes_on, 120)
 {
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     paths("calhang", prof, res);
     const char *dir = gb_test_tmpdir();
     double t0 = gb_test_now_s();
@@ -121,7 +122,7 @@ TEST_TIMEOUT(supervise_calibrate_hung_case_times_out_and_goes_on, 120)
 
 TEST_TIMEOUT(supervise_crashed_worker_fails_its_case_only, 120)
 {
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     paths("crash", prof, res);
     int rc = sh("%s=2 %s run %s -d 0 -q -o %s 2>&1", GB_TEST_CRASH_ENV, GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 1, "exit %d:\n%s", rc, out);
@@ -159,7 +160,7 @@ static int interrupt(pid_t pid, double *took)
  * cases before it. */
 TEST_TIMEOUT(supervise_sigint_during_a_hung_case_exits_at_once, 120)
 {
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     paths("sigint", prof, res);
     pid_t pid = start_run(prof, res, "1");
     /* Wait until the first case is in the file, and a little more: case 1 hangs. */
@@ -190,7 +191,7 @@ TEST_TIMEOUT(supervise_sigint_during_a_hung_case_exits_at_once, 120)
  * stopped before its first case ends. */
 TEST_TIMEOUT(supervise_placeholder_never_replaces_a_results_file, 120)
 {
-    char prof[4200], res[4200], partial[4300];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], partial[GB_PATH_JOIN + 64];
     paths("placeholder", prof, res);
     snprintf(partial, sizeof partial, "%s.partial", res);
     unlink(res);
@@ -231,7 +232,7 @@ TEST_TIMEOUT(supervise_placeholder_never_replaces_a_results_file, 120)
 
 TEST(supervise_case_timeout_is_a_positive_duration)
 {
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     paths("timeout-key", prof, res);
     ASSERT_EQ(sh("%s validate %s --set measure.case_timeout=0s 2>&1", GB_TEST_EXE, prof), 2);
     ASSERT_CONTAINS(out, "case_timeout");
@@ -242,7 +243,7 @@ TEST(supervise_case_timeout_is_a_positive_duration)
 TEST(supervise_validate_warns_about_a_case_too_long_for_its_limit)
 {
     const char *dir = gb_test_tmpdir();
-    char prof[4200];
+    char prof[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/long.yaml", dir);
     gb_test_write_file(
         prof, "suites:\n"
@@ -294,7 +295,7 @@ TEST_TIMEOUT(supervise_results_match_an_in_process_run, 300)
         "  - suite: launch\n"
         "    params: {op: latency}\n";
     const char *dir = gb_test_tmpdir();
-    char prof[4200], res[4200];
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/same.yaml", dir);
     snprintf(res, sizeof res, "%s/same.json", dir);
     gb_test_write_file(prof, yaml);

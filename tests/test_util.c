@@ -99,13 +99,13 @@ TEST(util_find_or_add_str)
 
 TEST(util_mkdir_p)
 {
-    char path[4200];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/a/b/c", gb_test_tmpdir());
     ASSERT_EQ(gb_mkdir_p(path, 0777), 0);
     struct stat st;
     ASSERT(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
     ASSERT_EQ(gb_mkdir_p(path, 0777), 0); /* existing folders are fine */
-    char file[4300], under[4400];
+    char file[GB_PATH_JOIN + 64], under[GB_PATH_JOIN + 128];
     snprintf(file, sizeof file, "%s/f", path);
     gb_test_write_file(file, "x");
     snprintf(under, sizeof under, "%s/under-a-file", file);

@@ -150,7 +150,7 @@ static int list_nights(const char *folder, struct night_file **files, size_t *n)
 {
     *files = NULL;
     *n = 0;
-    char dir[4200];
+    char dir[GB_PATH_JOIN];
     snprintf(dir, sizeof dir, "%s/nights", folder);
     DIR *d = opendir(dir);
     if (!d)
@@ -276,7 +276,7 @@ static int remove_nights(const char *folder)
 int gb_baseline_add_night(const char *folder, const char *file, size_t keep, bool restart,
                           size_t *kept)
 {
-    char dir[4200], dst[8400];
+    char dir[GB_PATH_JOIN], dst[2 * GB_PATH_JOIN];
     snprintf(dir, sizeof dir, "%s/nights", folder);
     if (gb_mkdir_p(dir, 0777) != 0)
         return GB_USER_FAIL(GB_EIO, "cannot create %s: %s", dir, strerror(errno));

@@ -64,7 +64,7 @@ int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *ou
         }
         size_t first = out->n;
         /* Trailing slashes are dropped so that paths read "dir/file.json". */
-        char dir[4096];
+        char dir[GB_PATH_MAX];
         snprintf(dir, sizeof dir, "%s", args[i]);
         for (size_t l = strlen(dir); l > 1 && dir[l - 1] == '/'; l--)
             dir[l - 1] = '\0';

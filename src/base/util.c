@@ -88,7 +88,7 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
 /* The first line of dir/name as text; false when it cannot be read. */
 static bool read_line(const char *dir, const char *name, char *buf, size_t len)
 {
-    char p[4200];
+    char p[GB_PATH_JOIN];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "r");
     if (!f)
@@ -103,7 +103,7 @@ uint64_t gb_host_llc_bytes(const char *cpu_dir)
     uint64_t best = 0;
     long best_level = 0;
     for (int i = 0; i < 16; i++) {
-        char dir[4096], line[64];
+        char dir[GB_PATH_MAX], line[64];
         snprintf(dir, sizeof dir, "%s/cache/index%d", cpu_dir, i);
         if (!read_line(dir, "level", line, sizeof line))
             continue;
@@ -131,7 +131,7 @@ unsigned gb_host_physical_cores(const char *cpu_root)
     unsigned n = 0;
     int misses = 0;
     for (int c = 0; c < MAXCPU && misses < 64; c++) {
-        char dir[4096], line[64];
+        char dir[GB_PATH_MAX], line[64];
         snprintf(dir, sizeof dir, "%s/cpu%d/topology", cpu_root, c);
         if (!read_line(dir, "core_id", line, sizeof line)) {
             misses++; /* offline or absent CPUs leave gaps */
@@ -154,7 +154,7 @@ unsigned gb_host_physical_cores(const char *cpu_root)
 
 int gb_mkdir_p(const char *path, unsigned mode)
 {
-    char p[4096];
+    char p[GB_PATH_MAX];
     if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
         errno = ENAMETOOLONG;
         return -1;

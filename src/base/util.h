@@ -76,6 +76,12 @@ void gb_fputs_xml(FILE *f, const char *s);
  * control characters '?'. The one Markdown escaper: compare's and report's tables use it. */
 void gb_fputs_md(FILE *f, const char *s);
 
+/* The longest path gpubench handles (Linux's PATH_MAX, with its NUL). */
+#define GB_PATH_MAX 4096
+/* A buffer for a path with a short name joined to it ("DIR/nights/NAME.json",
+ * "FILE.gbtmp-PID-XXXXXX"), or for a message that quotes one path. */
+#define GB_PATH_JOIN (GB_PATH_MAX + 304)
+
 /* Writes s as one CSV field (RFC 4180): quoted when it holds a comma or a quote, a quote
  * doubled; control characters, DEL and the UTF-8 C1 controls become '?' (a field never breaks
  * its row). The one CSV field writer: history's CSV and the csv writer use it. */

@@ -117,7 +117,7 @@ int gb_cmd_baseline(int argc, char **argv)
         return rc;
     /* The nights folder is the baseline's path without ".json". A baseline from before nights
      * (the file without its folder) becomes the first night, unless this is a restart. */
-    char folder[4096];
+    char folder[GB_PATH_MAX];
     snprintf(folder, sizeof folder, "%.*s", (int)(strlen(path) - 5), path);
     struct gb_nights had;
     gb_error_clear();

@@ -70,11 +70,11 @@ static const struct gb__opt calibrate_options[] = {
 static enum gb_exit report(const struct gb_results *runs, const char *const *paths, size_t n,
                            const struct gb_compare_opts *co, const struct calibrate_args *c)
 {
-    char learned[4200] = "", name[512];
+    char learned[GB_PATH_JOIN] = "", name[512];
     if (c->baseline && n > 0) {
         gb_baseline_name(&runs[0], name, sizeof name);
         name[strlen(name) - 5] = '\0'; /* the folder: the name without ".json" */
-        char folder[4096];
+        char folder[GB_PATH_MAX];
         snprintf(folder, sizeof folder, "%s/%s", c->baseline, name);
         if (gb_mkdir_p(folder, 0777) != 0) {
             fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", folder, strerror(errno));

@@ -315,7 +315,7 @@ static const char *split_parent(const char *path, char *dir, size_t len)
 enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
                               const char *const *inputs, size_t ninputs)
 {
-    char why[4200];
+    char why[GB_PATH_JOIN];
     if (strcmp(out, "-") == 0) {
         /* The callers that take "-" for standard output handle it before this check. */
         fprintf(stderr,

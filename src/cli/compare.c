@@ -126,7 +126,7 @@ static enum gb_exit compare_nights(const struct compare_args *a, const struct gb
     struct gb_learned learned = {0};
     struct gb_results next;
     memset(&next, 0, sizeof next);
-    char tpath[4200];
+    char tpath[GB_PATH_JOIN];
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", folder);
     gb_error_clear();
     if (access(tpath, F_OK) == 0 && gb_learned_read(tpath, &learned)) {

@@ -37,7 +37,7 @@ static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one P
 static const char *unwritable(const char *out, const char *partial, const char *profile,
                               const struct gb_results *rs)
 {
-    static char why[4200];
+    static char why[GB_PATH_JOIN];
     const char *inputs[] = {profile};
     if (strcmp(out, "-") == 0)
         return "-o needs a file name ('-' is not standard output here: the summary is)";

@@ -24,7 +24,7 @@
 
 FILE *gb__open_in(struct rep *R, const char *sub, const char *id, const char *ext)
 {
-    char path[4400];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/%s%s%s%s", R->o->dir, sub, *sub ? "/" : "", id, ext);
     /* Never through a symbolic link planted in the folder (it could lead to an input). */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -440,12 +440,12 @@ void gb__run_gnuplot(struct rep *R, struct chart *c)
         prog = getenv("GPUBENCH_GNUPLOT");
     if (!prog || !*prog)
         prog = "gnuplot";
-    char log[4400], script[128];
+    char log[GB_PATH_JOIN], script[128];
     snprintf(log, sizeof log, "%s/plots/%s.log", R->o->dir, c->id);
     /* gnuplot writes charts/ID.svg and .png itself, following links: a link planted there is
      * not drawn through. */
     for (int k = 0; k < 2; k++) {
-        char img[4400];
+        char img[GB_PATH_JOIN];
         struct stat ls;
         snprintf(img, sizeof img, "%s/charts/%s.%s", R->o->dir, c->id, k ? "png" : "svg");
         if (lstat(img, &ls) == 0 && S_ISLNK(ls.st_mode)) {
@@ -482,7 +482,7 @@ void gb__run_gnuplot(struct rep *R, struct chart *c)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    char svg[4400];
+    char svg[GB_PATH_JOIN];
     snprintf(svg, sizeof svg, "%s/charts/%s.svg", R->o->dir, c->id);
     struct stat sb;
     if (code == 0 && stat(svg, &sb) == 0 && sb.st_size > 0) {

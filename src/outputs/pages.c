@@ -312,7 +312,7 @@ static void cases_section(struct rep *R, FILE *h, FILE *m)
  * prefixed by the chart's id so that several charts' ids cannot collide in one document. */
 static bool inline_svg(FILE *out, const char *dir, const struct chart *c)
 {
-    char path[4400];
+    char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/charts/%s.svg", dir, c->id);
     /* What gnuplot drew, never a file a planted link leads to. */
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

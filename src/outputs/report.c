@@ -19,7 +19,7 @@ int gb_report_write(const struct gb_results *files, const char *const *paths, si
     struct rep R = {.files = files, .paths = paths, .nfiles = n, .o = o, .prices = o->prices};
     const char *subs[] = {"", "/data", "/plots", "/charts"};
     for (size_t i = 0; i < 4; i++) {
-        char p[4200];
+        char p[GB_PATH_JOIN];
         snprintf(p, sizeof p, "%s%s", o->dir, subs[i]);
         if (gb_mkdir_p(p, 0777) != 0)
             return gb_error_set(GB_EIO, NULL, 0, "cannot create %s: %s", p, strerror(errno));
