@@ -121,13 +121,4 @@ void gb_fleet_free(struct gb_fleet *f);
 /* The label of member m: host (or file name when the host is shared), "/slot" when set. */
 char *gb_fleet_member_label(const struct gb_fleet *f, size_t m, char *buf, size_t len);
 
-/* Outputs. Text and Markdown: the rule, the outlier nodes with their worst case, a table of every
- * case (members, median, spread, min, max, outliers), then a per-node table (value, deviation
- * from the median, modified z) for each case with an outlier, or for every case with `all`. JSON
- * ("gpubench-fleet/1"): everything, every member of every case, written as it goes (never built
- * in memory). Return 0 or GB_EIO. */
-int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all);
-int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all);
-int gb_fleet_write_json(FILE *out, const struct gb_fleet *f);
-
 #endif

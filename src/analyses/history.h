@@ -142,12 +142,4 @@ int gb_history_changepoints(const double *x, size_t n, bool higher_is_better,
  * split is allowed or on ENOMEM. */
 double gb_pettitt(const double *x, size_t n, size_t min_seg, size_t *split, double *k);
 
-/* Outputs: text for the terminal (change points, then a table of the cases; `series` adds every
- * case's nightly values), Markdown, JSON ("gpubench-history/1", with every series), CSV (one row
- * per case and night: the data for a chart). Return 0 or GB_EIO. */
-int gb_history_write_text(FILE *f, const struct gb_history *h, bool series);
-int gb_history_write_markdown(FILE *f, const struct gb_history *h);
-int gb_history_write_json(FILE *f, const struct gb_history *h);
-int gb_history_write_csv(FILE *f, const struct gb_history *h);
-
 #endif

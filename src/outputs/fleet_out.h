@@ -1,11 +1,32 @@
-/* gpubench — fleet's and history's neutral documents (analyses/fleet.h, analyses/history.h),
- * for any writer (--format); their own text, Markdown, JSON and CSV outputs stay in analyses. */
+/* gpubench — fleet's and history's outputs (the analyses: analyses/fleet.h, analyses/history.h):
+ * their own text, Markdown, JSON and CSV (fleet_write.c, history_write.c), and their neutral
+ * documents for any writer (--format; fleet_out.c). */
 #ifndef GB_FLEET_OUT_H
 #define GB_FLEET_OUT_H
 
 #include "analyses/fleet.h"
 #include "analyses/history.h"
 #include "base/doc.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Outputs. Text and Markdown: the rule, the outlier nodes with their worst case, a table of every
+ * case (members, median, spread, min, max, outliers), then a per-node table (value, deviation
+ * from the median, modified z) for each case with an outlier, or for every case with `all`. JSON
+ * ("gpubench-fleet/1"): everything, every member of every case, written as it goes (never built
+ * in memory). Return 0 or GB_EIO. */
+int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all);
+int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all);
+int gb_fleet_write_json(FILE *out, const struct gb_fleet *f);
+
+/* Outputs: text for the terminal (change points, then a table of the cases; `series` adds every
+ * case's nightly values), Markdown, JSON ("gpubench-history/1", with every series), CSV (one row
+ * per case and night: the data for a chart). Return 0 or GB_EIO. */
+int gb_history_write_text(FILE *f, const struct gb_history *h, bool series);
+int gb_history_write_markdown(FILE *f, const struct gb_history *h);
+int gb_history_write_json(FILE *f, const struct gb_history *h);
+int gb_history_write_csv(FILE *f, const struct gb_history *h);
 
 /* The fleet after gb_fleet_finish: a table "cases" (case, unit, nodes, median, spread % — 1.4826
  * x MAD over the median —, min, max, outliers; an unjudged case footnoted), a table "outliers"

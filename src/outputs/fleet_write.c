@@ -1,0 +1,334 @@
+/* gpubench — fleet's own outputs: text, Markdown and JSON (gpubench-fleet/1) of the fleet view
+ * (analyses/fleet.h; contract in outputs/fleet_out.h). */
+#include "outputs/fleet_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/util.h"
+
+/* 1 / Phi^-1(3/4): 1.4826 x MAD estimates the standard deviation of normal data. */
+#define MAD_SCALE 1.4826
+
+/* The modified z-score of v: (v - median) / (1.4826 MAD); +-inf when the MAD is 0. */
+static double robust_z(const struct gb_fleet_case *c, double v)
+{
+    double d = v - c->median;
+    if (c->mad > 0)
+        return d / (MAD_SCALE * c->mad);
+    return d == 0 ? 0.0 : d > 0 ? INFINITY : -INFINITY;
+}
+
+static void fmt_z(double z, char *buf, size_t len)
+{
+    if (isnan(z))
+        snprintf(buf, len, "-");
+    else if (isinf(z))
+        snprintf(buf, len, "%sinf", z < 0 ? "-" : "+");
+    else
+        snprintf(buf, len, "%+.1f", z);
+}
+
+static void case_title(const struct gb_fleet_case *c, char *buf, size_t len)
+{
+    gb_case_title(c->suite, c->case_name, c->params, c->device, buf, len);
+}
+
+static void rule_text(const struct gb_fleet *f, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "a node is an outlier in a case when |value - median| > %g x 1.4826 x MAD (modified "
+             "z-score, Iglewicz & Hoaglin) and it is more than %g%% from the median; a case failed "
+             "on a node and ok elsewhere flags the node; cases with fewer than 3 nodes ok are not "
+             "judged",
+             f->opts.k, 100.0 * f->opts.min_deviation);
+}
+
+static void head_text(const struct gb_fleet *f, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%zu file%s, %zu member%s (a node, or one of its devices), %zu case%s (%zu not "
+             "judged)",
+             f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
+             f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
+}
+
+static void spread_text(const struct gb_fleet_case *c, char *buf, size_t len)
+{
+    if (c->nok && c->median != 0)
+        snprintf(buf, len, "%.1f%%", 100.0 * MAD_SCALE * c->mad / fabs(c->median));
+    else
+        snprintf(buf, len, "-");
+}
+
+static void each_note(const char *notes, void (*fn)(FILE *, const char *), FILE *out)
+{
+    for (const char *p = notes; *p;) {
+        size_t l = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)l, p);
+        fn(out, line);
+        p += l + (p[l] == '\n');
+    }
+}
+
+static void note_text(FILE *out, const char *line)
+{
+    fprintf(out, "  %s\n", line);
+}
+
+static void note_md(FILE *out, const char *line)
+{
+    fputs("- ", out);
+    gb_fputs_md(out, line);
+    fputc('\n', out);
+}
+
+int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
+{
+    char buf[1024], t[1024], lab[512], a[32], b[32], c3[32], d[32], e[32];
+    head_text(f, buf, sizeof buf);
+    fprintf(out, "fleet: %s\n", buf);
+    rule_text(f, buf, sizeof buf);
+    fprintf(out, "rule: %s\n", buf);
+    if (f->notes[0]) {
+        fprintf(out, "notes:\n");
+        each_note(f->notes, note_text, out);
+    }
+    /* The node and case columns as wide as their widest entry (at most 64 and 120), so that
+     * the tables stay straight whatever the names. */
+    int wn = 4, wt = 4;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        gb_fleet_member_label(f, m, lab, sizeof lab);
+        wn = gb_col_width(wn, lab, 64);
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        case_title(&f->cases[k], t, sizeof t);
+        wt = gb_col_width(wt, t, 120);
+    }
+    fprintf(out, "\n%zu outlier node%s", f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s");
+    if (f->flagged_nodes) {
+        fprintf(out, " (%zu member%s, in %zu case%s):\n", f->flagged_members,
+                f->flagged_members == 1 ? "" : "s", f->flagged_cases,
+                f->flagged_cases == 1 ? "" : "s");
+        fprintf(out, "  %-*s %6s  %s\n", wn, "node", "cases", "worst");
+        for (size_t m = 0; m < f->nmembers; m++) {
+            const struct gb_fleet_member *mb = &f->members[m];
+            if (!mb->nflagged)
+                continue;
+            gb_fleet_member_label(f, m, lab, sizeof lab);
+            case_title(&f->cases[mb->worst_case], t, sizeof t);
+            if (isnan(mb->worst))
+                snprintf(a, sizeof a, "FAILED");
+            else
+                gb__fmt_pct(mb->worst, a, sizeof a);
+            fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
+        }
+    } else {
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n%-*s %-8s %5s %10s %7s %10s %10s %8s\n", wt, "case", "unit", "nodes", "median",
+            "spread", "min", "max", "outliers");
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
+        fprintf(out, "%-*s %-8s %5zu %10s %7s %10s %10s %8zu%s\n", wt, t, c->unit, c->nok, a, b, c3,
+                d, c->noutliers, c->nok < 3 ? "  (not judged)" : "");
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        if (!all && !c->noutliers)
+            continue;
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        fprintf(out, "\n%s (%s, %s is better): %zu nodes, median %s, spread %s\n", t, c->unit,
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, a, b);
+        fprintf(out, "  %-*s %12s %10s %8s\n", wn, "node", "value", "deviation", "z");
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            bool ok = o->status == GB_STATUS_OK;
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
+            fprintf(out, "  %-*s %12s %10s %8s  %s\n", wn, lab, ok ? a : "failed", e, d,
+                    gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
+        }
+    }
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}
+
+int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
+{
+    char buf[1024], t[1024], lab[512], a[32], b[32], c3[32], d[32], e[32];
+    fprintf(out, "# gpubench fleet\n\n");
+    head_text(f, buf, sizeof buf);
+    fprintf(out, "%s.\n\nRule: %s.\n\n", buf, (rule_text(f, t, sizeof t), t));
+    if (f->notes[0]) {
+        each_note(f->notes, note_md, out);
+        fputc('\n', out);
+    }
+    fprintf(out, "## Outlier nodes\n\n");
+    if (!f->flagged_nodes) {
+        fprintf(out, "None.\n\n");
+    } else {
+        fprintf(out, "| node | cases | worst | in case |\n|---|---:|---:|---|\n");
+        for (size_t m = 0; m < f->nmembers; m++) {
+            const struct gb_fleet_member *mb = &f->members[m];
+            if (!mb->nflagged)
+                continue;
+            gb_fleet_member_label(f, m, lab, sizeof lab);
+            case_title(&f->cases[mb->worst_case], t, sizeof t);
+            if (isnan(mb->worst))
+                snprintf(a, sizeof a, "FAILED");
+            else
+                gb__fmt_pct(mb->worst, a, sizeof a);
+            fputs("| ", out);
+            gb_fputs_md(out, lab);
+            fprintf(out, " | %zu | %s | ", mb->nflagged, a);
+            gb_fputs_md(out, t);
+            fputs(" |\n", out);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "## Cases\n\n| case | unit | nodes | median | spread | min | max | outliers |\n"
+                 "|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        gb__fmt_num(c->min, c3, sizeof c3);
+        gb__fmt_num(c->max, d, sizeof d);
+        fputs("| ", out);
+        gb_fputs_md(out, t);
+        fputs(" | ", out);
+        gb_fputs_md(out, c->unit);
+        fprintf(out, " | %zu | %s | %s | %s | %s | %zu%s |\n", c->nok, a, b, c3, d, c->noutliers,
+                c->nok < 3 ? " (not judged)" : "");
+    }
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        if (!all && !c->noutliers)
+            continue;
+        case_title(c, t, sizeof t);
+        gb__fmt_num(c->median, a, sizeof a);
+        spread_text(c, b, sizeof b);
+        fputs("\n### ", out);
+        gb_fputs_md(out, t);
+        fputs("\n\n", out);
+        fprintf(out, "%zu nodes, median %s ", c->nok, a);
+        gb_fputs_md(out, c->unit);
+        fprintf(out,
+                " (%s is better), spread %s.\n\n| node | value | deviation | z | flag |\n"
+                "|---|---:|---:|---:|---|\n",
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", b);
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            bool ok = o->status == GB_STATUS_OK;
+            gb__fmt_num(o->value, a, sizeof a);
+            gb__fmt_pct(ok ? o->value / c->median - 1.0 : NAN, e, sizeof e);
+            fmt_z(ok && c->nok ? robust_z(c, o->value) : NAN, d, sizeof d);
+            fputs("| ", out);
+            gb_fputs_md(out, lab);
+            fprintf(out, " | %s | %s | %s | %s |\n", ok ? a : "failed", e, d,
+                    gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
+        }
+    }
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}
+
+int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
+{
+    char lab[512];
+    fputs("{\"schema\": \"gpubench-fleet/1\",\n \"rule\": {\"k\": ", out);
+    gb_fput_json_num(out, f->opts.k);
+    fputs(", \"min_deviation\": ", out);
+    gb_fput_json_num(out, f->opts.min_deviation);
+    fprintf(out,
+            ", \"min_nodes\": 3},\n \"files\": %zu, \"cases_not_judged\": %zu, "
+            "\"outlier_nodes\": %zu,\n \"nodes\": [",
+            f->nfiles, f->unjudged, f->flagged_nodes);
+    for (size_t m = 0; m < f->nmembers; m++) {
+        const struct gb_fleet_member *mb = &f->members[m];
+        const struct gb_fleet_file *fl = &f->files[mb->file];
+        fprintf(out, "%s\n  {\"node\": %zu, \"label\": ", m ? "," : "", m);
+        gb_fputs_json(out, gb_fleet_member_label(f, m, lab, sizeof lab));
+        fputs(", \"host\": ", out);
+        gb_fputs_json(out, fl->host);
+        fputs(", \"file\": ", out);
+        gb_fputs_json(out, fl->path);
+        fputs(", \"slot\": ", out);
+        gb_fputs_json(out, mb->slot);
+        fputs(", \"start_utc\": ", out);
+        gb_fputs_json(out, fl->start_utc);
+        fprintf(out, ", \"outlier_cases\": %zu}", mb->nflagged);
+    }
+    fputs("],\n \"cases\": [", out);
+    for (size_t k = 0; k < f->ncases; k++) {
+        const struct gb_fleet_case *c = &f->cases[k];
+        fprintf(out, "%s\n  {\"suite\": ", k ? "," : "");
+        gb_fputs_json(out, c->suite);
+        fputs(", \"case\": ", out);
+        gb_fputs_json(out, c->case_name);
+        fputs(", \"params\": ", out);
+        gb_fputs_json(out, c->params);
+        fputs(", \"device\": ", out);
+        gb_fputs_json(out, c->device);
+        fputs(", \"metric\": ", out);
+        gb_fputs_json(out, c->metric);
+        fputs(", \"unit\": ", out);
+        gb_fputs_json(out, c->unit);
+        fprintf(out,
+                ", \"better\": \"%s\", \"nodes_ok\": %zu, \"nodes_failed\": %zu, "
+                "\"judged\": %s, \"median\": ",
+                c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, c->nfailed,
+                c->nok >= 3 ? "true" : "false");
+        gb_fput_json_num(out, c->median);
+        fputs(", \"mad\": ", out);
+        gb_fput_json_num(out, c->mad);
+        fputs(", \"min\": ", out);
+        gb_fput_json_num(out, c->min);
+        fputs(", \"max\": ", out);
+        gb_fput_json_num(out, c->max);
+        fprintf(out, ", \"outliers\": %zu,\n   \"values\": [", c->noutliers);
+        for (size_t i = 0; i < c->nobs; i++) {
+            const struct gb_fleet_obs *o = &c->obs[i];
+            bool ok = o->status == GB_STATUS_OK;
+            fprintf(out, "%s{\"node\": %u, \"value\": ", i ? ", " : "", o->member);
+            gb_fput_json_num(out, o->value);
+            fputs(", \"deviation\": ", out);
+            gb_fput_json_num(out, ok ? o->value / c->median - 1.0 : NAN);
+            fputs(", \"z\": ", out);
+            gb_fput_json_num(out, ok && c->nok ? robust_z(c, o->value) : NAN);
+            fprintf(out, ", \"flag\": \"%s\"}",
+                    o->flag == GB_FLEET_SLOW       ? "slow"
+                    : o->flag == GB_FLEET_FAST     ? "fast"
+                    : o->flag == GB_FLEET_FAILED   ? "failed"
+                    : o->flag == GB_FLEET_UNJUDGED ? "not judged"
+                                                   : "ok");
+        }
+        fputs("]}", out);
+    }
+    fputs("],\n \"notes\": [", out);
+    size_t nn = 0;
+    for (const char *p = f->notes; *p;) {
+        size_t l = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)l, p);
+        fputs(nn++ ? ", " : "", out);
+        gb_fputs_json(out, line);
+        p += l + (p[l] == '\n');
+    }
+    fputs("]}\n", out);
+    return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
+}
