@@ -4,35 +4,56 @@
 #ifndef GB_CALIBRATE_H
 #define GB_CALIBRATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "analyses/compare.h"
 #include "results/results.h"
 
-/* `runs[0..n)` are n >= 2 runs of one profile on one build, read from paths[0..n) (the names the
- * report prints). Every ordered pair (i, j), i != j, is compared as BASE = runs[i], NEW = runs[j]
- * with the options in o (gb_compare_results), and per case (suite, case, backend, device,
- * params) whose both sides are ok the report gives: the run-to-run spread of the medians over
- * all runs (max / min - 1), the largest within-run noise (gb_judgement.noise), the false alarms
- * raised at o's thresholds out of the pairs compared, and the smallest threshold that would
- * have raised none: the largest significant (p < o->alpha) slowdown 1/ratio - 1 over all
- * ordered pairs (with o->fail_on_faster, speed-ups ratio - 1 count too). Writes to f a table,
- * sorted by that threshold, largest first; then per suite the largest no-alarm threshold and
- * the case that sets it; and a suggested compare command line. A case's suggestion is 1.5
- * times its no-alarm threshold rounded up to a whole percent, at least 1% (a rule of thumb: a
- * few runs sample the noise only lightly); the line's --threshold is the smallest suggestion
- * (at least o->threshold), and each suite whose largest suggestion exceeds it gets a
- * --suite-threshold. When json_path is not NULL, writes the same there as JSON (schema
- * "gpubench-calibration/1": runs, alpha, threshold, false_alarms, no_alarm_threshold,
- * suggested_command, suites{name: {no_alarm_threshold, suggested_threshold, worst_case,
- * worst_params}}, cases[]; thresholds as fractions). Returns 0, or GB_EINVAL with a message
- * (fewer than 2 runs, no ok case in common, runs gb_compare_results refuses), GB_EIO (f or
- * json_path cannot be written), GB_ENOMEM. Each case in the JSON also has its "backend" and
- * "suggested_threshold" (1.5x its no-alarm threshold rounded up, at least 1%): the threshold
- * the nightly gate learns for it (gb_learned_read). */
-int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths, size_t n,
-                        const struct gb_compare_opts *o, const char *json_path);
+/* One case of an A/A calibration: what its runs gave. */
+struct gb_calib_case {
+    char key[1600];
+    char suite[32], case_name[64], backend[16], device[256], params[512], unit[16];
+    double min_med, max_med; /* the case's medians over every run, in its unit */
+    double noise;            /* the largest within-run noise seen (gb_judgement.noise) */
+    double needed;           /* the smallest threshold that raises no false alarm (a fraction) */
+    size_t pairs, alarms, unstable;
+};
+
+/* The calibration of n runs (gb_calibrate). */
+struct gb_calibration {
+    struct gb_calib_case *c; /* sorted by `needed`, largest first */
+    size_t n;
+    size_t nruns, comparisons; /* runs, and ordered comparisons per case */
+    const char *const *paths;  /* the runs' names, nruns of them (the caller's) */
+    char profile[128], host[256];
+    double alpha, threshold; /* the compare options it was judged with */
+    size_t alarms, alarm_cases;
+    double no_alarm;    /* the largest `needed` over the cases */
+    char command[2048]; /* the suggested compare command line */
+};
+
+/* `runs[0..n)` are n >= 2 runs of one profile on one build, read from paths[0..n). Every ordered
+ * pair (i, j), i != j, is compared as BASE = runs[i], NEW = runs[j] with the options in o
+ * (gb_compare_results), and per case (suite, case, backend, device, params) whose both sides
+ * are ok: the run-to-run spread of the medians over all runs (max / min - 1), the largest
+ * within-run noise (gb_judgement.noise), the false alarms raised at o's thresholds out of the
+ * pairs compared, and the smallest threshold that would have raised none: the largest
+ * significant (p < o->alpha) slowdown 1/ratio - 1 over all ordered pairs (with
+ * o->fail_on_faster, speed-ups ratio - 1 count too). The suggested command's --threshold is
+ * the smallest case's suggestion (gb_calibrate_suggest, at least o->threshold), and each suite
+ * whose largest suggestion exceeds it gets a --suite-threshold. Returns 0, or GB_EINVAL with a
+ * message (fewer than 2 runs, no ok case in common, runs gb_compare_results refuses),
+ * GB_ENOMEM; free *out with gb_calibration_free. Its outputs: outputs/calibrate_out.h. */
+int gb_calibrate(const struct gb_results *runs, const char *const *paths, size_t n,
+                 const struct gb_compare_opts *o, struct gb_calibration *out);
+void gb_calibration_free(struct gb_calibration *c);
+/* The suggested threshold for a no-alarm threshold t: 1.5 t rounded up to a whole percent, at
+ * least 1% (a rule of thumb: a few runs sample the noise only lightly). */
+double gb_calibrate_suggest(double t);
+/* Whether case i is its suite's first in c (its largest no-alarm threshold: c is sorted). */
+bool gb_calibration_suite_first(const struct gb_calibration *c, size_t i);
 
 /* Reads the per-case thresholds of a calibration JSON written above into *out (free with
  * gb_learned_free): each case's suggested_threshold (in a file without it, the suggestion made

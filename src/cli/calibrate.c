@@ -14,7 +14,7 @@
 #include "base/util.h"
 #include "common.h"
 #include "analyses/baseline.h"
-#include "analyses/calibrate.h"
+#include "outputs/calibrate_out.h"
 #include "run/runner.h"
 #include "run/supervise.h"
 
@@ -26,7 +26,7 @@ static const char usage[] =
     "  threshold that would have raised no false alarm, with a suggested compare command line\n"
     "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
     "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
-    "      --json FILE         also write the analysis as JSON\n"
+    "      --json FILE         also write the analysis as JSON\n" GB__FORMAT_HELP
     "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"
     "                          DIR/<host>-<device>-<profile>/thresholds.json, which compare\n"
     "                          against that baseline's nights then uses (DIR: results/baselines)\n"
@@ -41,7 +41,7 @@ static const struct gb__cmd cmd = {"calibrate", usage, 1, -1, "PROFILE", NULL};
 struct calibrate_args {
     long runs;
     bool runs_given, from;
-    const char *dir, *json, *baseline;
+    const char *dir, *json, *baseline, *format;
 };
 
 static int parse_runs(void *target, const char *name, const char *value)
@@ -62,6 +62,7 @@ static const struct gb__opt calibrate_options[] = {
     GB__TEXT(struct calibrate_args, json, "json", 0),
     GB__TEXT(struct calibrate_args, baseline, "baseline", 0),
     GB__FLAG(struct calibrate_args, from, "from", 0),
+    GB__TEXT(struct calibrate_args, format, "format", 'f'),
     GB__END,
 };
 
@@ -83,9 +84,23 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
         snprintf(learned, sizeof learned, "%s/thresholds.json", folder);
     }
     gb_error_clear();
-    FILE *t = gb__term_out();
-    int crc = gb_calibrate_report(t, runs, paths, n, co, learned[0] ? learned : c->json);
-    gb__term_done(t);
+    struct gb_calibration cal;
+    int crc = gb_calibrate(runs, paths, n, co, &cal);
+    if (!crc && c->format) {
+        struct gb_doc d;
+        crc = gb_calibration_doc(&cal, &d);
+        if (!crc && gb__write_format("calibrate", c->format, &d) != GB_EXIT_OK)
+            crc = GB_EIO;
+        gb_doc_free(&d);
+    } else if (!crc) {
+        FILE *t = gb__term_out();
+        crc = gb_calibration_write_text(t, &cal);
+        gb__term_done(t);
+    }
+    const char *json = learned[0] ? learned : c->json;
+    if (!crc && json)
+        crc = gb_calibration_write_json(json, &cal);
+    gb_calibration_free(&cal);
     if (crc) {
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
@@ -247,6 +262,8 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
         GB__GROUPS({gb__run_options, &a}, {gb__compare_options, &co}, {calibrate_options, &c}),
         &rc);
     if (first < 0)
+        return rc;
+    if ((rc = gb__check_format("calibrate", c.format, true)) != GB_EXIT_OK)
         return rc;
     int n = argc - first;
     if (c.from) {
