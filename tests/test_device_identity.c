@@ -93,7 +93,9 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
             dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     rc = sh("cd %s && %s compare both.json one.json -q --json -", dir, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    /* The pairing is the point, not the verdict: on a busy machine the paired case may read as
+     * SLOWER (exit 3). */
+    ASSERT_MSG(rc == 0 || rc == 3, "exit %d: %s", rc, out);
     json_error_t jerr;
     json_t *root = json_loads(out, 0, &jerr);
     ASSERT_MSG(root, "compare --json: %s", jerr.text);

@@ -37,6 +37,16 @@ static int push_str(char ***v, size_t *n, char *s)
     return 0;
 }
 
+/* Replaces *slot with s (owned, freed later with the document); GB_ENOMEM when s is NULL. */
+static int replace(char **slot, char *s)
+{
+    if (!s)
+        return GB_ENOMEM;
+    free(*slot);
+    *slot = s;
+    return 0;
+}
+
 int gb_doc_init(struct gb_doc *d, const char *kind, const char *title)
 {
     memset(d, 0, sizeof *d);
@@ -49,7 +59,7 @@ static void free_cell(struct gb_doc_cell *c)
 {
     free(c->text);
     free(c->marks);
-    memset(c, 0, sizeof *c);
+    *c = (struct gb_doc_cell){.kind = GB_CELL_EMPTY};
 }
 
 void gb_doc_free(struct gb_doc *d)
@@ -99,14 +109,10 @@ int gb_doc_verdict(struct gb_doc *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = vdup(fmt, ap);
+    int rc = replace(&d->verdict, vdup(fmt, ap));
     va_end(ap);
-    if (!s)
-        return GB_ENOMEM;
-    free(d->verdict);
-    d->verdict = s;
-    d->judged = true;
-    return 0;
+    d->judged = d->judged || rc == 0;
+    return rc;
 }
 
 int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_check_status st,
@@ -195,14 +201,11 @@ int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt,
         return 0;
     va_list ap;
     va_start(ap, fmt);
-    char *s = vdup(fmt, ap);
+    int rc = replace(&c->text, vdup(fmt, ap));
     va_end(ap);
-    if (!s)
-        return GB_ENOMEM;
-    free(c->text);
-    c->text = s;
-    c->kind = GB_CELL_TEXT;
-    return 0;
+    if (!rc)
+        c->kind = GB_CELL_TEXT;
+    return rc;
 }
 
 void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int digits)

@@ -57,12 +57,12 @@ static int parse_runs(void *target, const char *name, const char *value)
 }
 
 static const struct gb__opt calibrate_options[] = {
+    GB__TEXT(struct calibrate_args, format, "format", 'f'),
     GB__PARSED("runs", 'n', true, parse_runs),
     GB__TEXT(struct calibrate_args, dir, "dir", 0),
     GB__TEXT(struct calibrate_args, json, "json", 0),
     GB__TEXT(struct calibrate_args, baseline, "baseline", 0),
     GB__FLAG(struct calibrate_args, from, "from", 0),
-    GB__TEXT(struct calibrate_args, format, "format", 'f'),
     GB__END,
 };
 

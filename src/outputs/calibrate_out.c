@@ -65,13 +65,13 @@ int gb_calibration_write_json(const char *path, const struct gb_calibration *c)
                                           "suggested_threshold", gb_calibrate_suggest(k->needed),
                                           "worst_case", k->case_name, "worst_params", k->params));
         json_array_append_new(
-            cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
-                             "suite", k->suite, "case", k->case_name, "backend", k->backend,
-                             "device", k->device, "params", k->params, "unit", k->unit,
-                             "min_median", k->min_med, "max_median", k->max_med, "noise",
-                             k->noise, "no_alarm_threshold", k->needed, "suggested_threshold",
-                             gb_calibrate_suggest(k->needed), "alarms", (json_int_t)k->alarms,
-                             "pairs", (json_int_t)k->pairs));
+            cases,
+            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "suite",
+                      k->suite, "case", k->case_name, "backend", k->backend, "device", k->device,
+                      "params", k->params, "unit", k->unit, "min_median", k->min_med, "max_median",
+                      k->max_med, "noise", k->noise, "no_alarm_threshold", k->needed,
+                      "suggested_threshold", gb_calibrate_suggest(k->needed), "alarms",
+                      (json_int_t)k->alarms, "pairs", (json_int_t)k->pairs));
     }
     json_object_set_new(root, "schema", json_string("gpubench-calibration/1"));
     json_object_set_new(root, "runs", json_integer((json_int_t)c->nruns));
@@ -115,13 +115,12 @@ static int case_row(struct gb_doc_table *t, const struct gb_calib_case *k)
 
 int gb_calibration_doc(const struct gb_calibration *c, struct gb_doc *d)
 {
-    static const char *const cols[] = {"suite",        "case",      "device",  "params",
-                                       "medians",      "run-to-run %", "noise %", "alarms",
-                                       "no-alarm %"};
+    static const char *const cols[] = {"suite",        "case",    "device", "params",    "medians",
+                                       "run-to-run %", "noise %", "alarms", "no-alarm %"};
     static const char *const scols[] = {"suite", "no-alarm %", "suggested %", "case", "params"};
     char title[512];
-    snprintf(title, sizeof title, "A/A calibration: %zu runs of profile '%s' on host %s",
-             c->nruns, c->profile, c->host);
+    snprintf(title, sizeof title, "A/A calibration: %zu runs of profile '%s' on host %s", c->nruns,
+             c->profile, c->host);
     int rc = gb_doc_init(d, "gpubench-calibration-doc/1", title);
     if (!rc)
         rc = gb_doc_note(d, "suggested: %s", c->command);

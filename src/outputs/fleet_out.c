@@ -23,16 +23,25 @@ static int add_notes(struct gb_doc *d, const char *notes)
     return rc;
 }
 
+/* The table "cases" of eight columns cols: the first (the case) shrinkable, the third on
+ * numeric. */
+static int cases_table(struct gb_doc *d, const char *const *cols, struct gb_doc_table **t)
+{
+    int rc = gb_doc_table(d, "cases", "cases", cols, 8, t);
+    for (size_t k = 2; !rc && k < 8; k++)
+        gb_doc_column_set(*t, k, true, false);
+    if (!rc)
+        gb_doc_column_set(*t, 0, false, true);
+    return rc;
+}
+
+static const char *const fleet_cols[] = {"case",     "unit", "nodes", "median",
+                                         "spread %", "min",  "max",   "outliers"};
+
 static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
 {
-    static const char *const cols[] = {"case",     "unit", "nodes", "median",
-                                       "spread %", "min",  "max",   "outliers"};
     struct gb_doc_table *t;
-    int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
-    for (size_t k = 2; !rc && k < 8; k++)
-        gb_doc_column_set(t, k, true, false);
-    if (!rc)
-        gb_doc_column_set(t, 0, false, true);
+    int rc = cases_table(d, fleet_cols, &t);
     char title[1024];
     for (size_t k = 0; !rc && k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
@@ -122,19 +131,12 @@ int gb_fleet_doc(const struct gb_fleet *f, struct gb_doc *d)
                          "rule: an outlier when |value - median| > %g x 1.4826 x MAD and more "
                          "than %g%% from the median",
                          f->opts.k, 100.0 * f->opts.min_deviation);
-    if (!rc)
-        rc = add_notes(d, f->notes);
-    if (!rc)
-        rc = fleet_cases(f, d);
-    if (!rc)
-        rc = fleet_outliers(f, d);
-    if (!rc)
-        rc = fleet_checks(f, d);
-    if (!rc)
-        rc = f->flagged_nodes ? gb_doc_verdict(d, "%zu outlier node%s (exit 3)", f->flagged_nodes,
-                                               f->flagged_nodes == 1 ? "" : "s")
-                              : gb_doc_verdict(d, "no outlier node (exit 0)");
-    return rc;
+    if (rc || (rc = add_notes(d, f->notes)) || (rc = fleet_cases(f, d)) ||
+        (rc = fleet_outliers(f, d)) || (rc = fleet_checks(f, d)))
+        return rc;
+    return f->flagged_nodes ? gb_doc_verdict(d, "%zu outlier node%s (exit 3)", f->flagged_nodes,
+                                             f->flagged_nodes == 1 ? "" : "s")
+                            : gb_doc_verdict(d, "no outlier node (exit 0)");
 }
 
 /* ---- history ----------------------------------------------------------------------------- */
@@ -146,26 +148,30 @@ static void series_title(const struct gb_history_series *s, char *buf, size_t le
         snprintf(buf + strlen(buf), len - strlen(buf), " [%s]", s->slot);
 }
 
+static const char *const history_cols[] = {"case",  "unit", "nights",  "ok",
+                                           "first", "last", "noise %", "changes"};
+
+/* The first and the last ok night's value of s (NaN when it never ran ok). */
+static void first_last(const struct gb_history_series *s, double *first, double *last)
+{
+    *first = *last = NAN;
+    for (size_t n = 0; n < s->npoints; n++)
+        if (!isnan(s->points[n].value)) {
+            if (isnan(*first))
+                *first = s->points[n].value;
+            *last = s->points[n].value;
+        }
+}
+
 static int history_cases(const struct gb_history *h, struct gb_doc *d)
 {
-    static const char *const cols[] = {"case",  "unit", "nights",  "ok",
-                                       "first", "last", "noise %", "changes"};
-    struct gb_doc_table *t;
-    int rc = gb_doc_table(d, "cases", "cases", cols, 8, &t);
-    for (size_t k = 2; !rc && k < 8; k++)
-        gb_doc_column_set(t, k, true, false);
-    if (!rc)
-        gb_doc_column_set(t, 0, false, true);
     char title[1100];
+    struct gb_doc_table *t;
+    int rc = cases_table(d, history_cols, &t);
     for (size_t i = 0; !rc && i < h->nseries; i++) {
         const struct gb_history_series *s = &h->series[i];
-        double first = NAN, last = NAN;
-        for (size_t n = 0; n < s->npoints; n++)
-            if (!isnan(s->points[n].value)) {
-                if (isnan(first))
-                    first = s->points[n].value;
-                last = s->points[n].value;
-            }
+        double first, last;
+        first_last(s, &first, &last);
         size_t r;
         if ((rc = gb_doc_row(t, &r)))
             break;
@@ -228,10 +234,10 @@ static int history_changes(const struct gb_history *h, struct gb_doc *d)
 
 int gb_history_doc(const struct gb_history *h, struct gb_doc *d)
 {
-    char head[256];
-    snprintf(head, sizeof head, "history: %zu nights, %zu cases, %zu change points (%zu slower)",
-             h->nnights, h->nseries, h->nchanges, h->slower);
-    int rc = gb_doc_init(d, "gpubench-history-doc/1", head);
+    int rc = gb_doc_init(d, "gpubench-history-doc/1", "history");
+    if (!rc)
+        rc = gb_doc_note(d, "%zu nights, %zu cases, %zu change points (%zu slower)", h->nnights,
+                         h->nseries, h->nchanges, h->slower);
     if (!rc)
         rc = add_notes(d, h->notes);
     if (!rc)

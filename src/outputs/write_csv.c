@@ -16,6 +16,17 @@ static void csv(FILE *f, const char *s)
     free(c);
 }
 
+/* The block's header row: "table", the columns, "footnotes". */
+static void header(FILE *f, const struct gb_doc_table *t)
+{
+    fputs("table", f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputc(',', f);
+        csv(f, t->cols[c].name);
+    }
+    fputs(",footnotes\r\n", f);
+}
+
 static void row_notes(const struct gb_doc_table *t, size_t r, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -38,12 +49,7 @@ static int csv_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
         const struct gb_doc_table *t = &d->tables[i];
         if (i)
             fputs("\r\n", f);
-        fputs("table", f);
-        for (size_t c = 0; c < t->ncols; c++) {
-            fputc(',', f);
-            csv(f, t->cols[c].name);
-        }
-        fputs(",footnotes\r\n", f);
+        header(f, t);
         char buf[1100], notes[4096];
         for (size_t r = 0; r < t->nrows; r++) {
             csv(f, t->id);
@@ -64,8 +70,4 @@ static int csv_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
     return gb__write_end(f, "csv");
 }
 
-const struct gb_writer gb_writer_csv = {
-    .name = "csv",
-    .summary = "CSV (RFC 4180): a block per table",
-    .write = csv_write,
-};
+GB_WRITER(csv, "CSV (RFC 4180): a block per table", false, csv_write);

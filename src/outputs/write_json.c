@@ -134,8 +134,4 @@ static int json_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
     return gb__write_end(f, "json");
 }
 
-const struct gb_writer gb_writer_json = {
-    .name = "json",
-    .summary = "JSON (gpubench-doc/1): tables of rows keyed by column",
-    .write = json_write,
-};
+GB_WRITER(json, "JSON (gpubench-doc/1): tables of rows keyed by column", false, json_write);

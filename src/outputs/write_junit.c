@@ -37,9 +37,4 @@ static int junit_write(FILE *f, const struct gb_doc *d, const struct gb_write_op
     return gb__write_end(f, "junit");
 }
 
-const struct gb_writer gb_writer_junit = {
-    .name = "junit",
-    .summary = "JUnit XML, one test case per check (judged outputs only)",
-    .needs_verdict = true,
-    .write = junit_write,
-};
+GB_WRITER(junit, "JUnit XML, one test case per check (judged outputs only)", true, junit_write);

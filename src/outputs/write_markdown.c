@@ -91,8 +91,4 @@ static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts 
     return gb__write_end(f, "markdown");
 }
 
-const struct gb_writer gb_writer_markdown = {
-    .name = "markdown",
-    .summary = "Markdown: pipe tables, footnotes as lists",
-    .write = md_write,
-};
+GB_WRITER(markdown, "Markdown: pipe tables, footnotes as lists", false, md_write);

@@ -158,8 +158,4 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
     return gb__write_end(f, "text");
 }
 
-const struct gb_writer gb_writer_text = {
-    .name = "text",
-    .summary = "tables for a terminal, fitted to its width",
-    .write = text_write,
-};
+GB_WRITER(text, "tables for a terminal, fitted to its width", false, text_write);

@@ -32,6 +32,12 @@ struct gb_writer {
     int (*write)(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o);
 };
 
+/* Defines writer NAME (in src/outputs/write_NAME.c, after its write function): the one line a
+ * writer file ends with. */
+#define GB_WRITER(NAME, SUMMARY, NEEDS_VERDICT, WRITE) \
+    const struct gb_writer gb_writer_##NAME = {        \
+        .name = #NAME, .summary = (SUMMARY), .needs_verdict = (NEEDS_VERDICT), .write = (WRITE)}
+
 /* The writers of this build, in the order of meson.build's list, NULL-terminated. */
 extern const struct gb_writer *const gb_writers[];
 /* The writer called `name`, or NULL. */

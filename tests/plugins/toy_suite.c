@@ -63,24 +63,25 @@ static int toy_verify(struct gb_case_ctx *ctx)
     return rc;
 }
 
+/* Safe after a partial setup and a second time: every handle is NULL or the suite's. */
 static void toy_teardown(struct gb_case_ctx *ctx)
 {
     struct toy *t = ctx->state;
-    gb_case_free_buf(ctx, &t->src);
-    gb_case_free_buf(ctx, &t->dst);
     free(t->host);
     t->host = NULL;
+    gb_case_free_bufs(ctx, &t->src, &t->dst, (struct gb_buf **)NULL);
 }
 
+/* What it is (name, axes, the chart the report draws from its hint), then its callbacks. */
 const struct gb_suite gb_suite_toy = {
     .name = "toy",
     .summary = "a toy: D2D copies (GB/s), the suite socket's test",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
-    .state_size = sizeof(struct toy),
+    .chart = {GB_CHART_LINE, "size"},
     .setup = toy_setup,
     .run = toy_run,
     .verify = toy_verify,
     .teardown = toy_teardown,
-    .chart = {GB_CHART_LINE, "size"},
+    .state_size = sizeof(struct toy),
 };

@@ -22,8 +22,4 @@ static int toy_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
     return ferror(f) ? GB_EIO : 0;
 }
 
-const struct gb_writer gb_writer_toy = {
-    .name = "toy",
-    .summary = "a toy format, the writer socket's test",
-    .write = toy_write,
-};
+GB_WRITER(toy, "a toy format, the writer socket's test", false, toy_write);
