@@ -152,17 +152,24 @@ void gb_test_check_results_schema(const struct gb_results *rs)
     gb_test_check_schema(path);
 }
 
-void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
-                                  void (*corrupt)(struct gb_case_ctx *))
+const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
+                                         struct gb_profile *p, struct gb_plan *plan)
 {
     const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
+    plan_profile(yaml, "0", p, plan);
+    ASSERT_EQ(plan->ncases, 1);
+    return s;
+}
+
+void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
+                                  void (*corrupt)(struct gb_case_ctx *))
+{
     struct gb_profile p;
     struct gb_plan plan;
-    plan_profile(yaml, "0", &p, &plan);
-    ASSERT_EQ(plan.ncases, 1);
+    const struct gb_suite *s = gb_test_plan_case(suite_name, params, &p, &plan);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *dev;
     struct gb_queue *q;

@@ -181,6 +181,13 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
 void gb_test_check_schema(const char *path);
 /* Writes rs to a temporary file and validates it (gb_test_check_schema). */
 void gb_test_check_results_schema(const struct gb_results *rs);
+/* The one case that `params` (a YAML flow map) selects in suite `suite_name`, loaded into *p
+ * and planned into *plan on OpenCL device 0 (free both); the suite. Skips when there is no
+ * device; fails unless exactly one case results. */
+struct gb_profile;
+struct gb_plan;
+const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
+                                         struct gb_profile *p, struct gb_plan *plan);
 /* Runs the one case that `params` (a YAML flow map) selects in suite `suite_name` by hand on
  * OpenCL device 0: setup, `reps` runs, a verify that must pass; then corrupt() damages the
  * output and verify must fail with GB_EVERIFY and a reason. Skips when there is no device. */

@@ -33,21 +33,9 @@ enum how {
 static void run_case(const char *suite_name, const char *params, enum how how, const char *define,
                      void (*tamper)(struct gb_case_ctx *))
 {
-    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
-    ASSERT(s);
-    char yaml[1024], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, &p, err,
-                                      sizeof err) == 0,
-               "%s", err);
-    struct gb_plan plan = {0};
-    int r = gb_plan_devices(&p, "opencl", "0", &plan);
-    if (r == GB_ENODEV)
-        SKIP("no OpenCL device: %s", gb_error_msg());
-    ASSERT_OK(r);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
+    struct gb_plan plan;
+    const struct gb_suite *s = gb_test_plan_case(suite_name, params, &p, &plan);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *dev = gb_test_open_device(ops, 0);
     struct gb_queue *q;
@@ -56,7 +44,7 @@ static void run_case(const char *suite_name, const char *params, enum how how, c
     ctx.state = calloc(1, s->state_size);
     ASSERT(ctx.state);
     ((struct gb_test_hook *)ctx.state)->test_define = how == DEFINE ? define : NULL;
-    r = s->setup(&ctx);
+    int r = s->setup(&ctx);
     ASSERT_MSG(r == 0, "%s %s: setup: %s (%s)", suite_name, params, gb_err_name(r), ctx.reason);
     if (how != NOOP) {
         ASSERT_OK(s->run(&ctx, 1));

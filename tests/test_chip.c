@@ -195,21 +195,9 @@ static void run_by_hand(const struct gb_suite *s, const struct gb_params *params
 
 static void broken_fails(const char *suite_name, const char *params)
 {
-    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
-    ASSERT(s);
-    char yaml[1024], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, &p, err,
-                                      sizeof err) == 0,
-               "%s", err);
-    struct gb_plan plan = {0};
-    int r = gb_plan_devices(&p, "opencl", "0", &plan);
-    if (r == GB_ENODEV)
-        SKIP("no OpenCL device: %s", gb_error_msg());
-    ASSERT_OK(r);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
+    struct gb_plan plan;
+    const struct gb_suite *s = gb_test_plan_case(suite_name, params, &p, &plan);
     run_by_hand(s, &plan.cases[0].params, NULL, 0);
     run_by_hand(s, &plan.cases[0].params, "GB_BREAK", GB_EVERIFY);
     gb_plan_free(&plan);
