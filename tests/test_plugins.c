@@ -36,6 +36,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "$g history n -f toy | grep -c '^TOY cases' | sed 's/^/history=/' || true; "
         "$g calibrate --from n/a.json n/b.json -f toy | grep -c '^TOY cases' | "
         "sed 's/^/calibrate=/' || true; "
+        "$g suites -f toy | grep -c '^TOY suites' | sed 's/^/suites_f=/' || true; "
+        "$g devices -f toy | grep -c '^TOY backends' | sed 's/^/devices_f=/' || true; "
         "$g report n/a.json -o rep >/dev/null; grep -c 'hint_toy' rep/report.md | "
         "sed 's/^/report=/'; ls rep/charts | grep -c hint_toy | sed 's/^/chart=/'",
         out, sizeof out);
@@ -47,6 +49,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
     ASSERT_MSG(strstr(out, "fleet=2\n"), "fleet --format toy: %s", out);
     ASSERT_MSG(strstr(out, "history=2\n"), "history --format toy: %s", out);
     ASSERT_MSG(strstr(out, "calibrate=2\n"), "calibrate --format toy: %s", out);
+    ASSERT_MSG(!strstr(out, "suites_f=0\n") && strstr(out, "suites_f="), "suites: %s", out);
+    ASSERT_MSG(!strstr(out, "devices_f=0\n") && strstr(out, "devices_f="), "devices: %s", out);
     ASSERT_MSG(!strstr(out, "report=0\n") && strstr(out, "report="), "report: %s", out);
     ASSERT_MSG(!strstr(out, "chart=0\n") && strstr(out, "chart="), "chart: %s", out);
 }

@@ -70,7 +70,7 @@ void gb_doc_free(struct gb_doc *d)
         free(d->notes[i]);
     free(d->notes);
     for (size_t i = 0; i < d->ntables; i++) {
-        struct gb_doc_table *t = &d->tables[i];
+        struct gb_doc_table *t = d->tables[i];
         for (size_t c = 0; c < t->ncols; c++)
             free(t->cols[c].name);
         free(t->cols);
@@ -82,6 +82,7 @@ void gb_doc_free(struct gb_doc *d)
         free(t->footnotes);
         free(t->id);
         free(t->title);
+        free(t);
     }
     free(d->tables);
     for (size_t i = 0; i < d->nchecks; i++) {
@@ -142,12 +143,14 @@ int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char
                  size_t ncols, struct gb_doc_table **out)
 {
     *out = NULL;
-    struct gb_doc_table *nt = realloc(d->tables, (d->ntables + 1) * sizeof *nt);
+    struct gb_doc_table **nt = realloc(d->tables, (d->ntables + 1) * sizeof *nt);
     if (!nt)
         return GB_ENOMEM;
     d->tables = nt;
-    struct gb_doc_table *t = &nt[d->ntables];
-    memset(t, 0, sizeof *t);
+    struct gb_doc_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return GB_ENOMEM;
+    nt[d->ntables] = t;
     t->id = strdup(id ? id : "");
     t->title = strdup(title ? title : "");
     t->cols = calloc(ncols ? ncols : 1, sizeof *t->cols);

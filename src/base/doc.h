@@ -67,7 +67,7 @@ struct gb_doc {
     char *title;
     char **notes;
     size_t nnotes;
-    struct gb_doc_table *tables;
+    struct gb_doc_table **tables; /* each its own allocation: a table stays where it is */
     size_t ntables;
     struct gb_doc_check *checks;
     size_t nchecks;
@@ -88,7 +88,7 @@ int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_
                  const char *message);
 
 /* Adds a table with columns names[0..ncols) (all text, not shrinkable: gb_doc_column_set
- * changes that). On success *out is the table, valid until the next gb_doc_table. */
+ * changes that). On success *out is the table, valid until gb_doc_free. */
 int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char *const *names,
                  size_t ncols, struct gb_doc_table **out);
 /* Marks column `col` numeric and/or shrinkable. */

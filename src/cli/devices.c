@@ -10,15 +10,17 @@
 static const char usage[] =
     "usage: gpubench devices [--json]\n"
     "  lists the backends and their devices; an unavailable backend says why\n"
-    "      --json              the same as a JSON array on stdout\n";
+    "      --json              the same as a JSON array on stdout\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"devices", usage, 0, 0, NULL, "no operand"};
 
 struct devices_args {
     bool json;
+    const char *format;
 };
 
 static const struct gb__opt devices_options[] = {
     GB__FLAG(struct devices_args, json, "json", 0),
+    GB__TEXT(struct devices_args, format, "format", 'f'),
     GB__END,
 };
 
@@ -70,13 +72,73 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
     return jd;
 }
 
+/* The string member `key` of JSON object o, "" when absent. */
+static const char *jtext(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* What --json prints (root: the backends array) as a document: a table of backends and one of
+ * devices. */
+static int devices_doc(const json_t *root, struct gb_doc *d)
+{
+    static const char *const bcols[] = {"backend", "available", "devices", "reason"};
+    static const char *const dcols[] = {"backend",   "index",        "name",
+                                        "vendor",    "driver",       "compute units",
+                                        "clock MHz", "memory bytes", "capabilities"};
+    struct gb_doc_table *tb, *td;
+    int rc = gb_doc_init(d, "gpubench-devices/1", "devices");
+    if (!rc)
+        rc = gb_doc_table(d, "backends", "", bcols, 4, &tb);
+    if (!rc)
+        rc = gb_doc_table(d, "devices", "devices", dcols, 9, &td);
+    size_t i, j, r;
+    const json_t *b, *dv;
+    json_array_foreach((json_t *)root, i, b)
+    {
+        const json_t *devs = json_object_get(b, "devices");
+        if (rc || (rc = gb_doc_row(tb, &r)) ||
+            (rc = gb_doc_text(tb, r, 0, "%s", jtext(b, "backend"))) ||
+            (rc = gb_doc_text(tb, r, 1, "%s",
+                              json_is_true(json_object_get(b, "available")) ? "yes" : "no")) ||
+            (rc = gb_doc_text(tb, r, 3, "%s", jtext(b, "reason"))))
+            break;
+        gb_doc_num(tb, r, 2, (double)json_array_size(devs), 0);
+        json_array_foreach((json_t *)devs, j, dv)
+        {
+            char caps[512] = "";
+            size_t k;
+            const json_t *c;
+            json_array_foreach(json_object_get(dv, "capabilities"), k, c)
+                gb_appendf(caps, sizeof caps, "%s%s", k ? "," : "", json_string_value(c));
+            if ((rc = gb_doc_row(td, &r)) ||
+                (rc = gb_doc_text(td, r, 0, "%s", jtext(b, "backend"))) ||
+                (rc = gb_doc_text(td, r, 2, "%s", jtext(dv, "name"))) ||
+                (rc = gb_doc_text(td, r, 3, "%s", jtext(dv, "vendor"))) ||
+                (rc = gb_doc_text(td, r, 4, "%s", jtext(dv, "driver"))) ||
+                (rc = gb_doc_text(td, r, 8, "%s", caps)))
+                break;
+            gb_doc_num(td, r, 1, (double)json_integer_value(json_object_get(dv, "index")), 0);
+            gb_doc_num(td, r, 5, (double)json_integer_value(json_object_get(dv, "compute_units")),
+                       0);
+            gb_doc_num(td, r, 6, (double)json_integer_value(json_object_get(dv, "clock_mhz")), 0);
+            gb_doc_num(td, r, 7,
+                       (double)json_integer_value(json_object_get(dv, "global_mem_bytes")), 0);
+        }
+    }
+    return rc;
+}
+
 int gb_cmd_devices(int argc, char **argv)
 {
     struct devices_args a = {false};
     enum gb_exit rc;
     if (gb__parse_options(&cmd, argc, argv, GB__GROUPS({devices_options, &a}), &rc) < 0)
         return rc;
-    bool json = a.json;
+    if ((rc = gb__check_format("devices", a.format, false)) != GB_EXIT_OK)
+        return rc;
+    bool json = a.json || a.format; /* the table is made from what --json prints */
     struct gb_backend_status st[8];
     gb_backends_probe(st);
     json_t *root = json_array();
@@ -94,7 +156,11 @@ int gb_cmd_devices(int argc, char **argv)
         }
         json_array_append_new(root, jb);
     }
-    if (json) {
+    if (a.format) {
+        struct gb_doc d;
+        rc = devices_doc(root, &d) ? GB_EXIT_USAGE : gb__write_format("devices", a.format, &d);
+        gb_doc_free(&d);
+    } else if (json) {
         char *s = json_dumps(root, JSON_INDENT(2));
         if (s)
             puts(s);
@@ -104,5 +170,5 @@ int gb_cmd_devices(int argc, char **argv)
     for (size_t b = 0; b < gb_backend_count; b++)
         if (!st[b].err)
             st[b].ops->shutdown();
-    return GB_EXIT_OK;
+    return rc;
 }

@@ -1,25 +1,81 @@
 /* gpubench suites: the suites, their axes and default sweeps. */
 #include <stdio.h>
 
-#include "suites/suites.h"
 #include "common.h"
 #include "run/suite.h"
+#include "suites/suites.h"
 
-static const char usage[] = "usage: gpubench suites\n"
-                            "  lists the suites, each with its axes and their default sweeps\n";
+static const char usage[] =
+    "usage: gpubench suites [--format NAME]\n"
+    "  lists the suites, each with its axes and their default sweeps\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"suites", usage, 0, 0, NULL, "no operand"};
+
+struct suites_args {
+    const char *format;
+};
+
+static const char *kind_name(enum gb_vtype t)
+{
+    static const char *const names[] = {"size", "integer", "number", "string", "boolean"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+/* The suites as a document: a table of suites, and one of every axis with its default. */
+static int suites_doc(const struct gb_suite_table *t, struct gb_doc *d)
+{
+    static const char *const scols[] = {"suite", "summary"};
+    static const char *const acols[] = {"suite", "axis", "kind", "default", "help"};
+    struct gb_doc_table *ts, *ta;
+    int rc = gb_doc_init(d, "gpubench-suites/1", "suites");
+    if (!rc)
+        rc = gb_doc_table(d, "suites", "", scols, 2, &ts);
+    for (size_t i = 0; !rc && i < t->n; i++) {
+        size_t r;
+        if (!(rc = gb_doc_row(ts, &r)) && !(rc = gb_doc_text(ts, r, 0, "%s", t->v[i]->name)))
+            rc = gb_doc_text(ts, r, 1, "%s", t->v[i]->summary);
+    }
+    if (!rc)
+        rc = gb_doc_table(d, "axes", "axes", acols, 5, &ta);
+    if (!rc)
+        gb_doc_column_set(ta, 4, false, true);
+    for (size_t i = 0; !rc && i < t->n; i++)
+        for (size_t a = 0; !rc && a < t->v[i]->naxes; a++) {
+            const struct gb_axis_def *ax = &t->v[i]->axes[a];
+            size_t r;
+            if ((rc = gb_doc_row(ta, &r)) || (rc = gb_doc_text(ta, r, 0, "%s", t->v[i]->name)) ||
+                (rc = gb_doc_text(ta, r, 1, "%s", ax->name)) ||
+                (rc = gb_doc_text(ta, r, 2, "%s",
+                                  ax->device_pos ? "device" : kind_name(ax->type))) ||
+                (rc = gb_doc_text(ta, r, 3, "%s", ax->def)))
+                break;
+            rc = gb_doc_text(ta, r, 4, "%s", ax->help ? ax->help : "");
+        }
+    return rc;
+}
 
 int gb_cmd_suites(int argc, char **argv)
 {
-    static const struct gb__opt none[] = {GB__END};
+    struct suites_args a = {0};
+    static const struct gb__opt opts[] = {GB__TEXT(struct suites_args, format, "format", 'f'),
+                                          GB__END};
     enum gb_exit rc;
-    if (gb__parse_options(&cmd, argc, argv, GB__GROUPS({none, NULL}), &rc) < 0)
+    if (gb__parse_options(&cmd, argc, argv, GB__GROUPS({opts, &a}), &rc) < 0)
         return rc;
-    for (size_t i = 0; i < gb_suites_builtin()->n; i++) {
-        const struct gb_suite *s = gb_suites_builtin()->v[i];
+    if ((rc = gb__check_format("suites", a.format, false)) != GB_EXIT_OK)
+        return rc;
+    const struct gb_suite_table *t = gb_suites_builtin();
+    if (a.format) {
+        struct gb_doc d;
+        rc = suites_doc(t, &d) ? GB_EXIT_USAGE : gb__write_format("suites", a.format, &d);
+        gb_doc_free(&d);
+        return rc;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct gb_suite *s = t->v[i];
         printf("%s — %s\n", s->name, s->summary);
-        for (size_t a = 0; a < s->naxes; a++)
-            printf("  %-10s default %-40s %s\n", s->axes[a].name, s->axes[a].def, s->axes[a].help);
+        for (size_t ax = 0; ax < s->naxes; ax++)
+            printf("  %-10s default %-40s %s\n", s->axes[ax].name, s->axes[ax].def,
+                   s->axes[ax].help);
     }
     return GB_EXIT_OK;
 }

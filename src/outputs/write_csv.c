@@ -46,7 +46,7 @@ static int csv_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
 {
     (void)o;
     for (size_t i = 0; i < d->ntables; i++) {
-        const struct gb_doc_table *t = &d->tables[i];
+        const struct gb_doc_table *t = d->tables[i];
         if (i)
             fputs("\r\n", f);
         header(f, t);

@@ -98,7 +98,7 @@ static json_t *doc_json(struct jw *w, const struct gb_doc *d)
         add(w, notes, jstr(d->notes[i]));
     put(w, o, "notes", notes);
     for (size_t i = 0; i < d->ntables; i++)
-        add(w, tables, table_json(w, &d->tables[i]));
+        add(w, tables, table_json(w, d->tables[i]));
     put(w, o, "tables", tables);
     if (d->judged) {
         json_t *checks = json_array();

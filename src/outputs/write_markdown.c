@@ -66,7 +66,7 @@ static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts 
         fputc('\n', f);
     }
     for (size_t i = 0; i < d->ntables; i++)
-        table(f, &d->tables[i]);
+        table(f, d->tables[i]);
     bool failed = false;
     for (size_t i = 0; i < d->nchecks; i++) {
         const struct gb_doc_check *c = &d->checks[i];

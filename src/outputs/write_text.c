@@ -137,7 +137,7 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
     for (size_t i = 0; i < d->ntables; i++) {
         if (i || d->nnotes || (d->title && *d->title))
             fputc('\n', f);
-        write_table(f, &d->tables[i], o ? o->width : 0);
+        write_table(f, d->tables[i], o ? o->width : 0);
     }
     for (size_t i = 0; i < d->nchecks; i++)
         if (d->checks[i].status == GB_CHECK_FAIL) {

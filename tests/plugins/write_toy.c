@@ -11,7 +11,7 @@ static int toy_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
     (void)o;
     char buf[1024];
     for (size_t i = 0; i < d->ntables; i++) {
-        const struct gb_doc_table *t = &d->tables[i];
+        const struct gb_doc_table *t = d->tables[i];
         for (size_t r = 0; r < t->nrows; r++) {
             fprintf(f, "TOY %s %zu:", t->id, r);
             for (size_t c = 0; c < t->ncols; c++)
