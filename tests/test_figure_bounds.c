@@ -61,8 +61,12 @@ TEST_TIMEOUT(bounds_d2d_and_memory_copy_count_alike, 240)
     ASSERT_EQ(d2d->bytes_per_op, 2.0 * (double)big);
     ASSERT_EQ(copy->bytes_per_op, 2.0 * (double)big);
     ASSERT_EQ(small->bytes_per_op, 2.0 * (double)(64 << 10));
+    /* The convention itself is the bytes_per_op above. The rates, measured in two cases one
+     * after the other, only have to agree within what a shared machine's load moves between
+     * them (a factor of 2 was crossed both ways on a busy 2-core machine): a bound of 4 still
+     * catches bytes counted twice on one side and once on the other together with a 2x drift. */
     double ratio = d2d->value / copy->value;
-    ASSERT_MSG(ratio > 0.5 && ratio < 2.0, "d2d %.3g GB/s, memory copy %.3g GB/s", d2d->value,
+    ASSERT_MSG(ratio > 0.25 && ratio < 4.0, "d2d %.3g GB/s, memory copy %.3g GB/s", d2d->value,
                copy->value);
     /* 256 MiB touched against PoCL's 32 MiB cache; 128 KiB touched fits. */
     const uint64_t llc = rs.devices[d2d->device_index].info.l2_bytes;
