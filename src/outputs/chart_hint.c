@@ -9,13 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The unit of the first ok result of suite[0] in the report, "" when none. */
-static const char *first_unit(const struct rep *R, const char *suite)
+/* The first ok result of `suite` in the report, NULL when none. */
+static const struct gb_result *first_result(const struct rep *R, const char *suite)
 {
     for (size_t p = 0; p < R->npts; p++)
         if (strcmp(R->pts[p].r->suite, suite) == 0)
-            return R->pts[p].r->unit;
-    return "";
+            return R->pts[p].r;
+    return NULL;
+}
+
+static const char *first_unit(const struct rep *R, const char *suite)
+{
+    const struct gb_result *r = first_result(R, suite);
+    return r ? r->unit : "";
+}
+
+/* A chart id for suite number k of the hints: "hint_NAME" where the name is a plain identifier
+ * ([a-z0-9_], as every suite of a build is), else "hint_K", so that two names that would
+ * clean to one file name ("a/b", "a b", "A_b") never share a chart's files. */
+static void hint_id(const char *suite, size_t k, char *id, size_t len)
+{
+    bool plain = *suite != '\0' && strlen(suite) < 40;
+    for (const char *c = suite; plain && *c; c++)
+        plain = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (plain)
+        snprintf(id, len, "hint_%s", suite);
+    else
+        snprintf(id, len, "hint_%zu", k);
 }
 
 /* Whether the x axis of the line chart holds sizes in the results (labelled as sizes). */
@@ -31,10 +51,8 @@ static bool size_axis(const struct sel *s, const char *x)
 }
 
 static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *const *suites,
-                      const char *title, const char *what)
+                      const char *id, const char *title, const char *what)
 {
-    char id[64];
-    snprintf(id, sizeof id, "hint_%s", h->suite);
     struct chart *c = gb__chart_new(R, id, title, what);
     if (!c)
         return;
@@ -61,15 +79,23 @@ static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *
 void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite))
 {
     const char *drawn[GB_MAX_CHART_HINTS];
-    size_t ndrawn = 0;
-    for (size_t f = 0; f < R->nfiles; f++)
-        for (size_t i = 0; i < R->files[f].ncharts && ndrawn < GB_MAX_CHART_HINTS; i++) {
+    size_t ndrawn = 0, left_out = 0;
+    for (size_t f = 0; f < R->nfiles; f++) {
+        left_out += R->files[f].charts_dropped;
+        for (size_t i = 0; i < R->files[f].ncharts; i++) {
             const struct gb_chart_note *h = &R->files[f].charts[i];
-            bool seen = has_builder(h->suite);
+            /* A hint of a suite with no ok result here draws nothing. */
+            bool seen = has_builder(h->suite) || !first_result(R, h->suite);
             for (size_t k = 0; k < ndrawn && !seen; k++)
                 seen = strcmp(drawn[k], h->suite) == 0;
             if (seen)
                 continue;
+            if (ndrawn == GB_MAX_CHART_HINTS) {
+                left_out++;
+                continue;
+            }
+            char id[64];
+            hint_id(h->suite, ndrawn, id, sizeof id);
             drawn[ndrawn++] = h->suite;
             const char *const suites[] = {h->suite, NULL};
             char title[128], what[400], ylabel[64];
@@ -80,19 +106,24 @@ void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite))
                          "The %s suite's results along %s, one line per case and setting, each "
                          "point's p5-p95 as its error bar (drawn from the suite's chart hint).",
                          h->suite, h->x);
-                draw_line(R, h, suites, title, what);
+                draw_line(R, h, suites, id, title, what);
                 continue;
             }
             snprintf(what, sizeof what,
                      "The %s suite's results, a bar per case and setting (drawn from the suite's "
                      "chart hint).",
                      h->suite);
-            char id[64], nodata[128];
-            snprintf(id, sizeof id, "hint_%s", h->suite);
+            char nodata[128];
             snprintf(nodata, sizeof nodata, "no %s results in these files", h->suite);
             const struct gb__bars b = {
                 .id = id, .title = title, .what = what, .ylabel = ylabel, .nodata = nodata};
             const struct gb__chart_kind k = {suites, NULL, gb__chart_bars, &b};
             gb__chart_bars(R, &k);
         }
+    }
+    if (left_out)
+        fprintf(stderr,
+                "gpubench report: note: %zu chart hint%s left out: at most %d suites are drawn "
+                "from hints\n",
+                left_out, left_out == 1 ? "" : "s", GB_MAX_CHART_HINTS);
 }

@@ -3,8 +3,22 @@
  * (gb_fputs_xml). */
 #include "outputs/writer.h"
 
+#include <stdlib.h>
+
 #include "base/util.h"
 #include "outputs/writer_private.h"
+
+/* s for an XML attribute: line breaks and tabs as spaces (a parser would fold them so anyway,
+ * and a JUnit reader then shows a name other than the document's), escaped by gb_fputs_xml. */
+static void attr(FILE *f, const char *s)
+{
+    char *c = gb__clean_dup(s);
+    for (char *p = c; p && *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    gb_fputs_xml(f, c ? c : "?");
+    free(c);
+}
 
 static int junit_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o)
 {
@@ -15,14 +29,14 @@ static int junit_write(FILE *f, const struct gb_doc *d, const struct gb_write_op
         skip += d->checks[i].status == GB_CHECK_SKIP;
     }
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"", f);
-    gb_fputs_xml(f, d->title);
+    attr(f, d->title);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", d->nchecks, fail, skip);
     for (size_t i = 0; i < d->nchecks; i++) {
         const struct gb_doc_check *c = &d->checks[i];
         fputs("    <testcase classname=\"", f);
-        gb_fputs_xml(f, c->group);
+        attr(f, c->group);
         fputs("\" name=\"", f);
-        gb_fputs_xml(f, c->name);
+        attr(f, c->name);
         if (c->status == GB_CHECK_PASS) {
             fputs("\"/>\n", f);
             continue;
@@ -30,7 +44,7 @@ static int junit_write(FILE *f, const struct gb_doc *d, const struct gb_write_op
         fputs(c->status == GB_CHECK_FAIL ? "\">\n      <failure message=\""
                                          : "\">\n      <skipped message=\"",
               f);
-        gb_fputs_xml(f, c->message ? c->message : "");
+        attr(f, c->message ? c->message : "");
         fputs("\"/>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);

@@ -136,6 +136,7 @@ struct gb_results {
     struct gb_run_meta run;
     struct gb_chart_note charts[GB_MAX_CHART_HINTS];
     size_t ncharts;
+    size_t charts_dropped; /* hints a file had beyond GB_MAX_CHART_HINTS (read, not kept) */
     struct gb_result_device *devices;
     size_t ndevices;
     struct gb_result *results;

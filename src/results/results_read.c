@@ -331,8 +331,10 @@ static int rd_charts(struct reader *R, const json_t *charts, struct gb_results *
                                 "%s: charts.%.64s: expected {\"kind\": \"bars\" or \"line\", "
                                 "\"x\": an axis name}",
                                 R->file, suite);
-        if (out->ncharts == GB_MAX_CHART_HINTS)
-            break;
+        if (out->ncharts == GB_MAX_CHART_HINTS) {
+            out->charts_dropped++;
+            continue;
+        }
         struct gb_chart_note *n = &out->charts[out->ncharts++];
         snprintf(n->suite, sizeof n->suite, "%s", suite);
         snprintf(n->kind, sizeof n->kind, "%s", ks);
