@@ -228,12 +228,22 @@ static int suite_table(const struct gb_results *rs, const char *suite, struct gb
 int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d)
 {
     int rc = gb_doc_init(d, "gpubench-summary/1", "");
+    /* The suites in the order they first appear: the distinct names are few, so a look-up over
+     * them (not over every earlier result) finds whether a suite is new. */
+    const char **seen = calloc(rs->nresults ? rs->nresults : 1, sizeof *seen);
+    size_t nseen = 0;
+    if (!rc && !seen)
+        rc = GB_ENOMEM;
     for (size_t i = 0; !rc && i < rs->nresults; i++) {
-        bool first = true;
-        for (size_t k = 0; k < i && first; k++)
-            first = strcmp(rs->results[k].suite, rs->results[i].suite) != 0;
-        if (first)
-            rc = suite_table(rs, rs->results[i].suite, d);
+        const char *s = rs->results[i].suite;
+        size_t k = 0;
+        while (k < nseen && strcmp(seen[k], s) != 0)
+            k++;
+        if (k < nseen)
+            continue;
+        seen[nseen++] = s;
+        rc = suite_table(rs, s, d);
     }
+    free(seen);
     return rc;
 }

@@ -58,7 +58,7 @@ int gb_doc_init(struct gb_doc *d, const char *kind, const char *title)
 static void free_cell(struct gb_doc_cell *c)
 {
     free(c->text);
-    free(c->marks);
+    free(c->notes);
     *c = (struct gb_doc_cell){.kind = GB_CELL_EMPTY};
 }
 
@@ -236,12 +236,21 @@ int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *
         if (rc)
             return rc;
     }
-    char *m = NULL;
-    if (asprintf(&m, "%s%s%zu", c->marks ? c->marks : "", c->marks ? "," : "", k + 1) < 0)
+    size_t *n = realloc(c->notes, (c->nnotes + 1) * sizeof *n);
+    if (!n)
         return GB_ENOMEM;
-    free(c->marks);
-    c->marks = m;
+    n[c->nnotes++] = k;
+    c->notes = n;
     return 0;
+}
+
+char *gb_doc_cell_marks(const struct gb_doc_cell *c, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; c && i < c->nnotes; i++)
+        gb_appendf(buf, len, "%s%zu", i ? "," : "", c->notes[i] + 1);
+    return buf;
 }
 
 char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len)

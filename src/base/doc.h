@@ -27,10 +27,11 @@ enum gb_cell_kind {
 
 struct gb_doc_cell {
     enum gb_cell_kind kind;
-    char *text;  /* GB_CELL_TEXT */
-    double num;  /* GB_CELL_NUM */
-    int digits;  /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
-    char *marks; /* footnote marks of this cell ("1,3"), or NULL */
+    char *text;    /* GB_CELL_TEXT */
+    double num;    /* GB_CELL_NUM */
+    int digits;    /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
+    size_t *notes; /* the cell's footnotes: indices into its table's footnotes, in order */
+    size_t nnotes;
 };
 
 struct gb_doc_column {
@@ -48,7 +49,7 @@ struct gb_doc_table {
     size_t ncols;
     struct gb_doc_cell *cells; /* nrows x ncols, row-major */
     size_t nrows, caprows;
-    char **footnotes; /* footnote k (1-based in marks) is footnotes[k - 1]; distinct texts */
+    char **footnotes; /* distinct texts; a cell's notes index them (shown 1-based: "[1,3]") */
     size_t nfootnotes;
 };
 
@@ -106,6 +107,9 @@ int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *
 
 /* The cell (row, col) of t (NULL when out of range). */
 const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, size_t col);
+/* A cell's footnote marks as shown, "1,3" (1-based), into buf; "" when it has none. Returns
+ * buf. */
+char *gb_doc_cell_marks(const struct gb_doc_cell *c, char *buf, size_t len);
 /* A cell as text into buf: its text, or its number with its digits, or "". Returns buf. */
 char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len);
 

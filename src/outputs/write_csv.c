@@ -32,13 +32,8 @@ static void row_notes(const struct gb_doc_table *t, size_t r, char *buf, size_t 
     buf[0] = '\0';
     for (size_t c = 0; c < t->ncols; c++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-        for (const char *m = cl && cl->marks ? cl->marks : ""; *m;) {
-            char *end;
-            size_t k = strtoul(m, &end, 10);
-            m = end + (*end == ',');
-            if (k >= 1 && k <= t->nfootnotes)
-                gb_appendf(buf, len, "%s%s", buf[0] ? "; " : "", t->footnotes[k - 1]);
-        }
+        for (size_t i = 0; cl && i < cl->nnotes; i++)
+            gb_appendf(buf, len, "%s%s", buf[0] ? "; " : "", t->footnotes[cl->notes[i]]);
     }
 }
 

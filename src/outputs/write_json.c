@@ -55,13 +55,8 @@ static json_t *row_json(struct jw *w, const struct gb_doc_table *t, size_t r)
         char *key = gb__clean_dup(t->cols[c].name);
         put(w, o, key ? key : "?", cell_json(cl));
         free(key);
-        for (const char *m = cl && cl->marks ? cl->marks : ""; *m;) {
-            char *end;
-            size_t k = strtoul(m, &end, 10);
-            m = end + (*end == ',');
-            if (k >= 1 && k <= t->nfootnotes)
-                add(w, notes, jstr(t->footnotes[k - 1]));
-        }
+        for (size_t i = 0; cl && i < cl->nnotes; i++)
+            add(w, notes, jstr(t->footnotes[cl->notes[i]]));
     }
     if (json_array_size(notes))
         put(w, o, "footnotes", notes);

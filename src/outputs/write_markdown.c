@@ -8,11 +8,11 @@
 
 static void cell(FILE *f, const struct gb_doc_cell *c)
 {
-    char text[1024];
+    char text[1024], marks[128];
     gb_fputs_md(f, gb_doc_cell_text(c, text, sizeof text));
-    if (c && c->marks) {
+    if (c && c->nnotes) {
         fputs(*text ? " [" : "[", f);
-        gb_fputs_md(f, c->marks);
+        gb_fputs_md(f, gb_doc_cell_marks(c, marks, sizeof marks));
         fputc(']', f);
     }
 }

@@ -26,10 +26,11 @@ static size_t u8len(const char *s)
 /* The cell as shown: its text, then its footnote marks in brackets. Into buf. */
 static const char *shown(const struct gb_doc_cell *c, char *buf, size_t len)
 {
-    char text[1024];
+    char text[1024], marks[128];
     gb_doc_cell_text(c, text, sizeof text);
-    if (c && c->marks)
-        snprintf(buf, len, "%s%s[%s]", text, *text ? " " : "", c->marks);
+    if (c && c->nnotes)
+        snprintf(buf, len, "%s%s[%s]", text, *text ? " " : "",
+                 gb_doc_cell_marks(c, marks, sizeof marks));
     else
         snprintf(buf, len, "%s", text);
     return buf;

@@ -250,38 +250,31 @@ static int rd_device(struct reader *R, const json_t *o, size_t i, struct gb_resu
     return 0;
 }
 
-/* The size axes of the suites as they were when gpubench-results/2 files carried no "axes":
- * what a file without that field means by an integer there. A fact about old files, frozen:
- * new suites and axes describe themselves in the files they write. */
+/* The kinds of the integer params of the suites as they were when gpubench-results/2 files
+ * carried no "axes": sizes and device positions. A fact about old files, frozen: new suites
+ * and axes describe themselves in the files they write. */
 static const struct {
-    const char *suite, *axis;
-} legacy_sizes[] = {
-    {"aggregate", "size"}, {"allreduce", "size"}, {"batching", "size"},  {"cache", "reads"},
-    {"cache", "size"},     {"latency", "size"},   {"latency", "stride"}, {"local", "bytes"},
-    {"local", "local"},    {"memory", "size"},    {"peer", "size"},      {"peerbw", "size"},
-    {"scaling", "size"},   {"transfer", "size"},
+    const char *suite, *axis, *kind;
+} legacy_kinds[] = {
+    {"aggregate", "size", "size"}, {"allreduce", "size", "size"}, {"batching", "size", "size"},
+    {"cache", "reads", "size"},    {"cache", "size", "size"},     {"latency", "size", "size"},
+    {"latency", "stride", "size"}, {"local", "bytes", "size"},    {"local", "local", "size"},
+    {"memory", "size", "size"},    {"peer", "size", "size"},      {"peerbw", "size", "size"},
+    {"scaling", "size", "size"},   {"transfer", "size", "size"},  {"peer", "src", "device"},
+    {"peer", "dst", "device"},     {"peerbw", "src", "device"},   {"peerbw", "dst", "device"},
 };
 
-/* The same files' device-position axes (the peer matrices' source and destination). */
-static const struct {
-    const char *suite, *axis;
-} legacy_positions[] = {{"peer", "src"}, {"peer", "dst"}, {"peerbw", "src"}, {"peerbw", "dst"}};
-
 /* The kind of an integer param `axis` of a `suite` result: the file's "axes" says it ("size",
- * "device", "integer"...); a file without "axes" is read by the frozen tables above. */
+ * "device", "integer"...); a file without "axes" is read by the frozen table above. */
 static const char *axis_kind(const struct reader *R, const char *suite, const char *axis)
 {
     if (R->axes) {
         const json_t *k = json_object_get(json_object_get(R->axes, suite), axis);
         return json_is_string(k) ? json_string_value(k) : "integer";
     }
-    for (size_t i = 0; i < sizeof legacy_sizes / sizeof legacy_sizes[0]; i++)
-        if (strcmp(legacy_sizes[i].suite, suite) == 0 && strcmp(legacy_sizes[i].axis, axis) == 0)
-            return "size";
-    for (size_t i = 0; i < sizeof legacy_positions / sizeof legacy_positions[0]; i++)
-        if (strcmp(legacy_positions[i].suite, suite) == 0 &&
-            strcmp(legacy_positions[i].axis, axis) == 0)
-            return "device";
+    for (size_t i = 0; i < sizeof legacy_kinds / sizeof legacy_kinds[0]; i++)
+        if (strcmp(legacy_kinds[i].suite, suite) == 0 && strcmp(legacy_kinds[i].axis, axis) == 0)
+            return legacy_kinds[i].kind;
     return "integer";
 }
 
