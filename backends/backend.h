@@ -77,6 +77,9 @@ struct gb_device_info {
     uint64_t l2_bytes;      /* last-level cache, bytes */
     uint32_t compute_units; /* OpenCL compute units / CUDA SMs */
     uint32_t clock_mhz;     /* max core clock */
+    /* Where clock_mhz came from: "" the device's own report; "host cpufreq" or "host cpuinfo"
+     * for a CPU device whose driver reports 0 (gb_host_cpu_mhz, base/util.h). */
+    char clock_source[16];
     uint32_t mem_clock_mhz;
     uint32_t mem_bus_bits;
     uint32_t max_wg_size;    /* max work-items per work-group / threads per block */

@@ -405,9 +405,10 @@ double gb_peak_ops(const struct gb_device_info *info, enum gb_peak_op op, bool m
             snprintf(how, len, "unknown: no CPU rate for %s", op_name(op));
             return 0.0;
         }
-        snprintf(how, len, "%u cores x %u MHz x %g %s op/clk/core (CPU, %s)", cores,
-                 info->clock_mhz, peak / ((double)cores * info->clock_mhz * 1e6), op_name(op),
-                 gb_cpu_isa_name(isa));
+        snprintf(how, len, "%u cores x %u MHz%s%s%s x %g %s op/clk/core (CPU, %s)", cores,
+                 info->clock_mhz, info->clock_source[0] ? " (" : "", info->clock_source,
+                 info->clock_source[0] ? ")" : "", peak / ((double)cores * info->clock_mhz * 1e6),
+                 op_name(op), gb_cpu_isa_name(isa));
         return peak;
     } else if (contains(info->vendor, "Advanced Micro Devices") || contains(info->vendor, "AMD")) {
         r = amd_rates;

@@ -28,9 +28,9 @@
  * arithmetic types — there, more chains give the same parallelism; half2 and bf16 are always
  * two-lane vectors and take VEC 1). `iters` must be a multiple of 4 (the loop is unrolled 4x).
  *
- * Test define: GB_BREAK makes one work-item in the middle of the launch (f32, f64, i32) skip
- * its steps and write its chains' starts; tests/test_broken_kernels.c checks that verification
- * catches it although that work-item is not among the sampled ones.
+ * Test define: GB_BREAK makes one work-item in the middle of the launch (f32, f64, i32, f16,
+ * half2) skip its steps and write its chains' starts; tests/test_broken_kernels.c checks that
+ * verification catches it although that work-item is not among the sampled ones.
  */
 
 #ifdef GB_BREAK
@@ -182,13 +182,15 @@ GB_KERNEL void compute_f16(GB_GLOBAL gb_half *out, float a, float b, unsigned in
     for (int c = 0; c < CHAINS; c++) {
         const unsigned int base = (unsigned int)((g * CHAINS + (size_t)c) * VEC) & 1023u;
 #if GB_HAS_VECTOR_OPS && VEC > 1
-        x[c] = convert_half(1.0f + (float)base * (1.0f / 1024.0f)) +
-               convert_half(LANES(float) * (1.0f / 1024.0f)); /* exact: both are multiples of
-                                                              * 2^-10 below 2 */
+        /* Exact: base + lane <= 1023, so every start is a multiple of 2^-10 below 2. A vector
+         * is converted by convert_halfN (convert_half takes a scalar). */
+        x[c] = (gb_vhalf)((half)(1.0f + (float)base * (1.0f / 1024.0f))) +
+               GB__CAT(convert_half, VEC)(LANES(float) * (1.0f / 1024.0f));
 #else
         x[c] = TO_HALF(1.0f + (float)base * (1.0f / 1024.0f));
 #endif
     }
+    GB_BREAK_ITEM(g, iters);
     for (unsigned int it = 0; it < iters; it += 4) {
         STEP4(HSTEP)
     }
@@ -209,6 +211,7 @@ GB_KERNEL void compute_half2(GB_GLOBAL gb_half *out, float a, float b, unsigned 
         x[c] = TO_HALF2(1.0f + (float)base * (1.0f / 1024.0f),
                         1.0f + (float)(base + 1u) * (1.0f / 1024.0f));
     }
+    GB_BREAK_ITEM(g, iters);
     for (unsigned int it = 0; it < iters; it += 4) {
         STEP4(H2STEP)
     }

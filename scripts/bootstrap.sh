@@ -46,6 +46,32 @@ if ((${#missing[@]})); then
 fi
 
 build=${GPUBENCH_BUILD:-build}
+
+# A second, independent OpenCL implementation: Intel's OpenCL runtime for CPUs, from PyPI, pinned,
+# into a folder of the build. Its ICD file goes into a folder of its own, named to the loader by
+# OCL_ICD_VENDORS only when asked for (scripts/with-intel-opencl.sh), so PoCL stays the default;
+# the wheel's own libOpenCL.so is never put on the library path (the ICD loader stays Debian's).
+# GPUBENCH_INTEL_OPENCL=0 skips it (the tests then run on PoCL alone).
+intel_pins=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0 intel-cmplr-lic-rt==2026.2.0
+            tbb==2023.2.0 tcmlib==1.6.0)
+intel=$build/intel-opencl
+if [ "${GPUBENCH_INTEL_OPENCL:-1}" != 0 ] && [ ! -f "$intel/vendors/intel-cpu.icd" ]; then
+  if python3 -m pip --version >/dev/null 2>&1; then
+    echo "bootstrap: installing Intel's OpenCL CPU runtime (${intel_pins[*]}) into $intel"
+    rm -rf "$intel"
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check \
+      --no-warn-script-location --no-deps --prefix "$intel/prefix" "${intel_pins[@]}" >&2 || true
+    if [ -f "$intel/prefix/lib/libintelocl.so" ]; then
+      mkdir -p "$intel/vendors"
+      echo "$(cd "$intel/prefix/lib" && pwd)/libintelocl.so" >"$intel/vendors/intel-cpu.icd"
+    else
+      echo "bootstrap: Intel's OpenCL runtime did not install; the tests run on PoCL alone" >&2
+    fi
+  else
+    echo "bootstrap: no pip for python3; Intel's OpenCL runtime skipped" >&2
+  fi
+fi
+
 werror=false
 [ "${CI:-}" = true ] && werror=true
 if [ -f "$build/build.ninja" ]; then

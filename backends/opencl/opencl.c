@@ -380,6 +380,23 @@ static int ocl__not_recording(const struct ocl_queue *q, const char *what)
                : 0;
 }
 
+/* Whether the device lists the OpenCL C feature `name` (CL_DEVICE_OPENCL_C_FEATURES, OpenCL
+ * 3.0; a platform that does not know the query has no features). */
+static bool ocl__has_c_feature(cl_device_id id, const char *name)
+{
+    size_t bytes = 0;
+    if (clGetDeviceInfo(id, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &bytes) != CL_SUCCESS ||
+        bytes < sizeof(cl_name_version))
+        return false;
+    cl_name_version *f = malloc(bytes);
+    bool found = false;
+    if (f && clGetDeviceInfo(id, CL_DEVICE_OPENCL_C_FEATURES, bytes, f, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < bytes / sizeof *f && !found; i++)
+            found = strncmp(f[i].name, name, sizeof f[i].name) == 0;
+    free(f);
+    return found;
+}
+
 /* Fills *out from the device's queries. */
 static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_info *out)
 {
@@ -433,6 +450,14 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     }
     out->compute_units = cus;
     out->clock_mhz = clock;
+    /* A CPU runtime may report no clock (Intel's reports 0); the device is the host, whose
+     * clock is readable. Recorded as the host's, so that a peak built on it says so. */
+    if (clock == 0 && (type & CL_DEVICE_TYPE_CPU)) {
+        const char *src = NULL;
+        out->clock_mhz = gb_host_cpu_mhz("/sys/devices/system/cpu/cpu0", "/proc/cpuinfo", &src);
+        if (out->clock_mhz)
+            snprintf(out->clock_source, sizeof out->clock_source, "host %s", src);
+    }
     out->max_wg_size = ocl__clamp32(max_wg);
 
     /* At least 3 dimensions are guaranteed; more are ignored, fewer leave 1. */
@@ -476,6 +501,14 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     if (out->caps & GB_CAP_FP16)
         out->caps |= GB_CAP_BLAS_F16;
 #endif
+    /* The packed 4x8-bit dot product (dot_4x8packed_ss_int), as CUDA's dp4a: the extension
+     * cl_khr_integer_dot_product, whose functions OpenCL C declares only in 3.0 and only with the
+     * feature __opencl_c_integer_dot_product_input_4x8bit_packed (Intel's CPU runtime has it;
+     * PoCL 3.1 has neither). A program that calls it is then built as OpenCL C 3.0
+     * (ocl_program_build). */
+    if (ocl__has_ext(exts, "cl_khr_integer_dot_product") &&
+        ocl__has_c_feature(id, "__opencl_c_integer_dot_product_input_4x8bit_packed"))
+        out->caps |= GB_CAP_INT8_DOT;
     /* No GB_CAP_PEER: buffers of two OpenCL contexts cannot be copied into each other. */
     if (ocl__graph_cap(p, id, exts, out->version))
         out->caps |= GB_CAP_GRAPH;
@@ -1066,9 +1099,14 @@ static int ocl_program_build(struct gb_device *dev, const char *source, const ch
     if (!source)
         return GB_FAIL(GB_EINVAL, "program_build: NULL source");
 
-    /* Options are only the defines: without -cl-std a platform compiles the newest OpenCL C
-     * 1.x it supports, which is what the kernels are written in, on every platform. */
-    size_t len = 1;
+    /* Options are the defines: without -cl-std a platform compiles the newest OpenCL C 1.x it
+     * supports, which is what the kernels are written in, on every platform. The one exception:
+     * a source that calls the packed integer dot product is built as OpenCL C 3.0 on a device
+     * that offers it (GB_CAP_INT8_DOT), the only dialect that declares the function. */
+    const char *std = (dev->info.caps & GB_CAP_INT8_DOT) && strstr(source, "dot_4x8packed")
+                          ? "-cl-std=CL3.0"
+                          : NULL;
+    size_t len = 1 + (std ? strlen(std) + 1 : 0);
     for (size_t i = 0; i < ndefines; i++) {
         if (!ocl__define_ok(defines[i]))
             return GB_FAIL(GB_EINVAL, "program_build: define \"%s\" is not NAME or NAME=VALUE",
@@ -1081,6 +1119,8 @@ static int ocl_program_build(struct gb_device *dev, const char *source, const ch
     size_t at = 0;
     for (size_t i = 0; i < ndefines; i++)
         at += (size_t)sprintf(opts + at, "%s-D%s", at ? " " : "", defines[i]);
+    if (std)
+        sprintf(opts + at, "%s%s", at ? " " : "", std);
 
     if (!(p = calloc(1, sizeof *p))) {
         rc = GB_FAIL(GB_ENOMEM, "program handle");

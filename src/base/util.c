@@ -124,6 +124,34 @@ uint64_t gb_host_llc_bytes(const char *cpu_dir)
     return best;
 }
 
+uint32_t gb_host_cpu_mhz(const char *cpu_dir, const char *cpuinfo, const char **source)
+{
+    char dir[GB_PATH_MAX], line[256];
+    snprintf(dir, sizeof dir, "%s/cpufreq", cpu_dir);
+    if (read_line(dir, "cpuinfo_max_freq", line, sizeof line)) {
+        unsigned long long khz = strtoull(line, NULL, 10);
+        if (khz >= 1000 && khz / 1000 <= UINT32_MAX) {
+            if (source)
+                *source = "cpufreq";
+            return (uint32_t)(khz / 1000);
+        }
+    }
+    FILE *f = fopen(cpuinfo, "r");
+    if (!f)
+        return 0;
+    double best = 0.0;
+    while (fgets(line, sizeof line, f)) {
+        double mhz;
+        if (strncmp(line, "cpu MHz", 7) == 0 && sscanf(line, "cpu MHz%*[ \t]: %lf", &mhz) == 1 &&
+            mhz > best && mhz < 1e6)
+            best = mhz;
+    }
+    fclose(f);
+    if (best >= 1.0 && source)
+        *source = "cpuinfo";
+    return (uint32_t)(best + 0.5);
+}
+
 unsigned gb_host_physical_cores(const char *cpu_root)
 {
     enum { MAXCPU = 1024 };

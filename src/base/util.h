@@ -55,6 +55,14 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
  * sizes as sysfs writes them, "32768K", "2M" or bytes). 0 when none can be read. */
 uint64_t gb_host_llc_bytes(const char *cpu_dir);
 
+/* The host's maximum core clock in MHz, for a CPU device whose driver reports none (Intel's
+ * OpenCL CPU runtime reports CL_DEVICE_MAX_CLOCK_FREQUENCY 0): cpu_dir/cpufreq/cpuinfo_max_freq
+ * (kHz) where cpufreq exists (cpu_dir: "/sys/devices/system/cpu/cpu0"), else the largest
+ * "cpu MHz" line of `cpuinfo` ("/proc/cpuinfo": the current clock of each CPU, which the kernel
+ * reports at the nominal clock where it cannot read it). *source, when source is non-NULL,
+ * becomes "cpufreq" or "cpuinfo" (the file the figure came from). 0 when neither can be read. */
+uint32_t gb_host_cpu_mhz(const char *cpu_dir, const char *cpuinfo, const char **source);
+
 /* The host's physical cores: the distinct (physical_package_id, core_id) pairs among
  * cpu_root/cpuN/topology (cpu_root: "/sys/devices/system/cpu" on Linux), so SMT threads of one
  * core count once. 0 when none can be read. */

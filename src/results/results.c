@@ -56,6 +56,7 @@ const struct gb__info_field gb__info_fields[] = {
     INFO_FIELD("l2_bytes", l2_bytes, false, false),
     INFO_FIELD("compute_units", compute_units, false, false),
     INFO_FIELD("clock_mhz", clock_mhz, false, false),
+    INFO_FIELD("clock_source", clock_source, true, false),
     INFO_FIELD("mem_clock_mhz", mem_clock_mhz, false, false),
     INFO_FIELD("mem_bus_bits", mem_bus_bits, false, false),
     INFO_FIELD("max_work_group_size", max_wg_size, false, false),
