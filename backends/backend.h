@@ -101,6 +101,12 @@ struct gb_device {
     const struct gb_backend_ops *ops;
     int index; /* index within the backend, 0-based */
     struct gb_device_info info;
+    /* "" when the device's event timer passed the backend's check at device_open (OpenCL:
+     * ocl__probe_timer; CUDA events need none); else, in a few words, why its timestamps cannot
+     * be trusted ("event timestamps are 0"). Then
+     * event_elapsed_ns and launch_timed answer GB_EUNSUPPORTED, event_record and event_sync still
+     * order and wait, and the core times on the host around a finish (run/measure.h). */
+    char timer_fault[56];
 };
 struct gb_buf {
     struct gb_device *dev;

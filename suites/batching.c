@@ -272,7 +272,16 @@ static int setup_launches(struct gb_case_ctx *ctx, struct batching *s)
            s->local * 2 <= ctx->dev->info.max_wg_size)
         s->local *= 2;
     int err = gb_case_build(ctx, "batching.cl", "batch_inc", NULL, 0, &s->prog, &s->k);
-    if (err || (err = gb_case_alloc(ctx, total * sizeof(uint32_t), GB_MEM_DEVICE, &s->data)))
+    if (err)
+        return err;
+    /* The kernel's own maximum may be below the device's (a driver's register or local-memory
+     * limits): halving keeps a power of two that divides the work-items. */
+    uint32_t kmax = 0;
+    if ((err = ctx->ops->kernel_max_wg(s->k, &kmax)))
+        return err;
+    while (s->local > 1 && s->local > kmax)
+        s->local /= 2;
+    if ((err = gb_case_alloc(ctx, total * sizeof(uint32_t), GB_MEM_DEVICE, &s->data)))
         return err;
     uint32_t *zero = calloc(total, sizeof *zero);
     if (!zero)

@@ -174,16 +174,36 @@ void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct g
 
 /* ==== shared shapes of the suites (declared in suites/common.h) ============================== */
 
-int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg)
+bool gb_case_param_defaulted(const struct gb_case_ctx *ctx, const char *axis)
 {
-    const uint32_t max = ctx->dev->info.max_wg_size;
-    if (wg > max)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", wg, max);
+    if (!ctx->run || !axis)
+        return false;
+    const struct gb_axis_def *ax = gb_suite_axis(ctx->run->suite, axis);
+    return ax && (ctx->run->defaulted >> (size_t)(ax - ctx->run->suite->axes) & 1u);
+}
+
+int gb_case_fit_wg(struct gb_case_ctx *ctx, const char *axis, uint32_t *wg, uint32_t max,
+                   const char *what)
+{
+    if (*wg <= max)
+        return 0;
+    if (!gb_case_param_defaulted(ctx, axis) || max == 0)
+        return gb_case_skip(ctx, "work-group size %u exceeds %s %u", *wg, what, max);
+    uint32_t d = max;
+    while (*wg % d)
+        d--;
+    *wg = d;
+    gb_case_figure(ctx, "wg_used", "", d);
     return 0;
 }
 
+int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg)
+{
+    return gb_case_fit_wg(ctx, NULL, &wg, ctx->dev->info.max_wg_size, "the device maximum");
+}
+
 int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kernel,
-                     const char *const *defines, size_t ndefines, uint32_t wg,
+                     const char *const *defines, size_t ndefines, const char *axis, uint32_t *wg,
                      struct gb_program **prog, struct gb_kernel **k)
 {
     int err = gb_case_build(ctx, file, kernel, defines, ndefines, prog, k);
@@ -192,9 +212,7 @@ int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kern
     uint32_t kmax = 0;
     if ((err = ctx->ops->kernel_max_wg(*k, &kmax)))
         return err;
-    if (wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", wg, kmax);
-    return 0;
+    return gb_case_fit_wg(ctx, axis, wg, kmax, "this kernel's maximum");
 }
 
 void gb_launch_split_tail(struct gb_launch *whole, struct gb_launch *tail, uint64_t n,
@@ -319,8 +337,8 @@ int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, en
 }
 
 int gb_case_build_hooked(struct gb_case_ctx *ctx, const char *file, const char *kernel,
-                         const char *const *defines, size_t ndefines, uint32_t wg,
-                         struct gb_program **prog, struct gb_kernel **k)
+                         const char *const *defines, size_t ndefines, const char *axis,
+                         uint32_t *wg, struct gb_program **prog, struct gb_kernel **k)
 {
     const struct gb_test_hook *hook = ctx->state;
     const char *defs[8];
@@ -332,7 +350,7 @@ int gb_case_build_hooked(struct gb_case_ctx *ctx, const char *file, const char *
         defs[i] = defines[i];
     if (hook && hook->test_define)
         defs[ndefines++] = hook->test_define;
-    return gb_case_build_wg(ctx, file, kernel, defs, ndefines, wg, prog, k);
+    return gb_case_build_wg(ctx, file, kernel, defs, ndefines, axis, wg, prog, k);
 }
 
 /* ---- figures beside the headline value ------------------------------------------------------ */

@@ -14,16 +14,29 @@
 
 /* ---- work-group sizes ------------------------------------------------------------------------ */
 
-/* 0 when work-groups of `wg` work-items fit ctx->dev (info.max_wg_size); else a skip (GB_ESKIP)
- * with the reason "work-group size W exceeds the device maximum M". */
+/* Whether the case's value of `axis` is the suite's default (neither the profile nor --set gave
+ * the axis: gb_suite_run.defaulted), so that the suite may adapt it to the device. */
+bool gb_case_param_defaulted(const struct gb_case_ctx *ctx, const char *axis);
+
+/* Fits the work-group size *wg to a limit `max` (a device's or a kernel's maximum; `what` names
+ * it: "the device maximum", "this kernel's maximum"): 0 when *wg <= max. Above it, a size the
+ * user gave (axis NULL, or gb_case_param_defaulted false) is a skip (GB_ESKIP) with the reason
+ * "work-group size W exceeds <what> M"; a default size becomes the largest divisor of *wg that
+ * is at most max (a power of two stays one, and a global size *wg divided, it still divides),
+ * recorded as the figure "wg_used" (work-items). */
+int gb_case_fit_wg(struct gb_case_ctx *ctx, const char *axis, uint32_t *wg, uint32_t max,
+                   const char *what);
+
+/* gb_case_fit_wg against the device maximum (info.max_wg_size) for a size the user gave. */
 int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
 
-/* gb_case_build(), then the built kernel's own limit (ops->kernel_max_wg): 0 when `wg` fits it;
- * a skip (GB_ESKIP) with the reason "work-group size W exceeds this kernel's maximum M" when it
- * does not (*prog and *k are then built: the teardown frees them); or the build's or the query's
- * error. */
+/* gb_case_build(), then gb_case_fit_wg() against the built kernel's own limit
+ * (ops->kernel_max_wg), `axis` as there: 0 when *wg fits or was fitted (*wg is then the size to
+ * launch with; a kernel whose source takes the size as a define must be rebuilt with it); a skip
+ * (GB_ESKIP) when it does not (*prog and *k are then built: the teardown frees them); or the
+ * build's or the query's error. */
 int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kernel,
-                     const char *const *defines, size_t ndefines, uint32_t wg,
+                     const char *const *defines, size_t ndefines, const char *axis, uint32_t *wg,
                      struct gb_program **prog, struct gb_kernel **k);
 
 /* ---- whole work-groups, then a tail ---------------------------------------------------------- */
@@ -99,7 +112,7 @@ struct gb_test_hook {
 /* gb_case_build_wg() with the hook's test define (ctx->state starts with a struct
  * gb_test_hook), if any, after `defines` (at most 7); GB_EINVAL for more. */
 int gb_case_build_hooked(struct gb_case_ctx *ctx, const char *file, const char *kernel,
-                         const char *const *defines, size_t ndefines, uint32_t wg,
-                         struct gb_program **prog, struct gb_kernel **k);
+                         const char *const *defines, size_t ndefines, const char *axis,
+                         uint32_t *wg, struct gb_program **prog, struct gb_kernel **k);
 
 #endif

@@ -149,24 +149,25 @@ static int compute_setup(struct gb_case_ctx *ctx)
     if (s->iters % 4)
         return gb_case_skip(ctx, "iters %u: must be a multiple of 4 (the loop is unrolled 4x)",
                             s->iters);
-    int err = gb_case_check_wg(ctx, s->wg);
+    /* A default work-group size above the device's or the kernel's maximum is fitted to it
+     * (the figure wg_used), one the user gave is a skip. */
+    int err = gb_case_fit_wg(ctx, "wg", &s->wg, info->max_wg_size, "the device maximum");
     if (err)
         return err;
-
     const uint64_t cus = info->compute_units ? info->compute_units : 1;
-    s->items = groups * cus * s->wg;
-    s->elems = s->items * s->chains * s->vec * cp[s->p].lanes;
-    if ((uint64_t)(uint32_t)s->items != s->items)
+    if ((uint64_t)(uint32_t)(groups * cus * s->wg) != groups * cus * s->wg)
         return gb_case_skip(ctx, "%llu work-items: the kernels index chains with 32 bits",
-                            (unsigned long long)s->items);
+                            (unsigned long long)(groups * cus * s->wg));
 
     char d_chains[32], d_vec[32];
     snprintf(d_chains, sizeof d_chains, "CHAINS=%u", s->chains);
     snprintf(d_vec, sizeof d_vec, "VEC=%u", s->vec);
     const char *defines[] = {d_chains, d_vec};
-    if ((err = gb_case_build_hooked(ctx, "compute.cl", cp[s->p].kernel, defines, 2, s->wg, &s->prog,
-                                    &s->k)))
+    if ((err = gb_case_build_hooked(ctx, "compute.cl", cp[s->p].kernel, defines, 2, "wg", &s->wg,
+                                    &s->prog, &s->k)))
         return err;
+    s->items = groups * cus * s->wg;
+    s->elems = s->items * s->chains * s->vec * cp[s->p].lanes;
     const enum gb_dtype dt = s->p == CP_F64                       ? GB_F64
                              : s->p == CP_F32                     ? GB_F32
                              : s->p == CP_F16 || s->p == CP_HALF2 ? GB_F16

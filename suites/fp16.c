@@ -95,7 +95,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
     s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     const size_t es = gb_dtype_size(s->st);
     const unsigned arrays = s->triad ? 3 : 2;
-    int err = gb_case_check_wg(ctx, s->wg);
+    int err = gb_case_fit_wg(ctx, "wg", &s->wg, info->max_wg_size, "the device maximum");
     if (err)
         return err;
     if (info->global_mem && arrays * s->n * es > info->global_mem)
@@ -104,7 +104,7 @@ static int fp16_setup(struct gb_case_ctx *ctx)
 
     const char *def = s->st == GB_F16 ? "STORE_HALF=1" : s->st == GB_BF16 ? "STORE_BF16=1" : NULL;
     if ((err = gb_case_build_hooked(ctx, "fp16.cl", s->triad ? "fp16_triad" : "fp16_scale", &def,
-                                    def ? 1 : 0, s->wg, &s->prog, &s->k)))
+                                    def ? 1 : 0, "wg", &s->wg, &s->prog, &s->k)))
         return err;
 
     s->b64 = malloc(s->n * sizeof *s->b64);

@@ -246,7 +246,8 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     snprintf(d[5], sizeof d[0], "FWG=%d", DOT_FWG);
     for (size_t i = 0; i < 6; i++)
         defs[i] = d[i];
-    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 6, (uint32_t)wg, &m->prog,
+    uint32_t twg = (uint32_t)wg; /* a tuned size is a measured choice: never refitted */
+    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 6, NULL, &twg, &m->prog,
                                 &m->k)) ||
         (err = ctx->ops->kernel_get(m->prog, "dot_final", &m->k2)))
         return err;
@@ -337,7 +338,8 @@ static int memory_setup(struct gb_case_ctx *ctx)
             return gb_case_skip(ctx, "vec %u: %llu elements are not a multiple of it", m->vec,
                                 (unsigned long long)m->n);
     }
-    if (!tuned && (err = gb_case_check_wg(ctx, m->wg)))
+    if (!tuned &&
+        (err = gb_case_fit_wg(ctx, "wg", &m->wg, info->max_wg_size, "the device maximum")))
         return err;
     if (!tuned && m->op == OP_DOT && (m->wg & (m->wg - 1)))
         return gb_case_skip(ctx, "dot needs a power-of-two work-group size, not %u", m->wg);
@@ -352,9 +354,17 @@ static int memory_setup(struct gb_case_ctx *ctx)
         snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
         snprintf(def_vec, sizeof def_vec, "VEC=%u", m->vec);
         const char *defines[] = {def_t, def_wg, def_vec};
-        if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3, m->wg,
-                                        &m->prog, &m->k)))
+        const uint32_t asked = m->wg;
+        if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3, "wg",
+                                        &m->wg, &m->prog, &m->k)))
             return err;
+        if (m->wg != asked) { /* fitted to the kernel's maximum: WG is a define, so rebuild */
+            gb_case_free_kernel(ctx, &m->k, &m->prog);
+            snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
+            if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3,
+                                            NULL, &m->wg, &m->prog, &m->k)))
+                return err;
+        }
     }
 
     uint64_t bytes_arr = m->n * m->esize;

@@ -213,9 +213,11 @@ static int transfer_verify(struct gb_case_ctx *ctx)
 static void transfer_teardown(struct gb_case_ctx *ctx)
 {
     struct transfer *t = ctx->state;
-    gb_case_free_bufs(ctx, &t->src, &t->dst, &t->src2, &t->dst2, NULL);
+    /* The second queue first: destroying it waits for its copies, which use the buffers. */
     if (t->q2)
         ctx->ops->queue_destroy(t->q2);
+    t->q2 = NULL;
+    gb_case_free_bufs(ctx, &t->src, &t->dst, &t->src2, &t->dst2, NULL);
     free(t->pattern);
 }
 

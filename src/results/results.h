@@ -82,6 +82,10 @@ struct gb_result {
      * twice the device's last-level cache, "cache" when it may be largely cache-resident,
      * "unknown" when the device reports no cache size; "" for other results (JSON: absent). */
     char regime[8];
+    /* The clock the samples were taken with: "device" (the backend's events, checked when the
+     * device was opened) or "host" (wall time around the work and a finish); "" for results
+     * without samples and files from before it was recorded (JSON: absent). */
+    char timer[8];
     double elapsed_s; /* wall time of the whole case (setup to teardown) */
     /* Multi-device cases only (nset > 0): every device that took part, as indices into
      * gb_results.devices in the order of the case's set (set[0] == device_index). JSON: the

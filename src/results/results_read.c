@@ -517,6 +517,7 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         (rc = rd_bool(R, o, w, "noisy", &r->noisy, RD_REQ)) ||
         (rc = rd_bool(R, o, w, "implausible", &r->implausible, 0)) ||
         (rc = rd_str(R, o, w, "regime", r->regime, sizeof r->regime, 0)) ||
+        (rc = rd_str(R, o, w, "timer", r->timer, sizeof r->timer, 0)) ||
         (rc = rd_num(R, o, w, "elapsed_s", &r->elapsed_s, NAN, 0)))
         return rc;
     r->device_index = (int)dev;

@@ -182,6 +182,8 @@ static json_t *result_json(struct writer *w, const struct gb_results *rs, const 
     put(w, o, "implausible", json_boolean(r->implausible));
     if (r->regime[0]) /* memory-hierarchy results only */
         put(w, o, "regime", jstr(r->regime));
+    if (r->timer[0])
+        put(w, o, "timer", jstr(r->timer));
     put(w, o, "elapsed_s", jnum(r->elapsed_s));
     /* Multi-device results only: the set of devices and the named figures (both additive). */
     if (r->nset > 0) {

@@ -66,6 +66,28 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
     snprintf(r->regime, sizeof r->regime, "%s",
              gb_result_regime(ctx->op.working_set, ctx->dev->info.l2_bytes));
     r->noisy = m->stop == GB_STOP_MAX_SAMPLES || m->stop == GB_STOP_MAX_TIME;
+    snprintf(r->timer, sizeof r->timer, "%s", m->timer == GB_TIMER_DEVICE ? "device" : "host");
+}
+
+/* Rates no device reaches, for results whose own bound is unknown (GB/s, 1e9 B/s). A host link:
+ * 1000 GB/s per direction, above NVLink-C2C's 450 GB/s per direction (NVIDIA Grace Hopper
+ * superchip datasheet: 900 GB/s in all) and PCIe 6.0 x16's 121 GB/s (PCI-SIG: 64 GT/s x 16
+ * lanes, FLIT-mode payload 242/256). Device memory: 20,000 GB/s, above the 8,000 GB/s of HBM3e on
+ * B200 and MI355X (vendors' datasheets). A result beyond one was timed wrongly (a queue that
+ * returned before its work was done, a stub timestamp): it fails rather than passes. */
+#define GB_CEILING_HOST_LINK_GBS 1000.0
+#define GB_CEILING_MEMORY_GBS 20000.0
+
+static void beyond_ceiling(struct gb_result *r, double ceiling, const char *what)
+{
+    if (!(r->value > ceiling))
+        return;
+    r->status = GB_STATUS_FAILED;
+    r->implausible = true;
+    snprintf(r->reason, sizeof r->reason,
+             "implausible: %.4g GB/s exceeds %.4g GB/s, more than any %s carries (the timer or "
+             "the queue's synchronisation is broken)",
+             r->value, ceiling, what);
 }
 
 void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
@@ -84,6 +106,10 @@ void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
                            ctx->op.host_link_dirs ? how
                                                   : "staged copies cross the host link "
                                                     "in turns");
+            beyond_ceiling(r,
+                           GB_CEILING_HOST_LINK_GBS *
+                               (ctx->op.host_link_dirs > 1 ? ctx->op.host_link_dirs : 1),
+                           "host link");
             return;
         }
         /* The link as the device's sysfs entry reports it; no implausibility verdict, since a
@@ -105,6 +131,8 @@ void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
         why = "unknown: the device reports no memory bandwidth";
     if (why) {
         gb_result_text(r, "peak", "%s", why);
+        if (strcmp(r->regime, "cache") != 0)
+            beyond_ceiling(r, GB_CEILING_MEMORY_GBS, "device memory");
         return;
     }
     gb_result_figure(r, "peak", "GB/s", mem);

@@ -21,7 +21,9 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
  * by the device's theoretical bandwidth (peak_mem_gbs): the figures "peak" (GB/s) and "of_peak"
  * are added and a value above GB_PLAUSIBLE_SLACK x peak is flagged implausible, with the reason.
  * Where no bound is known (no peak_mem_gbs, a cache-regime working set, a host-link copy) the
- * text figure "peak" says why. Other results are left alone. */
+ * text figure "peak" says why; a host-link copy above 1000 GB/s per direction, or a working set
+ * beyond the cache above 20,000 GB/s, then fails as implausible (case_result.c gives the sources
+ * of both ceilings). Other results are left alone. */
 void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
 
 /* Records in r what verify() returned (err) for the case in ctx, after gb_result_fill_metric:

@@ -207,6 +207,7 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
             return rc;
         gb_sweep_free(&run->sweeps[i]);
         run->sweeps[i] = s;
+        run->defaulted &= ~(UINT32_C(1) << i);
     }
     return 0;
 }
@@ -271,6 +272,7 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         if (gb_sweep_parse(ax, ax->def, &run->sweeps[i], why, sizeof why))
             return gb__fail(l, suite, "internal error: the default sweep of %s.%s is invalid: %s",
                             sname, ax->name, why);
+        run->defaulted |= UINT32_C(1) << i;
     }
     return 0;
 }

@@ -75,6 +75,10 @@ struct gb_suite_run {
     const struct gb_suite *suite;
     struct gb_measure_cfg measure;
     struct gb_sweep sweeps[GB_MAX_AXES];
+    /* Bit i set: sweeps[i] is suite->axes[i]'s default sweep (neither the profile nor --set gave
+     * the axis), so a suite may adapt its value to the device (a work-group size to a kernel's
+     * limit) where it would skip a value the user asked for (gb_case_param_defaulted). */
+    uint32_t defaulted;
     int line, column;   /* where the entry starts in the profile */
     bool tuned;         /* `tuned: true`: tunable kernels use the tuning cache */
     char *tuning_cache; /* the profile's `tuning_cache:` (malloc'd); NULL: the default */

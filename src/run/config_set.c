@@ -118,6 +118,7 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
                 if (!(rc = gb__parse_sweep(l, ax, root, &sw))) {
                     gb_sweep_free(&run->sweeps[ai]);
                     run->sweeps[ai] = sw;
+                    run->defaulted &= ~(UINT32_C(1) << ai);
                 }
             }
         }

@@ -133,7 +133,7 @@ static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double 
     const struct gb_backend_ops *ops = tm->ctx->ops;
     struct gb_queue *q = tm->ctx->q;
     int rc;
-    if (tm->ctx->op.timer == GB_TIMER_DEVICE) {
+    if (tm->start) {
         double h0 = gb_now();
         if ((rc = ops->event_record(q, tm->start)) != 0)
             return rc;
@@ -255,7 +255,9 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (cfg->max_samples == 0)
         return GB_FAIL(GB_EINVAL, "gb_measure: max_samples is 0");
     const struct gb_backend_ops *ops = ctx->ops;
-    bool device_timer = ctx->op.timer == GB_TIMER_DEVICE;
+    /* Never a figure from a timer that was not checked: the backend checked the device's at
+     * open, and one that failed is replaced by the host's. */
+    bool device_timer = ctx->op.timer == GB_TIMER_DEVICE && !(ctx->dev && ctx->dev->timer_fault[0]);
     if (device_timer && (!ctx->dev || !ops->event_create || !ops->event_free ||
                          !ops->event_record || !ops->event_sync || !ops->event_elapsed_ns))
         return GB_FAIL(GB_EINVAL, "gb_measure: device timer without device or event members");
@@ -286,6 +288,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     }
 
     struct batch_timer tm = {.s = s, .ctx = ctx};
+    out->timer = device_timer ? GB_TIMER_DEVICE : GB_TIMER_HOST;
     struct flusher fl = {.n = 0};
     int rc = 0;
     if (cfg->cold && (rc = flush_open(ctx, &fl)) != 0)

@@ -17,8 +17,12 @@ struct gb_measurement {
                            * it was raised during warm-up or calibration) */
     double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
                            * checked against; warm-up and calibration excluded) */
-    uint64_t flushes;     /* cfg->cold: cache flushes run (one before every timed batch) */
-    uint64_t extra_ops;   /* telemetry.energy_window: operations run after the last sample, in
+    /* The timer the samples were taken with: ctx->op.timer, except that a device timer on a
+     * device whose timestamps failed the backend's check (gb_device.timer_fault) falls back to
+     * the host's, around run() and queue_sync, as BabelStream and clpeak time. */
+    enum gb_timer timer;
+    uint64_t flushes;   /* cfg->cold: cache flushes run (one before every timed batch) */
+    uint64_t extra_ops; /* telemetry.energy_window: operations run after the last sample, in
                            * batches, to lengthen the telemetry window; in no sample */
     /* Telemetry of the sampling phase (backends/telemetry.h): tel.on when the case's profile
      * entry (ctx->run) has telemetry enabled; then tel.t0/t1 hold each sample's host window. */
@@ -35,7 +39,8 @@ struct gb_measurement {
  * With telemetry enabled in ctx->run, a background sampler (backends/telemetry.h) runs from just
  * before the first sample to just after the last, and out->tel records the readings and every
  * sample's host window; nothing of it runs between a sample's start and end on this thread.
- * Timing follows ctx->op.timer. A sample whose time is zero, negative or NaN is an error
+ * Timing follows ctx->op.timer (out->timer says which was used: a device whose event timer
+ * failed its check is timed on the host). A sample whose time is zero, negative or NaN is an error
  * (GB_EIMPLAUSIBLE), never a division by zero. Returns 0 (out filled; free with
  * gb_measurement_free) or the error of a failing run() or backend call. */
 int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct gb_measure_cfg *cfg,
