@@ -409,7 +409,8 @@ static void config_params(const struct gb_case_ctx *ctx, const struct tuning *t,
 }
 
 /* Builds, measures, verifies and records configuration c. *cost is its median seconds per
- * operation (INFINITY when it failed). Returns 0, GB_EINTR or GB_ENOMEM. */
+ * operation (INFINITY when it failed); NaN when it was pruned once built (no evaluation, nothing
+ * recorded). Returns 0, GB_EINTR or GB_ENOMEM. */
 static int evaluate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *c, const char *role,
                     double *cost)
 {
@@ -425,6 +426,7 @@ static int evaluate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *c, 
         t->pruned[C_KMAX]++;
         if (t->nvalid)
             t->nvalid--;
+        *cost = NAN;
         return 0;
     }
     t->evaluations++;
@@ -529,6 +531,10 @@ static int run_search(struct gb_case_ctx *ctx, struct tuning *t, const size_t *d
         err = evaluate(ctx, t, c, is_def ? "default" : NULL, &cost);
         if (err)
             break;
+        if (isnan(cost)) { /* pruned once built: not a step of the budget */
+            gb_search_prune(x);
+            continue;
+        }
         if (is_def)
             t->default_time = cost;
         gb_search_tell(x, cost);
@@ -629,12 +635,19 @@ static int tuning_setup(struct gb_case_ctx *ctx)
      * as the case's operation (whose measurement the runner then drops), and nothing is stored
      * in the cache from a search cut short. */
     const bool interrupted = err == GB_EINTR;
-    if (!t->have_best)
-        return interrupted ? gb_case_skip(ctx, "interrupted before a configuration was measured")
-                           : gb_case_skip(ctx,
-                                          "no configuration of the %" PRIu64 " measured passed "
-                                          "verification (see the failed results)",
-                                          t->evaluations);
+    if (!t->have_best) {
+        if (interrupted)
+            return gb_case_skip(ctx, "interrupted before a configuration was measured");
+        if (t->evaluations == 0) /* nothing ran, so no failed result exists to point at */
+            return gb_case_skip(ctx,
+                                "every configuration was pruned on this device before a launch "
+                                "(%s)",
+                                gb__tuning_pruned_text(t, pt, sizeof pt));
+        return gb_case_skip(ctx,
+                            "no configuration of the %" PRIu64 " measured passed verification "
+                            "(%" PRIu64 " failed: see their results)",
+                            t->evaluations, t->failed);
+    }
     /* The best configuration is the case's operation, measured again by the runner. */
     char why[256];
     if ((err = instantiate(ctx, t, t->best, why, sizeof why)))

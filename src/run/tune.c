@@ -601,6 +601,7 @@ struct gb_search {
     enum gb_search_kind kind;
     struct gb_space s;
     uint64_t size, nvalid, budget, evals;
+    uint64_t pruned; /* configurations gb_search_prune removed after they were proposed */
     uint64_t rng;
     unsigned char *state; /* per configuration: ST_* */
     double *cost;         /* per configuration, once measured */
@@ -852,6 +853,17 @@ void gb_search_tell(struct gb_search *x, double cost)
         anneal_consider(x, idx);
 }
 
+void gb_search_prune(struct gb_search *x)
+{
+    uint64_t idx = x->pending;
+    if (idx == UINT64_MAX)
+        return;
+    x->pending = UINT64_MAX;
+    x->state[idx] = ST_INVALID; /* nvalid stays: it bounds the proposal order */
+    if (x->budget > x->evals && x->budget > x->nvalid - ++x->pruned)
+        x->budget = x->nvalid - x->pruned;
+}
+
 bool gb_search_best(const struct gb_search *x, size_t *choice, double *cost)
 {
     if (x->best == UINT64_MAX)
@@ -870,7 +882,7 @@ uint64_t gb_search_evaluations(const struct gb_search *x)
 
 uint64_t gb_search_valid_count(const struct gb_search *x)
 {
-    return x->nvalid;
+    return x->nvalid - x->pruned;
 }
 
 /* ---- replay ---------------------------------------------------------------------------- */

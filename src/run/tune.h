@@ -154,6 +154,11 @@ bool gb_search_next(struct gb_search *x, size_t *choice);
  * when it failed). Must be called once after every successful gb_search_next(). */
 void gb_search_tell(struct gb_search *x, double cost);
 
+/* Instead of gb_search_tell: the configuration gb_search_next() returned last turned out to be
+ * invalid only once built (a kernel whose own work-group maximum it exceeds). It is never
+ * proposed again and costs no evaluation of the budget; the search's valid count drops by one. */
+void gb_search_prune(struct gb_search *x);
+
 /* The best configuration measured so far and its cost: false when nothing finite was measured. */
 bool gb_search_best(const struct gb_search *x, size_t *choice, double *cost);
 /* Configurations proposed (= measured) so far; valid configurations of the space; pruned ones. */

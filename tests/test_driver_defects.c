@@ -1,0 +1,258 @@
+/* OpenCL drivers' defects, provoked on the real OpenCL device through an LD_PRELOAD shim over the
+ * OpenCL API (tests/shims/cl_defects.c), and what gpubench does about each: the gpubench binary
+ * runs a small profile with the shim, and the results file says how every case was timed and
+ * whether it passed. No test here assumes an implementation: the shim alters what any platform
+ * answers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "results/results.h"
+#include "run/case_result.h"
+#include "run/suite.h"
+#include "backends/backend.h"
+#include "test.h"
+
+#ifndef GB_TEST_CL_DEFECTS
+#define GB_TEST_CL_DEFECTS "libcl-defects.so"
+#endif
+
+static char out[1 << 16];
+
+static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
+                             "min_sample_time: 1ms, warmup_runs: 1}\n";
+
+/* Runs `suites` (the profile's suites: list) with the defects `defect` (GB_CL_DEFECT; "" for
+ * none) and reads the results into *rs. The run must exit 0 (every case ok or skipped) unless
+ * may_fail. */
+static void run_with(const char *defect, const char *suites, bool may_fail, struct gb_results *rs)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], text[4096];
+    snprintf(prof, sizeof prof, "%s/p.yaml", dir);
+    snprintf(res, sizeof res, "%s/r.json", dir);
+    snprintf(text, sizeof text, "%ssuites:\n%s", budget, suites);
+    gb_test_write_file(prof, text);
+    int rc = gb_test_shf(out, sizeof out,
+                         "LD_PRELOAD='%s' GB_CL_DEFECT='%s' '%s' run '%s' -o '%s' --device 0 2>&1",
+                         GB_TEST_CL_DEFECTS, defect, GB_TEST_EXE, prof, res);
+    if (rc == 2 && (strstr(out, "no OpenCL") || strstr(out, "no device")))
+        SKIP("no OpenCL device: %.200s", out);
+    ASSERT_MSG(rc == 0 || (may_fail && rc == 1), "gpubench run with %s: exit %d\n%s", defect, rc,
+               out);
+    ASSERT_OK(gb_results_read(res, rs));
+    ASSERT_MSG(rs->nresults > 0, "no results\n%s", out);
+    gb_test_check_schema(res);
+}
+
+static const char timed_cases[] = "  - suite: compute\n"
+                                   "    params: {prec: [f32], iters: [64], groups: [1]}\n"
+                                   "  - suite: memory\n"
+                                   "    params: {op: [triad], size: [4MiB]}\n"
+                                   "  - suite: launch\n"
+                                   "    params: {op: [latency]}\n";
+
+/* Every measured result says which timer took its samples: "device" on a sound platform. */
+TEST_TIMEOUT(defects_sound_timer_labels_results_device, 180)
+{
+    struct gb_results rs;
+    run_with("", timed_cases, false, &rs);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->suite, r->reason);
+        ASSERT_STR(r->timer, strcmp(r->suite, "launch") == 0 ? "host" : "device");
+        ASSERT_MSG(!gb_test_figure(r, "timer"), "%s: a timer note on a sound platform", r->suite);
+    }
+    gb_results_free(&rs);
+}
+
+/* Timestamps that cannot be trusted (all 0, a counter stepping per query, a resolution of 0):
+ * detected once per device, the device-timed cases are timed on the host instead, verified and
+ * labelled, with the reason beside them; the launch latency loses its device-timed figures
+ * rather than report the stub's. */
+TEST_TIMEOUT(defects_untrusted_timestamps_fall_back_to_host_timing, 400)
+{
+    static const struct {
+        const char *defect, *why;
+    } cases[] = {
+        {"stamps-zero", "are 0"},
+        {"stamps-step", "no longer than"},
+        {"resolution-0", "resolution 0"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct gb_results rs;
+        run_with(cases[c].defect, timed_cases, false, &rs);
+        for (size_t i = 0; i < rs.nresults; i++) {
+            const struct gb_result *r = &rs.results[i];
+            ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s, %s: %s", cases[c].defect,
+                       r->suite, r->reason);
+            ASSERT_MSG(strcmp(r->timer, "host") == 0, "%s, %s: timer %s", cases[c].defect,
+                       r->suite, r->timer);
+            ASSERT_MSG(r->value > 0 && isfinite(r->value), "%s, %s: %g", cases[c].defect,
+                       r->suite, r->value);
+            if (strcmp(r->suite, "launch") == 0) {
+                ASSERT(!gb_test_figure(r, "device_queued_to_end"));
+                continue;
+            }
+            const struct gb_figure *f = gb_test_figure(r, "timer");
+            ASSERT_MSG(f && strstr(f->text, "host") && strstr(f->text, cases[c].why),
+                       "%s, %s: timer note \"%s\"", cases[c].defect, r->suite, f ? f->text : "");
+        }
+        gb_results_free(&rs);
+    }
+}
+
+/* A start event that reads "running" after its end event completed (and after a wait for it):
+ * waited for, not refused; the cases keep the device timer. */
+TEST_TIMEOUT(defects_start_event_reported_late_is_waited_for, 180)
+{
+    struct gb_results rs;
+    run_with("start-late", timed_cases, false, &rs);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s", r->suite, r->reason);
+        if (strcmp(r->suite, "launch") != 0)
+            ASSERT_STR(r->timer, "device");
+    }
+    gb_results_free(&rs);
+}
+
+/* clFinish that returns at once with the work still running: the backend's queue sync waits on
+ * a marker's event, so host-timed copies (bidirectional, blocking) measure the copies, verify,
+ * and stay below what any host link carries. */
+TEST_TIMEOUT(defects_finish_returning_early_is_waited_past, 240)
+{
+    struct gb_results rs;
+    run_with("finish-early",
+             "  - suite: transfer\n"
+             "    params: {op: [bidir, h2d, d2h], memory: pinned, mode: [async, sync], "
+             "size: [16MiB]}\n"
+             "  - suite: batching\n"
+             "    params: {mode: [separate], count: [64]}\n",
+             false, &rs);
+    size_t ok = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status != GB_STATUS_FAILED, "%s %s: %s", r->suite, r->case_name, r->reason);
+        if (r->status != GB_STATUS_OK)
+            continue;
+        ok++;
+        ASSERT_MSG(r->verified && !r->implausible, "%s %s: %s", r->suite, r->case_name,
+                   r->reason);
+        if (strcmp(r->unit, "GB/s") == 0)
+            ASSERT_MSG(r->value < 1000, "%s %s: %g GB/s", r->suite, r->case_name, r->value);
+    }
+    ASSERT_MSG(ok >= 3, "%zu cases ok", ok);
+    gb_results_free(&rs);
+}
+
+/* What a queue that did not wait would have reported: a 16 MiB bidirectional copy "at" 5.8 TB/s
+ * with no link bound known fails as implausible; a memory-regime rate beyond any memory too; a
+ * rate a real link carries, and a cache-resident rate, pass. */
+TEST(defects_rate_beyond_any_link_fails_without_a_bound)
+{
+    struct gb_device dev = {0};
+    struct gb_case_ctx ctx = {.dev = &dev};
+    ctx.op.bytes = 16 << 20;
+    ctx.op.host_link = true;
+    ctx.op.host_link_dirs = 2;
+    struct gb_result r = {.status = GB_STATUS_OK, .value = 5800};
+    snprintf(r.regime, sizeof r.regime, "memory");
+    gb_result_check_bound(&r, &ctx);
+    ASSERT_EQ(r.status, GB_STATUS_FAILED);
+    ASSERT(r.implausible && strstr(r.reason, "implausible"));
+
+    r = (struct gb_result){.status = GB_STATUS_OK, .value = 50};
+    snprintf(r.regime, sizeof r.regime, "memory");
+    gb_result_check_bound(&r, &ctx);
+    ASSERT_EQ(r.status, GB_STATUS_OK);
+    ASSERT(!r.implausible);
+
+    ctx.op.host_link = false;
+    r = (struct gb_result){.status = GB_STATUS_OK, .value = 90000};
+    snprintf(r.regime, sizeof r.regime, "memory");
+    gb_result_check_bound(&r, &ctx);
+    ASSERT_EQ(r.status, GB_STATUS_FAILED);
+    r = (struct gb_result){.status = GB_STATUS_OK, .value = 90000};
+    snprintf(r.regime, sizeof r.regime, "cache");
+    gb_result_check_bound(&r, &ctx);
+    ASSERT_EQ(r.status, GB_STATUS_OK);
+}
+
+/* A kernel whose own maximum work-group size (32 here) is below the profile's: a default size is
+ * fitted to it and recorded as wg_used, and the case verifies; a size the user gave stays a
+ * skip that names the kernel's maximum; batching fits its launches; tuning spends its budget on
+ * configurations that launch, and says why when none can. */
+TEST_TIMEOUT(defects_kernel_wg_below_the_profile_is_fitted, 400)
+{
+    struct gb_results rs;
+    run_with("kernel-wg=32",
+             "  - suite: compute\n"
+             "    params: {prec: [f32], iters: [64], groups: [1]}\n"
+             "  - suite: memory\n"
+             "    params: {op: [triad, dot], size: [4MiB]}\n"
+             "  - suite: fp16\n"
+             "    params: {op: [triad], storage: [float], elems: [100000]}\n"
+             "  - suite: batching\n"
+             "    params: {mode: [separate, batched], count: [64]}\n"
+             "  - suite: compute\n"
+             "    params: {prec: [f32], iters: [64], groups: [1], wg: [256]}\n"
+             "  - suite: tuning\n"
+             "    params: {kernel: transpose, size: 256, search: random, budget: 3, seed: 1}\n"
+             "    tunables: {TILE: [8, 16, 32], ROWS: [1, 2, 4], LOCAL: [1], PAD: [1]}\n",
+             false, &rs);
+    size_t fitted = 0, tuned_evals = 0;
+    bool explicit_skip = false, tuned_ok = false;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const struct gb_value *wg = gb_params_get(&r->params, "wg");
+        if (strcmp(r->suite, "tuning") == 0) {
+            if (r->status == GB_STATUS_OK && gb_test_figure(r, "evaluations")) {
+                /* The budget (3) goes to configurations that launch: all of them when fewer
+                 * remain valid once built. */
+                const double valid = gb_test_figure(r, "valid")->v[0];
+                tuned_ok = gb_test_figure(r, "pruned")->v[0] > 0;
+                tuned_evals = (size_t)gb_test_figure(r, "evaluations")->v[0];
+                ASSERT_MSG(tuned_evals == (valid < 3 ? (size_t)valid : 3),
+                           "tuning: %zu evaluations, %g valid, a budget of 3", tuned_evals, valid);
+            } else {
+                ASSERT_MSG(r->status == GB_STATUS_OK, "tuning %s: %s", r->case_name, r->reason);
+            }
+            continue;
+        }
+        if (strcmp(r->suite, "compute") == 0 && wg && wg->u.i == 256 && r->status != GB_STATUS_OK &&
+            !gb_test_figure(r, "wg_used")) {
+            /* the explicit wg: 256 */
+            ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+            ASSERT_MSG(strstr(r->reason, "this kernel's maximum 32"), "%s", r->reason);
+            explicit_skip = true;
+            continue;
+        }
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s", r->suite, r->case_name,
+                   r->reason);
+        const struct gb_figure *u = gb_test_figure(r, "wg_used");
+        if (u) {
+            ASSERT_MSG(u->v[0] <= 32 && u->v[0] >= 1, "%s: wg_used %g", r->suite, u->v[0]);
+            fitted++;
+        }
+    }
+    ASSERT_MSG(explicit_skip, "the explicit wg: 256 did not skip");
+    ASSERT_MSG(fitted >= 4, "%zu results fitted their work-group size", fitted);
+    ASSERT_MSG(tuned_ok && tuned_evals >= 1, "tuning: pruned some %d, %zu evaluations", tuned_ok,
+               tuned_evals);
+    gb_results_free(&rs);
+
+    /* Nothing in the space fits: the skip says so, and cites no failed result. */
+    run_with("kernel-wg=8",
+             "  - suite: tuning\n"
+             "    params: {kernel: dot, size: 65536, search: exhaustive}\n"
+             "    tunables: {WG: [64, 128], VEC: [1], LAYOUT: [1], REDUCE: [0], GPC: [4]}\n",
+             false, &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
+    ASSERT_MSG(strstr(rs.results[0].reason, "pruned") && !strstr(rs.results[0].reason, "failed"),
+               "%s", rs.results[0].reason);
+    gb_results_free(&rs);
+}
