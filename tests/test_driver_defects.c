@@ -11,6 +11,9 @@
 #include "base/util.h"
 #include "results/results.h"
 #include "run/case_result.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "run/runner.h"
 #include "run/suite.h"
 #include "backends/backend.h"
 #include "test.h"
@@ -48,11 +51,11 @@ static void run_with(const char *defect, const char *suites, bool may_fail, stru
 }
 
 static const char timed_cases[] = "  - suite: compute\n"
-                                   "    params: {prec: [f32], iters: [64], groups: [1]}\n"
-                                   "  - suite: memory\n"
-                                   "    params: {op: [triad], size: [4MiB]}\n"
-                                   "  - suite: launch\n"
-                                   "    params: {op: [latency]}\n";
+                                  "    params: {prec: [f32], iters: [64], groups: [1]}\n"
+                                  "  - suite: memory\n"
+                                  "    params: {op: [triad], size: [4MiB]}\n"
+                                  "  - suite: launch\n"
+                                  "    params: {op: [latency]}\n";
 
 /* Every measured result says which timer took its samples: "device" on a sound platform. */
 TEST_TIMEOUT(defects_sound_timer_labels_results_device, 180)
@@ -88,10 +91,10 @@ TEST_TIMEOUT(defects_untrusted_timestamps_fall_back_to_host_timing, 400)
             const struct gb_result *r = &rs.results[i];
             ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s, %s: %s", cases[c].defect,
                        r->suite, r->reason);
-            ASSERT_MSG(strcmp(r->timer, "host") == 0, "%s, %s: timer %s", cases[c].defect,
-                       r->suite, r->timer);
-            ASSERT_MSG(r->value > 0 && isfinite(r->value), "%s, %s: %g", cases[c].defect,
-                       r->suite, r->value);
+            ASSERT_MSG(strcmp(r->timer, "host") == 0, "%s, %s: timer %s", cases[c].defect, r->suite,
+                       r->timer);
+            ASSERT_MSG(r->value > 0 && isfinite(r->value), "%s, %s: %g", cases[c].defect, r->suite,
+                       r->value);
             if (strcmp(r->suite, "launch") == 0) {
                 ASSERT(!gb_test_figure(r, "device_queued_to_end"));
                 continue;
@@ -139,8 +142,7 @@ TEST_TIMEOUT(defects_finish_returning_early_is_waited_past, 240)
         if (r->status != GB_STATUS_OK)
             continue;
         ok++;
-        ASSERT_MSG(r->verified && !r->implausible, "%s %s: %s", r->suite, r->case_name,
-                   r->reason);
+        ASSERT_MSG(r->verified && !r->implausible, "%s %s: %s", r->suite, r->case_name, r->reason);
         if (strcmp(r->unit, "GB/s") == 0)
             ASSERT_MSG(r->value < 1000, "%s %s: %g GB/s", r->suite, r->case_name, r->value);
     }
@@ -255,4 +257,112 @@ TEST_TIMEOUT(defects_kernel_wg_below_the_profile_is_fitted, 400)
     ASSERT_MSG(strstr(rs.results[0].reason, "pruned") && !strstr(rs.results[0].reason, "failed"),
                "%s", rs.results[0].reason);
     gb_results_free(&rs);
+}
+
+/* ---- a case whose device work outlives it ------------------------------------------------- */
+
+/* A suite whose verification, when `leave` is true, enqueues a kernel of about a second (the
+ * compute chain, 2^25 steps per work-item) and returns without waiting for it: a suite's bug that
+ * would otherwise lengthen, or fail, whatever case runs next. */
+static const struct gb_axis_def dirty_axes[] = {
+    {.name = "leave", .type = GB_V_BOOL, .def = "[true, false]", .help = "leave work behind"},
+};
+
+struct dirty {
+    struct gb_program *prog;
+    struct gb_kernel *k;
+    struct gb_buf *out;
+    struct gb_launch l;
+};
+
+static int dirty_setup(struct gb_case_ctx *ctx)
+{
+    struct dirty *s = ctx->state;
+    const char *defs[] = {"CHAINS=1", "VEC=1"};
+    int err = gb_case_build(ctx, "compute.cl", "compute_f32", defs, 2, &s->prog, &s->k);
+    if (err || (err = gb_case_alloc(ctx, 64 * sizeof(float), GB_MEM_DEVICE, &s->out)))
+        return err;
+    s->l = (struct gb_launch){.dims = 1, .global = {64, 1, 1}, .local = {1, 1, 1}, .nargs = 4};
+    s->l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->out};
+    s->l.args[1] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.5f};
+    s->l.args[2] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.5f};
+    s->l.args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = 4};
+    ctx->op.timer = GB_TIMER_DEVICE;
+    ctx->op.flops = 64.0 * 4 * 2;
+    return 0;
+}
+
+static int dirty_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct dirty *s = ctx->state;
+    int err = 0;
+    for (uint64_t i = 0; i < reps && !err; i++)
+        err = ctx->ops->launch(ctx->q, s->k, &s->l);
+    return err;
+}
+
+static int dirty_verify(struct gb_case_ctx *ctx)
+{
+    struct dirty *s = ctx->state;
+    if (!gb_params_bool(ctx->params, "leave"))
+        return 0;
+    struct gb_launch l = s->l;
+    l.args[3].v.u32 = 1u << 25;
+    int err = ctx->ops->launch(ctx->q, s->k, &l);
+    return err ? err : ctx->ops->queue_flush(ctx->q);
+}
+
+static void dirty_teardown(struct gb_case_ctx *ctx)
+{
+    struct dirty *s = ctx->state;
+    gb_case_free_buf(ctx, &s->out);
+    gb_case_free_kernel(ctx, &s->k, &s->prog);
+}
+
+static const struct gb_suite dirty_suite = {
+    .name = "dirty",
+    .summary = "a test suite that leaves device work behind",
+    .axes = dirty_axes,
+    .naxes = 1,
+    .state_size = sizeof(struct dirty),
+    .setup = dirty_setup,
+    .run = dirty_run,
+    .verify = dirty_verify,
+    .teardown = dirty_teardown,
+};
+
+/* The case that left work behind fails, saying so, and the work's second is its own; the case
+ * after it on the same device and queue is ok and does not pay for it. */
+TEST_TIMEOUT(defects_work_left_behind_fails_its_own_case, 120)
+{
+    const struct gb_suite *const v[] = {&dirty_suite};
+    const struct gb_suite_table table = {v, 1};
+    char err[1024];
+    struct gb_profile p;
+    ASSERT_MSG(gb_profile_load_string(&table,
+                                      "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
+                                      "warmup_runs: 1}\nsuites:\n  - suite: dirty\n",
+                                      "dirty", NULL, 0, &p, err, sizeof err) == 0,
+               "%s", err);
+    struct gb_plan plan = {0};
+    int r = gb_plan_devices(&p, "opencl", "0", &plan);
+    if (r == GB_ENODEV)
+        SKIP("no OpenCL device");
+    ASSERT_OK(r);
+    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
+    ASSERT_EQ(plan.ncases, 2);
+    struct gb_results rs = {0};
+    struct gb_runner_opts o = {0};
+    r = gb_run_plan(&plan, &o, &rs);
+    ASSERT_MSG(r == 1, "gb_run_plan: %d (1: a case failed)", r);
+    ASSERT_EQ(rs.nresults, 2);
+    const struct gb_result *dirty = &rs.results[0], *next = &rs.results[1];
+    ASSERT_EQ(dirty->status, GB_STATUS_FAILED);
+    ASSERT_MSG(strstr(dirty->reason, "outlived the case"), "%s", dirty->reason);
+    ASSERT_MSG(next->status == GB_STATUS_OK, "the next case: %s", next->reason);
+    ASSERT_MSG(next->elapsed_s < dirty->elapsed_s, "the next case took %g s, the dirty one %g s",
+               next->elapsed_s, dirty->elapsed_s);
+    gb_results_free(&rs);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
 }

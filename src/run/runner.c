@@ -36,6 +36,11 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
     }
 }
 
+/* Seconds a queue may take to drain after a case's verification before the case counts as having
+ * left work behind (run_case): far above an idle queue's sync on a loaded machine, far below a
+ * kernel anyone would leave running. */
+#define GB_RUNNER_LEFTOVER_S 0.25
+
 /* Runs one case on open devices devs[0..n) (n is 1 for a single-device suite) with one queue
  * each, and fills r. Returns true when Ctrl-C cut the case short. */
 static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs,
@@ -115,6 +120,28 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
             }
         }
         gb_measurement_free(&m);
+    }
+    /* Work the case left on its queues is the case's: it is waited for here, inside the case's
+     * time and its watchdog window, before the teardown frees what it uses, so that neither its
+     * duration, nor its failure, nor its hang lands on the next case. */
+    const double d0 = gb_now();
+    int drain_err = 0;
+    for (size_t i = 0; i < n && !drain_err; i++)
+        if (qs[i])
+            drain_err = ops->queue_sync(qs[i]);
+    const double drain_s = gb_now() - d0;
+    if (drain_err) {
+        if (r->status != GB_STATUS_FAILED)
+            gb_result_fail(r, drain_err, "device work the case left on its queue");
+        queue_suspect = true;
+    } else if (!queue_suspect && r->status == GB_STATUS_OK && drain_s > GB_RUNNER_LEFTOVER_S) {
+        /* An idle queue syncs in microseconds: this much means the case did not wait for its
+         * own work (a suite's bug), and its figures did not count that work. */
+        r->status = GB_STATUS_FAILED;
+        snprintf(r->reason, sizeof r->reason,
+                 "device work outlived the case by %.0f ms after its verification (the suite "
+                 "must wait for its own work)",
+                 drain_s * 1e3);
     }
     s->teardown(&ctx);
     free(ctx.state);
