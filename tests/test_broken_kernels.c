@@ -120,7 +120,7 @@ TEST_TIMEOUT(broken_memory_dot_bound_follows_the_depth, 120)
 static void zero_all_but_32(struct gb_case_ctx *ctx)
 {
     struct compute *s = ctx->state;
-    const size_t es = s->p == CP_F64 ? 8 : 4;
+    const size_t es = s->p == CP_F64 ? 8 : s->p == CP_F16 || s->p == CP_HALF2 ? 2 : 4;
     ASSERT(s->elems > 32);
     const uint64_t bytes = (s->elems - 32) * es;
     void *zero = calloc(1, bytes);
@@ -179,6 +179,27 @@ TEST_TIMEOUT(broken_compute_broken_kernels_are_caught, 300)
     }
 }
 
+/* The half-precision chains (cl_khr_fp16: Intel's OpenCL CPU runtime has it, PoCL not), scalar
+ * and as vectors (their start values are converted by convert_halfN), and the packed half2: the
+ * work-item that skips its steps is caught. Skipped where the device has no fp16. */
+TEST_TIMEOUT(broken_compute_half_kernels_are_caught, 300)
+{
+    struct gb_device_info info;
+    gb_test_opencl_info(&info);
+    if (!(info.caps & GB_CAP_FP16))
+        SKIP("OpenCL device 0 (%s, %s) has no cl_khr_fp16", info.name, info.platform);
+    static const char *const cases[] = {
+        "{prec: f16, vec: 1, chains: 4, iters: 64, wg: 64, groups: 1}",
+        "{prec: f16, vec: 16, chains: 2, iters: 64, wg: 32, groups: 2}",
+        "{prec: f16, vec: 4, chains: 8, iters: 256, wg: 32, groups: 1}",
+        "{prec: half2, vec: 1, chains: 4, iters: 64, wg: 64, groups: 1}",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        right_noop_broken("compute", cases[c], "GB_BREAK");
+        run_case("compute", cases[c], TAMPER, NULL, zero_all_but_32);
+    }
+}
+
 /* ---- gemm (own kernel) ------------------------------------------------------------------- */
 
 TEST_TIMEOUT(broken_gemm_broken_kernels_are_caught, 300)
@@ -209,6 +230,7 @@ TEST_TIMEOUT(broken_gemm_broken_kernels_are_caught, 300)
     run_case("gemm", "{prec: f32, impl: own, shape: 100, trans: tt}", DEFINE, "GB_BREAK=1", NULL);
     run_case("gemm", "{prec: mixed, impl: own, shape: 64}", RIGHT, NULL, NULL);
     run_case("gemm", "{prec: mixed, impl: own, shape: 64}", NOOP, NULL, NULL);
+    run_case("gemm", "{prec: mixed, impl: own, shape: 64x64x300}", DEFINE, "GB_BREAK=2", NULL);
     run_case("gemm", "{prec: f64, impl: own, shape: 64}", NOOP, NULL, NULL);
     run_case("gemm", "{prec: f64, impl: own, shape: 64x64x300}", DEFINE, "GB_BREAK=2", NULL);
 }
@@ -218,6 +240,18 @@ TEST_TIMEOUT(broken_gemm_library_noop_is_caught, 300)
 {
     run_case("gemm", "{prec: f32, impl: library, shape: 64}", RIGHT, NULL, NULL);
     run_case("gemm", "{prec: f32, impl: library, shape: 64}", NOOP, NULL, NULL);
+}
+
+/* The half-precision library GEMM (CLBlast's Hgemm), where the device has fp16: a call that did
+ * nothing is caught. */
+TEST_TIMEOUT(broken_gemm_half_library_noop_is_caught, 300)
+{
+    struct gb_device_info info;
+    gb_test_opencl_info(&info);
+    if (!(info.caps & GB_CAP_BLAS_F16))
+        SKIP("OpenCL device 0 (%s, %s) has no half-precision BLAS", info.name, info.platform);
+    run_case("gemm", "{prec: f16, impl: library, shape: 64}", RIGHT, NULL, NULL);
+    run_case("gemm", "{prec: f16, impl: library, shape: 64}", NOOP, NULL, NULL);
 }
 
 /* ---- fp16 -------------------------------------------------------------------------------- */
