@@ -1,6 +1,7 @@
-/* gpubench-tests [-l] [-j N] [PATTERN...] — runs every registered test (or those whose name
- * contains one of the PATTERNs), each in its own process with its timeout, and ends with the
- * line "N passed, N failed, N skipped". Exit 0 when none failed. */
+/* gpubench-tests [-l] [PATTERN...] — runs every registered test (or those whose name contains
+ * one of the PATTERNs, or begins with PREFIX for a PATTERN ^PREFIX), each in its own process
+ * with its timeout, and ends with the line "N passed, N failed, N skipped". Exit 0 when none
+ * failed. */
 #include <errno.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -176,14 +177,23 @@ static int run_one(const struct gb_test *t, char *log, size_t cap, double *secs)
     return verdict;
 }
 
+/* Whether test `name` is selected by `pattern`: a substring of it, or, for "^PREFIX", a prefix. */
+static bool matches(const char *name, const char *pattern)
+{
+    if (pattern[0] == '^')
+        return strncmp(name, pattern + 1, strlen(pattern + 1)) == 0;
+    return strstr(name, pattern) != NULL;
+}
+
 int main(int argc, char **argv)
 {
     bool list = false;
     int first = 1;
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         printf("usage: %s [-l] [PATTERN...]\n"
-               "  runs every test whose name contains one of the PATTERNs (all without one), each\n"
-               "  in its own process, and ends with \"N passed, N failed, N skipped\"\n"
+               "  runs every test whose name contains one of the PATTERNs (all without one; a\n"
+               "  PATTERN ^PREFIX matches names that begin with PREFIX), each in its own process,\n"
+               "  and ends with \"N passed, N failed, N skipped\"\n"
                "  -l  lists the tests instead\n"
                "exit status: 0 none failed, 1 a test failed, 2 a PATTERN matches no test\n",
                argv[0]);
@@ -197,7 +207,7 @@ int main(int argc, char **argv)
     for (int a = first; a < argc; a++) {
         bool any = false;
         for (size_t i = 0; i < ntests && !any; i++)
-            any = strstr(tests[i].name, argv[a]) != NULL;
+            any = matches(tests[i].name, argv[a]);
         if (!any) {
             fprintf(stderr, "%s: no test name contains \"%s\" (-l lists them)\n", argv[0], argv[a]);
             return 2;
@@ -219,7 +229,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < ntests; i++) {
         bool want = first >= argc;
         for (int a = first; a < argc; a++)
-            if (strstr(tests[i].name, argv[a]))
+            if (matches(tests[i].name, argv[a]))
                 want = true;
         if (!want)
             continue;

@@ -81,9 +81,15 @@ static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const s
                       const char *dev, int wd)
 {
     if (!row->best) {
-        fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s: %.160s\n", row->suite,
+        /* One line per row: a reason may hold a compiler's log, line breaks and all. */
+        char why[161];
+        snprintf(why, sizeof why, "%.160s", row->why ? row->why->reason : "");
+        for (char *c = why; *c; c++)
+            if (*c == '\n' || *c == '\r' || *c == '\t')
+                *c = ' ';
+        fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s: %s\n", row->suite,
                 row->prec, row->impl, wd, dev, "-", "", "", "", "", "",
-                row->failed ? "failed" : "skipped", row->why ? row->why->reason : "");
+                row->failed ? "failed" : "skipped", why);
         return;
     }
     /* Speedup: best rate over the best FP32 (float storage) rate of the same group. */
