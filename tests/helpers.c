@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "base/util.h"
 #include "suites/suites.h"
 #include "backends/backend.h"
@@ -201,4 +203,87 @@ void gb_test_smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, cons
     memcpy(tmp->host, value, bytes);
     ASSERT_OK(ctx->ops->copy(ctx->q, b, off, tmp, 0, bytes, GB_COPY_BLOCKING));
     ctx->ops->buf_free(tmp);
+}
+
+void gb_test_cli_devices(const char *env, struct gb_test_devices *d)
+{
+    static char out[1 << 16];
+    *d = (struct gb_test_devices){0};
+    int rc = gb_test_shf(out, sizeof out, "%s %s devices --json 2>/dev/null", env ? env : "",
+                         GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "%s gpubench devices --json: exit %d: %s", env ? env : "", rc, out);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    ASSERT_MSG(root && json_is_array(root), "devices --json is not a JSON array: %s: %s", je.text,
+               out);
+    size_t i;
+    json_t *b;
+    json_array_foreach(root, i, b)
+    {
+        const char *backend = json_string_value(json_object_get(b, "backend"));
+        if (!backend || strcmp(backend, "opencl") != 0 ||
+            !json_is_true(json_object_get(b, "available")))
+            continue;
+        json_t *devs = json_object_get(b, "devices");
+        size_t k;
+        json_t *dev;
+        json_array_foreach(devs, k, dev)
+        {
+            const char *platform = json_string_value(json_object_get(dev, "platform"));
+            const char *name = json_string_value(json_object_get(dev, "name"));
+            if (k == 0)
+                snprintf(d->platform, sizeof d->platform, "%s", platform ? platform : "");
+            if (k < GB_TEST_MAX_DEVICES) {
+                snprintf(d->name[k], sizeof d->name[k], "%s", name ? name : "");
+                d->max_wg_size[k] =
+                    (uint64_t)json_integer_value(json_object_get(dev, "max_work_group_size"));
+            }
+        }
+        d->n = (int)json_array_size(devs);
+    }
+    json_decref(root);
+}
+
+void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
+{
+    gb_test_cli_devices(env, d);
+    if (d->n < n)
+        SKIP("needs %d OpenCL devices; with %s the OpenCL implementation (%s) offers %d (only "
+             "PoCL makes devices from POCL_DEVICES)",
+             n, env && *env ? env : "the default environment",
+             d->platform[0] ? d->platform : "none", d->n);
+}
+
+void gb_test_opencl_info(struct gb_device_info *info)
+{
+    const struct gb_backend_ops *ops = gb_backend_find("opencl");
+    if (!ops)
+        SKIP("gpubench was built without the OpenCL backend");
+    struct gb_device *dev = gb_test_open_device(ops, 0);
+    *info = dev->info;
+    ops->device_close(dev);
+}
+
+void gb_test_slug(const char *name, char *buf, size_t cap)
+{
+    if (!cap)
+        return;
+    size_t l = 0;
+    bool dash = false;
+    for (const char *p = name; *p && l + 1 < cap; p++) {
+        char c = *p;
+        bool alnum_prev = l > 0 && buf[l - 1] != '-' && buf[l - 1] != '.';
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '.' && alnum_prev)) {
+            buf[l++] = c;
+            dash = false;
+        } else if (!dash && l > 0) {
+            buf[l++] = '-';
+            dash = true;
+        }
+    }
+    while (l > 0 && buf[l - 1] == '-')
+        l--;
+    buf[l] = '\0';
 }

@@ -168,6 +168,28 @@ double gb_test_now_s(void);
 struct gb_device *gb_test_open_device(const struct gb_backend_ops *ops, int index);
 /* Whether the device is PoCL's (whose limits and peaks some tests know). */
 bool gb_test_is_pocl(const struct gb_device_info *info);
+/* The OpenCL devices the gpubench binary sees (`gpubench devices --json`), with the shell
+ * environment assignments `env` before it ("" for none, "POCL_DEVICES='pthread pthread'" to ask
+ * PoCL for two devices: other implementations ignore POCL_DEVICES). Names, counts and limits come
+ * from the device, so that no test assumes one OpenCL implementation. */
+#define GB_TEST_MAX_DEVICES 8
+struct gb_test_devices {
+    int n;              /* OpenCL devices listed (0 when the backend is unavailable) */
+    char platform[128]; /* device 0's platform ("" when none) */
+    char name[GB_TEST_MAX_DEVICES][256];
+    uint64_t max_wg_size[GB_TEST_MAX_DEVICES];
+};
+/* Fills *d; fails the test when `gpubench devices --json` fails or is not JSON. */
+void gb_test_cli_devices(const char *env, struct gb_test_devices *d);
+/* gb_test_cli_devices, and skips the test (saying which implementation offered how many) when it
+ * lists fewer than n OpenCL devices. */
+void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d);
+/* OpenCL device 0's own information into *info, read in this process (ops->init() and
+ * device_open); the test is skipped when there is none. The backend stays initialised. */
+void gb_test_opencl_info(struct gb_device_info *info);
+/* `name` as gpubench's file names spell it (gb_baseline_name): lowercased, every run of
+ * characters other than [a-z0-9.] one '-', no leading or trailing '-'. */
+void gb_test_slug(const char *name, char *buf, size_t cap);
 /* The figure called `name` of a result, or NULL. */
 const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name);
 

@@ -1,4 +1,5 @@
-/* End-to-end tests of the gpubench binary on the real OpenCL device (PoCL here). */
+/* End-to-end tests of the gpubench binary on the real OpenCL device (PoCL or Intel's CPU
+ * runtime here). */
 #include <jansson.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -101,14 +102,35 @@ TEST(cli_every_command_refuses_an_unknown_option)
     }
 }
 
-TEST(cli_devices_lists_pocl)
+/* `gpubench devices` lists every device the implementation offers, as --json does: PoCL's one
+ * by default and two with POCL_DEVICES='pthread pthread'; another implementation ignores
+ * POCL_DEVICES and lists what it has. */
+static void check_devices_listed(const char *env)
 {
-    ASSERT_EQ(sh("%s devices 2>&1", GB_TEST_EXE), 0);
-    ASSERT_CONTAINS(out, "opencl: 1 device");
-    ASSERT_CONTAINS(out, "[0]");
-    ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices 2>&1", GB_TEST_EXE), 0);
-    ASSERT_CONTAINS(out, "opencl: 2 devices");
-    ASSERT_CONTAINS(out, "[1]");
+    struct gb_test_devices d;
+    gb_test_cli_devices(env, &d);
+    ASSERT_MSG(d.n >= 1, "no OpenCL device listed with %s", env[0] ? env : "no environment");
+    ASSERT_EQ(sh("%s %s devices 2>&1", env, GB_TEST_EXE), 0);
+    char want[64];
+    snprintf(want, sizeof want, "opencl: %d device%s", d.n, d.n == 1 ? "" : "s");
+    ASSERT_CONTAINS(out, want);
+    for (int k = 0; k < d.n && k < GB_TEST_MAX_DEVICES; k++) {
+        char line[300];
+        snprintf(line, sizeof line, "[%d] %s\n", k, d.name[k]);
+        ASSERT_CONTAINS(out, line);
+    }
+    snprintf(want, sizeof want, "[%d]", d.n);
+    ASSERT_MSG(!strstr(out, want), "%s listed beyond the %d devices of --json: %s", want, d.n, out);
+}
+
+TEST(cli_devices_lists_every_device)
+{
+    check_devices_listed("");
+    check_devices_listed("POCL_DEVICES='pthread pthread'");
+    struct gb_test_devices d;
+    gb_test_cli_devices("POCL_DEVICES='pthread pthread'", &d);
+    if (strstr(d.platform, "Portable Computing Language"))
+        ASSERT_EQ(d.n, 2); /* PoCL makes one device per POCL_DEVICES entry */
 }
 
 TEST(cli_devices_json)
@@ -126,9 +148,16 @@ TEST(cli_devices_json)
         if (strcmp(json_string_value(json_object_get(b, "backend")), "opencl") == 0) {
             ASSERT(json_is_true(json_object_get(b, "available")));
             json_t *devs = json_object_get(b, "devices");
-            ASSERT_EQ(json_array_size(devs), 1);
-            ASSERT(json_integer_value(json_object_get(json_array_get(devs, 0), "max_alloc_bytes")) >
-                   0);
+            ASSERT_U64(json_array_size(devs), >=, 1);
+            size_t k;
+            json_t *dev;
+            json_array_foreach(devs, k, dev)
+            {
+                ASSERT_EQ(json_integer_value(json_object_get(dev, "index")), (long long)k);
+                ASSERT(json_string_length(json_object_get(dev, "name")) > 0);
+                ASSERT(json_integer_value(json_object_get(dev, "max_alloc_bytes")) > 0);
+                ASSERT(json_integer_value(json_object_get(dev, "max_work_group_size")) > 0);
+            }
             found = true;
         }
     }
@@ -190,7 +219,9 @@ TEST_TIMEOUT(cli_quick_profile_runs_and_verifies, 240)
     ASSERT_CONTAINS(out, "0 failed");
     char path[GB_PATH_JOIN];
     snprintf(path, sizeof path, "%s/quick.json", dir);
-    check_results(path, 40, 1, true);
+    struct gb_test_devices d;
+    gb_test_cli_devices("", &d);
+    check_results(path, 40, (size_t)d.n, true);
 }
 
 static const char *small_profile =
@@ -202,25 +233,34 @@ static const char *small_profile =
     "  - suite: memory\n"
     "    params: {op: [triad, dot], type: float, size: 4MiB}\n";
 
+/* Every device of a run is measured: two (or more) devices, each with all 8 cases. Needs an
+ * implementation that offers two devices (PoCL with POCL_DEVICES='pthread pthread'). */
 TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
 {
+    static const char env[] = "POCL_DEVICES='pthread pthread'";
+    struct gb_test_devices d;
+    gb_test_need_cli_devices(env, 2, &d);
     const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/small.yaml", dir);
     snprintf(res, sizeof res, "%s/two.json", dir);
     gb_test_write_file(prof, small_profile);
-    int rc = sh("POCL_DEVICES='pthread pthread' %s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
+    int rc = sh("%s %s run %s -o %s 2>&1", env, GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
-    check_results(res, 16, 2, false);
+    check_results(res, 8 * (size_t)d.n, (size_t)d.n, false);
     struct gb_results rs;
     ASSERT_OK(gb_results_read(res, &rs));
-    size_t per_dev[2] = {0, 0};
-    for (size_t i = 0; i < rs.nresults; i++)
+    size_t per_dev[GB_TEST_MAX_DEVICES] = {0};
+    ASSERT(d.n <= GB_TEST_MAX_DEVICES);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        ASSERT(rs.results[i].device_index >= 0 && rs.results[i].device_index < d.n);
         per_dev[rs.results[i].device_index]++;
-    ASSERT_EQ(per_dev[0], 8);
-    ASSERT_EQ(per_dev[1], 8);
-    ASSERT_EQ(rs.devices[0].index, 0);
-    ASSERT_EQ(rs.devices[1].index, 1);
+    }
+    for (int k = 0; k < d.n; k++) {
+        ASSERT_EQ(per_dev[k], 8);
+        ASSERT_EQ(rs.devices[k].index, k);
+        ASSERT_STR(rs.devices[k].info.name, d.name[k]);
+    }
     gb_results_free(&rs);
 }
 
@@ -252,9 +292,9 @@ TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
     snprintf(prof, sizeof prof, "%s/big.yaml", dir);
     snprintf(res, sizeof res, "%s/big.json", dir);
-    /* 64 GiB + 1 byte is more than this machine's memory, whatever PoCL reports as its largest
-     * buffer (it follows free host memory); it also proves sizes are not truncated to 32 bits
-     * (mod 2^32 it is 1 byte, which would fit). */
+    /* 64 GiB + 1 byte is more than this machine's memory, whatever the OpenCL implementation
+     * reports as its largest buffer (PoCL's follows free host memory); it also proves sizes are
+     * not truncated to 32 bits (mod 2^32 it is 1 byte, which would fit). */
     gb_test_write_file(prof, "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
                              "suites:\n"
                              "  - suite: transfer\n"

@@ -221,7 +221,8 @@ TEST(multi_results_devices_and_figures_round_trip)
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1, warmup_time: 0s}\n";
 
-/* Runs `suites` (YAML list items) on every OpenCL device PoCL offers with POCL_DEVICES=pocl. */
+/* Runs `suites` (YAML list items) on every OpenCL device with POCL_DEVICES=pocl (PoCL makes
+ * one device per entry; another implementation ignores it and offers what it has). */
 static void run_multi(const char *pocl, const char *suites, struct gb_results *rs)
 {
     setenv("POCL_DEVICES", pocl, 1);
@@ -251,7 +252,9 @@ TEST_TIMEOUT(multi_two_devices_every_suite_verifies, 120)
               "  - suite: balance\n    params: {elements: 10000, iters: 16, chunks: 7}\n",
               &rs);
     if (rs.ndevices < 2)
-        SKIP("PoCL offers %zu device with POCL_DEVICES=\"pthread pthread\"", rs.ndevices);
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             rs.ndevices);
     /* scaling 2 x 3, aggregate 4, peer 4 x 2, allreduce 4, balance 3. */
     ASSERT_EQ(rs.nresults, 6 + 4 + 8 + 4 + 3);
     for (size_t i = 0; i < rs.nresults; i++) {
@@ -328,7 +331,9 @@ TEST_TIMEOUT(multi_one_device_reports_baselines_and_skips_the_rest, 60)
               "  - suite: balance\n    params: {elements: 4096, iters: 8}\n",
               &rs);
     if (rs.ndevices != 1)
-        SKIP("PoCL offers %zu devices with POCL_DEVICES=pthread", rs.ndevices);
+        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
+             "POCL_DEVICES=pthread",
+             rs.ndevices);
     /* A single-device case first (it runs on its own, with no device set); then scaling ndev 1
      * ok, 2 skipped; peer (0, 0) only; allreduce 1 ok, 2 skipped; balance equal ok,
      * proportional and dynamic skipped. The device is listed once. */
@@ -369,7 +374,9 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
     struct gb_plan plan = {0};
     ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
     if (plan.ndevices < 2)
-        SKIP("PoCL offers %zu device", plan.ndevices);
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             plan.ndevices);
     ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
     ASSERT_EQ(plan.ncases, 1);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
@@ -451,7 +458,9 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     struct gb_plan plan = {0};
     int r = gb_plan_devices(NULL, "opencl", NULL, &plan);
     if (r == GB_ENODEV || plan.ndevices < 2)
-        SKIP("needs two OpenCL devices");
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             plan.ndevices);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
@@ -502,7 +511,9 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
     struct gb_results rs;
     ASSERT_OK(gb_results_read(res, &rs));
     if (rs.ndevices < 2)
-        SKIP("PoCL offers %zu device with POCL_DEVICES=\"pthread pthread\"", rs.ndevices);
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             rs.ndevices);
     /* scaling 6, aggregate 4, peer 2 x 2 x 2, peerbw 8 (bidir 1, all_to_one 2, one_to_all 2,
      * all_to_all 1, latency 2), allreduce 4, balance 3 */
     ASSERT_EQ(rs.nresults, 33);

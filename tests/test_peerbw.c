@@ -88,7 +88,9 @@ TEST_TIMEOUT(peerbw_two_devices_every_op_verifies_and_sm_is_a_skip, 120)
     struct gb_results rs;
     run_peerbw("pthread pthread", "{size: [4100, 1MiB]}", &rs);
     if (rs.ndevices < 2)
-        SKIP("PoCL offers %zu device with POCL_DEVICES=\"pthread pthread\"", rs.ndevices);
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             rs.ndevices);
     /* Per method: bidir 1 pair, all_to_one 2 roots, one_to_all 2 roots, all_to_all 1, at two
      * sizes (12), and latency on 2 ordered pairs (2): 14 ce cases ok, 14 sm cases skipped. */
     ASSERT_EQ(rs.nresults, 28);
@@ -163,7 +165,9 @@ TEST_TIMEOUT(peerbw_broken_copies_fail_verification, 120)
         run_peerbw("pthread pthread",
                    "{op: [bidir, all_to_one, all_to_all, latency], method: ce, size: 64KiB}", &rs);
         if (rs.ndevices < 2)
-            SKIP("PoCL offers %zu device with POCL_DEVICES=\"pthread pthread\"", rs.ndevices);
+            SKIP("needs two OpenCL devices; the implementation offers %zu with "
+                 "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+                 rs.ndevices);
         ASSERT_EQ(rs.nresults, 1 + 2 + 1 + 2);
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
@@ -193,7 +197,9 @@ TEST_TIMEOUT(peerbw_one_device_skips_with_a_reason, 60)
     struct gb_results rs;
     run_peerbw("pthread", "{size: 64KiB}", &rs);
     if (rs.ndevices != 1)
-        SKIP("PoCL offers %zu devices with POCL_DEVICES=pthread", rs.ndevices);
+        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
+             "POCL_DEVICES=pthread",
+             rs.ndevices);
     ASSERT_EQ(rs.nresults, 3 * 2); /* all_to_one, one_to_all, all_to_all; ce and sm */
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -218,7 +224,9 @@ TEST_TIMEOUT(peerbw_and_peer_oversized_is_a_skip, 60)
     struct gb_results rs;
     gb_test_run_profile(yaml, NULL, &rs);
     if (rs.ndevices < 2)
-        SKIP("PoCL offers %zu devices", rs.ndevices);
+        SKIP("needs two OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
+             rs.ndevices);
     ASSERT(rs.nresults >= 3);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -236,7 +244,9 @@ TEST_TIMEOUT(peerbw_three_devices_many_links_per_device_verify, 120)
     run_peerbw("pthread pthread pthread",
                "{op: [bidir, all_to_one, one_to_all, all_to_all], method: ce, size: 1MiB}", &rs);
     if (rs.ndevices < 3)
-        SKIP("PoCL offers %zu devices with POCL_DEVICES=\"pthread pthread pthread\"", rs.ndevices);
+        SKIP("needs three OpenCL devices; the implementation offers %zu with "
+             "POCL_DEVICES=\"pthread pthread pthread\" (only PoCL makes devices from it)",
+             rs.ndevices);
     ASSERT_EQ(rs.nresults, 3 + 3 + 3 + 1);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -276,7 +286,8 @@ TEST_TIMEOUT(peerbw_report_draws_patterns_and_latency, 120)
     ASSERT_CONTAINS(md, "### Peer copy latency (4 bytes)");
     if (!strstr(md, "opencl:1")) {
         free(md);
-        SKIP("PoCL offers one device with POCL_DEVICES=\"pthread pthread\"");
+        SKIP("needs two OpenCL devices; the implementation offers one with "
+             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)");
     }
     ASSERT(!strstr(md, "*No data: no peerbw results"));
     ASSERT(!strstr(md, "*No data: no peerbw latency results"));

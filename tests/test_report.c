@@ -8,6 +8,7 @@
 #include <dirent.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "results/results.h"
 #include "analyses/prices.h"
 #include "outputs/report.h"
@@ -130,18 +131,71 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     ASSERT_CONTAINS(out, "# category,");
 }
 
-TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
+/* The names of the devices in results file dir/file into names[0..max) (each up to 256
+ * characters); how many. */
+static size_t device_names(const char *dir, const char *file, char names[][256], size_t max)
 {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(p, &rs));
+    size_t n = rs.ndevices < max ? rs.ndevices : max;
+    for (size_t i = 0; i < n; i++)
+        snprintf(names[i], 256, "%s", rs.devices[i].info.name);
+    gb_results_free(&rs);
+    return n;
+}
+
+/* A price sheet key for a device name: the name quoted for YAML. */
+static void yaml_quoted(char *buf, size_t len, const char *name)
+{
+    size_t l = 0;
+    buf[l++] = '"';
+    for (const char *c = name; *c && l + 3 < len; c++) {
+        if (*c == '"' || *c == '\\')
+            buf[l++] = '\\';
+        buf[l++] = *c;
+    }
+    buf[l++] = '"';
+    buf[l] = '\0';
+}
+
+/* Two configurations of one machine side by side: a run on one device and a run on two of
+ * unequal speed (PoCL's POCL_DEVICES='basic pthread'), three devices in the report. The device
+ * names, and so the price sheet's keys, come from the runs' own files. An implementation that
+ * makes no second device (Intel's CPU runtime ignores POCL_DEVICES) skips. */
+TEST_TIMEOUT(report_two_configs_side_by_side, 240)
+{
+    static const char env_one[] = "POCL_DEVICES=pthread",
+                      env_two[] = "POCL_DEVICES='basic pthread'";
+    struct gb_test_devices d;
+    gb_test_need_cli_devices(env_two, 2, &d);
     const char *dir = gb_test_tmpdir();
-    quick_run(dir, "POCL_DEVICES=pthread", "one.json");
-    quick_run(dir, "POCL_DEVICES='basic pthread'", "two.json");
+    quick_run(dir, env_one, "one.json");
+    quick_run(dir, env_two, "two.json");
+    char one[1][256], two[2][256];
+    ASSERT_EQ(device_names(dir, "one.json", one, 1), 1);
+    ASSERT_EQ(device_names(dir, "two.json", two, 2), 2);
+    /* Prices by exact name: two.json's first device is the cheap one (600 / 65 W otherwise). */
+    const bool two_names = strcmp(two[0], two[1]) != 0;
+    const bool cheap_one = two_names && strcmp(one[0], two[0]) == 0;
+    char k0[600], k1[600], k2[600], sheet[2400];
+    yaml_quoted(k0, sizeof k0, two[0]);
+    yaml_quoted(k1, sizeof k1, two[1]);
+    yaml_quoted(k2, sizeof k2, one[0]);
+    snprintf(sheet, sizeof sheet,
+             "# illustrative, not real prices\n"
+             "currency: EUR\n"
+             "devices:\n"
+             "  %s: {price: %s}\n",
+             k0, two_names ? "300, power: 35 W" : "600, power: 65");
+    if (two_names)
+        gb_appendf(sheet, sizeof sheet, "  %s: {price: 600, power: 65}\n", k1);
+    if (strcmp(one[0], two[0]) != 0 && strcmp(one[0], two[1]) != 0)
+        gb_appendf(sheet, sizeof sheet, "  %s: {price: 600, power: 65}\n", k2);
     char prices[1100];
     snprintf(prices, sizeof prices, "%s/prices.yaml", dir);
-    gb_test_write_file(prices, "# illustrative, not real prices\n"
-                               "currency: EUR\n"
-                               "devices:\n"
-                               "  pthread: {price: 600, power: 65}\n"
-                               "  basic: {price: 300, power: 35 W}\n");
+    gb_test_write_file(prices, sheet);
     int rc = sh("cd %s && %s report one.json two.json -o rep --prices prices.yaml --title 'Side "
                 "by side' 2>&1",
                 dir, GB_TEST_EXE);
@@ -150,24 +204,37 @@ TEST_TIMEOUT(report_two_pocl_configs_side_by_side, 240)
     char rep[1100], p[1200];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     check_report_files(rep);
-    /* Three series in every chart's data and legend: the pthread device of each file (told
-     * apart by their files) and the basic one. */
+    /* Three series in every chart's data and legend: every device by its name; a name in both
+     * files is told apart by its file. */
     snprintf(p, sizeof p, "%s/data/memory_bandwidth.csv", rep);
     char *csv = gb_test_slurp(p);
-    ASSERT_CONTAINS(csv, "(opencl) one.json");
-    ASSERT_CONTAINS(csv, "(opencl) two.json");
-    ASSERT_CONTAINS(csv, "basic-");
-    free(csv);
     snprintf(p, sizeof p, "%s/charts/transfer_h2d.svg", rep);
     char *svg = gb_test_slurp(p);
-    ASSERT_CONTAINS(svg, "basic-");
-    ASSERT_CONTAINS(svg, "one.json");
+    const char *names[3] = {one[0], two[0], two[1]};
+    for (size_t i = 0; i < 3; i++)
+        ASSERT_CONTAINS(csv, names[i]);
+    if (strcmp(one[0], two[0]) == 0 || strcmp(one[0], two[1]) == 0) {
+        ASSERT_CONTAINS(csv, "(opencl) one.json");
+        ASSERT_CONTAINS(csv, "(opencl) two.json");
+        ASSERT_CONTAINS(svg, "one.json");
+    }
+    /* The device only two.json has is drawn under its own name. */
+    const char *only_two = strcmp(one[0], two[0]) != 0 ? two[0] : two[1];
+    ASSERT_CONTAINS(svg, only_two);
+    free(csv);
     free(svg);
     snprintf(p, sizeof p, "%s/report.md", rep);
     char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "# Side by side");
-    ASSERT_CONTAINS(md, "| Price (EUR) | 600 | 300 | 600 |");
-    ASSERT_CONTAINS(md, "| Power (W) | 65 | 35 | 65 |");
+    if (two_names) {
+        /* Columns: one.json's device, then two.json's two. */
+        const char *price_one = cheap_one ? "300" : "600", *power_one = cheap_one ? "35" : "65";
+        char row[128];
+        snprintf(row, sizeof row, "| Price (EUR) | %s | 300 | 600 |", price_one);
+        ASSERT_CONTAINS(md, row);
+        snprintf(row, sizeof row, "| Power (W) | %s | 35 | 65 |", power_one);
+        ASSERT_CONTAINS(md, row);
+    }
     ASSERT_CONTAINS(md, "triad GB/s per 1000 EUR: best ");
     ASSERT_CONTAINS(md, "triad GB/s per W: best ");
     ASSERT_CONTAINS(md, "from the price sheet's power (fallback, not measured)");
