@@ -263,27 +263,3 @@ void gb_test_opencl_info(struct gb_device_info *info)
     *info = dev->info;
     ops->device_close(dev);
 }
-
-void gb_test_slug(const char *name, char *buf, size_t cap)
-{
-    if (!cap)
-        return;
-    size_t l = 0;
-    bool dash = false;
-    for (const char *p = name; *p && l + 1 < cap; p++) {
-        char c = *p;
-        bool alnum_prev = l > 0 && buf[l - 1] != '-' && buf[l - 1] != '.';
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '.' && alnum_prev)) {
-            buf[l++] = c;
-            dash = false;
-        } else if (!dash && l > 0) {
-            buf[l++] = '-';
-            dash = true;
-        }
-    }
-    while (l > 0 && buf[l - 1] == '-')
-        l--;
-    buf[l] = '\0';
-}

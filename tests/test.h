@@ -187,9 +187,6 @@ void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
 /* OpenCL device 0's own information into *info, read in this process (ops->init() and
  * device_open); the test is skipped when there is none. The backend stays initialised. */
 void gb_test_opencl_info(struct gb_device_info *info);
-/* `name` as gpubench's file names spell it (gb_baseline_name): lowercased, every run of
- * characters other than [a-z0-9.] one '-', no leading or trailing '-'. */
-void gb_test_slug(const char *name, char *buf, size_t cap);
 /* The figure called `name` of a result, or NULL. */
 const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name);
 
