@@ -292,6 +292,31 @@ static int upload_input(struct gb_case_ctx *ctx, const double *x, uint64_t n, en
 }
 
 /* The own kernel: configuration (tuned or default), checked against the device. */
+/* Builds the own kernel with tile configuration (ts, wpt, tsk, unroll) into s->prog, s->kern. */
+static int build_own(struct gb_case_ctx *ctx, struct gemm *s, int64_t ts, int64_t wpt, int64_t tsk,
+                     int64_t unroll)
+{
+    char d[8][32];
+    size_t nd = 0;
+    snprintf(d[nd++], sizeof d[0], "TS=%lld", (long long)ts);
+    snprintf(d[nd++], sizeof d[0], "WPT=%lld", (long long)wpt);
+    snprintf(d[nd++], sizeof d[0], "TSK=%lld", (long long)tsk);
+    snprintf(d[nd++], sizeof d[0], "UNROLL=%lld", (long long)unroll);
+    snprintf(d[nd++], sizeof d[0], "T=%s", s->p == GP_F64 ? "double" : "float");
+    snprintf(d[nd++], sizeof d[0], "TRANS_A=%d", s->ta);
+    snprintf(d[nd++], sizeof d[0], "TRANS_B=%d", s->tb);
+    if (s->p == GP_MIXED)
+        snprintf(d[nd++], sizeof d[0], "IN_HALF=1");
+    else if (s->p == GP_BF16)
+        snprintf(d[nd++], sizeof d[0], "IN_BF16=1");
+    const char *defs[9];
+    for (size_t i = 0; i < nd; i++)
+        defs[i] = d[i];
+    if (s->hook.test_define)
+        defs[nd++] = s->hook.test_define;
+    return gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
+}
+
 static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
 {
     const struct gb_device_info *info = &ctx->dev->info;
@@ -332,12 +357,13 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
                        "own kernel: invalid configuration %s (kernels/gemm.cl lists "
                        "the valid ones)",
                        s->config);
-    const uint64_t rts = (uint64_t)(ts / wpt);
-    if (rts * rts > info->max_wg_size || rts > info->max_wg_dims[0] || rts > info->max_wg_dims[1])
+    if ((ts / wpt) * (ts / wpt) > info->max_wg_size || ts / wpt > info->max_wg_dims[0] ||
+        ts / wpt > info->max_wg_dims[1])
         return gb_case_skip(ctx,
                             "own kernel %s: a %llux%llu work-group exceeds the device's "
                             "limits",
-                            s->config, (unsigned long long)rts, (unsigned long long)rts);
+                            s->config, (unsigned long long)(ts / wpt),
+                            (unsigned long long)(ts / wpt));
     if (2 * (uint64_t)ts * (uint64_t)tsk * acc > info->local_mem)
         return gb_case_skip(ctx,
                             "own kernel %s: needs %llu bytes of local memory, the device "
@@ -345,35 +371,33 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
                             s->config, (unsigned long long)(2 * (uint64_t)ts * (uint64_t)tsk * acc),
                             (unsigned long long)info->local_mem);
 
-    char d[8][32];
-    size_t nd = 0;
-    snprintf(d[nd++], sizeof d[0], "TS=%lld", (long long)ts);
-    snprintf(d[nd++], sizeof d[0], "WPT=%lld", (long long)wpt);
-    snprintf(d[nd++], sizeof d[0], "TSK=%lld", (long long)tsk);
-    snprintf(d[nd++], sizeof d[0], "UNROLL=%lld", (long long)unroll);
-    snprintf(d[nd++], sizeof d[0], "T=%s", s->p == GP_F64 ? "double" : "float");
-    snprintf(d[nd++], sizeof d[0], "TRANS_A=%d", s->ta);
-    snprintf(d[nd++], sizeof d[0], "TRANS_B=%d", s->tb);
-    if (s->p == GP_MIXED)
-        snprintf(d[nd++], sizeof d[0], "IN_HALF=1");
-    else if (s->p == GP_BF16)
-        snprintf(d[nd++], sizeof d[0], "IN_BF16=1");
-    const char *defs[9];
-    for (size_t i = 0; i < nd; i++)
-        defs[i] = d[i];
-    if (s->hook.test_define)
-        defs[nd++] = s->hook.test_define;
-    int err = gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
-    if (err)
-        return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->kern, &kmax)))
-        return err;
-    if (rts * rts > kmax)
-        return gb_case_skip(ctx,
-                            "own kernel %s: work-group of %llu exceeds this kernel's "
-                            "maximum %u",
-                            s->config, (unsigned long long)(rts * rts), kmax);
+    /* The default configuration is fitted to a kernel whose own work-group maximum is below its
+     * (TS/WPT)^2 work-items (a driver's register limit): more work per work-item, WPT doubled, a
+     * smaller work-group over the same tiles; a tuned configuration is a measured choice and
+     * skips. */
+    uint64_t rts = (uint64_t)(ts / wpt);
+    for (;;) {
+        int err = build_own(ctx, s, ts, wpt, tsk, unroll);
+        if (err)
+            return err;
+        uint32_t kmax = 0;
+        if ((err = ctx->ops->kernel_max_wg(s->kern, &kmax)))
+            return err;
+        if (rts * rts <= kmax)
+            break;
+        if (tuned || wpt >= ts || ts % (wpt * 2) ||
+            (ts * tsk) % ((ts / (wpt * 2)) * (ts / (wpt * 2))))
+            return gb_case_skip(ctx,
+                                "own kernel %s: work-group of %llu exceeds this kernel's "
+                                "maximum %u",
+                                s->config, (unsigned long long)(rts * rts), kmax);
+        gb_case_free_kernel(ctx, &s->kern, &s->prog);
+        wpt *= 2;
+        rts = (uint64_t)(ts / wpt);
+        snprintf(s->config, sizeof s->config, "TS=%d WPT=%d TSK=%d UNROLL=%d (fitted)", (int)ts,
+                 (int)wpt, (int)tsk, (int)unroll);
+        gb_case_figure(ctx, "wg_used", "", (double)(rts * rts));
+    }
 
     struct gb_launch *l = &s->l;
     const uint64_t tiles_m = (s->m + (uint64_t)ts - 1) / (uint64_t)ts;
