@@ -470,6 +470,12 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         int err = pd->ops->device_open(pd->index, &dev);
         if (!err)
             err = pd->ops->queue_create(dev, &q);
+        /* Said once per opening of the device; each result it affects says it again. */
+        if (!err && dev->timer_fault[0] && (!o->stop || !*o->stop))
+            fprintf(stderr,
+                    "gpubench: %s:%d %s: its event timer failed the check at open (%s); its "
+                    "device-timed cases are timed on the host around a finish instead\n",
+                    pd->ops->name, pd->index, pd->info.name, dev->timer_fault);
         char open_why[1024] = "";
         if (err)
             snprintf(open_why, sizeof open_why, "cannot open the device: %s%s%s", gb_strerror(err),
