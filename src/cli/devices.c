@@ -44,10 +44,12 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
             printf("  [%d] %s\n", i, d.name);
             printf("      vendor %s, driver %s, %s%s%s\n", d.vendor, d.driver, d.version,
                    d.platform[0] ? ", platform " : "", d.platform);
-            printf("      %u compute units at %u MHz, memory %s (largest buffer %s), local "
+            printf("      %u compute units at %u MHz%s%s%s, memory %s (largest buffer %s), local "
                    "memory %s, max work-group %u (%u x %u x %u)\n",
-                   d.compute_units, d.clock_mhz, mem, alloc, local, d.max_wg_size, d.max_wg_dims[0],
-                   d.max_wg_dims[1], d.max_wg_dims[2]);
+                   d.compute_units, d.clock_mhz, d.clock_source[0] ? " (clock from the " : "",
+                   d.clock_source, d.clock_source[0] ? ": the driver reports none)" : "", mem,
+                   alloc, local, d.max_wg_size, d.max_wg_dims[0], d.max_wg_dims[1],
+                   d.max_wg_dims[2]);
             printf("      capabilities: %s\n", caps[0] ? caps : "none");
         }
         json_t *caps_j = json_array();
@@ -68,6 +70,9 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
                       (int)d.clock_mhz, "max_work_group_size", (int)d.max_wg_size, "mem_clock_mhz",
                       (int)d.mem_clock_mhz, "mem_bus_bits", (int)d.mem_bus_bits, "peak_mem_gbs",
                       d.peak_mem_gbs, "capabilities", caps_j));
+        if (d.clock_source[0])
+            json_object_set_new(json_array_get(jd, json_array_size(jd) - 1), "clock_source",
+                                json_string(d.clock_source));
     }
     return jd;
 }
