@@ -135,7 +135,8 @@ int gb_cmd_validate(int argc, char **argv)
         size_t n = 0;
         for (size_t i = 0; i < plan.ncases; i++)
             n += plan.cases[i].run == &p.runs[r];
-        printf("  %-10s %4zu cases  (line %d)\n", p.runs[r].suite->name, n, p.runs[r].line);
+        printf("  %-10s %4zu case%s (line %d)\n", p.runs[r].suite->name, n, n == 1 ? " " : "s",
+               p.runs[r].line);
     }
     free(plan.cases);
     gb_profile_free(&p);
