@@ -42,6 +42,7 @@
 
 #include "run/config.h"
 #include "run/subcase.h"
+#include "run/measure.h"
 #include "run/suite.h"
 #include "run/tune.h"
 #include "run/tuning_cache.h"
@@ -421,6 +422,7 @@ static int evaluate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *c, 
     struct gb_result r = {0};
     gb_error_clear();
     int err = instantiate(ctx, t, c, why, sizeof why);
+    gb_measure_heartbeat(); /* a build: a space pruned once built may be hundreds of them */
     if (err == GB_ESKIP) {
         /* Pruned after the build, before any launch: not an evaluation. */
         t->pruned[C_KMAX]++;
@@ -504,17 +506,31 @@ static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *de
         snprintf(t->cache_note, sizeof t->cache_note, "entry pruned here: searched");
         return 0;
     }
+    /* The cached configuration first: one a driver prunes once built (over the kernel's own
+     * work-group maximum) cannot be used, and the search runs instead. */
     t->from_cache = true;
-    double cost;
-    if ((*err = evaluate(ctx, t, def, "default", &cost)))
+    const bool same = same_choice(t, def, c);
+    double cost = NAN, dcost;
+    if (!same && (*err = evaluate(ctx, t, c, "cached", &cost)))
         return 1;
-    t->default_time = cost;
-    consider(t, def, cost);
-    if (!same_choice(t, def, c)) {
-        if ((*err = evaluate(ctx, t, c, "cached", &cost)))
-            return 1;
-        consider(t, c, cost);
+    if (!same && isnan(cost)) {
+        t->from_cache = false;
+        snprintf(t->cache_note, sizeof t->cache_note, "entry pruned once built: searched");
+        return 0;
     }
+    if ((*err = evaluate(ctx, t, def, "default", &dcost)))
+        return 1;
+    if (same && isnan(dcost)) {
+        t->from_cache = false;
+        snprintf(t->cache_note, sizeof t->cache_note, "entry pruned once built: searched");
+        return 0;
+    }
+    if (!isnan(dcost)) {
+        t->default_time = dcost;
+        consider(t, def, dcost);
+    }
+    if (!same)
+        consider(t, c, cost);
     return 1;
 }
 

@@ -30,9 +30,12 @@ static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time
 /* Runs `suites` (the profile's suites: list) with the defects `defect` (GB_CL_DEFECT; "" for
  * none) and reads the results into *rs. The run must exit 0 (every case ok or skipped) unless
  * may_fail. */
+static char last_dir[4096]; /* the folder of run_with's last run: p.yaml and r.json */
+
 static void run_with(const char *defect, const char *suites, bool may_fail, struct gb_results *rs)
 {
     const char *dir = gb_test_tmpdir();
+    snprintf(last_dir, sizeof last_dir, "%s", dir);
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], text[4096];
     snprintf(prof, sizeof prof, "%s/p.yaml", dir);
     snprintf(res, sizeof res, "%s/r.json", dir);
@@ -148,6 +151,43 @@ TEST_TIMEOUT(defects_finish_returning_early_is_waited_past, 240)
     }
     ASSERT_MSG(ok >= 3, "%zu cases ok", ok);
     gb_results_free(&rs);
+
+    /* A blocking device-to-device copy waits on its own finish: with the early finish its time
+     * per copy stays what it is without it (it had read 10x faster: copies pipelined), within
+     * this machine's run-to-run swing. */
+    static const char d2d[] =
+        "  - suite: transfer\n"
+        "    params: {op: [d2d], memory: pinned, mode: [sync], size: [4KiB]}\n";
+    double us[2];
+    for (int k = 0; k < 2; k++) {
+        run_with(k ? "finish-early" : "", d2d, false, &rs);
+        ASSERT_EQ(rs.nresults, 1);
+        ASSERT_MSG(rs.results[0].status == GB_STATUS_OK, "%s", rs.results[0].reason);
+        us[k] = rs.results[0].op_time_us.median;
+        gb_results_free(&rs);
+    }
+    ASSERT_MSG(us[1] > us[0] / 3, "a blocking d2d copy: %g us with the early finish, %g without",
+               us[1], us[0]);
+}
+
+/* A comparison of a device-timed case with the same case timed on the host says the timer
+ * changed and gives no verdict either way. */
+TEST_TIMEOUT(defects_compare_refuses_a_timer_change, 120)
+{
+    struct gb_results rs;
+    run_with("", "  - suite: compute\n    params: {prec: [f32], iters: [64], groups: [1]}\n", false,
+             &rs);
+    gb_results_free(&rs);
+    const char *dir = last_dir;
+    int rc =
+        gb_test_shf(out, sizeof out,
+                    "cd '%s' && sed 's/\"timer\": \"device\"/\"timer\": \"host\"/' r.json > "
+                    "h.json && grep -c '\"timer\": \"host\"' h.json && '%s' compare r.json h.json "
+                    "2>&1",
+                    dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "compare: exit %d\n%s", rc, out);
+    ASSERT_CONTAINS(out, "the timer changed (device in BASE, host in NEW)");
+    ASSERT_EQ(gb_test_count(out, "SLOWER"), 0);
 }
 
 /* What a queue that did not wait would have reported: a 16 MiB bidirectional copy "at" 5.8 TB/s
@@ -247,6 +287,30 @@ TEST_TIMEOUT(defects_kernel_wg_below_the_profile_is_fitted, 400)
     ASSERT_MSG(fitted >= 5, "%zu results fitted their work-group size", fitted);
     ASSERT_MSG(tuned_ok && tuned_evals >= 1, "tuning: pruned some %d, %zu evaluations", tuned_ok,
                tuned_evals);
+    gb_results_free(&rs);
+
+    /* Simulated annealing draws among the configurations still open, pruned ones excluded: it
+     * spends its budget on ones that launch too (it had stopped, or skipped as "every
+     * configuration pruned" with some left). */
+    run_with(
+        "kernel-wg=32",
+        "  - suite: tuning\n"
+        "    params: {kernel: transpose, size: 256, search: anneal, budget: 4, seed: [1, 2, 3]}\n"
+        "    tunables: {TILE: [8, 16, 32], ROWS: [1, 2, 4], LOCAL: [1], PAD: [1]}\n",
+        false, &rs);
+    size_t anneal_ok = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "anneal: %s", r->reason);
+        const struct gb_figure *ev = gb_test_figure(r, "evaluations");
+        if (!ev)
+            continue;
+        const double valid = gb_test_figure(r, "valid")->v[0];
+        ASSERT_MSG(ev->v[0] == (valid < 4 ? valid : 4), "anneal: %g evaluations, %g valid",
+                   ev->v[0], valid);
+        anneal_ok++;
+    }
+    ASSERT_EQ(anneal_ok, 3);
     gb_results_free(&rs);
 
     /* Nothing in the space fits: the skip says so, and cites no failed result. */

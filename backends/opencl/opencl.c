@@ -917,6 +917,47 @@ fail:
     return rc;
 }
 
+/* ---- waiting ------------------------------------------------------------------------------ */
+
+/* Waits for ev and reads its execution status into *status. A platform may report an event
+ * "running" after a wait for it, or for a later command of an in-order queue, returned (seen:
+ * a start event not complete after its end event completed); it will complete, so it is waited
+ * for once more before its status counts. */
+static int ocl__wait_status(cl_event ev, cl_int *status)
+{
+    int rc = OCL_CALL(clWaitForEvents, (1, &ev));
+    for (int i = 0; i < 2 && !rc; i++) {
+        rc = OCL_CALL(clGetEventInfo,
+                      (ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL));
+        if (rc || *status <= CL_COMPLETE || i == 1)
+            break;
+        rc = OCL_CALL(clWaitForEvents, (1, &ev));
+    }
+    return rc;
+}
+
+/* Waits until everything enqueued on q has completed: clFinish, then a wait on a marker
+ * enqueued before it, whose completion the platform must report truthfully (some return from
+ * clFinish early, after a flush, with work still running). A marker that reports failure means
+ * a command before it failed. */
+static int ocl__finish(cl_command_queue q)
+{
+    cl_event m = NULL;
+    int rc = OCL_CALL(clEnqueueMarkerWithWaitList, (q, 0, NULL, &m));
+    if (!rc)
+        rc = OCL_CALL(clFinish, (q));
+    cl_int status = CL_COMPLETE;
+    if (!rc)
+        rc = ocl__wait_status(m, &status);
+    if (!rc && status != CL_COMPLETE)
+        rc = GB_FAIL(GB_EBACKEND, "queue_sync: the queue's last command %s: %s (%d)",
+                     status < 0 ? "failed" : "is not complete after a wait for it returned",
+                     status < 0 ? cl_err_name(status) : "status", (int)status);
+    if (m)
+        clReleaseEvent(m);
+    return rc;
+}
+
 /* ---- memory ------------------------------------------------------------------------------- */
 
 /* Allocation failures become GB_ENOMEM; anything else stays a backend failure. */
@@ -942,7 +983,7 @@ static void ocl_buf_free(struct gb_buf *buf)
         if (b->pub.kind == GB_MEM_HOST_PINNED && b->mapped) {
             struct ocl_device *d = ocl__dev(b->pub.dev);
             if (clEnqueueUnmapMemObject(d->iq, b->mem, b->mapped, 0, NULL, NULL) == CL_SUCCESS)
-                clFinish(d->iq);
+                ocl__finish(d->iq);
         }
         clReleaseMemObject(b->mem);
     }
@@ -1029,45 +1070,6 @@ fail:
 }
 
 /* ---- queues and transfers ----------------------------------------------------------------- */
-
-/* Waits for ev and reads its execution status into *status. A platform may report an event
- * "running" after a wait for it, or for a later command of an in-order queue, returned (seen:
- * a start event not complete after its end event completed); it will complete, so it is waited
- * for once more before its status counts. */
-static int ocl__wait_status(cl_event ev, cl_int *status)
-{
-    int rc = OCL_CALL(clWaitForEvents, (1, &ev));
-    for (int i = 0; i < 2 && !rc; i++) {
-        rc = OCL_CALL(clGetEventInfo,
-                      (ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL));
-        if (rc || *status <= CL_COMPLETE || i == 1)
-            break;
-        rc = OCL_CALL(clWaitForEvents, (1, &ev));
-    }
-    return rc;
-}
-
-/* Waits until everything enqueued on q has completed: clFinish, then a wait on a marker
- * enqueued before it, whose completion the platform must report truthfully (some return from
- * clFinish early, after a flush, with work still running). A marker that reports failure means
- * a command before it failed. */
-static int ocl__finish(cl_command_queue q)
-{
-    cl_event m = NULL;
-    int rc = OCL_CALL(clEnqueueMarkerWithWaitList, (q, 0, NULL, &m));
-    if (!rc)
-        rc = OCL_CALL(clFinish, (q));
-    cl_int status = CL_COMPLETE;
-    if (!rc)
-        rc = ocl__wait_status(m, &status);
-    if (!rc && status != CL_COMPLETE)
-        rc = GB_FAIL(GB_EBACKEND, "queue_sync: the queue's last command %s: %s (%d)",
-                     status < 0 ? "failed" : "is not complete after a wait for it returned",
-                     status < 0 ? cl_err_name(status) : "status", (int)status);
-    if (m)
-        clReleaseEvent(m);
-    return rc;
-}
 
 static int ocl_queue_create(struct gb_device *dev, struct gb_queue **out)
 {
@@ -1163,7 +1165,7 @@ static int ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off
         /* clEnqueueCopyBuffer has no blocking flag; on an in-order queue finishing the queue
          * is the same as waiting for this copy. */
         if (!rc && blocking)
-            rc = OCL_CALL(clFinish, (q->q));
+            rc = ocl__finish(q->q);
     }
     return rc;
 }
@@ -1962,7 +1964,7 @@ static void ocl_graph_free(struct gb_graph *graph)
         return;
     struct ocl_graph *g = ocl__container_of(graph, struct ocl_graph, pub);
     /* The replays still pending (a case that failed mid-run) finish before the clones go. */
-    clFinish(ocl__queue(graph->q)->q);
+    ocl__finish(ocl__queue(graph->q)->q);
     ocl__rec_release(&g->rec);
     free(g);
 }

@@ -522,6 +522,15 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
                  n->better == GB_BETTER_LOWER ? "lower" : "higher");
         return 0;
     }
+    /* Device events against host wall time around a finish: the host's includes the launch
+     * and the finish, so the two measure different things (a device whose timer failed its
+     * check on one of the nights). */
+    if (b->timer[0] && n->timer[0] && strcmp(b->timer, n->timer) != 0) {
+        row->j.verdict = GB_VERDICT_UNSTABLE;
+        snprintf(row->note, sizeof row->note,
+                 "the timer changed (%s in BASE, %s in NEW): not comparable", b->timer, n->timer);
+        return 0;
+    }
     int rc =
         gb_compare_judge(b->samples, b->nsamples, n->samples, n->nsamples,
                          b->better == GB_BETTER_HIGHER, c->opts.alpha, row->threshold, &row->j);

@@ -537,6 +537,9 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     else
         return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.status: \"%s\" is not ok, skipped or failed",
                             R->file, w, status);
+    if (r->timer[0] && strcmp(r->timer, "device") != 0 && strcmp(r->timer, "host") != 0)
+        return GB_USER_FAIL(GB_ESCHEMA, "%s: %s.timer: \"%s\" is not device or host", R->file, w,
+                            r->timer);
     if (strcmp(better, "higher") == 0)
         r->better = GB_BETTER_HIGHER;
     else if (strcmp(better, "lower") == 0)

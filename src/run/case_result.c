@@ -148,6 +148,13 @@ void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
     }
 }
 
+void gb_result_timer_note(struct gb_result *r, const struct gb_case_ctx *ctx,
+                          const struct gb_measurement *m)
+{
+    if (m->timer != ctx->op.timer && ctx->dev)
+        gb_result_text(r, "timer", "host (%s)", ctx->dev->timer_fault);
+}
+
 int gb_result_verified(struct gb_result *r, const struct gb_case_ctx *ctx, int err,
                        size_t m_samples)
 {

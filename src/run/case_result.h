@@ -26,6 +26,12 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
  * of both ceilings). Other results are left alone. */
 void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
 
+/* When the samples were not taken with the case's own timer (m->timer is the host's because the
+ * device's event timer failed its check at open, gb_device.timer_fault), the text figure "timer"
+ * says so and why: "host (event timestamps are 0)". Call once the result's figures are final. */
+void gb_result_timer_note(struct gb_result *r, const struct gb_case_ctx *ctx,
+                          const struct gb_measurement *m);
+
 /* Records in r what verify() returned (err) for the case in ctx, after gb_result_fill_metric:
  * GB_EVERIFY fails it with ctx->reason ("verification failed: ..."), another error fails it as
  * gb_result_fail(..., "verify"), 0 makes it ok and verified, with a reason when the noise target

@@ -87,5 +87,9 @@ enum gb_stop gb_sample_decide(const struct gb_measure_cfg *cfg, const double *op
  * The process's one setting, not per thread. */
 typedef void (*gb_heartbeat_fn)(void);
 void gb_measure_set_heartbeat(gb_heartbeat_fn fn);
+/* Calls the heartbeat set above (if any): for a suite that works long outside gb_measure (the
+ * tuning suite's builds of configurations a driver then prunes), so that the limit on silence
+ * does not take work for a hang. */
+void gb_measure_heartbeat(void);
 
 #endif

@@ -115,8 +115,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }
                 gb_result_check_bound(r, &ctx);
-                if (m.timer != ctx.op.timer)
-                    gb_result_text(r, "timer", "host (%s)", dev->timer_fault);
+                gb_result_timer_note(r, &ctx, &m);
             }
         }
         gb_measurement_free(&m);

@@ -70,6 +70,7 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
         if (!verr && out->status == GB_STATUS_OK) {
             *op_time_s = out->op_time_us.median * 1e-6;
             gb_result_check_bound(out, &sub);
+            gb_result_timer_note(out, &sub, &m);
         }
     }
     gb_measurement_free(&m);

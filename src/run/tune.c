@@ -687,7 +687,7 @@ void gb_search_free(struct gb_search *x)
 /* A random open (valid, unmeasured) configuration, or UINT64_MAX when none is left. */
 static uint64_t random_open(struct gb_search *x)
 {
-    uint64_t open = x->nvalid - x->evals;
+    uint64_t open = x->nvalid - x->evals - x->pruned; /* ST_OPEN entries of order[] */
     if (open == 0)
         return UINT64_MAX;
     uint64_t k = gb_rand_below(&x->rng, open);
@@ -860,7 +860,8 @@ void gb_search_prune(struct gb_search *x)
         return;
     x->pending = UINT64_MAX;
     x->state[idx] = ST_INVALID; /* nvalid stays: it bounds the proposal order */
-    if (x->budget > x->evals && x->budget > x->nvalid - ++x->pruned)
+    x->pruned++;
+    if (x->budget > x->nvalid - x->pruned)
         x->budget = x->nvalid - x->pruned;
 }
 

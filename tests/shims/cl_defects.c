@@ -72,7 +72,7 @@ static bool first_query(cl_event ev)
 {
     pthread_mutex_lock(&seen_lock);
     bool first = true;
-    for (size_t i = 0; i < nseen && first; i++)
+    for (size_t i = 0; i < nseen && i < 4096 && first; i++)
         first = seen[i] != ev;
     if (first)
         seen[nseen++ % 4096] = ev;
