@@ -292,6 +292,14 @@ static int upload_input(struct gb_case_ctx *ctx, const double *x, uint64_t n, en
 }
 
 /* The own kernel: configuration (tuned or default), checked against the device. */
+/* Whether (ts, wpt, tsk, unroll) is a configuration kernels/gemm.cl takes: positive, TS a multiple
+ * of WPT, TSK of UNROLL, and a TS x TSK tile loaded evenly by the (TS/WPT)^2 work-items. */
+static bool own_config_ok(int64_t ts, int64_t wpt, int64_t tsk, int64_t unroll)
+{
+    return ts > 0 && wpt > 0 && tsk > 0 && unroll > 0 && wpt <= ts && ts % wpt == 0 &&
+           tsk % unroll == 0 && (ts * tsk) % ((ts / wpt) * (ts / wpt)) == 0;
+}
+
 /* Builds the own kernel with tile configuration (ts, wpt, tsk, unroll) into s->prog, s->kern. */
 static int build_own(struct gb_case_ctx *ctx, struct gemm *s, int64_t ts, int64_t wpt, int64_t tsk,
                      int64_t unroll)
@@ -351,8 +359,7 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
              (long long)ts, (long long)wpt, (long long)tsk, (long long)unroll,
              tuned ? "tuned" : "default");
     const size_t acc = s->p == GP_F64 ? 8 : 4;
-    if (ts <= 0 || wpt <= 0 || tsk <= 0 || unroll <= 0 || ts % wpt || tsk % unroll ||
-        (ts * tsk) % ((ts / wpt) * (ts / wpt)))
+    if (!own_config_ok(ts, wpt, tsk, unroll))
         return GB_FAIL(GB_EINVAL,
                        "own kernel: invalid configuration %s (kernels/gemm.cl lists "
                        "the valid ones)",
@@ -376,6 +383,7 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
      * smaller work-group over the same tiles; a tuned configuration is a measured choice and
      * skips. */
     uint64_t rts = (uint64_t)(ts / wpt);
+    bool fitted = false;
     for (;;) {
         int err = build_own(ctx, s, ts, wpt, tsk, unroll);
         if (err)
@@ -385,8 +393,7 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
             return err;
         if (rts * rts <= kmax)
             break;
-        if (tuned || wpt >= ts || ts % (wpt * 2) ||
-            (ts * tsk) % ((ts / (wpt * 2)) * (ts / (wpt * 2))))
+        if (tuned || !own_config_ok(ts, wpt * 2, tsk, unroll))
             return gb_case_skip(ctx,
                                 "own kernel %s: work-group of %llu exceeds this kernel's "
                                 "maximum %u",
@@ -394,10 +401,12 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
         gb_case_free_kernel(ctx, &s->kern, &s->prog);
         wpt *= 2;
         rts = (uint64_t)(ts / wpt);
+        fitted = true;
         snprintf(s->config, sizeof s->config, "TS=%d WPT=%d TSK=%d UNROLL=%d (fitted)", (int)ts,
                  (int)wpt, (int)tsk, (int)unroll);
-        gb_case_figure(ctx, "wg_used", "", (double)(rts * rts));
     }
+    if (fitted)
+        gb_case_figure(ctx, "wg_used", "", (double)(rts * rts));
 
     struct gb_launch *l = &s->l;
     const uint64_t tiles_m = (s->m + (uint64_t)ts - 1) / (uint64_t)ts;

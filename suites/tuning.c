@@ -513,18 +513,12 @@ static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *de
     double cost = NAN, dcost;
     if (!same && (*err = evaluate(ctx, t, c, "cached", &cost)))
         return 1;
-    if (!same && isnan(cost)) {
-        t->from_cache = false;
-        snprintf(t->cache_note, sizeof t->cache_note, "entry pruned once built: searched");
-        return 0;
-    }
+    if (!same && isnan(cost))
+        goto pruned;
     if ((*err = evaluate(ctx, t, def, "default", &dcost)))
         return 1;
-    if (same && isnan(dcost)) {
-        t->from_cache = false;
-        snprintf(t->cache_note, sizeof t->cache_note, "entry pruned once built: searched");
-        return 0;
-    }
+    if (same && isnan(dcost))
+        goto pruned;
     if (!isnan(dcost)) {
         t->default_time = dcost;
         consider(t, def, dcost);
@@ -532,6 +526,10 @@ static int use_cache(struct gb_case_ctx *ctx, struct tuning *t, const size_t *de
     if (!same)
         consider(t, c, cost);
     return 1;
+pruned:
+    t->from_cache = false;
+    snprintf(t->cache_note, sizeof t->cache_note, "entry pruned once built: searched");
+    return 0;
 }
 
 static int run_search(struct gb_case_ctx *ctx, struct tuning *t, const size_t *def)

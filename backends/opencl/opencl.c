@@ -936,16 +936,15 @@ static int ocl__wait_status(cl_event ev, cl_int *status)
     return rc;
 }
 
-/* Waits until everything enqueued on q has completed: clFinish, then a wait on a marker
- * enqueued before it, whose completion the platform must report truthfully (some return from
- * clFinish early, after a flush, with work still running). A marker that reports failure means
- * a command before it failed. */
+/* Waits until everything enqueued on q has completed: a marker enqueued last (on the in-order
+ * queue it completes after everything before it) and waited for (clWaitForEvents flushes the
+ * queue), whose completion the platform must report truthfully. Not clFinish: some platforms
+ * return from it early, after a flush, with work still running, and one wait is enough inside a
+ * host-timed sample. A marker that reports failure means a command before it failed. */
 static int ocl__finish(cl_command_queue q)
 {
     cl_event m = NULL;
     int rc = OCL_CALL(clEnqueueMarkerWithWaitList, (q, 0, NULL, &m));
-    if (!rc)
-        rc = OCL_CALL(clFinish, (q));
     cl_int status = CL_COMPLETE;
     if (!rc)
         rc = ocl__wait_status(m, &status);

@@ -146,10 +146,8 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     free(ctx.state);
     /* After a failure the queues may hold failed commands; start the next case on new ones. */
     for (size_t i = 0; queue_suspect && i < n; i++) {
-        if (qs[i]) {
-            ops->queue_sync(qs[i]);
-            ops->queue_destroy(qs[i]);
-        }
+        if (qs[i])
+            ops->queue_destroy(qs[i]); /* drained above; destroy waits again */
         qs[i] = NULL;
         if (ops->queue_create(devs[i], &qs[i]))
             qs[i] = NULL;
