@@ -63,6 +63,10 @@ size_t gb_dtype_size(enum gb_dtype t);
 /* "f64", "f32", "f16", "bf16", "i32", "i8", "f8e4m3", "f8e5m2". */
 const char *gb_dtype_name(enum gb_dtype t);
 
+/* What kind of processor a device is: OpenCL's CL_DEVICE_TYPE (GPU, CPU, ACCELERATOR, else
+ * OTHER); every CUDA device is a GPU. 0 (OTHER) also where a results file gave no kind. */
+enum gb_device_type { GB_DEVICE_OTHER = 0, GB_DEVICE_GPU, GB_DEVICE_CPU, GB_DEVICE_ACCELERATOR };
+
 /* What a device is. Strings are NUL-terminated and truncated to fit; 0 means unknown. */
 struct gb_device_info {
     char name[256];
@@ -85,8 +89,12 @@ struct gb_device_info {
     uint32_t max_wg_size;    /* max work-items per work-group / threads per block */
     uint32_t max_wg_dims[3]; /* per-dimension maximum of a work-group / block */
     uint32_t warp_size;      /* SIMD width the device prefers (warp, wavefront; 1 if unknown) */
-    double peak_mem_gbs;     /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
-    uint64_t caps;           /* GB_CAP_* bits */
+    enum gb_device_type type;
+    /* Doubles in one native SIMD register (OpenCL CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: 4 for
+     * AVX2, 8 for AVX-512; 0 without fp64); CUDA 1 (a thread is scalar). 0 unknown. */
+    uint32_t native_vec_double;
+    double peak_mem_gbs; /* theoretical device-memory bandwidth in GB/s (1e9 B/s), 0 unknown */
+    uint64_t caps;       /* GB_CAP_* bits */
     /* A stable identity where the API gives one (gb_device_identity, results/results.h): the
      * device's UUID as 8-4-4-4-12 lowercase hex (CUDA cudaDeviceProp.uuid, OpenCL
      * cl_khr_device_uuid), and its PCI address "dddd:bb:dd.f" (CUDA pciDomainID/pciBusID/

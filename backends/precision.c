@@ -351,6 +351,8 @@ bool gb_device_is_cpu(const struct gb_device_info *in)
     static const char *const marks[] = {"GenuineIntel", "AuthenticAMD", "CPU",   "Xeon",
                                         "Core(TM)",     "EPYC",         "Ryzen", "pthread",
                                         "cpu-",         "ARM",          NULL};
+    if (in->type != GB_DEVICE_OTHER) /* the driver said */
+        return in->type == GB_DEVICE_CPU;
     if (in->arch[0])
         return false;
     for (size_t i = 0; marks[i]; i++)

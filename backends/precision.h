@@ -125,8 +125,9 @@ const char *gb_cpu_isa_name(enum gb_cpu_isa isa);
  * 0 for unknown inputs. */
 double gb_cpu_peak_ops(enum gb_cpu_isa isa, unsigned cores, unsigned mhz, enum gb_peak_op op);
 
-/* Whether the device looks like a CPU (by its name and vendor; OpenCL CPU drivers such as PoCL
- * and Intel's, never a device with a CUDA architecture). Its compiler fills SIMD units only
+/* Whether the device is a CPU: its type where the driver gave one (info->type), else by its
+ * name and vendor (OpenCL CPU drivers such as PoCL and Intel's, never a device with a CUDA
+ * architecture; a device read back from a results file has no type). Its compiler fills SIMD units only
  * through explicit vector types, which is why the compute suite widens its chains there. */
 bool gb_device_is_cpu(const struct gb_device_info *info);
 

@@ -28,7 +28,8 @@
  *   GB_HAS_ATOMIC_ADD_ALL   atomicAdd on unsigned 32- and 64-bit integers and on float
  * and the spellings that differ: GB_AS_FLOAT(u), GB_AS_UINT(f) (bits reinterpreted),
  * GB_UINT2(a, b), GB_UINT4(a, b, c, d), GB_UINT2_ADD(x, y), GB_UINT4_ADD(x, y) (componentwise),
- * GB_WG_HINT(x) and GB_WG_HINT_2D(x, y) (the work-group size a kernel is compiled for).
+ * GB_WG_HINT(x) and GB_WG_HINT_2D(x, y) (the work-group size a kernel is compiled for),
+ * GB_ALIGN(n) (a type's alignment in bytes, written between `struct` and its name).
  */
 #ifndef GB_PRELUDE_H
 #define GB_PRELUDE_H

@@ -2,11 +2,14 @@
  * 2017): copy c = a, mul b = s*c, add c = a + b, triad a = b + s*c, dot sum(a*b).
  *
  * Tunables (-D): T element type (float, double); WG work-group size of the dot reduction (a
- * power of two); VEC (1, 2, 4, 8, 16; OpenCL only) elements per work-item of copy, mul, add and
- * triad, as one OpenCL vector of VEC elements (T##VEC): the arrays are read and written as
- * vectors, work-item i handles elements VEC*i .. VEC*i + VEC-1, and `base` counts vectors. The
- * same bytes are moved; only the shape of the loads and stores changes (on a CPU device, one
- * work-item's vector becomes one SIMD load or store however the runtime packs work-items).
+ * power of two); VEC (1, 2, 4, 8, 16) elements per work-item of copy, mul, add and triad, as one
+ * vector of VEC elements: the arrays are read and written as vectors, work-item i handles
+ * elements VEC*i .. VEC*i + VEC-1, and `base` counts vectors. The same bytes are moved; only the
+ * width of the loads and stores changes. OpenCL C: the vector type T##VEC (on a CPU device one
+ * work-item's vector becomes one SIMD load or store however the runtime packs work-items). CUDA
+ * C++, which has no vector arithmetic: a struct of VEC elements aligned to its size, so that a
+ * work-item's load is one 16-byte ld.global.v4 (float4, double2; wider vectors are several),
+ * which keeps four times the bytes of a float load in flight per thread.
  *
  * copy, mul, add and triad handle one element per work-item, element base + global id, with no
  * bounds check and no loop: that is the form every OpenCL and CUDA compiler vectorises best (a
@@ -33,12 +36,48 @@
 #ifndef VEC
 #define VEC 1
 #endif
+/* TV, a work-item's vector, and its arithmetic: GB_SV_MUL(s, x) = s x, GB_SV_ADD(x, y) = x + y,
+ * GB_SV_TRIAD(x, s, y) = x + s y. */
+#if VEC == 1 || GB_HAS_VECTOR_OPS
 #if VEC == 1
 #define TV T
 #else
 #define GB_STREAM_CAT_(a, b) a##b
 #define GB_STREAM_CAT(a, b) GB_STREAM_CAT_(a, b)
 #define TV GB_STREAM_CAT(T, VEC) /* float4, double8, ... */
+#endif
+#define GB_SV_MUL(s, x) ((s) * (x))
+#define GB_SV_ADD(x, y) ((x) + (y))
+#define GB_SV_TRIAD(x, s, y) ((x) + (s) * (y))
+#else
+struct GB_ALIGN(VEC * sizeof(T)) gb_stream_vec {
+    T v[VEC];
+};
+#define TV struct gb_stream_vec
+GB_INLINE TV GB_SV_MUL(T s, TV x)
+{
+    TV r;
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        r.v[k] = s * x.v[k];
+    return r;
+}
+GB_INLINE TV GB_SV_ADD(TV x, TV y)
+{
+    TV r;
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        r.v[k] = x.v[k] + y.v[k];
+    return r;
+}
+GB_INLINE TV GB_SV_TRIAD(TV x, T s, TV y)
+{
+    TV r;
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        r.v[k] = x.v[k] + s * y.v[k];
+    return r;
+}
 #endif
 
 GB_KERNEL void stream_copy(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_GLOBAL TV *GB_RESTRICT c,
@@ -54,7 +93,7 @@ GB_KERNEL void stream_mul(GB_GLOBAL TV *GB_RESTRICT b, GB_CONSTANT_ARG TV *GB_RE
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    b[i] = s * c[i];
+    b[i] = GB_SV_MUL(s, c[i]);
 }
 
 GB_KERNEL void stream_add(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
@@ -62,7 +101,7 @@ GB_KERNEL void stream_add(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_CONSTANT_ARG TV 
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    c[i] = a[i] + b[i];
+    c[i] = GB_SV_ADD(a[i], b[i]);
 }
 
 GB_KERNEL void stream_triad(GB_GLOBAL TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
@@ -70,7 +109,7 @@ GB_KERNEL void stream_triad(GB_GLOBAL TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    a[i] = b[i] + s * c[i];
+    a[i] = GB_SV_TRIAD(b[i], s, c[i]);
 }
 
 #ifndef WG

@@ -31,7 +31,7 @@ struct memory {
     struct gb_buf *partial;
     struct gb_launch launch2;
     double tol_depth; /* tuned: the summation depth dot_verify's bound uses */
-    char config[64];  /* dot: the configuration that ran, "... (tuned)" / "... (default)" */
+    char config[96];  /* dot: the configuration that ran, "... (tuned)" / "... (default)" */
 };
 
 #endif

@@ -32,7 +32,7 @@
  * (each a NULL-terminated list, "" ends the table of sets). Add a row when a suite gains a
  * kernel file, and a set when it gains a tunable value; the counts follow. */
 #define MAX_KERNELS 8
-#define MAX_SETS 16
+#define MAX_SETS 24
 #define MAX_DEFS 6
 struct variant_file {
     const char *file;
@@ -61,8 +61,15 @@ static const struct variant_file variant_files[] = {
       {"T=double", "WG=128", NULL},
       {"T=double", "WG=256", NULL},
       {"T=double", "WG=512", NULL},
-      {"T=double", "WG=1024", NULL}},
-     15},
+      {"T=double", "WG=1024", NULL},
+      /* the vec axis (0 picks 16 bytes on a GPU: float VEC=4, double VEC=2) */
+      {"T=float", "WG=256", "VEC=2", NULL},
+      {"T=float", "WG=256", "VEC=4", NULL},
+      {"T=float", "WG=256", "VEC=8", NULL},
+      {"T=float", "WG=256", "VEC=16", NULL},
+      {"T=double", "WG=256", "VEC=2", NULL},
+      {"T=double", "WG=256", "VEC=4", NULL}},
+     21},
     /* suites/launch.c: no tunables. */
     {"launch.cl", {"launch_count", NULL}, {{NULL}}, 1},
     /* suites/compute.c: CHAINS is the `chains` axis (the values configs/precision.yaml
@@ -210,8 +217,8 @@ static void compile_all(const char *arch)
            builds, NFILES);
     ASSERT_EQ(builds, expect_builds);
     ASSERT_EQ(kernels, expect_kernels);
-    /* The table must not shrink by accident: stream.cl's 5 kernels x 15 sets, launch.cl's 1. */
-    ASSERT_U64(kernels, >=, 76);
+    /* The table must not shrink by accident: stream.cl's 5 kernels x 21 sets, launch.cl's 1. */
+    ASSERT_U64(kernels, >=, 106);
 }
 
 TEST_TIMEOUT(cuda_nvrtc_kernels_compute_80, 300)
@@ -228,6 +235,51 @@ TEST_TIMEOUT(cuda_nvrtc_kernels_compute_90, 300)
 TEST_TIMEOUT(cuda_nvrtc_kernels_sm_90, 300)
 {
     compile_all("sm_90");
+}
+
+/* The memory suite's wide loads on CUDA: with VEC=4 floats (VEC=2 doubles) every stream kernel
+ * loads and stores 16 bytes per instruction (ld.global.nc.v4 / st.global.v4 in the PTX; .v2.f64
+ * for doubles), and with VEC=1 it does not: a struct that lost its alignment would compile to
+ * four scalar loads, a quarter of the bytes in flight per thread. */
+TEST_TIMEOUT(cuda_stream_wide_loads, 120)
+{
+    char *src = NULL;
+    ASSERT_OK(gb_kernel_source("stream.cl", &src));
+    static const struct {
+        const char *t, *vec, *ld, *st;
+    } cases[] = {
+        {"T=float", "VEC=4", "ld.global.nc.v4.f32", "st.global.v4.f32"},
+        {"T=double", "VEC=2", "ld.global.nc.v2.f64", "st.global.v2.f64"},
+        {"T=float", "VEC=1", NULL, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *set[] = {cases[c].t, "WG=256", cases[c].vec};
+        char *ptx = NULL, *log = NULL;
+        size_t size = 0;
+        int rc = gb_cuda_compile(src, "compute_90", set, 3, &ptx, &size, &log);
+        ASSERT_MSG(rc == 0, "%s %s: %s\n%s", set[0], set[2], gb_error_msg(), log ? log : "");
+        static const char *const k[] = {"stream_copy", "stream_mul", "stream_add", "stream_triad"};
+        for (size_t i = 0; i < 4; i++) {
+            char pat[64];
+            snprintf(pat, sizeof pat, ".entry %s(", k[i]);
+            const char *body = strstr(ptx, pat);
+            ASSERT_MSG(body != NULL, "no %s", k[i]);
+            const char *end = strstr(body, "\n}");
+            char *fn = strndup(body, end ? (size_t)(end - body) : strlen(body));
+            if (cases[c].ld) {
+                ASSERT_MSG(strstr(fn, cases[c].ld), "%s %s %s: no %s:\n%s", set[0], set[2], k[i],
+                           cases[c].ld, fn);
+                ASSERT_MSG(strstr(fn, cases[c].st), "%s %s %s: no %s", set[0], set[2], k[i],
+                           cases[c].st);
+            } else {
+                ASSERT_MSG(!strstr(fn, ".v4.") && !strstr(fn, ".v2."),
+                           "%s %s %s: vector accesses:\n%s", set[0], set[2], k[i], fn);
+            }
+            free(fn);
+        }
+        free(ptx);
+    }
+    free(src);
 }
 
 /* Every macro of the prelude (kernels/prelude.h and backends/cuda/prelude_cuda.h), once, in a
@@ -834,15 +886,17 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version", "chain", "json",   "state",  "smoke",
-                                        "chip",    "cuda",  "opencl", "summary"};
+    static const char *const steps[] = {"version", "chain", "json", "state",  "smoke",
+                                        "peers",   "chip",  "cuda", "opencl", "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 360 s in all"); /* the documented 360 s */
+    ASSERT_CONTAINS(out, "at most 390 s in all"); /* the documented 390 s */
+    ASSERT_CONTAINS(out, "scripts/gpu-peers.py --results ");
+    ASSERT_CONTAINS(out, "(peers here: ");
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
@@ -858,6 +912,7 @@ TEST(gpu_check_dry_run)
     ASSERT(strstr(out, "\n  opencl ") == NULL);
     ASSERT(strstr(out, "\n  summary ") == NULL);
     ASSERT(strstr(out, "\n  chip ") == NULL);
+    ASSERT(strstr(out, "\n  peers ") == NULL);
     st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
                     out, sizeof out);
     ASSERT_EQ(st, 2);
@@ -903,7 +958,7 @@ TEST_TIMEOUT(gpu_check_without_a_gpu, 120)
     ASSERT_CONTAINS(out, "smoke test skipped");
     ASSERT_CONTAINS(out, "on cuda skipped");
     ASSERT_CONTAINS(out, "exit 4;");
-    static const char *const files[] = {"env.txt", "devices.json", "summary.md", "gpu-check.log"};
+    static const char *const files[] = {"env.txt", "summary.md", "gpu-check.log"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char f[1200];
         snprintf(f, sizeof f, "%s/o/%s", tmp, files[i]);
@@ -914,7 +969,11 @@ TEST_TIMEOUT(gpu_check_without_a_gpu, 120)
     snprintf(f, sizeof f, "%s/o/env.txt", tmp);
     env = gb_test_slurp(f);
     ASSERT_CONTAINS(env, "verdict: no NVIDIA driver: CUDA not checked");
+    ASSERT_CONTAINS(env, "gpubench devices --json:\n[");
     free(env);
+    /* At most 8 files come back from a GPU lease: devices.json is inside env.txt. */
+    snprintf(f, sizeof f, "%s/o/devices.json", tmp);
+    ASSERT(access(f, F_OK) != 0);
 }
 
 #else /* !HAVE_CUDA */

@@ -88,7 +88,7 @@ TEST_TIMEOUT(timing_memory_dot_runs_the_tuned_configuration, 180)
     gb_test_run_profile(yaml, "0", &rs);
     ASSERT_EQ(rs.nresults, 8);
     const char *const tuned = "WG=64 VEC=4 LAYOUT=0 REDUCE=1 GPC=4 (tuned)";
-    const char *const dflt = "stream_dot WG=256 (default)";
+    const char *const dflt = "stream_dot WG="; /* then the device type's sizing: a prefix */
     const struct {
         const char *size, *config, *text; /* text NULL: skipped */
         const char *type;
@@ -114,7 +114,13 @@ TEST_TIMEOUT(timing_memory_dot_runs_the_tuned_configuration, 180)
         ASSERT_MSG(r->max_error <= 1e-4, "%s: error %g", p, r->max_error);
         const struct gb_figure *f = gb_test_figure(r, "config");
         ASSERT_MSG(f != NULL, "%s: no config figure", p);
-        ASSERT_STR(f->text, want[i].text);
+        if (want[i].text == dflt) {
+            ASSERT_MSG(strncmp(f->text, dflt, strlen(dflt)) == 0 && strstr(f->text, "(default, "),
+                       "%s: config %s", p, f->text);
+            ASSERT_MSG(gb_test_figure(r, "groups") != NULL, "%s: no groups figure", p);
+        } else {
+            ASSERT_STR(f->text, want[i].text);
+        }
     }
     ASSERT_CONTAINS(rs.results[5].reason, "no dot entry");
     gb_results_free(&rs);
@@ -170,6 +176,58 @@ TEST_TIMEOUT(timing_memory_vec_widths_verify, 180)
             ASSERT_EQ(gb_params_int(&r->params, "vec"), 1);
         else
             ASSERT_STR(gb_params_str(&r->params, "config"), "default");
+    }
+    gb_results_free(&rs);
+}
+
+/* The memory suite's defaults follow the device type, as BabelStream's models do: on a CPU the
+ * dot runs one work-group per compute unit of twice the native double width, and copy a
+ * work-group of the device's largest power of two; on a GPU 16-byte vectors and 4 work-groups
+ * per compute unit. The expectations come from what the device reports, so the test holds on
+ * any OpenCL implementation. */
+TEST_TIMEOUT(timing_memory_defaults_follow_the_device_type, 120)
+{
+    const struct gb_backend_ops *ops = gb_backend_find("opencl");
+    if (!ops || ops->init() != 0 || ops->device_count() < 1)
+        SKIP("no OpenCL device");
+    struct gb_device_info info;
+    ASSERT_OK(ops->device_info(0, &info));
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: memory\n    params: {op: [copy, dot], type: float, "
+             "size: 4MiB}\n",
+             budget);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    for (size_t i = 0; i < 2; i++)
+        ASSERT_MSG(rs.results[i].status == GB_STATUS_OK && rs.results[i].verified, "%s: %s",
+                   rs.results[i].case_name, rs.results[i].reason);
+    const struct gb_result *copy = &rs.results[0], *dot = &rs.results[1];
+    const struct gb_figure *vec = gb_test_figure(copy, "vec_used");
+    const struct gb_figure *groups = gb_test_figure(dot, "groups");
+    const struct gb_figure *config = gb_test_figure(dot, "config");
+    ASSERT(vec && groups && config);
+    const uint32_t cu = info.compute_units ? info.compute_units : 1;
+    char want[64];
+    if (info.type == GB_DEVICE_CPU) {
+        ASSERT_NEAR(vec->v[0], 1, 0);
+        ASSERT_NEAR(groups->v[0], cu, 0);
+        snprintf(want, sizeof want, "stream_dot WG=%u x %u groups (default, CPU sizing)",
+                 2 * (info.native_vec_double ? info.native_vec_double : 1), cu);
+        ASSERT_STR(config->text, want);
+        uint32_t p = 1;
+        while (p <= info.max_wg_size / 2)
+            p *= 2;
+        const struct gb_figure *wg = gb_test_figure(copy, "wg_used");
+        if (p > 256) {
+            ASSERT_MSG(wg != NULL, "copy: no wg_used (device maximum %u)", info.max_wg_size);
+            ASSERT_NEAR(wg->v[0], p, 0);
+        }
+    } else {
+        ASSERT_NEAR(vec->v[0], 4, 0);
+        ASSERT_MSG(groups->v[0] >= 4.0 * cu, "%g groups on %u compute units", groups->v[0], cu);
+        ASSERT_CONTAINS(config->text, "GPU sizing");
     }
     gb_results_free(&rs);
 }

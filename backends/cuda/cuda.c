@@ -430,6 +430,8 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
     out->local_mem = p.sharedMemPerBlock;
     out->l2_bytes = p.l2CacheSize > 0 ? (uint64_t)p.l2CacheSize : 0;
     out->compute_units = (uint32_t)p.multiProcessorCount;
+    out->type = GB_DEVICE_GPU;
+    out->native_vec_double = 1;
     out->clock_mhz = (uint32_t)(clk / 1000);
     out->mem_clock_mhz = (uint32_t)(memclk / 1000);
     out->mem_bus_bits = (uint32_t)bus;

@@ -20,6 +20,7 @@
 #define GB_RESTRICT __restrict__
 #define GB_INLINE __device__ __forceinline__
 #define GB_WG_HINT(x) __launch_bounds__(x)
+#define GB_ALIGN(n) __align__(n)
 
 __device__ __forceinline__ unsigned gb__dim3(dim3 v, int d)
 {

@@ -451,6 +451,15 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
         if (llc > out->l2_bytes)
             out->l2_bytes = llc;
     }
+    out->type = (type & CL_DEVICE_TYPE_GPU)           ? GB_DEVICE_GPU
+                : (type & CL_DEVICE_TYPE_CPU)         ? GB_DEVICE_CPU
+                : (type & CL_DEVICE_TYPE_ACCELERATOR) ? GB_DEVICE_ACCELERATOR
+                                                      : GB_DEVICE_OTHER;
+    cl_uint nvd = 0; /* an implementation may refuse the query: unknown */
+    if (clGetDeviceInfo(id, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, sizeof nvd, &nvd, NULL) !=
+        CL_SUCCESS)
+        nvd = 0;
+    out->native_vec_double = nvd;
     out->compute_units = cus;
     out->clock_mhz = clock;
     /* A CPU runtime may report no clock (Intel's reports 0); the device is the host, whose

@@ -35,6 +35,7 @@ typedef half gb_half;
 #define GB_STORE_HALF(v, p, i) vstore_half((v), (i), (p))
 /* Work-group size hint: lets the compiler specialise for a fixed size. */
 #define GB_WG_HINT(x) __attribute__((reqd_work_group_size((x), 1, 1)))
+#define GB_ALIGN(n) __attribute__((aligned(n)))
 
 /* Features (kernels/prelude.h): vector types with arithmetic, reinterpreting casts, uint2/uint4
  * construction and sums, a 2-D work-group hint; no CUDA-style half/bfloat16 intrinsics. */

@@ -70,9 +70,15 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
                       (int)d.clock_mhz, "max_work_group_size", (int)d.max_wg_size, "mem_clock_mhz",
                       (int)d.mem_clock_mhz, "mem_bus_bits", (int)d.mem_bus_bits, "peak_mem_gbs",
                       d.peak_mem_gbs, "capabilities", caps_j));
+        json_t *last = json_array_get(jd, json_array_size(jd) - 1);
+        static const char *const types[] = {[GB_DEVICE_OTHER] = "other",
+                                            [GB_DEVICE_GPU] = "gpu",
+                                            [GB_DEVICE_CPU] = "cpu",
+                                            [GB_DEVICE_ACCELERATOR] = "accelerator"};
+        json_object_set_new(last, "type", json_string(types[d.type]));
+        json_object_set_new(last, "native_vector_width_double", json_integer(d.native_vec_double));
         if (d.clock_source[0])
-            json_object_set_new(json_array_get(jd, json_array_size(jd) - 1), "clock_source",
-                                json_string(d.clock_source));
+            json_object_set_new(last, "clock_source", json_string(d.clock_source));
     }
     return jd;
 }
