@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-check.sh — one call that tells whether every CUDA path of gpubench works on a machine with
-# an NVIDIA GPU and no package registry: at most 360 s of step budgets (an H200 took 75-116 s),
+# an NVIDIA GPU and no package registry, and how its figures stand beside the specialised tools
+# on the same GPU: at most 390 s of step budgets (an H200 took 75-116 s before the peer step),
 # so that two calls with a carried bundle fit in 15 minutes of GPU time (a native build adds up
 # to 240 s). What it prints, in this order:
 #   1. in under a minute: the version chain with a verdict (driver, CUDA runtime, NVRTC and the
@@ -11,15 +12,22 @@
 #      libcuda (TOOLKIT/compat) before giving its verdict.
 #   2. a smoke test of about 60 s on CUDA (a small generated profile): launch latency, a verified
 #      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
-#      bf16 cuBLAS GEMMs, one small FP8 cuBLASLt GEMM per format (f8e4m3, f8e5m2: 1024, TN; a
+#      f32, tf32, f16 and bf16 cuBLAS GEMMs at 4096 and 8192, one small FP8 cuBLASLt GEMM per format (f8e4m3, f8e5m2: 1024, TN; a
 #      recorded skip below sm_89 or without libcublasLt), BF16 and FP8 at 8192 (near the matrix
-#      units' peak), a triad timed for over 1 s, every case run on to 1.2 s
+#      units' peak), copy and triad on float arrays of 512 MiB, 1 GiB and 2 GiB (16-byte loads),
+#      a triad timed for over 1 s, a 1 GiB device-to-device copy, every case run on to 1.2 s
 #      (telemetry.energy_window, so that NVML's coarse energy counter gives each an energy and a
 #      perf per watt), a pinned copy each
 #      way against the PCIe link's rate, and peerbw's
 #      patterns between GPUs 0 and 1 (bidir, latency, all_to_one to 1, one_to_all from 0,
 #      all_to_all; copy engines and the SM copy kernel, each verified; with one GPU the plan has
 #      no such case).
+#   2a. the peers beside the smoke test's figures (scripts/gpu-peers.py, about 60 s): PyTorch's
+#      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), copy, triad and pinned H2D/D2H; a CuPy
+#      elementwise triad and copy; BabelStream's CUDA model and nvbandwidth built here with nvcc
+#      when their sources are in PEERS_SRC (default build-peers/src: BabelStream/, nvbandwidth/;
+#      fetch them there and carry the folder; they are never committed). Each absent, unbuildable
+#      or failing peer is named with why; summary.md gets the gpubench/peer ratios.
 #   2b. the chip suites on CUDA (a GPU-sized subset of configs/chip-quick.yaml, about 15 s):
 #      the latency and cache staircases, local memory, atomics, command graphs against separate
 #      and fused launches, and one memory case with cold caches (chip-cuda.json).
@@ -28,9 +36,10 @@
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
 # Ctrl-C: it ends the current sample and writes what it finished), SIGKILL GRACE seconds later (a
 # hung kernel). A step that runs out costs its budget only; the later steps still run.
-# Files (at most 8, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained),
-# devices.json, smoke-cuda.json, chip-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md,
-# gpu-check.log.
+# Files (at most 8, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained,
+# `gpubench devices --json`), smoke-cuda.json, peers.json (the peers' figures and the ratios),
+# chip-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md, gpu-check.log. Keep them
+# as references with scripts/keep-reference.sh OUT.
 #
 #   scripts/gpu-check.sh [OPTIONS]                 on the GPU machine
 #   scripts/gpu-check.sh --make-bundle DIR         on a build machine (here): prepare DIR to carry
@@ -47,6 +56,7 @@
 #       --toolkit DIR    the CUDA toolkit root: its NVRTC and headers are used
 #                        (GPUBENCH_NVRTC, GPUBENCH_CUDA_INCLUDE); default: gpubench's own search
 #       --budget STEP=S  a step's budget in seconds (repeatable; --dry-run lists the steps)
+#       --peers-src DIR  the peers' sources (default build-peers/src)
 #       --make-bundle DIR  build (build-bundle-src/ unless --from BUILD) and copy gpubench, the
 #                        shared libraries it needs except glibc's and NVIDIA's into DIR/bin and
 #                        DIR/lib (libstdc++ into DIR/lib/fallback, used only when the machine's
@@ -83,11 +93,12 @@ dry=false
 smoke_only=false
 make_bundle=""
 from_build=""
+peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=100
-                   [chip]=35 [cuda]=95 [opencl]=70 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke chip cuda opencl summary build"
+                   [peers]=75 [chip]=30 [cuda]=75 [opencl]=50 [summary]=10 [build]=240)
+steps_order="version chain compat json state smoke peers chip cuda opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -102,6 +113,7 @@ while (($#)); do
     -e|--exe) exe_opt=${2:?--exe needs a file}; shift 2 ;;
     -p|--profile) profile=${2:?--profile needs a file}; shift 2 ;;
     --toolkit) toolkit=${2:?--toolkit needs a folder}; shift 2 ;;
+    --peers-src) peers_src=${2:?--peers-src needs a folder}; shift 2 ;;
     --budget)
       b=${2:?--budget needs STEP=SECONDS}
       [[ "$b" =~ ^([a-z]+)=([0-9]+)$ ]] || die "--budget needs STEP=SECONDS, not '$b'"
@@ -324,8 +336,8 @@ if $dry; then
     echo "gpu-check: no nvidia-smi here: a real run would find no NVIDIA driver, skip the CUDA" \
          "steps and exit 4 (OpenCL's run still runs, on whatever OpenCL device there is)"
   total=0
-  for s in version chain json state smoke chip cuda opencl summary; do
-    $smoke_only && case $s in chip|cuda|opencl|summary) continue ;; esac
+  for s in version chain json state smoke peers chip cuda opencl summary; do
+    $smoke_only && case $s in peers|chip|cuda|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -423,7 +435,10 @@ if ! $dry; then
   } >"$out/env.txt"
   sed -n '/^version chain/,$p' "$out/env.txt"
 fi
-run_step json "$out/devices.json" "$exe" devices --json
+run_step json "$tmp/devices.json" "$exe" devices --json
+if ! $dry; then
+  { echo; echo "gpubench devices --json:"; cat "$tmp/devices.json" 2>/dev/null; } >>"$out/env.txt"
+fi
 
 # ---- the GPU's state ------------------------------------------------------------------------------
 gpu_state() {
@@ -451,7 +466,7 @@ else
   export -f gpu_state
   run_step state "$tmp/state.txt" bash -c gpu_state
   sed 's/^/  /' "$tmp/state.txt" | tee -a "$out/env.txt"
-  python3 - "$out/devices.json" <<'PY' 2>/dev/null | tee -a "$out/env.txt"
+  python3 - "$tmp/devices.json" <<'PY' 2>/dev/null | tee -a "$out/env.txt"
 import json, sys
 for b in json.load(open(sys.argv[1])):
     for x in (b.get("devices") or []) if b.get("backend") == "cuda" else []:
@@ -470,7 +485,8 @@ declare -A rc=()
 failed=false
 smoke_yaml="$tmp/smoke.yaml"
 cat >"$smoke_yaml" <<'YAML'
-# gpu-check smoke: every CUDA path once, small, about 25 s on an H200.
+# gpu-check smoke: every CUDA path once, and the figures the peers step sets beside the
+# specialists, about 40 s on an H200.
 name: smoke
 measure: {warmup_runs: 1, warmup_time: 2ms, min_samples: 3, max_samples: 10, max_noise: 0.05,
           max_time: 150ms, min_sample_time: 1ms}
@@ -478,12 +494,12 @@ telemetry: {energy_window: 1.2s}   # every case runs on to 1.2 s: NVML gives its
 suites:
   - suite: launch
     params: {op: latency}
-  - suite: memory
-    params: {op: triad, type: float, wg: 256, size: 512MiB}
+  - suite: memory           # the peers' sizes (gpu-peers.py): float arrays, 16-byte loads (vec 0)
+    params: {op: [copy, triad], type: float, size: [512MiB, 1GiB, 2GiB]}
   - suite: compute
     params: {prec: [f16, bf16, int8dot], iters: 256, groups: 8}
-  - suite: gemm
-    params: {prec: [f32, bf16], impl: library, shape: 4096}
+  - suite: gemm             # beside torch.matmul
+    params: {prec: [f32, tf32, f16, bf16], impl: library, shape: [4096, 8192]}
   - suite: gemm
     params: {prec: [f8e4m3, f8e5m2], impl: library, shape: 1024, trans: tn}
   - suite: gemm             # near the matrix units' peak: BF16 and FP8 at 8192 (about 1 ms each)
@@ -493,6 +509,8 @@ suites:
     measure: {min_samples: 12, max_samples: 12, min_sample_time: 100ms, max_time: 3s}
   - suite: transfer
     params: {op: [h2d, d2h], memory: pinned, mode: async, size: 256MiB}
+  - suite: transfer
+    params: {op: d2d, memory: device, mode: async, size: 1GiB}
   - suite: peerbw           # 10 cases at most: positions 0 and 1 only (8 GPUs: 56 links)
     params: {method: [ce, sm], src: 0, dst: 1, size: 64MiB}
 YAML
@@ -589,6 +607,34 @@ if $dry || [ "$cuda_state" != absent ]; then
   fi
 else
   echo "gpu-check: part 2: smoke test skipped: $verdict"
+fi
+
+# ---- part 2a: the peers beside the smoke test's figures ------------------------------------------
+peers_line() { # what the peers step will find, for the plan
+  local p w=()
+  for p in BabelStream nvbandwidth; do
+    [ -d "$peers_src/$p" ] && w+=("$p source in $peers_src/$p") || w+=("no $peers_src/$p")
+  done
+  python3 -c 'import torch' 2>/dev/null && w+=("torch importable") || w+=("no torch")
+  python3 -c 'import cupy' 2>/dev/null && w+=("cupy importable") || w+=("no cupy")
+  local IFS=';'; echo "${w[*]}"
+}
+if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
+  if $dry; then
+    echo "  (peers here: $(peers_line))"
+  else
+    echo "gpu-check: part 2a: the peers beside the smoke figures (budget ${budget[peers]} s)"
+  fi
+  if $dry || [ -f "$out/smoke-cuda.json" ]; then
+    run_step peers - python3 scripts/gpu-peers.py --results "$out/smoke-cuda.json" --backend cuda \
+      --src "$peers_src" --build build-peers --budget "$((budget[peers] - 10))" -o "$out" \
+      --md "$tmp/peers.md"
+    rc[peers]=$?
+    # Peers that are absent or fail are recorded in peers.json; only the step itself can fail.
+    $dry || { [ "${rc[peers]}" = 0 ] || failed=true; }
+  else
+    echo "gpu-check: peers skipped: the smoke test wrote no results" | tee -a "$log"
+  fi
 fi
 
 # ---- part 2b: the chip suites on CUDA ------------------------------------------------------------
@@ -695,8 +741,12 @@ if ! $smoke_only; then
   done
   if $dry || command -v python3 >/dev/null; then
     run_step summary "$out/summary.md" python3 "$tmp/summary.py" "$out/$pname-cuda.json" \
-      "$out/$pname-opencl.json" "$out/devices.json" "${rc[cuda]:-}" "${rc[opencl]:-}" "$how" \
+      "$out/$pname-opencl.json" "$tmp/devices.json" "${rc[cuda]:-}" "${rc[opencl]:-}" "$how" \
       "$icd_note" "$verdict" && ! $dry && cat "$out/summary.md"
+    if ! $dry && [ -f "$tmp/peers.md" ]; then
+      { echo; cat "$tmp/peers.md"; } >>"$out/summary.md"
+      cat "$tmp/peers.md"
+    fi
   else
     echo "gpu-check: no python3: no summary.md (the results JSON files are complete)" | tee -a "$log"
   fi

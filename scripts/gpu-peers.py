@@ -1,0 +1,592 @@
+#!/usr/bin/env python3
+"""gpu-peers.py — the specialised tools beside gpubench, on the same device in the same call, and
+gpubench / peer ratios per figure.
+
+The gpubench side is a results file (--results, e.g. gpu-check's smoke-cuda.json) or a run this
+script makes (--exe, --profile, --backend). Every peer then measures the cases of that file it
+knows, at the file's own sizes, shapes and precisions:
+  torch        (PyTorch with a CUDA device) torch.matmul f32 (TF32 off), tf32 (on), f16, bf16;
+               torch._scaled_mm FP8 (e4m3, B column-major, as the TN GEMM); a device-to-device
+               copy (copy_, counted as memory copy: read + write) and a triad
+               (torch.add(b, c, alpha=0.4, out=a): 3 arrays); pinned H2D and D2H (copy_ with
+               non_blocking from and to page-locked host memory) and D2D
+  cupy         an elementwise triad and copy (cupy.ElementwiseKernel), one element per thread
+  babelstream  BabelStream's CUDA model (grid-stride, unroll 4), or its OpenCL model on an
+               OpenCL run; built here from SRC/BabelStream with nvcc (or the C++ compiler),
+               run at each memory size: copy, mul, add, triad, dot
+  nvbandwidth  NVIDIA's nvbandwidth, built here from SRC/nvbandwidth with CMake (it needs Boost
+               program_options), run for H2D, D2H (copy engines) and the device-local copy
+Every timing is the peer's own best of several repetitions (CUDA events around one operation
+for torch and CuPy; BabelStream's max; nvbandwidth's own figure), set against gpubench's best
+sample of the same case: ratio = gpubench / peer for rates (higher is better), so a ratio of
+0.98 means gpubench measured 2% less than the specialist. A peer that is absent, does not
+build or fails is recorded under "missing" with why, and the others still run.
+
+  scripts/gpu-peers.py --results FILE [options]
+  scripts/gpu-peers.py --exe GPUBENCH --profile FILE --backend cuda|opencl [options]
+Options: -o DIR (peers.json and peers.md go there; default .), --src DIR (the peers' sources,
+default build-peers/src), --build DIR (where they are built, default build-peers), --budget S
+(seconds for the whole step, default 100: a peer that would start after it is recorded as
+missing), --only NAMES (comma list of peers to try), --md FILE (the table; default
+OUT/peers.md). The gpubench side is device 0 of the backend, the device every peer uses.
+Exit status: 0 the step ran (whichever peers were there); 1 the gpubench side failed or gave no
+results; 2 usage.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+SCHEMA = "gpubench-peers/1"
+PEERS = ("torch", "cupy", "babelstream", "nvbandwidth")
+TRIAD_SCALAR = 0.4
+GEMM_TORCH = {"f32": ("float32", False), "tf32": ("float32", True), "f16": ("float16", False),
+              "bf16": ("bfloat16", False)}
+TRIALS = 10  # timed repetitions per figure (after warm-ups): the best is kept
+
+
+class Budget:
+    def __init__(self, seconds):
+        self.end = time.monotonic() + seconds
+
+    def left(self):
+        return self.end - time.monotonic()
+
+
+def now_utc():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---- the gpubench side ---------------------------------------------------------------------------
+
+def key_of(suite, case, params):
+    """What identifies a figure across tools: the suite, the case and the params that change what
+    is measured (not gpubench's tunables such as wg or vec)."""
+    p = params or {}
+    if suite == "memory":
+        return (suite, case, p.get("type", "float"), int(p.get("size", 0)))
+    if suite == "gemm":
+        return (suite, case, str(p.get("shape", "")), str(p.get("trans", "nn")))
+    if suite == "transfer":
+        return (suite, case, p.get("memory", ""), int(p.get("size", 0)))
+    return None
+
+
+def wants_of(doc):
+    """The cases of a gpubench results document that a peer can measure, each with gpubench's
+    best sample (the fastest, as peers report theirs) and its median."""
+    wants = {}
+    for r in doc.get("results", []) or []:
+        # Device 0 of the run's backend: the one every peer measures.
+        if not isinstance(r, dict) or r.get("status") != "ok" or r.get("device", 0) != 0:
+            continue
+        suite, case, params = r.get("suite"), r.get("case"), r.get("params") or {}
+        if suite == "gemm" and params.get("impl", "library") != "library":
+            continue
+        if suite == "transfer" and params.get("mode", "async") != "async":
+            continue
+        k = key_of(suite, case, params)
+        if k is None:
+            continue
+        samples = [s for s in r.get("samples") or [] if isinstance(s, (int, float))]
+        higher = r.get("better", "higher") == "higher"
+        best = (max(samples) if higher else min(samples)) if samples else r.get("value")
+        if not isinstance(best, (int, float)):
+            continue
+        w = wants.get(k)
+        if w is None or (best > w["best"] if higher else best < w["best"]):
+            wants[k] = {"suite": suite, "case": case, "params": params, "best": best,
+                        "median": r.get("value"), "unit": r.get("unit", ""), "higher": higher}
+    return wants
+
+
+def run_gpubench(args, out):
+    path = os.path.join(out, "peers-gpubench-%s.json" % args.backend)
+    cmd = [args.exe, "run", args.profile, "--device", args.backend + ":0", "-q", "-o", path]
+    print("gpu-peers: gpubench side: %s" % " ".join(cmd), file=sys.stderr)
+    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
+    if not os.path.exists(path):
+        print("gpu-peers: gpubench wrote no results (exit %d)" % rc, file=sys.stderr)
+        return None, rc
+    return path, rc
+
+
+# ---- peers ---------------------------------------------------------------------------------------
+
+class Run:
+    def __init__(self, wants, budget, backend):
+        self.wants, self.budget, self.backend = wants, budget, backend
+        self.figures, self.missing, self.ran = [], [], []
+
+    def miss(self, peer, why):
+        print("gpu-peers: %s: %s" % (peer, why), file=sys.stderr)
+        self.missing.append({"peer": peer, "why": why})
+
+    def add(self, peer, key, value, unit, method):
+        self.figures.append({"peer": peer, "suite": key[0], "case": key[1], "key": list(key),
+                             "value": value, "unit": unit, "method": method})
+
+    def of(self, suite, cases=None):
+        return [(k, w) for k, w in sorted(self.wants.items(), key=lambda kv: str(kv[0]))
+                if k[0] == suite and (cases is None or k[1] in cases)]
+
+
+def cuda_events_best(torch, fn, trials=TRIALS, warmup=3):
+    """Seconds of the fastest of `trials` calls of fn, each between two CUDA events."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(trials):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        best = min(best, s.elapsed_time(e) / 1e3)
+    return best
+
+
+def peer_torch(run):
+    if run.backend != "cuda":
+        return run.miss("torch", "the gpubench side ran on %s, not CUDA" % run.backend)
+    try:
+        import torch
+    except Exception as e:  # ImportError, or a broken install
+        return run.miss("torch", "not importable (%s)" % str(e).splitlines()[0][:120])
+    if not torch.cuda.is_available():
+        return run.miss("torch", "PyTorch %s sees no CUDA device" % torch.__version__)
+    dev = torch.device("cuda")
+    run.ran.append("torch %s (CUDA %s, %s)" % (torch.__version__, torch.version.cuda,
+                                               torch.cuda.get_device_name(0)))
+    for k, w in run.of("gemm"):
+        if run.budget.left() < 5:
+            return run.miss("torch", "out of the step's budget before gemm %s" % (k,))
+        prec, shape = w["case"], k[2]
+        m = re.fullmatch(r"(\d+)(?:x(\d+)x(\d+))?", shape)
+        if not m:
+            continue
+        M, N, K = (int(m.group(1)),) * 3 if not m.group(2) else map(int, m.groups())
+        flops = 2.0 * M * N * K
+        try:
+            if prec in GEMM_TORCH:
+                dt, tf32 = GEMM_TORCH[prec]
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                a = torch.randn(M, K, device=dev, dtype=getattr(torch, dt))
+                b = torch.randn(K, N, device=dev, dtype=getattr(torch, dt))
+                t = cuda_events_best(torch, lambda: torch.matmul(a, b))
+                method = "torch.matmul %s%s" % (dt, ", allow_tf32" if tf32 else "")
+            elif prec == "f8e4m3" and hasattr(torch, "_scaled_mm"):
+                a = torch.randn(M, K, device=dev).to(torch.float8_e4m3fn)
+                b = torch.randn(N, K, device=dev).to(torch.float8_e4m3fn).t()  # column-major
+                one = torch.tensor(1.0, device=dev)
+                t = cuda_events_best(torch, lambda: torch._scaled_mm(
+                    a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+                method = "torch._scaled_mm float8_e4m3fn, B column-major, out bf16"
+            else:
+                continue
+        except Exception as e:
+            run.miss("torch", "gemm %s %s failed: %s" % (prec, shape, str(e).splitlines()[0][:120]))
+            continue
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+        run.add("torch", k, flops / t / 1e9, "GFLOP/s", method)
+        del a, b
+    for k, w in run.of("memory", ("copy", "triad")):
+        if run.budget.left() < 5:
+            return run.miss("torch", "out of the step's budget before memory %s" % (k,))
+        dt = {"float": torch.float32, "double": torch.float64}.get(k[2])
+        n = k[3] // (4 if k[2] == "float" else 8)
+        if dt is None or n == 0:
+            continue
+        a = torch.empty(n, device=dev, dtype=dt)
+        b = torch.rand(n, device=dev, dtype=dt) + 1
+        c = torch.rand(n, device=dev, dtype=dt) + 1
+        if w["case"] == "copy":
+            t = cuda_events_best(torch, lambda: a.copy_(b))
+            run.add("torch", k, 2 * k[3] / t / 1e9, "GB/s", "Tensor.copy_ (read + write)")
+        else:
+            t = cuda_events_best(torch, lambda: torch.add(b, c, alpha=TRIAD_SCALAR, out=a))
+            ok = torch.allclose(a, b + TRIAD_SCALAR * c)
+            run.add("torch", k, 3 * k[3] / t / 1e9, "GB/s",
+                    "torch.add(b, c, alpha=0.4, out=a)%s" % ("" if ok else " (WRONG RESULT)"))
+        del a, b, c
+    for k, w in run.of("transfer", ("h2d", "d2h", "d2d")):
+        if run.budget.left() < 5:
+            return run.miss("torch", "out of the step's budget before transfer %s" % (k,))
+        n = k[3]
+        if w["case"] == "d2d":
+            src = torch.empty(n, dtype=torch.uint8, device=dev)
+            dst = torch.empty_like(src)
+        elif k[2] != "pinned":
+            continue
+        else:
+            host = torch.empty(n, dtype=torch.uint8, pin_memory=True)
+            devb = torch.empty(n, dtype=torch.uint8, device=dev)
+            src, dst = (host, devb) if w["case"] == "h2d" else (devb, host)
+        t = cuda_events_best(torch, lambda: dst.copy_(src, non_blocking=True))
+        # gpubench's d2d counts the bytes copied once, as its h2d and d2h do (transfer suite).
+        run.add("torch", k, n / t / 1e9, "GB/s", "Tensor.copy_(non_blocking) %s" % w["case"])
+        del src, dst
+
+
+def peer_cupy(run):
+    if run.backend != "cuda":
+        return run.miss("cupy", "the gpubench side ran on %s, not CUDA" % run.backend)
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return run.miss("cupy", "not usable (%s)" % str(e).splitlines()[0][:120])
+    run.ran.append("cupy %s" % cupy.__version__)
+    triad = cupy.ElementwiseKernel("T b, T c, T s", "T a", "a = b + s * c", "gb_peer_triad")
+    copy = cupy.ElementwiseKernel("T x", "T y", "y = x", "gb_peer_copy")
+    for k, w in run.of("memory", ("copy", "triad")):
+        if run.budget.left() < 5:
+            return run.miss("cupy", "out of the step's budget before memory %s" % (k,))
+        dt = {"float": cupy.float32, "double": cupy.float64}.get(k[2])
+        n = k[3] // (4 if k[2] == "float" else 8)
+        if dt is None or n == 0:
+            continue
+        b = cupy.random.random(n, dtype=dt) + 1
+        c = cupy.random.random(n, dtype=dt) + 1
+        a = cupy.empty_like(b)
+        s = dt(TRIAD_SCALAR)
+        fn = (lambda: copy(b, a)) if w["case"] == "copy" else (lambda: triad(b, c, s, a))
+        for _ in range(3):
+            fn()
+        cupy.cuda.Device().synchronize()
+        best = float("inf")
+        for _ in range(TRIALS):
+            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            best = min(best, cupy.cuda.get_elapsed_time(e0, e1) / 1e3)
+        arrays = 2 if w["case"] == "copy" else 3
+        run.add("cupy", k, arrays * k[3] / best / 1e9, "GB/s",
+                "cupy.ElementwiseKernel %s" % w["case"])
+        del a, b, c
+
+
+def sh(cmd, timeout, cwd=None):
+    """(status, combined output) of cmd; status 124 when it ran out of time."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=max(1, timeout))
+        return p.returncode, p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        return 124, (e.stdout or b"").decode("utf-8", "replace")
+    except OSError as e:
+        return 127, str(e)
+
+
+def nvcc_path():
+    for c in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def cuda_arch():
+    rc, out = sh(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], 10)
+    m = re.search(r"(\d+)\.(\d+)", out) if rc == 0 else None
+    return "sm_%s%s" % m.groups() if m else None
+
+
+NVML_DECLS = """/* The NVML calls BabelStream's CUDA model makes (NVML's documented API), declared for a
+ * toolkit without nvml.h; the driver's libnvidia-ml.so.1 provides them. */
+#pragma once
+extern "C" {
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 } nvmlClockType_t;
+#define NVML_SUCCESS 0
+nvmlReturn_t nvmlInit_v2(void);
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *dev);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, nvmlClockType_t type, unsigned int *mhz);
+const char *nvmlErrorString(nvmlReturn_t r);
+}
+#define nvmlInit nvmlInit_v2
+#define nvmlDeviceGetHandleByPciBusId nvmlDeviceGetHandleByPciBusId_v2
+"""
+
+
+def find_lib(name):
+    for d in ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/x86_64-linux-gnu",
+              "/usr/lib64", "/usr/lib"):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    rc, out = sh(["ldconfig", "-p"], 10)
+    for line in out.splitlines() if rc == 0 else []:
+        if line.strip().startswith(name + " "):
+            return line.split("=>")[-1].strip()
+    return None
+
+
+def build_babelstream(run, src, build):
+    """The path of a BabelStream binary for this backend, or None (recorded as missing)."""
+    if not os.path.isfile(os.path.join(src, "src", "main.cpp")):
+        run.miss("babelstream", "no source in %s (fetch github.com/UoB-HPC/BabelStream there)" % src)
+        return None
+    s = os.path.join(src, "src")
+    os.makedirs(build, exist_ok=True)
+    if run.backend == "opencl":
+        exe = os.path.join(build, "babelstream-ocl", "ocl-stream")
+        cxx = shutil.which(os.environ.get("CXX", "c++"))
+        if not cxx:
+            run.miss("babelstream", "no C++ compiler to build its OpenCL model")
+            return None
+        cmd = [cxx, "-O3", "-std=c++17", "-DOCL", "-I" + s, "-I" + os.path.join(s, "ocl"),
+               os.path.join(s, "main.cpp"), os.path.join(s, "ocl", "OCLStream.cpp"), "-lOpenCL",
+               "-o", exe]
+    else:
+        exe = os.path.join(build, "babelstream-cuda", "cuda-stream")
+        nvcc, arch = nvcc_path(), cuda_arch()
+        if not nvcc:
+            run.miss("babelstream", "no nvcc to build its CUDA model")
+            return None
+        if not arch:
+            run.miss("babelstream", "nvidia-smi gave no compute capability (no NVIDIA GPU)")
+            return None
+        nvml = find_lib("libnvidia-ml.so.1")
+        if not nvml:
+            run.miss("babelstream", "no libnvidia-ml.so.1 (the driver's NVML), which it links")
+            return None
+        inc = ["-I" + s, "-I" + os.path.join(s, "cuda")]
+        tk = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        if not os.path.exists(os.path.join(tk, "include", "nvml.h")):
+            stub = os.path.join(build, "babelstream-cuda", "nvml-decls")
+            os.makedirs(stub, exist_ok=True)
+            with open(os.path.join(stub, "nvml.h"), "w") as f:
+                f.write(NVML_DECLS)
+            inc.append("-I" + stub)
+        cmd = [nvcc, "-O3", "-std=c++17", "-arch=" + arch, "--extended-lambda", "-DCUDA",
+               "-DGRID_STRIDE", "-DUNROLL_FACTOR=4"] + inc + [
+               os.path.join(s, "main.cpp"), os.path.join(s, "cuda", "CUDAStream.cu"), nvml,
+               "-o", exe]
+    if os.access(exe, os.X_OK) and os.path.getmtime(exe) >= os.path.getmtime(
+            os.path.join(s, "main.cpp")):
+        return exe
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    rc, out = sh(cmd, min(120, run.budget.left() - 5))
+    if rc != 0:
+        tail = " | ".join(l for l in out.strip().splitlines()[-3:])
+        run.miss("babelstream", "did not build (exit %d): %s" % (rc, tail[:300]))
+        return None
+    return exe
+
+
+def peer_babelstream(run, src, build):
+    wanted = run.of("memory")
+    if not wanted:
+        return run.miss("babelstream", "the gpubench side has no memory case")
+    exe = build_babelstream(run, src, build)
+    if not exe:
+        return
+    run.ran.append("babelstream (%s)" % exe)
+    sizes = sorted({(k[2], k[3]) for k, _ in wanted})
+    for typ, size in sizes:
+        if run.budget.left() < 5:
+            return run.miss("babelstream", "out of the step's budget before %s %d B" % (typ, size))
+        n = size // (4 if typ == "float" else 8)
+        cmd = [exe, "-s", str(n), "-n", "20", "--csv"] + (["--float"] if typ == "float" else [])
+        if run.backend == "opencl":
+            cmd += ["--device", os.environ.get("DEVICE", "0")]
+        rc, out = sh(cmd, min(120, run.budget.left() - 2))
+        if rc != 0:
+            run.miss("babelstream", "%s failed (exit %d): %s" % (
+                " ".join(cmd[1:]), rc, " | ".join(out.strip().splitlines()[-2:])[:300]))
+            continue
+        for line in out.splitlines():
+            f = line.split(",")
+            if len(f) >= 5 and f[0] in ("Copy", "Mul", "Add", "Triad", "Dot"):
+                try:
+                    mbs = float(f[4])
+                except ValueError:
+                    continue
+                k = ("memory", f[0].lower(), typ, size)
+                run.add("babelstream", k, mbs / 1e3, "GB/s",
+                        "BabelStream %s model, max of -n 20" % (
+                            "OpenCL" if run.backend == "opencl" else "CUDA"))
+
+
+def peer_nvbandwidth(run, src, build):
+    wanted = [(k, w) for k, w in run.of("transfer", ("h2d", "d2h", "d2d"))
+              if w["case"] == "d2d" or k[2] == "pinned"]
+    if run.backend != "cuda":
+        return run.miss("nvbandwidth", "the gpubench side ran on %s, not CUDA" % run.backend)
+    if not wanted:
+        return run.miss("nvbandwidth", "the gpubench side has no pinned or D2D transfer case")
+    exe = os.path.join(build, "nvbandwidth", "nvbandwidth")
+    if not os.access(exe, os.X_OK):
+        if not os.path.isfile(os.path.join(src, "CMakeLists.txt")):
+            return run.miss("nvbandwidth", "no source in %s (fetch github.com/NVIDIA/nvbandwidth "
+                            "there)" % src)
+        if not shutil.which("cmake") or not nvcc_path():
+            return run.miss("nvbandwidth", "no cmake or nvcc to build it")
+        bdir = os.path.dirname(exe)
+        rc, out = sh(["cmake", "-S", src, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
+                      "-DCMAKE_CUDA_COMPILER=" + nvcc_path()], min(60, run.budget.left() - 5))
+        if rc == 0:
+            rc, out = sh(["cmake", "--build", bdir, "-j", str(os.cpu_count() or 4)],
+                         min(180, run.budget.left() - 5))
+        if rc != 0 or not os.access(exe, os.X_OK):
+            why = [l for l in out.splitlines() if "Boost" in l or "rror" in l][:2]
+            return run.miss("nvbandwidth", "did not build (exit %d): %s" % (
+                rc, " | ".join(why or out.strip().splitlines()[-2:])[:300]))
+    run.ran.append("nvbandwidth (%s)" % exe)
+    tests = {"h2d": "host_to_device_memcpy_ce", "d2h": "device_to_host_memcpy_ce",
+             "d2d": "device_local_copy"}
+    for k, w in wanted:
+        if run.budget.left() < 5:
+            return run.miss("nvbandwidth", "out of the step's budget before %s" % (k,))
+        mib = max(1, k[3] // (1 << 20))
+        t = tests[w["case"]]
+        rc, out = sh([exe, "-t", t, "-b", str(mib), "-i", "10"], min(60, run.budget.left() - 2))
+        m = re.search(r"SUM\s+%s\s+([0-9.]+)" % t, out)
+        if rc != 0 or not m:
+            run.miss("nvbandwidth", "%s: no SUM line (exit %d)" % (t, rc))
+            continue
+        run.add("nvbandwidth", k, float(m.group(1)), "GB/s",
+                "nvbandwidth -t %s -b %d (median of 10)" % (t, mib))
+
+
+# ---- ratios and the report -------------------------------------------------------------------
+
+def ratios_of(wants, figures):
+    rows = []
+    for f in figures:
+        w = wants.get(tuple(f["key"]))
+        if not w or not f["value"]:
+            continue
+        r = w["best"] / f["value"] if w["higher"] else f["value"] / w["best"]
+        rows.append({"suite": f["suite"], "case": f["case"], "key": f["key"], "peer": f["peer"],
+                     "gpubench_best": w["best"], "gpubench_median": w["median"],
+                     "peer_value": f["value"], "unit": f["unit"], "ratio": r,
+                     "method": f["method"]})
+    rows.sort(key=lambda r: (str(r["key"]), r["peer"]))
+    return rows
+
+
+def size_text(b):
+    for unit, sh_ in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if b >= 1 << sh_ and b % (1 << sh_) == 0:
+            return "%d %s" % (b >> sh_, unit)
+    return "%d B" % b
+
+
+def markdown(doc):
+    out = ["## gpubench beside the specialists (same device, same call)", ""]
+    out.append("gpubench side: `%s` (%s); peers that ran: %s  " % (
+        doc["gpubench_results"], doc["backend"], ", ".join(doc["ran"]) or "none"))
+    for m in doc["missing"]:
+        out.append("- missing: **%s**: %s" % (m["peer"], m["why"].replace("|", "/")))
+    out.append("")
+    if not doc["ratios"]:
+        out.append("No figure to compare: no peer measured a case of the gpubench side.")
+        return "\n".join(out) + "\n"
+    out.append("| figure | peer | gpubench best | peer best | unit | gpubench/peer |")
+    out.append("|---|---|---:|---:|---|---:|")
+    best = {}
+    for r in doc["ratios"]:
+        k = r["key"]
+        what = "%s %s %s %s" % (k[0], k[1], k[2], size_text(k[3]) if isinstance(k[3], int) else k[3])
+        out.append("| %s | %s | %.4g | %.4g | %s | %.3f |" % (
+            what, r["peer"], r["gpubench_best"], r["peer_value"], r["unit"], r["ratio"]))
+        kk = tuple(k)
+        if kk not in best or r["ratio"] < best[kk]["ratio"]:
+            best[kk] = r
+    out.append("")
+    out.append("Against the best peer per figure (the lowest ratio): %s." % ", ".join(
+        "%s %s %s: %.3f (%s)" % (k[0], k[1], size_text(k[3]) if isinstance(k[3], int) else k[2],
+                                 r["ratio"], r["peer"]) for k, r in sorted(best.items(), key=str)))
+    out.append("")
+    out.append("Best sample against the peer's best; a ratio below 1 is gpubench measuring less "
+               "than the specialist.")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--results")
+    ap.add_argument("--exe")
+    ap.add_argument("--profile")
+    ap.add_argument("--backend", choices=("cuda", "opencl"))
+    ap.add_argument("-o", "--out", default=".")
+    ap.add_argument("--src", default="build-peers/src")
+    ap.add_argument("--build", default="build-peers")
+    ap.add_argument("--budget", type=float, default=100.0)
+    ap.add_argument("--only", default=",".join(PEERS))
+    ap.add_argument("--md", help="where peers.md goes (default OUT/peers.md)")
+    args = ap.parse_args()
+    only = [p for p in args.only.split(",") if p]
+    bad = [p for p in only if p not in PEERS]
+    if bad or (not args.results and not (args.exe and args.profile and args.backend)):
+        ap.print_usage(sys.stderr)
+        print("gpu-peers: give --results FILE, or --exe, --profile and --backend%s" % (
+            "; no peer %s (peers: %s)" % (", ".join(bad), ", ".join(PEERS)) if bad else ""),
+            file=sys.stderr)
+        return 2
+    budget = Budget(args.budget)
+    os.makedirs(args.out, exist_ok=True)
+    path = args.results
+    if not path:
+        path, rc = run_gpubench(args, args.out)
+        if not path:
+            return 1
+    try:
+        with open(path) as f:
+            gb = json.load(f)
+        if not isinstance(gb, dict):
+            raise ValueError("not a results document")
+    except (OSError, ValueError) as e:
+        print("gpu-peers: cannot read %s: %s" % (path, e), file=sys.stderr)
+        return 1
+    backend = args.backend
+    if not backend:
+        bs = {r.get("backend") for r in gb.get("results", []) if isinstance(r, dict)}
+        backend = "cuda" if "cuda" in bs else "opencl"
+    wants = wants_of(gb)
+    run = Run(wants, budget, backend)
+    steps = {"torch": lambda: peer_torch(run), "cupy": lambda: peer_cupy(run),
+             "babelstream": lambda: peer_babelstream(run, os.path.join(args.src, "BabelStream"),
+                                                     args.build),
+             "nvbandwidth": lambda: peer_nvbandwidth(run, os.path.join(args.src, "nvbandwidth"),
+                                                     args.build)}
+    for p in PEERS:
+        if p not in only:
+            continue
+        if budget.left() < 5:
+            run.miss(p, "not started: the step's %g s budget was spent" % args.budget)
+            continue
+        try:
+            steps[p]()
+        except Exception as e:  # a peer's failure is recorded; the others still run
+            run.miss(p, "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]
+                                             if str(e) else ""))
+    devs = gb.get("devices") or []
+    doc = {"schema": SCHEMA, "created": now_utc(), "gpubench_results": os.path.basename(path),
+           "backend": backend, "device": (devs[0].get("name") if devs and isinstance(devs[0], dict)
+                                          else None),
+           "driver": (devs[0].get("driver") if devs and isinstance(devs[0], dict) else None),
+           "cases_comparable": len(wants), "ran": run.ran, "missing": run.missing,
+           "figures": run.figures, "ratios": ratios_of(wants, run.figures)}
+    with open(os.path.join(args.out, "peers.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    md = markdown(doc)
+    with open(args.md or os.path.join(args.out, "peers.md"), "w") as f:
+        f.write(md)
+    sys.stdout.write(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
