@@ -4,7 +4,10 @@
 #
 # Each round runs both, in alternating order (gpubench first in odd rounds, BabelStream first in
 # even ones, so that a drift of the machine does not favour one), each with the same number of
-# timed repetitions per kernel and one operation per sample, and compares best against best:
+# timed repetitions per kernel and one operation per sample, each kernel's runs back to back
+# (BabelStream's --order Isolated, as gpubench runs a case: in its default order a kernel reads
+# what the one before it just wrote, and on a CPU that finds up to a last-level cache of it
+# still there), and compares best against best:
 # BabelStream's "max MB/s" (its fastest of -n runs) against gpubench's fastest sample. Kernels:
 # copy, triad and dot, at gpubench's defaults (vec 0, the dot's default sizing), which is what a
 # user gets. BabelStream's byte counts are gpubench's (copy 2 arrays, triad 3, dot 2); its MB is
@@ -98,7 +101,8 @@ run_gb() {
     >"$out/gpubench-$1.txt" 2>&1 || { echo "bench-babelstream: gpubench failed (round $1)" >&2; return 1; }
 }
 run_bs() {
-  "$bs" --device "$dev" $bs_flag -s "$n" -n "$times" --csv >"$out/babelstream-$1.csv" 2>&1 ||
+  "$bs" --device "$dev" $bs_flag -s "$n" -n "$times" --order Isolated --csv \
+    >"$out/babelstream-$1.csv" 2>&1 ||
     { echo "bench-babelstream: BabelStream failed (round $1): $(tail -2 "$out/babelstream-$1.csv")" >&2; return 1; }
 }
 status=0

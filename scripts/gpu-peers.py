@@ -16,6 +16,8 @@ knows, at the file's own sizes, shapes and precisions:
                run at each memory size: copy, mul, add, triad, dot
   nvbandwidth  NVIDIA's nvbandwidth, built here from SRC/nvbandwidth with CMake (it needs Boost
                program_options), run for H2D, D2H (copy engines) and the device-local copy
+A binary scripts/peers-prebuild.sh made (BUILD/babelstream-cuda/cuda-stream,
+BUILD/nvbandwidth/nvbandwidth) or an earlier call built is used as it is (delete it to rebuild).
 Every timing is the peer's own best of several repetitions (CUDA events around one operation
 for torch and CuPy; BabelStream's max; nvbandwidth's own figure), set against gpubench's best
 sample of the same case: ratio = gpubench / peer for rates (higher is better), so a ratio of
@@ -231,8 +233,10 @@ def peer_torch(run):
             devb = torch.empty(n, dtype=torch.uint8, device=dev)
             src, dst = (host, devb) if w["case"] == "h2d" else (devb, host)
         t = cuda_events_best(torch, lambda: dst.copy_(src, non_blocking=True))
-        # gpubench's d2d counts the bytes copied once, as its h2d and d2h do (transfer suite).
-        run.add("torch", k, n / t / 1e9, "GB/s", "Tensor.copy_(non_blocking) %s" % w["case"])
+        # The transfer suite counts a D2D copy's bytes twice (read and written), an H2D or D2H
+        # copy's once (what crosses the link).
+        moved = 2 * n if w["case"] == "d2d" else n
+        run.add("torch", k, moved / t / 1e9, "GB/s", "Tensor.copy_(non_blocking) %s" % w["case"])
         del src, dst
 
 
@@ -276,11 +280,23 @@ def peer_cupy(run):
         del a, b, c
 
 
-def sh(cmd, timeout, cwd=None):
+def driver_env():
+    """The environment with the folders of the driver's libcuda.so.1 and libnvidia-ml.so.1 on
+    LD_LIBRARY_PATH (a driver mounted outside the loader's path), for the peers' binaries."""
+    env = dict(os.environ)
+    dirs = [os.path.dirname(p) for p in (find_lib("libnvidia-ml.so.1"), find_lib("libcuda.so.1"))
+            if p]
+    if dirs:
+        env["LD_LIBRARY_PATH"] = ":".join(dict.fromkeys(dirs + [
+            d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d]))
+    return env
+
+
+def sh(cmd, timeout, cwd=None, env=None):
     """(status, combined output) of cmd; status 124 when it ran out of time."""
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=max(1, timeout))
+                           timeout=max(1, timeout), env=env)
         return p.returncode, p.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as e:
         return 124, (e.stdout or b"").decode("utf-8", "replace")
@@ -349,6 +365,8 @@ def build_babelstream(run, src, build):
                "-o", exe]
     else:
         exe = os.path.join(build, "babelstream-cuda", "cuda-stream")
+        if os.access(exe, os.X_OK):  # peers-prebuild.sh's, or an earlier call's
+            return exe
         nvcc, arch = nvcc_path(), cuda_arch()
         if not nvcc:
             run.miss("babelstream", "no nvcc to build its CUDA model")
@@ -372,8 +390,7 @@ def build_babelstream(run, src, build):
                "-DGRID_STRIDE", "-DUNROLL_FACTOR=4"] + inc + [
                os.path.join(s, "main.cpp"), os.path.join(s, "cuda", "CUDAStream.cu"), nvml,
                "-o", exe]
-    if os.access(exe, os.X_OK) and os.path.getmtime(exe) >= os.path.getmtime(
-            os.path.join(s, "main.cpp")):
+    if os.access(exe, os.X_OK):  # built before (peers-prebuild.sh, or an earlier call)
         return exe
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     rc, out = sh(cmd, min(120, run.budget.left() - 5))
@@ -397,10 +414,14 @@ def peer_babelstream(run, src, build):
         if run.budget.left() < 5:
             return run.miss("babelstream", "out of the step's budget before %s %d B" % (typ, size))
         n = size // (4 if typ == "float" else 8)
-        cmd = [exe, "-s", str(n), "-n", "20", "--csv"] + (["--float"] if typ == "float" else [])
+        # --order Isolated: each kernel's runs back to back, as gpubench runs a case (in the
+        # default order a kernel reads what the one before it wrote, partly still in cache).
+        cmd = [exe, "-s", str(n), "-n", "20", "--order", "Isolated", "--csv"] + (
+            ["--float"] if typ == "float" else [])
         if run.backend == "opencl":
             cmd += ["--device", os.environ.get("DEVICE", "0")]
-        rc, out = sh(cmd, min(120, run.budget.left() - 2))
+        rc, out = sh(cmd, min(120, run.budget.left() - 2),
+                     env=driver_env() if run.backend == "cuda" else None)
         if rc != 0:
             run.miss("babelstream", "%s failed (exit %d): %s" % (
                 " ".join(cmd[1:]), rc, " | ".join(out.strip().splitlines()[-2:])[:300]))
@@ -414,7 +435,7 @@ def peer_babelstream(run, src, build):
                     continue
                 k = ("memory", f[0].lower(), typ, size)
                 run.add("babelstream", k, mbs / 1e3, "GB/s",
-                        "BabelStream %s model, max of -n 20" % (
+                        "BabelStream %s model, max of -n 20, --order Isolated" % (
                             "OpenCL" if run.backend == "opencl" else "CUDA"))
 
 
@@ -450,13 +471,18 @@ def peer_nvbandwidth(run, src, build):
             return run.miss("nvbandwidth", "out of the step's budget before %s" % (k,))
         mib = max(1, k[3] // (1 << 20))
         t = tests[w["case"]]
-        rc, out = sh([exe, "-t", t, "-b", str(mib), "-i", "10"], min(60, run.budget.left() - 2))
+        rc, out = sh([exe, "-t", t, "-b", str(mib), "-i", "10"], min(60, run.budget.left() - 2),
+                     env=driver_env())
         m = re.search(r"SUM\s+%s\s+([0-9.]+)" % t, out)
         if rc != 0 or not m:
-            run.miss("nvbandwidth", "%s: no SUM line (exit %d)" % (t, rc))
+            run.miss("nvbandwidth", "%s: no SUM line (exit %d): %s" % (
+                t, rc, " | ".join(out.strip().splitlines()[-2:])[:200]))
             continue
-        run.add("nvbandwidth", k, float(m.group(1)), "GB/s",
-                "nvbandwidth -t %s -b %d (median of 10)" % (t, mib))
+        # nvbandwidth counts a copy's bytes once; the transfer suite counts a D2D copy's twice.
+        scale = 2 if w["case"] == "d2d" else 1
+        run.add("nvbandwidth", k, scale * float(m.group(1)), "GB/s",
+                "nvbandwidth -t %s -b %d (median of 10%s)" % (t, mib, ", x2: read + write"
+                                                               if scale == 2 else ""))
 
 
 # ---- ratios and the report -------------------------------------------------------------------
