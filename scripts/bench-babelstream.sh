@@ -4,10 +4,11 @@
 #
 # Each round runs both, in alternating order (gpubench first in odd rounds, BabelStream first in
 # even ones, so that a drift of the machine does not favour one), each with the same number of
-# timed repetitions per kernel and one operation per sample, each kernel's runs back to back
-# (BabelStream's --order Isolated, as gpubench runs a case: in its default order a kernel reads
-# what the one before it just wrote, and on a CPU that finds up to a last-level cache of it
-# still there), and compares best against best:
+# timed repetitions per kernel and one operation per sample, each kernel's runs back to back, as
+# gpubench runs a case (BabelStream is run once per kernel with --only: in its default order a
+# kernel reads what the one before it just wrote, and on a CPU that finds up to a last-level
+# cache of it still there; its --order Isolated times the whole loop and reports the mean as
+# every run's time, so it has no best), and compares best against best:
 # BabelStream's "max MB/s" (its fastest of -n runs) against gpubench's fastest sample. Kernels:
 # copy, triad and dot, at gpubench's defaults (vec 0, the dot's default sizing), which is what a
 # user gets. BabelStream's byte counts are gpubench's (copy 2 arrays, triad 3, dot 2); its MB is
@@ -43,10 +44,14 @@ done
 shift $((OPTIND - 1))
 out=${1:-results/bench-babelstream}
 die() { echo "bench-babelstream: $*" >&2; exit 2; }
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "-r needs a positive count, not '$rounds'"
-[[ "$times" =~ ^[0-9]+$ ]] && ((times >= 2)) || die "-n needs a count of at least 2, not '$times'"
+# Counts in decimal without leading zeros (bash reads 08 as octal) and small enough that bash's
+# 64-bit arithmetic cannot wrap.
+[[ "$rounds" =~ ^[1-9][0-9]{0,2}$ ]] || die "-r needs a count from 1 to 999, not '$rounds'"
+[[ "$times" =~ ^[1-9][0-9]{0,4}$ ]] && ((times >= 2)) ||
+  die "-n needs a count from 2 to 99999, not '$times'"
 case $type in float) esize=4 ;; double) esize=8 ;; *) die "-t needs float or double, not '$type'" ;; esac
-[ -z "$bytes" ] || [[ "$bytes" =~ ^[0-9]+$ ]] || die "-s needs a byte count, not '$bytes'"
+[ -z "$bytes" ] || [[ "$bytes" =~ ^[1-9][0-9]{0,12}$ ]] ||
+  die "-s needs a byte count from 1 to 10^13 - 1, not '$bytes'"
 command -v jq >/dev/null || die "jq is missing (scripts/bootstrap.sh installs it)"
 [ -x "$build/gpubench" ] || die "build first (scripts/bootstrap.sh)"
 [ -f "$src/src/ocl/OCLStream.cpp" ] ||
@@ -72,8 +77,9 @@ suites:
   - suite: memory
     params: {op: copy, type: $type, size: 0}
 YAML
-  "$build/gpubench" run "$out/size.yaml" --device "opencl:$dev" -q -o "$out/size.json" >/dev/null ||
-    die "gpubench could not size the arrays (see $out/size.json)"
+  rm -f "$out/size.json"
+  "$build/gpubench" run "$out/size.yaml" --device "opencl:$dev" -q -o "$out/size.json" \
+    >"$out/size.txt" 2>&1 || die "gpubench could not size the arrays (exit $?): $(tail -2 "$out/size.txt")"
   bytes=$(jq -r '[.results[0].figures[]? | select(.name == "array_bytes") | .value] | first // empty' \
             "$out/size.json")
   [ -n "$bytes" ] || die "gpubench gave no array_bytes figure"
@@ -95,15 +101,20 @@ YAML
 
 bs_flag=""
 [ "$type" = float ] && bs_flag=--float
-declare -A ratios=()
+declare -A ratios=([copy]="" [triad]="" [dot]="")
 run_gb() {
+  rm -f "$out/gpubench-$1.json"
   "$build/gpubench" run "$out/gpubench.yaml" --device "opencl:$dev" -q -o "$out/gpubench-$1.json" \
-    >"$out/gpubench-$1.txt" 2>&1 || { echo "bench-babelstream: gpubench failed (round $1)" >&2; return 1; }
+    >"$out/gpubench-$1.txt" 2>&1 ||
+    { echo "bench-babelstream: gpubench failed (round $1): $(tail -1 "$out/gpubench-$1.txt")" >&2; return 1; }
 }
 run_bs() {
-  "$bs" --device "$dev" $bs_flag -s "$n" -n "$times" --order Isolated --csv \
-    >"$out/babelstream-$1.csv" 2>&1 ||
-    { echo "bench-babelstream: BabelStream failed (round $1): $(tail -2 "$out/babelstream-$1.csv")" >&2; return 1; }
+  rm -f "$out/babelstream-$1.csv"
+  local k
+  for k in Copy Triad Dot; do
+    "$bs" --device "$dev" $bs_flag -s "$n" -n "$times" --only $k --csv >>"$out/babelstream-$1.csv" 2>&1 ||
+      { echo "bench-babelstream: BabelStream $k failed (round $1): $(tail -2 "$out/babelstream-$1.csv")" >&2; return 1; }
+  done
 }
 status=0
 for ((r = 1; r <= rounds; r++)); do
@@ -112,9 +123,9 @@ for ((r = 1; r <= rounds; r++)); do
   else run_bs $r && run_gb $r || status=1; fi
   for k in copy triad dot; do
     K=$(tr '[:lower:]' '[:upper:]' <<<"${k:0:1}")${k:1}
-    peer=$(awk -F, -v k="$K" '$1 == k {print $5 / 1000}' "$out/babelstream-$r.csv" 2>/dev/null)
+    peer=$(awk -F, -v k="$K" '$1 == k {print $5 / 1000}' "$out/babelstream-$r.csv" 2>/dev/null || true)
     ours=$(jq -r --arg c "$k" '[.results[] | select(.suite == "memory" and .case == $c and
-             .status == "ok") | .samples | max] | first // empty' "$out/gpubench-$r.json" 2>/dev/null)
+             .status == "ok") | .samples | max] | first // empty' "$out/gpubench-$r.json" 2>/dev/null || true)
     ratio=$(awk -v a="$ours" -v b="$peer" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a";
                                                  else printf "%.3f", a / b }')
     ratios[$k]+="$ratio "

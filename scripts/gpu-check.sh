@@ -11,10 +11,10 @@
 #      processes). On an older driver it retries with the toolkit's forward-compatibility
 #      libcuda (TOOLKIT/compat) before giving its verdict.
 #   2. a smoke test of about 60 s on CUDA (a small generated profile): launch latency, a verified
-#      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32 and
-#      f32, tf32, f16 and bf16 cuBLAS GEMMs at 4096 and 8192, one small FP8 cuBLASLt GEMM per format (f8e4m3, f8e5m2: 1024, TN; a
-#      recorded skip below sm_89 or without libcublasLt), BF16 and FP8 at 8192 (near the matrix
-#      units' peak), copy and triad on float arrays of 512 MiB, 1 GiB and 2 GiB (16-byte loads),
+#      triad against the HBM bound, one f16, bf16 and int8 kernel each (compiled and run), f32,
+#      tf32, f16 and bf16 cuBLAS GEMMs at 4096 and 8192, one small FP8 cuBLASLt GEMM per format
+#      (f8e4m3, f8e5m2: 1024, TN; a recorded skip below sm_89 or without libcublasLt), BF16 and
+#      FP8 at 8192 (near the matrix units' peak), copy and triad on float arrays of 512 MiB, 1 GiB and 2 GiB (16-byte loads),
 #      a triad timed for over 1 s, a 1 GiB device-to-device copy, every case run on to 1.2 s
 #      (telemetry.energy_window, so that NVML's coarse energy counter gives each an energy and a
 #      perf per watt), a pinned copy each
@@ -39,7 +39,7 @@
 # Files (at most 8, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained,
 # `gpubench devices --json`), smoke-cuda.json, peers.json (the peers' figures and the ratios),
 # chip-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md, gpu-check.log. Keep them
-# as references with scripts/keep-reference.sh OUT.
+# as references with scripts/keep-reference.py OUT.
 #
 #   scripts/gpu-check.sh [OPTIONS]                 on the GPU machine
 #   scripts/gpu-check.sh --make-bundle DIR         on a build machine (here): prepare DIR to carry
@@ -103,7 +103,14 @@ steps_order="version chain compat json state smoke peers chip cuda opencl summar
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
 
+# An option's value: present and not empty, else a usage error (exit 2).
+need() { [ $# -ge 3 ] && [ -n "$3" ] || die "$1 needs $2"; }
 while (($#)); do
+  case "$1" in
+    -o|--out|-m|--mode|-B|--bundle|-e|--exe|-p|--profile|--toolkit|--peers-src|--budget|\
+    --make-bundle|--from)
+      need "$1" "a value" "${2:-}" ;;
+  esac
   case "$1" in
     -o|--out) out=${2:?--out needs a folder}; shift 2 ;;
     --smoke) smoke_only=true; shift ;;
@@ -116,7 +123,9 @@ while (($#)); do
     --peers-src) peers_src=${2:?--peers-src needs a folder}; shift 2 ;;
     --budget)
       b=${2:?--budget needs STEP=SECONDS}
-      [[ "$b" =~ ^([a-z]+)=([0-9]+)$ ]] || die "--budget needs STEP=SECONDS, not '$b'"
+      # 1 to 9999 s, in decimal (bash would read 08 as octal; timeout reads 0 as no limit).
+      [[ "$b" =~ ^([a-z]+)=([1-9][0-9]{0,3})$ ]] ||
+        die "--budget needs STEP=SECONDS (1 to 9999), not '$b'"
       [ -n "${budget[${BASH_REMATCH[1]}]:-}" ] || die "no step '${BASH_REMATCH[1]}' (steps: $steps_order)"
       budget[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
       shift 2 ;;
@@ -617,8 +626,10 @@ peers_line() { # what the peers step will find, for the plan
   done
   python3 -c 'import torch' 2>/dev/null && w+=("torch importable") || w+=("no torch")
   python3 -c 'import cupy' 2>/dev/null && w+=("cupy importable") || w+=("no cupy")
-  local IFS=';'; echo "${w[*]}"
+  local IFS=';'; echo "${w[*]}" | sed 's/;/; /g'
 }
+# The script's own deadline: 10 s before the step's (it writes its files in them), at least half.
+peer_inner=$((budget[peers] > 20 ? budget[peers] - 10 : (budget[peers] + 1) / 2))
 if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
   if $dry; then
     echo "  (peers here: $(peers_line))"
@@ -627,7 +638,7 @@ if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
   fi
   if $dry || [ -f "$out/smoke-cuda.json" ]; then
     run_step peers - python3 scripts/gpu-peers.py --results "$out/smoke-cuda.json" --backend cuda \
-      --src "$peers_src" --build build-peers --budget "$((budget[peers] - 10))" -o "$out" \
+      --src "$peers_src" --build build-peers --budget "$peer_inner" -o "$out" \
       --md "$tmp/peers.md"
     rc[peers]=$?
     # Peers that are absent or fail are recorded in peers.json; only the step itself can fail.

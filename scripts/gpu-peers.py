@@ -36,8 +36,9 @@ results; 2 usage.
 """
 import argparse
 import datetime
-import glob
+import html
 import json
+import math
 import os
 import re
 import shutil
@@ -67,17 +68,53 @@ def now_utc():
 
 # ---- the gpubench side ---------------------------------------------------------------------------
 
+# The values a results file may give the params a key is made of (gpubench's own choices): any
+# other value is not a case a peer knows, and its result is left out.
+TYPES, TRANSES, MEMORIES = ("float", "double"), ("nn", "nt", "tn", "tt"), ("pinned", "device")
+MAX_BYTES = 1 << 40
+
+
+def size_of(v):
+    """A byte count from a results file, or None unless it is a whole number in 1 B .. 1 TiB."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_BYTES:
+        return None
+    return v
+
+
 def key_of(suite, case, params):
     """What identifies a figure across tools: the suite, the case and the params that change what
-    is measured (not gpubench's tunables such as wg or vec)."""
-    p = params or {}
-    if suite == "memory":
-        return (suite, case, p.get("type", "float"), int(p.get("size", 0)))
-    if suite == "gemm":
-        return (suite, case, str(p.get("shape", "")), str(p.get("trans", "nn")))
-    if suite == "transfer":
-        return (suite, case, p.get("memory", ""), int(p.get("size", 0)))
+    is measured (not gpubench's tunables such as wg or vec); None for anything else, or for a
+    value gpubench would not have written."""
+    if not isinstance(params, dict) or not isinstance(case, str):
+        return None
+    p = params
+    if suite == "memory" and case in ("copy", "mul", "add", "triad", "dot"):
+        t, n = p.get("type", "float"), size_of(p.get("size"))
+        return (suite, case, t, n) if t in TYPES and n else None
+    if suite == "gemm" and case in GEMM_TORCH or suite == "gemm" and case == "f8e4m3":
+        shape, tr = p.get("shape"), p.get("trans", "nn")
+        ok = isinstance(shape, str) and re.fullmatch(r"\d{1,6}(x\d{1,6}x\d{1,6})?", shape)
+        return (suite, case, shape, tr) if ok and tr in TRANSES else None
+    if suite == "transfer" and case in ("h2d", "d2h", "d2d"):
+        m, n = p.get("memory"), size_of(p.get("size"))
+        return (suite, case, m, n) if m in MEMORIES and n else None
     return None
+
+
+def finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))
+
+
+def with_array_bytes(r):
+    """The params of result r, with a memory case's size 0 (the suite picked it) replaced by the
+    size it picked (its figure array_bytes), so that a peer runs that size."""
+    params = r.get("params")
+    if r.get("suite") != "memory" or not isinstance(params, dict) or params.get("size") != 0:
+        return params
+    for f in r.get("figures") if isinstance(r.get("figures"), list) else []:
+        if isinstance(f, dict) and f.get("name") == "array_bytes" and finite(f.get("value")):
+            return dict(params, size=int(f["value"]))
+    return params
 
 
 def wants_of(doc):
@@ -88,35 +125,60 @@ def wants_of(doc):
         # Device 0 of the run's backend: the one every peer measures.
         if not isinstance(r, dict) or r.get("status") != "ok" or r.get("device", 0) != 0:
             continue
-        suite, case, params = r.get("suite"), r.get("case"), r.get("params") or {}
+        suite, case, params = r.get("suite"), r.get("case"), with_array_bytes(r) or {}
+        if not isinstance(params, dict):
+            continue
         if suite == "gemm" and params.get("impl", "library") != "library":
             continue
         if suite == "transfer" and params.get("mode", "async") != "async":
             continue
         k = key_of(suite, case, params)
-        if k is None:
+        better = r.get("better", "higher")
+        if k is None or better not in ("higher", "lower"):
             continue
-        samples = [s for s in r.get("samples") or [] if isinstance(s, (int, float))]
-        higher = r.get("better", "higher") == "higher"
+        samples = r.get("samples")
+        samples = [float(x) for x in samples if finite(x) and x > 0] if isinstance(
+            samples, list) else []
+        higher = better == "higher"
         best = (max(samples) if higher else min(samples)) if samples else r.get("value")
-        if not isinstance(best, (int, float)):
+        if not finite(best) or best <= 0:
             continue
+        best = float(best)
         w = wants.get(k)
         if w is None or (best > w["best"] if higher else best < w["best"]):
             wants[k] = {"suite": suite, "case": case, "params": params, "best": best,
-                        "median": r.get("value"), "unit": r.get("unit", ""), "higher": higher}
+                        "median": r.get("value") if finite(r.get("value")) else None,
+                        "unit": r.get("unit", "") if isinstance(r.get("unit"), str) else "",
+                        "higher": higher}
     return wants
 
 
 def run_gpubench(args, out):
+    """Runs the gpubench side; returns the results file it wrote, or None. A file left by an
+    earlier run is removed first, so that a run that writes none is not mistaken for one that
+    did. gpubench exits non-zero when a case failed; its file is still the run's results."""
     path = os.path.join(out, "peers-gpubench-%s.json" % args.backend)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        print("gpu-peers: cannot replace %s: %s" % (path, e.strerror), file=sys.stderr)
+        return None
     cmd = [args.exe, "run", args.profile, "--device", args.backend + ":0", "-q", "-o", path]
     print("gpu-peers: gpubench side: %s" % " ".join(cmd), file=sys.stderr)
-    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
-    if not os.path.exists(path):
+    try:
+        rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
+    except OSError as e:
+        print("gpu-peers: cannot run %s: %s" % (args.exe, e.strerror), file=sys.stderr)
+        return None
+    if not os.path.isfile(path):
         print("gpu-peers: gpubench wrote no results (exit %d)" % rc, file=sys.stderr)
-        return None, rc
-    return path, rc
+        return None
+    if rc != 0:
+        print("gpu-peers: gpubench exited %d (a case failed or was cut short): comparing what "
+              "it measured" % rc, file=sys.stderr)
+    return path
 
 
 # ---- peers ---------------------------------------------------------------------------------------
@@ -414,18 +476,22 @@ def peer_babelstream(run, src, build):
         if run.budget.left() < 5:
             return run.miss("babelstream", "out of the step's budget before %s %d B" % (typ, size))
         n = size // (4 if typ == "float" else 8)
-        # --order Isolated: each kernel's runs back to back, as gpubench runs a case (in the
-        # default order a kernel reads what the one before it wrote, partly still in cache).
-        cmd = [exe, "-s", str(n), "-n", "20", "--order", "Isolated", "--csv"] + (
-            ["--float"] if typ == "float" else [])
-        if run.backend == "opencl":
-            cmd += ["--device", os.environ.get("DEVICE", "0")]
-        rc, out = sh(cmd, min(120, run.budget.left() - 2),
-                     env=driver_env() if run.backend == "cuda" else None)
-        if rc != 0:
-            run.miss("babelstream", "%s failed (exit %d): %s" % (
-                " ".join(cmd[1:]), rc, " | ".join(out.strip().splitlines()[-2:])[:300]))
-            continue
+        # One kernel per run (--only), each run timed on its own, back to back, as gpubench runs
+        # a case: in BabelStream's default order a kernel reads what the one before it wrote,
+        # partly still in cache, and its --order Isolated reports the mean as every run's time.
+        out = ""
+        for kern in sorted({k[1] for k, _ in wanted if k[2] == typ and k[3] == size}):
+            cmd = [exe, "-s", str(n), "-n", "20", "--only", kern.capitalize(), "--csv"] + (
+                ["--float"] if typ == "float" else [])
+            if run.backend == "opencl":
+                cmd += ["--device", os.environ.get("DEVICE", "0")]
+            rc, o = sh(cmd, min(120, run.budget.left() - 2),
+                       env=driver_env() if run.backend == "cuda" else None)
+            if rc != 0:
+                run.miss("babelstream", "%s failed (exit %d): %s" % (
+                    " ".join(cmd[1:]), rc, " | ".join(o.strip().splitlines()[-2:])[:300]))
+                continue
+            out += o
         for line in out.splitlines():
             f = line.split(",")
             if len(f) >= 5 and f[0] in ("Copy", "Mul", "Add", "Triad", "Dot"):
@@ -435,7 +501,7 @@ def peer_babelstream(run, src, build):
                     continue
                 k = ("memory", f[0].lower(), typ, size)
                 run.add("babelstream", k, mbs / 1e3, "GB/s",
-                        "BabelStream %s model, max of -n 20, --order Isolated" % (
+                        "BabelStream %s model, --only, max of -n 20" % (
                             "OpenCL" if run.backend == "opencl" else "CUDA"))
 
 
@@ -491,7 +557,7 @@ def ratios_of(wants, figures):
     rows = []
     for f in figures:
         w = wants.get(tuple(f["key"]))
-        if not w or not f["value"]:
+        if not w or not finite(f["value"]) or f["value"] <= 0:
             continue
         r = w["best"] / f["value"] if w["higher"] else f["value"] / w["best"]
         rows.append({"suite": f["suite"], "case": f["case"], "key": f["key"], "peer": f["peer"],
@@ -509,12 +575,20 @@ def size_text(b):
     return "%d B" % b
 
 
+def md(text):
+    """Text for one Markdown table cell or list item: one line, no '|', '`' or HTML markup (any
+    of it may come from a results file)."""
+    t = re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029|`]+", " ", str(text))
+    return html.escape(t, quote=False)[:300]
+
+
 def markdown(doc):
-    out = ["## gpubench beside the specialists (same device, same call)", ""]
-    out.append("gpubench side: `%s` (%s); peers that ran: %s  " % (
-        doc["gpubench_results"], doc["backend"], ", ".join(doc["ran"]) or "none"))
+    out = ["## gpubench beside the specialists", ""]
+    out.append("gpubench side: %s (%s; device 0; the peers ran on it after it); peers that "
+               "ran: %s  " % (
+        md(doc["gpubench_results"]), md(doc["backend"]), md(", ".join(doc["ran"]) or "none")))
     for m in doc["missing"]:
-        out.append("- missing: **%s**: %s" % (m["peer"], m["why"].replace("|", "/")))
+        out.append("- missing: **%s**: %s" % (md(m["peer"]), md(m["why"])))
     out.append("")
     if not doc["ratios"]:
         out.append("No figure to compare: no peer measured a case of the gpubench side.")
@@ -526,59 +600,84 @@ def markdown(doc):
         k = r["key"]
         what = "%s %s %s %s" % (k[0], k[1], k[2], size_text(k[3]) if isinstance(k[3], int) else k[3])
         out.append("| %s | %s | %.4g | %.4g | %s | %.3f |" % (
-            what, r["peer"], r["gpubench_best"], r["peer_value"], r["unit"], r["ratio"]))
+            md(what), md(r["peer"]), r["gpubench_best"], r["peer_value"], md(r["unit"]),
+            r["ratio"]))
         kk = tuple(k)
         if kk not in best or r["ratio"] < best[kk]["ratio"]:
             best[kk] = r
     out.append("")
-    out.append("Against the best peer per figure (the lowest ratio): %s." % ", ".join(
-        "%s %s %s: %.3f (%s)" % (k[0], k[1], size_text(k[3]) if isinstance(k[3], int) else k[2],
-                                 r["ratio"], r["peer"]) for k, r in sorted(best.items(), key=str)))
+    out.append("Against the best peer per figure (the lowest ratio): %s." % md(", ".join(
+        "%s %s %s: %.3f (%s)" % (k[0], k[1], "%s %s" % (k[2], size_text(k[3])) if isinstance(
+            k[3], int) else k[2], r["ratio"], r["peer"]) for k, r in sorted(best.items(), key=str))))
     out.append("")
     out.append("Best sample against the peer's best; a ratio below 1 is gpubench measuring less "
                "than the specialist.")
     return "\n".join(out) + "\n"
 
 
+def usage_error(ap, why):
+    ap.print_usage(sys.stderr)
+    print("gpu-peers: %s" % why, file=sys.stderr)
+    return 2
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--results")
-    ap.add_argument("--exe")
-    ap.add_argument("--profile")
-    ap.add_argument("--backend", choices=("cuda", "opencl"))
-    ap.add_argument("-o", "--out", default=".")
-    ap.add_argument("--src", default="build-peers/src")
-    ap.add_argument("--build", default="build-peers")
-    ap.add_argument("--budget", type=float, default=100.0)
-    ap.add_argument("--only", default=",".join(PEERS))
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--results", help="the gpubench side: an existing results file")
+    ap.add_argument("--exe", help="the gpubench side: run this gpubench (with --profile, --backend)")
+    ap.add_argument("--profile", help="the profile --exe runs")
+    ap.add_argument("--backend", choices=("cuda", "opencl"), help="the backend --exe runs on")
+    ap.add_argument("-o", "--out", default=".", help="where peers.json goes (default .)")
+    ap.add_argument("--src", default="build-peers/src",
+                    help="the peers' sources: SRC/BabelStream, SRC/nvbandwidth")
+    ap.add_argument("--build", default="build-peers", help="where the peers are built")
+    ap.add_argument("--budget", type=float, default=100.0,
+                    help="seconds for the whole step (default 100)")
+    ap.add_argument("--only", default=",".join(PEERS), help="comma list of peers to try")
     ap.add_argument("--md", help="where peers.md goes (default OUT/peers.md)")
     args = ap.parse_args()
     only = [p for p in args.only.split(",") if p]
     bad = [p for p in only if p not in PEERS]
-    if bad or (not args.results and not (args.exe and args.profile and args.backend)):
-        ap.print_usage(sys.stderr)
-        print("gpu-peers: give --results FILE, or --exe, --profile and --backend%s" % (
-            "; no peer %s (peers: %s)" % (", ".join(bad), ", ".join(PEERS)) if bad else ""),
-            file=sys.stderr)
-        return 2
+    if not args.results and not (args.exe and args.profile and args.backend):
+        return usage_error(ap, "give --results FILE, or --exe, --profile and --backend")
+    if bad or not only:
+        return usage_error(ap, "--only names peers among %s, not '%s'" % (", ".join(PEERS),
+                                                                        args.only))
+    if not (math.isfinite(args.budget) and 0 < args.budget <= 3600):
+        return usage_error(ap, "--budget needs seconds in (0, 3600], not %g" % args.budget)
+    if args.exe and not args.results and not (os.path.isfile(args.exe) and
+                                              os.access(args.exe, os.X_OK)):
+        return usage_error(ap, "--exe %s is not an executable file" % args.exe)
+    md_path = args.md or os.path.join(args.out, "peers.md")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        return usage_error(ap, "-o %s: %s" % (args.out, e.strerror))
+    if os.path.isdir(md_path) or not os.path.isdir(os.path.dirname(os.path.abspath(md_path))):
+        return usage_error(ap, "--md %s: not a file in an existing folder" % md_path)
     budget = Budget(args.budget)
-    os.makedirs(args.out, exist_ok=True)
     path = args.results
     if not path:
-        path, rc = run_gpubench(args, args.out)
+        path = run_gpubench(args, args.out)
         if not path:
             return 1
     try:
+        if not os.path.isfile(path):  # a folder, a FIFO, a device: not a results file
+            raise ValueError("not a regular file")
         with open(path) as f:
             gb = json.load(f)
         if not isinstance(gb, dict):
             raise ValueError("not a results document")
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         print("gpu-peers: cannot read %s: %s" % (path, e), file=sys.stderr)
         return 1
+    results = gb.get("results") if isinstance(gb.get("results"), list) else []
+    gb["results"] = results
     backend = args.backend
     if not backend:
-        bs = {r.get("backend") for r in gb.get("results", []) if isinstance(r, dict)}
+        bs = {r.get("backend") for r in results if isinstance(r, dict) and
+              isinstance(r.get("backend"), str)}
         backend = "cuda" if "cuda" in bs else "opencl"
     wants = wants_of(gb)
     run = Run(wants, budget, backend)
@@ -598,19 +697,23 @@ def main():
         except Exception as e:  # a peer's failure is recorded; the others still run
             run.miss(p, "failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]
                                              if str(e) else ""))
-    devs = gb.get("devices") or []
+    devs = gb.get("devices") if isinstance(gb.get("devices"), list) else []
+    d0 = devs[0] if devs and isinstance(devs[0], dict) else {}
+    text = lambda v: v if isinstance(v, str) else None
     doc = {"schema": SCHEMA, "created": now_utc(), "gpubench_results": os.path.basename(path),
-           "backend": backend, "device": (devs[0].get("name") if devs and isinstance(devs[0], dict)
-                                          else None),
-           "driver": (devs[0].get("driver") if devs and isinstance(devs[0], dict) else None),
+           "backend": backend, "device": text(d0.get("name")), "driver": text(d0.get("driver")),
            "cases_comparable": len(wants), "ran": run.ran, "missing": run.missing,
            "figures": run.figures, "ratios": ratios_of(wants, run.figures)}
-    with open(os.path.join(args.out, "peers.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-    md = markdown(doc)
-    with open(args.md or os.path.join(args.out, "peers.md"), "w") as f:
-        f.write(md)
-    sys.stdout.write(md)
+    table = markdown(doc)
+    try:
+        with open(os.path.join(args.out, "peers.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        with open(md_path, "w") as f:
+            f.write(table)
+    except OSError as e:
+        print("gpu-peers: cannot write %s: %s" % (e.filename, e.strerror), file=sys.stderr)
+        return 1
+    sys.stdout.write(table)
     return 0
 
 

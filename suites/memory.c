@@ -55,7 +55,8 @@
  *            the tuning suite timed it: dot_partial then dot_final, the whole reduction on the
  *            device; `wg` is then the tuned WG. Skipped when the cache has no such entry;
  *   auto     tuned when the cache (the entry's tuning_cache, else the default location) holds
- *            an entry for this device and element count, else default. An unreadable cache is
+ *            an entry for this device and element count and the profile gives no `wg`, else
+ *            default. An unreadable cache is
  *            not an error here: auto then runs the default and says why in `config`.
  * The tuned dot is verified as above, with the depth of its own summation tree (a conservative
  * bound: dot_tol_depth). A dot result's text figure `config` names the configuration that ran
@@ -240,6 +241,10 @@ static int dot_lookup(struct gb_case_ctx *ctx, struct memory *m, const char *cfg
     /* default; or auto in a test build (the hook's define, e.g. GB_BREAK, reaches stream.cl's
      * kernels only, so a cache entry must not swap in dot.cl's). */
     if (strcmp(cfg, "default") == 0 || (!want && m->hook.test_define))
+        return 0;
+    /* auto with a work-group size the profile gives: that size, BabelStream's kernel (a tuned
+     * entry would run its own WG and record the profile's). */
+    if (!want && !gb_case_param_defaulted(ctx, "wg"))
         return 0;
     if (m->dbl)
         return want ? gb_case_skip(ctx, "config tuned: the tuning suite tunes the float dot only")
@@ -473,7 +478,9 @@ static int memory_setup(struct gb_case_ctx *ctx)
         if (!m->config[0]) /* else dot_lookup's note of an unreadable cache */
             snprintf(m->config, sizeof m->config, "stream_dot WG=%u x %llu groups (default, %s)",
                      m->wg, (unsigned long long)m->groups,
-                     info->type == GB_DEVICE_CPU ? "CPU sizing" : "GPU sizing");
+                     !gb_case_param_defaulted(ctx, "wg") ? "the profile's wg"
+                     : info->type == GB_DEVICE_CPU       ? "CPU sizing"
+                                                         : "GPU sizing");
         if ((err = gb_case_alloc(ctx, m->groups * m->esize, GB_MEM_DEVICE, &m->sums)) ||
             (err = gb_case_poison(ctx, m->sums, m->groups * m->esize, dt)))
             return err;

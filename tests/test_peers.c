@@ -50,8 +50,10 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     /* A BabelStream source that does not build: the step says so and goes on. */
     snprintf(src, sizeof src, "%s/src/BabelStream/src", tmp);
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/ocl' && echo 'this is not C++' > '%s/main.cpp' && "
-             "echo > '%s/ocl/OCLStream.cpp'", src, src, src);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/ocl' && echo 'this is not C++' > '%s/main.cpp' && "
+             "echo > '%s/ocl/OCLStream.cpp'",
+             src, src, src);
     ASSERT_EQ(gb_test_sh(cmd, out, sizeof out), 0);
     int st = gb_test_shf(out, sizeof out,
                          PEERS " --exe '" GB_TEST_EXE "' --profile '%s' --backend opencl "
@@ -96,9 +98,9 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     json_decref(doc);
 
     /* With a results file given, without peers' sources: every peer named, exit 0. */
-    st = gb_test_shf(out, sizeof out,
-                     PEERS " --results '%s' --src /nonexistent -o '%s/o2' --budget 30 2>&1", f,
-                     tmp);
+    st =
+        gb_test_shf(out, sizeof out,
+                    PEERS " --results '%s' --src /nonexistent -o '%s/o2' --budget 30 2>&1", f, tmp);
     ASSERT_MSG(st == 0, "gpu-peers.py --results exited %d:\n%s", st, out);
     ASSERT_CONTAINS(out, "missing: **babelstream**: no source in /nonexistent/BabelStream");
     ASSERT_CONTAINS(out, "missing: **nvbandwidth**");
@@ -141,8 +143,9 @@ TEST_TIMEOUT(peers_keep_reference_names_and_refuses, 60)
     ASSERT_MSG(st == 0, "exit %d:\n%s", st, out);
     /* Only [a-z0-9.-] in the name, and no path separator: the file is in dest itself. */
     ASSERT_CONTAINS(out, "-> ");
-    ASSERT_MSG(gb_test_shf(out, sizeof out, "ls '%s' | grep -c '^nvidia-h200-etc-cuda-quick-"
-                                            "580.95.05-2026-12-01.json$'",
+    ASSERT_MSG(gb_test_shf(out, sizeof out,
+                           "ls '%s' | grep -c '^nvidia-h200-etc-cuda-quick-"
+                           "580.95.05-2026-12-01.json$'",
                            dest) == 0,
                "not kept under the expected name:\n%s", out);
     char *t = gb_test_slurp(readme);
@@ -160,8 +163,8 @@ TEST_TIMEOUT(peers_keep_reference_names_and_refuses, 60)
     ASSERT_MSG(st == 0, "second run exit %d:\n%s", st, out);
     ASSERT_CONTAINS(out, "already kept");
     /* Other bytes under the same name: refused, the kept file unchanged. */
-    ASSERT_EQ(gb_test_shf(out, sizeof out, "sed -i 's/\"results\": \\[\\]/\"results\": [ ]/' '%s/a.json'",
-                          f),
+    ASSERT_EQ(gb_test_shf(out, sizeof out,
+                          "sed -i 's/\"results\": \\[\\]/\"results\": [ ]/' '%s/a.json'", f),
               0);
     st = gb_test_shf(out, sizeof out, KEEP, dest, f);
     ASSERT_EQ(st, 1);
