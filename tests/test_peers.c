@@ -51,7 +51,7 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     snprintf(src, sizeof src, "%s/src/BabelStream/src", tmp);
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "mkdir -p '%s/ocl' && echo 'this is not C++' > '%s/main.cpp' && "
+             "mkdir -p '%s/ocl' && echo '<script>x|y</script>' > '%s/main.cpp' && "
              "echo > '%s/ocl/OCLStream.cpp'",
              src, src, src);
     ASSERT_EQ(gb_test_sh(cmd, out, sizeof out), 0);
@@ -64,6 +64,15 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     ASSERT_CONTAINS(out, "No figure to compare");
     ASSERT_CONTAINS(out, "missing: **torch**");
     ASSERT_CONTAINS(out, "missing: **babelstream**: did not build");
+    /* The compiler quoted the source's markup: escaped in peers.md, and no '|' to split it. */
+    char mdf[1200];
+    snprintf(mdf, sizeof mdf, "%s/o/peers.md", tmp);
+    char *md = gb_test_slurp(mdf);
+    ASSERT_MSG(md != NULL, "no %s", mdf);
+    ASSERT_MSG(strstr(md, "<script>") == NULL && strstr(md, "x|y") == NULL,
+               "markup reached peers.md:\n%s", md);
+    ASSERT_CONTAINS(md, "&lt;script&gt;");
+    free(md);
 
     char f[1200];
     snprintf(f, sizeof f, "%s/o/peers.json", tmp);
@@ -104,6 +113,25 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     ASSERT_MSG(st == 0, "gpu-peers.py --results exited %d:\n%s", st, out);
     ASSERT_CONTAINS(out, "missing: **babelstream**: no source in /nonexistent/BabelStream");
     ASSERT_CONTAINS(out, "missing: **nvbandwidth**");
+
+    /* Hostile results files: recorded as nothing comparable, never a traceback. */
+    static const char *const hostile[] = {
+        "{\"results\": 5, \"devices\": 5}",
+        "{\"results\": [{\"suite\": \"memory\", \"case\": \"copy\", \"status\": \"ok\", "
+        "\"backend\": [1], \"params\": \"x\", \"samples\": 5}]}",
+        "{\"results\": [{\"suite\": \"memory\", \"case\": \"copy\", \"status\": \"ok\", "
+        "\"params\": {\"type\": \"float\", \"size\": 1e400}, \"samples\": [1e400], "
+        "\"better\": [1]}]}",
+    };
+    for (size_t h = 0; h < sizeof hostile / sizeof hostile[0]; h++) {
+        snprintf(f, sizeof f, "%s/hostile.json", tmp);
+        gb_test_write_file(f, hostile[h]);
+        st = gb_test_shf(out, sizeof out,
+                         PEERS " --results '%s' --src /nonexistent -o '%s/o3' 2>&1", f, tmp);
+        ASSERT_MSG(st == 0 && !strstr(out, "Traceback"), "hostile file %zu: exit %d:\n%s", h, st,
+                   out);
+        ASSERT_CONTAINS(out, "No figure to compare");
+    }
 
     /* Usage and an unreadable results file. */
     ASSERT_EQ(gb_test_sh(PEERS " 2>&1", out, sizeof out), 2);
