@@ -104,34 +104,29 @@ steps_order="version chain compat json state smoke peers chip cuda opencl summar
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
 
-# An option's value: present and not empty, else a usage error (exit 2).
-need() { [ $# -ge 3 ] && [ -n "$3" ] || die "$1 needs $2"; }
+# need OPTION WHAT VALUE: the option's value is present and not empty, else a usage error (exit 2).
+need() { [ -n "$3" ] || die "$1 needs $2"; }
 while (($#)); do
   case "$1" in
-    -o|--out|-m|--mode|-B|--bundle|-e|--exe|-p|--profile|--toolkit|--peers-src|--budget|\
-    --make-bundle|--from)
-      need "$1" "a value" "${2:-}" ;;
-  esac
-  case "$1" in
-    -o|--out) out=${2:?--out needs a folder}; shift 2 ;;
+    -o|--out) need "$1" "a folder" "${2-}"; out=$2; shift 2 ;;
     --smoke) smoke_only=true; shift ;;
     -n|--dry-run) dry=true; shift ;;
-    -m|--mode) mode=${2:?--mode needs auto, bundle or build}; shift 2 ;;
-    -B|--bundle) bundle=${2:?--bundle needs a folder}; shift 2 ;;
-    -e|--exe) exe_opt=${2:?--exe needs a file}; shift 2 ;;
-    -p|--profile) profile=${2:?--profile needs a file}; shift 2 ;;
-    --toolkit) toolkit=${2:?--toolkit needs a folder}; shift 2 ;;
-    --peers-src) peers_src=${2:?--peers-src needs a folder}; shift 2 ;;
+    -m|--mode) need "$1" "auto, bundle or build" "${2-}"; mode=$2; shift 2 ;;
+    -B|--bundle) need "$1" "a folder" "${2-}"; bundle=$2; shift 2 ;;
+    -e|--exe) need "$1" "a file" "${2-}"; exe_opt=$2; shift 2 ;;
+    -p|--profile) need "$1" "a file" "${2-}"; profile=$2; shift 2 ;;
+    --toolkit) need "$1" "a folder" "${2-}"; toolkit=$2; shift 2 ;;
+    --peers-src) need "$1" "a folder" "${2-}"; peers_src=$2; shift 2 ;;
     --budget)
-      b=${2:?--budget needs STEP=SECONDS}
+      need "$1" "STEP=SECONDS" "${2-}"; b=$2
       # 1 to 9999 s, in decimal (bash would read 08 as octal; timeout reads 0 as no limit).
       [[ "$b" =~ ^([a-z]+)=([1-9][0-9]{0,3})$ ]] ||
         die "--budget needs STEP=SECONDS (1 to 9999), not '$b'"
       [ -n "${budget[${BASH_REMATCH[1]}]:-}" ] || die "no step '${BASH_REMATCH[1]}' (steps: $steps_order)"
       budget[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
       shift 2 ;;
-    --make-bundle) make_bundle=${2:?--make-bundle needs a folder}; shift 2 ;;
-    --from) from_build=${2:?--from needs a build folder}; shift 2 ;;
+    --make-bundle) need "$1" "a folder" "${2-}"; make_bundle=$2; shift 2 ;;
+    --from) need "$1" "a build folder" "${2-}"; from_build=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac

@@ -201,19 +201,24 @@ class Run:
                 if k[0] == suite and (cases is None or k[1] in cases)]
 
 
-def cuda_events_best(torch, fn, trials=TRIALS, warmup=3):
-    """Seconds of the fastest of `trials` calls of fn, each between two CUDA events."""
+ESIZE = {"float": 4, "double": 8}  # bytes per element of the memory suite's types
+
+
+def events_best(fn, new_event, elapsed_ms, sync, trials=TRIALS, warmup=3):
+    """Seconds of the fastest of `trials` calls of fn, each between two CUDA events: new_event()
+    makes one (with record() and synchronize()), elapsed_ms(start, end) reads the pair, sync()
+    waits for the device. PyTorch's and CuPy's events both fit."""
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
+    sync()
     best = float("inf")
     for _ in range(trials):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s, e = new_event(), new_event()
         s.record()
         fn()
         e.record()
         e.synchronize()
-        best = min(best, s.elapsed_time(e) / 1e3)
+        best = min(best, elapsed_ms(s, e) / 1e3)
     return best
 
 
@@ -227,6 +232,10 @@ def peer_torch(run):
     if not torch.cuda.is_available():
         return run.miss("torch", "PyTorch %s sees no CUDA device" % torch.__version__)
     dev = torch.device("cuda")
+
+    def cuda_best(fn):
+        return events_best(fn, lambda: torch.cuda.Event(enable_timing=True),
+                           lambda s, e: s.elapsed_time(e), torch.cuda.synchronize)
     run.ran.append("torch %s (CUDA %s, %s)" % (torch.__version__, torch.version.cuda,
                                                torch.cuda.get_device_name(0)))
     for k, w in run.of("gemm"):
@@ -244,13 +253,13 @@ def peer_torch(run):
                 torch.backends.cuda.matmul.allow_tf32 = tf32
                 a = torch.randn(M, K, device=dev, dtype=getattr(torch, dt))
                 b = torch.randn(K, N, device=dev, dtype=getattr(torch, dt))
-                t = cuda_events_best(torch, lambda: torch.matmul(a, b))
+                t = cuda_best(lambda: torch.matmul(a, b))
                 method = "torch.matmul %s%s" % (dt, ", allow_tf32" if tf32 else "")
             elif prec == "f8e4m3" and hasattr(torch, "_scaled_mm"):
                 a = torch.randn(M, K, device=dev).to(torch.float8_e4m3fn)
                 b = torch.randn(N, K, device=dev).to(torch.float8_e4m3fn).t()  # column-major
                 one = torch.tensor(1.0, device=dev)
-                t = cuda_events_best(torch, lambda: torch._scaled_mm(
+                t = cuda_best(lambda: torch._scaled_mm(
                     a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
                 method = "torch._scaled_mm float8_e4m3fn, B column-major, out bf16"
             else:
@@ -266,17 +275,17 @@ def peer_torch(run):
         if run.budget.left() < 5:
             return run.miss("torch", "out of the step's budget before memory %s" % (k,))
         dt = {"float": torch.float32, "double": torch.float64}.get(k[2])
-        n = k[3] // (4 if k[2] == "float" else 8)
+        n = k[3] // ESIZE[k[2]]
         if dt is None or n == 0:
             continue
         a = torch.empty(n, device=dev, dtype=dt)
         b = torch.rand(n, device=dev, dtype=dt) + 1
         c = torch.rand(n, device=dev, dtype=dt) + 1
         if w["case"] == "copy":
-            t = cuda_events_best(torch, lambda: a.copy_(b))
+            t = cuda_best(lambda: a.copy_(b))
             run.add("torch", k, 2 * k[3] / t / 1e9, "GB/s", "Tensor.copy_ (read + write)")
         else:
-            t = cuda_events_best(torch, lambda: torch.add(b, c, alpha=TRIAD_SCALAR, out=a))
+            t = cuda_best(lambda: torch.add(b, c, alpha=TRIAD_SCALAR, out=a))
             ok = torch.allclose(a, b + TRIAD_SCALAR * c)
             run.add("torch", k, 3 * k[3] / t / 1e9, "GB/s",
                     "torch.add(b, c, alpha=0.4, out=a)%s" % ("" if ok else " (WRONG RESULT)"))
@@ -294,7 +303,7 @@ def peer_torch(run):
             host = torch.empty(n, dtype=torch.uint8, pin_memory=True)
             devb = torch.empty(n, dtype=torch.uint8, device=dev)
             src, dst = (host, devb) if w["case"] == "h2d" else (devb, host)
-        t = cuda_events_best(torch, lambda: dst.copy_(src, non_blocking=True))
+        t = cuda_best(lambda: dst.copy_(src, non_blocking=True))
         # The transfer suite counts a D2D copy's bytes twice (read and written), an H2D or D2H
         # copy's once (what crosses the link).
         moved = 2 * n if w["case"] == "d2d" else n
@@ -317,7 +326,7 @@ def peer_cupy(run):
         if run.budget.left() < 5:
             return run.miss("cupy", "out of the step's budget before memory %s" % (k,))
         dt = {"float": cupy.float32, "double": cupy.float64}.get(k[2])
-        n = k[3] // (4 if k[2] == "float" else 8)
+        n = k[3] // ESIZE[k[2]]
         if dt is None or n == 0:
             continue
         b = cupy.random.random(n, dtype=dt) + 1
@@ -325,17 +334,8 @@ def peer_cupy(run):
         a = cupy.empty_like(b)
         s = dt(TRIAD_SCALAR)
         fn = (lambda: copy(b, a)) if w["case"] == "copy" else (lambda: triad(b, c, s, a))
-        for _ in range(3):
-            fn()
-        cupy.cuda.Device().synchronize()
-        best = float("inf")
-        for _ in range(TRIALS):
-            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            best = min(best, cupy.cuda.get_elapsed_time(e0, e1) / 1e3)
+        best = events_best(fn, cupy.cuda.Event, cupy.cuda.get_elapsed_time,
+                           cupy.cuda.Device().synchronize)
         arrays = 2 if w["case"] == "copy" else 3
         run.add("cupy", k, arrays * k[3] / best / 1e9, "GB/s",
                 "cupy.ElementwiseKernel %s" % w["case"])
@@ -379,22 +379,10 @@ def cuda_arch():
     return "sm_%s%s" % m.groups() if m else None
 
 
-NVML_DECLS = """/* The NVML calls BabelStream's CUDA model makes (NVML's documented API), declared for a
- * toolkit without nvml.h; the driver's libnvidia-ml.so.1 provides them. */
-#pragma once
-extern "C" {
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 } nvmlClockType_t;
-#define NVML_SUCCESS 0
-nvmlReturn_t nvmlInit_v2(void);
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *dev);
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, nvmlClockType_t type, unsigned int *mhz);
-const char *nvmlErrorString(nvmlReturn_t r);
-}
-#define nvmlInit nvmlInit_v2
-#define nvmlDeviceGetHandleByPciBusId nvmlDeviceGetHandleByPciBusId_v2
-"""
+# The NVML calls the CUDA peers make, declared for a toolkit without nvml.h (shared with
+# scripts/peers-prebuild.sh).
+NVML_DECLS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                              "peer-nvml")
 
 
 def find_lib(name):
@@ -443,11 +431,7 @@ def build_babelstream(run, src, build):
         inc = ["-I" + s, "-I" + os.path.join(s, "cuda")]
         tk = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
         if not os.path.exists(os.path.join(tk, "include", "nvml.h")):
-            stub = os.path.join(build, "babelstream-cuda", "nvml-decls")
-            os.makedirs(stub, exist_ok=True)
-            with open(os.path.join(stub, "nvml.h"), "w") as f:
-                f.write(NVML_DECLS)
-            inc.append("-I" + stub)
+            inc.append("-I" + os.path.normpath(NVML_DECLS_DIR))
         cmd = [nvcc, "-O3", "-std=c++17", "-arch=" + arch, "--extended-lambda", "-DCUDA",
                "-DGRID_STRIDE", "-DUNROLL_FACTOR=4"] + inc + [
                os.path.join(s, "main.cpp"), os.path.join(s, "cuda", "CUDAStream.cu"), nvml,
@@ -475,7 +459,7 @@ def peer_babelstream(run, src, build):
     for typ, size in sizes:
         if run.budget.left() < 5:
             return run.miss("babelstream", "out of the step's budget before %s %d B" % (typ, size))
-        n = size // (4 if typ == "float" else 8)
+        n = size // ESIZE[typ]
         # One kernel per run (--only), each run timed on its own, back to back, as gpubench runs
         # a case: in BabelStream's default order a kernel reads what the one before it wrote,
         # partly still in cache, and its --order Isolated reports the mean as every run's time.

@@ -6,8 +6,8 @@
 #   build-peers/nvbandwidth/nvbandwidth        nvbandwidth
 # Both are linked against the driver's libraries by soname (libcuda.so.1, libnvidia-ml.so.1),
 # which the GPU machine's driver provides: here they link against the toolkit's libcuda stub and
-# a stub libnvidia-ml built from declarations of the NVML calls they make (the toolkit here has
-# no nvml.h). The sources are fetched by hand into build-peers/src/{BabelStream,nvbandwidth}
+# a stub libnvidia-ml built from tools/peer-nvml (declarations of the NVML calls they make: the
+# toolkit here has no nvml.h). The sources are fetched by hand into build-peers/src/{BabelStream,nvbandwidth}
 # (never committed). Carry build-peers/src, build-peers/babelstream-cuda and
 # build-peers/nvbandwidth; gpu-peers.py uses a prebuilt binary as it is and builds on the GPU
 # machine only without one.
@@ -37,49 +37,13 @@ done
 [ -n "$stubs" ] || { echo "peers-prebuild: no libcuda stub under $tk" >&2; exit 2; }
 
 src=build-peers/src
-decls=build-peers/nvml-decls
-mkdir -p "$decls"
-# The NVML calls both peers make, as NVML's documentation declares them; NVML's versioned names
-# (nvmlInit_v2, ...) are what its header maps the plain ones to.
-cat >"$decls/nvml.h" <<'H'
-/* NVML declarations for building BabelStream and nvbandwidth without nvml.h (peers-prebuild.sh). */
-#pragma once
-#ifdef __cplusplus
-extern "C" {
-#endif
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 } nvmlClockType_t;
-#define NVML_SUCCESS 0
-#define NVML_ERROR_NOT_SUPPORTED 3
-#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
-nvmlReturn_t nvmlInit_v2(void);
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *dev);
-nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *dev);
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, nvmlClockType_t type, unsigned int *mhz);
-nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t dev);
-nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length);
-const char *nvmlErrorString(nvmlReturn_t r);
-#ifdef __cplusplus
-}
-#endif
-#define nvmlInit nvmlInit_v2
-#define nvmlDeviceGetHandleByPciBusId nvmlDeviceGetHandleByPciBusId_v2
-H
-# A link-time stand-in with the driver library's soname; never loaded (the GPU machine's
-# libnvidia-ml.so.1 is).
-cat >"$decls/stub.c" <<'C'
-#include "nvml.h"
-nvmlReturn_t nvmlInit_v2(void) { return 999; }
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *b, nvmlDevice_t *d) { (void)b; (void)d; return 999; }
-nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *u, nvmlDevice_t *d) { (void)u; (void)d; return 999; }
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, nvmlClockType_t t, unsigned *m) { (void)d; (void)t; (void)m; return 999; }
-nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t d) { (void)d; return 999; }
-nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned n) { (void)v; (void)n; return 999; }
-const char *nvmlErrorString(nvmlReturn_t r) { (void)r; return "stub"; }
-C
-cc -shared -fPIC -O1 -I"$decls" -Wl,-soname,libnvidia-ml.so.1 "$decls/stub.c" -o "$decls/libnvidia-ml.so" ||
-  { echo "peers-prebuild: the NVML link stub did not build" >&2; exit 2; }
+# The NVML calls both peers make, declared once for both (the toolkit here has no nvml.h), and a
+# link-time stand-in for the driver's library, with its soname.
+decls=$PWD/tools/peer-nvml
+stub=$PWD/build-peers/nvml-stub
+mkdir -p "$stub"
+cc -shared -fPIC -O1 -I"$decls" -Wl,-soname,libnvidia-ml.so.1 "$decls/nvml_stub.c" \
+  -o "$stub/libnvidia-ml.so" || { echo "peers-prebuild: the NVML link stub did not build" >&2; exit 2; }
 
 status=0
 # BabelStream's CUDA model.
@@ -89,7 +53,7 @@ if [ -f "$bs/main.cpp" ]; then
   echo "peers-prebuild: BabelStream (sm_$arch) ..."
   if "$nvcc" -O3 -std=c++17 -arch="sm_$arch" --extended-lambda -DCUDA -DGRID_STRIDE \
        -DUNROLL_FACTOR=4 -I"$bs" -I"$bs/cuda" -I"$decls" "$bs/main.cpp" "$bs/cuda/CUDAStream.cu" \
-       -L"$decls" -L"$stubs" -lnvidia-ml -lcuda -o build-peers/babelstream-cuda/cuda-stream \
+       -L"$stub" -L"$stubs" -lnvidia-ml -lcuda -o build-peers/babelstream-cuda/cuda-stream \
        >build-peers/babelstream-cuda/build.log 2>&1; then
     echo "peers-prebuild: built build-peers/babelstream-cuda/cuda-stream"
   else
@@ -107,9 +71,8 @@ if [ -f "$nb/CMakeLists.txt" ]; then
   echo "peers-prebuild: nvbandwidth (sm_$arch) ..."
   b=build-peers/nvbandwidth-build
   if cmake -S "$nb" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
-       -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CXX_FLAGS="-I$PWD/$decls" \
-       -DCMAKE_CUDA_FLAGS="-I$PWD/$decls" \
-       -DCMAKE_EXE_LINKER_FLAGS="-L$PWD/$decls -L$stubs" >build-peers/nvbandwidth-build.log 2>&1 &&
+       -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CXX_FLAGS="-I$decls" \
+       -DCMAKE_CUDA_FLAGS="-I$decls" -DCMAKE_EXE_LINKER_FLAGS="-L$stub -L$stubs" >build-peers/nvbandwidth-build.log 2>&1 &&
      cmake --build "$b" -j "$(nproc)" >>build-peers/nvbandwidth-build.log 2>&1; then
     mkdir -p build-peers/nvbandwidth
     cp "$b/nvbandwidth" build-peers/nvbandwidth/nvbandwidth

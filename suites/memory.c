@@ -598,15 +598,15 @@ static int dot_verify(struct gb_case_ctx *ctx, struct memory *m)
     }
     const double u = m->dbl ? 0x1p-53 : 0x1p-24;
     const double prob = gamma_prob(depth, u), worst = gamma_d(depth, u);
-    const double tol =
-        (prob > 0 && prob < worst ? prob : worst) + ((double)m->groups + 4.0) * 0x1p-62;
+    const bool use_prob = prob > 0 && prob < worst;
+    const double tol = (use_prob ? prob : worst) + ((double)m->groups + 4.0) * 0x1p-62;
     ctx->max_error = (double)(fabsl(total - gold) / gold);
     if (!(ctx->max_error <= tol))
         return gb_case_mismatch(ctx,
                                 "dot = %.17Lg, expected %.17Lg (relative error %.3g > %.3g, "
                                 "the %s bound of a sum of depth %.0f)",
                                 total, gold, ctx->max_error, tol,
-                                prob > 0 && prob < worst ? "probabilistic" : "worst-case", depth);
+                                use_prob ? "probabilistic" : "worst-case", depth);
     return 0;
 }
 
