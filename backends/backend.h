@@ -211,6 +211,72 @@ struct gb_gemm_fp8 {
     uint64_t lda, ldb, ldc; /* leading dimensions, elements */
 };
 
+/* ---- 2-D convolution (conv_plan / conv_run) ---------------------------------------------- */
+
+/* Which pass of a convolution layer: the forward pass, and the two backward passes training
+ * needs, the gradient with respect to the input (data) and to the weights (filter). */
+enum gb_conv_dir { GB_CONV_FWD, GB_CONV_BWD_DATA, GB_CONV_BWD_FILTER };
+
+/* How the activations and the filter are laid out in memory (row-major, last index fastest):
+ * NCHW: x[N][C][H][W], y[N][K][P][Q], w[K][C/G][R][S] (cuDNN's NCHW, CLBlast's convgemm);
+ * NHWC: x[N][H][W][C], y[N][P][Q][K], w[K][R][S][C/G] (cuDNN's NHWC, the tensor cores' own). */
+enum gb_conv_layout { GB_LAYOUT_NCHW, GB_LAYOUT_NHWC };
+
+/* The geometry of a 2-D convolution (every value >= 1 but the paddings, >= 0): a batch of n
+ * images of c channels, h x w pixels, filtered by k filters of c/groups channels, r x s taps,
+ * with the given strides, zero padding (pixels added on each side) and dilations; groups divides
+ * c and k (groups = c = k: depthwise). The output is p x q with
+ *   p = (h + 2 pad_h - dil_h (r - 1) - 1) / stride_h + 1,  q likewise from w, s (floor)
+ * (the cuDNN and PyTorch definition, cudnnGetConvolution2dForwardOutputDim). What it computes is
+ * the cross-correlation every framework calls convolution:
+ *   y[n][k][p][q] = sum over c' < c/groups, r', s' of
+ *       x[n][g c/groups + c'][p stride_h - pad_h + r' dil_h][q stride_w - pad_w + s' dil_w]
+ *       * w[k][c'][r'][s'],  g = k / (k/groups), x = 0 outside the image. */
+struct gb_conv_shape {
+    uint64_t n, c, h, w, k, r, s;
+    uint64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
+};
+
+/* A convolution for conv_plan. `type` is the element type of x, w and y (GB_F32, GB_F16,
+ * GB_BF16; GB_I8 for x and w with y in GB_F32, forward only: cuDNN's INT8_EXT_CONFIG), `compute`
+ * the accumulation type (GB_F32; GB_I32 with GB_I8), `tf32` lets F32 run on TF32 tensor cores.
+ * dir GB_CONV_FWD reads x and w and writes y; GB_CONV_BWD_DATA reads y (dy) and w and writes x
+ * (dx); GB_CONV_BWD_FILTER reads x and y (dy) and writes w (dw). alpha 1, beta 0. */
+struct gb_conv {
+    enum gb_conv_dir dir;
+    enum gb_conv_layout layout;
+    enum gb_dtype type, compute;
+    bool tf32;
+    struct gb_conv_shape sh;
+    struct gb_buf *x, *w, *y;
+};
+
+/* A planned convolution: the library's choice, made once by conv_plan outside any timed region.
+ * `algo` names the algorithm ("CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM", "CLBlast
+ * Sconvgemm"); `workspace_bytes` is the scratch memory it runs with, valid when
+ * `workspace_known` (CLBlast allocates its own and does not say); `transform` is true for the
+ * algorithms whose rounding error is normwise rather than per element (FFT, Winograd: the suite
+ * checks them against a normwise bound). The rest is the backend's. */
+struct gb_conv_plan {
+    struct gb_queue *q;
+    char algo[64];
+    uint64_t workspace_bytes;
+    bool workspace_known;
+    bool transform;
+};
+
+/* Checks a convolution's geometry: every size and stride and dilation >= 1, groups dividing c
+ * and k, an output of at least 1 x 1, and no tensor of more than 2^62 elements. Pure. 0 with
+ * *p and *q the output size, or GB_EINVAL with what is wrong as the detail. */
+int gb_conv_out_dims(const struct gb_conv_shape *sh, uint64_t *p, uint64_t *q);
+
+/* Elements of x, w and y (n c h w, k (c/groups) r s, n k p q) of a valid shape. */
+void gb_conv_sizes(const struct gb_conv_shape *sh, uint64_t *nx, uint64_t *nw, uint64_t *ny);
+
+/* The arithmetic of one pass, any direction: 2 n k (c/groups) r s p q operations (each
+ * multiply-add twice, the count cuDNN's and MLPerf's TFLOP/s use; taps in the padding count). */
+double gb_conv_flops(const struct gb_conv_shape *sh);
+
 /* Device timestamps of one launch (launch_timed), nanoseconds on the device's clock. */
 struct gb_launch_times {
     /* From the moment the runtime queued the launch to the end of its kernel: OpenCL's
@@ -240,6 +306,8 @@ struct gb_backend_facts {
     const char *blas;
     /* Why gemm_fp8 is NULL, for the FP8 cases' skip ("no FP8 GEMM"); NULL when it is set. */
     const char *fp8_absent;
+    /* Why conv_plan is NULL, for the library convolution cases' skip; NULL when it is set. */
+    const char *conv_absent;
 };
 
 struct gb_backend_ops {
@@ -347,6 +415,23 @@ struct gb_backend_ops {
      * every status the library returns (the message carries its status string) and GB_EINVAL
      * for buffers that do not hold the matrices (gb_gemm_check_shape). Completion as for gemm. */
     int (*gemm_fp8)(struct gb_queue *q, const struct gb_gemm_fp8 *g);
+
+    /* ---- convolution (optional: NULL where the backend has no convolution library) ------- */
+
+    /* Plans the convolution c on q: checks the shape (gb_conv_out_dims) and the buffers, loads
+     * the library (the first call in the process), chooses its algorithm by the library's own
+     * search where it has one (cuDNN: cudnnFind*AlgorithmEx, which runs the candidates on q's
+     * device now, outside any timed region, and may write to c's output buffer) and allocates
+     * its workspace. GB_EUNSUPPORTED, with the reason, for a direction, layout, type or group
+     * count the library lacks and for a library that does not load (the suite records a skip);
+     * GB_EINVAL for buffers too small for the shape. The plan holds c's buffers, which must
+     * outlive it. */
+    int (*conv_plan)(struct gb_queue *q, const struct gb_conv *c, struct gb_conv_plan **out);
+    /* Enqueues one convolution of plan p on its queue; no allocation, no host wait. Completion
+     * is observed with event_record after the call, as for gemm. */
+    int (*conv_run)(struct gb_conv_plan *p);
+    /* Frees a plan (NULL is a no-op). */
+    void (*conv_plan_free)(struct gb_conv_plan *p);
 
     /* ---- launch graphs (GB_CAP_GRAPH) -------------------------------------------------- */
 

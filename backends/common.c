@@ -180,6 +180,67 @@ int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
     return 0;
 }
 
+int gb_conv_out_dims(const struct gb_conv_shape *sh, uint64_t *p, uint64_t *q)
+{
+    const uint64_t one[] = {sh->n, sh->c,        sh->h,        sh->w,     sh->k,     sh->r,
+                            sh->s, sh->stride_h, sh->stride_w, sh->dil_h, sh->dil_w, sh->groups};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (one[i] == 0)
+            return GB_FAIL(GB_EINVAL, "conv: a size, stride, dilation or group count of 0");
+    if (sh->c % sh->groups || sh->k % sh->groups)
+        return GB_FAIL(GB_EINVAL, "conv: groups %llu does not divide C %llu and K %llu",
+                       (unsigned long long)sh->groups, (unsigned long long)sh->c,
+                       (unsigned long long)sh->k);
+    const uint64_t lim = 1ull << 31; /* every index below fits a signed 32-bit int */
+    const uint64_t each[] = {sh->n,     sh->c,     sh->h,        sh->w,        sh->k,
+                             sh->r,     sh->s,     sh->stride_h, sh->stride_w, sh->pad_h,
+                             sh->pad_w, sh->dil_h, sh->dil_w};
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
+        if (each[i] >= lim)
+            return GB_FAIL(GB_EINVAL, "conv: a size of 2^31 or more");
+    /* Extents of the dilated filter and of the padded image, each below 2^33. */
+    const uint64_t fr = sh->dil_h * (sh->r - 1) + 1, fs = sh->dil_w * (sh->s - 1) + 1;
+    const uint64_t ih = sh->h + 2 * sh->pad_h, iw = sh->w + 2 * sh->pad_w;
+    if (fr > ih || fs > iw)
+        return GB_FAIL(GB_EINVAL,
+                       "conv: the %llux%llu filter (dilated to %llux%llu) is larger than the "
+                       "padded %llux%llu image",
+                       (unsigned long long)sh->r, (unsigned long long)sh->s, (unsigned long long)fr,
+                       (unsigned long long)fs, (unsigned long long)ih, (unsigned long long)iw);
+    const uint64_t pp = (ih - fr) / sh->stride_h + 1, qq = (iw - fs) / sh->stride_w + 1;
+    /* No tensor above 2^62 elements: their byte sizes and the suite's sums stay in 64 bits. */
+    const uint64_t dims[3][4] = {{sh->n, sh->c, sh->h, sh->w},
+                                 {sh->k, sh->c / sh->groups, sh->r, sh->s},
+                                 {sh->n, sh->k, pp, qq}};
+    for (int t = 0; t < 3; t++) {
+        uint64_t e = 1;
+        for (int i = 0; i < 4; i++)
+            if (__builtin_mul_overflow(e, dims[t][i], &e) || e > (1ull << 62))
+                return GB_FAIL(GB_EINVAL, "conv: a tensor of more than 2^62 elements");
+    }
+    *p = pp;
+    *q = qq;
+    return 0;
+}
+
+void gb_conv_sizes(const struct gb_conv_shape *sh, uint64_t *nx, uint64_t *nw, uint64_t *ny)
+{
+    uint64_t p = 0, q = 0;
+    (void)gb_conv_out_dims(sh, &p, &q);
+    *nx = sh->n * sh->c * sh->h * sh->w;
+    *nw = sh->k * (sh->c / (sh->groups ? sh->groups : 1)) * sh->r * sh->s;
+    *ny = sh->n * sh->k * p * q;
+}
+
+double gb_conv_flops(const struct gb_conv_shape *sh)
+{
+    uint64_t p = 0, q = 0;
+    if (gb_conv_out_dims(sh, &p, &q))
+        return 0;
+    return 2.0 * (double)sh->n * (double)sh->k * (double)(sh->c / sh->groups) * (double)sh->r *
+           (double)sh->s * (double)p * (double)q;
+}
+
 int gb_pageable_alloc(uint64_t bytes, void **out)
 {
     if (bytes == 0 || bytes > SIZE_MAX)

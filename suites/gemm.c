@@ -53,6 +53,7 @@
 #include "backends/precision.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h"
+#include "suites/presets.h"
 #include "run/tuning_cache.h"
 
 static const char *const precs[] = {"f32",  "f64",    "tf32",   "f16", "mixed",
@@ -88,6 +89,10 @@ static bool is_fp8(enum gprec p)
 static const enum gb_dtype fp8_b_type = GB_F8E4M3;
 
 static bool shape_check(const char *s, char *why, size_t len);
+static size_t shape_expand(const char *value, char (*out)[GB_STR_MAX], size_t cap)
+{
+    return gb_preset_expand(value, GB_PRESET_GEMM, out, cap);
+}
 
 static const struct gb_axis_def axes[] = {
     {.name = "prec",
@@ -106,8 +111,12 @@ static const struct gb_axis_def axes[] = {
     {.name = "shape",
      .type = GB_V_STR,
      .def = "[256, 1024]",
-     .help = "N (square) or MxNxK: C is MxN, the inner dimension K",
-     .check = shape_check},
+     .help = "N (square) or MxNxK: C is MxN, the inner dimension K; or a model preset "
+             "(bert-large, llama3-8b-prefill, llama3-8b-decode, resnet50: its linear layers; "
+             "-bN for N sequences, llama3-8b-decode-b64) or one of its layers "
+             "(llama3-8b-decode.ffn_down): M out features, K in, N tokens",
+     .check = shape_check,
+     .expand = shape_expand},
     {.name = "trans",
      .type = GB_V_STR,
      .def = "nn",
@@ -144,9 +153,15 @@ static enum gprec parse_prec(const char *s)
 static bool shape_check(const char *s, char *why, size_t len)
 {
     uint64_t m, n, k;
-    if (gb_parse_mnk(s, &m, &n, &k))
+    const struct gb_preset *p;
+    const struct gb_preset_layer *l;
+    if (gb_parse_mnk(s, &m, &n, &k) || gb_preset_layer_find(s, GB_PRESET_GEMM, &p, &l, &m) ||
+        gb_preset_expand(s, GB_PRESET_GEMM, NULL, 0) > 0)
         return true;
-    snprintf(why, len, "expected N (square) or MxNxK, each a whole number from 1 to 2^31");
+    snprintf(why, len,
+             "expected N (square) or MxNxK (each a whole number from 1 to 2^31), or a model "
+             "preset (bert-large, llama3-8b-prefill, llama3-8b-decode, resnet50; -bN for a "
+             "batch) or one of its layers");
     return false;
 }
 
@@ -445,9 +460,18 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     s->sgn = strcmp(gb_params_str(ctx->params, "dist"), "signed") == 0;
     s->tol = gb_params_float(ctx->params, "tol");
     const char *shape = gb_params_str(ctx->params, "shape");
-    if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k))
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch;
+    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch)) {
+        /* A linear layer: C (out x tokens) = W (out x in) X (in x tokens). */
+        s->m = ly->m;
+        s->k = ly->k;
+        s->n = batch * pr->seq;
+    } else if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k)) {
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
                        shape);
+    }
     const bool fp8 = is_fp8(s->p) && !s->own;
     if (!fp8 && !s->own && !(info->caps & gp[s->p].cap)) {
         if (!ctx->ops->gemm)
@@ -742,7 +766,8 @@ static double gemm_peak(const struct gb_result *r, const struct gb_device_info *
 
 static int gemm_derive(struct gb_results *rs)
 {
-    return gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
+    gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
+    return gb_preset_model_derive(rs, "gemm", GB_PRESET_GEMM);
 }
 
 const struct gb_suite gb_suite_gemm = {

@@ -15,6 +15,7 @@
 #include "run/plan.h"
 #include "suites/common.h"
 #include "suites/compute_state.h"
+#include "suites/conv_state.h"
 #include "suites/fp16_state.h"
 #include "suites/gemm_state.h"
 #include "suites/memory_state.h"
@@ -393,5 +394,65 @@ TEST_TIMEOUT(broken_noop_is_caught_in_every_suite, 300)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_case(cases[i].suite, cases[i].params, RIGHT, NULL, NULL);
         run_case(cases[i].suite, cases[i].params, NOOP, NULL, NULL);
+    }
+}
+
+/* ---- conv: a dropped term, a layout mix-up, a no-op, a tampered library output ------------- */
+
+/* One element of the pass's output off by 1% (fwd: y, in FP32). */
+static void nudge_conv(struct gb_case_ctx *ctx)
+{
+    struct conv *s = ctx->state;
+    float v;
+    const uint64_t i = s->ny / 2 + 3;
+    float *h = malloc(s->ny * sizeof *h);
+    ASSERT(h);
+    ASSERT_OK(gb_case_download(ctx, h, s->y, s->ny * sizeof *h));
+    v = h[i] * 1.01f + 1e-3f;
+    free(h);
+    gb_test_smash(ctx, s->y, i * sizeof v, &v, sizeof v);
+}
+
+TEST_TIMEOUT(broken_conv_broken_kernels_are_caught, 300)
+{
+    static const char *const dirs[] = {"fwd", "bwd_data", "bwd_filter"};
+    static const char *const layouts[] = {"nchw", "nhwc"};
+    /* The dropped term is 1/72 of an element's magnitude or more; the layouts differ in every
+     * dimension (C 8, H 7, W 6), so reading the other layout cannot match. */
+    char params[256];
+    for (size_t d = 0; d < 3; d++)
+        for (size_t l = 0; l < 2; l++) {
+            snprintf(params, sizeof params,
+                     "{dir: %s, layout: %s, impl: own, prec: f32, shape: 2x8x7x6-6x3x3-p1}",
+                     dirs[d], layouts[l]);
+            right_noop_broken("conv", params, "GB_BREAK=1");
+            run_case("conv", params, DEFINE, "GB_BREAK=2", NULL);
+        }
+    /* Strides, dilations and groups (depthwise), each pass; 16-bit storage and int8. */
+    for (size_t d = 0; d < 3; d++) {
+        snprintf(params, sizeof params,
+                 "{dir: %s, impl: own, prec: f32, shape: 1x6x11x9-6x3x3-s2-p1x2-d2x1-g3}", dirs[d]);
+        run_case("conv", params, RIGHT, NULL, NULL);
+        run_case("conv", params, DEFINE, "GB_BREAK=1", NULL);
+        snprintf(params, sizeof params,
+                 "{dir: %s, impl: own, prec: f32, shape: 2x4x8x8-4x3x3-p1-g4}", dirs[d]);
+        right_noop_broken("conv", params, "GB_BREAK=1");
+    }
+    static const char *const precs[] = {"f16", "bf16", "i8"};
+    for (size_t p = 0; p < 3; p++) {
+        snprintf(params, sizeof params,
+                 "{prec: %s, impl: own, layout: nhwc, shape: 1x8x6x6-8x3x3-p1}", precs[p]);
+        right_noop_broken("conv", params, "GB_BREAK=1");
+    }
+    /* The library (CLBlast's convgemm on OpenCL): right, a no-op, one element 1% off. */
+    run_case("conv", "{impl: library, shape: 2x8x7x6-6x3x3-p1}", RIGHT, NULL, NULL);
+    run_case("conv", "{impl: library, shape: 2x8x7x6-6x3x3-p1}", NOOP, NULL, NULL);
+    run_case("conv", "{impl: library, shape: 2x8x7x6-6x3x3-p1}", TAMPER, NULL, nudge_conv);
+    /* Hconvgemm where the device has half precision (Intel's CPU runtime; not PoCL). */
+    struct gb_device_info info;
+    gb_test_opencl_info(&info);
+    if (info.caps & GB_CAP_FP16) {
+        run_case("conv", "{impl: library, prec: f16, shape: 2x8x7x6-6x3x3-p1}", RIGHT, NULL, NULL);
+        run_case("conv", "{impl: library, prec: f16, shape: 2x8x7x6-6x3x3-p1}", NOOP, NULL, NULL);
     }
 }

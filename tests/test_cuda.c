@@ -97,6 +97,21 @@ static const struct variant_file variant_files[] = {
       {"TS=64", "WPT=8", "TSK=32", "UNROLL=8", NULL},
       {"TS=128", "WPT=8", "TSK=32", "UNROLL=8", NULL}},
      8},
+    /* suites/conv.c (impl=own): the three passes in every storage type and layout, the
+     * forward pass's channel blocking, strides, dilations and groups, and the broken variants
+     * tests/test_conv.c builds; int8 has the forward pass only. */
+    {"conv.cl",
+     {"conv_fwd", "conv_bwd_data", "conv_bwd_filter", NULL},
+     {{NULL},
+      {"IN_HALF=1", "LAYOUT_NHWC=1", NULL},
+      {"IN_BF16=1", "KB=8", NULL},
+      {"GB_BREAK=1", "KB=4", "LAYOUT_NHWC=1", NULL},
+      {"GB_BREAK=2", NULL}},
+     5},
+    {"conv.cl",
+     {"conv_fwd", NULL},
+     {{"IN_I8=1", NULL}, {"IN_I8=1", "LAYOUT_NHWC=1", "KB=8", NULL}},
+     2},
     /* suites/tuning.c: the dot reduction's defaults and the corners of its search space. */
     {"dot.cl",
      {"dot_partial", "dot_final", NULL},

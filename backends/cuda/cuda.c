@@ -1722,6 +1722,36 @@ static int cu_gemm_fp8(struct gb_queue *q, const struct gb_gemm_fp8 *g)
 
 /* ---- the vtable ------------------------------------------------------------------------------ */
 
+/* ---- convolution through cuDNN (cuda_dnn.c) ------------------------------------------------ */
+
+#if HAVE_CUDNN
+/* The device is made current here; cuda_dnn.c gets the stream and the buffers' addresses. */
+static int cu_conv_plan(struct gb_queue *q, const struct gb_conv *c, struct gb_conv_plan **out)
+{
+    *out = NULL;
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    struct gb_buf *const b[3] = {c->x, c->w, c->y};
+    for (int i = 0; i < 3; i++)
+        if (!b[i] || b[i]->kind != GB_MEM_DEVICE || !cu__same(b[i]->dev, q->dev))
+            return GB_FAIL(GB_EINVAL, "conv: %s is not a device buffer of this device",
+                           i == 0   ? "x"
+                           : i == 1 ? "w"
+                                    : "y");
+    if (cu_queue(q)->dead)
+        return GB_FAIL(GB_EBACKEND, "conv: the queue's device was lost");
+    return gb__cuda_dnn_plan(q, cu_queue(q)->stream, cu_buf(c->x)->ptr, cu_buf(c->w)->ptr,
+                             cu_buf(c->y)->ptr, c, out);
+}
+
+static int cu_conv_run(struct gb_conv_plan *p)
+{
+    int rc = cu__use(p->q->dev);
+    return rc ? rc : gb__cuda_dnn_run(p);
+}
+#endif
+
 /* Launch graphs: defined in their own block at the end of the file. */
 static int cu_graph_begin(struct gb_queue *q);
 static int cu_graph_end(struct gb_queue *q, struct gb_graph **out);
@@ -1739,6 +1769,9 @@ const struct gb_backend_ops gb_cuda_ops = {
 #endif
 #if !HAVE_CUBLASLT
             .fp8_absent = "no cuBLASLt in this build",
+#endif
+#if !HAVE_CUDNN
+            .conv_absent = "no cuDNN headers in this build",
 #endif
         },
     .init = cu_init,
@@ -1777,6 +1810,11 @@ const struct gb_backend_ops gb_cuda_ops = {
 #endif
 #if HAVE_CUBLASLT
     .gemm_fp8 = cu_gemm_fp8,
+#endif
+#if HAVE_CUDNN
+    .conv_plan = cu_conv_plan,
+    .conv_run = cu_conv_run,
+    .conv_plan_free = gb__cuda_dnn_free,
 #endif
 };
 

@@ -574,6 +574,85 @@ int gb__cuda_blaslt_load(void)
 }
 #endif
 
+/* ---- cuDNN (convolution) ------------------------------------------------------------------- */
+
+#if HAVE_CUDNN
+struct gb__cudnn gb__dnn;
+
+static struct {
+    pthread_once_t once;
+    int rc;
+    void *lib;
+    char path[1024];
+    char how[96];
+    char why[4096];
+} dnn = {.once = PTHREAD_ONCE_INIT};
+
+static void dnn_load_once(void)
+{
+    static const char *const pip[] = {"nvidia/cudnn/lib", "nvidia/cu13/lib", NULL};
+    char file[64];
+    snprintf(file, sizeof file, "libcudnn.so.%d", CUDNN_MAJOR);
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n =
+        gb_cuda_lib_candidates(file, "GPUBENCH_CUDNN", GB_CUDA_LIBDIR, pip, true, c, CL__MAXCAND);
+    dnn.lib = open_first(c, n, "cuDNN", file, dnn.path, sizeof dnn.path, dnn.how, sizeof dnn.how,
+                         dnn.why, sizeof dnn.why);
+    if (!dnn.lib) {
+        dnn.rc = GB_EUNSUPPORTED;
+        return;
+    }
+#define DNN__SYM(sym)                                                                       \
+    do {                                                                                    \
+        *(void **)&gb__dnn.sym = dlsym(dnn.lib, #sym);                                      \
+        if (!gb__dnn.sym) {                                                                 \
+            snprintf(dnn.why, sizeof dnn.why, "cuDNN: no symbol %s in %s", #sym, dnn.path); \
+            dnn.rc = GB_EUNSUPPORTED;                                                       \
+            return;                                                                         \
+        }                                                                                   \
+    } while (0)
+    DNN__SYM(cudnnGetVersion);
+    DNN__SYM(cudnnGetErrorString);
+    DNN__SYM(cudnnCreate);
+    DNN__SYM(cudnnDestroy);
+    DNN__SYM(cudnnSetStream);
+    DNN__SYM(cudnnCreateTensorDescriptor);
+    DNN__SYM(cudnnDestroyTensorDescriptor);
+    DNN__SYM(cudnnSetTensor4dDescriptor);
+    DNN__SYM(cudnnCreateFilterDescriptor);
+    DNN__SYM(cudnnDestroyFilterDescriptor);
+    DNN__SYM(cudnnSetFilter4dDescriptor);
+    DNN__SYM(cudnnCreateConvolutionDescriptor);
+    DNN__SYM(cudnnDestroyConvolutionDescriptor);
+    DNN__SYM(cudnnSetConvolution2dDescriptor);
+    DNN__SYM(cudnnSetConvolutionGroupCount);
+    DNN__SYM(cudnnSetConvolutionMathType);
+    DNN__SYM(cudnnGetConvolution2dForwardOutputDim);
+    DNN__SYM(cudnnFindConvolutionForwardAlgorithmEx);
+    DNN__SYM(cudnnFindConvolutionBackwardDataAlgorithmEx);
+    DNN__SYM(cudnnFindConvolutionBackwardFilterAlgorithmEx);
+    DNN__SYM(cudnnConvolutionForward);
+    DNN__SYM(cudnnConvolutionBackwardData);
+    DNN__SYM(cudnnConvolutionBackwardFilter);
+#undef DNN__SYM
+    /* cuDNN 9's library must be of the header's major (its enums and structs): checked here. */
+    const size_t v = gb__dnn.cudnnGetVersion();
+    if (v / 10000 != CUDNN_MAJOR) {
+        snprintf(dnn.why, sizeof dnn.why, "cuDNN: %s is version %zu, not of major %d", dnn.path, v,
+                 CUDNN_MAJOR);
+        dnn.rc = GB_EUNSUPPORTED;
+        return;
+    }
+    dnn.rc = 0;
+}
+
+int gb__cuda_dnn_load(void)
+{
+    pthread_once(&dnn.once, dnn_load_once);
+    return dnn.rc ? GB_USER_FAIL(dnn.rc, "%s", dnn.why) : 0;
+}
+#endif
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 static const char probe_src[] = "#include <cuda_fp16.h>\n"

@@ -16,6 +16,12 @@
 #if HAVE_CUBLASLT
 #include <cublasLt.h>
 #endif
+#if HAVE_CUDNN
+#include <cudnn.h>
+#endif
+#include <cuda_runtime_api.h>
+
+#include "backends/backend.h"
 
 /* NVRTC's entry points, members named after the symbols they hold. Valid once
  * gb__cuda_nvrtc_load() has returned 0; read-only after that. */
@@ -100,6 +106,59 @@ extern struct gb__cublaslt gb__lt;
  * every place tried and the loader's error (dlerror) as the error detail (an FP8 case then is a
  * recorded skip that says so). Nothing of it is linked. */
 int gb__cuda_blaslt_load(void);
+#endif
+
+#if HAVE_CUDNN
+/* cuDNN's entry points (the legacy convolution API of cudnn_cnn.h and the descriptors of
+ * cudnn_ops.h / cudnn_graph.h, all exported by libcudnn.so.9, which loads its sub-libraries
+ * itself), every one resolved with dlsym: valid once gb__cuda_dnn_load() has returned 0. */
+struct gb__cudnn {
+    __typeof__(cudnnGetVersion) *cudnnGetVersion;
+    __typeof__(cudnnGetErrorString) *cudnnGetErrorString;
+    __typeof__(cudnnCreate) *cudnnCreate;
+    __typeof__(cudnnDestroy) *cudnnDestroy;
+    __typeof__(cudnnSetStream) *cudnnSetStream;
+    __typeof__(cudnnCreateTensorDescriptor) *cudnnCreateTensorDescriptor;
+    __typeof__(cudnnDestroyTensorDescriptor) *cudnnDestroyTensorDescriptor;
+    __typeof__(cudnnSetTensor4dDescriptor) *cudnnSetTensor4dDescriptor;
+    __typeof__(cudnnCreateFilterDescriptor) *cudnnCreateFilterDescriptor;
+    __typeof__(cudnnDestroyFilterDescriptor) *cudnnDestroyFilterDescriptor;
+    __typeof__(cudnnSetFilter4dDescriptor) *cudnnSetFilter4dDescriptor;
+    __typeof__(cudnnCreateConvolutionDescriptor) *cudnnCreateConvolutionDescriptor;
+    __typeof__(cudnnDestroyConvolutionDescriptor) *cudnnDestroyConvolutionDescriptor;
+    __typeof__(cudnnSetConvolution2dDescriptor) *cudnnSetConvolution2dDescriptor;
+    __typeof__(cudnnSetConvolutionGroupCount) *cudnnSetConvolutionGroupCount;
+    __typeof__(cudnnSetConvolutionMathType) *cudnnSetConvolutionMathType;
+    __typeof__(cudnnGetConvolution2dForwardOutputDim) *cudnnGetConvolution2dForwardOutputDim;
+    __typeof__(cudnnFindConvolutionForwardAlgorithmEx) *cudnnFindConvolutionForwardAlgorithmEx;
+    __typeof__(cudnnFindConvolutionBackwardDataAlgorithmEx)
+        *cudnnFindConvolutionBackwardDataAlgorithmEx;
+    __typeof__(cudnnFindConvolutionBackwardFilterAlgorithmEx)
+        *cudnnFindConvolutionBackwardFilterAlgorithmEx;
+    __typeof__(cudnnConvolutionForward) *cudnnConvolutionForward;
+    __typeof__(cudnnConvolutionBackwardData) *cudnnConvolutionBackwardData;
+    __typeof__(cudnnConvolutionBackwardFilter) *cudnnConvolutionBackwardFilter;
+};
+extern struct gb__cudnn gb__dnn;
+
+/* Loads cuDNN once per process (thread-safe): the first library convolution calls it. It looks
+ * for libcudnn.so.<the header's major> (9) in cuBLAS's order ($GPUBENCH_CUDNN, a file or a
+ * folder, alone when set; the toolkit lib folder of the build; pip's nvidia/cudnn/lib and
+ * nvidia/cu13/lib; the loader's search). 0, or GB_EUNSUPPORTED with every place tried and the
+ * loader's error as the error detail (a library conv case then is a recorded skip). */
+int gb__cuda_dnn_load(void);
+#endif
+
+/* The CUDA backend's convolution through cuDNN (cuda_dnn.c), for cuda.c's conv_plan, conv_run
+ * and conv_plan_free: gb__cuda_dnn_plan plans c on q (its stream and the device addresses of x,
+ * w and y given; the caller has made q's device current and checked that the buffers are
+ * device buffers of it), with the contract of gb_backend_ops.conv_plan; gb__cuda_dnn_run
+ * enqueues one (the device current); gb__cuda_dnn_free frees a plan (NULL: no-op). */
+#if HAVE_CUDNN
+int gb__cuda_dnn_plan(struct gb_queue *q, cudaStream_t stream, void *x, void *w, void *y,
+                      const struct gb_conv *c, struct gb_conv_plan **out);
+int gb__cuda_dnn_run(struct gb_conv_plan *p);
+void gb__cuda_dnn_free(struct gb_conv_plan *p);
 #endif
 
 #endif

@@ -1792,6 +1792,111 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
     pthread_mutex_unlock(&ocl__clblast_lock);
     return rc;
 }
+
+/* ---- convolution: CLBlast's convgemm ---------------------------------------------------------
+ *
+ * CLBlast's Xconvgemm (1.5: S, D, H) is a forward 2-D convolution of a batch of NCHW images by a
+ * KCRS filter into an NKPQ output, in cross-correlation mode (CLBlastKernelModeCrossCorrelation,
+ * what frameworks call convolution), with padding, strides and dilations; it has no groups, no
+ * NHWC, no backward passes and no algorithm choice (it im2cols into a buffer of its own, or runs
+ * its single-kernel variant, by its own database). Those combinations are GB_EUNSUPPORTED. As for
+ * gemm no event is asked for: the markers around the call cover every kernel it enqueues. */
+
+struct ocl_conv_plan {
+    struct gb_conv_plan pub;
+    struct gb_conv c;
+};
+
+static int ocl__clblast_conv(struct ocl_conv_plan *p)
+{
+    const struct gb_conv_shape *h = &p->c.sh;
+    cl_command_queue *cq = &ocl__queue(p->pub.q)->q;
+    const cl_mem X = ocl__buf(p->c.x)->mem, W = ocl__buf(p->c.w)->mem;
+    cl_mem Y = ocl__buf(p->c.y)->mem;
+    const CLBlastKernelMode mode = CLBlastKernelModeCrossCorrelation;
+#define OCL__CONV_ARGS                                                                             \
+    (mode, (size_t)h->c, (size_t)h->h, (size_t)h->w, (size_t)h->r, (size_t)h->s, (size_t)h->pad_h, \
+     (size_t)h->pad_w, (size_t)h->stride_h, (size_t)h->stride_w, (size_t)h->dil_h,                 \
+     (size_t)h->dil_w, (size_t)h->k, (size_t)h->n, X, 0, W, 0, Y, 0, cq, NULL)
+    switch (p->c.type) {
+    case GB_F32:
+        return CLBLAST_CALL(CLBlastSconvgemm, OCL__CONV_ARGS);
+    case GB_F64:
+        return CLBLAST_CALL(CLBlastDconvgemm, OCL__CONV_ARGS);
+    default:
+        return CLBLAST_CALL(CLBlastHconvgemm, OCL__CONV_ARGS);
+    }
+#undef OCL__CONV_ARGS
+}
+
+static int ocl_conv_run(struct gb_conv_plan *pub)
+{
+    struct ocl_conv_plan *p = (struct ocl_conv_plan *)pub;
+    if (atomic_load_explicit(&ocl__open_devices, memory_order_acquire) <= 1)
+        return ocl__clblast_conv(p);
+    pthread_mutex_lock(&ocl__clblast_lock);
+    const int rc = ocl__clblast_conv(p);
+    pthread_mutex_unlock(&ocl__clblast_lock);
+    return rc;
+}
+
+static void ocl_conv_plan_free(struct gb_conv_plan *p)
+{
+    free(p);
+}
+
+static int ocl_conv_plan(struct gb_queue *queue, const struct gb_conv *c, struct gb_conv_plan **out)
+{
+    *out = NULL;
+    const struct gb_device_info *info = &queue->dev->info;
+    const char *what = c->dir != GB_CONV_FWD           ? "backward passes"
+                       : c->layout != GB_LAYOUT_NCHW   ? "NHWC layout"
+                       : c->sh.groups != 1             ? "grouped or depthwise convolution"
+                       : c->tf32 || c->type == GB_BF16 ? "TF32 or bfloat16"
+                       : c->type == GB_I8              ? "int8"
+                                                       : NULL;
+    if (what)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "conv: CLBlast's convgemm has no %s (only the forward pass, NCHW, one "
+                       "group, in f32, f64 and f16)",
+                       what);
+    if ((c->type == GB_F16 && !(info->caps & GB_CAP_FP16)) ||
+        (c->type == GB_F64 && !(info->caps & GB_CAP_FP64)))
+        return GB_FAIL(GB_EUNSUPPORTED, "conv: %s on %s: the device has no %s",
+                       gb_dtype_name(c->type), info->name,
+                       c->type == GB_F16 ? "half precision (cl_khr_fp16)" : "double precision");
+    if (c->type != GB_F32 && c->type != GB_F64 && c->type != GB_F16)
+        return GB_FAIL(GB_EUNSUPPORTED, "conv: CLBlast's convgemm has no %s",
+                       gb_dtype_name(c->type));
+    uint64_t pp, qq, nx, nw, ny;
+    int rc = gb_conv_out_dims(&c->sh, &pp, &qq);
+    if (rc)
+        return rc;
+    gb_conv_sizes(&c->sh, &nx, &nw, &ny);
+    const struct {
+        const char *name;
+        const struct gb_buf *b;
+        uint64_t n;
+    } ops[] = {{"x", c->x, nx}, {"w", c->w, nw}, {"y", c->y, ny}};
+    for (size_t i = 0; i < 3; i++)
+        if (!ops[i].b || ops[i].b->kind != GB_MEM_DEVICE || ops[i].b->dev != queue->dev ||
+            ops[i].b->bytes / gb_dtype_size(c->type) < ops[i].n)
+            return GB_FAIL(GB_EINVAL,
+                           "conv: %s is not a device buffer of this device holding %llu "
+                           "elements",
+                           ops[i].name, (unsigned long long)ops[i].n);
+    struct ocl_conv_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return GB_FAIL(GB_ENOMEM, "conv plan");
+    p->pub.q = queue;
+    p->c = *c;
+    snprintf(p->pub.algo, sizeof p->pub.algo, "CLBlast %cconvgemm",
+             c->type == GB_F32   ? 'S'
+             : c->type == GB_F64 ? 'D'
+                                 : 'H');
+    *out = &p->pub;
+    return 0;
+}
 #endif
 
 /* ---- launch graphs (GB_CAP_GRAPH): cl_khr_command_buffer ------------------------------------
@@ -1984,6 +2089,8 @@ const struct gb_backend_ops gb_opencl_ops = {
     .facts = {.kernel_vectors = true,
 #if HAVE_CLBLAST
               .blas = "clblast",
+#else
+              .conv_absent = "built without CLBlast",
 #endif
               .fp8_absent = "no FP8 GEMM"},
     .init = ocl_init,
@@ -2020,6 +2127,9 @@ const struct gb_backend_ops gb_opencl_ops = {
     .graph_free = ocl_graph_free,
 #if HAVE_CLBLAST
     .gemm = ocl_gemm,
+    .conv_plan = ocl_conv_plan,
+    .conv_run = ocl_conv_run,
+    .conv_plan_free = ocl_conv_plan_free,
 #else
     /* Built without CLBlast: no GB_CAP_BLAS_* bits, so the core never calls gemm. */
     .gemm = NULL,

@@ -141,6 +141,35 @@ static int sweep_push(struct gb__ld *l, const struct gb_axis_def *ax, const yaml
     return 0;
 }
 
+/* Pushes v, or what the axis expands it into (gb_axis_def.expand: a preset's layers), each
+ * checked and each once. */
+static int push_expanded(struct gb__ld *l, const struct gb_axis_def *ax, const yaml_node_t *at,
+                         struct gb_sweep *s, size_t *cap, const struct gb_value *v)
+{
+    enum { EXPAND_MAX = 64 };
+    char out[EXPAND_MAX][GB_STR_MAX];
+    const size_t n = ax->type == GB_V_STR && ax->expand ? ax->expand(v->s, out, EXPAND_MAX) : 0;
+    if (n == 0)
+        return sweep_push(l, ax, at, s, cap, v);
+    if (n > EXPAND_MAX)
+        return gb__fail(l, at, "axis %s: \"%s\" stands for %zu values, more than %d", ax->name,
+                        v->s, n, EXPAND_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct gb_value e = {.type = GB_V_STR};
+        memcpy(e.s, out[i], sizeof e.s);
+        e.s[GB_STR_MAX - 1] = '\0';
+        int rc = check_value(l, ax, at, &e);
+        if (rc)
+            return rc;
+        bool dup = false;
+        for (size_t j = 0; j < s->n && !dup; j++)
+            dup = gb_value_equal(&s->v[j], &e);
+        if (!dup && (rc = sweep_push(l, ax, at, s, cap, &e)))
+            return rc;
+    }
+    return 0;
+}
+
 /* An integer-valued axis value (size or int) as the bits of a uint64; ints compare signed. */
 static uint64_t ibits(const struct gb_value *v)
 {
@@ -342,7 +371,7 @@ int gb__parse_sweep(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node_t 
     int rc = 0;
     if (n->type == YAML_SCALAR_NODE) {
         struct gb_value v;
-        if ((rc = parse_value(l, ax, n, &v)) || (rc = sweep_push(l, ax, n, &s, &cap, &v)))
+        if ((rc = parse_value(l, ax, n, &v)) || (rc = push_expanded(l, ax, n, &s, &cap, &v)))
             goto fail;
     } else if (n->type == YAML_SEQUENCE_NODE) {
         size_t len = gb__seq_len(n);
@@ -361,7 +390,7 @@ int gb__parse_sweep(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node_t 
                                   gb_value_format(&v, a, sizeof a));
                     goto fail;
                 }
-            if ((rc = sweep_push(l, ax, n, &s, &cap, &v)))
+            if ((rc = push_expanded(l, ax, it, &s, &cap, &v)))
                 goto fail;
         }
     } else {

@@ -32,6 +32,11 @@ struct gb_axis_def {
      * returns false with what is wrong and what is expected in why[0..len); the loader reports
      * it at the value's file:line:col. */
     bool (*check)(const char *value, char *why, size_t len);
+    /* GB_V_STR, optional: expands one value into several at load time (a model preset's name
+     * into its layers' shapes): writes up to `cap` values into out and returns how many the
+     * value stands for (0: none, the value is kept as given). Each value written is checked
+     * like a value the profile gave. */
+    size_t (*expand)(const char *value, char (*out)[GB_STR_MAX], size_t cap);
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
     /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is

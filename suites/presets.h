@@ -1,0 +1,75 @@
+/* gpubench — model-shaped presets: the layer shapes of real models, for the gemm and conv suites.
+ *
+ * A preset's name given as a `shape` value ("resnet50", "bert-large", "llama3-8b-prefill",
+ * "llama3-8b-decode"), optionally with a batch "-bN" ("llama3-8b-decode-b64": 64 sequences;
+ * "resnet50-b32": 32 images; default 1), expands at load time into one value per distinct layer
+ * shape, named "<preset>[-bN].<layer>" ("resnet50.conv2_3x3", "llama3-8b-decode-b64.ffn_down");
+ * a layer's name may be given alone too. The batch lives in the shape's value rather than in an
+ * axis of its own so that the gemm suite's existing results keep their parameters. Each layer records how many times one forward pass runs it, and the suites'
+ * derive step sums layer time x count into the figure `model_s` (gb_preset_model_derive): a
+ * proxy of the forward pass's GEMM or convolution work alone, which says so.
+ *
+ * The tables and their sources are in suites/presets.c; docs/suites.md lists them.
+ */
+#ifndef GB_SUITES_PRESETS_H
+#define GB_SUITES_PRESETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "base/params.h"
+#include "results/results.h"
+
+/* Which suite a preset's layers are shapes of. */
+enum gb_preset_kind { GB_PRESET_GEMM, GB_PRESET_CONV };
+
+/* One distinct layer shape of a model. GEMM layers are linear layers y = x W^T: C (m x n) =
+ * W (m x k) times X (k x n) in the gemm suite's column-major terms, m the output features, k
+ * the input features and n the tokens (the suite's batch times the preset's tokens per
+ * sequence). Convolution layers are per image (conv.n = 1; the batch is N). */
+struct gb_preset_layer {
+    const char *name;
+    unsigned count; /* how many times one forward pass runs this shape */
+    uint64_t m, k;  /* GEMM */
+    struct gb_conv_shape conv;
+};
+
+struct gb_preset {
+    const char *name;
+    enum gb_preset_kind kind;
+    /* GEMM presets: tokens per sequence (n = batch x seq); 1 for decode (one new token per
+     * sequence). */
+    uint64_t seq;
+    const char *source; /* where the shapes come from */
+    const struct gb_preset_layer *layers;
+    size_t nlayers;
+};
+
+/* The largest batch a preset value takes ("-b65536"). */
+#define GB_PRESET_BATCH_MAX 65536
+
+/* Every preset, in the order docs/suites.md lists them; *n gets the count. */
+const struct gb_preset *gb_presets(size_t *n);
+
+/* The preset, layer and batch a shape value names: "<preset>[-bN].<layer>" of `kind`. false
+ * (both NULL, *batch 1) when `value` is no such layer. */
+bool gb_preset_layer_find(const char *value, enum gb_preset_kind kind, const struct gb_preset **p,
+                          const struct gb_preset_layer **l, uint64_t *batch);
+
+/* The expansion of a shape value (gb_axis_def.expand): a preset's name of `kind`, with its batch
+ * if any, becomes its layers' values "<value>.<layer>", written into out[0..cap); returns how
+ * many the preset has (0: not a preset name, the value stays as it is). */
+size_t gb_preset_expand(const char *value, enum gb_preset_kind kind, char (*out)[GB_STR_MAX],
+                        size_t cap);
+
+/* The derive step of a suite with presets: for every group of ok results of `suite` whose
+ * shape axis names layers of one preset and whose other parameters, device and backend are the
+ * same, the figure `model_s` (seconds: the sum over the preset's layers of the median time per
+ * operation times the layer's count; groups of different batches apart) and the text `model` saying what it is, on the group's
+ * result of the preset's last layer; when a layer of the preset is missing or not ok, the text
+ * says how many are and no time is given. Returns 0 or GB_ENOMEM. */
+int gb_preset_model_derive(struct gb_results *rs, const char *suite, enum gb_preset_kind kind);
+
+#endif

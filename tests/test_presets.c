@@ -1,0 +1,149 @@
+/* Model-shaped presets and convolution shapes, without a device: the tables match their sources'
+ * totals, a preset expands into its layers at load time and `validate` counts their cases, and
+ * the explicit shape syntax takes what it documents and refuses the rest with a reason. */
+#include <stdio.h>
+#include <string.h>
+
+#include "suites/conv_state.h"
+#include "suites/presets.h"
+#include "test.h"
+
+TEST(presets_tables_match_their_sources)
+{
+    size_t n;
+    const struct gb_preset *p = gb_presets(&n);
+    ASSERT_U64(n, >=, 5);
+    bool seen_resnet = false, seen_bert = false, seen_llama = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned total = 0;
+        for (size_t l = 0; l < p[i].nlayers; l++) {
+            total += p[i].layers[l].count;
+            if (p[i].kind == GB_PRESET_CONV) {
+                uint64_t pp, qq;
+                ASSERT_OK(gb_conv_out_dims(&p[i].layers[l].conv, &pp, &qq));
+            } else {
+                ASSERT(p[i].layers[l].m > 0 && p[i].layers[l].k > 0);
+            }
+        }
+        if (strcmp(p[i].name, "resnet50") == 0 && p[i].kind == GB_PRESET_CONV) {
+            /* He et al. 2016: 1 + 3 x (3 + 4 + 6 + 3) convolutions and 4 projections. */
+            ASSERT_U64(total, ==, 53);
+            ASSERT_U64(p[i].nlayers, ==, 23);
+            seen_resnet = true;
+        }
+        if (strcmp(p[i].name, "bert-large") == 0) {
+            ASSERT_U64(total, ==, 4 * 24);
+            ASSERT_U64(p[i].seq, ==, 512);
+            seen_bert = true;
+        }
+        if (strcmp(p[i].name, "llama3-8b-decode") == 0) {
+            /* 32 layers of qkv, out, gate, up, down, and the output head. */
+            ASSERT_U64(total, ==, 32 * 5 + 1);
+            ASSERT_U64(p[i].seq, ==, 1);
+            seen_llama = true;
+        }
+    }
+    ASSERT(seen_resnet && seen_bert && seen_llama);
+    /* Output sizes of ResNet-50's stages: 112 after conv1, 28 after conv3's stride, 7 at the end. */
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch;
+    const struct {
+        const char *name;
+        uint64_t out;
+    } outs[] = {{"resnet50.conv1", 112},
+                {"resnet50.conv3_3x3_s2", 28},
+                {"resnet50.conv4_proj", 14},
+                {"resnet50.conv5_3x3", 7}};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ASSERT(gb_preset_layer_find(outs[i].name, GB_PRESET_CONV, &pr, &ly, &batch));
+        uint64_t pp, qq;
+        ASSERT_OK(gb_conv_out_dims(&ly->conv, &pp, &qq));
+        ASSERT_U64(pp, ==, outs[i].out);
+        ASSERT_U64(qq, ==, outs[i].out);
+    }
+    ASSERT(!gb_preset_layer_find("resnet50.conv9", GB_PRESET_CONV, &pr, &ly, &batch));
+    ASSERT(!gb_preset_layer_find("resnet50.fc", GB_PRESET_CONV, &pr, &ly, &batch));
+    ASSERT(gb_preset_layer_find("resnet50.fc", GB_PRESET_GEMM, &pr, &ly, &batch));
+    /* A batch: "-bN", 1 to 65536, no leading zero. */
+    ASSERT(gb_preset_layer_find("llama3-8b-decode-b64.ffn_down", GB_PRESET_GEMM, &pr, &ly, &batch));
+    ASSERT_U64(batch, ==, 64);
+    ASSERT_U64(ly->m, ==, 4096);
+    ASSERT_U64(ly->k, ==, 14336);
+    ASSERT(gb_preset_layer_find("resnet50-b65536.conv1", GB_PRESET_CONV, &pr, &ly, &batch));
+    static const char *const bad[] = {"resnet50-b0.conv1",     "resnet50-b065.conv1",
+                                      "resnet50-b65537.conv1", "resnet50-b.conv1",
+                                      "resnet50-x2.conv1",     "resnet50-b2x.conv1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ASSERT_MSG(!gb_preset_layer_find(bad[i], GB_PRESET_CONV, &pr, &ly, &batch), "%s", bad[i]);
+    char out[64][GB_STR_MAX];
+    ASSERT_U64(gb_preset_expand("llama3-8b-prefill-b2", GB_PRESET_GEMM, out, 64), ==, 5);
+    ASSERT_STR(out[4], "llama3-8b-prefill-b2.lm_head");
+    ASSERT_U64(gb_preset_expand("resnet50", GB_PRESET_CONV, out, 64), ==, 23);
+    ASSERT_STR(out[0], "resnet50.conv1");
+    ASSERT_U64(gb_preset_expand("resnet50.conv1", GB_PRESET_CONV, out, 64), ==, 0);
+    ASSERT_U64(gb_preset_expand("bert-large", GB_PRESET_CONV, out, 64), ==, 0);
+}
+
+TEST(presets_conv_shapes_parse_as_documented)
+{
+    struct gb_conv_shape sh;
+    char why[256];
+    ASSERT(gb__conv_parse_shape("1x64x56x56-64x3x3-p1", &sh, why, sizeof why));
+    ASSERT(sh.n == 1 && sh.c == 64 && sh.h == 56 && sh.k == 64 && sh.r == 3 && sh.pad_h == 1 &&
+           sh.pad_w == 1 && sh.stride_h == 1 && sh.groups == 1 && sh.dil_w == 1);
+    ASSERT(gb__conv_parse_shape("8x32x112x100-32x3x5-s2x1-p1x2-d1x2-g32", &sh, why, sizeof why));
+    ASSERT(sh.stride_h == 2 && sh.stride_w == 1 && sh.pad_w == 2 && sh.dil_w == 2 &&
+           sh.groups == 32 && sh.s == 5 && sh.w == 100);
+    static const char *const bad[] = {
+        "1x64x56-64x3x3",          /* three image dimensions */
+        "1x64x56x56",              /* no filter */
+        "1x64x56x56-64x3x3-q1",    /* unknown suffix */
+        "1x64x56x56-64x3x3-p1-p2", /* twice */
+        "1x64x56x56-64x3x3-g3",    /* groups do not divide 64 */
+        "1x64x4x4-64x7x7",         /* the filter is larger than the image */
+        "1x64x56x56-64x3x3-s0",    /* a zero stride */
+        "1x0x56x56-64x3x3",        /* a zero channel count */
+        "1x64x56x56-64x3x3-g2x4",  /* groups with two values */
+        "99999999999x1x1x1-1x1x1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        ASSERT_MSG(!gb__conv_parse_shape(bad[i], &sh, why, sizeof why), "%s was taken", bad[i]);
+        ASSERT_MSG(why[0], "%s: no reason", bad[i]);
+    }
+}
+
+/* `validate` expands a preset into its layers' cases and refuses a bad shape at its line. */
+TEST(presets_validate_counts_preset_cases)
+{
+    char path[512], out[8192];
+    snprintf(path, sizeof path, "%s/presets.yaml", gb_test_tmpdir());
+    gb_test_write_file(path, "name: p\n"
+                             "suites:\n"
+                             "  - suite: conv\n"
+                             "    params:\n"
+                             "      impl: [library, own]\n"
+                             "      shape: [resnet50, 1x8x8x8-8x3x3-p1]\n"
+                             "  - suite: conv\n"
+                             "    params:\n"
+                             "      shape: [resnet50-b8.conv2_3x3, resnet50-b32.conv2_3x3]\n"
+                             "  - suite: gemm\n"
+                             "    params:\n"
+                             "      prec: [f32, bf16]\n"
+                             "      impl: library\n"
+                             "      shape: [bert-large, llama3-8b-decode-b64, 256]\n");
+    ASSERT_U64(gb_test_shf(out, sizeof out, "%s validate %s 2>&1", GB_TEST_EXE, path), ==, 0);
+    /* 23 layers + 1 explicit shape, 2 implementations; 2 batches x 2 implementations; 2
+     * precisions x (4 + 5 layers + 1 square). */
+    ASSERT_MSG(strstr(out, "48 cases (line 3)") && strstr(out, "4 cases (line 7)") &&
+                   strstr(out, "20 cases (line 10)"),
+               "%s", out);
+    gb_test_write_file(path, "name: p\n"
+                             "suites:\n"
+                             "  - suite: conv\n"
+                             "    params:\n"
+                             "      shape: 1x8x8x8-8x9x9\n");
+    ASSERT_U64(gb_test_shf(out, sizeof out, "%s validate %s 2>&1", GB_TEST_EXE, path), !=, 0);
+    ASSERT_MSG(strstr(out, ":5:14:") && strstr(out, "larger than the padded"), "%s", out);
+}
