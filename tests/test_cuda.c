@@ -802,6 +802,31 @@ TEST_TIMEOUT(cuda_cublaslt_loads_by_dlopen_or_says_why, 120)
 }
 #endif
 
+#if HAVE_CUDNN
+/* cuDNN (library convolution) is dlopened, every entry point the conv path calls resolved by
+ * dlsym (none missing in the toolkit's libcudnn.so.9), and an unloadable one is named with the
+ * places tried. */
+TEST_TIMEOUT(cuda_cudnn_loads_by_dlopen_or_says_why, 120)
+{
+    static char out[1 << 16];
+    if (access(GB_CUDA_LIBDIR "/libcudnn.so.9", R_OK) != 0)
+        SKIP("no libcudnn.so.9 in %s", GB_CUDA_LIBDIR);
+    int st = gb_test_shf(out, sizeof out,
+                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: cuDNN: 9.");
+    ASSERT_CONTAINS(out, "libcudnn.so.9 (found through");
+    ASSERT(!strstr(out, "no symbol"));
+    st = gb_test_shf(out, sizeof out,
+                     "GPUBENCH_CUDNN=/nonexistent/dnn GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
+                     "' devices 2>&1 >/dev/null");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: cuDNN: missing: cuDNN (libcudnn.so.9) not loaded: /nonexistent/dnn "
+                         "($GPUBENCH_CUDNN): cannot open");
+    ASSERT_CONTAINS(out, "(library convolution cases are skipped)");
+}
+#endif
+
 /* ---- capability bits, cuBLAS statuses, the stream cache -------------------------------------- */
 
 TEST(cuda_capability_bits)

@@ -764,5 +764,18 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
 #else
     fprintf(f, "cuda: cuBLASLt: not built in (FP8 GEMM cases are skipped)\n");
 #endif
+#if HAVE_CUDNN
+    if (gb__cuda_dnn_load() != 0) {
+        fprintf(f, "cuda: cuDNN: missing: %s (library convolution cases are skipped)\n", dnn.why);
+    } else {
+        const size_t dv = gb__dnn.cudnnGetVersion();
+        fprintf(f,
+                "cuda: cuDNN: %zu.%zu.%zu: %s (found through %s; a run loads it at its first "
+                "library convolution)\n",
+                dv / 10000, dv / 100 % 100, dv % 100, dnn.path, dnn.how);
+    }
+#else
+    fprintf(f, "cuda: cuDNN: not built in (library convolution cases are skipped)\n");
+#endif
     fflush(f);
 }
