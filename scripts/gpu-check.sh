@@ -22,9 +22,12 @@
 #      way against the PCIe link's rate, and peerbw's
 #      patterns between GPUs 0 and 1 (bidir, latency, all_to_one to 1, one_to_all from 0,
 #      all_to_all; copy engines and the SM copy kernel, each verified; with one GPU the plan has
-#      no such case).
+#      no such case); cuDNN convolutions at ResNet-50's conv3 3x3 layer (batch 32) in f32, tf32,
+#      f16 and bf16, NCHW and NHWC, the two backward passes, int8 forward, and the own kernel
+#      beside them at conv4's 3x3; Llama 3 8B's decoder layers as bf16 GEMMs at 64 sequences.
 #   2a. the peers beside the smoke test's figures (scripts/gpu-peers.py, about 60 s): PyTorch's
-#      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), copy, triad and pinned H2D/D2H; a CuPy
+#      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), conv2d at each forward conv case (cuDNN
+#      with cudnn.benchmark), copy, triad and pinned H2D/D2H; a CuPy
 #      elementwise triad and copy; BabelStream's CUDA model and nvbandwidth built here with nvcc
 #      when their sources are in PEERS_SRC (default build-peers/src: BabelStream/, nvbandwidth/;
 #      fetch them there and carry the folder; they are never committed). Each absent, unbuildable
@@ -519,6 +522,18 @@ suites:
     params: {op: d2d, memory: device, mode: async, size: 1GiB}
   - suite: peerbw           # 10 cases at most: positions 0 and 1 only (8 GPUs: 56 links)
     params: {method: [ce, sm], src: 0, dst: 1, size: 64MiB}
+  - suite: conv             # cuDNN (its own search) beside torch.nn.functional.conv2d
+    params: {prec: [f32, tf32, f16, bf16], impl: library, layout: [nchw, nhwc],
+             shape: resnet50-b32.conv3_3x3}
+  - suite: conv             # the backward passes and the own kernel, once each; int8 forward
+    params: {dir: [fwd, bwd_data, bwd_filter], prec: f16, impl: [library, own], layout: nhwc,
+             shape: resnet50-b32.conv4_3x3}
+  - suite: conv
+    params: {prec: i8, impl: [library, own], layout: nhwc, shape: resnet50-b32.conv4_3x3}
+  - suite: gemm             # Llama 3 8B's decoder layers at 64 sequences (not its 1 GiB output
+    params: {prec: bf16, impl: library,   # head: 4 GiB of FP64 draws on the host)
+             shape: [llama3-8b-decode-b64.qkv, llama3-8b-decode-b64.attn_out,
+                     llama3-8b-decode-b64.ffn_gate_up, llama3-8b-decode-b64.ffn_down]}
 YAML
 
 chip_yaml="$tmp/chip.yaml"

@@ -10,6 +10,9 @@ knows, at the file's own sizes, shapes and precisions:
                copy (copy_, counted as memory copy: read + write) and a triad
                (torch.add(b, c, alpha=0.4, out=a): 3 arrays); pinned H2D and D2H (copy_ with
                non_blocking from and to page-locked host memory) and D2D
+               torch.nn.functional.conv2d (cuDNN, cudnn.benchmark: its fastest algorithm) at
+               each forward conv case's dims, NCHW or channels_last, f32 (TF32 off), tf32, f16,
+               bf16
   cupy         an elementwise triad and copy (cupy.ElementwiseKernel), one element per thread
   babelstream  BabelStream's CUDA model (grid-stride, unroll 4), or its OpenCL model on an
                OpenCL run; built here from SRC/BabelStream with nvcc (or the C++ compiler),
@@ -51,6 +54,8 @@ PEERS = ("torch", "cupy", "babelstream", "nvbandwidth")
 TRIAD_SCALAR = 0.4
 GEMM_TORCH = {"f32": ("float32", False), "tf32": ("float32", True), "f16": ("float16", False),
               "bf16": ("bfloat16", False)}
+CONV_DIMS = re.compile(r"(\d{1,6})x(\d{1,6})x(\d{1,6})x(\d{1,6})-(\d{1,6})x(\d{1,3})x(\d{1,3})"
+                       r"((?:-[spd]\d{1,3}(?:x\d{1,3})?)*)(?:-g(\d{1,6}))?")
 TRIALS = 10  # timed repetitions per figure (after warm-ups): the best is kept
 
 
@@ -98,7 +103,34 @@ def key_of(suite, case, params):
     if suite == "transfer" and case in ("h2d", "d2h", "d2d"):
         m, n = p.get("memory"), size_of(p.get("size"))
         return (suite, case, m, n) if m in MEMORIES and n else None
+    if suite == "conv" and case == "fwd":
+        prec, layout, dims = p.get("prec", "f32"), p.get("layout", "nchw"), p.get("dims")
+        ok = prec in GEMM_TORCH and layout in ("nchw", "nhwc") and isinstance(dims, str) and \
+            CONV_DIMS.fullmatch(dims)
+        return (suite, case, prec, layout, dims) if ok else None
     return None
+
+
+def conv_geometry(dims):
+    """(N, C, H, W, K, R, S, stride, padding, dilation, groups) of a conv `dims` figure, each of
+    stride, padding, dilation a (height, width) pair; None unless it is the form gpubench writes
+    and describes an output of at least 1 x 1."""
+    m = CONV_DIMS.fullmatch(dims) if isinstance(dims, str) else None
+    if not m:
+        return None
+    n, c, h, w, k, r, s = (int(x) for x in m.groups()[:7])
+    pairs = {"s": (1, 1), "p": (0, 0), "d": (1, 1)}
+    for key, a, b in re.findall(r"-([spd])(\d+)(?:x(\d+))?", m.group(8) or ""):
+        pairs[key] = (int(a), int(b or a))
+    g = int(m.group(9) or 1)
+    if 0 in (n, c, h, w, k, r, s, g) or c % g or k % g or 0 in pairs["s"] + pairs["d"]:
+        return None
+    out = [(size + 2 * pd - dl * (f - 1) - 1) // st + 1 for size, pd, dl, f, st in
+           ((h, pairs["p"][0], pairs["d"][0], r, pairs["s"][0]),
+            (w, pairs["p"][1], pairs["d"][1], s, pairs["s"][1]))]
+    if min(out) < 1:
+        return None
+    return n, c, h, w, k, r, s, pairs["s"], pairs["p"], pairs["d"], g, out[0], out[1]
 
 
 def finite(v):
@@ -107,8 +139,14 @@ def finite(v):
 
 def with_array_bytes(r):
     """The params of result r, with a memory case's size 0 (the suite picked it) replaced by the
-    size it picked (its figure array_bytes), so that a peer runs that size."""
+    size it picked (its figure array_bytes), so that a peer runs that size; a conv case's with
+    the dimensions it ran (its text figure dims)."""
     params = r.get("params")
+    if r.get("suite") == "conv" and isinstance(params, dict):
+        for f in r.get("figures") if isinstance(r.get("figures"), list) else []:
+            if isinstance(f, dict) and f.get("name") == "dims" and isinstance(f.get("text"), str):
+                return dict(params, dims=f["text"])
+        return params
     if r.get("suite") != "memory" or not isinstance(params, dict) or params.get("size") != 0:
         return params
     for f in r.get("figures") if isinstance(r.get("figures"), list) else []:
@@ -128,7 +166,7 @@ def wants_of(doc):
         suite, case, params = r.get("suite"), r.get("case"), with_array_bytes(r) or {}
         if not isinstance(params, dict):
             continue
-        if suite == "gemm" and params.get("impl", "library") != "library":
+        if suite in ("gemm", "conv") and params.get("impl", "library") != "library":
             continue
         if suite == "transfer" and params.get("mode", "async") != "async":
             continue
@@ -309,6 +347,33 @@ def peer_torch(run):
         moved = 2 * n if w["case"] == "d2d" else n
         run.add("torch", k, moved / t / 1e9, "GB/s", "Tensor.copy_(non_blocking) %s" % w["case"])
         del src, dst
+    torch.backends.cudnn.benchmark = True  # cuDNN's fastest algorithm, as gpubench's search
+    for k, w in run.of("conv", ("fwd",)):
+        if run.budget.left() < 5:
+            return run.miss("torch", "out of the step's budget before conv %s" % (k,))
+        geo = conv_geometry(k[4])
+        if geo is None:
+            continue
+        n, c, h, wd, kk, r, s_, st, pd, dl, g, p, q = geo
+        dt, tf32 = GEMM_TORCH[k[2]]
+        try:
+            torch.backends.cudnn.allow_tf32 = tf32
+            fmt = torch.channels_last if k[3] == "nhwc" else torch.contiguous_format
+            x = torch.randn(n, c, h, wd, device=dev, dtype=getattr(torch, dt)).to(
+                memory_format=fmt)
+            wt = torch.randn(kk, c // g, r, s_, device=dev, dtype=getattr(torch, dt)).to(
+                memory_format=fmt)
+            conv = torch.nn.functional.conv2d
+            t = cuda_best(lambda: conv(x, wt, None, st, pd, dl, g))
+        except Exception as e:
+            run.miss("torch", "conv %s failed: %s" % (k[4], str(e).splitlines()[0][:120]))
+            continue
+        finally:
+            torch.backends.cudnn.allow_tf32 = False
+        flops = 2.0 * n * kk * (c // g) * r * s_ * p * q
+        run.add("torch", k, flops / t / 1e9, "GFLOP/s", "torch.nn.functional.conv2d %s, %s%s" % (
+            dt, "channels_last" if k[3] == "nhwc" else "NCHW", ", allow_tf32" if tf32 else ""))
+        del x, wt
 
 
 def peer_cupy(run):

@@ -33,7 +33,7 @@
  * Every element must be finite. axis `tol` overrides the tolerance.
  *
  * Figures: rms_error and tolerance; `algo`, the algorithm the library's search chose (or the
- * own kernel's configuration); workspace_bytes, the scratch memory it runs with, where the
+ * own kernel's configuration); `dims`, what ran in the explicit shape syntax; workspace_bytes, the scratch memory it runs with, where the
  * library says; and on a preset's last layer model_s, the forward pass's convolutions' time
  * (gb_preset_model_derive).
  */
@@ -649,6 +649,30 @@ static void conv_figures(struct gb_case_ctx *ctx, double op_time_s)
     (void)op_time_s;
     gb_case_accuracy_figures(ctx, s->rms, s->tolerance);
     gb_case_text(ctx, "algo", "%s", s->config);
+    /* What ran, in the explicit shape syntax (a preset layer's and batch's dimensions). */
+    const struct gb_conv_shape *h = &s->c.sh;
+    char dims[64], *at = dims, *end = dims + sizeof dims;
+    at += snprintf(at, (size_t)(end - at), "%llux%llux%llux%llu-%llux%llux%llu",
+                   (unsigned long long)h->n, (unsigned long long)h->c, (unsigned long long)h->h,
+                   (unsigned long long)h->w, (unsigned long long)h->k, (unsigned long long)h->r,
+                   (unsigned long long)h->s);
+    const struct {
+        char key;
+        uint64_t a, b, def;
+    } sfx[] = {{'s', h->stride_h, h->stride_w, 1},
+               {'p', h->pad_h, h->pad_w, 0},
+               {'d', h->dil_h, h->dil_w, 1},
+               {'g', h->groups, h->groups, 1}};
+    for (size_t i = 0; i < 4 && at < end; i++) {
+        if (sfx[i].a == sfx[i].def && sfx[i].b == sfx[i].def)
+            continue;
+        at += sfx[i].a == sfx[i].b
+                  ? snprintf(at, (size_t)(end - at), "-%c%llu", sfx[i].key,
+                             (unsigned long long)sfx[i].a)
+                  : snprintf(at, (size_t)(end - at), "-%c%llux%llu", sfx[i].key,
+                             (unsigned long long)sfx[i].a, (unsigned long long)sfx[i].b);
+    }
+    gb_case_text(ctx, "dims", "%s", dims);
     if (s->plan && s->plan->workspace_known)
         gb_case_figure(ctx, "workspace_bytes", "B", (double)s->plan->workspace_bytes);
     if (s->normwise)

@@ -468,6 +468,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         s->m = ly->m;
         s->k = ly->k;
         s->n = batch * pr->seq;
+        s->preset = true;
     } else if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k)) {
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
                        shape);
@@ -734,6 +735,9 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
     (void)op_time_s;
     gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
     gb_case_text(ctx, "config", "%s", s->config);
+    if (s->preset)
+        gb_case_text(ctx, "dims", "%llux%llux%llu", (unsigned long long)s->m,
+                     (unsigned long long)s->n, (unsigned long long)s->k);
     if (is_fp8(s->p)) {
         gb_case_figure(ctx, "input_quant_max_error", "", s->quant_max);
         gb_case_figure(ctx, "input_quant_rms_error", "", s->quant_rms);

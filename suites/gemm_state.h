@@ -14,6 +14,7 @@ struct gemm {
         hook; /* first: tests/test_broken_kernels.c builds broken kernels through it */
     enum gprec p;
     bool own, ta, tb, wide, sgn; /* sgn: dist signed */
+    bool preset;                 /* the shape is a model preset's layer (figure dims) */
     uint64_t m, n, k;
     double tol;
     double *a64, *b64; /* the unrounded inputs, column-major as stored (lda = rows); for FP8
