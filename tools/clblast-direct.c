@@ -9,11 +9,19 @@
  * last kernel CLBlast enqueued (for some shapes it pads or transposes before its GEMM kernel):
  * the number gpubench must not report.
  *
- * Usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] [-s SAMPLES] [-t MIN_SAMPLE_SECONDS]
+ * With -c it makes the conv suite's call instead (impl=library, prec=f32, dir=fwd, NCHW):
+ * CLBlastSconvgemm in cross-correlation mode on an N x C x H x W image batch and K filters of
+ * C x R x S, square stride and padding, dilation 1, counted as the suite counts it
+ * (2 N K C R S P Q): the peer of scripts/bench-conv.sh's "convgemm through gpubench vs direct".
+ *
+ * Usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] [-c N,C,H,W,K,R,S,STRIDE,PAD]
+ *                       [-s SAMPLES] [-t MIN_SAMPLE_SECONDS]
  *   DEVICE: index over every platform's devices in platform order (gpubench's OpenCL indices).
  *   Defaults: device 0, 1024 x 1024 x 1024, 15 samples, 0.02 s.
  * Output: "key value" lines: device, m, n, k, batch (calls per sample), samples,
- *   sgemm_gflops_median, sgemm_gflops_best, clblast_event_gflops (one call, CLBlast's event).
+ *   sgemm_gflops_median, sgemm_gflops_best, clblast_event_gflops (one call, CLBlast's event);
+ *   with -c: device, conv (the nine numbers), batch, samples, conv_gflops_median,
+ *   conv_gflops_best.
  * Exit status 0, or 1 with a message on stderr.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -76,16 +84,35 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Seconds between a marker before `batch` SGEMM calls and one after them. */
-static double timed(cl_command_queue q, unsigned long batch, size_t m, size_t n, size_t k, cl_mem a,
-                    cl_mem b, cl_mem c)
+/* The call measured: an SGEMM (m, n, k) or, with conv[0] > 0, a convgemm of conv[0..8] = N, C,
+ * H, W, K, R, S, stride, padding. */
+struct call {
+    size_t m, n, k;
+    size_t conv[9];
+    cl_mem a, b, c;
+};
+
+static void enqueue(cl_command_queue q, const struct call *x)
+{
+    const size_t *v = x->conv;
+    if (v[0])
+        CHECK("CLBlastSconvgemm",
+              CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, v[1], v[2], v[3], v[5], v[6],
+                               v[8], v[8], v[7], v[7], 1, 1, v[4], v[0], x->a, 0, x->b, 0, x->c, 0,
+                               &q, NULL));
+    else
+        CHECK("CLBlastSgemm", CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo,
+                                           CLBlastTransposeNo, x->m, x->n, x->k, 1.0f, x->a, 0,
+                                           x->m, x->b, 0, x->k, 0.0f, x->c, 0, x->m, &q, NULL));
+}
+
+/* Seconds between a marker before `batch` calls and one after them. */
+static double timed(cl_command_queue q, unsigned long batch, const struct call *x)
 {
     cl_event e0, e1;
     CHECK("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, 0, NULL, &e0));
     for (unsigned long r = 0; r < batch; r++)
-        CHECK("CLBlastSgemm",
-              CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
-                           1.0f, a, 0, m, b, 0, k, 0.0f, c, 0, m, &q, NULL));
+        enqueue(q, x);
     CHECK("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, 0, NULL, &e1));
     CHECK("clWaitForEvents", clWaitForEvents(1, &e1));
     const double t = (double)(end_of(e1) - end_of(e0)) * 1e-9;
@@ -97,9 +124,9 @@ static double timed(cl_command_queue q, unsigned long batch, size_t m, size_t n,
 int main(int argc, char **argv)
 {
     int dev = 0, samples = 15, opt;
-    size_t m = 1024, n = 1024, k = 1024;
+    size_t m = 1024, n = 1024, k = 1024, cv[9] = {0};
     double min_time = 0.02;
-    while ((opt = getopt(argc, argv, "d:m:n:k:s:t:")) != -1) {
+    while ((opt = getopt(argc, argv, "d:m:n:k:c:s:t:")) != -1) {
         switch (opt) {
         case 'd':
             dev = atoi(optarg);
@@ -113,6 +140,16 @@ int main(int argc, char **argv)
         case 'k':
             k = strtoull(optarg, NULL, 10);
             break;
+        case 'c':
+            if (sscanf(optarg, "%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", &cv[0], &cv[1], &cv[2],
+                       &cv[3], &cv[4], &cv[5], &cv[6], &cv[7], &cv[8]) != 9 ||
+                !cv[0] || !cv[1] || !cv[2] || !cv[3] || !cv[4] || !cv[5] || !cv[6] || !cv[7] ||
+                cv[2] + 2 * cv[8] < cv[5] || cv[3] + 2 * cv[8] < cv[6]) {
+                fprintf(stderr, "clblast-direct: -c takes N,C,H,W,K,R,S,STRIDE,PAD (positive but "
+                                "PAD, the filter within the padded image)\n");
+                return 1;
+            }
+            break;
         case 's':
             samples = atoi(optarg);
             break;
@@ -120,8 +157,8 @@ int main(int argc, char **argv)
             min_time = atof(optarg);
             break;
         default:
-            fprintf(stderr, "usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] [-s SAMPLES] "
-                            "[-t MIN_SAMPLE_SECONDS]\n");
+            fprintf(stderr, "usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] "
+                            "[-c N,C,H,W,K,R,S,STRIDE,PAD] [-s SAMPLES] [-t MIN_SAMPLE_SECONDS]\n");
             return 1;
         }
     }
@@ -141,8 +178,13 @@ int main(int argc, char **argv)
     CHECK("clCreateCommandQueue", err);
 
     /* Inputs as gpubench's uniform distribution would have them; the values do not change the
-     * time, only that they are finite. */
-    const size_t na = m * k, nb = k * n, nc = m * n;
+     * time, only that they are finite. A convolution's operands: the images, the filters and
+     * the output. */
+    const size_t cp = cv[0] ? (cv[2] + 2 * cv[8] - cv[5]) / cv[7] + 1 : 0;
+    const size_t cq = cv[0] ? (cv[3] + 2 * cv[8] - cv[6]) / cv[7] + 1 : 0;
+    const size_t na = cv[0] ? cv[0] * cv[1] * cv[2] * cv[3] : m * k;
+    const size_t nb = cv[0] ? cv[4] * cv[1] * cv[5] * cv[6] : k * n;
+    const size_t nc = cv[0] ? cv[0] * cv[4] * cp * cq : m * n;
     float *h = malloc((na > nb ? (na > nc ? na : nc) : (nb > nc ? nb : nc)) * sizeof *h);
     if (!h) {
         fprintf(stderr, "clblast-direct: out of host memory\n");
@@ -163,7 +205,9 @@ int main(int argc, char **argv)
           clEnqueueWriteBuffer(q, b, CL_TRUE, 0, nb * sizeof(float), h, 0, NULL, NULL));
 
     /* The call: column-major, no transposes, alpha 1, beta 0, tight leading dimensions — the
-     * gemm suite's impl=library prec=f32 trans=nn. */
+     * gemm suite's impl=library prec=f32 trans=nn; or the conv suite's convgemm. */
+    struct call x = {.m = m, .n = n, .k = k, .a = a, .b = b, .c = c};
+    memcpy(x.conv, cv, sizeof cv);
 #define SGEMM(ev)                                                                              \
     CHECK("CLBlastSgemm",                                                                      \
           CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, \
@@ -171,8 +215,31 @@ int main(int argc, char **argv)
 
     /* Warm-up: the first call compiles CLBlast's kernels. */
     for (int i = 0; i < 3; i++)
-        SGEMM(NULL);
+        enqueue(q, &x);
     CHECK("clFinish", clFinish(q));
+    if (cv[0]) {
+        const double flops = 2.0 * (double)cv[0] * (double)cv[4] * (double)cv[1] * (double)cv[5] *
+                             (double)cv[6] * (double)cp * (double)cq;
+        double *gf = malloc((size_t)samples * sizeof *gf);
+        if (!gf) {
+            fprintf(stderr, "clblast-direct: out of host memory\n");
+            return 1;
+        }
+        unsigned long batch = 1;
+        while (timed(q, batch, &x) < min_time)
+            batch *= 2;
+        for (int i = 0; i < samples; i++)
+            gf[i] = flops * (double)batch / timed(q, batch, &x) / 1e9;
+        qsort(gf, (size_t)samples, sizeof *gf, by_value);
+        printf("device %s\nconv %zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu\nbatch %lu\nsamples %d\n", name,
+               cv[0], cv[1], cv[2], cv[3], cv[4], cv[5], cv[6], cv[7], cv[8], batch, samples);
+        printf("conv_gflops_median %.4f\nconv_gflops_best %.4f\n",
+               samples % 2 ? gf[samples / 2] : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]),
+               gf[samples - 1]);
+        free(gf);
+        free(h);
+        return 0;
+    }
 
     /* One call timed by CLBlast's own event: the last kernel only. */
     cl_event ev = NULL;
@@ -195,10 +262,10 @@ int main(int argc, char **argv)
         return 1;
     }
     unsigned long batch = 1;
-    while (timed(q, batch, m, n, k, a, b, c) < min_time)
+    while (timed(q, batch, &x) < min_time)
         batch *= 2;
     for (int i = 0; i < samples; i++)
-        gf[i] = flops * (double)batch / timed(q, batch, m, n, k, a, b, c) / 1e9;
+        gf[i] = flops * (double)batch / timed(q, batch, &x) / 1e9;
     qsort(gf, (size_t)samples, sizeof *gf, by_value);
     const double median =
         samples % 2 ? gf[samples / 2] : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]);
