@@ -185,7 +185,9 @@ struct gb_launch {
 /* A column-major GEMM, C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T, with C m×n,
  * op(A) m×k, op(B) k×n (BLAS conventions). `batch` > 1 runs the strided-batched form: matrix i
  * starts at element offset i*stride_x in its buffer. Types: a_type = b_type; c_type is the
- * output type; compute is the accumulation type (F32 for the mixed precisions). */
+ * output type; compute is the accumulation type (F32 for the mixed precisions). GB_I8 in with
+ * GB_I32 compute and out (alpha, beta whole numbers) is the integer GEMM (cuBLAS only; m, k and
+ * the leading dimensions multiples of 4). */
 struct gb_gemm {
     enum gb_dtype a_type, c_type, compute;
     bool trans_a, trans_b;

@@ -29,6 +29,8 @@
  *            accumulation and C in T = float: the mixed-precision GEMM
  *   IN_BF16  A and B hold bfloat16 bits (unsigned short, the top half of a float); float
  *            accumulation and C
+ *   IN_I8    A and B hold signed 8-bit integers, T = int: int32 accumulation and C (exact while
+ *            no sum leaves int32), alpha and beta int
  *   TRANS_A, TRANS_B  1: op(X) = X^T (default 0: op(X) = X)
  * Scalars alpha and beta are T. With beta == 0, C is not read (so NaN in the old C is ignored,
  * as BLAS specifies).
@@ -82,9 +84,18 @@ typedef gb_half gemm_in_t;
 #elif defined(IN_BF16) && IN_BF16
 typedef unsigned short gemm_in_t;
 #define GEMM_LOAD(p, i) ((T)GB_AS_FLOAT((unsigned int)(p)[(i)] << 16))
+#elif defined(IN_I8) && IN_I8
+typedef signed char gemm_in_t;
+#define GEMM_LOAD(p, i) ((T)(p)[(i)])
 #else
 typedef T gemm_in_t;
 #define GEMM_LOAD(p, i) ((p)[(i)])
+#endif
+/* The multiply-add: fused for floating point, exact for integers. */
+#if defined(IN_I8) && IN_I8
+#define GEMM_MAD(a, b, c) ((a) * (b) + (c))
+#else
+#define GEMM_MAD(a, b, c) GB_FMA(a, b, c)
 #endif
 
 /* op(A)(i, l) and op(B)(l, j), column-major. */
@@ -99,7 +110,7 @@ typedef T gemm_in_t;
 #define B_AT(l, j) GEMM_LOAD(B, (l) + (j)*ldb)
 #endif
 
-#if defined(GB_BREAK) && GB_BREAK == 1
+#if defined(GB_BREAK) && GB_BREAK == 1 && !(defined(IN_I8) && IN_I8)
 #define GB_BROKEN_IN(x) GB_AS_FLOAT(GB_AS_UINT((float)(x)) & 0xFFFFE000u)
 #else
 #define GB_BROKEN_IN(x) (x)
@@ -155,7 +166,7 @@ GB_KERNEL GEMM_WG_HINT void gemm_tiled(unsigned long M, unsigned long N, unsigne
             }
             for (int wi = 0; wi < WPT; wi++)
                 for (int wj = 0; wj < WPT; wj++)
-                    acc[wi][wj] = GB_FMA(a[wi], b[wj], acc[wi][wj]);
+                    acc[wi][wj] = GEMM_MAD(a[wi], b[wj], acc[wi][wj]);
         }
         GB_BARRIER();
     }

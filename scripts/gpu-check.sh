@@ -24,7 +24,8 @@
 #      all_to_all; copy engines and the SM copy kernel, each verified; with one GPU the plan has
 #      no such case); cuDNN convolutions at ResNet-50's conv3 3x3 layer (batch 32) in f32, tf32,
 #      f16 and bf16, NCHW and NHWC, the two backward passes, int8 forward, and the own kernel
-#      beside them at conv4's 3x3; Llama 3 8B's decoder layers as bf16 GEMMs at 64 sequences.
+#      beside them at conv4's 3x3; Llama 3 8B's decoder layers as bf16 and int8 (cuBLAS IMMA)
+#      GEMMs at 64 sequences.
 #   2a. the peers beside the smoke test's figures (scripts/gpu-peers.py, about 60 s): PyTorch's
 #      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), conv2d at each forward conv case (cuDNN
 #      with cudnn.benchmark), copy, triad and pinned H2D/D2H; a CuPy
@@ -531,7 +532,7 @@ suites:
   - suite: conv
     params: {prec: i8, impl: [library, own], layout: nhwc, shape: resnet50-b32.conv4_3x3}
   - suite: gemm             # Llama 3 8B's decoder layers at 64 sequences (not its 1 GiB output
-    params: {prec: bf16, impl: library,   # head: 4 GiB of FP64 draws on the host)
+    params: {prec: [bf16, i8], impl: library,   # head: 4 GiB of FP64 draws on the host)
              shape: [llama3-8b-decode-b64.qkv, llama3-8b-decode-b64.attn_out,
                      llama3-8b-decode-b64.ffn_gate_up, llama3-8b-decode-b64.ffn_down]}
 YAML

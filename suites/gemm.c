@@ -57,7 +57,7 @@
 #include "run/tuning_cache.h"
 
 static const char *const precs[] = {"f32",  "f64",    "tf32",   "f16", "mixed",
-                                    "bf16", "f8e4m3", "f8e5m2", NULL};
+                                    "bf16", "f8e4m3", "f8e5m2", "i8",  NULL};
 static const char *const impls[] = {"library", "own", NULL};
 static const char *const transes[] = {"nn", "nt", "tn", "tt", NULL};
 static const char *const dists[] = {"uniform", "wide", "signed", NULL};
@@ -78,6 +78,9 @@ static const struct {
     /* `in` is A's format; B is E4M3 for both (fp8_b_type). */
     [GP_F8E4M3] = {"f8e4m3", GB_F8E4M3, GB_F32, GB_F32, GB_CAP_BLAS_FP8, false, GB_PEAK_F8},
     [GP_F8E5M2] = {"f8e5m2", GB_F8E5M2, GB_F32, GB_F32, GB_CAP_BLAS_FP8, false, GB_PEAK_F8},
+    /* cuBLAS's int8 GEMM has no capability bit of its own: cuBLAS present, the backend checks
+     * the architecture. */
+    [GP_I8] = {"i8", GB_I8, GB_I32, GB_I32, GB_CAP_BLAS_F32, false, GB_PEAK_INT8_DOT},
 };
 
 static bool is_fp8(enum gprec p)
@@ -102,7 +105,9 @@ static const struct gb_axis_def axes[] = {
      .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
              "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out), f8e4m3 and "
              "f8e5m2 (FP8 A times E4M3 B, F32 accumulate and out: cuBLASLt on CUDA sm_89+, "
-             "trans tn, sizes multiples of 16)"},
+             "trans tn, sizes multiples of 16), i8 (FP32 inputs quantised to int8, A per row, "
+             "B per tensor; int32 accumulate and out: cuBLAS on sm_61+ with m, k multiples of "
+             "4, and the own kernel; dist uniform)"},
     {.name = "impl",
      .type = GB_V_STR,
      .def = "[library, own]",
@@ -325,13 +330,18 @@ static int build_own(struct gb_case_ctx *ctx, struct gemm *s, int64_t ts, int64_
     snprintf(d[nd++], sizeof d[0], "WPT=%lld", (long long)wpt);
     snprintf(d[nd++], sizeof d[0], "TSK=%lld", (long long)tsk);
     snprintf(d[nd++], sizeof d[0], "UNROLL=%lld", (long long)unroll);
-    snprintf(d[nd++], sizeof d[0], "T=%s", s->p == GP_F64 ? "double" : "float");
+    snprintf(d[nd++], sizeof d[0], "T=%s",
+             s->p == GP_F64  ? "double"
+             : s->p == GP_I8 ? "int"
+                             : "float");
     snprintf(d[nd++], sizeof d[0], "TRANS_A=%d", s->ta);
     snprintf(d[nd++], sizeof d[0], "TRANS_B=%d", s->tb);
     if (s->p == GP_MIXED)
         snprintf(d[nd++], sizeof d[0], "IN_HALF=1");
     else if (s->p == GP_BF16)
         snprintf(d[nd++], sizeof d[0], "IN_BF16=1");
+    else if (s->p == GP_I8)
+        snprintf(d[nd++], sizeof d[0], "IN_I8=1");
     const char *defs[9];
     for (size_t i = 0; i < nd; i++)
         defs[i] = d[i];
@@ -355,7 +365,7 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
 
     int64_t ts = DEF_TS, wpt = DEF_WPT, tsk = DEF_TSK, unroll = DEF_UNROLL;
     bool tuned = false;
-    if (s->p != GP_F64) {
+    if (s->p != GP_F64 && s->p != GP_I8) {
         char problem[128];
         snprintf(problem, sizeof problem, GB_TUNING_GEMM_PROBLEM, (unsigned long long)s->m,
                  (unsigned long long)s->n, (unsigned long long)s->k);
@@ -430,14 +440,16 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
                             .global = {tiles_m * rts, tiles_n * rts, 1},
                             .local = {(uint32_t)rts, (uint32_t)rts, 1},
                             .nargs = 11};
-    const bool dbl = s->p == GP_F64;
+    const bool dbl = s->p == GP_F64, i8 = s->p == GP_I8;
     l->args[0] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->m};
     l->args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->n};
     l->args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->k};
-    l->args[3] = dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 1.0}
-                     : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f};
-    l->args[4] = dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 0.0}
-                     : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.0f};
+    l->args[3] = i8    ? (struct gb_arg){.kind = GB_ARG_I32, .v.i32 = 1}
+                 : dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 1.0}
+                       : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 1.0f};
+    l->args[4] = i8    ? (struct gb_arg){.kind = GB_ARG_I32, .v.i32 = 0}
+                 : dbl ? (struct gb_arg){.kind = GB_ARG_F64, .v.f64 = 0.0}
+                       : (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = 0.0f};
     l->args[5] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->a};
     l->args[6] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->lda};
     l->args[7] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->b};
@@ -445,6 +457,185 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
     l->args[9] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->c};
     l->args[10] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = s->m};
     return 0;
+}
+
+/* ---- INT8 ----------------------------------------------------------------------------------
+ *
+ * The i8 precision measures what quantising a model's linear layer to int8 buys and costs. Its
+ * FP32 inputs are U(-1, 1) draws rounded to float, with each row of A (an output channel of the
+ * weights W, as C = W X) scaled by 2^U(-3, 3), the spread of ranges per-channel quantisation
+ * exists for. They are quantised symmetrically (gb__gemm_quantize): A per row (scale max |row|
+ * / 127), B per tensor; the device multiplies the int8 matrices into int32 C_q (cuBLAS's
+ * cublasGemmEx CUDA_R_8I / COMPUTE_32I on CUDA, the own kernel on both backends; CLBlast has no
+ * int8 GEMM). verify checks two things on every sampled element:
+ * - C_q is the exact integer product (int64 host sums; any difference fails, "failed-exact");
+ * - the dequantised product sA_i sB C_q against the FP64 product of the FP32 inputs is within
+ *   the quantisation's own bound, sum_l (|a_il| sB / 2 + |b_lj| sA_i / 2 + sA_i sB / 4) (each
+ *   input off by at most half a step), so a scale applied to the wrong row or off by a step
+ *   fails ("failed-quantisation").
+ * Figures: max_error and rms_error are the dequantised product's relative error (against
+ * sum |a||b|, as elsewhere) with per-row scales for A, tolerance the largest bound seen;
+ * quant_tensor_max_error / quant_tensor_rms_error the same with A quantised per tensor (computed
+ * on the host from the same draws: what per-channel scales save); after the run
+ * speedup_vs_bf16 beside speedup_vs_f32. The hook's test define "GB_QUANT_SHIFT" (tests only)
+ * dequantises row i with row i+1's scale. */
+
+void gb__gemm_quantize(const double *x, uint64_t n, uint64_t stride, double scale, int8_t *q)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        const double v = scale > 0 ? round(x[i * stride] / scale) : 0;
+        q[i * stride] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
+    }
+}
+
+/* Row i of op(A) is a64[i + l lda] (nn) or a64[l + i lda] (transposed): its offset and stride. */
+static void a_row(const struct gemm *s, uint64_t i, uint64_t *off, uint64_t *stride)
+{
+    *off = s->ta ? i * s->lda : i;
+    *stride = s->ta ? 1 : s->lda;
+}
+
+static int i8_inputs(struct gb_case_ctx *ctx, struct gemm *s, uint64_t na, uint64_t nb)
+{
+    uint64_t seed = 0x18EEDull ^ s->m ^ (s->k << 20);
+    s->qa = malloc(na);
+    s->qb = malloc(nb);
+    s->sa = malloc(s->m * sizeof *s->sa);
+    if (!s->qa || !s->qb || !s->sa)
+        return GB_FAIL(GB_ENOMEM, "i8 inputs of %llu and %llu elements", (unsigned long long)na,
+                       (unsigned long long)nb);
+    double amax = 0, bmax = 0;
+    for (uint64_t i = 0; i < s->m; i++) {
+        uint64_t off, st;
+        a_row(s, i, &off, &st);
+        const double f = exp2(6.0 * ((double)(mix(&seed) >> 11) * 0x1p-53) - 3.0);
+        double rmax = 0;
+        for (uint64_t l = 0; l < s->k; l++) {
+            double *v = &s->a64[off + l * st];
+            *v = (float)(*v * f);
+            rmax = fmax(rmax, fabs(*v));
+        }
+        s->sa[i] = rmax / 127.0;
+        amax = fmax(amax, rmax);
+        gb__gemm_quantize(&s->a64[off], s->k, st, s->sa[i], &s->qa[off]);
+    }
+    for (uint64_t i = 0; i < nb; i++) {
+        s->b64[i] = (float)s->b64[i];
+        bmax = fmax(bmax, fabs(s->b64[i]));
+    }
+    s->sa_tensor = amax / 127.0;
+    s->sb = bmax / 127.0;
+    gb__gemm_quantize(s->b64, nb, 1, s->sb, s->qb);
+    int err = gb_case_alloc(ctx, na, GB_MEM_DEVICE, &s->a);
+    if (!err && !(err = gb_case_upload(ctx, s->a, s->qa, na)) &&
+        !(err = gb_case_alloc(ctx, nb, GB_MEM_DEVICE, &s->b)))
+        err = gb_case_upload(ctx, s->b, s->qb, nb);
+    return err;
+}
+
+static int i8_verify(struct gb_case_ctx *ctx, struct gemm *s)
+{
+    const uint64_t nc = s->m * s->n;
+    int err;
+    int32_t *c = gb_case_read_back(ctx, s->c, nc * sizeof(int32_t), &err);
+    if (!c)
+        return err;
+    const bool shift = s->hook.test_define && strcmp(s->hook.test_define, "GB_QUANT_SHIFT") == 0;
+    struct gb_accuracy acc, ten;
+    gb_accuracy_init(&acc);
+    gb_accuracy_init(&ten);
+    const bool all = nc <= 65536;
+    const uint64_t count = all ? nc : 4096;
+    uint64_t seed = 0xC0FFEEull;
+    double worst_excess = 0, bound_max = 0;
+    uint64_t bad_exact = UINT64_MAX, bad_quant = UINT64_MAX;
+    int64_t exact_want = 0, exact_got = 0;
+    double quant_err = 0, quant_bound = 0;
+    for (uint64_t t = 0; t < count; t++) {
+        uint64_t i, j;
+        if (all)
+            i = t % s->m, j = t / s->m;
+        else if (t < 4)
+            i = t & 1 ? s->m - 1 : 0, j = t & 2 ? s->n - 1 : 0;
+        else
+            i = mix(&seed) % s->m, j = mix(&seed) % s->n;
+        uint64_t off, st;
+        a_row(s, i, &off, &st);
+        const uint64_t bst = s->tb ? s->ldb : 1, boff = s->tb ? j : j * s->ldb;
+        int64_t q = 0, qt = 0;
+        long double bound = 0;
+        for (uint64_t l = 0; l < s->k; l++) {
+            const double a = s->a64[off + l * st], b = s->b64[boff + l * bst];
+            q += (int64_t)s->qa[off + l * st] * s->qb[boff + l * bst];
+            const double at = s->sa_tensor > 0 ? round(a / s->sa_tensor) : 0;
+            qt += (int64_t)at * s->qb[boff + l * bst];
+            bound += fabs(a) * s->sb / 2 + fabs(b) * s->sa[i] / 2 + s->sa[i] * s->sb / 4;
+        }
+        const int32_t got = c[i + j * s->m];
+        if ((int64_t)got != q && bad_exact == UINT64_MAX)
+            bad_exact = i + j * s->m, exact_want = q, exact_got = got;
+        double mag;
+        const double ref =
+            gb__gemm_ref(s->a64, s->lda, s->ta, s->b64, s->ldb, s->tb, s->k, i, j, &mag);
+        const double sa = shift ? s->sa[(i + 1) % s->m] : s->sa[i];
+        const double deq = sa * s->sb * (double)got;
+        gb_accuracy_add(&acc, i + j * s->m, deq, ref, mag);
+        gb_accuracy_add(&ten, i + j * s->m, s->sa_tensor * s->sb * (double)qt, ref, mag);
+        /* The bound, with FP64's own rounding of the sums as slack. */
+        const double b = (double)bound * (1 + 1e-12) + 1e-15 * mag;
+        if (mag > 0)
+            bound_max = fmax(bound_max, b / mag);
+        if (fabs(deq - ref) - b > worst_excess) {
+            worst_excess = fabs(deq - ref) - b;
+            bad_quant = i + j * s->m, quant_err = fabs(deq - ref), quant_bound = b;
+        }
+    }
+    free(c);
+    s->rms = gb_accuracy_rms(&acc);
+    s->quant_tensor_max = ten.max_rel;
+    s->quant_tensor_rms = gb_accuracy_rms(&ten);
+    s->quant_bound = bound_max;
+    ctx->max_error = acc.max_rel;
+    if (bad_exact != UINT64_MAX)
+        return gb_case_mismatch(
+            ctx, "failed-exact: C_q(%llu,%llu) = %lld, the integer product is %lld",
+            (unsigned long long)(bad_exact % s->m), (unsigned long long)(bad_exact / s->m),
+            (long long)exact_got, (long long)exact_want);
+    if (bad_quant != UINT64_MAX)
+        return gb_case_mismatch(ctx,
+                                "failed-quantisation: C(%llu,%llu) dequantised is off the FP32 "
+                                "product by %.3g, beyond the half-step bound %.3g",
+                                (unsigned long long)(bad_quant % s->m),
+                                (unsigned long long)(bad_quant / s->m), quant_err, quant_bound);
+    return 0;
+}
+
+/* speedup_vs_bf16 on every ok i8 result: its rate over the bf16 result of the same case
+ * (integer operations per second over floating-point ones: both count 2 m n k). */
+static void i8_speedups(struct gb_results *rs)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        struct gb_result *r = &rs->results[i];
+        if (strcmp(r->suite, "gemm") || r->status != GB_STATUS_OK ||
+            strcmp(gb_params_str(&r->params, "prec"), "i8"))
+            continue;
+        for (size_t j = 0; j < rs->nresults; j++) {
+            const struct gb_result *o = &rs->results[j];
+            if (strcmp(o->suite, "gemm") || o->status != GB_STATUS_OK ||
+                strcmp(gb_params_str(&o->params, "prec"), "bf16") ||
+                o->device_index != r->device_index || strcmp(o->backend, r->backend) ||
+                o->params.n != r->params.n || !(o->value > 0))
+                continue;
+            bool same = true;
+            for (size_t a = 0; a < r->params.n && same; a++)
+                same = strcmp(r->params.name[a], "prec") == 0 ||
+                       gb_value_equal(&r->params.v[a], &o->params.v[a]);
+            if (same) {
+                gb_result_figure(r, "speedup_vs_bf16", "", r->value / o->value);
+                break;
+            }
+        }
+    }
 }
 
 static int gemm_setup(struct gb_case_ctx *ctx)
@@ -500,6 +691,9 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     int err;
     if (is_fp8(s->p) && s->own)
         return own_setup(ctx, s); /* its refusal */
+    if (s->p == GP_I8 && (s->wide || s->sgn))
+        return gb_case_skip(ctx, "i8 draws inputs of its own (per-row ranges): dist uniform "
+                                 "only");
     if (fp8 && (err = fp8_refusals(ctx, s)))
         return err;
     /* In double: each dimension may be up to 2^31, so the byte counts overflow 64 bits. */
@@ -527,7 +721,9 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     for (uint64_t i = 0; i < nb; i++)
         s->b64[i] =
             s->sgn ? draw_signed(&seed, s->tb ? i / s->ldb : i % s->ldb) : draw(&seed, s->wide);
-    if (fp8) {
+    if (s->p == GP_I8) {
+        err = i8_inputs(ctx, s, na, nb);
+    } else if (fp8) {
         if (!(err = upload_fp8(ctx, s->a64, na, in, &s->aq, &s->a)))
             err = upload_fp8(ctx, s->b64, nb, fp8_b_type, &s->bq, &s->b);
     } else if (!(err = upload_input(ctx, s->a64, na, in, &s->a))) {
@@ -581,6 +777,7 @@ static int gemm_setup(struct gb_case_ctx *ctx)
         (err = gb_case_poison(ctx, s->c, nc * gb_dtype_size(out), out)))
         return err;
     ctx->op.flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
+    ctx->op.integer = s->p == GP_I8;
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
 }
@@ -664,6 +861,8 @@ static double c_elem(enum gb_dtype t, const void *c, uint64_t i)
         return ((const float *)c)[i];
     case GB_F16:
         return gb_f16_to_double(((const uint16_t *)c)[i]);
+    case GB_I32:
+        return ((const int32_t *)c)[i];
     default:
         return gb_bf16_to_double(((const uint16_t *)c)[i]);
     }
@@ -672,6 +871,8 @@ static double c_elem(enum gb_dtype t, const void *c, uint64_t i)
 static int gemm_verify(struct gb_case_ctx *ctx)
 {
     struct gemm *s = ctx->state;
+    if (s->p == GP_I8)
+        return i8_verify(ctx, s);
     const enum gb_dtype out = gp[s->p].out;
     const uint64_t nc = s->m * s->n;
     int err;
@@ -733,7 +934,14 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     struct gemm *s = ctx->state;
     (void)op_time_s;
-    gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
+    if (s->p == GP_I8) {
+        gb_case_accuracy_figures(ctx, s->rms, s->quant_bound);
+        gb_case_figure(ctx, "quant_tensor_max_error", "", s->quant_tensor_max);
+        gb_case_figure(ctx, "quant_tensor_rms_error", "", s->quant_tensor_rms);
+        gb_case_text(ctx, "error_reference", "%s", GB__GEMM_I8_ERRORS);
+    } else {
+        gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
+    }
     gb_case_text(ctx, "config", "%s", s->config);
     if (s->preset)
         gb_case_text(ctx, "dims", "%llux%llux%llu", (unsigned long long)s->m,
@@ -755,6 +963,11 @@ static void gemm_teardown(struct gb_case_ctx *ctx)
     free(s->b64);
     free(s->aq);
     free(s->bq);
+    free(s->qa);
+    free(s->qb);
+    free(s->sa);
+    s->qa = s->qb = NULL;
+    s->sa = NULL;
 }
 
 /* The library may use matrix units; the own kernel computes in float (mixed, bf16) or in the
@@ -764,13 +977,19 @@ static double gemm_peak(const struct gb_result *r, const struct gb_device_info *
 {
     const enum gprec p = parse_prec(gb_params_str(&r->params, "prec"));
     if (strcmp(gb_params_str(&r->params, "impl"), "own") == 0)
-        return gb_peak_ops(info, p == GP_F64 ? GB_PEAK_F64 : GB_PEAK_F32, false, how, len) / 1e9;
+        return gb_peak_ops(info,
+                           p == GP_F64  ? GB_PEAK_F64
+                           : p == GP_I8 ? GB_PEAK_I32
+                                        : GB_PEAK_F32,
+                           false, how, len) /
+               1e9;
     return gb_peak_ops(info, gp[p].peak, true, how, len) / 1e9;
 }
 
 static int gemm_derive(struct gb_results *rs)
 {
     gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
+    i8_speedups(rs);
     return gb_preset_model_derive(rs, "gemm", GB_PRESET_GEMM);
 }
 

@@ -7,7 +7,18 @@
 #include "run/suite.h"
 #include "suites/common.h"
 
-enum gprec { GP_F64, GP_F32, GP_TF32, GP_F16, GP_MIXED, GP_BF16, GP_F8E4M3, GP_F8E5M2, GP_COUNT };
+enum gprec {
+    GP_F64,
+    GP_F32,
+    GP_TF32,
+    GP_F16,
+    GP_MIXED,
+    GP_BF16,
+    GP_F8E4M3,
+    GP_F8E5M2,
+    GP_I8,
+    GP_COUNT
+};
 
 struct gemm {
     struct gb_test_hook
@@ -30,6 +41,13 @@ struct gemm {
     char config[64];
     double rms;
     double quant_max, quant_rms; /* FP8: the inputs' rounding alone (see gemm_verify) */
+    /* i8 (see gemm.c, "INT8"): the quantised inputs (int8, as stored), A's per-row and per-tensor
+     * scales, B's per-tensor scale; the per-tensor quantisation's errors (host-computed) and the
+     * largest bound / magnitude seen (figure tolerance). */
+    int8_t *qa, *qb;
+    double *sa;
+    double sa_tensor, sb;
+    double quant_tensor_max, quant_tensor_rms, quant_bound;
 };
 
 /* The default tolerance of precision p at inner dimension k, relative to sum_l |a_il||b_lj|
@@ -49,6 +67,14 @@ double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uin
  * output's, against the product of the FP8-rounded inputs; input_quant_max_error and
  * input_quant_rms_error that product's against the FP32 inputs' (it fits a figure's 63). */
 #define GB__GEMM_FP8_ERRORS "max/rms_error vs FP8-rounded inputs; input_quant_*: FP8 vs FP32"
+
+/* The i8 cases' text figure error_reference (it fits a figure's 63). */
+#define GB__GEMM_I8_ERRORS "vs FP32 product: A scaled per row; quant_tensor_*: per tensor"
+
+/* i8: symmetric quantisation of the n values x[0..n) (FP32 values held in doubles) with scale
+ * `scale` (max |x| / 127; 0 when every x is 0): q[i] = round(x[i] / scale) to nearest, ties
+ * away from zero, within [-127, 127]. Pure; exposed for tests. */
+void gb__gemm_quantize(const double *x, uint64_t n, uint64_t stride, double scale, int8_t *q);
 
 /* The FP8 precisions' inputs: each of the n values x[i] rounded to float (the FP32 input, into
  * x32[i]), then to FP8 format t (GB_F8E4M3 or GB_F8E5M2; nearest, ties to even, saturating:

@@ -243,6 +243,27 @@ TEST_TIMEOUT(broken_gemm_broken_kernels_are_caught, 300)
 }
 
 /* The library path: setup's untimed call wrote C, the poison after it must show. */
+/* i8: the integer product must be exact (a dropped term, a no-op), and the dequantised product
+ * within the quantisation's half-step bound (a scale applied to the neighbouring row). */
+TEST_TIMEOUT(broken_gemm_i8_quantisation_is_checked, 120)
+{
+    static const char *const cases[] = {"{prec: i8, impl: own, shape: 100x36x52, trans: tn}",
+                                        "{prec: i8, impl: own, shape: 48x40x300, trans: nt}"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        right_noop_broken("gemm", cases[i], "GB_BREAK=2");
+        run_case("gemm", cases[i], DEFINE, "GB_QUANT_SHIFT", NULL);
+    }
+    /* The quantiser: nearest (ties away from zero), within [-127, 127], strided. */
+    const double x[] = {0.0, 1.0, -1.0, 0.5 / 127, -0.5 / 127, 0.49 / 127, 2.0, 126.6 / 127};
+    int8_t q[8];
+    gb__gemm_quantize(x, 8, 1, 1.0 / 127, q);
+    const int8_t want[] = {0, 127, -127, 1, -1, 0, 127, 127};
+    for (size_t i = 0; i < 8; i++)
+        ASSERT_MSG(q[i] == want[i], "x = %g: q = %d, expected %d", x[i], q[i], want[i]);
+    gb__gemm_quantize(x, 4, 2, 0, q); /* all-zero scale: every value 0 */
+    ASSERT(q[0] == 0 && q[2] == 0 && q[4] == 0 && q[6] == 0);
+}
+
 TEST_TIMEOUT(broken_gemm_library_noop_is_caught, 300)
 {
     run_case("gemm", "{prec: f32, impl: library, shape: 64}", RIGHT, NULL, NULL);

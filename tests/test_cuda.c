@@ -93,10 +93,11 @@ static const struct variant_file variant_files[] = {
       {"T=double", "TRANS_A=0", "TRANS_B=1", NULL},
       {"T=float", "IN_HALF=1", "TRANS_A=1", NULL},
       {"T=float", "IN_BF16=1", NULL},
+      {"T=int", "IN_I8=1", "TRANS_A=1", NULL},
       {"TS=16", "WPT=2", "TSK=4", "UNROLL=1", NULL},
       {"TS=64", "WPT=8", "TSK=32", "UNROLL=8", NULL},
       {"TS=128", "WPT=8", "TSK=32", "UNROLL=8", NULL}},
-     8},
+     9},
     /* suites/conv.c (impl=own): the three passes in every storage type and layout, the
      * forward pass's channel blocking, strides, dilations and groups, and the broken variants
      * tests/test_conv.c builds; int8 has the forward pass only. */

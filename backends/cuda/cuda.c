@@ -1370,6 +1370,12 @@ static bool cu__dtype(enum gb_dtype t, cudaDataType *out)
     case GB_BF16:
         *out = CUDA_R_16BF;
         return true;
+    case GB_I8:
+        *out = CUDA_R_8I;
+        return true;
+    case GB_I32:
+        *out = CUDA_R_32I;
+        return true;
     default:
         return false;
     }
@@ -1427,6 +1433,22 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
     } else if (a == GB_BF16 && (c == GB_BF16 || c == GB_F32) && k == GB_F32) {
         comp = CUBLAS_COMPUTE_32F;
         need_cap = GB_CAP_BLAS_BF16;
+    } else if (a == GB_I8 && c == GB_I32 && k == GB_I32) {
+        /* INT8 in, INT32 accumulate and out (cublasGemmEx's CUDA_R_8I / CUBLAS_COMPUTE_32I row,
+         * which cuBLAS runs on the IMMA tensor cores from sm_72 and with dp4a from sm_61): its
+         * rules are 4-byte aligned matrices and leading dimensions, i.e. m, k, lda, ldb and ldc
+         * multiples of 4 here. No capability bit of its own: cuBLAS present (BLAS_F32) and
+         * sm_61+. */
+        comp = CUBLAS_COMPUTE_32I;
+        need_cap = GB_CAP_BLAS_F32;
+        if (d->cc_major * 10 + d->cc_minor < 61)
+            return GB_FAIL(GB_EUNSUPPORTED, "gemm: int8 needs sm_61+ (%s is %s)", d->pub.info.name,
+                           d->pub.info.arch);
+        if (g->m % 4 || g->k % 4 || g->lda % 4 || g->ldb % 4 || g->ldc % 4)
+            return GB_FAIL(GB_EUNSUPPORTED,
+                           "gemm: int8 needs m, k and the leading dimensions multiples of 4 "
+                           "(cublasGemmEx's CUDA_R_8I rule): m=%llu k=%llu",
+                           (unsigned long long)g->m, (unsigned long long)g->k);
     } else {
         return GB_FAIL(GB_EUNSUPPORTED, "gemm: %s in, %s out, %s compute", gb_dtype_name(a),
                        gb_dtype_name(c), gb_dtype_name(k));
@@ -1445,8 +1467,12 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
         double f64;
         float f32;
         uint16_t f16;
+        int32_t i32;
     } alpha, beta;
-    if (comp == CUBLAS_COMPUTE_64F) {
+    if (comp == CUBLAS_COMPUTE_32I) {
+        alpha.i32 = (int32_t)g->alpha;
+        beta.i32 = (int32_t)g->beta;
+    } else if (comp == CUBLAS_COMPUTE_64F) {
         alpha.f64 = g->alpha;
         beta.f64 = g->beta;
     } else if (comp == CUBLAS_COMPUTE_16F) {

@@ -1773,7 +1773,7 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
     else
         return GB_FAIL(GB_EUNSUPPORTED,
                        "gemm: %s in, %s out, %s compute%s: CLBlast has only Sgemm, Dgemm and "
-                       "Hgemm (no mixed-precision, bfloat16 or TF32 GEMM)",
+                       "Hgemm (no mixed-precision, bfloat16, TF32 or int8 GEMM)",
                        gb_dtype_name(a), gb_dtype_name(c), gb_dtype_name(k),
                        g->tf32 ? " (TF32)" : "");
     if (!(d->pub.info.caps & need_cap))
