@@ -279,6 +279,24 @@ void gb_conv_sizes(const struct gb_conv_shape *sh, uint64_t *nx, uint64_t *nw, u
  * multiply-add twice, the count cuDNN's and MLPerf's TFLOP/s use; taps in the padding count). */
 double gb_conv_flops(const struct gb_conv_shape *sh);
 
+/* ---- sparse times dense (spmm_plan / spmm_run) ----------------------------------------------- */
+
+/* C = A B with A sparse, m x k in CSR (row_ptr: m + 1 int32 offsets into col and val, col:
+ * nnz int32 column indices, ascending within a row, val: nnz float), B dense k x n and C dense
+ * m x n, both column-major with leading dimensions k and m, float; alpha 1, beta 0. n = 1 is a
+ * sparse matrix-vector product (SpMV). */
+struct gb_spmm {
+    uint64_t m, n, k, nnz;
+    struct gb_buf *row_ptr, *col, *val, *b, *c;
+};
+
+/* A planned SpMM: the library's algorithm and the workspace it runs with (bytes). */
+struct gb_spmm_plan {
+    struct gb_queue *q;
+    char algo[64];
+    uint64_t workspace_bytes;
+};
+
 /* Device timestamps of one launch (launch_timed), nanoseconds on the device's clock. */
 struct gb_launch_times {
     /* From the moment the runtime queued the launch to the end of its kernel: OpenCL's
@@ -310,6 +328,8 @@ struct gb_backend_facts {
     const char *fp8_absent;
     /* Why conv_plan is NULL, for the library convolution cases' skip; NULL when it is set. */
     const char *conv_absent;
+    /* Why spmm_plan is NULL, for the library sparse cases' skip; NULL when it is set. */
+    const char *sparse_absent;
 };
 
 struct gb_backend_ops {
@@ -434,6 +454,18 @@ struct gb_backend_ops {
     int (*conv_run)(struct gb_conv_plan *p);
     /* Frees a plan (NULL is a no-op). */
     void (*conv_plan_free)(struct gb_conv_plan *p);
+
+    /* ---- sparse (optional: NULL where the backend has no sparse library) -------------------- */
+
+    /* Plans s on q: checks the sizes (every dimension, and nnz, below 2^31: the library's int32
+     * indices) and buffers, loads the library (the first call in the process; cuSPARSE), asks
+     * its workspace size and allocates it. GB_EUNSUPPORTED with the reason for a library that
+     * does not load; GB_EINVAL for buffers too small. The plan holds s's buffers. */
+    int (*spmm_plan)(struct gb_queue *q, const struct gb_spmm *s, struct gb_spmm_plan **out);
+    /* Enqueues one product of plan p on its queue (cusparseSpMM, or cusparseSpMV for n = 1). */
+    int (*spmm_run)(struct gb_spmm_plan *p);
+    /* Frees a plan (NULL is a no-op). */
+    void (*spmm_plan_free)(struct gb_spmm_plan *p);
 
     /* ---- launch graphs (GB_CAP_GRAPH) -------------------------------------------------- */
 

@@ -25,7 +25,8 @@
 #      no such case); cuDNN convolutions at ResNet-50's conv3 3x3 layer (batch 32) in f32, tf32,
 #      f16 and bf16, NCHW and NHWC, the two backward passes, int8 forward, and the own kernel
 #      beside them at conv4's 3x3; Llama 3 8B's decoder layers as bf16 and int8 (cuBLAS IMMA)
-#      GEMMs at 64 sequences.
+#      GEMMs at 64 sequences; cuSPARSE CSR SpMM / SpMV and the own CSR and 2:4 kernels against
+#      cuBLAS at its attention output layer (16 sequences), with the break-even density.
 #   2a. the peers beside the smoke test's figures (scripts/gpu-peers.py, about 60 s): PyTorch's
 #      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), conv2d at each forward conv case (cuDNN
 #      with cudnn.benchmark), copy, triad and pinned H2D/D2H; a CuPy
@@ -535,6 +536,9 @@ suites:
     params: {prec: [bf16, i8], impl: library,   # head: 4 GiB of FP64 draws on the host)
              shape: [llama3-8b-decode-b64.qkv, llama3-8b-decode-b64.attn_out,
                      llama3-8b-decode-b64.ffn_gate_up, llama3-8b-decode-b64.ffn_down]}
+  - suite: sparse           # cuSPARSE CSR and the own 2:4 kernel against cuBLAS at one layer
+    params: {op: [spmm, spmv, nm24], impl: [library, own], density: [1, 0.5, 0.1, 0.01],
+             shape: llama3-8b-decode-b16.attn_out}
 YAML
 
 chip_yaml="$tmp/chip.yaml"

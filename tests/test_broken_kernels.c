@@ -477,3 +477,21 @@ TEST_TIMEOUT(broken_conv_broken_kernels_are_caught, 300)
         run_case("conv", "{impl: library, prec: f16, shape: 2x8x7x6-6x3x3-p1}", NOOP, NULL, NULL);
     }
 }
+
+/* ---- sparse: a dropped entry, a column index off by one, unpruned weights read as pruned ---- */
+
+TEST_TIMEOUT(broken_sparse_broken_kernels_are_caught, 300)
+{
+    static const char *const cases[] = {
+        "{op: spmm, impl: own, density: 0.1, shape: 96x8x200}",
+        "{op: spmv, impl: own, density: 0.3, shape: 130x1x77}",
+        "{op: nm24, impl: own, density: 0.5, shape: 64x8x96}",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        right_noop_broken("sparse", cases[i], "GB_BREAK=1");
+        run_case("sparse", cases[i], DEFINE, "GB_BREAK=2", NULL);
+    }
+    run_case("sparse", cases[2], DEFINE, "GB_UNPRUNED", NULL);
+    run_case("sparse", "{op: spmm, density: 1, shape: 96x8x200}", RIGHT, NULL, NULL);
+    run_case("sparse", "{op: spmm, density: 1, shape: 96x8x200}", NOOP, NULL, NULL);
+}

@@ -113,6 +113,11 @@ static const struct variant_file variant_files[] = {
      {"conv_fwd", NULL},
      {{"IN_I8=1", NULL}, {"IN_I8=1", "LAYOUT_NHWC=1", "KB=8", NULL}},
      2},
+    /* suites/sparse.c (impl=own): CSR and 2:4, and the broken variants of tests/test_broken_kernels.c. */
+    {"sparse.cl",
+     {"csr_spmm", "nm24_spmm", NULL},
+     {{NULL}, {"GB_BREAK=1", NULL}, {"GB_BREAK=2", NULL}},
+     3},
     /* suites/tuning.c: the dot reduction's defaults and the corners of its search space. */
     {"dot.cl",
      {"dot_partial", "dot_final", NULL},

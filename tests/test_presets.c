@@ -1,11 +1,13 @@
 /* Model-shaped presets and convolution shapes, without a device: the tables match their sources'
  * totals, a preset expands into its layers at load time and `validate` counts their cases, and
  * the explicit shape syntax takes what it documents and refuses the rest with a reason. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "suites/conv_state.h"
 #include "suites/presets.h"
+#include "suites/sparse_state.h"
 #include "test.h"
 
 TEST(presets_tables_match_their_sources)
@@ -146,4 +148,31 @@ TEST(presets_validate_counts_preset_cases)
                              "      shape: 1x8x8x8-8x9x9\n");
     ASSERT_U64(gb_test_shf(out, sizeof out, "%s validate %s 2>&1", GB_TEST_EXE, path), !=, 0);
     ASSERT_MSG(strstr(out, ":5:14:") && strstr(out, "larger than the padded"), "%s", out);
+}
+
+/* The break-even density: log-log between the pair that straddles a speedup of 1. */
+TEST(sparse_break_even_interpolates)
+{
+    double at;
+    int how;
+    const double d[] = {0.5, 0.2, 0.1, 0.05};
+    const double sp[] = {0.25, 0.5, 2.0, 4.0};
+    gb__sparse_break_even(d, sp, 4, &at, &how);
+    ASSERT_U64((uint64_t)how, ==, 2);
+    /* log2 speedup -1 at 0.2 and +1 at 0.1: 1 halfway in log density, sqrt(0.02). */
+    ASSERT_MSG(fabs(at - sqrt(0.2 * 0.1)) < 1e-12, "at %g", at);
+    const double win[] = {1.5, 2, 3, 4}, lose[] = {0.1, 0.2, 0.5, 0.9};
+    gb__sparse_break_even(d, win, 4, &at, &how);
+    ASSERT(how == 1 && isnan(at));
+    gb__sparse_break_even(d, lose, 4, &at, &how);
+    ASSERT(how == -1 && isnan(at));
+    const double odd[] = {2, 0.5, 0.5, 0.5};
+    gb__sparse_break_even(d, odd, 4, &at, &how);
+    ASSERT(how == 3);
+    gb__sparse_break_even(d, sp, 0, &at, &how);
+    ASSERT(how == 0);
+    /* Exactly 1 at a measured density counts as a win there. */
+    const double one[] = {0.5, 1.0, 2.0, 3.0};
+    gb__sparse_break_even(d, one, 4, &at, &how);
+    ASSERT(how == 2 && fabs(at - 0.2) < 1e-12);
 }

@@ -1778,6 +1778,33 @@ static int cu_conv_run(struct gb_conv_plan *p)
 }
 #endif
 
+#if HAVE_CUSPARSE
+/* The device is made current here; cuda_sparse.c gets the stream and the buffers' addresses. */
+static int cu_spmm_plan(struct gb_queue *q, const struct gb_spmm *s, struct gb_spmm_plan **out)
+{
+    *out = NULL;
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    struct gb_buf *const b[5] = {s->row_ptr, s->col, s->val, s->b, s->c};
+    void *ptrs[5];
+    for (int i = 0; i < 5; i++) {
+        if (!b[i] || b[i]->kind != GB_MEM_DEVICE || !cu__same(b[i]->dev, q->dev))
+            return GB_FAIL(GB_EINVAL, "spmm: operand %d is not a device buffer of this device", i);
+        ptrs[i] = cu_buf(b[i])->ptr;
+    }
+    if (cu_queue(q)->dead)
+        return GB_FAIL(GB_EBACKEND, "spmm: the queue's device was lost");
+    return gb__cuda_sparse_plan(q, cu_queue(q)->stream, ptrs, s, out);
+}
+
+static int cu_spmm_run(struct gb_spmm_plan *p)
+{
+    int rc = cu__use(p->q->dev);
+    return rc ? rc : gb__cuda_sparse_run(p);
+}
+#endif
+
 /* Launch graphs: defined in their own block at the end of the file. */
 static int cu_graph_begin(struct gb_queue *q);
 static int cu_graph_end(struct gb_queue *q, struct gb_graph **out);
@@ -1798,6 +1825,9 @@ const struct gb_backend_ops gb_cuda_ops = {
 #endif
 #if !HAVE_CUDNN
             .conv_absent = "no cuDNN headers in this build",
+#endif
+#if !HAVE_CUSPARSE
+            .sparse_absent = "no cuSPARSE headers in this build",
 #endif
         },
     .init = cu_init,
@@ -1841,6 +1871,11 @@ const struct gb_backend_ops gb_cuda_ops = {
     .conv_plan = cu_conv_plan,
     .conv_run = cu_conv_run,
     .conv_plan_free = gb__cuda_dnn_free,
+#endif
+#if HAVE_CUSPARSE
+    .spmm_plan = cu_spmm_plan,
+    .spmm_run = cu_spmm_run,
+    .spmm_plan_free = gb__cuda_sparse_free,
 #endif
 };
 

@@ -653,6 +653,69 @@ int gb__cuda_dnn_load(void)
 }
 #endif
 
+/* ---- cuSPARSE (sparse times dense) ------------------------------------------------------------ */
+
+#if HAVE_CUSPARSE
+struct gb__cusparse gb__sp;
+
+static struct {
+    pthread_once_t once;
+    int rc;
+    void *lib;
+    char path[1024];
+    char how[96];
+    char why[4096];
+} sp = {.once = PTHREAD_ONCE_INIT};
+
+static void sparse_load_once(void)
+{
+    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cusparse/lib", NULL};
+    char file[64];
+    snprintf(file, sizeof file, "libcusparse.so.%d", CUSPARSE_VER_MAJOR);
+    struct gb_cuda_candidate c[CL__MAXCAND];
+    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUSPARSE", GB_CUDA_LIBDIR, pip, true, c,
+                                      CL__MAXCAND);
+    sp.lib = open_first(c, n, "cuSPARSE", file, sp.path, sizeof sp.path, sp.how, sizeof sp.how,
+                        sp.why, sizeof sp.why);
+    if (!sp.lib) {
+        sp.rc = GB_EUNSUPPORTED;
+        return;
+    }
+#define SP__SYM(sym)                                                                        \
+    do {                                                                                    \
+        *(void **)&gb__sp.sym = dlsym(sp.lib, #sym);                                        \
+        if (!gb__sp.sym) {                                                                  \
+            snprintf(sp.why, sizeof sp.why, "cuSPARSE: no symbol %s in %s", #sym, sp.path); \
+            sp.rc = GB_EUNSUPPORTED;                                                        \
+            return;                                                                         \
+        }                                                                                   \
+    } while (0)
+    SP__SYM(cusparseGetProperty);
+    SP__SYM(cusparseGetErrorString);
+    SP__SYM(cusparseCreate);
+    SP__SYM(cusparseDestroy);
+    SP__SYM(cusparseSetStream);
+    SP__SYM(cusparseCreateCsr);
+    SP__SYM(cusparseDestroySpMat);
+    SP__SYM(cusparseCreateDnMat);
+    SP__SYM(cusparseDestroyDnMat);
+    SP__SYM(cusparseCreateDnVec);
+    SP__SYM(cusparseDestroyDnVec);
+    SP__SYM(cusparseSpMV_bufferSize);
+    SP__SYM(cusparseSpMV);
+    SP__SYM(cusparseSpMM_bufferSize);
+    SP__SYM(cusparseSpMM);
+#undef SP__SYM
+    sp.rc = 0;
+}
+
+int gb__cuda_sparse_load(void)
+{
+    pthread_once(&sp.once, sparse_load_once);
+    return sp.rc ? GB_USER_FAIL(sp.rc, "%s", sp.why) : 0;
+}
+#endif
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 static const char probe_src[] = "#include <cuda_fp16.h>\n"
@@ -776,6 +839,22 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
     }
 #else
     fprintf(f, "cuda: cuDNN: not built in (library convolution cases are skipped)\n");
+#endif
+#if HAVE_CUSPARSE
+    if (gb__cuda_sparse_load() != 0) {
+        fprintf(f, "cuda: cuSPARSE: missing: %s (library sparse cases are skipped)\n", sp.why);
+    } else {
+        int ma = 0, mi = 0, pa = 0;
+        (void)gb__sp.cusparseGetProperty(MAJOR_VERSION, &ma);
+        (void)gb__sp.cusparseGetProperty(MINOR_VERSION, &mi);
+        (void)gb__sp.cusparseGetProperty(PATCH_LEVEL, &pa);
+        fprintf(f,
+                "cuda: cuSPARSE: %d.%d.%d: %s (found through %s; a run loads it at its first "
+                "library sparse case)\n",
+                ma, mi, pa, sp.path, sp.how);
+    }
+#else
+    fprintf(f, "cuda: cuSPARSE: not built in (library sparse cases are skipped)\n");
 #endif
     fflush(f);
 }

@@ -19,6 +19,9 @@
 #if HAVE_CUDNN
 #include <cudnn.h>
 #endif
+#if HAVE_CUSPARSE
+#include <cusparse.h>
+#endif
 #include <cuda_runtime_api.h>
 
 #include "backends/backend.h"
@@ -159,6 +162,42 @@ int gb__cuda_dnn_plan(struct gb_queue *q, cudaStream_t stream, void *x, void *w,
                       const struct gb_conv *c, struct gb_conv_plan **out);
 int gb__cuda_dnn_run(struct gb_conv_plan *p);
 void gb__cuda_dnn_free(struct gb_conv_plan *p);
+#endif
+
+#if HAVE_CUSPARSE
+/* cuSPARSE's entry points (the generic SpMV / SpMM API), every one resolved with dlsym: valid
+ * once gb__cuda_sparse_load() has returned 0. */
+struct gb__cusparse {
+    __typeof__(cusparseGetProperty) *cusparseGetProperty;
+    __typeof__(cusparseGetErrorString) *cusparseGetErrorString;
+    __typeof__(cusparseCreate) *cusparseCreate;
+    __typeof__(cusparseDestroy) *cusparseDestroy;
+    __typeof__(cusparseSetStream) *cusparseSetStream;
+    __typeof__(cusparseCreateCsr) *cusparseCreateCsr;
+    __typeof__(cusparseDestroySpMat) *cusparseDestroySpMat;
+    __typeof__(cusparseCreateDnMat) *cusparseCreateDnMat;
+    __typeof__(cusparseDestroyDnMat) *cusparseDestroyDnMat;
+    __typeof__(cusparseCreateDnVec) *cusparseCreateDnVec;
+    __typeof__(cusparseDestroyDnVec) *cusparseDestroyDnVec;
+    __typeof__(cusparseSpMV_bufferSize) *cusparseSpMV_bufferSize;
+    __typeof__(cusparseSpMV) *cusparseSpMV;
+    __typeof__(cusparseSpMM_bufferSize) *cusparseSpMM_bufferSize;
+    __typeof__(cusparseSpMM) *cusparseSpMM;
+};
+extern struct gb__cusparse gb__sp;
+
+/* Loads cuSPARSE once per process (thread-safe): the first library sparse case calls it, in
+ * cuBLAS's order ($GPUBENCH_CUSPARSE, the toolkit lib folder, pip's nvidia/cu13/lib and
+ * nvidia/cusparse/lib, the loader) for libcusparse.so.<the header's major>. 0, or
+ * GB_EUNSUPPORTED with every place tried as the detail. */
+int gb__cuda_sparse_load(void);
+
+/* The CUDA backend's SpMM through cuSPARSE (cuda_sparse.c), for cuda.c's spmm_* members: as
+ * gb__cuda_dnn_plan, with the stream and the buffers' device addresses given. */
+int gb__cuda_sparse_plan(struct gb_queue *q, cudaStream_t stream, void *const ptrs[5],
+                         const struct gb_spmm *s, struct gb_spmm_plan **out);
+int gb__cuda_sparse_run(struct gb_spmm_plan *p);
+void gb__cuda_sparse_free(struct gb_spmm_plan *p);
 #endif
 
 #endif

@@ -2092,6 +2092,7 @@ const struct gb_backend_ops gb_opencl_ops = {
 #else
               .conv_absent = "built without CLBlast",
 #endif
+              .sparse_absent = "no sparse library on OpenCL (CLBlast has none)",
               .fp8_absent = "no FP8 GEMM"},
     .init = ocl_init,
     .shutdown = ocl_shutdown,
