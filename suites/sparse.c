@@ -85,8 +85,9 @@ static bool shape_check(const char *s, char *why, size_t len)
     if (gb_parse_mnk(s, &m, &n, &k) || gb_preset_layer_find(s, GB_PRESET_GEMM, &p, &l, &m) ||
         gb_preset_expand(s, GB_PRESET_GEMM, NULL, 0) > 0)
         return true;
-    snprintf(why, len, "expected MxNxK or a gemm model preset (bert-large, llama3-8b-prefill, "
-                       "llama3-8b-decode, resnet50; -bN for a batch) or one of its layers");
+    snprintf(why, len,
+             "expected MxNxK or a gemm model preset (bert-large, llama3-8b-prefill, "
+             "llama3-8b-decode, resnet50; -bN for a batch) or one of its layers");
     return false;
 }
 
@@ -121,9 +122,9 @@ struct sparse {
     double density;
     int32_t *row_ptr, *col; /* CSR of A (host) */
     float *val;
-    double *a_full;         /* nm24 and dense: A as drawn, row-major m x k */
-    float *b;               /* k x n column-major */
-    float *vals24;          /* nm24: kept values, m x k/2 */
+    double *a_full; /* nm24 and dense: A as drawn, row-major m x k */
+    float *b;       /* k x n column-major */
+    float *vals24;  /* nm24: kept values, m x k/2 */
     uint8_t *idx24;
     struct gb_buf *d_rp, *d_col, *d_val, *d_b, *d_c, *d_a;
     struct gb_spmm_plan *plan;
@@ -280,10 +281,10 @@ static int sparse_setup(struct gb_case_ctx *ctx)
                           (double)s->k * (double)s->n + (double)s->m * (double)s->n) *
                          4.0;
     if (s->m > INT32_MAX || s->k > INT32_MAX || s->n > INT32_MAX ||
-        (ctx->dev->info.global_mem && bytes > (double)ctx->dev->info.global_mem) ||
-        bytes > 0x1p36)
-        return gb_case_skip(ctx, "A, B and C need about %.3g bytes (at most 64 GiB here, and the "
-                                 "device's memory)",
+        (ctx->dev->info.global_mem && bytes > (double)ctx->dev->info.global_mem) || bytes > 0x1p36)
+        return gb_case_skip(ctx,
+                            "A, B and C need about %.3g bytes (at most 64 GiB here, and the "
+                            "device's memory)",
                             bytes);
     if (s->nm24 && s->k % 4)
         return gb_case_skip(ctx, "2:4 sparsity needs k a multiple of 4 (k = %llu)",
@@ -293,11 +294,11 @@ static int sparse_setup(struct gb_case_ctx *ctx)
                                  "does not load: the own kernel measures the format");
     if (s->dense && !(ctx->dev->info.caps & GB_CAP_BLAS_F32))
         return gb_case_skip(ctx, "the dense baseline needs the %s backend's BLAS (%s)",
-                            ctx->ops->name, ctx->ops->gemm ? "not on this device" : "none built in");
+                            ctx->ops->name,
+                            ctx->ops->gemm ? "not on this device" : "none built in");
     if (!s->dense && !s->nm24 && !s->own && !ctx->ops->spmm_plan)
         return gb_case_skip(ctx, "no sparse library in the %s backend (%s)", ctx->ops->name,
-                            ctx->ops->facts.sparse_absent ? ctx->ops->facts.sparse_absent
-                                                          : "none");
+                            ctx->ops->facts.sparse_absent ? ctx->ops->facts.sparse_absent : "none");
 
     uint64_t seed = 0x5A5EEDull ^ s->m ^ (s->k << 21) ^ (uint64_t)(s->density * 1e9);
     int err;
@@ -412,7 +413,7 @@ static int sparse_run(struct gb_case_ctx *ctx, uint64_t reps)
     struct sparse *s = ctx->state;
     int err = 0;
     for (uint64_t r = 0; r < reps && !err; r++)
-        err = s->dense   ? ctx->ops->gemm(ctx->q, &s->g)
+        err = s->dense  ? ctx->ops->gemm(ctx->q, &s->g)
               : s->plan ? ctx->ops->spmm_run(s->plan)
                         : ctx->ops->launch(ctx->q, s->kern, &s->l);
     return err;
@@ -540,8 +541,7 @@ static void sparse_teardown(struct gb_case_ctx *ctx)
 static bool same_case(const struct gb_result *a, const struct gb_result *b, bool impl_too)
 {
     return strcmp(a->suite, b->suite) == 0 && a->device_index == b->device_index &&
-           strcmp(a->backend, b->backend) == 0 &&
-           strcmp(a->case_name, b->case_name) == 0 &&
+           strcmp(a->backend, b->backend) == 0 && strcmp(a->case_name, b->case_name) == 0 &&
            strcmp(gb_params_str(&a->params, "shape"), gb_params_str(&b->params, "shape")) == 0 &&
            (!impl_too ||
             strcmp(gb_params_str(&a->params, "impl"), gb_params_str(&b->params, "impl")) == 0);
@@ -633,8 +633,7 @@ static int sparse_derive(struct gb_results *rs)
         } else if (how == 1) {
             gb_result_text(d, "break_even", "above %.3g: sparse won at every density", dens[0]);
         } else if (how == -1) {
-            gb_result_text(d, "break_even", "below %.3g: dense won at every density",
-                           dens[n - 1]);
+            gb_result_text(d, "break_even", "below %.3g: dense won at every density", dens[n - 1]);
         } else if (how == 3) {
             gb_result_text(d, "break_even", "no crossing from dense: sparse wins only denser");
         }

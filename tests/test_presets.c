@@ -176,3 +176,36 @@ TEST(sparse_break_even_interpolates)
     gb__sparse_break_even(d, one, 4, &at, &how);
     ASSERT(how == 2 && fabs(at - 0.2) < 1e-12);
 }
+
+/* The report's AI workloads chapter: the conv bars, and as findings a complete preset's
+ * forward-pass proxy, int8 against bf16 and sparse's break-even, from one small run. */
+TEST_TIMEOUT(report_ai_workloads_chapter_has_its_findings, 180)
+{
+    char path[512], out[16384];
+    const char *dir = gb_test_tmpdir();
+    snprintf(path, sizeof path, "%s/ai.yaml", dir);
+    gb_test_write_file(path,
+                       "name: ai\n"
+                       "measure: {warmup_runs: 1, min_samples: 3, max_samples: 3, max_time: 50ms}\n"
+                       "suites:\n"
+                       "  - suite: conv\n"
+                       "    params: {impl: own, shape: [2x8x8x8-8x3x3-p1]}\n"
+                       "  - suite: gemm\n"
+                       "    params: {prec: [bf16, i8], impl: own, shape: [64, resnet50]}\n"
+                       "  - suite: sparse\n"
+                       "    params: {op: spmm, impl: own, density: [1, 0.5, 0.01], shape: "
+                       "64x8x256}\n");
+    int rc = gb_test_shf(out, sizeof out,
+                         "cd %s && %s run ai.yaml -o ai.json -q >/dev/null 2>&1; %s report ai.json "
+                         "-o rep 2>&1",
+                         dir, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report: %s", out);
+    snprintf(path, sizeof path, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(path);
+    ASSERT(md);
+    ASSERT_CONTAINS(md, "### AI workloads: convolution per layer, pass and precision");
+    ASSERT_CONTAINS(md, "forward-pass proxy");       /* resnet50's fc: one layer, complete */
+    ASSERT_CONTAINS(md, "bf16's rate; error");       /* gemm i8 beside bf16 */
+    ASSERT_CONTAINS(md, "sparse spmm own 64x8x256"); /* break-even, or why none */
+    free(md);
+}

@@ -78,10 +78,11 @@ int gb__cuda_sparse_plan(struct gb_queue *q, cudaStream_t stream, void *const pt
     *out = NULL;
     const uint64_t lim = (uint64_t)INT32_MAX;
     if (!s->m || !s->n || !s->k || s->m > lim || s->n > lim || s->k > lim || s->nnz > lim)
-        return GB_FAIL(GB_EINVAL, "spmm: m=%llu n=%llu k=%llu nnz=%llu (each 1 to INT32_MAX; nnz "
-                                  "0 to INT32_MAX)",
-                       (unsigned long long)s->m, (unsigned long long)s->n,
-                       (unsigned long long)s->k, (unsigned long long)s->nnz);
+        return GB_FAIL(GB_EINVAL,
+                       "spmm: m=%llu n=%llu k=%llu nnz=%llu (each 1 to INT32_MAX; nnz "
+                       "0 to INT32_MAX)",
+                       (unsigned long long)s->m, (unsigned long long)s->n, (unsigned long long)s->k,
+                       (unsigned long long)s->nnz);
     const uint64_t need[5] = {(s->m + 1) * 4, s->nnz * 4, s->nnz * 4, s->k * s->n * 4,
                               s->m * s->n * 4};
     const struct gb_buf *const bufs[5] = {s->row_ptr, s->col, s->val, s->b, s->c};

@@ -348,6 +348,9 @@ extern const struct gb__bars gb__peerbw_bars, gb__peerbw_latency_bars;
 
 void gb__chart_transfer(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k);
+/* chart_ai.c: the AI workloads chart (conv bars, and the AI suites' derived figures as
+ * findings: model_s, speedup_vs_bf16, break_even_density). */
+void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k);

@@ -39,6 +39,9 @@ static const char *const latency[] = {"latency", NULL};
 static const char *const cache[] = {"cache", NULL};
 static const char *const local[] = {"local", NULL};
 static const char *const atomics[] = {"atomics", NULL};
+/* The AI workloads: convolution drawn, the AI suites' derived figures (gemm's presets and int8,
+ * sparse's break-even) in its findings; sparse's own curves are drawn from its chart hint. */
+static const char *const ai[] = {"conv", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -49,6 +52,7 @@ static const struct gb__chart_kind kinds[] = {
     {arithmetic, NULL, gb__chart_bars, &gb__gflops_bars},
     {arithmetic, NULL, gb__chart_speed_accuracy, NULL},
     {memory, arithmetic, gb__chart_roofline, NULL}, /* the memory roof, the arithmetic roof */
+    {ai, NULL, gb__chart_ai, NULL},
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
     {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */
