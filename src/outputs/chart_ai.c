@@ -80,8 +80,8 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
         /* Complete presets only: a profile that names a few layers gets no proxy. */
         if (model && model->n == 0 && isfinite(ms)) {
             char i[32];
-            find(c, "%s, %s %s %s: forward-pass proxy %.4g ms (%s; layer time x count summed)",
-                 dev, clean(r->suite, a, sizeof a),
+            find(c, "%s, %s %s %s: forward-pass proxy %.4g ms (%s; layer time x count summed)", dev,
+                 clean(r->suite, a, sizeof a),
                  clean(gb_params_str(&r->params, "prec"), b, sizeof b),
                  clean(gb_params_str(&r->params, "impl"), i, sizeof i), ms * 1e3,
                  clean(model->text, t, sizeof t));
@@ -107,8 +107,7 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
                      clean(gb_params_str(&r->params, "shape"), t, sizeof t), be);
             else {
                 char sh[96];
-                find(c, "%s, sparse %s %s %s: break-even %s", dev,
-                     clean(r->case_name, a, sizeof a),
+                find(c, "%s, sparse %s %s %s: break-even %s", dev, clean(r->case_name, a, sizeof a),
                      clean(gb_params_str(&r->params, "impl"), b, sizeof b),
                      clean(gb_params_str(&r->params, "shape"), sh, sizeof sh),
                      clean(how->text, t, sizeof t));
