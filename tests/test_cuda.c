@@ -940,7 +940,7 @@ TEST(gpu_check_dry_run)
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 390 s in all"); /* the documented 390 s */
+    ASSERT_CONTAINS(out, "at most 420 s in all"); /* the documented 420 s */
     ASSERT_CONTAINS(out, "scripts/gpu-peers.py --results ");
     ASSERT_CONTAINS(out, "(peers here: ");
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
