@@ -150,8 +150,12 @@ GB_KERNEL void conv_fwd(GB_GLOBAL const in_t *GB_RESTRICT x, GB_GLOBAL const in_
                 continue;
             for (int s = 0; s < CS; s++) {
                 const int ww = (int)q * SW - PW + s * DW;
-                if (ww < 0 || ww >= CW || (GB_BREAK == 1 && c == 0 && r == 0 && s == 0))
+                if (ww < 0 || ww >= CW)
                     continue;
+#if GB_BREAK == 1
+                if (c == 0 && r == 0 && s == 0)
+                    continue;
+#endif
                 const acc_t xv = LD(x, XI(n, c0 + c, h, ww));
                 for (int j = 0; j < KB; j++)
                     acc[j] += xv * LD(w, WI(k0 + j, c, r, s));
@@ -188,9 +192,12 @@ GB_KERNEL void conv_bwd_data(GB_GLOBAL const in_t *GB_RESTRICT dy,
                 continue;
             for (int s = 0; s < CS; s++) {
                 const int pw = (int)ww + PW - s * DW;
-                if (pw < 0 || pw % SW || pw / SW >= CQ ||
-                    (GB_BREAK == 1 && kk == 0 && r == 0 && s == 0))
+                if (pw < 0 || pw % SW || pw / SW >= CQ)
                     continue;
+#if GB_BREAK == 1
+                if (kk == 0 && r == 0 && s == 0)
+                    continue;
+#endif
                 acc += LD(dy, YI(n, k, ph / SH, pw / SW)) * LD(w, WI(k, cl, r, s));
             }
         }
@@ -225,8 +232,12 @@ GB_KERNEL void conv_bwd_filter(GB_GLOBAL const in_t *GB_RESTRICT x,
                 continue;
             for (int q = 0; q < CQ; q++) {
                 const int ww = q * SW - PW + (int)s * DW;
-                if (ww < 0 || ww >= CW || (GB_BREAK == 1 && n == 0 && p == 0 && q == 0))
+                if (ww < 0 || ww >= CW)
                     continue;
+#if GB_BREAK == 1
+                if (n == 0 && p == 0 && q == 0)
+                    continue;
+#endif
                 acc += LD(x, XI(n, cx, h, ww)) * LD(dy, YI(n, k, p, q));
             }
         }

@@ -47,6 +47,7 @@ for r in $(seq 1 "$rounds"); do
 done
 
 med() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f-%.3f", lo, hi }'; }
 val() { # val ROUND LAYER IMPL -> gpubench's median GFLOP/s
   jq -r --arg s "resnet50.$2" --arg i "$3" \
     '[.results[] | select(.suite=="conv" and .params.shape==$s and .params.impl==$i and .status=="ok") | .value] | first // empty' \
@@ -54,7 +55,7 @@ val() { # val ROUND LAYER IMPL -> gpubench's median GFLOP/s
 }
 {
   echo "device: $(jq -r '.devices[0].name' "$out/gpubench-1.json")  ($(date -u +%Y-%m-%dT%H:%M:%SZ); $rounds rounds)"
-  printf "%-12s %12s %12s %12s %20s %20s\n" layer "gpubench" "direct" "own" "gpubench/direct" "own/CLBlast"
+  printf "%-12s %12s %12s %12s %16s %14s %14s\n" layer "gpubench" "direct" "own" "gpubench/direct" "(range)" "own/CLBlast"
   all=()
   for l in "${layers[@]}"; do
     ratios=() owns=() g_all=() d_all=() o_all=()
@@ -66,11 +67,13 @@ val() { # val ROUND LAYER IMPL -> gpubench's median GFLOP/s
       g_all+=("${g:-}") d_all+=("${d:-}") o_all+=("${o:-}")
     done
     all+=("${ratios[@]}")
-    printf "%-12s %12s %12s %12s %20s %20s\n" "$l" \
+    printf "%-12s %12s %12s %12s %16s %14s %14s\n" "$l" \
       "$(printf '%s\n' "${g_all[@]}" | grep . | med)" "$(printf '%s\n' "${d_all[@]}" | grep . | med)" \
       "$(printf '%s\n' "${o_all[@]}" | grep . | med)" \
-      "$(printf '%s\n' "${ratios[@]}" | grep . | med)x" "$(printf '%s\n' "${owns[@]}" | grep . | med)x"
+      "$(printf '%s\n' "${ratios[@]}" | grep . | med)x" "$(printf '%s\n' "${ratios[@]}" | grep . | range)" \
+      "$(printf '%s\n' "${owns[@]}" | grep . | med)x"
   done
-  echo "convgemm through gpubench / direct, median of every layer's per-round ratios: $(printf '%s\n' "${all[@]}" | grep . | med)x (${#all[@]} pairs)"
+  echo "convgemm through gpubench / direct, median of every layer's per-round ratios: $(printf '%s\n' "${all[@]}" | grep . | med)x (${#all[@]} pairs, range $(printf '%s\n' "${all[@]}" | grep . | range))"
+  echo "(a wide range means a loaded machine: rerun with more ROUNDS before believing the median)"
   echo "(GFLOP/s columns: medians over rounds of each run's median; ratios: medians of per-round ratios)"
 } | tee "$out/ratios.txt"

@@ -167,8 +167,9 @@ bool gb__conv_parse_shape(const char *s, struct gb_conv_shape *sh, char *why, si
     return true;
 form:
     snprintf(why, len,
-             "expected a conv preset (resnet50), one of its layers, or NxCxHxW-KxRxS with "
-             "optional -sS -pP -dD -gG (S, P, D as A or AxB)");
+             "expected a conv preset (resnet50, or resnet50-bN for N images, N 1 to 65536), "
+             "one of its layers (resnet50.conv1), or NxCxHxW-KxRxS with optional -sS -pP -dD "
+             "-gG (S, P, D as A or AxB)");
     return false;
 }
 
@@ -181,6 +182,8 @@ static bool shape_check(const char *s, char *why, size_t len)
     if (gb_preset_layer_find(s, GB_PRESET_CONV, &p, &l, &batch) ||
         gb_preset_expand(s, GB_PRESET_CONV, NULL, 0) > 0)
         return true;
+    if (gb_preset_layers_hint(s, GB_PRESET_CONV, why, len))
+        return false;
     return gb__conv_parse_shape(s, &sh, why, len);
 }
 
@@ -693,7 +696,7 @@ static void conv_teardown(struct gb_case_ctx *ctx)
 }
 
 /* Peaks for the implausibility check: the library may use matrix units, the own kernel the
- * vector units in float (int8: the packed dot product's rate bounds its int multiply-adds). */
+ * vector units in float (int8: in int32 multiply-adds, as the own int8 GEMM). */
 static double conv_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
                         size_t len)
 {
@@ -702,9 +705,26 @@ static double conv_peak(const struct gb_result *r, const struct gb_device_info *
     static const enum gb_peak_op lib[] = {GB_PEAK_F32, GB_PEAK_TF32, GB_PEAK_F16_ACC32,
                                           GB_PEAK_BF16, GB_PEAK_INT8_DOT};
     if (own)
-        return gb_peak_ops(info, p == CV_I8 ? GB_PEAK_INT8_DOT : GB_PEAK_F32, false, how, len) /
-               1e9;
+        return gb_peak_ops(info, p == CV_I8 ? GB_PEAK_I32 : GB_PEAK_F32, false, how, len) / 1e9;
     return gb_peak_ops(info, lib[p], true, how, len) / 1e9;
+}
+
+/* One pass's arithmetic from the shape alone (validate's estimate). */
+static double conv_op_flops(const struct gb_params *p)
+{
+    const char *shape = gb_params_str(p, "shape");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch;
+    struct gb_conv_shape sh;
+    char why[256];
+    if (gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch)) {
+        sh = ly->conv;
+        sh.n = batch;
+    } else if (!gb__conv_parse_shape(shape, &sh, why, sizeof why)) {
+        return 0;
+    }
+    return gb_conv_flops(&sh);
 }
 
 static int conv_derive(struct gb_results *rs)
@@ -727,4 +747,5 @@ const struct gb_suite gb_suite_conv = {
     .figures = conv_figures,
     .derive = conv_derive,
     .chart = {.kind = GB_CHART_BARS},
+    .op_flops = conv_op_flops,
 };

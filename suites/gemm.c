@@ -163,10 +163,12 @@ static bool shape_check(const char *s, char *why, size_t len)
     if (gb_parse_mnk(s, &m, &n, &k) || gb_preset_layer_find(s, GB_PRESET_GEMM, &p, &l, &m) ||
         gb_preset_expand(s, GB_PRESET_GEMM, NULL, 0) > 0)
         return true;
+    if (gb_preset_layers_hint(s, GB_PRESET_GEMM, why, len))
+        return false;
     snprintf(why, len,
              "expected N (square) or MxNxK (each a whole number from 1 to 2^31), or a model "
              "preset (bert-large, llama3-8b-prefill, llama3-8b-decode, resnet50; -bN for a "
-             "batch) or one of its layers");
+             "batch of N from 1 to 65536) or one of its layers");
     return false;
 }
 
@@ -986,6 +988,20 @@ static double gemm_peak(const struct gb_result *r, const struct gb_device_info *
     return gb_peak_ops(info, gp[p].peak, true, how, len) / 1e9;
 }
 
+/* One GEMM's arithmetic from the shape alone, presets included (validate's estimate). */
+static double gemm_op_flops(const struct gb_params *p)
+{
+    const char *shape = gb_params_str(p, "shape");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t m, n, k, batch;
+    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
+        return 2.0 * (double)ly->m * (double)ly->k * (double)(batch * pr->seq);
+    if (gb_parse_mnk(shape, &m, &n, &k))
+        return 2.0 * (double)m * (double)n * (double)k;
+    return 0;
+}
+
 static int gemm_derive(struct gb_results *rs)
 {
     gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
@@ -1007,4 +1023,5 @@ const struct gb_suite gb_suite_gemm = {
     .teardown = gemm_teardown,
     .figures = gemm_figures,
     .derive = gemm_derive,
+    .op_flops = gemm_op_flops,
 };

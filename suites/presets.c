@@ -187,6 +187,20 @@ size_t gb_preset_expand(const char *value, enum gb_preset_kind kind, char (*out)
     return pr->nlayers;
 }
 
+bool gb_preset_layers_hint(const char *value, enum gb_preset_kind kind, char *why, size_t len)
+{
+    const char *dot = strrchr(value, '.');
+    uint64_t b;
+    const struct gb_preset *pr = dot ? find(value, (size_t)(dot - value), kind, &b) : NULL;
+    if (!pr || !len)
+        return false;
+    size_t at =
+        (size_t)snprintf(why, len, "%s has no layer \"%s\"; its layers:", pr->name, dot + 1);
+    for (size_t i = 0; i < pr->nlayers && at < len; i++)
+        at += (size_t)snprintf(why + at, len - at, "%s %s", i ? "," : "", pr->layers[i].name);
+    return true;
+}
+
 /* Whether a and b are the same case but for the layer of the shape axis (and of one device):
  * their shapes' preset parts ("resnet50-b8") agree. */
 static bool same_but_shape(const struct gb_result *a, const struct gb_result *b)

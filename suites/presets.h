@@ -64,6 +64,11 @@ bool gb_preset_layer_find(const char *value, enum gb_preset_kind kind, const str
 size_t gb_preset_expand(const char *value, enum gb_preset_kind kind, char (*out)[GB_STR_MAX],
                         size_t cap);
 
+/* When `value` names a preset of `kind` (with its batch) followed by a layer it does not have,
+ * "preset's layers: a, b, ..." in why[0..len) and true; else false (why untouched). For the
+ * suites' load-time shape checks. */
+bool gb_preset_layers_hint(const char *value, enum gb_preset_kind kind, char *why, size_t len);
+
 /* The derive step of a suite with presets: for every group of ok results of `suite` whose
  * shape axis names layers of one preset and whose other parameters, device and backend are the
  * same, the figure `model_s` (seconds: the sum over the preset's layers of the median time per

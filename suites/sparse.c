@@ -14,7 +14,7 @@
  *     2-bit positions, through the own kernel (nm24_spmm). cuSPARSELt, the library path of 2:4,
  *     is not in this build: impl library is a recorded skip saying so;
  *   density 1 (any op): the dense baseline, the same product through the backend's BLAS
- *     (cuBLAS, CLBlast; impl is then library only).
+ *     (cuBLAS, CLBlast; impl is then library only, and nm24's is spmm's: one dense case).
  * The rate counts the work done: 2 nnz n for a sparse A, 2 m k n for the dense one; the figure
  * dense_equiv_gflops counts 2 m k n for both, the rate a dense GEMM would need to match it.
  *
@@ -46,6 +46,15 @@ static const char *const ops[] = {"spmm", "spmv", "nm24", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 
 static bool shape_check(const char *s, char *why, size_t len);
+static bool density_check(double v, char *why, size_t len)
+{
+    if (v > 0 && v <= 1)
+        return true;
+    snprintf(why, len,
+             "a density is a fraction of the entries kept, in (0, 1] (1: the dense "
+             "baseline)");
+    return false;
+}
 static size_t shape_expand(const char *value, char (*out)[GB_STR_MAX], size_t cap)
 {
     return gb_preset_expand(value, GB_PRESET_GEMM, out, cap);
@@ -67,7 +76,8 @@ static const struct gb_axis_def axes[] = {
      .type = GB_V_FLOAT,
      .def = "[1, 0.5, 0.2, 0.1, 0.05, 0.01, 0.001]",
      .help = "the fraction of A's entries kept, in (0, 1]; 1: the dense baseline through the "
-             "BLAS (nm24: 0.5, or 1 for its baseline)"},
+             "BLAS (nm24: 0.5, or 1 for its baseline)",
+     .check_float = density_check},
     {.name = "shape",
      .type = GB_V_STR,
      .def = "1024x64x1024",
@@ -110,8 +120,14 @@ static bool sparse_normalize(struct gb_params *p)
         return false;
     if (strcmp(op, "nm24") == 0 && *d < 1)
         *d = 0.5;
-    if (*d == 1)
+    if (*d == 1) {
+        /* One dense baseline per shape and n: spmm's serves nm24 too (the same product). */
         snprintf(impl, GB_STR_MAX, "library");
+        if (strcmp(op, "nm24") == 0)
+            for (size_t i = 0; i < p->n; i++)
+                if (strcmp(p->name[i], "op") == 0)
+                    snprintf(p->v[i].s, sizeof p->v[i].s, "spmm");
+    }
     return true;
 }
 
@@ -538,10 +554,20 @@ static void sparse_teardown(struct gb_case_ctx *ctx)
 
 /* ---- the break-even density ------------------------------------------------------------ */
 
+/* The op whose dense baseline a sparse op uses: spmv's own (n = 1), else spmm's. */
+static const char *base_op(const char *op)
+{
+    return strcmp(op, "spmv") == 0 ? "spmv" : "spmm";
+}
+
+/* Whether b is a's case but for the density (impl_too: and of a's implementation); with
+ * impl_too false, b's op is the op of a's dense baseline (base_op). */
 static bool same_case(const struct gb_result *a, const struct gb_result *b, bool impl_too)
 {
+    const bool op = impl_too ? strcmp(a->case_name, b->case_name) == 0
+                             : strcmp(base_op(a->case_name), b->case_name) == 0;
     return strcmp(a->suite, b->suite) == 0 && a->device_index == b->device_index &&
-           strcmp(a->backend, b->backend) == 0 && strcmp(a->case_name, b->case_name) == 0 &&
+           strcmp(a->backend, b->backend) == 0 && op &&
            strcmp(gb_params_str(&a->params, "shape"), gb_params_str(&b->params, "shape")) == 0 &&
            (!impl_too ||
             strcmp(gb_params_str(&a->params, "impl"), gb_params_str(&b->params, "impl")) == 0);
@@ -642,6 +668,21 @@ static int sparse_derive(struct gb_results *rs)
     return 0;
 }
 
+/* The dense product's arithmetic, 2 m n k, an upper bound of the sparse one's (validate). */
+static double sparse_op_flops(const struct gb_params *p)
+{
+    const char *shape = gb_params_str(p, "shape");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t m, n, k, batch;
+    const bool spmv = strcmp(gb_params_str(p, "op"), "spmv") == 0;
+    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
+        return 2.0 * (double)ly->m * (double)ly->k * (spmv ? 1.0 : (double)(batch * pr->seq));
+    if (gb_parse_mnk(shape, &m, &n, &k))
+        return 2.0 * (double)m * (double)k * (spmv ? 1.0 : (double)n);
+    return 0;
+}
+
 const struct gb_suite gb_suite_sparse = {
     .name = "sparse",
     .summary = "pruning's payoff: CSR (cuSPARSE, own) and 2:4 sparse times dense against the dense "
@@ -657,4 +698,5 @@ const struct gb_suite gb_suite_sparse = {
     .figures = sparse_figures,
     .derive = sparse_derive,
     .chart = {.kind = GB_CHART_LINE, .x = "density"},
+    .op_flops = sparse_op_flops,
 };

@@ -56,7 +56,13 @@ static double launch_estimate(const struct gb_plan_case *c, double *work, double
     const double *r = est_bytes;
     *work = 0;
     *unit = "";
-    if (iters > 0) {
+    /* A suite that says what one operation computes (gb_suite.op_flops: presets, convolutions). */
+    const double said = c->run->suite->op_flops ? c->run->suite->op_flops(p) : 0;
+    if (said > 0) {
+        *unit = "GFLOP";
+        *work = said;
+        r = est_gemm_flops;
+    } else if (iters > 0) {
         *unit = "G operations per compute unit";
         *work = iters * int_axis(p, "wg", 256) * int_axis(p, "groups", 1) *
                 int_axis(p, "chains", 1) * 2;

@@ -21,7 +21,7 @@ static const struct gb__bars conv_bars = {
             "convgemm; own: gpubench's direct kernel), every one verified against FP64. The "
             "findings add the model presets' forward-pass proxies, int8 against bf16, and "
             "pruning's break-even density.",
-    .ylabel = "GFLOP/s",
+    .ylabel = "GFLOP/s (i8: GOP/s)",
     .nodata = "no conv results in these files (the suite not run, or skipped here)",
     .skip = conv_skip,
 };
@@ -80,11 +80,11 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
         /* Complete presets only: a profile that names a few layers gets no proxy. */
         if (model && model->n == 0 && isfinite(ms)) {
             char i[32];
-            find(c, "%s, %s %s %s: forward-pass proxy %.4g ms (%s; layer time x count summed)", dev,
+            find(c, "%s, %s %s %s: forward-pass proxy %.4g %s (%s; layer time x count summed)", dev,
                  clean(r->suite, a, sizeof a),
                  clean(gb_params_str(&r->params, "prec"), b, sizeof b),
-                 clean(gb_params_str(&r->params, "impl"), i, sizeof i), ms * 1e3,
-                 clean(model->text, t, sizeof t));
+                 clean(gb_params_str(&r->params, "impl"), i, sizeof i), ms >= 1 ? ms : ms * 1e3,
+                 ms >= 1 ? "s" : "ms", clean(model->text, t, sizeof t));
             shown++;
         }
         const double vs_bf16 = scalar(r, "speedup_vs_bf16");

@@ -71,12 +71,19 @@ static int check_value(struct gb__ld *l, const struct gb_axis_def *ax, const yam
                             gb__join_or(ax->choices, all, sizeof all));
         }
         if (ax->check) {
-            char why[256] = "";
+            char why[1024] = "";
             if (!ax->check(v->s, why, sizeof why))
                 return gb__fail(l, n, "axis %s: \"%s\": %s", ax->name, v->s, why);
         }
         return 0;
     case GB_V_FLOAT:
+        if (ax->check_float) {
+            char why[256] = "";
+            if (!ax->check_float(v->u.f, why, sizeof why))
+                return gb__fail(l, n, "axis %s: %s: %s", ax->name, gb_value_format(v, a, sizeof a),
+                                why);
+        }
+        return 0;
     case GB_V_BOOL:
         return 0;
     }

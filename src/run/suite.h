@@ -37,6 +37,9 @@ struct gb_axis_def {
      * value stands for (0: none, the value is kept as given). Each value written is checked
      * like a value the profile gave. */
     size_t (*expand)(const char *value, char (*out)[GB_STR_MAX], size_t cap);
+    /* GB_V_FLOAT, optional: checks a value at load time (a density in (0, 1]): false with what
+     * is wrong and what is expected in why[0..len); reported at the value's file:line:col. */
+    bool (*check_float)(double value, char *why, size_t len);
     /* GB_V_INT / GB_V_SIZE: inclusive bounds checked at load time (max 0: no upper bound). */
     int64_t min, max;
     /* GB_V_SIZE: 0 is accepted and means "the suite picks the size for the device" (a size is
@@ -173,6 +176,9 @@ struct gb_suite {
     size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
     /* Optional: the report's chart of a suite without a builder of its own. */
     struct gb_chart_hint chart;
+    /* Optional: the arithmetic of one operation of the case with parameters p, from the
+     * parameters alone (no device): `validate` estimates a case's time from it. 0: unknown. */
+    double (*op_flops)(const struct gb_params *p);
 };
 
 /* A table of suites: what a run may name. The suites floor builds it (suites/suites.h,
