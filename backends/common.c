@@ -208,6 +208,8 @@ int gb_conv_out_dims(const struct gb_conv_shape *sh, uint64_t *p, uint64_t *q)
                        (unsigned long long)sh->r, (unsigned long long)sh->s, (unsigned long long)fr,
                        (unsigned long long)fs, (unsigned long long)ih, (unsigned long long)iw);
     const uint64_t pp = (ih - fr) / sh->stride_h + 1, qq = (iw - fs) / sh->stride_w + 1;
+    if (pp >= lim || qq >= lim)
+        return GB_FAIL(GB_EINVAL, "conv: an output of 2^31 pixels or more a side");
     /* No tensor above 2^62 elements: their byte sizes and the suite's sums stay in 64 bits. */
     const uint64_t dims[3][4] = {{sh->n, sh->c, sh->h, sh->w},
                                  {sh->k, sh->c / sh->groups, sh->r, sh->s},
@@ -215,7 +217,7 @@ int gb_conv_out_dims(const struct gb_conv_shape *sh, uint64_t *p, uint64_t *q)
     for (int t = 0; t < 3; t++) {
         uint64_t e = 1;
         for (int i = 0; i < 4; i++)
-            if (__builtin_mul_overflow(e, dims[t][i], &e) || e > (1ull << 62))
+            if (__builtin_mul_overflow(e, dims[t][i], &e) || e >= (1ull << 62))
                 return GB_FAIL(GB_EINVAL, "conv: a tensor of more than 2^62 elements");
     }
     *p = pp;

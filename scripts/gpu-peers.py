@@ -105,8 +105,8 @@ def key_of(suite, case, params):
         return (suite, case, m, n) if m in MEMORIES and n else None
     if suite == "conv" and case == "fwd":
         prec, layout, dims = p.get("prec", "f32"), p.get("layout", "nchw"), p.get("dims")
-        ok = prec in GEMM_TORCH and layout in ("nchw", "nhwc") and isinstance(dims, str) and \
-            CONV_DIMS.fullmatch(dims)
+        ok = isinstance(prec, str) and isinstance(layout, str) and prec in GEMM_TORCH and \
+            layout in ("nchw", "nhwc") and isinstance(dims, str) and CONV_DIMS.fullmatch(dims)
         return (suite, case, prec, layout, dims) if ok else None
     return None
 

@@ -9,6 +9,7 @@
 #include "run/kernels.h"
 #include "run/suite.h"
 #include "base/units.h"
+#include "base/util.h"
 #include "suites/common.h"
 
 int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
@@ -398,6 +399,7 @@ void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(f->text, sizeof f->text, fmt, ap);
     va_end(ap);
+    gb_utf8_trim(f->text);
 }
 
 int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, const char *problem,

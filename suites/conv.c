@@ -124,14 +124,20 @@ bool gb__conv_parse_shape(const char *s, struct gb_conv_shape *sh, char *why, si
         return false;
     }
     memcpy(buf, s, strlen(s) + 1);
+    /* Digits, 'x' and the suffix letters only, '-' between parts (not first, last or twice):
+     * strtok and sscanf would otherwise take "-1x..." or "1x..--1x.." for the plain shape. */
+    if (!*s || s[0] == '-' || s[strlen(s) - 1] == '-' || strstr(s, "--") ||
+        strspn(s, "0123456789x-spdg") != strlen(s))
+        goto form;
     *sh = (struct gb_conv_shape){.stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
     char *save = NULL, *part = strtok_r(buf, "-", &save);
     unsigned long long v[4];
     char tail;
-    if (!part || sscanf(part, "%llux%llux%llux%llu%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4)
+    if (!part || part[0] < '0' || part[0] > '9' ||
+        sscanf(part, "%llux%llux%llux%llu%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4)
         goto form;
     sh->n = v[0], sh->c = v[1], sh->h = v[2], sh->w = v[3];
-    if (!(part = strtok_r(NULL, "-", &save)) ||
+    if (!(part = strtok_r(NULL, "-", &save)) || part[0] < '0' || part[0] > '9' ||
         sscanf(part, "%llux%llux%llu%c", &v[0], &v[1], &v[2], &tail) != 3)
         goto form;
     sh->k = v[0], sh->r = v[1], sh->s = v[2];
@@ -337,6 +343,8 @@ static uint64_t mix(uint64_t *s)
 
 static double *draws(uint64_t n, uint64_t seed, bool integer)
 {
+    if (n > SIZE_MAX / sizeof(double))
+        return NULL;
     double *x = malloc((n ? n : 1) * sizeof *x);
     if (!x)
         return NULL;
@@ -393,6 +401,13 @@ static int own_setup(struct gb_case_ctx *ctx, struct conv *s)
     if (s->p == CV_TF32)
         return gb_case_skip(ctx, "own kernel: no TF32 tensor-core path (tf32 runs through the "
                                  "library)");
+    /* The kernel computes pixel coordinates in int: p SH + r DH + PH (and h + PH) must fit. */
+    const uint64_t reach_h = s->pp * h->stride_h + h->r * h->dil_h + h->pad_h + h->h;
+    const uint64_t reach_w = s->qq * h->stride_w + h->s * h->dil_w + h->pad_w + h->w;
+    if (reach_h >= (1ull << 31) || reach_w >= (1ull << 31) ||
+        (h->c / h->groups) * h->r * h->s >= (1ull << 31) || h->n * s->pp * s->qq >= (1ull << 31))
+        return gb_case_skip(ctx, "own kernel: its int coordinates and loop counts do not reach "
+                                 "this geometry (strides, padding or dilations near 2^31)");
     /* Output channels per work-item in the forward pass: the largest of 8, 4, 2 dividing K/G. */
     uint64_t kb = 8;
     while (kb > 1 && (h->k / h->groups) % kb)
@@ -486,6 +501,18 @@ static int conv_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "no library convolution in the %s backend (%s)", ctx->ops->name,
                             ctx->ops->facts.conv_absent ? ctx->ops->facts.conv_absent : "none");
     gb_conv_sizes(&s->c.sh, &s->nx, &s->nw, &s->ny);
+    /* Memory, in double (the counts may be near 2^62): the two inputs' FP64 draws on the host
+     * and the three tensors on the device, before anything is allocated. */
+    const double es = (double)gb_dtype_size(in_type(s->p));
+    const double dev_bytes = ((double)s->nx + (double)s->nw) * es +
+                             (double)s->ny * (double)gb_dtype_size(out_type(s->p));
+    const double host_bytes = ((double)s->nx + (double)s->nw + (double)s->ny) * 8.0;
+    if ((ctx->dev->info.global_mem && dev_bytes > (double)ctx->dev->info.global_mem) ||
+        host_bytes > 0x1p36)
+        return gb_case_skip(ctx,
+                            "x, w and y need %.3g bytes on the device (it has %llu) and their FP64 "
+                            "draws %.3g bytes on the host (at most 64 GiB here)",
+                            dev_bytes, (unsigned long long)ctx->dev->info.global_mem, host_bytes);
 
     /* The inputs of the pass, drawn, and its output. */
     const bool integer = s->p == CV_I8;
@@ -599,8 +626,12 @@ static int conv_verify(struct gb_case_ctx *ctx)
     const uint64_t terms = s->c.dir == GB_CONV_FWD        ? (h->c / h->groups) * h->r * h->s
                            : s->c.dir == GB_CONV_BWD_DATA ? (h->k / h->groups) * h->r * h->s
                                                           : h->n * s->pp * s->qq;
+    /* Every element when the reference costs at most 2^27 terms in all; else as many as that
+     * buys, at least the 4 corners, at most 4096 (fewer when each element has very many terms). */
     const bool all = (double)no * (double)terms <= 0x1p27;
-    const uint64_t count = all ? no : 4096;
+    uint64_t count = all ? no : (uint64_t)fmax(4.0, fmin(4096.0, 0x1p27 / (double)terms));
+    if (count > no)
+        count = no;
     /* Transform algorithms: every element's error against the largest magnitude seen. */
     double *got = malloc(count * sizeof *got), *ref = malloc(count * sizeof *ref);
     double *mag = malloc(count * sizeof *mag);

@@ -296,6 +296,21 @@ static int sparse_setup(struct gb_case_ctx *ctx)
     const double bytes = ((double)s->m * (double)s->k * (s->dense || s->nm24 ? 2.0 : 1.0) +
                           (double)s->k * (double)s->n + (double)s->m * (double)s->n) *
                          4.0;
+    /* The host's copies: A's draw in FP64 and floats (dense, 2:4), or CSR's column, value and
+     * the drawn entries' slack (about 10 bytes an entry), B, and C read back. */
+    const double entries = (double)s->m * (double)s->k * (s->dense || s->nm24 ? 1.0 : s->density);
+    const double host = entries * (s->dense || s->nm24 ? 14.0 : 10.0) +
+                        ((double)s->k * (double)s->n + (double)s->m * (double)s->n) * 4.0;
+    if (host > 0x1p35)
+        return gb_case_skip(ctx,
+                            "the host's copies of A, B and C need about %.3g bytes (at "
+                            "most 32 GiB here)",
+                            host);
+    if (!s->dense && !s->nm24 && entries + 6 * sqrt(entries) + 16 >= (double)INT32_MAX)
+        return gb_case_skip(ctx,
+                            "about %.3g non-zeros: CSR's int32 offsets hold at most "
+                            "2^31 - 1",
+                            entries);
     if (s->m > INT32_MAX || s->k > INT32_MAX || s->n > INT32_MAX ||
         (ctx->dev->info.global_mem && bytes > (double)ctx->dev->info.global_mem) || bytes > 0x1p36)
         return gb_case_skip(ctx,

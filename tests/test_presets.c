@@ -8,6 +8,7 @@
 #include "suites/conv_state.h"
 #include "suites/presets.h"
 #include "suites/sparse_state.h"
+#include "base/util.h"
 #include "test.h"
 
 TEST(presets_tables_match_their_sources)
@@ -108,6 +109,12 @@ TEST(presets_conv_shapes_parse_as_documented)
         "1x0x56x56-64x3x3",        /* a zero channel count */
         "1x64x56x56-64x3x3-g2x4",  /* groups with two values */
         "99999999999x1x1x1-1x1x1",
+        "-1x1x4x4-1x3x3", /* a leading, doubled or trailing dash, a sign */
+        "1x1x4x4--1x3x3",
+        "1x1x4x4-1x3x3-",
+        "+1x1x4x4-1x3x3",
+        "1x1x2x1-1x1x1-s1x1-p2147483647x0", /* a padding of 2^31 - 1: an output side of 2^31 */
+        "65536x65536x32768x32768-1x1x1",    /* 2^62 elements */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = '\0';
@@ -208,4 +215,20 @@ TEST_TIMEOUT(report_ai_workloads_chapter_has_its_findings, 180)
     ASSERT_CONTAINS(md, "bf16's rate; error");       /* gemm i8 beside bf16 */
     ASSERT_CONTAINS(md, "sparse spmm own 64x8x256"); /* break-even, or why none */
     free(md);
+}
+
+/* A text cut to a figure's 63 bytes keeps whole UTF-8 characters only. */
+TEST(util_utf8_trim_drops_a_cut_character)
+{
+    char a[] = "ab\xc3\xa9", b[] = "ab\xc3", c[] = "x\xe2\x82", d[] = "x\xe2\x82\xac", e[] = "";
+    gb_utf8_trim(a);
+    gb_utf8_trim(b);
+    gb_utf8_trim(c);
+    gb_utf8_trim(d);
+    gb_utf8_trim(e);
+    ASSERT_STR(a, "ab\xc3\xa9");
+    ASSERT_STR(b, "ab");
+    ASSERT_STR(c, "x");
+    ASSERT_STR(d, "x\xe2\x82\xac");
+    ASSERT_STR(e, "");
 }

@@ -78,6 +78,25 @@ static cl_ulong end_of(cl_event e)
     return t;
 }
 
+/* Whether s is a whole number: digits only, at most 12 of them. */
+static int whole(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 12 && s[n] == '\0';
+}
+
+/* Whether s is "d,d,d,d,d,d,d,d,d": nine whole numbers. */
+static int nine_whole(const char *s)
+{
+    for (int i = 0; i < 9; i++) {
+        size_t n = strspn(s, "0123456789");
+        if (n == 0 || n > 12 || s[n] != (i == 8 ? '\0' : ','))
+            return 0;
+        s += n + 1;
+    }
+    return 1;
+}
+
 static int by_value(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -129,6 +148,10 @@ int main(int argc, char **argv)
     while ((opt = getopt(argc, argv, "d:m:n:k:c:s:t:")) != -1) {
         switch (opt) {
         case 'd':
+            if (!whole(optarg)) {
+                fprintf(stderr, "clblast-direct: -d takes a device index, not '%s'\n", optarg);
+                return 1;
+            }
             dev = atoi(optarg);
             break;
         case 'm':
@@ -141,7 +164,8 @@ int main(int argc, char **argv)
             k = strtoull(optarg, NULL, 10);
             break;
         case 'c':
-            if (sscanf(optarg, "%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", &cv[0], &cv[1], &cv[2],
+            if (!nine_whole(optarg) ||
+                sscanf(optarg, "%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", &cv[0], &cv[1], &cv[2],
                        &cv[3], &cv[4], &cv[5], &cv[6], &cv[7], &cv[8]) != 9 ||
                 !cv[0] || !cv[1] || !cv[2] || !cv[3] || !cv[4] || !cv[5] || !cv[6] || !cv[7] ||
                 cv[2] + 2 * cv[8] < cv[5] || cv[3] + 2 * cv[8] < cv[6]) {
@@ -155,6 +179,10 @@ int main(int argc, char **argv)
             break;
         case 't':
             min_time = atof(optarg);
+            if (!(min_time > 0 && min_time <= 10)) {
+                fprintf(stderr, "clblast-direct: -t takes seconds in (0, 10], not '%s'\n", optarg);
+                return 1;
+            }
             break;
         default:
             fprintf(stderr, "usage: clblast-direct [-d DEVICE] [-m M] [-n N] [-k K] "

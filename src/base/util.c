@@ -31,6 +31,20 @@ void gb_appendf(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+void gb_utf8_trim(char *s)
+{
+    size_t n = strlen(s), i = n;
+    /* Back over continuation bytes (10xxxxxx) to the lead byte of the last sequence. */
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return;
+    const unsigned char lead = (unsigned char)s[i - 1];
+    const size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (n - (i - 1) < want)
+        s[i - 1] = '\0';
+}
+
 void gb_append_line(char *buf, size_t cap, const char *fmt, ...)
 {
     if (cap == 0)

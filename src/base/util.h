@@ -26,6 +26,10 @@ void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
  * bytes). The text is truncated so that its line break always fits; when not even one character
  * and the break fit (strlen(buf) + 2 >= cap), nothing is added. For notes and findings that are
  * collected line by line into a fixed buffer and printed as a block. */
+/* Cuts s (NUL-terminated) back to its last whole UTF-8 character: a multi-byte sequence that a
+ * fixed-size copy cut short is removed, so that a truncated text stays valid UTF-8. */
+void gb_utf8_trim(char *s);
+
 void gb_append_line(char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -78,7 +78,7 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
         const struct gb_figure *model = figure(r, "model");
         const double ms = scalar(r, "model_s");
         /* Complete presets only: a profile that names a few layers gets no proxy. */
-        if (model && model->n == 0 && isfinite(ms)) {
+        if (model && model->n == 0 && ms > 0 && ms < 1e9) {
             char i[32];
             find(c, "%s, %s %s %s: forward-pass proxy %.4g %s (%s; layer time x count summed)", dev,
                  clean(r->suite, a, sizeof a),
@@ -88,7 +88,7 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
             shown++;
         }
         const double vs_bf16 = scalar(r, "speedup_vs_bf16");
-        if (isfinite(vs_bf16)) {
+        if (vs_bf16 > 0 && vs_bf16 < 1e9) {
             find(c,
                  "%s, gemm i8 %s (%s): %.3gx bf16's rate; error %.3g rms with A quantised per "
                  "row, %.3g per tensor",
@@ -97,7 +97,9 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
                  scalar(r, "rms_error"), scalar(r, "quant_tensor_rms_error"));
             shown++;
         }
-        const double be = scalar(r, "break_even_density");
+        double be = scalar(r, "break_even_density");
+        if (!(be > 0 && be <= 1))
+            be = NAN; /* a density is in (0, 1]: anything else is no figure */
         const struct gb_figure *how = figure(r, "break_even");
         if (isfinite(be) || (how && how->n == 0)) {
             if (isfinite(be))

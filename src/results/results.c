@@ -236,6 +236,7 @@ void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(f->text, sizeof f->text, fmt, ap);
     va_end(ap);
+    gb_utf8_trim(f->text);
 }
 
 void gb_result_fail(struct gb_result *r, int err, const char *what)

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "results/json_arena.h"
 #include "results/results_json.h"
 
@@ -86,6 +87,7 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
     }
     memcpy(dst, s, n);
     dst[n] = '\0';
+    gb_utf8_trim(dst); /* a cut may not leave half a character */
     return 0;
 }
 
