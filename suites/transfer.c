@@ -11,8 +11,16 @@
  * copy sees.
  * GB/s = bytes / seconds / 1e9; the per-operation time at small sizes is the copy latency.
  *
+ * Axis offset (alignment, as nccl-tests' -u and TransferBench's byteOffset misalign on purpose):
+ * the copy starts `offset` bytes into its buffers, on the side(s) `offset_side` names: src (the
+ * host buffer of an H2D copy, the device buffer of a D2H copy), dst, or both. The same `size`
+ * bytes are counted at every offset; each buffer is allocated `size + offset` bytes, so an offset
+ * never leaves it (one whose buffer would exceed the device's largest allocation is a recorded
+ * skip). Any byte offset is allowed: a copy takes byte addresses on both APIs.
+ *
  * Verification: the source holds a pseudo-random pattern; after the timed copies the
- * destination is read back and compared byte for byte.
+ * destination is read back and compared byte for byte, and the bytes before its offset must
+ * still hold the zeros they started with (a copy that ignored the offset writes there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +32,7 @@
 static const char *const ops[] = {"h2d", "d2h", "d2d", "bidir", NULL};
 static const char *const memories[] = {"pinned", "pageable", "device", NULL};
 static const char *const modes[] = {"async", "sync", NULL};
+static const char *const sides[] = {"both", "src", "dst", NULL};
 
 static const struct gb_axis_def axes[] = {
     {.name = "op",
@@ -47,6 +56,18 @@ static const struct gb_axis_def axes[] = {
      .def = "{from: 4KiB, to: 256MiB, factor: 4}",
      .min = 1,
      .help = "bytes per copy"},
+    {.name = "offset",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = INT64_C(1) << 40,
+     .help = "bytes into the buffer(s) offset_side names at which the copy starts (alignment: "
+             "0, 1, 4, 16, 64, 128, 256, 4096); the same size bytes are counted"},
+    {.name = "offset_side",
+     .type = GB_V_STR,
+     .def = "both",
+     .choices = sides,
+     .help = "which buffers offset moves: src, dst or both (H2D: src is the host buffer)"},
 };
 
 static enum transfer_op parse_op(const char *s)
@@ -69,6 +90,10 @@ static bool transfer_normalize(struct gb_params *p)
     }
     if (!mem || !mode)
         return false;
+    struct gb_value *side = gb_params_slot(p, "offset_side");
+    const struct gb_value *off = gb_params_slot(p, "offset");
+    if (side && off && off->u.i == 0) /* no offset: one case, whatever side it names */
+        snprintf(side->s, sizeof side->s, "both");
     if (strcmp(op, "d2d") == 0) {
         /* Host memory plays no part in a D2D copy: one case, labelled device. */
         snprintf(mem->s, sizeof mem->s, "device");
@@ -92,16 +117,27 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     t->op = parse_op(gb_params_str(ctx->params, "op"));
     t->blocking = strcmp(gb_params_str(ctx->params, "mode"), "sync") == 0;
     t->size = gb_params_size(ctx->params, "size");
+    const uint64_t off = (uint64_t)gb_params_int(ctx->params, "offset");
+    const char *side = gb_params_str(ctx->params, "offset_side");
+    t->src_off = strcmp(side, "dst") != 0 ? off : 0;
+    t->dst_off = strcmp(side, "src") != 0 ? off : 0;
     const struct gb_device_info *info = &ctx->dev->info;
+    if (t->size > UINT64_MAX / 4 - off)
+        return gb_case_skip(ctx, "offset %llu past a copy of %llu bytes leaves 64-bit sizes",
+                            (unsigned long long)off, (unsigned long long)t->size);
+    const uint64_t sbytes = t->size + t->src_off, dbytes = t->size + t->dst_off;
     uint64_t device_bytes = t->op == OP_D2D || t->op == OP_BIDIR ? 2 * t->size : t->size;
     if (info->global_mem && device_bytes > info->global_mem)
         return gb_case_skip(ctx, "needs %llu bytes of device memory, the device has %llu",
                             (unsigned long long)device_bytes, (unsigned long long)info->global_mem);
-    if (info->max_alloc && t->size > info->max_alloc)
+    const uint64_t biggest = sbytes > dbytes ? sbytes : dbytes;
+    if (info->max_alloc && biggest > info->max_alloc)
         return gb_case_skip(ctx,
-                            "a buffer of %llu bytes, over the device's largest allocation "
-                            "%llu",
-                            (unsigned long long)t->size, (unsigned long long)info->max_alloc);
+                            "a buffer of %llu bytes (size %llu + offset %llu), over the "
+                            "device's largest allocation %llu",
+                            (unsigned long long)biggest, (unsigned long long)t->size,
+                            (unsigned long long)(biggest - t->size),
+                            (unsigned long long)info->max_alloc);
     enum gb_mem_kind hk = host_kind(ctx->params);
     if (t->op == OP_BIDIR && hk != GB_MEM_HOST_PINNED)
         return gb_case_skip(ctx, "bidir needs pinned host memory: an asynchronous copy to or "
@@ -111,43 +147,45 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     int err = 0;
     switch (t->op) {
     case OP_H2D:
-        if ((err = gb_case_alloc(ctx, t->size, hk, &t->src)) ||
-            (err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->dst)))
+        if ((err = gb_case_alloc(ctx, sbytes, hk, &t->src)) ||
+            (err = gb_case_alloc(ctx, dbytes, GB_MEM_DEVICE, &t->dst)))
             return err;
         break;
     case OP_D2H:
-        if ((err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->src)) ||
-            (err = gb_case_alloc(ctx, t->size, hk, &t->dst)))
+        if ((err = gb_case_alloc(ctx, sbytes, GB_MEM_DEVICE, &t->src)) ||
+            (err = gb_case_alloc(ctx, dbytes, hk, &t->dst)))
             return err;
         break;
     case OP_D2D:
-        if ((err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->src)) ||
-            (err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->dst)))
+        if ((err = gb_case_alloc(ctx, sbytes, GB_MEM_DEVICE, &t->src)) ||
+            (err = gb_case_alloc(ctx, dbytes, GB_MEM_DEVICE, &t->dst)))
             return err;
         break;
     case OP_BIDIR:
-        if ((err = gb_case_alloc(ctx, t->size, hk, &t->src)) ||
-            (err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->dst)) ||
-            (err = gb_case_alloc(ctx, t->size, GB_MEM_DEVICE, &t->src2)) ||
-            (err = gb_case_alloc(ctx, t->size, hk, &t->dst2)) ||
+        if ((err = gb_case_alloc(ctx, sbytes, hk, &t->src)) ||
+            (err = gb_case_alloc(ctx, dbytes, GB_MEM_DEVICE, &t->dst)) ||
+            (err = gb_case_alloc(ctx, sbytes, GB_MEM_DEVICE, &t->src2)) ||
+            (err = gb_case_alloc(ctx, dbytes, hk, &t->dst2)) ||
             (err = ctx->ops->queue_create(ctx->dev, &t->q2)))
             return err;
         break;
     }
-    t->pattern = malloc(t->size);
+    /* The pattern, at the source's offset behind zeros; the staging copy holds a whole buffer. */
+    t->pattern = malloc(biggest);
     if (!t->pattern)
-        return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)t->size);
-    gb_fill_pattern(t->pattern, t->size, t->size);
-    if ((err = gb_case_upload(ctx, t->src, t->pattern, t->size)))
+        return GB_FAIL(GB_ENOMEM, "pattern of %llu bytes", (unsigned long long)biggest);
+    memset(t->pattern, 0, t->src_off);
+    gb_fill_pattern(t->pattern + t->src_off, t->size, t->size);
+    if ((err = gb_case_upload(ctx, t->src, t->pattern, sbytes)))
         return err;
-    if (t->src2 && (err = gb_case_upload(ctx, t->src2, t->pattern, t->size)))
+    if (t->src2 && (err = gb_case_upload(ctx, t->src2, t->pattern, sbytes)))
         return err;
-    /* The destinations start different from the pattern, so verify sees a copy that did not
-     * happen. */
-    memset(t->pattern, 0, t->size);
-    if ((err = gb_case_upload(ctx, t->dst, t->pattern, t->size)))
+    /* The destinations start all zero, different from the pattern, so verify sees a copy that
+     * did not happen, and one that wrote before the offset. */
+    memset(t->pattern, 0, dbytes);
+    if ((err = gb_case_upload(ctx, t->dst, t->pattern, dbytes)))
         return err;
-    if (t->dst2 && (err = gb_case_upload(ctx, t->dst2, t->pattern, t->size)))
+    if (t->dst2 && (err = gb_case_upload(ctx, t->dst2, t->pattern, dbytes)))
         return err;
     gb_fill_pattern(t->pattern, t->size, t->size);
 
@@ -167,15 +205,17 @@ static int transfer_run(struct gb_case_ctx *ctx, uint64_t reps)
     int err = 0;
     if (t->op != OP_BIDIR) {
         for (uint64_t r = 0; r < reps && !err; r++)
-            err = ctx->ops->copy(ctx->q, t->dst, 0, t->src, 0, t->size, fl);
+            err = ctx->ops->copy(ctx->q, t->dst, t->dst_off, t->src, t->src_off, t->size, fl);
         return err;
     }
     /* Both directions are enqueued before either queue is waited for, so they overlap where
      * the device has a copy engine per direction. */
     for (uint64_t r = 0; r < reps && !err; r++) {
-        err = ctx->ops->copy(ctx->q, t->dst, 0, t->src, 0, t->size, GB_COPY_ASYNC);
+        err =
+            ctx->ops->copy(ctx->q, t->dst, t->dst_off, t->src, t->src_off, t->size, GB_COPY_ASYNC);
         if (!err)
-            err = ctx->ops->copy(t->q2, t->dst2, 0, t->src2, 0, t->size, GB_COPY_ASYNC);
+            err = ctx->ops->copy(t->q2, t->dst2, t->dst_off, t->src2, t->src_off, t->size,
+                                 GB_COPY_ASYNC);
     }
     if (!err)
         err = ctx->ops->queue_flush(ctx->q);
@@ -192,10 +232,21 @@ static int check(struct gb_case_ctx *ctx, struct gb_buf *dst, const char *what)
 {
     struct transfer *t = ctx->state;
     int err;
-    unsigned char *got = gb_case_read_back(ctx, dst, t->size, &err);
+    unsigned char *got = gb_case_read_back(ctx, dst, t->size + t->dst_off, &err);
     if (!got)
         return err;
-    err = gb_case_check_bytes(ctx, got, t->pattern, t->size, "%s", what);
+    for (uint64_t i = 0; i < t->dst_off; i++)
+        if (got[i] != 0) {
+            err = gb_case_mismatch(ctx,
+                                   "%s: byte %llu, before the offset %llu, is 0x%02x: the copy "
+                                   "wrote outside its range (an offset ignored?)",
+                                   what, (unsigned long long)i, (unsigned long long)t->dst_off,
+                                   got[i]);
+            free(got);
+            return err;
+        }
+    err = gb_case_check_bytes(ctx, got + t->dst_off, t->pattern, t->size, "%s at offset %llu", what,
+                              (unsigned long long)t->dst_off);
     free(got);
     return err;
 }

@@ -12,6 +12,10 @@ struct transfer {
     enum transfer_op op;
     bool blocking;
     uint64_t size;
+    /* Axis offset: the copy starts src_off bytes into its source buffer and dst_off bytes into
+     * its destination (bidir: the same for the D2H half's source and destination); each buffer
+     * holds size + its offset, the bytes before the offset never copied. */
+    uint64_t src_off, dst_off;
     struct gb_buf *src, *dst;   /* the copy (bidir: the H2D half) */
     struct gb_buf *src2, *dst2; /* bidir: the D2H half */
     struct gb_queue *q2;        /* bidir: the second queue */

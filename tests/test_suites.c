@@ -72,6 +72,73 @@ TEST_TIMEOUT(suite_transfer_every_direction_verifies, 180)
     gb_results_free(&rs);
 }
 
+/* Alignment (issue 27): every direction verifies at byte offsets on either side, the bytes
+ * counted are the size's at every offset, and an offset whose buffer cannot be allocated is a
+ * recorded skip. */
+TEST_TIMEOUT(suite_transfer_offsets_verify_on_every_side, 180)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: transfer\n    params: {op: [h2d, d2h, d2d, bidir], "
+             "memory: pinned, size: [4097], offset: [0, 1, 4, 4096], "
+             "offset_side: [src, dst, both]}\n"
+             "  - suite: transfer\n    params: {op: h2d, memory: pageable, size: 1MiB, "
+             "offset: 1099511627776}\n",
+             budget);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    /* offset 0 merges its three sides into one case: 4 ops x (1 + 3 x 3). */
+    ASSERT_EQ(rs.nresults, 4 * 10 + 1);
+    for (size_t i = 0; i + 1 < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        gb_params_format(&r->params, p, sizeof p);
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
+                   gb_status_name(r->status), r->reason);
+    }
+    const struct gb_result *big = &rs.results[rs.nresults - 1];
+    ASSERT_MSG(big->status == GB_STATUS_SKIPPED, "%s: %s", gb_status_name(big->status),
+               big->reason);
+    ASSERT_CONTAINS(big->reason, "offset 1099511627776");
+    gb_results_free(&rs);
+}
+
+/* A copy that ignores its offset (the destination's, then the source's) fails verification. */
+TEST(broken_transfer_ignored_offset_is_caught)
+{
+    for (int side = 0; side < 2; side++) {
+        struct gb_profile p;
+        struct gb_plan plan;
+        const struct gb_suite *s = gb_test_plan_case(
+            "transfer", "{op: h2d, memory: pageable, size: 64KiB, offset: 64}", &p, &plan);
+        const struct gb_backend_ops *ops = plan.devices[0].ops;
+        struct gb_device *dev;
+        struct gb_queue *q;
+        ASSERT_OK(ops->device_open(0, &dev));
+        ASSERT_OK(ops->queue_create(dev, &q));
+        struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
+        ctx.state = calloc(1, s->state_size);
+        ASSERT_OK(s->setup(&ctx));
+        struct transfer *t = ctx.state;
+        uint64_t *off = side == 0 ? &t->dst_off : &t->src_off;
+        const uint64_t saved = *off;
+        ASSERT_EQ(saved, 64);
+        *off = 0; /* the planted defect: the copy runs as if there were no offset */
+        ASSERT_OK(s->run(&ctx, 2));
+        ASSERT_OK(ops->queue_sync(q));
+        *off = saved;
+        ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
+        printf("verify said: %s\n", ctx.reason);
+        ASSERT_CONTAINS(ctx.reason, side == 0 ? "before the offset" : "at offset 64");
+        s->teardown(&ctx);
+        free(ctx.state);
+        ops->queue_destroy(q);
+        ops->device_close(dev);
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+    }
+}
+
 TEST_TIMEOUT(suite_wg_above_device_limit_is_skipped_not_launched, 60)
 {
     char yaml[1024];
