@@ -166,33 +166,59 @@ const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *par
     return s;
 }
 
+struct gb_test_case {
+    struct gb_profile p;
+    struct gb_plan plan;
+    const struct gb_suite *s;
+    struct gb_case_ctx ctx;
+};
+
+struct gb_test_case *gb_test_case_open(const char *suite_name, const char *params,
+                                       const struct gb_suite **s, struct gb_case_ctx **ctx)
+{
+    struct gb_test_case *tc = calloc(1, sizeof *tc);
+    ASSERT(tc);
+    tc->s = gb_test_plan_case(suite_name, params, &tc->p, &tc->plan);
+    const struct gb_backend_ops *ops = tc->plan.devices[0].ops;
+    struct gb_device *dev = gb_test_open_device(ops, 0);
+    struct gb_queue *q;
+    ASSERT_OK(ops->queue_create(dev, &q));
+    tc->ctx =
+        (struct gb_case_ctx){.ops = ops, .dev = dev, .q = q, .params = &tc->plan.cases[0].params};
+    tc->ctx.state = calloc(1, tc->s->state_size);
+    ASSERT(tc->ctx.state);
+    *s = tc->s;
+    *ctx = &tc->ctx;
+    return tc;
+}
+
+void gb_test_case_close(struct gb_test_case *tc)
+{
+    struct gb_case_ctx *ctx = &tc->ctx;
+    tc->s->teardown(ctx);
+    free(ctx->state);
+    ctx->ops->queue_destroy(ctx->q);
+    ctx->ops->device_close(ctx->dev);
+    gb_plan_free(&tc->plan);
+    gb_profile_free(&tc->p);
+    free(tc);
+}
+
 void gb_test_corrupted_case_fails(const char *suite_name, const char *params, uint64_t reps,
                                   void (*corrupt)(struct gb_case_ctx *))
 {
-    struct gb_profile p;
-    struct gb_plan plan;
-    const struct gb_suite *s = gb_test_plan_case(suite_name, params, &p, &plan);
-    const struct gb_backend_ops *ops = plan.devices[0].ops;
-    struct gb_device *dev;
-    struct gb_queue *q;
-    ASSERT_OK(ops->device_open(0, &dev));
-    ASSERT_OK(ops->queue_create(dev, &q));
-    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
-    ctx.state = calloc(1, s->state_size);
-    ASSERT_OK(s->setup(&ctx));
-    ASSERT_OK(s->run(&ctx, reps));
-    ASSERT_OK(ops->queue_sync(q));
-    ASSERT_OK(s->verify(&ctx));
-    corrupt(&ctx);
-    ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
-    printf("verify said: %s\n", ctx.reason);
-    ASSERT(strlen(ctx.reason) > 0);
-    s->teardown(&ctx);
-    free(ctx.state);
-    ops->queue_destroy(q);
-    ops->device_close(dev);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
+    const struct gb_suite *s;
+    struct gb_case_ctx *ctx;
+    struct gb_test_case *tc = gb_test_case_open(suite_name, params, &s, &ctx);
+    ASSERT_OK(s->setup(ctx));
+    ASSERT_OK(s->run(ctx, reps));
+    ASSERT_OK(ctx->ops->queue_sync(ctx->q));
+    ASSERT_OK(s->verify(ctx));
+    corrupt(ctx);
+    ASSERT_EQ(s->verify(ctx), GB_EVERIFY);
+    printf("verify said: %s\n", ctx->reason);
+    ASSERT(strlen(ctx->reason) > 0);
+    gb_test_case_close(tc);
 }
 
 void gb_test_smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, const void *value,

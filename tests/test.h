@@ -166,6 +166,18 @@ double gb_test_now_s(void);
 /* ops->init() and device `index` of ops opened; the test is skipped when the backend is
  * unavailable or has no such device. */
 struct gb_device *gb_test_open_device(const struct gb_backend_ops *ops, int index);
+/* One case of a suite run by hand, the way the device tests drive verify(): the case that
+ * `params` (a YAML flow map) selects in suite `suite_name` (gb_test_plan_case), OpenCL device 0
+ * opened (the test is skipped where there is none, gb_test_open_device), an in-order queue and
+ * the suite's zeroed state. *s is the suite and *ctx the case's context, both valid until
+ * gb_test_case_close; setup() is the caller's to call. */
+struct gb_suite;
+struct gb_test_case;
+struct gb_test_case *gb_test_case_open(const char *suite_name, const char *params,
+                                       const struct gb_suite **s, struct gb_case_ctx **ctx);
+/* Calls the suite's teardown(), then frees the state, the queue, the device, the plan and the
+ * profile of tc. */
+void gb_test_case_close(struct gb_test_case *tc);
 /* Whether the device is PoCL's (whose limits and peaks some tests know). */
 bool gb_test_is_pocl(const struct gb_device_info *info);
 /* The OpenCL devices the gpubench binary sees (`gpubench devices --json`), with the shell

@@ -34,43 +34,31 @@ enum how {
 static void run_case(const char *suite_name, const char *params, enum how how, const char *define,
                      void (*tamper)(struct gb_case_ctx *))
 {
-    struct gb_profile p;
-    struct gb_plan plan;
-    const struct gb_suite *s = gb_test_plan_case(suite_name, params, &p, &plan);
-    const struct gb_backend_ops *ops = plan.devices[0].ops;
-    struct gb_device *dev = gb_test_open_device(ops, 0);
-    struct gb_queue *q;
-    ASSERT_OK(ops->queue_create(dev, &q));
-    struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
-    ctx.state = calloc(1, s->state_size);
-    ASSERT(ctx.state);
-    ((struct gb_test_hook *)ctx.state)->test_define = how == DEFINE ? define : NULL;
-    int r = s->setup(&ctx);
-    ASSERT_MSG(r == 0, "%s %s: setup: %s (%s)", suite_name, params, gb_err_name(r), ctx.reason);
+    const struct gb_suite *s;
+    struct gb_case_ctx *ctx;
+    struct gb_test_case *tc = gb_test_case_open(suite_name, params, &s, &ctx);
+    ((struct gb_test_hook *)ctx->state)->test_define = how == DEFINE ? define : NULL;
+    int r = s->setup(ctx);
+    ASSERT_MSG(r == 0, "%s %s: setup: %s (%s)", suite_name, params, gb_err_name(r), ctx->reason);
     if (how != NOOP) {
-        ASSERT_OK(s->run(&ctx, 1));
-        ASSERT_OK(s->run(&ctx, 2));
+        ASSERT_OK(s->run(ctx, 1));
+        ASSERT_OK(s->run(ctx, 2));
     }
-    ASSERT_OK(ops->queue_sync(q));
+    ASSERT_OK(ctx->ops->queue_sync(ctx->q));
     if (how == TAMPER)
-        tamper(&ctx);
+        tamper(ctx);
     const int want = how == RIGHT ? 0 : GB_EVERIFY;
-    const int got = s->verify(&ctx);
+    const int got = s->verify(ctx);
     static const char *const names[] = {"right", "no-op", "define", "tampered"};
     ASSERT_MSG(got == want, "%s %s (%s%s%s): verify returned %s, expected %s; reason: %s",
                suite_name, params, names[how], how == DEFINE ? " " : "",
-               how == DEFINE ? define : "", gb_err_name(got), gb_err_name(want), ctx.reason);
+               how == DEFINE ? define : "", gb_err_name(got), gb_err_name(want), ctx->reason);
     if (want == GB_EVERIFY) {
-        ASSERT(strlen(ctx.reason) > 0);
+        ASSERT(strlen(ctx->reason) > 0);
         printf("%-8s %-52s %-8s caught: %.150s\n", suite_name, params,
-               how == DEFINE ? define : names[how], ctx.reason);
+               how == DEFINE ? define : names[how], ctx->reason);
     }
-    s->teardown(&ctx);
-    free(ctx.state);
-    ops->queue_destroy(q);
-    ops->device_close(dev);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
+    gb_test_case_close(tc);
 }
 
 /* Right, a no-op and the GB_BREAK define (`define`, NULL: none) for one case. */

@@ -107,35 +107,23 @@ TEST_TIMEOUT(suite_transfer_offsets_verify_on_every_side, 180)
 TEST(broken_transfer_ignored_offset_is_caught)
 {
     for (int side = 0; side < 2; side++) {
-        struct gb_profile p;
-        struct gb_plan plan;
-        const struct gb_suite *s = gb_test_plan_case(
-            "transfer", "{op: h2d, memory: pageable, size: 64KiB, offset: 64}", &p, &plan);
-        const struct gb_backend_ops *ops = plan.devices[0].ops;
-        struct gb_device *dev;
-        struct gb_queue *q;
-        ASSERT_OK(ops->device_open(0, &dev));
-        ASSERT_OK(ops->queue_create(dev, &q));
-        struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q, .params = &plan.cases[0].params};
-        ctx.state = calloc(1, s->state_size);
-        ASSERT_OK(s->setup(&ctx));
-        struct transfer *t = ctx.state;
+        const struct gb_suite *s;
+        struct gb_case_ctx *ctx;
+        struct gb_test_case *tc = gb_test_case_open(
+            "transfer", "{op: h2d, memory: pageable, size: 64KiB, offset: 64}", &s, &ctx);
+        ASSERT_OK(s->setup(ctx));
+        struct transfer *t = ctx->state;
         uint64_t *off = side == 0 ? &t->dst_off : &t->src_off;
         const uint64_t saved = *off;
         ASSERT_EQ(saved, 64);
         *off = 0; /* the planted defect: the copy runs as if there were no offset */
-        ASSERT_OK(s->run(&ctx, 2));
-        ASSERT_OK(ops->queue_sync(q));
+        ASSERT_OK(s->run(ctx, 2));
+        ASSERT_OK(ctx->ops->queue_sync(ctx->q));
         *off = saved;
-        ASSERT_EQ(s->verify(&ctx), GB_EVERIFY);
-        printf("verify said: %s\n", ctx.reason);
-        ASSERT_CONTAINS(ctx.reason, side == 0 ? "before the offset" : "at offset 64");
-        s->teardown(&ctx);
-        free(ctx.state);
-        ops->queue_destroy(q);
-        ops->device_close(dev);
-        gb_plan_free(&plan);
-        gb_profile_free(&p);
+        ASSERT_EQ(s->verify(ctx), GB_EVERIFY);
+        printf("verify said: %s\n", ctx->reason);
+        ASSERT_CONTAINS(ctx->reason, side == 0 ? "before the offset" : "at offset 64");
+        gb_test_case_close(tc);
     }
 }
 
