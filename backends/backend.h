@@ -54,6 +54,49 @@ enum gb_cap {
                                   * which fails with its reason when it does not */
 };
 
+/* The ways an API hands out memory, beyond buf_alloc's kinds (alloc_method; the alloc and pool
+ * suites time them). Each gives an ordinary gb_buf, freed by buf_free, that copies (and, for the
+ * device kinds, kernels) use like any other: kind GB_MEM_DEVICE for the first four, and
+ * GB_MEM_HOST_PINNED (pub.host set) for the last two.
+ *   GB_ALLOC_DEVICE      cudaMalloc / clCreateBuffer(CL_MEM_READ_WRITE): what buf_alloc does
+ *   GB_ALLOC_ASYNC       cudaMallocAsync on the queue's stream from the device's default memory
+ *                        pool, as the driver configured it (release threshold 0 unless someone
+ *                        set it: the pool returns its memory to the OS at each synchronisation);
+ *                        freed by cudaFreeAsync on that stream. CUDA 11.2+ only
+ *   GB_ALLOC_ASYNC_KEEP  cudaMallocAsync from a pool of gpubench's own on the queue's device,
+ *                        created at the first use with release threshold UINT64_MAX (memory a
+ *                        free returned stays reserved across synchronisations: the pool's
+ *                        purpose); freed by cudaFreeAsync. CUDA only
+ *   GB_ALLOC_MANAGED     cudaMallocManaged(cudaMemAttachGlobal): unified memory, pages migrate
+ *                        on first touch. CUDA only
+ *   GB_ALLOC_SVM         OpenCL 2.0 shared virtual memory: clSVMAlloc (coarse-grained) wrapped
+ *                        in a buffer by clCreateBuffer(CL_MEM_USE_HOST_PTR), which OpenCL 2.0
+ *                        allows for an SVM pointer. Devices whose CL_DEVICE_SVM_CAPABILITIES
+ *                        has CL_DEVICE_SVM_COARSE_GRAIN_BUFFER only
+ *   GB_ALLOC_PINNED      page-locked host memory: cudaHostAlloc / clCreateBuffer(
+ *                        CL_MEM_ALLOC_HOST_PTR) + a blocking map (buf_alloc's pinned kind without
+ *                        its page-aligning margin and its touch of every page)
+ *   GB_ALLOC_REGISTERED  ordinary host memory (page-aligned malloc, untouched) made pinned after
+ *                        the fact: cudaHostRegister / clCreateBuffer(CL_MEM_USE_HOST_PTR) + a
+ *                        blocking map, as a framework pins memory it did not allocate. */
+enum gb_alloc_method {
+    GB_ALLOC_DEVICE,
+    GB_ALLOC_ASYNC,
+    GB_ALLOC_ASYNC_KEEP,
+    GB_ALLOC_MANAGED,
+    GB_ALLOC_SVM,
+    GB_ALLOC_PINNED,
+    GB_ALLOC_REGISTERED,
+    GB_ALLOC_NMETHODS
+};
+
+/* A memory pool's high-water marks since they were last reset (alloc_pool_stats), bytes:
+ * `reserved` what the pool held from the driver at most, `used` what it had handed out at
+ * most (cudaMemPoolAttrReservedMemHigh, cudaMemPoolAttrUsedMemHigh). */
+struct gb_pool_stats {
+    uint64_t reserved_high, used_high;
+};
+
 /* Scalar element types, for BLAS and for kernels' -DT= defines. GB_F8E4M3 and GB_F8E5M2 are the
  * OCP FP8 formats (base/fp8.h: E4M3 "FN", E5M2), inputs of gemm_fp8 only. */
 enum gb_dtype { GB_F64, GB_F32, GB_F16, GB_BF16, GB_I32, GB_I8, GB_F8E4M3, GB_F8E5M2 };
@@ -362,6 +405,19 @@ struct gb_backend_ops {
     int (*buf_alloc)(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,
                      struct gb_buf **out);
     void (*buf_free)(struct gb_buf *buf);
+    /* Optional (NULL: only buf_alloc; the core checks for NULL): allocates `bytes` (> 0) on q's
+     * device by method m (gb_alloc_method says what each calls and the kind it gives); the
+     * stream-ordered methods order the allocation, and buf_free the free, on q, and neither
+     * waits. GB_EUNSUPPORTED, with the reason, for a method this backend or device does not
+     * offer (the suites record a skip); GB_ETOOBIG above the device's largest allocation;
+     * GB_ENOMEM when the allocation fails. Contents are unspecified: nothing is touched. */
+    int (*alloc_method)(struct gb_queue *q, enum gb_alloc_method m, uint64_t bytes,
+                        struct gb_buf **out);
+    /* Optional (NULL: no pool to read): the high-water marks of the pool behind method m on
+     * q's device (GB_ALLOC_ASYNC, GB_ALLOC_ASYNC_KEEP), then, when `reset`, resets them to the
+     * pool's current values. GB_EUNSUPPORTED for a method without a pool. */
+    int (*alloc_pool_stats)(struct gb_queue *q, enum gb_alloc_method m, bool reset,
+                            struct gb_pool_stats *out);
 
     /* ---- queues and transfers ---------------------------------------------------------- */
 

@@ -167,6 +167,9 @@ struct cu_device {
     struct gb_device pub;
     int cc_major, cc_minor;
     uint32_t max_grid[3];
+    /* GB_ALLOC_ASYNC_KEEP's pool (release threshold UINT64_MAX), made by its first use and
+     * destroyed with the handle; NULL until then. */
+    cudaMemPool_t keep_pool;
 #if HAVE_CUBLAS
     /* Set up once, by the first gemm on this handle: the cuBLAS handle, its own workspace
      * (cublasSetWorkspace; given again after each cublasSetStream, which resets it) and the
@@ -198,6 +201,10 @@ struct cu_device {
 struct cu_buf {
     struct gb_buf pub;
     void *ptr; /* device pointer, or the host pointer for host kinds */
+    /* Made by alloc_method (how buf_free releases it), else by buf_alloc (by its kind). */
+    bool by_method;
+    enum gb_alloc_method method;
+    cudaStream_t stream; /* the stream-ordered methods: the stream cudaFreeAsync orders on */
 };
 
 struct cu_queue {
@@ -542,6 +549,11 @@ static void cu_device_close(struct gb_device *dev)
 #if HAVE_CUBLASLT
     cu__lt_release(cu_dev(dev));
 #endif
+    if (cu_dev(dev)->keep_pool && cu__use(dev) == 0) {
+        (void)cudaDeviceSynchronize();
+        (void)cudaMemPoolDestroy(cu_dev(dev)->keep_pool);
+        (void)cudaGetLastError();
+    }
     /* The primary context stays: other handles of this process may still use the device. */
     free(dev);
 }
@@ -598,6 +610,30 @@ static void cu_buf_free(struct gb_buf *buf)
     if (!buf)
         return;
     struct cu_buf *b = cu_buf(buf);
+    if (b->by_method) {
+        if (cu__use(buf->dev) == 0) {
+            switch (b->method) {
+            case GB_ALLOC_ASYNC:
+            case GB_ALLOC_ASYNC_KEEP:
+                (void)cudaFreeAsync(b->ptr, b->stream);
+                break;
+            case GB_ALLOC_PINNED:
+                (void)cudaFreeHost(b->ptr);
+                break;
+            case GB_ALLOC_REGISTERED:
+                (void)cudaHostUnregister(b->ptr);
+                break;
+            default:
+                (void)cudaFree(b->ptr);
+                break;
+            }
+        }
+        if (b->method == GB_ALLOC_REGISTERED)
+            free(b->ptr);
+        (void)cudaGetLastError();
+        free(b);
+        return;
+    }
     switch (buf->kind) {
     case GB_MEM_DEVICE:
         if (cu__use(buf->dev) == 0)
@@ -613,6 +649,137 @@ static void cu_buf_free(struct gb_buf *buf)
     }
     (void)cudaGetLastError();
     free(b);
+}
+
+/* The pool behind a stream-ordered method on d: the device's default pool, or gpubench's own
+ * (made here at the first use, release threshold UINT64_MAX: what a free returns stays
+ * reserved across synchronisations). The current device is d's. */
+static int cu__method_pool(struct cu_device *d, enum gb_alloc_method m, cudaMemPool_t *out)
+{
+    int supported = 0;
+    int rc = CU(cudaDeviceGetAttribute, &supported, cudaDevAttrMemoryPoolsSupported, d->pub.index);
+    if (rc)
+        return rc;
+    if (!supported)
+        return GB_FAIL(GB_EUNSUPPORTED, "the device or driver has no memory pools "
+                                        "(cudaDevAttrMemoryPoolsSupported is 0)");
+    if (m == GB_ALLOC_ASYNC)
+        return CU(cudaDeviceGetDefaultMemPool, out, d->pub.index);
+    if (!d->keep_pool) {
+        struct cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = d->pub.index;
+        cudaMemPool_t pool;
+        if ((rc = CU(cudaMemPoolCreate, &pool, &props)))
+            return rc;
+        uint64_t keep = UINT64_MAX;
+        if ((rc = CU(cudaMemPoolSetAttribute, pool, cudaMemPoolAttrReleaseThreshold, &keep))) {
+            (void)cudaMemPoolDestroy(pool);
+            return rc;
+        }
+        d->keep_pool = pool;
+    }
+    *out = d->keep_pool;
+    return 0;
+}
+
+/* alloc_method (backend.h, gb_alloc_method): the CUDA ways to get memory, nothing touched. */
+static int cu_alloc_method(struct gb_queue *q, enum gb_alloc_method m, uint64_t bytes,
+                           struct gb_buf **out)
+{
+    struct cu_queue *cq = cu_queue(q);
+    struct cu_device *d = cu_dev(q->dev);
+    if (bytes == 0)
+        return GB_FAIL(GB_EINVAL, "alloc_method: 0 bytes");
+    if ((unsigned)m >= GB_ALLOC_NMETHODS)
+        return GB_FAIL(GB_EINVAL, "alloc_method: unknown method %d", (int)m);
+    if (m == GB_ALLOC_SVM)
+        return GB_FAIL(GB_EUNSUPPORTED, "SVM is OpenCL's; CUDA's counterpart is managed memory "
+                                        "(method managed)");
+    const bool host = m == GB_ALLOC_PINNED || m == GB_ALLOC_REGISTERED;
+    if (!host && bytes > d->pub.info.max_alloc)
+        return GB_FAIL(GB_ETOOBIG, "alloc_method: %llu bytes exceed the device's %llu",
+                       (unsigned long long)bytes, (unsigned long long)d->pub.info.max_alloc);
+    if (bytes > SIZE_MAX - 4096)
+        return GB_FAIL(GB_ETOOBIG, "alloc_method: %llu bytes exceed the address space",
+                       (unsigned long long)bytes);
+    if (cq->dead)
+        return GB_FAIL(GB_EBACKEND, "alloc_method: the queue's device was lost");
+    int rc = cu__use(q->dev);
+    if (rc)
+        return rc;
+    struct cu_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return GB_FAIL(GB_ENOMEM, "alloc_method");
+    const size_t n = (size_t)bytes;
+    cudaMemPool_t pool;
+    switch (m) {
+    case GB_ALLOC_DEVICE:
+        rc = CU_ERR(GB_ENOMEM, cudaMalloc, &b->ptr, n);
+        break;
+    case GB_ALLOC_ASYNC:
+    case GB_ALLOC_ASYNC_KEEP:
+        if ((rc = cu__method_pool(d, m, &pool)) == 0)
+            rc = CU_ERR(GB_ENOMEM, cudaMallocFromPoolAsync, &b->ptr, n, pool, cq->stream);
+        b->stream = cq->stream;
+        break;
+    case GB_ALLOC_MANAGED:
+        rc = CU_ERR(GB_ENOMEM, cudaMallocManaged, &b->ptr, n, cudaMemAttachGlobal);
+        break;
+    case GB_ALLOC_PINNED:
+        rc = CU_ERR(GB_ENOMEM, cudaHostAlloc, &b->ptr, n, cudaHostAllocPortable);
+        break;
+    case GB_ALLOC_REGISTERED:
+        /* Page-aligned and untouched, as memory a framework got from malloc and pins later. */
+        b->ptr = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+        if (!b->ptr)
+            rc = GB_FAIL(GB_ENOMEM, "aligned_alloc of %zu bytes", n);
+        else if ((rc = CU_ERR(GB_ENOMEM, cudaHostRegister, b->ptr, n, cudaHostRegisterPortable))) {
+            free(b->ptr);
+            b->ptr = NULL;
+        }
+        break;
+    default:
+        break;
+    }
+    if (rc) {
+        (void)cudaGetLastError();
+        free(b);
+        return rc;
+    }
+    b->by_method = true;
+    b->method = m;
+    b->pub.dev = q->dev;
+    b->pub.bytes = bytes;
+    b->pub.kind = host ? GB_MEM_HOST_PINNED : GB_MEM_DEVICE;
+    b->pub.host = host ? b->ptr : NULL;
+    *out = &b->pub;
+    return 0;
+}
+
+/* alloc_pool_stats (backend.h): the high-water marks of the pool behind m, then a reset (a
+ * high-water mark is reset by setting it to 0, which sets it to the current value). */
+static int cu_alloc_pool_stats(struct gb_queue *q, enum gb_alloc_method m, bool reset,
+                               struct gb_pool_stats *out)
+{
+    if (m != GB_ALLOC_ASYNC && m != GB_ALLOC_ASYNC_KEEP)
+        return GB_FAIL(GB_EUNSUPPORTED, "alloc_pool_stats: method %d has no pool", (int)m);
+    int rc = cu__use(q->dev);
+    cudaMemPool_t pool;
+    if (rc || (rc = cu__method_pool(cu_dev(q->dev), m, &pool)))
+        return rc;
+    uint64_t reserved = 0, used = 0, zero = 0;
+    if ((rc = CU(cudaMemPoolGetAttribute, pool, cudaMemPoolAttrReservedMemHigh, &reserved)) ||
+        (rc = CU(cudaMemPoolGetAttribute, pool, cudaMemPoolAttrUsedMemHigh, &used)))
+        return rc;
+    if (reset && ((rc = CU(cudaMemPoolSetAttribute, pool, cudaMemPoolAttrReservedMemHigh, &zero)) ||
+                  (rc = CU(cudaMemPoolSetAttribute, pool, cudaMemPoolAttrUsedMemHigh, &zero))))
+        return rc;
+    out->reserved_high = reserved;
+    out->used_high = used;
+    return 0;
 }
 
 /* ---- queues and transfers -------------------------------------------------------------------- */
@@ -1838,6 +2005,8 @@ const struct gb_backend_ops gb_cuda_ops = {
     .device_close = cu_device_close,
     .buf_alloc = cu_buf_alloc,
     .buf_free = cu_buf_free,
+    .alloc_method = cu_alloc_method,
+    .alloc_pool_stats = cu_alloc_pool_stats,
     .queue_create = cu_queue_create,
     .queue_destroy = cu_queue_destroy,
     .queue_flush = cu_queue_flush,

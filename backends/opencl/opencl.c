@@ -224,12 +224,17 @@ struct ocl_device {
     enum ocl__timer timer; /* how event_record stamps time on this device */
     cl_mem scratch;        /* target of the 4-byte fills (OCL__TIMER_FILL, and the probe) */
     bool counted;          /* counted in ocl__open_devices (a fully opened handle) */
+    /* CL_DEVICE_SVM_CAPABILITIES has CL_DEVICE_SVM_COARSE_GRAIN_BUFFER (read at open, on an
+     * OpenCL 2.0+ platform; false elsewhere): GB_ALLOC_SVM is offered. */
+    bool svm_coarse;
 };
 
 struct ocl_buf {
     struct gb_buf pub;
     cl_mem mem;   /* NULL for pageable memory */
     void *mapped; /* pinned: what clEnqueueMapBuffer returned (pub.host is page-aligned in it) */
+    void *svm;    /* GB_ALLOC_SVM: what clSVMAlloc returned (mem wraps it); freed after mem */
+    void *user;   /* GB_ALLOC_REGISTERED: the malloc'd memory mem uses; freed after mem */
 };
 
 struct ocl__rec; /* a launch graph being recorded (see "launch graphs" below) */
@@ -907,6 +912,12 @@ static int ocl_device_open(int index, struct gb_device **out)
     d->platform = r->platform;
     d->id = r->id;
     d->cl20 = r->cl20;
+    if (d->cl20) {
+        cl_device_svm_capabilities svm = 0;
+        if (clGetDeviceInfo(r->id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) ==
+            CL_SUCCESS)
+            d->svm_coarse = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+    }
 
     int rc;
     cl_int err;
@@ -988,13 +999,18 @@ static void ocl_buf_free(struct gb_buf *buf)
     } else if (b->mem) {
         /* A pinned buffer stayed mapped for its whole life; unmap before the release so the
          * runtime can free the host side. Errors cannot be reported from here. */
+        struct ocl_device *d = ocl__dev(b->pub.dev);
         if (b->pub.kind == GB_MEM_HOST_PINNED && b->mapped) {
-            struct ocl_device *d = ocl__dev(b->pub.dev);
             if (clEnqueueUnmapMemObject(d->iq, b->mem, b->mapped, 0, NULL, NULL) == CL_SUCCESS)
                 ocl__finish(d->iq);
         }
         clReleaseMemObject(b->mem);
     }
+    /* The memory a buffer used (USE_HOST_PTR) may be freed once the buffer is released and no
+     * command uses it: every command on it was waited for by its user. */
+    if (b->svm)
+        clSVMFree(ocl__dev(b->pub.dev)->ctx, b->svm);
+    free(b->user);
     free(b);
 }
 
@@ -1068,6 +1084,103 @@ static int ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind
         if ((rc = gb_pageable_alloc(bytes, &b->pub.host)))
             goto fail;
         break;
+    }
+    *out = &b->pub;
+    return 0;
+fail:
+    gb_error_append(rc, "allocating %" PRIu64 " bytes on %s", bytes, d->pub.info.name);
+    ocl_buf_free(&b->pub);
+    return rc;
+}
+
+/* alloc_method (backend.h, gb_alloc_method): the OpenCL ways to get memory, each timed as a
+ * user calls it, nothing touched. The stream-ordered CUDA methods have no OpenCL counterpart. */
+static int ocl_alloc_method(struct gb_queue *q, enum gb_alloc_method m, uint64_t bytes,
+                            struct gb_buf **out)
+{
+    struct ocl_device *d = ocl__dev(q->dev);
+    if (bytes == 0)
+        return GB_FAIL(GB_EINVAL, "alloc_method: 0 bytes");
+    switch (m) {
+    case GB_ALLOC_DEVICE:
+    case GB_ALLOC_SVM:
+    case GB_ALLOC_PINNED:
+    case GB_ALLOC_REGISTERED:
+        break;
+    case GB_ALLOC_ASYNC:
+    case GB_ALLOC_ASYNC_KEEP:
+        return GB_FAIL(GB_EUNSUPPORTED, "OpenCL has no stream-ordered allocator (a CUDA memory "
+                                        "pool: cudaMallocAsync)");
+    case GB_ALLOC_MANAGED:
+        return GB_FAIL(GB_EUNSUPPORTED, "OpenCL has no managed memory (cudaMallocManaged); its "
+                                        "counterpart is SVM (method svm)");
+    default:
+        return GB_FAIL(GB_EINVAL, "alloc_method: unknown method %d", (int)m);
+    }
+    if (m == GB_ALLOC_SVM && !d->svm_coarse)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_"
+                       "CAPABILITIES%s)",
+                       d->cl20 ? "" : "; the platform is older than OpenCL 2.0");
+    if (bytes > d->pub.info.max_alloc)
+        return GB_FAIL(GB_ETOOBIG,
+                       "buffer of %" PRIu64 " bytes exceeds the device's largest allocation of "
+                       "%" PRIu64 " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                       bytes, d->pub.info.max_alloc);
+    if (bytes > SIZE_MAX - 4096)
+        return GB_FAIL(GB_ETOOBIG, "buffer of %" PRIu64 " bytes exceeds the host's size_t", bytes);
+    struct ocl_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return GB_FAIL(GB_ENOMEM, "buffer handle");
+    b->pub.dev = q->dev;
+    b->pub.bytes = bytes;
+    b->pub.kind =
+        m == GB_ALLOC_PINNED || m == GB_ALLOC_REGISTERED ? GB_MEM_HOST_PINNED : GB_MEM_DEVICE;
+    const size_t n = (size_t)bytes;
+    int rc = 0;
+    cl_int err = CL_SUCCESS;
+    const char *call = "clCreateBuffer";
+    switch (m) {
+    case GB_ALLOC_DEVICE:
+        b->mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+        break;
+    case GB_ALLOC_SVM:
+        b->svm = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, n, 0);
+        if (!b->svm) {
+            rc = GB_FAIL(GB_ENOMEM, "clSVMAlloc of %zu bytes returned NULL", n);
+            goto fail;
+        }
+        b->mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n, b->svm, &err);
+        break;
+    case GB_ALLOC_PINNED:
+        b->mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, NULL, &err);
+        break;
+    case GB_ALLOC_REGISTERED:
+        /* Page-aligned and untouched, as memory a framework got from malloc and pins later. */
+        b->user = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+        if (!b->user) {
+            rc = GB_FAIL(GB_ENOMEM, "aligned_alloc of %zu bytes", n);
+            goto fail;
+        }
+        b->mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n, b->user, &err);
+        break;
+    default:
+        break;
+    }
+    if (err != CL_SUCCESS) {
+        b->mem = NULL;
+        rc = OCL_FAIL_AS(ocl__alloc_err(err), call, err);
+        goto fail;
+    }
+    if (b->pub.kind == GB_MEM_HOST_PINNED) {
+        b->mapped = clEnqueueMapBuffer(d->iq, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0,
+                                       NULL, NULL, &err);
+        if (err != CL_SUCCESS) {
+            b->mapped = NULL;
+            rc = OCL_FAIL_AS(ocl__alloc_err(err), "clEnqueueMapBuffer", err);
+            goto fail;
+        }
+        b->pub.host = b->mapped;
     }
     *out = &b->pub;
     return 0;
@@ -2102,6 +2215,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .device_close = ocl_device_close,
     .buf_alloc = ocl_buf_alloc,
     .buf_free = ocl_buf_free,
+    .alloc_method = ocl_alloc_method,
     .queue_create = ocl_queue_create,
     .queue_destroy = ocl_queue_destroy,
     .queue_flush = ocl_queue_flush,

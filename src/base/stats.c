@@ -61,6 +61,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void gb_sort_doubles(double *x, size_t n)
+{
+    if (n > 1)
+        qsort(x, n, sizeof *x, cmp_double);
+}
+
 /* The k-th smallest (0-based) of x[0..n) without modifying or copying x, in O(n^2): only the
  * fallback for when a sorted copy cannot be allocated. */
 static double kth_unsorted(const double *x, size_t n, size_t k)

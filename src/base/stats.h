@@ -24,6 +24,9 @@ void gb_stats_compute(const double *x, size_t n, struct gb_stats *out);
  * dof <= 30, then the Cornish-Fisher expansion; 1.96 as dof -> inf). dof 0 returns INFINITY. */
 double gb_t975(size_t dof);
 
+/* Sorts x[0..n) ascending (for gb_percentile_sorted). */
+void gb_sort_doubles(double *x, size_t n);
+
 /* Percentile q in [0,1] of sorted[0..n), linear interpolation between closest ranks. */
 double gb_percentile_sorted(const double *sorted, size_t n, double q);
 

@@ -131,9 +131,23 @@ struct batch_timer {
     struct gb_event *start, *end; /* GB_TIMER_DEVICE only */
 };
 
-/* Runs one batch of `reps` operations and times it: *t in seconds by the case's timer, *host_t
- * the host wall time around it (for the device timer, a sanity check on a 0 reading). */
-static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double *host_t)
+/* The suite's prepare() before a batch of `reps` and settle() after it (gb_suite: untimed). */
+static int batch_prepare(const struct gb_suite *s, struct gb_case_ctx *ctx, uint64_t reps)
+{
+    int rc = s->prepare ? s->prepare(ctx, reps) : 0;
+    return rc ? gb_error_append(rc, "preparing a run of %llu operations", (unsigned long long)reps)
+              : 0;
+}
+static int batch_settle(const struct gb_suite *s, struct gb_case_ctx *ctx, uint64_t reps)
+{
+    int rc = s->settle ? s->settle(ctx, reps) : 0;
+    return rc ? gb_error_append(rc, "settling a run of %llu operations", (unsigned long long)reps)
+              : 0;
+}
+
+/* One batch of `reps` operations timed by the case's timer (timed_batch says what *t and *host_t
+ * hold). */
+static int timed_batch_inner(struct batch_timer *tm, uint64_t reps, double *t, double *host_t)
 {
     const struct gb_backend_ops *ops = tm->ctx->ops;
     struct gb_queue *q = tm->ctx->q;
@@ -160,11 +174,23 @@ static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double 
     double t0 = gb_now();
     if ((rc = tm->s->run(tm->ctx, reps)) != 0)
         return gb_error_append(rc, "in a timed run of %llu operations", (unsigned long long)reps);
-    if ((rc = ops->queue_sync(q)) != 0)
+    if (tm->ctx->op.timer != GB_TIMER_HOST_CALL && (rc = ops->queue_sync(q)) != 0)
         return rc;
     *t = *host_t = gb_now() - t0;
     heartbeat();
     return 0;
+}
+
+/* Runs one batch of `reps` operations and times it: *t in seconds by the case's timer, *host_t
+ * the host wall time around it (for the device timer, a sanity check on a 0 reading). The
+ * suite's prepare() and settle() run around it, outside the timing. */
+static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double *host_t)
+{
+    int rc;
+    if ((rc = batch_prepare(tm->s, tm->ctx, reps)) != 0 ||
+        (rc = timed_batch_inner(tm, reps, t, host_t)) != 0)
+        return rc;
+    return batch_settle(tm->s, tm->ctx, reps);
 }
 
 /* ---- cold caches (cfg->cold) ---------------------------------------------------------------- */
@@ -293,7 +319,9 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     }
 
     struct batch_timer tm = {.s = s, .ctx = ctx};
-    out->timer = device_timer ? GB_TIMER_DEVICE : GB_TIMER_HOST;
+    out->timer = device_timer                          ? GB_TIMER_DEVICE
+                 : ctx->op.timer == GB_TIMER_HOST_CALL ? GB_TIMER_HOST_CALL
+                                                       : GB_TIMER_HOST;
     struct flusher fl = {.n = 0};
     int rc = 0;
     if (cfg->cold && (rc = flush_open(ctx, &fl)) != 0)
@@ -317,6 +345,8 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         uint64_t reps = gb_warmup_next(cfg, done, gb_now() - w0, last, last_s, cap);
         if (reps == 0)
             break;
+        if ((rc = batch_prepare(s, ctx, reps)) != 0)
+            goto fail;
         double t0 = gb_now();
         if ((rc = s->run(ctx, reps)) != 0) {
             gb_error_append(rc, "in a warm-up run of %llu operations", (unsigned long long)reps);
@@ -325,6 +355,8 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
         if ((rc = ops->queue_sync(ctx->q)) != 0)
             goto fail;
         last_s = gb_now() - t0;
+        if ((rc = batch_settle(s, ctx, reps)) != 0)
+            goto fail;
         last = reps;
         done += reps;
         heartbeat();

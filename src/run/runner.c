@@ -109,8 +109,12 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
             if (!err) {
                 /* Figures of the suite's, and measure's cache_state (a cold case). */
                 if ((s->figures || ctx.nfigures) && r->samples) {
+                    ctx.samples = m.op_time;
+                    ctx.nsamples = m.n;
                     if (s->figures)
                         s->figures(&ctx, r->op_time_us.median * 1e-6);
+                    ctx.samples = NULL;
+                    ctx.nsamples = 0;
                     r->nfigures = ctx.nfigures < GB_MAX_FIGURES ? ctx.nfigures : GB_MAX_FIGURES;
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }

@@ -55,6 +55,11 @@ struct gb_axis_def {
 enum gb_timer {
     GB_TIMER_DEVICE, /* a sample is the time between two events recorded on ctx->q */
     GB_TIMER_HOST,   /* a sample is host wall time around run() + queue_sync(ctx->q) */
+    /* A sample is host wall time around run() alone: for an operation that is a host call
+     * complete when it returns (an allocation, a free), where a queue finish, which costs
+     * microseconds even when the queue is empty, would be most of what is timed. run() waits
+     * itself for any device work it counts. Recorded as "host". */
+    GB_TIMER_HOST_CALL,
 };
 
 /* What one operation of a case is; filled in by setup(). */
@@ -107,6 +112,11 @@ struct gb_case_ctx {
     const struct gb_suite_run *run; /* the profile entry: budget, `tuned`, tuning cache, space */
     volatile sig_atomic_t *stop;    /* raised by Ctrl-C: stop measuring further configurations */
     struct gb_results *extra;       /* results recorded before the case's own, in this order */
+    /* Set by the runner for figures() only (NULL, 0 elsewhere): the seconds per operation of
+     * every sample kept, in the order taken; latency suites derive their percentiles from them
+     * (with op.max_batch 1, each sample is one operation). */
+    const double *samples;
+    size_t nsamples;
 };
 
 /* gb_suite.flags */
@@ -156,6 +166,14 @@ struct gb_suite {
     int (*verify)(struct gb_case_ctx *ctx);
     /* Frees everything setup allocated; must cope with a partial setup. */
     void (*teardown)(struct gb_case_ctx *ctx);
+    /* Optional, for operations whose inverse must happen between two timed ones, outside the
+     * timing (an allocation's free, a free's allocation): prepare() is called before every
+     * run() the harness makes (warm-up, calibration, samples) and settle() after it, both
+     * untimed, with the same `reps`. A non-zero return fails the case like run()'s. settle()
+     * also checks what the timed operations produced (each allocation written and read back)
+     * and keeps a mismatch for verify() to report. */
+    int (*prepare)(struct gb_case_ctx *ctx, uint64_t reps);
+    int (*settle)(struct gb_case_ctx *ctx, uint64_t reps);
     /* GB_SUITE_* bits; 0 for a single-device suite. */
     unsigned flags;
     /* Optional. After a successful verify(): adds figures derived from the measurement
