@@ -122,8 +122,9 @@ static int alloc_setup(struct gb_case_ctx *ctx)
     ctx->op.timer = GB_TIMER_HOST_CALL;
     ctx->op.max_batch = 1;
     if (a->size % 4)
-        return gb_case_skip(ctx, "size %llu is not a multiple of 4 bytes (the pattern every "
-                                 "allocation is checked with is 32-bit words)",
+        return gb_case_skip(ctx,
+                            "size %llu is not a multiple of 4 bytes (the pattern every "
+                            "allocation is checked with is 32-bit words)",
                             (unsigned long long)a->size);
     a->words = a->size / 4;
     const struct gb_device_info *info = &ctx->dev->info;
@@ -243,8 +244,7 @@ static int alloc_one(struct gb_case_ctx *ctx, struct alloc *a, size_t k, bool fi
         a->live_host[k] = p;
         return 0;
     }
-    int rc = ctx->ops->alloc_method(ctx->q, (enum gb_alloc_method)a->method, a->size,
-                                    &a->live[k]);
+    int rc = ctx->ops->alloc_method(ctx->q, (enum gb_alloc_method)a->method, a->size, &a->live[k]);
     if (rc) {
         a->live[k] = NULL;
         return rc;
@@ -276,8 +276,7 @@ static int write_and_check(struct gb_case_ctx *ctx, struct alloc *a, size_t k)
         if (!a->touch)
             memset(b->host, memset_byte(seed), a->size);
         if ((rc = ctx->ops->copy(ctx->q, a->check, 0, b, 0, a->size, GB_COPY_BLOCKING)) ||
-            (rc = ctx->ops->copy(ctx->q, a->stage, 0, a->check, 0, a->size,
-                                 GB_COPY_BLOCKING)))
+            (rc = ctx->ops->copy(ctx->q, a->stage, 0, a->check, 0, a->size, GB_COPY_BLOCKING)))
             return rc;
         return check_bytes(a, a->back, memset_byte(seed), what);
     }
@@ -340,8 +339,9 @@ static int alloc_run(struct gb_case_ctx *ctx, uint64_t reps)
     struct alloc *a = ctx->state;
     int rc = check_reps(reps);
     if (rc || reps > a->nlive)
-        return rc ? rc : GB_FAIL(GB_EINVAL, "alloc: run() of %llu without prepare()",
-                                 (unsigned long long)reps);
+        return rc ? rc
+                  : GB_FAIL(GB_EINVAL, "alloc: run() of %llu without prepare()",
+                            (unsigned long long)reps);
     if (a->free_op) {
         for (size_t k = 0; k < reps; k++)
             free_one(ctx, a, k);
@@ -403,7 +403,7 @@ static void alloc_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "allocations_checked", "", (double)a->checked);
     /* The text figure holds 63 bytes. */
     gb_case_text(ctx, "counts", "%s",
-                 a->free_op  ? "the free of memory written once"
+                 a->free_op ? "the free of memory written once"
                  : a->touch ? "the call and the first write of every byte"
                             : "the call alone (a lazy allocator's first use not counted)");
 }

@@ -15,9 +15,9 @@
 
 struct alloc {
     struct gb_test_hook hook; /* first: tests build the fill with GB_BREAK */
-    unsigned method; /* a gb_alloc_method, or ALLOC_HOST_FLOOR */
-    bool free_op;    /* op free: the free is timed, the allocation prepared */
-    bool touch;      /* touch first_use: the first write is part of what alloc counts */
+    unsigned method;          /* a gb_alloc_method, or ALLOC_HOST_FLOOR */
+    bool free_op;             /* op free: the free is timed, the allocation prepared */
+    bool touch;               /* touch first_use: the first write is part of what alloc counts */
     /* What the timed allocation path does: the first write when `touch` (the test plants a
      * path that skips it, while the check still expects it). */
     bool fill_in_run;
@@ -36,9 +36,9 @@ struct alloc {
     void *live_host[ALLOC_MAX_LIVE]; /* the host floor's */
     uint32_t seeds[ALLOC_MAX_LIVE];  /* the pattern each was written with */
     size_t nlive;
-    uint32_t next_seed;   /* a new pattern for every allocation, so stale bytes never match */
-    uint64_t checked;     /* allocations written and read back */
-    bool bad;             /* a check failed: `why` says where; verify reports it */
+    uint32_t next_seed; /* a new pattern for every allocation, so stale bytes never match */
+    uint64_t checked;   /* allocations written and read back */
+    bool bad;           /* a check failed: `why` says where; verify reports it */
     char why[512];
 };
 

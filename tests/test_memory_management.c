@@ -1,11 +1,15 @@
 /* Memory management (issue 27): the alloc suite on every OpenCL method and the host floor, its
- * checks caught by an allocation never touched and by a fill that writes half, and its skips. */
+ * checks caught by an allocation never touched and by a fill that writes half, and its skips;
+ * the pool suite's trace and caching pool on the host, its ways on the device, and a pool that
+ * returns overlapping blocks caught. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/config.h"
 #include "suites/alloc_state.h"
+#include "suites/pool_state.h"
+#include "suites/pool_trace.h"
 #include "test.h"
 
 static const char *alloc_budget =
@@ -15,8 +19,8 @@ static const char *alloc_budget =
 TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
 {
     char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: alloc\n    params: {size: [4KiB, 1MiB]}\n", alloc_budget);
+    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: alloc\n    params: {size: [4KiB, 1MiB]}\n",
+             alloc_budget);
     struct gb_results rs;
     gb_test_run_profile(yaml, "0", &rs);
     /* 8 methods x (alloc none, alloc first_use, free) x 2 sizes. */
@@ -25,8 +29,7 @@ TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
         const char *method = gb_params_str(&r->params, "method");
-        const bool cuda_only = strcmp(method, "async") == 0 ||
-                               strcmp(method, "async_keep") == 0 ||
+        const bool cuda_only = strcmp(method, "async") == 0 || strcmp(method, "async_keep") == 0 ||
                                strcmp(method, "managed") == 0;
         if (cuda_only) {
             ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s", method, r->reason);
@@ -37,8 +40,8 @@ TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
             ASSERT_CONTAINS(r->reason, "SVM");
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK, "%s %s: %s", method,
-                   gb_params_str(&r->params, "op"), r->reason);
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s %s: %s", method, gb_params_str(&r->params, "op"),
+                   r->reason);
         ok++;
         ASSERT_STR(r->unit, "us");
         const struct gb_figure *p50 = gb_test_figure(r, "p50_us"),
@@ -123,4 +126,143 @@ TEST_TIMEOUT(broken_alloc_never_touched_is_caught, 120)
         alloc_case(methods[i], 1);
     }
     alloc_case("device", 2);
+}
+
+/* ---- pool: the trace, the caching pool's books, and the suite -------------------------------- */
+
+TEST(pool_trace_is_seeded_nested_and_balanced)
+{
+    struct gb_pool_trace a, b, c;
+    ASSERT_OK(gb_pool_trace_build(&a, 4, 1 << 20, 4, 7));
+    ASSERT_OK(gb_pool_trace_build(&b, 4, 1 << 20, 4, 7));
+    ASSERT_OK(gb_pool_trace_build(&c, 4, 1 << 20, 4, 8));
+    ASSERT_EQ(a.nev, b.nev);
+    for (size_t i = 0; i < a.nev; i++) /* the same seed, the same trace */
+        ASSERT(a.ev[i].id == b.ev[i].id && a.ev[i].alloc == b.ev[i].alloc &&
+               a.ev[i].bytes == b.ev[i].bytes);
+    bool differs = c.nev != a.nev;
+    for (size_t i = 0; !differs && i < a.nev; i++)
+        differs = a.ev[i].bytes != c.ev[i].bytes;
+    ASSERT(differs); /* another seed, other sequence lengths */
+    for (size_t s = 0; s < a.nsteps; s++) {
+        uint64_t live = 0, *size = calloc(a.nids, sizeof *size);
+        ASSERT(size);
+        for (size_t e = a.step_start[s]; e < a.step_start[s + 1]; e++) {
+            const struct gb_pool_event *ev = &a.ev[e];
+            ASSERT(ev->id < a.nids);
+            ASSERT_EQ(ev->bytes % 512, 0);
+            if (ev->alloc) {
+                ASSERT_EQ(size[ev->id], 0); /* an id lives once per step */
+                size[ev->id] = ev->bytes;
+                live += ev->bytes;
+            } else {
+                ASSERT_EQ(size[ev->id], ev->bytes); /* freed with its own size */
+                live -= ev->bytes;
+                size[ev->id] = 0;
+            }
+            ASSERT_INT(live, <=, a.peak_live_max);
+        }
+        ASSERT_EQ(live, 0); /* every allocation of a step is freed within it */
+        free(size);
+    }
+    gb_pool_trace_free(&a);
+    gb_pool_trace_free(&b);
+    gb_pool_trace_free(&c);
+    ASSERT_EQ(gb_pool_trace_build(&a, 0, 1 << 20, 4, 7), GB_EINVAL);
+    gb_pool_trace_free(&a);
+}
+
+TEST(pool_caching_pool_classes_reuse_and_cap)
+{
+    ASSERT_EQ(gb_pool_class(1), 512);
+    ASSERT_EQ(gb_pool_class(512), 512);
+    ASSERT_EQ(gb_pool_class(513), 640);
+    ASSERT_EQ(gb_pool_class(1000), 1024);
+    ASSERT_EQ(gb_pool_class(1025), 1280);
+    ASSERT_EQ(gb_pool_class(3 << 20), 3 << 20);
+    ASSERT_EQ(gb_pool_class((3 << 20) + 1), 7 << 19);
+    struct gb_caching_pool p = {.limit = 4096};
+    struct gb_pool_grant g;
+    ASSERT_OK(gb_pool_get(&p, 1000, &g));
+    ASSERT(g.need_new && !g.fail);
+    const size_t first = g.block;
+    p.b[first].handle = &p; /* any non-NULL handle */
+    gb_pool_put(&p, first, 1000);
+    ASSERT_OK(gb_pool_get(&p, 900, &g)); /* the same class: from the cache */
+    ASSERT(!g.need_new && g.block == first);
+    ASSERT_EQ(p.hits, 1);
+    ASSERT_OK(gb_pool_get(&p, 2048, &g));
+    ASSERT(g.need_new);
+    p.b[g.block].handle = &p;
+    gb_pool_put(&p, g.block, 2048);
+    /* 1024 live + 2048 cached; 3000 -> 3072 needs the cache back, then fits. */
+    ASSERT_OK(gb_pool_get(&p, 3000, &g));
+    ASSERT_EQ(g.nrelease, 1);
+    ASSERT(!g.fail && g.need_new);
+    ASSERT_EQ(p.reserved, 1024 + 3072);
+    p.b[g.block].handle = &p;
+    ASSERT_OK(gb_pool_get(&p, 100, &g)); /* 512 more would pass the cap of 4096 */
+    ASSERT(g.fail);
+    ASSERT_INT(p.reserved_peak, <=, 4096);
+    gb_pool_free(&p);
+}
+
+TEST_TIMEOUT(suite_pool_every_way_verifies_or_says_why, 180)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, "
+             "max_time: 1}\nsuites:\n  - suite: pool\n    params: {layers: 4, hidden: 256KiB, "
+             "cap: [0, 12MiB]}\n");
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 6);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const char *way = gb_params_str(&r->params, "way");
+        if (strcmp(way, "backend_pool") == 0) {
+            ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s", r->reason);
+            ASSERT(strstr(r->reason, "OpenCL has no") || strstr(r->reason, "cap"));
+            continue;
+        }
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", way, r->reason);
+        const struct gb_figure *frag = gb_test_figure(r, "fragmentation");
+        ASSERT(frag && frag->v[0] >= 1.0);
+        if (strcmp(way, "driver") == 0)
+            ASSERT(frag->v[0] == 1.0);
+        if (gb_params_size(&r->params, "cap")) {
+            const struct gb_figure *fail = gb_test_figure(r, "cap_failures"),
+                                   *frag_fail = gb_test_figure(r, "cap_failures_fragmented"),
+                                   *reserved = gb_test_figure(r, "reserved_peak");
+            ASSERT(fail && frag_fail && reserved);
+            ASSERT_INT(frag_fail->v[0], <=, fail->v[0]);
+            ASSERT_INT(reserved->v[0], <=, 12 << 20);
+        }
+    }
+    gb_test_check_results_schema(&rs);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(broken_pool_overlapping_blocks_are_caught, 60)
+{
+    for (int broken = 0; broken < 2; broken++) {
+        const struct gb_suite *s;
+        struct gb_case_ctx *ctx;
+        struct gb_test_case *tc =
+            gb_test_case_open("pool", "{way: caching, layers: 3, hidden: 64KiB}", &s, &ctx);
+        ASSERT_OK(s->setup(ctx));
+        struct pool *p = ctx->state;
+        p->cache.bug_overlap = broken; /* the planted defect: a live block handed out again */
+        ASSERT_OK(s->run(ctx, 3));
+        ASSERT_OK(ctx->ops->queue_sync(ctx->q));
+        const int got = s->verify(ctx);
+        if (broken) {
+            ASSERT_EQ(got, GB_EVERIFY);
+            printf("verify said: %s\n", ctx->reason);
+            ASSERT_CONTAINS(ctx->reason, "overlapping blocks");
+        } else {
+            ASSERT_MSG(got == 0, "%s", ctx->reason);
+        }
+        gb_test_case_close(tc);
+    }
 }
