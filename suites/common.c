@@ -103,6 +103,32 @@ int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind
     return err;
 }
 
+int gb_case_alloc_method(struct gb_case_ctx *ctx, enum gb_alloc_method m, uint64_t bytes,
+                         struct gb_buf **out)
+{
+    *out = NULL;
+    const bool host = m == GB_ALLOC_PINNED || m == GB_ALLOC_REGISTERED;
+    if (host || (ctx->dev->info.caps & GB_CAP_UNIFIED)) {
+        uint64_t avail = host_available();
+        if (avail && bytes > avail) {
+            char a[32], b[32];
+            return gb_case_skip(ctx, "%s does not fit in the host's available memory (%s)",
+                                gb_format_size(bytes, a, sizeof a),
+                                gb_format_size(avail, b, sizeof b));
+        }
+    }
+    if (!ctx->ops->alloc_method)
+        return gb_case_skip(ctx, "backend %s offers no allocation methods beyond buf_alloc",
+                            ctx->ops->name);
+    gb_error_clear();
+    int err = ctx->ops->alloc_method(ctx->q, m, bytes, out);
+    if (err == GB_EUNSUPPORTED || err == GB_ETOOBIG)
+        return gb_case_skip(ctx, "%s", gb_error_msg());
+    if (err)
+        *out = NULL;
+    return err;
+}
+
 /* Setup and verify stage data through a temporary pageable host buffer, because a backend
  * copies only between its own buffers. */
 static int stage(struct gb_case_ctx *ctx, struct gb_buf *dev_buf, void *host, uint64_t bytes,

@@ -100,6 +100,14 @@ int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, con
  * size) gets the pattern's leading bytes. Returns 0, GB_ENOMEM, or the upload's error. */
 int gb_case_poison(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t bytes, enum gb_dtype t);
 
+/* Allocates `bytes` on ctx->q's device by method m (backends/backend.h, alloc_method) for setup:
+ * a size the host cannot hold (host kinds, or a device sharing host memory), a backend without
+ * the member, a method it does not offer (GB_EUNSUPPORTED) and a size above its largest
+ * allocation (GB_ETOOBIG) are skips with the reason; other errors are returned. The memory is
+ * untouched. */
+int gb_case_alloc_method(struct gb_case_ctx *ctx, enum gb_alloc_method m, uint64_t bytes,
+                         struct gb_buf **out);
+
 /* The test hook of the suites that tests/test_broken_kernels.c and tests/test_chip.c break on purpose:
  * such a suite's state struct starts with a struct gb_test_hook. The runner zeroes the state
  * before setup(), so in a run test_define is NULL; a test sets it before setup() to build the

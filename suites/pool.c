@@ -77,7 +77,7 @@ static int pool_setup(struct gb_case_ctx *ctx)
 {
     struct pool *p = ctx->state;
     const char *way = gb_params_str(ctx->params, "way");
-    p->way = strcmp(way, "driver") == 0   ? WAY_DRIVER
+    p->way = strcmp(way, "driver") == 0    ? WAY_DRIVER
              : strcmp(way, "caching") == 0 ? WAY_CACHING
                                            : WAY_BACKEND_POOL;
     p->cap = gb_params_size(ctx->params, "cap");
@@ -90,15 +90,17 @@ static int pool_setup(struct gb_case_ctx *ctx)
         return rc;
     const struct gb_device_info *info = &ctx->dev->info;
     if (info->max_alloc && gb_pool_class(p->trace.bytes_max) > info->max_alloc)
-        return gb_case_skip(ctx, "the trace's largest tensor (%llu bytes) exceeds the device's "
-                                 "largest allocation (%llu bytes)",
+        return gb_case_skip(ctx,
+                            "the trace's largest tensor (%llu bytes) exceeds the device's "
+                            "largest allocation (%llu bytes)",
                             (unsigned long long)p->trace.bytes_max,
                             (unsigned long long)info->max_alloc);
     /* The caching pool may hold up to 1.75x and its cache besides: 2x the peak bounds it. */
     const uint64_t need = 2 * p->trace.peak_live_max;
     if (info->global_mem && need > info->global_mem && !p->cap)
-        return gb_case_skip(ctx, "the trace holds up to %llu bytes live, more than half the "
-                                 "device's %llu bytes",
+        return gb_case_skip(ctx,
+                            "the trace holds up to %llu bytes live, more than half the "
+                            "device's %llu bytes",
                             (unsigned long long)p->trace.peak_live_max,
                             (unsigned long long)info->global_mem);
     if (p->way == WAY_BACKEND_POOL) {
@@ -160,8 +162,8 @@ static void cap_failed(struct pool *p, size_t step, size_t ev, uint64_t bytes)
     if (p->live + bytes <= p->cap)
         p->cap_failures_fragmented++;
     if (!p->first_failure[0])
-        snprintf(p->first_failure, sizeof p->first_failure, "step %zu, event %zu, %llu bytes",
-                 step, ev, (unsigned long long)bytes);
+        snprintf(p->first_failure, sizeof p->first_failure, "step %zu, event %zu, %llu bytes", step,
+                 ev, (unsigned long long)bytes);
 }
 
 static int do_alloc(struct gb_case_ctx *ctx, struct pool *p, struct pool_slot *s, size_t step,

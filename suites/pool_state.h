@@ -29,11 +29,11 @@ struct pool {
     size_t next_step;
     struct pool_slot *slot; /* trace.nids */
     struct gb_caching_pool cache;
-    uint64_t live, live_peak;         /* requested bytes live (every way), and the largest */
-    uint64_t held, held_peak;         /* bytes held from the driver (driver way: = live) */
+    uint64_t live, live_peak; /* requested bytes live (every way), and the largest */
+    uint64_t held, held_peak; /* bytes held from the driver (driver way: = live) */
     struct gb_program *prog;
-    struct gb_kernel *fill;           /* kernels/alloc.cl alloc_fill: each block's first write */
-    struct gb_buf *probe;             /* checked replays: 128 bytes read back per block */
+    struct gb_kernel *fill; /* kernels/alloc.cl alloc_fill: each block's first write */
+    struct gb_buf *probe;   /* checked replays: 128 bytes read back per block */
     unsigned char *probe_host;
     uint64_t steps_run, driver_allocs; /* every replayed step; the driver (or pool) allocations */
     /* A replay with checks (verify's): every block's first and last 64 bytes read back before

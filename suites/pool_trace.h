@@ -88,13 +88,13 @@ struct gb_caching_pool {
 
 /* What the caller must do for one request. */
 struct gb_pool_grant {
-    size_t block;   /* index of the block granted (valid unless `fail`) */
-    bool need_new;  /* the driver must allocate block `block` (bytes: its class) */
+    size_t block;    /* index of the block granted (valid unless `fail`) */
+    bool need_new;   /* the driver must allocate block `block` (bytes: its class) */
     size_t nrelease; /* before that (and also when `fail`), give these cached blocks back to
                       * the driver: their handles in release[0..nrelease); the pool has
                       * forgotten them */
     void **release;
-    bool fail;      /* the request cannot be served under the limit */
+    bool fail; /* the request cannot be served under the limit */
 };
 
 /* Serves a request of `bytes` (> 0): from the class's cache, or a new block (after releasing

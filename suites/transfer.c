@@ -11,6 +11,12 @@
  * copy sees.
  * GB/s = bytes / seconds / 1e9; the per-operation time at small sizes is the copy latency.
  *
+ * Axis memory: pinned (page-locked memory allocated so: cudaHostAlloc, ALLOC_HOST_PTR + map),
+ * registered (page-aligned malloc'd memory pinned after the fact, as a framework pins memory it
+ * did not allocate: cudaHostRegister, USE_HOST_PTR + map; the backend's alloc_method, a recorded
+ * skip where it has none) or pageable; the alloc suite times what each costs to get, this suite
+ * the rate each then gives.
+ *
  * Axis offset (alignment, as nccl-tests' -u and TransferBench's byteOffset misalign on purpose):
  * the copy starts `offset` bytes into its buffers, on the side(s) `offset_side` names: src (the
  * host buffer of an H2D copy, the device buffer of a D2H copy), dst, or both. The same `size`
@@ -30,7 +36,7 @@
 #include "suites/transfer_state.h"
 
 static const char *const ops[] = {"h2d", "d2h", "d2d", "bidir", NULL};
-static const char *const memories[] = {"pinned", "pageable", "device", NULL};
+static const char *const memories[] = {"pinned", "pageable", "registered", "device", NULL};
 static const char *const modes[] = {"async", "sync", NULL};
 static const char *const sides[] = {"both", "src", "dst", NULL};
 
@@ -44,7 +50,9 @@ static const struct gb_axis_def axes[] = {
      .type = GB_V_STR,
      .def = "[pinned, pageable]",
      .choices = memories,
-     .help = "host memory: pinned (page-locked) or pageable; D2D cases use device"},
+     .help = "host memory: pinned (page-locked, allocated so), registered (ordinary memory "
+             "pinned after the fact: cudaHostRegister, USE_HOST_PTR) or pageable; D2D cases use "
+             "device"},
     {.name = "mode",
      .type = GB_V_STR,
      .def = "[async]",
@@ -107,8 +115,17 @@ static bool transfer_normalize(struct gb_params *p)
 
 static enum gb_mem_kind host_kind(const struct gb_params *p)
 {
-    return strcmp(gb_params_str(p, "memory"), "pinned") == 0 ? GB_MEM_HOST_PINNED
-                                                             : GB_MEM_HOST_PAGEABLE;
+    const char *m = gb_params_str(p, "memory");
+    return strcmp(m, "pageable") == 0 ? GB_MEM_HOST_PAGEABLE : GB_MEM_HOST_PINNED;
+}
+
+/* A host buffer of the case's memory: registered through the backend's allocation methods,
+ * its pages touched here (the uploads that follow write every byte), else gb_case_alloc. */
+static int host_alloc(struct gb_case_ctx *ctx, uint64_t bytes, struct gb_buf **out)
+{
+    if (strcmp(gb_params_str(ctx->params, "memory"), "registered") == 0)
+        return gb_case_alloc_method(ctx, GB_ALLOC_REGISTERED, bytes, out);
+    return gb_case_alloc(ctx, bytes, host_kind(ctx->params), out);
 }
 
 static int transfer_setup(struct gb_case_ctx *ctx)
@@ -147,13 +164,13 @@ static int transfer_setup(struct gb_case_ctx *ctx)
     int err = 0;
     switch (t->op) {
     case OP_H2D:
-        if ((err = gb_case_alloc(ctx, sbytes, hk, &t->src)) ||
+        if ((err = host_alloc(ctx, sbytes, &t->src)) ||
             (err = gb_case_alloc(ctx, dbytes, GB_MEM_DEVICE, &t->dst)))
             return err;
         break;
     case OP_D2H:
         if ((err = gb_case_alloc(ctx, sbytes, GB_MEM_DEVICE, &t->src)) ||
-            (err = gb_case_alloc(ctx, dbytes, hk, &t->dst)))
+            (err = host_alloc(ctx, dbytes, &t->dst)))
             return err;
         break;
     case OP_D2D:
@@ -162,10 +179,10 @@ static int transfer_setup(struct gb_case_ctx *ctx)
             return err;
         break;
     case OP_BIDIR:
-        if ((err = gb_case_alloc(ctx, sbytes, hk, &t->src)) ||
+        if ((err = host_alloc(ctx, sbytes, &t->src)) ||
             (err = gb_case_alloc(ctx, dbytes, GB_MEM_DEVICE, &t->dst)) ||
             (err = gb_case_alloc(ctx, sbytes, GB_MEM_DEVICE, &t->src2)) ||
-            (err = gb_case_alloc(ctx, dbytes, hk, &t->dst2)) ||
+            (err = host_alloc(ctx, dbytes, &t->dst2)) ||
             (err = ctx->ops->queue_create(ctx->dev, &t->q2)))
             return err;
         break;

@@ -266,3 +266,22 @@ TEST_TIMEOUT(broken_pool_overlapping_blocks_are_caught, 60)
         gb_test_case_close(tc);
     }
 }
+
+TEST_TIMEOUT(suite_transfer_registered_memory_verifies, 120)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, min_sample_time: 1ms, "
+             "warmup_runs: 1}\nsuites:\n  - suite: transfer\n    params: {op: [h2d, d2h, bidir], "
+             "memory: [pinned, registered], size: [4KiB, 1MiB], offset: [0, 4]}\n");
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 3 * 2 * 2 * 2);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s %s: %s", gb_params_str(&r->params, "op"),
+                   gb_params_str(&r->params, "memory"), r->reason);
+        ASSERT(r->value > 0);
+    }
+    gb_results_free(&rs);
+}
