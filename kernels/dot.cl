@@ -18,6 +18,9 @@
  *           2: no local memory at all: every work-item writes its own partial sum
  *   (the number of work-groups, GPC per compute unit, is a launch-time tunable)
  *   FWG     work-group size of dot_final (one work-group; default 64)
+ *   OFF     element offset of a and b (default 0; the memory suite's axis offset in elements):
+ *           element k of each is element OFF + k of its buffer (loads are of single elements,
+ *           so any OFF is aligned)
  *
  * dot_partial writes one partial sum per work-group (REDUCE 0, 1) or per work-item (REDUCE 2);
  * dot_final, one work-group of FWG work-items, adds `count` partial sums into out[0].
@@ -38,6 +41,9 @@
 #ifndef FWG
 #define FWG 64
 #endif
+#ifndef OFF
+#define OFF 0
+#endif
 
 GB_KERNEL GB_WG_HINT(WG) void dot_partial(GB_CONSTANT_ARG T *GB_RESTRICT a,
                                           GB_CONSTANT_ARG T *GB_RESTRICT b,
@@ -56,13 +62,13 @@ GB_KERNEL GB_WG_HINT(WG) void dot_partial(GB_CONSTANT_ARG T *GB_RESTRICT a,
     for (size_t j = begin; j < end; j++) {
 #pragma unroll
         for (int v = 0; v < VEC; v++)
-            acc[v] += a[j * VEC + v] * b[j * VEC + v];
+            acc[v] += a[OFF + j * VEC + v] * b[OFF + j * VEC + v];
     }
 #else
     for (size_t j = gid; j < nv; j += items) {
 #pragma unroll
         for (int v = 0; v < VEC; v++)
-            acc[v] += a[j * VEC + v] * b[j * VEC + v];
+            acc[v] += a[OFF + j * VEC + v] * b[OFF + j * VEC + v];
     }
 #endif
     T sum = (T)0;

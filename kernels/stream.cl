@@ -19,10 +19,18 @@
  * dot uses a grid-stride loop over a fixed number of work-groups and writes one partial sum per
  * work-group.
  *
- * Test define: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (with
+ * OFF (default 0): the element offset of every array (the memory suite's axis offset, in
+ * bytes there, divided by sizeof(T)): element k of each array is element OFF + k of its buffer,
+ * so the arrays start OFF * sizeof(T) bytes into their buffers. With VEC > 1, OFF must be a
+ * multiple of VEC (a vector load or store at an address that is not a multiple of the vector's
+ * size is undefined in OpenCL C and faults on CUDA); the host skips such cases, and the build
+ * refuses them. OFF = 0 compiles to the same code as without it.
+ *
+ * Test defines: GB_BREAK makes copy, mul, add and triad skip the write of element 0 (with
  * VEC > 1, of vector 0: elements 0 .. VEC-1; a partial write either way) and dot drop the
- * terms of work-item 0 (a dropped chunk of the reduction); tests/test_broken_kernels.c checks that
- * verification catches both.
+ * terms of work-item 0 (a dropped chunk of the reduction); GB_IGNORE_OFFSET makes every kernel
+ * read and write from the start of its buffers, as if OFF were 0 (an offset ignored);
+ * tests/test_broken_kernels.c and tests/test_suites.c check that verification catches them.
  */
 
 #ifdef GB_BREAK
@@ -36,6 +44,20 @@
 #ifndef VEC
 #define VEC 1
 #endif
+#ifndef OFF
+#define OFF 0
+#endif
+#if OFF % VEC != 0
+#error "OFF (elements) must be a multiple of VEC: a misaligned vector access is undefined"
+#endif
+/* The arrays' offset into their buffers: GB_OFF_T in elements (dot), GB_OFF_V in vectors of VEC
+ * elements (copy, mul, add, triad). */
+#ifdef GB_IGNORE_OFFSET
+#define GB_OFF_T 0
+#else
+#define GB_OFF_T (OFF)
+#endif
+#define GB_OFF_V (GB_OFF_T / VEC)
 /* TV, a work-item's vector, and its arithmetic: GB_SV_MUL(s, x) = s x, GB_SV_ADD(x, y) = x + y,
  * GB_SV_TRIAD(x, s, y) = x + s y. */
 #if VEC == 1 || GB_HAS_VECTOR_OPS
@@ -85,7 +107,7 @@ GB_KERNEL void stream_copy(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_GLOBAL TV *GB_R
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    c[i] = a[i];
+    c[GB_OFF_V + i] = a[GB_OFF_V + i];
 }
 
 GB_KERNEL void stream_mul(GB_GLOBAL TV *GB_RESTRICT b, GB_CONSTANT_ARG TV *GB_RESTRICT c, T s,
@@ -93,7 +115,7 @@ GB_KERNEL void stream_mul(GB_GLOBAL TV *GB_RESTRICT b, GB_CONSTANT_ARG TV *GB_RE
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    b[i] = GB_SV_MUL(s, c[i]);
+    b[GB_OFF_V + i] = GB_SV_MUL(s, c[GB_OFF_V + i]);
 }
 
 GB_KERNEL void stream_add(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
@@ -101,7 +123,7 @@ GB_KERNEL void stream_add(GB_CONSTANT_ARG TV *GB_RESTRICT a, GB_CONSTANT_ARG TV 
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    c[i] = GB_SV_ADD(a[i], b[i]);
+    c[GB_OFF_V + i] = GB_SV_ADD(a[GB_OFF_V + i], b[GB_OFF_V + i]);
 }
 
 GB_KERNEL void stream_triad(GB_GLOBAL TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_RESTRICT b,
@@ -109,7 +131,7 @@ GB_KERNEL void stream_triad(GB_GLOBAL TV *GB_RESTRICT a, GB_CONSTANT_ARG TV *GB_
 {
     const size_t i = base + GB_GLOBAL_ID(0);
     GB_SKIP_FIRST(i);
-    a[i] = GB_SV_TRIAD(b[i], s, c[i]);
+    a[GB_OFF_V + i] = GB_SV_TRIAD(b[GB_OFF_V + i], s, c[GB_OFF_V + i]);
 }
 
 #ifndef WG
@@ -125,7 +147,7 @@ GB_KERNEL void stream_dot(GB_CONSTANT_ARG T *GB_RESTRICT a, GB_CONSTANT_ARG T *G
     const size_t lid = GB_LOCAL_ID(0);
     T acc = (T)0;
     for (size_t i = GB_GLOBAL_ID(0); i < n; i += GB_GLOBAL_SIZE(0))
-        acc += a[i] * b[i];
+        acc += a[GB_OFF_T + i] * b[GB_OFF_T + i];
 #ifdef GB_BREAK
     if (GB_GLOBAL_ID(0) == 0)
         acc = (T)0;

@@ -8,9 +8,10 @@
  * significand holds, so every value is exact in the type and no two neighbours repeat: memory
  * compression on recent GPUs shrinks constant arrays (clpeak has shown 2.6x the theoretical
  * bandwidth that way), random ones it cannot. The array an op writes is poisoned with NaN in
- * setup (gb_case_poison), so a timed path that writes nothing, or only part, fails verify. The
- * host regenerates the inputs in verify and checks every element; every kernel is idempotent
- * (no op reads what it writes), so the gold value is exact whatever the number of repetitions:
+ * setup (host_image: gb_case_poison's pattern), so a timed path that writes nothing, or only
+ * part, fails verify. The host regenerates the inputs in verify and checks every element; every
+ * kernel is idempotent (no op reads what it writes), so the gold value is exact whatever the
+ * number of repetitions:
  *   copy  c = a        mul  b = s*c        add  c = a + b        triad  a = b + s*c  (s = 0.4)
  * Elementwise tolerance (relative): 1e-6 for float and 1e-14 for double, a few roundings (the
  * values are positive, so there is no cancellation).
@@ -33,6 +34,21 @@
  * (with one float per thread an H200's SMs cannot hold enough loads in flight to cover HBM's
  * latency); elsewhere 1 (a CPU runtime vectorises across work-items itself); figure vec_used.
  * dot ignores it (normalised to 1).
+ *
+ * Axis offset (alignment, issue 27; bytes, 0 to 2^40, default 0): every array of the op starts
+ * `offset` bytes into its buffer (all of them at the same offset), which is allocated
+ * n x sizeof(T) + offset bytes; the bytes counted stay arrays x n x sizeof(T) at every offset.
+ * The kernels take it as an element count (kernels/stream.cl's OFF = offset / sizeof(T); the
+ * tuned dot's kernels/dot.cl the same), so offset 0 builds the kernels of old. An offset that is
+ * not a multiple of sizeof(T), or with vec > 1 (vec 0 included, where it picks a vector) of the
+ * vector's vec x sizeof(T) bytes, is a recorded skip saying so: a misaligned element or vector
+ * load is undefined in OpenCL C and faults on CUDA (vec 1 runs every multiple of sizeof(T)). A
+ * buffer of size + offset bytes over the device's largest allocation is a recorded skip naming
+ * both; with size 0 the picked size shrinks by the offset where the largest allocation caps it.
+ * dot applies the offset to a and b (its partial sums have none). Setup fills the bytes before
+ * the offset with NaN in the arrays read (a kernel that reads there computes NaN) and with a
+ * guard byte (0xA5) in the array written; verify checks that the guard is untouched (a kernel
+ * that ignores the offset writes there) and then the elements at the offset as below.
  *
  * Axis wg: the profile's size is kept (or skipped where the device cannot run it). The default
  * is 256 on a GPU (BabelStream's CUDA TBSIZE) and, on a CPU, for copy, mul, add and triad, the
@@ -107,6 +123,14 @@ static const struct gb_axis_def axes[] = {
      .max = 16,
      .help = "copy, mul, add, triad: elements per work-item as one vector (1, 2, 4, 8, 16); 0: "
              "16 bytes on a GPU, 1 elsewhere (figure vec_used)"},
+    {.name = "offset",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = INT64_C(1) << 40,
+     .help = "bytes into each buffer at which every array of the op starts (alignment: 0, 4, 16, "
+             "64, 128, 256, 4096); a multiple of the element size, and with vec > 1 of the "
+             "vector's; the same bytes are counted"},
     {.name = "config",
      .type = GB_V_STR,
      .def = "auto",
@@ -170,17 +194,37 @@ static double value(const struct memory *m, int j, uint64_t i)
     return m->dbl ? 1.0 + (double)(z >> 12) * 0x1p-52 : 1.0 + (double)(z >> 41) * 0x1p-23;
 }
 
-/* A host array of the case's type: array j's values (value()). */
-static void *host_array(const struct memory *m, int j)
+/* The bytes before the offset in the buffer of the array an op writes; verify checks that they
+ * are still these. As a float -2.9e-16 and as a double -2.5e-127: finite and negative, so nothing
+ * the kernels compute from inputs in [1, 2), and not the NaN before the offset of the arrays
+ * read (a kernel that ignored the offset would copy that NaN there). */
+#define GUARD_BYTE 0xA5
+
+/* A host image of array j's buffer: m->off bytes before the offset, then the array's n elements
+ * (m->n * m->esize bytes). `written`: the guard bytes, then NaN (the poison a timed path that
+ * writes nothing leaves, as gb_case_poison's); else NaN (a kernel that reads before its offset
+ * computes NaN), then array j's values (value()). NULL when out of memory. */
+static unsigned char *host_image(const struct memory *m, int j, bool written)
 {
-    void *p = malloc(m->n * m->esize);
+    unsigned char *p = malloc(m->off + m->n * m->esize);
     if (!p)
         return NULL;
+    const uint64_t pre = m->off / m->esize; /* the offset is a whole number of elements */
+    if (written)
+        memset(p, GUARD_BYTE, m->off);
+    void *arr = p + m->off;
     for (uint64_t i = 0; i < m->n; i++) {
+        const double v = written ? NAN : value(m, j, i);
         if (m->dbl)
-            ((double *)p)[i] = value(m, j, i);
+            ((double *)arr)[i] = v;
         else
-            ((float *)p)[i] = (float)value(m, j, i);
+            ((float *)arr)[i] = (float)v;
+    }
+    for (uint64_t i = 0; !written && i < pre; i++) {
+        if (m->dbl)
+            ((double *)p)[i] = NAN;
+        else
+            ((float *)p)[i] = NAN;
     }
     return p;
 }
@@ -295,16 +339,17 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     if (err)
         return err;
     m->wg = (uint32_t)wg;
-    char d[6][32];
-    const char *defs[6];
+    char d[7][32];
+    const char *defs[7];
     snprintf(d[0], sizeof d[0], "T=float");
     for (size_t i = 0; i < 4; i++)
         snprintf(d[i + 1], sizeof d[0], "%s=%lld", dot_tunables[i].name, (long long)v[i]);
     snprintf(d[5], sizeof d[0], "FWG=%d", DOT_FWG);
-    for (size_t i = 0; i < 6; i++)
+    snprintf(d[6], sizeof d[0], "OFF=%llu", (unsigned long long)(m->off / m->esize));
+    for (size_t i = 0; i < 7; i++)
         defs[i] = d[i];
     uint32_t twg = (uint32_t)wg; /* a tuned size is a measured choice: never refitted */
-    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 6, NULL, &twg, &m->prog,
+    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 7, NULL, &twg, &m->prog,
                                 &m->k)) ||
         (err = ctx->ops->kernel_get(m->prog, "dot_final", &m->k2)))
         return err;
@@ -362,6 +407,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
     m->vec = (uint32_t)gb_params_int(ctx->params, "vec");
     if (m->vec == 0) /* auto: 16 bytes per work-item on a GPU (the head comment says why) */
         m->vec = info->type == GB_DEVICE_GPU ? (uint32_t)(16 / m->esize) : 1;
+    m->off = (uint64_t)gb_params_int(ctx->params, "offset");
     uint64_t bytes = gb_params_size(ctx->params, "size");
     if (bytes == 0) {
         /* BabelStream's advice: each array at least 4x the last-level cache, so that the
@@ -374,6 +420,9 @@ static int memory_setup(struct gb_case_ctx *ctx)
             bytes = info->max_alloc;
         if (info->global_mem && bytes > info->global_mem / 4)
             bytes = info->global_mem / 4;
+        /* Each buffer holds the offset too: the array shrinks by it where the cap binds. */
+        if (info->max_alloc && m->off < info->max_alloc && bytes > info->max_alloc - m->off)
+            bytes = info->max_alloc - m->off;
     }
     m->n = bytes / m->esize;
 
@@ -395,6 +444,35 @@ static int memory_setup(struct gb_case_ctx *ctx)
             return gb_case_skip(ctx, "vec %u: %llu elements are not a multiple of it", m->vec,
                                 (unsigned long long)m->n);
     }
+    /* The offset keeps every element (and vector) aligned, or the case does not run: the
+     * kernels' loads and stores are of whole elements and vectors. */
+    const char *tname = m->dbl ? "double" : "float";
+    if (m->off % m->esize)
+        return gb_case_skip(ctx,
+                            "offset %llu bytes is not a multiple of a %s's %zu bytes: every "
+                            "element would be misaligned (a misaligned load or store is "
+                            "undefined in OpenCL C and faults on CUDA)",
+                            (unsigned long long)m->off, tname, m->esize);
+    if (m->vec > 1 && m->off % (m->vec * m->esize))
+        return gb_case_skip(ctx,
+                            "offset %llu bytes is not a multiple of a vector's %zu bytes (vec "
+                            "%u%s x %zu-byte %s): every vector would be misaligned (a misaligned "
+                            "vector load or store is undefined in OpenCL C and faults on CUDA); "
+                            "vec 1 runs this offset",
+                            (unsigned long long)m->off, m->vec * m->esize, m->vec,
+                            gb_params_int(ctx->params, "vec") == 0 ? ", picked by vec 0" : "",
+                            m->esize, tname);
+    const uint64_t bytes_arr = m->n * m->esize; /* n <= bytes / esize: no overflow */
+    if (bytes_arr > UINT64_MAX / 4 - m->off)
+        return gb_case_skip(ctx, "offset %llu past an array of %llu bytes leaves 64-bit sizes",
+                            (unsigned long long)m->off, (unsigned long long)bytes_arr);
+    const uint64_t bytes_buf = bytes_arr + m->off; /* each buffer: the offset, then the array */
+    if (m->off && info->max_alloc && bytes_buf > info->max_alloc)
+        return gb_case_skip(ctx,
+                            "a buffer of %llu bytes (size %llu + offset %llu), over the "
+                            "device's largest allocation %llu",
+                            (unsigned long long)bytes_buf, (unsigned long long)bytes_arr,
+                            (unsigned long long)m->off, (unsigned long long)info->max_alloc);
     uint32_t sized = 0; /* the work-group size chosen for the device type, if any */
     if (!tuned && gb_case_param_defaulted(ctx, "wg")) {
         if (m->op == OP_DOT)
@@ -407,48 +485,47 @@ static int memory_setup(struct gb_case_ctx *ctx)
         return err;
     if (!tuned && m->op == OP_DOT && (m->wg & (m->wg - 1)))
         return gb_case_skip(ctx, "dot needs a power-of-two work-group size, not %u", m->wg);
-    if (info->global_mem && 3 * m->n * m->esize > info->global_mem)
-        return gb_case_skip(ctx, "three arrays of %llu bytes exceed the device's %llu bytes",
-                            (unsigned long long)(m->n * m->esize),
-                            (unsigned long long)info->global_mem);
+    if (info->global_mem && 3 * bytes_buf > info->global_mem)
+        return gb_case_skip(ctx, "three %s of %llu bytes exceed the device's %llu bytes",
+                            m->off ? "buffers (array + offset)" : "arrays",
+                            (unsigned long long)bytes_buf, (unsigned long long)info->global_mem);
 
     if (!tuned) {
-        char def_t[32], def_wg[32], def_vec[32];
-        snprintf(def_t, sizeof def_t, "T=%s", m->dbl ? "double" : "float");
+        char def_t[32], def_wg[32], def_vec[32], def_off[32];
+        snprintf(def_t, sizeof def_t, "T=%s", tname);
         snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
         snprintf(def_vec, sizeof def_vec, "VEC=%u", m->vec);
-        const char *defines[] = {def_t, def_wg, def_vec};
+        /* Offset 0 builds with the defines of old (the kernel's default OFF is 0). */
+        snprintf(def_off, sizeof def_off, "OFF=%llu", (unsigned long long)(m->off / m->esize));
+        const char *defines[] = {def_t, def_wg, def_vec, def_off};
+        const size_t ndef = m->off ? 4 : 3;
         const uint32_t asked = m->wg;
-        if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3, "wg",
-                                        &m->wg, &m->prog, &m->k)))
+        if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, ndef,
+                                        "wg", &m->wg, &m->prog, &m->k)))
             return err;
         if (m->wg != asked) { /* fitted to the kernel's maximum: WG is a define, so rebuild */
             gb_case_free_kernel(ctx, &m->k, &m->prog);
             snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
-            if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, 3,
+            if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, ndef,
                                             NULL, &m->wg, &m->prog, &m->k)))
                 return err;
         } else if (sized) /* else the fitting said it */
             gb_case_figure(ctx, "wg_used", "", m->wg);
     }
 
-    uint64_t bytes_arr = m->n * m->esize;
-    if ((err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->a)) ||
-        (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->b)) ||
-        (err = gb_case_alloc(ctx, bytes_arr, GB_MEM_DEVICE, &m->c)))
+    if ((err = gb_case_alloc(ctx, bytes_buf, GB_MEM_DEVICE, &m->a)) ||
+        (err = gb_case_alloc(ctx, bytes_buf, GB_MEM_DEVICE, &m->b)) ||
+        (err = gb_case_alloc(ctx, bytes_buf, GB_MEM_DEVICE, &m->c)))
         return err;
-    /* Inputs random, everything else (the output) poisoned. */
+    /* Inputs random at the offset, everything else NaN (host_image), but the bytes before the
+     * written array's offset, which hold the guard. */
     struct gb_buf *bufs[3] = {m->a, m->b, m->c};
     const enum gb_dtype dt = m->dbl ? GB_F64 : GB_F32;
     for (int j = 0; j < 3 && !err; j++) {
-        if (!(io[m->op].reads & (1u << j))) {
-            err = gb_case_poison(ctx, bufs[j], bytes_arr, dt);
-            continue;
-        }
-        void *h = host_array(m, j);
+        unsigned char *h = host_image(m, j, !(io[m->op].reads & (1u << j)));
         if (!h)
-            return GB_FAIL(GB_ENOMEM, "host array of %llu bytes", (unsigned long long)bytes_arr);
-        err = gb_case_upload(ctx, bufs[j], h, bytes_arr);
+            return GB_FAIL(GB_ENOMEM, "host array of %llu bytes", (unsigned long long)bytes_buf);
+        err = gb_case_upload(ctx, bufs[j], h, bytes_buf);
         free(h);
     }
     if (err)
@@ -619,9 +696,21 @@ static int memory_verify(struct gb_case_ctx *ctx)
     struct gb_buf *bufs[3] = {m->a, m->b, m->c};
     struct gb_buf *out = bufs[io[m->op].writes];
     int err;
-    void *host = gb_case_read_back(ctx, out, m->n * m->esize, &err);
-    if (!host)
+    unsigned char *image = gb_case_read_back(ctx, out, m->off + m->n * m->esize, &err);
+    if (!image)
         return err;
+    for (uint64_t i = 0; i < m->off; i++)
+        if (image[i] != GUARD_BYTE) {
+            err = gb_case_mismatch(ctx,
+                                   "byte %llu, before the offset %llu, is 0x%02x, not the guard "
+                                   "0x%02x: the kernel wrote outside its array (an offset "
+                                   "ignored?)",
+                                   (unsigned long long)i, (unsigned long long)m->off, image[i],
+                                   GUARD_BYTE);
+            free(image);
+            return err;
+        }
+    const void *host = image + m->off; /* the array */
     const double tol = m->dbl ? 1e-14 : 1e-6;
     double worst = 0, worst_gold = 0;
     uint64_t worst_i = 0;
@@ -650,13 +739,17 @@ static int memory_verify(struct gb_case_ctx *ctx)
         }
     }
     ctx->max_error = worst;
-    if (!(worst <= tol))
+    if (!(worst <= tol)) {
+        char at[64] = "";
+        if (m->off)
+            snprintf(at, sizeof at, " at offset %llu", (unsigned long long)m->off);
         err = gb_case_mismatch(ctx,
-                               "element %llu is %.17g, expected %.17g (relative error %.3g "
+                               "element %llu%s is %.17g, expected %.17g (relative error %.3g "
                                "> %g)",
-                               (unsigned long long)worst_i, elem(m, host, worst_i), worst_gold,
+                               (unsigned long long)worst_i, at, elem(m, host, worst_i), worst_gold,
                                worst, tol);
-    free(host);
+    }
+    free(image);
     return err;
 }
 

@@ -17,7 +17,11 @@ struct memory {
     size_t esize;
     uint64_t n;
     uint32_t wg;
-    uint32_t vec;    /* copy, mul, add, triad: elements per work-item (axis vec) */
+    uint32_t vec; /* copy, mul, add, triad: elements per work-item (axis vec) */
+    /* Axis offset, bytes (a multiple of esize, and of vec * esize): every array of the op
+     * starts this far into its buffer, which holds off + n * esize bytes (sums and partial, the
+     * dot's partial sums, have none). */
+    uint64_t off;
     uint64_t groups; /* dot: values in sums that verify adds (tuned: 1, the total) */
     struct gb_buf *a, *b, *c, *sums;
     struct gb_program *prog;

@@ -33,7 +33,7 @@
  * kernel file, and a set when it gains a tunable value; the counts follow. */
 #define MAX_KERNELS 8
 #define MAX_SETS 24
-#define MAX_DEFS 6
+#define MAX_DEFS 7
 struct variant_file {
     const char *file;
     const char *kernels[MAX_KERNELS]; /* NULL-terminated */
@@ -68,8 +68,11 @@ static const struct variant_file variant_files[] = {
       {"T=float", "WG=256", "VEC=8", NULL},
       {"T=float", "WG=256", "VEC=16", NULL},
       {"T=double", "WG=256", "VEC=2", NULL},
-      {"T=double", "WG=256", "VEC=4", NULL}},
-     21},
+      {"T=double", "WG=256", "VEC=4", NULL},
+      /* the offset axis (OFF in elements; a whole number of vectors) */
+      {"T=float", "WG=256", "VEC=4", "OFF=4", NULL},
+      {"T=double", "WG=256", "OFF=1", NULL}},
+     23},
     /* suites/launch.c: no tunables. */
     {"launch.cl", {"launch_count", NULL}, {{NULL}}, 1},
     /* suites/compute.c: CHAINS is the `chains` axis (the values configs/precision.yaml
@@ -124,8 +127,10 @@ static const struct variant_file variant_files[] = {
      {{NULL},
       {"T=float", "WG=32", "VEC=1", "LAYOUT=1", "REDUCE=0", "FWG=32", NULL},
       {"T=float", "WG=1024", "VEC=16", "LAYOUT=0", "REDUCE=1", "FWG=1024", NULL},
-      {"T=double", "WG=256", "VEC=4", "LAYOUT=0", "REDUCE=2", "FWG=64", NULL}},
-     4},
+      {"T=double", "WG=256", "VEC=4", "LAYOUT=0", "REDUCE=2", "FWG=64", NULL},
+      /* the memory suite's tuned dot at an offset (OFF in elements) */
+      {"T=float", "WG=64", "VEC=4", "LAYOUT=1", "REDUCE=0", "FWG=64", "OFF=3", NULL}},
+     5},
     /* suites/tuning.c: the 2-D transpose, with and without a local-memory tile. */
     {"transpose.cl",
      {"transpose", NULL},
@@ -238,8 +243,8 @@ static void compile_all(const char *arch)
            builds, NFILES);
     ASSERT_EQ(builds, expect_builds);
     ASSERT_EQ(kernels, expect_kernels);
-    /* The table must not shrink by accident: stream.cl's 5 kernels x 21 sets, launch.cl's 1. */
-    ASSERT_U64(kernels, >=, 106);
+    /* The table must not shrink by accident: stream.cl's 5 kernels x 23 sets, launch.cl's 1. */
+    ASSERT_U64(kernels, >=, 116);
 }
 
 TEST_TIMEOUT(cuda_nvrtc_kernels_compute_80, 300)
@@ -260,25 +265,28 @@ TEST_TIMEOUT(cuda_nvrtc_kernels_sm_90, 300)
 
 /* The memory suite's wide loads on CUDA: with VEC=4 floats (VEC=2 doubles) every stream kernel
  * loads and stores 16 bytes per instruction (ld.global.nc.v4 / st.global.v4 in the PTX; .v2.f64
- * for doubles), and with VEC=1 it does not: a struct that lost its alignment would compile to
- * four scalar loads, a quarter of the bytes in flight per thread. */
+ * for doubles), at offset 0 and at an offset of whole vectors (OFF=4 floats), and with VEC=1 it
+ * does not: a struct that lost its alignment would compile to four scalar loads, a quarter of
+ * the bytes in flight per thread. */
 TEST_TIMEOUT(cuda_stream_wide_loads, 120)
 {
     char *src = NULL;
     ASSERT_OK(gb_kernel_source("stream.cl", &src));
     static const struct {
-        const char *t, *vec, *ld, *st;
+        const char *t, *vec, *off, *ld, *st;
     } cases[] = {
-        {"T=float", "VEC=4", "ld.global.nc.v4.f32", "st.global.v4.f32"},
-        {"T=double", "VEC=2", "ld.global.nc.v2.f64", "st.global.v2.f64"},
-        {"T=float", "VEC=1", NULL, NULL},
+        {"T=float", "VEC=4", "OFF=0", "ld.global.nc.v4.f32", "st.global.v4.f32"},
+        {"T=double", "VEC=2", "OFF=0", "ld.global.nc.v2.f64", "st.global.v2.f64"},
+        {"T=float", "VEC=4", "OFF=4", "ld.global.nc.v4.f32", "st.global.v4.f32"},
+        {"T=float", "VEC=1", "OFF=0", NULL, NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const char *set[] = {cases[c].t, "WG=256", cases[c].vec};
+        const char *set[] = {cases[c].t, "WG=256", cases[c].vec, cases[c].off};
         char *ptx = NULL, *log = NULL;
         size_t size = 0;
-        int rc = gb_cuda_compile(src, "compute_90", set, 3, &ptx, &size, &log);
-        ASSERT_MSG(rc == 0, "%s %s: %s\n%s", set[0], set[2], gb_error_msg(), log ? log : "");
+        int rc = gb_cuda_compile(src, "compute_90", set, 4, &ptx, &size, &log);
+        ASSERT_MSG(rc == 0, "%s %s %s: %s\n%s", set[0], set[2], set[3], gb_error_msg(),
+                   log ? log : "");
         static const char *const k[] = {"stream_copy", "stream_mul", "stream_add", "stream_triad"};
         for (size_t i = 0; i < 4; i++) {
             char pat[64];
@@ -288,13 +296,13 @@ TEST_TIMEOUT(cuda_stream_wide_loads, 120)
             const char *end = strstr(body, "\n}");
             char *fn = strndup(body, end ? (size_t)(end - body) : strlen(body));
             if (cases[c].ld) {
-                ASSERT_MSG(strstr(fn, cases[c].ld), "%s %s %s: no %s:\n%s", set[0], set[2], k[i],
-                           cases[c].ld, fn);
-                ASSERT_MSG(strstr(fn, cases[c].st), "%s %s %s: no %s", set[0], set[2], k[i],
-                           cases[c].st);
+                ASSERT_MSG(strstr(fn, cases[c].ld), "%s %s %s %s: no %s:\n%s", set[0], set[2],
+                           set[3], k[i], cases[c].ld, fn);
+                ASSERT_MSG(strstr(fn, cases[c].st), "%s %s %s %s: no %s", set[0], set[2], set[3],
+                           k[i], cases[c].st);
             } else {
                 ASSERT_MSG(!strstr(fn, ".v4.") && !strstr(fn, ".v2."),
-                           "%s %s %s: vector accesses:\n%s", set[0], set[2], k[i], fn);
+                           "%s %s %s %s: vector accesses:\n%s", set[0], set[2], set[3], k[i], fn);
             }
             free(fn);
         }
