@@ -130,7 +130,8 @@ static const struct gb_axis_def axes[] = {
      .max = INT64_C(1) << 40,
      .help = "bytes into each buffer at which every array of the op starts (alignment: 0, 4, 16, "
              "64, 128, 256, 4096); a multiple of the element size, and with vec > 1 of the "
-             "vector's; the same bytes are counted"},
+             "vector's; the same bytes are counted",
+     .omit_default = true},
     {.name = "config",
      .type = GB_V_STR,
      .def = "auto",

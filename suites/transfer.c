@@ -70,12 +70,14 @@ static const struct gb_axis_def axes[] = {
      .min = 0,
      .max = INT64_C(1) << 40,
      .help = "bytes into the buffer(s) offset_side names at which the copy starts (alignment: "
-             "0, 1, 4, 16, 64, 128, 256, 4096); the same size bytes are counted"},
+             "0, 1, 4, 16, 64, 128, 256, 4096); the same size bytes are counted",
+     .omit_default = true},
     {.name = "offset_side",
      .type = GB_V_STR,
      .def = "both",
      .choices = sides,
-     .help = "which buffers offset moves: src, dst or both (H2D: src is the host buffer)"},
+     .help = "which buffers offset moves: src, dst or both (H2D: src is the host buffer)",
+     .omit_default = true},
 };
 
 static enum transfer_op parse_op(const char *s)

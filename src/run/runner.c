@@ -28,11 +28,19 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
              c->params.n && c->params.v[0].type == GB_V_STR ? c->params.v[0].s : "");
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     r->device_index = dev_idx;
-    r->params = c->params;
+    r->params.n = 0;
     for (size_t j = 0; j < c->params.n && j < GB_MAX_AXES; j++) {
         const struct gb_axis_def *ax = gb_suite_axis(c->run->suite, c->params.name[j]);
+        if (ax && ax->omit_default && ax->def) {
+            char text[GB_STR_MAX];
+            gb_value_format(&c->params.v[j], text, sizeof text);
+            if (strcmp(text, ax->def) == 0)
+                continue; /* an axis newer than results kept: absent at its default */
+        }
         if (ax && ax->device_pos)
-            r->device_pos_axes |= UINT32_C(1) << j;
+            r->device_pos_axes |= UINT32_C(1) << r->params.n;
+        r->params.name[r->params.n] = c->params.name[j];
+        r->params.v[r->params.n++] = c->params.v[j];
     }
 }
 

@@ -50,6 +50,12 @@ struct gb_axis_def {
      * (the peer-copy matrix's source and destination). The plan keeps only the values below the
      * size of the set, so the default sweep may name more positions than a machine has. */
     bool device_pos;
+    /* Results leave the axis out of their params where its value is the default `def` (one
+     * value, compared as gb_value_format writes it): for an axis added after results were
+     * kept, so that results from before it, which ran at that value, still match new ones in
+     * compare, baselines, history, fleet and the tuning cache. A reader finds the axis absent
+     * at its default (gb_params_int 0, gb_params_str ""). */
+    bool omit_default;
 };
 
 enum gb_timer {
