@@ -285,3 +285,72 @@ TEST_TIMEOUT(suite_transfer_registered_memory_verifies, 120)
     }
     gb_results_free(&rs);
 }
+
+/* ---- the report's memory-management charts --------------------------------------------------- */
+
+static char out[16384];
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
+
+TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/mm.yaml", dir);
+    gb_test_write_file(
+        path, "name: mm-test\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 20, "
+              "max_samples: 20, max_time: 200ms, min_sample_time: 1ms}\nsuites:\n"
+              "  - suite: alloc\n    params: {method: [device, host], size: [4KiB, 1MiB]}\n"
+              "  - suite: pool\n    params: {way: [driver, caching], layers: 3, hidden: 128KiB, "
+              "cap: [0, 4MiB]}\n"
+              "  - suite: transfer\n    params: {op: h2d, memory: pinned, size: 1MiB, "
+              "offset: [0, 4, 64], offset_side: src}\n");
+    int rc = sh("cd %s && %s run mm.yaml -q -o mm.json 2>&1 && %s report mm.json -o rep 2>&1", dir,
+                GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "%s", out);
+    snprintf(path, sizeof path, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(path);
+    ASSERT_CONTAINS(md, "Memory management: allocation latency, the call alone");
+    ASSERT_CONTAINS(md, "Memory management: allocation and first use");
+    ASSERT_CONTAINS(md, "Memory management: free latency");
+    ASSERT_CONTAINS(md, "(p99 ");
+    ASSERT_CONTAINS(md, "x the driver's speed");
+    ASSERT_CONTAINS(md, "allocations failed under the cap");
+    ASSERT_CONTAINS(md, "the slowest offset");
+    /* Every chart of the chapter drawn, none "no data". */
+    static const char *const ids[] = {"mm_alloc", "mm_alloc_first_use", "mm_free", "mm_pool",
+                                      "mm_offset"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        snprintf(path, sizeof path, "%s/rep/charts/%s.svg", dir, ids[i]);
+        char *svg = gb_test_slurp(path);
+        ASSERT_MSG(!strstr(svg, "No data"), "%s says no data", ids[i]);
+        free(svg);
+    }
+    free(md);
+}
+
+/* An axis newer than kept results (omit_default) is absent from a result at its default, so
+ * that results from before it still match: transfer's offset and offset_side, memory's offset. */
+TEST_TIMEOUT(suite_new_axes_at_their_default_leave_the_params_unchanged, 60)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "measure: {min_samples: 3, max_samples: 3, max_time: 50ms, warmup_runs: 1}\n"
+             "suites:\n  - suite: transfer\n    params: {op: h2d, memory: pinned, size: 4KiB, "
+             "offset: [0, 64], offset_side: dst}\n  - suite: memory\n    params: {op: copy, "
+             "type: float, size: 1MiB, offset: [0, 64]}\n");
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 4);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->suite, r->reason);
+        const bool at_default = i % 2 == 0;
+        ASSERT_EQ(gb_params_get(&r->params, "offset") == NULL, at_default);
+        if (strcmp(r->suite, "transfer") == 0)
+            ASSERT_EQ(gb_params_get(&r->params, "offset_side") == NULL, at_default);
+        /* Still a size and the rest of the axes. */
+        ASSERT(gb_params_get(&r->params, "size") != NULL);
+    }
+    gb_test_check_results_schema(&rs);
+    gb_results_free(&rs);
+}

@@ -104,6 +104,9 @@ struct line {
     double *x, *y; /* sorted by x, one point per x (unless unordered) */
     const struct gb_result **r;
     bool unordered; /* a NaN x came: x is no longer sorted (line_add, model.c) */
+    /* The error bar of each point: NULL, the p5 and p95 of its samples; else from y to the
+     * point's result's scalar figure of this name (a latency's "p99_us"; a string literal). */
+    const char *bar_to;
 };
 
 /* An extra labelled point of a line chart (the knee). */
@@ -351,6 +354,9 @@ void gb__chart_speed_accuracy(struct rep *R, const struct gb__chart_kind *k);
 /* chart_ai.c: the AI workloads chart (conv bars, and the AI suites' derived figures as
  * findings: model_s, speedup_vs_bf16, break_even_density). */
 void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_alloc(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k);

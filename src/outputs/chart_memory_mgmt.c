@@ -57,8 +57,8 @@ static void alloc_findings(struct rep *R, struct chart *c, const struct line *l,
         gb__fmt_x(l[i].x[k], true, at, sizeof at);
         gb__fmt_x(l[i].x[0], true, lo, sizeof lo);
         const double p99 = l[i].r[k] ? scalar(l[i].r[k], "p99_us") : NAN;
-        find(c, "%s: %.3g us at %s (p99 %.3g us); %.3g us at %s.", l[i].label, l[i].y[k], at,
-             p99, l[i].y[0], lo);
+        find(c, "%s: %.3g us at %s (p99 %.3g us); %.3g us at %s.", l[i].label, l[i].y[k], at, p99,
+             l[i].y[0], lo);
     }
 }
 
@@ -185,8 +185,9 @@ void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k)
             gb_appendf(line, sizeof line, ", %.3gx the driver's speed", vs_driver);
         const double fails = scalar(r, "cap_failures");
         if (isfinite(fails))
-            gb_appendf(line, sizeof line, ", %.0f allocations failed under the cap (%.0f that "
-                                          "the live bytes would have allowed)",
+            gb_appendf(line, sizeof line,
+                       ", %.0f allocations failed under the cap (%.0f that "
+                       "the live bytes would have allowed)",
                        fails, scalar(r, "cap_failures_fragmented"));
         find(c, "%s.", line);
         shown++;
@@ -199,13 +200,49 @@ void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k)
 static bool offset_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    const struct gb_value *off = gb_params_get(&r->params, "offset");
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "GB/s") == 0 && off &&
-           is_num(off);
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "GB/s") == 0;
 }
 
-/* Bars, one per result kind (suite, case, host memory, size, side) and offset, in the order of
- * the results; a kind only where its offsets vary. */
+/* A result's offset: absent at the default 0 (the axis's omit_default). */
+static double offset_of(const struct gb_result *r)
+{
+    const struct gb_value *v = gb_params_get(&r->params, "offset");
+    return v && is_num(v) ? gb__num(v) : 0;
+}
+
+/* What a bar stands for apart from its offset: suite, case, type or host memory, size. */
+static void kind_of(const struct gb_result *r, char *buf, size_t len)
+{
+    char sz[32], cs[48], mem[32], ty[16], su[24];
+    const struct gb_value *size = gb_params_get(&r->params, "size");
+    if (size && is_num(size))
+        gb__fmt_x(gb__num(size), true, sz, sizeof sz);
+    else
+        sz[0] = '\0';
+    gb__clean(r->case_name, cs, sizeof cs);
+    gb__clean(param(r, "memory"), mem, sizeof mem);
+    gb__clean(param(r, "type"), ty, sizeof ty);
+    gb__clean(r->suite, su, sizeof su);
+    snprintf(buf, len, "%s %s %s%s%s", su, cs, mem[0] ? mem : ty, sz[0] ? " " : "", sz);
+}
+
+/* The offset in a bar's label ("h2d +64 src": the number after the last '+'). */
+static double label_offset(const char *label)
+{
+    const char *plus = strrchr(label, '+');
+    return plus ? strtod(plus + 1, NULL) : 0;
+}
+
+/* Whether two bars are of one kind: their labels agree before the last '+'. */
+static bool same_kind(const struct cat *a, const struct cat *b)
+{
+    const char *pa = strrchr(a->label, '+'), *pb = strrchr(b->label, '+');
+    return pa && pb && pa - a->label == pb - b->label &&
+           strncmp(a->label, b->label, (size_t)(pa - a->label)) == 0;
+}
+
+/* Bars, one per result kind (kind_of) and offset (and side, where the results have one), in
+ * the order of the results; a kind only where its offsets vary. */
 void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
 {
     struct chart *c = gb__chart_new(
@@ -220,31 +257,50 @@ void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
     struct sel s = gb__select(R, offset_fn, &sf, SIZE_MAX);
     enum { MAXC = 48 };
     struct cat *cats = calloc(MAXC, sizeof *cats);
+    char(*kinds)[160] = calloc(s.n ? s.n : 1, sizeof *kinds);
     size_t n = 0, varied = 0;
-    for (size_t i = 0; cats && i < s.n; i++) {
+    bool *swept = calloc(s.n ? s.n : 1, sizeof *swept);
+    for (size_t i = 0; kinds && i < s.n; i++)
+        kind_of(s.p[i]->r, kinds[i], sizeof kinds[i]);
+    /* A kind is drawn where its offsets vary; the label leaves out the suite, the memory and the
+     * size where every drawn bar has the same (the title and the findings say them). */
+    const char *first_suite = NULL, *first_mem = NULL;
+    double first_size = NAN;
+    bool suites_vary = false, rest_varies = false;
+    for (size_t i = 0; swept && kinds && i < s.n; i++) {
+        for (size_t j = 0; j < s.n && !swept[i]; j++)
+            swept[i] =
+                strcmp(kinds[j], kinds[i]) == 0 && offset_of(s.p[j]->r) != offset_of(s.p[i]->r);
+        if (!swept[i])
+            continue;
         const struct gb_result *r = s.p[i]->r;
-        /* Only kinds swept over offsets: a result at offset 0 whose kind has another offset. */
-        char kind[160], sz[32], label[160], off[32];
-        gb__fmt_x(gb__num(gb_params_get(&r->params, "size")), true, sz, sizeof sz);
-        char cs[48], mem[32], side[16], su[24];
-        gb__clean(r->case_name, cs, sizeof cs);
-        gb__clean(param(r, "memory"), mem, sizeof mem);
-        gb__clean(param(r, "offset_side"), side, sizeof side);
-        gb__clean(r->suite, su, sizeof su);
-        snprintf(kind, sizeof kind, "%s %s %s %s %s", su, cs, mem, sz, side);
-        bool swept = false;
-        const double o = gb__num(gb_params_get(&r->params, "offset"));
-        for (size_t j = 0; j < s.n && !swept; j++) {
-            const struct gb_result *q = s.p[j]->r;
-            swept = q != r && strcmp(q->suite, r->suite) == 0 &&
-                    strcmp(q->case_name, r->case_name) == 0 &&
-                    gb__num(gb_params_get(&q->params, "offset")) != o;
+        const char *mem = param(r, "type");
+        const double size = gb__num(gb_params_get(&r->params, "size"));
+        if (!first_suite) {
+            first_suite = r->suite;
+            first_mem = mem;
+            first_size = size;
         }
-        if (!swept)
+        suites_vary |= strcmp(first_suite, r->suite) != 0;
+        rest_varies |= strcmp(first_mem, mem) != 0 || first_size != size;
+    }
+    for (size_t i = 0; cats && kinds && swept && i < s.n; i++) {
+        const struct gb_result *r = s.p[i]->r;
+        const double o = offset_of(r);
+        if (!swept[i])
             continue;
         varied++;
+        char off[32], side[16], label[160], cs[48], su[24];
         gb__fmt_x(o, false, off, sizeof off);
-        snprintf(label, sizeof label, "%.120s +%.16s", kind, off);
+        gb__clean(param(r, "offset_side"), side, sizeof side);
+        gb__clean(r->case_name, cs, sizeof cs);
+        gb__clean(r->suite, su, sizeof su);
+        /* kinds[i] is "suite case rest": rest starts after the second space. */
+        const char *rest = strchr(kinds[i], ' ');
+        rest = rest ? strchr(rest + 1, ' ') : NULL;
+        snprintf(label, sizeof label, "%s%s%s%.80s +%.16s%s%.12s", suites_vary ? su : "",
+                 suites_vary ? " " : "", cs, rest_varies && rest ? rest : "", off,
+                 side[0] && o > 0 ? " " : "", o > 0 ? side : "");
         size_t q = 0;
         while (q < n && strcmp(cats[q].label, label) != 0)
             q++;
@@ -260,23 +316,50 @@ void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
             cats[q].v[ser] = r->value;
         }
     }
+    free(kinds);
+    free(swept);
+    /* Grouped: the bars of a kind together, kinds in the order they first came, each by
+     * offset (a stable insertion sort on (the kind's first bar, offset)). */
+    size_t rank[MAXC];
+    for (size_t i = 0; i < n; i++) {
+        rank[i] = i;
+        for (size_t j = 0; j < i && rank[i] == i; j++)
+            if (same_kind(&cats[i], &cats[j]))
+                rank[i] = rank[j];
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            const bool before = rank[j] < rank[j - 1] ||
+                                (rank[j] == rank[j - 1] &&
+                                 label_offset(cats[j].label) < label_offset(cats[j - 1].label));
+            if (!before)
+                break;
+            struct cat t = cats[j];
+            cats[j] = cats[j - 1];
+            cats[j - 1] = t;
+            size_t r = rank[j];
+            rank[j] = rank[j - 1];
+            rank[j - 1] = r;
+        }
     if (!varied || !n)
-        gb__chart_nodata(R, c, "no transfer or memory results with an offset sweep in these "
-                               "files (axis offset)");
+        gb__chart_nodata(R, c,
+                         "no transfer or memory results with an offset sweep in these "
+                         "files (axis offset)");
     else
         gb__write_bars(R, c, cats, n, "GB/s", false);
     /* Per kind and series: the slowest offset against offset 0. */
     for (size_t q = 0; q < n && q < 16; q++)
         for (size_t ser = 0; ser < R->nser; ser++) {
             const struct gb_result *r = cats[q].best[ser];
-            if (!r || gb__num(gb_params_get(&r->params, "offset")) != 0)
+            if (!r || offset_of(r) != 0)
                 continue;
             const char *plus = strrchr(cats[q].label, '+');
             const size_t klen = plus ? (size_t)(plus - cats[q].label) : 0;
             double worst = INFINITY;
             char at[32] = "";
             for (size_t j = 0; j < n; j++)
-                if (j != q && cats[j].best[ser] && strncmp(cats[j].label, cats[q].label, klen) == 0 &&
+                if (j != q && cats[j].best[ser] &&
+                    strncmp(cats[j].label, cats[q].label, klen) == 0 &&
                     cats[j].label[klen] == '+' && cats[j].v[ser] < worst) {
                     worst = cats[j].v[ser];
                     gb__scopy(at, sizeof at, cats[j].label + klen + 1);

@@ -42,6 +42,11 @@ static const char *const atomics[] = {"atomics", NULL};
 /* The AI workloads: convolution drawn, the AI suites' derived figures (gemm's presets and int8,
  * sparse's break-even) in its findings; sparse's own curves are drawn from its chart hint. */
 static const char *const ai[] = {"conv", NULL};
+/* Memory management: allocation cost, the pool's payoff, and bandwidth against offset (the
+ * offset axis of the transfer and memory suites). */
+static const char *const alloc[] = {"alloc", NULL};
+static const char *const pool[] = {"pool", NULL};
+static const char *const offsets[] = {"transfer", "memory", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -53,6 +58,9 @@ static const struct gb__chart_kind kinds[] = {
     {arithmetic, NULL, gb__chart_speed_accuracy, NULL},
     {memory, arithmetic, gb__chart_roofline, NULL}, /* the memory roof, the arithmetic roof */
     {ai, NULL, gb__chart_ai, NULL},
+    {alloc, NULL, gb__chart_alloc, NULL},
+    {pool, NULL, gb__chart_pool, NULL},
+    {offsets, NULL, gb__chart_offsets, NULL},
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
     {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */

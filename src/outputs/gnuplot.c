@@ -332,19 +332,28 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
     if (!d)
         return;
     /* Each point with its spread: the p5 and p95 of its samples where y is the result's value
-     * (a figure derived from it has none of its own: y twice). */
-    fprintf(d, "# x,y,line,p5,p95\n");
+     * (a figure derived from it has none of its own: y twice), or from y to the figure the
+     * line names (bar_to: a latency's p99). */
+    fprintf(d, "# x,y,line,%s\n", n && l[0].bar_to ? "bar_lo,bar_hi" : "p5,p95");
     for (size_t i = 0; i < n; i++) {
         if (i)
             fprintf(d, "\n\n");
         for (size_t k = 0; k < l[i].n; k++) {
             const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
-            bool spread = r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
-                          isfinite(r->stats.p95);
+            double lo = l[i].y[k], hi = l[i].y[k];
+            if (r && l[i].bar_to) {
+                for (size_t f = 0; f < r->nfigures; f++)
+                    if (strcmp(r->figures[f].name, l[i].bar_to) == 0 && r->figures[f].n == 1 &&
+                        isfinite(r->figures[f].v[0]) && r->figures[f].v[0] >= lo)
+                        hi = r->figures[f].v[0];
+            } else if (r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
+                       isfinite(r->stats.p95)) {
+                lo = r->stats.p5;
+                hi = r->stats.p95;
+            }
             fprintf(d, "%.9g,%.6g,", l[i].x[k], l[i].y[k]);
             gb__csv_field(d, l[i].label);
-            fprintf(d, ",%.6g,%.6g\n", spread ? r->stats.p5 : l[i].y[k],
-                    spread ? r->stats.p95 : l[i].y[k]);
+            fprintf(d, ",%.6g,%.6g\n", lo, hi);
         }
     }
     if (nmarks) {
