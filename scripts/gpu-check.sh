@@ -36,7 +36,12 @@
 #      or failing peer is named with why; summary.md gets the gpubench/peer ratios.
 #   2b. the chip suites on CUDA (a GPU-sized subset of configs/chip-quick.yaml, about 15 s):
 #      the latency and cache staircases, local memory, atomics, command graphs against separate
-#      and fused launches, and one memory case with cold caches (chip-cuda.json).
+#      and fused launches, and one memory case with cold caches; then memory management (about
+#      15 s): every CUDA allocation method (cudaMalloc, cudaMallocAsync on the default pool and
+#      on a pool that keeps its memory, cudaMallocManaged, cudaHostAlloc, cudaHostRegister, and
+#      malloc beside), a training step's allocations through cudaMalloc, the stream-ordered pool
+#      and the caching pool, pinned against registered H2D/D2H, and triad against offset
+#      (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
@@ -103,7 +108,7 @@ peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=130
-                   [peers]=75 [chip]=30 [cuda]=75 [opencl]=50 [summary]=10 [build]=240)
+                   [peers]=75 [chip]=40 [cuda]=75 [opencl]=40 [summary]=10 [build]=240)
 steps_order="version chain compat json state smoke peers chip cuda opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -563,6 +568,21 @@ suites:
   - suite: memory
     params: {op: copy, type: float, size: [1MiB], wg: 256}
     measure: {cache: cold}
+  # Memory management (configs/memory-management.yaml): every CUDA allocation method, its free
+  # and its first use, 100 samples each (p99); a training step through cudaMalloc, the
+  # stream-ordered pool and the caching pool; pinned against registered; triad against offset.
+  - suite: alloc
+    params: {method: [device, async, async_keep, managed, pinned, registered, host],
+             size: [4KiB, 16MiB]}
+    measure: {warmup_runs: 3, warmup_time: 0, min_samples: 100, max_samples: 100,
+              max_time: 150ms}
+  - suite: pool
+    params: {way: [driver, backend_pool, caching], layers: 12, hidden: 4MiB}
+    measure: {max_time: 300ms}
+  - suite: transfer
+    params: {op: [h2d, d2h], memory: [pinned, registered], size: 64MiB}
+  - suite: memory
+    params: {op: triad, type: float, size: 256MiB, offset: [0, 4, 16, 64, 4096], vec: 1}
 YAML
 
 smoke_report() {

@@ -175,6 +175,8 @@ static const struct variant_file variant_files[] = {
       {"TYPE=2", "NADDR=256", NULL},
       {"TYPE=0", "NADDR=256", "GB_BREAK", NULL}},
      5},
+    /* suites/alloc.c and suites/pool.c: the first-use fill, and the test's half fill. */
+    {"alloc.cl", {"alloc_fill", NULL}, {{NULL}, {"GB_BREAK=1", NULL}}, 2},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 
