@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "backends/precision.h"
+#include "base/util.h"
 #include "suites/conv_state.h"
 #include "suites/gemm_state.h" /* gb__gemm_tolerance */
 #include "suites/presets.h"
@@ -332,15 +333,6 @@ static enum gb_dtype out_type(enum cvprec p)
     return p == CV_I8 ? GB_F32 : in_type(p);
 }
 
-/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014). */
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static double *draws(uint64_t n, uint64_t seed, bool integer)
 {
     if (n > SIZE_MAX / sizeof(double))
@@ -349,8 +341,8 @@ static double *draws(uint64_t n, uint64_t seed, bool integer)
     if (!x)
         return NULL;
     for (uint64_t i = 0; i < n; i++)
-        x[i] = integer ? (double)((int64_t)(mix(&seed) % 129) - 64)
-                       : (double)(mix(&seed) >> 11) * 0x1p-52 - 1.0;
+        x[i] = integer ? (double)((int64_t)(gb_splitmix64(&seed) % 129) - 64)
+                       : (double)(gb_splitmix64(&seed) >> 11) * 0x1p-52 - 1.0;
     return x;
 }
 
@@ -648,7 +640,7 @@ static int conv_verify(struct gb_case_ctx *ctx)
                                       : i == 1 ? no - 1
                                       : i == 2 ? no / 2
                                                : no / 3)
-                                   : mix(&seed) % no;
+                                   : gb_splitmix64(&seed) % no;
         uint64_t n;
         at[i] = e;
         ref[i] = gb__conv_ref(&s->c, s->pp, s->qq, s->a64, s->b64, e, &mag[i], &n);

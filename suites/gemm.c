@@ -51,6 +51,7 @@
 #include "base/fp8.h"
 #include "base/units.h"
 #include "backends/precision.h"
+#include "base/util.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h"
 #include "suites/presets.h"
@@ -185,15 +186,6 @@ static bool gemm_normalize(struct gb_params *p)
     return true;
 }
 
-/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014): the inputs' only randomness. */
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* dist signed: element of op(A) or op(B) at inner index l. 1 + 10 random bits below the point
  * + 0x0CCC x 2^-23: exact in f32, and 0.4 of a unit of the 10-bit significand (TF32, f16) above
  * a value of that format, so rounding to it (to nearest or truncated) takes 0.4 unit off every
@@ -201,16 +193,16 @@ static uint64_t mix(uint64_t *s)
  * those errors add up instead of cancelling: about 2^-10 relative in every element of C. */
 static double draw_signed(uint64_t *s, uint64_t l)
 {
-    const double v = 1.0 + (double)(mix(s) >> 54) * 0x1p-10 + 0x0CCC * 0x1p-23;
+    const double v = 1.0 + (double)(gb_splitmix64(s) >> 54) * 0x1p-10 + 0x0CCC * 0x1p-23;
     return l & 1 ? -v : v;
 }
 
 static double draw(uint64_t *s, bool wide)
 {
-    const double u = (double)(mix(s) >> 11) * 0x1p-53; /* [0, 1) */
+    const double u = (double)(gb_splitmix64(s) >> 11) * 0x1p-53; /* [0, 1) */
     if (!wide)
         return 2.0 * u - 1.0;
-    const double sign = mix(s) & 1 ? -1.0 : 1.0;
+    const double sign = gb_splitmix64(s) & 1 ? -1.0 : 1.0;
     return sign * exp2(12.0 * u - 6.0);
 }
 
@@ -510,7 +502,7 @@ static int i8_inputs(struct gb_case_ctx *ctx, struct gemm *s, uint64_t na, uint6
     for (uint64_t i = 0; i < s->m; i++) {
         uint64_t off, st;
         a_row(s, i, &off, &st);
-        const double f = exp2(6.0 * ((double)(mix(&seed) >> 11) * 0x1p-53) - 3.0);
+        const double f = exp2(6.0 * ((double)(gb_splitmix64(&seed) >> 11) * 0x1p-53) - 3.0);
         double rmax = 0;
         for (uint64_t l = 0; l < s->k; l++) {
             double *v = &s->a64[off + l * st];
@@ -560,7 +552,7 @@ static int i8_verify(struct gb_case_ctx *ctx, struct gemm *s)
         else if (t < 4)
             i = t & 1 ? s->m - 1 : 0, j = t & 2 ? s->n - 1 : 0;
         else
-            i = mix(&seed) % s->m, j = mix(&seed) % s->n;
+            i = gb_splitmix64(&seed) % s->m, j = gb_splitmix64(&seed) % s->n;
         uint64_t off, st;
         a_row(s, i, &off, &st);
         const uint64_t bst = s->tb ? s->ldb : 1, boff = s->tb ? j : j * s->ldb;
@@ -900,7 +892,7 @@ static int gemm_verify(struct gb_case_ctx *ctx)
         } else if (t < 4) {
             i = t & 1 ? s->m - 1 : 0, j = t & 2 ? s->n - 1 : 0;
         } else {
-            i = mix(&seed) % s->m, j = mix(&seed) % s->n;
+            i = gb_splitmix64(&seed) % s->m, j = gb_splitmix64(&seed) % s->n;
         }
         double mag;
         const double ref = gb__gemm_ref(ra, s->lda, s->ta, rb, s->ldb, s->tb, s->k, i, j, &mag);

@@ -6,22 +6,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/util.h"
 
 /* ---- the trace ------------------------------------------------------------------------------ */
 
-/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
- * OOPSLA 2014): the step's sequence lengths and the small sizes. */
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 static double next_unit(uint64_t *s)
 {
-    return (double)(next_u64(s) >> 11) * 0x1.0p-53;
+    return (double)(gb_splitmix64(s) >> 11) * 0x1.0p-53;
 }
 
 static uint64_t round512(double bytes)
@@ -92,7 +83,7 @@ static int build_step(struct builder *bd, uint32_t layers, uint64_t hidden, uint
             (rc = alloc_ev(bd, scores, &saved[3 * l + 1])))
             break;
         for (int k = 0; k < 3 && !rc; k++) {
-            const uint64_t small = round512((double)(4096u << (next_u64(rng) % 5)));
+            const uint64_t small = round512((double)(4096u << (gb_splitmix64(rng) % 5)));
             if (!(rc = alloc_ev(bd, small, &s1)))
                 rc = emit(bd, s1, false, small);
         }

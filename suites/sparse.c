@@ -37,6 +37,7 @@
 
 #include "base/units.h"
 #include "backends/precision.h"
+#include "base/util.h"
 #include "suites/common.h"
 #include "suites/gemm_state.h" /* gb__gemm_tolerance */
 #include "suites/presets.h"
@@ -152,18 +153,9 @@ struct sparse {
     double rms, tolerance, prune_max, prune_rms;
 };
 
-/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014). */
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static float draw(uint64_t *s)
 {
-    return (float)((double)(mix(s) >> 11) * 0x1p-52 - 1.0);
+    return (float)((double)(gb_splitmix64(s) >> 11) * 0x1p-52 - 1.0);
 }
 
 static int upload(struct gb_case_ctx *ctx, const void *h, uint64_t bytes, struct gb_buf **out)
@@ -199,7 +191,7 @@ static int draw_csr(struct sparse *s, uint64_t *seed)
     s->row_ptr[0] = 0;
     for (uint64_t i = 0; i < s->m; i++) {
         for (uint64_t l = 0; l < s->k; l++)
-            if ((mix(seed) >> 11) < thresh) {
+            if ((gb_splitmix64(seed) >> 11) < thresh) {
                 if (nnz == cap)
                     return GB_FAIL(GB_ENOMEM, "CSR: more than %llu entries drawn",
                                    (unsigned long long)cap);
@@ -509,7 +501,7 @@ static int sparse_verify(struct gb_case_ctx *ctx)
         else if (t < 4)
             i = t & 1 ? s->m - 1 : 0, j = t & 2 ? s->n - 1 : 0;
         else
-            i = mix(&seed) % s->m, j = mix(&seed) % s->n;
+            i = gb_splitmix64(&seed) % s->m, j = gb_splitmix64(&seed) % s->n;
         double mag, full, full_mag;
         const double ref = ref_elem(s, i, j, &mag, &full, &full_mag);
         gb_accuracy_add(&acc, i + j * s->m, c[i + j * s->m], ref, mag);

@@ -120,6 +120,17 @@ size_t gb_files_duplicates(const char *const *paths, size_t n, bool *dup);
 
 /* Whether p starts the UTF-8 form of a C1 control, U+0080..U+009F (0xC2 0x80..0x9F; U+009B is
  * a CSI): the two bytes every text writer below replaces with one '?'. */
+/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA
+ * 2014): advances *s by the golden-ratio increment and returns its finalised value; a fixed,
+ * seedable stream of 64-bit values, the suites' only randomness for their inputs and traces. */
+static inline uint64_t gb_splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
 static inline bool gb_is_c1(const unsigned char *p)
 {
     return p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;
