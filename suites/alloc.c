@@ -9,8 +9,9 @@
  * by the host around the call alone (GB_TIMER_HOST_CALL: no queue finish, which costs as much
  * as a small allocation); a stream-ordered method (async, async_keep) and a first use on the
  * device wait for their queue inside the timed call, since that is when the memory is usable.
- * Every sample is kept and the figures are its distribution: p50, p90, p99 and p99.9 in us (the
- * headline is the median, the result's metric `latency`).
+ * Every sample is kept and the figures are its distribution: p50, p90, p99 and p99.9 in us, each
+ * only from at least 10, 100 and 1000 samples (the headline is the median, the result's metric
+ * `latency`).
  *
  * Axis touch:
  *   none       the call alone. A runtime that allocates lazily (OpenCL's on a CPU, managed
@@ -71,7 +72,8 @@ static const struct gb_axis_def axes[] = {
      .def = "[none, first_use]",
      .choices = touches,
      .help = "none: the call alone; first_use: the call and the first write of every byte "
-             "(where a lazy allocator finds the memory)"},
+             "(where a lazy allocator finds the memory); op free frees written memory: its "
+             "touch is always first_use"},
     {.name = "size",
      .type = GB_V_SIZE,
      .def = "[4KiB, 64KiB, 1MiB, 16MiB, 256MiB, 1GiB]",
@@ -128,6 +130,16 @@ static int alloc_setup(struct gb_case_ctx *ctx)
                             (unsigned long long)a->size);
     a->words = a->size / 4;
     const struct gb_device_info *info = &ctx->dev->info;
+    /* A host-kind method is checked through a device buffer of the same size: it must fit the
+     * device's largest allocation too (said before anything is allocated). */
+    if (host_kind(a) && info->max_alloc && a->size > info->max_alloc) {
+        char s[32], m[32];
+        return gb_case_skip(ctx,
+                            "%s does not fit: its check copies it into a device buffer, and the "
+                            "device's largest allocation is %s",
+                            gb_format_size(a->size, s, sizeof s),
+                            gb_format_size(info->max_alloc, m, sizeof m));
+    }
     if (a->method != ALLOC_HOST_FLOOR) {
         if (!ctx->ops->alloc_method)
             return gb_case_skip(ctx, "backend %s offers no allocation methods beyond buf_alloc",
@@ -390,13 +402,20 @@ static void alloc_figures(struct gb_case_ctx *ctx, double op_time_s)
             for (size_t i = 0; i < ctx->nsamples; i++)
                 s[i] = ctx->samples[i] * 1e6;
             gb_sort_doubles(s, ctx->nsamples);
+            /* A percentile q is given only from at least 1 / (1 - q) samples (one at least
+             * beyond it): with fewer, "p99.9" would be the maximum under another name. */
             static const struct {
                 const char *name;
                 double q;
-            } pct[] = {{"p50_us", 0.5}, {"p90_us", 0.9}, {"p99_us", 0.99}, {"p999_us", 0.999}};
+                size_t min_n;
+            } pct[] = {{"p50_us", 0.5, 1},
+                       {"p90_us", 0.9, 10},
+                       {"p99_us", 0.99, 100},
+                       {"p999_us", 0.999, 1000}};
             for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
-                gb_case_figure(ctx, pct[i].name, "us",
-                               gb_percentile_sorted(s, ctx->nsamples, pct[i].q));
+                if (ctx->nsamples >= pct[i].min_n)
+                    gb_case_figure(ctx, pct[i].name, "us",
+                                   gb_percentile_sorted(s, ctx->nsamples, pct[i].q));
             free(s);
         }
     }

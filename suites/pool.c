@@ -95,14 +95,24 @@ static int pool_setup(struct gb_case_ctx *ctx)
                             "largest allocation (%llu bytes)",
                             (unsigned long long)p->trace.bytes_max,
                             (unsigned long long)info->max_alloc);
-    /* The caching pool may hold up to 1.75x and its cache besides: 2x the peak bounds it. */
-    const uint64_t need = 2 * p->trace.peak_live_max;
-    if (info->global_mem && need > info->global_mem && !p->cap)
+    /* The caching pool may hold up to 1.75x and its cache besides: 2x the peak bounds it; a
+     * cap bounds what any way holds. */
+    uint64_t need = 2 * p->trace.peak_live_max;
+    if (p->cap && p->cap < need)
+        need = p->cap;
+    if (info->global_mem && need > info->global_mem)
         return gb_case_skip(ctx,
-                            "the trace holds up to %llu bytes live, more than half the "
-                            "device's %llu bytes",
-                            (unsigned long long)p->trace.peak_live_max,
+                            "the trace holds up to %llu bytes live, and the way may hold "
+                            "%llu bytes, more than the device's %llu",
+                            (unsigned long long)p->trace.peak_live_max, (unsigned long long)need,
                             (unsigned long long)info->global_mem);
+    if (p->cap && p->cap < gb_pool_class(p->trace.bytes_min))
+        return gb_case_skip(ctx,
+                            "cap %llu bytes is below the trace's smallest tensor (%llu "
+                            "bytes, %llu in the caching pool's class): nothing could be "
+                            "allocated",
+                            (unsigned long long)p->cap, (unsigned long long)p->trace.bytes_min,
+                            (unsigned long long)gb_pool_class(p->trace.bytes_min));
     if (p->way == WAY_BACKEND_POOL) {
         if (p->cap)
             return gb_case_skip(ctx, "backend_pool with a cap: a CUDA pool has no limit on its "
@@ -308,6 +318,9 @@ static int pool_verify(struct gb_case_ctx *ctx)
         return rc;
     if (p->bad)
         return gb_case_mismatch(ctx, "%s", p->why);
+    if (p->live_peak == 0)
+        return gb_case_mismatch(ctx, "no tensor of the trace was allocated (every request failed "
+                                     "under the cap): the time counts no work");
     return 0;
 }
 

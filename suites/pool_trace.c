@@ -47,6 +47,8 @@ static int emit(struct builder *bd, uint32_t id, bool alloc, uint64_t bytes)
             bd->peak = bd->live;
         if (bytes > t->bytes_max)
             t->bytes_max = bytes;
+        if (!t->bytes_min || bytes < t->bytes_min)
+            t->bytes_min = bytes;
     } else {
         bd->live -= bytes;
     }

@@ -50,6 +50,7 @@ struct gb_pool_trace {
     uint32_t nids;          /* the largest number of ids of a step */
     uint64_t peak_live_max; /* the largest bytes live at once in any step */
     uint64_t bytes_max;     /* the largest single allocation */
+    uint64_t bytes_min;     /* the smallest */
 };
 
 /* Builds `nsteps` (1..1024) steps of a network of `layers` (1..1024) layers, activation size

@@ -69,8 +69,9 @@ static const struct gb_axis_def axes[] = {
      .def = "0",
      .min = 0,
      .max = INT64_C(1) << 40,
-     .help = "bytes into the buffer(s) offset_side names at which the copy starts (alignment: "
-             "0, 1, 4, 16, 64, 128, 256, 4096); the same size bytes are counted",
+     .help = "bytes into the buffer(s) offset_side names at which the copy starts, any value "
+             "(alignment: 0, 1, 4, 16, 64, 128, 256, 4096 are the usual sweep); the same size "
+             "bytes are counted",
      .omit_default = true},
     {.name = "offset_side",
      .type = GB_V_STR,

@@ -13,8 +13,8 @@
 #include "test.h"
 
 static const char *alloc_budget =
-    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 20, max_samples: 30, "
-    "max_time: 200ms}\n";
+    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 100, max_samples: 100, "
+    "max_time: 1s}\n";
 
 TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
 {
@@ -243,6 +243,27 @@ TEST_TIMEOUT(suite_pool_every_way_verifies_or_says_why, 180)
     gb_results_free(&rs);
 }
 
+TEST_TIMEOUT(suite_pool_caps_that_cannot_work_are_skips, 60)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "measure: {min_samples: 3, max_samples: 3, max_time: 50ms}\nsuites:\n"
+             "  - suite: pool\n    params: {way: [driver, caching], layers: 2, hidden: 4096, "
+             "cap: [1, 256]}\n"
+             "  - suite: pool\n    params: {way: driver, layers: 1024, hidden: 64MiB, "
+             "cap: 1024TiB}\n");
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 5);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s", r->reason);
+        ASSERT_CONTAINS(r->reason,
+                        i < 4 ? "below the trace's smallest tensor" : "more than the device's");
+    }
+    gb_results_free(&rs);
+}
+
 TEST_TIMEOUT(broken_pool_overlapping_blocks_are_caught, 60)
 {
     for (int broken = 0; broken < 2; broken++) {
@@ -297,13 +318,13 @@ TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
     char path[512];
     snprintf(path, sizeof path, "%s/mm.yaml", dir);
     gb_test_write_file(
-        path, "name: mm-test\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 20, "
-              "max_samples: 20, max_time: 200ms, min_sample_time: 1ms}\nsuites:\n"
+        path, "name: mm-test\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 100, "
+              "max_samples: 100, max_time: 1s, min_sample_time: 1ms}\nsuites:\n"
               "  - suite: alloc\n    params: {method: [device, host], size: [4KiB, 1MiB]}\n"
               "  - suite: pool\n    params: {way: [driver, caching], layers: 3, hidden: 128KiB, "
-              "cap: [0, 4MiB]}\n"
-              "  - suite: transfer\n    params: {op: h2d, memory: pinned, size: 1MiB, "
-              "offset: [0, 4, 64], offset_side: src}\n");
+              "cap: [0, 1MiB]}\n"
+              "  - suite: transfer\n    params: {op: h2d, memory: [pinned, registered], "
+              "size: 1MiB, offset: [0, 4, 64], offset_side: src}\n");
     int rc = sh("cd %s && %s run mm.yaml -q -o mm.json 2>&1 && %s report mm.json -o rep 2>&1", dir,
                 GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "%s", out);
@@ -314,8 +335,20 @@ TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
     ASSERT_CONTAINS(md, "Memory management: free latency");
     ASSERT_CONTAINS(md, "(p99 ");
     ASSERT_CONTAINS(md, "x the driver's speed");
-    ASSERT_CONTAINS(md, "allocations failed under the cap");
+    ASSERT_CONTAINS(md, "failed under the cap");
     ASSERT_CONTAINS(md, "the slowest offset");
+    /* One bar per way and cap (not the fastest of both), one per memory and offset. */
+    snprintf(path, sizeof path, "%s/rep/data/mm_pool.csv", dir);
+    char *csv = gb_test_slurp(path);
+    ASSERT_CONTAINS(csv, "driver cap=none");
+    ASSERT_CONTAINS(csv, "caching cap=1MiB");
+    free(csv);
+    snprintf(path, sizeof path, "%s/rep/data/mm_offset.csv", dir);
+    csv = gb_test_slurp(path);
+    ASSERT_CONTAINS(csv, "memory=pinned +64 src");
+    ASSERT_CONTAINS(csv, "memory=registered +64 src");
+    ASSERT_CONTAINS(csv, "memory=registered +0");
+    free(csv);
     /* Every chart of the chapter drawn, none "no data". */
     static const char *const ids[] = {"mm_alloc", "mm_alloc_first_use", "mm_free", "mm_pool",
                                       "mm_offset"};

@@ -31,6 +31,17 @@ static const char *param(const struct gb_result *r, const char *name)
     return v && v->type == GB_V_STR ? v->s : "";
 }
 
+/* A time in us as people read it: "840 us", "27.5 ms", "1.2 s". */
+static void fmt_us(double us, char *buf, size_t len)
+{
+    if (us >= 1e6)
+        snprintf(buf, len, "%.3g s", us * 1e-6);
+    else if (us >= 1e3)
+        snprintf(buf, len, "%.3g ms", us * 1e-3);
+    else
+        snprintf(buf, len, "%.3g us", us);
+}
+
 /* ---- allocation latency ---------------------------------------------------------------------- */
 
 struct alloc_filter {
@@ -57,9 +68,24 @@ static void alloc_findings(struct rep *R, struct chart *c, const struct line *l,
         gb__fmt_x(l[i].x[k], true, at, sizeof at);
         gb__fmt_x(l[i].x[0], true, lo, sizeof lo);
         const double p99 = l[i].r[k] ? scalar(l[i].r[k], "p99_us") : NAN;
-        find(c, "%s: %.3g us at %s (p99 %.3g us); %.3g us at %s.", l[i].label, l[i].y[k], at, p99,
-             l[i].y[0], lo);
+        char tail[80] = "", big[32], small[32], p99s[32];
+        const size_t ns = l[i].r[k] ? l[i].r[k]->nsamples : 0;
+        if (p99 >= l[i].y[k] && p99 < 1e15) {
+            fmt_us(p99, p99s, sizeof p99s);
+            snprintf(tail, sizeof tail, " (p99 %s, %zu samples)", p99s, ns);
+        } else {
+            snprintf(tail, sizeof tail, " (%zu samples: too few for a p99)", ns);
+        }
+        fmt_us(l[i].y[k], big, sizeof big);
+        fmt_us(l[i].y[0], small, sizeof small);
+        find(c, "%s: %s at %s%s; %s at %s.", l[i].label, big, at, tail, small, lo);
     }
+}
+
+/* A latency drawn on a log axis: positive and finite, else none (NAN: not drawn). */
+static double drawn_value(const struct gb_result *r)
+{
+    return isfinite(r->value) && r->value > 0 ? r->value : NAN;
 }
 
 static void alloc_chart(struct rep *R, const struct gb__chart_kind *k, const char *op,
@@ -83,7 +109,7 @@ static void alloc_chart(struct rep *R, const struct gb__chart_kind *k, const cha
     size_t dropped = 0, n = 0;
     if (a) {
         gb__scan_axes(&s, a);
-        n = gb__build_lines(R, &s, a, "size", NULL, &l, &dropped);
+        n = gb__build_lines(R, &s, a, "size", drawn_value, &l, &dropped);
     }
     if (l && n) {
         for (size_t i = 0; i < n; i++)
@@ -124,7 +150,54 @@ void gb__chart_alloc(struct rep *R, const struct gb__chart_kind *k)
 
 /* ---- the pool: three ways of one trace ------------------------------------------------------- */
 
-static const char *const pool_skip[] = {NULL};
+/* A result's value when it can be drawn: finite and positive (a time or a rate; a hostile file's
+ * zero, negative or NaN is left out, not drawn on a log axis). */
+static bool drawable(const struct gb_result *r)
+{
+    return isfinite(r->value) && r->value > 0;
+}
+
+/* The case, then "name=value" for every param of r that varies in the selection (a->distinct
+ * above 1), except the names in skip (NULL-terminated, may be NULL). */
+static void label_of(const struct gb_result *r, const struct axes *a, const char *const *skip,
+                     char *buf, size_t len)
+{
+    gb__clean(r->case_name, buf, len);
+    for (size_t k = 1; k < r->params.n; k++) {
+        const char *name = r->params.name[k];
+        const int ax = gb__axis_index(a, name);
+        if (ax < 0 || a->distinct[ax] < 2 || (skip && gb__in_list(name, skip)))
+            continue;
+        char t[GB_STR_MAX], c[GB_STR_MAX], n[GB_STR_MAX];
+        gb_value_format(&r->params.v[k], t, sizeof t);
+        if (strcmp(name, "cap") == 0 && is_num(&r->params.v[k]) && gb__num(&r->params.v[k]) == 0)
+            snprintf(t, sizeof t, "none"); /* the pool's cap 0: no cap */
+        gb__clean(t, c, sizeof c);
+        gb__clean(name, n, sizeof n);
+        gb_appendf(buf, len, " %s=%s", n, c);
+    }
+}
+
+/* The category labelled `label` in cats[0..*n), added when there is room (MAXC); NULL when full. */
+#define MAXC 64
+static struct cat *cat_for(struct cat *cats, size_t *n, const char *label)
+{
+    for (size_t q = 0; q < *n; q++)
+        if (strcmp(cats[q].label, label) == 0)
+            return &cats[q];
+    if (*n == MAXC)
+        return NULL;
+    gb__scopy(cats[*n].label, sizeof cats[*n].label, label);
+    return &cats[(*n)++];
+}
+
+/* ---- the pool: three ways of one trace ------------------------------------------------------- */
+
+static bool pool_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") == 0 && drawable(r);
+}
 
 void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k)
 {
@@ -132,75 +205,80 @@ void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k)
         R, "mm_pool", "Memory management: a training step's allocations three ways",
         "Median time per training step (us) of the seeded trace's allocations (each first written "
         "by a kernel) and frees, per way: driver (every allocation to the backend), backend_pool "
-        "(CUDA's stream-ordered pool), caching (a size-class caching pool), and cap. The "
-        "findings give each way's fragmentation (peak bytes reserved over peak bytes in use), "
-        "its time against the driver's, and under a cap the allocations that failed.");
+        "(CUDA's stream-ordered pool), caching (a size-class caching pool); one bar per way and "
+        "setting (cap, layers, hidden, seed where they vary). The findings give each bar's "
+        "fragmentation (peak bytes reserved over peak bytes in use), its speed against the "
+        "driver's at the same setting, and under a cap the allocations that failed.");
     if (!c)
         return;
-    struct suite_filter sf = {.suites = k->suites, .unit = "us"};
-    struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
-    if (s.n == 0) {
-        gb__chart_nodata(R, c, "no pool results in these files (the suite not run)");
-        free(s.p);
-        return;
-    }
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, pool_fn, &sf, SIZE_MAX);
     struct axes *a = calloc(1, sizeof *a);
-    struct cat *cats = NULL;
-    if (a) {
-        gb__scan_axes(&s, a);
-        const size_t n = gb__build_cats(&s, a, true, pool_skip, &cats);
-        if (cats)
-            gb__write_bars(R, c, cats, n, "us per step", false);
+    struct cat *cats = calloc(MAXC, sizeof *cats);
+    size_t n = 0;
+    if (s.n == 0 || !a || !cats) {
+        gb__chart_nodata(R, c, "no pool results in these files (the suite not run)");
+        goto out;
     }
+    gb__scan_axes(&s, a);
+    for (size_t i = 0; i < s.n; i++) {
+        char label[160];
+        label_of(s.p[i]->r, a, NULL, label, sizeof label);
+        struct cat *q = cat_for(cats, &n, label);
+        const size_t ser = s.p[i]->s;
+        if (q && (!q->best[ser] || s.p[i]->r->value < q->v[ser])) {
+            q->best[ser] = s.p[i]->r;
+            q->v[ser] = s.p[i]->r->value;
+        }
+    }
+    gb__write_bars(R, c, cats, n, "us per step", true);
+    /* Per bar and series: its figures, and its speed against the driver's bar of the same
+     * setting (the label with the case "driver"). */
+    for (size_t q = 0; q < n && q < 24; q++)
+        for (size_t ser = 0; ser < R->nser; ser++) {
+            const struct gb_result *r = cats[q].best[ser];
+            if (!r)
+                continue;
+            const char *setting = strchr(cats[q].label, ' ');
+            char driver[160];
+            snprintf(driver, sizeof driver, "driver%s", setting ? setting : "");
+            double vs_driver = NAN;
+            for (size_t d = 0; d < n; d++)
+                if (d != q && cats[d].best[ser] && strcmp(cats[d].label, driver) == 0)
+                    vs_driver = cats[d].v[ser] / cats[q].v[ser];
+            char line[600], t[32];
+            fmt_us(cats[q].v[ser], t, sizeof t);
+            snprintf(line, sizeof line, "%s, %s: %s per step", R->ser[ser].label, cats[q].label, t);
+            const double frag = scalar(r, "fragmentation");
+            if (frag >= 1 && frag < 1e6)
+                gb_appendf(line, sizeof line, ", fragmentation %.3g", frag);
+            const double fails = scalar(r, "cap_failures"),
+                         frag_fails = scalar(r, "cap_failures_fragmented");
+            const bool failed = fails > 0 && fails < 1e12 && frag_fails >= 0 && frag_fails <= fails;
+            /* A step some of whose tensors failed did less work: no speed beside the driver's. */
+            if (isfinite(vs_driver) && !failed)
+                gb_appendf(line, sizeof line, ", %.3gx the driver's speed", vs_driver);
+            if (failed)
+                gb_appendf(line, sizeof line,
+                           ", %.0f allocation%s failed under the cap (%.0f that the live bytes "
+                           "would have allowed; the step's time leaves their tensors out)",
+                           fails, fails == 1 ? "" : "s", frag_fails);
+            find(c, "%s.", line);
+        }
+out:
     free(cats);
     free(a);
-    /* Per series: each way's figures, and its time against the driver's of the same trace. */
-    size_t shown = 0;
-    for (size_t i = 0; i < s.n && shown < 24; i++) {
-        const struct gb_result *r = s.p[i]->r;
-        const double frag = scalar(r, "fragmentation");
-        if (!isfinite(frag))
-            continue;
-        double vs_driver = NAN;
-        for (size_t j = 0; j < s.n; j++) {
-            const struct gb_result *d = s.p[j]->r;
-            if (s.p[j]->s == s.p[i]->s && strcmp(d->case_name, "driver") == 0 && d->value > 0 &&
-                gb__num(gb_params_get(&d->params, "cap")) ==
-                    gb__num(gb_params_get(&r->params, "cap")) &&
-                gb__num(gb_params_get(&d->params, "hidden")) ==
-                    gb__num(gb_params_get(&r->params, "hidden")) &&
-                gb__num(gb_params_get(&d->params, "layers")) ==
-                    gb__num(gb_params_get(&r->params, "layers")))
-                vs_driver = d->value / r->value;
-        }
-        char way[64], cap[32] = "no cap";
-        gb__clean(r->case_name, way, sizeof way);
-        const double capb = gb__num(gb_params_get(&r->params, "cap"));
-        if (capb > 0)
-            gb__fmt_x(capb, true, cap, sizeof cap);
-        char line[400];
-        snprintf(line, sizeof line, "%s, %s, %s: %.4g us per step, fragmentation %.3g",
-                 R->ser[s.p[i]->s].label, way, cap, r->value, frag);
-        if (isfinite(vs_driver) && strcmp(r->case_name, "driver") != 0)
-            gb_appendf(line, sizeof line, ", %.3gx the driver's speed", vs_driver);
-        const double fails = scalar(r, "cap_failures");
-        if (isfinite(fails))
-            gb_appendf(line, sizeof line,
-                       ", %.0f allocations failed under the cap (%.0f that "
-                       "the live bytes would have allowed)",
-                       fails, scalar(r, "cap_failures_fragmented"));
-        find(c, "%s.", line);
-        shown++;
-    }
     free(s.p);
 }
 
 /* ---- bandwidth against offset ---------------------------------------------------------------- */
 
+static const char *const offset_axes[] = {"offset", "offset_side", NULL};
+
 static bool offset_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "GB/s") == 0;
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "GB/s") == 0 && drawable(r);
 }
 
 /* A result's offset: absent at the default 0 (the axis's omit_default). */
@@ -210,20 +288,18 @@ static double offset_of(const struct gb_result *r)
     return v && is_num(v) ? gb__num(v) : 0;
 }
 
-/* What a bar stands for apart from its offset: suite, case, type or host memory, size. */
+/* What a result is apart from its offset: suite, case and every other param, so that results
+ * that differ in anything else (memory, mode, vec, size, ...) are never one kind. */
 static void kind_of(const struct gb_result *r, char *buf, size_t len)
 {
-    char sz[32], cs[48], mem[32], ty[16], su[24];
-    const struct gb_value *size = gb_params_get(&r->params, "size");
-    if (size && is_num(size))
-        gb__fmt_x(gb__num(size), true, sz, sizeof sz);
-    else
-        sz[0] = '\0';
-    gb__clean(r->case_name, cs, sizeof cs);
-    gb__clean(param(r, "memory"), mem, sizeof mem);
-    gb__clean(param(r, "type"), ty, sizeof ty);
-    gb__clean(r->suite, su, sizeof su);
-    snprintf(buf, len, "%s %s %s%s%s", su, cs, mem[0] ? mem : ty, sz[0] ? " " : "", sz);
+    snprintf(buf, len, "%s %s", r->suite, r->case_name);
+    for (size_t k = 1; k < r->params.n; k++) {
+        if (gb__in_list(r->params.name[k], offset_axes))
+            continue;
+        char t[GB_STR_MAX];
+        gb_value_format(&r->params.v[k], t, sizeof t);
+        gb_appendf(buf, len, " %s=%s", r->params.name[k], t);
+    }
 }
 
 /* The offset in a bar's label ("h2d +64 src": the number after the last '+'). */
@@ -255,100 +331,32 @@ static int cmp_kind_ref(const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* Bars, one per result kind (kind_of) and offset (and side, where the results have one), in
- * the order of the results; a kind only where its offsets vary. */
-void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
+/* Marks swept[i] for the results of s whose kind (kinds[i]) comes at more than one offset, in
+ * n log n (a file may hold 100,000 results). */
+static void mark_swept(const struct sel *s, char (*kinds)[192], bool *swept)
 {
-    struct chart *c = gb__chart_new(
-        R, "mm_offset", "Memory management: bandwidth against offset",
-        "Median GB/s (10^9 B/s) of the same bytes moved from an offset into their buffers "
-        "(transfer: the copy starts that many bytes in, on the side offset_side names; memory: "
-        "the kernels' arrays start that far in), one bar per case and offset, every offset "
-        "verified. An offset that is not a multiple of the element (memory) is a recorded skip.");
-    if (!c)
+    struct kind_ref *ord = calloc(s->n ? s->n : 1, sizeof *ord);
+    if (!ord)
         return;
-    struct suite_filter sf = {.suites = k->suites};
-    struct sel s = gb__select(R, offset_fn, &sf, SIZE_MAX);
-    enum { MAXC = 48 };
-    struct cat *cats = calloc(MAXC, sizeof *cats);
-    char(*kinds)[160] = calloc(s.n ? s.n : 1, sizeof *kinds);
-    size_t n = 0, varied = 0;
-    bool *swept = calloc(s.n ? s.n : 1, sizeof *swept);
-    for (size_t i = 0; kinds && i < s.n; i++)
-        kind_of(s.p[i]->r, kinds[i], sizeof kinds[i]);
-    /* A kind is drawn where its offsets vary; the label leaves out the suite, the memory and the
-     * size where every drawn bar has the same (the title and the findings say them). */
-    const char *first_suite = NULL, *first_mem = NULL;
-    double first_size = NAN;
-    bool suites_vary = false, rest_varies = false;
-    /* Swept kinds, found in n log n (a file may hold 100,000 results): the results sorted by
-     * kind, each run of one kind swept when its offsets differ. */
-    struct kind_ref *ord = calloc(s.n ? s.n : 1, sizeof *ord);
-    for (size_t i = 0; ord && kinds && i < s.n; i++)
-        ord[i] = (struct kind_ref){kinds[i], offset_of(s.p[i]->r), i};
-    if (ord && kinds && swept && s.n) {
-        qsort(ord, s.n, sizeof *ord, cmp_kind_ref);
-        for (size_t a0 = 0, b0; a0 < s.n; a0 = b0) {
-            double lo = ord[a0].off, hi = ord[a0].off;
-            for (b0 = a0 + 1; b0 < s.n && strcmp(ord[b0].kind, ord[a0].kind) == 0; b0++) {
-                lo = ord[b0].off < lo ? ord[b0].off : lo;
-                hi = ord[b0].off > hi ? ord[b0].off : hi;
-            }
-            for (size_t j = a0; j < b0; j++)
-                swept[ord[j].i] = lo != hi;
+    for (size_t i = 0; i < s->n; i++)
+        ord[i] = (struct kind_ref){kinds[i], offset_of(s->p[i]->r), i};
+    qsort(ord, s->n, sizeof *ord, cmp_kind_ref);
+    for (size_t a0 = 0, b0; a0 < s->n; a0 = b0) {
+        double lo = ord[a0].off, hi = ord[a0].off;
+        for (b0 = a0 + 1; b0 < s->n && strcmp(ord[b0].kind, ord[a0].kind) == 0; b0++) {
+            lo = ord[b0].off < lo ? ord[b0].off : lo;
+            hi = ord[b0].off > hi ? ord[b0].off : hi;
         }
+        for (size_t j = a0; j < b0; j++)
+            swept[ord[j].i] = lo != hi;
     }
     free(ord);
-    for (size_t i = 0; swept && kinds && i < s.n; i++) {
-        if (!swept[i])
-            continue;
-        const struct gb_result *r = s.p[i]->r;
-        const char *mem = param(r, "type");
-        const double size = gb__num(gb_params_get(&r->params, "size"));
-        if (!first_suite) {
-            first_suite = r->suite;
-            first_mem = mem;
-            first_size = size;
-        }
-        suites_vary |= strcmp(first_suite, r->suite) != 0;
-        rest_varies |= strcmp(first_mem, mem) != 0 || first_size != size;
-    }
-    for (size_t i = 0; cats && kinds && swept && i < s.n; i++) {
-        const struct gb_result *r = s.p[i]->r;
-        const double o = offset_of(r);
-        if (!swept[i])
-            continue;
-        varied++;
-        char off[32], side[16], label[160], cs[48], su[24];
-        gb__fmt_x(o, false, off, sizeof off);
-        gb__clean(param(r, "offset_side"), side, sizeof side);
-        gb__clean(r->case_name, cs, sizeof cs);
-        gb__clean(r->suite, su, sizeof su);
-        /* kinds[i] is "suite case rest": rest starts after the second space. */
-        const char *rest = strchr(kinds[i], ' ');
-        rest = rest ? strchr(rest + 1, ' ') : NULL;
-        snprintf(label, sizeof label, "%s%s%s%.80s +%.16s%s%.12s", suites_vary ? su : "",
-                 suites_vary ? " " : "", cs, rest_varies && rest ? rest : "", off,
-                 side[0] && o > 0 ? " " : "", o > 0 ? side : "");
-        size_t q = 0;
-        while (q < n && strcmp(cats[q].label, label) != 0)
-            q++;
-        if (q == n) {
-            if (n == MAXC)
-                continue;
-            gb__scopy(cats[n].label, sizeof cats[n].label, label);
-            n++;
-        }
-        const size_t ser = s.p[i]->s;
-        if (!cats[q].best[ser] || r->value > cats[q].v[ser]) {
-            cats[q].best[ser] = r;
-            cats[q].v[ser] = r->value;
-        }
-    }
-    free(kinds);
-    free(swept);
-    /* Grouped: the bars of a kind together, kinds in the order they first came, each by
-     * offset (a stable insertion sort on (the kind's first bar, offset)). */
+}
+
+/* Grouped: the bars of a kind together, kinds in the order they first came, each by offset (a
+ * stable insertion sort on (the kind's first bar, offset)). */
+static void group_bars(struct cat *cats, size_t n)
+{
     size_t rank[MAXC];
     for (size_t i = 0; i < n; i++) {
         rank[i] = i;
@@ -370,34 +378,94 @@ void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
             rank[j] = rank[j - 1];
             rank[j - 1] = r;
         }
-    if (!varied || !n)
+}
+
+/* Bars, one per result kind and offset (and side, where the results have one), kinds grouped;
+ * a kind only where its offsets vary. */
+void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
+{
+    struct chart *c = gb__chart_new(
+        R, "mm_offset", "Memory management: bandwidth against offset",
+        "Median GB/s (10^9 B/s) of the same bytes moved from an offset into their buffers "
+        "(transfer: the copy starts that many bytes in, on the side offset_side names: src, dst "
+        "or both; memory: the kernels' arrays start that far in), one bar per case, setting and "
+        "offset, every offset verified. An offset that is not a multiple of the element "
+        "(memory) is a recorded skip.");
+    if (!c)
+        return;
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, offset_fn, &sf, SIZE_MAX);
+    struct cat *cats = calloc(MAXC, sizeof *cats);
+    char(*kinds)[192] = calloc(s.n ? s.n : 1, sizeof *kinds);
+    bool *swept = calloc(s.n ? s.n : 1, sizeof *swept);
+    struct axes *a = calloc(1, sizeof *a);
+    struct sel sw = {.p = calloc(s.n ? s.n : 1, sizeof *sw.p)};
+    size_t n = 0;
+    if (!cats || !kinds || !swept || !a || !sw.p)
+        goto out;
+    for (size_t i = 0; i < s.n; i++)
+        kind_of(s.p[i]->r, kinds[i], sizeof kinds[i]);
+    mark_swept(&s, kinds, swept);
+    for (size_t i = 0; i < s.n; i++)
+        if (swept[i])
+            sw.p[sw.n++] = s.p[i];
+    if (sw.n == 0) {
         gb__chart_nodata(R, c,
                          "no transfer or memory results with an offset sweep in these "
                          "files (axis offset)");
-    else
-        gb__write_bars(R, c, cats, n, "GB/s", false);
+        goto out;
+    }
+    /* The label names what varies among the swept results only (the title says the rest). */
+    gb__scan_axes(&sw, a);
+    bool suites_vary = false;
+    for (size_t i = 1; i < sw.n && !suites_vary; i++)
+        suites_vary = strcmp(sw.p[i]->r->suite, sw.p[0]->r->suite) != 0;
+    for (size_t i = 0; i < sw.n; i++) {
+        const struct gb_result *r = sw.p[i]->r;
+        const double o = offset_of(r);
+        char off[32], side[16], label[160], what[128], su[24];
+        gb__fmt_x(o, false, off, sizeof off);
+        gb__clean(gb_params_get(&r->params, "offset_side") ? param(r, "offset_side") : "", side,
+                  sizeof side);
+        gb__clean(r->suite, su, sizeof su);
+        label_of(r, a, offset_axes, what, sizeof what);
+        snprintf(label, sizeof label, "%s%s%.100s +%.16s%s%.12s", suites_vary ? su : "",
+                 suites_vary ? " " : "", what, off, side[0] && o > 0 ? " " : "", o > 0 ? side : "");
+        struct cat *q = cat_for(cats, &n, label);
+        const size_t ser = sw.p[i]->s;
+        if (q && (!q->best[ser] || r->value > q->v[ser])) {
+            q->best[ser] = r;
+            q->v[ser] = r->value;
+        }
+    }
+    group_bars(cats, n);
+    gb__write_bars(R, c, cats, n, "GB/s", false);
     /* Per kind and series: the slowest offset against offset 0. */
-    for (size_t q = 0; q < n && q < 16; q++)
+    for (size_t q = 0; q < n; q++)
         for (size_t ser = 0; ser < R->nser; ser++) {
             const struct gb_result *r = cats[q].best[ser];
             if (!r || offset_of(r) != 0)
                 continue;
-            const char *plus = strrchr(cats[q].label, '+');
-            const size_t klen = plus ? (size_t)(plus - cats[q].label) : 0;
             double worst = INFINITY;
-            char at[32] = "";
+            const char *at = "";
             for (size_t j = 0; j < n; j++)
-                if (j != q && cats[j].best[ser] &&
-                    strncmp(cats[j].label, cats[q].label, klen) == 0 &&
-                    cats[j].label[klen] == '+' && cats[j].v[ser] < worst) {
+                if (j != q && cats[j].best[ser] && same_kind(&cats[j], &cats[q]) &&
+                    cats[j].v[ser] < worst) {
                     worst = cats[j].v[ser];
-                    gb__scopy(at, sizeof at, cats[j].label + klen + 1);
+                    at = strrchr(cats[j].label, '+') + 1;
                 }
-            if (isfinite(worst) && cats[q].v[ser] > 0)
-                find(c, "%s, %.*s: the slowest offset, %s, runs at %.3g of offset 0's %.3g GB/s.",
-                     R->ser[ser].label, (int)(klen ? klen - 1 : 0), cats[q].label, at,
-                     worst / cats[q].v[ser], cats[q].v[ser]);
+            const char *plus = strrchr(cats[q].label, '+');
+            const int klen = plus && plus > cats[q].label ? (int)(plus - cats[q].label - 1) : 0;
+            if (isfinite(worst))
+                find(c, "%s, %.*s: the slowest offset, %s, runs at %.3gx offset 0's %.3g GB/s%s.",
+                     R->ser[ser].label, klen, cats[q].label, at, worst / cats[q].v[ser],
+                     cats[q].v[ser], worst >= cats[q].v[ser] ? " (no offset is slower)" : "");
         }
+out:
+    free(sw.p);
+    free(a);
+    free(swept);
+    free(kinds);
     free(cats);
     free(s.p);
 }

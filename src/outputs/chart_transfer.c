@@ -68,8 +68,9 @@ static void transfer_direction(struct rep *R, const struct gb__chart_kind *k, co
     snprintf(title, sizeof title, "Transfer bandwidth, %.100s", dir_name(op));
     snprintf(what, sizeof what,
              "Median bandwidth (GB/s = 10^9 B/s) of one %.40s copy against its size, log axis. "
-             "Each line is one device and host memory kind (pinned: page-locked, pageable: "
-             "ordinary malloc) and mode (async: a batch of non-blocking copies timed on the "
+             "Each line is one device and host memory kind (pinned: page-locked, registered: "
+             "malloc'd memory pinned after the fact, pageable: ordinary malloc) and mode (async: a "
+             "batch of non-blocking copies timed on the "
              "device; sync: each copy waited for, timed on the host). Small copies are "
              "bound by latency, large ones by the link.",
              op);

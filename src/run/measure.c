@@ -129,6 +129,10 @@ struct batch_timer {
     const struct gb_suite *s;
     struct gb_case_ctx *ctx;
     struct gb_event *start, *end; /* GB_TIMER_DEVICE only */
+    /* Host seconds spent in the suite's prepare() and settle() hooks so far: untimed work,
+     * which the sampling budget (max_time) does not count, so that a case whose hooks check
+     * every allocation still takes the samples its budget buys. */
+    double hook_s;
 };
 
 /* The suite's prepare() before a batch of `reps` and settle() after it (gb_suite: untimed). */
@@ -187,10 +191,16 @@ static int timed_batch_inner(struct batch_timer *tm, uint64_t reps, double *t, d
 static int timed_batch(struct batch_timer *tm, uint64_t reps, double *t, double *host_t)
 {
     int rc;
-    if ((rc = batch_prepare(tm->s, tm->ctx, reps)) != 0 ||
-        (rc = timed_batch_inner(tm, reps, t, host_t)) != 0)
+    double h0 = gb_now();
+    if ((rc = batch_prepare(tm->s, tm->ctx, reps)) != 0)
         return rc;
-    return batch_settle(tm->s, tm->ctx, reps);
+    tm->hook_s += gb_now() - h0;
+    if ((rc = timed_batch_inner(tm, reps, t, host_t)) != 0)
+        return rc;
+    h0 = gb_now();
+    rc = batch_settle(tm->s, tm->ctx, reps);
+    tm->hook_s += gb_now() - h0;
+    return rc;
 }
 
 /* ---- cold caches (cfg->cold) ---------------------------------------------------------------- */
@@ -401,8 +411,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
     if (tel_on && (rc = gb_tel_sampler_start(tel_session, tc->period, &sampler)) != 0)
         goto fail;
 
-    /* Sampling: every sample is kept; the stopping rule decides after each one. */
+    /* Sampling: every sample is kept; the stopping rule decides after each one, on the time
+     * spent sampling without the suite's untimed hooks (tm.hook_s). */
     const double s0 = gb_now();
+    tm.hook_s = 0.0;
     for (;;) {
         if (stop_raised(stop_flag)) {
             out->interrupted = true;
@@ -422,7 +434,7 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             goto fail;
         }
         out->n++;
-        out->stop = gb_sample_decide(cfg, out->op_time, out->n, gb_now() - s0);
+        out->stop = gb_sample_decide(cfg, out->op_time, out->n, gb_now() - s0 - tm.hook_s);
         if (out->stop != GB_STOP_CONTINUE)
             break;
     }

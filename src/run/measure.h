@@ -15,8 +15,9 @@ struct gb_measurement {
     enum gb_stop stop;    /* why sampling ended (GB_STOP_CONTINUE if interrupted) */
     bool interrupted;     /* *stop_flag was raised: samples so far are kept (n may be 0 when
                            * it was raised during warm-up or calibration) */
-    double sampling_time; /* host wall-clock seconds of the sampling phase (what max_time is
-                           * checked against; warm-up and calibration excluded) */
+    double sampling_time; /* host wall-clock seconds of the sampling phase (warm-up and
+                           * calibration excluded); max_time is checked against it less the
+                           * time of the suite's prepare() and settle() hooks */
     /* The timer the samples were taken with: ctx->op.timer, except that a device timer on a
      * device whose timestamps failed the backend's check (gb_device.timer_fault) falls back to
      * the host's, around run() and queue_sync, as BabelStream and clpeak time. */

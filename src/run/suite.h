@@ -175,7 +175,8 @@ struct gb_suite {
     /* Optional, for operations whose inverse must happen between two timed ones, outside the
      * timing (an allocation's free, a free's allocation): prepare() is called before every
      * run() the harness makes (warm-up, calibration, samples) and settle() after it, both
-     * untimed, with the same `reps`. A non-zero return fails the case like run()'s. settle()
+     * untimed, with the same `reps`, and their time does not count against the sampling budget
+     * (max_time). A non-zero return fails the case like run()'s. settle()
      * also checks what the timed operations produced (each allocation written and read back)
      * and keeps a mismatch for verify() to report. */
     int (*prepare)(struct gb_case_ctx *ctx, uint64_t reps);
