@@ -40,8 +40,8 @@
 #      15 s): every CUDA allocation method (cudaMalloc, cudaMallocAsync on the default pool and
 #      on a pool that keeps its memory, cudaMallocManaged, cudaHostAlloc, cudaHostRegister, and
 #      malloc beside), a training step's allocations through cudaMalloc, the stream-ordered pool
-#      and the caching pool, pinned against registered H2D/D2H, and triad against offset
-#      (chip-cuda.json).
+#      and the caching pool, pinned against registered H2D/D2H, and triad against offset; and
+#      the concurrency suite on 1 to 8 streams (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
@@ -583,6 +583,9 @@ suites:
     params: {op: [h2d, d2h], memory: [pinned, registered], size: 64MiB}
   - suite: memory
     params: {op: triad, type: float, size: 256MiB, offset: [0, 4, 16, 64, 4096], vec: 1}
+  # Many streams at once (configs/cloud.yaml): overlap and fairness across 1 to 8 streams.
+  - suite: concurrency
+    params: {kernel: [triad, chain, tick], queues: [1, 2, 4, 8], size: 64MiB, items: 1048576}
 YAML
 
 smoke_report() {

@@ -132,3 +132,20 @@ void gb_sweep_free(struct gb_sweep *s)
     s->v = NULL;
     s->n = 0;
 }
+
+bool gb_params_equal_but(const struct gb_params *a, const struct gb_params *b,
+                         const char *const *except)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        if (strcmp(a->name[i], b->name[i]) != 0)
+            return false;
+        bool skip = false;
+        for (size_t k = 0; except && except[k] && !skip; k++)
+            skip = strcmp(a->name[i], except[k]) == 0;
+        if (!skip && !gb_value_equal(&a->v[i], &b->v[i]))
+            return false;
+    }
+    return true;
+}

@@ -57,6 +57,10 @@ bool gb_params_bool(const struct gb_params *p, const char *name);
 char *gb_value_format(const struct gb_value *v, char *buf, size_t len);
 /* True when a and b have the same type and value. */
 bool gb_value_equal(const struct gb_value *a, const struct gb_value *b);
+/* Whether a and b name the same axes in the same order with equal values (gb_value_equal),
+ * leaving out the axes named in `except` (NULL-terminated; may be NULL). */
+bool gb_params_equal_but(const struct gb_params *a, const struct gb_params *b,
+                         const char *const *except);
 
 /* "op=h2d memory=pinned size=4MiB" into buf. Returns buf. */
 char *gb_params_format(const struct gb_params *p, char *buf, size_t len);

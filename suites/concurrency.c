@@ -1,0 +1,386 @@
+/* concurrency — many queues in one process: the same kernel on 1 to N in-order queues of one
+ * device at once (issue 28, part 1).
+ *
+ * One operation is one launch on every queue, each queue on buffers of its own, all enqueued
+ * before any is waited for (a batch of reps: reps launches per queue), host-timed from the first
+ * enqueue to the last queue's completion (GB_TIMER_HOST). The kernels (kernels/concurrency.cl):
+ *   triad  a = b + s c over `size` bytes per array (memory-bound; 3 arrays counted per queue,
+ *          as BabelStream counts): aggregate GB/s;
+ *   chain  `items` work-items of `iters` dependent integer multiply-adds (compute-bound, 2
+ *          operations per step): aggregate GOP/s;
+ *   tick   one work-item adding 1 to a counter (a stream of tiny launches): Mlaunch/s.
+ * Figures: per queue, its rate over its own busy time (device events recorded on the queue
+ * around each run's launches: the first launch's start to the last's end), over every run of the
+ * case, warm-up included: `queue_rate_min`, `queue_rate_max`, and Jain's fairness index of the
+ * per-queue rates, J = (sum x)^2 / (n sum x^2) (Jain, Chiu and Hawe, DEC-TR-301, 1984: 1 when
+ * every queue gets the same, 1/n when one gets all); a device whose event timer failed its check
+ * gives no per-queue figures and says so. The suite's derive step adds `overlap` to every case
+ * with queues > 1: its aggregate rate over the same case's with one queue, measured earlier in the
+ * run (N: the queues ran fully at once; 1: they took turns).
+ *
+ * Verification: every queue's output, every element: the triad exactly (small integers, s = 2),
+ * the chain by replaying each work-item's steps on the host, tick's counter against the launches
+ * the queue was given.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites/concurrency_state.h"
+
+static const char *const kernels[] = {"triad", "chain", "tick", NULL};
+
+static const struct gb_axis_def axes[] = {
+    {.name = "kernel",
+     .type = GB_V_STR,
+     .def = "[triad, chain, tick]",
+     .choices = kernels,
+     .help = "triad (memory-bound), chain (compute-bound), tick (a stream of tiny launches)"},
+    {.name = "queues",
+     .type = GB_V_INT,
+     .def = "[1, 2, 4]",
+     .min = 1,
+     .max = CONC_MAX_QUEUES,
+     .help = "in-order queues (streams) of one device running the kernel at once"},
+    {.name = "size",
+     .type = GB_V_SIZE,
+     .def = "16MiB",
+     .min = 4,
+     .help = "triad: bytes per array per queue (a multiple of 4)"},
+    {.name = "items",
+     .type = GB_V_INT,
+     .def = "65536",
+     .min = 1,
+     .max = INT64_C(1) << 31,
+     .help = "chain: work-items per queue"},
+    {.name = "iters",
+     .type = GB_V_INT,
+     .def = "1024",
+     .min = 1,
+     .max = INT64_C(1) << 31,
+     .help = "chain: dependent steps per work-item"},
+};
+
+static const float triad_s = 2.0f;
+
+/* Axes a kernel ignores are set to their defaults, so that identical cases merge. */
+static bool conc_normalize(struct gb_params *p)
+{
+    const char *k = gb_params_str(p, "kernel");
+    struct gb_value *size = gb_params_slot(p, "size"), *items = gb_params_slot(p, "items"),
+                    *iters = gb_params_slot(p, "iters");
+    if (strcmp(k, "triad") != 0 && size)
+        size->u.size = UINT64_C(16) << 20;
+    if (strcmp(k, "chain") != 0 && items && iters) {
+        items->u.i = 65536;
+        iters->u.i = 1024;
+    }
+    return true;
+}
+
+static uint32_t chain_end(uint64_t i, uint32_t iters)
+{
+    uint32_t x = (uint32_t)i;
+    for (uint32_t k = 0; k < iters; k++)
+        x = x * 1664525u + 1013904223u;
+    return x;
+}
+
+static int conc_setup(struct gb_case_ctx *ctx)
+{
+    struct conc *c = ctx->state;
+    const char *k = gb_params_str(ctx->params, "kernel");
+    c->kernel = strcmp(k, "triad") == 0 ? CONC_TRIAD : strcmp(k, "chain") == 0 ? CONC_CHAIN
+                                                                                 : CONC_TICK;
+    c->nq = (uint32_t)gb_params_int(ctx->params, "queues");
+    c->iters = (uint32_t)gb_params_int(ctx->params, "iters");
+    const uint64_t size = gb_params_size(ctx->params, "size");
+    c->n = c->kernel == CONC_TRIAD   ? size / 4
+           : c->kernel == CONC_CHAIN ? (uint64_t)gb_params_int(ctx->params, "items")
+                                     : 1;
+    if (c->kernel == CONC_TRIAD && size % 4)
+        return gb_case_skip(ctx, "size %llu is not a multiple of 4 bytes (a float array)",
+                            (unsigned long long)size);
+    const struct gb_backend_ops *ops = ctx->ops;
+    c->events = !ctx->dev->timer_fault[0];
+    const uint64_t bytes = c->kernel == CONC_TICK ? 4 : c->n * 4;
+    const struct gb_device_info *info = &ctx->dev->info;
+    const uint64_t arrays = c->kernel == CONC_TRIAD ? 3 : 1;
+    if (info->global_mem && bytes * arrays * c->nq > info->global_mem)
+        return gb_case_skip(ctx, "%u queues of %llu bytes each need more than the device's %llu",
+                            c->nq, (unsigned long long)(bytes * arrays),
+                            (unsigned long long)info->global_mem);
+    static const char *const none[1];
+    c->wg = 64;
+    const char *name = c->kernel == CONC_TRIAD   ? "conc_triad"
+                       : c->kernel == CONC_CHAIN ? "conc_chain"
+                                                 : "conc_tick";
+    int rc = gb_case_build_hooked(ctx, "concurrency.cl", name, none, 0, NULL, &c->wg, &c->prog,
+                                  &c->k);
+    if (rc)
+        return rc;
+    float *host = malloc(bytes);
+    if (!host)
+        return GB_FAIL(GB_ENOMEM, "concurrency: %llu bytes", (unsigned long long)bytes);
+    for (uint32_t i = 0; i < c->nq && !rc; i++) {
+        struct conc_queue *q = &c->qs[i];
+        if (i == 0)
+            q->q = ctx->q;
+        else if ((rc = ops->queue_create(ctx->dev, &q->q)))
+            break;
+        if (c->events && ((rc = ops->event_create(ctx->dev, &q->start)) ||
+                          (rc = ops->event_create(ctx->dev, &q->end))))
+            break;
+        if ((rc = gb_case_alloc(ctx, bytes, GB_MEM_DEVICE, &q->a)))
+            break;
+        /* The output starts as what no kernel writes: NaN (triad), all ones, a zero count. */
+        memset(host, c->kernel == CONC_TICK ? 0 : 0xff, bytes);
+        if ((rc = gb_case_upload(ctx, q->a, host, bytes)))
+            break;
+        if (c->kernel != CONC_TRIAD)
+            continue;
+        if ((rc = gb_case_alloc(ctx, bytes, GB_MEM_DEVICE, &q->b)) ||
+            (rc = gb_case_alloc(ctx, bytes, GB_MEM_DEVICE, &q->c)))
+            break;
+        for (uint64_t e = 0; e < c->n; e++)
+            host[e] = (float)((e + i) % 1024);
+        if ((rc = gb_case_upload(ctx, q->b, host, bytes)))
+            break;
+        for (uint64_t e = 0; e < c->n; e++)
+            host[e] = (float)((e * 7 + i) % 13);
+        rc = gb_case_upload(ctx, q->c, host, bytes);
+    }
+    free(host);
+    if (rc)
+        return rc;
+    switch (c->kernel) {
+    case CONC_TRIAD:
+        ctx->op.bytes = 3.0 * (double)bytes * c->nq;
+        ctx->op.working_set = ctx->op.bytes;
+        break;
+    case CONC_CHAIN:
+        ctx->op.flops = 2.0 * (double)c->n * c->iters * c->nq;
+        ctx->op.integer = true;
+        break;
+    case CONC_TICK:
+        /* 1000 per launch: the harness divides by 1e9, so its rate is in Mlaunch/s. */
+        ctx->op.flops = 1000.0 * c->nq;
+        ctx->op.rate_unit = "Mlaunch/s";
+        break;
+    }
+    ctx->op.timer = GB_TIMER_HOST;
+    return 0;
+}
+
+static void fill_launch(const struct conc *c, const struct conc_queue *q, struct gb_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    l->dims = 1;
+    l->global[0] = (c->n + c->wg - 1) / c->wg * c->wg;
+    l->global[1] = l->global[2] = 1;
+    l->local[0] = c->wg;
+    l->local[1] = l->local[2] = 1;
+    switch (c->kernel) {
+    case CONC_TRIAD:
+        l->nargs = 5;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->b};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->c};
+        l->args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = triad_s};
+        l->args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
+        break;
+    case CONC_CHAIN:
+        l->nargs = 3;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = c->iters};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
+        break;
+    case CONC_TICK:
+        l->global[0] = 1;
+        l->local[0] = 1;
+        l->nargs = 1;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        break;
+    }
+}
+
+static int conc_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct conc *c = ctx->state;
+    const struct gb_backend_ops *ops = ctx->ops;
+    int rc;
+    for (uint32_t i = 0; i < c->nq; i++) {
+        struct conc_queue *q = &c->qs[i];
+        struct gb_launch l;
+        fill_launch(c, q, &l);
+        if (c->events && (rc = ops->event_record(q->q, q->start)))
+            return rc;
+        for (uint64_t r = 0; r < reps; r++)
+            if ((rc = ops->launch(q->q, c->k, &l)))
+                return rc;
+        if ((c->events && (rc = ops->event_record(q->q, q->end))) || (rc = ops->queue_flush(q->q)))
+            return rc;
+        q->ops += reps;
+    }
+    for (uint32_t i = 0; i < c->nq; i++)
+        if ((rc = ops->queue_sync(c->qs[i].q)))
+            return rc;
+    return 0;
+}
+
+/* After a run, untimed: each queue's busy time from its events. */
+static int conc_settle(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct conc *c = ctx->state;
+    (void)reps;
+    for (uint32_t i = 0; c->events && i < c->nq; i++) {
+        uint64_t ns = 0;
+        int rc = ctx->ops->event_elapsed_ns(c->qs[i].start, c->qs[i].end, &ns);
+        if (rc)
+            return rc;
+        c->qs[i].busy_s += (double)ns * 1e-9;
+    }
+    return 0;
+}
+
+static int conc_verify(struct gb_case_ctx *ctx)
+{
+    struct conc *c = ctx->state;
+    int rc = 0;
+    for (uint32_t i = 0; i < c->nq && !rc; i++) {
+        const struct conc_queue *q = &c->qs[i];
+        const uint64_t bytes = c->kernel == CONC_TICK ? 4 : c->n * 4;
+        void *got = gb_case_read_back(ctx, q->a, bytes, &rc);
+        if (!got)
+            return rc;
+        if (c->kernel == CONC_TRIAD) {
+            const float *a = got;
+            for (uint64_t e = 0; e < c->n && !rc; e++) {
+                const float want = (float)((e + i) % 1024) + triad_s * (float)((e * 7 + i) % 13);
+                if (!(a[e] == want))
+                    rc = gb_case_mismatch(ctx, "queue %u: a[%llu] = %g, expected %g", i,
+                                          (unsigned long long)e, (double)a[e], (double)want);
+            }
+        } else if (c->kernel == CONC_CHAIN) {
+            const uint32_t *o = got;
+            for (uint64_t e = 0; e < c->n && !rc; e++) {
+                const uint32_t want = chain_end(e, c->iters);
+                if (o[e] != want)
+                    rc = gb_case_mismatch(ctx, "queue %u: work-item %llu ended at 0x%08x, "
+                                               "expected 0x%08x after %u steps",
+                                          i, (unsigned long long)e, o[e], want, c->iters);
+            }
+        } else {
+            const uint32_t count = *(const uint32_t *)got;
+            if ((uint64_t)count != (q->ops & 0xffffffffu))
+                rc = gb_case_mismatch(ctx, "queue %u: the counter says %u launches ran, it was "
+                                           "given %llu",
+                                      i, count, (unsigned long long)q->ops);
+        }
+        free(got);
+    }
+    return rc;
+}
+
+/* Jain's fairness index of x[0..n): (sum x)^2 / (n sum x^2), in [1/n, 1]; NAN for no data. */
+double gb_conc_jain(const double *x, size_t n)
+{
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+        s2 += x[i] * x[i];
+    }
+    return n && s2 > 0 ? s * s / ((double)n * s2) : NAN;
+}
+
+static void conc_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    struct conc *c = ctx->state;
+    (void)op_time_s;
+    if (!c->events) {
+        gb_case_text(ctx, "per_queue", "none: the device's event timer failed its check");
+        return;
+    }
+    /* Work of one launch on one queue, in the unit of the headline. */
+    const double work = c->kernel == CONC_TRIAD   ? 3.0 * (double)c->n * 4 / 1e9
+                        : c->kernel == CONC_CHAIN ? 2.0 * (double)c->n * c->iters / 1e9
+                                                  : 1.0 / 1e6;
+    double rate[CONC_MAX_QUEUES], lo = INFINITY, hi = 0;
+    for (uint32_t i = 0; i < c->nq; i++) {
+        rate[i] = c->qs[i].busy_s > 0 ? work * (double)c->qs[i].ops / c->qs[i].busy_s : 0;
+        lo = rate[i] < lo ? rate[i] : lo;
+        hi = rate[i] > hi ? rate[i] : hi;
+    }
+    const char *unit = c->kernel == CONC_TRIAD ? "GB/s" : c->kernel == CONC_CHAIN ? "GOP/s"
+                                                                                  : "Mlaunch/s";
+    gb_case_figure(ctx, "queue_rate_min", unit, lo);
+    gb_case_figure(ctx, "queue_rate_max", unit, hi);
+    const double j = gb_conc_jain(rate, c->nq);
+    if (isfinite(j))
+        gb_case_figure(ctx, "fairness", "", j);
+}
+
+static void conc_teardown(struct gb_case_ctx *ctx)
+{
+    struct conc *c = ctx->state;
+    const struct gb_backend_ops *ops = ctx->ops;
+    for (uint32_t i = 0; i < CONC_MAX_QUEUES; i++) {
+        struct conc_queue *q = &c->qs[i];
+        if (q->q)
+            (void)ops->queue_sync(q->q);
+        gb_case_free_buf(ctx, &q->a);
+        gb_case_free_buf(ctx, &q->b);
+        gb_case_free_buf(ctx, &q->c);
+        if (q->start)
+            ops->event_free(q->start);
+        if (q->end)
+            ops->event_free(q->end);
+        q->start = q->end = NULL;
+        if (q->q && q->q != ctx->q)
+            ops->queue_destroy(q->q);
+        q->q = NULL;
+    }
+    gb_case_free_kernel(ctx, &c->k, &c->prog);
+}
+
+/* overlap: a case's aggregate rate over the same case's with one queue (same device). */
+static int conc_derive(struct gb_results *rs)
+{
+    static const char *const but_queues[] = {"queues", NULL};
+    for (size_t i = 0; i < rs->nresults; i++) {
+        struct gb_result *r = &rs->results[i];
+        if (strcmp(r->suite, "concurrency") || r->status != GB_STATUS_OK ||
+            gb_params_int(&r->params, "queues") < 2)
+            continue;
+        for (size_t j = 0; j < rs->nresults; j++) {
+            const struct gb_result *one = &rs->results[j];
+            if (strcmp(one->suite, "concurrency") || one->status != GB_STATUS_OK ||
+                gb_params_int(&one->params, "queues") != 1 || !(one->value > 0) ||
+                one->device_index != r->device_index || strcmp(one->backend, r->backend) ||
+                !gb_params_equal_but(&one->params, &r->params, but_queues))
+                continue;
+            gb_result_figure(r, "overlap", "", r->value / one->value);
+            break;
+        }
+    }
+    return 0;
+}
+
+const struct gb_suite gb_suite_concurrency = {
+    .name = "concurrency",
+    .summary = "the same kernel on 1 to N queues of one device at once: aggregate and per-queue "
+               "rate, overlap, Jain's fairness",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct conc),
+    .normalize = conc_normalize,
+    .setup = conc_setup,
+    .run = conc_run,
+    .settle = conc_settle,
+    .verify = conc_verify,
+    .teardown = conc_teardown,
+    .figures = conc_figures,
+    .derive = conc_derive,
+    .chart = {.kind = GB_CHART_LINE, .x = "queues"},
+};
