@@ -91,8 +91,9 @@ static int conc_setup(struct gb_case_ctx *ctx)
 {
     struct conc *c = ctx->state;
     const char *k = gb_params_str(ctx->params, "kernel");
-    c->kernel = strcmp(k, "triad") == 0 ? CONC_TRIAD : strcmp(k, "chain") == 0 ? CONC_CHAIN
-                                                                                 : CONC_TICK;
+    c->kernel = strcmp(k, "triad") == 0   ? CONC_TRIAD
+                : strcmp(k, "chain") == 0 ? CONC_CHAIN
+                                          : CONC_TICK;
     c->nq = (uint32_t)gb_params_int(ctx->params, "queues");
     c->iters = (uint32_t)gb_params_int(ctx->params, "iters");
     const uint64_t size = gb_params_size(ctx->params, "size");
@@ -116,8 +117,8 @@ static int conc_setup(struct gb_case_ctx *ctx)
     const char *name = c->kernel == CONC_TRIAD   ? "conc_triad"
                        : c->kernel == CONC_CHAIN ? "conc_chain"
                                                  : "conc_tick";
-    int rc = gb_case_build_hooked(ctx, "concurrency.cl", name, none, 0, NULL, &c->wg, &c->prog,
-                                  &c->k);
+    int rc =
+        gb_case_build_hooked(ctx, "concurrency.cl", name, none, 0, NULL, &c->wg, &c->prog, &c->k);
     if (rc)
         return rc;
     float *host = malloc(bytes);
@@ -267,15 +268,17 @@ static int conc_verify(struct gb_case_ctx *ctx)
             for (uint64_t e = 0; e < c->n && !rc; e++) {
                 const uint32_t want = chain_end(e, c->iters);
                 if (o[e] != want)
-                    rc = gb_case_mismatch(ctx, "queue %u: work-item %llu ended at 0x%08x, "
-                                               "expected 0x%08x after %u steps",
+                    rc = gb_case_mismatch(ctx,
+                                          "queue %u: work-item %llu ended at 0x%08x, "
+                                          "expected 0x%08x after %u steps",
                                           i, (unsigned long long)e, o[e], want, c->iters);
             }
         } else {
             const uint32_t count = *(const uint32_t *)got;
             if ((uint64_t)count != (q->ops & 0xffffffffu))
-                rc = gb_case_mismatch(ctx, "queue %u: the counter says %u launches ran, it was "
-                                           "given %llu",
+                rc = gb_case_mismatch(ctx,
+                                      "queue %u: the counter says %u launches ran, it was "
+                                      "given %llu",
                                       i, count, (unsigned long long)q->ops);
         }
         free(got);
@@ -312,8 +315,9 @@ static void conc_figures(struct gb_case_ctx *ctx, double op_time_s)
         lo = rate[i] < lo ? rate[i] : lo;
         hi = rate[i] > hi ? rate[i] : hi;
     }
-    const char *unit = c->kernel == CONC_TRIAD ? "GB/s" : c->kernel == CONC_CHAIN ? "GOP/s"
-                                                                                  : "Mlaunch/s";
+    const char *unit = c->kernel == CONC_TRIAD   ? "GB/s"
+                       : c->kernel == CONC_CHAIN ? "GOP/s"
+                                                 : "Mlaunch/s";
     gb_case_figure(ctx, "queue_rate_min", unit, lo);
     gb_case_figure(ctx, "queue_rate_max", unit, hi);
     const double j = gb_conc_jain(rate, c->nq);

@@ -12,11 +12,11 @@
 enum conc_kernel { CONC_TRIAD, CONC_CHAIN, CONC_TICK };
 
 struct conc_queue {
-    struct gb_queue *q;          /* queue 0 is ctx->q; the others the suite's own */
-    struct gb_buf *a, *b, *c;    /* triad: a = b + s c; chain: a = out; tick: a = count */
+    struct gb_queue *q;           /* queue 0 is ctx->q; the others the suite's own */
+    struct gb_buf *a, *b, *c;     /* triad: a = b + s c; chain: a = out; tick: a = count */
     struct gb_event *start, *end; /* around each run's launches on this queue */
-    double busy_s;               /* sum of end - start over every run (device clock) */
-    uint64_t ops;                /* launches this queue ran (tick's check) */
+    double busy_s;                /* sum of end - start over every run (device clock) */
+    uint64_t ops;                 /* launches this queue ran (tick's check) */
 };
 
 struct conc {
@@ -26,7 +26,7 @@ struct conc {
     uint64_t n;     /* elements (triad) or work-items (chain) per queue */
     uint32_t iters; /* chain: steps per work-item */
     uint32_t wg;
-    bool events;    /* the device's event timer is trusted: per-queue figures */
+    bool events; /* the device's event timer is trusted: per-queue figures */
     struct gb_program *prog;
     struct gb_kernel *k;
     struct conc_queue qs[CONC_MAX_QUEUES];
