@@ -9,9 +9,11 @@
  *   chain  `items` work-items of `iters` dependent integer multiply-adds (compute-bound, 2
  *          operations per step): aggregate GOP/s;
  *   tick   one work-item adding 1 to a counter (a stream of tiny launches): Mlaunch/s.
- * Figures: per queue, its rate over its own busy time (device events recorded on the queue
- * around each run's launches: the first launch's start to the last's end), over every run of the
- * case, warm-up included: `queue_rate_min`, `queue_rate_max`, and Jain's fairness index of the
+ * Every queue's start mark is enqueued before any launch, and the launches go round-robin
+ * (launch r of every queue before launch r + 1 of any), so that no queue is favoured by the order
+ * of enqueue. Figures: per queue, its rate over the window in which it got its work done (device
+ * events: from queue 0's start mark to this queue's last launch's end; equal queues served
+ * fairly finish together), over every run of the case, warm-up included: `queue_rate_min`, `queue_rate_max`, and Jain's fairness index of the
  * per-queue rates, J = (sum x)^2 / (n sum x^2) (Jain, Chiu and Hawe, DEC-TR-301, 1984: 1 when
  * every queue gets the same, 1/n when one gets all); a device whose event timer failed its check
  * gives no per-queue figures and says so. The suite's derive step adds `overlap` to every case
@@ -79,12 +81,18 @@ static bool conc_normalize(struct gb_params *p)
     return true;
 }
 
-static uint32_t chain_end(uint64_t i, uint32_t iters)
+/* The chain's `iters` steps x -> a x + b (mod 2^32) composed into one affine map x -> A x + C,
+ * found once in O(iters), so that the host checks every work-item in O(1) each (a replay of
+ * items x iters steps took seconds for what the device did in milliseconds). */
+static void chain_map(uint32_t iters, uint32_t *A, uint32_t *C)
 {
-    uint32_t x = (uint32_t)i;
-    for (uint32_t k = 0; k < iters; k++)
-        x = x * 1664525u + 1013904223u;
-    return x;
+    uint32_t a = 1, c = 0;
+    for (uint32_t k = 0; k < iters; k++) {
+        a = a * 1664525u;
+        c = c * 1664525u + 1013904223u;
+    }
+    *A = a;
+    *C = c;
 }
 
 static int conc_setup(struct gb_case_ctx *ctx)
@@ -108,7 +116,8 @@ static int conc_setup(struct gb_case_ctx *ctx)
     const uint64_t bytes = c->kernel == CONC_TICK ? 4 : c->n * 4;
     const struct gb_device_info *info = &ctx->dev->info;
     const uint64_t arrays = c->kernel == CONC_TRIAD ? 3 : 1;
-    if (info->global_mem && bytes * arrays * c->nq > info->global_mem)
+    if (bytes > UINT64_MAX / arrays / c->nq ||
+        (info->global_mem && bytes * arrays * c->nq > info->global_mem))
         return gb_case_skip(ctx, "%u queues of %llu bytes each need more than the device's %llu",
                             c->nq, (unsigned long long)(bytes * arrays),
                             (unsigned long long)info->global_mem);
@@ -210,16 +219,21 @@ static int conc_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct conc *c = ctx->state;
     const struct gb_backend_ops *ops = ctx->ops;
+    struct gb_launch l[CONC_MAX_QUEUES];
     int rc;
+    /* The start marks first, on every queue, then the launches round-robin (launch r of every
+     * queue before launch r + 1 of any), so that no queue is favoured by the order of enqueue. */
+    for (uint32_t i = 0; i < c->nq; i++) {
+        fill_launch(c, &c->qs[i], &l[i]);
+        if (c->events && (rc = ops->event_record(c->qs[i].q, c->qs[i].start)))
+            return rc;
+    }
+    for (uint64_t r = 0; r < reps; r++)
+        for (uint32_t i = 0; i < c->nq; i++)
+            if ((rc = ops->launch(c->qs[i].q, c->k, &l[i])))
+                return rc;
     for (uint32_t i = 0; i < c->nq; i++) {
         struct conc_queue *q = &c->qs[i];
-        struct gb_launch l;
-        fill_launch(c, q, &l);
-        if (c->events && (rc = ops->event_record(q->q, q->start)))
-            return rc;
-        for (uint64_t r = 0; r < reps; r++)
-            if ((rc = ops->launch(q->q, c->k, &l)))
-                return rc;
         if ((c->events && (rc = ops->event_record(q->q, q->end))) || (rc = ops->queue_flush(q->q)))
             return rc;
         q->ops += reps;
@@ -237,7 +251,11 @@ static int conc_settle(struct gb_case_ctx *ctx, uint64_t reps)
     (void)reps;
     for (uint32_t i = 0; c->events && i < c->nq; i++) {
         uint64_t ns = 0;
-        int rc = ctx->ops->event_elapsed_ns(c->qs[i].start, c->qs[i].end, &ns);
+        /* From queue 0's start mark (every queue's is recorded before any launch) to this queue's
+         * end: the window in which the queue got its work done. */
+        int rc = ctx->ops->event_elapsed_ns(c->qs[0].start, c->qs[i].end, &ns);
+        if (rc == GB_EINVAL) /* queue 0's mark came after this queue's end: its own start */
+            rc = ctx->ops->event_elapsed_ns(c->qs[i].start, c->qs[i].end, &ns);
         if (rc)
             return rc;
         c->qs[i].busy_s += (double)ns * 1e-9;
@@ -265,8 +283,10 @@ static int conc_verify(struct gb_case_ctx *ctx)
             }
         } else if (c->kernel == CONC_CHAIN) {
             const uint32_t *o = got;
+            uint32_t A, C;
+            chain_map(c->iters, &A, &C);
             for (uint64_t e = 0; e < c->n && !rc; e++) {
-                const uint32_t want = chain_end(e, c->iters);
+                const uint32_t want = A * (uint32_t)e + C;
                 if (o[e] != want)
                     rc = gb_case_mismatch(ctx,
                                           "queue %u: work-item %llu ended at 0x%08x, "
@@ -311,7 +331,11 @@ static void conc_figures(struct gb_case_ctx *ctx, double op_time_s)
                                                   : 1.0 / 1e6;
     double rate[CONC_MAX_QUEUES], lo = INFINITY, hi = 0;
     for (uint32_t i = 0; i < c->nq; i++) {
-        rate[i] = c->qs[i].busy_s > 0 ? work * (double)c->qs[i].ops / c->qs[i].busy_s : 0;
+        if (!(c->qs[i].busy_s > 0)) {
+            gb_case_text(ctx, "per_queue", "none: queue %u's events measured no time", i);
+            return;
+        }
+        rate[i] = work * (double)c->qs[i].ops / c->qs[i].busy_s;
         lo = rate[i] < lo ? rate[i] : lo;
         hi = rate[i] > hi ? rate[i] : hi;
     }

@@ -50,13 +50,32 @@ static bool size_axis(const struct sel *s, const char *x)
     return false;
 }
 
+/* The distinct units of suite's results, first seen first, into u[0..cap); how many. */
+static size_t suite_units(const struct rep *R, const char *suite, const char **u, size_t cap)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < R->npts; p++) {
+        const struct gb_result *r = R->pts[p].r;
+        if (strcmp(r->suite, suite) != 0)
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(u[k], r->unit) != 0)
+            k++;
+        if (k == n && n < cap)
+            u[n++] = r->unit;
+    }
+    return n;
+}
+
+/* The line chart of the results of `suites` in `unit` (one chart per unit: a suite whose cases
+ * count different things, GB/s and GOP/s, never shares an axis between them). */
 static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *const *suites,
-                      const char *id, const char *title, const char *what)
+                      const char *id, const char *title, const char *what, const char *unit)
 {
     struct chart *c = gb__chart_new(R, id, title, what);
     if (!c)
         return;
-    struct suite_filter sf = {.suites = suites};
+    struct suite_filter sf = {.suites = suites, .unit = unit};
     struct sel s = gb__select(R, gb__suite_filter_fn, &sf, SIZE_MAX);
     struct axes *a = calloc(1, sizeof *a);
     if (s.n == 0 || !a) {
@@ -66,8 +85,7 @@ static void draw_line(struct rep *R, const struct gb_chart_note *h, const char *
         struct line *l = NULL;
         size_t dropped = 0, n = gb__build_lines(R, &s, a, h->x, NULL, &l, &dropped);
         if (l && n)
-            gb__write_lines(R, c, l, n, h->x, first_unit(R, h->suite), size_axis(&s, h->x), NULL, 0,
-                            NULL, NULL);
+            gb__write_lines(R, c, l, n, h->x, unit, size_axis(&s, h->x), NULL, 0, NULL, NULL);
         else
             gb__chart_nodata(R, c, "no %s results vary along %s", h->suite, h->x);
         gb__free_lines(l, n);
@@ -106,7 +124,20 @@ void gb__chart_hints(struct rep *R, bool (*has_builder)(const char *suite))
                          "The %s suite's results along %s, one line per case and setting, each "
                          "point's p5-p95 as its error bar (drawn from the suite's chart hint).",
                          h->suite, h->x);
-                draw_line(R, h, suites, id, title, what);
+                const char *units[4];
+                const size_t nu = suite_units(R, h->suite, units, 4);
+                for (size_t u = 0; u < nu; u++) {
+                    char uid[80], utitle[160];
+                    if (u == 0)
+                        snprintf(uid, sizeof uid, "%s", id);
+                    else
+                        snprintf(uid, sizeof uid, "%s_%zu", id, u);
+                    char unit[16];
+                    gb__clean(units[u], unit, sizeof unit);
+                    snprintf(utitle, sizeof utitle, "%s%s%s%s", h->suite, nu > 1 ? " (" : "",
+                             nu > 1 ? unit : "", nu > 1 ? ")" : "");
+                    draw_line(R, h, suites, uid, utitle, what, units[u]);
+                }
                 continue;
             }
             snprintf(what, sizeof what,
