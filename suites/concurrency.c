@@ -121,13 +121,15 @@ static int conc_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "%u queues of %llu bytes each need more than the device's %llu",
                             c->nq, (unsigned long long)(bytes * arrays),
                             (unsigned long long)info->global_mem);
-    static const char *const none[1];
     c->wg = 64;
+    /* A launch of exactly n work-items needs no bound in the kernel (concurrency.cl, EXACT). */
+    const char *exact[] = {"EXACT"};
+    const size_t nexact = c->kernel != CONC_TICK && c->n % c->wg == 0 ? 1 : 0;
     const char *name = c->kernel == CONC_TRIAD   ? "conc_triad"
                        : c->kernel == CONC_CHAIN ? "conc_chain"
                                                  : "conc_tick";
-    int rc =
-        gb_case_build_hooked(ctx, "concurrency.cl", name, none, 0, NULL, &c->wg, &c->prog, &c->k);
+    int rc = gb_case_build_hooked(ctx, "concurrency.cl", name, exact, nexact, NULL, &c->wg,
+                                  &c->prog, &c->k);
     if (rc)
         return rc;
     float *host = malloc(bytes);

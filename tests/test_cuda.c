@@ -180,8 +180,8 @@ static const struct variant_file variant_files[] = {
     /* suites/concurrency.c: its three kernels, and the test's broken ones. */
     {"concurrency.cl",
      {"conc_triad", "conc_chain", "conc_tick", NULL},
-     {{NULL}, {"GB_BREAK=1", NULL}},
-     2},
+     {{NULL}, {"EXACT", NULL}, {"GB_BREAK=1", NULL}},
+     3},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 
