@@ -141,6 +141,12 @@ static int conc_setup(struct gb_case_ctx *ctx)
             q->q = ctx->q;
         else if ((rc = ops->queue_create(ctx->dev, &q->q)))
             break;
+        /* Each queue's buffers are written, and read back in verify, on that queue: what it
+         * computed is then read in its own order, with no reliance on a finish on one queue
+         * making another's writes visible to a third (a PoCL run under load once read a
+         * queue's counter as 0 through queue 0). */
+        struct gb_case_ctx own = *ctx;
+        own.q = q->q;
         if (c->events && ((rc = ops->event_create(ctx->dev, &q->start)) ||
                           (rc = ops->event_create(ctx->dev, &q->end))))
             break;
@@ -148,7 +154,7 @@ static int conc_setup(struct gb_case_ctx *ctx)
             break;
         /* The output starts as what no kernel writes: NaN (triad), all ones, a zero count. */
         memset(host, c->kernel == CONC_TICK ? 0 : 0xff, bytes);
-        if ((rc = gb_case_upload(ctx, q->a, host, bytes)))
+        if ((rc = gb_case_upload(&own, q->a, host, bytes)))
             break;
         if (c->kernel != CONC_TRIAD)
             continue;
@@ -157,11 +163,11 @@ static int conc_setup(struct gb_case_ctx *ctx)
             break;
         for (uint64_t e = 0; e < c->n; e++)
             host[e] = (float)((e + i) % 1024);
-        if ((rc = gb_case_upload(ctx, q->b, host, bytes)))
+        if ((rc = gb_case_upload(&own, q->b, host, bytes)))
             break;
         for (uint64_t e = 0; e < c->n; e++)
             host[e] = (float)((e * 7 + i) % 13);
-        rc = gb_case_upload(ctx, q->c, host, bytes);
+        rc = gb_case_upload(&own, q->c, host, bytes);
     }
     free(host);
     if (rc)
@@ -272,7 +278,9 @@ static int conc_verify(struct gb_case_ctx *ctx)
     for (uint32_t i = 0; i < c->nq && !rc; i++) {
         const struct conc_queue *q = &c->qs[i];
         const uint64_t bytes = c->kernel == CONC_TICK ? 4 : c->n * 4;
-        void *got = gb_case_read_back(ctx, q->a, bytes, &rc);
+        struct gb_case_ctx own = *ctx; /* read on the queue that wrote it (setup says why) */
+        own.q = q->q;
+        void *got = gb_case_read_back(&own, q->a, bytes, &rc);
         if (!got)
             return rc;
         if (c->kernel == CONC_TRIAD) {
