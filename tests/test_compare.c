@@ -288,16 +288,22 @@ TEST_TIMEOUT(compare_two_runs_same_build_exit0, 120)
      * the 2x a CPU device loses when another process takes one of its two cores for a whole
      * run. The gate's default (5%) is for dedicated GPUs; `gpubench calibrate` sets it. */
     int rc = sh("cd %s && %s compare a.json b.json --threshold 0.25 2>&1", dir, GB_TEST_EXE);
-    if (rc == 3) {
+    for (int pair = 2; rc == 3 && pair <= 3; pair++) {
         /* The nightly job's confirmation rule (scripts/nightly.sh): a regression must repeat.
          * Here one did not have to be real: while 5 other jobs shared this VM, one run in about
-         * 25 ran its first case at half speed, and in CI an A whose pinned H2D ran 6.6 GB/s
-         * against the 5-6 of most runs made two B runs "slower". A fresh pair is compared: two
-         * A/A pairs of this build must not both regress. */
-        printf("first comparison raised an alarm (a loaded machine?); confirming:\n%s", out);
-        run_profile(dir, "aa", aa_profile, "a2.json");
-        run_profile(dir, "aa", aa_profile, "b2.json");
-        rc = sh("cd %s && %s compare a2.json b2.json --threshold 0.25 2>&1", dir, GB_TEST_EXE);
+         * 25 ran its first case at half speed, in CI an A whose pinned H2D ran 6.6 GB/s against
+         * the 5-6 of most runs made two B runs "slower", and on 2026-12-02 three CI runs in a
+         * row saw one of the three copies swing 25-46% between back-to-back runs of one build
+         * (H2D +46%, D2D -36% in one pair), while the same runs alone passed 9 times in 10. A
+         * fresh pair is compared, twice at most: three A/A pairs of this build must not all
+         * regress. */
+        printf("comparison %d raised an alarm (a loaded machine?); confirming:\n%s", pair - 1, out);
+        char a[16], b[16];
+        snprintf(a, sizeof a, "a%d.json", pair);
+        snprintf(b, sizeof b, "b%d.json", pair);
+        run_profile(dir, "aa", aa_profile, a);
+        run_profile(dir, "aa", aa_profile, b);
+        rc = sh("cd %s && %s compare %s %s --threshold 0.25 2>&1", dir, GB_TEST_EXE, a, b);
     }
     ASSERT_MSG(rc == 0, "A/A compare exit %d:\n%s", rc, out);
     ASSERT_CONTAINS(out, "3 pairs compared");
