@@ -95,6 +95,38 @@ static void chain_map(uint32_t iters, uint32_t *A, uint32_t *C)
     *C = c;
 }
 
+static void fill_launch(const struct conc *c, const struct conc_queue *q, struct gb_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    l->dims = 1;
+    l->global[0] = (c->n + c->wg - 1) / c->wg * c->wg;
+    l->global[1] = l->global[2] = 1;
+    l->local[0] = c->wg;
+    l->local[1] = l->local[2] = 1;
+    switch (c->kernel) {
+    case CONC_TRIAD:
+        l->nargs = 5;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->b};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->c};
+        l->args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = triad_s};
+        l->args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
+        break;
+    case CONC_CHAIN:
+        l->nargs = 3;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        l->args[1] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = c->iters};
+        l->args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
+        break;
+    case CONC_TICK:
+        l->global[0] = 1;
+        l->local[0] = 1;
+        l->nargs = 1;
+        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
+        break;
+    }
+}
+
 static int conc_setup(struct gb_case_ctx *ctx)
 {
     struct conc *c = ctx->state;
@@ -187,58 +219,25 @@ static int conc_setup(struct gb_case_ctx *ctx)
         ctx->op.rate_unit = "Mlaunch/s";
         break;
     }
+    for (uint32_t i = 0; i < c->nq; i++)
+        fill_launch(c, &c->qs[i], &c->qs[i].launch);
     ctx->op.timer = GB_TIMER_HOST;
     return 0;
-}
-
-static void fill_launch(const struct conc *c, const struct conc_queue *q, struct gb_launch *l)
-{
-    memset(l, 0, sizeof *l);
-    l->dims = 1;
-    l->global[0] = (c->n + c->wg - 1) / c->wg * c->wg;
-    l->global[1] = l->global[2] = 1;
-    l->local[0] = c->wg;
-    l->local[1] = l->local[2] = 1;
-    switch (c->kernel) {
-    case CONC_TRIAD:
-        l->nargs = 5;
-        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
-        l->args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->b};
-        l->args[2] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->c};
-        l->args[3] = (struct gb_arg){.kind = GB_ARG_F32, .v.f32 = triad_s};
-        l->args[4] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
-        break;
-    case CONC_CHAIN:
-        l->nargs = 3;
-        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
-        l->args[1] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = c->iters};
-        l->args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = c->n};
-        break;
-    case CONC_TICK:
-        l->global[0] = 1;
-        l->local[0] = 1;
-        l->nargs = 1;
-        l->args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = q->a};
-        break;
-    }
 }
 
 static int conc_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct conc *c = ctx->state;
     const struct gb_backend_ops *ops = ctx->ops;
-    struct gb_launch l[CONC_MAX_QUEUES];
     int rc;
     /* The start marks first, on every queue, then the launches round-robin (launch r of every
      * queue before launch r + 1 of any), so that no queue is favoured by the order of enqueue. */
-    for (uint32_t i = 0; i < c->nq; i++) {
-        fill_launch(c, &c->qs[i], &l[i]);
+    for (uint32_t i = 0; i < c->nq; i++)
         if (c->events && (rc = ops->event_record(c->qs[i].q, c->qs[i].start)))
             return rc;
-    }
     for (uint64_t r = 0; r < reps; r++)
         for (uint32_t i = 0; i < c->nq; i++)
-            if ((rc = ops->launch(c->qs[i].q, c->k, &l[i])))
+            if ((rc = ops->launch(c->qs[i].q, c->k, &c->qs[i].launch)))
                 return rc;
     for (uint32_t i = 0; i < c->nq; i++) {
         struct conc_queue *q = &c->qs[i];

@@ -17,6 +17,7 @@ struct conc_queue {
     struct gb_event *start, *end; /* around each run's launches on this queue */
     double busy_s;                /* sum of end - start over every run (device clock) */
     uint64_t ops;                 /* launches this queue ran (tick's check) */
+    struct gb_launch launch;      /* its kernel's launch, built in setup (run only enqueues) */
 };
 
 struct conc {

@@ -26,20 +26,6 @@ static const struct gb__bars conv_bars = {
     .skip = conv_skip,
 };
 
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
-
-static double scalar(const struct gb_result *r, const char *name)
-{
-    const struct gb_figure *f = figure(r, name);
-    return f && f->n == 1 && isfinite(f->v[0]) ? f->v[0] : NAN;
-}
-
 /* A figure's text or a param's value, cleaned for a line of findings. */
 static const char *clean(const char *s, char *buf, size_t len)
 {
@@ -75,8 +61,8 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
         const struct gb_result *r = R->pts[p].r;
         const char *dev = R->ser[R->pts[p].s].label;
         char a[96], b[96], t[96];
-        const struct gb_figure *model = figure(r, "model");
-        const double ms = scalar(r, "model_s");
+        const struct gb_figure *model = gb_result_figure_get(r, "model");
+        const double ms = gb_result_scalar(r, "model_s");
         /* Complete presets only: a profile that names a few layers gets no proxy. */
         if (model && model->n == 0 && ms > 0 && ms < 1e9) {
             char i[32];
@@ -87,20 +73,20 @@ void gb__chart_ai(struct rep *R, const struct gb__chart_kind *k)
                  ms >= 1 ? "s" : "ms", clean(model->text, t, sizeof t));
             shown++;
         }
-        const double vs_bf16 = scalar(r, "speedup_vs_bf16");
+        const double vs_bf16 = gb_result_scalar(r, "speedup_vs_bf16");
         if (vs_bf16 > 0 && vs_bf16 < 1e9) {
             find(c,
                  "%s, gemm i8 %s (%s): %.3gx bf16's rate; error %.3g rms with A quantised per "
                  "row, %.3g per tensor",
                  dev, clean(gb_params_str(&r->params, "shape"), a, sizeof a),
                  clean(gb_params_str(&r->params, "impl"), b, sizeof b), vs_bf16,
-                 scalar(r, "rms_error"), scalar(r, "quant_tensor_rms_error"));
+                 gb_result_scalar(r, "rms_error"), gb_result_scalar(r, "quant_tensor_rms_error"));
             shown++;
         }
-        double be = scalar(r, "break_even_density");
+        double be = gb_result_scalar(r, "break_even_density");
         if (!(be > 0 && be <= 1))
             be = NAN; /* a density is in (0, 1]: anything else is no figure */
-        const struct gb_figure *how = figure(r, "break_even");
+        const struct gb_figure *how = gb_result_figure_get(r, "break_even");
         if (isfinite(be) || (how && how->n == 0)) {
             if (isfinite(be))
                 find(c, "%s, sparse %s %s %s: sparse matches dense at density %.3g", dev,

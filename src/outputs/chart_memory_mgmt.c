@@ -11,26 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
-
-static double scalar(const struct gb_result *r, const char *name)
-{
-    const struct gb_figure *f = figure(r, name);
-    return f && f->n == 1 && isfinite(f->v[0]) ? f->v[0] : NAN;
-}
-
-static const char *param(const struct gb_result *r, const char *name)
-{
-    const struct gb_value *v = gb_params_get(&r->params, name);
-    return v && v->type == GB_V_STR ? v->s : "";
-}
-
 /* A time in us as people read it: "840 us", "27.5 ms", "1.2 s". */
 static void fmt_us(double us, char *buf, size_t len)
 {
@@ -53,8 +33,8 @@ static bool alloc_fn(const struct gb_result *r, const void *arg)
 {
     const struct alloc_filter *f = arg;
     return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") == 0 &&
-           strcmp(param(r, "op"), f->op) == 0 &&
-           (!f->touch || strcmp(param(r, "touch"), f->touch) == 0);
+           strcmp(gb_params_str(&r->params, "op"), f->op) == 0 &&
+           (!f->touch || strcmp(gb_params_str(&r->params, "touch"), f->touch) == 0);
 }
 
 /* Per series and line: the median and p99 at the largest size, a sentence. */
@@ -67,7 +47,7 @@ static void alloc_findings(struct rep *R, struct chart *c, const struct line *l,
         char at[32], lo[32];
         gb__fmt_x(l[i].x[k], true, at, sizeof at);
         gb__fmt_x(l[i].x[0], true, lo, sizeof lo);
-        const double p99 = l[i].r[k] ? scalar(l[i].r[k], "p99_us") : NAN;
+        const double p99 = l[i].r[k] ? gb_result_scalar(l[i].r[k], "p99_us") : NAN;
         char tail[80] = "", big[32], small[32], p99s[32];
         const size_t ns = l[i].r[k] ? l[i].r[k]->nsamples : 0;
         if (p99 >= l[i].y[k] && p99 < 1e15) {
@@ -249,11 +229,11 @@ void gb__chart_pool(struct rep *R, const struct gb__chart_kind *k)
             char line[600], t[32];
             fmt_us(cats[q].v[ser], t, sizeof t);
             snprintf(line, sizeof line, "%s, %s: %s per step", R->ser[ser].label, cats[q].label, t);
-            const double frag = scalar(r, "fragmentation");
+            const double frag = gb_result_scalar(r, "fragmentation");
             if (frag >= 1 && frag < 1e6)
                 gb_appendf(line, sizeof line, ", fragmentation %.3g", frag);
-            const double fails = scalar(r, "cap_failures"),
-                         frag_fails = scalar(r, "cap_failures_fragmented");
+            const double fails = gb_result_scalar(r, "cap_failures"),
+                         frag_fails = gb_result_scalar(r, "cap_failures_fragmented");
             const bool failed = fails > 0 && fails < 1e12 && frag_fails >= 0 && frag_fails <= fails;
             /* A step some of whose tensors failed did less work: no speed beside the driver's. */
             if (isfinite(vs_driver) && !failed)
@@ -425,8 +405,10 @@ void gb__chart_offsets(struct rep *R, const struct gb__chart_kind *k)
         const double o = offset_of(r);
         char off[32], side[16], label[160], what[128], su[24];
         gb__fmt_x(o, false, off, sizeof off);
-        gb__clean(gb_params_get(&r->params, "offset_side") ? param(r, "offset_side") : "", side,
-                  sizeof side);
+        gb__clean(gb_params_get(&r->params, "offset_side")
+                      ? gb_params_str(&r->params, "offset_side")
+                      : "",
+                  side, sizeof side);
         gb__clean(r->suite, su, sizeof su);
         label_of(r, a, offset_axes, what, sizeof what);
         snprintf(label, sizeof label, "%s%s%.100s +%.16s%s%.12s", suites_vary ? su : "",

@@ -342,10 +342,9 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
             const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
             double lo = l[i].y[k], hi = l[i].y[k];
             if (r && l[i].bar_to) {
-                for (size_t f = 0; f < r->nfigures; f++)
-                    if (strcmp(r->figures[f].name, l[i].bar_to) == 0 && r->figures[f].n == 1 &&
-                        isfinite(r->figures[f].v[0]) && r->figures[f].v[0] >= lo)
-                        hi = r->figures[f].v[0];
+                const double to = gb_result_scalar(r, l[i].bar_to);
+                if (to >= lo) /* NAN (none) is not */
+                    hi = to;
             } else if (r && r->value == l[i].y[k] && r->stats.n > 1 && isfinite(r->stats.p5) &&
                        isfinite(r->stats.p95)) {
                 lo = r->stats.p5;

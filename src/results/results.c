@@ -204,6 +204,20 @@ void gb_results_free(struct gb_results *rs)
 
 /* ---- one result ------------------------------------------------------------------------------ */
 
+const struct gb_figure *gb_result_figure_get(const struct gb_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nfigures && i < GB_MAX_FIGURES; i++)
+        if (strcmp(r->figures[i].name, name) == 0)
+            return &r->figures[i];
+    return NULL;
+}
+
+double gb_result_scalar(const struct gb_result *r, const char *name)
+{
+    const struct gb_figure *f = gb_result_figure_get(r, name);
+    return f && f->n == 1 && isfinite(f->v[0]) ? f->v[0] : NAN;
+}
+
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value)
 {
     if (r->nfigures >= GB_MAX_FIGURES)

@@ -174,6 +174,12 @@ void gb_results_free(struct gb_results *rs);
  * a memory-hierarchy case). */
 const char *gb_result_regime(double ws, uint64_t llc);
 
+/* The figure of r called `name`, or NULL. */
+const struct gb_figure *gb_result_figure_get(const struct gb_result *r, const char *name);
+/* The value of r's scalar figure `name` (n == 1) when it is finite, else NAN (absent, a text,
+ * per device, or not finite: a results file's figure is only what it says). */
+double gb_result_scalar(const struct gb_result *r, const char *name);
+
 /* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);
 /* Adds a text figure to a result. */
