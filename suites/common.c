@@ -1,4 +1,5 @@
 /* Helpers shared by the suites: skips with reasons, kernel builds, allocations, staging. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,4 +436,25 @@ int gb_case_tuning_lookup(const struct gb_case_ctx *ctx, const char *kernel, con
     if (!ctx->run || !ctx->run->tuned)
         return 0;
     return gb_tuning_lookup(ctx->run->tuning_cache, ctx->dev, kernel, problem, out, found);
+}
+
+int gb_case_headline(struct gb_case_ctx *ctx, const char *metric, const char *unit,
+                     enum gb_better better, const double *values, size_t n)
+{
+    if (!n || !values)
+        return GB_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(values[i]))
+            return GB_EINVAL;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return GB_ENOMEM;
+    memcpy(v, values, n * sizeof *v);
+    free(ctx->headline.v);
+    ctx->headline.v = v;
+    ctx->headline.n = n;
+    snprintf(ctx->headline.metric, sizeof ctx->headline.metric, "%s", metric);
+    snprintf(ctx->headline.unit, sizeof ctx->headline.unit, "%s", unit);
+    ctx->headline.better = better;
+    return 0;
 }

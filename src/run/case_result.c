@@ -69,6 +69,31 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
     snprintf(r->timer, sizeof r->timer, "%s", m->timer == GB_TIMER_DEVICE ? "device" : "host");
 }
 
+void gb_result_take_headline(struct gb_result *r, const struct gb_case_ctx *ctx, double max_noise)
+{
+    if (!ctx->headline.n)
+        return;
+    double *v = malloc(ctx->headline.n * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, ctx->headline.v, ctx->headline.n * sizeof *v);
+    free(r->samples);
+    r->samples = v;
+    r->nsamples = ctx->headline.n;
+    gb_stats_compute(v, r->nsamples, &r->stats);
+    r->value = r->stats.median;
+    snprintf(r->metric, sizeof r->metric, "%s", ctx->headline.metric);
+    snprintf(r->unit, sizeof r->unit, "%s", ctx->headline.unit);
+    r->better = ctx->headline.better;
+    r->noisy = !(r->stats.mean > 0 && isfinite(r->stats.ci95)) ||
+               r->stats.ci95 > max_noise * r->stats.mean;
+    r->reason[0] = '\0';
+    if (r->noisy)
+        snprintf(r->reason, sizeof r->reason,
+                 "noise target not reached: CI95 %.2f%% of the mean over %zu samples",
+                 r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, r->nsamples);
+}
+
 /* Rates no device reaches, for results whose own bound is unknown (GB/s, 1e9 B/s). A host link:
  * 1000 GB/s per direction, above NVLink-C2C's 450 GB/s per direction (NVIDIA Grace Hopper
  * superchip datasheet: 900 GB/s in all) and PCIe 6.0 x16's 121 GB/s (PCI-SIG: 64 GT/s x 16

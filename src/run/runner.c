@@ -123,6 +123,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
                         s->figures(&ctx, r->op_time_us.median * 1e-6);
                     ctx.samples = NULL;
                     ctx.nsamples = 0;
+                    gb_result_take_headline(r, &ctx, c->run->measure.max_noise);
                     r->nfigures = ctx.nfigures < GB_MAX_FIGURES ? ctx.nfigures : GB_MAX_FIGURES;
                     memcpy(r->figures, ctx.figures, r->nfigures * sizeof r->figures[0]);
                 }
@@ -155,6 +156,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
                  drain_s * 1e3);
     }
     s->teardown(&ctx);
+    free(ctx.headline.v);
     free(ctx.state);
     /* After a failure the queues may hold failed commands; start the next case on new ones. */
     for (size_t i = 0; queue_suspect && i < n; i++) {

@@ -123,6 +123,16 @@ struct gb_case_ctx {
      * (with op.max_batch 1, each sample is one operation). */
     const double *samples;
     size_t nsamples;
+    /* Set by figures() through gb_case_headline(), else empty: the result's headline becomes
+     * one value per kept sample that the suite derived from what it measured inside the sample
+     * on the harness's clock (a trace's p99 request latency, a fresh process's time to its
+     * first result), in place of the time per operation. Owned by the runner. */
+    struct {
+        double *v;
+        size_t n;
+        char metric[32], unit[16];
+        enum gb_better better;
+    } headline;
 };
 
 /* gb_suite.flags */
@@ -237,6 +247,15 @@ void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const cha
                             const double *values, size_t n);
 void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* From figures() only: makes values[0..n) (n >= 1, one per kept sample, in the order taken,
+ * finite) the result's headline samples, with their metric ("latency"), unit ("us") and
+ * direction: the result's value becomes their median and its statistics theirs, while
+ * op_time_us keeps the harness's time per operation. For a suite whose operation holds many
+ * timed events (requests, process stages) and whose figure of merit is their distribution.
+ * GB_EINVAL for an empty or non-finite set (the headline is left alone), GB_ENOMEM. */
+int gb_case_headline(struct gb_case_ctx *ctx, const char *metric, const char *unit,
+                     enum gb_better better, const double *values, size_t n);
 
 /* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
  * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.
