@@ -373,6 +373,12 @@ struct gb_backend_facts {
     const char *conv_absent;
     /* Why spmm_plan is NULL, for the library sparse cases' skip; NULL when it is set. */
     const char *sparse_absent;
+    /* The environment variables naming the directory of an on-disk compiler cache that this
+     * backend's implementations keep between processes (PoCL's POCL_CACHE_DIR, the CUDA driver's
+     * JIT cache CUDA_CACHE_PATH), NULL-terminated; NULL: none known. The startup suite points
+     * them at a directory of its own, empty for a cold start, so that it neither reads nor
+     * fills the user's cache. An implementation with no such cache builds cold every time. */
+    const char *const *compiler_cache_env;
 };
 
 struct gb_backend_ops {

@@ -1978,12 +1978,17 @@ static int cu_graph_end(struct gb_queue *q, struct gb_graph **out);
 static int cu_graph_launch(struct gb_queue *q, struct gb_graph *g);
 static void cu_graph_free(struct gb_graph *g);
 
+/* The driver's JIT cache of PTX compiled for the device (CUDA_CACHE_PATH, "CUDA Environment
+ * Variables" in the CUDA C++ Programming Guide); NVRTC itself keeps no cache. */
+static const char *const cuda_cache_env[] = {"CUDA_CACHE_PATH", NULL};
+
 const struct gb_backend_ops gb_cuda_ops = {
     .name = "cuda",
     .facts =
         {
             .peer_load = true,
             .nvidia_gpus = true,
+            .compiler_cache_env = cuda_cache_env,
 #if HAVE_CUBLAS
             .blas = "cublas",
 #endif

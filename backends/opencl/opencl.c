@@ -70,6 +70,11 @@
 #endif
 
 /* The table at the end of the file; device handles point back to it. */
+/* On-disk program caches of OpenCL implementations, by the variable that moves them: PoCL's
+ * kernel cache (POCL_CACHE_DIR, "PoCL environment variables" in its documentation) and Intel's
+ * compute runtime's cl_cache (NEO_CACHE_DIR). Intel's CPU runtime keeps none. */
+static const char *const ocl_cache_env[] = {"POCL_CACHE_DIR", "NEO_CACHE_DIR", NULL};
+
 extern const struct gb_backend_ops gb_opencl_ops;
 
 #define ocl__container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -2206,7 +2211,8 @@ const struct gb_backend_ops gb_opencl_ops = {
               .conv_absent = "built without CLBlast",
 #endif
               .sparse_absent = "no sparse library on OpenCL (CLBlast has none)",
-              .fp8_absent = "no FP8 GEMM"},
+              .fp8_absent = "no FP8 GEMM",
+              .compiler_cache_env = ocl_cache_env},
     .init = ocl_init,
     .shutdown = ocl_shutdown,
     .device_count = ocl_device_count,

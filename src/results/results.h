@@ -26,7 +26,7 @@ enum gb_status { GB_STATUS_OK, GB_STATUS_SKIPPED, GB_STATUS_FAILED };
 /* Multi-device cases: the most devices one case runs on at once, and the most named figures a
  * result carries beside its headline value. */
 #define GB_MAX_SET 16
-#define GB_MAX_FIGURES 12
+#define GB_MAX_FIGURES 24
 
 /* A named figure beside the headline value: a derived number ("busbw" in GB/s, "speedup"), one
  * number per device of the case's set ("busy" seconds per device), or a text ("path": "staged").

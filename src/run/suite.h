@@ -19,6 +19,7 @@
 #include "results/results.h" /* GB_MAX_SET, struct gb_figure */
 
 struct gb_suite_run; /* run/config.h: a profile entry */
+struct gb_child_io;  /* run/child.h: a helper process's side */
 
 struct gb_axis_def {
     const char *name;
@@ -211,6 +212,11 @@ struct gb_suite {
     size_t (*took_part)(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET]);
     /* Optional: the report's chart of a suite without a builder of its own. */
     struct gb_chart_hint chart;
+    /* Optional, for suites whose case needs other processes (run/child.h): the body of a
+     * helper process that the case started with gb_child_start(); runs in a fresh gpubench
+     * process before anything else and returns its exit status. It opens its own device
+     * (io->backend, io->device) and answers the case's commands. */
+    int (*child)(struct gb_child_io *io);
     /* Optional: the arithmetic of one operation of the case with parameters p, from the
      * parameters alone (no device): `validate` estimates a case's time from it. 0: unknown. */
     double (*op_flops)(const struct gb_params *p);
