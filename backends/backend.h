@@ -144,6 +144,11 @@ struct gb_device_info {
      * pciDeviceID, OpenCL cl_khr_pci_bus_info); "" when unknown (PoCL's CPU devices). */
     char uuid[40];
     char pci_bus_id[32];
+    /* How processes share the device, as the driver reports it (never changed by gpubench):
+     * CUDA's compute mode ("default (time-sliced)", "exclusive-process", "prohibited"), with
+     * "; MPS control pipe present" when an MPS server's pipe directory exists and "; MIG
+     * instance" for a MIG device; "" when the API reports nothing (OpenCL). */
+    char sharing[96];
 };
 
 /* Handles. The backend owns them; see the container_of note at the top. */

@@ -82,9 +82,9 @@ static const struct gb_axis_def axes[] = {
 
 struct startup {
     bool cold;
-    char dir[PATH_MAX];  /* warm: the case's cache directory; cold: this run's */
+    char dir[PATH_MAX];       /* warm: the case's cache directory; cold: this run's */
     char root[PATH_MAX - 64]; /* the case's temporary directory, holding dir */
-    unsigned runs;       /* cold directories made so far */
+    unsigned runs;            /* cold directories made so far */
     char envbuf[MAX_ENV][PATH_MAX + 64];
     const char *env[MAX_ENV + 1];
     char cache_env[256]; /* the variables set, for the figure */
@@ -236,8 +236,8 @@ out:
     if (why[0])
         gb_child_reply(io, "%s %s: %s", err ? "fail" : "bad", stage, why);
     else
-        gb_child_reply(io, "ok %.9f %.9f %.9f %.9f %.9f %.9f", io->t_main, t[0], t[1], t[2],
-                       t[3], t[4]);
+        gb_child_reply(io, "ok %.9f %.9f %.9f %.9f %.9f %.9f", io->t_main, t[0], t[1], t[2], t[3],
+                       t[4]);
     free(hx);
     free(hy);
     if (ops) {
@@ -345,8 +345,7 @@ static int one_process(struct gb_case_ctx *ctx, struct startup *s)
     if (strncmp(line, "fail ", 5) == 0)
         return GB_USER_FAIL(GB_EBACKEND, "helper process failed at %.800s", line + 5);
     double t[6];
-    if (sscanf(line, "ok %lf %lf %lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) !=
-            6 ||
+    if (sscanf(line, "ok %lf %lf %lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) != 6 ||
         !(t[0] >= t_fork && t[1] >= t[0] && t[2] >= t[1] && t[3] >= t[2] &&
           (t[4] < 0 || t[4] >= t[3]) && t[5] >= (t[4] < 0 ? t[3] : t[4])))
         return GB_USER_FAIL(GB_EBACKEND, "helper process sent \"%.200s\"", line);

@@ -405,6 +405,32 @@ static int cu_device_count(void)
     return cu__count < 0 ? 0 : cu__count;
 }
 
+/* How processes share the device (gb_device_info.sharing): the compute mode the driver reports
+ * (cudaDevAttrComputeMode, cudaComputeMode in the CUDA Runtime API reference), whether an MPS
+ * server's control pipe exists (CUDA_MPS_PIPE_DIRECTORY, default /tmp/nvidia-mps: "Multi-Process
+ * Service" documentation, section "Environment Variables"), and whether the device is a MIG
+ * instance (the driver names one "<GPU> MIG <profile>", as nvidia-smi -L lists them). Reads
+ * only; gpubench never sets a mode. */
+static void cu_sharing(int index, const struct cudaDeviceProp *p, char *out, size_t len)
+{
+    int cm = -1;
+    if (cudaDeviceGetAttribute(&cm, cudaDevAttrComputeMode, index) != cudaSuccess) {
+        (void)cudaGetLastError();
+        cm = -1;
+    }
+    const char *mode = cm == cudaComputeModeDefault            ? "default (time-sliced)"
+                       : cm == cudaComputeModeExclusiveProcess ? "exclusive-process"
+                       : cm == cudaComputeModeProhibited       ? "prohibited"
+                                                               : "compute mode unknown";
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char control[512];
+    snprintf(control, sizeof control, "%s/control", dir && *dir ? dir : "/tmp/nvidia-mps");
+    const bool mps = access(control, F_OK) == 0;
+    const bool mig = strstr(p->name, " MIG ") != NULL;
+    snprintf(out, len, "%s%s%s", mode, mps ? "; MPS control pipe present" : "",
+             mig ? "; MIG instance" : "");
+}
+
 /* device_info plus what launch needs and the info struct does not carry. */
 static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *cc_minor,
                      uint32_t max_grid[3])
@@ -451,6 +477,7 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
     snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0",
              (unsigned)p.pciDomainID & 0xffffu, (unsigned)p.pciBusID & 0xffu,
              (unsigned)p.pciDeviceID & 0xffu);
+    cu_sharing(index, &p, out->sharing, sizeof out->sharing);
 
     bool peer = false;
     for (int j = 0; j < cu_device_count() && !peer; j++) {

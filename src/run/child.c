@@ -269,8 +269,7 @@ int gb_child_recv(struct gb_child *c, char *line, size_t len, double timeout_s)
     if (rc == GB_ETIMEOUT)
         return GB_USER_FAIL(GB_ETIMEOUT, "helper process sent no reply within %.3g s", timeout_s);
     if (rc == GB_EINVAL)
-        return GB_USER_FAIL(GB_EBACKEND, "helper process sent a line over %d bytes",
-                            GB_CHILD_LINE);
+        return GB_USER_FAIL(GB_EBACKEND, "helper process sent a line over %d bytes", GB_CHILD_LINE);
     if (rc)
         return gone(c, "before its reply");
     return 0;
@@ -367,8 +366,8 @@ int gb_child_main(const struct gb_suite_table *suites, double t_main)
         return -1;
     char suite[64], backend[64];
     int device = -1, used = 0;
-    if (sscanf(spec, "%63[^:]:%63[^:]:%d%n", suite, backend, &device, &used) != 3 ||
-        spec[used] || device < 0) {
+    if (sscanf(spec, "%63[^:]:%63[^:]:%d%n", suite, backend, &device, &used) != 3 || spec[used] ||
+        device < 0) {
         fprintf(stderr, "gpubench helper: bad %s \"%s\"\n", GB_CHILD_ENV, spec);
         return 2;
     }

@@ -84,8 +84,8 @@ struct gb_child_io {
     const char *suite;
     const char *backend;
     int device;
-    const char *arg;  /* GB_CHILD_ARG_ENV's value, "" when absent */
-    double t_main;    /* gb_now() when main() began: the end of the process's start */
+    const char *arg; /* GB_CHILD_ARG_ENV's value, "" when absent */
+    double t_main;   /* gb_now() when main() began: the end of the process's start */
     int in_fd, out_fd;
     char buf[GB_CHILD_LINE];
     size_t have; /* bytes of buf read but not yet returned */

@@ -88,3 +88,32 @@ int gb_case_record(struct gb_case_ctx *ctx, struct gb_result *r)
     gb_tel_summary_free(&r->tel);
     return rc;
 }
+
+int gb_case_record_part_failure(struct gb_case_ctx *ctx, const char *part, const char *part_value,
+                                const char *reason)
+{
+    if (!ctx->extra)
+        return 0;
+    struct gb_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.suite, sizeof r.suite, "%s",
+             ctx->run && ctx->run->suite ? ctx->run->suite->name : "");
+    const struct gb_value *first = ctx->params->n ? &ctx->params->v[0] : NULL;
+    if (first)
+        gb_value_format(first, r.case_name, sizeof r.case_name);
+    snprintf(r.backend, sizeof r.backend, "%s", ctx->ops->name);
+    r.device_index = device_slot(ctx->extra, ctx->dev);
+    r.params = *ctx->params;
+    struct gb_value *slot = gb_params_slot(&r.params, part);
+    if (!slot) {
+        if (r.params.n >= GB_MAX_AXES)
+            return GB_FAIL(GB_EINVAL, "no room for the param %s", part);
+        r.params.name[r.params.n] = part;
+        slot = &r.params.v[r.params.n++];
+    }
+    slot->type = GB_V_STR;
+    snprintf(slot->s, sizeof slot->s, "%s", part_value);
+    r.status = GB_STATUS_FAILED;
+    snprintf(r.reason, sizeof r.reason, "%s", reason);
+    return gb_results_add(ctx->extra, &r);
+}

@@ -37,4 +37,13 @@ int gb_case_measure(struct gb_case_ctx *ctx, const struct gb_suite *op, void *op
  * Returns 0 or GB_ENOMEM. */
 int gb_case_record(struct gb_case_ctx *ctx, struct gb_result *r);
 
+/* Records, before the case's own result, a failed result for a part of the case that is not
+ * measured through the harness (a helper process that died or hung, run/child.h): the case's
+ * suite, device and params with the string param `part` (a name of static storage, such as
+ * "tenant") set to part_value, status failed with `reason`. So that one part's failure is its
+ * own and the case's result, and the other parts', survive. GB_EINVAL when the params are full,
+ * GB_ENOMEM; a no-op (0) when the case has no results to record into (a test). */
+int gb_case_record_part_failure(struct gb_case_ctx *ctx, const char *part, const char *part_value,
+                                const char *reason);
+
 #endif

@@ -1,0 +1,137 @@
+/* The tenants suite (issue 28, part 2): a victim process alone and beside aggressor processes on
+ * one device, every tenant's output verified; a memory-bound aggressor slows a memory-bound
+ * victim on two CPU cores; an aggressor killed or hung is its own failure while the victim's
+ * result survives; a victim that dies fails its case; a wrong output is caught in either. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/results.h"
+#include "test.h"
+
+#define MEASURE                                                                                  \
+    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 4, max_samples: 4, max_time: 10s, " \
+    "min_sample_time: 0}\n"
+
+static void run_tenants(const char *params, const char *hook, struct gb_results *rs)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, MEASURE "suites:\n  - suite: tenants\n    params: %s\n", params);
+    if (hook)
+        setenv("GPUBENCH_TEST_TENANT", hook, 1);
+    gb_test_run_profile(yaml, "0", rs);
+    unsetenv("GPUBENCH_TEST_TENANT");
+}
+
+static const struct gb_result *find(const struct gb_results *rs, const char *victim,
+                                    const char *aggressor, bool part)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        if (strcmp(gb_params_str(&r->params, "victim"), victim) == 0 &&
+            strcmp(gb_params_str(&r->params, "aggressor"), aggressor) == 0 &&
+            (gb_params_get(&r->params, "tenant") != NULL) == part)
+            return r;
+    }
+    return NULL;
+}
+
+TEST_TIMEOUT(suite_tenants_every_pair_verifies_and_triad_slows_triad, 300)
+{
+    struct gb_results rs;
+    run_tenants("{victim: [triad, gemm], aggressor: [none, triad, gemm, h2d, launches], "
+                "size: 4MiB, gemm_n: 32, big_n: 128}",
+                NULL, &rs);
+    ASSERT_EQ(rs.nresults, 10);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const bool alone = strcmp(gb_params_str(&r->params, "aggressor"), "none") == 0;
+        if (r->status == GB_STATUS_SKIPPED) { /* an implementation without a BLAS library */
+            ASSERT_CONTAINS(r->reason, "GEMM");
+            continue;
+        }
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s", r->case_name,
+                   gb_params_str(&r->params, "aggressor"), r->reason);
+        ASSERT(r->value > 0);
+        ASSERT(gb_test_figure(r, "sharing"));
+        ASSERT_EQ(gb_test_figure(r, "slowdown") != NULL, !alone);
+        ASSERT_EQ(gb_test_figure(r, "aggressor_rate") != NULL, !alone);
+        if (!alone)
+            ASSERT(gb_test_figure(r, "aggressor_rate")->v[0] > 0);
+        if (strcmp(r->case_name, "gemm") == 0)
+            ASSERT_STR(r->unit, "us");
+    }
+    /* Two processes on two cores, each streaming through memory: the victim gets less. */
+    const struct gb_figure *sd = gb_test_figure(find(&rs, "triad", "triad", false), "slowdown");
+    printf("triad beside triad: slowdown %.2f\n", sd->v[0]);
+    ASSERT_MSG(sd->v[0] > 1.1, "slowdown %.2f", sd->v[0]);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_tenants_killed_aggressor_is_its_own_failure, 180)
+{
+    struct gb_results rs;
+    run_tenants("{victim: triad, aggressor: triad, size: 1MiB}", "die:aggressor1:2", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    const struct gb_result *part = find(&rs, "triad", "triad", true),
+                           *victim = find(&rs, "triad", "triad", false);
+    ASSERT(part && victim);
+    ASSERT_EQ(part->status, GB_STATUS_FAILED);
+    ASSERT_STR(gb_params_str(&part->params, "tenant"), "aggressor 1");
+    ASSERT_CONTAINS(part->reason, "killed by signal 9");
+    ASSERT_CONTAINS(part->reason, "round 2");
+    ASSERT_MSG(victim->status == GB_STATUS_OK && victim->verified, "%s", victim->reason);
+    ASSERT_EQ(gb_test_figure(victim, "aggressors_alive")->v[0], 0);
+    ASSERT(gb_test_figure(victim, "tenants"));
+    printf("aggressor: %s\n", part->reason);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_tenants_hung_aggressor_is_its_own_failure, 180)
+{
+    struct gb_results rs;
+    run_tenants("{victim: triad, aggressor: triad, aggressors: 2, size: 1MiB}",
+                "hang:aggressor1:2", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    const struct gb_result *part = find(&rs, "triad", "triad", true),
+                           *victim = find(&rs, "triad", "triad", false);
+    ASSERT(part && victim);
+    ASSERT_EQ(part->status, GB_STATUS_FAILED);
+    ASSERT_CONTAINS(part->reason, "hung");
+    ASSERT_CONTAINS(part->reason, "killed");
+    ASSERT_MSG(victim->status == GB_STATUS_OK, "%s", victim->reason);
+    ASSERT_EQ(gb_test_figure(victim, "aggressors_alive")->v[0], 1); /* aggressor 2 survives */
+    printf("aggressor: %s\n", part->reason);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_tenants_dead_victim_fails_its_case, 180)
+{
+    struct gb_results rs;
+    run_tenants("{victim: triad, aggressor: [none, launches], size: 1MiB}", "die:victim:2", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_EQ(r->status, GB_STATUS_FAILED);
+        ASSERT_CONTAINS(r->reason, "victim tenant");
+        ASSERT_CONTAINS(r->reason, "killed by signal 9");
+    }
+    printf("victim: %s\n", rs.results[0].reason);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_tenants_wrong_output_caught, 180)
+{
+    struct gb_results rs;
+    run_tenants("{victim: triad, aggressor: h2d, size: 1MiB}", "bad:victim:0", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_EQ(rs.results[0].status, GB_STATUS_FAILED);
+    ASSERT_CONTAINS(rs.results[0].reason, "verification failed: victim tenant");
+    gb_results_free(&rs);
+    run_tenants("{victim: triad, aggressor: h2d, size: 1MiB}", "bad:aggressor1:0", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    const struct gb_result *part = find(&rs, "triad", "h2d", true);
+    ASSERT(part && part->status == GB_STATUS_FAILED);
+    ASSERT_CONTAINS(part->reason, "wrong output");
+    gb_results_free(&rs);
+}
