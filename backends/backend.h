@@ -90,6 +90,16 @@ enum gb_alloc_method {
     GB_ALLOC_NMETHODS
 };
 
+/* A queue's scheduling priority (queue_create_priority): the two ends of the range the device
+ * offers. GB_QUEUE_PRIORITY_HIGH is the device's greatest priority: pending work of such a queue
+ * is preferred over pending work of lower-priority queues when the device picks what to run
+ * next (CUDA: the greatest priority of cudaDeviceGetStreamPriorityRange, numerically the
+ * lowest; OpenCL: CL_QUEUE_PRIORITY_HIGH_KHR). GB_QUEUE_PRIORITY_LOW is its least (CUDA: the
+ * least of that range, which is also the default priority of every stream queue_create makes;
+ * OpenCL: CL_QUEUE_PRIORITY_LOW_KHR, below the default, CL_QUEUE_PRIORITY_MED_KHR). A hint to
+ * the device's scheduler, never a change of the device's settings. */
+enum gb_queue_priority { GB_QUEUE_PRIORITY_LOW, GB_QUEUE_PRIORITY_HIGH };
+
 /* A memory pool's high-water marks since they were last reset (alloc_pool_stats), bytes:
  * `reserved` what the pool held from the driver at most, `used` what it had handed out at
  * most (cudaMemPoolAttrReservedMemHigh, cudaMemPoolAttrUsedMemHigh). */
@@ -434,6 +444,17 @@ struct gb_backend_ops {
 
     /* An in-order queue with profiling enabled. */
     int (*queue_create)(struct gb_device *dev, struct gb_queue **out);
+    /* Optional (NULL: the backend has no queue priorities; the core checks for NULL, there is
+     * no capability bit): a queue as queue_create makes it (in-order, profiling), with
+     * scheduling priority `p` (gb_queue_priority says what each end is on each API), freed by
+     * queue_destroy. CUDA: cudaStreamCreateWithPriority (non-blocking) at the end of
+     * cudaDeviceGetStreamPriorityRange that p names; OpenCL: clCreateCommandQueueWithProperties
+     * with CL_QUEUE_PRIORITY_KHR (cl_khr_priority_hints). GB_EUNSUPPORTED, with the reason and
+     * nothing created, where the device has no priorities to choose from (an OpenCL device
+     * without cl_khr_priority_hints, or on a platform older than OpenCL 2.0; a CUDA device whose
+     * range is one value): the suites record a skip. GB_EINVAL for an unknown p. */
+    int (*queue_create_priority)(struct gb_device *dev, enum gb_queue_priority p,
+                                 struct gb_queue **out);
     void (*queue_destroy)(struct gb_queue *q);
     /* Submits what is queued (clFlush), without waiting. */
     int (*queue_flush)(struct gb_queue *q);

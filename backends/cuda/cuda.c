@@ -811,7 +811,9 @@ static int cu_alloc_pool_stats(struct gb_queue *q, enum gb_alloc_method m, bool 
 
 /* ---- queues and transfers -------------------------------------------------------------------- */
 
-static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
+/* A non-blocking stream on dev: with the default priority when `prio` is NULL, else with
+ * *prio (a value inside the device's range). */
+static int cu__queue_new(struct gb_device *dev, const int *prio, struct gb_queue **out)
 {
     struct cu_queue *q = calloc(1, sizeof *q);
     if (!q)
@@ -826,8 +828,10 @@ static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
     }
     int rc = cu__use(dev);
     /* Non-blocking: no implicit synchronisation with the legacy default stream. */
-    if (!rc)
+    if (!rc && !prio)
         rc = CU(cudaStreamCreateWithFlags, &q->stream, cudaStreamNonBlocking);
+    else if (!rc)
+        rc = CU(cudaStreamCreateWithPriority, &q->stream, cudaStreamNonBlocking, *prio);
     if (rc) {
         free(q);
         return rc;
@@ -835,6 +839,36 @@ static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
     q->pub.dev = dev;
     *out = &q->pub;
     return 0;
+}
+
+static int cu_queue_create(struct gb_device *dev, struct gb_queue **out)
+{
+    return cu__queue_new(dev, NULL, out);
+}
+
+/* queue_create_priority (backend.h): the end of the device's stream priority range that p
+ * names. The range is asked each time (one cheap runtime call; queues are made in setup). A
+ * lost device gets a dead queue, as from queue_create. */
+static int cu_queue_create_priority(struct gb_device *dev, enum gb_queue_priority p,
+                                    struct gb_queue **out)
+{
+    if (p != GB_QUEUE_PRIORITY_LOW && p != GB_QUEUE_PRIORITY_HIGH)
+        return GB_FAIL(GB_EINVAL, "queue_create_priority: unknown priority %d", (int)p);
+    if (cu__is_lost(dev->index))
+        return cu__queue_new(dev, NULL, out);
+    int least = 0, greatest = 0;
+    int rc = cu__use(dev);
+    if (!rc)
+        rc = CU(cudaDeviceGetStreamPriorityRange, &least, &greatest);
+    if (rc)
+        return rc;
+    if (least == greatest)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "the CUDA device has one stream priority (cudaDeviceGetStreamPriorityRange:"
+                       " least = greatest = %d)",
+                       least);
+    const int prio = p == GB_QUEUE_PRIORITY_HIGH ? greatest : least;
+    return cu__queue_new(dev, &prio, out);
 }
 
 static void cu_queue_destroy(struct gb_queue *q)
@@ -2040,6 +2074,7 @@ const struct gb_backend_ops gb_cuda_ops = {
     .alloc_method = cu_alloc_method,
     .alloc_pool_stats = cu_alloc_pool_stats,
     .queue_create = cu_queue_create,
+    .queue_create_priority = cu_queue_create_priority,
     .queue_destroy = cu_queue_destroy,
     .queue_flush = cu_queue_flush,
     .queue_sync = cu_queue_sync,

@@ -232,6 +232,10 @@ struct ocl_device {
     /* CL_DEVICE_SVM_CAPABILITIES has CL_DEVICE_SVM_COARSE_GRAIN_BUFFER (read at open, on an
      * OpenCL 2.0+ platform; false elsewhere): GB_ALLOC_SVM is offered. */
     bool svm_coarse;
+    /* The device lists cl_khr_priority_hints (read at open): queue_create_priority is offered
+     * (on an OpenCL 2.0+ platform: the property goes through clCreateCommandQueueWithProperties).
+     */
+    bool priority_hints;
 };
 
 struct ocl_buf {
@@ -721,14 +725,18 @@ static int ocl_device_info(int index, struct gb_device_info *out)
 /* ---- devices ------------------------------------------------------------------------------ */
 
 /* An in-order queue with profiling, through the 2.0 entry point when the platform has it (the
- * 1.2 one is deprecated there and may be missing from future loaders). */
-static int ocl__queue_new(struct ocl_device *d, cl_command_queue *out)
+ * 1.2 one is deprecated there and may be missing from future loaders), with CL_QUEUE_PRIORITY_KHR
+ * `prio` (cl_khr_priority_hints; callers check the extension and the 2.0 platform) when it is not
+ * 0. */
+static int ocl__queue_new_prio(struct ocl_device *d, cl_queue_priority_khr prio,
+                               cl_command_queue *out)
 {
     cl_int err;
     cl_command_queue q;
     const char *call;
     if (d->cl20) {
-        const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+        const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                             prio ? CL_QUEUE_PRIORITY_KHR : 0, prio, 0};
         q = clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
         call = "clCreateCommandQueueWithProperties";
     } else {
@@ -739,6 +747,11 @@ static int ocl__queue_new(struct ocl_device *d, cl_command_queue *out)
         return OCL_FAIL_AS(GB_EBACKEND, call, err);
     *out = q;
     return 0;
+}
+
+static int ocl__queue_new(struct ocl_device *d, cl_command_queue *out)
+{
+    return ocl__queue_new_prio(d, 0, out);
 }
 
 static int ocl__event_end(cl_event ev, cl_ulong *out)
@@ -922,6 +935,13 @@ static int ocl_device_open(int index, struct gb_device **out)
         if (clGetDeviceInfo(r->id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) ==
             CL_SUCCESS)
             d->svm_coarse = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+    }
+    char *exts = NULL;
+    if (ocl__dev_str(r->id, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS", &exts) == 0) {
+        d->priority_hints = ocl__has_ext(exts, "cl_khr_priority_hints");
+        free(exts);
+    } else {
+        gb_error_clear(); /* no list: no priorities, and the open goes on */
     }
 
     int rc;
@@ -1205,6 +1225,36 @@ static int ocl_queue_create(struct gb_device *dev, struct gb_queue **out)
         return GB_FAIL(GB_ENOMEM, "queue handle");
     q->pub.dev = dev;
     int rc = ocl__queue_new(d, &q->q);
+    if (rc) {
+        free(q);
+        return rc;
+    }
+    *out = &q->pub;
+    return 0;
+}
+
+/* queue_create_priority (backend.h): a queue with the cl_khr_priority_hints property, where
+ * the device lists the extension; refused with the reason elsewhere (PoCL's and Intel's CPU
+ * runtimes do not list it). */
+static int ocl_queue_create_priority(struct gb_device *dev, enum gb_queue_priority p,
+                                     struct gb_queue **out)
+{
+    struct ocl_device *d = ocl__dev(dev);
+    if (p != GB_QUEUE_PRIORITY_LOW && p != GB_QUEUE_PRIORITY_HIGH)
+        return GB_FAIL(GB_EINVAL, "queue_create_priority: unknown priority %d", (int)p);
+    if (!d->priority_hints)
+        return GB_FAIL(GB_EUNSUPPORTED, "the OpenCL device has no cl_khr_priority_hints");
+    if (!d->cl20)
+        return GB_FAIL(GB_EUNSUPPORTED,
+                       "the OpenCL device lists cl_khr_priority_hints, but its platform is older "
+                       "than OpenCL 2.0 (no clCreateCommandQueueWithProperties)");
+    struct ocl_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return GB_FAIL(GB_ENOMEM, "queue handle");
+    q->pub.dev = dev;
+    int rc = ocl__queue_new_prio(
+        d, p == GB_QUEUE_PRIORITY_HIGH ? CL_QUEUE_PRIORITY_HIGH_KHR : CL_QUEUE_PRIORITY_LOW_KHR,
+        &q->q);
     if (rc) {
         free(q);
         return rc;
@@ -2223,6 +2273,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .buf_free = ocl_buf_free,
     .alloc_method = ocl_alloc_method,
     .queue_create = ocl_queue_create,
+    .queue_create_priority = ocl_queue_create_priority,
     .queue_destroy = ocl_queue_destroy,
     .queue_flush = ocl_queue_flush,
     .queue_sync = ocl_queue_sync,
