@@ -425,7 +425,10 @@ int gb_measure(const struct gb_suite *s, struct gb_case_ctx *ctx, const struct g
             goto fail;
         if (sampler)
             out->tel.t0[out->n] = gb_now();
-        if ((rc = timed_batch(&tm, batch, &t, &host_t)) != 0)
+        ctx->sampling = true; /* a kept sample (suite.h): every one that returns is kept */
+        rc = timed_batch(&tm, batch, &t, &host_t);
+        ctx->sampling = false;
+        if (rc != 0)
             goto fail;
         if (sampler)
             out->tel.t1[out->n] = gb_now();

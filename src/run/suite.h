@@ -124,6 +124,12 @@ struct gb_case_ctx {
      * (with op.max_batch 1, each sample is one operation). */
     const double *samples;
     size_t nsamples;
+    /* Set by the harness while it runs a sample it keeps (that sample's prepare, run and
+     * settle), false otherwise: in warm-up, calibration, telemetry.energy_window's runs after
+     * the last sample, and when a test drives the suite. A suite that derives headline values
+     * inside its runs (gb_case_headline) keeps those of the kept samples by it, one per
+     * sample in the order taken. */
+    bool sampling;
     /* Set by figures() through gb_case_headline(), else empty: the result's headline becomes
      * one value per kept sample that the suite derived from what it measured inside the sample
      * on the harness's clock (a trace's p99 request latency, a fresh process's time to its
