@@ -9,7 +9,7 @@
  * EXACT (a define): the launch has exactly n work-items, so the kernels test no bound (a CPU
  * runtime vectorises a kernel without the branch across work-items better: PoCL's triad ran at
  * 0.7 of the memory suite's with it). GB_BREAK == 1 (the test hook): conc_triad skips the last
- * element, conc_chain one step. */
+ * element, conc_chain one step; GB_BREAK == 2: conc_tick counts nothing. */
 
 GB_KERNEL void conc_triad(GB_GLOBAL float *GB_RESTRICT a, GB_CONSTANT_ARG float *GB_RESTRICT b,
                           GB_CONSTANT_ARG float *GB_RESTRICT c, float s, unsigned long n)
@@ -44,6 +44,9 @@ GB_KERNEL void conc_chain(GB_GLOBAL unsigned int *out, unsigned int iters, unsig
 
 GB_KERNEL void conc_tick(GB_GLOBAL unsigned int *count)
 {
+#if defined(GB_BREAK) && GB_BREAK == 2
+    return;
+#endif
     if (GB_GLOBAL_ID(0) == 0)
         count[0] += 1u;
 }

@@ -177,11 +177,12 @@ static const struct variant_file variant_files[] = {
      5},
     /* suites/alloc.c and suites/pool.c: the first-use fill, and the test's half fill. */
     {"alloc.cl", {"alloc_fill", NULL}, {{NULL}, {"GB_BREAK=1", NULL}}, 2},
-    /* suites/concurrency.c: its three kernels, and the test's broken ones. */
+    /* suites/concurrency.c: its three kernels (priority: the chain and the tick from one
+     * program), and the test's broken ones. */
     {"concurrency.cl",
      {"conc_triad", "conc_chain", "conc_tick", NULL},
-     {{NULL}, {"EXACT", NULL}, {"GB_BREAK=1", NULL}},
-     3},
+     {{NULL}, {"EXACT", NULL}, {"GB_BREAK=1", NULL}, {"EXACT", "GB_BREAK=2", NULL}},
+     4},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 
