@@ -41,7 +41,8 @@
 #      on a pool that keeps its memory, cudaMallocManaged, cudaHostAlloc, cudaHostRegister, and
 #      malloc beside), a training step's allocations through cudaMalloc, the stream-ordered pool
 #      and the caching pool, pinned against registered H2D/D2H, and triad against offset; and
-#      the concurrency suite on 1 to 8 streams (chip-cuda.json).
+#      the concurrency suite on 1 to 8 streams, and a high-priority stream's launch latency
+#      (p50, p99) beside three low-priority streams that keep the GPU full (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
@@ -586,6 +587,11 @@ suites:
   # Many streams at once (configs/cloud.yaml): overlap and fairness across 1 to 8 streams.
   - suite: concurrency
     params: {kernel: [triad, chain, tick], queues: [1, 2, 4, 8], size: 64MiB, items: 1048576}
+  # Stream priorities: a high-priority tick's latency beside 3 low-priority chains (one fill
+  # launch an estimated 0.3 ms), then on a default stream and alone; about 1-2 s.
+  - suite: concurrency
+    params: {kernel: priority, queues: 4, items: 1048576, iters: 4096}
+    measure: {max_samples: 5, max_time: 1s}
 YAML
 
 smoke_report() {
