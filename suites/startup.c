@@ -408,9 +408,15 @@ static int startup_prepare(struct gb_case_ctx *ctx, uint64_t reps)
 
 static int startup_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
+    struct startup *s = ctx->state;
     int err = 0;
-    for (uint64_t r = 0; r < reps && !err; r++)
-        err = one_process(ctx, ctx->state);
+    for (uint64_t r = 0; r < reps && !err; r++) {
+        const size_t n = s->n;
+        err = one_process(ctx, s);
+        /* Only the kept samples' processes count (ctx->sampling); a wrong output counts always. */
+        if (!err && !ctx->sampling && !s->fail[0])
+            s->n = n;
+    }
     return err;
 }
 
@@ -454,7 +460,7 @@ static void startup_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     (void)op_time_s;
     struct startup *s = ctx->state;
-    /* The kept samples are the last runs (warm-up and calibration came first). */
+    /* The kept samples' processes (the last ones, should telemetry have discarded some). */
     size_t n = ctx->nsamples < s->n ? ctx->nsamples : s->n;
     size_t first = s->n - n;
     double *v = malloc((n ? n : 1) * sizeof *v);

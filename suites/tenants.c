@@ -178,8 +178,8 @@ static int work_setup(struct work *w, const char *role)
         if (!err)
             err = gb_case_upload(ctx, w->c, h, bytes);
         free(h);
-        if (err || (err = gb_case_build(ctx, "concurrency.cl", "conc_triad", NULL, 0, &w->prog,
-                                        &w->k)))
+        if (err ||
+            (err = gb_case_build(ctx, "concurrency.cl", "conc_triad", NULL, 0, &w->prog, &w->k)))
             return err;
         w->l = (struct gb_launch){.dims = 1,
                                   .global = {(w->n + wg - 1) / wg * wg, 1, 1},
@@ -196,8 +196,7 @@ static int work_setup(struct work *w, const char *role)
             (err = gb_case_upload(ctx, w->a, &zero, sizeof zero)) ||
             (err = gb_case_build(ctx, "concurrency.cl", "conc_tick", NULL, 0, &w->prog, &w->k)))
             return err;
-        w->l = (struct gb_launch){
-            .dims = 1, .global = {1, 1, 1}, .local = {1, 1, 1}, .nargs = 1};
+        w->l = (struct gb_launch){.dims = 1, .global = {1, 1, 1}, .local = {1, 1, 1}, .nargs = 1};
         w->l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = w->a};
     } else if (w->kind == K_H2D) {
         if ((err = gb_case_alloc(ctx, w->n, GB_MEM_HOST_PINNED, &w->host)) ||
@@ -292,9 +291,8 @@ static int work_check(struct work *w, char *why, size_t len)
         float *a = gb_case_read_back(ctx, w->a, w->n * sizeof(float), &err);
         for (uint64_t i = 0; a && i < w->n; i++)
             if (a[i] != (float)(i % 7) + 2.0f * (float)(i % 5)) {
-                snprintf(why, len, "triad element %llu is %g, expected %g",
-                         (unsigned long long)i, (double)a[i],
-                         (double)((float)(i % 7) + 2.0f * (float)(i % 5)));
+                snprintf(why, len, "triad element %llu is %g, expected %g", (unsigned long long)i,
+                         (double)a[i], (double)((float)(i % 7) + 2.0f * (float)(i % 5)));
                 break;
             }
         free(a);
@@ -326,8 +324,8 @@ static int work_check(struct work *w, char *why, size_t len)
                     want += w->ha[l * w->gn + i] * w->hb[j * w->gn + l];
                 if (c[j * w->gn + i] != want) {
                     snprintf(why, len, "GEMM C[%llu][%llu] is %g, expected %g",
-                             (unsigned long long)i, (unsigned long long)j,
-                             (double)c[j * w->gn + i], (double)want);
+                             (unsigned long long)i, (unsigned long long)j, (double)c[j * w->gn + i],
+                             (double)want);
                     break;
                 }
             }
@@ -648,8 +646,8 @@ static int tenants_setup(struct gb_case_ctx *ctx)
                             (unsigned long long)s->n);
     /* Every tenant's buffers at once must fit (three arrays of the victim's and each
      * aggressor's, the largest case). */
-    const double per = 3.0 * (double)(s->n > s->big_n * s->big_n * 4 ? s->n
-                                                                       : s->big_n * s->big_n * 4);
+    const double per =
+        3.0 * (double)(s->n > s->big_n * s->big_n * 4 ? s->n : s->big_n * s->big_n * 4);
     if (info->global_mem && per * (s->na + 1) > 0.8 * (double)info->global_mem)
         return gb_case_skip(ctx, "%d tenants' buffers (%.3g GB) do not fit in %.3g GB", s->na + 1,
                             per * (s->na + 1) / 1e9, (double)info->global_mem / 1e9);
@@ -738,8 +736,11 @@ static int tenants_run(struct gb_case_ctx *ctx, uint64_t reps)
     }
     if (got != want)
         return GB_USER_FAIL(GB_EBACKEND, "victim tenant sent %zu latencies of %zu", got, want);
-    s->nlat += want;
-    s->run_end[s->nruns++] = s->nlat;
+    /* Only the kept samples' requests count (ctx->sampling). */
+    if (ctx->sampling) {
+        s->nlat += want;
+        s->run_end[s->nruns++] = s->nlat;
+    }
     return 0;
 }
 
@@ -821,7 +822,7 @@ static void tenants_figures(struct gb_case_ctx *ctx, double op_time_s)
     (void)op_time_s;
     struct tenants *s = ctx->state;
     if (s->victim == K_GEMM && s->nruns) {
-        /* The kept samples are the last runs. */
+        /* The kept samples' runs (the last ones, should telemetry have discarded some). */
         const size_t kept = ctx->nsamples < s->nruns ? ctx->nsamples : s->nruns;
         const size_t r0 = s->nruns - kept;
         const size_t from = r0 ? s->run_end[r0 - 1] : 0, n = s->nlat - from;
@@ -864,8 +865,10 @@ static void tenants_figures(struct gb_case_ctx *ctx, double op_time_s)
         for (int i = 0; i < s->na; i++)
             if (s->a[i].dead && (!first || s->a[i].died_round < first))
                 first = s->a[i].died_round;
-        gb_case_text(ctx, "tenants", "%d of %d aggressors failed (from round %u): later rounds "
-                     "ran beside fewer", s->na - alive, s->na, first);
+        gb_case_text(ctx, "tenants",
+                     "%d of %d aggressors failed (from round %u): later rounds "
+                     "ran beside fewer",
+                     s->na - alive, s->na, first);
     }
     gb_case_text(ctx, "sharing", "%s",
                  ctx->dev->info.sharing[0] ? ctx->dev->info.sharing

@@ -9,7 +9,7 @@
 #include "results/results.h"
 #include "test.h"
 
-#define MEASURE                                                                                  \
+#define MEASURE                                                                                 \
     "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 4, max_samples: 4, max_time: 10s, " \
     "min_sample_time: 0}\n"
 
@@ -90,8 +90,8 @@ TEST_TIMEOUT(suite_tenants_killed_aggressor_is_its_own_failure, 180)
 TEST_TIMEOUT(suite_tenants_hung_aggressor_is_its_own_failure, 180)
 {
     struct gb_results rs;
-    run_tenants("{victim: triad, aggressor: triad, aggressors: 2, size: 1MiB}",
-                "hang:aggressor1:2", &rs);
+    run_tenants("{victim: triad, aggressor: triad, aggressors: 2, size: 1MiB}", "hang:aggressor1:2",
+                &rs);
     ASSERT_EQ(rs.nresults, 2);
     const struct gb_result *part = find(&rs, "triad", "triad", true),
                            *victim = find(&rs, "triad", "triad", false);
