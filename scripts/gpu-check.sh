@@ -42,7 +42,9 @@
 #      malloc beside), a training step's allocations through cudaMalloc, the stream-ordered pool
 #      and the caching pool, pinned against registered H2D/D2H, and triad against offset; and
 #      the concurrency suite on 1 to 8 streams, and a high-priority stream's launch latency
-#      (p50, p99) beside three low-priority streams that keep the GPU full (chip-cuda.json).
+#      (p50, p99) beside three low-priority streams that keep the GPU full; the tenants suite
+#      (a victim process beside aggressor processes: slowdown) and startup (a fresh process
+#      stage by stage, JIT cache cold and warm) (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
@@ -108,8 +110,8 @@ from_build=""
 peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
-declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=130
-                   [peers]=75 [chip]=40 [cuda]=75 [opencl]=40 [summary]=10 [build]=240)
+declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=120
+                   [peers]=75 [chip]=60 [cuda]=65 [opencl]=40 [summary]=10 [build]=240)
 steps_order="version chain compat json state smoke peers chip cuda opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -592,6 +594,21 @@ suites:
   - suite: concurrency
     params: {kernel: priority, queues: 4, items: 1048576, iters: 4096}
     measure: {max_samples: 5, max_time: 1s}
+  # Tenants (configs/cloud.yaml): a triad process alone and beside each aggressor process, and
+  # fixed-rate small GEMMs beside a large GEMM; the compute mode, MPS and MIG as read. About
+  # 10 process starts of ~1 s each.
+  - suite: tenants
+    params: {victim: triad, aggressor: [none, triad, gemm, h2d, launches], size: 256MiB,
+             big_n: 8192}
+    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 5, max_samples: 5, max_time: 2s}
+  - suite: tenants
+    params: {victim: gemm, aggressor: [none, gemm], gemm_n: 256, big_n: 8192}
+    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 5, max_samples: 5, max_time: 2s}
+  # Cold start: CUDA context, NVRTC build, cuBLAS's first GEMM, first verified result; the
+  # driver's JIT cache empty (cold) and filled (warm); 5 processes each.
+  - suite: startup
+    params: {cache: [cold, warm], blas: on}
+    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 5, max_samples: 5, max_time: 20s}
 YAML
 
 smoke_report() {
