@@ -653,6 +653,11 @@ static int tenants_setup(struct gb_case_ctx *ctx)
                             per * (s->na + 1) / 1e9, (double)info->global_mem / 1e9);
     if (info->max_alloc && (s->n > info->max_alloc || s->big_n * s->big_n * 4 > info->max_alloc))
         return gb_case_skip(ctx, "a tenant's buffer exceeds the device's largest allocation");
+    /* A device that admits one process at a time cannot be shared: said, not tried. */
+    if (strncmp(info->sharing, "exclusive-process", 17) == 0 ||
+        strncmp(info->sharing, "prohibited", 10) == 0)
+        return gb_case_skip(ctx, "the device's compute mode is %s: it admits no second process",
+                            info->sharing);
     ctx->op.timer = GB_TIMER_HOST_CALL;
     ctx->op.max_batch = 1;
     if (s->victim == K_TRIAD)
