@@ -1,0 +1,485 @@
+/* serve — tail latency under offered load: an MLP layer served to requests that arrive at
+ * random, through a dynamic batcher (issue 28, part 4).
+ *
+ * One operation is one trace of `requests` requests arriving as a Poisson process (seeded: the
+ * same arrivals on every run of a seed, a new seed per trace) at an offered rate of `load` times
+ * the case's capacity, served by the batcher of serve_queue.h: up to `max_batch` requests per
+ * batch, the oldest waiting at most `max_wait` us. Each request is one row of K features; a
+ * batch of k requests is one H2D copy of their k rows (pinned host memory), the layer's GEMM
+ * y = x W (k x K times K x N, F32, the backend's BLAS: `shape` KxN) and one D2H copy of their
+ * outputs, waited for: the batch is done when its outputs are on the host. Capacity is
+ * max_batch / the median time of a full batch, measured in setup (requests per second with full
+ * batches: `capacity_rps`); the regime is therefore relative: load 0.5 is half of what this
+ * device serves with this batch limit.
+ *
+ * The trace is host-timed (GB_TIMER_HOST_CALL); its requests' latencies are taken on the
+ * harness's clock (gb_now) from arrival to their batch's completion, queueing and batching
+ * included. Figures over every request of the kept traces: p50_us, p90_us, p99_us and p999_us
+ * (each from 10, 100 and 1000 requests at least; the nearest rank), offered_rps, achieved_rps
+ * (requests over the span from the first arrival to the last completion), capacity_rps,
+ * service_us (a full batch's median), mean_batch, requests_checked. The headline is each
+ * trace's p99 (us, gb_case_headline), so that compare judges the tail. The derive step adds
+ * `max_rps_under_slo` to every case of a sweep over `load` (same device, shape, batch limit and
+ * wait): the largest offered rate whose p99 stayed within `slo_us`, MLPerf's Server-scenario
+ * figure for one layer; a sweep with none under the bound gets the text "none".
+ *
+ * Verification: every request's output row, every element, exactly: W and the inputs hold
+ * -1, 0 and 1, so each output is a sum of K products of them, exact in F32 below 2^24 (K is at
+ * most 2^24). Requests draw their inputs from 16 distinct rows (seeded), whose outputs the host
+ * computes once. Outputs are poisoned (0xFF bytes: NaN) before every trace, so a request whose
+ * output was not written fails. Test hook: GPUBENCH_TEST_SERVE_BREAK=1 leaves the last request
+ * of every batch of two or more out of its D2H copy.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "base/units.h"
+#include "base/util.h"
+#include "run/suite.h"
+#include "suites/common.h"
+#include "suites/serve_queue.h"
+
+#define NDISTINCT 16u
+#define CAPACITY_RUNS 7
+
+static bool shape_check(const char *v, char *why, size_t len)
+{
+    unsigned long long k = 0, n = 0;
+    int used = 0;
+    if (sscanf(v, "%llux%llu%n", &k, &n, &used) != 2 || v[used] || !k || !n) {
+        snprintf(why, len, "a layer's shape is KxN (input features x output features), not '%s'",
+                 v);
+        return false;
+    }
+    if (k > (1ull << 24) || n > (1ull << 24)) {
+        snprintf(why, len, "K and N are at most 2^24 (the outputs must stay exact in F32)");
+        return false;
+    }
+    return true;
+}
+
+static bool load_check(double v, char *why, size_t len)
+{
+    if (!(v > 0 && v <= 10)) {
+        snprintf(why, len, "a load is a fraction of the capacity in (0, 10], not %g", v);
+        return false;
+    }
+    return true;
+}
+
+static const struct gb_axis_def axes[] = {
+    {.name = "shape",
+     .type = GB_V_STR,
+     .def = "1024x1024",
+     .check = shape_check,
+     .help = "the layer: KxN, K input features, N outputs (y = x W, F32)"},
+    {.name = "load",
+     .type = GB_V_FLOAT,
+     .def = "[0.2, 0.5, 0.8, 0.95]",
+     .check_float = load_check,
+     .help = "offered rate as a fraction of the capacity with full batches (above 1: overload)"},
+    {.name = "max_batch",
+     .type = GB_V_INT,
+     .def = "[1, 8, 32]",
+     .min = 1,
+     .max = 4096,
+     .help = "most requests per batch"},
+    {.name = "max_wait",
+     .type = GB_V_INT,
+     .def = "[0, 2000]",
+     .min = 0,
+     .max = 10000000,
+     .help = "us the oldest queued request may wait for a fuller batch"},
+    {.name = "requests",
+     .type = GB_V_INT,
+     .def = "256",
+     .min = 1,
+     .max = 1000000,
+     .help = "requests per trace (one operation)"},
+    {.name = "seed",
+     .type = GB_V_INT,
+     .def = "1",
+     .min = 0,
+     .help = "the arrivals' and inputs' seed (trace t uses seed + t)"},
+    {.name = "slo_us",
+     .type = GB_V_INT,
+     .def = "50000",
+     .min = 1,
+     .help = "the p99 bound (us) under which derive finds the largest offered rate"},
+};
+
+struct serve {
+    uint64_t k, n, nreq, max_batch;
+    double max_wait, rate, service_s;
+    uint64_t seed, traces;
+    struct gb_buf *w, *x, *y;   /* device: W (N x K column-major), a batch's inputs, outputs */
+    struct gb_buf *hin, *hout;  /* pinned: every request's input row, output row */
+    float *ref;                 /* NDISTINCT x N: the outputs of the distinct inputs */
+    unsigned char *which;       /* per request: its input's index */
+    double *arr, *lat;          /* this trace's arrivals and latencies */
+    double *kept;               /* latencies of the kept traces, in order */
+    double *trace_p99;          /* us, per kept trace */
+    size_t nkept, kept_cap, ntraces, traces_cap;
+    double offered_sum, achieved_sum, batches_sum; /* over the kept traces */
+    uint64_t checked;
+    bool broken;
+    struct gb_case_ctx *ctx; /* for the server callbacks */
+    int err;
+    char fail[512];
+};
+
+static float w_val(uint64_t kk, uint64_t nn)
+{
+    return (float)((kk * 7 + nn * 3) % 3) - 1;
+}
+
+/* ---- the real server: the harness's clock and the device --------------------------------- */
+
+static double real_now(void *p)
+{
+    (void)p;
+    return gb_now();
+}
+
+/* nanosleep to 200 us before t, then spin (two shared cores: no long spins). */
+static void real_wait(void *p, double t)
+{
+    (void)p;
+    for (;;) {
+        double left = t - gb_now();
+        if (left <= 0)
+            return;
+        if (left > 300e-6) {
+            double s = left - 200e-6;
+            struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static int real_serve(void *p, size_t first, size_t count)
+{
+    struct serve *s = p;
+    struct gb_case_ctx *ctx = s->ctx;
+    const struct gb_backend_ops *ops = ctx->ops;
+    const uint64_t in_row = s->k * sizeof(float), out_row = s->n * sizeof(float);
+    int err = ops->copy(ctx->q, s->x, 0, s->hin, first * in_row, count * in_row, GB_COPY_ASYNC);
+    if (err)
+        return err;
+    const struct gb_gemm g = {.a_type = GB_F32,
+                              .c_type = GB_F32,
+                              .compute = GB_F32,
+                              .m = s->n,
+                              .n = count,
+                              .k = s->k,
+                              .alpha = 1,
+                              .beta = 0,
+                              .a = s->w,
+                              .b = s->x,
+                              .c = s->y,
+                              .lda = s->n,
+                              .ldb = s->k,
+                              .ldc = s->n,
+                              .batch = 1};
+    if ((err = ops->gemm(ctx->q, &g)))
+        return err;
+    const size_t back = s->broken && count > 1 ? count - 1 : count;
+    if ((err = ops->copy(ctx->q, s->hout, first * out_row, s->y, 0, back * out_row,
+                         GB_COPY_ASYNC)))
+        return err;
+    return ops->queue_sync(ctx->q);
+}
+
+static const struct gb_serve_server real_server = {
+    .now = real_now, .wait_until = real_wait, .serve = real_serve};
+
+/* ---- the case -------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double rank_quantile(const double *sorted, size_t n, double q)
+{
+    size_t r = (size_t)ceil(q * (double)n);
+    return sorted[r ? r - 1 : 0];
+}
+
+static int serve_setup(struct gb_case_ctx *ctx)
+{
+    struct serve *s = ctx->state;
+    s->ctx = ctx;
+    unsigned long long k = 0, n = 0;
+    sscanf(gb_params_str(ctx->params, "shape"), "%llux%llu", &k, &n);
+    s->k = k;
+    s->n = n;
+    s->max_batch = (uint64_t)gb_params_int(ctx->params, "max_batch");
+    s->max_wait = 1e-6 * (double)gb_params_int(ctx->params, "max_wait");
+    s->nreq = (uint64_t)gb_params_int(ctx->params, "requests");
+    s->seed = (uint64_t)gb_params_int(ctx->params, "seed");
+    const char *brk = getenv("GPUBENCH_TEST_SERVE_BREAK");
+    s->broken = brk && strcmp(brk, "1") == 0;
+    if (!ctx->ops->gemm || !(ctx->dev->info.caps & GB_CAP_BLAS_F32))
+        return gb_case_skip(ctx, "the device has no F32 GEMM (no BLAS library): the layer "
+                                 "needs one");
+    const uint64_t wbytes = s->k * s->n * sizeof(float);
+    const uint64_t xbytes = s->max_batch * s->k * sizeof(float),
+                   ybytes = s->max_batch * s->n * sizeof(float);
+    const uint64_t hin = s->nreq * s->k * sizeof(float), hout = s->nreq * s->n * sizeof(float);
+    const struct gb_device_info *info = &ctx->dev->info;
+    if (info->global_mem && (double)(wbytes + xbytes + ybytes) > 0.8 * (double)info->global_mem)
+        return gb_case_skip(ctx, "the layer and a batch (%.3g GB) do not fit in %.3g GB",
+                            (double)(wbytes + xbytes + ybytes) / 1e9,
+                            (double)info->global_mem / 1e9);
+    int err;
+    if ((err = gb_case_alloc(ctx, wbytes, GB_MEM_DEVICE, &s->w)) ||
+        (err = gb_case_alloc(ctx, xbytes, GB_MEM_DEVICE, &s->x)) ||
+        (err = gb_case_alloc(ctx, ybytes, GB_MEM_DEVICE, &s->y)) ||
+        (err = gb_case_alloc(ctx, hin, GB_MEM_HOST_PINNED, &s->hin)) ||
+        (err = gb_case_alloc(ctx, hout, GB_MEM_HOST_PINNED, &s->hout)))
+        return err;
+    float *w = malloc(wbytes);
+    float *xd = malloc(NDISTINCT * s->k * sizeof *xd);
+    s->ref = malloc(NDISTINCT * s->n * sizeof *s->ref);
+    s->which = malloc(s->nreq);
+    s->arr = malloc(s->nreq * sizeof *s->arr);
+    s->lat = malloc(s->nreq * sizeof *s->lat);
+    if (!w || !xd || !s->ref || !s->which || !s->arr || !s->lat) {
+        free(w);
+        free(xd);
+        return GB_FAIL(GB_ENOMEM, "serve: host arrays");
+    }
+    /* W column-major N x K (the GEMM's A): w[nn + N kk] = W[kk][nn]. */
+    for (uint64_t kk = 0; kk < s->k; kk++)
+        for (uint64_t nn = 0; nn < s->n; nn++)
+            w[nn + s->n * kk] = w_val(kk, nn);
+    uint64_t rs = s->seed ^ 0x5E12E5EEDull;
+    for (uint64_t i = 0; i < NDISTINCT * s->k; i++)
+        xd[i] = (float)(gb_splitmix64(&rs) % 3) - 1;
+    for (uint64_t d = 0; d < NDISTINCT; d++)
+        for (uint64_t nn = 0; nn < s->n; nn++) {
+            float acc = 0;
+            for (uint64_t kk = 0; kk < s->k; kk++)
+                acc += xd[d * s->k + kk] * w_val(kk, nn);
+            s->ref[d * s->n + nn] = acc;
+        }
+    float *in = s->hin->host;
+    for (uint64_t r = 0; r < s->nreq; r++) {
+        s->which[r] = (unsigned char)(gb_splitmix64(&rs) % NDISTINCT);
+        memcpy(in + r * s->k, xd + s->which[r] * s->k, s->k * sizeof *in);
+    }
+    free(xd);
+    err = gb_case_upload(ctx, s->w, w, wbytes);
+    free(w);
+    if (err)
+        return err;
+    /* Capacity: full batches, the median of CAPACITY_RUNS after one to warm up. */
+    double t[CAPACITY_RUNS];
+    const size_t full = s->max_batch < s->nreq ? s->max_batch : s->nreq;
+    if ((err = real_serve(s, 0, full)))
+        return err;
+    for (int i = 0; i < CAPACITY_RUNS; i++) {
+        const double t0 = gb_now();
+        if ((err = real_serve(s, 0, full)))
+            return err;
+        t[i] = gb_now() - t0;
+    }
+    qsort(t, CAPACITY_RUNS, sizeof t[0], cmp_double);
+    s->service_s = t[CAPACITY_RUNS / 2];
+    if (!(s->service_s > 0))
+        return GB_USER_FAIL(GB_EIMPLAUSIBLE, "a full batch took no time on the host clock");
+    s->rate = gb_params_float(ctx->params, "load") * (double)full / s->service_s;
+    ctx->op.timer = GB_TIMER_HOST_CALL;
+    ctx->op.max_batch = 1;
+    return 0;
+}
+
+/* Poisons every output before a trace. */
+static int serve_prepare(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    (void)reps;
+    struct serve *s = ctx->state;
+    memset(s->hout->host, 0xFF, s->nreq * s->n * sizeof(float));
+    return 0;
+}
+
+static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    struct serve *s = ctx->state;
+    for (uint64_t r = 0; r < reps; r++) {
+        gb_serve_arrivals(s->arr, s->nreq, s->rate, s->seed + s->traces++);
+        struct gb_serve_stats st;
+        struct gb_serve_server srv = real_server;
+        srv.ctx = s;
+        int err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, s->lat, &st);
+        if (err)
+            return err;
+        if (!ctx->sampling)
+            continue;
+        /* A kept trace: its latencies, its p99, its rates. */
+        if (s->nkept + s->nreq > s->kept_cap) {
+            size_t cap = 2 * (s->nkept + s->nreq);
+            double *p = realloc(s->kept, cap * sizeof *p);
+            if (!p)
+                return GB_FAIL(GB_ENOMEM, "serve: latencies");
+            s->kept = p;
+            s->kept_cap = cap;
+        }
+        if (s->ntraces == s->traces_cap) {
+            size_t cap = s->traces_cap ? 2 * s->traces_cap : 32;
+            double *p = realloc(s->trace_p99, cap * sizeof *p);
+            if (!p)
+                return GB_FAIL(GB_ENOMEM, "serve: latencies");
+            s->trace_p99 = p;
+            s->traces_cap = cap;
+        }
+        memcpy(s->kept + s->nkept, s->lat, s->nreq * sizeof *s->lat);
+        qsort(s->lat, s->nreq, sizeof *s->lat, cmp_double);
+        s->trace_p99[s->ntraces++] = 1e6 * rank_quantile(s->lat, s->nreq, 0.99);
+        s->nkept += s->nreq;
+        s->offered_sum += s->rate;
+        s->achieved_sum += st.span_s > 0 ? (double)s->nreq / st.span_s : 0;
+        s->batches_sum += (double)st.batches;
+    }
+    return 0;
+}
+
+/* Every request's output, after every trace. */
+static int serve_settle(struct gb_case_ctx *ctx, uint64_t reps)
+{
+    (void)reps;
+    struct serve *s = ctx->state;
+    if (s->fail[0])
+        return 0;
+    const float *out = s->hout->host;
+    for (uint64_t r = 0; r < s->nreq; r++) {
+        const float *want = s->ref + s->which[r] * s->n, *got = out + r * s->n;
+        for (uint64_t j = 0; j < s->n; j++)
+            if (!(got[j] == want[j])) {
+                snprintf(s->fail, sizeof s->fail,
+                         "trace %llu, request %llu: output %llu is %g, expected %g",
+                         (unsigned long long)s->traces, (unsigned long long)r,
+                         (unsigned long long)j, (double)got[j], (double)want[j]);
+                return 0;
+            }
+    }
+    s->checked += s->nreq;
+    return 0;
+}
+
+static int serve_verify(struct gb_case_ctx *ctx)
+{
+    struct serve *s = ctx->state;
+    if (s->fail[0])
+        return gb_case_mismatch(ctx, "%s", s->fail);
+    if (!s->checked)
+        return gb_case_mismatch(ctx, "no request was served");
+    return 0;
+}
+
+static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
+{
+    (void)op_time_s;
+    struct serve *s = ctx->state;
+    if (!s->ntraces)
+        return;
+    /* The kept samples' traces (the last ones, should telemetry have discarded some). */
+    const size_t nt = ctx->nsamples && ctx->nsamples < s->ntraces ? ctx->nsamples : s->ntraces;
+    const size_t t0 = s->ntraces - nt, n = nt * s->nreq;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, s->kept + t0 * s->nreq, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
+    if (n >= 10)
+        gb_case_figure(ctx, "p90_us", "us", 1e6 * rank_quantile(v, n, 0.90));
+    if (n >= 100)
+        gb_case_figure(ctx, "p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
+    if (n >= 1000)
+        gb_case_figure(ctx, "p999_us", "us", 1e6 * rank_quantile(v, n, 0.999));
+    free(v);
+    gb_case_figure(ctx, "offered_rps", "1/s", s->offered_sum / (double)s->ntraces);
+    gb_case_figure(ctx, "achieved_rps", "1/s", s->achieved_sum / (double)s->ntraces);
+    gb_case_figure(ctx, "capacity_rps", "1/s",
+                   (double)(s->max_batch < s->nreq ? s->max_batch : s->nreq) / s->service_s);
+    gb_case_figure(ctx, "service_us", "us", 1e6 * s->service_s);
+    gb_case_figure(ctx, "mean_batch", "",
+                   (double)(s->nreq * s->ntraces) / (s->batches_sum > 0 ? s->batches_sum : 1));
+    gb_case_figure(ctx, "requests_checked", "", (double)s->checked);
+    gb_case_headline(ctx, "latency", "us", GB_BETTER_LOWER, s->trace_p99 + t0, nt);
+}
+
+static void serve_teardown(struct gb_case_ctx *ctx)
+{
+    struct serve *s = ctx->state;
+    gb_case_free_buf(ctx, &s->w);
+    gb_case_free_buf(ctx, &s->x);
+    gb_case_free_buf(ctx, &s->y);
+    gb_case_free_buf(ctx, &s->hin);
+    gb_case_free_buf(ctx, &s->hout);
+    free(s->ref);
+    free(s->which);
+    free(s->arr);
+    free(s->lat);
+    free(s->kept);
+    free(s->trace_p99);
+}
+
+/* max_rps_under_slo across a sweep over load. */
+static int serve_derive(struct gb_results *rs)
+{
+    static const char *const but[] = {"load", NULL};
+    for (size_t i = 0; i < rs->nresults; i++) {
+        struct gb_result *r = &rs->results[i];
+        if (strcmp(r->suite, "serve") || r->status != GB_STATUS_OK)
+            continue;
+        const double slo = (double)gb_params_int(&r->params, "slo_us");
+        double best = 0;
+        size_t members = 0;
+        for (size_t j = 0; j < rs->nresults; j++) {
+            const struct gb_result *o = &rs->results[j];
+            if (strcmp(o->suite, "serve") || o->status != GB_STATUS_OK ||
+                o->device_index != r->device_index || strcmp(o->backend, r->backend) ||
+                !gb_params_equal_but(&o->params, &r->params, but))
+                continue;
+            members++;
+            const struct gb_figure *p99 = gb_result_figure_get(o, "p99_us"),
+                                   *off = gb_result_figure_get(o, "offered_rps");
+            const double tail = p99 && p99->n ? p99->v[0] : o->value;
+            if (off && off->n && tail <= slo && off->v[0] > best)
+                best = off->v[0];
+        }
+        if (members < 2)
+            continue;
+        if (best > 0)
+            gb_result_figure(r, "max_rps_under_slo", "1/s", best);
+        else
+            gb_result_text(r, "max_rps_under_slo", "none: every load's p99 above %g us", slo);
+    }
+    return 0;
+}
+
+const struct gb_suite gb_suite_serve = {
+    .name = "serve",
+    .summary = "tail latency under offered load: an MLP layer's GEMM for Poisson requests "
+               "through a dynamic batcher (p50-p99.9, the largest rate under a p99 bound)",
+    .axes = axes,
+    .naxes = sizeof axes / sizeof axes[0],
+    .state_size = sizeof(struct serve),
+    .setup = serve_setup,
+    .prepare = serve_prepare,
+    .run = serve_run,
+    .settle = serve_settle,
+    .verify = serve_verify,
+    .teardown = serve_teardown,
+    .figures = serve_figures,
+    .derive = serve_derive,
+    .chart = {.kind = GB_CHART_LINE, .x = "load"},
+};
