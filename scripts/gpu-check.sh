@@ -44,7 +44,8 @@
 #      the concurrency suite on 1 to 8 streams, and a high-priority stream's launch latency
 #      (p50, p99) beside three low-priority streams that keep the GPU full; the tenants suite
 #      (a victim process beside aggressor processes: slowdown) and startup (a fresh process
-#      stage by stage, JIT cache cold and warm) (chip-cuda.json).
+#      stage by stage, JIT cache cold and warm) and serve (a cuBLAS layer's p99 under Poisson
+#      arrivals through a dynamic batcher) (chip-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
@@ -604,6 +605,13 @@ suites:
   - suite: tenants
     params: {victim: gemm, aggressor: [none, gemm], gemm_n: 256, big_n: 8192}
     measure: {warmup_runs: 1, warmup_time: 0, min_samples: 5, max_samples: 5, max_time: 2s}
+  # Serving (configs/cloud.yaml): a 4096x4096 layer through cuBLAS, batches of 1 and 32, at
+  # half and 95% of capacity; 512 requests a trace. About 2-4 s estimated (not measured: no
+  # GPU here).
+  - suite: serve
+    params: {shape: 4096x4096, load: [0.5, 0.95], max_batch: [1, 32], max_wait: 1000,
+             requests: 512}
+    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1s}
   # Cold start: CUDA context, NVRTC build, cuBLAS's first GEMM, first verified result; the
   # driver's JIT cache empty (cold) and filled (warm); 5 processes each.
   - suite: startup
