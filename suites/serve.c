@@ -116,13 +116,13 @@ struct serve {
     uint64_t k, n, nreq, max_batch;
     double max_wait, rate, service_s;
     uint64_t seed, traces;
-    struct gb_buf *w, *x, *y;   /* device: W (N x K column-major), a batch's inputs, outputs */
-    struct gb_buf *hin, *hout;  /* pinned: every request's input row, output row */
-    float *ref;                 /* NDISTINCT x N: the outputs of the distinct inputs */
-    unsigned char *which;       /* per request: its input's index */
-    double *arr, *lat;          /* this trace's arrivals and latencies */
-    double *kept;               /* latencies of the kept traces, in order */
-    double *trace_p99;          /* us, per kept trace */
+    struct gb_buf *w, *x, *y;  /* device: W (N x K column-major), a batch's inputs, outputs */
+    struct gb_buf *hin, *hout; /* pinned: every request's input row, output row */
+    float *ref;                /* NDISTINCT x N: the outputs of the distinct inputs */
+    unsigned char *which;      /* per request: its input's index */
+    double *arr, *lat;         /* this trace's arrivals and latencies */
+    double *kept;              /* latencies of the kept traces, in order */
+    double *trace_p99;         /* us, per kept trace */
     size_t nkept, kept_cap, ntraces, traces_cap;
     double offered_sum, achieved_sum, batches_sum; /* over the kept traces */
     uint64_t checked;
@@ -188,8 +188,7 @@ static int real_serve(void *p, size_t first, size_t count)
     if ((err = ops->gemm(ctx->q, &g)))
         return err;
     const size_t back = s->broken && count > 1 ? count - 1 : count;
-    if ((err = ops->copy(ctx->q, s->hout, first * out_row, s->y, 0, back * out_row,
-                         GB_COPY_ASYNC)))
+    if ((err = ops->copy(ctx->q, s->hout, first * out_row, s->y, 0, back * out_row, GB_COPY_ASYNC)))
         return err;
     return ops->queue_sync(ctx->q);
 }

@@ -52,8 +52,8 @@ static void md1(double rho, uint64_t seed)
     ASSERT(a && lat);
     gb_serve_arrivals(a, n, lambda, seed);
     struct vserver v = {.t = 0, .base = d, .per = 0};
-    const struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait,
-                                        .serve = v_serve};
+    const struct gb_serve_server srv = {
+        .ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
     struct gb_serve_stats st;
     ASSERT_OK(gb_serve_run(&srv, a, n, 1, 0, lat, &st));
     ASSERT_EQ(st.batches, n);
