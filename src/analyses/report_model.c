@@ -412,6 +412,12 @@ static void point_label(const struct gb_result *r, const struct axes *a, bool wi
     gb__scopy(buf, len, tmp);
 }
 
+void gb__point_label(const struct gb_result *r, const struct axes *a, bool with_case,
+                     const char *const *skip, char *buf, size_t len)
+{
+    point_label(r, a, with_case, false, skip, buf, len);
+}
+
 /* Whether the selection holds results of more than one suite (memory and fp16 in one chart):
  * then each label says whose kernel it is. */
 static bool suites_vary(const struct sel *s)

@@ -199,6 +199,11 @@ bool gb__trusted(const struct gb_result *r);
 double gb__best_in(const struct rep *R, size_t ser, const struct suite_filter *sf,
                    const struct gb_result **which);
 
+/* A point's label: its case (with_case, or when cases vary), then each param that varies in a
+ * (numbers as name=value, strings as the value), except those in skip (NULL-terminated, may be
+ * NULL); cleaned (gb__clean). The case alone when nothing else varies. */
+void gb__point_label(const struct gb_result *r, const struct axes *a, bool with_case,
+                     const char *const *skip, char *buf, size_t len);
 void gb__scan_axes(const struct sel *s, struct axes *a);
 int gb__axis_index(const struct axes *a, const char *name);
 /* The x axis of a sweep: the first of prefer that varies and is numeric, else the numeric axis
@@ -271,6 +276,11 @@ void gb__write_heatmap(struct rep *R, struct chart *c, const char *xlabel, const
                        const char *const *xs, size_t nx, const char *const *ys, size_t ny,
                        const double *v, const char *cblabel);
 
+/* Stacked bars: one bar per label (n), each the sum of its parts (np, bottom first), part p of
+ * bar i v[i * np + p] (NAN or negative: none, drawn as 0), the total above each bar. Labels are
+ * cleaned (gb__csv_field), part names quoted (gb__gp_quote). */
+void gb__write_stacked(struct rep *R, struct chart *c, const char *const *labels, size_t n,
+                       const char *const *parts, size_t np, const double *v, const char *ylabel);
 /* Runs gnuplot on plots/ID.gp in the report folder; on failure marks c failed and says why. */
 void gb__run_gnuplot(struct rep *R, struct chart *c);
 
@@ -369,6 +379,13 @@ void gb__chart_cache(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_local(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_atomics(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_graphs(struct rep *R, const struct gb__chart_kind *k);
+/* Sharing and serving (chart_cloud.c, issue 28): the concurrency suite's overlap against
+ * queues, the tenants suite's slowdown matrix per device, the startup suite's stages stacked and
+ * the serve suite's p99 against offered load. */
+void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_tenants(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_startup(struct rep *R, const struct gb__chart_kind *k);
+void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k);
 
 /* A level of the memory hierarchy found in a latency curve (gb__latency_levels). */
 struct gb__level {

@@ -47,6 +47,11 @@ static const char *const ai[] = {"conv", NULL};
 static const char *const alloc[] = {"alloc", NULL};
 static const char *const pool[] = {"pool", NULL};
 static const char *const offsets[] = {"transfer", "memory", NULL};
+/* Sharing and serving: many queues, many processes, cold start, tail latency under load. */
+static const char *const concurrency[] = {"concurrency", NULL};
+static const char *const tenants[] = {"tenants", NULL};
+static const char *const startup[] = {"startup", NULL};
+static const char *const serve[] = {"serve", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -61,6 +66,10 @@ static const struct gb__chart_kind kinds[] = {
     {alloc, NULL, gb__chart_alloc, NULL},
     {pool, NULL, gb__chart_pool, NULL},
     {offsets, NULL, gb__chart_offsets, NULL},
+    {concurrency, NULL, gb__chart_concurrency, NULL},
+    {tenants, NULL, gb__chart_tenants, NULL},
+    {startup, NULL, gb__chart_startup, NULL},
+    {serve, NULL, gb__chart_serve, NULL},
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
     {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */

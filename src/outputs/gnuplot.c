@@ -439,6 +439,61 @@ void gb__write_heatmap(struct rep *R, struct chart *c, const char *xlabel, const
     gb__gp_close(R, c, f);
 }
 
+void gb__write_stacked(struct rep *R, struct chart *c, const char *const *labels, size_t n,
+                       const char *const *parts, size_t np, const double *v, const char *ylabel)
+{
+    if (n == 0 || np == 0) {
+        gb__chart_nodata(R, c, "no bars to draw");
+        return;
+    }
+    FILE *d = gb__open_in(R, "data", c->id, ".csv");
+    if (!d)
+        return;
+    fprintf(d, "# bar");
+    for (size_t p = 0; p < np; p++) {
+        fprintf(d, ",");
+        gb__csv_field(d, parts[p]);
+    }
+    fprintf(d, ",total\n");
+    for (size_t i = 0; i < n; i++) {
+        gb__csv_field(d, labels[i]);
+        double total = 0;
+        for (size_t p = 0; p < np; p++) {
+            const double x = v[i * np + p];
+            const double drawn = isfinite(x) && x > 0 ? x : 0;
+            total += drawn;
+            fprintf(d, ",%.6g", drawn);
+        }
+        fprintf(d, ",%.6g\n", total);
+    }
+    gb__close_file(R, d);
+    c->w = n > 12 ? 1200 : 900;
+    FILE *f = gb__gp_open(R, c);
+    if (!f)
+        return;
+    fprintf(f, "set style data histograms\n"
+               "set style histogram rowstacked\n"
+               "set style fill solid 0.85 border rgb '#333333'\n"
+               "set boxwidth 0.6\n"
+               "set key outside below\n"
+               "set xtics rotate by -25 left nomirror\n"
+               "set yrange [0:*]\n"
+               "set offsets 0, 0, graph 0.08, 0\n");
+    gp_set(f, "ylabel", ylabel);
+    fprintf(f, "plot ");
+    for (size_t p = 0; p < np; p++) {
+        fprintf(f, "%s'data/%s.csv' using %zu%s title ", p ? ", \\\n     " : "", c->id, p + 2,
+                p == 0 ? ":xtic(1)" : "");
+        gb__gp_quote(f, parts[p]);
+        fprintf(f, " lt %zu", p % 12 + 1);
+    }
+    fprintf(f,
+            ", \\\n     'data/%s.csv' using 0:%zu:(sprintf('%%.3g', column(%zu))) with labels "
+            "offset 0,0.7 font ',9' notitle\n",
+            c->id, np + 2, np + 2);
+    gb__gp_close(R, c, f);
+}
+
 /* ---- gnuplot ------------------------------------------------------------------------------- */
 
 void gb__run_gnuplot(struct rep *R, struct chart *c)

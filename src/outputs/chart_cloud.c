@@ -1,0 +1,454 @@
+/* gpubench — the report's sharing-and-serving charts (registry in charts.c), issue 28:
+ *   cloud_overlap     the concurrency suite's overlap (aggregate over one queue) against the
+ *                     number of queues, one line per kernel, with fairness and the priority
+ *                     case's latencies as findings;
+ *   cloud_tenants_N   the tenants suite's slowdown matrix per device: victim x aggressor;
+ *   cloud_startup     the startup suite's stages stacked per case (median ms each);
+ *   cloud_serve       the serve suite's p99 latency against offered load, one line per batch
+ *                     limit and wait, with the largest rate under the SLO as findings.
+ * Text from a results file reaches a label only cleaned (gb__clean) and a script only through
+ * the shapes of gnuplot.c. */
+#include "analyses/report_model.h"
+#include "outputs/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A result's string param, "" when absent or not a string. */
+static const char *param_s(const struct gb_result *r, const char *name)
+{
+    const struct gb_value *v = gb_params_get(&r->params, name);
+    return v && v->type == GB_V_STR ? v->s : "";
+}
+
+/* A result's text figure, cleaned for a sentence; "" when absent. */
+static void text_of(const struct gb_result *r, const char *name, char *buf, size_t len)
+{
+    const struct gb_figure *f = gb_result_figure_get(r, name);
+    gb__clean_text(f && f->n == 0 ? f->text : "", buf, len, false);
+}
+
+/* A figure when it is a plausible count, rate or time: finite and not negative. */
+static double plain(const struct gb_result *r, const char *name)
+{
+    const double v = gb_result_scalar(r, name);
+    return v >= 0 ? v : NAN;
+}
+
+/* ---- concurrency: overlap against queues ----------------------------------------------------- */
+
+static bool throughput_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") != 0 && isfinite(r->value) &&
+           r->value > 0;
+}
+
+static bool priority_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && strcmp(param_s(r, "kernel"), "priority") == 0;
+}
+
+/* A result's overlap; the one-queue case, the reference itself, is 1 by definition. */
+static double overlap_of(const struct gb_result *r)
+{
+    const struct gb_value *q = gb_params_get(&r->params, "queues");
+    if (q && is_num(q) && gb__num(q) == 1)
+        return 1;
+    const double v = gb_result_scalar(r, "overlap");
+    return v > 0 ? v : NAN;
+}
+
+/* The priority case's findings: the high-priority queue's tail beside the default's. */
+static void priority_findings(struct rep *R, struct chart *c, const struct gb__chart_kind *k)
+{
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, priority_fn, &sf, SIZE_MAX);
+    for (size_t i = 0; i < s.n && i < 8; i++) {
+        const struct gb_result *r = s.p[i]->r;
+        const struct gb_value *q = gb_params_get(&r->params, "queues");
+        const double hi = plain(r, "high_p99"), def = plain(r, "default_p99"),
+                     gain = plain(r, "priority_gain"), idle = plain(r, "idle_p50");
+        char line[600];
+        snprintf(line, sizeof line,
+                 "%s, priority beside %.0f low-priority queues: high-priority "
+                 "tick p99 %.3g us",
+                 R->ser[s.p[i]->s].label, q && is_num(q) ? gb__num(q) - 1 : 0, hi);
+        if (isfinite(def))
+            gb_appendf(line, sizeof line, ", default-priority p99 %.3g us", def);
+        if (isfinite(gain))
+            gb_appendf(line, sizeof line, " (gain %.3gx; 1: priorities changed nothing)", gain);
+        if (isfinite(idle))
+            gb_appendf(line, sizeof line, "; the tick alone p50 %.3g us", idle);
+        find(c, "%s.", line);
+    }
+    free(s.p);
+}
+
+void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char id[] = "cloud_overlap",
+                      title[] = "Sharing and serving: many queues in one process",
+                      what[] = "Overlap (aggregate rate on n queues over the same kernel's rate on "
+                               "one queue; dashed: n, the bound) against the number of in-order "
+                               "queues (streams) of one device, one line per kernel (triad: "
+                               "memory-bound; chain: compute-bound; tick: tiny launches). The "
+                               "findings give each line's aggregate rate, its spread across "
+                               "queues (slowest and fastest queue) and Jain's fairness index at "
+                               "the most queues, and the priority case's latencies.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, throughput_fn, &sf, SIZE_MAX);
+    struct chart *c = gb__chart_new(R, id, title, what);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s.n == 0) {
+        gb__chart_nodata(R, c, "no concurrency results with a rate in these files");
+        priority_findings(R, c, k);
+        goto out;
+    }
+    gb__scan_axes(&s, a);
+    n = gb__build_lines(R, &s, a, "queues", overlap_of, &l, &dropped);
+    bool any = false;
+    for (size_t i = 0; l && i < n; i++)
+        any |= l[i].n > 0;
+    if (!any) {
+        gb__chart_nodata(R, c,
+                         "the concurrency results have no overlap (derived against the "
+                         "same case on one queue: run queues 1 too)");
+        priority_findings(R, c, k);
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "queues", "overlap (aggregate / one queue)", false, NULL, 0, NULL,
+                    "x with lines dt 2 lc rgb '#999999' notitle");
+    for (size_t i = 0; i < n; i++) {
+        if (!l[i].n)
+            continue;
+        const struct gb_result *r = l[i].r[l[i].n - 1];
+        char line[600];
+        snprintf(line, sizeof line, "%s: on %.0f queues %.3g %s in aggregate, overlap %.3g",
+                 l[i].label, l[i].x[l[i].n - 1], r->value, r->unit, l[i].y[l[i].n - 1]);
+        const double lo = plain(r, "queue_rate_min"), hi = plain(r, "queue_rate_max"),
+                     j = plain(r, "fairness");
+        if (isfinite(lo) && isfinite(hi))
+            gb_appendf(line, sizeof line, ", each queue %.3g to %.3g %s", lo, hi, r->unit);
+        if (isfinite(j) && j <= 1)
+            gb_appendf(line, sizeof line, ", fairness %.3f", j);
+        find(c, "%s.", line);
+    }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+    priority_findings(R, c, k);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+    free(s.p);
+}
+
+/* ---- tenants: the slowdown matrix ------------------------------------------------------------ */
+
+#define TEN_ROWS 16
+#define TEN_COLS 8
+
+static bool tenants_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && strcmp(param_s(r, "aggressor"), "none") != 0 &&
+           gb_result_scalar(r, "slowdown") > 0;
+}
+
+/* The index of text in names[0..*n), added when there is room; -1 when full. */
+static int slot(char (*names)[GB_STR_MAX], size_t *n, size_t cap, const char *text)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(names[i], text) == 0)
+            return (int)i;
+    if (*n == cap)
+        return -1;
+    gb__scopy(names[*n], GB_STR_MAX, text);
+    return (int)(*n)++;
+}
+
+/* One heat map of series ser: rows victims (with whatever else varies), columns aggressors. */
+static bool tenants_map(struct rep *R, const struct sel *s, const struct axes *a, size_t ser,
+                        size_t number)
+{
+    static const char *const skip[] = {"aggressor", "tenant", NULL};
+    char rows[TEN_ROWS][GB_STR_MAX], cols[TEN_COLS][GB_STR_MAX];
+    size_t nr = 0, nc = 0, left_out = 0;
+    double v[TEN_ROWS * TEN_COLS];
+    const struct gb_result *cell[TEN_ROWS * TEN_COLS] = {0};
+    for (size_t q = 0; q < TEN_ROWS * TEN_COLS; q++)
+        v[q] = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->p[i]->s != ser)
+            continue;
+        const struct gb_result *r = s->p[i]->r;
+        char row[GB_STR_MAX], col[GB_STR_MAX];
+        gb__point_label(r, a, true, skip, row, sizeof row);
+        gb__clean(param_s(r, "aggressor"), col, sizeof col);
+        const int y = slot(rows, &nr, TEN_ROWS, row), x = slot(cols, &nc, TEN_COLS, col);
+        if (y < 0 || x < 0) {
+            left_out++;
+            continue;
+        }
+        const size_t q = (size_t)y * TEN_COLS + (size_t)x;
+        const double sd = gb_result_scalar(r, "slowdown");
+        if (isnan(v[q]) || sd < v[q]) { /* the best of repeats */
+            v[q] = sd;
+            cell[q] = r;
+        }
+    }
+    if (!nr)
+        return false;
+    /* gb__write_heatmap takes nx columns per row: pack the rows. */
+    double packed[TEN_ROWS * TEN_COLS];
+    const char *xs[TEN_COLS], *ys[TEN_ROWS];
+    for (size_t y = 0; y < nr; y++) {
+        ys[y] = rows[y];
+        for (size_t x = 0; x < nc; x++)
+            packed[y * nc + x] = v[y * TEN_COLS + x];
+    }
+    for (size_t x = 0; x < nc; x++)
+        xs[x] = cols[x];
+    char id[32], title[300];
+    snprintf(id, sizeof id, "cloud_tenants_%zu", number);
+    snprintf(title, sizeof title, "Sharing and serving: noisy neighbours on %.48s%s",
+             R->ser[ser].label, strlen(R->ser[ser].label) > 48 ? "..." : "");
+    struct chart *c = gb__chart_new(
+        R, id, title,
+        "Each cell is the victim process's slowdown beside the column's aggressor processes on "
+        "the same device (its figure beside them over alone: 1 unharmed, 2 half speed; the "
+        "victim's share is 1/slowdown): triad victims by their bandwidth, gemm victims by "
+        "their per-run p99 latency of fixed-rate small GEMMs. Each tenant checked its own "
+        "output. The findings name each victim's worst neighbour and how the device was "
+        "shared, as the driver reported it.");
+    if (!c)
+        return true;
+    gb__write_heatmap(R, c, "aggressor", "victim", xs, nc, ys, nr, packed, "slowdown");
+    for (size_t y = 0; y < nr; y++) {
+        size_t worst = SIZE_MAX;
+        for (size_t x = 0; x < nc; x++)
+            if (!isnan(v[y * TEN_COLS + x]) &&
+                (worst == SIZE_MAX || v[y * TEN_COLS + x] > v[y * TEN_COLS + worst]))
+                worst = x;
+        if (worst == SIZE_MAX)
+            continue;
+        const struct gb_result *r = cell[y * TEN_COLS + worst];
+        char line[700];
+        snprintf(line, sizeof line, "%s: worst beside %s, slowdown %.3g (%.3g %s)", rows[y],
+                 cols[worst], v[y * TEN_COLS + worst], r->value, r->unit);
+        const double alive = plain(r, "aggressors_alive"), rate = plain(r, "aggressor_rate");
+        const struct gb_figure *rf = gb_result_figure_get(r, "aggressor_rate");
+        char unit[sizeof rf->unit + 1] = "";
+        if (rf)
+            gb__clean_text(rf->unit, unit, sizeof unit, false);
+        if (isfinite(rate))
+            gb_appendf(line, sizeof line, "; the aggressors did %.3g %s", rate, unit);
+        if (isfinite(alive))
+            gb_appendf(line, sizeof line, ", %.0f alive at the end", alive);
+        find(c, "%s.", line);
+    }
+    const struct gb_result *any = NULL;
+    for (size_t q = 0; q < TEN_ROWS * TEN_COLS && !any; q++)
+        any = cell[q];
+    char sharing[80] = "";
+    if (any)
+        text_of(any, "sharing", sharing, sizeof sharing);
+    if (sharing[0])
+        find(c, "The device's sharing mode, as read (never set): %s.", sharing);
+    if (left_out)
+        find(c,
+             "%zu more results are in the files but not drawn (at most %d victims and %d "
+             "aggressors).",
+             left_out, TEN_ROWS, TEN_COLS);
+    return true;
+}
+
+void gb__chart_tenants(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char what[] = "The tenants suite's slowdown matrix: victim processes beside "
+                               "aggressor processes on one device.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, tenants_fn, &sf, SIZE_MAX);
+    struct axes *a = calloc(1, sizeof *a);
+    size_t drawn = 0;
+    if (s.n && a) {
+        gb__scan_axes(&s, a);
+        for (size_t ser = 0; ser < R->nser && drawn < MAX_HEATMAPS; ser++)
+            drawn += tenants_map(R, &s, a, ser, drawn);
+    }
+    if (!drawn)
+        gb__chart_absent(R, "cloud_tenants", "Sharing and serving: the noisy neighbour", what,
+                         "no tenants results with a slowdown in these files (the victim alone, "
+                         "aggressor none, is what a slowdown is measured against)");
+    free(a);
+    free(s.p);
+}
+
+/* ---- startup: stages stacked ----------------------------------------------------------------- */
+
+#define ST_BARS 32
+
+static bool startup_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && isfinite(r->value) && r->value > 0;
+}
+
+void gb__chart_startup(struct rep *R, const struct gb__chart_kind *k)
+{
+    /* The stages in the order a process goes through them (suites/startup.c). */
+    static const char *const stages[] = {"process", "init", "open", "build", "blas", "first"};
+    enum { NST = sizeof stages / sizeof stages[0] };
+    static const char what[] =
+        "Time to a useful worker: fresh processes timed stage by stage, the median of each stage "
+        "(ms) stacked per case and device: process (fork, exec, the loader), init (the "
+        "backend's libraries and devices), open (context and queue), build (a kernel from "
+        "source), blas (the first small GEMM: the library loaded and its kernels built), first "
+        "(allocate, write, launch, read back, check). cold: every compiler cache the backend "
+        "names points at a new empty directory; warm: at one a previous process filled. The "
+        "sum of the stages' medians is not the median of the sums, which the findings give "
+        "with its tail.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, startup_fn, &sf, SIZE_MAX);
+    struct axes *a = calloc(1, sizeof *a);
+    char(*labels)[GB_STR_MAX * 2] = calloc(ST_BARS, sizeof *labels);
+    const char *lp[ST_BARS];
+    double v[ST_BARS * NST];
+    const struct gb_result *bar[ST_BARS];
+    size_t n = 0;
+    if (!s.n || !a || !labels) {
+        gb__chart_absent(R, "cloud_startup", "Sharing and serving: time to a useful worker", what,
+                         "no startup results in these files");
+        goto out;
+    }
+    gb__scan_axes(&s, a);
+    for (size_t i = 0; i < s.n && n < ST_BARS; i++) {
+        const struct gb_result *r = s.p[i]->r;
+        char pl[GB_STR_MAX];
+        gb__point_label(r, a, true, NULL, pl, sizeof pl);
+        if (R->nser > 1)
+            snprintf(labels[n], sizeof labels[n], "%s: %s", R->ser[s.p[i]->s].label, pl);
+        else
+            gb__scopy(labels[n], sizeof labels[n], pl);
+        lp[n] = labels[n];
+        bar[n] = r;
+        for (size_t st = 0; st < NST; st++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s_p50_ms", stages[st]);
+            v[n * NST + st] = plain(r, name);
+        }
+        n++;
+    }
+    struct chart *c =
+        gb__chart_new(R, "cloud_startup", "Sharing and serving: time to a useful worker", what);
+    if (!c)
+        goto out;
+    gb__write_stacked(R, c, lp, n, stages, NST, v, "ms (median per stage)");
+    for (size_t i = 0; i < n; i++) {
+        const struct gb_result *r = bar[i];
+        size_t big = 0;
+        for (size_t st = 1; st < NST; st++)
+            if (v[i * NST + st] > v[i * NST + big] || isnan(v[i * NST + big]))
+                big = st;
+        char line[700];
+        snprintf(line, sizeof line,
+                 "%s: %.3g ms to the first verified result (median of %zu "
+                 "processes)",
+                 lp[i], r->value, r->stats.n);
+        const double p99 = plain(r, "total_p99_ms"), p90 = plain(r, "total_p90_ms");
+        if (isfinite(p99))
+            gb_appendf(line, sizeof line, ", p99 %.3g ms", p99);
+        else if (isfinite(p90))
+            gb_appendf(line, sizeof line, ", p90 %.3g ms", p90);
+        if (isfinite(v[i * NST + big]))
+            gb_appendf(line, sizeof line, "; the longest stage %s, %.3g ms", stages[big],
+                       v[i * NST + big]);
+        find(c, "%s.", line);
+    }
+    if (s.n > n)
+        find(c, "%zu more results are in the files but not drawn (at most %d bars).", s.n - n,
+             ST_BARS);
+out:
+    free(labels);
+    free(a);
+    free(s.p);
+}
+
+/* ---- serve: the tail against offered load ---------------------------------------------------- */
+
+static bool serve_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && isfinite(r->value) && r->value > 0;
+}
+
+void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char id[] = "cloud_serve",
+                      title[] = "Sharing and serving: tail latency under offered load",
+                      what[] = "p99 latency (us, log; each trace's p99, the median of the kept "
+                               "traces, the bar their p5-p95) of requests served through a dynamic "
+                               "batcher against the offered load (a fraction of the capacity with "
+                               "full batches, measured per case), one line per batch limit, wait "
+                               "and layer. A request's latency runs from its arrival (Poisson) to "
+                               "its batch's outputs on the host: queueing included. The findings "
+                               "give each line's offered rates and the largest one whose p99 "
+                               "stayed under the SLO.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, serve_fn, &sf, SIZE_MAX);
+    struct chart *c = gb__chart_new(R, id, title, what);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s.n == 0) {
+        gb__chart_nodata(R, c, "no serve results in these files");
+        goto out;
+    }
+    gb__scan_axes(&s, a);
+    n = gb__build_lines(R, &s, a, "load", NULL, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the serve results have no load axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "offered load (fraction of capacity)", "p99 latency, us (log)",
+                    false, NULL, 0, "set logscale y 10\nset yrange [*:*]\n", NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (!l[i].n)
+            continue;
+        const struct gb_result *lo = l[i].r[0], *hi = l[i].r[l[i].n - 1];
+        char line[700];
+        snprintf(line, sizeof line,
+                 "%s: p99 %.3g us at load %.3g (%.3g requests/s offered, "
+                 "mean batch %.3g) to %.3g us at %.3g (%.3g requests/s)",
+                 l[i].label, l[i].y[0], l[i].x[0], plain(lo, "offered_rps"),
+                 plain(lo, "mean_batch"), l[i].y[l[i].n - 1], l[i].x[l[i].n - 1],
+                 plain(hi, "offered_rps"));
+        const double best = plain(hi, "max_rps_under_slo");
+        const struct gb_value *slo = gb_params_get(&hi->params, "slo_us");
+        char none[80];
+        text_of(hi, "max_rps_under_slo", none, sizeof none);
+        if (isfinite(best))
+            gb_appendf(line, sizeof line, "; at most %.3g requests/s with p99 under %.3g us", best,
+                       slo && is_num(slo) ? gb__num(slo) : NAN);
+        else if (none[0])
+            gb_appendf(line, sizeof line, "; under the SLO: %s", none);
+        find(c, "%s.", line);
+    }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+    free(s.p);
+}
