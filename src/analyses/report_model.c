@@ -564,7 +564,7 @@ size_t gb__build_lines(const struct rep *R, const struct sel *s, const struct ax
         char label[240], pl[160], pl0[140], suite[sizeof r->suite];
         point_label(r, a, false, false, skip, pl0, sizeof pl0);
         gb__clean(r->suite, suite, sizeof suite);
-        snprintf(pl, sizeof pl, "%s%s%s", by_suite ? suite : "", by_suite ? " " : "", pl0);
+        snprintf(pl, sizeof pl, "%s%s%.127s", by_suite ? suite : "", by_suite ? " " : "", pl0);
         bool only_case = !a->case_varies && !by_suite && strcmp(pl, r->case_name) == 0;
         if (R->nser > 1)
             snprintf(label, sizeof label, "%s%s%s", R->ser[s->p[i]->s].label, only_case ? "" : ": ",
