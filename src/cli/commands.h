@@ -29,5 +29,9 @@ int gb_cmd_report(int argc, char **argv);
  * the nightly history with change points. */
 int gb_cmd_fleet(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
+/* Reference runs reduced to expectations per device model (expect), and a run's verdict against
+ * them: is this GPU normal? (check; exit 3 on a LOW, IMPLAUSIBLE or FAILED result). */
+int gb_cmd_expect(int argc, char **argv);
+int gb_cmd_check(int argc, char **argv);
 
 #endif

@@ -35,6 +35,10 @@ static const struct command {
     {"report", gb_cmd_report, NULL, "HTML + Markdown report with gnuplot charts"},
     {"fleet", gb_cmd_fleet, NULL, "per-node tables of many hosts' files; outlier nodes exit 3"},
     {"history", gb_cmd_history, NULL, "nightly series per case and the nights a figure moved"},
+    {"expect", gb_cmd_expect, NULL,
+     "reference runs reduced to expectations per device model and case"},
+    {"check", gb_cmd_check, NULL,
+     "is this GPU normal? each result against its model's expectation; exit 3 when not"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -49,7 +53,7 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 regression\n"
-            "(compare), 130 interrupted\n");
+            "(compare, check), 130 interrupted\n");
 }
 
 /* "gpubench 0.1.0 (commit); backends: opencl cuda; BLAS: clblast" */

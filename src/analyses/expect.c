@@ -1,0 +1,592 @@
+/* gpubench — expectations from reference runs and the verdict against them (contract in
+ * expect.h). */
+#include "analyses/expect.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/precision.h"
+#include "base/error.h"
+#include "base/robust.h"
+#include "base/util.h"
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+void gb_expect_key(const struct gb_results *rs, const struct gb_result *r, char *buf, size_t len)
+{
+    struct gb_case_id id;
+    gb_case_identify(rs, r, &id);
+    const int d = r->device_index;
+    const char *backend = d >= 0 && (size_t)d < rs->ndevices ? rs->devices[d].backend : "?";
+    snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name, backend,
+             id.device, id.params, r->unit);
+}
+
+/* The key of an expectation read back (the same fields, the same order). */
+static void case_key(const struct gb_expect_case *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", c->suite, c->case_name, c->backend,
+             c->device, c->params, c->unit);
+}
+
+/* ---- building -------------------------------------------------------------------------------- */
+
+void gb_expect_init(struct gb_expect *e)
+{
+    memset(e, 0, sizeof *e);
+}
+
+static void case_free(struct gb_expect_case *c)
+{
+    free(c->suite);
+    free(c->case_name);
+    free(c->backend);
+    free(c->device);
+    free(c->params);
+    free(c->unit);
+    for (size_t i = 0; i < c->ndrivers; i++)
+        free(c->drivers[i]);
+    free(c->v);
+    free(c->nz);
+}
+
+void gb_expect_free(struct gb_expect *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        case_free(&e->c[i]);
+    free(e->c);
+    gb_strtab_free(&e->keys);
+    memset(e, 0, sizeof *e);
+}
+
+/* The case of key, added (with its identity's fields) when new; NULL when memory ran out. */
+static struct gb_expect_case *case_of(struct gb_expect *e, const char *key, const char *suite,
+                                      const char *case_name, const char *backend,
+                                      const char *device, const char *params, const char *unit,
+                                      enum gb_better better)
+{
+    bool added = false;
+    long k = gb_strtab_intern(&e->keys, key, &added);
+    if (k < 0)
+        return NULL;
+    if (!added)
+        return &e->c[k];
+    struct gb_expect_case *g = gb_grow(e->c, &e->cap, e->n + 1, sizeof *g);
+    if (!g)
+        return NULL; /* the key stays interned without a case: the next lookup fails cleanly */
+    e->c = g;
+    struct gb_expect_case *c = &e->c[e->n++];
+    memset(c, 0, sizeof *c);
+    c->suite = strdup(suite);
+    c->case_name = strdup(case_name);
+    c->backend = strdup(backend);
+    c->device = strdup(device);
+    c->params = strdup(params);
+    c->unit = strdup(unit);
+    c->better = better;
+    c->min = c->max = c->median = NAN;
+    if (!c->suite || !c->case_name || !c->backend || !c->device || !c->params || !c->unit)
+        return NULL;
+    return c;
+}
+
+static void add_driver(struct gb_expect_case *c, const char *driver)
+{
+    for (size_t i = 0; i < c->ndrivers; i++)
+        if (strcmp(c->drivers[i], driver) == 0)
+            return;
+    if (c->ndrivers < GB_EXPECT_MAX_DRIVERS && (c->drivers[c->ndrivers] = strdup(driver)))
+        c->ndrivers++;
+}
+
+/* The relative CI95 half-width of a result (0 when it has none). */
+static double rel_noise(const struct gb_result *r)
+{
+    const double n = r->stats.mean > 0 ? r->stats.ci95 / r->stats.mean : 0;
+    return isfinite(n) && n > 0 ? n : 0;
+}
+
+int gb_expect_add(struct gb_expect *e, const struct gb_results *rs)
+{
+    e->files++;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        if (r->status != GB_STATUS_OK || !r->verified || r->implausible || !isfinite(r->value) ||
+            !(r->value > 0)) {
+            e->left_out++;
+            continue;
+        }
+        char key[2400];
+        gb_expect_key(rs, r, key, sizeof key);
+        struct gb_case_id id;
+        gb_case_identify(rs, r, &id);
+        const int d = r->device_index;
+        const struct gb_result_device *dv =
+            d >= 0 && (size_t)d < rs->ndevices ? &rs->devices[d] : NULL;
+        struct gb_expect_case *c = case_of(e, key, r->suite, r->case_name, dv ? dv->backend : "?",
+                                           id.device, id.params, r->unit, r->better);
+        if (!c)
+            return GB_FAIL(GB_ENOMEM, "expectations: case %zu", e->n);
+        if (c->better != r->better)
+            continue; /* the same unit judged the other way round: not the same figure */
+        double *v = c->v, *nz = c->nz;
+        if (c->n == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : 4;
+            v = realloc(c->v, cap * sizeof *v);
+            if (v)
+                c->v = v;
+            nz = v ? realloc(c->nz, cap * sizeof *nz) : NULL;
+            if (nz)
+                c->nz = nz;
+            if (!v || !nz)
+                return GB_FAIL(GB_ENOMEM, "expectations: %zu runs of a case", cap);
+            c->cap = cap;
+        }
+        c->v[c->n] = r->value;
+        c->nz[c->n] = rel_noise(r);
+        c->n++;
+        e->results++;
+        if (dv)
+            add_driver(c, dv->info.driver);
+    }
+    return 0;
+}
+
+int gb_expect_add_file(struct gb_expect *e, const char *path)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    int rc = gb_results_read(path, &rs);
+    if (!rc)
+        rc = gb_expect_add(e, &rs);
+    gb_results_free(&rs);
+    return rc;
+}
+
+int gb_expect_finish(struct gb_expect *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        struct gb_expect_case *c = &e->c[i];
+        if (!c->v)
+            continue; /* read back: already finished */
+        double *lx = malloc((c->n ? c->n : 1) * sizeof *lx);
+        if (!lx)
+            return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", c->n);
+        c->min = INFINITY;
+        c->max = -INFINITY;
+        for (size_t k = 0; k < c->n; k++) {
+            lx[k] = log(c->v[k]);
+            c->min = c->v[k] < c->min ? c->v[k] : c->min;
+            c->max = c->v[k] > c->max ? c->v[k] : c->max;
+        }
+        c->median = gb_median(c->v, c->n);
+        c->spread = c->n >= 3 ? gb_mad_sigma(lx, c->n, gb_median(lx, c->n)) : 0;
+        c->noise = gb_median(c->nz, c->n);
+        free(lx);
+        free(c->v);
+        free(c->nz);
+        c->v = c->nz = NULL;
+        c->cap = 0;
+        if (!isfinite(c->spread) || !isfinite(c->noise) || !isfinite(c->median))
+            return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", c->n);
+    }
+    return 0;
+}
+
+/* ---- the file -------------------------------------------------------------------------------- */
+
+int gb_expect_write_json(FILE *f, const struct gb_expect *e)
+{
+    json_t *root = json_object(), *cases = json_array();
+    if (!root || !cases) {
+        json_decref(root);
+        json_decref(cases);
+        return GB_FAIL(GB_ENOMEM, "expectations as JSON");
+    }
+    json_object_set_new(root, "schema", json_string(GB_EXPECT_SCHEMA));
+    json_object_set_new(root, "files", json_integer((json_int_t)e->files));
+    json_object_set_new(root, "results", json_integer((json_int_t)e->results));
+    json_object_set_new(root, "left_out", json_integer((json_int_t)e->left_out));
+    json_object_set_new(root, "cases", cases);
+    int bad = 0;
+    for (size_t i = 0; i < e->n && !bad; i++) {
+        const struct gb_expect_case *c = &e->c[i];
+        json_t *o = json_object(), *drv = json_array();
+        if (!o || !drv) {
+            json_decref(o);
+            json_decref(drv);
+            bad = 1;
+            break;
+        }
+        for (size_t k = 0; k < c->ndrivers; k++)
+            json_array_append_new(drv, json_string(c->drivers[k]));
+        /* Text from results files is any bytes: jansson refuses what is not UTF-8, which
+         * leaves the field out, and the reader then leaves that case out. */
+        json_object_set_new(o, "suite", json_string(c->suite));
+        json_object_set_new(o, "case", json_string(c->case_name));
+        json_object_set_new(o, "backend", json_string(c->backend));
+        json_object_set_new(o, "device", json_string(c->device));
+        json_object_set_new(o, "params", json_string(c->params));
+        json_object_set_new(o, "unit", json_string(c->unit));
+        json_object_set_new(o, "better",
+                            json_string(c->better == GB_BETTER_LOWER ? "lower" : "higher"));
+        json_object_set_new(o, "runs", json_integer((json_int_t)c->n));
+        json_object_set_new(o, "median", json_real(c->median));
+        json_object_set_new(o, "spread", json_real(c->spread));
+        json_object_set_new(o, "noise", json_real(c->noise));
+        json_object_set_new(o, "min", json_real(c->min));
+        json_object_set_new(o, "max", json_real(c->max));
+        json_object_set_new(o, "drivers", drv);
+        bad = json_array_append_new(cases, o);
+    }
+    if (!bad)
+        bad = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    if (!bad)
+        bad = fputc('\n', f) == EOF;
+    json_decref(root);
+    return bad ? gb_error_set(GB_EIO, NULL, 0, "writing the expectations failed") : 0;
+}
+
+/* A string field of at most max bytes, else NULL. */
+static const char *field(json_t *o, const char *name, size_t max)
+{
+    json_t *v = json_object_get(o, name);
+    const char *s = json_string_value(v);
+    return s && json_string_length(v) <= max && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
+static double number(json_t *o, const char *name)
+{
+    json_t *v = json_object_get(o, name);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int gb_expect_read(const char *path, struct gb_expect *e)
+{
+    gb_expect_init(e);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return gb_error_set(GB_EIO, NULL, 0, "%s: line %d: %s", path, je.line, je.text);
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    json_t *cases = json_object_get(root, "cases");
+    if (!schema || strcmp(schema, GB_EXPECT_SCHEMA) != 0 || !json_is_array(cases)) {
+        json_decref(root);
+        return gb_error_set(GB_EINVAL, NULL, 0,
+                            "%s is not an expectations file (schema %s with cases; `gpubench "
+                            "expect` writes one)",
+                            path, GB_EXPECT_SCHEMA);
+    }
+    json_t *files = json_object_get(root, "files");
+    e->files = json_is_integer(files) && json_integer_value(files) > 0
+                   ? (size_t)json_integer_value(files)
+                   : 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(cases, i, o)
+    {
+        const char *suite = field(o, "suite", 31), *name = field(o, "case", 63),
+                   *backend = field(o, "backend", 15), *device = field(o, "device", 511),
+                   *params = field(o, "params", 1023), *unit = field(o, "unit", 15),
+                   *better = field(o, "better", 8);
+        json_t *runs = json_object_get(o, "runs");
+        const double median = number(o, "median"), spread = number(o, "spread"),
+                     noise = number(o, "noise"), lo = number(o, "min"), hi = number(o, "max");
+        if (!suite || !name || !backend || !device || !params || !unit || !better ||
+            (strcmp(better, "lower") && strcmp(better, "higher")) || !json_is_integer(runs) ||
+            json_integer_value(runs) < 1 || !(median > 0) || !isfinite(median) || !(spread >= 0) ||
+            !isfinite(spread) || !(noise >= 0) || !isfinite(noise)) {
+            e->left_out++;
+            continue;
+        }
+        char key[2400];
+        struct gb_expect_case probe = {.suite = (char *)suite,
+                                       .case_name = (char *)name,
+                                       .backend = (char *)backend,
+                                       .device = (char *)device,
+                                       .params = (char *)params,
+                                       .unit = (char *)unit};
+        case_key(&probe, key, sizeof key);
+        if (gb_strtab_find(&e->keys, key) >= 0) {
+            e->left_out++; /* a case twice: the first one stands */
+            continue;
+        }
+        struct gb_expect_case *c =
+            case_of(e, key, suite, name, backend, device, params, unit,
+                    strcmp(better, "lower") == 0 ? GB_BETTER_LOWER : GB_BETTER_HIGHER);
+        if (!c) {
+            json_decref(root);
+            gb_expect_free(e);
+            return GB_FAIL(GB_ENOMEM, "%s: case %zu", path, i);
+        }
+        c->n = (size_t)json_integer_value(runs);
+        c->median = median;
+        c->spread = spread;
+        c->noise = noise;
+        c->min = isfinite(lo) ? lo : median;
+        c->max = isfinite(hi) ? hi : median;
+        json_t *drv = json_object_get(o, "drivers");
+        size_t k;
+        json_t *dv;
+        json_array_foreach(drv, k, dv)
+        {
+            const char *s = json_string_value(dv);
+            if (s && strlen(s) < 128)
+                add_driver(c, s);
+        }
+        e->results += c->n;
+    }
+    json_decref(root);
+    return 0;
+}
+
+const struct gb_expect_case *gb_expect_find(const struct gb_expect *e, const char *key)
+{
+    if (!e)
+        return NULL;
+    long k = gb_strtab_find(&e->keys, key);
+    return k >= 0 && (size_t)k < e->n ? &e->c[k] : NULL;
+}
+
+/* ---- the verdict ----------------------------------------------------------------------------- */
+
+const char *gb_expect_verdict_name(enum gb_expect_verdict v)
+{
+    static const char *const names[GB_EXPECT_VERDICTS] = {
+        "NORMAL", "LOW", "HIGH", "IMPLAUSIBLE", "UNKNOWN", "FAILED", "SKIPPED"};
+    return (unsigned)v < GB_EXPECT_VERDICTS ? names[v] : "?";
+}
+
+void gb_check_opts_default(struct gb_check_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->tolerance = 0.05;
+    o->mads = 3;
+    o->bound_fraction = 0.6;
+}
+
+/* A relative amount, "0.05" or "5%", in (0, hi]. */
+static int parse_rel(const char *name, const char *text, double hi, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end != text && *end == '%' && !end[1])
+        v /= 100;
+    else if (end == text || *end)
+        v = NAN;
+    if (!(v > 0 && v <= hi))
+        return GB_FAIL(GB_EINVAL,
+                       "--%s wants a relative amount in (0, %g] such as 0.05 or 5%%, "
+                       "got '%s'",
+                       name, hi, text);
+    *out = v;
+    return 0;
+}
+
+int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *value)
+{
+    if (!value)
+        return GB_FAIL(GB_EINVAL, "--%s needs a value", name);
+    if (strcmp(name, "tolerance") == 0)
+        return parse_rel(name, value, 10, &o->tolerance);
+    if (strcmp(name, "bound-fraction") == 0)
+        return parse_rel(name, value, 1, &o->bound_fraction);
+    if (strcmp(name, "mads") == 0) {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0 && v <= 100))
+            return GB_FAIL(GB_EINVAL, "--mads wants a number of spreads in (0, 100], got '%s'",
+                           value);
+        o->mads = v;
+        return 0;
+    }
+    if (strcmp(name, "suite-tolerance") == 0) {
+        const char *eq = strchr(value, '=');
+        if (!eq || eq == value || (size_t)(eq - value) >= sizeof o->suite_tolerance[0].suite)
+            return GB_FAIL(GB_EINVAL,
+                           "--suite-tolerance wants SUITE=TOLERANCE (memory=10%%), got "
+                           "'%s'",
+                           value);
+        double t = 0;
+        int rc = parse_rel(name, eq + 1, 10, &t);
+        if (rc)
+            return rc;
+        size_t k = 0;
+        while (k < o->nsuite_tolerances &&
+               strncmp(o->suite_tolerance[k].suite, value, (size_t)(eq - value)) != 0)
+            k++;
+        if (k == o->nsuite_tolerances) {
+            if (k == GB_EXPECT_MAX_SUITE_TOLERANCES)
+                return GB_FAIL(GB_EINVAL, "--suite-tolerance: at most %d suites",
+                               GB_EXPECT_MAX_SUITE_TOLERANCES);
+            o->nsuite_tolerances++;
+        }
+        snprintf(o->suite_tolerance[k].suite, sizeof o->suite_tolerance[k].suite, "%.*s",
+                 (int)(eq - value), value);
+        o->suite_tolerance[k].tolerance = t;
+        return 0;
+    }
+    return GB_FAIL(GB_EINVAL, "no check option --%s", name);
+}
+
+double gb_check_tolerance(const struct gb_check_opts *o, const char *suite)
+{
+    for (size_t k = 0; k < o->nsuite_tolerances; k++)
+        if (strcmp(o->suite_tolerance[k].suite, suite) == 0)
+            return o->suite_tolerance[k].tolerance;
+    return o->tolerance;
+}
+
+#define NOISE_FLOOR 0.005
+
+struct gb_expect_judgement gb_expect_judge(double value, bool higher_is_better, double noise,
+                                           bool implausible, const struct gb_expect_case *e,
+                                           double bound, double t, const struct gb_check_opts *o)
+{
+    struct gb_expect_judgement j = {.verdict = GB_EXPECT_UNKNOWN,
+                                    .expected = NAN,
+                                    .change = NAN,
+                                    .z = NAN,
+                                    .band = NAN,
+                                    .of_bound = NAN};
+    const bool has_bound = higher_is_better && bound > 0 && isfinite(bound);
+    if (has_bound)
+        j.of_bound = value / bound;
+    if (implausible || !isfinite(value) || !(value > 0) ||
+        (has_bound && gb_rate_implausible(value, bound))) {
+        j.verdict = GB_EXPECT_IMPLAUSIBLE;
+        j.expected = has_bound ? bound : NAN;
+        return j;
+    }
+    if (e && e->median > 0) {
+        const double perf = higher_is_better ? value : 1 / value,
+                     m = higher_is_better ? e->median : 1 / e->median;
+        double s = e->spread;
+        s = e->noise > s ? e->noise : s;
+        s = noise > s ? noise : s;
+        s = NOISE_FLOOR > s ? NOISE_FLOOR : s;
+        double band = log1p(t);
+        band = o->mads * s > band ? o->mads * s : band;
+        const double x = log(perf / m);
+        j.expected = e->median;
+        j.change = perf / m - 1;
+        j.z = x / s;
+        j.band = expm1(band);
+        j.verdict = x < -band ? GB_EXPECT_LOW : x > band ? GB_EXPECT_HIGH : GB_EXPECT_NORMAL;
+        return j;
+    }
+    if (has_bound) {
+        j.expected = bound;
+        j.change = value / bound - 1;
+        j.verdict = j.of_bound < o->bound_fraction ? GB_EXPECT_LOW : GB_EXPECT_NORMAL;
+    }
+    return j;
+}
+
+/* The bound a result carries: its scalar figure "peak" in its own unit (0: none). */
+static double bound_of(const struct gb_result *r)
+{
+    const struct gb_figure *f = gb_result_figure_get(r, "peak");
+    return f && f->n == 1 && strcmp(f->unit, r->unit) == 0 && f->v[0] > 0 ? f->v[0] : 0;
+}
+
+/* Whether e has any case of this backend and device model. */
+static bool model_known(const struct gb_expect *e, const char *backend, const char *device)
+{
+    for (size_t i = 0; e && i < e->n; i++)
+        if (strcmp(e->c[i].backend, backend) == 0 && strcmp(e->c[i].device, device) == 0)
+            return true;
+    return false;
+}
+
+int gb_check_results(const struct gb_results *rs, const char *path, const struct gb_expect *e,
+                     const char *expect_path, const struct gb_check_opts *o, struct gb_check *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rs = rs;
+    out->path = path;
+    out->expect_path = expect_path;
+    out->opts = *o;
+    out->rows = calloc(rs->nresults ? rs->nresults : 1, sizeof *out->rows);
+    if (!out->rows)
+        return GB_FAIL(GB_ENOMEM, "check: %zu rows", rs->nresults);
+    /* One lookup of the model per distinct device (a file has few). */
+    bool known[64] = {0}, looked[64] = {0};
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        struct gb_check_row *w = &out->rows[out->nrows++];
+        w->r = r;
+        struct gb_case_id id;
+        gb_case_identify(rs, r, &id);
+        snprintf(w->device, sizeof w->device, "%s", id.device);
+        snprintf(w->params, sizeof w->params, "%s", id.params);
+        w->tolerance = gb_check_tolerance(o, r->suite);
+        w->basis = "none";
+        w->j = (struct gb_expect_judgement){.verdict = GB_EXPECT_UNKNOWN,
+                                            .expected = NAN,
+                                            .change = NAN,
+                                            .z = NAN,
+                                            .band = NAN,
+                                            .of_bound = NAN};
+        const int d = r->device_index;
+        const bool dev_ok = d >= 0 && (size_t)d < rs->ndevices;
+        const char *backend = dev_ok ? rs->devices[d].backend : "?";
+        bool is_known = false;
+        if (dev_ok && d < 64) {
+            if (!looked[d]) {
+                known[d] = model_known(e, backend, id.device);
+                looked[d] = true;
+            }
+            is_known = known[d];
+        } else {
+            is_known = model_known(e, backend, id.device);
+        }
+        out->models_known += is_known;
+        char key[2400];
+        gb_expect_key(rs, r, key, sizeof key);
+        w->e = gb_expect_find(e, key);
+        if (w->e && w->e->better != r->better)
+            w->e = NULL;
+        if (r->status == GB_STATUS_SKIPPED) {
+            w->j.verdict = GB_EXPECT_SKIPPED;
+            snprintf(w->note, sizeof w->note, "%s", r->reason);
+        } else if (r->status != GB_STATUS_OK) {
+            w->j.verdict = GB_EXPECT_FAILED;
+            w->j.expected = w->e ? w->e->median : NAN;
+            snprintf(w->note, sizeof w->note, "%s", r->reason);
+        } else {
+            const double bound = bound_of(r);
+            w->j = gb_expect_judge(r->value, r->better != GB_BETTER_LOWER, rel_noise(r),
+                                   r->implausible, w->e, bound, w->tolerance, o);
+            if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
+                w->basis = bound > 0 ? "bound" : "result";
+            else if (w->e)
+                w->basis = "reference";
+            else if (w->j.verdict != GB_EXPECT_UNKNOWN)
+                w->basis = "bound";
+            if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
+                snprintf(w->note, sizeof w->note, "%s",
+                         r->reason[0] ? r->reason : "above the bound it carries");
+            else if (!w->e && w->j.verdict != GB_EXPECT_UNKNOWN)
+                snprintf(w->note, sizeof w->note, "%s: %.0f%% of its bound (LOW below %.0f%%)",
+                         is_known ? "no reference for this case" : "no reference for this model",
+                         100 * w->j.of_bound, 100 * o->bound_fraction);
+            else if (!w->e)
+                snprintf(w->note, sizeof w->note, "%s, and no bound",
+                         is_known ? "no reference for this case" : "no reference for this model");
+        }
+        w->fails = w->j.verdict == GB_EXPECT_LOW || w->j.verdict == GB_EXPECT_IMPLAUSIBLE ||
+                   w->j.verdict == GB_EXPECT_FAILED;
+        out->counts[w->j.verdict]++;
+        out->failures += w->fails;
+    }
+    return 0;
+}
+
+void gb_check_free(struct gb_check *c)
+{
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,177 @@
+/* gpubench — "is this GPU normal?": expectations per device model from reference runs, and the
+ * acceptance verdict of one run against them (issue 29).
+ *
+ * Expectations (gb_expect_build): reference results files reduced, per case identity (suite,
+ * case, backend, device name — the model —, params and unit: merge.h's identity, the slot left
+ * out, so that every device of one model counts), to the median of the runs' headline values,
+ * their robust spread, the number of runs, their range and the drivers they ran on. Only results
+ * that are ok, verified, plausible and finite count. Files are read one at a time and freed:
+ * memory grows with cases x runs, never with the samples.
+ *
+ * The spread, in log performance (x = ln value; a time's reciprocal has the same spread):
+ *   spread = b_n * 1.4826 * MAD(x_i)            (robust.h: Hampel's MAD with Croux & Rousseeuw's
+ *                                                small-sample factor; 0 for fewer than 3 runs)
+ *   noise  = median of the runs' own relative CI95 half-widths
+ * both roughly relative (0.03: 3%).
+ *
+ * The verdict of one result (gb_expect_judge), in log performance perf = value, or 1/value for a
+ * lower-is-better metric, against m = the expected median's perf:
+ *   s    = max(spread, noise, the result's own noise, 0.5%)
+ *   band = max(ln(1 + tolerance), mads * s)      (tolerance per suite, default 5%; mads 3)
+ *   x    = ln(perf / m);  z = x / s;  change = perf / m - 1
+ *   LOW  x < -band;  HIGH  x > band;  NORMAL otherwise.
+ * Before that, IMPLAUSIBLE: the result says so (it beat its bound when it was measured), or it
+ * carries a bound (its scalar figure "peak" in its own unit, a higher-is-better rate) and
+ * gb_rate_implausible(value, peak). Without an expectation for its model, a result with a bound
+ * is judged against it: LOW below bound_fraction (default 0.6) of it, else NORMAL, and says so;
+ * without either it is UNKNOWN. A failed result is FAILED, a skipped one SKIPPED.
+ *
+ * The gate (`gpubench check`, exit 3): any LOW, IMPLAUSIBLE or FAILED. HIGH, UNKNOWN and SKIPPED
+ * are listed and pass: a figure above its model's band is news, not a fault (IMPLAUSIBLE is
+ * where faster is wrong).
+ */
+#ifndef GB_EXPECT_H
+#define GB_EXPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analyses/merge.h"
+#include "results/results.h"
+
+#define GB_EXPECT_SCHEMA "gpubench-expect/1"
+#define GB_EXPECT_MAX_DRIVERS 8
+
+/* The expectation of one case on one device model. */
+struct gb_expect_case {
+    char *suite, *case_name, *backend, *device, *params, *unit;
+    enum gb_better better;
+    size_t n;                             /* reference runs (results) that had it ok */
+    double median;                        /* of their headline values, in unit */
+    double spread;                        /* b_n 1.4826 MAD of ln value (0 for n < 3): ~ relative */
+    double noise;                         /* median of their relative CI95 half-widths */
+    double min, max;                      /* of their values */
+    char *drivers[GB_EXPECT_MAX_DRIVERS]; /* distinct driver versions, first seen first */
+    size_t ndrivers;
+    /* While building: every run's value and noise (freed by gb_expect_finish). */
+    double *v, *nz;
+    size_t cap;
+};
+
+struct gb_expect {
+    struct gb_expect_case *c;
+    size_t n, cap;
+    struct gb_strtab keys; /* key i is case i */
+    size_t files;          /* reference files read */
+    size_t results;        /* results counted */
+    size_t left_out;       /* results not ok, unverified, implausible or not finite */
+};
+
+/* The key of result r of rs: suite, case, backend, device name, params and unit, separated by
+ * 0x1f, into buf (merge.h's identity without the slot). */
+void gb_expect_key(const struct gb_results *rs, const struct gb_result *r, char *buf, size_t len);
+
+void gb_expect_init(struct gb_expect *e);
+void gb_expect_free(struct gb_expect *e);
+/* Adds the results of one read file. 0 or GB_ENOMEM. */
+int gb_expect_add(struct gb_expect *e, const struct gb_results *rs);
+/* Reads path and adds it (the file freed after). 0, GB_EIO / GB_EINVAL naming the file, or
+ * GB_ENOMEM. */
+int gb_expect_add_file(struct gb_expect *e, const char *path);
+/* Computes every case's median, spread, noise and range; frees the per-run values. */
+int gb_expect_finish(struct gb_expect *e);
+
+/* Writes the expectations as JSON (schema GB_EXPECT_SCHEMA): {"schema", "files", "cases": [{
+ * "suite", "case", "backend", "device", "params", "unit", "better", "runs", "median",
+ * "spread", "noise", "min", "max", "drivers": [...]}]}. 0 or GB_EIO. */
+int gb_expect_write_json(FILE *f, const struct gb_expect *e);
+/* Reads what gb_expect_write_json wrote into *e (finished). A case this version cannot use (a
+ * field missing or of the wrong type, a median that is not a positive finite number, a spread
+ * or noise that is negative or not finite, over-long text) is left out and counted in
+ * e->left_out. 0, GB_EIO (unreadable, not JSON), GB_EINVAL (another schema), GB_ENOMEM. */
+int gb_expect_read(const char *path, struct gb_expect *e);
+/* The expectation for key (gb_expect_key), or NULL. */
+const struct gb_expect_case *gb_expect_find(const struct gb_expect *e, const char *key);
+
+/* ---- the verdict ------------------------------------------------------------------------------ */
+
+enum gb_expect_verdict {
+    GB_EXPECT_NORMAL,
+    GB_EXPECT_LOW,
+    GB_EXPECT_HIGH,
+    GB_EXPECT_IMPLAUSIBLE,
+    GB_EXPECT_UNKNOWN,
+    GB_EXPECT_FAILED,
+    GB_EXPECT_SKIPPED,
+    GB_EXPECT_VERDICTS
+};
+
+/* "NORMAL", "LOW", ... */
+const char *gb_expect_verdict_name(enum gb_expect_verdict v);
+
+#define GB_EXPECT_MAX_SUITE_TOLERANCES 32
+
+struct gb_check_opts {
+    double tolerance; /* the band's floor, relative; default 0.05 */
+    struct {
+        char suite[32];
+        double tolerance;
+    } suite_tolerance[GB_EXPECT_MAX_SUITE_TOLERANCES];
+    size_t nsuite_tolerances;
+    double mads;           /* the band in spreads; default 3 */
+    double bound_fraction; /* without a reference: LOW below this fraction of the bound; 0.6 */
+};
+
+void gb_check_opts_default(struct gb_check_opts *o);
+/* Sets option `name` ("tolerance" 0.05 or 5%, in (0, 10]; "suite-tolerance" SUITE=T; "mads"
+ * (0, 100]; "bound-fraction" (0, 1]) from value. 0, or GB_EINVAL naming "--name". */
+int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *value);
+double gb_check_tolerance(const struct gb_check_opts *o, const char *suite);
+
+/* The judgement of one value (a pure function). */
+struct gb_expect_judgement {
+    enum gb_expect_verdict verdict; /* NORMAL, LOW, HIGH or IMPLAUSIBLE */
+    double expected;                /* the expected median (reference) or the bound; unit */
+    double change;                  /* perf / expected perf - 1: negative is worse; NAN none */
+    double z;                       /* ln(perf / m) / s; NAN against a bound */
+    double band;                    /* the band, relative (e^band - 1); NAN against a bound */
+    double of_bound;                /* value / bound; NAN when there is no bound */
+};
+
+/* Judges `value` (unit of e, `noise` its relative CI95) against e (NULL: none) and its bound
+ * (`bound` in the same unit, 0 or NAN: none; only for higher-is-better metrics), with
+ * tolerance t. implausible: the result was already flagged so. UNKNOWN when there is neither. */
+struct gb_expect_judgement gb_expect_judge(double value, bool higher_is_better, double noise,
+                                           bool implausible, const struct gb_expect_case *e,
+                                           double bound, double t, const struct gb_check_opts *o);
+
+struct gb_check_row {
+    const struct gb_result *r;
+    char device[512], params[1024];
+    const struct gb_expect_case *e; /* the expectation used, or NULL */
+    struct gb_expect_judgement j;
+    const char *basis; /* "reference", "bound", "none" */
+    double tolerance;
+    bool fails; /* counts toward exit status 3 */
+    char note[1100];
+};
+
+struct gb_check {
+    const struct gb_results *rs;
+    const char *path, *expect_path;
+    struct gb_check_opts opts;
+    struct gb_check_row *rows;
+    size_t nrows;
+    size_t counts[GB_EXPECT_VERDICTS];
+    size_t failures;
+    size_t models_known; /* rows whose model has at least one expectation */
+};
+
+/* Judges every result of rs against e (NULL: bounds only). The rows point into rs and e, which
+ * must outlive the check. 0 or GB_ENOMEM. */
+int gb_check_results(const struct gb_results *rs, const char *path, const struct gb_expect *e,
+                     const char *expect_path, const struct gb_check_opts *o, struct gb_check *out);
+void gb_check_free(struct gb_check *c);
+
+#endif

@@ -1,0 +1,129 @@
+/* gpubench — the check's document (contract in check_out.h). */
+#include "outputs/check_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyses/merge.h"
+
+static const char *const cols[] = {"verdict",  "case",   "device", "value", "unit", "expected",
+                                   "change %", "band %", "z",      "basis", "runs", "note"};
+enum {
+    C_VERDICT,
+    C_CASE,
+    C_DEVICE,
+    C_VALUE,
+    C_UNIT,
+    C_EXPECTED,
+    C_CHANGE,
+    C_BAND,
+    C_Z,
+    C_BASIS,
+    C_RUNS,
+    C_NOTE,
+    NCOLS
+};
+
+static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
+{
+    size_t r;
+    int rc = gb_doc_row(t, &r);
+    if (rc)
+        return rc;
+    char title[1400]; /* the device has its own column */
+    snprintf(title, sizeof title, "%s %s%s%s", w->r->suite, w->r->case_name,
+             w->params[0] ? " " : "", w->params);
+    rc = gb_doc_text(t, r, C_VERDICT, "%s", gb_expect_verdict_name(w->j.verdict));
+    if (!rc)
+        rc = gb_doc_text(t, r, C_CASE, "%s", title);
+    if (!rc)
+        rc = gb_doc_text(t, r, C_DEVICE, "%s", w->device);
+    if (w->r->status == GB_STATUS_OK)
+        gb_doc_num(t, r, C_VALUE, w->r->value, -1);
+    if (!rc)
+        rc = gb_doc_text(t, r, C_UNIT, "%s", w->r->unit);
+    gb_doc_num(t, r, C_EXPECTED, w->j.expected, -1);
+    gb_doc_num(t, r, C_CHANGE, 100 * w->j.change, 1);
+    gb_doc_num(t, r, C_BAND, 100 * w->j.band, 1);
+    gb_doc_num(t, r, C_Z, w->j.z, 1);
+    if (!rc)
+        rc = gb_doc_text(t, r, C_BASIS, "%s", w->basis);
+    if (w->e)
+        gb_doc_num(t, r, C_RUNS, (double)w->e->n, 0);
+    if (!rc && w->note[0])
+        rc = gb_doc_text(t, r, C_NOTE, "%s", w->note);
+    return rc;
+}
+
+static int check_of(const struct gb_check_row *w, struct gb_doc *d)
+{
+    char name[1400], msg[1600];
+    gb_case_title(w->r->suite, w->r->case_name, w->params, w->device, name, sizeof name);
+    const enum gb_expect_verdict v = w->j.verdict;
+    const enum gb_check_status st = w->fails ? GB_CHECK_FAIL
+                                    : (v == GB_EXPECT_UNKNOWN || v == GB_EXPECT_SKIPPED)
+                                        ? GB_CHECK_SKIP
+                                        : GB_CHECK_PASS;
+    if (v == GB_EXPECT_LOW && isfinite(w->j.z))
+        snprintf(msg, sizeof msg,
+                 "LOW: %.4g %s, %.1f%% below the expected %.4g (%.1f spreads; "
+                 "the band is %.1f%%, %zu reference runs)",
+                 w->r->value, w->r->unit, -100 * w->j.change, w->j.expected, -w->j.z,
+                 100 * w->j.band, w->e ? w->e->n : 0);
+    else if (v == GB_EXPECT_LOW)
+        snprintf(msg, sizeof msg, "LOW: %.4g %s is %.0f%% of its bound %.4g (%s)", w->r->value,
+                 w->r->unit, 100 * w->j.of_bound, w->j.expected, w->note);
+    else
+        snprintf(msg, sizeof msg, "%s%s%s", gb_expect_verdict_name(v), w->note[0] ? ": " : "",
+                 w->note);
+    return gb_doc_check(d, w->r->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
+}
+
+int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
+{
+    char head[1200];
+    snprintf(head, sizeof head, "check: %s, %zu results against %s", c->path, c->nrows,
+             c->expect_path ? c->expect_path : "their bounds only");
+    int rc = gb_doc_init(d, "gpubench-check-doc/1", head);
+    if (!rc)
+        rc = gb_doc_note(d,
+                         "rule: LOW or HIGH beyond max(tolerance, %g spreads) of the model's "
+                         "expected median in log performance (tolerance %.3g%%%s); without a "
+                         "reference, LOW below %.0f%% of the bound the result carries; "
+                         "IMPLAUSIBLE above its bound; LOW, IMPLAUSIBLE and FAILED fail",
+                         c->opts.mads, 100 * c->opts.tolerance,
+                         c->opts.nsuite_tolerances ? ", other suites as given" : "",
+                         100 * c->opts.bound_fraction);
+    if (!rc && c->nrows && !c->models_known)
+        rc = gb_doc_note(d,
+                         "no reference for this device model%s: judged against the bounds "
+                         "the results carry (UNKNOWN where there is none)",
+                         c->expect_path ? " in the expectations" : "");
+    struct gb_doc_table *t = NULL;
+    if (!rc)
+        rc = gb_doc_table(d, "check", "per result: the verdict against the expectation", cols,
+                          NCOLS, &t);
+    if (!rc) {
+        for (size_t k = C_VALUE; k <= C_RUNS; k++)
+            if (k != C_UNIT && k != C_BASIS)
+                gb_doc_column_set(t, k, true, false);
+        gb_doc_column_set(t, C_CASE, false, true);
+        gb_doc_column_set(t, C_DEVICE, false, true);
+        gb_doc_column_set(t, C_NOTE, false, true);
+    }
+    for (size_t i = 0; !rc && i < c->nrows; i++)
+        rc = row_of(&c->rows[i], t);
+    for (size_t i = 0; !rc && i < c->nrows; i++)
+        rc = check_of(&c->rows[i], d);
+    if (rc)
+        return rc;
+    char counts[256] = "";
+    for (int v = 0; v < GB_EXPECT_VERDICTS; v++)
+        if (c->counts[v])
+            snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%zu %s",
+                     counts[0] ? ", " : "", c->counts[v], gb_expect_verdict_name(v));
+    return c->failures ? gb_doc_verdict(d, "%zu result%s not normal (exit 3): %s", c->failures,
+                                        c->failures == 1 ? "" : "s", counts)
+                       : gb_doc_verdict(d, "normal (exit 0): %s", counts[0] ? counts : "nothing");
+}

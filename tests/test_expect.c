@@ -1,0 +1,321 @@
+/* "Is this GPU normal?" (analyses/expect.h): the verdict's rule on numbers, then `gpubench
+ * expect` and `gpubench check` on a real run of this machine's device: references made from it,
+ * the run itself normal, one figure 20% worse caught and named (a rate and a time), a device
+ * model with no reference judged against the bounds its results carry, an implausible and a
+ * failed result caught, and hostile expectations files refused or cleaned. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/expect.h"
+#include "results/results.h"
+#include "test.h"
+
+static char out[1 << 16];
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
+
+/* ---- the rule ------------------------------------------------------------------------------ */
+
+static struct gb_expect_case ref(double median, double spread, double noise)
+{
+    return (struct gb_expect_case){.n = 5, .median = median, .spread = spread, .noise = noise};
+}
+
+TEST(expect_judge_bands_directions_and_bounds)
+{
+    struct gb_check_opts o;
+    gb_check_opts_default(&o);
+    struct gb_expect_case e = ref(100, 0.01, 0.005);
+    /* The band: max(5%, 3 x 1%) = 5%. */
+    struct gb_expect_judgement j = gb_expect_judge(97, true, 0.001, false, &e, 0, 0.05, &o);
+    ASSERT_EQ(j.verdict, GB_EXPECT_NORMAL);
+    ASSERT_NEAR(j.band, 0.05, 1e-9);
+    ASSERT_NEAR(j.change, -0.03, 1e-12);
+    j = gb_expect_judge(80, true, 0.001, false, &e, 0, 0.05, &o);
+    ASSERT_EQ(j.verdict, GB_EXPECT_LOW);
+    ASSERT_NEAR(j.z, log(0.8) / 0.01, 1e-9);
+    ASSERT_EQ(gb_expect_judge(120, true, 0.001, false, &e, 0, 0.05, &o).verdict, GB_EXPECT_HIGH);
+    /* A time: 25% longer is 20% less performance, LOW; 20% shorter is HIGH. */
+    ASSERT_EQ(gb_expect_judge(125, false, 0.001, false, &e, 0, 0.05, &o).verdict, GB_EXPECT_LOW);
+    ASSERT_EQ(gb_expect_judge(80, false, 0.001, false, &e, 0, 0.05, &o).verdict, GB_EXPECT_HIGH);
+    /* A wide spread (or the result's own noise) widens the band: 3 x 8% = 27% in log terms. */
+    struct gb_expect_case wide = ref(100, 0.08, 0.005);
+    ASSERT_EQ(gb_expect_judge(80, true, 0.001, false, &wide, 0, 0.05, &o).verdict,
+              GB_EXPECT_NORMAL);
+    ASSERT_EQ(gb_expect_judge(80, true, 0.09, false, &e, 0, 0.05, &o).verdict, GB_EXPECT_NORMAL);
+    /* A tolerance above the spread is the band. */
+    ASSERT_EQ(gb_expect_judge(80, true, 0.001, false, &e, 0, 0.30, &o).verdict, GB_EXPECT_NORMAL);
+    /* Bounds: above it (5% slack) is implausible even with a reference; without a reference
+     * 50% of it is LOW, 70% NORMAL; with neither, UNKNOWN. */
+    ASSERT_EQ(gb_expect_judge(110, true, 0, false, &e, 100, 0.05, &o).verdict,
+              GB_EXPECT_IMPLAUSIBLE);
+    ASSERT_EQ(gb_expect_judge(50, true, 0, false, NULL, 100, 0.05, &o).verdict, GB_EXPECT_LOW);
+    j = gb_expect_judge(70, true, 0, false, NULL, 100, 0.05, &o);
+    ASSERT_EQ(j.verdict, GB_EXPECT_NORMAL);
+    ASSERT_NEAR(j.of_bound, 0.7, 1e-12);
+    ASSERT_EQ(gb_expect_judge(70, true, 0, false, NULL, 0, 0.05, &o).verdict, GB_EXPECT_UNKNOWN);
+    /* A lower-is-better figure has no bound of this kind: ignored. */
+    ASSERT_EQ(gb_expect_judge(70, false, 0, false, NULL, 100, 0.05, &o).verdict, GB_EXPECT_UNKNOWN);
+    ASSERT_EQ(gb_expect_judge(1, true, 0, true, &e, 0, 0.05, &o).verdict, GB_EXPECT_IMPLAUSIBLE);
+    ASSERT_EQ(gb_expect_judge(NAN, true, 0, false, &e, 0, 0.05, &o).verdict, GB_EXPECT_IMPLAUSIBLE);
+}
+
+TEST(expect_options_parse_and_refuse)
+{
+    struct gb_check_opts o;
+    gb_check_opts_default(&o);
+    ASSERT_OK(gb_check_set_option(&o, "tolerance", "10%"));
+    ASSERT_NEAR(o.tolerance, 0.10, 1e-12);
+    ASSERT_OK(gb_check_set_option(&o, "suite-tolerance", "memory=0.2"));
+    ASSERT_OK(gb_check_set_option(&o, "suite-tolerance", "memory=30%"));
+    ASSERT_NEAR(gb_check_tolerance(&o, "memory"), 0.30, 1e-12);
+    ASSERT_NEAR(gb_check_tolerance(&o, "gemm"), 0.10, 1e-12);
+    ASSERT_EQ(o.nsuite_tolerances, 1);
+    ASSERT(gb_check_set_option(&o, "tolerance", "0") != 0);
+    ASSERT(gb_check_set_option(&o, "tolerance", "nan") != 0);
+    ASSERT(gb_check_set_option(&o, "tolerance", "5%x") != 0);
+    ASSERT(gb_check_set_option(&o, "suite-tolerance", "=5%") != 0);
+    ASSERT(gb_check_set_option(&o, "bound-fraction", "1.5") != 0);
+    ASSERT(gb_check_set_option(&o, "mads", "-1") != 0);
+    ASSERT_NEAR(o.tolerance, 0.10, 1e-12); /* refusals change nothing */
+}
+
+/* ---- on a real run ------------------------------------------------------------------------- */
+
+static const char profile[] =
+    "name: expect-test\n"
+    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, max_time: 100ms}\n"
+    "suites:\n"
+    "  - suite: compute\n"
+    "    params: {prec: [f32, i32]}\n"
+    "  - suite: memory\n"
+    "    params: {op: triad, type: float, size: 4MiB}\n"
+    "  - suite: launch\n"
+    "    params: {op: latency}\n";
+
+/* Runs the profile once into DIR/a.json. */
+static void real_run(const char *dir)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/p.yaml", dir);
+    gb_test_write_file(p, profile);
+    int rc = sh("cd %s && %s run p.yaml -q -o a.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+}
+
+/* Every ok result's noise set to `noise` (relative CI95), so that the band is the tolerance's
+ * and the verdicts do not depend on how noisy this machine was during the run. */
+static void set_noise(struct gb_results *rs, double noise)
+{
+    for (size_t i = 0; i < rs->nresults; i++)
+        rs->results[i].stats.ci95 = noise * rs->results[i].stats.mean;
+}
+
+/* The first ok result of suite and case in rs. */
+static struct gb_result *find(struct gb_results *rs, const char *suite, const char *kase)
+{
+    for (size_t i = 0; i < rs->nresults; i++)
+        if (strcmp(rs->results[i].suite, suite) == 0 &&
+            strcmp(rs->results[i].case_name, kase) == 0 && rs->results[i].status == GB_STATUS_OK)
+            return &rs->results[i];
+    return NULL;
+}
+
+/* Writes DIR/NAME: a.json with every value times scale and the noise set to 1%. */
+static void write_copy(const char *dir, const char *name, double scale)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    set_noise(&rs, 0.01);
+    for (size_t i = 0; i < rs.nresults; i++)
+        rs.results[i].value *= scale;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+}
+
+/* Builds references r1..r3 (the run at 0.98, 1 and 1.02 of its values) and e.json from them. */
+static void references(const char *dir)
+{
+    real_run(dir);
+    write_copy(dir, "r1.json", 0.98);
+    write_copy(dir, "r2.json", 1.00);
+    write_copy(dir, "r3.json", 1.02);
+    write_copy(dir, "b.json", 1.00); /* the run to check, with the same 1% noise */
+    int rc = sh("cd %s && %s expect r1.json r2.json r3.json -o e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "expect exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "of 3 files");
+}
+
+/* Writes DIR/NAME: b.json with fn applied to it. */
+static void edited(const char *dir, const char *name, void (*fn)(struct gb_results *))
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s/b.json", dir);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    fn(&rs);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+}
+
+static void f32_slower(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "compute", "f32");
+    ASSERT(r);
+    r->value *= 0.8;
+}
+
+static void launch_slower(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "launch", "latency");
+    ASSERT(r);
+    r->value *= 1.25; /* a time: 25% longer is 20% less performance */
+}
+
+static void f32_beyond_peak(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "compute", "f32");
+    ASSERT(r);
+    double peak = gb_result_scalar(r, "peak");
+    ASSERT_MSG(peak > 0, "compute f32 carries no peak figure");
+    r->value = 2 * peak;
+}
+
+static void triad_failed(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "memory", "triad");
+    ASSERT(r);
+    r->status = GB_STATUS_FAILED;
+    snprintf(r->reason, sizeof r->reason, "verification failed: planted");
+}
+
+static void other_model(struct gb_results *rs)
+{
+    for (size_t d = 0; d < rs->ndevices; d++)
+        snprintf(rs->devices[d].info.name, sizeof rs->devices[d].info.name, "Unmeasured GPU 9000");
+}
+
+TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    int rc = sh("cd %s && %s check b.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "normal (exit 0)");
+    ASSERT_CONTAINS(out, "reference");
+    /* One rate 20% lower: exit 3, that figure named LOW, the others normal. */
+    edited(dir, "slow.json", f32_slower);
+    rc = sh("cd %s && %s check slow.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "1 result not normal (exit 3)");
+    ASSERT_CONTAINS(out, "LOW: ");
+    ASSERT_CONTAINS(out, "compute f32");
+    ASSERT_CONTAINS(out, "-20.0");
+    /* The same within a 30% tolerance for compute (-20% is ln 0.8, exactly the edge of 25%): normal. */
+    rc = sh("cd %s && %s check slow.json -e e.json --suite-tolerance compute=30%% 2>&1", dir,
+            GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    /* A time 25% longer: LOW too (the direction of a lower-is-better figure). */
+    edited(dir, "lat.json", launch_slower);
+    rc = sh("cd %s && %s check lat.json -e e.json -f junit 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "<failure");
+    ASSERT_CONTAINS(out, "LOW: ");
+    ASSERT_CONTAINS(out, "launch latency");
+    /* Implausible and failed results fail whatever the reference says. */
+    edited(dir, "fast.json", f32_beyond_peak);
+    rc = sh("cd %s && %s check fast.json -e e.json -f json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "\"IMPLAUSIBLE\"");
+    edited(dir, "failed.json", triad_failed);
+    rc = sh("cd %s && %s check failed.json -e e.json --markdown - 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "FAILED");
+    ASSERT_CONTAINS(out, "planted");
+}
+
+TEST_TIMEOUT(check_unmeasured_model_is_judged_against_bounds, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    edited(dir, "other.json", other_model);
+    int rc = sh("cd %s && %s check other.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    /* Whether its compute rates reach 60% of their peak depends on the device: 0 or 3. */
+    ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "no reference for this device model in the expectations");
+    ASSERT_CONTAINS(out, "of its bound");
+    ASSERT_CONTAINS(out, "bound ");
+    ASSERT_CONTAINS(out, "UNKNOWN");
+    /* Without any expectations file: bounds only, said so. */
+    rc = sh("cd %s && %s check b.json -e /nonexistent/e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    ASSERT_CONTAINS(out, "/nonexistent/e.json");
+    rc = sh("cd %s && %s check b.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "against their bounds only");
+}
+
+TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    real_run(dir);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/bad1.json", dir);
+    gb_test_write_file(p, "{\"schema\": \"gpubench-calibration/1\", \"cases\": []}");
+    int rc = sh("cd %s && %s check a.json -e bad1.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    ASSERT_CONTAINS(out, "is not an expectations file");
+    snprintf(p, sizeof p, "%s/bad2.json", dir);
+    gb_test_write_file(p, "{\"schema\": \"gpubench-expect/1\", \"cases\": [");
+    rc = sh("cd %s && %s check a.json -e bad2.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    /* Cases with a median that is no number, a negative spread, text that is too long, the
+     * wrong types, and a shell command in a name: left out and counted, nothing run. */
+    char longname[700];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    snprintf(p, sizeof p, "%s/bad3.json", dir);
+    FILE *f = fopen(p, "w");
+    ASSERT(f);
+    fprintf(f,
+            "{\"schema\": \"gpubench-expect/1\", \"cases\": [\n"
+            " {\"suite\": \"memory\", \"case\": \"triad\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": \"NaN\", \"spread\": 0, \"noise\": 0},\n"
+            " {\"suite\": \"memory\", \"case\": \"triad\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 10, \"spread\": -1, \"noise\": 0},\n"
+            " {\"suite\": \"memory\", \"case\": \"triad\", \"backend\": \"opencl\", \"device\": "
+            "\"%s\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 10, \"spread\": 0, \"noise\": 0},\n"
+            " {\"suite\": 7, \"case\": [], \"runs\": -3},\n"
+            " {\"suite\": \"$(touch %s/X)\", \"case\": \"`touch %s/X`\", \"backend\": \"opencl\", "
+            "\"device\": \"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"sideways\", "
+            "\"runs\": 3, \"median\": 10, \"spread\": 0, \"noise\": 0},\n"
+            " {\"suite\": \"memory\", \"case\": \"copy\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 1e308, \"spread\": 0, \"noise\": 0}\n"
+            "]}\n",
+            longname, dir, dir);
+    fclose(f);
+    rc = sh("cd %s && %s check a.json -e bad3.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "5 cases this version cannot use, left out");
+    snprintf(p, sizeof p, "%s/X", dir);
+    ASSERT(fopen(p, "r") == NULL);
+    /* An output never overwrites an input. */
+    rc = sh("cd %s && %s check a.json -e bad3.json --json a.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    rc = sh("cd %s && %s expect a.json -o a.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    rc = sh("cd %s && %s expect a.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+    ASSERT_CONTAINS(out, "-o EXPECT.json is required");
+}
