@@ -609,7 +609,10 @@ suites:
   # half and 95% of capacity; 512 requests a trace. About 2-4 s estimated (not measured: no
   # GPU here).
   - suite: serve
-    params: {shape: 4096x4096, load: [0.5, 0.95], max_batch: [1, 32], max_wait: 1000,
+    params: {shape: 4096x4096, load: [0.5, 0.95], max_batch: 1, max_wait: 0, requests: 512}
+    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1s}
+  - suite: serve
+    params: {shape: 4096x4096, load: [0.5, 0.95], max_batch: 32, max_wait: 1000,
              requests: 512}
     measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1s}
   # Cold start: CUDA context, NVRTC build, cuBLAS's first GEMM, first verified result; the

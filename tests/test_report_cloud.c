@@ -67,6 +67,7 @@ TEST_TIMEOUT(report_cloud_chapter_has_data_and_findings, 180)
     ASSERT_CONTAINS(md, "fairness");
     ASSERT_CONTAINS(md, "worst beside triad, slowdown");
     ASSERT_CONTAINS(md, "The device's sharing mode, as read (never set)");
+    ASSERT_CONTAINS(md, "cache=warm blas=off: ");
     ASSERT_CONTAINS(md, "ms to the first verified result (median of 3 processes)");
     ASSERT_CONTAINS(md, "requests/s offered");
     free(md);

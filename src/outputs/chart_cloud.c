@@ -86,6 +86,20 @@ static void priority_findings(struct rep *R, struct chart *c, const struct gb__c
         find(c, "%s.", line);
     }
     free(s.p);
+    /* A priority case that could not run says why (a device without priorities). */
+    size_t said = 0;
+    for (size_t f = 0; f < R->nfiles && said < 4; f++)
+        for (size_t i = 0; i < R->files[f].nresults && said < 4; i++) {
+            const struct gb_result *r = &R->files[f].results[i];
+            if (r->status != GB_STATUS_SKIPPED || !gb__in_list(r->suite, k->suites) ||
+                strcmp(param_s(r, "kernel"), "priority") != 0)
+                continue;
+            char why[300], file[160];
+            gb__clean_text(r->reason, why, sizeof why, false);
+            gb__clean_text(gb__base_name(R->paths[f]), file, sizeof file, false);
+            find(c, "The priority case was skipped in %s: %s.", file, why);
+            said++;
+        }
 }
 
 void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k)
@@ -219,8 +233,8 @@ static bool tenants_map(struct rep *R, const struct sel *s, const struct axes *a
         xs[x] = cols[x];
     char id[32], title[300];
     snprintf(id, sizeof id, "cloud_tenants_%zu", number);
-    snprintf(title, sizeof title, "Sharing and serving: noisy neighbours on %.48s%s",
-             R->ser[ser].label, strlen(R->ser[ser].label) > 48 ? "..." : "");
+    snprintf(title, sizeof title, "Noisy neighbours on %.40s%s", R->ser[ser].label,
+             strlen(R->ser[ser].label) > 40 ? "..." : "");
     struct chart *c = gb__chart_new(
         R, id, title,
         "Each cell is the victim process's slowdown beside the column's aggressor processes on "
@@ -332,8 +346,9 @@ void gb__chart_startup(struct rep *R, const struct gb__chart_kind *k)
     gb__scan_axes(&s, a);
     for (size_t i = 0; i < s.n && n < ST_BARS; i++) {
         const struct gb_result *r = s.p[i]->r;
-        char pl[GB_STR_MAX];
-        gb__point_label(r, a, true, NULL, pl, sizeof pl);
+        char named[GB_STR_MAX], pl[GB_STR_MAX];
+        gb__param_named(r, true, 96, named, sizeof named); /* "cache=cold blas=off" */
+        gb__clean(named, pl, sizeof pl);
         if (R->nser > 1)
             snprintf(labels[n], sizeof labels[n], "%s: %s", R->ser[s.p[i]->s].label, pl);
         else
@@ -390,18 +405,27 @@ static bool serve_fn(const struct gb_result *r, const void *arg)
     return gb__in_list(r->suite, f->suites) && isfinite(r->value) && r->value > 0;
 }
 
+/* The p99 over every request of the kept traces (what max_rps_under_slo judges); a case with
+ * fewer than 100 requests has none and is drawn by its headline, each trace's p99. */
+static double pooled_p99(const struct gb_result *r)
+{
+    const double v = gb_result_scalar(r, "p99_us");
+    return v > 0 ? v : r->value;
+}
+
 void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
 {
     static const char id[] = "cloud_serve",
                       title[] = "Sharing and serving: tail latency under offered load",
-                      what[] = "p99 latency (us, log; each trace's p99, the median of the kept "
-                               "traces, the bar their p5-p95) of requests served through a dynamic "
-                               "batcher against the offered load (a fraction of the capacity with "
-                               "full batches, measured per case), one line per batch limit, wait "
-                               "and layer. A request's latency runs from its arrival (Poisson) to "
+                      what[] = "p99 latency (us, log: over every request of the kept traces, "
+                               "p99_us) of requests served through a dynamic batcher against the "
+                               "offered load (a fraction of the capacity with full batches, "
+                               "measured once per layer and batch limit), one line per batch "
+                               "limit, wait and layer; dotted: the SLO (slo_us) where the lines "
+                               "share one. A request's latency runs from its arrival (Poisson) to "
                                "its batch's outputs on the host: queueing included. The findings "
-                               "give each line's offered rates and the largest one whose p99 "
-                               "stayed under the SLO.";
+                               "give each line's offered rates and the largest rate served with "
+                               "the p99 under the SLO (max_rps_under_slo).";
     struct suite_filter sf = {.suites = k->suites};
     struct sel s = gb__select(R, serve_fn, &sf, SIZE_MAX);
     struct chart *c = gb__chart_new(R, id, title, what);
@@ -415,13 +439,27 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
         goto out;
     }
     gb__scan_axes(&s, a);
-    n = gb__build_lines(R, &s, a, "load", NULL, &l, &dropped);
+    n = gb__build_lines(R, &s, a, "load", pooled_p99, &l, &dropped);
     if (!l || !n) {
         gb__chart_nodata(R, c, "the serve results have no load axis");
         goto out;
     }
+    /* The SLO as a dotted line when every case has the same (a number, never text). */
+    double slo_all = NAN;
+    bool one_slo = true;
+    for (size_t i = 0; i < s.n && one_slo; i++) {
+        const struct gb_value *v = gb_params_get(&s.p[i]->r->params, "slo_us");
+        const double x = v && is_num(v) ? gb__num(v) : NAN;
+        one_slo = x > 0 && isfinite(x) && (isnan(slo_all) || x == slo_all);
+        slo_all = x;
+    }
+    char slo_plot[96] = "";
+    if (one_slo)
+        snprintf(slo_plot, sizeof slo_plot, "%.9g with lines dt 3 lc rgb '#777777' title 'SLO'",
+                 slo_all);
     gb__write_lines(R, c, l, n, "offered load (fraction of capacity)", "p99 latency, us (log)",
-                    false, NULL, 0, "set logscale y 10\nset yrange [*:*]\n", NULL);
+                    false, NULL, 0, "set logscale y 10\nset yrange [*:*]\n",
+                    one_slo ? slo_plot : NULL);
     for (size_t i = 0; i < n; i++) {
         if (!l[i].n)
             continue;
@@ -438,8 +476,8 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
         char none[80];
         text_of(hi, "max_rps_under_slo", none, sizeof none);
         if (isfinite(best))
-            gb_appendf(line, sizeof line, "; at most %.3g requests/s with p99 under %.3g us", best,
-                       slo && is_num(slo) ? gb__num(slo) : NAN);
+            gb_appendf(line, sizeof line, "; at most %.3g requests/s served with p99 under %.3g us",
+                       best, slo && is_num(slo) ? gb__num(slo) : NAN);
         else if (none[0])
             gb_appendf(line, sizeof line, "; under the SLO: %s", none);
         find(c, "%s.", line);
