@@ -22,6 +22,8 @@ packages=(
                                                  # one-node cluster (the packages' services stay
                                                  # unconfigured)
   openmpi-bin libopenmpi-dev                     # gpubench-mpi, collectives across ranks (-Dmpi)
+  prometheus                                     # tests: promtool checks --openmetrics outputs
+                                                 # (the server is never started)
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "analyses/merge.h"
 #include "base/util.h"
 
 /* The params of one suite's results: names in order of first appearance, and whether each
@@ -246,4 +247,68 @@ int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d)
     }
     free(seen);
     return rc;
+}
+
+/* ---- every result as one row: the metrics of a run ------------------------------------------ */
+
+static const char *const metric_cols[] = {"suite",   "case", "params",  "backend", "device",
+                                          "uuid",    "unit", "status",  "value",   "ci95 %",
+                                          "samples", "ok",   "verified"};
+enum {
+    M_SUITE,
+    M_CASE,
+    M_PARAMS,
+    M_BACKEND,
+    M_DEVICE,
+    M_UUID,
+    M_UNIT,
+    M_STATUS,
+    M_VALUE,
+    M_CI,
+    M_SAMPLES,
+    M_OK,
+    M_VERIFIED,
+    M_NCOLS
+};
+
+int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d)
+{
+    int rc = gb_doc_init(d, "gpubench-results-doc/1", "results");
+    struct gb_doc_table *t = NULL;
+    if (!rc)
+        rc = gb_doc_table(d, "result", "every result of the run", metric_cols, M_NCOLS, &t);
+    if (rc)
+        return rc;
+    for (size_t k = M_VALUE; k < M_NCOLS; k++)
+        gb_doc_column_set(t, k, true, false);
+    for (size_t i = 0; i < rs->nresults && !rc; i++) {
+        const struct gb_result *r = &rs->results[i];
+        struct gb_case_id id;
+        gb_case_identify(rs, r, &id);
+        const int dv = r->device_index;
+        const struct gb_result_device *dev =
+            dv >= 0 && (size_t)dv < rs->ndevices ? &rs->devices[dv] : NULL;
+        size_t row;
+        if ((rc = gb_doc_row(t, &row)))
+            break;
+        rc = gb_doc_text(t, row, M_SUITE, "%s", r->suite) ||
+             gb_doc_text(t, row, M_CASE, "%s", r->case_name) ||
+             gb_doc_text(t, row, M_PARAMS, "%s", id.params) ||
+             gb_doc_text(t, row, M_BACKEND, "%s", dev ? dev->backend : "?") ||
+             gb_doc_text(t, row, M_DEVICE, "%s%s%s", id.device, id.slot[0] ? " #" : "", id.slot) ||
+             gb_doc_text(t, row, M_UUID, "%s", dev ? dev->info.uuid : "") ||
+             gb_doc_text(t, row, M_UNIT, "%s", r->unit) ||
+             gb_doc_text(t, row, M_STATUS, "%s", gb_status_name(r->status));
+        if (rc)
+            break;
+        const bool ok = r->status == GB_STATUS_OK;
+        if (ok)
+            gb_doc_num(t, row, M_VALUE, r->value, -1);
+        if (ok && r->stats.mean > 0)
+            gb_doc_num(t, row, M_CI, 100 * r->stats.ci95 / r->stats.mean, 2);
+        gb_doc_num(t, row, M_SAMPLES, (double)r->nsamples, 0);
+        gb_doc_num(t, row, M_OK, ok, 0);
+        gb_doc_num(t, row, M_VERIFIED, r->verified, 0);
+    }
+    return rc ? GB_FAIL(GB_ENOMEM, "the metrics of %zu results", rs->nresults) : 0;
 }

@@ -515,3 +515,38 @@ enum gb_exit gb__write_format(const char *cmd, const char *format, const struct 
     }
     return GB_EXIT_OK;
 }
+
+enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct gb_doc *d)
+{
+    if (strcmp(path, "-") == 0) {
+        gb_error_clear();
+        if (gb_write_doc(stdout, "openmetrics", d) || fflush(stdout)) {
+            fprintf(stderr, "gpubench %s: cannot write the metrics: %s\n", cmd,
+                    gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        return GB_EXIT_OK;
+    }
+    char target[PATH_MAX], tmp[PATH_MAX + 64];
+    const char *to = gb_output_resolve(path, target, sizeof target);
+    int fd = to ? gb_tmp_create(to, tmp, sizeof tmp) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return GB_EXIT_USAGE;
+    }
+    gb_error_clear();
+    int rc = gb_write_doc(f, "openmetrics", d);
+    int closed = fclose(f);
+    if (rc || closed || rename(tmp, to) != 0) {
+        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path,
+                rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+        unlink(tmp);
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}

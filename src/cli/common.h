@@ -203,6 +203,15 @@ int gb__close_out(FILE *f);
 enum gb_exit gb__write_output(const char *cmd, const char *path,
                               int (*write)(FILE *f, const void *what), const void *what);
 
+/* Writes d as OpenMetrics text (the writer "openmetrics") to path, "-" meaning stdout: through a
+ * temporary file beside it renamed over it (gb_tmp_create), so that node_exporter's textfile
+ * collector, which may read the file at any moment, never sees half of it. GB_EXIT_OK, or
+ * GB_EXIT_USAGE with "gpubench CMD: cannot write PATH: why" on stderr. */
+enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct gb_doc *d);
+#define GB__OPENMETRICS_HELP                                                                      \
+    "      --openmetrics FILE  also write the Prometheus text format (node_exporter's textfile\n" \
+    "                          collector; replaced whole, never half-written; '-': stdout)\n"
+
 /* A relative amount given as "0.05" or "5%" into *out, a fraction in [lo, hi]. 0, or GB_EINVAL
  * with "--NAME wants a relative amount such as 0.05 or 5%, got 'TEXT'" in gb_error_msg(). */
 int gb__parse_fraction(const char *name, const char *text, double lo, double hi, double *out);

@@ -23,7 +23,8 @@ static const char usage[] =
     "      --mads Z            against nights: the cut, in standard deviations for many\n"
     "                          nights (default 3; wider for few nights)\n"
     "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
-    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': stdout)\n"
+    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
+    "stdout)\n" GB__OPENMETRICS_HELP
     "      --changes           the terminal table shows only rows that are not "
     "SAME\n" GB__FORMAT_HELP "  -q, --quiet             no terminal table\n"
     "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
@@ -31,7 +32,7 @@ static const struct gb__cmd cmd = {
     "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};
 
 struct compare_args {
-    const char *md, *json, *junit, *format;
+    const char *md, *json, *junit, *format, *metrics;
     bool quiet, changes;
 };
 
@@ -40,6 +41,7 @@ static const struct gb__opt compare_options[] = {
     GB__TEXT(struct compare_args, md, "md", 0),
     GB__TEXT(struct compare_args, json, "json", 0),
     GB__TEXT(struct compare_args, junit, "junit", 0),
+    GB__TEXT(struct compare_args, metrics, "openmetrics", 0),
     GB__TEXT(struct compare_args, format, "format", 'f'),
     GB__FLAG(struct compare_args, quiet, "quiet", 'q'),
     GB__FLAG(struct compare_args, changes, "changes", 0),
@@ -80,7 +82,8 @@ static enum gb_exit write_to(const char *path, writer_fn fn, const struct gb_com
 static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_comparison *c)
 {
     bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
-                     (a->junit && strcmp(a->junit, "-") == 0);
+                     (a->junit && strcmp(a->junit, "-") == 0) ||
+                     (a->metrics && strcmp(a->metrics, "-") == 0);
     if (a->format && !a->quiet && !to_stdout) {
         struct gb_doc d;
         enum gb_exit fr =
@@ -100,6 +103,13 @@ static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_
         rc = wr;
     if (a->junit && (wr = write_to(a->junit, gb_compare_write_junit, c)) != GB_EXIT_OK)
         rc = wr;
+    if (a->metrics) {
+        struct gb_doc d;
+        wr = gb_compare_doc(c, &d) ? GB_EXIT_USAGE : gb__write_metrics("compare", a->metrics, &d);
+        gb_doc_free(&d);
+        if (wr != GB_EXIT_OK)
+            rc = wr;
+    }
     if (rc == GB_EXIT_OK && c->regressions)
         rc = GB_EXIT_REGRESSION;
     return rc;
@@ -166,10 +176,10 @@ int gb_cmd_compare(int argc, char **argv)
     if (first < 0)
         return rc;
     const char *files[2] = {argv[first], argv[first + 1]};
-    const char *outs[3] = {a.md, a.json, a.junit};
-    static const char *const names[3] = {"--markdown", "--json", "--junit"};
+    const char *outs[4] = {a.md, a.json, a.junit, a.metrics};
+    static const char *const names[4] = {"--markdown", "--json", "--junit", "--openmetrics"};
     if ((rc = gb__check_format("compare", a.format, true)) != GB_EXIT_OK ||
-        (rc = gb__check_outputs("compare", outs, names, 3, files, 2)) != GB_EXIT_OK)
+        (rc = gb__check_outputs("compare", outs, names, 4, files, 2)) != GB_EXIT_OK)
         return rc;
     struct stat st;
     if (stat(files[0], &st) == 0 && S_ISDIR(st.st_mode))

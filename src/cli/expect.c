@@ -140,14 +140,14 @@ static const char check_usage[] =
     "      --suite-tolerance S=T  another floor for suite S (repeatable)\n"
     "      --mads K            the band in spreads (default 3)\n"
     "      --bound-fraction F  without a reference: LOW below this part of the bound (0.6)\n"
-    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': stdout)\n"
-    "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP
+    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
+    "stdout)\n" GB__OPENMETRICS_HELP "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP
     "exit status: 0 normal, 3 a result LOW, IMPLAUSIBLE or FAILED, 2 bad input or usage\n";
 static const struct gb__cmd check_cmd = {"check", check_usage,    1,
                                          1,       "RESULTS.json", "exactly one results file"};
 
 struct check_args {
-    const char *expect, *format, *md, *json, *junit;
+    const char *expect, *format, *md, *json, *junit, *metrics;
     bool quiet;
 };
 
@@ -170,6 +170,7 @@ static const struct gb__opt check_options[] = {
     GB__TEXT(struct check_args, md, "markdown", 0),
     GB__TEXT(struct check_args, json, "json", 0),
     GB__TEXT(struct check_args, junit, "junit", 0),
+    GB__TEXT(struct check_args, metrics, "openmetrics", 0),
     GB__FLAG(struct check_args, quiet, "quiet", 'q'),
     GB__END,
 };
@@ -209,10 +210,10 @@ int gb_cmd_check(int argc, char **argv)
     if (!expect && access(DEFAULT_EXPECT, R_OK) == 0)
         expect = DEFAULT_EXPECT;
     const char *inputs[2] = {file, expect};
-    const char *outs[3] = {a.md, a.json, a.junit};
-    static const char *const names[3] = {"--markdown", "--json", "--junit"};
+    const char *outs[4] = {a.md, a.json, a.junit, a.metrics};
+    static const char *const names[4] = {"--markdown", "--json", "--junit", "--openmetrics"};
     if ((rc = gb__check_format("check", a.format, true)) != GB_EXIT_OK ||
-        (rc = gb__check_outputs("check", outs, names, 3, inputs, expect ? 2 : 1)) != GB_EXIT_OK)
+        (rc = gb__check_outputs("check", outs, names, 4, inputs, expect ? 2 : 1)) != GB_EXIT_OK)
         return rc;
     struct gb_expect e;
     gb_expect_init(&e);
@@ -243,7 +244,8 @@ int gb_cmd_check(int argc, char **argv)
         fprintf(stderr, "gpubench check: out of memory\n");
     } else {
         bool to_stdout = (a.md && strcmp(a.md, "-") == 0) || (a.json && strcmp(a.json, "-") == 0) ||
-                         (a.junit && strcmp(a.junit, "-") == 0);
+                         (a.junit && strcmp(a.junit, "-") == 0) ||
+                         (a.metrics && strcmp(a.metrics, "-") == 0);
         rc = GB_EXIT_OK;
         if (!a.quiet && !to_stdout)
             rc = gb__write_format("check", a.format ? a.format : "text", &d);
@@ -253,6 +255,8 @@ int gb_cmd_check(int argc, char **argv)
             rc = gb__write_output("check", a.json, write_json, &d);
         if (rc == GB_EXIT_OK && a.junit)
             rc = gb__write_output("check", a.junit, write_junit, &d);
+        if (rc == GB_EXIT_OK && a.metrics)
+            rc = gb__write_metrics("check", a.metrics, &d);
         if (rc == GB_EXIT_OK && c.failures)
             rc = GB_EXIT_REGRESSION;
     }

@@ -22,7 +22,7 @@ static const char usage[] =
     "  -s, --suite LIST        only these suites (comma-separated)\n"
     "      --all               a per-node table for every case (default: cases with an\n"
     "                          outlier)\n"
-    "      --markdown FILE, --json FILE   also write these ('-': stdout)\n"
+    "      --markdown FILE, --json FILE   also write these ('-': stdout)\n" GB__OPENMETRICS_HELP
     "  -q, --quiet             no terminal output\n" GB__FORMAT_HELP
     "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {"fleet", usage, 1,
@@ -30,7 +30,7 @@ static const struct gb__cmd cmd = {"fleet", usage, 1,
 
 struct fleet_args {
     struct gb_fleet_opts o; /* first: the parsed options' target */
-    const char *format, *md, *json, *suites;
+    const char *format, *md, *json, *suites, *metrics;
     bool all, quiet;
 };
 
@@ -56,6 +56,7 @@ static const struct gb__opt fleet_options[] = {
     GB__TEXT(struct fleet_args, md, "markdown", 0),
     GB__TEXT(struct fleet_args, md, "md", 0),
     GB__TEXT(struct fleet_args, json, "json", 0),
+    GB__TEXT(struct fleet_args, metrics, "openmetrics", 0),
     GB__FLAG(struct fleet_args, quiet, "quiet", 'q'),
     GB__END,
 };
@@ -90,8 +91,8 @@ int gb_cmd_fleet(int argc, char **argv)
     struct gb_fleet_opts o = a.o;
     const char *md = a.md, *json = a.json;
     bool all = a.all, quiet = a.quiet;
-    const char *outs[2] = {md, json};
-    static const char *const names[2] = {"--markdown", "--json"};
+    const char *outs[3] = {md, json, a.metrics};
+    static const char *const names[3] = {"--markdown", "--json", "--openmetrics"};
     if ((rc0 = gb__check_format("fleet", a.format, true)) != GB_EXIT_OK)
         return rc0;
     struct gb_inputs in;
@@ -103,7 +104,7 @@ int gb_cmd_fleet(int argc, char **argv)
     if (in.ndup)
         fprintf(stderr, "gpubench fleet: note: %zu file%s named more than once: read once\n",
                 in.ndup, in.ndup == 1 ? "" : "s");
-    if ((rc0 = gb__check_set_outputs("fleet", outs, names, 2, (const char *const *)argv + first,
+    if ((rc0 = gb__check_set_outputs("fleet", outs, names, 3, (const char *const *)argv + first,
                                      (size_t)(argc - first), &in)) != GB_EXIT_OK) {
         gb_inputs_free(&in);
         return rc0;
@@ -139,6 +140,11 @@ int gb_cmd_fleet(int argc, char **argv)
         rc = gb__write_output("fleet", md, write_markdown, &w);
     if (!rc && json)
         rc = gb__write_output("fleet", json, write_json, &w);
+    if (!rc && a.metrics) {
+        struct gb_doc d;
+        rc = gb_fleet_doc(&fl, &d) ? GB_EXIT_USAGE : gb__write_metrics("fleet", a.metrics, &d);
+        gb_doc_free(&d);
+    }
     if (!rc && fl.flagged_nodes)
         rc = GB_EXIT_REGRESSION;
 out:

@@ -20,8 +20,8 @@ static const char usage[] =
     "usage: gpubench run PROFILE [OPTIONS]\n"
     "  runs a YAML profile and writes a results file\n"
     "  -o, --output FILE       results file\n"
-    "                          (default results/NAME-UTCTIME.json)\n" GB__FORMAT_HELP
-        GB__RUN_OPTIONS_HELP
+    "                          (default results/NAME-UTCTIME.json)\n" GB__OPENMETRICS_HELP
+        GB__FORMAT_HELP GB__RUN_OPTIONS_HELP
     "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
     "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
     "that hangs or crashes its worker is recorded as failed and the run goes on\n"
@@ -101,10 +101,11 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
 
 /* The options of run alone (validate shares the rest). */
 struct run_only {
-    const char *format;
+    const char *format, *metrics;
 };
 static const struct gb__opt run_only_options[] = {
     GB__TEXT(struct run_only, format, "format", 'f'),
+    GB__TEXT(struct run_only, metrics, "openmetrics", 0),
     GB__END,
 };
 
@@ -170,6 +171,12 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     volatile sig_atomic_t *stop = gb__catch_stop_signals();
     rs.run.interrupted = true; /* the empty file before the first case is not a finished run */
     rs.run.cases_planned = plan.ncases;
+    if (rc == GB_EXIT_OK && ro.metrics) {
+        const char *inputs[] = {a.profile, out};
+        const char *outs[1] = {ro.metrics};
+        static const char *const names[1] = {"--openmetrics"};
+        rc = gb__check_outputs("run", outs, names, 1, inputs, 2);
+    }
     const char *why = rc == GB_EXIT_OK ? unwritable(out, partial, a.profile, &rs) : NULL;
     if (why) {
         fprintf(stderr, "gpubench run: cannot write the results to %s: %s\n", out, why);
@@ -184,6 +191,15 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
              : r                ? GB_EXIT_CASE_FAILED
                                 : GB_EXIT_OK;
         unlink(partial); /* the placeholder, when there is one: the results are in out */
+        /* The metrics of what was measured, interrupted or not. */
+        struct gb_doc d;
+        if (ro.metrics &&
+            (gb_results_metrics_doc(&rs, &d) ||
+             gb__write_metrics("run", ro.metrics, &d) != GB_EXIT_OK) &&
+            rc == GB_EXIT_OK)
+            rc = GB_EXIT_USAGE;
+        if (ro.metrics)
+            gb_doc_free(&d);
     }
     free(worker_argv);
     gb_results_free(&rs);
