@@ -56,7 +56,10 @@ static bool shape_check(const char *v, char *why, size_t len)
 {
     unsigned long long k = 0, n = 0;
     int used = 0;
-    if (sscanf(v, "%llux%llu%n", &k, &n, &used) != 2 || v[used] || !k || !n) {
+    const char *x = strchr(v, 'x');
+    /* Digits, 'x', digits: sscanf's %llu alone would take "-1" (wrapped) and "+5". */
+    const bool digits = v[0] >= '0' && v[0] <= '9' && x && x[1] >= '0' && x[1] <= '9';
+    if (!digits || sscanf(v, "%llux%llu%n", &k, &n, &used) != 2 || v[used] || !k || !n) {
         snprintf(why, len, "a layer's shape is KxN (input features x output features), not '%s'",
                  v);
         return false;
@@ -70,8 +73,8 @@ static bool shape_check(const char *v, char *why, size_t len)
 
 static bool load_check(double v, char *why, size_t len)
 {
-    if (!(v > 0 && v <= 10)) {
-        snprintf(why, len, "a load is a fraction of the capacity in (0, 10], not %g", v);
+    if (!(v >= 0.001 && v <= 10)) {
+        snprintf(why, len, "a load is a fraction of the capacity in [0.001, 10], not %g", v);
         return false;
     }
     return true;

@@ -319,3 +319,27 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
     ASSERT_EQ(rc, 2);
     ASSERT_CONTAINS(out, "-o EXPECT.json is required");
 }
+
+static void zero_value(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "memory", "triad");
+    ASSERT(r);
+    r->value = 0;
+}
+
+/* An ok result whose figure is 0 is no measurement: compare fails the gate on it (it once
+ * passed as UNSTABLE), and check calls it IMPLAUSIBLE. */
+TEST_TIMEOUT(compare_and_check_fail_an_ok_result_of_zero, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    edited(dir, "zero.json", zero_value);
+    int rc = sh("cd %s && %s compare b.json zero.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "compare exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "which no measurement gives");
+    rc = sh("cd %s && %s compare zero.json b.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "compare exit %d: %s", rc, out);
+    rc = sh("cd %s && %s check zero.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "IMPLAUSIBLE");
+}

@@ -226,3 +226,38 @@ TEST(serve_bad_shape_is_refused_at_load)
     ASSERT(st != 0);
     ASSERT_CONTAINS(out, "KxN");
 }
+
+/* Shapes that sscanf's %llu alone would take (a sign, a wrapped negative), and a load so small
+ * that the arrivals overflow to infinity: refused when the profile is read. */
+TEST(serve_signed_shapes_and_tiny_loads_are_refused)
+{
+    static const char *const bad[] = {
+        "{shape: -1x5}",  "{shape: +5x+5}",
+        "{shape: 5x-1}",  "{shape: -18446744073709551615x-18446744073709551615}",
+        "{load: 1e-300}", "{load: 0}"};
+    char out[4096];
+    const char *dir = gb_test_tmpdir();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[512], yaml[256];
+        snprintf(path, sizeof path, "%s/bad-%zu.yaml", dir, i);
+        snprintf(yaml, sizeof yaml, "suites:\n  - suite: serve\n    params: %s\n", bad[i]);
+        gb_test_write_file(path, yaml);
+        int st = gb_test_shf(out, sizeof out, "'%s' validate '%s' 2>&1", GB_TEST_EXE, path);
+        ASSERT_MSG(st == 2, "%s: exit %d: %s", bad[i], st, out);
+        ASSERT_MSG(strstr(out, i < 4 ? "KxN" : "[0.001, 10]"), "%s: %s", bad[i], out);
+    }
+}
+
+/* A profile whose entries all expand to nothing: validate refuses it as run does. */
+TEST(validate_refuses_a_profile_of_no_case)
+{
+    char out[4096];
+    const char *dir = gb_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/none.yaml", dir);
+    gb_test_write_file(path, "suites:\n  - suite: concurrency\n    params: {kernel: priority, "
+                             "queues: 1}\n");
+    int st = gb_test_shf(out, sizeof out, "'%s' validate '%s' 2>&1", GB_TEST_EXE, path);
+    ASSERT_MSG(st == 2, "exit %d: %s", st, out);
+    ASSERT_CONTAINS(out, "select no case");
+}

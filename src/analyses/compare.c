@@ -522,6 +522,24 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
                  n->better == GB_BETTER_LOWER ? "lower" : "higher");
         return 0;
     }
+    /* An ok result whose figure is no positive number is no measurement: NEW's fails the gate
+     * as a failed case would (a wrong number must not pass as UNSTABLE), BASE's makes the row
+     * NEW. */
+    if (!(n->value > 0) || !isfinite(n->value)) {
+        row->j.verdict = GB_VERDICT_FAILED;
+        row->regression = true;
+        snprintf(row->note, sizeof row->note,
+                 "NEW is ok with the figure %g %s, which no measurement gives", n->value, n->unit);
+        return 0;
+    }
+    if (!(b->value > 0) || !isfinite(b->value)) {
+        row->j.verdict = GB_VERDICT_NEW;
+        snprintf(row->note, sizeof row->note,
+                 "BASE is ok with the figure %g %s, which no measurement gives: nothing to "
+                 "compare against",
+                 b->value, b->unit);
+        return 0;
+    }
     /* Device events against host wall time around a finish: the host's includes the launch
      * and the finish, so the two measure different things (a device whose timer failed its
      * check on one of the nights). */

@@ -42,6 +42,8 @@ void gb__clean_text(const char *s, char *buf, size_t len, bool csv)
             c = ';';
         else if ((unsigned char)c < 0x20 || (unsigned char)c == 0x7F)
             c = ' ';
+        else if (c == '>' && l >= 2 && buf[l - 1] == ']' && buf[l - 2] == ']')
+            c = ')'; /* "]]>" ends a CDATA section: gnuplot's SVG would not be XML */
         else if (gb_is_c1((const unsigned char *)s)) {
             c = ' ';
             s++;

@@ -156,8 +156,8 @@ static inline bool better(const struct gb_result *r, double a, double b)
     return higher_better(r) ? a > b : a < b;
 }
 
-/* Text with quotes, backslashes and control characters (and, with csv, commas) replaced by
- * harmless look-alikes (' / space ;): the labels of series and categories, which stand in CSV
+/* Text with quotes, backslashes, control characters, the '>' of "]]>" (and, with csv, commas)
+ * replaced by harmless look-alikes (' / space ) ;): the labels of series and categories, which stand in CSV
  * fields, legends and pages alike. */
 void gb__clean_text(const char *s, char *buf, size_t len, bool csv);
 #define gb__clean(s, buf, len) gb__clean_text((s), (buf), (len), true)

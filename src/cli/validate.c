@@ -134,6 +134,13 @@ int gb_cmd_validate(int argc, char **argv)
         gb_profile_free(&p);
         return GB_EXIT_USAGE;
     }
+    if (plan.ncases == 0) { /* as run refuses it: nothing would be measured */
+        fprintf(stderr, "gpubench validate: %s: the profile and --suite select no case\n",
+                a.profile);
+        free(plan.cases);
+        gb_profile_free(&p);
+        return GB_EXIT_USAGE;
+    }
     warn_long_cases(&plan);
     printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", a.profile, p.name,
            p.nruns, p.nruns == 1 ? "y" : "ies", plan.ncases);

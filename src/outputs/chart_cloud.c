@@ -151,7 +151,7 @@ void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k)
                      j = plain(r, "fairness");
         if (isfinite(lo) && isfinite(hi))
             gb_appendf(line, sizeof line, ", each queue %.3g to %.3g %s", lo, hi, r->unit);
-        if (isfinite(j) && j <= 1)
+        if (isfinite(j) && j > 0 && j <= 1)
             gb_appendf(line, sizeof line, ", fairness %.3f", j);
         find(c, "%s.", line);
     }
@@ -464,13 +464,21 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
         if (!l[i].n)
             continue;
         const struct gb_result *lo = l[i].r[0], *hi = l[i].r[l[i].n - 1];
-        char line[700];
-        snprintf(line, sizeof line,
-                 "%s: p99 %.3g us at load %.3g (%.3g requests/s offered, "
-                 "mean batch %.3g) to %.3g us at %.3g (%.3g requests/s)",
-                 l[i].label, l[i].y[0], l[i].x[0], plain(lo, "offered_rps"),
-                 plain(lo, "mean_batch"), l[i].y[l[i].n - 1], l[i].x[l[i].n - 1],
-                 plain(hi, "offered_rps"));
+        char line[700], rate_lo[48] = "", rate_hi[48] = "";
+        const double off_lo = plain(lo, "offered_rps"), off_hi = plain(hi, "offered_rps"),
+                     mb = plain(lo, "mean_batch");
+        /* A figure a file lacks (or holds as nonsense) is left out, never printed as nan. */
+        if (isfinite(off_lo))
+            snprintf(rate_lo, sizeof rate_lo, " (%.3g requests/s offered", off_lo);
+        if (isfinite(off_lo) && isfinite(mb) && mb >= 1)
+            gb_appendf(rate_lo, sizeof rate_lo, ", mean batch %.3g", mb);
+        if (isfinite(off_lo))
+            gb_appendf(rate_lo, sizeof rate_lo, ")");
+        if (isfinite(off_hi))
+            snprintf(rate_hi, sizeof rate_hi, " (%.3g requests/s)", off_hi);
+        snprintf(line, sizeof line, "%s: p99 %.3g us at load %.3g%s to %.3g us at %.3g%s",
+                 l[i].label, l[i].y[0], l[i].x[0], rate_lo, l[i].y[l[i].n - 1], l[i].x[l[i].n - 1],
+                 rate_hi);
         const double best = plain(hi, "max_rps_under_slo");
         const struct gb_value *slo = gb_params_get(&hi->params, "slo_us");
         char none[80];

@@ -209,7 +209,7 @@ int gb_child_send(struct gb_child *c, const char *line)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return gone(c, "before it took a command");
+            return gone(c, "before it took the next command");
         off += (size_t)w;
     }
     return 0;
@@ -387,4 +387,27 @@ int gb_child_main(const struct gb_suite_table *suites, double t_main)
                              .in_fd = 3,
                              .out_fd = 4};
     return s->child(&io);
+}
+
+double gb_child_cpu_s(struct gb_child *c)
+{
+    if (!c || c->pid <= 0)
+        return NAN;
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NAN;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "pid (comm) state ppid ... utime stime ...": fields 14 and 15, counted after the comm,
+     * which may itself hold spaces and parentheses (the last ')' ends it). */
+    const char *p = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (!p ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return NAN;
+    const long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? (double)(ut + st) / (double)hz : NAN;
 }

@@ -73,6 +73,11 @@ void gb_child_kill(struct gb_child *c);
 
 /* Whether the helper is still running (not reaped). */
 bool gb_child_alive(struct gb_child *c);
+/* The helper's CPU time so far, user and system (seconds, from /proc/PID/stat); NAN when it
+ * cannot be read (reaped, no /proc). A suite that keeps a case alive (gb_worker_heartbeat)
+ * while a helper works uses it to tell work (a compiler running) from a helper that is stopped
+ * or blocked, which must not hold the case past its limit. */
+double gb_child_cpu_s(struct gb_child *c);
 
 /* Ends the helper (gb_child_end with a 5 s limit when it still runs) and frees c. NULL: no-op. */
 void gb_child_free(struct gb_child *c);
