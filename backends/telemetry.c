@@ -134,7 +134,11 @@ uint64_t gb_tel_counter_delta(uint64_t prev, uint64_t cur, uint64_t range)
  * here: nvmlClockType_t NVML_CLOCK_GRAPHICS 0, NVML_CLOCK_SM 1, NVML_CLOCK_MEM 2;
  * nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU 0; nvmlEnableState_t DISABLED 0, ENABLED 1.
  * Power and power limits are in milliwatts, the total energy in millijoules since the driver
- * was loaded. */
+ * was loaded. nvmlDeviceGetTotalEccErrors takes nvmlMemoryErrorType_t (CORRECTED 0, UNCORRECTED
+ * 1) and nvmlEccCounterType_t (VOLATILE 0: since the driver loaded, AGGREGATE 1: the device's
+ * life); nvmlDeviceGetRemappedRows (Ampere and later) reports corrected and uncorrected rows,
+ * isPending (a remap waits for a GPU reset) and failureOccurred; nvmlDeviceGetRetiredPagesPending
+ * Status (before Ampere) whether retired pages wait for a reboot. */
 enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
 typedef void *nvml_dev;
 struct nvml {
@@ -158,6 +162,12 @@ struct nvml {
     int (*power_limit)(nvml_dev, unsigned *);
     int (*driver)(char *, unsigned);
     int (*procs)(nvml_dev, unsigned *, void *);
+    int (*pcie_gen_max)(nvml_dev, unsigned *);
+    int (*pcie_width_max)(nvml_dev, unsigned *);
+    int (*ecc_errors)(nvml_dev, int, int, unsigned long long *);
+    int (*retired_pending)(nvml_dev, int *);
+    int (*remapped_rows)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *);
+    int (*power_default)(nvml_dev, unsigned *);
 };
 
 static const char *nvml_err(const struct nvml *n, int rc, char *buf, size_t len)
@@ -216,6 +226,12 @@ static struct nvml *nvml_open(const struct gb_tel_target *t, char *why, size_t l
     SYM(power_limit, "nvmlDeviceGetEnforcedPowerLimit");
     SYM(driver, "nvmlSystemGetDriverVersion");
     SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3");
+    SYM(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
+    SYM(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
+    SYM(ecc_errors, "nvmlDeviceGetTotalEccErrors");
+    SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+    SYM(remapped_rows, "nvmlDeviceGetRemappedRows");
+    SYM(power_default, "nvmlDeviceGetPowerManagementDefaultLimit");
 #undef SYM
     char e[96];
     int rc;
@@ -265,6 +281,10 @@ static void nvml_read(struct nvml *n, struct gb_tel_reading *r)
         r->reasons = e;
         r->has_reasons = true;
     }
+    if (n->pcie_gen && n->pcie_gen(n->dev, &v) == NVML_OK)
+        r->pcie_gen = (int)v;
+    if (n->pcie_width && n->pcie_width(n->dev, &v) == NVML_OK)
+        r->pcie_width = (int)v;
 }
 
 static void nvml_state(struct nvml *n, struct gb_tel_device_state *st)
@@ -293,6 +313,26 @@ static void nvml_state(struct nvml *n, struct gb_tel_device_state *st)
     v = 0;
     if (n->procs && ((a = n->procs(n->dev, &v, NULL)) == NVML_OK || a == 7))
         st->processes = (int)v;
+    if (n->pcie_gen_max && n->pcie_gen_max(n->dev, &v) == NVML_OK)
+        st->pcie_gen_max = (int)v;
+    if (n->pcie_width_max && n->pcie_width_max(n->dev, &v) == NVML_OK)
+        st->pcie_width_max = (int)v;
+    unsigned long long e;
+    if (n->ecc_errors && n->ecc_errors(n->dev, 1, 0, &e) == NVML_OK)
+        st->ecc_uncorrected_volatile = (long long)e;
+    if (n->ecc_errors && n->ecc_errors(n->dev, 1, 1, &e) == NVML_OK)
+        st->ecc_uncorrected_aggregate = (long long)e;
+    if (n->ecc_errors && n->ecc_errors(n->dev, 0, 0, &e) == NVML_OK)
+        st->ecc_corrected_volatile = (long long)e;
+    if (n->retired_pending && n->retired_pending(n->dev, &a) == NVML_OK)
+        st->retired_pending = a != 0;
+    unsigned corr, unc, pend, fail;
+    if (n->remapped_rows && n->remapped_rows(n->dev, &corr, &unc, &pend, &fail) == NVML_OK) {
+        st->remap_pending = pend != 0;
+        st->remap_failure = fail != 0;
+    }
+    if (n->power_default && n->power_default(n->dev, &v) == NVML_OK)
+        st->power_default_w = v * 1e-3;
 }
 
 /* ---- sysfs --------------------------------------------------------------------------------- */
@@ -529,6 +569,7 @@ bool gb_tel_sources(const struct gb_tel_session *s, struct gb_tel_source_status 
 void gb_tel_read(struct gb_tel_session *s, struct gb_tel_reading *r)
 {
     memset(r, 0, sizeof *r);
+    r->pcie_gen = r->pcie_width = -1;
     for (int q = 0; q < GB_TQ_COUNT; q++)
         r->q[q] = NAN;
     r->energy_j = NAN;
@@ -554,8 +595,11 @@ void gb_tel_state(struct gb_tel_session *s, struct gb_tel_device_state *st)
 {
     memset(st, 0, sizeof *st);
     st->device = -1;
-    st->power_limit_w = st->sm_clock_max_mhz = st->sm_app_clock_mhz = NAN;
+    st->power_limit_w = st->sm_clock_max_mhz = st->sm_app_clock_mhz = st->power_default_w = NAN;
     st->persistence = st->ecc = st->pcie_gen = st->pcie_width = st->processes = -1;
+    st->pcie_gen_max = st->pcie_width_max = st->pcie_gen_load = st->pcie_width_load = -1;
+    st->ecc_uncorrected_volatile = st->ecc_uncorrected_aggregate = st->ecc_corrected_volatile = -1;
+    st->retired_pending = st->remap_pending = st->remap_failure = -1;
     if (s && s->nvml)
         nvml_state(s->nvml, st);
 }

@@ -58,6 +58,7 @@ struct gb_tel_reading {
     double energy_j;       /* a cumulative energy counter, wrap-arounds unfolded; NaN: none */
     uint64_t reasons;      /* throttle reason bits (NVML), valid when has_reasons */
     bool has_reasons;
+    int pcie_gen, pcie_width; /* the current PCIe link (NVML); -1: not read */
 };
 
 #define GB_TEL_NSRC 2
@@ -84,8 +85,19 @@ struct gb_tel_device_state {
     double sm_app_clock_mhz;  /* the applications (locked) SM clock target */
     int persistence;          /* 1 on, 0 off, -1 unknown */
     int ecc;                  /* 1 on, 0 off, -1 unknown */
-    int pcie_gen, pcie_width; /* current link; -1 unknown */
+    int pcie_gen, pcie_width; /* current link when first read (often idle); -1 unknown */
     int processes;            /* compute processes on the device; -1 unknown */
+    /* Health (issue 29; NVML): the link's maximum, the best link read while a host-link case
+     * (a transfer) ran with telemetry (an idle GPU lowers its generation to save power: only a
+     * loaded reading says whether it trained down), uncorrected ECC errors since the driver
+     * loaded (volatile) and over the device's life (aggregate), corrected ones since loading,
+     * retired pages pending a reboot (before Ampere), row remaps pending a reset and a remap that
+     * failed (Ampere and later), the default power limit. -1 / NaN unknown. */
+    int pcie_gen_max, pcie_width_max;
+    int pcie_gen_load, pcie_width_load;
+    long long ecc_uncorrected_volatile, ecc_uncorrected_aggregate, ecc_corrected_volatile;
+    int retired_pending, remap_pending, remap_failure;
+    double power_default_w;
 };
 
 #define GB_TEL_MAX_DEVS 16
@@ -258,5 +270,10 @@ void gb_result_throttle_verdict(struct gb_result *r, const struct gb_tel_cfg *cf
 /* Records the state of the device of the case (its telemetry session) in m->dev for results
  * device index `device`, once per device. */
 void gb_tel_machine_device(struct gb_tel_machine *m, int device, const struct gb_device *dev);
+/* Raises device `device`'s loaded link (pcie_gen_load, pcie_width_load) in m to the best link
+ * of the readings of tr: called for the cases that cross the host link (transfers), whose
+ * readings are the link under load. */
+struct gb_tel_trace;
+void gb_tel_machine_link(struct gb_tel_machine *m, int device, const struct gb_tel_trace *tr);
 
 #endif

@@ -9,7 +9,12 @@
  *   $GB_FAKE_NVML_THROTTLE ("FIRST-LAST", 0-based): HwSlowdown (0x8) and the SM clock at 1410;
  * - driver $GB_FAKE_NVML_DRIVER (default 580.65.06), power limit $GB_FAKE_NVML_POWER_LIMIT_MW
  *   (default 300000), applications clock 1755 MHz, max SM clock 1980 MHz.
- * $GB_FAKE_NVML_INIT_FAIL makes nvmlInit_v2 fail with NVML_ERROR_DRIVER_NOT_LOADED (9). */
+ * $GB_FAKE_NVML_INIT_FAIL makes nvmlInit_v2 fail with NVML_ERROR_DRIVER_NOT_LOADED (9).
+ * Health: the link Gen5 x16 at most, currently Gen $GB_FAKE_NVML_PCIE_GEN x $GB_FAKE_NVML_PCIE_WIDTH
+ * (default 5, 16); uncorrected ECC errors $GB_FAKE_NVML_ECC_UNCORRECTED (0), 3 corrected; a row
+ * remap pending when $GB_FAKE_NVML_REMAP_PENDING is 1; the default power limit
+ * $GB_FAKE_NVML_POWER_DEFAULT_MW (300000). nvmlDeviceGetRetiredPagesPendingStatus is absent, as on
+ * drivers of Ampere and later that report remapped rows instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +89,48 @@ int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r
     *r = throttled() ? 0x8 : tick == 0 ? 0x1 : 0;
     return 0;
 }
+static unsigned env_u(const char *name, unsigned def)
+{
+    const char *e = getenv(name);
+    return e ? (unsigned)strtoul(e, NULL, 10) : def;
+}
 int nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g)
 {
-    *g = 5;
+    *g = env_u("GB_FAKE_NVML_PCIE_GEN", 5);
     return 0;
 }
 int nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *w)
 {
+    *w = env_u("GB_FAKE_NVML_PCIE_WIDTH", 16);
+    return 0;
+}
+int nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *g)
+{
+    *g = 5;
+    return 0;
+}
+int nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned *w)
+{
     *w = 16;
+    return 0;
+}
+/* errorType 1 uncorrected, 0 corrected; counterType 0 volatile, 1 aggregate. */
+int nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *n)
+{
+    *n = type == 1 ? env_u("GB_FAKE_NVML_ECC_UNCORRECTED", 0) : 3;
+    return 0;
+}
+int nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned *unc, unsigned *pending,
+                              unsigned *failure)
+{
+    *corr = *unc = 0;
+    *pending = env_u("GB_FAKE_NVML_REMAP_PENDING", 0);
+    *failure = 0;
+    return 0;
+}
+int nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned *mw)
+{
+    *mw = env_u("GB_FAKE_NVML_POWER_DEFAULT_MW", 300000);
     return 0;
 }
 int nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m)

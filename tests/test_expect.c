@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyses/expect.h"
+#include "backends/telemetry.h"
 #include "results/results.h"
 #include "test.h"
 
@@ -342,4 +343,86 @@ TEST_TIMEOUT(compare_and_check_fail_an_ok_result_of_zero, 120)
     rc = sh("cd %s && %s check zero.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "IMPLAUSIBLE");
+}
+
+/* ---- health ------------------------------------------------------------------------------- */
+
+/* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
+ * dlopen path as the real library) reports, as the run records it, put on device 0 of a real
+ * run's file; the loaded link as a transfer's readings would raise it. */
+static void nvml_state_on(const char *dir, const char *from, const char *name, bool loaded)
+{
+    setenv("GPUBENCH_NVML_LIB", GB_TEST_FAKE_NVML, 1);
+    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
+    struct gb_tel_session *s = NULL;
+    ASSERT_OK(gb_tel_open(&t, &s));
+    struct gb_tel_device_state st;
+    gb_tel_state(s, &st);
+    struct gb_tel_reading rd;
+    gb_tel_read(s, &rd);
+    gb_tel_close(s);
+    unsetenv("GPUBENCH_NVML_LIB");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, from);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    st.device = 0;
+    rs.run.machine.recorded = true;
+    rs.run.machine.dev[0] = st;
+    rs.run.machine.ndev = 1;
+    if (loaded) {
+        struct gb_tel_trace tr = {.r = &rd, .n = 1};
+        gb_tel_machine_link(&rs.run.machine, 0, &tr);
+    }
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    /* Healthy: Gen5 x16 under load, no errors, the default power limit. */
+    nvml_state_on(dir, "b.json", "healthy.json", true);
+    int rc = sh("cd %s && %s check healthy.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "Gen5 x16 of Gen5 x16, read during transfers");
+    ASSERT_CONTAINS(out, "XID events");
+    /* The link at x8: exit 3, the link named. */
+    setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
+    nvml_state_on(dir, "b.json", "x8.json", true);
+    unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
+    rc = sh("cd %s && %s check x8.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "PCIe link trained down: Gen5 x8 of Gen5 x16");
+    ASSERT_CONTAINS(out, "not healthy (exit 3)");
+    /* Gen3 read idle only: not downtraining, UNKNOWN; read under load: FAIL. */
+    setenv("GB_FAKE_NVML_PCIE_GEN", "3", 1);
+    nvml_state_on(dir, "b.json", "idle.json", false);
+    nvml_state_on(dir, "b.json", "gen3.json", true);
+    unsetenv("GB_FAKE_NVML_PCIE_GEN");
+    rc = sh("cd %s && %s check idle.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "read idle only");
+    rc = sh("cd %s && %s check gen3.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "Gen3 x16 of Gen5 x16");
+    /* Uncorrected ECC errors fail; a lowered power limit and a pending remap warn. */
+    setenv("GB_FAKE_NVML_ECC_UNCORRECTED", "2", 1);
+    nvml_state_on(dir, "b.json", "ecc.json", true);
+    unsetenv("GB_FAKE_NVML_ECC_UNCORRECTED");
+    rc = sh("cd %s && %s check ecc.json -e e.json -f junit 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "2 uncorrected ECC errors since the driver loaded");
+    setenv("GB_FAKE_NVML_POWER_DEFAULT_MW", "700000", 1);
+    setenv("GB_FAKE_NVML_REMAP_PENDING", "1", 1);
+    nvml_state_on(dir, "b.json", "power.json", true);
+    unsetenv("GB_FAKE_NVML_POWER_DEFAULT_MW");
+    unsetenv("GB_FAKE_NVML_REMAP_PENDING");
+    rc = sh("cd %s && %s check power.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the power limit is lowered: 300 W of 700 W");
+    ASSERT_CONTAINS(out, "a row remap waits for a GPU reset");
 }

@@ -570,7 +570,7 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
                 snprintf(w->note, sizeof w->note, "%s",
                          r->reason[0] ? r->reason : "above the bound it carries");
             else if (!w->e && w->j.verdict != GB_EXPECT_UNKNOWN)
-                snprintf(w->note, sizeof w->note, "%s: %.0f%% of its bound (LOW below %.0f%%)",
+                snprintf(w->note, sizeof w->note, "%s: %.0f%% of its bound, LOW below %.0f%%",
                          is_known ? "no reference for this case" : "no reference for this model",
                          100 * w->j.of_bound, 100 * o->bound_fraction);
             else if (!w->e)
@@ -582,11 +582,188 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
         out->counts[w->j.verdict]++;
         out->failures += w->fails;
     }
+    /* Health, per device of the file. */
+    out->health = calloc(rs->ndevices ? rs->ndevices * GB_HEALTH_ITEMS : 1, sizeof *out->health);
+    if (!out->health)
+        return GB_FAIL(GB_ENOMEM, "check: health of %zu devices", rs->ndevices);
+    for (size_t d = 0; d < rs->ndevices; d++)
+        out->nhealth += gb_health_items(rs, (int)d, out->health + out->nhealth);
+    for (size_t i = 0; i < out->nhealth; i++)
+        out->health_failures += out->health[i].verdict == GB_HEALTH_FAIL;
     return 0;
+}
+
+/* ---- health -------------------------------------------------------------------------------- */
+
+const char *gb_health_verdict_name(enum gb_health_verdict v)
+{
+    static const char *const names[] = {"OK", "WARN", "FAIL", "UNKNOWN"};
+    return (unsigned)v < 4 ? names[v] : "?";
+}
+
+static struct gb_health_item *item(struct gb_health_item *out, size_t *n, int device,
+                                   const char *name)
+{
+    struct gb_health_item *h = &out[(*n)++];
+    memset(h, 0, sizeof *h);
+    h->device = device;
+    h->item = name;
+    h->verdict = GB_HEALTH_UNKNOWN;
+    return h;
+}
+
+static void pcie_item(const struct gb_tel_device_state *st, struct gb_health_item *h)
+{
+    if (st->pcie_gen_max <= 0 || st->pcie_width_max <= 0) {
+        snprintf(h->note, sizeof h->note, "the driver reports no maximum link");
+        return;
+    }
+    if (st->pcie_gen_load > 0 && st->pcie_width_load > 0) {
+        snprintf(h->reading, sizeof h->reading, "Gen%d x%d of Gen%d x%d, read during transfers",
+                 st->pcie_gen_load, st->pcie_width_load, st->pcie_gen_max, st->pcie_width_max);
+        const bool down =
+            st->pcie_gen_load < st->pcie_gen_max || st->pcie_width_load < st->pcie_width_max;
+        h->verdict = down ? GB_HEALTH_FAIL : GB_HEALTH_OK;
+        if (down)
+            snprintf(h->note, sizeof h->note, "PCIe link trained down: Gen%d x%d of Gen%d x%d",
+                     st->pcie_gen_load, st->pcie_width_load, st->pcie_gen_max, st->pcie_width_max);
+        return;
+    }
+    if (st->pcie_width > 0) {
+        snprintf(h->reading, sizeof h->reading, "Gen%d x%d of Gen%d x%d, read idle", st->pcie_gen,
+                 st->pcie_width, st->pcie_gen_max, st->pcie_width_max);
+        if (st->pcie_width < st->pcie_width_max) {
+            h->verdict = GB_HEALTH_FAIL;
+            snprintf(h->note, sizeof h->note,
+                     "PCIe link x%d of x%d (a link does not narrow to save power)", st->pcie_width,
+                     st->pcie_width_max);
+        } else {
+            snprintf(h->note, sizeof h->note,
+                     "the generation was read idle only (an idle GPU lowers it to save power): "
+                     "run a transfer with telemetry on");
+        }
+        return;
+    }
+    snprintf(h->note, sizeof h->note, "the driver reports no current link");
+}
+
+size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health_item *out)
+{
+    size_t n = 0;
+    const struct gb_tel_device_state *st = NULL;
+    for (size_t i = 0; i < rs->run.machine.ndev && !st; i++)
+        if (rs->run.machine.dev[i].device == device)
+            st = &rs->run.machine.dev[i];
+    /* Telemetry over the device's results: throttled samples. */
+    size_t with_tel = 0, throttled = 0, samples = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        if (r->device_index != device || !r->tel.on)
+            continue;
+        with_tel++;
+        throttled += r->tel.nthrottled > 0;
+        samples += r->tel.nthrottled;
+    }
+    static const char *const names[GB_HEALTH_ITEMS] = {
+        "pcie_link", "ecc", "row_remap", "power_limit", "persistence", "throttle", "xid"};
+    if (!st) {
+        for (size_t k = 0; k < GB_HEALTH_ITEMS; k++)
+            snprintf(item(out, &n, device, names[k])->note, sizeof out->note,
+                     "no driver state recorded for this device (no NVML: not an NVIDIA GPU, or "
+                     "telemetry off)");
+        return n;
+    }
+    pcie_item(st, item(out, &n, device, "pcie_link"));
+
+    struct gb_health_item *h = item(out, &n, device, "ecc");
+    if (st->ecc == 0) {
+        snprintf(h->note, sizeof h->note, "ECC is off");
+    } else if (st->ecc_uncorrected_volatile >= 0) {
+        snprintf(h->reading, sizeof h->reading,
+                 "uncorrected %lld since the driver loaded, %lld in its life; corrected %lld",
+                 st->ecc_uncorrected_volatile, st->ecc_uncorrected_aggregate,
+                 st->ecc_corrected_volatile);
+        if (st->ecc_uncorrected_volatile > 0) {
+            h->verdict = GB_HEALTH_FAIL;
+            snprintf(h->note, sizeof h->note,
+                     "%lld uncorrected ECC errors since the driver "
+                     "loaded",
+                     st->ecc_uncorrected_volatile);
+        } else if (st->ecc_uncorrected_aggregate > 0) {
+            h->verdict = GB_HEALTH_WARN;
+            snprintf(h->note, sizeof h->note, "%lld uncorrected ECC errors in the device's life",
+                     st->ecc_uncorrected_aggregate);
+        } else {
+            h->verdict = GB_HEALTH_OK;
+        }
+    } else {
+        snprintf(h->note, sizeof h->note, "the driver reports no ECC error counts");
+    }
+
+    h = item(out, &n, device, "row_remap");
+    if (st->remap_failure == 1) {
+        h->verdict = GB_HEALTH_FAIL;
+        snprintf(h->note, sizeof h->note, "a row remap failed: the memory is degraded");
+    } else if (st->remap_pending == 1 || st->retired_pending == 1) {
+        h->verdict = GB_HEALTH_WARN;
+        snprintf(h->note, sizeof h->note, "%s waits for a GPU reset",
+                 st->remap_pending == 1 ? "a row remap" : "a retired page");
+    } else if (st->remap_failure == 0 || st->retired_pending == 0) {
+        h->verdict = GB_HEALTH_OK;
+        snprintf(h->reading, sizeof h->reading, "nothing pending%s",
+                 st->remap_failure == 0 ? ", no failed remap" : "");
+    } else {
+        snprintf(h->note, sizeof h->note,
+                 "the driver reports neither remapped rows nor "
+                 "retired pages");
+    }
+
+    h = item(out, &n, device, "power_limit");
+    if (st->power_limit_w > 0 && st->power_default_w > 0) {
+        snprintf(h->reading, sizeof h->reading, "%.0f W of the default %.0f W", st->power_limit_w,
+                 st->power_default_w);
+        h->verdict = st->power_limit_w < 0.99 * st->power_default_w ? GB_HEALTH_WARN : GB_HEALTH_OK;
+        if (h->verdict == GB_HEALTH_WARN)
+            snprintf(h->note, sizeof h->note, "the power limit is lowered: %.0f W of %.0f W",
+                     st->power_limit_w, st->power_default_w);
+    } else {
+        snprintf(h->note, sizeof h->note, "the driver reports no power limit and default");
+    }
+
+    h = item(out, &n, device, "persistence");
+    if (st->persistence >= 0) {
+        snprintf(h->reading, sizeof h->reading, "%s", st->persistence ? "on" : "off");
+        h->verdict = st->persistence ? GB_HEALTH_OK : GB_HEALTH_WARN;
+        if (!st->persistence)
+            snprintf(h->note, sizeof h->note,
+                     "persistence mode is off: the driver unloads "
+                     "between processes (slow starts)");
+    } else {
+        snprintf(h->note, sizeof h->note, "the driver reports no persistence mode");
+    }
+
+    h = item(out, &n, device, "throttle");
+    if (with_tel) {
+        snprintf(h->reading, sizeof h->reading, "%zu of %zu results with throttled samples",
+                 throttled, with_tel);
+        h->verdict = throttled ? GB_HEALTH_WARN : GB_HEALTH_OK;
+        if (throttled)
+            snprintf(h->note, sizeof h->note,
+                     "%zu samples of %zu results ran throttled (their "
+                     "results say which reasons)",
+                     samples, throttled);
+    } else {
+        snprintf(h->note, sizeof h->note, "no result had telemetry");
+    }
+
+    h = item(out, &n, device, "xid");
+    snprintf(h->note, sizeof h->note, "not read: gpubench does not listen for XID events");
+    return n;
 }
 
 void gb_check_free(struct gb_check *c)
 {
+    free(c->health);
     free(c->rows);
     memset(c, 0, sizeof *c);
 }

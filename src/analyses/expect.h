@@ -165,8 +165,46 @@ struct gb_check {
     size_t nrows;
     size_t counts[GB_EXPECT_VERDICTS];
     size_t failures;
-    size_t models_known; /* rows whose model has at least one expectation */
+    size_t models_known;           /* rows whose model has at least one expectation */
+    struct gb_health_item *health; /* GB_HEALTH_ITEMS per device of rs */
+    size_t nhealth;
+    size_t health_failures; /* FAIL items: they count toward exit 3 too */
 };
+
+/* ---- health: what the driver can tell -------------------------------------------------------- */
+
+enum gb_health_verdict { GB_HEALTH_OK, GB_HEALTH_WARN, GB_HEALTH_FAIL, GB_HEALTH_UNKNOWN };
+/* "OK", "WARN", "FAIL", "UNKNOWN" */
+const char *gb_health_verdict_name(enum gb_health_verdict v);
+
+/* One health item of one device: its reading and, for WARN, FAIL and UNKNOWN, why. */
+struct gb_health_item {
+    int device;       /* index into the results' devices */
+    const char *item; /* "pcie_link", "ecc", "row_remap", "power_limit", "persistence",
+                         "throttle", "xid" */
+    enum gb_health_verdict verdict;
+    char reading[160];
+    char note[256];
+};
+
+#define GB_HEALTH_ITEMS 7
+/* The health items of device `device` of rs (GB_HEALTH_ITEMS of them) from the state the run
+ * recorded (results' run.machine.devices, NVML) and its results' telemetry, into out. The rules:
+ *   pcie_link    FAIL when the link read while a transfer ran is below the device's maximum
+ *                generation or width; read only idle, a width below the maximum is FAIL (a
+ *                link does not narrow to save power) and the generation UNKNOWN (an idle GPU
+ *                lowers it: that is not downtraining); OK at the maximum;
+ *   ecc          FAIL on uncorrected errors since the driver loaded, WARN on uncorrected ones
+ *                in the device's life (aggregate) only, OK on none;
+ *   row_remap    FAIL when a remap failed, WARN when one (or a retired page) waits for a reset;
+ *   power_limit  WARN when the enforced limit is below the default (by more than 1%);
+ *   persistence  WARN when off (the driver unloads between processes: slow starts);
+ *   throttle     WARN when results had throttled samples (the count), OK when telemetry saw
+ *                none;
+ *   xid          UNKNOWN: gpubench does not listen for XID events.
+ * A device with no recorded state (no NVML: not an NVIDIA GPU, or telemetry off) gets UNKNOWN
+ * with that reason. Pure; returns how many items it wrote. */
+size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health_item *out);
 
 /* Judges every result of rs against e (NULL: bounds only). The rows point into rs and e, which
  * must outlive the check. 0 or GB_ENOMEM. */

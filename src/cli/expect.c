@@ -257,7 +257,7 @@ int gb_cmd_check(int argc, char **argv)
             rc = gb__write_output("check", a.junit, write_junit, &d);
         if (rc == GB_EXIT_OK && a.metrics)
             rc = gb__write_metrics("check", a.metrics, &d);
-        if (rc == GB_EXIT_OK && c.failures)
+        if (rc == GB_EXIT_OK && (c.failures || c.health_failures))
             rc = GB_EXIT_REGRESSION;
     }
     gb_doc_free(&d);

@@ -72,12 +72,52 @@ static int check_of(const struct gb_check_row *w, struct gb_doc *d)
                  w->r->value, w->r->unit, -100 * w->j.change, w->j.expected, -w->j.z,
                  100 * w->j.band, w->e ? w->e->n : 0);
     else if (v == GB_EXPECT_LOW)
-        snprintf(msg, sizeof msg, "LOW: %.4g %s is %.0f%% of its bound %.4g (%s)", w->r->value,
-                 w->r->unit, 100 * w->j.of_bound, w->j.expected, w->note);
+        snprintf(msg, sizeof msg, "LOW against its bound %.4g %s: %s", w->j.expected, w->r->unit,
+                 w->note);
     else
         snprintf(msg, sizeof msg, "%s%s%s", gb_expect_verdict_name(v), w->note[0] ? ": " : "",
                  w->note);
     return gb_doc_check(d, w->r->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
+}
+
+static const char *const health_cols[] = {"device", "item", "verdict", "reading", "note"};
+
+/* The health table and a check per item (FAIL fails, UNKNOWN is a skip). */
+static int health_of(const struct gb_check *c, struct gb_doc *d)
+{
+    if (!c->nhealth)
+        return 0;
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "health", "per device: what the driver can tell", health_cols, 5, &t);
+    if (!rc) {
+        gb_doc_column_set(t, 3, false, true);
+        gb_doc_column_set(t, 4, false, true);
+    }
+    for (size_t i = 0; !rc && i < c->nhealth; i++) {
+        const struct gb_health_item *h = &c->health[i];
+        const int dv = h->device;
+        const char *name =
+            dv >= 0 && (size_t)dv < c->rs->ndevices ? c->rs->devices[dv].info.name : "?";
+        char dev[320], check[400];
+        snprintf(dev, sizeof dev, "%d: %s", dv, name);
+        size_t r;
+        rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%s", dev) ||
+             gb_doc_text(t, r, 1, "%s", h->item) ||
+             gb_doc_text(t, r, 2, "%s", gb_health_verdict_name(h->verdict)) ||
+             (h->reading[0] && gb_doc_text(t, r, 3, "%s", h->reading)) ||
+             (h->note[0] && gb_doc_text(t, r, 4, "%s", h->note));
+        if (rc)
+            break;
+        snprintf(check, sizeof check, "%s %s", dev, h->item);
+        const enum gb_check_status st = h->verdict == GB_HEALTH_FAIL      ? GB_CHECK_FAIL
+                                        : h->verdict == GB_HEALTH_UNKNOWN ? GB_CHECK_SKIP
+                                                                          : GB_CHECK_PASS;
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: %s", gb_health_verdict_name(h->verdict),
+                 h->note[0] ? h->note : h->reading);
+        rc = gb_doc_check(d, "health", check, st, st == GB_CHECK_PASS ? NULL : msg);
+    }
+    return rc;
 }
 
 int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
@@ -85,6 +125,7 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     char head[1200];
     snprintf(head, sizeof head, "check: %s, %zu results against %s", c->path, c->nrows,
              c->expect_path ? c->expect_path : "their bounds only");
+    char counts[320] = "";
     int rc = gb_doc_init(d, "gpubench-check-doc/1", head);
     if (!rc)
         rc = gb_doc_note(d,
@@ -116,14 +157,21 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
         rc = row_of(&c->rows[i], t);
     for (size_t i = 0; !rc && i < c->nrows; i++)
         rc = check_of(&c->rows[i], d);
+    if (!rc)
+        rc = health_of(c, d);
     if (rc)
         return rc;
-    char counts[256] = "";
+    if (c->health_failures)
+        snprintf(counts, sizeof counts, "health: %zu item%s FAIL; ", c->health_failures,
+                 c->health_failures == 1 ? "" : "s");
     for (int v = 0; v < GB_EXPECT_VERDICTS; v++)
         if (c->counts[v])
             snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%zu %s",
                      counts[0] ? ", " : "", c->counts[v], gb_expect_verdict_name(v));
-    return c->failures ? gb_doc_verdict(d, "%zu result%s not normal (exit 3): %s", c->failures,
-                                        c->failures == 1 ? "" : "s", counts)
-                       : gb_doc_verdict(d, "normal (exit 0): %s", counts[0] ? counts : "nothing");
+    if (c->failures)
+        return gb_doc_verdict(d, "%zu result%s not normal (exit 3): %s", c->failures,
+                              c->failures == 1 ? "" : "s", counts);
+    if (c->health_failures)
+        return gb_doc_verdict(d, "not healthy (exit 3): %s", counts);
+    return gb_doc_verdict(d, "normal (exit 0): %s", counts[0] ? counts : "nothing");
 }

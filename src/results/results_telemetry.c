@@ -14,6 +14,7 @@
  */
 #include "results/results.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,11 @@ static json_t *tri(int v)
 static json_t *int_or_null(int v)
 {
     return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *ll_or_null(long long v)
+{
+    return v < 0 ? json_null() : json_integer((json_int_t)v);
 }
 
 static int set(json_t *o, const char *k, json_t *v)
@@ -106,7 +112,18 @@ json_t *gb__tel_machine_json(const struct gb_tel_machine *m)
                set(j, "persistence", tri(d->persistence)) || set(j, "ecc", tri(d->ecc)) ||
                set(j, "pcie_gen", int_or_null(d->pcie_gen)) ||
                set(j, "pcie_width", int_or_null(d->pcie_width)) ||
-               set(j, "processes", int_or_null(d->processes)) || json_array_append_new(devs, j);
+               set(j, "processes", int_or_null(d->processes)) ||
+               set(j, "pcie_gen_max", int_or_null(d->pcie_gen_max)) ||
+               set(j, "pcie_width_max", int_or_null(d->pcie_width_max)) ||
+               set(j, "pcie_gen_load", int_or_null(d->pcie_gen_load)) ||
+               set(j, "pcie_width_load", int_or_null(d->pcie_width_load)) ||
+               set(j, "ecc_uncorrected_volatile", ll_or_null(d->ecc_uncorrected_volatile)) ||
+               set(j, "ecc_uncorrected_aggregate", ll_or_null(d->ecc_uncorrected_aggregate)) ||
+               set(j, "ecc_corrected_volatile", ll_or_null(d->ecc_corrected_volatile)) ||
+               set(j, "retired_pages_pending", tri(d->retired_pending)) ||
+               set(j, "row_remap_pending", tri(d->remap_pending)) ||
+               set(j, "row_remap_failure", tri(d->remap_failure)) ||
+               set(j, "power_default_w", num(d->power_default_w)) || json_array_append_new(devs, j);
     }
     bad |= !o || set(o, "governor", json_string(m->governor)) || set(o, "turbo", tri(m->turbo)) ||
            set(o, "loadavg", la) || set(o, "devices", devs);
@@ -137,10 +154,19 @@ static int rtri(const json_t *o, const char *k)
     return json_is_boolean(v) ? json_is_true(v) : -1;
 }
 
+/* A count or a small number: -1 (unknown) unless an integer in [0, INT_MAX]. */
 static int rint_(const json_t *o, const char *k)
 {
     const json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int)json_integer_value(v) : -1;
+    const json_int_t i = json_is_integer(v) ? json_integer_value(v) : -1;
+    return i >= 0 && i <= INT_MAX ? (int)i : -1;
+}
+
+static long long rll(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    const json_int_t i = json_is_integer(v) ? json_integer_value(v) : -1;
+    return i >= 0 ? (long long)i : -1;
 }
 
 static size_t rsize(const json_t *o, const char *k)
@@ -221,5 +247,16 @@ void gb__tel_machine_read(const json_t *o, struct gb_tel_machine *m)
         d->pcie_gen = rint_(j, "pcie_gen");
         d->pcie_width = rint_(j, "pcie_width");
         d->processes = rint_(j, "processes");
+        d->pcie_gen_max = rint_(j, "pcie_gen_max");
+        d->pcie_width_max = rint_(j, "pcie_width_max");
+        d->pcie_gen_load = rint_(j, "pcie_gen_load");
+        d->pcie_width_load = rint_(j, "pcie_width_load");
+        d->ecc_uncorrected_volatile = rll(j, "ecc_uncorrected_volatile");
+        d->ecc_uncorrected_aggregate = rll(j, "ecc_uncorrected_aggregate");
+        d->ecc_corrected_volatile = rll(j, "ecc_corrected_volatile");
+        d->retired_pending = rtri(j, "retired_pages_pending");
+        d->remap_pending = rtri(j, "row_remap_pending");
+        d->remap_failure = rtri(j, "row_remap_failure");
+        d->power_default_w = rnum(j, "power_default_w");
     }
 }

@@ -144,3 +144,19 @@ void gb_tel_machine_device(struct gb_tel_machine *m, int device, const struct gb
     st->device = device;
     m->ndev++;
 }
+
+void gb_tel_machine_link(struct gb_tel_machine *m, int device, const struct gb_tel_trace *tr)
+{
+    for (size_t i = 0; i < m->ndev; i++) {
+        struct gb_tel_device_state *st = &m->dev[i];
+        if (st->device != device)
+            continue;
+        for (size_t k = 0; k < tr->n; k++) {
+            if (tr->r[k].pcie_gen > st->pcie_gen_load)
+                st->pcie_gen_load = tr->r[k].pcie_gen;
+            if (tr->r[k].pcie_width > st->pcie_width_load)
+                st->pcie_width_load = tr->r[k].pcie_width;
+        }
+        return;
+    }
+}
