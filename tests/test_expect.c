@@ -426,3 +426,33 @@ TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180
     ASSERT_CONTAINS(out, "the power limit is lowered: 300 W of 700 W");
     ASSERT_CONTAINS(out, "a row remap waits for a GPU reset");
 }
+
+/* The report: each headline beside its model's reference median and verdict, and the health
+ * table per device (a narrow link named). */
+TEST_TIMEOUT(report_shows_references_and_health, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
+    nvml_state_on(dir, "b.json", "x8.json", true);
+    unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
+    int rc = sh("cd %s && %s report x8.json --expect e.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/rep/report.md", dir);
+    char *md = gb_test_slurp(p);
+    ASSERT_CONTAINS(md, "reference median and the verdict of `gpubench check`");
+    ASSERT_CONTAINS(md, "; ref ");
+    ASSERT_CONTAINS(md, ", NORMAL");
+    ASSERT_CONTAINS(md, "## Health");
+    ASSERT_CONTAINS(md, "FAIL: PCIe link trained down: Gen5 x8 of Gen5 x16");
+    free(md);
+    /* Without expectations: no reference column text, the health table still there. */
+    rc = sh("cd %s && %s report b.json -o rep2 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    snprintf(p, sizeof p, "%s/rep2/report.md", dir);
+    md = gb_test_slurp(p);
+    ASSERT(!strstr(md, "; ref "));
+    ASSERT_CONTAINS(md, "UNKNOWN: not read: gpubench does not listen for XID events");
+    free(md);
+}

@@ -41,6 +41,9 @@
 #include "results/results.h"
 
 #define GB_EXPECT_SCHEMA "gpubench-expect/1"
+/* Where `check` and `report` look for expectations when none is named (from the folder they run
+ * in: the repository's own, results/reference/README.md). */
+#define GB_EXPECT_DEFAULT_PATH "results/reference/expectations.json"
 #define GB_EXPECT_MAX_DRIVERS 8
 
 /* The expectation of one case on one device model. */

@@ -125,8 +125,7 @@ int gb_cmd_expect(int argc, char **argv)
 
 /* ---- check ----------------------------------------------------------------------------------- */
 
-/* Where `check` looks when --expect is not given (from the folder it runs in). */
-#define DEFAULT_EXPECT "results/reference/expectations.json"
+#define DEFAULT_EXPECT GB_EXPECT_DEFAULT_PATH
 
 static const char check_usage[] =
     "usage: gpubench check RESULTS.json [OPTIONS]\n"

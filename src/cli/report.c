@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "common.h"
+#include "analyses/expect.h"
 #include "analyses/prices.h"
 #include "outputs/report.h"
 
@@ -19,12 +21,15 @@ static const char usage[] =
     "  -o, --output DIR    the report's folder (required)\n"
     "      --prices FILE   a price sheet: per-dollar and per-watt figures\n"
     "      --title TEXT    the page's title\n"
+    "      --expect FILE   expectations (gpubench expect): each headline beside its model's\n"
+    "                      reference median and verdict (default " GB_EXPECT_DEFAULT_PATH "\n"
+    "                      when it exists)\n"
     "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
 static const struct gb__cmd cmd = {"report", usage,          1,
                                    -1,       "RESULTS.json", "at least one results file"};
 
 struct report_args {
-    const char *dir, *prices, *title;
+    const char *dir, *prices, *title, *expect;
     const char **paths; /* the results files: argv's own strings */
     size_t n;
 };
@@ -33,6 +38,7 @@ static const struct gb__opt report_options[] = {
     GB__TEXT(struct report_args, dir, "output", 'o'),
     GB__TEXT(struct report_args, prices, "prices", 0),
     GB__TEXT(struct report_args, title, "title", 0),
+    GB__TEXT(struct report_args, expect, "expect", 0),
     GB__END,
 };
 
@@ -53,10 +59,27 @@ static enum gb_exit write_report(const struct report_args *a, const struct gb_pr
         goto out;
     }
     nread = a->n;
-    struct gb_report_opts o = {.dir = a->dir, .title = a->title, .prices = prices};
+    struct gb_expect e;
+    gb_expect_init(&e);
+    const char *expect = a->expect;
+    if (!expect && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0)
+        expect = GB_EXPECT_DEFAULT_PATH;
+    gb_error_clear();
+    if (expect && gb_expect_read(expect, &e)) {
+        fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+        goto out;
+    }
+    struct gb_report_opts o = {.dir = a->dir,
+                               .title = a->title,
+                               .prices = prices,
+                               .expect = expect ? &e : NULL,
+                               .expect_path = expect};
     struct gb_report_summary sum;
     gb_error_clear();
-    if (gb_report_write(rs, a->paths, a->n, &o, &sum)) {
+    int wr = gb_report_write(rs, a->paths, a->n, &o, &sum);
+    gb_expect_free(&e);
+    if (wr) {
         fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
         rc = GB_EXIT_USAGE;
         goto out;
@@ -103,15 +126,16 @@ static bool written_by_report(const char *dir, const char *input)
  * files the report writes. GB_EXIT_OK or GB_EXIT_USAGE with the reason on stderr. */
 static int check_output(const struct report_args *a)
 {
-    const char **inputs = calloc(a->n + 1, sizeof *inputs);
+    const char **inputs = calloc(a->n + 2, sizeof *inputs);
     if (!inputs) {
         fprintf(stderr, "gpubench report: out of memory\n");
         return GB_EXIT_USAGE;
     }
     memcpy(inputs, a->paths, a->n * sizeof *inputs);
     inputs[a->n] = a->prices;
-    int rc = gb__check_output("report", a->dir, GB_OUTPUT_DIR, inputs, a->n + 1);
-    for (size_t i = 0; rc == GB_EXIT_OK && i <= a->n; i++) {
+    inputs[a->n + 1] = a->expect;
+    int rc = gb__check_output("report", a->dir, GB_OUTPUT_DIR, inputs, a->n + 2);
+    for (size_t i = 0; rc == GB_EXIT_OK && i <= a->n + 1; i++) {
         if (inputs[i] && written_by_report(a->dir, inputs[i])) {
             fprintf(stderr,
                     "gpubench report: cannot write %s: the report would overwrite the input %s\n",

@@ -7,6 +7,7 @@
  */
 #include "analyses/report_model.h"
 #include "outputs/report.h"
+#include "analyses/expect.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -59,7 +60,7 @@ static void table_head(FILE *h, FILE *m, const char *const *cols, size_t n)
 
 struct hrow {
     char label[96];
-    char cell[MAXSER][96];
+    char cell[MAXSER][192];
 };
 
 /* The cell of a figure: the best value, its unit and the params that reached it, each with its
@@ -75,6 +76,32 @@ static void headline_cell(const struct gb__figure *fig, const struct gb_result *
     gb__scopy(buf, len, cell);
 }
 
+/* With expectations: ", ref 21.3 (NORMAL)" after a cell, the reference median of the result's
+ * model and case and check's verdict on it (analyses/expect.h, the default options); nothing
+ * for a figure that is not the result's value (a latency drawn from a rate's result). */
+static void headline_ref(const struct rep *R, size_t ser, const struct gb__figure *fig,
+                         const struct gb_result *w, char *buf, size_t len)
+{
+    if (!R->o->expect || fig->sf.op_time)
+        return;
+    char key[2400];
+    const struct gb_results *rs = &R->files[R->ser[ser].file];
+    gb_expect_key(rs, w, key, sizeof key);
+    const struct gb_expect_case *e = gb_expect_find(R->o->expect, key);
+    if (!e || e->better != w->better)
+        return;
+    struct gb_check_opts o;
+    gb_check_opts_default(&o);
+    const double noise = w->stats.mean > 0 ? w->stats.ci95 / w->stats.mean : 0;
+    struct gb_expect_judgement j =
+        gb_expect_judge(w->value, w->better != GB_BETTER_LOWER, noise, w->implausible, e, 0,
+                        gb_check_tolerance(&o, w->suite), &o);
+    char ref[32];
+    gb__fmt_val(e->median, ref, sizeof ref);
+    size_t l = strlen(buf);
+    snprintf(buf + l, len - l, "; ref %s, %s", ref, gb_expect_verdict_name(j.verdict));
+}
+
 /* One row of figure fig with filter sf (fig->sf, or it narrowed to one precision): false when
  * no series has a trusted result for it. */
 static bool headline_row(const struct rep *R, const struct gb__figure *fig,
@@ -86,9 +113,10 @@ static bool headline_row(const struct rep *R, const struct gb__figure *fig,
     for (size_t s = 0; s < R->nser; s++) {
         const struct gb_result *w;
         double v = gb__best_in(R, s, sf, &w);
-        if (w)
+        if (w) {
             headline_cell(fig, w, v, row->cell[s], sizeof row->cell[s]);
-        else
+            headline_ref(R, s, fig, w, row->cell[s], sizeof row->cell[s]);
+        } else
             snprintf(row->cell[s], sizeof row->cell[s], "-");
         any |= w != NULL;
     }
@@ -185,6 +213,16 @@ static void headline_section(struct rep *R, FILE *h, FILE *m)
                "arithmetic one precision at a time.</p>\n");
     fprintf(m, "\n## Headline figures\n\nThe best median of each figure on each device, with the "
                "params that reached it (`data/headline.csv`).\n\n");
+    if (R->o->expect_path) {
+        fprintf(h, "<p>Beside each figure: its device model's reference median and the "
+                   "verdict of <code>gpubench check</code> (NORMAL, LOW, HIGH) against ");
+        gb_fputs_xml(h, R->o->expect_path);
+        fprintf(h, "; none where the model has no reference for that case.</p>\n");
+        fprintf(m, "Beside each figure: its device model's reference median and the verdict of "
+                   "`gpubench check` (NORMAL, LOW, HIGH) against `");
+        gb_fputs_md(m, R->o->expect_path);
+        fprintf(m, "`; none where the model has no reference for that case.\n\n");
+    }
     const char *cols[MAXSER + 1] = {"figure"};
     for (size_t s = 0; s < R->nser; s++)
         cols[s + 1] = R->ser[s].label;
@@ -268,6 +306,38 @@ static void runs_section(struct rep *R, FILE *h, FILE *m)
                 "side.**\n",
                 R->dropped_series, MAXSER);
     }
+}
+
+/* Health per device: what the driver can tell (gpubench check's items, analyses/expect.h). */
+static void health_section(struct rep *R, FILE *h, FILE *m)
+{
+    fprintf(h, "<h2 id=\"health\">Health</h2>\n<p>What the driver reported per device "
+               "(gpubench check's items: a FAIL fails the check).</p>\n");
+    fprintf(m, "\n## Health\n\nWhat the driver reported per device (gpubench check's items: "
+               "a FAIL fails the check).\n\n");
+    const char *cols[GB_HEALTH_ITEMS + 1] = {"series"};
+    struct gb_health_item items[GB_HEALTH_ITEMS];
+    gb_health_items(&R->files[0], -1, items); /* the item names, for the header */
+    for (size_t k = 0; k < GB_HEALTH_ITEMS; k++)
+        cols[k + 1] = items[k].item;
+    table_head(h, m, cols, GB_HEALTH_ITEMS + 1);
+    for (size_t s = 0; s < R->nser; s++) {
+        gb_health_items(&R->files[R->ser[s].file], R->ser[s].dev, items);
+        char cell[GB_HEALTH_ITEMS][300];
+        const char *cells[GB_HEALTH_ITEMS + 1] = {R->ser[s].label};
+        for (size_t k = 0; k < GB_HEALTH_ITEMS; k++) {
+            const struct gb_health_item *it = &items[k];
+            snprintf(cell[k], sizeof cell[k], "%s%s%s", gb_health_verdict_name(it->verdict),
+                     it->reading[0] || it->note[0] ? ": " : "",
+                     it->verdict == GB_HEALTH_OK && it->reading[0] ? it->reading
+                     : it->note[0]                                 ? it->note
+                                                                   : it->reading);
+            cells[k + 1] = cell[k];
+        }
+        table_row(h, m, "td", cells, GB_HEALTH_ITEMS + 1);
+    }
+    fprintf(h, "</table>\n");
+    fprintf(m, "\n");
 }
 
 /* Skipped and failed cases: why, so that a missing figure is never a mystery. */
@@ -487,6 +557,7 @@ void gb__write_pages(struct rep *R, const char *title)
     page_head(R, h, m, title);
     runs_section(R, h, m);
     headline_section(R, h, m);
+    health_section(R, h, m);
     fprintf(h, "<h2>Charts</h2>\n");
     fprintf(m, "\n## Charts\n");
     for (size_t i = 0; i < R->nch; i++)

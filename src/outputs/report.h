@@ -35,6 +35,10 @@ struct gb_report_opts {
     const char *title;              /* NULL: "gpubench report" */
     const struct gb_prices *prices; /* NULL: no price sheet */
     const char *gnuplot;            /* the gnuplot program; NULL: $GPUBENCH_GNUPLOT or "gnuplot" */
+    /* Expectations (analyses/expect.h; NULL: none): each headline beside its model's reference
+     * median and check's verdict; expect_path names them on the page. */
+    const struct gb_expect *expect;
+    const char *expect_path;
 };
 
 struct gb_report_summary {
