@@ -4,10 +4,12 @@ results/reference/ as reference runs: one file per device model, backend and pro
     <device-model>-<backend>-<profile>-<driver>-<date>.json
 (device model: device 0's name, lowercase, every run of other characters than a-z, 0-9 and '.'
 as one '-', a dot only between other characters; driver: device 0's driver version; date: the
-run's start, YYYY-MM-DD), and the peers' figures of gpu-check's peer step (peers.json) as
+run's start, YYYY-MM-DD; another run of the same day, one that started at another time, gets
+the next free "-2", "-3", ... before ".json"), and the peers' figures of gpu-check's peer step (peers.json) as
 <device-model>-<backend>-peers-<driver>-<date>.json (one in which no peer measured anything is
 left). Each kept file gets a row in results/reference/README.md's table: the file, the device,
-the command that made it, the machine. Nothing reads them yet: they are the raw material of expectations.
+the command that made it, the machine. `gpubench expect results/reference/` reduces them to
+expectations (docs/expect.md).
 
 Only gpubench results files (schema gpubench-results/N) and peers files (gpubench-peers/N) are
 kept, each as it is, byte for byte; names and table cells come from the files but only through
@@ -82,6 +84,15 @@ def describe(path, doc):
     return None
 
 
+def started(path):
+    """The run's start time a kept results file records ("" when none can be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return str(obj(obj(json.loads(fh.read())).get("run")).get("start_utc", ""))
+    except (OSError, ValueError, RecursionError):
+        return ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="+", help="results files, or folders of them (*.json)")
@@ -143,6 +154,14 @@ def main():
             continue
         name, device, command, machine = d
         target = os.path.join(dest, name)
+        # Another run of the same day (another start): the next free name, "-2", "-3", ...
+        start = str(obj(doc.get("run")).get("start_utc", ""))
+        k = 2
+        while start and os.path.isfile(target) and not os.path.islink(target) and \
+                open(target, "rb").read() != raw and started(target) not in ("", start):
+            name = "%s-%d.json" % (d[0][:-5], k)
+            target = os.path.join(dest, name)
+            k += 1
         row = "| %s | %s | %s | %s |\n" % (cell(name), cell(device), cell(command), cell(machine))
         try:
             if os.path.lexists(target):
