@@ -46,7 +46,9 @@
 #      (a victim process beside aggressor processes: slowdown) and startup (a fresh process
 #      stage by stage, JIT cache cold and warm) and serve (a cuBLAS layer's p99 under Poisson
 #      arrivals through a dynamic batcher) (chip-cuda.json).
-#   3. the quick profile (PROFILE) on CUDA, then on OpenCL (NVIDIA's OpenCL driver when the image
+#   3. the quick profile (PROFILE) on CUDA, then `gpubench check` of it (the figures against
+#      results/reference/expectations.json or their bounds, NVML's health items; check-cuda.txt
+#      and check-cuda.prom), then the profile on OpenCL (NVIDIA's OpenCL driver when the image
 #      has it), and summary.md with both side by side.
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
 # Ctrl-C: it ends the current sample and writes what it finished), SIGKILL GRACE seconds later (a
@@ -112,8 +114,8 @@ peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=120
-                   [peers]=75 [chip]=60 [cuda]=65 [opencl]=40 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke peers chip cuda opencl summary build"
+                   [peers]=75 [chip]=60 [cuda]=65 [health]=5 [opencl]=35 [summary]=10 [build]=240)
+steps_order="version chain compat json state smoke peers chip cuda health opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -355,8 +357,8 @@ if $dry; then
     echo "gpu-check: no nvidia-smi here: a real run would find no NVIDIA driver, skip the CUDA" \
          "steps and exit 4 (OpenCL's run still runs, on whatever OpenCL device there is)"
   total=0
-  for s in version chain json state smoke peers chip cuda opencl summary; do
-    $smoke_only && case $s in peers|chip|cuda|opencl|summary) continue ;; esac
+  for s in version chain json state smoke peers chip cuda health opencl summary; do
+    $smoke_only && case $s in peers|chip|cuda|health|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -815,6 +817,15 @@ if ! $smoke_only; then
     $dry || echo "gpu-check: $profile on $b (budget ${budget[$b]} s)"
     run_step $b - "$exe" run "$profile" --backend $b -o "$out/$pname-$b.json" -q
     rc[$b]=$?
+    # Is this GPU normal? The CUDA run against the expectations in the repository (none yet
+    # for an H200: its figures are judged against their bounds) and what NVML said of the
+    # device's health (PCIe link under load, ECC, row remaps, power limit, persistence), with
+    # the Prometheus metrics; exit 3 (not normal) is recorded, not a failure of gpu-check.
+    if [ $b = cuda ] && { $dry || [ -f "$out/$pname-cuda.json" ]; }; then
+      run_step health "$out/check-cuda.txt" "$exe" check "$out/$pname-cuda.json" \
+        --openmetrics "$out/check-cuda.prom"
+      $dry || echo "gpu-check: check exit $? (0 normal, 3 not normal: see check-cuda.txt)" | tee -a "$log"
+    fi
     if ! $dry; then
       echo "gpu-check: $b exit ${rc[$b]}" | tee -a "$log"
       # A backend without a device exits 2 ("no device selected"): recorded, not a failure,
