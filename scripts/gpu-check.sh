@@ -824,7 +824,8 @@ if ! $smoke_only; then
     if [ $b = cuda ] && { $dry || [ -f "$out/$pname-cuda.json" ]; }; then
       run_step health "$out/check-cuda.txt" "$exe" check "$out/$pname-cuda.json" \
         --openmetrics "$out/check-cuda.prom"
-      $dry || echo "gpu-check: check exit $? (0 normal, 3 not normal: see check-cuda.txt)" | tee -a "$log"
+      hrc=$?
+      $dry || echo "gpu-check: check exit $hrc (0 normal, 3 not normal: see check-cuda.txt)" | tee -a "$log"
     fi
     if ! $dry; then
       echo "gpu-check: $b exit ${rc[$b]}" | tee -a "$log"
