@@ -456,3 +456,38 @@ TEST_TIMEOUT(report_shows_references_and_health, 180)
     ASSERT_CONTAINS(md, "UNKNOWN: not read: gpubench does not listen for XID events");
     free(md);
 }
+
+static void triad_slower(struct gb_results *rs)
+{
+    struct gb_result *r = find(rs, "memory", "triad");
+    ASSERT(r);
+    r->value *= 0.7;
+}
+
+/* fleet --expect: a fleet that is slow everywhere has no outlier among itself, but every node is
+ * LOW against its model's expectation; a slow node's row names its health (a narrow link). */
+TEST_TIMEOUT(fleet_against_expectations_flags_a_uniformly_slow_fleet, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    edited(dir, "n1.json", triad_slower);
+    edited(dir, "n2.json", triad_slower);
+    setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
+    nvml_state_on(dir, "n2.json", "n3.json", true);
+    unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
+    int rc = sh("cd %s && %s fleet n1.json n2.json n3.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "fleet exit %d: %s", rc, out);
+    rc = sh("cd %s && %s fleet n1.json n2.json n3.json --expect e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "fleet exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "3 outlier nodes");
+    ASSERT_CONTAINS(out, "memory triad");
+    ASSERT_CONTAINS(out, "health: pcie_link FAIL: PCIe link trained down: Gen5 x8 of Gen5 x16");
+    rc = sh("cd %s && %s fleet n1.json n2.json n3.json --expect e.json --json - 2>&1", dir,
+            GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "fleet exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "\"flag\": \"low\"");
+    /* The expectations are an input: no output may replace them. */
+    rc = sh("cd %s && %s fleet n1.json n2.json n3.json --expect e.json --json e.json 2>&1", dir,
+            GB_TEST_EXE);
+    ASSERT_EQ(rc, 2);
+}

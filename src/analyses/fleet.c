@@ -1,6 +1,7 @@
 /* gpubench — the fleet view: per-case tables over many nodes and the robust outlier rule
  * (contract and sources in fleet.h). */
 #include "analyses/fleet.h"
+#include "analyses/expect.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ const char *gb_fleet_flag_name(enum gb_fleet_flag fl)
         return "FAST";
     case GB_FLEET_FAILED:
         return "FAILED";
+    case GB_FLEET_LOW:
+        return "LOW";
     default:
         return "";
     }
@@ -96,6 +99,20 @@ static long member_of(struct gb_fleet *f, size_t first, uint32_t file, const cha
     return (long)f->nmembers++;
 }
 
+/* The member's health items that are not OK (nor UNKNOWN), read once from its file. */
+static void member_health(struct gb_fleet_member *mb, const struct gb_results *rs, int device)
+{
+    if (mb->health_read)
+        return;
+    mb->health_read = true;
+    struct gb_health_item items[GB_HEALTH_ITEMS];
+    size_t n = gb_health_items(rs, device, items);
+    for (size_t k = 0; k < n; k++)
+        if (items[k].verdict == GB_HEALTH_FAIL || items[k].verdict == GB_HEALTH_WARN)
+            gb_appendf(mb->health, sizeof mb->health, "%s%s %s: %s", mb->health[0] ? "; " : "",
+                       items[k].item, gb_health_verdict_name(items[k].verdict), items[k].note);
+}
+
 int gb_fleet_add_file(struct gb_fleet *f, const char *path)
 {
     struct gb_results rs;
@@ -148,11 +165,18 @@ int gb_fleet_add_file(struct gb_fleet *f, const char *path)
         }
         if (added && (rc = new_case(f, r, &id)))
             break;
+        if (added && f->opts.expect) {
+            char key[2400];
+            gb_expect_key(&rs, r, key, sizeof key);
+            const struct gb_expect_case *e = gb_expect_find(f->opts.expect, key);
+            f->cases[ci].expect = e && e->better == r->better ? e : NULL;
+        }
         long m = member_of(f, first_member, file, id.slot);
         if (m < 0) {
             rc = (int)m;
             break;
         }
+        member_health(&f->members[m], &rs, r->device_index);
         struct gb_fleet_case *c = &f->cases[ci];
         /* The same case twice for one member (a profile that sweeps it twice): the first counts.
          * This file's observations are the last ones of the case. */
@@ -210,6 +234,8 @@ static int cmp_obs(const void *a, const void *b)
 
 static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
 {
+    struct gb_check_opts check_opts;
+    gb_check_opts_default(&check_opts);
     size_t n = 0;
     c->nfailed = 0;
     c->min = INFINITY;
@@ -248,7 +274,15 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
                    fabs(o->value / c->median - 1.0) > f->opts.min_deviation) {
             o->flag = perf_dev(c, o->value) < 0 ? GB_FLEET_SLOW : GB_FLEET_FAST;
         }
-        if (o->flag != GB_FLEET_SLOW && o->flag != GB_FLEET_FAST && o->flag != GB_FLEET_FAILED)
+        /* Against its model's expectation: a whole fleet that is slow, or too few members to
+         * judge, still has members below the band. */
+        if (c->expect && o->status == GB_STATUS_OK && o->flag != GB_FLEET_SLOW &&
+            gb_expect_judge(o->value, c->better != GB_BETTER_LOWER, 0, false, c->expect, 0,
+                            gb_check_tolerance(&check_opts, c->suite), &check_opts)
+                    .verdict == GB_EXPECT_LOW)
+            o->flag = GB_FLEET_LOW;
+        if (o->flag != GB_FLEET_SLOW && o->flag != GB_FLEET_FAST && o->flag != GB_FLEET_FAILED &&
+            o->flag != GB_FLEET_LOW)
             continue;
         c->noutliers++;
         struct gb_fleet_member *m = &f->members[o->member];

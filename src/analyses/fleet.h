@@ -36,10 +36,15 @@
 #include "analyses/merge.h"
 #include "results/results.h"
 
+struct gb_expect;
 struct gb_fleet_opts {
     double k;             /* MAD multiples (the modified z-score's threshold); default 3.5 */
     double min_deviation; /* relative distance from the median an outlier also needs; 0.05 */
     const char *suites;   /* comma list of suites; NULL: all */
+    /* Expectations (analyses/expect.h; NULL: none): a member below its device model's expected
+     * band (check's rule, default tolerances) is LOW even where the whole fleet is as slow, and
+     * where fewer than 3 members ran a case. Must outlive the fleet. */
+    const struct gb_expect *expect;
 };
 
 void gb_fleet_opts_default(struct gb_fleet_opts *o);
@@ -50,9 +55,10 @@ enum gb_fleet_flag {
     GB_FLEET_FAST,     /* outlier on the good side */
     GB_FLEET_FAILED,   /* failed here, ok on another member */
     GB_FLEET_UNJUDGED, /* failed everywhere, or the case has fewer than 3 members ok */
+    GB_FLEET_LOW,      /* below its model's expected band (opts.expect), not a fleet outlier */
 };
 
-/* "", "SLOW", "FAST", "FAILED", "" */
+/* "", "SLOW", "FAST", "FAILED", "", "LOW" */
 const char *gb_fleet_flag_name(enum gb_fleet_flag f);
 
 /* One member's figure of one case. */
@@ -69,7 +75,8 @@ struct gb_fleet_case {
     struct gb_fleet_obs *obs; /* after gb_fleet_finish: failed first, then slowest to fastest */
     size_t nobs, cap;
     size_t nok, nfailed, noutliers;
-    double median, mad, min, max; /* over the ok members; NaN when none */
+    double median, mad, min, max;        /* over the ok members; NaN when none */
+    const struct gb_expect_case *expect; /* its model's expectation (opts.expect), or NULL */
 };
 
 struct gb_fleet_file {
@@ -86,6 +93,11 @@ struct gb_fleet_member {
     size_t nflagged;   /* cases in which it is an outlier (slow, fast or failed) */
     size_t worst_case; /* the flagged case farthest from its median (valid when nflagged) */
     double worst;      /* its deviation value / median - 1 (NaN for failed) */
+    /* What the driver said of the member's device, its health items that are not OK nor
+     * UNKNOWN ("pcie_link FAIL: PCIe link trained down: ..."; "" none or not read): the cause a
+     * slow member's row names. */
+    char health[200];
+    bool health_read;
 };
 
 struct gb_fleet {

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "common.h"
 #include "outputs/fleet_out.h"
+#include "analyses/expect.h"
 #include "analyses/fleet.h"
 #include "analyses/merge.h"
 
@@ -20,6 +21,9 @@ static const char usage[] =
     "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
     "      --min-deviation F   and at least this far from the median: 0.05 or 5% (default 5%)\n"
     "  -s, --suite LIST        only these suites (comma-separated)\n"
+    "  -e, --expect FILE       expectations (gpubench expect): a node below its device\n"
+    "                          model's expected band is LOW even when the whole fleet is slow;\n"
+    "                          a flagged node's row names what its driver reported (health)\n"
     "      --all               a per-node table for every case (default: cases with an\n"
     "                          outlier)\n"
     "      --markdown FILE, --json FILE   also write these ('-': stdout)\n" GB__OPENMETRICS_HELP
@@ -30,7 +34,7 @@ static const struct gb__cmd cmd = {"fleet", usage, 1,
 
 struct fleet_args {
     struct gb_fleet_opts o; /* first: the parsed options' target */
-    const char *format, *md, *json, *suites, *metrics;
+    const char *format, *md, *json, *suites, *metrics, *expect;
     bool all, quiet;
 };
 
@@ -51,6 +55,7 @@ static const struct gb__opt fleet_options[] = {
     GB__PARSED("threshold", 'k', true, parse_fleet),
     GB__PARSED("min-deviation", 0, true, parse_fleet),
     GB__TEXT(struct fleet_args, suites, "suite", 's'),
+    GB__TEXT(struct fleet_args, expect, "expect", 'e'),
     GB__FLAG(struct fleet_args, all, "all", 0),
     GB__TEXT(struct fleet_args, format, "format", 'f'),
     GB__TEXT(struct fleet_args, md, "markdown", 0),
@@ -93,7 +98,9 @@ int gb_cmd_fleet(int argc, char **argv)
     bool all = a.all, quiet = a.quiet;
     const char *outs[3] = {md, json, a.metrics};
     static const char *const names[3] = {"--markdown", "--json", "--openmetrics"};
-    if ((rc0 = gb__check_format("fleet", a.format, true)) != GB_EXIT_OK)
+    if ((rc0 = gb__check_format("fleet", a.format, true)) != GB_EXIT_OK ||
+        (a.expect &&
+         (rc0 = gb__check_outputs("fleet", outs, names, 3, &a.expect, 1)) != GB_EXIT_OK))
         return rc0;
     struct gb_inputs in;
     gb_error_clear();
@@ -109,6 +116,15 @@ int gb_cmd_fleet(int argc, char **argv)
         gb_inputs_free(&in);
         return rc0;
     }
+    struct gb_expect e;
+    gb_expect_init(&e);
+    gb_error_clear();
+    if (a.expect && gb_expect_read(a.expect, &e)) {
+        fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
+        gb_inputs_free(&in);
+        return GB_EXIT_USAGE;
+    }
+    o.expect = a.expect ? &e : NULL;
     struct gb_fleet fl;
     gb_fleet_init(&fl, &o);
     int rc = GB_EXIT_OK;
@@ -149,6 +165,7 @@ int gb_cmd_fleet(int argc, char **argv)
         rc = GB_EXIT_REGRESSION;
 out:
     gb_fleet_free(&fl);
+    gb_expect_free(&e);
     gb_inputs_free(&in);
     return rc;
 }

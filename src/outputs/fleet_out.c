@@ -67,13 +67,14 @@ static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
 
 static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
 {
-    static const char *const cols[] = {"node", "cases", "worst %", "worst case"};
+    static const char *const cols[] = {"node", "cases", "worst %", "worst case", "health"};
     struct gb_doc_table *t;
-    int rc = gb_doc_table(d, "outliers", "outlier nodes", cols, 4, &t);
+    int rc = gb_doc_table(d, "outliers", "outlier nodes", cols, 5, &t);
     if (!rc) {
         gb_doc_column_set(t, 1, true, false);
         gb_doc_column_set(t, 2, true, false);
         gb_doc_column_set(t, 3, false, true);
+        gb_doc_column_set(t, 4, false, true);
     }
     char lab[512], title[1024];
     for (size_t m = 0; !rc && m < f->nmembers; m++) {
@@ -93,6 +94,8 @@ static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
         gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
         if (!rc)
             rc = gb_doc_text(t, r, 3, "%s", title);
+        if (!rc && mb->health[0])
+            rc = gb_doc_text(t, r, 4, "%s", mb->health);
     }
     return rc;
 }
@@ -107,11 +110,11 @@ static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
         for (size_t i = 0; !rc && i < c->nobs; i++) {
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
-            enum gb_check_status st =
-                o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST || o->flag == GB_FLEET_FAILED
-                    ? GB_CHECK_FAIL
-                : o->flag == GB_FLEET_UNJUDGED ? GB_CHECK_SKIP
-                                               : GB_CHECK_PASS;
+            enum gb_check_status st = o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST ||
+                                              o->flag == GB_FLEET_FAILED || o->flag == GB_FLEET_LOW
+                                          ? GB_CHECK_FAIL
+                                      : o->flag == GB_FLEET_UNJUDGED ? GB_CHECK_SKIP
+                                                                     : GB_CHECK_PASS;
             snprintf(msg, sizeof msg, "%s: %.4g %s against the median %.4g",
                      gb_fleet_flag_name((enum gb_fleet_flag)o->flag), o->value, c->unit, c->median);
             rc = gb_doc_check(d, title, lab, st, st == GB_CHECK_PASS ? NULL : msg);

@@ -126,6 +126,8 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
             else
                 gb__fmt_pct(mb->worst, a, sizeof a);
             fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
+            if (mb->health[0]) /* what the driver said: the likely cause */
+                fprintf(out, "  %-*s         health: %s\n", wn, "", mb->health);
         }
     } else {
         fprintf(out, "\n");
@@ -180,7 +182,7 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
     if (!f->flagged_nodes) {
         fprintf(out, "None.\n\n");
     } else {
-        fprintf(out, "| node | cases | worst | in case |\n|---|---:|---:|---|\n");
+        fprintf(out, "| node | cases | worst | in case | health |\n|---|---:|---:|---|---|\n");
         for (size_t m = 0; m < f->nmembers; m++) {
             const struct gb_fleet_member *mb = &f->members[m];
             if (!mb->nflagged)
@@ -195,6 +197,8 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
             gb_fputs_md(out, lab);
             fprintf(out, " | %zu | %s | ", mb->nflagged, a);
             gb_fputs_md(out, t);
+            fputs(" | ", out);
+            gb_fputs_md(out, mb->health);
             fputs(" |\n", out);
         }
         fputc('\n', out);
@@ -271,6 +275,8 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
         gb_fputs_json(out, mb->slot);
         fputs(", \"start_utc\": ", out);
         gb_fputs_json(out, fl->start_utc);
+        fputs(", \"health\": ", out);
+        gb_fputs_json(out, mb->health);
         fprintf(out, ", \"outlier_cases\": %zu}", mb->nflagged);
     }
     fputs("],\n \"cases\": [", out);
@@ -314,6 +320,7 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
                     o->flag == GB_FLEET_SLOW       ? "slow"
                     : o->flag == GB_FLEET_FAST     ? "fast"
                     : o->flag == GB_FLEET_FAILED   ? "failed"
+                    : o->flag == GB_FLEET_LOW      ? "low"
                     : o->flag == GB_FLEET_UNJUDGED ? "not judged"
                                                    : "ok");
         }
