@@ -557,11 +557,12 @@ void gb__write_pages(struct rep *R, const char *title)
     page_head(R, h, m, title);
     runs_section(R, h, m);
     headline_section(R, h, m);
-    health_section(R, h, m);
     fprintf(h, "<h2>Charts</h2>\n");
     fprintf(m, "\n## Charts\n");
     for (size_t i = 0; i < R->nch; i++)
         chart_section(R, h, m, &R->ch[i]);
+    /* After the charts: the page's first screen stays the headlines and the charts. */
+    health_section(R, h, m);
     cases_section(R, h, m);
     fprintf(h, "</body>\n</html>\n");
     gb__close_file(R, h);
