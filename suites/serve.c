@@ -8,7 +8,7 @@
  * batch of k requests is one H2D copy of their k rows (pinned host memory), the layer's GEMM
  * y = x W (k x K times K x N, F32, the backend's BLAS: `shape` KxN) and one D2H copy of their
  * outputs, waited for: the batch is done when its outputs are on the host. Capacity is
- * max_batch / the median time of a full batch, measured in setup by the first case of a device,
+ * max_batch / the fastest of 7 full batches (noise only slows one), measured in setup by the first case of a device,
  * layer and batch limit in a worker and kept for the others, so that a load sweep's offered rates
  * stand in the ratio of their loads (requests per second with full batches: `capacity_rps`); the
  * regime is therefore relative: load 0.5 is half of what this device serves with this batch
@@ -20,7 +20,7 @@
  * included. Figures over every request of the kept traces: p50_us, p90_us, p99_us and p999_us
  * (each from 10, 100 and 1000 requests at least; the nearest rank), offered_rps, achieved_rps
  * (requests over the span from the first arrival to the last completion), capacity_rps,
- * service_us (a full batch's median), mean_batch, requests_checked. The headline is the median
+ * service_us (the fastest full batch), mean_batch, requests_checked. The headline is the median
  * of each trace's p99 (us, gb_case_headline), so that compare judges the tail with its spread
  * across traces; p99_us, the p99 over all requests, is the run's tail (MLPerf's Server figure)
  * and what the report draws. The derive step adds `max_rps_under_slo` to every case of a sweep
@@ -332,8 +332,10 @@ static int serve_setup(struct gb_case_ctx *ctx)
                 return err;
             t[i] = gb_now() - t0;
         }
+        /* The fastest: noise only ever slows a run, and a capacity measured low (a busy
+         * moment) would make every load of the sweep lighter than it says. */
         qsort(t, CAPACITY_RUNS, sizeof t[0], cmp_double);
-        s->service_s = t[CAPACITY_RUNS / 2];
+        s->service_s = t[0];
         if (!(s->service_s > 0))
             return GB_USER_FAIL(GB_EIMPLAUSIBLE, "a full batch took no time on the host clock");
         if (cap)
