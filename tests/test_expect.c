@@ -73,6 +73,11 @@ TEST(expect_options_parse_and_refuse)
     ASSERT_NEAR(gb_check_tolerance(&o, "memory"), 0.30, 1e-12);
     ASSERT_NEAR(gb_check_tolerance(&o, "gemm"), 0.10, 1e-12);
     ASSERT_EQ(o.nsuite_tolerances, 1);
+    /* A suite whose name begins another's is its own (it once overwrote the longer one). */
+    ASSERT_OK(gb_check_set_option(&o, "suite-tolerance", "mem=1%"));
+    ASSERT_NEAR(gb_check_tolerance(&o, "memory"), 0.30, 1e-12);
+    ASSERT_NEAR(gb_check_tolerance(&o, "mem"), 0.01, 1e-12);
+    ASSERT_EQ(o.nsuite_tolerances, 2);
     ASSERT(gb_check_set_option(&o, "tolerance", "0") != 0);
     ASSERT(gb_check_set_option(&o, "tolerance", "nan") != 0);
     ASSERT(gb_check_set_option(&o, "tolerance", "5%x") != 0);
@@ -302,13 +307,16 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
             "\"runs\": 3, \"median\": 10, \"spread\": 0, \"noise\": 0},\n"
             " {\"suite\": \"memory\", \"case\": \"copy\", \"backend\": \"opencl\", \"device\": "
             "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
-            "\"median\": 1e308, \"spread\": 0, \"noise\": 0}\n"
+            "\"median\": 1e308, \"spread\": 0, \"noise\": 0},\n"
+            " {\"suite\": \"memory\", \"case\": \"add\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 10, \"spread\": 1e308, \"noise\": 0}\n"
             "]}\n",
             longname, dir, dir);
     fclose(f);
     rc = sh("cd %s && %s check a.json -e bad3.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
-    ASSERT_CONTAINS(out, "5 cases this version cannot use, left out");
+    ASSERT_CONTAINS(out, "6 cases this version cannot use, left out");
     snprintf(p, sizeof p, "%s/X", dir);
     ASSERT(fopen(p, "r") == NULL);
     /* An output never overwrites an input. */
@@ -490,4 +498,40 @@ TEST_TIMEOUT(fleet_against_expectations_flags_a_uniformly_slow_fleet, 180)
     rc = sh("cd %s && %s fleet n1.json n2.json n3.json --expect e.json --json e.json 2>&1", dir,
             GB_TEST_EXE);
     ASSERT_EQ(rc, 2);
+}
+
+static void all_skipped(struct gb_results *rs)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        rs->results[i].status = GB_STATUS_SKIPPED;
+        snprintf(rs->results[i].reason, sizeof rs->results[i].reason, "planted skip");
+    }
+}
+
+static void interrupted(struct gb_results *rs)
+{
+    rs->run.interrupted = true;
+    rs->run.cases_planned = rs->nresults + 5;
+}
+
+/* A run that measured nothing, or was cut short, does not pass: check cannot say it is normal. */
+TEST_TIMEOUT(check_fails_a_run_that_measured_nothing_or_was_interrupted, 180)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    edited(dir, "skipped.json", all_skipped);
+    int rc = sh("cd %s && %s check skipped.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "nothing was measured");
+    edited(dir, "cut.json", interrupted);
+    rc = sh("cd %s && %s check cut.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the run was interrupted");
+    /* fleet and history over a folder that holds the expectations beside the runs. */
+    rc = sh("cd %s && mkdir -p runs && cp r1.json r2.json r3.json runs/ && %s expect runs -o "
+            "runs/expectations.json -q && %s fleet runs -q; echo fleet=$?; %s history runs -q; "
+            "echo history=$?",
+            dir, GB_TEST_EXE, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(strstr(out, "fleet=0") || strstr(out, "fleet=3"), "%s", out);
+    ASSERT_CONTAINS(out, "history=0");
 }

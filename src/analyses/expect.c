@@ -268,6 +268,8 @@ int gb_expect_read(const char *path, struct gb_expect *e)
     gb_expect_init(e);
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root && je.line < 1)
+        return gb_error_set(GB_EIO, NULL, 0, "cannot read %s: %s", path, je.text);
     if (!root)
         return gb_error_set(GB_EIO, NULL, 0, "%s: line %d: %s", path, je.line, je.text);
     const char *schema = json_string_value(json_object_get(root, "schema"));
@@ -297,7 +299,8 @@ int gb_expect_read(const char *path, struct gb_expect *e)
         if (!suite || !name || !backend || !device || !params || !unit || !better ||
             (strcmp(better, "lower") && strcmp(better, "higher")) || !json_is_integer(runs) ||
             json_integer_value(runs) < 1 || !(median > 0) || !isfinite(median) || !(spread >= 0) ||
-            !isfinite(spread) || !(noise >= 0) || !isfinite(noise)) {
+            !(spread <= 5) || !(noise >= 0) || !(noise <= 5)) {
+            /* A spread or noise above 5 (e^5: 148x) is no reference: its band holds anything. */
             e->left_out++;
             continue;
         }
@@ -413,9 +416,9 @@ int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *v
         int rc = parse_rel(name, eq + 1, 10, &t);
         if (rc)
             return rc;
-        size_t k = 0;
-        while (k < o->nsuite_tolerances &&
-               strncmp(o->suite_tolerance[k].suite, value, (size_t)(eq - value)) != 0)
+        size_t k = 0, len = (size_t)(eq - value);
+        while (k < o->nsuite_tolerances && !(strlen(o->suite_tolerance[k].suite) == len &&
+                                             strncmp(o->suite_tolerance[k].suite, value, len) == 0))
             k++;
         if (k == o->nsuite_tolerances) {
             if (k == GB_EXPECT_MAX_SUITE_TOLERANCES)
@@ -566,9 +569,11 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
                 w->basis = "reference";
             else if (w->j.verdict != GB_EXPECT_UNKNOWN)
                 w->basis = "bound";
-            if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
+            if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE && !(r->value > 0 && isfinite(r->value)))
+                snprintf(w->note, sizeof w->note, "the figure %g is no measurement", r->value);
+            else if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
                 snprintf(w->note, sizeof w->note, "%s",
-                         r->reason[0] ? r->reason : "above the bound it carries");
+                         r->implausible && r->reason[0] ? r->reason : "above the bound it carries");
             else if (!w->e && w->j.verdict != GB_EXPECT_UNKNOWN)
                 snprintf(w->note, sizeof w->note, "%s: %.0f%% of its bound, LOW below %.0f%%",
                          is_known ? "no reference for this case" : "no reference for this model",
@@ -582,6 +587,16 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
         out->counts[w->j.verdict]++;
         out->failures += w->fails;
     }
+    const size_t measured = out->counts[GB_EXPECT_NORMAL] + out->counts[GB_EXPECT_LOW] +
+                            out->counts[GB_EXPECT_HIGH] + out->counts[GB_EXPECT_IMPLAUSIBLE] +
+                            out->counts[GB_EXPECT_UNKNOWN] + out->counts[GB_EXPECT_FAILED];
+    if (rs->run.interrupted)
+        snprintf(out->incomplete, sizeof out->incomplete,
+                 "the run was interrupted: %zu results of %zu cases planned", rs->nresults,
+                 (size_t)rs->run.cases_planned);
+    else if (!measured)
+        snprintf(out->incomplete, sizeof out->incomplete,
+                 "nothing was measured: %zu results, none ok or failed", rs->nresults);
     /* Health, per device of the file. */
     out->health = calloc(rs->ndevices ? rs->ndevices * GB_HEALTH_ITEMS : 1, sizeof *out->health);
     if (!out->health)
@@ -651,7 +666,9 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
 {
     size_t n = 0;
     const struct gb_tel_device_state *st = NULL;
-    for (size_t i = 0; i < rs->run.machine.ndev && !st; i++)
+    /* Only a device of the file: an entry whose index was unreadable (-1) is nobody's. */
+    const bool real = device >= 0 && (size_t)device < rs->ndevices;
+    for (size_t i = 0; real && i < rs->run.machine.ndev && !st; i++)
         if (rs->run.machine.dev[i].device == device)
             st = &rs->run.machine.dev[i];
     /* Telemetry over the device's results: throttled samples. */

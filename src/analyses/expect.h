@@ -172,6 +172,10 @@ struct gb_check {
     struct gb_health_item *health; /* GB_HEALTH_ITEMS per device of rs */
     size_t nhealth;
     size_t health_failures; /* FAIL items: they count toward exit 3 too */
+    /* Why the run cannot pass whatever its figures: it was interrupted (its cases not all
+     * there), or nothing in it was measured (no result ok or failed); "" when neither. Counts
+     * toward exit 3. */
+    char incomplete[160];
 };
 
 /* ---- health: what the driver can tell -------------------------------------------------------- */

@@ -96,7 +96,7 @@ struct gb_fleet_member {
     /* What the driver said of the member's device, its health items that are not OK nor
      * UNKNOWN ("pcie_link FAIL: PCIe link trained down: ..."; "" none or not read): the cause a
      * slow member's row names. */
-    char health[200];
+    char health[400];
     bool health_read;
 };
 

@@ -43,6 +43,18 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+bool gb_file_is_expectations(const char *path)
+{
+    char head[256] = "";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return strstr(head, "\"schema\": \"gpubench-expect/") != NULL;
+}
+
 int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *out)
 {
     memset(out, 0, sizeof *out);
@@ -74,8 +86,8 @@ int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *ou
                 continue;
             char full[8192];
             snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
-            if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
-                continue;
+            if (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || gb_file_is_expectations(full))
+                continue; /* an expectations file kept beside its runs is not a run */
             rc = add_path(out, dir, e->d_name);
         }
         closedir(d);

@@ -32,6 +32,9 @@ struct gb_inputs {
  * argument does not exist or a folder cannot be read; GB_EINVAL when the arguments give no file
  * at all; GB_ENOMEM. On error *out is left empty. */
 int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *out);
+/* Whether path starts like an expectations file (analyses/expect.h writes its schema first):
+ * gb_inputs_expand leaves such a file in a folder out, as it is not a run. */
+bool gb_file_is_expectations(const char *path);
 /* The same, and a file named more than once (gb_files_duplicates) is kept once, at its first
  * place; out->ndup counts the others. */
 void gb_inputs_free(struct gb_inputs *in);

@@ -175,6 +175,12 @@ void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool sh
     }
 }
 
+void gb_doc_column_prose(struct gb_doc_table *t, size_t col)
+{
+    if (col < t->ncols)
+        t->cols[col].prose = true;
+}
+
 int gb_doc_row(struct gb_doc_table *t, size_t *row)
 {
     struct gb_doc_cell *nc =

@@ -40,6 +40,9 @@ struct gb_doc_column {
     /* A text column whose cells a writer that must fit a width may shorten (ending "..."); other
      * cells are never cut (a number cut short is a wrong number). */
     bool shrink;
+    /* Prose, not identity (a note, a verdict): writers that key rows by their text columns
+     * (OpenMetrics labels) leave it out. */
+    bool prose;
 };
 
 struct gb_doc_table {
@@ -94,6 +97,8 @@ int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char
                  size_t ncols, struct gb_doc_table **out);
 /* Marks column `col` numeric and/or shrinkable. */
 void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool shrink);
+/* Marks column `col` prose (struct gb_doc_column). */
+void gb_doc_column_prose(struct gb_doc_table *t, size_t col);
 /* Appends an empty row; *row is its index. */
 int gb_doc_row(struct gb_doc_table *t, size_t *row);
 /* The cell at (row, col): text (printf-style), a number shown with `digits` decimals (-1: %.3g;

@@ -357,17 +357,38 @@ int gb__close_out(FILE *f)
 enum gb_exit gb__write_output(const char *cmd, const char *path,
                               int (*write)(FILE *f, const void *what), const void *what)
 {
-    FILE *f = gb__open_out(path);
+    if (strcmp(path, "-") == 0) {
+        gb_error_clear();
+        int rc = write(stdout, what);
+        if (rc || fflush(stdout)) {
+            fprintf(stderr, "gpubench %s: cannot write to standard output: %s\n", cmd,
+                    rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        return GB_EXIT_OK;
+    }
+    /* Through a temporary file renamed over path: a write that fails (a full disk) leaves the
+     * file that was there, never half of the new one, and a reader (a collector, the next
+     * command) sees the old file or the new, whole. */
+    char target[PATH_MAX], tmp[PATH_MAX + 64];
+    const char *to = gb_output_resolve(path, target, sizeof target);
+    int fd = to ? gb_tmp_create(to, tmp, sizeof tmp) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return GB_EXIT_USAGE;
     }
     gb_error_clear();
     int rc = write(f, what);
-    int closed = gb__close_out(f);
-    if (rc || closed) {
+    int closed = fclose(f);
+    if (rc || closed || rename(tmp, to) != 0) {
         fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path,
                 rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
+        unlink(tmp);
         return GB_EXIT_USAGE;
     }
     return GB_EXIT_OK;
@@ -516,37 +537,12 @@ enum gb_exit gb__write_format(const char *cmd, const char *format, const struct 
     return GB_EXIT_OK;
 }
 
+static int write_openmetrics_doc(FILE *f, const void *d)
+{
+    return gb_write_doc(f, "openmetrics", d);
+}
+
 enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct gb_doc *d)
 {
-    if (strcmp(path, "-") == 0) {
-        gb_error_clear();
-        if (gb_write_doc(stdout, "openmetrics", d) || fflush(stdout)) {
-            fprintf(stderr, "gpubench %s: cannot write the metrics: %s\n", cmd,
-                    gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
-            return GB_EXIT_USAGE;
-        }
-        return GB_EXIT_OK;
-    }
-    char target[PATH_MAX], tmp[PATH_MAX + 64];
-    const char *to = gb_output_resolve(path, target, sizeof target);
-    int fd = to ? gb_tmp_create(to, tmp, sizeof tmp) : -1;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        return GB_EXIT_USAGE;
-    }
-    gb_error_clear();
-    int rc = gb_write_doc(f, "openmetrics", d);
-    int closed = fclose(f);
-    if (rc || closed || rename(tmp, to) != 0) {
-        fprintf(stderr, "gpubench %s: cannot write %s: %s\n", cmd, path,
-                rc && gb_error_msg()[0] ? gb_error_msg() : strerror(errno));
-        unlink(tmp);
-        return GB_EXIT_USAGE;
-    }
-    return GB_EXIT_OK;
+    return gb__write_output(cmd, path, write_openmetrics_doc, d);
 }

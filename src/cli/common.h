@@ -198,8 +198,10 @@ FILE *gb__open_out(const char *path);
 /* Closes what gb__open_out opened (stdout is only flushed). 0, or EOF with errno. */
 int gb__close_out(FILE *f);
 
-/* Writes one output of command cmd: opens path (gb__open_out), calls write(f, what), closes.
- * GB_EXIT_OK, or GB_EXIT_USAGE with "gpubench CMD: cannot write PATH: why" on stderr. */
+/* Writes one output of command cmd: write(f, what) to standard output for "-", else to a
+ * temporary file beside path renamed over it (gb_tmp_create), so that a failed write leaves the
+ * old file whole and no reader sees half a file. GB_EXIT_OK, or GB_EXIT_USAGE with "gpubench
+ * CMD: cannot write PATH: why" on stderr. */
 enum gb_exit gb__write_output(const char *cmd, const char *path,
                               int (*write)(FILE *f, const void *what), const void *what);
 

@@ -39,19 +39,6 @@ static const struct gb__opt expect_options[] = {
     GB__END,
 };
 
-/* Whether path starts like an expectations file (gb_expect_write_json puts the schema first). */
-static bool is_expectations(const char *path)
-{
-    char head[256] = "";
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
-    return strstr(head, "\"" GB_EXPECT_SCHEMA "\"") != NULL;
-}
-
 static int write_expect(FILE *f, const void *what)
 {
     return gb_expect_write_json(f, what);
@@ -72,11 +59,11 @@ int gb_cmd_expect(int argc, char **argv)
         fprintf(stderr, "gpubench expect: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
-    /* An expectations file among the inputs (the last one, beside the runs it came from) is
-     * not a run: left out, and the new one may replace it. */
+    /* An expectations file named among the inputs is not a run (one in a folder is left out
+     * already): left out, and the new one may replace it. */
     size_t kept = 0;
     for (size_t i = 0; i < in.n; i++) {
-        if (is_expectations(in.paths[i])) {
+        if (gb_file_is_expectations(in.paths[i])) {
             fprintf(stderr,
                     "gpubench expect: note: %s is an expectations file, not a run: left "
                     "out\n",
@@ -256,7 +243,7 @@ int gb_cmd_check(int argc, char **argv)
             rc = gb__write_output("check", a.junit, write_junit, &d);
         if (rc == GB_EXIT_OK && a.metrics)
             rc = gb__write_metrics("check", a.metrics, &d);
-        if (rc == GB_EXIT_OK && (c.failures || c.health_failures))
+        if (rc == GB_EXIT_OK && (c.failures || c.health_failures || c.incomplete[0]))
             rc = GB_EXIT_REGRESSION;
     }
     gb_doc_free(&d);

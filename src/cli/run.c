@@ -172,10 +172,12 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     rs.run.interrupted = true; /* the empty file before the first case is not a finished run */
     rs.run.cases_planned = plan.ncases;
     if (rc == GB_EXIT_OK && ro.metrics) {
-        const char *inputs[] = {a.profile, out};
-        const char *outs[1] = {ro.metrics};
-        static const char *const names[1] = {"--openmetrics"};
-        rc = gb__check_outputs("run", outs, names, 1, inputs, 2);
+        /* Both outputs together: one path for both (however spelled, existing or not) is
+         * refused, as the profile is. */
+        const char *inputs[] = {a.profile};
+        const char *outs[2] = {out, ro.metrics};
+        static const char *const names[2] = {"-o", "--openmetrics"};
+        rc = gb__check_outputs("run", outs, names, 2, inputs, 1);
     }
     const char *why = rc == GB_EXIT_OK ? unwritable(out, partial, a.profile, &rs) : NULL;
     if (why) {

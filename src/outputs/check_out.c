@@ -92,6 +92,9 @@ static int health_of(const struct gb_check *c, struct gb_doc *d)
     if (!rc) {
         gb_doc_column_set(t, 3, false, true);
         gb_doc_column_set(t, 4, false, true);
+        gb_doc_column_prose(t, 2);
+        gb_doc_column_prose(t, 3);
+        gb_doc_column_prose(t, 4);
     }
     for (size_t i = 0; !rc && i < c->nhealth; i++) {
         const struct gb_health_item *h = &c->health[i];
@@ -152,6 +155,9 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
         gb_doc_column_set(t, C_CASE, false, true);
         gb_doc_column_set(t, C_DEVICE, false, true);
         gb_doc_column_set(t, C_NOTE, false, true);
+        /* Not series identity: a verdict or a note that changes starts no new series. */
+        gb_doc_column_prose(t, C_VERDICT);
+        gb_doc_column_prose(t, C_NOTE);
     }
     for (size_t i = 0; !rc && i < c->nrows; i++)
         rc = row_of(&c->rows[i], t);
@@ -168,6 +174,13 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
         if (c->counts[v])
             snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%zu %s",
                      counts[0] ? ", " : "", c->counts[v], gb_expect_verdict_name(v));
+    if (!rc && c->incomplete[0])
+        rc = gb_doc_check(d, "run", "complete", GB_CHECK_FAIL, c->incomplete);
+    if (rc)
+        return rc;
+    if (c->incomplete[0])
+        return gb_doc_verdict(d, "not judged whole (exit 3): %s; %s", c->incomplete,
+                              counts[0] ? counts : "nothing");
     if (c->failures)
         return gb_doc_verdict(d, "%zu result%s not normal (exit 3): %s", c->failures,
                               c->failures == 1 ? "" : "s", counts);

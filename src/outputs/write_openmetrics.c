@@ -6,7 +6,8 @@
  *     gpubench_<doc>_<table>_<column>{<text column>="<cell>", ...} <number>
  * (<doc> the document's kind without "gpubench-", its "-doc" and its version: "check"), one
  * sample per row with a number there (an empty or non-finite cell gives none); the row's text
- * columns are its labels. Where two rows of a table have the same labels, every sample of that
+ * columns are its labels, but for prose (a note, a verdict: gb_doc_column_prose), which would
+ * start a new series whenever its words change. Where two rows of a table have the same labels, every sample of that
  * table also gets row="<index>", so that no two samples of a family are one series. Each check is
  * a sample of gpubench_<doc>_check{group, name, status="pass|fail|skip"} 1, and
  * gpubench_<doc>_checks{status} counts them. Names are [a-z0-9_] ('%' as "pct", "/" as "per",
@@ -94,7 +95,8 @@ static void labels(FILE *f, const struct gb_doc_table *t, size_t r, bool with_ro
     fputc('{', f);
     for (size_t c = 0; c < t->ncols; c++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-        if (t->cols[c].numeric || !cl || cl->kind != GB_CELL_TEXT || !cl->text[0])
+        if (t->cols[c].numeric || t->cols[c].prose || !cl || cl->kind != GB_CELL_TEXT ||
+            !cl->text[0])
             continue;
         fprintf(f, "%s%s=\"", first ? "" : ",", lname[c]);
         label_value(f, gb_doc_cell_text(cl, buf, sizeof buf));
@@ -116,8 +118,13 @@ static bool labels_repeat(const struct gb_doc_table *t)
         key[0] = '\0';
         for (size_t c = 0; c < t->ncols; c++) {
             const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-            if (!t->cols[c].numeric && cl && cl->kind == GB_CELL_TEXT)
-                gb_appendf(key, sizeof key, "%s\x1f", gb_doc_cell_text(cl, buf, sizeof buf));
+            if (!t->cols[c].numeric && !t->cols[c].prose && cl && cl->kind == GB_CELL_TEXT) {
+                /* As written: cleaned, so that texts that differ only in bytes the cleaning
+                 * replaces are seen as the one series they become. */
+                char *clean = gb__clean_dup(gb_doc_cell_text(cl, buf, sizeof buf));
+                gb_appendf(key, sizeof key, "%s\x1f", clean ? clean : "?");
+                free(clean);
+            }
         }
         bool added = true;
         if (gb_strtab_intern(&seen, key, &added) < 0 || !added)
@@ -197,9 +204,12 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
         bool with_item = false;
         for (size_t i = 0; i < d->nchecks && !with_item; i++) {
             char key[4096];
-            snprintf(key, sizeof key, "%s\x1f%s\x1f%d",
-                     d->checks[i].group ? d->checks[i].group : "",
-                     d->checks[i].name ? d->checks[i].name : "", (int)d->checks[i].status);
+            char *g = gb__clean_dup(d->checks[i].group ? d->checks[i].group : ""),
+                 *nm = gb__clean_dup(d->checks[i].name ? d->checks[i].name : "");
+            snprintf(key, sizeof key, "%s\x1f%s\x1f%d", g ? g : "?", nm ? nm : "?",
+                     (int)d->checks[i].status);
+            free(g);
+            free(nm);
             bool added = true;
             with_item = gb_strtab_intern(&seen, key, &added) < 0 || !added;
         }
