@@ -34,8 +34,10 @@
  * word unwritten), which the check must catch.
  */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -277,6 +279,31 @@ static void rm_tree(const char *path)
         nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Removes the cache trees under tmp that a startup case of a process no longer running left
+ * (its worker killed by the case's limit or a signal before its teardown): named
+ * "gpubench-startup-PID-XXXXXX", owned by this user, real directories, and kill(PID, 0)
+ * answering ESRCH. Another live process's trees are kept. */
+static void rm_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        long pid = 0;
+        int used = 0;
+        if (sscanf(e->d_name, "gpubench-startup-%ld-%n", &pid, &used) != 1 || !used || pid <= 0)
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, e->d_name) >= sizeof path ||
+            lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+            continue;
+        if (pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+            rm_tree(path);
+    }
+    closedir(d);
+}
+
 /* Points every compiler cache variable of the backend at dir. */
 static void set_env(struct startup *s, const struct gb_backend_ops *ops, const char *dir)
 {
@@ -369,9 +396,11 @@ static int startup_setup(struct gb_case_ctx *ctx)
     ctx->op.timer = GB_TIMER_HOST_CALL;
     ctx->op.max_batch = 1;
     const char *tmp = getenv("TMPDIR");
-    if (tmp && strlen(tmp) > sizeof s->root - 32)
+    if (tmp && strlen(tmp) > sizeof s->root - 48)
         tmp = NULL;
-    snprintf(s->root, sizeof s->root, "%s/gpubench-startup-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    rm_stale(tmp && *tmp ? tmp : "/tmp");
+    snprintf(s->root, sizeof s->root, "%s/gpubench-startup-%ld-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
     if (!mkdtemp(s->root)) {
         int e = errno;
         s->root[0] = '\0';

@@ -3,7 +3,10 @@
  * (run/child.h) that die or hang described as such. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "results/results.h"
 #include "run/child.h"
@@ -57,4 +60,32 @@ TEST_TIMEOUT(suite_startup_broken_first_kernel_caught, 120)
     ASSERT_CONTAINS(rs.results[0].reason, "word 4095");
     printf("caught: %s\n", rs.results[0].reason);
     gb_results_free(&rs);
+}
+
+/* A cache tree a killed worker left (its process gone) is removed by the next startup case; a
+ * live process's tree, and a tree of another name, are kept. */
+TEST_TIMEOUT(suite_startup_removes_trees_of_gone_processes, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char stale[1100], live[1100], other[1100];
+    snprintf(stale, sizeof stale, "%s/gpubench-startup-999999999-abcdef", dir);
+    snprintf(live, sizeof live, "%s/gpubench-startup-%ld-ghijkl", dir, (long)getpid());
+    snprintf(other, sizeof other, "%s/gpubench-startupX-1-mnopqr", dir);
+    char out[4096];
+    ASSERT_EQ(gb_test_shf(out, sizeof out, "mkdir -p '%s/warm/sub' '%s' '%s'", stale, live, other),
+              0);
+    setenv("TMPDIR", dir, 1);
+    const char *yaml = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
+                       "max_time: 30s, min_sample_time: 0}\nsuites:\n  - suite: startup\n"
+                       "    params: {cache: warm, blas: off}\n";
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    unsetenv("TMPDIR");
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_MSG(rs.results[0].status == GB_STATUS_OK, "%s", rs.results[0].reason);
+    gb_results_free(&rs);
+    struct stat st;
+    ASSERT_MSG(stat(stale, &st) != 0, "%s is still there", stale);
+    ASSERT_MSG(stat(live, &st) == 0, "%s was removed", live);
+    ASSERT_MSG(stat(other, &st) == 0, "%s was removed", other);
 }
