@@ -144,7 +144,7 @@ TEST_TIMEOUT(suite_serve_verifies_and_the_tail_rises_with_load, 240)
 {
     const char *yaml = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 4, max_samples: 4, "
                        "max_time: 20s, min_sample_time: 0}\nsuites:\n  - suite: serve\n"
-                       "    params: {shape: 256x256, load: [0.2, 0.95], max_batch: 1, "
+                       "    params: {shape: 256x256, load: [0.2, 2], max_batch: 1, "
                        "max_wait: [0, 1000], requests: 128}\n"
                        "  - suite: serve\n"
                        "    params: {shape: 256x256, load: [0.2, 0.95], max_batch: 8, "
@@ -175,24 +175,27 @@ TEST_TIMEOUT(suite_serve_verifies_and_the_tail_rises_with_load, 240)
         const double mb = gb_test_figure(r, "mean_batch")->v[0];
         ASSERT(mb >= 1 && mb <= (double)gb_params_int(&r->params, "max_batch"));
     }
-    /* One request at a time: at 0.95 of the capacity the queue builds (M/D/1's mean wait is
-     * ~10 services there, ~0.1 at 0.2); far apart loads. The median is compared: the p99 of
-     * 512 requests is their 6th-slowest, which one 30 ms stall of this shared VM (seen once,
-     * under CI load) lifts at any load; both are printed. */
-    const struct gb_result *r_lo = pick(&rs, 0.2, 1), *r_hi = pick(&rs, 0.95, 1);
+    /* One request at a time: at twice the capacity the queue builds whatever the capacity's
+     * error (128 arrivals, half of them waiting behind some 30 services on average), while at
+     * 0.2 a request mostly finds the device idle. Not 0.95: the capacity (the fastest of 7
+     * batches) of this shared VM varied 400-650 us a batch from run to run, and a run that
+     * measured it slow offered in truth ~0.6, whose queue a request that wakes an idle PoCL
+     * device (~600 us at 0.2) outweighed. The median is compared: the p99 of 512 requests is
+     * their 6th-slowest, which one 30 ms stall lifts at any load; both are printed. */
+    const struct gb_result *r_lo = pick(&rs, 0.2, 1), *r_hi = pick(&rs, 2.0, 1);
     const double lo = gb_test_figure(r_lo, "p50_us")->v[0],
                  hi = gb_test_figure(r_hi, "p50_us")->v[0];
-    printf("max_batch 1: p50 %.0f us, p99 %.0f us at load 0.2; p50 %.0f us, p99 %.0f us at 0.95\n",
-           lo, gb_test_figure(r_lo, "p99_us")->v[0], hi, gb_test_figure(r_hi, "p99_us")->v[0]);
-    ASSERT_MSG(hi > lo, "p50 %g at 0.95, %g at 0.2", hi, lo);
-    /* One capacity for the sweep: the offered rates stand near the loads' ratio (4.75; a trace
+    printf("max_batch 1: p50 %.0f us, p99 %.0f us at load 0.2; p50 %.0f us, p99 %.0f us at 2\n", lo,
+           gb_test_figure(r_lo, "p99_us")->v[0], hi, gb_test_figure(r_hi, "p99_us")->v[0]);
+    ASSERT_MSG(hi > lo, "p50 %g at 2, %g at 0.2", hi, lo);
+    /* One capacity for the sweep: the offered rates stand near the loads' ratio (10; a trace
      * of 128 Poisson arrivals spans its mean within about 20%). */
     const double off_lo = gb_test_figure(pick(&rs, 0.2, 1), "offered_rps")->v[0],
-                 off_hi = gb_test_figure(pick(&rs, 0.95, 1), "offered_rps")->v[0];
-    ASSERT_MSG(off_hi / off_lo > 3 && off_hi / off_lo < 7, "offered %g at 0.95, %g at 0.2", off_hi,
+                 off_hi = gb_test_figure(pick(&rs, 2.0, 1), "offered_rps")->v[0];
+    ASSERT_MSG(off_hi / off_lo > 6.5 && off_hi / off_lo < 15, "offered %g at 2, %g at 0.2", off_hi,
                off_lo);
     ASSERT_NEAR(gb_test_figure(pick(&rs, 0.2, 1), "capacity_rps")->v[0],
-                gb_test_figure(pick(&rs, 0.95, 1), "capacity_rps")->v[0], 1e-9);
+                gb_test_figure(pick(&rs, 2.0, 1), "capacity_rps")->v[0], 1e-9);
     gb_results_free(&rs);
 }
 
