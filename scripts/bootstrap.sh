@@ -11,6 +11,7 @@ packages=(
   clang libclang-rt-dev                          # scripts/fuzz.sh (CI) and sanitize.sh: libFuzzer,
                                                  # the sanitizer runtimes for clang
   libyaml-dev libjansson-dev libssl-dev          # profiles, results, sha256 of profiles
+  libyajl-dev                                    # results files read fast (fleet)
   ocl-icd-opencl-dev opencl-c-headers            # the OpenCL ICD loader and headers
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister
   libclblast-dev                                 # BLAS on OpenCL

@@ -181,8 +181,8 @@ TEST_TIMEOUT(defects_compare_refuses_a_timer_change, 120)
     const char *dir = last_dir;
     int rc =
         gb_test_shf(out, sizeof out,
-                    "cd '%s' && sed 's/\"timer\": \"device\"/\"timer\": \"host\"/' r.json > "
-                    "h.json && grep -c '\"timer\": \"host\"' h.json && '%s' compare r.json h.json "
+                    "cd '%s' && sed 's/\"timer\":\"device\"/\"timer\":\"host\"/' r.json > "
+                    "h.json && grep -c '\"timer\":\"host\"' h.json && '%s' compare r.json h.json "
                     "2>&1",
                     dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "compare: exit %d\n%s", rc, out);

@@ -292,11 +292,12 @@ TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
     gb_test_check_schema(p);
     char *text = gb_test_slurp(p);
     ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/2\"");
-    ASSERT_CONTAINS(text, "\"regime\": \"cache\"");
+    ASSERT_CONTAINS(text, "\"regime\":\"cache\"");
     ASSERT_CONTAINS(text, "\"GOP/s\"");
     free(text);
     /* The schema before: still valid, still read. */
-    ASSERT_EQ(sh("cd %s && sed 's#gpubench-results/2#gpubench-results/1#; /\"regime\"/d' s.json "
+    ASSERT_EQ(sh("cd %s && sed 's#gpubench-results/2#gpubench-results/1#; "
+                 "s/\"regime\":\"[a-z]*\",//g' s.json "
                  "> v1.json && %s report v1.json -o rep1 >/dev/null 2>&1; echo $?",
                  dir, GB_TEST_EXE),
               0);
@@ -306,7 +307,7 @@ TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
     ASSERT_OK(gb_results_read(p, &rs));
     gb_results_free(&rs);
     /* A broken file is refused by the validator. */
-    ASSERT_EQ(sh("cd %s && sed 's#\"regime\": \"cache\"#\"regime\": \"L1\"#' s.json > bad.json && "
+    ASSERT_EQ(sh("cd %s && sed 's#\"regime\":\"cache\"#\"regime\":\"L1\"#' s.json > bad.json && "
                  "python3 -c \"import json,sys,jsonschema; jsonschema.validate(json.load(open("
                  "'bad.json')), json.load(open('%s/schema/gpubench-results.schema.json')))\" "
                  ">/dev/null 2>&1",

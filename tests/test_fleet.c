@@ -621,7 +621,7 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
         const char *host = strstr(p, "NODE_TEMPLATE");
         size_t k = 0;
         while (p < end) {
-            const char *val = strstr(p, "\"value\": 100");
+            const char *val = strstr(p, "\"value\":100");
             const char *next = host && (!val || host < val) ? host : val;
             if (!next) {
                 fwrite(p, 1, (size_t)(end - p), f);
@@ -636,8 +636,8 @@ TEST_TIMEOUT(fleet_merge_1000_files_bounded, 900)
                 double x = 100.0 * (1.0 + 0.01 * normal(&rng));
                 if (n == 777 && k == 123)
                     x = 75.0;
-                fprintf(f, "\"value\": %.6f", x);
-                p = next + strlen("\"value\": 100");
+                fprintf(f, "\"value\":%.6f", x);
+                p = next + strlen("\"value\":100");
                 while (p < end && (*p == '.' || (*p >= '0' && *p <= '9')))
                     p++;
                 k++;

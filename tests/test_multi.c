@@ -207,9 +207,9 @@ TEST(multi_results_devices_and_figures_round_trip)
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = '\0';
-    char *set = strstr(text, "\"devices\": [\n        1,");
+    char *set = strstr(text, "\"devices\":[1,");
     ASSERT_MSG(set, "no devices array in:\n%s", text);
-    set[strlen("\"devices\": [\n        ")] = '7';
+    set[strlen("\"devices\":[")] = '7';
     gb_test_write_file(path, text);
     ASSERT_EQ(gb_results_read(path, &back), GB_ESCHEMA);
     ASSERT_CONTAINS(gb_error_msg(), "results[1].devices[0]");

@@ -354,12 +354,12 @@ TEST(results_no_nonfinite_in_json)
     ASSERT_MSG(!strstr(text, "infinity"), "Infinity in the JSON");
     ASSERT_MSG(!strstr(text, ": inf"), "inf in the JSON");
     ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/2\"");
-    ASSERT_CONTAINS(text, "\"ci95\": null");
-    ASSERT_CONTAINS(text, "\"value\": null");
-    ASSERT_CONTAINS(text, "\"size\": 5368709120");
-    ASSERT_CONTAINS(text, "\"device_name\": \"nvidia h200\"");
-    ASSERT_CONTAINS(text, "\"better\": \"lower\"");
-    ASSERT_CONTAINS(text, "\"status\": \"skipped\"");
+    ASSERT_CONTAINS(text, "\"ci95\":null");
+    ASSERT_CONTAINS(text, "\"value\":null");
+    ASSERT_CONTAINS(text, "\"size\":5368709120");
+    ASSERT_CONTAINS(text, "\"device_name\":\"nvidia h200\"");
+    ASSERT_CONTAINS(text, "\"better\":\"lower\"");
+    ASSERT_CONTAINS(text, "\"status\":\"skipped\"");
     ASSERT_CONTAINS(text, "\"fp64\"");
     ASSERT_CONTAINS(text, "\"blas_tf32\"");
     free(text);
@@ -682,40 +682,40 @@ TEST(results_read_wrong_schema)
 TEST(results_read_bad_fields)
 {
     char *t = valid_text();
-    edit(t, "\"noisy\": false,", "");
+    edit(t, "\"noisy\":false,", "");
     expect_schema_error(
         t, strlen(t),
         (const char *const[]){"results[0]", "missing required field \"noisy\"", NULL});
     free(t);
 
     t = valid_text();
-    edit(t, "\"value\": 4012.5", "\"value\": \"x\"");
+    edit(t, "\"value\":4012.5", "\"value\":\"x\"");
     expect_schema_error(t, strlen(t),
                         (const char *const[]){"results[0].value",
                                               "expected a number or null, found a string", NULL});
     free(t);
 
     t = valid_text();
-    edit(t, "\"verified\": true", "\"verified\": 1");
+    edit(t, "\"verified\":true", "\"verified\":1");
     expect_schema_error(t, strlen(t),
                         (const char *const[]){"results[0].verified",
                                               "expected true or false, found an integer", NULL});
     free(t);
 
     t = valid_text();
-    edit(t, "\"status\": \"ok\"", "\"status\": \"so\"");
+    edit(t, "\"status\":\"ok\"", "\"status\":\"so\"");
     expect_schema_error(t, strlen(t), (const char *const[]){"results[0].status", "\"so\"", NULL});
     free(t);
 
     t = valid_text();
-    edit(t, "\"median\": 4200.0", "\"median\": \"42\"");
+    edit(t, "\"median\":4200.0", "\"median\":\"42\"");
     expect_schema_error(t, strlen(t),
                         (const char *const[]){"results[0].stats.median",
                                               "expected a number or null, found a string", NULL});
     free(t);
 
     t = valid_text();
-    edit(t, "\"device\": 1", "\"device\": 7");
+    edit(t, "\"device\":1", "\"device\":7");
     expect_schema_error(t, strlen(t), (const char *const[]){"results[1].device", "7", NULL});
     free(t);
 

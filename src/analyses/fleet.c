@@ -116,7 +116,8 @@ static void member_health(struct gb_fleet_member *mb, const struct gb_results *r
 int gb_fleet_add_file(struct gb_fleet *f, const char *path)
 {
     struct gb_results rs;
-    int rc = gb_results_read(path, &rs);
+    /* The headlines only: a fleet of 10,000 files is read in a minute, not five (results.h). */
+    int rc = gb_results_read_opts(path, GB_READ_HEADLINES, &rs);
     if (rc)
         return rc;
     if (f->nfiles >= UINT32_MAX) {

@@ -63,6 +63,20 @@ bool gb_params_bool(const struct gb_params *p, const char *name)
     return v ? v->u.b : false;
 }
 
+/* Appends s to buf (cap bytes, used of them taken, NUL-terminated), truncating as gb_appendf
+ * does; the new length. Called for every param of every result a fleet reads: no printf. */
+static size_t put(char *buf, size_t cap, size_t used, const char *s)
+{
+    size_t n = strlen(s);
+    if (used + 1 >= cap)
+        return used;
+    if (n > cap - 1 - used)
+        n = cap - 1 - used;
+    memcpy(buf + used, s, n);
+    buf[used + n] = '\0';
+    return used + n;
+}
+
 char *gb_value_format(const struct gb_value *v, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -83,10 +97,10 @@ char *gb_value_format(const struct gb_value *v, char *buf, size_t len)
             snprintf(buf, len, "%.17g", v->u.f);
         break;
     case GB_V_STR:
-        snprintf(buf, len, "%s", v->s);
+        put(buf, len, 0, v->s);
         break;
     case GB_V_BOOL:
-        snprintf(buf, len, "%s", v->u.b ? "true" : "false");
+        put(buf, len, 0, v->u.b ? "true" : "false");
         break;
     }
     return buf;
@@ -116,10 +130,15 @@ char *gb_params_format(const struct gb_params *p, char *buf, size_t len)
     if (!buf || len == 0)
         return buf;
     buf[0] = '\0';
+    size_t used = 0;
     for (size_t i = 0; p && i < p->n && i < GB_MAX_AXES; i++) {
         char val[GB_STR_MAX + 32];
         gb_value_format(&p->v[i], val, sizeof val);
-        gb_appendf(buf, len, "%s%s=%s", i ? " " : "", p->name[i] ? p->name[i] : "?", val);
+        if (i)
+            used = put(buf, len, used, " ");
+        used = put(buf, len, used, p->name[i] ? p->name[i] : "?");
+        used = put(buf, len, used, "=");
+        used = put(buf, len, used, val);
     }
     return buf;
 }

@@ -195,6 +195,19 @@ int gb_results_write(const struct gb_results *rs, const char *path);
 /* Reads a results file. GB_EIO (unreadable), GB_ESCHEMA (not JSON, truncated, wrong schema,
  * missing fields) with a message naming the file and what is wrong. */
 int gb_results_read(const char *path, struct gb_results *out);
+/* What gb_results_read_opts leaves out. */
+enum {
+    /* Of each result only what identifies its case (suite, case, backend, device, devices,
+     * params), its status, metric, unit, better and value, the required verified and noisy, and
+     * of its telemetry the count of throttled samples (the result's tel.on and tel.nthrottled;
+     * the rest of tel zeroed): every other member is lexed (a file that is not JSON is still
+     * refused) but neither checked nor kept, so the result has no samples, zeroed statistics,
+     * no figures and an empty reason. The run, devices, axes and charts are read whole. What a
+     * fleet of thousands of files needs of each (fleet.h), in a fifth of the time. */
+    GB_READ_HEADLINES = 1u << 0,
+};
+/* gb_results_read, leaving out what `flags` (GB_READ_*) name; 0: all of it. */
+int gb_results_read_opts(const char *path, unsigned flags, struct gb_results *out);
 /* Reads the n results files paths[0..n) into out[0..n) as gb_results_read does each, several at
  * once (a thread each, as many as the machine has CPUs, at most 4). On an error every out[k] is
  * freed and zeroed, and the error and message are those of the first file in order that failed,

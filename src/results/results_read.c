@@ -15,10 +15,12 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "results/json_arena.h"
+#include "results/json_load.h"
 #include "results/results_json.h"
 
 struct reader {
     const char *file;
+    unsigned flags;     /* GB_READ_* */
     const json_t *axes; /* the file's "axes" (borrowed from its root); NULL in older files */
 };
 
@@ -491,6 +493,7 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
 {
     char w[48];
     snprintf(w, sizeof w, "results[%zu]", i);
+    const bool headlines = R->flags & GB_READ_HEADLINES; /* the members pruned are absent */
     if (!json_is_object(o))
         return GB_USER_FAIL(GB_ESCHEMA, "%s: %s: expected an object, found %s", R->file, w,
                             jtype(o));
@@ -504,12 +507,13 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
         (rc = rd_str(R, o, w, "device_name", device_name, sizeof device_name, RD_TRUNC)) ||
         (rc = rd_params(R, o, w, r)) ||
         (rc = rd_str(R, o, w, "status", status, sizeof status, RD_REQ)) ||
-        (rc = rd_str(R, o, w, "reason", r->reason, sizeof r->reason, RD_REQ | RD_TRUNC)) ||
+        (rc = rd_str(R, o, w, "reason", r->reason, sizeof r->reason,
+                     (headlines ? 0 : RD_REQ) | RD_TRUNC)) ||
         (rc = rd_str(R, o, w, "metric", r->metric, sizeof r->metric, RD_REQ)) ||
         (rc = rd_str(R, o, w, "unit", r->unit, sizeof r->unit, RD_REQ)) ||
         (rc = rd_str(R, o, w, "better", better, sizeof better, RD_REQ)) ||
         (rc = rd_num(R, o, w, "value", &r->value, NAN, RD_REQ)) ||
-        (rc = rd_stats(R, o, w, "stats", &r->stats, RD_REQ)) ||
+        (rc = rd_stats(R, o, w, "stats", &r->stats, headlines ? 0 : RD_REQ)) ||
         (rc = rd_stats(R, o, w, "op_time_us", &r->op_time_us, 0)) ||
         (rc = rd_u64(R, o, w, "batch", &r->batch, 0)) ||
         (rc = rd_num(R, o, w, "bytes_per_op", &r->bytes_per_op, NAN, 0)) ||
@@ -551,7 +555,7 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
                             better);
 
     json_t *samples;
-    if ((rc = rd_node(R, o, w, "samples", JSON_ARRAY, &samples, RD_REQ)) != 0)
+    if ((rc = rd_node(R, o, w, "samples", JSON_ARRAY, &samples, headlines ? 0 : RD_REQ)) != 0)
         return rc;
     size_t n = json_array_size(samples);
     if (n) {
@@ -677,7 +681,37 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
     return 0;
 }
 
+/* What GB_READ_HEADLINES keeps of each result (json_load.h): what identifies its case, its
+ * status and headline, the flags that are required, and of its telemetry the count of throttled
+ * samples (health, expect.h); every other member, today's and any a later writer adds, is only
+ * lexed. */
+static const char *const headline_prune[] = {
+    "results.*.*",
+    "!results.*.suite",
+    "!results.*.case",
+    "!results.*.backend",
+    "!results.*.device",
+    "!results.*.devices",
+    "!results.*.params",
+    "!results.*.status",
+    "!results.*.metric",
+    "!results.*.unit",
+    "!results.*.better",
+    "!results.*.value",
+    "!results.*.verified",
+    "!results.*.noisy",
+    "!results.*.telemetry",
+    "results.*.telemetry.*",
+    "!results.*.telemetry.throttled",
+    NULL,
+};
+
 int gb_results_read(const char *path, struct gb_results *out)
+{
+    return gb_results_read_opts(path, 0, out);
+}
+
+int gb_results_read_opts(const char *path, unsigned flags, struct gb_results *out)
 {
     if (!path || !out)
         return GB_FAIL(GB_EINVAL, "gb_results_read: NULL argument");
@@ -751,7 +785,7 @@ int gb_results_read(const char *path, struct gb_results *out)
     }
     json_error_t e;
     gb__json_arena_start(&A);
-    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+    root = gb__json_loadb(buf, len, flags & GB_READ_HEADLINES ? headline_prune : NULL, &e);
     gb__json_arena_stop();
     if (heap)
         free(buf); /* the tree holds copies of what it needs */
@@ -763,7 +797,7 @@ int gb_results_read(const char *path, struct gb_results *out)
                          e.column, e.text, at_end ? " (the file ends early: truncated?)" : "");
         goto out;
     }
-    struct reader R = {.file = path};
+    struct reader R = {.file = path, .flags = flags};
     rc = rd_root(&R, root, out);
     if (rc)
         gb_results_free(out);

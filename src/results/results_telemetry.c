@@ -145,7 +145,10 @@ static double rnum(const json_t *o, const char *k)
 static void rstr(const json_t *o, const char *k, char *buf, size_t len)
 {
     const json_t *v = json_object_get(o, k);
-    snprintf(buf, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+    if (json_is_string(v))
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if (len)
+        buf[0] = '\0';
 }
 
 static int rtri(const json_t *o, const char *k)
