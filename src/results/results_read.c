@@ -80,8 +80,9 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
     if (rc || !v)
         return rc;
     const char *s = json_string_value(v);
-    size_t n = strlen(s);
-    if (n >= cap) {
+    size_t n = json_string_length(v);
+    bool cut = n >= cap;
+    if (cut) {
         if (!(flags & RD_TRUNC))
             return GB_USER_FAIL(GB_ESCHEMA, "%s: %s%s%s: string of %zu bytes, at most %zu allowed",
                                 R->file, where, *where ? "." : "", key, n, cap - 1);
@@ -89,7 +90,8 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
     }
     memcpy(dst, s, n);
     dst[n] = '\0';
-    gb_utf8_trim(dst); /* a cut may not leave half a character */
+    if (cut)
+        gb_utf8_trim(dst); /* a cut may not leave half a character */
     return 0;
 }
 
@@ -579,7 +581,12 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     /* Without "telemetry", r->tel stays as it came, zeroed: what the summary reader makes of an
      * absent member, without touching its page. */
     json_t *tel = json_object_get(o, "telemetry");
-    if (tel && gb__tel_summary_read(tel, n, &r->tel))
+    if (tel && headlines) { /* its throttle count is all the headline read kept */
+        const json_t *th = json_object_get(tel, "throttled");
+        r->tel.on = json_is_object(tel);
+        r->tel.nthrottled =
+            json_is_integer(th) && json_integer_value(th) > 0 ? (size_t)json_integer_value(th) : 0;
+    } else if (tel && gb__tel_summary_read(tel, n, &r->tel))
         return GB_FAIL(GB_ENOMEM, "%s: telemetry marks", R->file);
     return 0;
 }
