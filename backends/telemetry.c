@@ -141,6 +141,13 @@ uint64_t gb_tel_counter_delta(uint64_t prev, uint64_t cur, uint64_t range)
  * Status (before Ampere) whether retired pages wait for a reboot. */
 enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
 typedef void *nvml_dev;
+/* nvmlEventData_t; nvmlEventTypeXidCriticalError is 0x8, its eventData the XID. */
+#define NVML_EVENT_XID 0x8ull
+struct nvml_event {
+    nvml_dev device;
+    unsigned long long type, data;
+    unsigned gpu_instance, compute_instance;
+};
 struct nvml {
     void *lib;
     nvml_dev dev;
@@ -168,6 +175,15 @@ struct nvml {
     int (*retired_pending)(nvml_dev, int *);
     int (*remapped_rows)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *);
     int (*power_default)(nvml_dev, unsigned *);
+    /* XID events: a set registered for critical errors when the session opens, drained at each
+     * look (gb_tel_state); the count and the last code seen. */
+    int (*event_set_create)(void **);
+    int (*register_events)(nvml_dev, unsigned long long, void *);
+    int (*event_wait)(void *, struct nvml_event *, unsigned);
+    int (*event_set_free)(void *);
+    void *xid_set;
+    long long xid_events;
+    int xid_last;
 };
 
 static const char *nvml_err(const struct nvml *n, int rc, char *buf, size_t len)
@@ -232,6 +248,10 @@ static struct nvml *nvml_open(const struct gb_tel_target *t, char *why, size_t l
     SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
     SYM(remapped_rows, "nvmlDeviceGetRemappedRows");
     SYM(power_default, "nvmlDeviceGetPowerManagementDefaultLimit");
+    SYM(event_set_create, "nvmlEventSetCreate");
+    SYM(register_events, "nvmlDeviceRegisterEvents");
+    SYM(event_wait, "nvmlEventSetWait_v2");
+    SYM(event_set_free, "nvmlEventSetFree");
 #undef SYM
     char e[96];
     int rc;
@@ -247,6 +267,17 @@ static struct nvml *nvml_open(const struct gb_tel_target *t, char *why, size_t l
                  nvml_err(n, rc, e, sizeof e));
         n->shutdown();
     } else {
+        n->xid_events = -1;
+        void *set = NULL;
+        if (n->event_set_create && n->register_events && n->event_wait && n->event_set_free &&
+            n->event_set_create(&set) == NVML_OK) {
+            if (n->register_events(n->dev, NVML_EVENT_XID, set) == NVML_OK) {
+                n->xid_set = set;
+                n->xid_events = 0;
+            } else {
+                n->event_set_free(set);
+            }
+        }
         return n;
     }
     dlclose(lib);
@@ -258,6 +289,8 @@ static void nvml_close(struct nvml *n)
 {
     if (!n)
         return;
+    if (n->xid_set)
+        n->event_set_free(n->xid_set);
     n->shutdown();
     dlclose(n->lib);
     free(n);
@@ -287,8 +320,26 @@ static void nvml_read(struct nvml *n, struct gb_tel_reading *r)
         r->pcie_width = (int)v;
 }
 
+/* The XID events that came since the last look (none waited for: a timeout of 0). */
+static void nvml_xid(struct nvml *n)
+{
+    struct nvml_event ev;
+    for (int k = 0; n->xid_set && k < 1024; k++) {
+        memset(&ev, 0, sizeof ev);
+        if (n->event_wait(n->xid_set, &ev, 0) != NVML_OK)
+            break;
+        if (ev.type & NVML_EVENT_XID) {
+            n->xid_events++;
+            n->xid_last = (int)ev.data;
+        }
+    }
+}
+
 static void nvml_state(struct nvml *n, struct gb_tel_device_state *st)
 {
+    nvml_xid(n);
+    st->xid_events = n->xid_events;
+    st->xid_last = n->xid_events > 0 ? n->xid_last : -1;
     unsigned v, w;
     int a, b;
     char buf[80];
@@ -600,8 +651,21 @@ void gb_tel_state(struct gb_tel_session *s, struct gb_tel_device_state *st)
     st->pcie_gen_max = st->pcie_width_max = st->pcie_gen_load = st->pcie_width_load = -1;
     st->ecc_uncorrected_volatile = st->ecc_uncorrected_aggregate = st->ecc_corrected_volatile = -1;
     st->retired_pending = st->remap_pending = st->remap_failure = -1;
+    st->xid_events = -1;
+    st->xid_last = -1;
     if (s && s->nvml)
         nvml_state(s->nvml, st);
+}
+
+void gb_tel_xid(struct gb_tel_session *s, long long *events, int *last)
+{
+    *events = -1;
+    *last = -1;
+    if (!s || !s->nvml)
+        return;
+    nvml_xid(s->nvml);
+    *events = s->nvml->xid_events;
+    *last = s->nvml->xid_events > 0 ? s->nvml->xid_last : -1;
 }
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;

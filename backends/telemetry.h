@@ -98,6 +98,12 @@ struct gb_tel_device_state {
     long long ecc_uncorrected_volatile, ecc_uncorrected_aggregate, ecc_corrected_volatile;
     int retired_pending, remap_pending, remap_failure;
     double power_default_w;
+    /* XID events (critical errors the driver reports: nvmlEventTypeXidCriticalError) seen by
+     * this process while it measured the device, from its session's first reading to the last
+     * case with telemetry; the code of the last one. -1: not read (no NVML, or its event set
+     * could not be made: no permission, a driver without events). */
+    long long xid_events;
+    int xid_last;
 };
 
 #define GB_TEL_MAX_DEVS 16
@@ -129,6 +135,10 @@ bool gb_tel_sources(const struct gb_tel_session *s, struct gb_tel_source_status 
 void gb_tel_read(struct gb_tel_session *s, struct gb_tel_reading *r);
 /* The device's state (driver, power limit, clocks lock, ...); device is set to -1. */
 void gb_tel_state(struct gb_tel_session *s, struct gb_tel_device_state *st);
+/* The XID events the device's session has seen since it opened (*events; -1: not read) and the
+ * code of the last (*last; -1: none), after draining those that came since the last look. Not
+ * while the sampler runs (as gb_tel_read). */
+void gb_tel_xid(struct gb_tel_session *s, long long *events, int *last);
 
 /* The session of an open device, opened on first use and kept until gb_tel_close_all() (one per
  * (backend, device index)); NULL when out of memory. Thread-safe. */
@@ -275,5 +285,9 @@ void gb_tel_machine_device(struct gb_tel_machine *m, int device, const struct gb
  * readings are the link under load. */
 struct gb_tel_trace;
 void gb_tel_machine_link(struct gb_tel_machine *m, int device, const struct gb_tel_trace *tr);
+/* Brings m's XID count for `device` (recorded by gb_tel_machine_device) up to its session's
+ * (gb_tel_xid): after each case with telemetry, so that the run's file says what came while it
+ * measured. */
+void gb_tel_machine_xid(struct gb_tel_machine *m, int device, const struct gb_device *dev);
 
 #endif

@@ -14,7 +14,10 @@
  * (default 5, 16); uncorrected ECC errors $GB_FAKE_NVML_ECC_UNCORRECTED (0), 3 corrected; a row
  * remap pending when $GB_FAKE_NVML_REMAP_PENDING is 1; the default power limit
  * $GB_FAKE_NVML_POWER_DEFAULT_MW (300000). nvmlDeviceGetRetiredPagesPendingStatus is absent, as on
- * drivers of Ampere and later that report remapped rows instead. */
+ * drivers of Ampere and later that report remapped rows instead. XID events: a set registered for
+ * critical errors (0x8) serves one event of XID $GB_FAKE_NVML_XID, when set, on its first wait,
+ * then times out (NVML_ERROR_TIMEOUT, 10); $GB_FAKE_NVML_NO_EVENTS makes nvmlEventSetCreate fail
+ * with NVML_ERROR_NOT_SUPPORTED (3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,5 +161,42 @@ int nvmlSystemGetDriverVersion(char *buf, unsigned len)
 int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, void *infos)
 {
     *count = 0;
+    return 0;
+}
+
+/* nvmlEventData_t */
+struct event {
+    nvmlDevice_t device;
+    unsigned long long type, data;
+    unsigned gpu_instance, compute_instance;
+};
+static int set_token, xid_served, registered;
+int nvmlEventSetCreate(void **set)
+{
+    if (getenv("GB_FAKE_NVML_NO_EVENTS"))
+        return 3;
+    *set = &set_token;
+    xid_served = 0; /* a new set, a new session */
+    return 0;
+}
+int nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, void *set)
+{
+    registered = (types & 0x8) != 0;
+    return 0;
+}
+int nvmlEventSetWait_v2(void *set, struct event *e, unsigned timeout_ms)
+{
+    const char *x = getenv("GB_FAKE_NVML_XID");
+    if (!registered || !x || xid_served)
+        return 10;
+    xid_served = 1;
+    memset(e, 0, sizeof *e);
+    e->device = &dev_token;
+    e->type = 0x8;
+    e->data = strtoull(x, NULL, 10);
+    return 0;
+}
+int nvmlEventSetFree(void *set)
+{
     return 0;
 }

@@ -397,7 +397,20 @@ TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180
     int rc = sh("cd %s && %s check healthy.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "Gen5 x16 of Gen5 x16, read during transfers");
-    ASSERT_CONTAINS(out, "XID events");
+    ASSERT_CONTAINS(out, "no critical XID event while the run measured");
+    /* An XID event while the run measured: exit 3, its code named; no event set: UNKNOWN. */
+    setenv("GB_FAKE_NVML_XID", "79", 1);
+    nvml_state_on(dir, "b.json", "xid.json", true);
+    unsetenv("GB_FAKE_NVML_XID");
+    rc = sh("cd %s && %s check xid.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "1 critical XID event while the run measured; the last was XID 79");
+    setenv("GB_FAKE_NVML_NO_EVENTS", "1", 1);
+    nvml_state_on(dir, "b.json", "noev.json", true);
+    unsetenv("GB_FAKE_NVML_NO_EVENTS");
+    rc = sh("cd %s && %s check noev.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "NVML gave no event set for XID events");
     /* The link at x8: exit 3, the link named. */
     setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
     nvml_state_on(dir, "b.json", "x8.json", true);

@@ -773,8 +773,30 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
         snprintf(h->note, sizeof h->note, "no result had telemetry");
     }
 
+    /* XID events: NVML's critical-error events that came while the run measured (an XID is the
+     * driver reporting a GPU fault: 79 fallen off the bus, 48 a double-bit ECC error, 13 and 31
+     * an application's fault; NVIDIA's "Xid Errors" catalogue). Any is a FAIL: even one an
+     * application caused says the device faulted under this run. */
     h = item(out, &n, device, "xid");
-    snprintf(h->note, sizeof h->note, "not read: gpubench does not listen for XID events");
+    if (st && st->xid_events >= 0) {
+        snprintf(h->reading, sizeof h->reading, "%lld XID event%s", st->xid_events,
+                 st->xid_events == 1 ? "" : "s");
+        if (st->xid_events > 0) {
+            h->verdict = GB_HEALTH_FAIL;
+            snprintf(h->note, sizeof h->note,
+                     "the driver reported %lld critical XID event%s while the run measured; the "
+                     "last was XID %d (see NVIDIA's Xid catalogue and the kernel log)",
+                     st->xid_events, st->xid_events == 1 ? "" : "s", st->xid_last);
+        } else {
+            h->verdict = GB_HEALTH_OK;
+            snprintf(h->note, sizeof h->note, "no critical XID event while the run measured");
+        }
+    } else {
+        snprintf(h->note, sizeof h->note,
+                 st ? "not read: NVML gave no event set for XID events (no permission, or a "
+                      "driver without events)"
+                    : "not read: no NVML state was recorded for the device");
+    }
     return n;
 }
 

@@ -123,7 +123,9 @@ json_t *gb__tel_machine_json(const struct gb_tel_machine *m)
                set(j, "retired_pages_pending", tri(d->retired_pending)) ||
                set(j, "row_remap_pending", tri(d->remap_pending)) ||
                set(j, "row_remap_failure", tri(d->remap_failure)) ||
-               set(j, "power_default_w", num(d->power_default_w)) || json_array_append_new(devs, j);
+               set(j, "power_default_w", num(d->power_default_w)) ||
+               set(j, "xid_events", ll_or_null(d->xid_events)) ||
+               set(j, "xid_last", int_or_null(d->xid_last)) || json_array_append_new(devs, j);
     }
     bad |= !o || set(o, "governor", json_string(m->governor)) || set(o, "turbo", tri(m->turbo)) ||
            set(o, "loadavg", la) || set(o, "devices", devs);
@@ -260,6 +262,8 @@ void gb__tel_machine_read(const json_t *o, struct gb_tel_machine *m)
         d->retired_pending = rtri(j, "retired_pages_pending");
         d->remap_pending = rtri(j, "row_remap_pending");
         d->remap_failure = rtri(j, "row_remap_failure");
+        d->xid_events = rll(j, "xid_events");
+        d->xid_last = rint_(j, "xid_last");
         d->power_default_w = rnum(j, "power_default_w");
     }
 }

@@ -107,6 +107,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
             if (m.tel.on) {
                 gb_result_telemetry(r, &ctx, &m, &c->run->telemetry, c->run->measure.min_samples);
                 gb_tel_machine_device(&rs->run.machine, r->device_index, dev);
+                gb_tel_machine_xid(&rs->run.machine, r->device_index, dev);
                 if (ctx.op.host_link)
                     gb_tel_machine_link(&rs->run.machine, r->device_index, &m.tel);
             }

@@ -145,6 +145,13 @@ void gb_tel_machine_device(struct gb_tel_machine *m, int device, const struct gb
     m->ndev++;
 }
 
+void gb_tel_machine_xid(struct gb_tel_machine *m, int device, const struct gb_device *dev)
+{
+    for (size_t i = 0; i < m->ndev && dev; i++)
+        if (m->dev[i].device == device)
+            gb_tel_xid(gb_tel_session_for(dev), &m->dev[i].xid_events, &m->dev[i].xid_last);
+}
+
 void gb_tel_machine_link(struct gb_tel_machine *m, int device, const struct gb_tel_trace *tr)
 {
     for (size_t i = 0; i < m->ndev; i++) {
