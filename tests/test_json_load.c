@@ -82,12 +82,42 @@ TEST(json_load_refuses_what_jansson_refuses)
                    bad[i].line, e.text);
         ASSERT(e.column >= 1 && e.position >= 0 && (size_t)e.position <= strlen(bad[i].text));
     }
-    /* A lone surrogate escape, which jansson refuses, is yajl's "?": valid UTF-8 either way. */
+    /* Surrogate escapes not in a pair are refused, as jansson does (yajl alone read a lone one
+     * as "?" and merged "\ud800\u0041" into U+10041, the A lost); a pair, and a backslash
+     * escaped before "ud800", are text. */
+    static const char *const sur[] = {"[\"\\ud800\"]",        "[\"\\udc00\"]",
+                                      "[\"\\ud800\\u0041\"]", "[\"\\ud800\\ud800\"]",
+                                      "[\"\\ud800\\u0000\"]", "{\"samples\": \"\\ud800x\"}"};
     json_error_t e;
-    json_t *q = load("[\"\\ud800\"]", NULL, &e);
+    for (size_t i = 0; i < sizeof sur / sizeof sur[0]; i++) {
+        ASSERT_MSG(!load(sur[i], NULL, &e), "accepted %s", sur[i]);
+        ASSERT_CONTAINS(e.text, "surrogate");
+        json_error_t je;
+        ASSERT_MSG(!json_loadb(sur[i], strlen(sur[i]), 0, &je), "jansson accepts %s", sur[i]);
+    }
+    json_t *q = load("[\"\\ud83d\\ude00\", \"\\\\ud800\"]", NULL, &e);
     ASSERT_MSG(q, "%s", e.text);
-    ASSERT_STR(json_string_value(json_array_get(q, 0)), "?");
+    ASSERT_STR(json_string_value(json_array_get(q, 0)), "\xf0\x9f\x98\x80");
+    ASSERT_STR(json_string_value(json_array_get(q, 1)), "\\ud800");
     json_decref(q);
+    /* After the document only whitespace: a tail that opens a string and leaves it open (which
+     * yajl alone accepted), or one stray byte, is refused where it starts, not called a
+     * truncated file. */
+    static const char *const tails[] = {"{\"a\": 1} \"x", "{\"a\": 1}\n\"\xff\xfe garbage",
+                                        "{\"a\": 1}x", "[1]5", "[1] tru"};
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        ASSERT_MSG(!load(tails[i], NULL, &e), "accepted %s", tails[i]);
+        ASSERT_MSG((size_t)e.position < strlen(tails[i]), "%s: at its end (%d)", tails[i],
+                   e.position);
+        json_error_t je;
+        ASSERT_MSG(!json_loadb(tails[i], strlen(tails[i]), 0, &je), "jansson accepts %s", tails[i]);
+    }
+    q = load("{\"a\": 1}  \n\t ", NULL, &e);
+    ASSERT_MSG(q, "%s", e.text);
+    json_decref(q);
+    /* A lexical error is placed at its byte. */
+    ASSERT(!load("[1, x]", NULL, &e));
+    ASSERT_EQ(e.column, 5);
     /* A text that ends early says so: the position is its end. */
     const char *t = "{\"a\": [1, 2, 3";
     ASSERT(!load(t, NULL, &e));

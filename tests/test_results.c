@@ -540,6 +540,11 @@ TEST(results_read_empty_and_missing)
     ASSERT_EQ(gb_results_read(path, &rs), GB_EIO);
     ASSERT_CONTAINS(gb_error_msg(), path);
     ASSERT_CONTAINS(gb_error_msg(), "No such file");
+    /* A named pipe nobody writes to is an empty file, not a read that waits for ever. */
+    join(path, sizeof path, gb_test_tmpdir(), "/fifo.json");
+    ASSERT(mkfifo(path, 0600) == 0);
+    ASSERT_EQ(gb_results_read(path, &rs), GB_ESCHEMA);
+    ASSERT_CONTAINS(gb_error_msg(), "empty file");
 }
 
 TEST(results_read_truncated)

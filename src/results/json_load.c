@@ -41,7 +41,10 @@ struct builder {
         char key[30];
     } memo[64]; /* child_paths' answers for keys seen (every result repeats the same keys) */
     json_t *root;
-    char *key; /* in an object: the pending key */
+    yajl_handle h;
+    size_t end;  /* the offset just past the top container, once it closed */
+    bool closed; /* it did */
+    char *key;   /* in an object: the pending key */
     size_t key_len, key_cap;
     char msg[JSON_ERROR_TEXT_LENGTH];
 };
@@ -249,11 +252,11 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
     struct builder *b = ctx;
     if (b->skipping)
         return 1;
-    if (memchr(key, 0, len))
-        return fail(b, "%s", "\\u0000 is not allowed in an object key");
     b->key_pruned = key_paths(b, (const char *)key, len, &b->key_live);
     if (b->key_pruned)
-        return 1;
+        return 1; /* a member left out is not checked, its key no more than its value */
+    if (memchr(key, 0, len))
+        return fail(b, "%s", "\\u0000 is not allowed in an object key");
     if (len + 1 > b->key_cap) {
         size_t cap = len + 64;
         char *g = realloc(b->key, cap);
@@ -271,11 +274,66 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 static int on_end(void *ctx)
 {
     struct builder *b = ctx;
-    if (b->skipping)
+    if (b->skipping) {
         b->skipping--;
-    else
-        b->depth--;
+    } else if (--b->depth == 0) {
+        b->closed = true;
+        b->end = yajl_get_bytes_consumed(b->h);
+    }
     return 1;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The \uXXXX at p (6 bytes before end), or -1. */
+static long escape_at(const char *p, const char *end)
+{
+    if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+        return -1;
+    long v = 0;
+    for (int i = 2; i < 6; i++) {
+        int h = hexval((unsigned char)p[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* Surrogate escapes, which yajl decodes loosely (a high one before any other escape became one
+ * made-up character: "\ud800\u0041" read as U+10041, the A lost; a lone one "?"): a high
+ * surrogate must be followed by a low one, and a low one preceded by a high one, as jansson
+ * requires. Backslashes appear only in strings, so the text is scanned as it stands. The offset
+ * of the first bad escape, or SIZE_MAX. */
+static size_t bad_surrogate(const char *buf, size_t len)
+{
+    const char *end = buf + len;
+    for (const char *p = buf; (p = memchr(p, '\\', (size_t)(end - p)));) {
+        if (end - p < 2)
+            return SIZE_MAX;
+        if (p[1] != 'u') {
+            p += 2; /* an escape of one character, \\ among them */
+            continue;
+        }
+        long v = escape_at(p, end);
+        if (v >= 0xDC00 && v <= 0xDFFF)
+            return (size_t)(p - buf);
+        if (v >= 0xD800 && v <= 0xDBFF) {
+            long lo = escape_at(p + 6, end);
+            if (!(lo >= 0xDC00 && lo <= 0xDFFF))
+                return (size_t)(p - buf);
+            p += 12;
+            continue;
+        }
+        p += 2;
+    }
+    return SIZE_MAX;
 }
 
 static const yajl_callbacks callbacks = {
@@ -360,25 +418,43 @@ json_t *gb__json_loadb(const char *buf, size_t len, gb_json_prune prune, json_er
         free(b);
         return NULL;
     }
+    size_t sur = bad_surrogate(buf, len);
+    if (sur != SIZE_MAX) {
+        set_error(err, buf, len, sur, "invalid Unicode: a surrogate escape not in a pair");
+        free(b);
+        return NULL;
+    }
     yajl_handle h = yajl_alloc(&callbacks, NULL, b);
     if (!h) {
         free(b);
         set_error(err, buf, len, 0, "out of memory");
         return NULL;
     }
+    b->h = h;
     /* jansson checks every string and key that is built (on_string, add): yajl's own check
      * would only add one of what is left out, a fifth of the parse. */
     yajl_config(h, yajl_dont_validate_strings, 1);
     yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
+    /* yajl counts the byte it stopped at as consumed */
     size_t pos = yajl_get_bytes_consumed(h);
+    pos = pos ? pos - 1 : 0;
+    /* Past the top container only whitespace: yajl itself missed a tail that opens a string
+     * and leaves it open (it asks for more input, and the end of input accepts that). */
+    size_t tail = b->closed ? b->end : len;
+    while (tail < len &&
+           (buf[tail] == ' ' || buf[tail] == '\n' || buf[tail] == '\r' || buf[tail] == '\t'))
+        tail++;
+    bool garbage = b->closed && tail < len;
     if (st == yajl_status_ok) {
-        st = yajl_complete_parse(h);
-        if (st != yajl_status_ok)
-            pos = len;
+        st = garbage ? yajl_status_error : yajl_complete_parse(h);
+        pos = len; /* the text ended early (or garbage, below) */
     }
     json_t *root = b->root;
-    if (st == yajl_status_client_canceled) {
-        set_error(err, buf, len, pos ? pos - 1 : 0, b->msg);
+    if (garbage && st != yajl_status_client_canceled) {
+        st = yajl_status_error;
+        set_error(err, buf, len, tail, "trailing garbage after the document");
+    } else if (st == yajl_status_client_canceled) {
+        set_error(err, buf, len, pos, b->msg);
     } else if (st != yajl_status_ok) {
         unsigned char *e = yajl_get_error(h, 0, NULL, 0);
         set_error(err, buf, len, pos, e ? (const char *)e : "invalid JSON");

@@ -12,9 +12,11 @@
  * level is an object or an array: a number with a fraction or an exponent is a real, another an
  * integer (json_int_t); a duplicate key in an object that is built, an integer out of json_int_t's
  * range, a real that overflows, a string holding U+0000 and nesting deeper than 2048 are errors,
- * as in jansson; strings and keys are checked to be UTF-8. One difference: a lone surrogate
- * escape ("\ud800"), which jansson refuses, is read as "?" (yajl's decoding). A member left out
- * may hold what a built one may not (a duplicate key, a huge integer): it is only lexed.
+ * as in jansson; strings and keys that are built are checked to be UTF-8, and a surrogate escape
+ * not in a pair is refused anywhere (yajl alone decodes such escapes loosely); only whitespace may
+ * follow the document. A member left out is only lexed for its structure (brackets, commas,
+ * tokens): it may hold what a built one may not (a duplicate key, an integer out of range, a
+ * string or a key that is not UTF-8 or holds \u0000).
  */
 #ifndef GB_JSON_LOAD_H
 #define GB_JSON_LOAD_H

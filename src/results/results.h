@@ -200,9 +200,11 @@ enum {
     /* Of each result only what identifies its case (suite, case, backend, device, devices,
      * params), its status, metric, unit, better and value, the required verified and noisy, and
      * of its telemetry the count of throttled samples (the result's tel.on and tel.nthrottled;
-     * the rest of tel zeroed): every other member is lexed (a file that is not JSON is still
-     * refused) but neither checked nor kept, so the result has no samples, zeroed statistics,
-     * no figures and an empty reason. The run, devices, axes and charts are read whole. What a
+     * the rest of tel zeroed): every other member is lexed for its structure only (a file
+     * whose brackets, commas or tokens are wrong is still refused; a string there that is no
+     * UTF-8, a duplicate key, a number out of range or a member missing or of the wrong type
+     * is not, as json_load.h says) and not kept, so the result has no samples, zeroed
+     * statistics, no figures and an empty reason. The run, devices, axes and charts are read whole. What a
      * fleet of thousands of files needs of each (fleet.h), in a fifth of the time. */
     GB_READ_HEADLINES = 1u << 0,
 };

@@ -2,6 +2,7 @@
 #include "results/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -358,9 +359,10 @@ static int rd_params(struct reader *R, const json_t *o, const char *w, struct gb
     {
         if (strlen(key) >= sizeof r->names_store[j])
             return GB_USER_FAIL(GB_ESCHEMA,
-                                "%s: %s.params: axis name \"%s\" is longer than %zu "
+                                "%s: %s.params: axis name \"%.64s%s\" is longer than %zu "
                                 "bytes",
-                                R->file, w, key, sizeof r->names_store[j] - 1);
+                                R->file, w, key, strlen(key) > 64 ? "..." : "",
+                                sizeof r->names_store[j] - 1);
         memcpy(r->names_store[j], key, strlen(key) + 1);
         r->params.name[j] = r->names_store[j];
         struct gb_value *val = &r->params.v[j];
@@ -724,9 +726,18 @@ int gb_results_read_opts(const char *path, unsigned flags, struct gb_results *ou
         return GB_FAIL(GB_EINVAL, "gb_results_read: NULL argument");
     memset(out, 0, sizeof *out);
 
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return GB_USER_FAIL(GB_EIO, "cannot open results file %s: %s", path, strerror(errno));
+    /* Opened without blocking: a named pipe nobody writes to would hold open() for ever; one
+     * with a writer (a shell's <(...)) is then read as it comes, blocking again, and one without
+     * reads as empty. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return GB_USER_FAIL(GB_EIO, "cannot open results file %s: %s", path, strerror(e));
+    }
     /* The file is read into the parse's arena when its size is known (a regular file): one
      * read, no copy as the buffer grows, gone with the arena; else, or when it grows while it is
      * read, into a growing heap buffer. */
@@ -797,6 +808,10 @@ int gb_results_read_opts(const char *path, unsigned flags, struct gb_results *ou
     if (heap)
         free(buf); /* the tree holds copies of what it needs */
     buf = NULL;
+    if (!root && strcmp(e.text, "out of memory") == 0) {
+        rc = GB_USER_FAIL(GB_ENOMEM, "%s: out of memory parsing it (%zu bytes)", path, len);
+        goto out;
+    }
     if (!root) {
         bool at_end = e.position >= 0 && (size_t)e.position >= len;
         rc =
