@@ -410,7 +410,7 @@ TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180
     unsetenv("GB_FAKE_NVML_NO_EVENTS");
     rc = sh("cd %s && %s check noev.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
-    ASSERT_CONTAINS(out, "NVML gave no event set for XID events");
+    ASSERT_CONTAINS(out, "no NVML event set for XID events");
     /* The link at x8: exit 3, the link named. */
     setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
     nvml_state_on(dir, "b.json", "x8.json", true);
@@ -474,7 +474,7 @@ TEST_TIMEOUT(report_shows_references_and_health, 180)
     snprintf(p, sizeof p, "%s/rep2/report.md", dir);
     md = gb_test_slurp(p);
     ASSERT(!strstr(md, "; ref "));
-    ASSERT_CONTAINS(md, "UNKNOWN: not read: gpubench does not listen for XID events");
+    ASSERT_CONTAINS(md, "UNKNOWN: not read: no NVML event set for XID events");
     free(md);
 }
 

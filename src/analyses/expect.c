@@ -793,8 +793,8 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
         }
     } else {
         snprintf(h->note, sizeof h->note,
-                 st ? "not read: NVML gave no event set for XID events (no permission, or a "
-                      "driver without events)"
+                 st ? "not read: no NVML event set for XID events (no NVML for the device, no "
+                      "permission, or a driver without events)"
                     : "not read: no NVML state was recorded for the device");
     }
     return n;

@@ -208,7 +208,8 @@ struct gb_health_item {
  *   persistence  WARN when off (the driver unloads between processes: slow starts);
  *   throttle     WARN when results had throttled samples (the count), OK when telemetry saw
  *                none;
- *   xid          UNKNOWN: gpubench does not listen for XID events.
+ *   xid          FAIL when NVML reported critical XID events while the run measured (the
+ *                count and the last XID), OK on none, UNKNOWN without an NVML event set.
  * A device with no recorded state (no NVML: not an NVIDIA GPU, or telemetry off) gets UNKNOWN
  * with that reason. Pure; returns how many items it wrote. */
 size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health_item *out);
