@@ -522,7 +522,8 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
  * and the charts were drawn: pixels in the colours of the charts' series (the palette of
  * src/outputs/gnuplot.c; grey left out, text is grey). Measured when written: 1407 such pixels
  * in the top 3200 pixels of this page, 390 in the same page whose charts failed to draw (only
- * the findings boxes' blue border), 0 on a blank page; the bar is 800. */
+ * the findings boxes' blue border), 0 on a blank page; the bar is 600 (a CI run on a busy VM drew
+ * 789: how long a run's bars are depends on what it measured). */
 TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
 {
     if (sh("command -v chromium") != 0)
@@ -574,7 +575,7 @@ TEST_TIMEOUT(report_screenshot_in_headless_chromium, 180)
            pixels, 100.0 * (double)ink / (double)pixels, chart);
     ASSERT_MSG(pixels == 500L * 1600, "decoded %ld pixels, expected 800000", pixels);
     ASSERT_MSG(ink > pixels / 50, "only %ld of %ld pixels drawn: a blank page", ink, pixels);
-    ASSERT_MSG(chart > 800, "only %ld pixels in the charts' colours: the charts are missing",
+    ASSERT_MSG(chart > 600, "only %ld pixels in the charts' colours: the charts are missing",
                chart);
 }
 
