@@ -337,9 +337,6 @@ static void nvml_xid(struct nvml *n)
 
 static void nvml_state(struct nvml *n, struct gb_tel_device_state *st)
 {
-    nvml_xid(n);
-    st->xid_events = n->xid_events;
-    st->xid_last = n->xid_events > 0 ? n->xid_last : -1;
     unsigned v, w;
     int a, b;
     char buf[80];
@@ -651,10 +648,9 @@ void gb_tel_state(struct gb_tel_session *s, struct gb_tel_device_state *st)
     st->pcie_gen_max = st->pcie_width_max = st->pcie_gen_load = st->pcie_width_load = -1;
     st->ecc_uncorrected_volatile = st->ecc_uncorrected_aggregate = st->ecc_corrected_volatile = -1;
     st->retired_pending = st->remap_pending = st->remap_failure = -1;
-    st->xid_events = -1;
-    st->xid_last = -1;
     if (s && s->nvml)
         nvml_state(s->nvml, st);
+    gb_tel_xid(s, &st->xid_events, &st->xid_last);
 }
 
 void gb_tel_xid(struct gb_tel_session *s, long long *events, int *last)

@@ -18,16 +18,15 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "results/results.h"
 
-/* xorshift64*, then Box-Muller: a standard normal. */
+/* A standard normal (Box-Muller over base/util.h's splitmix64). */
 static double normal(uint64_t *s)
 {
     double u[2];
-    for (int k = 0; k < 2; k++) {
-        *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-        u[k] = ((double)((*s * 2685821657736338717ull) >> 11) + 0.5) / 9007199254740992.0;
-    }
+    for (int k = 0; k < 2; k++)
+        u[k] = ((double)(gb_splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
     return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586 * u[1]);
 }
 

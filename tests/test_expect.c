@@ -388,6 +388,14 @@ static void nvml_state_on(const char *dir, const char *from, const char *name, b
     gb_results_free(&rs);
 }
 
+/* nvml_state_on with the fake NVML's variable `var` set to `val` while it reads. */
+static void nvml_state_with(const char *dir, const char *var, const char *val, const char *name)
+{
+    setenv(var, val, 1);
+    nvml_state_on(dir, "b.json", name, true);
+    unsetenv(var);
+}
+
 TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180)
 {
     const char *dir = gb_test_tmpdir();
@@ -399,22 +407,16 @@ TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180
     ASSERT_CONTAINS(out, "Gen5 x16 of Gen5 x16, read during transfers");
     ASSERT_CONTAINS(out, "no critical XID event while the run measured");
     /* An XID event while the run measured: exit 3, its code named; no event set: UNKNOWN. */
-    setenv("GB_FAKE_NVML_XID", "79", 1);
-    nvml_state_on(dir, "b.json", "xid.json", true);
-    unsetenv("GB_FAKE_NVML_XID");
+    nvml_state_with(dir, "GB_FAKE_NVML_XID", "79", "xid.json");
     rc = sh("cd %s && %s check xid.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "1 critical XID event while the run measured; the last was XID 79");
-    setenv("GB_FAKE_NVML_NO_EVENTS", "1", 1);
-    nvml_state_on(dir, "b.json", "noev.json", true);
-    unsetenv("GB_FAKE_NVML_NO_EVENTS");
+    nvml_state_with(dir, "GB_FAKE_NVML_NO_EVENTS", "1", "noev.json");
     rc = sh("cd %s && %s check noev.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "no NVML event set for XID events");
     /* The link at x8: exit 3, the link named. */
-    setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
-    nvml_state_on(dir, "b.json", "x8.json", true);
-    unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
+    nvml_state_with(dir, "GB_FAKE_NVML_PCIE_WIDTH", "8", "x8.json");
     rc = sh("cd %s && %s check x8.json -e e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "PCIe link trained down: Gen5 x8 of Gen5 x16");
@@ -431,9 +433,7 @@ TEST_TIMEOUT(check_health_names_a_narrow_link_ecc_and_a_lowered_power_limit, 180
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "Gen3 x16 of Gen5 x16");
     /* Uncorrected ECC errors fail; a lowered power limit and a pending remap warn. */
-    setenv("GB_FAKE_NVML_ECC_UNCORRECTED", "2", 1);
-    nvml_state_on(dir, "b.json", "ecc.json", true);
-    unsetenv("GB_FAKE_NVML_ECC_UNCORRECTED");
+    nvml_state_with(dir, "GB_FAKE_NVML_ECC_UNCORRECTED", "2", "ecc.json");
     rc = sh("cd %s && %s check ecc.json -e e.json -f junit 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "2 uncorrected ECC errors since the driver loaded");
