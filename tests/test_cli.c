@@ -378,3 +378,40 @@ TEST(cli_unknown_backend_or_device_is_a_clear_error)
     ASSERT_CONTAINS(out, "no device selected");
     ASSERT(!exists("/tmp/x-never.json"));
 }
+
+/* run -f FORMAT: standard output is the document alone (the tally goes to stderr), so it parses:
+ * JSON as JSON, OpenMetrics ending in "# EOF", CSV without a line of text after its rows. */
+TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[GB_PATH_JOIN];
+    snprintf(prof, sizeof prof, "%s/one.yaml", dir);
+    gb_test_write_file(prof, "name: one\n"
+                             "measure: {min_samples: 3, max_samples: 3, max_time: 20ms}\n"
+                             "suites:\n"
+                             "  - suite: transfer\n"
+                             "    params: {op: d2d, memory: device, size: 64KiB}\n");
+    int rc = sh("%s run %s -q -f json -o %s/one-json.json 2>/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    ASSERT_MSG(root, "run -f json's stdout is not JSON (%s at %d:%d):\n%s", je.text, je.line,
+               je.column, out);
+    json_decref(root);
+    ASSERT(!strstr(out, " ok, "));
+    rc = sh("%s run %s -q -f openmetrics -o %s/one-om.json 2>/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    size_t l = strlen(out);
+    ASSERT_MSG(l >= 6 && strcmp(out + l - 6, "# EOF\n") == 0,
+               "run -f openmetrics does not end in # EOF:\n%s", out);
+    rc = sh("%s run %s -q -f csv -o %s/one-csv.json 2>/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    ASSERT_MSG(!strstr(out, " ok, ") && !strstr(out, "results in"), "run -f csv:\n%s", out);
+    /* The tally is still said, on stderr, and with the text summary on stdout. */
+    rc = sh("%s run %s -q -f json -o %s/one-json2.json 2>&1 >/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
+    rc = sh("%s run %s -q -o %s/one-text.json 2>/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
+}

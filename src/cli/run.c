@@ -89,9 +89,13 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
     size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
     for (size_t i = 0; i < rs->nresults; i++)
         n[rs->results[i].status]++;
-    printf("%zu ok, %zu skipped, %zu failed%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
-           n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "",
-           r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
+    /* The tally is a line of text: after a text summary it joins it on stdout; after a document
+     * (json, csv, openmetrics, markdown) it goes to stderr, so that stdout parses as that
+     * document alone ("gpubench run -f json P | jq"). */
+    fprintf(strcmp(format, "text") == 0 ? stdout : stderr,
+            "%zu ok, %zu skipped, %zu failed%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
+            n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "",
+            r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
     if (r == GB_EIO)
         fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
     if (r == GB_EBACKEND)
