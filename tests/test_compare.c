@@ -9,6 +9,7 @@
 
 #include "analyses/baseline.h"
 #include "analyses/compare.h"
+#include "analyses/expect.h"
 #include "base/error.h"
 #include "base/mannwhitney.h"
 #include "base/robust.h"
@@ -206,6 +207,91 @@ TEST(compare_judge_rules)
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
 }
 
+/* A one-case run in memory: memory copy at `center` GB/s, 20 samples within +-0.5%. */
+static void one_case_run(struct gb_results *rs, double center)
+{
+    memset(rs, 0, sizeof *rs);
+    snprintf(rs->run.host, sizeof rs->run.host, "testhost");
+    snprintf(rs->run.profile_sha256, sizeof rs->run.profile_sha256, "%064d", 0);
+    struct gb_device_info info = {.name = "AA Device"};
+    int dev;
+    ASSERT_OK(gb_results_add_device(rs, "opencl", 0, &info, &dev));
+    struct gb_result r = {.device_index = dev, .status = GB_STATUS_OK, .batch = 1};
+    snprintf(r.suite, sizeof r.suite, "memory");
+    snprintf(r.case_name, sizeof r.case_name, "copy");
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    snprintf(r.metric, sizeof r.metric, "bandwidth");
+    snprintf(r.unit, sizeof r.unit, "GB/s");
+    r.better = GB_BETTER_HIGHER;
+    r.verified = true;
+    r.nsamples = 20;
+    r.samples = malloc(r.nsamples * sizeof *r.samples);
+    ASSERT(r.samples);
+    fill(r.samples, r.nsamples, center, 0.005);
+    gb_stats_compute(r.samples, r.nsamples, &r.stats);
+    r.value = r.stats.median;
+    ASSERT_OK(gb_results_add(rs, &r));
+}
+
+static enum gb_verdict two_runs(double a, double b, const struct gb_compare_opts *o, char *why,
+                                size_t len)
+{
+    struct gb_results ra, rb;
+    one_case_run(&ra, a);
+    one_case_run(&rb, b);
+    struct gb_comparison c;
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", o, &c));
+    ASSERT_EQ(c.nrows, 1);
+    enum gb_verdict v = c.rows[0].j.verdict;
+    ASSERT_EQ(c.regressions, (size_t)(v == GB_VERDICT_SLOWER));
+    snprintf(why, len, "%s", c.rows[0].note);
+    gb_comparison_free(&c);
+    gb_results_free(&ra);
+    gb_results_free(&rb);
+    return v;
+}
+
+/* Two files know within-run noise only: two runs of one build that differ by 7% with +-0.5%
+ * samples are "significant", and were SLOWER (exit 3) on every A/A pair of results/reference/.
+ * A change inside the run-to-run floor is UNSTABLE: the stated --run-noise (10%), or the range
+ * the case's reference runs showed (expectations), widened by the threshold. */
+TEST(compare_two_files_run_to_run_floor)
+{
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    char why[256];
+    ASSERT_EQ(two_runs(100, 93, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
+    ASSERT_CONTAINS(why, "run-to-run noise (10%, --run-noise");
+    ASSERT_EQ(two_runs(100, 85, &o, why, sizeof why), GB_VERDICT_SLOWER);
+    ASSERT_EQ(two_runs(100, 115, &o, why, sizeof why), GB_VERDICT_FASTER);
+    ASSERT_OK(gb_compare_set_option(&o, "run-noise", "0"));
+    ASSERT_EQ(two_runs(100, 93, &o, why, sizeof why), GB_VERDICT_SLOWER); /* the old rule */
+    ASSERT_OK(gb_compare_set_option(&o, "run-noise", "30%"));
+    ASSERT_NEAR(o.run_noise, 0.30, 1e-12);
+    ASSERT_EQ(two_runs(100, 80, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
+    ASSERT(gb_compare_set_option(&o, "run-noise", "fast") == GB_EINVAL);
+
+    /* Calibrated: three reference runs of the case at 90, 100 and 140 GB/s: R is the larger of
+     * 140/90 x 1.05 - 1 = 63% and e^(3 sqrt2 spread) - 1 = 169% (spread 0.233 of 3 runs). */
+    struct gb_expect e;
+    gb_expect_init(&e);
+    const double ref[3] = {90, 100, 140};
+    for (int k = 0; k < 3; k++) {
+        struct gb_results rr;
+        one_case_run(&rr, ref[k]);
+        ASSERT_OK(gb_expect_add(&e, &rr));
+        gb_results_free(&rr);
+    }
+    ASSERT_OK(gb_expect_finish(&e));
+    gb_compare_opts_default(&o);
+    o.expect = &e;
+    /* -43% is inside: UNSTABLE; -68% is beyond: SLOWER. */
+    ASSERT_EQ(two_runs(140, 80, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
+    ASSERT_CONTAINS(why, "reference runs");
+    ASSERT_EQ(two_runs(140, 45, &o, why, sizeof why), GB_VERDICT_SLOWER);
+    gb_expect_free(&e);
+}
+
 TEST(compare_set_options)
 {
     struct gb_compare_opts o;
@@ -359,8 +445,9 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
     snprintf(slow, sizeof slow, "%s/slow.json", dir);
     size_t pick = inject_slowdown(base, slow, what, sizeof what);
 
-    int rc = sh("cd %s && %s compare base.json slow.json --json c.json --markdown c.md "
-                "--junit c.xml 2>&1",
+    /* One file and its copy with one case slowed: nothing else differs, no run-to-run noise. */
+    int rc = sh("cd %s && %s compare base.json slow.json --run-noise 0 --json c.json --markdown "
+                "c.md --junit c.xml 2>&1",
                 dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 3, "compare exit %d (want 3):\n%s", rc, out);
     ASSERT_EQ(gb_test_count(out, "SLOWER!"), 1);
@@ -397,9 +484,11 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
 
     /* Policy: swapping the files makes the slowed case FASTER, which fails the gate only when
      * asked. */
-    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json 2>&1", dir, GB_TEST_EXE), 0);
+    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --run-noise 0 2>&1", dir, GB_TEST_EXE),
+              0);
     ASSERT_EQ(gb_test_count(out, "\nFASTER "), 1);
-    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --fail-on-faster 2>&1", dir, GB_TEST_EXE),
+    ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --run-noise 0 --fail-on-faster 2>&1", dir,
+                 GB_TEST_EXE),
               3);
     /* A threshold above the slowdown lets it pass. */
     ASSERT_EQ(
@@ -417,7 +506,9 @@ TEST_TIMEOUT(compare_junit_parses_as_xml, 120)
     snprintf(base, sizeof base, "%s/base.json", dir);
     snprintf(slow, sizeof slow, "%s/slow.json", dir);
     inject_slowdown(base, slow, what, sizeof what);
-    ASSERT_EQ(sh("cd %s && %s compare base.json slow.json --junit c.xml -q", dir, GB_TEST_EXE), 3);
+    ASSERT_EQ(sh("cd %s && %s compare base.json slow.json --run-noise 0 --junit c.xml -q", dir,
+                 GB_TEST_EXE),
+              3);
     int rc = sh("xmllint --noout %s/c.xml 2>&1", dir);
     ASSERT_MSG(rc == 0, "xmllint: %s", out);
     /* One failure, in the testsuite of the slowed case's suite; the counts add up. */

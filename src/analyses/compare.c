@@ -1,6 +1,7 @@
 /* gpubench — compare: the verdicts (contract and policy in compare.h; their outputs are
  * src/outputs/compare_out.c). */
 #include "analyses/compare.h"
+#include "analyses/expect.h"
 
 #include <errno.h>
 #include <math.h>
@@ -32,6 +33,7 @@ void gb_compare_opts_default(struct gb_compare_opts *o)
     o->threshold = 0.05;
     o->mads = 3.0;
     o->min_nights = 5;
+    o->run_noise = 0.10;
 }
 
 double gb_compare_threshold(const struct gb_compare_opts *o, const char *suite)
@@ -80,7 +82,9 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
     }
     bool alpha = strcmp(name, "alpha") == 0, threshold = strcmp(name, "threshold") == 0;
     bool mads = strcmp(name, "mads") == 0, min_nights = strcmp(name, "min-nights") == 0;
-    if (!alpha && !threshold && !mads && !min_nights && strcmp(name, "suite-threshold") != 0)
+    bool run_noise = strcmp(name, "run-noise") == 0;
+    if (!alpha && !threshold && !mads && !min_nights && !run_noise &&
+        strcmp(name, "suite-threshold") != 0)
         return GB__USER_ERR(GB_EINVAL, "--%s is not a compare option", name);
     if (!value)
         return GB__USER_ERR(GB_EINVAL, "--%s needs a value", name);
@@ -111,6 +115,18 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
             return GB__USER_ERR(GB_EINVAL, "--alpha wants a probability in (0, 1), got '%s'",
                                 value);
         o->alpha = v;
+        return 0;
+    }
+    if (run_noise) {
+        double v;
+        if (strcmp(value, "0") == 0 || strcmp(value, "0%") == 0)
+            v = 0.0;
+        else if (!parse_fraction(value, &v))
+            return GB__USER_ERR(GB_EINVAL,
+                                "--run-noise wants a relative change such as 0.1 or 10%% (0: "
+                                "none), got '%s'",
+                                value);
+        o->run_noise = v;
         return 0;
     }
     if (threshold) {
@@ -468,6 +484,36 @@ static void first_line(const char *s, char *buf, size_t len)
     snprintf(buf, len, "%.*s", l, s);
 }
 
+/* Two files: a SLOWER or FASTER inside the case's run-to-run noise (compare.h) is UNSTABLE. */
+static void run_noise_floor(const struct gb_comparison *c, struct gb_compare_row *row)
+{
+    row->run_noise = c->opts.run_noise;
+    row->run_noise_source = "stated";
+    if (c->opts.expect) {
+        char key[2400];
+        gb_expect_key(c->next, row->next, key, sizeof key);
+        const struct gb_expect_case *e = gb_expect_find(c->opts.expect, key);
+        if (e && e->better == row->next->better && e->n >= 3 && e->min > 0 && e->max >= e->min) {
+            double seen = e->max / e->min * (1.0 + row->threshold) - 1.0;
+            double band = expm1(3.0 * M_SQRT2 * e->spread);
+            row->run_noise = seen > band ? seen : band;
+            row->run_noise_source = "expectations";
+        }
+    }
+    if ((row->j.verdict != GB_VERDICT_SLOWER && row->j.verdict != GB_VERDICT_FASTER) ||
+        !(row->run_noise > 0.0) || !(row->j.ratio > 0.0))
+        return;
+    if (fabs(log(row->j.ratio)) > log1p(row->run_noise))
+        return;
+    row->j.verdict = GB_VERDICT_UNSTABLE;
+    snprintf(row->j.why, sizeof row->j.why,
+             "a %+.1f%% change within run-to-run noise (%.0f%%, %s; p = %.2g)",
+             100.0 * (row->j.ratio - 1.0), 100.0 * row->run_noise,
+             strcmp(row->run_noise_source, "stated") == 0 ? "--run-noise" : "reference runs",
+             row->j.p);
+    snprintf(row->note, sizeof row->note, "%s", row->j.why);
+}
+
 /* The verdict of one row from the statuses and, when both are ok, the samples. */
 static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
 {
@@ -555,6 +601,7 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
     if (rc)
         return rc;
     snprintf(row->note, sizeof row->note, "%s", row->j.why);
+    run_noise_floor(c, row);
     row->regression = row->j.verdict == GB_VERDICT_SLOWER ||
                       (row->j.verdict == GB_VERDICT_FASTER && c->opts.fail_on_faster);
     return 0;
@@ -660,6 +707,15 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
         notef(out, "the profiles differ: BASE ran '%s' (sha256 %.12s), NEW ran '%s' (sha256 %.12s)",
               base->run.profile_name, base->run.profile_sha256, next->run.profile_name,
               next->run.profile_sha256);
+    size_t calibrated = 0;
+    for (size_t i = 0; i < out->nrows; i++)
+        calibrated += out->rows[i].run_noise_source &&
+                      strcmp(out->rows[i].run_noise_source, "expectations") == 0;
+    if (o->run_noise > 0 || calibrated)
+        notef(out,
+              "a change within run-to-run noise is UNSTABLE: the reference runs' for %zu case%s, "
+              "%.0f%% (--run-noise) for the others",
+              calibrated, calibrated == 1 ? "" : "s", 100.0 * o->run_noise);
     if (base->run.interrupted)
         notef(out, "BASE was interrupted: cases it did not reach are NEW here");
     if (next->run.interrupted)

@@ -92,9 +92,21 @@ struct gb_compare_opts {
     bool threshold_given; /* --threshold was given: it overrides learned thresholds (nights) */
     double mads;          /* nights: the cut in standard deviations for many nights; default 3 */
     size_t min_nights;    /* nights: a case with fewer is LEARNING; default 5 */
+    /* Two files: the run-to-run noise floor. The Mann-Whitney test sees within-run noise only,
+     * and two runs of one build differ by more (on a shared 2-core VM by 10-50% a case, up to
+     * 6x in one case in 72 ordered pairs of results/reference/). A change beyond the threshold
+     * and significant is SLOWER / FASTER only when it is also beyond the case's run-to-run
+     * noise R, else UNSTABLE ("within run-to-run noise"): R from `expect` where it has the case
+     * with 3 or more reference runs, R = max((max/min)(1 + t) - 1, e^(3 sqrt2 spread) - 1) (the
+     * largest ratio its reference runs showed, widened by the threshold t, and three standard
+     * deviations of the difference of two runs whose ln value has the robust spread), else the stated `run_noise` (default 0.10;
+     * 0 turns the floor off). */
+    double run_noise;
+    const struct gb_expect *expect; /* expectations (analyses/expect.h) or NULL; outlives c */
 };
 
-/* alpha 0.01, threshold 0.05, no overrides, both policy flags off, mads 3, min_nights 5. */
+/* alpha 0.01, threshold 0.05, no overrides, both policy flags off, mads 3, min_nights 5,
+ * run_noise 0.10, no expectations. */
 void gb_compare_opts_default(struct gb_compare_opts *o);
 
 /* The threshold that applies to `suite`. */
@@ -108,7 +120,7 @@ bool gb_compare_suite_threshold_given(const struct gb_compare_opts *o, const cha
  * fraction ("0.05") or a percentage ("5%"); "suite-threshold" SUITE=THRESHOLD ("transfer=0.2";
  * a second one for the same suite replaces the first; at most GB_COMPARE_MAX_SUITE_THRESHOLDS
  * suites); "mads" a number of standard deviations in (0, 100]; "min-nights" a count of nights
- * 3..1000; "fail-on-faster" and "across-devices" take no value (NULL) and turn their flag on.
+ * 3..1000; "run-noise" a relative change in [0, 100] as "threshold"; "fail-on-faster" and "across-devices" take no value (NULL) and turn their flag on.
  * Returns 0, or GB_EINVAL with a message for the user (gb_error_msg, naming the option as
  * "--name") for an unknown name, a missing or bad value; o is then unchanged. The command line
  * of compare and calibrate (src/cli) is the caller. */
@@ -151,6 +163,8 @@ struct gb_compare_row {
     double threshold;             /* the threshold that applied */
     struct gb_judgement j;        /* verdict is the row's verdict */
     bool regression;              /* counts toward exit status 3 */
+    double run_noise;             /* two files: the run-to-run floor R that applied (relative) */
+    const char *run_noise_source; /* "expectations" or "stated" (--run-noise) */
     char note[256];               /* a reason for FAILED / SKIPPED / UNSTABLE / NEW */
     struct gb_night_judgement nights; /* nights only: the judgement against the nights */
 };

@@ -133,7 +133,11 @@ int gb_compare_nights(const struct gb_results *nights, const char *const *paths,
 {
     if (n == 0)
         return gb_error_set(GB_EINVAL, NULL, 0, "%s holds no night", baseline);
-    int rc = gb_compare_results(&nights[n - 1], paths[n - 1], next, next_path, o, out);
+    /* The pairing and the statuses; the nights' spread is the run-to-run noise here. */
+    struct gb_compare_opts pair = *o;
+    pair.run_noise = 0.0;
+    pair.expect = NULL;
+    int rc = gb_compare_results(&nights[n - 1], paths[n - 1], next, next_path, &pair, out);
     if (rc)
         return rc;
     out->nnights = n;
@@ -155,7 +159,7 @@ int gb_compare_nights(const struct gb_results *nights, const char *const *paths,
         struct gb_comparison ck, *c = out;
         if (k + 1 < n) {
             gb_error_clear();
-            if (gb_compare_results(&nights[k], paths[k], next, next_path, o, &ck)) {
+            if (gb_compare_results(&nights[k], paths[k], next, next_path, &pair, &ck)) {
                 char why[256];
                 snprintf(why, sizeof why, "%s", gb_error_msg());
                 why[strcspn(why, "\n")] = '\0';

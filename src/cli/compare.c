@@ -12,6 +12,7 @@
 #include "common.h"
 #include "analyses/baseline.h"
 #include "analyses/calibrate.h"
+#include "analyses/expect.h"
 
 static const char usage[] =
     "usage: gpubench compare BASE.json NEW.json [OPTIONS]\n"
@@ -23,6 +24,12 @@ static const char usage[] =
     "      --mads Z            against nights: the cut, in standard deviations for many\n"
     "                          nights (default 3; wider for few nights)\n"
     "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
+    "      --run-noise R       two files: a change within R (default 10%; 0: none) is\n"
+    "                          UNSTABLE, not SLOWER: two runs of one build differ by more\n"
+    "                          than one run's samples show\n"
+    "  -e, --expect FILE       two files: each case's run-to-run noise from these\n"
+    "                          expectations' reference runs, where they have the case\n"
+    "                          (default " GB_EXPECT_DEFAULT_PATH " when present)\n"
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
     "stdout)\n" GB__OPENMETRICS_HELP
     "      --changes           the terminal table shows only rows that are not "
@@ -32,11 +39,12 @@ static const struct gb__cmd cmd = {
     "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};
 
 struct compare_args {
-    const char *md, *json, *junit, *format, *metrics;
+    const char *md, *json, *junit, *format, *metrics, *expect;
     bool quiet, changes;
 };
 
 static const struct gb__opt compare_options[] = {
+    GB__TEXT(struct compare_args, expect, "expect", 'e'),
     GB__TEXT(struct compare_args, md, "markdown", 0),
     GB__TEXT(struct compare_args, md, "md", 0),
     GB__TEXT(struct compare_args, json, "json", 0),
@@ -57,6 +65,7 @@ static int parse_nights_option(void *target, const char *name, const char *value
 static const struct gb__opt nights_options[] = {
     GB__PARSED("mads", 0, true, parse_nights_option),
     GB__PARSED("min-nights", 0, true, parse_nights_option),
+    GB__PARSED("run-noise", 0, true, parse_nights_option),
     GB__END,
 };
 
@@ -190,6 +199,21 @@ int gb_cmd_compare(int argc, char **argv)
         fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    /* The run-to-run noise of each case, from the reference runs of its device model. */
+    struct gb_expect e;
+    gb_expect_init(&e);
+    const char *epath = a.expect;
+    if (!epath && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0)
+        epath = GB_EXPECT_DEFAULT_PATH;
+    gb_error_clear();
+    if (epath && gb_expect_read(epath, &e)) {
+        fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
+        gb_expect_free(&e);
+        gb_results_free(&rs[0]);
+        gb_results_free(&rs[1]);
+        return GB_EXIT_USAGE;
+    }
+    o.expect = epath ? &e : NULL;
     struct gb_comparison c;
     gb_error_clear();
     if (gb_compare_results(&rs[0], files[0], &rs[1], files[1], &o, &c)) {
@@ -202,6 +226,7 @@ int gb_cmd_compare(int argc, char **argv)
          * outputs written to stdout stay parseable). */
         gb_machine_warnings(stderr, &rs[0], &rs[1]);
     }
+    gb_expect_free(&e);
     gb_results_free(&rs[0]);
     gb_results_free(&rs[1]);
     return rc;
