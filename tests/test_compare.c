@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyses/baseline.h"
+#include "analyses/calibrate.h"
 #include "analyses/compare.h"
 #include "analyses/expect.h"
 #include "base/error.h"
@@ -290,6 +291,35 @@ TEST(compare_two_files_run_to_run_floor)
     ASSERT_CONTAINS(why, "reference runs");
     ASSERT_EQ(two_runs(140, 45, &o, why, sizeof why), GB_VERDICT_SLOWER);
     gb_expect_free(&e);
+}
+
+/* A suggestion raises no alarm on the runs it saw: three runs of a case with 3 samples each
+ * (serve's requests: never significant at alpha 0.01) whose medians are 100, 50 and 152 GB/s
+ * were suggested 0% (the smallest, 1%), which the nights' gate then applies. */
+TEST(compare_calibrate_suggestion_covers_unsignificant_spread)
+{
+    struct gb_results runs[3];
+    const double med[3] = {100, 50, 152};
+    for (int k = 0; k < 3; k++) {
+        one_case_run(&runs[k], med[k]);
+        struct gb_result *r = &runs[k].results[0];
+        r->nsamples = 3;
+        gb_stats_compute(r->samples, r->nsamples, &r->stats);
+        r->value = r->stats.median;
+    }
+    const char *paths[3] = {"r1.json", "r2.json", "r3.json"};
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    struct gb_calibration cal;
+    ASSERT_OK(gb_calibrate(runs, paths, 3, &o, &cal));
+    ASSERT_EQ(cal.n, 1);
+    double spread = runs[2].results[0].value / runs[1].results[0].value - 1.0; /* ~204% */
+    ASSERT_MSG(cal.c[0].needed >= spread - 1e-9, "needed %g, the runs are %g apart",
+               cal.c[0].needed, spread);
+    ASSERT(gb_calibrate_suggest(cal.c[0].needed) > spread);
+    gb_calibration_free(&cal);
+    for (int k = 0; k < 3; k++)
+        gb_results_free(&runs[k]);
 }
 
 TEST(compare_set_options)

@@ -40,7 +40,8 @@ struct gb_calibration {
  * are ok: the run-to-run spread of the medians over all runs (max / min - 1), the largest
  * within-run noise (gb_judgement.noise), the false alarms raised at o's thresholds out of the
  * pairs compared, and the smallest threshold that would have raised none: the largest
- * significant (p < o->alpha) slowdown 1/ratio - 1 over all ordered pairs (with
+ * slowdown 1/ratio - 1 over all ordered pairs, significant or not (the nights' gate, which
+ * uses it, tests no significance; a case of 3 samples a run never reaches alpha) (with
  * o->fail_on_faster, speed-ups ratio - 1 count too). The suggested command's --threshold is
  * the smallest case's suggestion (gb_calibrate_suggest, at least o->threshold), and each suite
  * whose largest suggestion exceeds it gets a --suite-threshold. Returns 0, or GB_EINVAL with a
