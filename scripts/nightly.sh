@@ -11,7 +11,11 @@
 # compare FOLDER NEW`, docs/compare.md "Nightly"); a regression must lie outside that spread and beyond
 # the threshold, which is the one `gpubench calibrate --baseline` learned per case when it has
 # run, else 5%. A case that fewer than 5 nights have is LEARNING and never fails, so the first
-# nights build the baseline up: the first night becomes it and the script exits 0.
+# nights build the baseline up: the first night becomes it and the script exits 0 (its
+# compare.md, compare.json and junit.xml say LEARNING for every case). While learning, a night
+# whose median case is beyond 1/1.6 of the nights' fails in the cases that far below (and is
+# confirmed, and does not join), so that a regression in the first nights does not become the
+# baseline.
 #
 # Writes the comparison (compare.md, compare.json, junit.xml) and a report with the newest
 # baseline night and tonight side by side into $RESULTS_DIR/reports/<profile>-<UTC time>/, and
@@ -97,6 +101,11 @@ promote() {
 if [ ! -f "$base" ] && [ ! -d "$nights/nights" ]; then
   echo "nightly: no baseline yet for this host and device: promoting $new"
   "$gb" baseline "$new" --dir "$dir/baselines" --keep "$keep" || exit 2
+  # The same outputs as every night (a CI job's report step reads junit.xml): every case is
+  # LEARNING against the one night, tonight's.
+  mkdir -p "$report" || exit 2
+  "$gb" compare "$nights" "$new" --markdown "$report/compare.md" --json "$report/compare.json" \
+    --junit "$report/junit.xml" -q "$@" || echo "nightly: no comparison for the first night" >&2
   "$gb" report "$new" -o "$report" --title "gpubench nightly: $name, $stamp (first run)" \
     "${prices[@]}" || echo "nightly: the report is incomplete (see $report)" >&2
   exit 0

@@ -719,6 +719,11 @@ TEST_TIMEOUT(compare_nightly_script, 240)
     ASSERT_CONTAINS(out, "1 night of at most 14");
     ASSERT_EQ(sh("ls %s/results/baselines/*.json | wc -l", dir), 0);
     ASSERT_STR(out, "1\n");
+    /* ... with the outputs of every night: a CI job's report step reads junit.xml. */
+    ASSERT_EQ(sh("cat %s/results/reports/*/junit.xml", dir), 0);
+    ASSERT_CONTAINS(out, "<testsuites");
+    ASSERT_CONTAINS(out, "failures=\"0\"");
+    ASSERT_EQ(sh("grep -c LEARNING %s/results/reports/*/compare.md", dir), 0);
     /* Second night: compared against the one night (learning), reported, added. */
     rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results %s/scripts/nightly.sh %s "
             "--threshold 0.25 2>&1",
@@ -728,14 +733,14 @@ TEST_TIMEOUT(compare_nightly_script, 240)
     ASSERT_CONTAINS(out, "2 nights of at most 14");
     ASSERT_EQ(sh("ls %s/results/history/*.json | wc -l", dir), 0);
     ASSERT_STR(out, "2\n");
-    /* Two reports (the first night's and tonight's); one comparison. */
+    /* Two reports (the first night's and tonight's), each with its comparison. */
     ASSERT_EQ(sh("ls %s/results/reports/*/index.html | wc -l", dir), 0);
     ASSERT_STR(out, "2\n");
     ASSERT_EQ(sh("ls %s/results/reports/*/compare.md %s/results/reports/*/junit.xml "
                  "%s/results/reports/*/compare.json | wc -l",
                  dir, dir, dir),
               0);
-    ASSERT_STR(out, "3\n");
+    ASSERT_STR(out, "6\n");
     /* The newest night is the baseline file, as before nights. */
     ASSERT_EQ(
         sh("cmp $(ls %s/results/history/*.json | tail -n 1) %s/results/baselines/*.json", dir, dir),

@@ -88,6 +88,18 @@ TEST(compare_judge_nights_rules)
     ASSERT_OK(gb_compare_judge_nights(n14, 14, 100 / 1.07, 0.01, true, 0.05, &o, cut14, &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     ASSERT_CONTAINS(j.why, "inside the nights' spread");
+    /* Nights 10% apart (a shared machine): tonight no further out than one of them is a
+     * normal night, SAME, though beyond the threshold (it read UNSTABLE every night). */
+    double wide[14];
+    nights_around(wide, 14, 100, 0.10);
+    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 1.1), 0.01, true, 0.05, &o,
+                                      cut14, &j, &nj));
+    ASSERT_STR(gb_verdict_name(j.verdict), "SAME");
+    ASSERT_CONTAINS(j.why, "within the range of the 14 nights");
+    /* ... and beyond the farthest night but inside the cut: UNSTABLE. */
+    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 2.5), 0.01, true, 0.05, &o,
+                                      cut14, &j, &nj));
+    ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     /* 3% slower: within the threshold: SAME. */
     ASSERT_OK(gb_compare_judge_nights(n14, 14, 97, 0.01, true, 0.05, &o, cut14, &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "SAME");
@@ -170,7 +182,7 @@ static double series_normal(uint64_t *st)
 }
 
 /* Writes a generated night to path: each case's 20 samples around its center times a night
- * factor e^(spread * N(0,1)), with 0.5% within-run noise; the case `slow` (or -1) is made
+ * factor e^(spread * N(0,1)), with 0.5% within-run noise; the case `slow` (-1 none, -2 all) is made
  * `slowdown` times slower (GB/s divided, us multiplied): exactly what that much more work per
  * operation would measure, without its noise. Test-only: nothing measured. */
 static void write_night(const char *path, int night, uint64_t *st, double spread, int slow,
@@ -203,7 +215,7 @@ static void write_night(const char *path, int night, uint64_t *st, double spread
         snprintf(r.unit, sizeof r.unit, "%s", sc->unit);
         r.better = sc->higher ? GB_BETTER_HIGHER : GB_BETTER_LOWER;
         double f = exp(spread * series_normal(st));
-        if ((int)c == slow)
+        if ((int)c == slow || slow == -2) /* -2: every case */
             f *= sc->higher ? 1.0 / slowdown : slowdown;
         r.nsamples = 20;
         r.samples = malloc(r.nsamples * sizeof *r.samples);
@@ -347,6 +359,39 @@ TEST_TIMEOUT(compare_nightly_generated_slowdown_is_caught, 300)
               0);
     ASSERT_CONTAINS(out, "(restarted)");
     ASSERT_EQ(series_nights(dir), 1);
+}
+
+/* While the baseline learns, a night whose median case is beyond 1/1.6 of the nights fails in
+ * those cases, so that it does not join and become the baseline (a night at -41% joined); a
+ * night 20% slower, or one case at half speed, still learns. */
+TEST_TIMEOUT(compare_nights_learning_holds_a_slow_night, 60)
+{
+    const char *dir = gb_test_tmpdir();
+    uint64_t st = 0x2545F4914F6CDD1DULL;
+    char path[1200];
+    for (int night = 1; night <= 2; night++) {
+        snprintf(path, sizeof path, "%s/n%d.json", dir, night);
+        write_night(path, night, &st, 0.05, -1, 1.0);
+        ASSERT_EQ(sh("cd %s && %s baseline n%d.json --dir b 2>&1", dir, GB_TEST_EXE, night), 0);
+    }
+    ASSERT_EQ(sh("cd %s && %s baseline n1.json --dir b --print-path", dir, GB_TEST_EXE), 0);
+    char folder[512];
+    snprintf(folder, sizeof folder, "%.*s", (int)(strcspn(out, "\n") - 5), out);
+    snprintf(path, sizeof path, "%s/slow.json", dir);
+    write_night(path, 3, &st, 0.05, -2, 1.0 / 0.55);
+    int rc = sh("cd %s && %s compare %s slow.json 2>&1", dir, GB_TEST_EXE, folder);
+    ASSERT_MSG(rc == 3, "a night at 0.55x while learning: exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "while learning (2 nights)");
+    ASSERT_CONTAINS(out, "does not join the baseline");
+    snprintf(path, sizeof path, "%s/mild.json", dir);
+    write_night(path, 3, &st, 0.05, -2, 1.25);
+    rc = sh("cd %s && %s compare %s mild.json 2>&1", dir, GB_TEST_EXE, folder);
+    ASSERT_MSG(rc == 0, "a night at 0.8x while learning: exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "4 LEARNING");
+    snprintf(path, sizeof path, "%s/one.json", dir);
+    write_night(path, 3, &st, 0.05, 0, 2.0);
+    rc = sh("cd %s && %s compare %s one.json 2>&1", dir, GB_TEST_EXE, folder);
+    ASSERT_MSG(rc == 0, "one case at 0.5x while learning: exit %d:\n%s", rc, out);
 }
 
 /* Thresholds learned by calibrate and kept with the baseline are used; --threshold and

@@ -35,8 +35,12 @@
  * (Hampel's identifier with Croux & Rousseeuw's small-sample MAD; the cut is the normal tail
  * beyond `mads` standard deviations, widened for few nights as Student's t widens.) SLOWER when
  * the change is beyond the threshold (as for two files) AND z < -c_n; FASTER the same way up;
- * UNSTABLE when the change is beyond the threshold but inside the nights' spread; SAME
- * otherwise. A case that fewer than `min_nights` nights have is LEARNING and never fails. The
+ * when the change is beyond the threshold but inside the nights' spread, SAME if tonight is no
+ * further from m than the farthest night (a normal night where nights differ by more than t),
+ * else UNSTABLE; SAME otherwise. A case that fewer than `min_nights` nights have is LEARNING and
+ * never fails, unless the night's median LEARNING case is more than 1/1.6 below the nights: then
+ * each LEARNING case that far below is SLOWER (nights.c, NIGHTS_LEARNING_BOUND), so that a
+ * regression in the first nights does not join and become the baseline. The
  * row's `catches` says the smallest slowdown that would have failed: max(t, e^(c_n s) - 1).
  * The statuses (FAILED, NEW, MISSING, SKIPPED) come from the newest night.
  *

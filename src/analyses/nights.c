@@ -13,6 +13,13 @@
  * last digit (a generated series, a deterministic device) must not make every wiggle
  * significant. */
 #define NIGHTS_MIN_SPREAD 0.005
+/* While the baseline learns (fewer nights than min_nights), a night whose median case is more
+ * than this much slower than the nights (perf below 1 / (1 + bound)) is a regression in every
+ * case that far below, so that it does not join the baseline and become it. Two whole runs of
+ * one build on the shared 2-core VM of results/reference/ differ on their median case by at
+ * most 1 / 1.55 (0.646x, the worst of 72 ordered pairs; against the median of 2 or more nights
+ * less); a night at 0.59x (-41%) joined before. */
+#define NIGHTS_LEARNING_BOUND 0.6
 
 void gb_learned_free(struct gb_learned *l)
 {
@@ -63,6 +70,11 @@ int gb_compare_judge_nights(const double *nights, size_t n, double next, double 
         x[i] = log_perf(nights[i], higher_is_better);
     double m = gb_median(x, n);
     nj->mad = gb_mad_sigma(x, n, m);
+    double lo = x[0], hi = x[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
     free(x);
     if (isnan(m) || isnan(nj->mad))
         return GB_FAIL(GB_ENOMEM, "%zu nights", n);
@@ -87,6 +99,12 @@ int gb_compare_judge_nights(const double *nights, size_t n, double next, double 
         j->verdict = slower ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
         snprintf(j->why, sizeof j->why, "%.1f MADs %s %zu nights (the cut: %.1f)", fabs(nj->z),
                  slower ? "below" : "above", n, cut);
+    } else if ((slower || faster) && d >= lo - m && d <= hi - m) {
+        /* No further from the center than a night the baseline accepted: a normal night. */
+        j->verdict = GB_VERDICT_SAME;
+        snprintf(j->why, sizeof j->why,
+                 "a %+.1f%% change within the range of the %zu nights (%+.1f%% .. %+.1f%%)",
+                 100.0 * (j->ratio - 1.0), n, 100.0 * expm1(lo - m), 100.0 * expm1(hi - m));
     } else if (slower || faster) {
         snprintf(j->why, sizeof j->why,
                  "a %+.1f%% change inside the nights' spread: %.1f MADs, the cut for %zu nights "
@@ -124,6 +142,57 @@ static double noise_of(const struct gb_result *r)
 {
     return r->stats.mean != 0.0 && isfinite(r->stats.ci95) ? r->stats.ci95 / fabs(r->stats.mean)
                                                            : INFINITY;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* While learning: a night whose median case is beyond NIGHTS_LEARNING_BOUND below the nights
+ * fails in the cases that far below (the rule above). */
+static void learning_hold(struct gb_comparison *out)
+{
+    double *d = malloc((out->nrows ? out->nrows : 1) * sizeof *d);
+    if (!d)
+        return; /* only a stricter rule is lost: the verdicts stand */
+    size_t n = 0;
+    for (size_t i = 0; i < out->nrows; i++) {
+        const struct gb_compare_row *row = &out->rows[i];
+        if (row->j.verdict == GB_VERDICT_LEARNING && row->nights.n >= 1 && row->j.ratio > 0.0 &&
+            isfinite(row->j.ratio))
+            d[n++] = log(row->j.ratio);
+    }
+    double med = 0.0;
+    if (n) {
+        qsort(d, n, sizeof *d, cmp_dbl);
+        med = n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]);
+    }
+    free(d);
+    double cut = -log1p(NIGHTS_LEARNING_BOUND);
+    if (!n || !(med < cut))
+        return;
+    size_t held = 0;
+    for (size_t i = 0; i < out->nrows; i++) {
+        struct gb_compare_row *row = &out->rows[i];
+        if (row->j.verdict != GB_VERDICT_LEARNING || row->nights.n < 1 || !(row->j.ratio > 0.0) ||
+            !(log(row->j.ratio) < cut))
+            continue;
+        row->j.verdict = GB_VERDICT_SLOWER;
+        row->regression = true;
+        held++;
+        snprintf(row->j.why, sizeof row->j.why,
+                 "%+.0f%% while learning (%zu nights), the night's median case %+.0f%%: beyond "
+                 "1/%.1f, it must not become the baseline",
+                 100.0 * (row->j.ratio - 1.0), row->nights.n, 100.0 * expm1(med),
+                 1.0 + NIGHTS_LEARNING_BOUND);
+        snprintf(row->note, sizeof row->note, "%s", row->j.why);
+    }
+    gb_append_line(out->notes, sizeof out->notes,
+                   "learning, but tonight's median case is %+.0f%% from the nights (beyond 1/%.1f): "
+                   "%zu case%s that far below fail, and the night does not join the baseline",
+                   100.0 * expm1(med), 1.0 + NIGHTS_LEARNING_BOUND, held, held == 1 ? "" : "s");
 }
 
 int gb_compare_nights(const struct gb_results *nights, const char *const *paths, size_t n,
@@ -215,8 +284,11 @@ int gb_compare_nights(const struct gb_results *nights, const char *const *paths,
             row->regression = row->j.verdict == GB_VERDICT_SLOWER ||
                               (row->j.verdict == GB_VERDICT_FASTER && o->fail_on_faster);
         }
-        out->counts[row->j.verdict]++;
-        out->regressions += row->regression;
+    }
+    learning_hold(out);
+    for (size_t i = 0; i < out->nrows; i++) {
+        out->counts[out->rows[i].j.verdict]++;
+        out->regressions += out->rows[i].regression;
     }
 done:
     free(map);
