@@ -92,13 +92,13 @@ TEST(compare_judge_nights_rules)
      * normal night, SAME, though beyond the threshold (it read UNSTABLE every night). */
     double wide[14];
     nights_around(wide, 14, 100, 0.10);
-    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 1.1), 0.01, true, 0.05, &o,
-                                      cut14, &j, &nj));
+    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 1.1), 0.01, true, 0.05, &o, cut14,
+                                      &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "SAME");
     ASSERT_CONTAINS(j.why, "within the range of the 14 nights");
     /* ... and beyond the farthest night but inside the cut: UNSTABLE. */
-    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 2.5), 0.01, true, 0.05, &o,
-                                      cut14, &j, &nj));
+    ASSERT_OK(gb_compare_judge_nights(wide, 14, 100 * exp(-0.10 * 2.5), 0.01, true, 0.05, &o, cut14,
+                                      &j, &nj));
     ASSERT_STR(gb_verdict_name(j.verdict), "UNSTABLE");
     /* 3% slower: within the threshold: SAME. */
     ASSERT_OK(gb_compare_judge_nights(n14, 14, 97, 0.01, true, 0.05, &o, cut14, &j, &nj));

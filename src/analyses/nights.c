@@ -189,10 +189,11 @@ static void learning_hold(struct gb_comparison *out)
                  1.0 + NIGHTS_LEARNING_BOUND);
         snprintf(row->note, sizeof row->note, "%s", row->j.why);
     }
-    gb_append_line(out->notes, sizeof out->notes,
-                   "learning, but tonight's median case is %+.0f%% from the nights (beyond 1/%.1f): "
-                   "%zu case%s that far below fail, and the night does not join the baseline",
-                   100.0 * expm1(med), 1.0 + NIGHTS_LEARNING_BOUND, held, held == 1 ? "" : "s");
+    gb_append_line(
+        out->notes, sizeof out->notes,
+        "learning, but tonight's median case is %+.0f%% from the nights (beyond 1/%.1f): "
+        "%zu case%s that far below fail, and the night does not join the baseline",
+        100.0 * expm1(med), 1.0 + NIGHTS_LEARNING_BOUND, held, held == 1 ? "" : "s");
 }
 
 int gb_compare_nights(const struct gb_results *nights, const char *const *paths, size_t n,
