@@ -494,6 +494,96 @@ TEST(fleet_devices_and_failures)
     ASSERT_CONTAINS(out, "  node02/1      1  FAILED transfer h2d");
 }
 
+/* Node n of a noisy fleet: each of 24 cases at its center times e^(sd N(0,1)) (0.25: the
+ * run-to-run spread of a shared 2-core VM, results/reference/: a median case 27%), times
+ * `factor`. */
+static void noisy_node(const char *dir, const char *host, uint64_t *rng, double sd, double factor)
+{
+    double v[24];
+    for (size_t k = 0; k < 24; k++) {
+        double perf = exp(sd * normal(rng)) * factor;
+        v[k] = k % 3 == 2 ? 10.0 / perf : 100.0 * perf; /* lower is better every third */
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.json", dir, host);
+    struct node_spec ns = {host, "2026-02-01T04:00:00Z", "1.0", NULL, 1};
+    gen_file(path, &ns, v, 24, 5, rng);
+}
+
+/* A node is an outlier against each case's run-to-run noise: four runs of one noisy machine are
+ * no outliers (the MAD of 4 values said they were: k = 3.5 of it flagged healthy nodes); with the
+ * reference runs' expectations (read by default from results/reference/), a node at 0.5x is
+ * caught and only it. One foreign and one truncated file in the folder are skipped with a note;
+ * nodes are ranked by severity; the text ends with the verdict. */
+TEST(fleet_run_to_run_noise)
+{
+    char dir[1024], ref[1024], path[4096];
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    snprintf(ref, sizeof ref, "%s", gb_test_tmpdir());
+    uint64_t rng = 41;
+    static const char *const hosts[] = {"node01", "node02", "node03", "node04"};
+    for (int n = 0; n < 4; n++)
+        noisy_node(dir, hosts[n], &rng, 0.25, 1.0);
+    int rc = sh("cd %s && %s fleet %s 2>&1", ref, GB_TEST_EXE, dir);
+    ASSERT_MSG(rc == 0, "four runs of one machine: exit %d:\n%s", rc, out);
+    size_t l = strlen(out);
+    ASSERT_MSG(l > 30 && strcmp(out + l - 30, "no outlier node of 4 (exit 0)\n") == 0,
+               "the verdict is not the last line:\n%s", out + (l > 300 ? l - 300 : 0));
+
+    /* A machine 10% noisy: four nodes of it, and nine runs of it (those four among them: as
+     * results/reference/ holds this machine's runs) reduced to expectations where `fleet`
+     * finds them. */
+    char rdir[1100];
+    snprintf(rdir, sizeof rdir, "%s/runs", ref);
+    ASSERT_EQ(sh("mkdir -p %s %s/results/reference", rdir, ref), 0);
+    for (int n = 0; n < 4; n++)
+        noisy_node(dir, hosts[n], &rng, 0.10, 1.0);
+    for (int n = 0; n < 5; n++) {
+        char host[16];
+        snprintf(host, sizeof host, "ref%d", n);
+        noisy_node(rdir, host, &rng, 0.10, 1.0);
+    }
+    ASSERT_EQ(sh("cp %s/node0*.json %s && cd %s && %s expect %s -o "
+                 "%s/results/reference/expectations.json 2>&1",
+                 dir, rdir, ref, GB_TEST_EXE, rdir, ref),
+              0);
+    noisy_node(dir, "node05", &rng, 0.10, 0.5);
+    rc = sh("cd %s && %s fleet %s 2>&1", ref, GB_TEST_EXE, dir);
+    ASSERT_MSG(rc == 3, "a node at 0.5x: exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "1 outlier node (1 member,");
+    ASSERT_CONTAINS(out, "1 outlier node of 5, the worst node05");
+    ASSERT_EQ(gb_test_count(out, "FAST"), 0);
+
+    /* Ranked: a node slowed in 3 cases comes before one slowed in 1, whatever their names. */
+    snprintf(path, sizeof path, "%s/node05.json", dir);
+    ASSERT_EQ(remove(path), 0);
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/node01.json", dir);
+    snprintf(to, sizeof to, "%s/node00.json", dir);
+    hand_slowed_copy(from, to, "node00", 0, 0.2);
+    snprintf(to, sizeof to, "%s/node09.json", dir);
+    hand_slowed_copy(from, to, "node09", 0, 0.2);
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/node09b.json", dir);
+    hand_slowed_copy(to, tmp, "node09", 3, 0.2);
+    ASSERT_EQ(rename(tmp, to), 0);
+    hand_slowed_copy(to, tmp, "node09", 6, 0.2);
+    ASSERT_EQ(rename(tmp, to), 0);
+    /* ... and a foreign and a truncated file among them. */
+    snprintf(path, sizeof path, "%s/zz-foreign.json", dir);
+    gb_test_write_file(path, "{\"hello\": 1}\n");
+    snprintf(path, sizeof path, "%s/zz-truncated.json", dir);
+    gb_test_write_file(path, "{\"schema\": \"gpubench-results/");
+    rc = sh("cd %s && %s fleet %s 2>&1", ref, GB_TEST_EXE, dir);
+    ASSERT_MSG(rc == 3, "exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "6 files");
+    ASSERT_CONTAINS(out, "zz-foreign.json skipped");
+    ASSERT_CONTAINS(out, "zz-truncated.json skipped");
+    const char *a = strstr(out, "  node09 "), *b = strstr(out, "  node00 ");
+    ASSERT_MSG(a && b && a < b, "node09 (3 cases) is not ranked before node00 (1):\n%s", out);
+    ASSERT_CONTAINS(out, "2 outlier nodes of 6, the worst node09 (3 cases) (exit 3)\n");
+}
+
 TEST(fleet_usage_errors)
 {
     ASSERT_EQ(sh("%s fleet 2>&1", GB_TEST_EXE), 2);

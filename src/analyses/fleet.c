@@ -8,10 +8,8 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/robust.h"
 #include "base/util.h"
-
-/* 1 / Phi^-1(3/4): 1.4826 x MAD estimates the standard deviation of normal data. */
-#define MAD_SCALE 1.4826
 
 void gb_fleet_opts_default(struct gb_fleet_opts *o)
 {
@@ -166,10 +164,11 @@ int gb_fleet_add_file(struct gb_fleet *f, const char *path)
         }
         if (added && (rc = new_case(f, r, &id)))
             break;
-        if (added && f->opts.expect) {
+        const struct gb_expect *ex = f->opts.expect ? f->opts.expect : f->opts.noise;
+        if (added && ex) {
             char key[2400];
             gb_expect_key(&rs, r, key, sizeof key);
-            const struct gb_expect_case *e = gb_expect_find(f->opts.expect, key);
+            const struct gb_expect_case *e = gb_expect_find(ex, key);
             f->cases[ci].expect = e && e->better == r->better ? e : NULL;
         }
         long m = member_of(f, first_member, file, id.slot);
@@ -209,13 +208,6 @@ int gb_fleet_add_file(struct gb_fleet *f, const char *path)
 
 /* ---- finishing ------------------------------------------------------------------------------ */
 
-/* How much better than the median (> 0) or worse (< 0) a value is, relatively. */
-static double perf_dev(const struct gb_fleet_case *c, double v)
-{
-    double d = v / c->median - 1.0;
-    return c->better == GB_BETTER_LOWER ? -d : d;
-}
-
 static const struct gb_fleet_case *sort_case;
 
 /* Failed first, then from the worst to the best performance. */
@@ -233,7 +225,67 @@ static int cmp_obs(const void *a, const void *b)
     return (x->member > y->member) - (x->member < y->member);
 }
 
-static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
+/* ln perf of an ok value: perf is the value, or its reciprocal for a lower-is-better metric. */
+static double log_perf(const struct gb_fleet_case *c, double v)
+{
+    return c->better == GB_BETTER_LOWER ? -log(v) : log(v);
+}
+
+/* The case's run-to-run noise L (fleet.h), in log performance, over its n ok members whose ln
+ * perf are x[0..n) around their median m; `pooled` is the fleet's typical spread. NAN when
+ * memory runs out. */
+static double noise_limit(struct gb_fleet *f, struct gb_fleet_case *c, const double *x, size_t n,
+                          double m, double pooled)
+{
+    const struct gb_expect_case *e = c->expect;
+    double fl = log1p(f->opts.min_deviation);
+    c->limit_expect = false;
+    if (e && e->n >= 3 && e->min > 0 && e->max >= e->min && isfinite(e->spread)) {
+        double seen = log(e->max / e->min) + fl, band = f->opts.k * e->spread;
+        c->limit_expect = true;
+        return seen > band ? seen : band;
+    }
+    double s = gb_mad_sigma(x, n, m);
+    if (isnan(s))
+        return NAN;
+    return f->opts.k * (s > pooled ? s : pooled);
+}
+
+/* The case's ok members' ln perf into lx (their count), when it can be judged (3 or more, all
+ * positive); 0 otherwise. */
+static size_t case_logs(const struct gb_fleet_case *c, double *lx)
+{
+    size_t k = 0, n = 0;
+    for (size_t i = 0; i < c->nobs; i++) {
+        if (c->obs[i].status != GB_STATUS_OK)
+            continue;
+        n++;
+        if (c->obs[i].value > 0 && isfinite(c->obs[i].value))
+            lx[k++] = log_perf(c, c->obs[i].value);
+    }
+    return k == n && n >= 3 ? n : 0;
+}
+
+/* The fleet's typical spread: the median over its judged cases of b_n 1.4826 MAD of ln perf (a
+ * few nodes estimate one case's spread poorly, and one case of 4 identical-looking nodes can
+ * have a MAD near 0; over a hundred cases the typical one is well known). 0 when none. */
+static double pooled_spread(const struct gb_fleet *f, double *lx, double *sp)
+{
+    size_t ns = 0;
+    for (size_t k = 0; k < f->ncases; k++) {
+        size_t n = case_logs(&f->cases[k], lx);
+        if (n) {
+            double s = gb_mad_sigma(lx, n, gb_median(lx, n));
+            if (isfinite(s))
+                sp[ns++] = s;
+        }
+    }
+    double p = ns ? gb_median(sp, ns) : 0.0;
+    return isfinite(p) ? p : 0.0;
+}
+
+static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp, double *lx,
+                      double pooled)
 {
     struct gb_check_opts check_opts;
     gb_check_opts_default(&check_opts);
@@ -261,9 +313,23 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
             tmp[i] = fabs(tmp[i] - c->median);
         c->mad = gb_median_inplace(tmp, n);
     }
-    bool judged = n >= 3 && c->median != 0.0;
+    bool judged = n >= 3 && c->median > 0.0;
     f->unjudged += !judged;
-    double limit = f->opts.k * MAD_SCALE * c->mad;
+    /* In log performance: the center, and the distance a member must exceed. */
+    double center = NAN, limit = NAN;
+    c->limit = NAN;
+    c->limit_expect = false;
+    if (judged) {
+        judged = case_logs(c, lx) == n;
+        center = judged ? gb_median(lx, n) : NAN;
+        limit = judged ? noise_limit(f, c, lx, n, center, pooled) : NAN;
+        if (judged && isnan(limit))
+            return GB_FAIL(GB_ENOMEM, "the noise of a case of %zu nodes", n);
+        if (judged && limit < log1p(f->opts.min_deviation))
+            limit = log1p(f->opts.min_deviation);
+        c->limit = judged ? expm1(limit) : NAN;
+        f->unjudged += !judged && n >= 3;
+    }
     for (size_t i = 0; i < c->nobs; i++) {
         struct gb_fleet_obs *o = &c->obs[i];
         o->flag = GB_FLEET_NORMAL;
@@ -271,13 +337,12 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
             o->flag = n > 0 ? GB_FLEET_FAILED : GB_FLEET_UNJUDGED;
         } else if (!judged) {
             o->flag = GB_FLEET_UNJUDGED;
-        } else if (fabs(o->value - c->median) > limit &&
-                   fabs(o->value / c->median - 1.0) > f->opts.min_deviation) {
-            o->flag = perf_dev(c, o->value) < 0 ? GB_FLEET_SLOW : GB_FLEET_FAST;
+        } else if (fabs(log_perf(c, o->value) - center) > limit) {
+            o->flag = log_perf(c, o->value) < center ? GB_FLEET_SLOW : GB_FLEET_FAST;
         }
         /* Against its model's expectation: a whole fleet that is slow, or too few members to
          * judge, still has members below the band. */
-        if (c->expect && o->status == GB_STATUS_OK && o->flag != GB_FLEET_SLOW &&
+        if (c->expect && f->opts.expect && o->status == GB_STATUS_OK && o->flag != GB_FLEET_SLOW &&
             gb_expect_judge(o->value, c->better != GB_BETTER_LOWER, 0, false, c->expect, 0,
                             gb_check_tolerance(&check_opts, c->suite), &check_opts)
                     .verdict == GB_EXPECT_LOW)
@@ -304,6 +369,31 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp)
     return 0;
 }
 
+static const struct gb_fleet *rank_fleet;
+
+/* The severity of a member: flagged in more cases first, then a failure, then the farthest
+ * worst case; unflagged members keep their order. */
+static int cmp_severity(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    const struct gb_fleet_member *mx = &rank_fleet->members[x], *my = &rank_fleet->members[y];
+    if (mx->nflagged != my->nflagged)
+        return mx->nflagged > my->nflagged ? -1 : 1;
+    if (mx->nflagged) {
+        double wx = isnan(mx->worst) ? INFINITY : fabs(mx->worst);
+        double wy = isnan(my->worst) ? INFINITY : fabs(my->worst);
+        if (wx != wy)
+            return wx > wy ? -1 : 1;
+    }
+    return (x > y) - (x < y);
+}
+
+void gb_fleet_skip(struct gb_fleet *f, const char *path, const char *why)
+{
+    f->skipped++;
+    gb_append_line(f->skips, sizeof f->skips, "%s skipped: %s", path, why);
+}
+
 int gb_fleet_finish(struct gb_fleet *f)
 {
     if (f->nfiles == 0)
@@ -311,17 +401,36 @@ int gb_fleet_finish(struct gb_fleet *f)
     size_t most = 1;
     for (size_t k = 0; k < f->ncases; k++)
         most = f->cases[k].nobs > most ? f->cases[k].nobs : most;
-    double *tmp = malloc(most * sizeof *tmp);
-    if (!tmp)
+    double *tmp = malloc(most * sizeof *tmp), *lx = malloc(most * sizeof *lx);
+    double *sp = malloc((f->ncases ? f->ncases : 1) * sizeof *sp);
+    if (!tmp || !lx || !sp) {
+        free(tmp), free(lx), free(sp);
         return GB_FAIL(GB_ENOMEM, "%zu values", most);
+    }
+    f->pooled = pooled_spread(f, lx, sp);
+    free(sp);
     f->unjudged = f->flagged_cases = f->flagged_members = f->flagged_nodes = 0;
     for (size_t m = 0; m < f->nmembers; m++) {
         f->members[m].nflagged = 0;
         f->members[m].worst = NAN;
     }
-    for (size_t k = 0; k < f->ncases; k++)
-        judge_case(f, &f->cases[k], tmp);
+    int jrc = 0;
+    for (size_t k = 0; k < f->ncases && !jrc; k++)
+        jrc = judge_case(f, &f->cases[k], tmp, lx, f->pooled);
     free(tmp);
+    free(lx);
+    if (jrc)
+        return jrc;
+    /* The members by severity. */
+    free(f->rank);
+    f->rank = malloc((f->nmembers ? f->nmembers : 1) * sizeof *f->rank);
+    if (!f->rank)
+        return GB_FAIL(GB_ENOMEM, "%zu members", f->nmembers);
+    for (size_t m = 0; m < f->nmembers; m++)
+        f->rank[m] = m;
+    rank_fleet = f;
+    qsort(f->rank, f->nmembers, sizeof *f->rank, cmp_severity);
+    rank_fleet = NULL;
     /* Members, then nodes (files) with an outlier. */
     uint32_t last_file = UINT32_MAX;
     for (size_t m = 0; m < f->nmembers; m++) {
@@ -355,6 +464,8 @@ int gb_fleet_finish(struct gb_fleet *f)
     gb_strtab_free(&hosts);
 
     f->notes[0] = '\0';
+    if (f->skipped)
+        gb_append_line(f->notes, sizeof f->notes, "%s", f->skips);
     if (f->other_sha)
         gb_append_line(f->notes, sizeof f->notes,
                        "%zu of %zu files ran another profile (sha256) than the first: a node may "
@@ -383,6 +494,7 @@ void gb_fleet_free(struct gb_fleet *f)
     }
     free(f->files);
     free(f->members);
+    free(f->rank);
     for (size_t k = 0; k < f->ncases; k++)
         free_case(&f->cases[k]);
     free(f->cases);

@@ -9,12 +9,27 @@
  * a consistent estimate of the standard deviation for normal data that one bad node cannot move:
  * its breakdown point is 50%).
  *
- * A member is an outlier in a case when both
- *   |x - median| > k x 1.4826 x MAD     (the modified z-score |z| = 0.6745 |x - median| / MAD
- *                                        above k: B. Iglewicz and D. C. Hoaglin, "How to Detect
- *                                        and Handle Outliers", ASQC 1993, who recommend k = 3.5)
- *   |x / median - 1| > min_deviation    (a practical floor: on identical nodes the MAD can be
- *                                        tiny or 0, and a 0.5% difference is not worth a gate)
+ * A member is an outlier in a case when its distance from the fleet's center is beyond the case's
+ * run-to-run noise, in log performance (d = ln x - median ln x, so that 2x slower and 2x faster
+ * are as far), both
+ *   |d| > L                             the noise: where expectations (opts.noise or
+ *                                        opts.expect) have the case from 3 or more reference runs,
+ *                                        L = max(ln(max/min) + ln(1 + min_deviation),
+ *                                        k spread): what the runs of one build showed (a node no
+ *                                        further out than a reference run is not an outlier) or
+ *                                        k of their robust spreads (not widened for few runs as
+ *                                        gb_mad_cut would: 12.7 spreads at 9 runs, 24x on this
+ *                                        VM, would catch no node at 0.5x); else the fleet's own spread,
+ *                                        L = k x max(s_c, s_fleet), s_c = b_n 1.4826 MAD of the
+ *                                        case's ln perf (the modified z-score of B. Iglewicz and
+ *                                        D. C. Hoaglin, "How to Detect and Handle Outliers", ASQC
+ *                                        1993, k = 3.5, with Croux & Rousseeuw's small-sample
+ *                                        b_n), floored at s_fleet, the median of s_c over the
+ *                                        fleet's judged cases: the MAD of 4 nodes says little of
+ *                                        one case (4 runs of one build on a shared VM flagged
+ *                                        every node at k = 3.5), that of a hundred cases much
+ *   |d| > ln(1 + min_deviation)         (the floor: on identical nodes the MAD can be tiny or 0,
+ *                                        and a 0.5% difference is not worth a gate)
  * in either direction: "slow" or "fast" by the metric's `better`. A member whose case failed while
  * it ran ok elsewhere is flagged "failed". Cases that fewer than 3 members ran ok are listed, not
  * judged (with two, the median sits between them). A node is an outlier when any of its members
@@ -45,6 +60,9 @@ struct gb_fleet_opts {
      * band (check's rule, default tolerances) is LOW even where the whole fleet is as slow, and
      * where fewer than 3 members ran a case. Must outlive the fleet. */
     const struct gb_expect *expect;
+    /* Expectations read for the run-to-run noise only (no LOW): `gpubench fleet` passes the
+     * default results/reference/expectations.json when present. NULL: none. */
+    const struct gb_expect *noise;
 };
 
 void gb_fleet_opts_default(struct gb_fleet_opts *o);
@@ -75,7 +93,9 @@ struct gb_fleet_case {
     struct gb_fleet_obs *obs; /* after gb_fleet_finish: failed first, then slowest to fastest */
     size_t nobs, cap;
     size_t nok, nfailed, noutliers;
-    double median, mad, min, max;        /* over the ok members; NaN when none */
+    double median, mad, min, max; /* over the ok members; NaN when none */
+    double limit;                 /* L above, as a relative distance e^L - 1 (NaN: not judged) */
+    bool limit_expect;            /* L came from the expectations' reference runs, not the fleet */
     const struct gb_expect_case *expect; /* its model's expectation (opts.expect), or NULL */
 };
 
@@ -116,6 +136,11 @@ struct gb_fleet {
     size_t flagged_nodes;   /* files with a flagged member */
     char first_sha[65], first_version[32];
     size_t other_sha, other_version, interrupted, duplicates;
+    size_t *rank;   /* after gb_fleet_finish: the members, most severe first (most cases flagged,
+                       then the farthest worst case; failures first), the rest in order */
+    size_t skipped; /* files the caller skipped (unreadable, not results): gb_fleet_skip */
+    double pooled;  /* s_fleet above: the typical case's spread of ln perf (~ relative) */
+    char skips[1024];
     char notes[4096];
 };
 
@@ -125,6 +150,9 @@ void gb_fleet_init(struct gb_fleet *f, const struct gb_fleet_opts *o);
  * returns). Returns 0, the reader's GB_EIO / GB_ESCHEMA with its message, GB_ENOMEM, or
  * GB_EOVERFLOW past 2^32 members. */
 int gb_fleet_add_file(struct gb_fleet *f, const char *path);
+/* Records that `path` was skipped for `why` (the caller's note: one unreadable or foreign file
+ * in a folder is not the end of the fleet); it is named in the notes. */
+void gb_fleet_skip(struct gb_fleet *f, const char *path, const char *why);
 /* Computes each case's median, MAD and flags, and each member's count. Returns 0, GB_EINVAL (no
  * file), GB_ENOMEM. */
 int gb_fleet_finish(struct gb_fleet *f);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "common.h"
@@ -16,8 +17,11 @@ static const char usage[] =
     "usage: gpubench fleet DIR|FILE... [OPTIONS]\n"
     "  Results files of one profile run on many nodes (a folder gives its *.json files):\n"
     "  per case the fleet median, its spread and each node's deviation; a node is an\n"
-    "  outlier when it is both beyond K scaled MADs from the median and more than\n"
-    "  --min-deviation from it, or when a case failed on it and ran elsewhere.\n"
+    "  outlier when it is beyond the case's run-to-run noise (the reference runs of\n"
+    "  " GB_EXPECT_DEFAULT_PATH " where they have the case, else K scaled MADs\n"
+    "  of the fleet, widened for few nodes) and more than --min-deviation from the\n"
+    "  median, or when a case failed on it and ran elsewhere. A file that cannot be\n"
+    "  read as results is skipped with a note.\n"
     "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
     "      --min-deviation F   and at least this far from the median: 0.05 or 5% (default 5%)\n"
     "  -s, --suite LIST        only these suites (comma-separated)\n"
@@ -125,16 +129,42 @@ int gb_cmd_fleet(int argc, char **argv)
         return GB_EXIT_USAGE;
     }
     o.expect = a.expect ? &e : NULL;
+    /* Without --expect, the reference runs' expectations still give each case's run-to-run
+     * noise where they have it (no LOW). */
+    gb_error_clear();
+    if (!a.expect && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0) {
+        if (gb_expect_read(GB_EXPECT_DEFAULT_PATH, &e))
+            fprintf(stderr, "gpubench fleet: note: %s: %s: the fleet's own spread is the noise\n",
+                    GB_EXPECT_DEFAULT_PATH, gb_error_msg());
+        else
+            o.noise = &e;
+    }
     struct gb_fleet fl;
     gb_fleet_init(&fl, &o);
     int rc = GB_EXIT_OK;
     for (size_t i = 0; i < in.n; i++) {
         gb_error_clear();
-        if (gb_fleet_add_file(&fl, in.paths[i])) {
+        int frc = gb_fleet_add_file(&fl, in.paths[i]);
+        if (frc == GB_ENOMEM || frc == GB_EOVERFLOW) {
             fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
             rc = GB_EXIT_USAGE;
             goto out;
         }
+        if (frc) {
+            /* One unreadable or foreign file is not the end of the fleet: named, and left out
+             * (a file the reader refuses leaves nothing in the fleet). */
+            char why[512];
+            snprintf(why, sizeof why, "%s", gb_error_msg());
+            why[strcspn(why, "\n")] = '\0';
+            fprintf(stderr, "gpubench fleet: note: skipped: %s\n", why);
+            gb_fleet_skip(&fl, in.paths[i], why);
+        }
+    }
+    if (fl.skipped && fl.nfiles == 0) {
+        fprintf(stderr, "gpubench fleet: no results file could be read (%zu skipped)\n",
+                fl.skipped);
+        rc = GB_EXIT_USAGE;
+        goto out;
     }
     gb_error_clear();
     if (gb_fleet_finish(&fl)) {

@@ -77,7 +77,8 @@ static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
         gb_doc_column_set(t, 4, false, true);
     }
     char lab[512], title[1024];
-    for (size_t m = 0; !rc && m < f->nmembers; m++) {
+    for (size_t q = 0; !rc && q < f->nmembers; q++) {
+        size_t m = f->rank ? f->rank[q] : q; /* most severe first */
         const struct gb_fleet_member *mb = &f->members[m];
         if (!mb->nflagged)
             continue;
@@ -131,9 +132,10 @@ int gb_fleet_doc(const struct gb_fleet *f, struct gb_doc *d)
     int rc = gb_doc_init(d, "gpubench-fleet-doc/1", head);
     if (!rc)
         rc = gb_doc_note(d,
-                         "rule: an outlier when |value - median| > %g x 1.4826 x MAD and more "
-                         "than %g%% from the median",
-                         f->opts.k, 100.0 * f->opts.min_deviation);
+                         "rule: an outlier when beyond the case's run-to-run noise (its "
+                         "reference runs' range, else %g x b_n 1.4826 x MAD of the fleet, at "
+                         "least the typical case's, %.1f%%) and more than %g%% from the median",
+                         f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation);
     if (rc || (rc = add_notes(d, f->notes)) || (rc = fleet_cases(f, d)) ||
         (rc = fleet_outliers(f, d)) || (rc = fleet_checks(f, d)))
         return rc;

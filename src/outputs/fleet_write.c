@@ -40,11 +40,13 @@ static void case_title(const struct gb_fleet_case *c, char *buf, size_t len)
 static void rule_text(const struct gb_fleet *f, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "a node is an outlier in a case when |value - median| > %g x 1.4826 x MAD (modified "
-             "z-score, Iglewicz & Hoaglin) and it is more than %g%% from the median; a case failed "
-             "on a node and ok elsewhere flags the node; cases with fewer than 3 nodes ok are not "
-             "judged",
-             f->opts.k, 100.0 * f->opts.min_deviation);
+             "a node is an outlier in a case when its distance from the median (in log "
+             "performance) is beyond the case's run-to-run noise: the range of its reference "
+             "runs (expectations) where they have it, else %g x b_n 1.4826 x MAD of the fleet "
+             "(modified z-score, Iglewicz & Hoaglin), at least the typical case's (%.1f%%); "
+             "and more than %g%% from it; a case failed on a node and ok elsewhere flags the "
+             "node; cases with fewer than 3 nodes ok are not judged",
+             f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation);
 }
 
 static void head_text(const struct gb_fleet *f, char *buf, size_t len)
@@ -115,7 +117,8 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
                 f->flagged_members == 1 ? "" : "s", f->flagged_cases,
                 f->flagged_cases == 1 ? "" : "s");
         fprintf(out, "  %-*s %6s  %s\n", wn, "node", "cases", "worst");
-        for (size_t m = 0; m < f->nmembers; m++) {
+        for (size_t q = 0; q < f->nmembers; q++) {
+            size_t m = f->rank ? f->rank[q] : q; /* most severe first */
             const struct gb_fleet_member *mb = &f->members[m];
             if (!mb->nflagged)
                 continue;
@@ -165,6 +168,16 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
                     gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
         }
     }
+    /* The verdict last, as compare's. */
+    if (f->flagged_nodes) {
+        size_t top = f->rank ? f->rank[0] : 0;
+        fprintf(out, "\n%zu outlier node%s of %zu, the worst %s (%zu case%s) (exit 3)\n",
+                f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s", f->nfiles,
+                gb_fleet_member_label(f, top, lab, sizeof lab), f->members[top].nflagged,
+                f->members[top].nflagged == 1 ? "" : "s");
+    } else {
+        fprintf(out, "\nno outlier node of %zu (exit 0)\n", f->nfiles);
+    }
     return ferror(out) ? GB_FAIL(GB_EIO, "writing the fleet view") : 0;
 }
 
@@ -183,7 +196,8 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
         fprintf(out, "None.\n\n");
     } else {
         fprintf(out, "| node | cases | worst | in case | health |\n|---|---:|---:|---|---|\n");
-        for (size_t m = 0; m < f->nmembers; m++) {
+        for (size_t q = 0; q < f->nmembers; q++) {
+            size_t m = f->rank ? f->rank[q] : q; /* most severe first */
             const struct gb_fleet_member *mb = &f->members[m];
             if (!mb->nflagged)
                 continue;
