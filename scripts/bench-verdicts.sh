@@ -42,7 +42,7 @@ per_trial=0
 only=compare,nights,check,fleet
 json=
 markdown=0
-usage() { sed -n '22,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '22,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -54,7 +54,7 @@ while [[ $# -gt 0 ]]; do
     --only) only=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
     --markdown) markdown=1; shift ;;
-    -h | --help) usage ;;
+    -h | --help) usage 0 ;;
     *) echo "bench-verdicts: unknown argument $1" >&2; usage ;;
   esac
 done
