@@ -518,6 +518,17 @@ struct gb_backend_ops {
      * suites record a skip). Completion is observed with event_record
      * after the call, which covers every kernel the library enqueued. */
     int (*gemm)(struct gb_queue *q, const struct gb_gemm *g);
+    /* Optional (NULL: no GEMV; callers fall back on gemm with n = 1 and say so). Enqueues the
+     * matrix-vector product y = alpha op(A) x + beta y through the library's GEMV (CLBlast
+     * Xgemv, cuBLAS cublas<t>gemv_v2_64), g being a gb_gemm with n = 1: A m x k (op(A)), B the
+     * vector x of k elements, C the vector y of m, both contiguous (ldb = k, ldc = m), batch 1,
+     * trans_b false, a_type = c_type = compute (F32 behind GB_CAP_BLAS_F32, F64 behind
+     * GB_CAP_BLAS_F64; F16 too where the library has it). beta 0 leaves y's old contents out,
+     * NaN included (BLAS's rule; OpenCL zero-fills y first, as CLBlast reads it). A library's GEMM with n = 1 is not
+     * its GEMV: CLBlast's Sgemm at 512 x 1 x 1024 on PoCL runs slower than at 512 x 16 x 1024,
+     * which made a sparse product read "faster than dense" at density 0.999. Errors and
+     * completion as for gemm; GB_EINVAL for n != 1, a batch or a transposed x. */
+    int (*gemv)(struct gb_queue *q, const struct gb_gemm *g);
     /* Optional (NULL: no FP8 GEMM; the suites check for NULL, then GB_CAP_BLAS_FP8). Enqueues
      * the FP8 GEMM g on q (CUDA: cublasLtMatmul). GB_EUNSUPPORTED, before anything is enqueued,
      * when g breaks gb_gemm_fp8_check's rules, the device lacks GB_CAP_BLAS_FP8, or the library
@@ -635,6 +646,12 @@ int gb_launch_check(const struct gb_launch *l, const struct gb_device_info *info
  * GB_EINVAL (a zero size, a short ld, a buffer too small or not of dev), GB_ETOOBIG (a value
  * above max_size) or GB_EOVERFLOW (an extent beyond 64 bits), with the error detail set. */
 int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
+                        gb_same_device_fn same_device, uint64_t max_size, const char *max_name);
+
+/* Checks a GEMV (the gemv member) before a backend hands it to its library: n and batch 1, x not
+ * transposed, one type in, out and for the accumulation (GB_EINVAL saying what differs), then
+ * gb_gemm_check_shape (x is B, k x 1; y is C, m x 1). */
+int gb_gemv_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
                         gb_same_device_fn same_device, uint64_t max_size, const char *max_name);
 
 /* The rules an FP8 GEMM must follow (cuBLAS documentation, cublasLtMatmul, FP8 requirements):

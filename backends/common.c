@@ -180,6 +180,20 @@ int gb_gemm_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
     return 0;
 }
 
+int gb_gemv_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
+                        gb_same_device_fn same_device, uint64_t max_size, const char *max_name)
+{
+    if (g->n != 1 || g->batch != 1 || g->trans_b || g->a_type != g->c_type ||
+        g->a_type != g->compute)
+        return GB_FAIL(GB_EINVAL,
+                       "gemv: n=%llu batch=%llu%s, %s in, %s out, %s compute (one vector, "
+                       "one type)",
+                       (unsigned long long)g->n, (unsigned long long)g->batch,
+                       g->trans_b ? ", x transposed" : "", gb_dtype_name(g->a_type),
+                       gb_dtype_name(g->c_type), gb_dtype_name(g->compute));
+    return gb_gemm_check_shape(g, dev, same_device, max_size, max_name);
+}
+
 int gb_conv_out_dims(const struct gb_conv_shape *sh, uint64_t *p, uint64_t *q)
 {
     const uint64_t one[] = {sh->n, sh->c,        sh->h,        sh->w,     sh->k,     sh->r,

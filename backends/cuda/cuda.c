@@ -1634,6 +1634,58 @@ static int cu__blas_setup(struct cu_device *d)
     return 0;
 }
 
+/* Makes q's device current, sets up its cuBLAS state (cu__blas_setup) and points the handle at
+ * q's stream, with our workspace. */
+static int cu__blas_bind(struct gb_queue *q)
+{
+    struct cu_device *d = cu_dev(q->dev);
+    int rc;
+    if ((rc = cu__use(q->dev)) || (rc = cu__blas_setup(d)))
+        return rc;
+    cudaStream_t stream = cu_queue(q)->stream;
+    if (gb_cuda_stream_cache_needs(&d->blas_stream, stream)) {
+        /* cublasSetStream resets the workspace to cuBLAS's default pool: give ours again. */
+        if ((rc = BL(cublasSetStream_v2, d->blas, stream)) ||
+            (rc = BL(cublasSetWorkspace_v2, d->blas, d->blas_ws, d->blas_ws_bytes))) {
+            d->blas_stream.valid = false;
+            return rc;
+        }
+        gb_cuda_stream_cache_told(&d->blas_stream, stream);
+    }
+    return 0;
+}
+
+/* cublasSgemv_v2_64 / cublasDgemv_v2_64 (cuBLAS 12's 64-bit API), column-major, x and y
+ * contiguous; F32 and F64 only (cuBLAS has no half GEMV). */
+static int cu_gemv(struct gb_queue *q, const struct gb_gemm *g)
+{
+    struct cu_device *d = cu_dev(q->dev);
+    const enum gb_dtype a = g->a_type;
+    const uint64_t need_cap = a == GB_F32 ? GB_CAP_BLAS_F32 : a == GB_F64 ? GB_CAP_BLAS_F64 : 0;
+    if (!need_cap || g->tf32)
+        return GB_FAIL(GB_EUNSUPPORTED, "gemv: %s%s: cuBLAS has only Sgemv and Dgemv",
+                       gb_dtype_name(a), g->tf32 ? " (TF32)" : "");
+    if (!(d->pub.info.caps & need_cap))
+        return GB_FAIL(GB_EUNSUPPORTED, "gemv: %s on %s (%s)", gb_dtype_name(a), d->pub.info.name,
+                       d->pub.info.arch);
+    int rc = gb_gemv_check_shape(g, q->dev, cu__same, INT64_MAX, "INT64_MAX");
+    if (rc || (rc = cu__blas_bind(q)))
+        return rc;
+    const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    /* gemv's m and n are the stored A's rows and columns. */
+    const int64_t rows = (int64_t)(g->trans_a ? g->k : g->m),
+                  cols = (int64_t)(g->trans_a ? g->m : g->k);
+    const void *A = cu_buf(g->a)->ptr, *X = cu_buf(g->b)->ptr;
+    void *Y = cu_buf(g->c)->ptr;
+    if (a == GB_F32) {
+        const float al = (float)g->alpha, be = (float)g->beta;
+        return BL(cublasSgemv_v2_64, d->blas, ta, rows, cols, &al, A, (int64_t)g->lda, X, 1, &be, Y,
+                  1);
+    }
+    return BL(cublasDgemv_v2_64, d->blas, ta, rows, cols, &g->alpha, A, (int64_t)g->lda, X, 1,
+              &g->beta, Y, 1);
+}
+
 static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
 {
     struct cu_device *d = cu_dev(q->dev);
@@ -1711,18 +1763,8 @@ static int cu_gemm(struct gb_queue *q, const struct gb_gemm *g)
         beta.f32 = (float)g->beta;
     }
 
-    if ((rc = cu__use(q->dev)) || (rc = cu__blas_setup(d)))
+    if ((rc = cu__blas_bind(q)))
         return rc;
-    cudaStream_t stream = cu_queue(q)->stream;
-    if (gb_cuda_stream_cache_needs(&d->blas_stream, stream)) {
-        /* cublasSetStream resets the workspace to cuBLAS's default pool: give ours again. */
-        if ((rc = BL(cublasSetStream_v2, d->blas, stream)) ||
-            (rc = BL(cublasSetWorkspace_v2, d->blas, d->blas_ws, d->blas_ws_bytes))) {
-            d->blas_stream.valid = false;
-            return rc;
-        }
-        gb_cuda_stream_cache_told(&d->blas_stream, stream);
-    }
     const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     const void *A = cu_buf(g->a)->ptr, *B = cu_buf(g->b)->ptr;
@@ -2099,6 +2141,7 @@ const struct gb_backend_ops gb_cuda_ops = {
     .graph_free = cu_graph_free,
 #if HAVE_CUBLAS
     .gemm = cu_gemm,
+    .gemv = cu_gemv,
 #endif
 #if HAVE_CUBLASLT
     .gemm_fp8 = cu_gemm_fp8,

@@ -487,6 +487,8 @@ static void blas_load_once(void)
     BL__SYM(cublasSetWorkspace_v2);
     BL__SYM(cublasGemmEx_64);
     BL__SYM(cublasGemmStridedBatchedEx_64);
+    BL__SYM(cublasSgemv_v2_64);
+    BL__SYM(cublasDgemv_v2_64);
     BL__SYM(cublasGetStatusName);
     BL__SYM(cublasGetStatusString);
     BL__SYM(cublasGetProperty);

@@ -64,6 +64,8 @@ struct gb__cublas {
     __typeof__(cublasSetWorkspace_v2) *cublasSetWorkspace_v2;
     __typeof__(cublasGemmEx_64) *cublasGemmEx_64;
     __typeof__(cublasGemmStridedBatchedEx_64) *cublasGemmStridedBatchedEx_64;
+    __typeof__(cublasSgemv_v2_64) *cublasSgemv_v2_64;
+    __typeof__(cublasDgemv_v2_64) *cublasDgemv_v2_64;
     __typeof__(cublasGetStatusName) *cublasGetStatusName;
     __typeof__(cublasGetStatusString) *cublasGetStatusString;
     __typeof__(cublasGetProperty) *cublasGetProperty;

@@ -20,7 +20,8 @@
  * GB_OPENCL_TIMER=marker|fill forces either way (for tests and for suspicious platforms).
  *
  * BLAS: gemm() calls CLBlast's C API when gpubench is built with it (HAVE_CLBLAST): Sgemm,
- * Dgemm and Hgemm and their strided-batched forms, behind GB_CAP_BLAS_F32 / F64 / F16. It asks
+ * Dgemm and Hgemm and their strided-batched forms, behind GB_CAP_BLAS_F32 / F64 / F16 (gemv():
+ * Sgemv, Dgemv and Hgemv, the same way). It asks
  * CLBlast for no event, because that event covers only the last of the kernels one call may
  * enqueue; the markers of event_record() around the call cover them all. It neither flushes nor
  * waits (the buffers are plain CL_MEM_READ_WRITE, the queue in-order with profiling, as a direct
@@ -1816,6 +1817,12 @@ static int ocl__clblast_fail(CLBlastStatusCode code, const char *call, const cha
     case CLBlastInsufficientMemoryB:
     case CLBlastInsufficientMemoryC:
     case CLBlastInvalidBatchCount:
+    case CLBlastInvalidVectorX:
+    case CLBlastInvalidVectorY:
+    case CLBlastInvalidIncrementX:
+    case CLBlastInvalidIncrementY:
+    case CLBlastInsufficientMemoryX:
+    case CLBlastInsufficientMemoryY:
     case CLBlastInvalidValue:
         err = GB_EINVAL;
         break;
@@ -1957,6 +1964,66 @@ static int ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g)
         return ocl__clblast_gemm(queue, g);
     pthread_mutex_lock(&ocl__clblast_lock);
     rc = ocl__clblast_gemm(queue, g);
+    pthread_mutex_unlock(&ocl__clblast_lock);
+    return rc;
+}
+
+/* The CLBlast call proper, for ocl_gemv (which has checked g): Xgemv, column-major, x and y
+ * contiguous (increment 1). No event, as for gemm. */
+static int ocl__clblast_gemv(struct gb_queue *queue, const struct gb_gemm *g)
+{
+    cl_command_queue *cq = &ocl__queue(queue)->q;
+    const cl_mem A = ocl__buf(g->a)->mem, X = ocl__buf(g->b)->mem;
+    cl_mem Y = ocl__buf(g->c)->mem;
+    const CLBlastLayout lay = CLBlastLayoutColMajor;
+    const CLBlastTranspose ta = g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+    /* Xgemv's m and n are the stored A's rows and columns. */
+    const size_t rows = (size_t)(g->trans_a ? g->k : g->m),
+                 cols = (size_t)(g->trans_a ? g->m : g->k);
+    const size_t lda = (size_t)g->lda;
+    /* BLAS leaves y unread when beta is 0; CLBlast's Xgemv computes beta y all the same, so a
+     * NaN in y would stay NaN: y is zeroed first (one fill of m elements, in the call's time). */
+    if (g->beta == 0) {
+        const uint64_t zero = 0;
+        const size_t es = gb_dtype_size(g->c_type);
+        int rc =
+            OCL_CALL(clEnqueueFillBuffer, (*cq, Y, &zero, es, 0, es * (size_t)g->m, 0, NULL, NULL));
+        if (rc)
+            return rc;
+    }
+    if (g->a_type == GB_F32)
+        return CLBLAST_CALL(CLBlastSgemv, (lay, ta, rows, cols, (float)g->alpha, A, 0, lda, X, 0, 1,
+                                           (float)g->beta, Y, 0, 1, cq, NULL));
+    if (g->a_type == GB_F64)
+        return CLBLAST_CALL(CLBlastDgemv, (lay, ta, rows, cols, g->alpha, A, 0, lda, X, 0, 1,
+                                           g->beta, Y, 0, 1, cq, NULL));
+    return CLBLAST_CALL(CLBlastHgemv,
+                        (lay, ta, rows, cols, ocl__f16_bits((float)g->alpha), A, 0, lda, X, 0, 1,
+                         ocl__f16_bits((float)g->beta), Y, 0, 1, cq, NULL));
+}
+
+static int ocl_gemv(struct gb_queue *queue, const struct gb_gemm *g)
+{
+    struct ocl_device *d = ocl__dev(queue->dev);
+    const enum gb_dtype a = g->a_type;
+    const uint64_t need_cap = a == GB_F32   ? GB_CAP_BLAS_F32
+                              : a == GB_F64 ? GB_CAP_BLAS_F64
+                              : a == GB_F16 ? GB_CAP_BLAS_F16
+                                            : 0;
+    if (!need_cap || g->tf32)
+        return GB_FAIL(GB_EUNSUPPORTED, "gemv: %s%s: CLBlast has only Sgemv, Dgemv and Hgemv",
+                       gb_dtype_name(a), g->tf32 ? " (TF32)" : "");
+    if (!(d->pub.info.caps & need_cap))
+        return GB_FAIL(GB_EUNSUPPORTED, "gemv: %s on %s: the device has no %s", gb_dtype_name(a),
+                       d->pub.info.name,
+                       a == GB_F16 ? "half precision (cl_khr_fp16)" : "double precision (fp64)");
+    int rc = gb_gemv_check_shape(g, queue->dev, ocl__same_device, SIZE_MAX, "SIZE_MAX");
+    if (rc)
+        return rc;
+    if (atomic_load_explicit(&ocl__open_devices, memory_order_acquire) <= 1)
+        return ocl__clblast_gemv(queue, g);
+    pthread_mutex_lock(&ocl__clblast_lock);
+    rc = ocl__clblast_gemv(queue, g);
     pthread_mutex_unlock(&ocl__clblast_lock);
     return rc;
 }
@@ -2299,6 +2366,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .graph_free = ocl_graph_free,
 #if HAVE_CLBLAST
     .gemm = ocl_gemm,
+    .gemv = ocl_gemv,
     .conv_plan = ocl_conv_plan,
     .conv_run = ocl_conv_run,
     .conv_plan_free = ocl_conv_plan_free,
