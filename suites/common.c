@@ -403,6 +403,18 @@ void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit,
     f->v[0] = value;
 }
 
+void gb_case_figure_bounded(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            double value, double bound)
+{
+    struct gb_figure *f = new_figure(ctx, name);
+    if (!f)
+        return;
+    snprintf(f->unit, sizeof f->unit, "%s", unit);
+    f->n = 1;
+    f->v[0] = value;
+    f->bound = bound;
+}
+
 void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
                             const double *values, size_t n)
 {

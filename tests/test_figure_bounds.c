@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "backends/precision.h"
 #include "base/util.h"
 #include "run/measure.h"
 #include "run/case_result.h"
@@ -335,5 +336,94 @@ TEST_TIMEOUT(bounds_memory_default_size_is_beyond_the_cache, 180)
     ASSERT_EQ(r->bytes_per_op, 3 * f->v[0]);
     if (in->l2_bytes)
         ASSERT_STR(r->regime, "memory");
+    gb_results_free(&rs);
+}
+
+/* One ok result of `suite` on device 0 of rs, with headline value in unit. */
+static struct gb_result *add_ok(struct gb_results *rs, const char *suite, const char *unit,
+                                double value, const char *regime)
+{
+    struct gb_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.suite, sizeof r.suite, "%s", suite);
+    snprintf(r.case_name, sizeof r.case_name, "c%zu", rs->nresults);
+    snprintf(r.unit, sizeof r.unit, "%s", unit);
+    snprintf(r.metric, sizeof r.metric, "throughput");
+    snprintf(r.regime, sizeof r.regime, "%s", regime);
+    r.status = GB_STATUS_OK;
+    r.verified = true;
+    r.value = value;
+    ASSERT_OK(gb_results_add(rs, &r));
+    return &rs->results[rs->nresults - 1];
+}
+
+/* Every figure is held to a bound, derived ones included (issue 41): the suite's own bound where
+ * it gave one, else its unit's (GB/s: the memory bandwidth in the memory regime; GFLOP/s and
+ * GOP/s: the device's highest arithmetic peak); above it the result fails as implausible, naming
+ * the figure. Ratios and counts are no rates: never flagged. A compute-rate headline its suite
+ * left without a peak is held to the device's. */
+TEST(bounds_derived_figures_are_bounded)
+{
+    struct gb_results rs = {0};
+    struct gb_device_info info = {0};
+    snprintf(info.name, sizeof info.name, "NVIDIA H200");
+    snprintf(info.arch, sizeof info.arch, "sm_90");
+    info.compute_units = 132;
+    info.clock_mhz = 1980;
+    info.peak_mem_gbs = 4800;
+    info.l2_bytes = 50 << 20;
+    int idx;
+    ASSERT_OK(gb_results_add_device(&rs, "cuda", 0, &info, &idx));
+    char how[256];
+    double top = 0;
+    for (int op = GB_PEAK_F64; op <= GB_PEAK_F8; op++) {
+        const double p = gb_peak_ops(&info, (enum gb_peak_op)op, true, how, sizeof how) / 1e9;
+        top = p > top ? p : top;
+    }
+    ASSERT(top > 1000);
+    /* 0: a dense-equivalent rate beyond the device's highest peak: failed. */
+    gb_result_figure(add_ok(&rs, "sparse", "GFLOP/s", 10, ""), "dense_equiv_gflops", "GFLOP/s",
+                     2 * top);
+    gb_result_figure(&rs.results[0], "peak", "GFLOP/s", 60000);
+    /* 1: within the slack of its suite's own bound, and a huge ratio: ok. */
+    struct gb_result *r = add_ok(&rs, "sparse", "GFLOP/s", 10, "");
+    gb_result_figure(r, "peak", "GFLOP/s", 60000);
+    gb_result_figure_bounded(r, "dense_equiv_gflops", "GFLOP/s", 1.04 * 3 * top, 3 * top);
+    gb_result_figure(r, "speedup_vs_dense", "", 1e6);
+    gb_result_figure(r, "nnz", "", 1e9);
+    /* 2: above its suite's bound, though below the unit's: failed. */
+    r = add_ok(&rs, "sparse", "GFLOP/s", 10, "");
+    gb_result_figure(r, "peak", "GFLOP/s", 60000);
+    gb_result_figure_bounded(r, "speedup_vs_dense", "", 30, 20);
+    /* 3: a GB/s figure of a memory-regime result above the memory bandwidth: failed; 4: the
+     * same in the cache regime (no bound known): ok. */
+    gb_result_figure(add_ok(&rs, "tenants", "GB/s", 100, "memory"), "aggressor_rate", "GB/s", 6000);
+    gb_result_figure(add_ok(&rs, "tenants", "GB/s", 100, "cache"), "aggressor_rate", "GB/s", 6000);
+    /* 5: a compute-rate headline without a peak figure, above the device's highest: failed. */
+    add_ok(&rs, "concurrency", "GFLOP/s", 2 * top, "");
+    /* 6: the same within it: ok. */
+    add_ok(&rs, "concurrency", "GFLOP/s", top / 2, "");
+    /* 7: a per-device figure of a two-device result, each value against its device. */
+    r = add_ok(&rs, "balance", "GFLOP/s", top, "");
+    r->nset = 2;
+    r->set[0] = r->set[1] = 0;
+    gb_result_figure(r, "peak", "GFLOP/s", 2 * top);
+    r->figures[r->nfigures++] = (struct gb_figure){
+        .name = "rate", .unit = "GFLOP/s", .n = 2, .per_device = true, .v = {top / 2, top / 2}};
+    /* 8: a not finite rate: failed. */
+    gb_result_figure(add_ok(&rs, "memory", "GB/s", 100, "memory"), "fit_gbs", "GB/s", NAN);
+    ASSERT_EQ(gb_results_check_figures(&rs), 5);
+    static const bool failed[] = {true, false, true, true, false, true, false, false, true};
+    for (size_t i = 0; i < rs.nresults; i++) {
+        r = &rs.results[i];
+        ASSERT_MSG((r->status == GB_STATUS_FAILED) == failed[i] && r->implausible == failed[i],
+                   "result %zu: %s", i, r->reason);
+    }
+    ASSERT_CONTAINS(rs.results[0].reason, "dense_equiv_gflops");
+    ASSERT_CONTAINS(rs.results[0].reason, "highest arithmetic peak");
+    ASSERT_CONTAINS(rs.results[2].reason, "speedup_vs_dense 30");
+    ASSERT_CONTAINS(rs.results[2].reason, "bound 20");
+    ASSERT_CONTAINS(rs.results[3].reason, "aggressor_rate 6000 GB/s exceeds its bound 4800 GB/s");
+    ASSERT_CONTAINS(rs.results[5].reason, "throughput");
     gb_results_free(&rs);
 }

@@ -230,6 +230,15 @@ void gb_result_figure(struct gb_result *r, const char *name, const char *unit, d
     f->v[0] = value;
 }
 
+void gb_result_figure_bounded(struct gb_result *r, const char *name, const char *unit, double value,
+                              double bound)
+{
+    const size_t n = r->nfigures;
+    gb_result_figure(r, name, unit, value);
+    if (r->nfigures > n)
+        r->figures[n].bound = bound;
+}
+
 const char *gb_result_regime(double ws, uint64_t llc)
 {
     if (!(ws > 0))

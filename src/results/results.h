@@ -39,6 +39,11 @@ struct gb_figure {
     bool per_device; /* v holds one value per device of the set (even when n is 1) */
     double v[GB_MAX_SET];
     char text[64];
+    /* In the run only (not written to results files): the figure's bound in its unit, where the
+     * suite that made it knows one (gb_result_figure_bounded, gb_case_figure_bounded); 0 when
+     * it gave none, and the run's check (gb_results_check_figures, run/case_result.h) bounds it
+     * by its unit. */
+    double bound;
 };
 enum gb_better { GB_BETTER_HIGHER, GB_BETTER_LOWER };
 
@@ -182,6 +187,10 @@ double gb_result_scalar(const struct gb_result *r, const char *name);
 
 /* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);
+/* gb_result_figure with the figure's bound in its unit (> 0; the run fails the result as
+ * implausible when value exceeds it, gb_results_check_figures). */
+void gb_result_figure_bounded(struct gb_result *r, const char *name, const char *unit, double value,
+                              double bound);
 /* Adds a text figure to a result. */
 void gb_result_text(struct gb_result *r, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -173,6 +173,101 @@ void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx)
     }
 }
 
+/* The highest arithmetic rate of the device, any precision, matrix units included (GFLOP/s or
+ * GOP/s: gb_peak_ops counts both alike), 0 when unknown. */
+static double highest_peak(const struct gb_device_info *info)
+{
+    double best = 0;
+    for (int op = GB_PEAK_F64; op <= GB_PEAK_F8; op++) {
+        const double p = gb_peak_ops(info, (enum gb_peak_op)op, true, NULL, 0) / 1e9;
+        best = p > best ? p : best;
+    }
+    return best;
+}
+
+static bool compute_unit(const char *unit)
+{
+    return strcmp(unit, "GFLOP/s") == 0 || strcmp(unit, "GOP/s") == 0;
+}
+
+/* The bound of a value in `unit` of result r measured on device `info` (one device's share),
+ * with where it comes from in from[0..len); 0 when the unit gives none. */
+static double unit_bound(const struct gb_result *r, const char *unit,
+                         const struct gb_device_info *info, char *from, size_t len)
+{
+    if (strcmp(unit, "GB/s") == 0) {
+        if (strcmp(r->regime, "memory") == 0 && info->peak_mem_gbs > 0) {
+            snprintf(from, len, "the device's theoretical memory bandwidth");
+            return info->peak_mem_gbs;
+        }
+        if (strcmp(r->regime, "memory") == 0 || strcmp(r->regime, "unknown") == 0) {
+            snprintf(from, len, "more than any device memory carries");
+            return GB_CEILING_MEMORY_GBS;
+        }
+        return 0;
+    }
+    if (compute_unit(unit)) {
+        snprintf(from, len, "the device's highest arithmetic peak, any precision");
+        return highest_peak(info);
+    }
+    return 0;
+}
+
+static void figure_implausible(struct gb_result *r, const char *name, double v, const char *unit,
+                               double bound, const char *from)
+{
+    if (r->status != GB_STATUS_OK)
+        return; /* the first reason stays */
+    r->status = GB_STATUS_FAILED;
+    r->implausible = true;
+    snprintf(r->reason, sizeof r->reason, "implausible: %s %.4g %s exceeds its bound %.4g %s (%s)",
+             name, v, unit, bound, unit, from);
+}
+
+size_t gb_results_check_figures(struct gb_results *rs)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        struct gb_result *r = &rs->results[i];
+        if (r->status != GB_STATUS_OK || r->device_index < 0 ||
+            (size_t)r->device_index >= rs->ndevices)
+            continue;
+        const struct gb_device_info *info = &rs->devices[r->device_index].info;
+        const double nset = r->nset > 1 ? (double)r->nset : 1.0;
+        char from[96];
+        /* A compute-rate headline that its suite left unbounded. */
+        const struct gb_figure *peak = gb_result_figure_get(r, "peak");
+        if (compute_unit(r->unit) && !(peak && peak->n == 1)) {
+            const double b = unit_bound(r, r->unit, info, from, sizeof from) * nset;
+            if (b > 0 && !(r->value <= GB_PLAUSIBLE_SLACK * b))
+                figure_implausible(r, r->metric, r->value, r->unit, b, from);
+        }
+        for (size_t k = 0; k < r->nfigures && k < GB_MAX_FIGURES; k++) {
+            const struct gb_figure *f = &r->figures[k];
+            if (f->n == 0 || strcmp(f->name, "peak") == 0)
+                continue;
+            for (size_t j = 0; j < f->n && j < GB_MAX_SET; j++) {
+                const struct gb_device_info *di = info;
+                if (f->per_device && j < r->nset && r->set[j] >= 0 &&
+                    (size_t)r->set[j] < rs->ndevices)
+                    di = &rs->devices[r->set[j]].info;
+                double b;
+                if (f->bound > 0) {
+                    b = f->bound;
+                    snprintf(from, sizeof from, "the %s suite's bound of the figure", r->suite);
+                } else {
+                    b = unit_bound(r, f->unit, di, from, sizeof from) *
+                        (f->per_device ? 1.0 : nset);
+                }
+                if (b > 0 && !(f->v[j] <= GB_PLAUSIBLE_SLACK * b))
+                    figure_implausible(r, f->name, f->v[j], f->unit, b, from);
+            }
+        }
+        failed += r->status != GB_STATUS_OK;
+    }
+    return failed;
+}
+
 void gb_result_timer_note(struct gb_result *r, const struct gb_case_ctx *ctx,
                           const struct gb_measurement *m)
 {

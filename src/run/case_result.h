@@ -32,6 +32,25 @@ void gb_result_take_headline(struct gb_result *r, const struct gb_case_ctx *ctx,
  * of both ceilings). Other results are left alone. */
 void gb_result_check_bound(struct gb_result *r, const struct gb_case_ctx *ctx);
 
+/* Holds every figure of every ok result in rs to a bound, as gb_result_check_bound and the
+ * suites' peaks hold headlines: once the suites' derive steps have run, in the run that
+ * measured them (the device's facts are rs->devices'). A figure's bound is the one its suite
+ * gave (gb_figure.bound > 0), else the one its unit gives:
+ *   GB/s     the device's theoretical memory bandwidth (peak_mem_gbs) where the result's regime
+ *            is "memory", else the 20,000 GB/s device-memory ceiling (case_result.c) where it
+ *            is "memory" or "unknown"; none for a cache-resident or undeclared working set;
+ *   GFLOP/s, GOP/s  the device's highest arithmetic peak of any precision, matrix units
+ *            included (gb_peak_ops; none where it is unknown);
+ * times the number of devices of a multi-device result for a figure of the whole set (a
+ * per-device figure: each value against its own device). Other units (ratios, counts, times,
+ * requests per second) have no bound of their own. A compute-rate headline (GFLOP/s, GOP/s)
+ * without a numeric "peak" figure of its suite is held to the same device bound. A value above
+ * GB_PLAUSIBLE_SLACK x its bound, or one that is not finite where a bound is known, fails the
+ * result as implausible, the reason naming the figure, its value, its bound and where the bound
+ * comes from. The figure "peak" (a bound itself) is not checked. Returns how many results it
+ * failed. */
+size_t gb_results_check_figures(struct gb_results *rs);
+
 /* When the samples were not taken with the case's own timer (m->timer is the host's because the
  * device's event timer failed its check at open, gb_device.timer_fault), the text figure "timer"
  * says so and why: "host (event timestamps are 0)". Call once the result's figures are final. */

@@ -553,6 +553,9 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
         if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
             return GB_ENOMEM;
+    /* Every figure held to its bound, the derived ones included. */
+    if (gb_results_check_figures(rs))
+        failed = true;
     utc_now(rs->run.end_utc, sizeof rs->run.end_utc);
     if (o->out_path && gb_results_write(rs, o->out_path))
         ret = GB_EIO;

@@ -257,6 +257,11 @@ int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
 void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value);
 void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
                             const double *values, size_t n);
+/* gb_case_figure with the figure's bound in its unit, where the suite knows a tighter or other
+ * one than its unit gives (gb_results_check_figures, run/case_result.h): above it the result
+ * fails as implausible. */
+void gb_case_figure_bounded(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            double value, double bound);
 void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "run/case_result.h"
 #include "run/measure.h"
 #include "run/runner.h"
 
@@ -525,10 +526,14 @@ int gb_supervise_plan(const struct gb_plan *plan, const struct gb_supervise_opts
     if (rc && rc != GB_EBACKEND)
         return rc;
     rs->run.interrupted = interrupted || rc;
-    if (!rc)
+    if (!rc) {
         for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
             if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
                 return GB_ENOMEM;
+        /* Every figure held to its bound, the derived ones included. */
+        if (gb_results_check_figures(rs))
+            S.failed = true;
+    }
     /* Until a case is recorded the file there is the caller's placeholder, or the results of an
      * earlier run that nothing should replace yet. */
     if (S.next > 0)
