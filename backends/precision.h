@@ -158,7 +158,8 @@ void gb_precision_speedups(struct gb_results *rs, const char *suite, const char 
 typedef double (*gb_peak_fn)(const struct gb_result *r, const struct gb_device_info *info,
                              char *how, size_t len);
 
-/* For every ok result of `suite` in rs: adds the figures "peak" (in the result's unit) and
+/* For every ok result of `suite` in rs whose headline is not a bandwidth (GB/s: its bound is
+ * the memory's, gb_result_check_bound): adds the figures "peak" (in the result's unit) and
  * "of_peak" (value / peak) where peak_of knows the peak (else the text figure "peak" says why
  * none is known), and flags the result implausible
  * (gb_rate_implausible), with the reason naming both figures and the formula, when it exceeds

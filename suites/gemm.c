@@ -604,8 +604,8 @@ static int i8_verify(struct gb_case_ctx *ctx, struct gemm *s)
     return 0;
 }
 
-/* speedup_vs_bf16 on every ok i8 result: its rate over the bf16 result of the same case
- * (integer operations per second over floating-point ones: both count 2 m n k). */
+/* speedup_vs_bf16 on every ok i8 result: the bf16 result's time over its own, the same case
+ * (both count 2 m n k operations; by time, as a memory-bound case's headline is GB/s). */
 static void i8_speedups(struct gb_results *rs)
 {
     for (size_t i = 0; i < rs->nresults; i++) {
@@ -618,18 +618,36 @@ static void i8_speedups(struct gb_results *rs)
             if (strcmp(o->suite, "gemm") || o->status != GB_STATUS_OK ||
                 strcmp(gb_params_str(&o->params, "prec"), "bf16") ||
                 o->device_index != r->device_index || strcmp(o->backend, r->backend) ||
-                o->params.n != r->params.n || !(o->value > 0))
+                o->params.n != r->params.n || !(o->op_time_us.median > 0) ||
+                !(r->op_time_us.median > 0))
                 continue;
             bool same = true;
             for (size_t a = 0; a < r->params.n && same; a++)
                 same = strcmp(r->params.name[a], "prec") == 0 ||
                        gb_value_equal(&r->params.v[a], &o->params.v[a]);
             if (same) {
-                gb_result_figure(r, "speedup_vs_bf16", "", r->value / o->value);
+                gb_result_figure(r, "speedup_vs_bf16", "",
+                                 o->op_time_us.median / r->op_time_us.median);
                 break;
             }
         }
     }
+}
+
+/* The arithmetic peak of precision p (GFLOP/s or GOP/s, 0: unknown): the library may use matrix
+ * units; the own kernel computes in float (mixed, bf16) or in the precision itself on the vector
+ * units. */
+static double case_peak(enum gprec p, bool own, const struct gb_device_info *info, char *how,
+                        size_t len)
+{
+    if (own)
+        return gb_peak_ops(info,
+                           p == GP_F64  ? GB_PEAK_F64
+                           : p == GP_I8 ? GB_PEAK_I32
+                                        : GB_PEAK_F32,
+                           false, how, len) /
+               1e9;
+    return gb_peak_ops(info, gp[p].peak, true, how, len) / 1e9;
 }
 
 static int gemm_setup(struct gb_case_ctx *ctx)
@@ -773,6 +791,16 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     ctx->op.flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
     ctx->op.integer = s->p == GP_I8;
     ctx->op.timer = GB_TIMER_DEVICE;
+    /* The roofline decides the headline: a GEMV-shaped layer (decode at batch 1) moves its
+     * weights once for 2 operations a weight, and its figure of merit is the bytes it moves. */
+    s->bytes = need;
+    s->peak = case_peak(s->p, s->own, info, NULL, 0);
+    s->memory_bound = gb_gemm_memory_bound(info, ctx->op.flops, need, s->peak * 1e9, s->roofline,
+                                           sizeof s->roofline);
+    if (s->memory_bound) {
+        ctx->op.bytes = need;
+        ctx->op.working_set = need;
+    }
     return 0;
 }
 
@@ -927,7 +955,6 @@ static int gemm_verify(struct gb_case_ctx *ctx)
 static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     struct gemm *s = ctx->state;
-    (void)op_time_s;
     if (s->p == GP_I8) {
         gb_case_accuracy_figures(ctx, s->rms, s->quant_bound);
         gb_case_figure(ctx, "quant_tensor_max_error", "", s->quant_tensor_max);
@@ -937,6 +964,17 @@ static void gemm_figures(struct gb_case_ctx *ctx, double op_time_s)
         gb_case_accuracy_figures(ctx, s->rms, s->tol > 0 ? s->tol : default_tol(s->p, s->k));
     }
     gb_case_text(ctx, "config", "%s", s->config);
+    gb_case_text(ctx, "roofline", "%s", s->roofline);
+    gb_case_figure(ctx, "intensity", "FLOP/B", ctx->op.flops / s->bytes);
+    if (s->memory_bound && op_time_s > 0) {
+        /* The arithmetic rate beside the GB/s headline, bounded by the case's peak. */
+        const char *unit = s->p == GP_I8 ? "GOP/s" : "GFLOP/s";
+        const double rate = ctx->op.flops / op_time_s / 1e9;
+        if (s->peak > 0)
+            gb_case_figure_bounded(ctx, "gflops", unit, rate, s->peak);
+        else
+            gb_case_figure(ctx, "gflops", unit, rate);
+    }
     if (s->preset)
         gb_case_text(ctx, "dims", "%llux%llux%llu", (unsigned long long)s->m,
                      (unsigned long long)s->n, (unsigned long long)s->k);
@@ -964,20 +1002,12 @@ static void gemm_teardown(struct gb_case_ctx *ctx)
     s->sa = NULL;
 }
 
-/* The library may use matrix units; the own kernel computes in float (mixed, bf16) or in the
- * precision itself on the vector units. */
+/* A result's arithmetic peak (case_peak). */
 static double gemm_peak(const struct gb_result *r, const struct gb_device_info *info, char *how,
                         size_t len)
 {
-    const enum gprec p = parse_prec(gb_params_str(&r->params, "prec"));
-    if (strcmp(gb_params_str(&r->params, "impl"), "own") == 0)
-        return gb_peak_ops(info,
-                           p == GP_F64  ? GB_PEAK_F64
-                           : p == GP_I8 ? GB_PEAK_I32
-                                        : GB_PEAK_F32,
-                           false, how, len) /
-               1e9;
-    return gb_peak_ops(info, gp[p].peak, true, how, len) / 1e9;
+    return case_peak(parse_prec(gb_params_str(&r->params, "prec")),
+                     strcmp(gb_params_str(&r->params, "impl"), "own") == 0, info, how, len);
 }
 
 /* One GEMM's arithmetic from the shape alone, presets included (validate's estimate). */
@@ -996,7 +1026,9 @@ static double gemm_op_flops(const struct gb_params *p)
 
 static int gemm_derive(struct gb_results *rs)
 {
-    gb_suite_precision_derive(rs, "gemm", "prec", "f32", false, gemm_peak);
+    /* By time: one shape's precisions do the same work, and a memory-bound one's headline is
+     * GB/s, not a rate of operations to divide by another's. */
+    gb_suite_precision_derive(rs, "gemm", "prec", "f32", true, gemm_peak);
     i8_speedups(rs);
     return gb_preset_model_derive(rs, "gemm", GB_PRESET_GEMM);
 }

@@ -26,6 +26,10 @@ struct gemm {
     enum gprec p;
     bool own, ta, tb, wide, sgn; /* sgn: dist signed */
     bool preset;                 /* the shape is a model preset's layer (figure dims) */
+    /* The roofline (gb_gemm_memory_bound): below the ridge the headline is GB/s of `bytes`. */
+    bool memory_bound;
+    double bytes, peak; /* A, B and C once; the case's arithmetic peak (GFLOP/s, 0: unknown) */
+    char roofline[64];
     uint64_t m, n, k;
     double tol;
     double *a64, *b64; /* the unrounded inputs, column-major as stored (lda = rows); for FP8

@@ -201,6 +201,18 @@ bool gb_preset_layers_hint(const char *value, enum gb_preset_kind kind, char *wh
     return true;
 }
 
+bool gb_gemm_memory_bound(const struct gb_device_info *info, double flops, double bytes,
+                          double peak_ops, char *why, size_t len)
+{
+    const double ai = bytes > 0 ? flops / bytes : 0;
+    const bool known = peak_ops > 0 && info->peak_mem_gbs > 0;
+    const double ridge = known ? peak_ops / (info->peak_mem_gbs * 1e9) : GB_ROOFLINE_RIDGE_FLOOR;
+    const bool memory = ai < ridge;
+    snprintf(why, len, "%s: %.3g FLOP/B %s %s %.3g", memory ? "memory-bound" : "compute-bound", ai,
+             memory ? "below" : "above", known ? "the ridge" : "any ridge, at least", ridge);
+    return memory;
+}
+
 /* Whether a and b are the same case but for the layer of the shape axis (and of one device):
  * their shapes' preset parts ("resnet50-b8") agree. */
 static bool same_but_shape(const struct gb_result *a, const struct gb_result *b)

@@ -69,6 +69,26 @@ size_t gb_preset_expand(const char *value, enum gb_preset_kind kind, char (*out)
  * suites' load-time shape checks. */
 bool gb_preset_layers_hint(const char *value, enum gb_preset_kind kind, char *why, size_t len);
 
+/* Below this arithmetic intensity (FLOP per byte) a GEMM is memory-bound on every device, so
+ * that a device which states no memory bandwidth (PoCL) still gets a GEMV-shaped layer's figures
+ * right: no device's ridge point (peak rate over memory bandwidth) is this low. H200: 67 TFLOP/s
+ * FP32 over 4.8 TB/s, 14 FLOP/B (NVIDIA H200 datasheet); A64FX: 6.8 TFLOP/s FP32 over 1,024 GB/s
+ * of HBM2, 6.6 (Fujitsu A64FX datasheet); one AVX-512 core at 2 GHz, 128 GFLOP/s, over a DDR5
+ * channel's 38.4 GB/s, 3.3. */
+#define GB_ROOFLINE_RIDGE_FLOOR 1.0
+
+/* The roofline of one GEMM (a linear layer) of `flops` operations that moves at least `bytes`
+ * (A, B and C, each once): its intensity flops / bytes against the device's ridge point
+ * peak_ops (operations per second, the case's arithmetic peak; 0: unknown) over the memory
+ * bandwidth (info->peak_mem_gbs, GB/s), or against GB_ROOFLINE_RIDGE_FLOOR where either is
+ * unknown. true when the GEMM is memory-bound, i.e. below the ridge: its figure of merit is then
+ * GB/s against the memory bandwidth, not GFLOP/s (Williams, Waterman and Patterson, "Roofline:
+ * An Insightful Visual Performance Model for Multicore Architectures", CACM 52(4), 2009). why
+ * gets the verdict in words ("memory-bound: 0.5 FLOP/B below the ridge 14"), at most 63
+ * bytes for a text figure. */
+bool gb_gemm_memory_bound(const struct gb_device_info *info, double flops, double bytes,
+                          double peak_ops, char *why, size_t len);
+
 /* The derive step of a suite with presets: for every group of ok results of `suite` whose
  * shape axis names layers of one preset and whose other parameters, device and backend are the
  * same, the figure `model_s` (seconds: the sum over the preset's layers of the median time per

@@ -239,6 +239,73 @@ TEST_TIMEOUT(sparse_gemv_baseline_and_empty_density, 180)
     gb_results_free(&rs);
 }
 
+/* The roofline decides a GEMM's headline: below the ridge point (the device's peak over its
+ * memory bandwidth, or GB_ROOFLINE_RIDGE_FLOOR where either is unknown) a layer is
+ * memory-bound. */
+TEST(presets_roofline_rule)
+{
+    struct gb_device_info h200 = {0};
+    h200.peak_mem_gbs = 4800;
+    char why[64];
+    /* llama3-8b-decode-b8.attn_out in f32: 2 x 4096^2 x 8 operations over 4 (4096^2 + 2 x
+     * 4096 x 8) bytes, 3.98 FLOP/B, below the H200's FP32 ridge (67e12 / 4.8e12 = 14). */
+    const double fl = 2.0 * 4096 * 4096 * 8, by = 4.0 * (4096.0 * 4096 + 2 * 4096 * 8);
+    ASSERT(gb_gemm_memory_bound(&h200, fl, by, 67e12, why, sizeof why));
+    ASSERT_CONTAINS(why, "memory-bound: 3.98 FLOP/B below the ridge 14");
+    /* bert-large.attn_out (n 512): 128 FLOP/B, compute-bound. */
+    ASSERT(!gb_gemm_memory_bound(&h200, 2.0 * 1024 * 1024 * 512,
+                                 4.0 * (1024.0 * 1024 + 2 * 1024 * 512), 67e12, why, sizeof why));
+    ASSERT_CONTAINS(why, "compute-bound");
+    /* Bandwidth unknown (PoCL): only a GEMV-like intensity is memory-bound everywhere. */
+    struct gb_device_info cpu = {0};
+    ASSERT(gb_gemm_memory_bound(&cpu, 2.0 * 4096 * 4096, 4.0 * (4096.0 * 4096 + 2 * 4096), 3e11,
+                                why, sizeof why));
+    ASSERT_CONTAINS(why, "below any ridge, at least 1");
+    ASSERT(!gb_gemm_memory_bound(&cpu, fl, by, 3e11, why, sizeof why));
+}
+
+/* A GEMV-shaped layer (llama3-8b-decode at batch 1, n = 1) reports the bytes it moves, GB/s, its
+ * regime and the memory bound (landed: GFLOP/s alone, bytes_per_op 0); its arithmetic rate is
+ * the figure gflops, held to the case's peak. A compute-bound GEMM keeps GFLOP/s. */
+TEST_TIMEOUT(presets_gemv_layer_reports_bandwidth, 180)
+{
+    struct gb_results rs;
+    gb_test_run_profile("measure: {min_samples: 3, max_samples: 3, max_time: 20ms, "
+                        "min_sample_time: 1ms, warmup_runs: 1}\n"
+                        "suites:\n  - suite: gemm\n    params: {prec: f32, impl: [library, own], "
+                        "shape: [llama3-8b-decode.attn_out, resnet50.fc, 64]}\n",
+                        "0", &rs);
+    size_t memory = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const char *shape = gb_params_str(&r->params, "shape");
+        if (r->status == GB_STATUS_SKIPPED)
+            continue;
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", shape, r->reason);
+        const struct gb_figure *roof = gb_result_figure_get(r, "roofline");
+        ASSERT(roof);
+        if (strcmp(shape, "64x64x64") == 0 || strcmp(shape, "64") == 0) {
+            ASSERT_STR(r->unit, "GFLOP/s");
+            ASSERT_CONTAINS(roof->text, "compute-bound");
+            continue;
+        }
+        const double m = strcmp(shape, "resnet50.fc") == 0 ? 1000 : 4096,
+                     k = strcmp(shape, "resnet50.fc") == 0 ? 2048 : 4096;
+        ASSERT_MSG(strcmp(r->unit, "GB/s") == 0, "%s: %s", shape, r->unit);
+        ASSERT_STR(r->metric, "bandwidth");
+        ASSERT_EQ(r->bytes_per_op, 4 * (m * k + k + m));
+        ASSERT(r->regime[0]);
+        ASSERT_CONTAINS(roof->text, "memory-bound: 0.");
+        ASSERT(gb_result_figure_get(r, "peak")); /* the memory bound, or why none is known */
+        const double gf = gb_result_scalar(r, "gflops");
+        ASSERT_MSG(fabs(gf / (2 * m * k / r->op_time_us.median / 1e3) - 1) < 1e-9, "gflops %g", gf);
+        ASSERT_NEAR(gb_result_scalar(r, "intensity"), 2 * m * k / r->bytes_per_op, 1e-12);
+        memory++;
+    }
+    ASSERT_U64(memory, >=, 2); /* the own kernel runs everywhere */
+    gb_results_free(&rs);
+}
+
 /* The report's AI workloads chapter: the conv bars, and as findings a complete preset's
  * forward-pass proxy, int8 against bf16 and sparse's break-even, from one small run. */
 TEST_TIMEOUT(report_ai_workloads_chapter_has_its_findings, 180)

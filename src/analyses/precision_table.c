@@ -60,16 +60,23 @@ static const char *prec_axis(const char *suite, const char **base)
     return NULL;
 }
 
-/* The rate a row compares: the headline value, or elements per second for fp16. */
+/* The rate a row compares: the headline value, elements per second for fp16, the arithmetic
+ * rate (figure gflops) of a memory-bound GEMM whose headline is GB/s. */
 static double rate(const struct gb_result *r)
 {
-    return strcmp(r->suite, "fp16") == 0 ? figure(r, "Gelem_per_s", 0) : r->value;
+    if (strcmp(r->suite, "fp16") == 0)
+        return figure(r, "Gelem_per_s", 0);
+    if (strcmp(r->unit, "GB/s") == 0 && strcmp(r->suite, "gemm") == 0)
+        return figure(r, "gflops", 0);
+    return r->value;
 }
 
 static const char *rate_unit(const struct gb_result *r)
 {
     if (strcmp(r->suite, "fp16") == 0)
         return "Gelem/s";
+    if (strcmp(r->unit, "GB/s") == 0 && strcmp(r->suite, "gemm") == 0)
+        return strcmp(pstr(r, "prec"), "i8") == 0 ? "GOP/s" : "GFLOP/s";
     if (strcmp(r->suite, "compute") == 0 &&
         (strcmp(pstr(r, "prec"), "i32") == 0 || strcmp(pstr(r, "prec"), "int8dot") == 0))
         return "GOP/s";

@@ -66,8 +66,10 @@ void gb_precision_check_peaks(struct gb_results *rs, const char *suite, gb_peak_
 {
     for (size_t i = 0; i < rs->nresults; i++) {
         struct gb_result *r = &rs->results[i];
+        /* A bandwidth headline (a memory-bound GEMM's) has the memory bound, checked when it was
+         * measured (gb_result_check_bound). */
         if (r->status != GB_STATUS_OK || strcmp(r->suite, suite) != 0 || r->device_index < 0 ||
-            (size_t)r->device_index >= rs->ndevices)
+            (size_t)r->device_index >= rs->ndevices || strcmp(r->unit, "GB/s") == 0)
             continue;
         char how[256];
         const double peak = peak_of(r, &rs->devices[r->device_index].info, how, sizeof how);
