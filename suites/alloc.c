@@ -162,9 +162,12 @@ static int alloc_setup(struct gb_case_ctx *ctx)
         if (a->stream_ordered && (rc = ctx->ops->queue_sync(ctx->q)))
             return rc;
     }
-    /* The host's copy for checks (and a host-kind method's device buffer to check through). */
+    /* The host's copy for checks (and a host-kind method's device buffer to check through).
+     * The host floor is checked in place and needs neither: it holds the size under test once. */
     int rc;
     struct gb_buf *stage = NULL;
+    if (a->method == ALLOC_HOST_FLOOR)
+        return 0;
     if ((rc = gb_case_alloc(ctx, a->size, GB_MEM_HOST_PAGEABLE, &stage)))
         return rc;
     a->stage = stage;
@@ -443,6 +446,24 @@ static void alloc_teardown(struct gb_case_ctx *ctx)
     gb_case_free_kernel(ctx, &a->fill, &a->prog);
 }
 
+/* What a case holds at once (gb_suite.footprint): the allocation under test (one: op.max_batch
+ * 1), on the host for the host floor and the host kinds (pinned, registered), else on the device;
+ * the pageable copy the check reads back into, but for the host floor (checked in place); and a
+ * host kind's device buffer that its bytes are checked through. */
+static void alloc_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                            struct gb_footprint *fp)
+{
+    (void)info;
+    const struct alloc a = {.method = parse_method(gb_params_str(p, "method"))};
+    const double size = (double)gb_params_size(p, "size");
+    if (a.method == ALLOC_HOST_FLOOR)
+        *fp = (struct gb_footprint){.host = size};
+    else if (host_kind(&a))
+        *fp = (struct gb_footprint){.host = 2 * size, .device = size, .largest = size};
+    else
+        *fp = (struct gb_footprint){.host = size, .device = size, .largest = size};
+}
+
 const struct gb_suite gb_suite_alloc = {
     .name = "alloc",
     .summary = "allocation and free latency (us, p50/p99) by size and method, the host's "
@@ -459,4 +480,5 @@ const struct gb_suite gb_suite_alloc = {
     .teardown = alloc_teardown,
     .figures = alloc_figures,
     .chart = {.kind = GB_CHART_LINE, .x = "size"},
+    .footprint = alloc_footprint,
 };

@@ -60,22 +60,14 @@ int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
     return err;
 }
 
-/* Bytes of host memory the kernel says are available now (MemAvailable in /proc/meminfo, else
- * free pages); 0 when unknown. */
+/* Bytes of host memory available now (gb_host_memory: MemAvailable, a cgroup's or the address
+ * space's limit); 0 when unknown. A suite's footprint (gb_suite.footprint) checks the case's
+ * whole need before setup; this checks each buffer alone, for the suites that declare none. */
 static uint64_t host_available(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    if (kib)
-        return (uint64_t)kib * 1024;
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    struct gb_host_memory h;
+    gb_host_memory(&h);
+    return h.avail;
 }
 
 int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,

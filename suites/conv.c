@@ -750,6 +750,53 @@ static double conv_op_flops(const struct gb_params *p)
     return gb_conv_flops(&sh);
 }
 
+/* What a case holds at once (gb_suite.footprint), as conv_setup and conv_verify allocate it:
+ * on the host the pass's two inputs' FP64 draws (8 bytes an element), then the larger of an
+ * upload's peak (a converted copy and its staging buffer: twice the largest tensor in the input
+ * type) and verify's (the output read back and its staging, and 32 bytes for each element it
+ * checks: every one when the reference costs at most 2^27 terms, else at most 4096); on the
+ * device x, w and y. */
+static void conv_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                           struct gb_footprint *fp)
+{
+    (void)info;
+    const char *shape = gb_params_str(p, "shape");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch, pp, qq, nx, nw, ny;
+    struct gb_conv_shape sh;
+    char why[256];
+    if (gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch)) {
+        sh = ly->conv;
+        sh.n = batch;
+    } else if (!gb__conv_parse_shape(shape, &sh, why, sizeof why)) {
+        return;
+    }
+    if (gb_conv_out_dims(&sh, &pp, &qq))
+        return;
+    gb_conv_sizes(&sh, &nx, &nw, &ny);
+    const enum cvprec pc = parse_prec(gb_params_str(p, "prec"));
+    const char *dir = gb_params_str(p, "dir");
+    const bool bwd_data = strcmp(dir, "bwd_data") == 0, bwd_filter = strcmp(dir, "bwd_filter") == 0;
+    const double ei = (double)gb_dtype_size(in_type(pc)),
+                 eo = (double)gb_dtype_size(bwd_data || bwd_filter ? in_type(pc) : out_type(pc));
+    const double x = (double)nx, w = (double)nw, y = (double)ny;
+    const double na = bwd_data ? y : x, nb = bwd_filter ? y : w,
+                 no = bwd_data     ? x
+                      : bwd_filter ? w
+                                   : y;
+    const double terms = bwd_data     ? (double)(sh.k / sh.groups) * (double)sh.r * (double)sh.s
+                         : bwd_filter ? (double)sh.n * (double)pp * (double)qq
+                                      : (double)(sh.c / sh.groups) * (double)sh.r * (double)sh.s;
+    const double checked = no * terms <= 0x1p27 ? no : fmin(no, 4096);
+    const double dev = (x + w) * ei + (bwd_data || bwd_filter ? y * ei : y * eo);
+    const double largest = fmax(fmax(x * ei, w * ei), y * (bwd_data || bwd_filter ? ei : eo));
+    *fp =
+        (struct gb_footprint){.host = 8 * (na + nb) + fmax(2 * largest, 2 * no * eo + 32 * checked),
+                              .device = dev,
+                              .largest = largest};
+}
+
 static int conv_derive(struct gb_results *rs)
 {
     gb_precision_check_peaks(rs, "conv", conv_peak);
@@ -771,4 +818,5 @@ const struct gb_suite gb_suite_conv = {
     .derive = conv_derive,
     .chart = {.kind = GB_CHART_BARS},
     .op_flops = conv_op_flops,
+    .footprint = conv_footprint,
 };

@@ -1024,6 +1024,40 @@ static double gemm_op_flops(const struct gb_params *p)
     return 0;
 }
 
+/* What a case holds at once (gb_suite.footprint), as gemm_setup and gemm_verify allocate it:
+ * on the host the inputs' FP64 draws (8 (na + nb) bytes: a64, b64), i8's quantised copies and
+ * row scales (na + nb + 8 m), FP8's quantised values kept for verify (8 (na + nb)), and at the
+ * peak of an upload or a read-back a converted copy and its staging buffer (twice the largest of
+ * A, B and C in their device types); on the device A, B and C. na, nb and nc are the element
+ * counts of A (m x k), B (k x n) and C (m x n); presets' layers as gemm_setup reads them. */
+static void gemm_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                           struct gb_footprint *fp)
+{
+    (void)info;
+    const char *shape = gb_params_str(p, "shape");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t m, n, k, batch;
+    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
+        m = ly->m, k = ly->k, n = batch * pr->seq;
+    else if (!gb_parse_mnk(shape, &m, &n, &k))
+        return;
+    const enum gprec pc = parse_prec(gb_params_str(p, "prec"));
+    const bool fp8 = is_fp8(pc);
+    const double na = (double)m * (double)k, nb = (double)k * (double)n, nc = (double)m * (double)n;
+    const double ea = (double)gb_dtype_size(gp[pc].in),
+                 eb = fp8 ? (double)gb_dtype_size(fp8_b_type) : ea,
+                 ec = (double)gb_dtype_size(gp[pc].out);
+    const double a = na * ea, b = nb * eb, c = nc * ec;
+    double host = 8 * (na + nb);
+    if (pc == GP_I8)
+        host += na + nb + 8 * (double)m;
+    if (fp8)
+        host += 8 * (na + nb);
+    host += 2 * fmax(fmax(a, b), c);
+    *fp = (struct gb_footprint){.host = host, .device = a + b + c, .largest = fmax(fmax(a, b), c)};
+}
+
 static int gemm_derive(struct gb_results *rs)
 {
     /* By time: one shape's precisions do the same work, and a memory-bound one's headline is
@@ -1048,4 +1082,5 @@ const struct gb_suite gb_suite_gemm = {
     .figures = gemm_figures,
     .derive = gemm_derive,
     .op_flops = gemm_op_flops,
+    .footprint = gemm_footprint,
 };

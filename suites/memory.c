@@ -397,19 +397,11 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     return 0;
 }
 
-static int memory_setup(struct gb_case_ctx *ctx)
+/* The bytes of each array: the axis `size`, or for size 0 the size picked for the device. */
+static uint64_t array_bytes(const struct gb_params *p, const struct gb_device_info *info)
 {
-    struct memory *m = ctx->state;
-    const struct gb_device_info *info = &ctx->dev->info;
-    m->op = parse_op(gb_params_str(ctx->params, "op"));
-    m->dbl = strcmp(gb_params_str(ctx->params, "type"), "double") == 0;
-    m->esize = m->dbl ? sizeof(double) : sizeof(float);
-    m->wg = (uint32_t)gb_params_int(ctx->params, "wg");
-    m->vec = (uint32_t)gb_params_int(ctx->params, "vec");
-    if (m->vec == 0) /* auto: 16 bytes per work-item on a GPU (the head comment says why) */
-        m->vec = info->type == GB_DEVICE_GPU ? (uint32_t)(16 / m->esize) : 1;
-    m->off = (uint64_t)gb_params_int(ctx->params, "offset");
-    uint64_t bytes = gb_params_size(ctx->params, "size");
+    uint64_t bytes = gb_params_size(p, "size");
+    const uint64_t off = (uint64_t)gb_params_int(p, "offset");
     if (bytes == 0) {
         /* BabelStream's advice: each array at least 4x the last-level cache, so that the
          * figure is the memory's, not the cache's; capped by what one buffer and three of them
@@ -422,9 +414,34 @@ static int memory_setup(struct gb_case_ctx *ctx)
         if (info->global_mem && bytes > info->global_mem / 4)
             bytes = info->global_mem / 4;
         /* Each buffer holds the offset too: the array shrinks by it where the cap binds. */
-        if (info->max_alloc && m->off < info->max_alloc && bytes > info->max_alloc - m->off)
-            bytes = info->max_alloc - m->off;
+        if (info->max_alloc && off < info->max_alloc && bytes > info->max_alloc - off)
+            bytes = info->max_alloc - off;
     }
+    return bytes;
+}
+
+/* What a case holds at once (gb_suite.footprint): three buffers of offset + array on the device;
+ * on the host an array's image and its staging buffer (setup's uploads, verify's read-back). */
+static void memory_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                             struct gb_footprint *fp)
+{
+    const double buf = (double)array_bytes(p, info) + (double)gb_params_int(p, "offset");
+    *fp = (struct gb_footprint){.host = 2 * buf, .device = 3 * buf, .largest = buf};
+}
+
+static int memory_setup(struct gb_case_ctx *ctx)
+{
+    struct memory *m = ctx->state;
+    const struct gb_device_info *info = &ctx->dev->info;
+    m->op = parse_op(gb_params_str(ctx->params, "op"));
+    m->dbl = strcmp(gb_params_str(ctx->params, "type"), "double") == 0;
+    m->esize = m->dbl ? sizeof(double) : sizeof(float);
+    m->wg = (uint32_t)gb_params_int(ctx->params, "wg");
+    m->vec = (uint32_t)gb_params_int(ctx->params, "vec");
+    if (m->vec == 0) /* auto: 16 bytes per work-item on a GPU (the head comment says why) */
+        m->vec = info->type == GB_DEVICE_GPU ? (uint32_t)(16 / m->esize) : 1;
+    m->off = (uint64_t)gb_params_int(ctx->params, "offset");
+    const uint64_t bytes = array_bytes(ctx->params, info);
     m->n = bytes / m->esize;
 
     if (m->dbl && !(info->caps & GB_CAP_FP64))
@@ -792,4 +809,5 @@ const struct gb_suite gb_suite_memory = {
     .verify = memory_verify,
     .figures = memory_figures,
     .teardown = memory_teardown,
+    .footprint = memory_footprint,
 };

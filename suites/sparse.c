@@ -733,6 +733,34 @@ static double sparse_op_flops(const struct gb_params *p)
     return 0;
 }
 
+/* What a case holds at once (gb_suite.footprint), as sparse_setup estimates it: A on the device
+ * (dense and 2:4: m x k floats and as much again; CSR: its entries), B and C (4 bytes an
+ * element); on the host A's copies (14 bytes an entry dense or 2:4, 10 for CSR), B and C, and
+ * the staging of the largest upload. */
+static void sparse_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                             struct gb_footprint *fp)
+{
+    (void)info;
+    const char *shape = gb_params_str(p, "shape"), *op = gb_params_str(p, "op");
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t m, n, k, batch;
+    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
+        m = ly->m, k = ly->k, n = batch * pr->seq;
+    else if (!gb_parse_mnk(shape, &m, &n, &k))
+        return;
+    const double density = gb_params_float(p, "density");
+    const bool full = density >= 1 || strcmp(op, "nm24") == 0;
+    const double mk = (double)m * (double)k, bc = (double)k * (strcmp(op, "spmv") ? (double)n : 1),
+                 cc = (double)m * (strcmp(op, "spmv") ? (double)n : 1);
+    const double entries = full ? mk : mk * density;
+    const double a = (full ? 2 * mk : entries) * 4;
+    const double largest = fmax(full ? 4 * mk : 4 * entries, 4 * fmax(bc, cc));
+    *fp = (struct gb_footprint){.host = entries * (full ? 14.0 : 10.0) + (bc + cc) * 4 + largest,
+                                .device = a + (bc + cc) * 4,
+                                .largest = largest};
+}
+
 const struct gb_suite gb_suite_sparse = {
     .name = "sparse",
     .summary = "pruning's payoff: CSR (cuSPARSE, own) and 2:4 sparse times dense against the dense "
@@ -749,4 +777,5 @@ const struct gb_suite gb_suite_sparse = {
     .derive = sparse_derive,
     .chart = {.kind = GB_CHART_LINE, .x = "density"},
     .op_flops = sparse_op_flops,
+    .footprint = sparse_footprint,
 };

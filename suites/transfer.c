@@ -131,6 +131,20 @@ static int host_alloc(struct gb_case_ctx *ctx, uint64_t bytes, struct gb_buf **o
     return gb_case_alloc(ctx, bytes, host_kind(ctx->params), out);
 }
 
+/* What a case holds at once (gb_suite.footprint): its host buffers (one; bidir two; d2d none),
+ * its device buffers (one; d2d and bidir two), each of size + offset bytes, and on the host the
+ * pattern and, at verify's peak, the destination read back and its staging buffer. */
+static void transfer_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                               struct gb_footprint *fp)
+{
+    (void)info;
+    const char *op = gb_params_str(p, "op");
+    const double buf = (double)gb_params_size(p, "size") + (double)gb_params_int(p, "offset");
+    const bool d2d = strcmp(op, "d2d") == 0, bidir = strcmp(op, "bidir") == 0;
+    const double nhost = d2d ? 0 : bidir ? 2 : 1, ndev = d2d || bidir ? 2 : 1;
+    *fp = (struct gb_footprint){.host = (nhost + 3) * buf, .device = ndev * buf, .largest = buf};
+}
+
 static int transfer_setup(struct gb_case_ctx *ctx)
 {
     struct transfer *t = ctx->state;
@@ -303,4 +317,5 @@ const struct gb_suite gb_suite_transfer = {
     .run = transfer_run,
     .verify = transfer_verify,
     .teardown = transfer_teardown,
+    .footprint = transfer_footprint,
 };

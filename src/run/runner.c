@@ -49,6 +49,25 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
  * kernel anyone would leave running. */
 #define GB_RUNNER_LEFTOVER_S 0.25
 
+/* The case's footprint (gb_suite.footprint) against the host's available memory and each
+ * device's: 0, or GB_ESKIP with the reason in why, before anything is allocated. */
+static int footprint_fits(const struct gb_plan_case *c, struct gb_device *const *devs, size_t n,
+                          char *why, size_t len)
+{
+    const struct gb_suite *s = c->run->suite;
+    if (!s->footprint)
+        return 0;
+    struct gb_host_memory host;
+    gb_host_memory(&host);
+    for (size_t i = 0; i < n; i++) {
+        struct gb_footprint fp = {0};
+        s->footprint(&c->params, &devs[i]->info, &fp);
+        if (gb_footprint_check(&fp, &host, &devs[i]->info, why, len))
+            return GB_ESKIP;
+    }
+    return 0;
+}
+
 /* Runs one case on open devices devs[0..n) (n is 1 for a single-device suite) with one queue
  * each, and fills r. Returns true when Ctrl-C cut the case short. */
 static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs,
@@ -79,7 +98,9 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     }
     bool cut_short = false;
     gb_error_clear();
-    int err = s->setup(&ctx);
+    int err = footprint_fits(c, devs, n, ctx.reason, sizeof ctx.reason);
+    if (!err)
+        err = s->setup(&ctx);
     bool queue_suspect = false;
     if (err == GB_ESKIP) {
         r->status = GB_STATUS_SKIPPED;

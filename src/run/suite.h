@@ -17,6 +17,7 @@
 #include "backends/backend.h"
 #include "base/params.h"
 #include "results/results.h" /* GB_MAX_SET, struct gb_figure */
+#include "run/footprint.h"
 
 struct gb_suite_run; /* run/config.h: a profile entry */
 struct gb_child_io;  /* run/child.h: a helper process's side */
@@ -226,6 +227,16 @@ struct gb_suite {
     /* Optional: the arithmetic of one operation of the case with parameters p, from the
      * parameters alone (no device): `validate` estimates a case's time from it. 0: unknown. */
     double (*op_flops)(const struct gb_params *p);
+    /* Optional, for a suite whose cases may allocate large buffers: what the case with
+     * parameters p holds at once on the host and on the device (run/footprint.h), from its
+     * parameters and the device's facts alone (info may be all zero: nothing is known of the
+     * device; a size the suite picks for the device is then left out), at least what setup()
+     * and verify() allocate at their peak. The runner checks it before setup()
+     * (gb_footprint_check): a case that cannot fit is a skip naming both sizes and the limits,
+     * and setup() is not called. A multi-device suite gives the device bytes of each device of
+     * the set. Leaves *fp zero for a value it cannot read (setup() says what is wrong). */
+    void (*footprint)(const struct gb_params *p, const struct gb_device_info *info,
+                      struct gb_footprint *fp);
 };
 
 /* A table of suites: what a run may name. The suites floor builds it (suites/suites.h,
