@@ -725,6 +725,32 @@ static int batching_derive(struct gb_results *rs)
     return derive_knees(rs);
 }
 
+/* What a case holds at once (gb_suite.footprint): copies: the host and device buffers of count x
+ * size bytes, the pattern, and verify's read-back with its staging (all of that size); launches:
+ * count x items 4-byte counters on the device, and on the host their zeros or read-back with its
+ * staging; gemm: A, B and C of count x dim^2 floats on the device, on the host one matrix's
+ * inputs, product, check and NaN fill, and a whole batch uploaded or read back with its
+ * staging. */
+static void batching_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                               struct gb_footprint *fp)
+{
+    (void)info;
+    const char *op = gb_params_str(p, "op");
+    const double count = (double)gb_params_int(p, "count");
+    if (strcmp(op, "copies") == 0) {
+        const double total = count * (double)gb_params_size(p, "size");
+        *fp = (struct gb_footprint){.host = 4 * total, .device = total, .largest = total};
+    } else if (strcmp(op, "launches") == 0) {
+        const double total = 4 * count * (double)gb_params_int(p, "items");
+        *fp = (struct gb_footprint){.host = 2 * total, .device = total, .largest = total};
+    } else {
+        const double d = (double)gb_params_int(p, "dim"), m = 4 * d * d, total = count * m;
+        const bool loop = strcmp(gb_params_str(p, "mode"), "loop") == 0;
+        *fp = (struct gb_footprint){
+            .host = 5 * m + 3 * total, .device = 3 * total, .largest = loop ? m : total};
+    }
+}
+
 const struct gb_suite gb_suite_batching = {
     .name = "batching",
     .summary = "what batching buys: copies one by one vs together (knee), launches separate vs "
@@ -739,4 +765,5 @@ const struct gb_suite gb_suite_batching = {
     .teardown = batching_teardown,
     .figures = batching_figures,
     .derive = batching_derive,
+    .footprint = batching_footprint,
 };

@@ -218,6 +218,21 @@ static int fp16_derive(struct gb_results *rs)
     return gb_suite_precision_derive(rs, "fp16", "storage", "float", true, NULL);
 }
 
+/* What a case holds at once (gb_suite.footprint): two or three arrays of `elems` in the storage
+ * type on the device; on the host the inputs' FP64 draws (16 bytes an element) and an upload's or
+ * the read-back's converted copy and staging. */
+static void fp16_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                           struct gb_footprint *fp)
+{
+    (void)info;
+    const char *st = gb_params_str(p, "storage");
+    const double n = (double)gb_params_int(p, "elems"),
+                 es = strcmp(st, "half") == 0 || strcmp(st, "bf16") == 0 ? 2 : 4;
+    const double arrays = strcmp(gb_params_str(p, "op"), "triad") == 0 ? 3 : 2;
+    *fp = (struct gb_footprint){
+        .host = 16 * n + 2 * n * es, .device = arrays * n * es, .largest = n * es};
+}
+
 const struct gb_suite gb_suite_fp16 = {
     .name = "fp16",
     .summary = "16-bit storage with float arithmetic (GB/s, elements/s): scale and triad on "
@@ -231,4 +246,5 @@ const struct gb_suite gb_suite_fp16 = {
     .teardown = fp16_teardown,
     .figures = fp16_figures,
     .derive = fp16_derive,
+    .footprint = fp16_footprint,
 };

@@ -181,6 +181,14 @@ TEST(footprint_estimates_of_the_cases_found)
     fp = footprint_of("sparse", "{op: spmm, impl: own, density: 0.01, shape: 65536x64x65536}",
                       &blank);
     ASSERT(fp.device >= 65536.0 * 65536 * 0.01 * 4);
+    fp = footprint_of("batching",
+                      "{op: copies, mode: one, count: 16, size: 1GiB, dir: h2d, memory: pinned}",
+                      &blank);
+    ASSERT_NEAR(fp.device, 16 * GIB, 0.5);
+    ASSERT(fp.host >= 32 * GIB); /* the pinned buffer and the pattern at least */
+    fp = footprint_of("fp16", "{op: triad, storage: half, elems: 1073741824}", &blank);
+    ASSERT_NEAR(fp.device, 6 * GIB, 0.5);
+    ASSERT(fp.host >= 16 * GIB);
 }
 
 /* Runs suite `suite` with `params` (one case) on OpenCL device 0 with the host's memory capped at

@@ -30,8 +30,7 @@ static uint64_t proc_kib(const char *path, const char *key)
     unsigned long long kib = 0;
     const size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':' &&
-            sscanf(line + n + 1, "%llu", &kib) == 1)
+        if (strncmp(line, key, n) == 0 && line[n] == ':' && sscanf(line + n + 1, "%llu", &kib) == 1)
             break;
     if (f)
         fclose(f);
@@ -117,12 +116,13 @@ int gb_footprint_check(const struct gb_footprint *fp, const struct gb_host_memor
     char h[32], d[32], a[32], u[32], g[32], l[32], m[32];
     human(fp->host, h, sizeof h);
     human(fp->device, d, sizeof d);
-    size_t n = (size_t)snprintf(why, len, "needs %s of host memory and %s of device memory%s", h,
-                                d, unified ? " (the device's is host memory too)" : "");
+    size_t n = (size_t)snprintf(why, len, "needs %s of host memory and %s of device memory%s", h, d,
+                                unified ? " (the device's is host memory too)" : "");
     const char *sep = ":";
     if (host_over && n < len)
-        n += (size_t)snprintf(why + n, len - n, "%s the host has %s available (%s), of which a "
-                                                "case may use %s (%.0f%%), and this one needs %s",
+        n += (size_t)snprintf(why + n, len - n,
+                              "%s the host has %s available (%s), of which a "
+                              "case may use %s (%.0f%%), and this one needs %s",
                               sep, human((double)host->avail, a, sizeof a), host->what,
                               human(usable, u, sizeof u), GB_FOOTPRINT_HOST_SHARE * 100,
                               human(on_host, l, sizeof l)),
@@ -132,8 +132,9 @@ int gb_footprint_check(const struct gb_footprint *fp, const struct gb_host_memor
                               human((double)info->global_mem, g, sizeof g)),
             sep = ";";
     if (one_over && n < len)
-        snprintf(why + n, len - n, "%s its largest buffer, %s, is over the device's largest "
-                                   "allocation %s",
+        snprintf(why + n, len - n,
+                 "%s its largest buffer, %s, is over the device's largest "
+                 "allocation %s",
                  sep, human(fp->largest, l, sizeof l), human((double)info->max_alloc, m, sizeof m));
     return GB_ESKIP;
 }
