@@ -254,3 +254,30 @@ TEST(footprint_alloc_host_floor_holds_its_size_once)
     ASSERT(a->checked >= 1);
     gb_test_case_close(tc);
 }
+
+/* validate says, touching no device, which cases the host cannot hold (run would skip them). */
+TEST(footprint_validate_warns_of_cases_too_large_for_the_host)
+{
+    const char *dir = gb_test_tmpdir();
+    char path[1024], out[8192];
+    snprintf(path, sizeof path, "%s/big.yaml", dir);
+    gb_test_write_file(path, "suites:\n"
+                             "  - suite: gemm\n"
+                             "    params: {prec: i8, impl: own, shape: 1x1x2147483648}\n"
+                             "  - suite: gemm\n"
+                             "    params: {prec: f32, impl: own, shape: llama3-8b-decode.lm_head}\n"
+                             "  - suite: conv\n"
+                             "    params: {prec: f32, impl: own, dir: fwd, "
+                             "shape: 1x1x40000x40000-1x1x1}\n"
+                             "  - suite: gemm\n"
+                             "    params: {prec: f32, impl: own, shape: 64}\n");
+    int rc = gb_test_shf(out, sizeof out, "GPUBENCH_HOST_MEMORY=1GiB %s validate %s 2>&1",
+                         GB_TEST_EXE, path);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    ASSERT_EQ(gb_test_count(out, "run will record it as skipped"), 3);
+    ASSERT_CONTAINS(out, "shape=1x1x2147483648");
+    ASSERT_CONTAINS(out, "shape=llama3-8b-decode.lm_head");
+    ASSERT_CONTAINS(out, "shape=1x1x40000x40000-1x1x1");
+    ASSERT_CONTAINS(out, "available ($GPUBENCH_HOST_MEMORY)");
+    ASSERT(!strstr(out, "shape=64x64x64"));
+}

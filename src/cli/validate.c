@@ -6,11 +6,13 @@
 #include "base/units.h"
 #include "base/error.h"
 #include "common.h"
+#include "run/footprint.h"
 #include "run/supervise.h"
 
 static const char usage[] =
     "usage: gpubench validate PROFILE [OPTIONS]\n"
     "  checks a profile and shows how many cases it expands to per device, touching no device;\n"
+    "  warns about cases likely to outlive their limit or too large for this host's memory;\n"
     "  takes run's options; --suite and --set change what it checks:\n" GB__RUN_OPTIONS_HELP
     "exit status: 0 valid, 2 not (the reason on stderr, with file:line:column)\n";
 /* The assumed speeds of the work estimate, {a CPU device (PoCL), a fast GPU}: arithmetic
@@ -114,6 +116,37 @@ static size_t warn_long_cases(const struct gb_plan *plan)
     return warned;
 }
 
+/* Warns on stderr about each case whose footprint (gb_suite.footprint) the host cannot hold now
+ * (gb_footprint_check against gb_host_memory, the device unknown: its own limits, and a CPU
+ * device's buffers on the host, are left to the run), which run would record as skipped.
+ * Returns how many it warned about. */
+static size_t warn_oversized_cases(const struct gb_plan *plan)
+{
+    struct gb_host_memory host;
+    gb_host_memory(&host);
+    const struct gb_device_info unknown = {0};
+    size_t warned = 0;
+    for (size_t i = 0; i < plan->ncases; i++) {
+        const struct gb_plan_case *c = &plan->cases[i];
+        struct gb_footprint fp = {0};
+        if (!c->run->suite->footprint)
+            continue;
+        c->run->suite->footprint(&c->params, &unknown, &fp);
+        char why[1024];
+        if (!gb_footprint_check(&fp, &host, &unknown, why, sizeof why))
+            continue;
+        if (warned++ < 10) {
+            char params[256];
+            gb_params_format(&c->params, params, sizeof params);
+            fprintf(stderr, "warning: %s %s (line %d): %s: run will record it as skipped\n",
+                    c->run->suite->name, params, c->run->line, why);
+        }
+    }
+    if (warned > 10)
+        fprintf(stderr, "warning: %zu more cases too large for this host\n", warned - 10);
+    return warned;
+}
+
 static const struct gb__cmd cmd = {"validate", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
 
 int gb_cmd_validate(int argc, char **argv)
@@ -142,6 +175,7 @@ int gb_cmd_validate(int argc, char **argv)
         return GB_EXIT_USAGE;
     }
     warn_long_cases(&plan);
+    warn_oversized_cases(&plan);
     printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", a.profile, p.name,
            p.nruns, p.nruns == 1 ? "y" : "ies", plan.ncases);
     for (size_t r = 0; r < p.nruns; r++) {
