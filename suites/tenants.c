@@ -20,7 +20,9 @@
  * Aggressors (`aggressor`): none (the victim alone), triad (as the victim's, `size` bytes),
  * gemm (`big_n`^3 F32), h2d (copies of `size` bytes from pinned host memory), launches (conc_tick:
  * a flood of tiny launches, 64 per wait). `aggressor_rate` is their summed rate while the
- * victim ran (GB/s, GFLOP/s or Mlaunch/s on each aggressor's own clock).
+ * victim ran (GB/s, GFLOP/s or Mlaunch/s on each aggressor's own clock), the mean over the kept
+ * samples' rounds: an aggressor that died adds nothing to the rounds after (a triad counts its
+ * 3 arrays of `size` bytes, as the victim's does).
  * The derive step adds `slowdown` to every case with aggressors: the victim's figure beside
  * them over its figure alone (the same case with `aggressor: none`, measured earlier in the
  * run), > 1 when slower; the victim's share of the device against alone is 1 / slowdown.
@@ -31,11 +33,15 @@
  * triad element by element, the GEMMs on sampled rows against a host product, the copy's bytes,
  * the tick counter against the launches made. A victim that fails, dies or hangs fails the case;
  * an aggressor that does is recorded as its own failed result (param `tenant`, "aggressor K")
- * with how it ended, and the victim's result survives with `aggressors_alive` and a `tenants`
- * note saying which rounds ran beside fewer aggressors. Test hook, read by the helpers:
+ * with how it ended, and the victim's result survives with `aggressors_alive`, a `tenants`
+ * note saying which rounds ran beside fewer aggressors, and `samples_beside` (the kept samples
+ * in which at least one aggressor ran) where that is not all of them; a case in which no
+ * aggressor ran beside the victim in any kept sample measured the victim alone and fails
+ * verification (no figure beside aggressors, no slowdown). Test hook, read by the helpers:
  * GPUBENCH_TEST_TENANT="die:ROLE:ROUND" or "hang:ROLE:ROUND" (ROLE victim or aggressor1) kills
  * that helper at its ROUND-th round (1-based) or makes it stop answering; "bad:ROLE:0" makes its
- * check fail.
+ * check fail; GPUBENCH_TEST_TENANT_WORK="OPS:SECS" makes every aggressor report that work in each
+ * round's window (it still does its own), so that a test knows the rate the case must derive.
  */
 #include <math.h>
 #include <signal.h>
@@ -268,7 +274,8 @@ static int work_op(struct work *w)
     }
 }
 
-/* What one unit counts for the rate: bytes (GB/s), flops (GFLOP/s) or launches (Mlaunch/s). */
+/* What one unit counts for the rate: bytes (GB/s), flops (GFLOP/s) or launches (Mlaunch/s). n is
+ * the tenant's (work_n): floats per array for a triad, bytes per copy for h2d; gn the GEMM's. */
 static double work_amount(enum kind k, uint64_t n, uint64_t gn)
 {
     switch (k) {
@@ -283,6 +290,13 @@ static double work_amount(enum kind k, uint64_t n, uint64_t gn)
     default:
         return 0;
     }
+}
+
+/* What a tenant of kind k is given as its n: floats per array for a triad (`size` is bytes per
+ * array), bytes per copy for h2d (work_amount's n). */
+static uint64_t work_n(enum kind k, uint64_t size)
+{
+    return k == K_TRIAD ? size / sizeof(float) : size;
 }
 
 static const char *work_unit(enum kind k)
@@ -503,7 +517,15 @@ static int tenant_child(struct gb_child_io *io)
             if (act == 'h')
                 for (;;)
                     pause();
-            gb_child_reply(io, "stopped %llu %.9g", (unsigned long long)ops, gb_now() - t0);
+            double secs = gb_now() - t0;
+            unsigned long long said_ops = 0;
+            double said_secs = 0;
+            const char *said = getenv("GPUBENCH_TEST_TENANT_WORK");
+            if (said && sscanf(said, "%llu:%lf", &said_ops, &said_secs) == 2 && said_secs > 0) {
+                ops = said_ops;
+                secs = said_secs;
+            }
+            gb_child_reply(io, "stopped %llu %.9g", (unsigned long long)ops, secs);
         } else if (strcmp(cmd, "check") == 0) {
             if ((err = w.ops->queue_sync(w.q)) || (err = work_check(&w, why, sizeof why)))
                 break;
@@ -535,8 +557,6 @@ struct tenant {
     bool dead;
     unsigned died_round; /* the round it failed in (0: setup or check) */
     char why[600];       /* how it failed */
-    uint64_t ops;        /* units done in the victim's windows */
-    double secs;
 };
 
 struct tenants {
@@ -546,6 +566,11 @@ struct tenants {
     struct tenant v, a[MAX_AGGRESSORS];
     double period;
     unsigned round;
+    /* The kept samples' rounds (ctx->sampling at settle): how many, in how many at least one
+     * aggressor ran and reported its work, and the sum over them of the aggressors' summed rate
+     * (units per second; an aggressor that did not report in a round adds 0 to it). */
+    unsigned kept_rounds, kept_beside;
+    double kept_rate_sum;
     double *lat; /* gemm victim: every request's latency, s, run after run */
     size_t nlat, cap;
     size_t *run_end; /* lat index where each run ends */
@@ -609,7 +634,7 @@ static int start_tenant(struct gb_case_ctx *ctx, struct tenants *s, struct tenan
 {
     char arg[256];
     snprintf(arg, sizeof arg, "role=%s kind=%s n=%llu gn=%llu", role, kind_names[k],
-             (unsigned long long)(k == K_TRIAD ? s->n / sizeof(float) : s->n),
+             (unsigned long long)work_n(k, s->n),
              (unsigned long long)(strcmp(role, "victim") == 0 ? s->gn : s->big_n));
     const struct gb_child_spec spec = {
         .suite = "tenants", .backend = ctx->ops->name, .device = ctx->dev->index, .arg = arg};
@@ -677,7 +702,7 @@ static int tenants_setup(struct gb_case_ctx *ctx)
     ctx->op.timer = GB_TIMER_HOST_CALL;
     ctx->op.max_batch = 1;
     if (s->victim == K_TRIAD)
-        ctx->op.bytes = TRIADS_PER_OP * work_amount(K_TRIAD, s->n / sizeof(float), 0);
+        ctx->op.bytes = TRIADS_PER_OP * work_amount(K_TRIAD, work_n(K_TRIAD, s->n), 0);
     int err = start_tenant(ctx, s, &s->v, "victim", s->victim);
     for (int i = 0; i < s->na && !err; i++) {
         char role[32];
@@ -770,6 +795,11 @@ static int tenants_settle(struct gb_case_ctx *ctx, uint64_t reps)
     (void)reps;
     struct tenants *s = ctx->state;
     char line[GB_CHILD_LINE];
+    /* This round's aggressors' summed rate, units per second: each one that reports its work
+     * adds its own; one that died adds nothing, in this round and after. */
+    const double amount = work_amount(s->aggr, work_n(s->aggr, s->n), s->big_n);
+    double rate = 0;
+    unsigned reported = 0;
     for (int i = 0; i < s->na; i++) {
         struct tenant *t = &s->a[i];
         if (t->dead)
@@ -784,10 +814,16 @@ static int tenants_settle(struct gb_case_ctx *ctx, uint64_t reps)
         } else if (sscanf(line, "stopped %llu %lf", &ops, &secs) != 2) {
             gb_error_set(GB_EBACKEND, NULL, 0, "%s", line);
             aggressor_died(s, i, "failed");
-        } else {
-            t->ops += ops;
-            t->secs += secs;
+        } else if (secs > 0) {
+            rate += amount * (double)ops / secs;
+            reported++;
         }
+    }
+    /* Only the kept samples' rounds count (ctx->sampling), as only their victim's figures do. */
+    if (ctx->sampling && s->na) {
+        s->kept_rounds++;
+        s->kept_beside += reported > 0;
+        s->kept_rate_sum += rate;
     }
     return 0;
 }
@@ -829,6 +865,19 @@ static int tenants_verify(struct gb_case_ctx *ctx)
         return fail_with(err, "victim tenant's check");
     if (why[0])
         return gb_case_mismatch(ctx, "victim tenant (%s): %s", kind_names[s->victim], why);
+    /* Every aggressor gone before the first kept sample: the samples measured the victim alone,
+     * and its figure beside aggressors (and the slowdown derived from it) would be a false one.
+     * Each aggressor's failure is its own result (teardown). */
+    if (s->na && s->kept_rounds && !s->kept_beside) {
+        const char *first = "";
+        for (int i = 0; i < s->na && !first[0]; i++)
+            if (s->a[i].dead)
+                first = s->a[i].why;
+        return gb_case_mismatch(ctx,
+                                "no aggressor ran beside the victim in any of the %u kept "
+                                "samples (%.600s): the victim was measured alone",
+                                s->kept_rounds, first);
+    }
     return 0;
 }
 
@@ -867,19 +916,19 @@ static void tenants_figures(struct gb_case_ctx *ctx, double op_time_s)
         free(all);
         free(p99);
     }
-    double amount = 0, rate = 0;
     int alive = 0;
-    for (int i = 0; i < s->na; i++) {
+    for (int i = 0; i < s->na; i++)
         alive += !s->a[i].dead;
-        if (s->a[i].secs > 0) {
-            amount = work_amount(s->aggr, s->n, s->big_n);
-            rate += amount * (double)s->a[i].ops / s->a[i].secs;
-        }
-    }
-    if (s->na) {
+    if (s->na && s->kept_rounds) {
+        /* The mean over the kept samples' rounds of the aggressors' summed rate. */
+        const double rate = s->kept_rate_sum / s->kept_rounds;
         gb_case_figure(ctx, "aggressor_rate", work_unit(s->aggr),
                        rate / (s->aggr == K_LAUNCHES ? 1e6 : 1e9));
+    }
+    if (s->na) {
         gb_case_figure(ctx, "aggressors_alive", "", alive);
+        if (s->kept_beside < s->kept_rounds)
+            gb_case_figure(ctx, "samples_beside", "", s->kept_beside);
     }
     if (alive < s->na) {
         unsigned first = 0;

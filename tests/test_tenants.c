@@ -81,11 +81,15 @@ TEST_TIMEOUT(suite_tenants_every_pair_verifies_and_triad_slows_triad, 300)
     gb_results_free(&rs);
 }
 
+/* The aggressor killed in round 2 (the warm-up is round 1, calibration round 2): it ran beside
+ * no kept sample, so the victim's figure is its figure alone. Its failure is its own result, and
+ * the victim's is no figure beside aggressors: failed, no slowdown. (Landed: ok, with a slowdown
+ * and an aggressor_rate from the rounds before the samples.) */
 TEST_TIMEOUT(suite_tenants_killed_aggressor_is_its_own_failure, 180)
 {
     struct gb_results rs;
-    run_tenants("{victim: triad, aggressor: triad, size: 1MiB}", "die:aggressor1:2", &rs);
-    ASSERT_EQ(rs.nresults, 2);
+    run_tenants("{victim: triad, aggressor: [none, triad], size: 1MiB}", "die:aggressor1:2", &rs);
+    ASSERT_EQ(rs.nresults, 3);
     const struct gb_result *part = find(&rs, "triad", "triad", true),
                            *victim = find(&rs, "triad", "triad", false);
     ASSERT(part && victim);
@@ -93,10 +97,45 @@ TEST_TIMEOUT(suite_tenants_killed_aggressor_is_its_own_failure, 180)
     ASSERT_STR(gb_params_str(&part->params, "tenant"), "aggressor 1");
     ASSERT_CONTAINS(part->reason, "killed by signal 9");
     ASSERT_CONTAINS(part->reason, "round 2");
-    ASSERT_MSG(victim->status == GB_STATUS_OK && victim->verified, "%s", victim->reason);
+    ASSERT_MSG(victim->status == GB_STATUS_FAILED, "victim %s: %s", gb_status_name(victim->status),
+               victim->reason);
+    ASSERT_CONTAINS(victim->reason, "no aggressor ran beside the victim in any of the 4 kept");
+    ASSERT_CONTAINS(victim->reason, "measured alone");
+    ASSERT(!gb_test_figure(victim, "slowdown"));
+    ASSERT(!gb_test_figure(victim, "aggressor_rate"));
+    printf("aggressor: %s\nvictim: %s\n", part->reason, victim->reason);
+    gb_results_free(&rs);
+}
+
+/* The aggressor's rate from what it reports (GPUBENCH_TEST_TENANT_WORK: 1000 triads in 0.5 s
+ * per round, each 3 arrays of 1 MiB: 6.291456 GB/s), exactly: a triad aggressor's work counted
+ * as 4-byte floats, not as bytes again (landed: 4x, 25.17 GB/s). Killed in round 5, a kept
+ * sample's, it adds its rate to the kept rounds before only (landed: its earlier rounds' rate
+ * as if it had run them all): the mean over the 4 kept rounds is 6.291456 x beside / 4, and
+ * `samples_beside` says how many ran beside it. */
+TEST_TIMEOUT(suite_tenants_aggressor_rate_counts_floats_and_only_live_rounds, 180)
+{
+    struct gb_results rs;
+    setenv("GPUBENCH_TEST_TENANT_WORK", "1000:0.5", 1);
+    run_tenants("{victim: triad, aggressor: triad, size: 1MiB}", NULL, &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *victim = find(&rs, "triad", "triad", false);
+    ASSERT_MSG(victim && victim->status == GB_STATUS_OK, "%s", victim ? victim->reason : "none");
+    const double per_round = 3.0 * 1048576 * 1000 / 0.5 / 1e9;
+    ASSERT_NEAR(gb_test_figure(victim, "aggressor_rate")->v[0], per_round, 1e-9);
+    ASSERT(!gb_test_figure(victim, "samples_beside"));
+    gb_results_free(&rs);
+    run_tenants("{victim: triad, aggressor: triad, size: 1MiB}", "die:aggressor1:5", &rs);
+    unsetenv("GPUBENCH_TEST_TENANT_WORK");
+    ASSERT_EQ(rs.nresults, 2);
+    victim = find(&rs, "triad", "triad", false);
+    ASSERT_MSG(victim && victim->status == GB_STATUS_OK, "%s", victim ? victim->reason : "none");
+    const struct gb_figure *beside = gb_test_figure(victim, "samples_beside");
+    ASSERT(beside && beside->v[0] >= 1 && beside->v[0] <= 3);
+    ASSERT_NEAR(gb_test_figure(victim, "aggressor_rate")->v[0], per_round * beside->v[0] / 4, 1e-9);
     ASSERT_EQ(gb_test_figure(victim, "aggressors_alive")->v[0], 0);
-    ASSERT(gb_test_figure(victim, "tenants"));
-    printf("aggressor: %s\n", part->reason);
+    printf("killed in round 5: %g of 4 kept samples beside it, aggressor_rate %g GB/s\n",
+           beside->v[0], gb_test_figure(victim, "aggressor_rate")->v[0]);
     gb_results_free(&rs);
 }
 
