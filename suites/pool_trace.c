@@ -309,3 +309,61 @@ void gb_pool_free(struct gb_caching_pool *p)
     free(p->rel);
     memset(p, 0, sizeof *p);
 }
+
+/* ---- a cap's failures ----------------------------------------------------------------------- */
+
+int gb_pool_trace_under_cap(const struct gb_pool_trace *t, bool caching, uint64_t cap,
+                            struct gb_pool_cap_count *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!cap)
+        return GB_FAIL(GB_EINVAL, "pool: a cap of 0 bytes is no cap");
+    /* Per id of a step: its block in the pool (caching), or SIZE_MAX when its request failed. */
+    size_t *block = malloc((t->nids ? t->nids : 1) * sizeof *block);
+    if (!block)
+        return GB_FAIL(GB_ENOMEM, "pool: %u ids", t->nids);
+    struct gb_caching_pool pool = {.limit = cap};
+    uint64_t live = 0; /* requested bytes live (the driver way holds exactly these) */
+    int rc = 0;
+    for (size_t s = 0; s < t->nsteps && !rc; s++)
+        for (size_t e = t->step_start[s]; e < t->step_start[s + 1] && !rc; e++) {
+            const struct gb_pool_event *ev = &t->ev[e];
+            if (!ev->alloc) {
+                if (block[ev->id] == SIZE_MAX)
+                    continue;
+                live -= ev->bytes;
+                if (caching)
+                    gb_pool_put(&pool, block[ev->id], ev->bytes);
+                continue;
+            }
+            c->allocs++;
+            bool fail = live + ev->bytes > cap;
+            if (caching) {
+                struct gb_pool_grant g;
+                if ((rc = gb_pool_get(&pool, ev->bytes, &g)))
+                    break;
+                fail = g.fail;
+                if (!fail) {
+                    block[ev->id] = g.block;
+                    pool.b[g.block].handle = &pool; /* any non-NULL handle: no driver here */
+                }
+            } else {
+                block[ev->id] = 0;
+            }
+            if (!fail) {
+                live += ev->bytes;
+                continue;
+            }
+            block[ev->id] = SIZE_MAX;
+            if (!c->failures) {
+                c->first_step = s;
+                c->first_event = e - t->step_start[s];
+                c->first_bytes = ev->bytes;
+            }
+            c->failures++;
+            c->fragmented += live + ev->bytes <= cap;
+        }
+    gb_pool_free(&pool);
+    free(block);
+    return rc;
+}

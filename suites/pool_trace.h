@@ -113,4 +113,23 @@ void gb_pool_forget(struct gb_caching_pool *p, size_t i, uint64_t requested);
 void gb_pool_drain(struct gb_caching_pool *p, void (*release)(void *handle, void *arg), void *arg);
 void gb_pool_free(struct gb_caching_pool *p);
 
+/* What a cap on the bytes held from the driver does to one pass over a trace. */
+struct gb_pool_cap_count {
+    uint64_t allocs;     /* allocations in the pass */
+    uint64_t failures;   /* of them, those that fail under the cap */
+    uint64_t fragmented; /* of the failures, those the requested bytes live would have allowed */
+    size_t first_step, first_event; /* the first failure: its step, its event within the step */
+    uint64_t first_bytes;           /* and its size (all three 0 without a failure) */
+};
+
+/* Replays every step of t once, on the host, with the books the pool suite keeps under a cap of
+ * `cap` bytes (> 0): the driver way holds the requested bytes live and fails a request that would
+ * take them above the cap; the caching way (caching true) is the pool above with limit `cap`.
+ * Every allocation of a step is freed within it, and whether a request fails depends only on what
+ * is live when it comes (the caching pool gives its whole cache back before it fails), so the
+ * count is that of every pass the suite makes, from any state the pool was left in. 0, GB_EINVAL
+ * (cap 0) or GB_ENOMEM. */
+int gb_pool_trace_under_cap(const struct gb_pool_trace *t, bool caching, uint64_t cap,
+                            struct gb_pool_cap_count *c);
+
 #endif
