@@ -15,25 +15,37 @@
  * limit. max_wait with max_batch 1 changes nothing (each request leaves at once): a recorded
  * skip.
  *
+ * The queue holds at most `queue` waiting requests (default 1024; 0: no bound): one that
+ * arrives at a full queue is dropped and counted (`dropped`), as Triton's max_queue_size does.
+ *
  * The trace is host-timed (GB_TIMER_HOST_CALL); its requests' latencies are taken on the
  * harness's clock (gb_now) from arrival to their batch's completion, queueing and batching
- * included. Figures over every request of the kept traces: p50_us, p90_us, p99_us and p999_us
- * (each from 10, 100 and 1000 requests at least; the nearest rank), offered_rps, achieved_rps
- * (requests over the span from the first arrival to the last completion), capacity_rps,
- * service_us (the fastest full batch), mean_batch, requests_checked. The headline is the median
- * of each trace's p99 (us, gb_case_headline), so that compare judges the tail with its spread
- * across traces; p99_us, the p99 over all requests, is the run's tail (MLPerf's Server figure)
- * and what the report draws. The derive step adds `max_rps_under_slo` to every case of a sweep
- * over `load` (same device, shape, batch limit and wait): the largest achieved rate among the
- * loads whose p99_us stayed within `slo_us` (the headline where p99_us is absent, fewer than
- * 100 requests), MLPerf's Server-scenario figure for one layer; a sweep with none under the
- * bound gets the text "none".
+ * included. Whether the queue kept up: `kept_up`, the median over the kept traces of the achieved
+ * rate over the offered one (gb_serve_kept_up: the last batch's drain left out); below 3/4
+ * (GB_SERVE_KEPT_UP_MIN) the run is overloaded (`queue_state`): its backlog grew for as long as
+ * requests came, so its latencies grow with the trace's length (landed, at 10x: p99 115 ms at
+ * 1,000 requests, 6.98 s at 100,000) and are no steady-state tail. A stable run's figures, over
+ * every request served in the kept traces: p50_us, p90_us, p99_us and p999_us (each from 10, 100
+ * and 1000 requests at least; the nearest rank), and its headline is the median of each trace's
+ * p99 (us, gb_case_headline), so that compare judges the tail with its spread across traces;
+ * p99_us, the p99 over all requests, is the run's tail (MLPerf's Server figure) and what the
+ * report draws. An overloaded run's headline is what it served (`throughput`, requests/s, each
+ * trace's achieved rate), and its latencies are named for what they are (overload_p50_us,
+ * overload_p99_us). Every run: offered_rps, achieved_rps (requests served over the span from the
+ * first arrival to the last completion), kept_up, dropped, capacity_rps, service_us (the fastest
+ * full batch), mean_batch, requests_checked. The derive step adds `max_rps_under_slo` to every
+ * case of a sweep over `load` (same device, shape, batch limit, wait and queue): the largest
+ * achieved rate among the stable loads whose p99_us stayed within `slo_us` (the headline where
+ * p99_us is absent, fewer than 100 requests), MLPerf's Server-scenario figure for one layer; a
+ * sweep with none under the bound gets the text "none".
  *
  * Verification: every request's output row, every element, exactly: W and the inputs hold
  * -1, 0 and 1, so each output is a sum of K products of them, exact in F32 below 2^24 (K is at
- * most 2^24). Requests draw their inputs from 16 distinct rows (seeded), whose outputs the host
- * computes once. Outputs are poisoned (0xFF bytes: NaN) before every trace, so a request whose
- * output was not written fails. Test hook: GPUBENCH_TEST_SERVE_BREAK=1 leaves the last request
+ * most 2^24). Requests draw their inputs from 16 distinct rows (seeded; the j-th request served
+ * in a trace takes row j's, so that a batch's inputs stay contiguous when requests were dropped
+ * before it), whose outputs the host computes once; every served request's output is checked.
+ * Outputs are poisoned (0xFF bytes: NaN) before every trace, so a request whose output was not
+ * written fails. Test hook: GPUBENCH_TEST_SERVE_BREAK=1 leaves the last request
  * of every batch of two or more out of its D2H copy.
  */
 #include <math.h>
@@ -119,21 +131,39 @@ static const struct gb_axis_def axes[] = {
      .def = "50000",
      .min = 1,
      .help = "the p99 bound (us) under which derive finds the largest offered rate"},
+    {.name = "queue",
+     .type = GB_V_INT,
+     .def = "1024",
+     .min = 0,
+     .max = 100000000,
+     .omit_default = true,
+     .help = "requests that may wait at once: one arriving at a full queue is dropped and "
+             "counted (0: no bound)"},
+};
+
+/* One kept trace. */
+struct trace {
+    size_t end;     /* kept[] index where its served requests' latencies end */
+    double p99_us;  /* over its served requests (NaN: none served) */
+    double rps;     /* achieved: served over the span from the first arrival to the last done */
+    double kept_up; /* gb_serve_kept_up */
+    size_t dropped, batches;
 };
 
 struct serve {
-    uint64_t k, n, nreq, max_batch;
+    uint64_t k, n, nreq, max_batch, queue;
     double max_wait, rate, service_s;
     uint64_t seed, traces;
     struct gb_buf *w, *x, *y;  /* device: W (N x K column-major), a batch's inputs, outputs */
-    struct gb_buf *hin, *hout; /* pinned: every request's input row, output row */
+    struct gb_buf *hin, *hout; /* pinned: the input and output rows of the requests served, in
+                                * the order served (the j-th served draws input j) */
     float *ref;                /* NDISTINCT x N: the outputs of the distinct inputs */
-    unsigned char *which;      /* per request: its input's index */
-    double *arr, *lat;         /* this trace's arrivals and latencies */
-    double *kept;              /* latencies of the kept traces, in order */
-    double *trace_p99;         /* us, per kept trace */
+    unsigned char *which;      /* per row: its input's index */
+    double *arr, *lat;         /* this trace's arrivals and latencies (NaN: dropped) */
+    size_t served;             /* this trace's requests served: the rows settle checks */
+    double *kept;              /* the served requests' latencies of the kept traces, in order */
+    struct trace *tr;          /* per kept trace */
     size_t nkept, kept_cap, ntraces, traces_cap;
-    double offered_sum, achieved_sum, batches_sum; /* over the kept traces */
     uint64_t checked;
     bool broken;
     struct gb_case_ctx *ctx; /* for the server callbacks */
@@ -255,6 +285,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
     s->max_wait = 1e-6 * (double)gb_params_int(ctx->params, "max_wait");
     s->nreq = (uint64_t)gb_params_int(ctx->params, "requests");
     s->seed = (uint64_t)gb_params_int(ctx->params, "seed");
+    s->queue = (uint64_t)gb_params_int(ctx->params, "queue");
     if (s->max_batch == 1 && s->max_wait > 0)
         return gb_case_skip(ctx, "max_wait has no effect with max_batch 1 (each request is a "
                                  "batch of its own at once): the case with max_wait 0");
@@ -371,13 +402,15 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
         struct gb_serve_stats st;
         struct gb_serve_server srv = real_server;
         srv.ctx = s;
-        int err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, s->lat, &st);
+        int err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, (size_t)s->queue,
+                               s->lat, &st);
         if (err)
             return err;
+        s->served = st.served;
         if (!ctx->sampling)
             continue;
-        /* A kept trace: its latencies, its p99, its rates. */
-        if (s->nkept + s->nreq > s->kept_cap) {
+        /* A kept trace: its served requests' latencies, its p99, its rates. */
+        if (s->nkept + st.served > s->kept_cap) {
             size_t cap = 2 * (s->nkept + s->nreq);
             double *p = realloc(s->kept, cap * sizeof *p);
             if (!p)
@@ -387,19 +420,31 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
         }
         if (s->ntraces == s->traces_cap) {
             size_t cap = s->traces_cap ? 2 * s->traces_cap : 32;
-            double *p = realloc(s->trace_p99, cap * sizeof *p);
+            struct trace *p = realloc(s->tr, cap * sizeof *p);
             if (!p)
                 return GB_FAIL(GB_ENOMEM, "serve: latencies");
-            s->trace_p99 = p;
+            s->tr = p;
             s->traces_cap = cap;
         }
-        memcpy(s->kept + s->nkept, s->lat, s->nreq * sizeof *s->lat);
-        qsort(s->lat, s->nreq, sizeof *s->lat, cmp_double);
-        s->trace_p99[s->ntraces++] = 1e6 * rank_quantile(s->lat, s->nreq, 0.99);
-        s->nkept += s->nreq;
-        s->offered_sum += s->rate;
-        s->achieved_sum += st.span_s > 0 ? (double)s->nreq / st.span_s : 0;
-        s->batches_sum += (double)st.batches;
+        double *v = s->kept + s->nkept;
+        size_t m = 0;
+        for (uint64_t i = 0; i < s->nreq; i++)
+            if (!isnan(s->lat[i]))
+                v[m++] = s->lat[i];
+        s->nkept += m;
+        struct trace *t = &s->tr[s->ntraces++];
+        *t = (struct trace){.end = s->nkept,
+                            .p99_us = NAN,
+                            .rps = st.span_s > 0 ? (double)st.served / st.span_s : 0,
+                            /* the last batch's service: at most a full one's */
+                            .kept_up = gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s),
+                            .dropped = st.dropped,
+                            .batches = st.batches};
+        if (m) {
+            /* Sorted in place: the kept order within a trace does not matter. */
+            qsort(v, m, sizeof *v, cmp_double);
+            t->p99_us = 1e6 * rank_quantile(v, m, 0.99);
+        }
     }
     return 0;
 }
@@ -412,7 +457,7 @@ static int serve_settle(struct gb_case_ctx *ctx, uint64_t reps)
     if (s->fail[0])
         return 0;
     const float *out = s->hout->host;
-    for (uint64_t r = 0; r < s->nreq; r++) {
+    for (uint64_t r = 0; r < s->served; r++) {
         const float *want = s->ref + s->which[r] * s->n, *got = out + r * s->n;
         for (uint64_t j = 0; j < s->n; j++)
             if (!(got[j] == want[j])) {
@@ -423,7 +468,7 @@ static int serve_settle(struct gb_case_ctx *ctx, uint64_t reps)
                 return 0;
             }
     }
-    s->checked += s->nreq;
+    s->checked += s->served;
     return 0;
 }
 
@@ -445,29 +490,79 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
         return;
     /* The kept samples' traces (the last ones, should telemetry have discarded some). */
     const size_t nt = ctx->nsamples && ctx->nsamples < s->ntraces ? ctx->nsamples : s->ntraces;
-    const size_t t0 = s->ntraces - nt, n = nt * s->nreq;
-    double *v = malloc(n * sizeof *v);
+    const size_t t0 = s->ntraces - nt, from = t0 ? s->tr[t0 - 1].end : 0, n = s->nkept - from;
+    double rps = 0, batches = 0;
+    size_t judged = 0, dropped = 0;
+    double *up = malloc(nt * sizeof *up);
+    if (!up)
+        return;
+    for (size_t t = t0; t < s->ntraces; t++) {
+        if (!isnan(s->tr[t].kept_up))
+            up[judged++] = s->tr[t].kept_up;
+        rps += s->tr[t].rps;
+        batches += (double)s->tr[t].batches;
+        dropped += s->tr[t].dropped;
+    }
+    /* The median over the traces: one trace that a stall of the host (tens of ms, against a
+     * trace of a few ms) made fall behind does not make the run overloaded; an overload shows
+     * in every trace. */
+    qsort(up, judged, sizeof *up, cmp_double);
+    const double kept_up = !judged      ? NAN
+                           : judged % 2 ? up[judged / 2]
+                                        : (up[judged / 2 - 1] + up[judged / 2]) / 2;
+    free(up);
+    /* Overloaded: the server served markedly less than what arrived (its backlog grew for as
+     * long as requests came, or its full queue turned them away). Its latencies grow with the
+     * trace's length and the queue's bound: no steady-state tail, and the headline is what it
+     * served (requests/s) instead. */
+    const bool overloaded = kept_up < GB_SERVE_KEPT_UP_MIN;
+    double *v = malloc((n ? n : 1) * sizeof *v);
     if (!v)
         return;
-    memcpy(v, s->kept + t0 * s->nreq, n * sizeof *v);
+    memcpy(v, s->kept + from, n * sizeof *v);
     qsort(v, n, sizeof *v, cmp_double);
-    gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
-    if (n >= 10)
-        gb_case_figure(ctx, "p90_us", "us", 1e6 * rank_quantile(v, n, 0.90));
-    if (n >= 100)
-        gb_case_figure(ctx, "p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
-    if (n >= 1000)
-        gb_case_figure(ctx, "p999_us", "us", 1e6 * rank_quantile(v, n, 0.999));
+    if (n && !overloaded) {
+        gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
+        if (n >= 10)
+            gb_case_figure(ctx, "p90_us", "us", 1e6 * rank_quantile(v, n, 0.90));
+        if (n >= 100)
+            gb_case_figure(ctx, "p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
+        if (n >= 1000)
+            gb_case_figure(ctx, "p999_us", "us", 1e6 * rank_quantile(v, n, 0.999));
+    } else if (n) {
+        gb_case_figure(ctx, "overload_p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
+        if (n >= 100)
+            gb_case_figure(ctx, "overload_p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
+    }
     free(v);
-    gb_case_figure(ctx, "offered_rps", "1/s", s->offered_sum / (double)s->ntraces);
-    gb_case_figure(ctx, "achieved_rps", "1/s", s->achieved_sum / (double)s->ntraces);
+    gb_case_text(ctx, "queue_state", "%s",
+                 overloaded    ? "overloaded: served less than offered, no steady state"
+                 : judged == 0 ? "not judged (one request a trace)"
+                               : "stable");
+    gb_case_figure(ctx, "offered_rps", "1/s", s->rate);
+    gb_case_figure(ctx, "achieved_rps", "1/s", rps / (double)nt);
+    if (judged)
+        gb_case_figure(ctx, "kept_up", "", kept_up);
+    gb_case_figure(ctx, "dropped", "", (double)dropped);
     gb_case_figure(ctx, "capacity_rps", "1/s",
                    (double)(s->max_batch < s->nreq ? s->max_batch : s->nreq) / s->service_s);
     gb_case_figure(ctx, "service_us", "us", 1e6 * s->service_s);
-    gb_case_figure(ctx, "mean_batch", "",
-                   (double)(s->nreq * s->ntraces) / (s->batches_sum > 0 ? s->batches_sum : 1));
+    gb_case_figure(ctx, "mean_batch", "", (double)n / (batches > 0 ? batches : 1));
     gb_case_figure(ctx, "requests_checked", "", (double)s->checked);
-    gb_case_headline(ctx, "latency", "us", GB_BETTER_LOWER, s->trace_p99 + t0, nt);
+    double *h = malloc(nt * sizeof *h);
+    size_t nh = 0;
+    for (size_t t = t0; h && t < s->ntraces; t++) {
+        const double x = overloaded ? s->tr[t].rps : s->tr[t].p99_us;
+        if (isfinite(x))
+            h[nh++] = x;
+    }
+    if (h && nh) {
+        if (overloaded)
+            gb_case_headline(ctx, "throughput", "1/s", GB_BETTER_HIGHER, h, nh);
+        else
+            gb_case_headline(ctx, "latency", "us", GB_BETTER_LOWER, h, nh);
+    }
+    free(h);
 }
 
 static void serve_teardown(struct gb_case_ctx *ctx)
@@ -483,7 +578,7 @@ static void serve_teardown(struct gb_case_ctx *ctx)
     free(s->arr);
     free(s->lat);
     free(s->kept);
-    free(s->trace_p99);
+    free(s->tr);
 }
 
 /* max_rps_under_slo across a sweep over load. */
@@ -505,9 +600,15 @@ static int serve_derive(struct gb_results *rs)
                 continue;
             members++;
             /* The p99 over every request of the kept traces (MLPerf's Server figure is the
-             * run's p99, not a trace's), and the rate actually served at that load. */
+             * run's p99, not a trace's), and the rate actually served at that load; only where
+             * the queue kept up (an overloaded case has no steady-state tail: its latencies
+             * grow with the trace, and a short trace's can pass any bound). */
             const struct gb_figure *p99 = gb_result_figure_get(o, "p99_us"),
-                                   *got = gb_result_figure_get(o, "achieved_rps");
+                                   *got = gb_result_figure_get(o, "achieved_rps"),
+                                   *state = gb_result_figure_get(o, "queue_state");
+            if (strcmp(o->unit, "us") ||
+                (state && state->n == 0 && strncmp(state->text, "overloaded", 10) == 0))
+                continue;
             const double tail = p99 && p99->n ? p99->v[0] : o->value;
             if (got && got->n && tail <= slo && got->v[0] > best)
                 best = got->v[0];
@@ -517,7 +618,7 @@ static int serve_derive(struct gb_results *rs)
         if (best > 0)
             gb_result_figure(r, "max_rps_under_slo", "1/s", best);
         else
-            gb_result_text(r, "max_rps_under_slo", "none: every load's p99 above %g us", slo);
+            gb_result_text(r, "max_rps_under_slo", "none: no stable load's p99 under %g us", slo);
     }
     return 0;
 }

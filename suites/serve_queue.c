@@ -17,8 +17,11 @@ void gb_serve_arrivals(double *a, size_t n, double rate, uint64_t seed)
     }
 }
 
+/* A dropped request's latency while the batcher runs: below any served one's (>= 0). */
+#define DROPPED (-1.0)
+
 int gb_serve_run(const struct gb_serve_server *srv, const double *a, size_t n, size_t max_batch,
-                 double max_wait, double *latency, struct gb_serve_stats *st)
+                 double max_wait, size_t queue, double *latency, struct gb_serve_stats *st)
 {
     if (!srv || !a || !latency || max_batch < 1 || !(max_wait >= 0))
         return GB_FAIL(GB_EINVAL, "serve: bad batcher arguments");
@@ -26,40 +29,76 @@ int gb_serve_run(const struct gb_serve_server *srv, const double *a, size_t n, s
     for (size_t i = 0; i < n; i++)
         latency[i] = NAN;
     const double t0 = srv->now(srv->ctx);
-    size_t head = 0, arrived = 0; /* [head, arrived) are queued */
+    /* The queue: the requests in [head, arrived) not served, the dropped among them marked;
+     * `queued` of them wait. Admitted requests are served in order, so the serve callback's
+     * numbering is s.served. */
+    size_t head = 0, arrived = 0, queued = 0;
     double last_done = 0;
+    int err = 0;
     while (head < n) {
         const double t = srv->now(srv->ctx) - t0;
-        while (arrived < n && a[arrived] <= t)
-            arrived++;
-        const size_t queued = arrived - head;
+        /* The arrivals since the last look, in order: nothing left the queue meanwhile (the
+         * server was busy or the batcher waiting), so each finds the queue as it was then. */
+        for (; arrived < n && a[arrived] <= t; arrived++) {
+            if (queue && queued >= queue) {
+                latency[arrived] = DROPPED;
+                s.dropped++;
+            } else {
+                queued++;
+            }
+        }
+        while (head < arrived && latency[head] == DROPPED)
+            head++;
         if (!queued) {
+            if (arrived == n)
+                break;
             srv->wait_until(srv->ctx, t0 + a[arrived]);
             continue;
         }
         const double deadline = a[head] + max_wait;
         if (queued >= max_batch || t >= deadline || arrived == n) {
             const size_t k = queued < max_batch ? queued : max_batch;
-            int err = srv->serve(srv->ctx, head, k);
-            if (err)
-                return err;
+            if ((err = srv->serve(srv->ctx, s.served, k)))
+                break;
             const double done = srv->now(srv->ctx) - t0;
-            for (size_t j = head; j < head + k; j++)
-                latency[j] = done - a[j];
-            head += k;
+            for (size_t j = head, left = k; left; j++)
+                if (latency[j] != DROPPED) {
+                    latency[j] = done - a[j];
+                    head = j + 1;
+                    left--;
+                }
+            queued -= k;
+            s.served += k;
             s.batches++;
             if (k > s.largest_batch)
                 s.largest_batch = k;
             last_done = done;
         } else {
-            const double next = a[arrived] < deadline ? a[arrived] : deadline;
+            const double next = arrived < n && a[arrived] < deadline ? a[arrived] : deadline;
             srv->wait_until(srv->ctx, t0 + next);
         }
     }
-    s.span_s = n ? last_done - a[0] : 0;
+    for (size_t i = 0; i < n; i++)
+        if (latency[i] == DROPPED)
+            latency[i] = NAN;
+    if (err)
+        return err;
+    s.span_s = s.served ? last_done - a[0] : 0;
+    s.last_done_s = last_done;
     if (st)
         *st = s;
     return 0;
+}
+
+double gb_serve_kept_up(const double *a, size_t n, const struct gb_serve_stats *st, double drain_s)
+{
+    if (n < 2 || !(a[n - 1] > a[0]))
+        return NAN;
+    const double offered = (double)(n - 1) / (a[n - 1] - a[0]);
+    double span = st->last_done_s - a[0] - (drain_s > 0 ? drain_s : 0);
+    if (span < a[n - 1] - a[0])
+        span = a[n - 1] - a[0];
+    return (double)st->served / span / offered;
 }
 
 double gb_md1_wait_cdf(double t, double lambda, double d)

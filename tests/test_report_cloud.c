@@ -26,7 +26,7 @@ static const char cloud_profile[] =
     "    params: {cache: warm, blas: off}\n"
     "  - suite: serve\n"
     "    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1s}\n"
-    "    params: {shape: 64x64, load: [0.3, 0.9], max_batch: 4, max_wait: 500, requests: 50}\n";
+    "    params: {shape: 64x64, load: [0.3, 0.9, 4], max_batch: 4, max_wait: 500, requests: 50}\n";
 
 static const char *const chapter[] = {"cloud_overlap", "cloud_tenants_0", "cloud_startup",
                                       "cloud_serve"};
@@ -70,6 +70,9 @@ TEST_TIMEOUT(report_cloud_chapter_has_data_and_findings, 180)
     ASSERT_CONTAINS(md, "cache=warm blas=off: ");
     ASSERT_CONTAINS(md, "ms to the first verified result (median of 3 processes)");
     ASSERT_CONTAINS(md, "requests/s offered");
+    /* Load 4 is overloaded: said, with what it served, and not drawn as a tail. */
+    ASSERT_CONTAINS(md, "load 4: overloaded, ");
+    ASSERT_CONTAINS(md, "no steady-state tail (not drawn)");
     free(md);
     /* The one-queue point is the reference, overlap 1; the startup bars stack the stages. */
     snprintf(p, sizeof p, "%s/rep/data/cloud_overlap.csv", dir);

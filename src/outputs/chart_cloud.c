@@ -399,10 +399,20 @@ out:
 
 /* ---- serve: the tail against offered load ---------------------------------------------------- */
 
+/* A case whose queue kept up: its headline is a latency (us). An overloaded one's is what it
+ * served (requests/s), and its latencies are no steady-state tail: not drawn, said below. */
 static bool serve_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && isfinite(r->value) && r->value > 0;
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") == 0 && isfinite(r->value) &&
+           r->value > 0;
+}
+
+static bool serve_overloaded_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "1/s") == 0 &&
+           strcmp(r->metric, "throughput") == 0 && isfinite(r->value) && r->value > 0;
 }
 
 /* The p99 over every request of the kept traces (what max_rps_under_slo judges); a case with
@@ -428,14 +438,36 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
                                "the p99 under the SLO (max_rps_under_slo).";
     struct suite_filter sf = {.suites = k->suites};
     struct sel s = gb__select(R, serve_fn, &sf, SIZE_MAX);
+    struct sel over = gb__select(R, serve_overloaded_fn, &sf, SIZE_MAX);
     struct chart *c = gb__chart_new(R, id, title, what);
     struct axes *a = calloc(1, sizeof *a);
     struct line *l = NULL;
     size_t n = 0, dropped = 0;
     if (!c || !a)
         goto out;
+    /* Overloaded loads first: they are no point of a line. */
+    for (size_t i = 0; i < over.n && i < 24; i++) {
+        const struct gb_result *r = over.p[i]->r;
+        char label[160];
+        gb__clean(r->case_name, label, sizeof label);
+        const struct gb_value *load = gb_params_get(&r->params, "load");
+        const double off = plain(r, "offered_rps"), drop = plain(r, "dropped");
+        char line[400];
+        snprintf(
+            line, sizeof line, "%s, %s, batch %lld, load %.3g: overloaded, %.3g requests/s served",
+            R->ser[over.p[i]->s].label, label, (long long)gb_params_int(&r->params, "max_batch"),
+            load && is_num(load) ? gb__num(load) : NAN, r->value);
+        if (isfinite(off))
+            gb_appendf(line, sizeof line, " of %.3g offered", off);
+        if (isfinite(drop) && drop > 0)
+            gb_appendf(line, sizeof line, ", %.0f dropped at the full queue", drop);
+        find(c, "%s: its latencies grow with the trace, no steady-state tail (not drawn).", line);
+    }
     if (s.n == 0) {
-        gb__chart_nodata(R, c, "no serve results in these files");
+        gb__chart_nodata(R, c,
+                         over.n ? "every serve result in these files is overloaded (no "
+                                  "steady-state tail to draw)"
+                                : "no serve results in these files");
         goto out;
     }
     gb__scan_axes(&s, a);
@@ -497,4 +529,5 @@ out:
     gb__free_lines(l, l ? n : 0);
     free(a);
     free(s.p);
+    free(over.p);
 }
