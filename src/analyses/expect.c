@@ -57,6 +57,12 @@ void gb_expect_free(struct gb_expect *e)
     for (size_t i = 0; i < e->n; i++)
         case_free(&e->c[i]);
     free(e->c);
+    for (size_t i = 0; i < e->nruns; i++)
+        free(e->runs[i].path);
+    free(e->runs);
+    for (size_t i = 0; i < e->ncopies; i++)
+        free(e->copies[i]);
+    free(e->copies);
     gb_strtab_free(&e->keys);
     memset(e, 0, sizeof *e);
 }
@@ -108,8 +114,89 @@ static double rel_noise(const struct gb_result *r)
     return isfinite(n) && n > 0 ? n : 0;
 }
 
-int gb_expect_add(struct gb_expect *e, const struct gb_results *rs)
+/* FNV-1a over n bytes, continuing from h. */
+static unsigned long long fnv(unsigned long long h, const void *p, size_t n)
 {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The digest of rs's figures: every result's identity, status, value and noise, in order (the
+ * run's metadata left out, so that a copy under another start time or host is found too). */
+static unsigned long long figures_digest(const struct gb_results *rs)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    char key[2400];
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        gb_expect_key(rs, r, key, sizeof key);
+        h = fnv(h, key, strlen(key) + 1);
+        const int st = (int)r->status;
+        h = fnv(h, &st, sizeof st);
+        h = fnv(h, &r->value, sizeof r->value);
+        h = fnv(h, &r->stats.ci95, sizeof r->stats.ci95);
+    }
+    return h;
+}
+
+/* Whether rs is a run already added (a copy: the note names both files); else records it. 0 or
+ * GB_ENOMEM; *copy set. */
+static int note_run(struct gb_expect *e, const struct gb_results *rs, const char *path, bool *copy)
+{
+    *copy = false;
+    const unsigned long long digest = figures_digest(rs);
+    const char *name = path ? path : "a file";
+    for (size_t i = 0; i < e->nruns; i++) {
+        const struct gb_expect_run *o = &e->runs[i];
+        /* gb_run_same's test on the fields kept (a run without a start time is nobody's). */
+        const bool same_run = o->start_utc[0] && strcmp(o->start_utc, rs->run.start_utc) == 0 &&
+                              strcmp(o->host, rs->run.host) == 0 &&
+                              strcmp(o->profile_sha256, rs->run.profile_sha256) == 0 &&
+                              strcmp(o->profile_name, rs->run.profile_name) == 0;
+        if (!same_run && !(rs->nresults && o->nresults == rs->nresults && o->digest == digest))
+            continue;
+        char **g = gb_grow(e->copies, &e->copies_cap, e->ncopies + 1, sizeof *g);
+        if (!g)
+            return GB_FAIL(GB_ENOMEM, "expectations: copies");
+        e->copies = g;
+        size_t len = strlen(name) + strlen(o->path) + strlen(o->start_utc) + 120;
+        char *note = malloc(len);
+        if (!note)
+            return GB_FAIL(GB_ENOMEM, "expectations: copies");
+        snprintf(note, len, "%s: a copy of %s (%s)", name, o->path,
+                 same_run ? (o->start_utc[0] ? "the same run: host, start time and profile"
+                                             : "the same run")
+                          : "the same figures");
+        e->copies[e->ncopies++] = note;
+        *copy = true;
+        return 0;
+    }
+    struct gb_expect_run *g = gb_grow(e->runs, &e->runs_cap, e->nruns + 1, sizeof *g);
+    if (!g)
+        return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", e->nruns + 1);
+    e->runs = g;
+    struct gb_expect_run *w = &e->runs[e->nruns];
+    memset(w, 0, sizeof *w);
+    snprintf(w->start_utc, sizeof w->start_utc, "%s", rs->run.start_utc);
+    snprintf(w->host, sizeof w->host, "%s", rs->run.host);
+    snprintf(w->profile_name, sizeof w->profile_name, "%s", rs->run.profile_name);
+    snprintf(w->profile_sha256, sizeof w->profile_sha256, "%s", rs->run.profile_sha256);
+    w->digest = digest;
+    w->nresults = rs->nresults;
+    if (!(w->path = strdup(name)))
+        return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", e->nruns + 1);
+    e->nruns++;
+    return 0;
+}
+
+int gb_expect_add(struct gb_expect *e, const struct gb_results *rs, const char *path)
+{
+    bool copy = false;
+    int rc = note_run(e, rs, path, &copy);
+    if (rc || copy)
+        return rc;
     e->files++;
     for (size_t i = 0; i < rs->nresults; i++) {
         const struct gb_result *r = &rs->results[i];
@@ -160,9 +247,42 @@ int gb_expect_add_file(struct gb_expect *e, const char *path)
     memset(&rs, 0, sizeof rs);
     int rc = gb_results_read(path, &rs);
     if (!rc)
-        rc = gb_expect_add(e, &rs);
+        rc = gb_expect_add(e, &rs, path);
     gb_results_free(&rs);
     return rc;
+}
+
+/* Sets every case's floor: the median spread of its model's (backend and device) cases of 3
+ * runs or more. 0 or GB_ENOMEM. */
+static int set_floors(struct gb_expect *e)
+{
+    double *sp = malloc((e->n ? e->n : 1) * sizeof *sp);
+    bool *done = calloc(e->n ? e->n : 1, sizeof *done);
+    if (!sp || !done) {
+        free(sp);
+        free(done);
+        return GB_FAIL(GB_ENOMEM, "expectations: %zu cases", e->n);
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        if (done[i])
+            continue;
+        const struct gb_expect_case *a = &e->c[i];
+        size_t k = 0;
+        for (size_t j = i; j < e->n; j++)
+            if (strcmp(e->c[j].backend, a->backend) == 0 &&
+                strcmp(e->c[j].device, a->device) == 0 && e->c[j].n >= 3)
+                sp[k++] = e->c[j].spread;
+        const double floor = k ? gb_median(sp, k) : 0;
+        for (size_t j = i; j < e->n; j++)
+            if (!done[j] && strcmp(e->c[j].backend, a->backend) == 0 &&
+                strcmp(e->c[j].device, a->device) == 0) {
+                e->c[j].floor = isfinite(floor) ? floor : 0;
+                done[j] = true;
+            }
+    }
+    free(sp);
+    free(done);
+    return 0;
 }
 
 int gb_expect_finish(struct gb_expect *e)
@@ -192,7 +312,7 @@ int gb_expect_finish(struct gb_expect *e)
         if (!isfinite(c->spread) || !isfinite(c->noise) || !isfinite(c->median))
             return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", c->n);
     }
-    return 0;
+    return set_floors(e);
 }
 
 /* ---- the file -------------------------------------------------------------------------------- */
@@ -209,6 +329,7 @@ int gb_expect_write_json(FILE *f, const struct gb_expect *e)
     json_object_set_new(root, "files", json_integer((json_int_t)e->files));
     json_object_set_new(root, "results", json_integer((json_int_t)e->results));
     json_object_set_new(root, "left_out", json_integer((json_int_t)e->left_out));
+    json_object_set_new(root, "copies", json_integer((json_int_t)e->ncopies));
     json_object_set_new(root, "cases", cases);
     int bad = 0;
     for (size_t i = 0; i < e->n && !bad; i++) {
@@ -302,6 +423,7 @@ int gb_expect_read(const char *path, struct gb_expect *e)
             !(spread <= 5) || !(noise >= 0) || !(noise <= 5)) {
             /* A spread or noise above 5 (e^5: 148x) is no reference: its band holds anything. */
             e->left_out++;
+            e->invalid++;
             continue;
         }
         char key[2400];
@@ -314,6 +436,7 @@ int gb_expect_read(const char *path, struct gb_expect *e)
         case_key(&probe, key, sizeof key);
         if (gb_strtab_find(&e->keys, key) >= 0) {
             e->left_out++; /* a case twice: the first one stands */
+            e->duplicates++;
             continue;
         }
         struct gb_expect_case *c =
@@ -328,8 +451,9 @@ int gb_expect_read(const char *path, struct gb_expect *e)
         c->median = median;
         c->spread = spread;
         c->noise = noise;
-        c->min = isfinite(lo) ? lo : median;
-        c->max = isfinite(hi) ? hi : median;
+        /* The range holds the median: an edited file cannot narrow the band past it. */
+        c->min = isfinite(lo) && lo > 0 && lo <= median ? lo : median;
+        c->max = isfinite(hi) && hi >= median ? hi : median;
         json_t *drv = json_object_get(o, "drivers");
         size_t k;
         json_t *dv;
@@ -342,7 +466,10 @@ int gb_expect_read(const char *path, struct gb_expect *e)
         e->results += c->n;
     }
     json_decref(root);
-    return 0;
+    int rc = set_floors(e);
+    if (rc)
+        gb_expect_free(e);
+    return rc;
 }
 
 const struct gb_expect_case *gb_expect_find(const struct gb_expect *e, const char *key)
@@ -367,7 +494,6 @@ void gb_check_opts_default(struct gb_check_opts *o)
     memset(o, 0, sizeof *o);
     o->tolerance = 0.05;
     o->mads = 3;
-    o->bound_fraction = 0.6;
 }
 
 /* A relative amount, "0.05" or "5%", in (0, hi]. */
@@ -394,8 +520,6 @@ int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *v
         return GB_FAIL(GB_EINVAL, "--%s needs a value", name);
     if (strcmp(name, "tolerance") == 0)
         return parse_rel(name, value, 10, &o->tolerance);
-    if (strcmp(name, "bound-fraction") == 0)
-        return parse_rel(name, value, 1, &o->bound_fraction);
     if (strcmp(name, "mads") == 0) {
         char *end;
         double v = strtod(value, &end);
@@ -463,29 +587,48 @@ struct gb_expect_judgement gb_expect_judge(double value, bool higher_is_better, 
         j.expected = has_bound ? bound : NAN;
         return j;
     }
-    if (e && e->median > 0) {
+    if (e && e->median > 0 && e->n >= 3) {
         const double perf = higher_is_better ? value : 1 / value,
                      m = higher_is_better ? e->median : 1 / e->median;
+        /* The reference runs' lowest and highest performance (a time's longest is its
+         * lowest), never inside the median. */
+        const double lo_v = higher_is_better ? e->min : e->max,
+                     hi_v = higher_is_better ? e->max : e->min;
+        const double lo = lo_v > 0 && isfinite(lo_v) ? (higher_is_better ? lo_v : 1 / lo_v) : m,
+                     hi = hi_v > 0 && isfinite(hi_v) ? (higher_is_better ? hi_v : 1 / hi_v) : m;
         double s = e->spread;
         s = e->noise > s ? e->noise : s;
+        s = e->floor > s ? e->floor : s;
         s = noise > s ? noise : s;
         s = NOISE_FLOOR > s ? NOISE_FLOOR : s;
-        double band = log1p(t);
-        band = o->mads * s > band ? o->mads * s : band;
+        const double below = lo < m ? log(m / lo) : 0, above = hi > m ? log(hi / m) : 0;
+        const double floor = log1p(t);
+        double low = below + o->mads * s, high = above + o->mads * s;
+        low = low > floor ? low : floor;
+        high = high > floor ? high : floor;
         const double x = log(perf / m);
         j.expected = e->median;
         j.change = perf / m - 1;
         j.z = x / s;
-        j.band = expm1(band);
-        j.verdict = x < -band ? GB_EXPECT_LOW : x > band ? GB_EXPECT_HIGH : GB_EXPECT_NORMAL;
+        j.band = expm1(low);
+        j.verdict = x < -low ? GB_EXPECT_LOW : x > high ? GB_EXPECT_HIGH : GB_EXPECT_NORMAL;
         return j;
     }
     if (has_bound) {
         j.expected = bound;
         j.change = value / bound - 1;
-        j.verdict = j.of_bound < o->bound_fraction ? GB_EXPECT_LOW : GB_EXPECT_NORMAL;
     }
     return j;
+}
+
+/* The result's own noise for its verdict: the larger of its relative CI95 and its samples' CV.
+ * On a shared machine samples are not independent (a busy spell slows many in a row), so the
+ * CI95 of their mean understates how far the headline moves from run to run; the samples' own
+ * spread does not (a result whose samples span 100x says its headline may land anywhere). */
+static double own_noise(const struct gb_result *r)
+{
+    const double n = rel_noise(r), cv = r->stats.cv;
+    return isfinite(cv) && cv > n ? cv : n;
 }
 
 /* The bound a result carries: its scalar figure "peak" in its own unit (0: none). */
@@ -561,27 +704,33 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
             snprintf(w->note, sizeof w->note, "%s", r->reason);
         } else {
             const double bound = bound_of(r);
-            w->j = gb_expect_judge(r->value, r->better != GB_BETTER_LOWER, rel_noise(r),
+            w->j = gb_expect_judge(r->value, r->better != GB_BETTER_LOWER, own_noise(r),
                                    r->implausible, w->e, bound, w->tolerance, o);
+            const char *none =
+                is_known ? "no reference for this case" : "no reference for this model";
             if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
                 w->basis = bound > 0 ? "bound" : "result";
-            else if (w->e)
-                w->basis = "reference";
             else if (w->j.verdict != GB_EXPECT_UNKNOWN)
-                w->basis = "bound";
+                w->basis = "reference";
             if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE && !(r->value > 0 && isfinite(r->value)))
                 snprintf(w->note, sizeof w->note, "the figure %g is no measurement", r->value);
             else if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
                 snprintf(w->note, sizeof w->note, "%s",
                          r->implausible && r->reason[0] ? r->reason : "above the bound it carries");
-            else if (!w->e && w->j.verdict != GB_EXPECT_UNKNOWN)
-                snprintf(w->note, sizeof w->note, "%s: %.0f%% of its bound, LOW below %.0f%%",
-                         is_known ? "no reference for this case" : "no reference for this model",
-                         100 * w->j.of_bound, 100 * o->bound_fraction);
-            else if (!w->e)
-                snprintf(w->note, sizeof w->note, "%s, and no bound",
-                         is_known ? "no reference for this case" : "no reference for this model");
+            else if (w->e && w->j.verdict == GB_EXPECT_UNKNOWN)
+                snprintf(w->note, sizeof w->note,
+                         "not judged: %zu reference run%s, too few for a band (3 needed)", w->e->n,
+                         w->e->n == 1 ? "" : "s");
+            else if (w->j.verdict == GB_EXPECT_UNKNOWN && isfinite(w->j.of_bound))
+                snprintf(w->note, sizeof w->note,
+                         "not judged: %s; within its bound (%.0f%% of it), which says what is "
+                         "impossible, not what is normal",
+                         none, 100 * w->j.of_bound);
+            else if (w->j.verdict == GB_EXPECT_UNKNOWN)
+                snprintf(w->note, sizeof w->note, "not judged: %s, and no bound", none);
         }
+        out->judged += w->j.verdict == GB_EXPECT_NORMAL || w->j.verdict == GB_EXPECT_LOW ||
+                       w->j.verdict == GB_EXPECT_HIGH;
         w->fails = w->j.verdict == GB_EXPECT_LOW || w->j.verdict == GB_EXPECT_IMPLAUSIBLE ||
                    w->j.verdict == GB_EXPECT_FAILED;
         out->counts[w->j.verdict]++;

@@ -12,23 +12,37 @@
  *   spread = b_n * 1.4826 * MAD(x_i)            (robust.h: Hampel's MAD with Croux & Rousseeuw's
  *                                                small-sample factor; 0 for fewer than 3 runs)
  *   noise  = median of the runs' own relative CI95 half-widths
- * both roughly relative (0.03: 3%).
+ *   floor  = the model's typical spread: the median spread of its cases of 3 runs or more (a
+ *            case's MAD from a few runs is itself noisy; no case of a model is steadier than
+ *            the model's median case is assumed to be)
+ * all roughly relative (0.03: 3%). A run is counted once: a file whose run is one already read
+ * (gb_run_same: host, start time and profile) or whose figures are those of one already read
+ * (every result's identity, value and noise) is a copy, left out and named.
  *
  * The verdict of one result (gb_expect_judge), in log performance perf = value, or 1/value for a
- * lower-is-better metric, against m = the expected median's perf:
- *   s    = max(spread, noise, the result's own noise, 0.5%)
- *   band = max(ln(1 + tolerance), mads * s)      (tolerance per suite, default 5%; mads 3)
+ * lower-is-better metric, against m = the expected median's perf, lo and hi the lowest and
+ * highest reference runs' perf:
+ *   s    = max(spread, noise, floor, the result's own noise, 0.5%)
+ *   low  = max(ln(1 + tolerance), ln(m / lo) + mads * s)     (tolerance per suite, default 5%;
+ *   high = max(ln(1 + tolerance), ln(hi / m) + mads * s)      mads 3)
  *   x    = ln(perf / m);  z = x / s;  change = perf / m - 1
- *   LOW  x < -band;  HIGH  x > band;  NORMAL otherwise.
+ *   LOW  x < -low;  HIGH  x > high;  NORMAL otherwise.
+ * The band holds every reference run and reaches mads spreads beyond the lowest and the highest:
+ * a new run of a healthy device falls below the lowest of N reference runs one time in N + 1,
+ * and on a shared machine by tens of percent, so the edge is past the range, not at it (measured
+ * by leaving each reference run out in turn: docs/expect.md). An expectation of fewer than 3
+ * runs has no spread and no range: UNKNOWN, said so.
  * Before that, IMPLAUSIBLE: the result says so (it beat its bound when it was measured), or it
  * carries a bound (its scalar figure "peak" in its own unit, a higher-is-better rate) and
- * gb_rate_implausible(value, peak). Without an expectation for its model, a result with a bound
- * is judged against it: LOW below bound_fraction (default 0.6) of it, else NORMAL, and says so;
- * without either it is UNKNOWN. A failed result is FAILED, a skipped one SKIPPED.
+ * gb_rate_implausible(value, peak). Without an expectation for its model the result is not
+ * judged: UNKNOWN, its share of the bound given (a bound says what is impossible, not what is
+ * normal: a 256^3 GEMM at 2% of its peak may be the device's normal). A failed result is FAILED,
+ * a skipped one SKIPPED.
  *
  * The gate (`gpubench check`, exit 3): any LOW, IMPLAUSIBLE or FAILED. HIGH, UNKNOWN and SKIPPED
  * are listed and pass: a figure above its model's band is news, not a fault (IMPLAUSIBLE is
- * where faster is wrong).
+ * where faster is wrong). A check in which no result was judged against a reference says so
+ * instead of "normal".
  */
 #ifndef GB_EXPECT_H
 #define GB_EXPECT_H
@@ -54,12 +68,21 @@ struct gb_expect_case {
     double median;                        /* of their headline values, in unit */
     double spread;                        /* b_n 1.4826 MAD of ln value (0 for n < 3): ~ relative */
     double noise;                         /* median of their relative CI95 half-widths */
+    double floor;                         /* the model's median spread (its cases of 3+ runs) */
     double min, max;                      /* of their values */
     char *drivers[GB_EXPECT_MAX_DRIVERS]; /* distinct driver versions, first seen first */
     size_t ndrivers;
     /* While building: every run's value and noise (freed by gb_expect_finish). */
     double *v, *nz;
     size_t cap;
+};
+
+/* A run read while building: what identifies it (gb_run_same's fields) and its figures. */
+struct gb_expect_run {
+    char start_utc[40], host[256], profile_name[128], profile_sha256[65];
+    unsigned long long digest; /* FNV-1a of every result's identity, status, value and noise */
+    size_t nresults;
+    char *path;
 };
 
 struct gb_expect {
@@ -69,6 +92,15 @@ struct gb_expect {
     size_t files;          /* reference files read */
     size_t results;        /* results counted */
     size_t left_out;       /* results not ok, unverified, implausible or not finite */
+    /* Read back (gb_expect_read): cases left out as unusable (a field missing or of the wrong
+     * type, a median that is no positive number, ...) and as a second entry of a case. */
+    size_t invalid, duplicates;
+    /* Building: the runs read (their identity and a digest of their figures), and the files
+     * left out as copies of one of them, "B: a copy of A (...)" each. */
+    struct gb_expect_run *runs;
+    size_t nruns, runs_cap;
+    char **copies;
+    size_t ncopies, copies_cap;
 };
 
 /* The key of result r of rs: suite, case, backend, device name, params and unit, separated by
@@ -77,22 +109,28 @@ void gb_expect_key(const struct gb_results *rs, const struct gb_result *r, char 
 
 void gb_expect_init(struct gb_expect *e);
 void gb_expect_free(struct gb_expect *e);
-/* Adds the results of one read file. 0 or GB_ENOMEM. */
-int gb_expect_add(struct gb_expect *e, const struct gb_results *rs);
+/* Adds the results of one read file, named path (for the note; NULL: "a file"), unless its run
+ * is one already added — the same run (gb_run_same) or the same figures (every result's
+ * identity, status, value and noise): a copy, left out, counted in e->ncopies and named in
+ * e->copies[]. 0 or GB_ENOMEM. */
+int gb_expect_add(struct gb_expect *e, const struct gb_results *rs, const char *path);
 /* Reads path and adds it (the file freed after). 0, GB_EIO / GB_EINVAL naming the file, or
  * GB_ENOMEM. */
 int gb_expect_add_file(struct gb_expect *e, const char *path);
-/* Computes every case's median, spread, noise and range; frees the per-run values. */
+/* Computes every case's median, spread, noise, range and its model's floor; frees the per-run
+ * values. */
 int gb_expect_finish(struct gb_expect *e);
 
 /* Writes the expectations as JSON (schema GB_EXPECT_SCHEMA): {"schema", "files", "cases": [{
  * "suite", "case", "backend", "device", "params", "unit", "better", "runs", "median",
  * "spread", "noise", "min", "max", "drivers": [...]}]}. 0 or GB_EIO. */
 int gb_expect_write_json(FILE *f, const struct gb_expect *e);
-/* Reads what gb_expect_write_json wrote into *e (finished). A case this version cannot use (a
- * field missing or of the wrong type, a median that is not a positive finite number, a spread
- * or noise that is negative or not finite, over-long text) is left out and counted in
- * e->left_out. 0, GB_EIO (unreadable, not JSON), GB_EINVAL (another schema), GB_ENOMEM. */
+/* Reads what gb_expect_write_json wrote into *e (finished, the models' floors computed). A case
+ * that is invalid (a field missing or of the wrong type, a median that is not a positive finite
+ * number, a spread or noise that is negative, not finite or above 5, over-long text) is left
+ * out and counted in e->invalid, a second entry of a case in e->duplicates (the first stands);
+ * both in e->left_out. 0, GB_EIO (unreadable, not JSON), GB_EINVAL (another schema),
+ * GB_ENOMEM. */
 int gb_expect_read(const char *path, struct gb_expect *e);
 /* The expectation for key (gb_expect_key), or NULL. */
 const struct gb_expect_case *gb_expect_find(const struct gb_expect *e, const char *key);
@@ -122,29 +160,29 @@ struct gb_check_opts {
         double tolerance;
     } suite_tolerance[GB_EXPECT_MAX_SUITE_TOLERANCES];
     size_t nsuite_tolerances;
-    double mads;           /* the band in spreads; default 3 */
-    double bound_fraction; /* without a reference: LOW below this fraction of the bound; 0.6 */
+    double mads; /* the band beyond the reference runs' range, in spreads; default 3 */
 };
 
 void gb_check_opts_default(struct gb_check_opts *o);
 /* Sets option `name` ("tolerance" 0.05 or 5%, in (0, 10]; "suite-tolerance" SUITE=T; "mads"
- * (0, 100]; "bound-fraction" (0, 1]) from value. 0, or GB_EINVAL naming "--name". */
+ * (0, 100]) from value. 0, or GB_EINVAL naming "--name". */
 int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *value);
 double gb_check_tolerance(const struct gb_check_opts *o, const char *suite);
 
 /* The judgement of one value (a pure function). */
 struct gb_expect_judgement {
-    enum gb_expect_verdict verdict; /* NORMAL, LOW, HIGH or IMPLAUSIBLE */
+    enum gb_expect_verdict verdict; /* NORMAL, LOW, HIGH, IMPLAUSIBLE or UNKNOWN */
     double expected;                /* the expected median (reference) or the bound; unit */
     double change;                  /* perf / expected perf - 1: negative is worse; NAN none */
     double z;                       /* ln(perf / m) / s; NAN against a bound */
-    double band;                    /* the band, relative (e^band - 1); NAN against a bound */
-    double of_bound;                /* value / bound; NAN when there is no bound */
+    double band;     /* the band below m, relative (e^low - 1); NAN when not judged */
+    double of_bound; /* value / bound; NAN when there is no bound */
 };
 
-/* Judges `value` (unit of e, `noise` its relative CI95) against e (NULL: none) and its bound
- * (`bound` in the same unit, 0 or NAN: none; only for higher-is-better metrics), with
- * tolerance t. implausible: the result was already flagged so. UNKNOWN when there is neither. */
+/* Judges `value` (unit of e, `noise` its own relative noise) against e (NULL: none) and its
+ * bound (`bound` in the same unit, 0 or NAN: none; only for higher-is-better metrics), with
+ * tolerance t. implausible: the result was already flagged so. UNKNOWN without an expectation
+ * of 3 runs or more (of_bound and change against the bound given where there is one). */
 struct gb_expect_judgement gb_expect_judge(double value, bool higher_is_better, double noise,
                                            bool implausible, const struct gb_expect_case *e,
                                            double bound, double t, const struct gb_check_opts *o);
@@ -154,7 +192,7 @@ struct gb_check_row {
     char device[512], params[1024];
     const struct gb_expect_case *e; /* the expectation used, or NULL */
     struct gb_expect_judgement j;
-    const char *basis; /* "reference", "bound", "none" */
+    const char *basis; /* "reference", "bound", "result", "none" */
     double tolerance;
     bool fails; /* counts toward exit status 3 */
     char note[1100];
@@ -169,6 +207,7 @@ struct gb_check {
     size_t counts[GB_EXPECT_VERDICTS];
     size_t failures;
     size_t models_known;           /* rows whose model has at least one expectation */
+    size_t judged;                 /* rows judged against a reference (NORMAL, LOW or HIGH) */
     struct gb_health_item *health; /* GB_HEALTH_ITEMS per device of rs */
     size_t nhealth;
     size_t health_failures; /* FAIL items: they count toward exit 3 too */

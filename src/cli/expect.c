@@ -21,7 +21,8 @@ static const char expect_usage[] =
     "  Reference runs (results files of real devices; a folder gives its *.json files) reduced\n"
     "  to expectations per device model and case: the median of the runs' values, their\n"
     "  robust spread (1.4826 MAD of ln value, from 3 runs), the runs' own noise, the range\n"
-    "  and the drivers. Only ok, verified, plausible results count.\n"
+    "  and the drivers. Only ok, verified, plausible results count; a run is counted once\n"
+    "  (a copy of one already read, the same run or the same figures, is left out, named).\n"
     "  -o, --output FILE       the expectations (required; '-': stdout)\n"
     "  -q, --quiet             no summary on stderr\n"
     "exit status: 0 written, 2 bad input or usage\n";
@@ -100,11 +101,13 @@ int gb_cmd_expect(int argc, char **argv)
     }
     if (rc == GB_EXIT_OK)
         rc = gb__write_output("expect", a.out, write_expect, &e);
+    for (size_t i = 0; rc == GB_EXIT_OK && i < e.ncopies; i++)
+        fprintf(stderr, "gpubench expect: note: %s: left out\n", e.copies[i]);
     if (rc == GB_EXIT_OK && !a.quiet)
         fprintf(stderr,
-                "gpubench expect: %zu cases from %zu results of %zu files (%zu left out: not "
-                "ok, unverified or implausible) -> %s\n",
-                e.n, e.results, e.files, e.left_out, a.out);
+                "gpubench expect: %zu cases from %zu results of %zu runs (%zu results left out: "
+                "not ok, unverified or implausible; %zu files left out as copies) -> %s\n",
+                e.n, e.results, e.files, e.left_out, e.ncopies, a.out);
     gb_expect_free(&e);
     gb_inputs_free(&in);
     return rc;
@@ -117,15 +120,14 @@ int gb_cmd_expect(int argc, char **argv)
 static const char check_usage[] =
     "usage: gpubench check RESULTS.json [OPTIONS]\n"
     "  Is this GPU normal? Each result against its device model's expectation (gpubench\n"
-    "  expect): LOW or HIGH beyond the band, max(tolerance, MADS spreads); without a\n"
-    "  reference, against the bound the result carries (LOW below the bound fraction);\n"
-    "  IMPLAUSIBLE above its bound; UNKNOWN with neither. LOW, IMPLAUSIBLE and FAILED fail.\n"
+    "  expect): LOW or HIGH beyond the reference runs' range by MADS spreads (at least\n"
+    "  the tolerance); without a reference of 3 runs or more, not judged (UNKNOWN);\n"
+    "  IMPLAUSIBLE above the bound a result carries. LOW, IMPLAUSIBLE and FAILED fail.\n"
     "  -e, --expect FILE       expectations (default " DEFAULT_EXPECT " when it\n"
     "                          exists, else bounds only)\n"
     "      --tolerance T       the band's floor: 0.05 or 5% (default 5%)\n"
     "      --suite-tolerance S=T  another floor for suite S (repeatable)\n"
-    "      --mads K            the band in spreads (default 3)\n"
-    "      --bound-fraction F  without a reference: LOW below this part of the bound (0.6)\n"
+    "      --mads K            the band beyond the range, in spreads (default 3)\n"
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
     "stdout)\n" GB__OPENMETRICS_HELP "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP
     "exit status: 0 normal, 3 a result LOW, IMPLAUSIBLE or FAILED, 2 bad input or usage\n";
@@ -146,7 +148,6 @@ static const struct gb__opt check_opts_table[] = {
     GB__PARSED("tolerance", 0, true, parse_check),
     GB__PARSED("suite-tolerance", 0, true, parse_check),
     GB__PARSED("mads", 0, true, parse_check),
-    GB__PARSED("bound-fraction", 0, true, parse_check),
     GB__END,
 };
 
@@ -211,9 +212,16 @@ int gb_cmd_check(int argc, char **argv)
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());
         goto out;
     }
-    if (expect && e.left_out)
-        fprintf(stderr, "gpubench check: note: %s: %zu cases this version cannot use, left out\n",
-                expect, e.left_out);
+    if (expect && e.invalid)
+        fprintf(stderr,
+                "gpubench check: note: %s: %zu invalid case%s (a field missing or of the wrong "
+                "type, or a figure out of range), left out\n",
+                expect, e.invalid, e.invalid == 1 ? "" : "s");
+    if (expect && e.duplicates)
+        fprintf(stderr,
+                "gpubench check: note: %s: %zu duplicate case%s (a case given again: the first "
+                "stands), left out\n",
+                expect, e.duplicates, e.duplicates == 1 ? "" : "s");
     gb_error_clear();
     if (gb_results_read(file, &rs)) {
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());

@@ -65,15 +65,12 @@ static int check_of(const struct gb_check_row *w, struct gb_doc *d)
                                     : (v == GB_EXPECT_UNKNOWN || v == GB_EXPECT_SKIPPED)
                                         ? GB_CHECK_SKIP
                                         : GB_CHECK_PASS;
-    if (v == GB_EXPECT_LOW && isfinite(w->j.z))
+    if (v == GB_EXPECT_LOW)
         snprintf(msg, sizeof msg,
                  "LOW: %.4g %s, %.1f%% below the expected %.4g (%.1f spreads; "
-                 "the band is %.1f%%, %zu reference runs)",
+                 "the band reaches %.1f%% below it, %zu reference runs)",
                  w->r->value, w->r->unit, -100 * w->j.change, w->j.expected, -w->j.z,
-                 100 * w->j.band, w->e ? w->e->n : 0);
-    else if (v == GB_EXPECT_LOW)
-        snprintf(msg, sizeof msg, "LOW against its bound %.4g %s: %s", w->j.expected, w->r->unit,
-                 w->note);
+                 100 * (1 - 1 / (1 + w->j.band)), w->e ? w->e->n : 0);
     else
         snprintf(msg, sizeof msg, "%s%s%s", gb_expect_verdict_name(v), w->note[0] ? ": " : "",
                  w->note);
@@ -132,17 +129,16 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     int rc = gb_doc_init(d, "gpubench-check-doc/1", head);
     if (!rc)
         rc = gb_doc_note(d,
-                         "rule: LOW or HIGH beyond max(tolerance, %g spreads) of the model's "
-                         "expected median in log performance (tolerance %.3g%%%s); without a "
-                         "reference, LOW below %.0f%% of the bound the result carries; "
+                         "rule: LOW or HIGH beyond the reference runs' range by %g spreads, at "
+                         "least the tolerance (%.3g%%%s), in log performance; without a "
+                         "reference of 3 runs or more a result is not judged (UNKNOWN); "
                          "IMPLAUSIBLE above its bound; LOW, IMPLAUSIBLE and FAILED fail",
                          c->opts.mads, 100 * c->opts.tolerance,
-                         c->opts.nsuite_tolerances ? ", other suites as given" : "",
-                         100 * c->opts.bound_fraction);
+                         c->opts.nsuite_tolerances ? ", other suites as given" : "");
     if (!rc && c->nrows && !c->models_known)
         rc = gb_doc_note(d,
-                         "no reference for this device model%s: judged against the bounds "
-                         "the results carry (UNKNOWN where there is none)",
+                         "no reference for this device model%s: no figure is judged (its bounds "
+                         "say what is impossible, not what is normal; IMPLAUSIBLE above them)",
                          c->expect_path ? " in the expectations" : "");
     struct gb_doc_table *t = NULL;
     if (!rc)
@@ -186,5 +182,11 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
                               c->failures == 1 ? "" : "s", counts);
     if (c->health_failures)
         return gb_doc_verdict(d, "not healthy (exit 3): %s", counts);
+    if (!c->judged)
+        return gb_doc_verdict(d,
+                              "nothing judged (exit 0): no result had a usable reference for "
+                              "its device model%s; %s",
+                              c->expect_path ? "" : " (no expectations file)",
+                              counts[0] ? counts : "nothing");
     return gb_doc_verdict(d, "normal (exit 0): %s", counts[0] ? counts : "nothing");
 }
