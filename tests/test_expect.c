@@ -3,6 +3,7 @@
  * the run itself normal, one figure 20% worse caught and named (a rate and a time), a device
  * model with no reference judged against the bounds its results carry, an implausible and a
  * failed result caught, and hostile expectations files refused or cleaned. */
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,15 +427,17 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
             " {\"suite\": \"memory\", \"case\": \"copy\", \"backend\": \"opencl\", \"device\": "
             "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
             "\"median\": 12, \"spread\": 0, \"noise\": 0}\n"
-            "]}\n",
+            "], \"models\": [{\"backend\": \"opencl\", \"device\": \"d\", \"runs\": 3, \"cases\": "
+            "3, \"shift_min\": 0.1, \"shift_max\": -0.1, \"shift_spread\": 0}]}\n",
             longname, dir, dir);
     fclose(f);
     rc = sh("cd %s && %s check a.json -e bad3.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
     /* Named as what they are (they were "cases this version cannot use"), and nothing judged
      * said so: no valid case is of this device. */
-    ASSERT_CONTAINS(out, "6 invalid cases");
-    ASSERT_CONTAINS(out, "1 duplicate case (a case given again: the first stands), left out");
+    ASSERT_CONTAINS(out, "7 invalid entries");
+    ASSERT_CONTAINS(out, "1 duplicate entry (a case or model given again: the first stands), "
+                         "left out");
     ASSERT_CONTAINS(out, "nothing judged (exit 0)");
     ASSERT(!strstr(out, "cannot use"));
     snprintf(p, sizeof p, "%s/X", dir);
@@ -672,19 +675,90 @@ TEST_TIMEOUT(check_fails_a_run_that_measured_nothing_or_was_interrupted, 180)
 /* The shipped reference runs (results/reference/: nine quick runs of a 2-core shared VM, four
  * of them beside CI) against the shipped expectations made from them: each is normal (6 of the
  * 9 exited 3, e.g. 97 NORMAL, 5 LOW, 2 HIGH, when the band was 3 spreads about the median);
- * and each against expectations made from the 8 others, as a new A/A run of the same healthy
- * machine: normal too. */
+ * each against expectations made from the 8 others, as a new A/A run of the same healthy
+ * machine: normal too (7 of 9 exited 3); and each with every figure at half its performance
+ * caught (exit 3), by the run as a whole where its figures' bands are too wide. */
 TEST_TIMEOUT(check_reference_runs_hold_their_band_and_leave_one_out, 120)
 {
     const char *dir = gb_test_tmpdir();
-    int rc = sh("cd %s && ls %s/results/reference/*.json | grep -v '/expectations.json$' > list "
-                "&& test $(wc -l < list) -ge 4 && n=0 && for f in $(cat list); do n=$((n+1)); "
+    char pat[1100];
+    snprintf(pat, sizeof pat, "%s/results/reference/*.json", GB_TEST_SRCDIR);
+    glob_t g;
+    ASSERT_EQ(glob(pat, 0, NULL, &g), 0);
+    size_t n = 0;
+    char list[1200];
+    snprintf(list, sizeof list, "%s/list", dir);
+    FILE *f = fopen(list, "w");
+    ASSERT(f);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        if (strstr(g.gl_pathv[i], "/expectations.json"))
+            continue;
+        fprintf(f, "%s\n", g.gl_pathv[i]);
+        /* half.N.json: every figure at half its performance (a time twice as long). */
+        struct gb_results rs;
+        memset(&rs, 0, sizeof rs);
+        ASSERT_OK(gb_results_read(g.gl_pathv[i], &rs));
+        for (size_t k = 0; k < rs.nresults; k++)
+            rs.results[k].value *= rs.results[k].better == GB_BETTER_LOWER ? 2 : 0.5;
+        char p[1200];
+        snprintf(p, sizeof p, "%s/half.%zu.json", dir, ++n);
+        ASSERT_OK(gb_results_write(&rs, p));
+        gb_results_free(&rs);
+    }
+    fclose(f);
+    globfree(&g);
+    ASSERT_MSG(n >= 4, "%zu reference runs", n);
+    int rc = sh("cd %s && n=0 && for f in $(cat list); do n=$((n+1)); "
                 "%s check $f -e %s/results/reference/expectations.json -q; echo \"self $n: $?\"; "
                 "grep -vxF \"$f\" list | xargs %s expect -q -o e$n.json || echo expect-failed; "
-                "%s check $f -e e$n.json -q; echo \"held-out $n: $?\"; done 2>&1",
-                dir, GB_TEST_SRCDIR, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE, GB_TEST_EXE);
+                "%s check $f -e e$n.json -q; echo \"held-out $n: $?\"; "
+                "%s check half.$n.json -e e$n.json -q; echo \"half $n: $?\"; done 2>&1",
+                dir, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "%s", out);
-    ASSERT_CONTAINS(out, "self 4: 0");
-    ASSERT_CONTAINS(out, "held-out 4: 0");
-    ASSERT_MSG(!strstr(out, ": 3") && !strstr(out, ": 2") && !strstr(out, "failed"), "%s", out);
+    for (size_t i = 1; i <= n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "self %zu: 0", i);
+        ASSERT_MSG(strstr(out, want), "%s in %s", want, out);
+        snprintf(want, sizeof want, "held-out %zu: 0", i);
+        ASSERT_MSG(strstr(out, want), "%s in %s", want, out);
+        snprintf(want, sizeof want, "half %zu: 3", i);
+        ASSERT_MSG(strstr(out, want), "%s in %s", want, out);
+    }
+    ASSERT_MSG(!strstr(out, "failed"), "%s", out);
+}
+
+/* Every figure at 0.6x of its reference with samples spread by 30% (each figure's band then
+ * reaches past 0.4x: none LOW) is caught as a whole: the device's median change against the
+ * reference runs' own (0.98x-1.02x here). */
+static void all_slower_and_noisy(struct gb_results *rs)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        struct gb_result *r = &rs->results[i];
+        r->value *= r->better == GB_BETTER_LOWER ? 1 / 0.6 : 0.6;
+        r->stats.cv = 0.3;
+    }
+}
+
+TEST_TIMEOUT(check_catches_a_run_slow_as_a_whole, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    references(dir);
+    int rc = sh("cd %s && %s check b.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the 3 reference runs' own from -2.0% to +2.0%");
+    edited(dir, "slow.json", all_slower_and_noisy);
+    rc = sh("cd %s && %s check slow.json -e e.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the run is low as a whole (exit 3)");
+    ASSERT_CONTAINS(out, "1 device LOW as a whole");
+    ASSERT(!strstr(out, " LOW:"));
+    rc = sh("cd %s && %s check slow.json -e e.json -f junit 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "LOW as a whole: its results 40.0% below their references");
+    /* Expectations made before the runs as wholes were recorded: no whole verdict, said so. */
+    rc = sh("cd %s && python3 -c 'import json; d = json.load(open(\"e.json\")); del d[\"models\"]; "
+            "json.dump(d, open(\"old.json\", \"w\"))' && %s check slow.json -e old.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "make them again");
 }

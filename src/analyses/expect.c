@@ -50,6 +50,7 @@ static void case_free(struct gb_expect_case *c)
         free(c->drivers[i]);
     free(c->v);
     free(c->nz);
+    free(c->src);
 }
 
 void gb_expect_free(struct gb_expect *e)
@@ -63,6 +64,11 @@ void gb_expect_free(struct gb_expect *e)
     for (size_t i = 0; i < e->ncopies; i++)
         free(e->copies[i]);
     free(e->copies);
+    for (size_t i = 0; i < e->nmodels; i++) {
+        free(e->models[i].backend);
+        free(e->models[i].device);
+    }
+    free(e->models);
     gb_strtab_free(&e->keys);
     memset(e, 0, sizeof *e);
 }
@@ -218,21 +224,24 @@ int gb_expect_add(struct gb_expect *e, const struct gb_results *rs, const char *
             return GB_FAIL(GB_ENOMEM, "expectations: case %zu", e->n);
         if (c->better != r->better)
             continue; /* the same unit judged the other way round: not the same figure */
-        double *v = c->v, *nz = c->nz;
         if (c->n == c->cap) {
             size_t cap = c->cap ? 2 * c->cap : 4;
-            v = realloc(c->v, cap * sizeof *v);
+            double *v = realloc(c->v, cap * sizeof *v);
             if (v)
                 c->v = v;
-            nz = v ? realloc(c->nz, cap * sizeof *nz) : NULL;
+            double *nz = v ? realloc(c->nz, cap * sizeof *nz) : NULL;
             if (nz)
                 c->nz = nz;
-            if (!v || !nz)
+            size_t *src = nz ? realloc(c->src, cap * sizeof *src) : NULL;
+            if (src)
+                c->src = src;
+            if (!v || !nz || !src)
                 return GB_FAIL(GB_ENOMEM, "expectations: %zu runs of a case", cap);
             c->cap = cap;
         }
         c->v[c->n] = r->value;
         c->nz[c->n] = rel_noise(r);
+        c->src[c->n] = (e->files - 1) << 12 | ((size_t)(d >= 0 ? d : 0) & 0xfff);
         c->n++;
         e->results++;
         if (dv)
@@ -285,12 +294,116 @@ static int set_floors(struct gb_expect *e)
     return 0;
 }
 
+/* d2, the expected range of n normal draws in standard deviations (ASTM E2587's control-chart
+ * table), n = 2..10; beyond, d_10 (a larger spread: a wider band). */
+static double range_d2(size_t n)
+{
+    static const double d2[] = {0,     0,     1.128, 1.693, 2.059, 2.326,
+                                2.534, 2.704, 2.847, 2.970, 3.078};
+    return d2[n < 2 ? 2 : n > 10 ? 10 : n];
+}
+
+static int by_src(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct src_x {
+    size_t src;
+    double x;
+};
+
+static int by_src_x(const void *a, const void *b)
+{
+    return by_src(&((const struct src_x *)a)->src, &((const struct src_x *)b)->src);
+}
+
+/* Adds the model of case c (its cases those of the same backend and device) with its runs'
+ * shifts, unless it is there. Needs every case's median and its values still. 0 or GB_ENOMEM. */
+static int add_model(struct gb_expect *e, const struct gb_expect_case *c)
+{
+    for (size_t i = 0; i < e->nmodels; i++)
+        if (strcmp(e->models[i].backend, c->backend) == 0 &&
+            strcmp(e->models[i].device, c->device) == 0)
+            return 0;
+    size_t n = 0, cases = 0;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->c[i].n >= 3 && strcmp(e->c[i].backend, c->backend) == 0 &&
+            strcmp(e->c[i].device, c->device) == 0)
+            n += e->c[i].n, cases++;
+    struct src_x *sx = malloc((n ? n : 1) * sizeof *sx);
+    double *sh = malloc((n ? n : 1) * sizeof *sh), *dev = malloc((n ? n : 1) * sizeof *dev);
+    int rc = 0;
+    if (!sx || !sh || !dev) {
+        rc = GB_FAIL(GB_ENOMEM, "expectations: %zu values of a model", n);
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        const struct gb_expect_case *a = &e->c[i];
+        if (a->n < 3 || !a->v || strcmp(a->backend, c->backend) || strcmp(a->device, c->device))
+            continue;
+        for (size_t j = 0; j < a->n; j++) {
+            const double x = log(a->v[j] / a->median);
+            sx[k++] = (struct src_x){a->src[j], a->better == GB_BETTER_LOWER ? -x : x};
+        }
+    }
+    qsort(sx, k, sizeof *sx, by_src_x);
+    size_t runs = 0;
+    for (size_t i = 0; i < k;) {
+        size_t j = i, m = 0;
+        while (j < k && sx[j].src == sx[i].src)
+            dev[m++] = sx[j++].x;
+        sh[runs++] = gb_median(dev, m);
+        i = j;
+    }
+    struct gb_expect_model *g = gb_grow(e->models, &e->models_cap, e->nmodels + 1, sizeof *g);
+    if (!g) {
+        rc = GB_FAIL(GB_ENOMEM, "expectations: %zu models", e->nmodels + 1);
+        goto out;
+    }
+    e->models = g;
+    struct gb_expect_model *w = &e->models[e->nmodels];
+    memset(w, 0, sizeof *w);
+    w->runs = runs;
+    w->cases = cases;
+    if (runs) {
+        w->shift_min = w->shift_max = sh[0];
+        for (size_t i = 1; i < runs; i++) {
+            w->shift_min = sh[i] < w->shift_min ? sh[i] : w->shift_min;
+            w->shift_max = sh[i] > w->shift_max ? sh[i] : w->shift_max;
+        }
+    }
+    if (runs >= 3) {
+        const double mad = gb_mad_sigma(sh, runs, gb_median(sh, runs)),
+                     rng = (w->shift_max - w->shift_min) / range_d2(runs);
+        w->shift_spread = mad > rng ? mad : rng;
+    }
+    w->backend = strdup(c->backend);
+    w->device = strdup(c->device);
+    if (!w->backend || !w->device) {
+        free(w->backend);
+        free(w->device);
+        rc = GB_FAIL(GB_ENOMEM, "expectations: %zu models", e->nmodels + 1);
+        goto out;
+    }
+    e->nmodels++;
+out:
+    free(sx);
+    free(sh);
+    free(dev);
+    return rc;
+}
+
 int gb_expect_finish(struct gb_expect *e)
 {
+    bool built = false;
     for (size_t i = 0; i < e->n; i++) {
         struct gb_expect_case *c = &e->c[i];
         if (!c->v)
             continue; /* read back: already finished */
+        built = true;
         double *lx = malloc((c->n ? c->n : 1) * sizeof *lx);
         if (!lx)
             return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", c->n);
@@ -305,14 +418,34 @@ int gb_expect_finish(struct gb_expect *e)
         c->spread = c->n >= 3 ? gb_mad_sigma(lx, c->n, gb_median(lx, c->n)) : 0;
         c->noise = gb_median(c->nz, c->n);
         free(lx);
-        free(c->v);
-        free(c->nz);
-        c->v = c->nz = NULL;
-        c->cap = 0;
         if (!isfinite(c->spread) || !isfinite(c->noise) || !isfinite(c->median))
             return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", c->n);
     }
+    /* The models' runs as wholes, from the values still held. */
+    for (size_t i = 0; built && i < e->n; i++) {
+        int rc = add_model(e, &e->c[i]);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        struct gb_expect_case *c = &e->c[i];
+        free(c->v);
+        free(c->nz);
+        free(c->src);
+        c->v = c->nz = NULL;
+        c->src = NULL;
+        c->cap = 0;
+    }
     return set_floors(e);
+}
+
+const struct gb_expect_model *gb_expect_model_find(const struct gb_expect *e, const char *backend,
+                                                   const char *device)
+{
+    for (size_t i = 0; e && i < e->nmodels; i++)
+        if (strcmp(e->models[i].backend, backend) == 0 && strcmp(e->models[i].device, device) == 0)
+            return &e->models[i];
+    return NULL;
 }
 
 /* ---- the file -------------------------------------------------------------------------------- */
@@ -361,6 +494,27 @@ int gb_expect_write_json(FILE *f, const struct gb_expect *e)
         json_object_set_new(o, "max", json_real(c->max));
         json_object_set_new(o, "drivers", drv);
         bad = json_array_append_new(cases, o);
+    }
+    /* The models' runs as wholes, after the cases (a reader of version 1 that knows no models
+     * reads the cases alone). */
+    json_t *models = bad ? NULL : json_array();
+    if (!bad && (!models || json_object_set_new(root, "models", models)))
+        bad = 1;
+    for (size_t i = 0; i < e->nmodels && !bad; i++) {
+        const struct gb_expect_model *m = &e->models[i];
+        json_t *o = json_object();
+        if (!o) {
+            bad = 1;
+            break;
+        }
+        json_object_set_new(o, "backend", json_string(m->backend));
+        json_object_set_new(o, "device", json_string(m->device));
+        json_object_set_new(o, "runs", json_integer((json_int_t)m->runs));
+        json_object_set_new(o, "cases", json_integer((json_int_t)m->cases));
+        json_object_set_new(o, "shift_min", json_real(m->shift_min));
+        json_object_set_new(o, "shift_max", json_real(m->shift_max));
+        json_object_set_new(o, "shift_spread", json_real(m->shift_spread));
+        bad = json_array_append_new(models, o);
     }
     if (!bad)
         bad = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -464,6 +618,45 @@ int gb_expect_read(const char *path, struct gb_expect *e)
                 add_driver(c, s);
         }
         e->results += c->n;
+    }
+    /* The models' runs as wholes (files written before them have none: no run-level verdict). */
+    json_t *models = json_object_get(root, "models");
+    json_array_foreach(models, i, o)
+    {
+        const char *backend = field(o, "backend", 15), *device = field(o, "device", 511);
+        json_t *runs = json_object_get(o, "runs"), *ncases = json_object_get(o, "cases");
+        const double lo = number(o, "shift_min"), hi = number(o, "shift_max"),
+                     sp = number(o, "shift_spread");
+        if (!backend || !device || !json_is_integer(runs) || json_integer_value(runs) < 0 ||
+            !json_is_integer(ncases) || json_integer_value(ncases) < 0 || !(lo >= -5) ||
+            !(hi <= 5) || !(lo <= hi) || !(sp >= 0) || !(sp <= 5)) {
+            e->invalid++;
+            e->left_out++;
+            continue;
+        }
+        if (gb_expect_model_find(e, backend, device)) {
+            e->duplicates++;
+            e->left_out++;
+            continue;
+        }
+        struct gb_expect_model *g = gb_grow(e->models, &e->models_cap, e->nmodels + 1, sizeof *g);
+        char *b = g ? strdup(backend) : NULL, *d = b ? strdup(device) : NULL;
+        if (g)
+            e->models = g;
+        if (!d) {
+            free(b);
+            json_decref(root);
+            gb_expect_free(e);
+            return GB_FAIL(GB_ENOMEM, "%s: model %zu", path, i);
+        }
+        e->models[e->nmodels++] =
+            (struct gb_expect_model){.backend = b,
+                                     .device = d,
+                                     .runs = (size_t)json_integer_value(runs),
+                                     .cases = (size_t)json_integer_value(ncases),
+                                     .shift_min = lo,
+                                     .shift_max = hi,
+                                     .shift_spread = sp};
     }
     json_decref(root);
     int rc = set_floors(e);
@@ -647,6 +840,73 @@ static bool model_known(const struct gb_expect *e, const char *backend, const ch
     return false;
 }
 
+/* Each device of rs as a whole (expect.h: struct gb_check_whole). 0 or GB_ENOMEM. */
+static int judge_wholes(const struct gb_results *rs, const struct gb_expect *e,
+                        const struct gb_check_opts *o, struct gb_check *out)
+{
+    out->wholes = calloc(rs->ndevices ? rs->ndevices : 1, sizeof *out->wholes);
+    double *x = malloc((out->nrows ? out->nrows : 1) * sizeof *x);
+    if (!out->wholes || !x) {
+        free(x);
+        return GB_FAIL(GB_ENOMEM, "check: %zu devices", rs->ndevices);
+    }
+    for (size_t d = 0; d < rs->ndevices; d++) {
+        struct gb_check_whole *w = &out->wholes[out->nwholes++];
+        w->device = (int)d;
+        w->verdict = GB_EXPECT_UNKNOWN;
+        w->change = w->band = NAN;
+        size_t n = 0;
+        const char *model = NULL;
+        double t = o->tolerance;
+        for (size_t i = 0; i < out->nrows; i++) {
+            const struct gb_check_row *r = &out->rows[i];
+            const enum gb_expect_verdict v = r->j.verdict;
+            if (r->r->device_index != (int)d || !r->e ||
+                (v != GB_EXPECT_NORMAL && v != GB_EXPECT_LOW && v != GB_EXPECT_HIGH) ||
+                !(r->j.change > -1))
+                continue;
+            x[n++] = log1p(r->j.change);
+            model = r->device;
+            t = r->tolerance < t ? r->tolerance : t; /* the tightest suite's, for the whole */
+        }
+        w->cases = n;
+        w->m = model ? gb_expect_model_find(e, rs->devices[d].backend, model) : NULL;
+        if (!w->m || w->m->runs < 3) {
+            snprintf(w->note, sizeof w->note,
+                     "not judged: the expectations hold no runs as wholes of 3 runs or more for "
+                     "this model%s",
+                     e && e->nmodels ? "" : " (made before they were recorded: make them again)");
+            continue;
+        }
+        if (n < GB_CHECK_WHOLE_MIN_CASES) {
+            snprintf(w->note, sizeof w->note,
+                     "not judged: %zu results judged against a reference, %d needed", n,
+                     GB_CHECK_WHOLE_MIN_CASES);
+            continue;
+        }
+        const double shift = gb_median(x, n);
+        const double s = w->m->shift_spread > NOISE_FLOOR ? w->m->shift_spread : NOISE_FLOOR;
+        const double floor = log1p(t);
+        double low = (w->m->shift_min < 0 ? -w->m->shift_min : 0) + o->mads * s,
+               high = (w->m->shift_max > 0 ? w->m->shift_max : 0) + o->mads * s;
+        low = low > floor ? low : floor;
+        high = high > floor ? high : floor;
+        w->change = expm1(shift);
+        w->band = expm1(low);
+        w->verdict = shift < -low   ? GB_EXPECT_LOW
+                     : shift > high ? GB_EXPECT_HIGH
+                                    : GB_EXPECT_NORMAL;
+        w->fails = w->verdict == GB_EXPECT_LOW;
+        out->whole_failures += w->fails;
+        snprintf(w->note, sizeof w->note,
+                 "the median change of %zu results; the %zu reference runs' own from %+.1f%% to "
+                 "%+.1f%%",
+                 n, w->m->runs, 100 * expm1(w->m->shift_min), 100 * expm1(w->m->shift_max));
+    }
+    free(x);
+    return 0;
+}
+
 int gb_check_results(const struct gb_results *rs, const char *path, const struct gb_expect *e,
                      const char *expect_path, const struct gb_check_opts *o, struct gb_check *out)
 {
@@ -746,6 +1006,9 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
     else if (!measured)
         snprintf(out->incomplete, sizeof out->incomplete,
                  "nothing was measured: %zu results, none ok or failed", rs->nresults);
+    int rc = judge_wholes(rs, e, o, out);
+    if (rc)
+        return rc;
     /* Health, per device of the file. */
     out->health = calloc(rs->ndevices ? rs->ndevices * GB_HEALTH_ITEMS : 1, sizeof *out->health);
     if (!out->health)
@@ -951,6 +1214,7 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
 
 void gb_check_free(struct gb_check *c)
 {
+    free(c->wholes);
     free(c->health);
     free(c->rows);
     memset(c, 0, sizeof *c);

@@ -72,9 +72,24 @@ struct gb_expect_case {
     double min, max;                      /* of their values */
     char *drivers[GB_EXPECT_MAX_DRIVERS]; /* distinct driver versions, first seen first */
     size_t ndrivers;
-    /* While building: every run's value and noise (freed by gb_expect_finish). */
+    /* While building: every run's value, noise and source (the run's file and the device's
+     * index: file << 12 | device), freed by gb_expect_finish. */
     double *v, *nz;
+    size_t *src;
     size_t cap;
+};
+
+/* One device model's runs as wholes: each reference run's (each device's) shift, the median
+ * over the model's cases of 3+ runs of ln(perf / the case's median perf) — how fast that run
+ * was as a whole —, their lowest and highest, and their spread: the larger of b_n 1.4826 MAD and
+ * range / d_n (the control-chart constant d2 of n normal draws, ASTM E2587; d_10 beyond ten: a
+ * wider band), from 3 runs (0 below). A run's shifts are bimodal on a shared machine (quiet
+ * runs and busy ones), where the MAD alone sees only the larger mode. */
+struct gb_expect_model {
+    char *backend, *device;
+    size_t runs;  /* reference runs (devices of the model in them) with a shift */
+    size_t cases; /* the model's cases of 3+ runs */
+    double shift_min, shift_max, shift_spread;
 };
 
 /* A run read while building: what identifies it (gb_run_same's fields) and its figures. */
@@ -101,6 +116,8 @@ struct gb_expect {
     size_t nruns, runs_cap;
     char **copies;
     size_t ncopies, copies_cap;
+    struct gb_expect_model *models;
+    size_t nmodels, models_cap;
 };
 
 /* The key of result r of rs: suite, case, backend, device name, params and unit, separated by
@@ -132,6 +149,9 @@ int gb_expect_write_json(FILE *f, const struct gb_expect *e);
  * both in e->left_out. 0, GB_EIO (unreadable, not JSON), GB_EINVAL (another schema),
  * GB_ENOMEM. */
 int gb_expect_read(const char *path, struct gb_expect *e);
+/* The runs-as-wholes of a device model (backend and device name), or NULL. */
+const struct gb_expect_model *gb_expect_model_find(const struct gb_expect *e, const char *backend,
+                                                   const char *device);
 /* The expectation for key (gb_expect_key), or NULL. */
 const struct gb_expect_case *gb_expect_find(const struct gb_expect *e, const char *key);
 
@@ -198,6 +218,29 @@ struct gb_check_row {
     char note[1100];
 };
 
+/* One device of the checked run as a whole: the median over its results judged against a
+ * reference of ln(perf / m) — its shift — against its model's reference runs' shifts
+ * (gb_expect_model), in the same rule as a figure's:
+ *   s    = max(shift_spread, 0.5%)
+ *   low  = max(ln(1 + tolerance), -shift_min + mads * s);  high likewise from shift_max
+ *   LOW  shift < -low;  HIGH  shift > high;  NORMAL otherwise;
+ * UNKNOWN when the model has no runs-as-wholes of 3 runs or more, or fewer than
+ * GB_CHECK_WHOLE_MIN_CASES of the device's results were judged. A LOW whole fails as a LOW
+ * figure does: on a shared machine each figure's band is wide (a case swings 0.3x-1.3x from run
+ * to run) while a run's median over a hundred cases moves by tens of percent, so a device slower
+ * everywhere — at 0.5x, say — is caught as a whole though few of its figures leave their band. */
+#define GB_CHECK_WHOLE_MIN_CASES 3
+struct gb_check_whole {
+    int device;
+    const struct gb_expect_model *m; /* NULL: none */
+    size_t cases;                    /* results judged against a reference */
+    enum gb_expect_verdict verdict;  /* NORMAL, LOW, HIGH or UNKNOWN */
+    double change;                   /* e^shift - 1; NAN when not judged */
+    double band;                     /* e^low - 1; NAN when not judged */
+    bool fails;
+    char note[200];
+};
+
 struct gb_check {
     const struct gb_results *rs;
     const char *path, *expect_path;
@@ -208,6 +251,9 @@ struct gb_check {
     size_t failures;
     size_t models_known;           /* rows whose model has at least one expectation */
     size_t judged;                 /* rows judged against a reference (NORMAL, LOW or HIGH) */
+    struct gb_check_whole *wholes; /* one per device of rs */
+    size_t nwholes;
+    size_t whole_failures;         /* devices LOW as a whole: they count toward exit 3 too */
     struct gb_health_item *health; /* GB_HEALTH_ITEMS per device of rs */
     size_t nhealth;
     size_t health_failures; /* FAIL items: they count toward exit 3 too */

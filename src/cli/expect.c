@@ -214,14 +214,14 @@ int gb_cmd_check(int argc, char **argv)
     }
     if (expect && e.invalid)
         fprintf(stderr,
-                "gpubench check: note: %s: %zu invalid case%s (a field missing or of the wrong "
+                "gpubench check: note: %s: %zu invalid entr%s (a field missing or of the wrong "
                 "type, or a figure out of range), left out\n",
-                expect, e.invalid, e.invalid == 1 ? "" : "s");
+                expect, e.invalid, e.invalid == 1 ? "y" : "ies");
     if (expect && e.duplicates)
         fprintf(stderr,
-                "gpubench check: note: %s: %zu duplicate case%s (a case given again: the first "
-                "stands), left out\n",
-                expect, e.duplicates, e.duplicates == 1 ? "" : "s");
+                "gpubench check: note: %s: %zu duplicate entr%s (a case or model given again: "
+                "the first stands), left out\n",
+                expect, e.duplicates, e.duplicates == 1 ? "y" : "ies");
     gb_error_clear();
     if (gb_results_read(file, &rs)) {
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());
@@ -251,7 +251,8 @@ int gb_cmd_check(int argc, char **argv)
             rc = gb__write_output("check", a.junit, write_junit, &d);
         if (rc == GB_EXIT_OK && a.metrics)
             rc = gb__write_metrics("check", a.metrics, &d);
-        if (rc == GB_EXIT_OK && (c.failures || c.health_failures || c.incomplete[0]))
+        if (rc == GB_EXIT_OK &&
+            (c.failures || c.whole_failures || c.health_failures || c.incomplete[0]))
             rc = GB_EXIT_REGRESSION;
     }
     gb_doc_free(&d);

@@ -77,6 +77,56 @@ static int check_of(const struct gb_check_row *w, struct gb_doc *d)
     return gb_doc_check(d, w->r->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
 }
 
+static const char *const whole_cols[] = {"verdict",  "device", "results",
+                                         "change %", "band %", "note"};
+
+/* The table of the devices as wholes and a check per device (LOW fails, UNKNOWN is a skip). */
+static int wholes_of(const struct gb_check *c, struct gb_doc *d)
+{
+    if (!c->nwholes || !c->judged)
+        return 0;
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "whole",
+                          "per device: the run as a whole (the median change of its results "
+                          "against their references) against the reference runs' own",
+                          whole_cols, 6, &t);
+    if (!rc) {
+        gb_doc_column_set(t, 2, true, false);
+        gb_doc_column_set(t, 3, true, false);
+        gb_doc_column_set(t, 4, true, false);
+        gb_doc_column_set(t, 5, false, true);
+        gb_doc_column_prose(t, 0);
+        gb_doc_column_prose(t, 5);
+    }
+    for (size_t i = 0; !rc && i < c->nwholes; i++) {
+        const struct gb_check_whole *w = &c->wholes[i];
+        const int dv = w->device;
+        char dev[320], msg[600];
+        snprintf(dev, sizeof dev, "%d: %s", dv,
+                 dv >= 0 && (size_t)dv < c->rs->ndevices ? c->rs->devices[dv].info.name : "?");
+        size_t r;
+        rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%s", gb_expect_verdict_name(w->verdict)) ||
+             gb_doc_text(t, r, 1, "%s", dev) || (w->note[0] && gb_doc_text(t, r, 5, "%s", w->note));
+        if (rc)
+            break;
+        gb_doc_num(t, r, 2, (double)w->cases, 0);
+        gb_doc_num(t, r, 3, 100 * w->change, 1);
+        gb_doc_num(t, r, 4, 100 * w->band, 1);
+        const enum gb_check_status st = w->fails                          ? GB_CHECK_FAIL
+                                        : w->verdict == GB_EXPECT_UNKNOWN ? GB_CHECK_SKIP
+                                                                          : GB_CHECK_PASS;
+        if (w->verdict == GB_EXPECT_LOW)
+            snprintf(msg, sizeof msg,
+                     "LOW as a whole: its results %.1f%% below their references' medians (the "
+                     "median of %zu); the band reaches %.1f%% below (%s)",
+                     -100 * w->change, w->cases, 100 * (1 - 1 / (1 + w->band)), w->note);
+        else
+            snprintf(msg, sizeof msg, "%s: %s", gb_expect_verdict_name(w->verdict), w->note);
+        rc = gb_doc_check(d, "whole", dev, st, st == GB_CHECK_PASS ? NULL : msg);
+    }
+    return rc;
+}
+
 static const char *const health_cols[] = {"device", "item", "verdict", "reading", "note"};
 
 /* The health table and a check per item (FAIL fails, UNKNOWN is a skip). */
@@ -130,9 +180,11 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     if (!rc)
         rc = gb_doc_note(d,
                          "rule: LOW or HIGH beyond the reference runs' range by %g spreads, at "
-                         "least the tolerance (%.3g%%%s), in log performance; without a "
-                         "reference of 3 runs or more a result is not judged (UNKNOWN); "
-                         "IMPLAUSIBLE above its bound; LOW, IMPLAUSIBLE and FAILED fail",
+                         "least the tolerance (%.3g%%%s), in log performance, each result and "
+                         "each device's run as a whole (the median of its results' changes); "
+                         "without a reference of 3 runs or more a result is not judged "
+                         "(UNKNOWN); IMPLAUSIBLE above its bound; LOW, IMPLAUSIBLE and FAILED "
+                         "fail",
                          c->opts.mads, 100 * c->opts.tolerance,
                          c->opts.nsuite_tolerances ? ", other suites as given" : "");
     if (!rc && c->nrows && !c->models_known)
@@ -160,6 +212,8 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     for (size_t i = 0; !rc && i < c->nrows; i++)
         rc = check_of(&c->rows[i], d);
     if (!rc)
+        rc = wholes_of(c, d);
+    if (!rc)
         rc = health_of(c, d);
     if (rc)
         return rc;
@@ -177,9 +231,15 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     if (c->incomplete[0])
         return gb_doc_verdict(d, "not judged whole (exit 3): %s; %s", c->incomplete,
                               counts[0] ? counts : "nothing");
+    if (c->whole_failures)
+        snprintf(counts + strlen(counts), sizeof counts - strlen(counts),
+                 "; %zu device%s LOW as a whole", c->whole_failures,
+                 c->whole_failures == 1 ? "" : "s");
     if (c->failures)
         return gb_doc_verdict(d, "%zu result%s not normal (exit 3): %s", c->failures,
                               c->failures == 1 ? "" : "s", counts);
+    if (c->whole_failures)
+        return gb_doc_verdict(d, "the run is low as a whole (exit 3): %s", counts);
     if (c->health_failures)
         return gb_doc_verdict(d, "not healthy (exit 3): %s", counts);
     if (!c->judged)
