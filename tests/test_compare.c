@@ -280,7 +280,7 @@ TEST(compare_two_files_run_to_run_floor)
     for (int k = 0; k < 3; k++) {
         struct gb_results rr;
         one_case_run(&rr, ref[k]);
-        ASSERT_OK(gb_expect_add(&e, &rr));
+        ASSERT_OK(gb_expect_add(&e, &rr, NULL));
         gb_results_free(&rr);
     }
     ASSERT_OK(gb_expect_finish(&e));
