@@ -387,12 +387,7 @@ static struct gb_figure *new_figure(struct gb_case_ctx *ctx, const char *name)
 
 void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value)
 {
-    struct gb_figure *f = new_figure(ctx, name);
-    if (!f)
-        return;
-    snprintf(f->unit, sizeof f->unit, "%s", unit);
-    f->n = 1;
-    f->v[0] = value;
+    gb_case_figure_bounded(ctx, name, unit, value, 0);
 }
 
 void gb_case_figure_bounded(struct gb_case_ctx *ctx, const char *name, const char *unit,

@@ -180,6 +180,20 @@ form:
     return false;
 }
 
+/* The convolution a shape value names: a preset's layer at its batch, or the written shape
+ * (gb__conv_parse_shape, whose reason goes to why). */
+static bool conv_shape_of(const char *shape, struct gb_conv_shape *sh, char *why, size_t len)
+{
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch;
+    if (!gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch))
+        return gb__conv_parse_shape(shape, sh, why, len);
+    *sh = ly->conv;
+    sh->n = batch;
+    return true;
+}
+
 static bool shape_check(const char *s, char *why, size_t len)
 {
     const struct gb_preset *p;
@@ -473,16 +487,9 @@ static int conv_setup(struct gb_case_ctx *ctx)
     s->c.compute = s->p == CV_I8 ? GB_I32 : GB_F32;
     s->c.tf32 = s->p == CV_TF32;
     const char *shape = gb_params_str(pa, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
     char why[256];
-    uint64_t batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch)) {
-        s->c.sh = ly->conv;
-        s->c.sh.n = batch;
-    } else if (!gb__conv_parse_shape(shape, &s->c.sh, why, sizeof why)) {
+    if (!conv_shape_of(shape, &s->c.sh, why, sizeof why))
         return GB_FAIL(GB_EINVAL, "conv shape %s: %s", shape, why);
-    }
     int err = gb_conv_out_dims(&s->c.sh, &s->pp, &s->qq);
     if (err)
         return gb_case_skip(ctx, "%s", gb_error_msg());
@@ -735,18 +742,10 @@ static double conv_peak(const struct gb_result *r, const struct gb_device_info *
 /* One pass's arithmetic from the shape alone (validate's estimate). */
 static double conv_op_flops(const struct gb_params *p)
 {
-    const char *shape = gb_params_str(p, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t batch;
     struct gb_conv_shape sh;
     char why[256];
-    if (gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch)) {
-        sh = ly->conv;
-        sh.n = batch;
-    } else if (!gb__conv_parse_shape(shape, &sh, why, sizeof why)) {
+    if (!conv_shape_of(gb_params_str(p, "shape"), &sh, why, sizeof why))
         return 0;
-    }
     return gb_conv_flops(&sh);
 }
 
@@ -760,18 +759,11 @@ static void conv_footprint(const struct gb_params *p, const struct gb_device_inf
                            struct gb_footprint *fp)
 {
     (void)info;
-    const char *shape = gb_params_str(p, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t batch, pp, qq, nx, nw, ny;
+    uint64_t pp, qq, nx, nw, ny;
     struct gb_conv_shape sh;
     char why[256];
-    if (gb_preset_layer_find(shape, GB_PRESET_CONV, &pr, &ly, &batch)) {
-        sh = ly->conv;
-        sh.n = batch;
-    } else if (!gb__conv_parse_shape(shape, &sh, why, sizeof why)) {
+    if (!conv_shape_of(gb_params_str(p, "shape"), &sh, why, sizeof why))
         return;
-    }
     if (gb_conv_out_dims(&sh, &pp, &qq))
         return;
     gb_conv_sizes(&sh, &nx, &nw, &ny);

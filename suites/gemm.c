@@ -663,19 +663,10 @@ static int gemm_setup(struct gb_case_ctx *ctx)
     s->sgn = strcmp(gb_params_str(ctx->params, "dist"), "signed") == 0;
     s->tol = gb_params_float(ctx->params, "tol");
     const char *shape = gb_params_str(ctx->params, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch)) {
-        /* A linear layer: C (out x tokens) = W (out x in) X (in x tokens). */
-        s->m = ly->m;
-        s->k = ly->k;
-        s->n = batch * pr->seq;
-        s->preset = true;
-    } else if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k)) {
+    /* A linear layer: C (out x tokens) = W (out x in) X (in x tokens). */
+    if (!gb_preset_gemm_mnk(shape, &s->m, &s->n, &s->k, &s->preset))
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected N (square) or MxNxK, each 1..2^31",
                        shape);
-    }
     const bool fp8 = is_fp8(s->p) && !s->own;
     if (!fp8 && !s->own && !(info->caps & gp[s->p].cap)) {
         if (!ctx->ops->gemm)
@@ -1013,13 +1004,8 @@ static double gemm_peak(const struct gb_result *r, const struct gb_device_info *
 /* One GEMM's arithmetic from the shape alone, presets included (validate's estimate). */
 static double gemm_op_flops(const struct gb_params *p)
 {
-    const char *shape = gb_params_str(p, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t m, n, k, batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
-        return 2.0 * (double)ly->m * (double)ly->k * (double)(batch * pr->seq);
-    if (gb_parse_mnk(shape, &m, &n, &k))
+    uint64_t m, n, k;
+    if (gb_preset_gemm_mnk(gb_params_str(p, "shape"), &m, &n, &k, NULL))
         return 2.0 * (double)m * (double)n * (double)k;
     return 0;
 }
@@ -1034,13 +1020,8 @@ static void gemm_footprint(const struct gb_params *p, const struct gb_device_inf
                            struct gb_footprint *fp)
 {
     (void)info;
-    const char *shape = gb_params_str(p, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t m, n, k, batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
-        m = ly->m, k = ly->k, n = batch * pr->seq;
-    else if (!gb_parse_mnk(shape, &m, &n, &k))
+    uint64_t m, n, k;
+    if (!gb_preset_gemm_mnk(gb_params_str(p, "shape"), &m, &n, &k, NULL))
         return;
     const enum gprec pc = parse_prec(gb_params_str(p, "prec"));
     const bool fp8 = is_fp8(pc);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/units.h"
 
 /* A convolution of one image: C x H x W by K filters of R x S, stride st, padding pd. */
 #define CONV(nm, cnt, c_, hw, k_, rs, st, pd) \
@@ -150,6 +151,22 @@ static const struct gb_preset *find(const char *name, size_t len, enum gb_preset
         }
     }
     return NULL;
+}
+
+bool gb_preset_gemm_mnk(const char *shape, uint64_t *m, uint64_t *n, uint64_t *k, bool *preset)
+{
+    const struct gb_preset *pr;
+    const struct gb_preset_layer *ly;
+    uint64_t batch;
+    const bool layer = gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch);
+    if (preset)
+        *preset = layer;
+    if (!layer)
+        return gb_parse_mnk(shape, m, n, k);
+    *m = ly->m;
+    *k = ly->k;
+    *n = batch * pr->seq;
+    return true;
 }
 
 bool gb_preset_layer_find(const char *value, enum gb_preset_kind kind, const struct gb_preset **p,

@@ -58,6 +58,11 @@ const struct gb_preset *gb_presets(size_t *n);
 bool gb_preset_layer_find(const char *value, enum gb_preset_kind kind, const struct gb_preset **p,
                           const struct gb_preset_layer **l, uint64_t *batch);
 
+/* The GEMM a shape value names, C (m x n) = A (m x k) B (k x n): a preset's linear layer (m its
+ * outputs, k its inputs, n its batch times the preset's sequence: the tokens) or "N" / "MxNxK"
+ * (gb_parse_mnk). *preset (may be NULL) says which. false when the value is neither. */
+bool gb_preset_gemm_mnk(const char *shape, uint64_t *m, uint64_t *n, uint64_t *k, bool *preset);
+
 /* The expansion of a shape value (gb_axis_def.expand): a preset's name of `kind`, with its batch
  * if any, becomes its layers' values "<value>.<layer>", written into out[0..cap); returns how
  * many the preset has (0: not a preset name, the value stays as it is). */

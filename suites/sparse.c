@@ -285,14 +285,8 @@ static int sparse_setup(struct gb_case_ctx *ctx)
     s->dense = s->density >= 1;
     s->nm24 = strcmp(op, "nm24") == 0 && !s->dense;
     const char *shape = gb_params_str(pa, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch)) {
-        s->m = ly->m, s->k = ly->k, s->n = batch * pr->seq;
-    } else if (!gb_parse_mnk(shape, &s->m, &s->n, &s->k)) {
+    if (!gb_preset_gemm_mnk(shape, &s->m, &s->n, &s->k, NULL))
         return GB_FAIL(GB_EINVAL, "shape \"%s\": expected MxNxK or a preset", shape);
-    }
     if (strcmp(op, "spmv") == 0)
         s->n = 1;
     const double bytes = ((double)s->m * (double)s->k * (s->dense || s->nm24 ? 2.0 : 1.0) +
@@ -721,14 +715,9 @@ static int sparse_derive(struct gb_results *rs)
 /* The dense product's arithmetic, 2 m n k, an upper bound of the sparse one's (validate). */
 static double sparse_op_flops(const struct gb_params *p)
 {
-    const char *shape = gb_params_str(p, "shape");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t m, n, k, batch;
+    uint64_t m, n, k;
     const bool spmv = strcmp(gb_params_str(p, "op"), "spmv") == 0;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
-        return 2.0 * (double)ly->m * (double)ly->k * (spmv ? 1.0 : (double)(batch * pr->seq));
-    if (gb_parse_mnk(shape, &m, &n, &k))
+    if (gb_preset_gemm_mnk(gb_params_str(p, "shape"), &m, &n, &k, NULL))
         return 2.0 * (double)m * (double)k * (spmv ? 1.0 : (double)n);
     return 0;
 }
@@ -741,13 +730,9 @@ static void sparse_footprint(const struct gb_params *p, const struct gb_device_i
                              struct gb_footprint *fp)
 {
     (void)info;
-    const char *shape = gb_params_str(p, "shape"), *op = gb_params_str(p, "op");
-    const struct gb_preset *pr;
-    const struct gb_preset_layer *ly;
-    uint64_t m, n, k, batch;
-    if (gb_preset_layer_find(shape, GB_PRESET_GEMM, &pr, &ly, &batch))
-        m = ly->m, k = ly->k, n = batch * pr->seq;
-    else if (!gb_parse_mnk(shape, &m, &n, &k))
+    const char *op = gb_params_str(p, "op");
+    uint64_t m, n, k;
+    if (!gb_preset_gemm_mnk(gb_params_str(p, "shape"), &m, &n, &k, NULL))
         return;
     const double density = gb_params_float(p, "density");
     const bool full = density >= 1 || strcmp(op, "nm24") == 0;

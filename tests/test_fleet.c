@@ -801,16 +801,16 @@ TEST_TIMEOUT(slurm_fleet_job_on_localhost, 240)
 
 /* ---- scripts/bench-verdicts.sh ------------------------------------------------------------------ */
 
-/* The verdict benchmark runs end to end on three tiny runs of one host (6 cases, 1% between runs):
+/* The verdict benchmark runs end to end on four tiny runs of one host (6 cases, 1% between runs):
  * every verdict judged without an error, the figures in its JSON, and a planted 0.5x found by its
  * value in the JSON of check and fleet (the script's reading of each command's JSON). */
-TEST(bench_verdicts_script_on_three_tiny_runs)
+TEST(bench_verdicts_script_on_four_tiny_runs)
 {
     char dir[1024], res[1024], path[4096];
     snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
     snprintf(res, sizeof res, "%s/bv.json", gb_test_tmpdir());
     uint64_t rng = 11;
-    for (int n = 0; n < 3; n++) {
+    for (int n = 0; n < 4; n++) {
         double v[6];
         for (size_t k = 0; k < 6; k++)
             v[k] = (k % 3 == 2 ? 10.0 : 100.0) * (1.0 + 0.01 * normal(&rng));
@@ -820,19 +820,19 @@ TEST(bench_verdicts_script_on_three_tiny_runs)
         snprintf(path, sizeof path, "%s/run%d.json", dir, n);
         gen_file(path, &ns, v, 6, 5, &rng);
     }
-    int rc = sh("GPUBENCH_BUILD=%s %s/scripts/bench-verdicts.sh --runs %s -n 3 --nodes 6 "
+    int rc = sh("GPUBENCH_BUILD=%s %s/scripts/bench-verdicts.sh --runs %s -n 4 --nodes 6 "
                 "--scales 0.5 --json %s 2>&1",
                 GB_TEST_BUILDDIR, GB_TEST_SRCDIR, dir, res);
     printf("%s", out);
     ASSERT_EQ(rc, 0);
-    ASSERT_CONTAINS(out, "3 A/A runs");
+    ASSERT_CONTAINS(out, "4 A/A runs");
     json_error_t e;
     json_t *j = json_load_file(res, 0, &e);
     ASSERT_MSG(j, "bv.json: %s", e.text);
     ASSERT_STR(json_string_value(json_object_get(j, "schema")), "gpubench-bench-verdicts/1");
     ASSERT_EQ(json_integer_value(json_object_get(j, "cases")), 6);
     const char *verdicts[] = {"compare", "nights", "check", "fleet"};
-    const long trials[] = {6, 3, 3, 6};
+    const long trials[] = {12, 4, 4, 6};
     for (size_t v = 0; v < 4; v++) {
         json_t *aa = json_object_get(json_object_get(j, "aa"), verdicts[v]);
         ASSERT_MSG(aa, "%s", verdicts[v]);
@@ -848,7 +848,8 @@ TEST(bench_verdicts_script_on_three_tiny_runs)
         ASSERT_EQ(json_integer_value(json_object_get(p, "errors")), 0);
         ASSERT_EQ(json_integer_value(json_object_get(p, "cases_planted")),
                   (all ? 6 : 1) * json_integer_value(json_object_get(p, "trials")));
-        /* two nights are learning; five samples a side are too few for compare's test */
+        /* three nights are learning; five samples a side are too few for compare's test; check
+         * judges a case against 3 reference runs at least (the other three) */
         if (all && (strcmp(v, "check") == 0 || strcmp(v, "fleet") == 0))
             ASSERT_MSG(json_integer_value(json_object_get(p, "cases_caught")) > 0, "%s", v);
     }
