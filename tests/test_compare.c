@@ -252,6 +252,59 @@ static enum gb_verdict two_runs(double a, double b, const struct gb_compare_opts
     return v;
 }
 
+/* A run of six memory cases (copy0..copy5) at center x scale[k] GB/s, 20 samples within +-0.5%. */
+static void six_case_run(struct gb_results *rs, const double scale[6])
+{
+    one_case_run(rs, 100.0 * scale[0]);
+    for (int k = 1; k < 6; k++) {
+        struct gb_results one;
+        one_case_run(&one, 100.0 * (1.0 + 0.2 * k) * scale[k]);
+        struct gb_result r = one.results[0];
+        snprintf(r.case_name, sizeof r.case_name, "copy%d", k);
+        r.samples = malloc(r.nsamples * sizeof *r.samples);
+        ASSERT(r.samples);
+        memcpy(r.samples, one.results[0].samples, r.nsamples * sizeof *r.samples);
+        ASSERT_OK(gb_results_add(rs, &r));
+        gb_results_free(&one);
+    }
+}
+
+/* With no reference runs, one case beyond the default floor cannot be told from run-to-run noise
+ * (on the 2-core VM single cases moved 2-6x between runs of one build, whole runs by at most 1 /
+ * 1.55 on their median case): alone it is UNSTABLE, exit 0; a run slower as a whole (its median
+ * case beyond 1/1.6) makes the cases that far below SLOWER, exit 3. Planted: one case at 0.5x,
+ * every case at 0.5x, every case at 0.8x (within the whole-run bound: no regression). */
+TEST(compare_two_files_run_as_a_whole)
+{
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    const double same[6] = {1, 1, 1, 1, 1, 1}, one[6] = {1, 1, 0.5, 1, 1, 1},
+                 half[6] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, most[6] = {0.8, 0.8, 0.8, 0.8, 0.8, 0.8};
+    const double *const planted[] = {one, half, most};
+    const size_t want[] = {0, 6, 0};
+    for (size_t p = 0; p < 3; p++) {
+        struct gb_results ra, rb;
+        six_case_run(&ra, same);
+        six_case_run(&rb, planted[p]);
+        struct gb_comparison c;
+        ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", &o, &c));
+        ASSERT_EQ(c.nrows, 6);
+        ASSERT_EQ(c.run_shift_n, 6);
+        ASSERT_MSG(c.regressions == want[p], "planted %zu: %zu regressions; notes: %s", p,
+                   c.regressions, c.notes);
+        if (want[p])
+            ASSERT_CONTAINS(c.notes, "as a whole");
+        for (size_t i = 0; i < c.nrows; i++)
+            if (c.rows[i].j.ratio < 0.9)
+                ASSERT_MSG(c.rows[i].j.verdict ==
+                               (want[p] ? GB_VERDICT_SLOWER : GB_VERDICT_UNSTABLE),
+                           "planted %zu, row %zu: %s", p, i, gb_verdict_name(c.rows[i].j.verdict));
+        gb_comparison_free(&c);
+        gb_results_free(&ra);
+        gb_results_free(&rb);
+    }
+}
+
 /* Two files know within-run noise only: two runs of one build that differ by 7% with +-0.5%
  * samples are "significant", and were SLOWER (exit 3) on every A/A pair of results/reference/.
  * A change inside the run-to-run floor is UNSTABLE: the stated --run-noise (10%), or the range
@@ -263,6 +316,12 @@ TEST(compare_two_files_run_to_run_floor)
     char why[256];
     ASSERT_EQ(two_runs(100, 93, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
     ASSERT_CONTAINS(why, "run-to-run noise (10%, --run-noise");
+    /* Beyond the default floor, a case with no reference runs alone is no regression. */
+    ASSERT_EQ(two_runs(100, 85, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
+    ASSERT_CONTAINS(why, "judged with the run as a whole");
+    ASSERT_EQ(two_runs(100, 115, &o, why, sizeof why), GB_VERDICT_UNSTABLE);
+    /* A stated floor judges it alone. */
+    ASSERT_OK(gb_compare_set_option(&o, "run-noise", "10%"));
     ASSERT_EQ(two_runs(100, 85, &o, why, sizeof why), GB_VERDICT_SLOWER);
     ASSERT_EQ(two_runs(100, 115, &o, why, sizeof why), GB_VERDICT_FASTER);
     ASSERT_OK(gb_compare_set_option(&o, "run-noise", "0"));

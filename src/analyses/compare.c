@@ -127,6 +127,7 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
                                 "none), got '%s'",
                                 value);
         o->run_noise = v;
+        o->run_noise_given = true;
         return 0;
     }
     if (threshold) {
@@ -503,8 +504,19 @@ static void run_noise_floor(const struct gb_comparison *c, struct gb_compare_row
     if ((row->j.verdict != GB_VERDICT_SLOWER && row->j.verdict != GB_VERDICT_FASTER) ||
         !(row->run_noise > 0.0) || !(row->j.ratio > 0.0))
         return;
-    if (fabs(log(row->j.ratio)) > log1p(row->run_noise))
+    if (fabs(log(row->j.ratio)) > log1p(row->run_noise)) {
+        if (strcmp(row->run_noise_source, "stated") != 0 || c->opts.run_noise_given)
+            return;
+        /* No reference runs of the case: beyond the default floor, yet alone no regression. */
+        row->by_run = true;
+        row->j.verdict = GB_VERDICT_UNSTABLE;
+        snprintf(row->j.why, sizeof row->j.why,
+                 "%+.1f%%, beyond %.0f%% but with no reference runs of the case: judged with "
+                 "the run as a whole (p = %.2g)",
+                 100.0 * (row->j.ratio - 1.0), 100.0 * row->run_noise, row->j.p);
+        snprintf(row->note, sizeof row->note, "%s", row->j.why);
         return;
+    }
     row->j.verdict = GB_VERDICT_UNSTABLE;
     snprintf(row->j.why, sizeof row->j.why,
              "a %+.1f%% change within run-to-run noise (%.0f%%, %s; p = %.2g)",
@@ -512,6 +524,68 @@ static void run_noise_floor(const struct gb_comparison *c, struct gb_compare_row
              strcmp(row->run_noise_source, "stated") == 0 ? "--run-noise" : "reference runs",
              row->j.p);
     snprintf(row->note, sizeof row->note, "%s", row->j.why);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gb__compare_median_shift(const struct gb_compare_row *rows, size_t nrows,
+                                bool (*pick)(const struct gb_compare_row *), size_t *n)
+{
+    *n = 0;
+    double *d = malloc((nrows ? nrows : 1) * sizeof *d);
+    if (!d)
+        return 0.0; /* the caller's stricter rule is lost, the verdicts stand */
+    for (size_t i = 0; i < nrows; i++)
+        if (pick(&rows[i]) && rows[i].j.ratio > 0.0 && isfinite(rows[i].j.ratio))
+            d[(*n)++] = log(rows[i].j.ratio);
+    double med = 0.0;
+    if (*n) {
+        qsort(d, *n, sizeof *d, cmp_dbl);
+        med = *n % 2 ? d[*n / 2] : 0.5 * (d[*n / 2 - 1] + d[*n / 2]);
+    }
+    free(d);
+    return med;
+}
+
+static bool both_ok(const struct gb_compare_row *row)
+{
+    return row->base && row->next && row->base->status == GB_STATUS_OK &&
+           row->next->status == GB_STATUS_OK;
+}
+
+/* Two files: the run's median shift; beyond GB_COMPARE_RUN_BOUND the rows judged with the run
+ * (by_run) take the verdict their samples gave, in the run's direction. */
+static void run_as_a_whole(struct gb_comparison *out)
+{
+    out->run_shift = gb__compare_median_shift(out->rows, out->nrows, both_ok, &out->run_shift_n);
+    const double cut = log1p(GB_COMPARE_RUN_BOUND);
+    if (out->run_shift_n < 5 || !(fabs(out->run_shift) > cut))
+        return;
+    const bool slower = out->run_shift < 0;
+    size_t n = 0;
+    for (size_t i = 0; i < out->nrows; i++) {
+        struct gb_compare_row *row = &out->rows[i];
+        if (!row->by_run || (log(row->j.ratio) < 0) != slower || !(fabs(log(row->j.ratio)) > cut))
+            continue;
+        out->counts[row->j.verdict]--;
+        row->j.verdict = slower ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
+        out->counts[row->j.verdict]++;
+        row->regression = slower || out->opts.fail_on_faster;
+        out->regressions += row->regression;
+        snprintf(row->j.why, sizeof row->j.why, "%+.1f%%, and the run as a whole %+.0f%%",
+                 100.0 * (row->j.ratio - 1.0), 100.0 * expm1(out->run_shift));
+        snprintf(row->note, sizeof row->note, "%s", row->j.why);
+        n++;
+    }
+    notef(out,
+          "NEW is %+.0f%% as a whole (the median of %zu cases ok on both sides), beyond 1/%.1f: "
+          "%zu case%s without reference runs that far %s %s",
+          100.0 * expm1(out->run_shift), out->run_shift_n, 1.0 + GB_COMPARE_RUN_BOUND, n,
+          n == 1 ? "" : "s", slower ? "below" : "above", slower ? "are SLOWER" : "are FASTER");
 }
 
 /* The verdict of one row from the statuses and, when both are ok, the samples. */
@@ -707,6 +781,8 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
         notef(out, "the profiles differ: BASE ran '%s' (sha256 %.12s), NEW ran '%s' (sha256 %.12s)",
               base->run.profile_name, base->run.profile_sha256, next->run.profile_name,
               next->run.profile_sha256);
+    if (o->run_noise > 0)
+        run_as_a_whole(out);
     size_t calibrated = 0;
     for (size_t i = 0; i < out->nrows; i++)
         calibrated += out->rows[i].run_noise_source &&
@@ -714,8 +790,12 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
     if (o->run_noise > 0 || calibrated)
         notef(out,
               "a change within run-to-run noise is UNSTABLE: the reference runs' for %zu case%s, "
-              "%.0f%% (--run-noise) for the others",
-              calibrated, calibrated == 1 ? "" : "s", 100.0 * o->run_noise);
+              "%.0f%% (--run-noise) for the others%s",
+              calibrated, calibrated == 1 ? "" : "s", 100.0 * o->run_noise,
+              o->run_noise_given || !(o->run_noise > 0)
+                  ? ""
+                  : ", and one of those beyond it fails only with its run as a whole (beyond "
+                    "1/1.6) or a stated --run-noise");
     if (base->run.interrupted)
         notef(out, "BASE was interrupted: cases it did not reach are NEW here");
     if (next->run.interrupted)

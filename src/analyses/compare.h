@@ -103,9 +103,14 @@ struct gb_compare_opts {
      * noise R, else UNSTABLE ("within run-to-run noise"): R from `expect` where it has the case
      * with 3 or more reference runs, R = max((max/min)(1 + t) - 1, e^(3 sqrt2 spread) - 1) (the
      * largest ratio its reference runs showed, widened by the threshold t, and three standard
-     * deviations of the difference of two runs whose ln value has the robust spread), else the stated `run_noise` (default 0.10;
-     * 0 turns the floor off). */
+     * deviations of the difference of two runs whose ln value has the robust spread), else the
+     * stated `run_noise` (default 0.10; 0 turns the floor off). A case that has no reference
+     * runs and whose change is beyond the default floor cannot be told from run-to-run noise
+     * alone (on that VM single cases moved 2-6x between runs of one build): it reads UNSTABLE
+     * ("judged with the run as a whole", row.by_run) unless the run as a whole moved beyond
+     * GB_COMPARE_RUN_BOUND, or `run_noise_given` (--run-noise stated the floor for them). */
     double run_noise;
+    bool run_noise_given;           /* --run-noise was given: it judges uncalibrated cases alone */
     const struct gb_expect *expect; /* expectations (analyses/expect.h) or NULL; outlives c */
 };
 
@@ -169,9 +174,23 @@ struct gb_compare_row {
     bool regression;              /* counts toward exit status 3 */
     double run_noise;             /* two files: the run-to-run floor R that applied (relative) */
     const char *run_noise_source; /* "expectations" or "stated" (--run-noise) */
-    char note[256];               /* a reason for FAILED / SKIPPED / UNSTABLE / NEW */
+    bool by_run;    /* two files: uncalibrated and beyond the default floor: the run decides */
+    char note[256]; /* a reason for FAILED / SKIPPED / UNSTABLE / NEW */
     struct gb_night_judgement nights; /* nights only: the judgement against the nights */
 };
+
+/* A whole run slower or faster than another by more than this (perf beyond 1 / (1 + bound), its
+ * median case's ratio) is a change of the run, not its noise: two whole runs of one build on the
+ * shared 2-core VM differed on their median case by at most 1 / 1.55 (0.646x, the worst of 72
+ * ordered pairs of results/reference/; 1 / 1.17 in 56 pairs of eight later runs). It holds a
+ * learning night out of the baseline (nights.c) and decides the two-file rows that have no
+ * run-to-run reference of their own (row.by_run). */
+#define GB_COMPARE_RUN_BOUND 0.6
+
+/* The median over `rows` of ln(j.ratio), over the rows that `pick` accepts and whose ratio is
+ * positive and finite; *n gets their count (0: returns 0). */
+double gb__compare_median_shift(const struct gb_compare_row *rows, size_t nrows,
+                                bool (*pick)(const struct gb_compare_row *), size_t *n);
 
 struct gb_comparison {
     const struct gb_results *base, *next;
@@ -181,7 +200,11 @@ struct gb_comparison {
     size_t nrows;
     size_t counts[GB_VERDICT_COUNT];
     size_t regressions;
-    size_t matched;   /* rows present on both sides */
+    size_t matched; /* rows present on both sides */
+    /* Two files: the median over the cases ok on both sides of ln(perf NEW / perf BASE), and
+     * how many cases it is the median of (0: none, run_shift 0). */
+    double run_shift;
+    size_t run_shift_n;
     char notes[4096]; /* what the reader must know: devices that differ (with
                                   * across_devices), profiles that differ, ... one per line */
     /* Nights only (nnights > 0; base is then the newest night): the nights, oldest first. */

@@ -14,12 +14,10 @@
  * significant. */
 #define NIGHTS_MIN_SPREAD 0.005
 /* While the baseline learns (fewer nights than min_nights), a night whose median case is more
- * than this much slower than the nights (perf below 1 / (1 + bound)) is a regression in every
- * case that far below, so that it does not join the baseline and become it. Two whole runs of
- * one build on the shared 2-core VM of results/reference/ differ on their median case by at
- * most 1 / 1.55 (0.646x, the worst of 72 ordered pairs; against the median of 2 or more nights
- * less); a night at 0.59x (-41%) joined before. */
-#define NIGHTS_LEARNING_BOUND 0.6
+ * than GB_COMPARE_RUN_BOUND slower than the nights (perf below 1 / (1 + bound)) is a regression
+ * in every case that far below, so that it does not join the baseline and become it (a night at
+ * 0.59x, -41%, joined before). */
+#define NIGHTS_LEARNING_BOUND GB_COMPARE_RUN_BOUND
 
 void gb_learned_free(struct gb_learned *l)
 {
@@ -144,32 +142,17 @@ static double noise_of(const struct gb_result *r)
                                                            : INFINITY;
 }
 
-static int cmp_dbl(const void *a, const void *b)
+static bool learning_row(const struct gb_compare_row *row)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return row->j.verdict == GB_VERDICT_LEARNING && row->nights.n >= 1;
 }
 
 /* While learning: a night whose median case is beyond NIGHTS_LEARNING_BOUND below the nights
  * fails in the cases that far below (the rule above). */
 static void learning_hold(struct gb_comparison *out)
 {
-    double *d = malloc((out->nrows ? out->nrows : 1) * sizeof *d);
-    if (!d)
-        return; /* only a stricter rule is lost: the verdicts stand */
-    size_t n = 0;
-    for (size_t i = 0; i < out->nrows; i++) {
-        const struct gb_compare_row *row = &out->rows[i];
-        if (row->j.verdict == GB_VERDICT_LEARNING && row->nights.n >= 1 && row->j.ratio > 0.0 &&
-            isfinite(row->j.ratio))
-            d[n++] = log(row->j.ratio);
-    }
-    double med = 0.0;
-    if (n) {
-        qsort(d, n, sizeof *d, cmp_dbl);
-        med = n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]);
-    }
-    free(d);
+    size_t n;
+    const double med = gb__compare_median_shift(out->rows, out->nrows, learning_row, &n);
     double cut = -log1p(NIGHTS_LEARNING_BOUND);
     if (!n || !(med < cut))
         return;
