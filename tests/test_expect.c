@@ -305,7 +305,8 @@ TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
 
 /* One run counts once: a byte-identical copy (the same run) and the same figures under another
  * start time and host are left out and named (both counted as runs: 5 runs of which 3 real,
- * their spread shrunk toward 0 by the copies). */
+ * their spread shrunk toward 0 by the copies). A run of the same host, start time and profile on
+ * another device (one process a GPU, started together) is a run of its own. */
 TEST_TIMEOUT(expect_counts_a_run_once_and_names_the_copies, 180)
 {
     const char *dir = gb_test_tmpdir();
@@ -320,14 +321,28 @@ TEST_TIMEOUT(expect_counts_a_run_once_and_names_the_copies, 180)
     snprintf(p, sizeof p, "%s/r2-renamed.json", dir);
     ASSERT_OK(gb_results_write(&rs, p));
     gb_results_free(&rs);
-    int rc = sh("cd %s && cp r1.json r1-copy.json && %s expect r1.json r2.json r1-copy.json "
-                "r3.json r2-renamed.json -o e5.json 2>&1",
-                dir, GB_TEST_EXE);
+    snprintf(p, sizeof p, "%s/r1.json", dir);
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    for (size_t d = 0; d < rs.ndevices; d++)
+        rs.devices[d].index += 1;
+    for (size_t i = 0; i < rs.nresults; i++)
+        rs.results[i].value *= 0.5;
+    snprintf(p, sizeof p, "%s/r1-other-device.json", dir);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+    int rc =
+        sh("cd %s && %s expect r1.json r1-other-device.json -o e2.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "expect exit %d: %s", rc, out);
+    ASSERT(!strstr(out, "a copy of"));
+    rc = sh("cd %s && cp r1.json r1-copy.json && %s expect r1.json r2.json r1-copy.json "
+            "r3.json r2-renamed.json -o e5.json 2>&1",
+            dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "expect exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "of 3 runs");
     ASSERT_CONTAINS(out, "2 files left out as copies");
-    ASSERT_CONTAINS(out, "r1-copy.json: a copy of r1.json (the same run: host, start time and "
-                         "profile): left out");
+    ASSERT_CONTAINS(out, "r1-copy.json: a copy of r1.json (the same run: host, start time, "
+                         "profile and devices): left out");
     ASSERT_CONTAINS(out, "r2-renamed.json: a copy of r2.json (the same figures): left out");
     snprintf(p, sizeof p, "%s/e5.json", dir);
     char *js = gb_test_slurp(p);

@@ -147,17 +147,32 @@ static unsigned long long figures_digest(const struct gb_results *rs)
     return h;
 }
 
+/* The digest of rs's devices' identities, in order: runs started together on one host (one a
+ * device) are not one run. */
+static unsigned long long devices_digest(const struct gb_results *rs)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    char id[512];
+    for (size_t d = 0; d < rs->ndevices; d++) {
+        gb_device_identity(&rs->devices[d], id, sizeof id);
+        h = fnv(h, id, strlen(id) + 1);
+    }
+    return h;
+}
+
 /* Whether rs is a run already added (a copy: the note names both files); else records it. 0 or
  * GB_ENOMEM; *copy set. */
 static int note_run(struct gb_expect *e, const struct gb_results *rs, const char *path, bool *copy)
 {
     *copy = false;
-    const unsigned long long digest = figures_digest(rs);
+    const unsigned long long digest = figures_digest(rs), devices = devices_digest(rs);
     const char *name = path ? path : "a file";
     for (size_t i = 0; i < e->nruns; i++) {
         const struct gb_expect_run *o = &e->runs[i];
-        /* gb_run_same's test on the fields kept (a run without a start time is nobody's). */
-        const bool same_run = o->start_utc[0] && strcmp(o->start_utc, rs->run.start_utc) == 0 &&
+        /* gb_run_same's test on the fields kept (a run without a start time is nobody's), on the
+         * same devices. */
+        const bool same_run = o->start_utc[0] && o->devices == devices &&
+                              strcmp(o->start_utc, rs->run.start_utc) == 0 &&
                               strcmp(o->host, rs->run.host) == 0 &&
                               strcmp(o->profile_sha256, rs->run.profile_sha256) == 0 &&
                               strcmp(o->profile_name, rs->run.profile_name) == 0;
@@ -172,7 +187,7 @@ static int note_run(struct gb_expect *e, const struct gb_results *rs, const char
         if (!note)
             return GB_FAIL(GB_ENOMEM, "expectations: copies");
         snprintf(note, len, "%s: a copy of %s (%s)", name, o->path,
-                 same_run ? (o->start_utc[0] ? "the same run: host, start time and profile"
+                 same_run ? (o->start_utc[0] ? "the same run: host, start time, profile and devices"
                                              : "the same run")
                           : "the same figures");
         e->copies[e->ncopies++] = note;
@@ -190,6 +205,7 @@ static int note_run(struct gb_expect *e, const struct gb_results *rs, const char
     snprintf(w->profile_name, sizeof w->profile_name, "%s", rs->run.profile_name);
     snprintf(w->profile_sha256, sizeof w->profile_sha256, "%s", rs->run.profile_sha256);
     w->digest = digest;
+    w->devices = devices;
     w->nresults = rs->nresults;
     if (!(w->path = strdup(name)))
         return GB_FAIL(GB_ENOMEM, "expectations: %zu runs", e->nruns + 1);

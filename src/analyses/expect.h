@@ -16,7 +16,7 @@
  *            case's MAD from a few runs is itself noisy; no case of a model is steadier than
  *            the model's median case is assumed to be)
  * all roughly relative (0.03: 3%). A run is counted once: a file whose run is one already read
- * (gb_run_same: host, start time and profile) or whose figures are those of one already read
+ * (gb_run_same: host, start time and profile, on the same devices) or whose figures are those of one already read
  * (every result's identity, value and noise) is a copy, left out and named.
  *
  * The verdict of one result (gb_expect_judge), in log performance perf = value, or 1/value for a
@@ -95,7 +95,8 @@ struct gb_expect_model {
 /* A run read while building: what identifies it (gb_run_same's fields) and its figures. */
 struct gb_expect_run {
     char start_utc[40], host[256], profile_name[128], profile_sha256[65];
-    unsigned long long digest; /* FNV-1a of every result's identity, status, value and noise */
+    unsigned long long digest;  /* FNV-1a of every result's identity, status, value and noise */
+    unsigned long long devices; /* FNV-1a of its devices' identities (gb_device_identity) */
     size_t nresults;
     char *path;
 };
