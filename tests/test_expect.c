@@ -410,8 +410,9 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
     gb_test_write_file(p, "{\"schema\": \"gpubench-expect/1\", \"cases\": [");
     rc = sh("cd %s && %s check a.json -e bad2.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_EQ(rc, 2);
-    /* Cases with a median that is no number, a negative spread, text that is too long, the
-     * wrong types, and a shell command in a name: left out and counted, nothing run. */
+    /* Cases with a median that is no number or of no unit's scale, a negative spread, a range
+     * that does not hold its median, text that is too long, the wrong types, and a shell command
+     * in a name: left out and counted, nothing run. */
     char longname[700];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
@@ -435,7 +436,13 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
             "\"runs\": 3, \"median\": 10, \"spread\": 0, \"noise\": 0},\n"
             " {\"suite\": \"memory\", \"case\": \"copy\", \"backend\": \"opencl\", \"device\": "
             "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
-            "\"median\": 1e308, \"spread\": 0, \"noise\": 0},\n"
+            "\"median\": 1e11, \"spread\": 0, \"noise\": 0},\n"
+            " {\"suite\": \"memory\", \"case\": \"scale\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 10, \"spread\": 0, \"noise\": 0, \"min\": 12, \"max\": 8},\n"
+            " {\"suite\": \"memory\", \"case\": \"nstream\", \"backend\": \"opencl\", \"device\": "
+            "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
+            "\"median\": 1e-300, \"spread\": 0, \"noise\": 0},\n"
             " {\"suite\": \"memory\", \"case\": \"add\", \"backend\": \"opencl\", \"device\": "
             "\"d\", \"params\": \"\", \"unit\": \"GB/s\", \"better\": \"higher\", \"runs\": 3, "
             "\"median\": 10, \"spread\": 1e308, \"noise\": 0},\n"
@@ -450,7 +457,7 @@ TEST_TIMEOUT(check_hostile_expectations_are_refused_or_cleaned, 120)
     ASSERT_MSG(rc == 0 || rc == 3, "check exit %d: %s", rc, out);
     /* Named as what they are (they were "cases this version cannot use"), and nothing judged
      * said so: no valid case is of this device. */
-    ASSERT_CONTAINS(out, "7 invalid entries");
+    ASSERT_CONTAINS(out, "9 invalid entries"); /* min above max, a median of 1e-300 too */
     ASSERT_CONTAINS(out, "1 duplicate entry (a case or model given again: the first stands), "
                          "left out");
     ASSERT_CONTAINS(out, "nothing judged (exit 0)");

@@ -589,9 +589,14 @@ int gb_expect_read(const char *path, struct gb_expect *e)
                      noise = number(o, "noise"), lo = number(o, "min"), hi = number(o, "max");
         if (!suite || !name || !backend || !device || !params || !unit || !better ||
             (strcmp(better, "lower") && strcmp(better, "higher")) || !json_is_integer(runs) ||
-            json_integer_value(runs) < 1 || !(median > 0) || !isfinite(median) || !(spread >= 0) ||
-            !(spread <= 5) || !(noise >= 0) || !(noise <= 5)) {
-            /* A spread or noise above 5 (e^5: 148x) is no reference: its band holds anything. */
+            json_integer_value(runs) < 1 || !(median >= 1e-9) || !(median <= 1e12) ||
+            !(spread >= 0) || !(spread <= 5) || !(noise >= 0) || !(noise <= 5) ||
+            (json_object_get(o, "min") && !(lo > 0 && lo <= median)) ||
+            (json_object_get(o, "max") && !(hi >= median && hi <= 1e12))) {
+            /* A spread or noise above 5 (e^5: 148x) is no reference: its band holds anything; a
+             * median outside 1e-9..1e12 is no figure of any unit gpubench writes (an edited file's
+             * 1e-300 printed a change of 300 digits); a range that does not hold its median (min
+             * and max swapped) would judge healthy runs LOW. */
             e->left_out++;
             e->invalid++;
             continue;
