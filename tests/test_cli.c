@@ -381,6 +381,26 @@ TEST(cli_unknown_backend_or_device_is_a_clear_error)
 
 /* run -f FORMAT: standard output is the document alone (the tally goes to stderr), so it parses:
  * JSON as JSON, OpenMetrics ending in "# EOF", CSV without a line of text after its rows. */
+/* Two runs started in one second (one a device) wrote one default name, and the second replaced
+ * the first's results: the default name is reserved exclusively, a taken one gets "-2". The
+ * names of the next few seconds are taken here beforehand, each holding a marker that must stay. */
+TEST_TIMEOUT(cli_run_default_name_never_replaces_a_results_file, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    int rc = sh("cd %s && mkdir -p results && printf 'name: one\\nmeasure: {min_samples: 3, "
+                "max_samples: 3, max_time: 20ms}\\nsuites:\\n  - suite: launch\\n    params: "
+                "{op: latency}\\n' > one.yaml && for d in 0 1 2 3 4 5; do "
+                "echo marker > results/one-$(date -u -d \"+$d sec\" +%%Y%%m%%dT%%H%%M%%SZ).json; "
+                "done && %s run one.yaml -q 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "-2.json");
+    ASSERT_EQ(sh("cd %s && cat results/one-*Z.json | sort -u", dir), 0);
+    ASSERT_STR(out, "marker\n");
+    ASSERT_EQ(sh("cd %s && ls results/*-2.json | wc -l", dir), 0);
+    ASSERT_STR(out, "1\n");
+}
+
 TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
 {
     const char *dir = gb_test_tmpdir();

@@ -281,3 +281,31 @@ TEST(footprint_validate_warns_of_cases_too_large_for_the_host)
     ASSERT_CONTAINS(out, "available ($GPUBENCH_HOST_MEMORY)");
     ASSERT(!strstr(out, "shape=64x64x64"));
 }
+
+/* A $GPUBENCH_HOST_MEMORY that is no size (or 0) is refused by name before anything runs: it was
+ * ignored ("garbage", "-5": the host's memory used) or taken as 1 byte ("0": every case skipped
+ * with no word of the variable). */
+TEST(footprint_host_memory_variable_is_checked)
+{
+    char out[4096];
+    const char *const bad[] = {"garbage", "0", "-5", "1.5.GiB"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = gb_test_shf(out, sizeof out,
+                             "GPUBENCH_HOST_MEMORY='%s' %s validate %s/configs/quick.yaml 2>&1",
+                             bad[i], GB_TEST_EXE, GB_TEST_SRCDIR);
+        ASSERT_MSG(rc == 2, "%s: exit %d: %s", bad[i], rc, out);
+        ASSERT_CONTAINS(out, "GPUBENCH_HOST_MEMORY=");
+        rc = gb_test_shf(out, sizeof out,
+                         "GPUBENCH_HOST_MEMORY='%s' %s run %s/configs/quick.yaml --suite launch -o "
+                         "%s/x.json 2>&1",
+                         bad[i], GB_TEST_EXE, GB_TEST_SRCDIR, gb_test_tmpdir());
+        ASSERT_MSG(rc == 2, "%s: exit %d: %s", bad[i], rc, out);
+    }
+    uint64_t v;
+    ASSERT_EQ(setenv("GPUBENCH_HOST_MEMORY", "2GiB", 1), 0);
+    ASSERT_OK(gb_host_memory_env(&v));
+    ASSERT_U64(v, ==, UINT64_C(2) << 30);
+    unsetenv("GPUBENCH_HOST_MEMORY");
+    ASSERT_OK(gb_host_memory_env(&v));
+    ASSERT_U64(v, ==, 0);
+}

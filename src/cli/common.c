@@ -4,6 +4,7 @@
 #include "outputs/writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "run/footprint.h"
 #include "analyses/merge.h"
 #include "gb-config.h"
 #include "gb-version.h"
@@ -190,6 +192,12 @@ const struct gb__opt gb__compare_options[] = {
 enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p)
 {
     char err[2048];
+    uint64_t host_cap;
+    gb_error_clear();
+    if (gb_host_memory_env(&host_cap)) { /* the same for run, validate and calibrate */
+        fprintf(stderr, "gpubench: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
     if (gb_profile_load(gb_suites_builtin(), a->profile, a->sets, a->nsets, p, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return GB_EXIT_USAGE;
@@ -296,7 +304,20 @@ enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *u
         return GB_EXIT_USAGE;
     }
     snprintf(buf, len, "results/%s-%s%s", stem, stamp, ext);
-    return GB_EXIT_OK;
+    if (!ext[0])
+        return GB_EXIT_OK;
+    for (int k = 2; k < 1000; k++) {
+        int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return GB_EXIT_OK;
+        }
+        if (errno != EEXIST)
+            break;
+        snprintf(buf, len, "results/%s-%s-%d%s", stem, stamp, k, ext);
+    }
+    fprintf(stderr, "gpubench %s: cannot create %s: %s\n", cmd, buf, strerror(errno));
+    return GB_EXIT_USAGE;
 }
 
 /* The folder of path into dir ("." when path names none; "/" for a file in the root), and

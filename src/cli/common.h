@@ -151,8 +151,10 @@ volatile sig_atomic_t *gb__catch_stop_signals(void);
 
 /* The default place of a command's output: makes results/ when missing and writes
  * "results/<stem>-<stamp><ext>" to buf, stamp being the UTC time utc ("2024-05-01T02:30:00Z")
- * without its '-' and ':' ("20240501T023000Z"). GB_EXIT_OK, or GB_EXIT_USAGE with the reason on
- * stderr when results/ cannot be made. */
+ * without its '-' and ':' ("20240501T023000Z"). A file (ext not empty) is reserved there, empty,
+ * created exclusively: a name another run holds already (two runs started in one second, one a
+ * device, replaced each other's results) gets "-2", "-3", ... before ext. GB_EXIT_OK, or
+ * GB_EXIT_USAGE with the reason on stderr when results/ or the file cannot be made. */
 enum gb_exit gb__default_output(const char *cmd, const char *stem, const char *utc, const char *ext,
                                 char *buf, size_t len);
 

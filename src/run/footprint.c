@@ -81,16 +81,32 @@ void gb_host_memory(struct gb_host_memory *out)
             take(out, (uint64_t)pages * (uint64_t)page, "free pages");
     }
     take(out, cgroup_room(), "the cgroup's memory.max");
-    const char *cap = getenv("GPUBENCH_HOST_MEMORY");
     uint64_t v;
-    if (cap && *cap && gb_parse_size(cap, &v) == 0)
-        take(out, v ? v : 1, "$GPUBENCH_HOST_MEMORY");
+    if (gb_host_memory_env(&v) == 0 && v)
+        take(out, v, "$GPUBENCH_HOST_MEMORY");
+    gb_error_clear();
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         const uint64_t used = proc_kib("/proc/self/status", "VmSize");
         take(out, rl.rlim_cur > used ? rl.rlim_cur - used : 1,
              "RLIMIT_AS, the address-space limit");
     }
+}
+
+int gb_host_memory_env(uint64_t *bytes)
+{
+    *bytes = 0;
+    const char *cap = getenv("GPUBENCH_HOST_MEMORY");
+    if (!cap || !*cap)
+        return 0;
+    if (gb_parse_size(cap, bytes) != 0 || *bytes == 0) {
+        *bytes = 0;
+        return GB_USER_FAIL(GB_EINVAL,
+                            "GPUBENCH_HOST_MEMORY='%.64s' is no size of memory (a size such as "
+                            "8GiB or 512MiB, above 0; unset it to use what the host has)",
+                            cap);
+    }
+    return 0;
 }
 
 /* Bytes for people ("3.82 GiB"); a count beyond 64 bits in the exponent form. */

@@ -41,8 +41,13 @@ struct gb_host_memory {
  * cgroup v2 memory limit (memory.max - memory.current of the process's cgroup) and the room left
  * under the address-space limit (RLIMIT_AS - VmSize; `ulimit -v`, Slurm's VSizeFactor), and
  * $GPUBENCH_HOST_MEMORY, a size ("8GiB") that a person gives to keep a run within a share of a
- * machine that others use too (an unreadable value is ignored). avail 0 when none is known. */
+ * machine that others use too (an unreadable value is ignored here: gb_host_memory_env refuses
+ * it). avail 0 when none is known. */
 void gb_host_memory(struct gb_host_memory *out);
+
+/* $GPUBENCH_HOST_MEMORY read: *bytes its size, 0 when it is unset or empty. GB_EINVAL with a
+ * message naming the variable when it is set to no size ("8GiB", "512MiB", bytes) or to 0. */
+int gb_host_memory_env(uint64_t *bytes);
 
 /* Whether a case with footprint *fp fits: its host bytes (plus its device bytes when the device
  * shares host memory, GB_CAP_UNIFIED: a CPU OpenCL device) within GB_FOOTPRINT_HOST_SHARE of
