@@ -14,10 +14,11 @@
 #             device UUID its own), then with one node slowed (each of the first N nodes in turn).
 # A trial alarms when the command exits 3 (2 is counted as an error); a case alarms when its row is
 # a regression (compare: `regression`), LOW / IMPLAUSIBLE / FAILED (check), or an outlier (fleet:
-# the slowed node's flag is not ok), read from the commands' JSON (--json FILE). A planted fault is
-# caught when the command exits 3 and the planted case's row alarms (it is found by its value).
-# One-case faults rotate over the cases ok in every run, so that each case is planted about once a
-# scale per command (--per-trial K sets how many one-case copies a trial gets).
+# the slowed node's flag is neither ok nor deviates, or the node is LOW by its shift), read from
+# the commands' JSON (--json FILE). A planted fault is caught when the command exits 3 and the
+# planted case's row alarms (it is found by its value). One-case faults rotate over the cases ok
+# in every run, so that each case is planted about once a scale per command (--per-trial K sets
+# how many one-case copies a trial gets).
 #
 #   scripts/bench-verdicts.sh [--runs DIR] [-n N (8)] [--profile YAML (configs/quick.yaml)]
 #                             [--nodes K (50)] [--scales 0.9,0.8,0.5] [--per-trial K]
@@ -208,15 +209,21 @@ def fleet_alarms(doc, node_file=None):
     if not doc:
         return 0, [], 0
     files = {nd.get("node"): os.path.basename(nd.get("file", "")) for nd in doc.get("nodes", [])}
-    flagged = sum(1 for nd in doc.get("nodes", []) if nd.get("outlier_cases", 0) > 0)
+    outlier = lambda nd: nd.get("outlier", nd.get("outlier_cases", 0) > 0)
+    flagged = sum(1 for nd in doc.get("nodes", []) if outlier(nd))
+    # A node LOW by its shift is flagged as a whole: each of its figures counts as caught.
+    low = {nd.get("node") for nd in doc.get("nodes", []) if nd.get("shift_low")}
     mine, flags = [], 0
     for c in doc.get("cases", []):
         for v in c.get("values", []):
             f = str(v.get("flag", "ok")).lower()
-            if f == "ok":
+            mynode = files.get(v.get("node")) == node_file
+            if f in ("ok", "deviates"):  # deviates: listed, no alarm (uncalibrated)
+                if mynode and v.get("node") in low:
+                    mine.append(v.get("value"))
                 continue
             flags += 1
-            if files.get(v.get("node")) == node_file and f != "fast":
+            if mynode and (f != "fast" or v.get("node") in low):
                 mine.append(v.get("value"))
     return flagged, mine, flags
 

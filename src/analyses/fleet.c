@@ -29,6 +29,8 @@ const char *gb_fleet_flag_name(enum gb_fleet_flag fl)
         return "FAILED";
     case GB_FLEET_LOW:
         return "LOW";
+    case GB_FLEET_DEVIATES:
+        return "deviates";
     default:
         return "";
     }
@@ -93,7 +95,7 @@ static long member_of(struct gb_fleet *f, size_t first, uint32_t file, const cha
     memset(m, 0, sizeof *m);
     m->file = file;
     snprintf(m->slot, sizeof m->slot, "%s", slot);
-    m->worst = NAN;
+    m->worst = m->worst_dev = m->shift = NAN;
     return (long)f->nmembers++;
 }
 
@@ -304,7 +306,7 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp, 
         c->max = v > c->max ? v : c->max;
     }
     c->nok = n;
-    c->noutliers = 0;
+    c->noutliers = c->ndeviating = 0;
     if (n == 0) {
         c->median = c->mad = c->min = c->max = NAN;
     } else {
@@ -339,6 +341,9 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp, 
             o->flag = GB_FLEET_UNJUDGED;
         } else if (fabs(log_perf(c, o->value) - center) > limit) {
             o->flag = log_perf(c, o->value) < center ? GB_FLEET_SLOW : GB_FLEET_FAST;
+            /* Beyond the fleet's own spread only: listed; the node shift judges the node. */
+            if (!c->limit_expect)
+                o->flag = GB_FLEET_DEVIATES;
         }
         /* Against its model's expectation: a whole fleet that is slow, or too few members to
          * judge, still has members below the band. */
@@ -347,11 +352,22 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp, 
                             gb_check_tolerance(&check_opts, c->suite), &check_opts)
                     .verdict == GB_EXPECT_LOW)
             o->flag = GB_FLEET_LOW;
+        struct gb_fleet_member *m = &f->members[o->member];
+        if (o->flag == GB_FLEET_DEVIATES) {
+            double dv = o->value / c->median - 1.0;
+            if (m->ndeviating == 0 || fabs(dv) > fabs(m->worst_dev)) {
+                m->worst_dev = dv;
+                m->worst_dev_case = (size_t)(c - f->cases);
+            }
+            m->ndeviating++;
+            c->ndeviating++;
+            f->deviating++;
+            continue;
+        }
         if (o->flag != GB_FLEET_SLOW && o->flag != GB_FLEET_FAST && o->flag != GB_FLEET_FAILED &&
             o->flag != GB_FLEET_LOW)
             continue;
         c->noutliers++;
-        struct gb_fleet_member *m = &f->members[o->member];
         double dev = o->status == GB_STATUS_OK ? o->value / c->median - 1.0 : NAN;
         /* The worst case of a member: a failure, else the largest distance from the median. */
         bool worse =
@@ -371,14 +387,20 @@ static int judge_case(struct gb_fleet *f, struct gb_fleet_case *c, double *tmp, 
 
 static const struct gb_fleet *rank_fleet;
 
-/* The severity of a member: flagged in more cases first, then a failure, then the farthest
- * worst case; unflagged members keep their order. */
+/* The severity of a member: an outlier first; flagged in more cases, then LOW by its shift (the
+ * lowest first), then a failure, then the farthest worst case; the others keep their order. */
 static int cmp_severity(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     const struct gb_fleet_member *mx = &rank_fleet->members[x], *my = &rank_fleet->members[y];
+    if (mx->outlier != my->outlier)
+        return mx->outlier ? -1 : 1;
     if (mx->nflagged != my->nflagged)
         return mx->nflagged > my->nflagged ? -1 : 1;
+    if (mx->shift_low != my->shift_low)
+        return mx->shift_low ? -1 : 1;
+    if (mx->shift_low && mx->shift != my->shift)
+        return mx->shift < my->shift ? -1 : 1;
     if (mx->nflagged) {
         double wx = isnan(mx->worst) ? INFINITY : fabs(mx->worst);
         double wy = isnan(my->worst) ? INFINITY : fabs(my->worst);
@@ -386,6 +408,75 @@ static int cmp_severity(const void *a, const void *b)
             return wx > wy ? -1 : 1;
     }
     return (x > y) - (x < y);
+}
+
+/* 1.4826 x MAD estimates the standard deviation of normal data (the consistency constant). */
+#define MAD_NORMAL 1.4826
+
+/* Each member's node shift S_m and the LOW ones among them (the rule: fleet.h). One pass over
+ * the judged uncalibrated cases gathers each member's ln(value / median) into its own stretch of
+ * one array of f->nobs doubles. Returns 0 or GB_ENOMEM. */
+static int node_shifts(struct gb_fleet *f)
+{
+    f->shift_members = f->shift_short = 0;
+    f->shift_median = f->shift_limit = NAN;
+    size_t nm = f->nmembers ? f->nmembers : 1;
+    size_t *at = calloc(nm + 1, sizeof *at), *fill = calloc(nm, sizeof *fill);
+    double *d = malloc((f->nobs ? f->nobs : 1) * sizeof *d), *sh = malloc(nm * sizeof *sh);
+    if (!at || !fill || !d || !sh) {
+        free(at), free(fill), free(d), free(sh);
+        return GB_FAIL(GB_ENOMEM, "node shifts of %zu members", f->nmembers);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < f->ncases; k++) {
+            const struct gb_fleet_case *c = &f->cases[k];
+            if (isnan(c->limit) || c->limit_expect || !(c->median > 0))
+                continue;
+            for (size_t i = 0; i < c->nobs; i++) {
+                const struct gb_fleet_obs *o = &c->obs[i];
+                if (o->status != GB_STATUS_OK || !(o->value > 0))
+                    continue;
+                if (pass == 0)
+                    at[o->member + 1]++;
+                else
+                    d[at[o->member] + fill[o->member]++] =
+                        log_perf(c, o->value) - log_perf(c, c->median);
+            }
+        }
+        for (size_t m = 0; pass == 0 && m < f->nmembers; m++)
+            at[m + 1] += at[m];
+    }
+    size_t ns = 0;
+    for (size_t m = 0; m < f->nmembers; m++) {
+        struct gb_fleet_member *mb = &f->members[m];
+        mb->shift_cases = fill[m];
+        if (fill[m] >= GB_FLEET_SHIFT_MIN_CASES)
+            sh[ns++] = mb->shift = gb_median_inplace(d + at[m], fill[m]);
+        else
+            f->shift_short += fill[m] > 0;
+    }
+    /* The fleet's median shift and its spread: a member is LOW below median - L. Three members
+     * at least, as for a case (with two, the median sits between them). */
+    if (ns >= 3) {
+        double med = gb_median_inplace(sh, ns);
+        for (size_t i = 0; i < ns; i++)
+            sh[i] = fabs(sh[i] - med);
+        double spread = f->opts.k * MAD_NORMAL * gb_median_inplace(sh, ns);
+        double lim = log(GB_FLEET_SHIFT_FLOOR);
+        lim = spread > lim ? spread : lim;
+        for (size_t m = 0; m < f->nmembers; m++) {
+            struct gb_fleet_member *mb = &f->members[m];
+            if (!isnan(mb->shift))
+                mb->shift_low = mb->shift < med - lim;
+        }
+        f->shift_median = exp(med);
+        f->shift_limit = exp(lim);
+    }
+    for (size_t m = 0; m < f->nmembers; m++)
+        f->members[m].shift = exp(f->members[m].shift);
+    f->shift_members = ns;
+    free(at), free(fill), free(d), free(sh);
+    return 0;
 }
 
 void gb_fleet_skip(struct gb_fleet *f, const char *path, const char *why)
@@ -409,18 +500,24 @@ int gb_fleet_finish(struct gb_fleet *f)
     }
     f->pooled = pooled_spread(f, lx, sp);
     free(sp);
-    f->unjudged = f->flagged_cases = f->flagged_members = f->flagged_nodes = 0;
+    f->unjudged = f->flagged_cases = f->flagged_members = f->flagged_nodes = f->deviating = 0;
     for (size_t m = 0; m < f->nmembers; m++) {
-        f->members[m].nflagged = 0;
-        f->members[m].worst = NAN;
+        struct gb_fleet_member *mb = &f->members[m];
+        mb->nflagged = mb->ndeviating = mb->shift_cases = 0;
+        mb->worst = mb->worst_dev = mb->shift = NAN;
+        mb->shift_low = mb->outlier = false;
     }
     int jrc = 0;
     for (size_t k = 0; k < f->ncases && !jrc; k++)
         jrc = judge_case(f, &f->cases[k], tmp, lx, f->pooled);
     free(tmp);
     free(lx);
+    if (!jrc)
+        jrc = node_shifts(f);
     if (jrc)
         return jrc;
+    for (size_t m = 0; m < f->nmembers; m++)
+        f->members[m].outlier = f->members[m].nflagged > 0 || f->members[m].shift_low;
     /* The members by severity. */
     free(f->rank);
     f->rank = malloc((f->nmembers ? f->nmembers : 1) * sizeof *f->rank);
@@ -434,7 +531,7 @@ int gb_fleet_finish(struct gb_fleet *f)
     /* Members, then nodes (files) with an outlier. */
     uint32_t last_file = UINT32_MAX;
     for (size_t m = 0; m < f->nmembers; m++) {
-        if (!f->members[m].nflagged)
+        if (!f->members[m].outlier)
             continue;
         f->flagged_members++;
         if (f->members[m].file != last_file)
@@ -479,6 +576,23 @@ int gb_fleet_finish(struct gb_fleet *f)
         gb_append_line(f->notes, sizeof f->notes,
                        "%zu file%s from an interrupted run (their finished cases count)",
                        f->interrupted, f->interrupted == 1 ? " is" : "s are");
+    if (f->deviating)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu figure%s beyond the fleet's spread in cases without calibrated "
+                       "run-to-run noise (no expectations of 3 runs for the model): listed as "
+                       "\"deviates\", no outlier by %s; the node shift judges the node",
+                       f->deviating, f->deviating == 1 ? " is" : "s are",
+                       f->deviating == 1 ? "itself" : "themselves");
+    if (f->shift_short)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu member%s fewer than %d judged cases without calibrated noise: no node "
+                       "shift, not judged as a whole",
+                       f->shift_short, f->shift_short == 1 ? " has" : "s have",
+                       GB_FLEET_SHIFT_MIN_CASES);
+    if (f->shift_members && f->shift_members < 3)
+        gb_append_line(f->notes, sizeof f->notes,
+                       "%zu member%s a node shift: fewer than 3, no member judged by it",
+                       f->shift_members, f->shift_members == 1 ? " has" : "s have");
     if (f->duplicates)
         gb_append_line(f->notes, sizeof f->notes,
                        "%zu figure%s measured twice in one file: the first of each counts",

@@ -30,10 +30,25 @@
  *                                        every node at k = 3.5), that of a hundred cases much
  *   |d| > ln(1 + min_deviation)         (the floor: on identical nodes the MAD can be tiny or 0,
  *                                        and a 0.5% difference is not worth a gate)
- * in either direction: "slow" or "fast" by the metric's `better`. A member whose case failed while
- * it ran ok elsewhere is flagged "failed". Cases that fewer than 3 members ran ok are listed, not
- * judged (with two, the median sits between them). A node is an outlier when any of its members
- * is; `gpubench fleet` exits 3 then.
+ * in either direction: "slow" or "fast" by the metric's `better`. Where the expectations
+ * calibrate the case (L from its reference runs), such a member is an outlier in it ("slow",
+ * "fast"); elsewhere it only "deviates": listed, named, but no outlier by itself, for the fleet's
+ * spread of one case is no run-to-run noise (8 A/A runs of one 2-core VM differ by up to 2-6x
+ * in single cases, heavy-tailed: 50 of 50 nodes flagged at k = 3.5). A member whose case failed
+ * while it ran ok elsewhere is flagged "failed". Cases that fewer than 3 members ran ok are
+ * listed, not judged (with two, the median sits between them).
+ *
+ * Without calibrated noise a member is judged as a whole instead, by its node shift
+ *   S_m = median over its judged uncalibrated cases of ln(value / case median) (inverted for a
+ *         lower-is-better metric), from GB_FLEET_SHIFT_MIN_CASES (5) such cases (fewer: not
+ *         judged, said in the notes), over 3 or more members with a shift;
+ * it is LOW (an outlier) when
+ *   S_m < median_m S_m - max(k x 1.4826 x MAD_m S_m, ln(GB_FLEET_SHIFT_FLOOR)), k = 3.5:
+ * the median over cases takes out the per-case tails (a case 6x off moves it by one rank), and
+ * what is left is how whole runs move: on this VM by at most ~16% between A/A runs (the median
+ * over cases of the log ratio of two runs), hence the floor of 25% (ln 1.25), under the 30% of
+ * a copy at 0.7x. A node is an outlier when any of its members is (a case flag or LOW);
+ * `gpubench fleet` exits 3 then.
  *
  * Memory: files are read one at a time and freed; what stays is one (member, value) pair of 16
  * bytes per case per member, the case and member tables and one short record per file: O(cases x
@@ -74,9 +89,16 @@ enum gb_fleet_flag {
     GB_FLEET_FAILED,   /* failed here, ok on another member */
     GB_FLEET_UNJUDGED, /* failed everywhere, or the case has fewer than 3 members ok */
     GB_FLEET_LOW,      /* below its model's expected band (opts.expect), not a fleet outlier */
+    GB_FLEET_DEVIATES, /* beyond the fleet's spread in an uncalibrated case: listed, no outlier */
 };
 
-/* "", "SLOW", "FAST", "FAILED", "", "LOW" */
+/* The fewest judged uncalibrated cases a member's node shift needs (a median of fewer is one
+ * case's noise), and the floor of the shift's limit, as a ratio (whole A/A runs of a shared
+ * 2-core VM move by up to ~16%; fleet.h's head). */
+#define GB_FLEET_SHIFT_MIN_CASES 5
+#define GB_FLEET_SHIFT_FLOOR 1.25
+
+/* "", "SLOW", "FAST", "FAILED", "", "LOW", "deviates" */
 const char *gb_fleet_flag_name(enum gb_fleet_flag f);
 
 /* One member's figure of one case. */
@@ -93,6 +115,7 @@ struct gb_fleet_case {
     struct gb_fleet_obs *obs; /* after gb_fleet_finish: failed first, then slowest to fastest */
     size_t nobs, cap;
     size_t nok, nfailed, noutliers;
+    size_t ndeviating;            /* members that deviate (GB_FLEET_DEVIATES) */
     double median, mad, min, max; /* over the ok members; NaN when none */
     double limit;                 /* L above, as a relative distance e^L - 1 (NaN: not judged) */
     bool limit_expect;            /* L came from the expectations' reference runs, not the fleet */
@@ -109,10 +132,17 @@ struct gb_fleet_file {
 
 struct gb_fleet_member {
     uint32_t file;
-    char slot[64];     /* merge.h's slot: "" or the device's position among those of its name */
-    size_t nflagged;   /* cases in which it is an outlier (slow, fast or failed) */
-    size_t worst_case; /* the flagged case farthest from its median (valid when nflagged) */
-    double worst;      /* its deviation value / median - 1 (NaN for failed) */
+    char slot[64];         /* merge.h's slot: "" or the device's position among those of its name */
+    size_t nflagged;       /* cases in which it is an outlier (slow, fast or failed) */
+    size_t worst_case;     /* the flagged case farthest from its median (valid when nflagged) */
+    double worst;          /* its deviation value / median - 1 (NaN for failed) */
+    size_t ndeviating;     /* uncalibrated cases in which it deviates (listed, not flagged) */
+    size_t worst_dev_case; /* the deviating case farthest from its median (when ndeviating) */
+    double worst_dev;      /* its value / median - 1 */
+    double shift;          /* S_m above, as a ratio e^S_m (NaN: not judged) */
+    size_t shift_cases;    /* the judged uncalibrated cases behind it */
+    bool shift_low;        /* LOW by its shift: an outlier as a whole */
+    bool outlier;          /* flagged in a case (nflagged) or shift_low */
     /* What the driver said of the member's device, its health items that are not OK nor
      * UNKNOWN ("pcie_link FAIL: PCIe link trained down: ..."; "" none or not read): the cause a
      * slow member's row names. */
@@ -132,12 +162,18 @@ struct gb_fleet {
     size_t nobs;            /* over every case */
     size_t unjudged;        /* cases with fewer than 3 ok members */
     size_t flagged_cases;   /* cases with an outlier */
-    size_t flagged_members; /* members that are an outlier somewhere */
-    size_t flagged_nodes;   /* files with a flagged member */
+    size_t flagged_members; /* members that are an outlier (a case flag or shift_low) */
+    size_t flagged_nodes;   /* files with such a member */
+    size_t deviating;       /* member-case figures that deviate, uncalibrated (not flagged) */
+    size_t shift_members;   /* members with a node shift (GB_FLEET_SHIFT_MIN_CASES cases) */
+    size_t shift_short;     /* members with some uncalibrated cases but too few for a shift */
+    double shift_median;    /* the median node shift, as a ratio (NaN: none judged) */
+    double shift_limit;     /* how far below it a member is LOW, as a ratio (e^L; NaN: none) */
     char first_sha[65], first_version[32];
     size_t other_sha, other_version, interrupted, duplicates;
-    size_t *rank;   /* after gb_fleet_finish: the members, most severe first (most cases flagged,
-                       then the farthest worst case; failures first), the rest in order */
+    size_t *rank;   /* after gb_fleet_finish: the members, most severe first (outliers first;
+                       most cases flagged, a LOW shift, the lowest shift, then the farthest worst
+                       case; failures first), the rest in order */
     size_t skipped; /* files the caller skipped (unreadable, not results): gb_fleet_skip */
     double pooled;  /* s_fleet above: the typical case's spread of ln perf (~ relative) */
     char skips[1024];

@@ -80,19 +80,23 @@ static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
     for (size_t q = 0; !rc && q < f->nmembers; q++) {
         size_t m = f->rank ? f->rank[q] : q; /* most severe first */
         const struct gb_fleet_member *mb = &f->members[m];
-        if (!mb->nflagged)
+        if (!mb->outlier)
             continue;
         size_t r;
         if ((rc = gb_doc_row(t, &r)))
             break;
         rc = gb_doc_text(t, r, 0, "%s", gb_fleet_member_label(f, m, lab, sizeof lab));
         gb_doc_num(t, r, 1, (double)mb->nflagged, 0);
-        if (!rc && isnan(mb->worst))
+        if (!rc && mb->nflagged && isnan(mb->worst))
             rc = gb_doc_text(t, r, 2, "FAILED");
         else
-            gb_doc_num(t, r, 2, 100 * mb->worst, 1);
-        const struct gb_fleet_case *c = &f->cases[mb->worst_case];
-        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+            gb_doc_num(t, r, 2, 100 * (mb->nflagged ? mb->worst : mb->shift - 1.0), 1);
+        if (mb->nflagged) {
+            const struct gb_fleet_case *c = &f->cases[mb->worst_case];
+            gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        } else {
+            snprintf(title, sizeof title, "LOW: node shift over %zu cases", mb->shift_cases);
+        }
         if (!rc)
             rc = gb_doc_text(t, r, 3, "%s", title);
         if (!rc && mb->health[0])
@@ -121,6 +125,17 @@ static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
             rc = gb_doc_check(d, title, lab, st, st == GB_CHECK_PASS ? NULL : msg);
         }
     }
+    /* The node shifts: a LOW member fails as a whole. */
+    for (size_t m = 0; !rc && m < f->nmembers; m++) {
+        const struct gb_fleet_member *mb = &f->members[m];
+        if (isnan(mb->shift))
+            continue;
+        snprintf(msg, sizeof msg, "LOW: node shift %.1f%% over %zu cases", 100 * (mb->shift - 1.0),
+                 mb->shift_cases);
+        rc =
+            gb_doc_check(d, "node shift", gb_fleet_member_label(f, m, lab, sizeof lab),
+                         mb->shift_low ? GB_CHECK_FAIL : GB_CHECK_PASS, mb->shift_low ? msg : NULL);
+    }
     return rc;
 }
 
@@ -134,8 +149,12 @@ int gb_fleet_doc(const struct gb_fleet *f, struct gb_doc *d)
         rc = gb_doc_note(d,
                          "rule: an outlier when beyond the case's run-to-run noise (its "
                          "reference runs' range, else %g x b_n 1.4826 x MAD of the fleet, at "
-                         "least the typical case's, %.1f%%) and more than %g%% from the median",
-                         f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation);
+                         "least the typical case's, %.1f%%) and more than %g%% from the median; "
+                         "without reference runs it only deviates, and a node is LOW when its "
+                         "shift (median over %d+ cases of ln(value / median)) is more than "
+                         "max(%g x 1.4826 x MAD of the shifts, ln %.2f) below the median node's",
+                         f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation,
+                         GB_FLEET_SHIFT_MIN_CASES, f->opts.k, GB_FLEET_SHIFT_FLOOR);
     if (rc || (rc = add_notes(d, f->notes)) || (rc = fleet_cases(f, d)) ||
         (rc = fleet_outliers(f, d)) || (rc = fleet_checks(f, d)))
         return rc;

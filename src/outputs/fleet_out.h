@@ -11,11 +11,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Outputs. Text and Markdown: the rule, the outlier nodes with their worst case, a table of every
- * case (members, median, spread, min, max, outliers), then a per-node table (value, deviation
- * from the median, modified z) for each case with an outlier, or for every case with `all`. JSON
- * ("gpubench-fleet/1"): everything, every member of every case, written as it goes (never built
- * in memory). Return 0 or GB_EIO. */
+/* Outputs. Text and Markdown: the rule, the outlier nodes with their worst case or their LOW node
+ * shift, the node shift's median and limit, the nodes that deviate in uncalibrated cases (text),
+ * a table of every case (members, median, spread, min, max, outliers), then a per-node table
+ * (value, deviation from the median, modified z, flag) for each case with an outlier or a
+ * deviation, or for every case with `all`. JSON ("gpubench-fleet/1"): everything, every member of
+ * every case (flag "deviates" included), each node's shift, shift_cases, shift_low and outlier,
+ * written as it goes (never built in memory). Return 0 or GB_EIO. */
 int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all);
 int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all);
 int gb_fleet_write_json(FILE *out, const struct gb_fleet *f);
@@ -30,8 +32,9 @@ int gb_history_write_csv(FILE *f, const struct gb_history *h);
 
 /* The fleet after gb_fleet_finish: a table "cases" (case, unit, nodes, median, spread % — 1.4826
  * x MAD over the median —, min, max, outliers; an unjudged case footnoted), a table "outliers"
- * (node, cases, worst deviation %, worst case), a check per case and node (an outlier fails, an
- * unjudged case is skipped) and the verdict. 0 or GB_ENOMEM. */
+ * (node, cases, worst deviation % or node shift %, worst case), a check per case and node (an
+ * outlier fails, an unjudged case is skipped, a deviation passes), a check "node shift" per node
+ * with one (LOW fails) and the verdict. 0 or GB_ENOMEM. */
 int gb_fleet_doc(const struct gb_fleet *f, struct gb_doc *d);
 
 /* The history after gb_history_finish: a table "cases" (case, nights, ok, first, last, noise %,

@@ -44,9 +44,45 @@ static void rule_text(const struct gb_fleet *f, char *buf, size_t len)
              "performance) is beyond the case's run-to-run noise: the range of its reference "
              "runs (expectations) where they have it, else %g x b_n 1.4826 x MAD of the fleet "
              "(modified z-score, Iglewicz & Hoaglin), at least the typical case's (%.1f%%); "
-             "and more than %g%% from it; a case failed on a node and ok elsewhere flags the "
-             "node; cases with fewer than 3 nodes ok are not judged",
-             f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation);
+             "and more than %g%% from it; where no expectations calibrate the case, it only "
+             "deviates (listed, no outlier by itself) and the node is judged by its shift, the "
+             "median over its cases (%d at least) of ln(value / median): LOW when more than "
+             "max(%g x 1.4826 x MAD of the nodes' shifts, ln %.2f) below the median node's; a "
+             "case failed on a node and ok elsewhere flags the node; cases with fewer than 3 "
+             "nodes ok are not judged",
+             f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation, GB_FLEET_SHIFT_MIN_CASES,
+             f->opts.k, GB_FLEET_SHIFT_FLOOR);
+}
+
+/* What makes member m an outlier, for its row and the verdict: "3 cases", "shift -30.2% over 24
+ * cases", or both. */
+static void outlier_text(const struct gb_fleet_member *mb, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (mb->nflagged)
+        gb_appendf(buf, len, "%zu case%s", mb->nflagged, mb->nflagged == 1 ? "" : "s");
+    if (mb->shift_low) {
+        char p[32];
+        gb__fmt_pct(mb->shift - 1.0, p, sizeof p);
+        gb_appendf(buf, len, "%sshift %s over %zu cases", buf[0] ? ", " : "", p, mb->shift_cases);
+    }
+}
+
+/* The node shift's line of the text and Markdown: the median node and the limit. */
+static void shift_text(const struct gb_fleet *f, char *buf, size_t len)
+{
+    char a[32], b[32];
+    if (isnan(f->shift_median)) {
+        snprintf(buf, len,
+                 "node shift: not judged (%zu member%s with %d or more judged cases without "
+                 "calibrated noise; 3 needed)",
+                 f->shift_members, f->shift_members == 1 ? "" : "s", GB_FLEET_SHIFT_MIN_CASES);
+        return;
+    }
+    gb__fmt_pct(f->shift_median - 1.0, a, sizeof a);
+    gb__fmt_pct(1.0 / f->shift_limit - 1.0, b, sizeof b);
+    snprintf(buf, len, "node shift over %zu members: median %s, LOW below %s of it",
+             f->shift_members, a, b);
 }
 
 static void head_text(const struct gb_fleet *f, char *buf, size_t len)
@@ -120,20 +156,45 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
         for (size_t q = 0; q < f->nmembers; q++) {
             size_t m = f->rank ? f->rank[q] : q; /* most severe first */
             const struct gb_fleet_member *mb = &f->members[m];
-            if (!mb->nflagged)
+            if (!mb->outlier)
                 continue;
             gb_fleet_member_label(f, m, lab, sizeof lab);
-            case_title(&f->cases[mb->worst_case], t, sizeof t);
-            if (isnan(mb->worst))
-                snprintf(a, sizeof a, "FAILED");
-            else
-                gb__fmt_pct(mb->worst, a, sizeof a);
-            fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
+            if (mb->nflagged) {
+                case_title(&f->cases[mb->worst_case], t, sizeof t);
+                if (isnan(mb->worst))
+                    snprintf(a, sizeof a, "FAILED");
+                else
+                    gb__fmt_pct(mb->worst, a, sizeof a);
+                fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->nflagged, a, t);
+            }
+            if (mb->shift_low) {
+                gb__fmt_pct(mb->shift - 1.0, a, sizeof a);
+                fprintf(out, "  %-*s %6zu  %s LOW: node shift over %zu cases\n", wn,
+                        mb->nflagged ? "" : lab, mb->nflagged, a, mb->shift_cases);
+            }
             if (mb->health[0]) /* what the driver said: the likely cause */
                 fprintf(out, "  %-*s         health: %s\n", wn, "", mb->health);
         }
     } else {
         fprintf(out, "\n");
+    }
+    shift_text(f, buf, sizeof buf);
+    fprintf(out, "%s\n", buf);
+    if (f->deviating) {
+        fprintf(out,
+                "\n%zu figure%s deviate%s in cases without calibrated noise (listed, no outlier by "
+                "itself):\n  %-*s %6s  %s\n",
+                f->deviating, f->deviating == 1 ? "" : "s", f->deviating == 1 ? "s" : "", wn,
+                "node", "cases", "worst");
+        for (size_t m = 0; m < f->nmembers; m++) {
+            const struct gb_fleet_member *mb = &f->members[m];
+            if (!mb->ndeviating)
+                continue;
+            gb_fleet_member_label(f, m, lab, sizeof lab);
+            case_title(&f->cases[mb->worst_dev_case], t, sizeof t);
+            gb__fmt_pct(mb->worst_dev, a, sizeof a);
+            fprintf(out, "  %-*s %6zu  %s %s\n", wn, lab, mb->ndeviating, a, t);
+        }
     }
     fprintf(out, "\n%-*s %-8s %5s %10s %7s %10s %10s %8s\n", wt, "case", "unit", "nodes", "median",
             "spread", "min", "max", "outliers");
@@ -149,7 +210,7 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
     }
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
-        if (!all && !c->noutliers)
+        if (!all && !c->noutliers && !c->ndeviating)
             continue;
         case_title(c, t, sizeof t);
         gb__fmt_num(c->median, a, sizeof a);
@@ -171,10 +232,10 @@ int gb_fleet_write_text(FILE *out, const struct gb_fleet *f, bool all)
     /* The verdict last, as compare's. */
     if (f->flagged_nodes) {
         size_t top = f->rank ? f->rank[0] : 0;
-        fprintf(out, "\n%zu outlier node%s of %zu, the worst %s (%zu case%s) (exit 3)\n",
-                f->flagged_nodes, f->flagged_nodes == 1 ? "" : "s", f->nfiles,
-                gb_fleet_member_label(f, top, lab, sizeof lab), f->members[top].nflagged,
-                f->members[top].nflagged == 1 ? "" : "s");
+        outlier_text(&f->members[top], buf, sizeof buf);
+        fprintf(out, "\n%zu outlier node%s of %zu, the worst %s (%s) (exit 3)\n", f->flagged_nodes,
+                f->flagged_nodes == 1 ? "" : "s", f->nfiles,
+                gb_fleet_member_label(f, top, lab, sizeof lab), buf);
     } else {
         fprintf(out, "\nno outlier node of %zu (exit 0)\n", f->nfiles);
     }
@@ -187,6 +248,8 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
     fprintf(out, "# gpubench fleet\n\n");
     head_text(f, buf, sizeof buf);
     fprintf(out, "%s.\n\nRule: %s.\n\n", buf, (rule_text(f, t, sizeof t), t));
+    shift_text(f, buf, sizeof buf);
+    fprintf(out, "%s.\n\n", buf);
     if (f->notes[0]) {
         each_note(f->notes, note_md, out);
         fputc('\n', out);
@@ -199,11 +262,17 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
         for (size_t q = 0; q < f->nmembers; q++) {
             size_t m = f->rank ? f->rank[q] : q; /* most severe first */
             const struct gb_fleet_member *mb = &f->members[m];
-            if (!mb->nflagged)
+            if (!mb->outlier)
                 continue;
             gb_fleet_member_label(f, m, lab, sizeof lab);
-            case_title(&f->cases[mb->worst_case], t, sizeof t);
-            if (isnan(mb->worst))
+            if (mb->nflagged) {
+                case_title(&f->cases[mb->worst_case], t, sizeof t);
+            } else {
+                snprintf(t, sizeof t, "LOW: node shift over %zu cases", mb->shift_cases);
+            }
+            if (!mb->nflagged)
+                gb__fmt_pct(mb->shift - 1.0, a, sizeof a);
+            else if (isnan(mb->worst))
                 snprintf(a, sizeof a, "FAILED");
             else
                 gb__fmt_pct(mb->worst, a, sizeof a);
@@ -235,7 +304,7 @@ int gb_fleet_write_markdown(FILE *out, const struct gb_fleet *f, bool all)
     }
     for (size_t k = 0; k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
-        if (!all && !c->noutliers)
+        if (!all && !c->noutliers && !c->ndeviating)
             continue;
         case_title(c, t, sizeof t);
         gb__fmt_num(c->median, a, sizeof a);
@@ -272,8 +341,15 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
     gb_fput_json_num(out, f->opts.k);
     fputs(", \"min_deviation\": ", out);
     gb_fput_json_num(out, f->opts.min_deviation);
+    fprintf(out, ", \"min_nodes\": 3, \"shift_min_cases\": %d, \"shift_floor\": ",
+            GB_FLEET_SHIFT_MIN_CASES);
+    gb_fput_json_num(out, GB_FLEET_SHIFT_FLOOR);
+    fputs(", \"shift_median\": ", out);
+    gb_fput_json_num(out, isnan(f->shift_median) ? NAN : f->shift_median - 1.0);
+    fputs(", \"shift_limit\": ", out);
+    gb_fput_json_num(out, isnan(f->shift_limit) ? NAN : 1.0 / f->shift_limit - 1.0);
     fprintf(out,
-            ", \"min_nodes\": 3},\n \"files\": %zu, \"cases_not_judged\": %zu, "
+            "},\n \"files\": %zu, \"cases_not_judged\": %zu, "
             "\"outlier_nodes\": %zu,\n \"nodes\": [",
             f->nfiles, f->unjudged, f->flagged_nodes);
     for (size_t m = 0; m < f->nmembers; m++) {
@@ -291,7 +367,13 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
         gb_fputs_json(out, fl->start_utc);
         fputs(", \"health\": ", out);
         gb_fputs_json(out, mb->health);
-        fprintf(out, ", \"outlier_cases\": %zu}", mb->nflagged);
+        fprintf(out,
+                ", \"outlier_cases\": %zu, \"deviating_cases\": %zu, \"shift_cases\": %zu, "
+                "\"shift\": ",
+                mb->nflagged, mb->ndeviating, mb->shift_cases);
+        gb_fput_json_num(out, isnan(mb->shift) ? NAN : mb->shift - 1.0);
+        fprintf(out, ", \"shift_low\": %s, \"outlier\": %s}", mb->shift_low ? "true" : "false",
+                mb->outlier ? "true" : "false");
     }
     fputs("],\n \"cases\": [", out);
     for (size_t k = 0; k < f->ncases; k++) {
@@ -336,6 +418,7 @@ int gb_fleet_write_json(FILE *out, const struct gb_fleet *f)
                     : o->flag == GB_FLEET_FAILED   ? "failed"
                     : o->flag == GB_FLEET_LOW      ? "low"
                     : o->flag == GB_FLEET_UNJUDGED ? "not judged"
+                    : o->flag == GB_FLEET_DEVIATES ? "deviates"
                                                    : "ok");
         }
         fputs("]}", out);
