@@ -4,8 +4,8 @@
 # folder, free ports), runs a 2-task fleet job of a tiny profile through salloc and srun
 # (scripts/fleet-slurm.sh with TASKS_PER_NODE=2), checks the two results files and the fleet view
 # of them, then adds a hand-slowed copy of one node's file (every figure at 0.5x) and checks that
-# `gpubench fleet` flags it (LOW by its node shift) and exits 3. Every daemon it started is stopped and the folder removed
-# on any exit (trap); nothing outside the folder is written.
+# `gpubench fleet` flags it (LOW by its node shift) and exits 3. Every daemon it started is
+# stopped and the folder removed on any exit (trap); nothing outside the folder is written.
 #   scripts/test-slurm.sh            # as root, after scripts/bootstrap.sh
 # Exit 0 pass, 1 fail, 77 skipped (a line "skip reason: ..." says why: not root, Slurm or munge
 # not installed). Run by the test runner as the test slurm_fleet_job_on_localhost.
