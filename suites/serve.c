@@ -515,7 +515,8 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
      * long as requests came, or its full queue turned them away). Its latencies grow with the
      * trace's length and the queue's bound: no steady-state tail, and the headline is what it
      * served (requests/s) instead. */
-    const bool overloaded = kept_up < GB_SERVE_KEPT_UP_MIN;
+    const bool overloaded = kept_up < GB_SERVE_KEPT_UP_MIN ||
+                            (double)dropped > GB_SERVE_DROPPED_MAX * (double)nt * (double)s->nreq;
     double *v = malloc((n ? n : 1) * sizeof *v);
     if (!v)
         return;
@@ -536,7 +537,9 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     }
     free(v);
     gb_case_text(ctx, "queue_state", "%s",
-                 overloaded    ? "overloaded: served less than offered, no steady state"
+                 overloaded && !(kept_up < GB_SERVE_KEPT_UP_MIN)
+                     ? "overloaded: its full queue turned requests away, no steady state"
+                 : overloaded  ? "overloaded: served less than offered, no steady state"
                  : judged == 0 ? "not judged (one request a trace)"
                                : "stable");
     gb_case_figure(ctx, "offered_rps", "1/s", s->rate);

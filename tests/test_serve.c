@@ -313,6 +313,33 @@ TEST_TIMEOUT(suite_serve_verifies_and_the_tail_rises_with_load, 240)
     gb_results_free(&rs);
 }
 
+/* A full queue that turns requests away is no steady state: the percentiles count the requests
+ * served only (a queue of 1 at load 0.5 dropped 8% and read "stable" with a p99 of the rest). */
+TEST_TIMEOUT(suite_serve_a_queue_that_drops_is_no_steady_state, 120)
+{
+    const char *yaml = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
+                       "max_time: 20s, min_sample_time: 0}\nsuites:\n  - suite: serve\n"
+                       "    params: {shape: 256x256, load: 0.5, max_batch: 1, max_wait: 0, "
+                       "requests: 200, queue: 1}\n";
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS library */
+        ASSERT_CONTAINS(r->reason, "GEMM");
+        gb_results_free(&rs);
+        return;
+    }
+    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s", r->reason);
+    const struct gb_figure *d = gb_test_figure(r, "dropped"),
+                           *st = gb_test_figure(r, "queue_state");
+    ASSERT(d && st);
+    ASSERT_MSG(d->v[0] > 0.01 * 3 * 200, "dropped %g", d->v[0]);
+    ASSERT_MSG(strncmp(st->text, "overloaded", 10) == 0, "queue_state: %s", st->text);
+    ASSERT(!gb_test_figure(r, "p99_us") && !gb_test_figure(r, "p50_us"));
+    gb_results_free(&rs);
+}
+
 TEST_TIMEOUT(suite_serve_missing_output_caught, 120)
 {
     setenv("GPUBENCH_TEST_SERVE_BREAK", "1", 1);
