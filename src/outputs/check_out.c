@@ -192,6 +192,17 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
                          "no reference for this device model%s: no figure is judged (its bounds "
                          "say what is impossible, not what is normal; IMPLAUSIBLE above them)",
                          c->expect_path ? " in the expectations" : "");
+    /* A band that holds a halving: such a NORMAL says little (on a shared 2-core VM every case's
+     * reference runs spread that far), and the reader must know what a result alone can see. */
+    size_t wide = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        wide += c->rows[i].j.verdict == GB_EXPECT_NORMAL && c->rows[i].j.band >= 1.0;
+    if (!rc && wide)
+        rc = gb_doc_note(d,
+                         "%zu of %zu NORMAL results have a band that holds a halving (LOW only "
+                         "below 0.5x the expected: their reference runs spread that far): alone "
+                         "they see no smaller change; the run as a whole is judged too",
+                         wide, c->counts[GB_EXPECT_NORMAL]);
     struct gb_doc_table *t = NULL;
     if (!rc)
         rc = gb_doc_table(d, "check", "per result: the verdict against the expectation", cols,
