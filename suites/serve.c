@@ -538,7 +538,7 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     free(v);
     gb_case_text(ctx, "queue_state", "%s",
                  overloaded && !(kept_up < GB_SERVE_KEPT_UP_MIN)
-                     ? "overloaded: its full queue turned requests away, no steady state"
+                     ? "overloaded: a full queue turned requests away"
                  : overloaded  ? "overloaded: served less than offered, no steady state"
                  : judged == 0 ? "not judged (one request a trace)"
                                : "stable");
