@@ -55,6 +55,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/robust.h"
 #include "base/units.h"
 #include "base/util.h"
 #include "run/suite.h"
@@ -506,10 +507,7 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     /* The median over the traces: one trace that a stall of the host (tens of ms, against a
      * trace of a few ms) made fall behind does not make the run overloaded; an overload shows
      * in every trace. */
-    qsort(up, judged, sizeof *up, cmp_double);
-    const double kept_up = !judged      ? NAN
-                           : judged % 2 ? up[judged / 2]
-                                        : (up[judged / 2 - 1] + up[judged / 2]) / 2;
+    const double kept_up = gb_median(up, judged); /* NAN for none */
     free(up);
     /* Overloaded: the server served markedly less than what arrived (its backlog grew for as
      * long as requests came, or its full queue turned them away). Its latencies grow with the

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/mannwhitney.h"
+#include "base/robust.h"
 #include "base/stats.h"
 #include "base/util.h"
 
@@ -526,12 +527,6 @@ static void run_noise_floor(const struct gb_comparison *c, struct gb_compare_row
     snprintf(row->note, sizeof row->note, "%s", row->j.why);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double gb__compare_median_shift(const struct gb_compare_row *rows, size_t nrows,
                                 bool (*pick)(const struct gb_compare_row *), size_t *n)
 {
@@ -542,13 +537,9 @@ double gb__compare_median_shift(const struct gb_compare_row *rows, size_t nrows,
     for (size_t i = 0; i < nrows; i++)
         if (pick(&rows[i]) && rows[i].j.ratio > 0.0 && isfinite(rows[i].j.ratio))
             d[(*n)++] = log(rows[i].j.ratio);
-    double med = 0.0;
-    if (*n) {
-        qsort(d, *n, sizeof *d, cmp_dbl);
-        med = *n % 2 ? d[*n / 2] : 0.5 * (d[*n / 2 - 1] + d[*n / 2]);
-    }
+    const double med = *n ? gb_median(d, *n) : 0.0;
     free(d);
-    return med;
+    return isfinite(med) ? med : 0.0;
 }
 
 static bool both_ok(const struct gb_compare_row *row)

@@ -468,6 +468,14 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
     return ret;
 }
 
+int gb__runner_derive(const struct gb_plan *plan, struct gb_results *rs)
+{
+    for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
+        if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
+            return GB_ENOMEM;
+    return gb_results_check_figures(rs) ? 1 : 0;
+}
+
 int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, struct gb_results *rs)
 {
     bool failed = false, interrupted = false;
@@ -570,13 +578,10 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
     gb_tel_close_all();
     if (o->case_done) /* a worker: its supervisor derives and writes */
         return ret ? ret : interrupted ? GB_EINTR : failed ? 1 : 0;
-    /* Figures derived across cases (the batching knee): once, after every case. */
-    for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
-        if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
-            return GB_ENOMEM;
-    /* Every figure held to its bound, the derived ones included. */
-    if (gb_results_check_figures(rs))
-        failed = true;
+    const int derived = gb__runner_derive(plan, rs);
+    if (derived == GB_ENOMEM)
+        return GB_ENOMEM;
+    failed |= derived == 1;
     utc_now(rs->run.end_utc, sizeof rs->run.end_utc);
     if (o->out_path && gb_results_write(rs, o->out_path))
         ret = GB_EIO;

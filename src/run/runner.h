@@ -54,6 +54,10 @@ void gb__runner_scaling_figures(const struct gb_suite *s, const struct gb_result
                                 struct gb_result *r);
 /* Records in rs the chart hints (gb_suite.chart) of the suites the plan runs, for the report. */
 void gb__runner_chart_hints(const struct gb_plan *plan, struct gb_results *rs);
+/* After every case: each suite's figures derived across cases (the batching knee), then every
+ * figure held to its bound, the derived ones included (gb_results_check_figures). 0, or 1 when a
+ * figure failed a result, or GB_ENOMEM. */
+int gb__runner_derive(const struct gb_plan *plan, struct gb_results *rs);
 /* The progress line of case i on f ("[3/40, ETA 12 s] opencl:0 transfer ..."); f may be NULL. */
 void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start);
 

@@ -15,7 +15,6 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "run/case_result.h"
 #include "run/measure.h"
 #include "run/runner.h"
 
@@ -527,12 +526,10 @@ int gb_supervise_plan(const struct gb_plan *plan, const struct gb_supervise_opts
         return rc;
     rs->run.interrupted = interrupted || rc;
     if (!rc) {
-        for (size_t k = 0; plan->suites && k < plan->suites->n; k++)
-            if (plan->suites->v[k]->derive && plan->suites->v[k]->derive(rs) == GB_ENOMEM)
-                return GB_ENOMEM;
-        /* Every figure held to its bound, the derived ones included. */
-        if (gb_results_check_figures(rs))
-            S.failed = true;
+        const int derived = gb__runner_derive(plan, rs);
+        if (derived == GB_ENOMEM)
+            return GB_ENOMEM;
+        S.failed |= derived == 1;
     }
     /* Until a case is recorded the file there is the caller's placeholder, or the results of an
      * earlier run that nothing should replace yet. */
