@@ -116,10 +116,11 @@ def main(argv):
               file=sys.stderr)
         return 2
     names = sources(root)
-    # the generated tables (meson.build): the suites' and the backends' floors
+    # the generated tables (meson.build): on the floors of their templates
     names["meson-generated_.._suites-table.c.o"] = "suites/table.c.in"
     names["meson-generated_.._backends-table.c.o"] = "backends/table.c.in"
     names["meson-generated_.._writers-table.c.o"] = "src/outputs/writers.c.in"
+    names["meson-generated_.._commands-table.c.o"] = "src/cli/commands.c.in"
     defined_by, uses = {}, {}
     for o in objs:
         src = names.get(os.path.basename(o))

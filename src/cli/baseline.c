@@ -53,7 +53,7 @@ static const struct gb__opt baseline_options[] = {
     GB__END,
 };
 
-int gb_cmd_baseline(int argc, char **argv)
+static int baseline_main(int argc, char **argv)
 {
     struct baseline_args a = {.dir = "results/baselines", .keep = GB_BASELINE_KEEP};
     enum gb_exit rc;
@@ -160,3 +160,9 @@ int gb_cmd_baseline(int argc, char **argv)
            folder, a.restart ? " (restarted)" : "");
     return GB_EXIT_OK;
 }
+
+const struct gb_command gb_command_baseline = {
+    .name = "baseline",
+    .summary = "promote a run to results/baselines/<host>-<device>-<profile>.json and its nights",
+    .main = baseline_main,
+};

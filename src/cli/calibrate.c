@@ -165,7 +165,7 @@ static enum gb_exit make_dir(const struct calibrate_args *c, const char *name, c
 
 /* c->runs runs of the plan into dir/run-K.json, then the report. Each run's cases run in
  * workers under the case time limit, as `run`'s do (run/supervise.h): a worker re-executes
- * this command line (argv), which gb_cmd_calibrate turns into gb_worker_run. */
+ * this command line (argv), which calibrate_main turns into gb_worker_run. */
 static enum gb_exit run_and_report(const struct gb__run_args *a, const struct calibrate_args *c,
                                    const struct gb_compare_opts *co, const struct gb_profile *p,
                                    const struct gb_plan *plan, const char *command_line,
@@ -304,7 +304,7 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
     return rc;
 }
 
-int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
+static int calibrate_main(int argc, char **argv, int full_argc, char **full_argv)
 {
     char command_line[2048];
     gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
@@ -323,3 +323,9 @@ int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv)
     free(spec);
     return rc;
 }
+
+const struct gb_command gb_command_calibrate = {
+    .name = "calibrate",
+    .summary = "A/A runs: run-to-run noise per case and the threshold that raises no false alarm",
+    .main_full = calibrate_main,
+};

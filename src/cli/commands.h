@@ -1,4 +1,4 @@
-/* The top floor: one function per command, each in its own file (src/cli/NAME.c), each
+/* The top floor: one descriptor per command, each in its own file (src/cli/NAME.c), each
  * parsing its own options with getopt_long and answering its own --help. main.c only dispatches.
  *
  * Every command returns one of enum gb_exit; nothing below this floor decides an exit code or
@@ -15,23 +15,21 @@ enum gb_exit {
     GB_EXIT_INTERRUPTED = 130, /* Ctrl-C or SIGTERM: the results file holds every finished case */
 };
 
-/* argv[0] is the command's name ("run", "compare", ...); full_argc/full_argv, where taken, are
- * the whole command line, recorded in the results file. */
-int gb_cmd_devices(int argc, char **argv);
-int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv);
-int gb_cmd_validate(int argc, char **argv);
-int gb_cmd_suites(int argc, char **argv);
-int gb_cmd_compare(int argc, char **argv);
-int gb_cmd_calibrate(int argc, char **argv, int full_argc, char **full_argv);
-int gb_cmd_baseline(int argc, char **argv);
-int gb_cmd_report(int argc, char **argv);
-/* Many results files: the fleet view (per-node tables, outlier nodes; exit 3 on an outlier) and
- * the nightly history with change points. */
-int gb_cmd_fleet(int argc, char **argv);
-int gb_cmd_history(int argc, char **argv);
-/* Reference runs reduced to expectations per device model (expect), and a run's verdict against
- * them: is this GPU normal? (check; exit 3 on a LOW, IMPLAUSIBLE or FAILED result). */
-int gb_cmd_expect(int argc, char **argv);
-int gb_cmd_check(int argc, char **argv);
+/* A command: one file, src/cli/NAME.c, defining `const struct gb_command gb_command_NAME`, and
+ * one line, NAME, in meson.build's `commands` list (the order `gpubench --help` lists them); the
+ * table is generated (src/cli/commands.c.in). A command written in another command's file (check,
+ * in expect.c) is listed as NAME:FILE ('check:expect'). main.c finds the command by its name and
+ * calls it with argv[0] its name ("run", "compare", ...). */
+struct gb_command {
+    const char *name;    /* the word on the command line: "run" */
+    const char *summary; /* one line for gpubench --help */
+    /* Exactly one is set. main_full also gets the whole command line (full_argc, full_argv),
+     * which a results file records. Each returns an enum gb_exit. */
+    int (*main)(int argc, char **argv);
+    int (*main_full)(int argc, char **argv, int full_argc, char **full_argv);
+};
+
+/* The commands of this build, in the order of meson.build's list, NULL-terminated. */
+extern const struct gb_command *const gb_commands[];
 
 #endif

@@ -173,7 +173,7 @@ done:
     return rc;
 }
 
-int gb_cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv)
 {
     struct compare_args a = {0};
     struct gb_compare_opts o;
@@ -231,3 +231,10 @@ int gb_cmd_compare(int argc, char **argv)
     gb_results_free(&rs[1]);
     return rc;
 }
+
+const struct gb_command gb_command_compare = {
+    .name = "compare",
+    .summary =
+        "regression verdict per case: against a baseline's nights, or between two results files",
+    .main = compare_main,
+};

@@ -141,7 +141,7 @@ static int devices_doc(const json_t *root, struct gb_doc *d)
     return rc;
 }
 
-int gb_cmd_devices(int argc, char **argv)
+static int devices_main(int argc, char **argv)
 {
     struct devices_args a = {false};
     enum gb_exit rc;
@@ -183,3 +183,9 @@ int gb_cmd_devices(int argc, char **argv)
             st[b].ops->shutdown();
     return rc;
 }
+
+const struct gb_command gb_command_devices = {
+    .name = "devices",
+    .summary = "list backends and devices (an unavailable backend says why)",
+    .main = devices_main,
+};

@@ -45,7 +45,7 @@ static int write_expect(FILE *f, const void *what)
     return gb_expect_write_json(f, what);
 }
 
-int gb_cmd_expect(int argc, char **argv)
+static int expect_main(int argc, char **argv)
 {
     struct expect_args a = {0};
     enum gb_exit rc;
@@ -112,6 +112,12 @@ int gb_cmd_expect(int argc, char **argv)
     gb_inputs_free(&in);
     return rc;
 }
+
+const struct gb_command gb_command_expect = {
+    .name = "expect",
+    .summary = "reference runs reduced to expectations per device model and case",
+    .main = expect_main,
+};
 
 /* ---- check ----------------------------------------------------------------------------------- */
 
@@ -182,7 +188,7 @@ static int write_junit(FILE *f, const void *d)
     return write_doc_as(f, d, "junit");
 }
 
-int gb_cmd_check(int argc, char **argv)
+static int check_main(int argc, char **argv)
 {
     struct check_args a = {0};
     struct gb_check_opts o;
@@ -262,3 +268,9 @@ out:
     gb_expect_free(&e);
     return rc;
 }
+
+const struct gb_command gb_command_check = {
+    .name = "check",
+    .summary = "is this GPU normal? each result against its model's expectation; exit 3 when not",
+    .main = check_main,
+};

@@ -90,7 +90,7 @@ static int write_json(FILE *f, const void *what)
     return gb_fleet_write_json(f, w->fl);
 }
 
-int gb_cmd_fleet(int argc, char **argv)
+static int fleet_main(int argc, char **argv)
 {
     struct fleet_args a = {0};
     gb_fleet_opts_default(&a.o);
@@ -202,3 +202,9 @@ out:
     gb_inputs_free(&in);
     return rc;
 }
+
+const struct gb_command gb_command_fleet = {
+    .name = "fleet",
+    .summary = "per-node tables of many hosts' files; outlier nodes exit 3",
+    .main = fleet_main,
+};

@@ -87,7 +87,7 @@ static int write_csv(FILE *f, const void *h)
     return gb_history_write_csv(f, h);
 }
 
-int gb_cmd_history(int argc, char **argv)
+static int history_main(int argc, char **argv)
 {
     struct history_args a = {0};
     gb_history_opts_default(&a.o);
@@ -162,3 +162,9 @@ out:
     gb_inputs_free(&in);
     return rc;
 }
+
+const struct gb_command gb_command_history = {
+    .name = "history",
+    .summary = "nightly series per case and the nights a figure moved",
+    .main = history_main,
+};

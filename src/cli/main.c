@@ -1,5 +1,6 @@
-/* gpubench — the command line: finds the command and hands it the rest. Each command parses its
- * own options and answers its own --help (commands.h); the exit status is its enum gb_exit. */
+/* gpubench — the command line: finds the command in the table (commands.h) and hands it the rest.
+ * Each command parses its own options and answers its own --help; the exit status is its enum
+ * gb_exit. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,43 +14,14 @@
 #include "gb-config.h"
 #include "gb-version.h"
 
-/* One command: exactly one of fn and fn_full is set; fn_full also gets the whole command line,
- * which a results file records. */
-static const struct command {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-    int (*fn_full)(int argc, char **argv, int full_argc, char **full_argv);
-    const char *summary;
-} commands[] = {
-    {"devices", gb_cmd_devices, NULL,
-     "list backends and devices (an unavailable backend says why)"},
-    {"run", NULL, gb_cmd_run, "run a YAML profile and write a results file"},
-    {"validate", gb_cmd_validate, NULL, "check a profile and show how many cases it expands to"},
-    {"suites", gb_cmd_suites, NULL, "list the suites and their axes with default sweeps"},
-    {"compare", gb_cmd_compare, NULL,
-     "regression verdict per case: against a baseline's nights, or between two results files"},
-    {"calibrate", NULL, gb_cmd_calibrate,
-     "A/A runs: run-to-run noise per case and the threshold that raises no false alarm"},
-    {"baseline", gb_cmd_baseline, NULL,
-     "promote a run to results/baselines/<host>-<device>-<profile>.json and its nights"},
-    {"report", gb_cmd_report, NULL, "HTML + Markdown report with gnuplot charts"},
-    {"fleet", gb_cmd_fleet, NULL, "per-node tables of many hosts' files; outlier nodes exit 3"},
-    {"history", gb_cmd_history, NULL, "nightly series per case and the nights a figure moved"},
-    {"expect", gb_cmd_expect, NULL,
-     "reference runs reduced to expectations per device model and case"},
-    {"check", gb_cmd_check, NULL,
-     "is this GPU normal? each result against its model's expectation; exit 3 when not"},
-};
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpubench COMMAND [OPTIONS]     (gpubench COMMAND --help: its options)\n"
                "       gpubench --help | --version\n"
                "\n"
                "commands:\n");
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    for (const struct gb_command *const *c = gb_commands; *c; c++)
+        fprintf(f, "  %-11s %s\n", (*c)->name, (*c)->summary);
     fprintf(f,
             "\n"
             "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 regression\n"
@@ -107,10 +79,11 @@ int main(int argc, char **argv)
         version();
         return GB_EXIT_OK;
     }
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        const struct command *c = &commands[i];
+    for (const struct gb_command *const *p = gb_commands; *p; p++) {
+        const struct gb_command *c = *p;
         if (strcmp(cmd, c->name) == 0)
-            return c->fn ? c->fn(argc - 1, argv + 1) : c->fn_full(argc - 1, argv + 1, argc, argv);
+            return c->main ? c->main(argc - 1, argv + 1)
+                           : c->main_full(argc - 1, argv + 1, argc, argv);
     }
     fprintf(stderr, "gpubench: unknown command '%s'\n", cmd);
     usage(stderr);

@@ -147,7 +147,7 @@ static int check_output(const struct report_args *a)
     return rc;
 }
 
-int gb_cmd_report(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
     struct report_args a = {0};
     enum gb_exit rc;
@@ -174,3 +174,9 @@ int gb_cmd_report(int argc, char **argv)
     gb_prices_free(&prices);
     return rc;
 }
+
+const struct gb_command gb_command_report = {
+    .name = "report",
+    .summary = "HTML + Markdown report with gnuplot charts",
+    .main = report_main,
+};

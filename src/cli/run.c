@@ -129,7 +129,7 @@ static bool parse_args(int argc, char **argv, struct gb__run_args *a, struct run
     return *rc == GB_EXIT_OK;
 }
 
-int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+static int run_main(int argc, char **argv, int full_argc, char **full_argv)
 {
     char command_line[2048];
     gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
@@ -215,3 +215,9 @@ int gb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
         gb__shutdown_backends();
     return rc;
 }
+
+const struct gb_command gb_command_run = {
+    .name = "run",
+    .summary = "run a YAML profile and write a results file",
+    .main_full = run_main,
+};

@@ -53,7 +53,7 @@ static int suites_doc(const struct gb_suite_table *t, struct gb_doc *d)
     return rc;
 }
 
-int gb_cmd_suites(int argc, char **argv)
+static int suites_main(int argc, char **argv)
 {
     struct suites_args a = {0};
     static const struct gb__opt opts[] = {GB__TEXT(struct suites_args, format, "format", 'f'),
@@ -79,3 +79,9 @@ int gb_cmd_suites(int argc, char **argv)
     }
     return GB_EXIT_OK;
 }
+
+const struct gb_command gb_command_suites = {
+    .name = "suites",
+    .summary = "list the suites and their axes with default sweeps",
+    .main = suites_main,
+};

@@ -149,7 +149,7 @@ static size_t warn_oversized_cases(const struct gb_plan *plan)
 
 static const struct gb__cmd cmd = {"validate", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
 
-int gb_cmd_validate(int argc, char **argv)
+static int validate_main(int argc, char **argv)
 {
     struct gb__run_args a = {0};
     enum gb_exit rc;
@@ -189,3 +189,9 @@ int gb_cmd_validate(int argc, char **argv)
     gb_profile_free(&p);
     return GB_EXIT_OK;
 }
+
+const struct gb_command gb_command_validate = {
+    .name = "validate",
+    .summary = "check a profile and show how many cases it expands to",
+    .main = validate_main,
+};

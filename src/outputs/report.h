@@ -54,8 +54,4 @@ struct gb_report_summary {
 int gb_report_write(const struct gb_results *files, const char *const *paths, size_t n,
                     const struct gb_report_opts *o, struct gb_report_summary *sum);
 
-/* The command (src/cli/report.c; its prototype is in cli/commands.h). Declared here
- * too only for main.c, which includes this header and not yet cli/commands.h. */
-int gb_cmd_report(int argc, char **argv);
-
 #endif
