@@ -1,6 +1,7 @@
-/* The sockets, proved by use: a toy suite and a toy writer (tests/plugins/), each copied into a
- * test build of this tree as one source file with one line in meson.build, run through every
- * command that offers formats, and the suite drawn in the report from its chart hint. */
+/* The sockets, proved by use: a toy suite, a toy writer and a toy command (tests/plugins/), each
+ * copied into a test build of this tree as one source file with one line in meson.build; the
+ * writer run through every command that offers formats, the suite drawn in the report from its
+ * chart hint, the command run and listed in gpubench --help. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "cp meson.build meson.build.orig; "
         "sed -i \"/^suites = \\[/a\\\\  'toy',\" meson.build; "
         "sed -i \"/^writers = \\[/a\\\\  'toy',\" meson.build; "
+        "cp tests/plugins/toy_command.c src/cli/toy.c; "
+        "sed -i \"/^commands = \\[/a\\\\  'toy',\" meson.build; "
         "echo lines=$(diff meson.build.orig meson.build | grep -c '^>'); "
         "meson setup b -Dcuda=disabled -Dmpi=disabled -Dclblast=disabled >/dev/null; "
         "ninja -C b gpubench >/dev/null; g=b/gpubench; "
@@ -39,10 +42,13 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "$g suites -f toy | grep -c '^TOY suites' | sed 's/^/suites_f=/' || true; "
         "$g devices -f toy | grep -c '^TOY backends' | sed 's/^/devices_f=/' || true; "
         "$g report n/a.json -o rep >/dev/null; grep -c 'hint_toy' rep/report.md | "
-        "sed 's/^/report=/'; ls rep/charts | grep -c hint_toy | sed 's/^/chart=/'",
+        "sed 's/^/report=/'; ls rep/charts | grep -c hint_toy | sed 's/^/chart=/'; "
+        "$g toy a b | grep -c '^TOY command: a b$' | sed 's/^/command=/'; "
+        "$g toy --help | grep -c '^usage: gpubench toy' | sed 's/^/command_help=/'; "
+        "$g --help | grep -c '^  toy  *a toy command' | sed 's/^/listed=/'",
         out, sizeof out);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
-    ASSERT_MSG(strstr(out, "lines=2\n"), "meson.build took more than one line each:\n%s", out);
+    ASSERT_MSG(strstr(out, "lines=3\n"), "meson.build took more than one line each:\n%s", out);
     ASSERT_MSG(strstr(out, "suites=1\n"), "%s", out);
     ASSERT_MSG(strstr(out, "run=2\n"), "run --format toy: %s", out);
     ASSERT_MSG(strstr(out, "compare=2\n"), "compare --format toy: %s", out);
@@ -53,4 +59,7 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
     ASSERT_MSG(!strstr(out, "devices_f=0\n") && strstr(out, "devices_f="), "devices: %s", out);
     ASSERT_MSG(!strstr(out, "report=0\n") && strstr(out, "report="), "report: %s", out);
     ASSERT_MSG(!strstr(out, "chart=0\n") && strstr(out, "chart="), "chart: %s", out);
+    ASSERT_MSG(strstr(out, "command=1\n"), "gpubench toy: %s", out);
+    ASSERT_MSG(strstr(out, "command_help=1\n"), "gpubench toy --help: %s", out);
+    ASSERT_MSG(strstr(out, "listed=1\n"), "gpubench --help lists no toy: %s", out);
 }
