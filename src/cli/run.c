@@ -11,7 +11,7 @@
 #include "common.h"
 #include "backends/precision.h"
 #include "analyses/precision_table.h"
-#include "analyses/summary.h"
+#include "outputs/summary_out.h"
 #include "outputs/writer.h"
 #include "run/runner.h"
 #include "run/supervise.h"

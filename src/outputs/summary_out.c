@@ -1,5 +1,5 @@
 /* gpubench — the run's summary (contract in summary.h). */
-#include "analyses/summary.h"
+#include "outputs/summary_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
