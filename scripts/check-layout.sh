@@ -8,7 +8,7 @@
 #   3 src/run       the suite contract, profiles, plan, measure, supervise, runner, team, tuning
 #   4 suites        one file per suite, each with its descriptor; common.c and multi_common.c
 #   5 src/analyses  compare, nights, calibrate, baseline, fleet, history, the report's model
-#   6 src/outputs   the report's pages and gnuplot charts
+#   6 src/outputs   the report's pages and gnuplot charts, the commands' documents, the writers
 #   7 src/cli       one file per command; main.c only dispatches
 # tests/ and tools/ sit on top and may include anything.
 # Includes: every #include "..." line must name its floor ("run/plan.h"), except a header in the

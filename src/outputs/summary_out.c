@@ -1,4 +1,4 @@
-/* gpubench — the run's summary (contract in summary.h). */
+/* gpubench — the run's summary (contract in summary_out.h). */
 #include "outputs/summary_out.h"
 
 #include <stdio.h>
