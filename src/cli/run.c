@@ -10,7 +10,7 @@
 #include "base/util.h"
 #include "common.h"
 #include "backends/precision.h"
-#include "analyses/precision_table.h"
+#include "outputs/precision_out.h"
 #include "outputs/summary_out.h"
 #include "outputs/writer.h"
 #include "run/runner.h"
@@ -57,15 +57,14 @@ static const char *unwritable(const char *out, const char *partial, const char *
     return NULL;
 }
 
-/* The summary of rs in `format` on standard output (the speed x accuracy table too, in text). */
+/* The summary of rs in `format` on standard output: a table per suite, then the speed x accuracy
+ * table per precision. */
 static void print_summary(const struct gb_results *rs, const char *format)
 {
     struct gb_doc d;
-    if (gb_summary_doc(rs, &d) || gb_write_doc(stdout, format, &d))
+    if (gb_summary_doc(rs, &d) || gb_precision_doc(rs, &d) || gb_write_doc(stdout, format, &d))
         fprintf(stderr, "gpubench run: the summary: %s\n", gb_error_msg());
     gb_doc_free(&d);
-    if (strcmp(format, "text") == 0)
-        gb_print_precision_table(stdout, rs);
 }
 
 /* Runs the plan into rs and out; prints the summary. Returns gb_run_plan's status. */

@@ -1,4 +1,4 @@
-/* gpubench — the run summary's speed x accuracy table per precision (contract in precision_table.h).
+/* gpubench — the run summary's speed x accuracy table per precision (contract in precision_out.h).
  *
  * One row per (suite, device, precision, implementation) over the compute, gemm and fp16
  * results of a run: the best rate measured (GFLOP/s or GOP/s; for fp16 the application's
@@ -14,9 +14,26 @@
 #include "base/util.h"
 #include "backends/precision.h"
 #include "results/results.h"
-#include "analyses/precision_table.h"
+#include "base/error.h"
+#include "outputs/precision_out.h"
 
 #define GB__ROWS_MAX 256
+
+/* The table's columns. */
+enum {
+    C_SUITE,
+    C_PREC,
+    C_IMPL,
+    C_DEVICE,
+    C_BEST,
+    C_UNIT,
+    C_VS32,
+    C_ERR,
+    C_RMS,
+    C_PEAK,
+    C_CASE,
+    C_N
+};
 
 struct gb__row {
     const char *suite;
@@ -83,10 +100,14 @@ static const char *rate_unit(const struct gb_result *r)
     return r->unit;
 }
 
-/* One row of the table: the device cell dev, wd wide. */
-static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const struct gb__row *row,
-                      const char *dev, int wd)
+/* Fills row i of t from row (the device cell dev). */
+static void fill_row(struct gb_doc_table *t, size_t i, const struct gb__row *rows, size_t nrows,
+                     const struct gb__row *row, const char *dev)
 {
+    gb_doc_text(t, i, C_SUITE, "%s", row->suite);
+    gb_doc_text(t, i, C_PREC, "%s", row->prec);
+    gb_doc_text(t, i, C_IMPL, "%s", row->impl);
+    gb_doc_text(t, i, C_DEVICE, "%s", dev);
     if (!row->best) {
         /* One line per row: a reason may hold a compiler's log, line breaks and all. */
         char why[161];
@@ -94,31 +115,29 @@ static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const s
         for (char *c = why; *c; c++)
             if (*c == '\n' || *c == '\r' || *c == '\t')
                 *c = ' ';
-        fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s: %s\n", row->suite,
-                row->prec, row->impl, wd, dev, "-", "", "", "", "", "",
-                row->failed ? "failed" : "skipped", why);
+        gb_doc_text(t, i, C_CASE, "%s: %s", row->failed ? "failed" : "skipped", why);
         return;
     }
+    gb_doc_num(t, i, C_BEST, row->best_rate, 3);
+    gb_doc_text(t, i, C_UNIT, "%s", rate_unit(row->best));
     /* Speedup: best rate over the best FP32 (float storage) rate of the same group. */
     const char *base;
     prec_axis(row->suite, &base);
-    char speed[16] = "";
     for (size_t j = 0; j < nrows; j++) {
         const struct gb__row *b = &rows[j];
         if (b->best && strcmp(b->suite, row->suite) == 0 && strcmp(b->backend, row->backend) == 0 &&
             b->device == row->device && strcmp(b->impl, row->impl) == 0 &&
             strcmp(b->prec, base) == 0 && b->best_rate > 0)
-            snprintf(speed, sizeof speed, "%.2fx", row->best_rate / b->best_rate);
+            gb_doc_num(t, i, C_VS32, row->best_rate / b->best_rate, 2);
     }
-    char err[16] = "", rms[16] = "", peak[16] = "";
     if (row->any_err) {
-        snprintf(err, sizeof err, "%.3g", row->max_err);
+        gb_doc_num(t, i, C_ERR, row->max_err, -1);
         if (row->max_rms > 0 || row->max_err == 0)
-            snprintf(rms, sizeof rms, "%.3g", row->max_rms);
+            gb_doc_num(t, i, C_RMS, row->max_rms, -1);
     }
     const double of_peak = figure(row->best, "of_peak", NAN);
     if (isfinite(of_peak))
-        snprintf(peak, sizeof peak, "%.1f%%", 100 * of_peak);
+        gb_doc_num(t, i, C_PEAK, 100 * of_peak, 1);
     struct gb_params rest = row->best->params;
     size_t k = 0;
     for (size_t j = 0; j < rest.n; j++) /* the row names the precision and impl already */
@@ -134,17 +153,16 @@ static void print_row(FILE *f, const struct gb__row *rows, size_t nrows, const s
     if (row->skipped || row->failed)
         snprintf(counts, sizeof counts, " (%zu ok, %zu skipped, %zu failed)", row->ok, row->skipped,
                  row->failed);
-    fprintf(f, "%-8s %-7s %-7s %-*s %12.3f %-8s %8s %10s %10s %8s  %s%s%s\n", row->suite, row->prec,
-            row->impl, wd, dev, row->best_rate, rate_unit(row->best), speed, err, rms, peak, params,
-            counts, row->best->implausible ? "  IMPLAUSIBLE" : "");
+    gb_doc_text(t, i, C_CASE, "%s%s%s", params, counts,
+                row->best->implausible ? "  IMPLAUSIBLE" : "");
 }
 
-void gb_print_precision_table(FILE *f, const struct gb_results *rs)
+int gb_precision_doc(const struct gb_results *rs, struct gb_doc *d)
 {
     struct gb__row *rows = calloc(GB__ROWS_MAX, sizeof *rows);
     size_t nrows = 0;
     if (!rows)
-        return; /* the table is a convenience; the results file has everything */
+        return GB_ENOMEM;
     for (size_t i = 0; i < rs->nresults; i++) {
         const struct gb_result *r = &rs->results[i];
         const char *base;
@@ -194,32 +212,46 @@ void gb_print_precision_table(FILE *f, const struct gb_results *rs)
     }
     if (nrows == 0) {
         free(rows);
-        return;
+        return 0;
     }
 
-    fprintf(f, "\nspeed x accuracy per precision (best rate per precision; errors relative, "
-               "worst over its cases)\n");
-    /* The device column as wide as its widest name (whole names: "NVIDIA H20" cut from "NVIDIA
-     * H200" names another GPU), at most 48. */
-    int wd = 6;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1)
-            fprintf(f, "%-8s %-7s %-7s %-*s %12s %-8s %8s %10s %10s %8s  %s\n", "suite", "prec",
-                    "impl", wd, "device", "best", "unit", "vs fp32", "max err", "rms err",
-                    "of peak", "best case / why not");
-        for (size_t i = 0; i < nrows; i++) {
-            const struct gb__row *row = &rows[i];
-            const struct gb_result_device *d =
-                row->device >= 0 && (size_t)row->device < rs->ndevices ? &rs->devices[row->device]
-                                                                       : NULL;
+    static const char *const names[C_N] = {"suite",
+                                           "prec",
+                                           "impl",
+                                           "device",
+                                           "best",
+                                           "unit",
+                                           "vs fp32 x",
+                                           "max err",
+                                           "rms err",
+                                           "of peak %",
+                                           "best case / why not"};
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "precision",
+                          "speed x accuracy per precision (best rate per precision; errors "
+                          "relative, worst over its cases)",
+                          names, C_N, &t);
+    for (size_t c = C_BEST; !rc && c < C_CASE; c++)
+        if (c != C_UNIT)
+            gb_doc_column_set(t, c, true, false);
+    if (!rc) {
+        gb_doc_column_set(t, C_DEVICE, false, true);
+        gb_doc_column_set(t, C_CASE, false, true);
+        gb_doc_column_prose(t, C_CASE);
+    }
+    for (size_t i = 0; !rc && i < nrows; i++) {
+        const struct gb__row *row = &rows[i];
+        const struct gb_result_device *dv = row->device >= 0 && (size_t)row->device < rs->ndevices
+                                                ? &rs->devices[row->device]
+                                                : NULL;
+        size_t at;
+        if (!(rc = gb_doc_row(t, &at))) {
             char dev[320];
-            snprintf(dev, sizeof dev, "%s:%d %s", row->backend, d ? d->index : -1,
-                     d ? d->info.name : "?");
-            if (pass == 0)
-                wd = gb_col_width(wd, dev, 48);
-            else
-                print_row(f, rows, nrows, row, dev, wd);
+            snprintf(dev, sizeof dev, "%s:%d %s", row->backend, dv ? dv->index : -1,
+                     dv ? dv->info.name : "?");
+            fill_row(t, at, rows, nrows, row, dev);
         }
     }
     free(rows);
+    return rc;
 }
