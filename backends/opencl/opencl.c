@@ -15,127 +15,6 @@
 #define CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 #endif
 
-/* ---- errors ------------------------------------------------------------------------------- */
-
-/* Every OpenCL error code we can name. Numeric values rather than the header's macros, so that
- * the table compiles against old headers and still names codes that newer drivers return. */
-#define OCL__ERRORS(X)                                   \
-    X(CL_SUCCESS, 0)                                     \
-    X(CL_DEVICE_NOT_FOUND, -1)                           \
-    X(CL_DEVICE_NOT_AVAILABLE, -2)                       \
-    X(CL_COMPILER_NOT_AVAILABLE, -3)                     \
-    X(CL_MEM_OBJECT_ALLOCATION_FAILURE, -4)              \
-    X(CL_OUT_OF_RESOURCES, -5)                           \
-    X(CL_OUT_OF_HOST_MEMORY, -6)                         \
-    X(CL_PROFILING_INFO_NOT_AVAILABLE, -7)               \
-    X(CL_MEM_COPY_OVERLAP, -8)                           \
-    X(CL_IMAGE_FORMAT_MISMATCH, -9)                      \
-    X(CL_IMAGE_FORMAT_NOT_SUPPORTED, -10)                \
-    X(CL_BUILD_PROGRAM_FAILURE, -11)                     \
-    X(CL_MAP_FAILURE, -12)                               \
-    X(CL_MISALIGNED_SUB_BUFFER_OFFSET, -13)              \
-    X(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, -14) \
-    X(CL_COMPILE_PROGRAM_FAILURE, -15)                   \
-    X(CL_LINKER_NOT_AVAILABLE, -16)                      \
-    X(CL_LINK_PROGRAM_FAILURE, -17)                      \
-    X(CL_DEVICE_PARTITION_FAILED, -18)                   \
-    X(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, -19)             \
-    X(CL_INVALID_VALUE, -30)                             \
-    X(CL_INVALID_DEVICE_TYPE, -31)                       \
-    X(CL_INVALID_PLATFORM, -32)                          \
-    X(CL_INVALID_DEVICE, -33)                            \
-    X(CL_INVALID_CONTEXT, -34)                           \
-    X(CL_INVALID_QUEUE_PROPERTIES, -35)                  \
-    X(CL_INVALID_COMMAND_QUEUE, -36)                     \
-    X(CL_INVALID_HOST_PTR, -37)                          \
-    X(CL_INVALID_MEM_OBJECT, -38)                        \
-    X(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, -39)           \
-    X(CL_INVALID_IMAGE_SIZE, -40)                        \
-    X(CL_INVALID_SAMPLER, -41)                           \
-    X(CL_INVALID_BINARY, -42)                            \
-    X(CL_INVALID_BUILD_OPTIONS, -43)                     \
-    X(CL_INVALID_PROGRAM, -44)                           \
-    X(CL_INVALID_PROGRAM_EXECUTABLE, -45)                \
-    X(CL_INVALID_KERNEL_NAME, -46)                       \
-    X(CL_INVALID_KERNEL_DEFINITION, -47)                 \
-    X(CL_INVALID_KERNEL, -48)                            \
-    X(CL_INVALID_ARG_INDEX, -49)                         \
-    X(CL_INVALID_ARG_VALUE, -50)                         \
-    X(CL_INVALID_ARG_SIZE, -51)                          \
-    X(CL_INVALID_KERNEL_ARGS, -52)                       \
-    X(CL_INVALID_WORK_DIMENSION, -53)                    \
-    X(CL_INVALID_WORK_GROUP_SIZE, -54)                   \
-    X(CL_INVALID_WORK_ITEM_SIZE, -55)                    \
-    X(CL_INVALID_GLOBAL_OFFSET, -56)                     \
-    X(CL_INVALID_EVENT_WAIT_LIST, -57)                   \
-    X(CL_INVALID_EVENT, -58)                             \
-    X(CL_INVALID_OPERATION, -59)                         \
-    X(CL_INVALID_GL_OBJECT, -60)                         \
-    X(CL_INVALID_BUFFER_SIZE, -61)                       \
-    X(CL_INVALID_MIP_LEVEL, -62)                         \
-    X(CL_INVALID_GLOBAL_WORK_SIZE, -63)                  \
-    X(CL_INVALID_PROPERTY, -64)                          \
-    X(CL_INVALID_IMAGE_DESCRIPTOR, -65)                  \
-    X(CL_INVALID_COMPILER_OPTIONS, -66)                  \
-    X(CL_INVALID_LINKER_OPTIONS, -67)                    \
-    X(CL_INVALID_DEVICE_PARTITION_COUNT, -68)            \
-    X(CL_INVALID_PIPE_SIZE, -69)                         \
-    X(CL_INVALID_DEVICE_QUEUE, -70)                      \
-    X(CL_INVALID_SPEC_ID, -71)                           \
-    X(CL_MAX_SIZE_RESTRICTION_EXCEEDED, -72)             \
-    X(CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR, -1000)     \
-    X(CL_PLATFORM_NOT_FOUND_KHR, -1001)                  \
-    X(CL_INVALID_D3D10_DEVICE_KHR, -1002)                \
-    X(CL_INVALID_D3D10_RESOURCE_KHR, -1003)              \
-    X(CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR, -1004)     \
-    X(CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR, -1005)         \
-    X(CL_DEVICE_PARTITION_FAILED_EXT, -1057)             \
-    X(CL_INVALID_PARTITION_COUNT_EXT, -1058)             \
-    X(CL_INVALID_PARTITION_NAME_EXT, -1059)              \
-    X(CL_EGL_RESOURCE_NOT_ACQUIRED_KHR, -1092)           \
-    X(CL_INVALID_EGL_OBJECT_KHR, -1093)                  \
-    X(CL_CONTEXT_TERMINATED_KHR, -1121)
-
-/* The symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR". */
-static const char *cl_err_name(cl_int code)
-{
-    switch (code) {
-#define OCL__ERR_CASE(name, val) \
-    case (val):                  \
-        return #name;
-        OCL__ERRORS(OCL__ERR_CASE)
-#undef OCL__ERR_CASE
-    }
-    return "CL_UNKNOWN_ERROR";
-}
-
-/* The one place a failed CL call is reported, at file:line and returned as `err`:
- * "call: CL_NAME (code)", or "what (call: CL_NAME code)" when the failure has a plainer meaning
- * to lead with ("no OpenCL platform (clGetPlatformIDs: CL_PLATFORM_NOT_FOUND_KHR -1001)").
- * Callers use the macros below, which supply file and line. */
-static int ocl__fail(int err, const char *what, const char *call, cl_int code, const char *file,
-                     int line)
-{
-    if (what)
-        return gb_error_set(err, file, line, "%s (%s: %s %d)", what, call, cl_err_name(code),
-                            (int)code);
-    return gb_error_set(err, file, line, "%s: %s (%d)", call, cl_err_name(code), (int)code);
-}
-
-static int ocl__check(cl_int code, const char *call, const char *file, int line)
-{
-    return code == CL_SUCCESS ? 0 : ocl__fail(GB_EBACKEND, NULL, call, code, file, line);
-}
-
-/* OCL_FAIL_AS(GB_ENOMEM, "clCreateBuffer", err): report a failure as a chosen gb_err.
- * OCL_CHECK("clCreateBuffer", err): 0 if err is CL_SUCCESS, else GB_EBACKEND reported.
- * OCL_CALL(clFinish, (q)): call a function that returns its cl_int, then OCL_CHECK it. */
-#define OCL_FAIL_AS(err, call, code) ocl__fail((err), NULL, (call), (code), __FILE__, __LINE__)
-#define OCL_FAIL_WHAT(err, what, call, code) \
-    ocl__fail((err), (what), (call), (code), __FILE__, __LINE__)
-#define OCL_CHECK(call, code) ocl__check((code), (call), __FILE__, __LINE__)
-#define OCL_CALL(fn, args) OCL_CHECK(#fn, fn args)
-
 /* ---- the device list ---------------------------------------------------------------------- */
 
 /* One device found by init(). */
@@ -816,46 +695,6 @@ fail:
     return rc;
 }
 
-/* ---- waiting ------------------------------------------------------------------------------ */
-
-/* Waits for ev and reads its execution status into *status. A platform may report an event
- * "running" after a wait for it, or for a later command of an in-order queue, returned (seen:
- * a start event not complete after its end event completed); it will complete, so it is waited
- * for once more before its status counts. */
-static int ocl__wait_status(cl_event ev, cl_int *status)
-{
-    int rc = OCL_CALL(clWaitForEvents, (1, &ev));
-    for (int i = 0; i < 2 && !rc; i++) {
-        rc = OCL_CALL(clGetEventInfo,
-                      (ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL));
-        if (rc || *status <= CL_COMPLETE || i == 1)
-            break;
-        rc = OCL_CALL(clWaitForEvents, (1, &ev));
-    }
-    return rc;
-}
-
-/* Waits until everything enqueued on q has completed: a marker enqueued last (on the in-order
- * queue it completes after everything before it) and waited for (clWaitForEvents flushes the
- * queue), whose completion the platform must report truthfully. Not clFinish: some platforms
- * return from it early, after a flush, with work still running, and one wait is enough inside a
- * host-timed sample. A marker that reports failure means a command before it failed. */
-static int ocl__finish(cl_command_queue q)
-{
-    cl_event m = NULL;
-    int rc = OCL_CALL(clEnqueueMarkerWithWaitList, (q, 0, NULL, &m));
-    cl_int status = CL_COMPLETE;
-    if (!rc)
-        rc = ocl__wait_status(m, &status);
-    if (!rc && status != CL_COMPLETE)
-        rc = GB_FAIL(GB_EBACKEND, "queue_sync: the queue's last command %s: %s (%d)",
-                     status < 0 ? "failed" : "is not complete after a wait for it returned",
-                     status < 0 ? cl_err_name(status) : "status", (int)status);
-    if (m)
-        clReleaseEvent(m);
-    return rc;
-}
-
 /* ---- memory ------------------------------------------------------------------------------- */
 
 /* Allocation failures become GB_ENOMEM; anything else stays a backend failure. */
@@ -881,7 +720,7 @@ void gb__ocl_buf_free(struct gb_buf *buf)
         struct ocl_device *d = gb__ocl_dev(b->pub.dev);
         if (b->pub.kind == GB_MEM_HOST_PINNED && b->mapped) {
             if (clEnqueueUnmapMemObject(d->iq, b->mem, b->mapped, 0, NULL, NULL) == CL_SUCCESS)
-                ocl__finish(d->iq);
+                gb__ocl_finish(d->iq);
         }
         clReleaseMemObject(b->mem);
     }
@@ -1124,7 +963,7 @@ void gb__ocl_queue_destroy(struct gb_queue *queue)
     struct ocl_queue *q = gb__ocl_queue(queue);
     ocl__graph_abandon(q);
     /* Releasing a queue does not wait for it; wait so that no command outlives its buffers. */
-    ocl__finish(q->q);
+    gb__ocl_finish(q->q);
     clReleaseCommandQueue(q->q);
     free(q);
 }
@@ -1137,7 +976,7 @@ int gb__ocl_queue_flush(struct gb_queue *q)
 int gb__ocl_queue_sync(struct gb_queue *q)
 {
     int rc = ocl__not_recording(gb__ocl_queue(q), "queue_sync");
-    return rc ? rc : ocl__finish(gb__ocl_queue(q)->q);
+    return rc ? rc : gb__ocl_finish(gb__ocl_queue(q)->q);
 }
 
 /* Whether [off, off + bytes) lies within a buffer of `size` bytes, without overflowing. */
@@ -1195,7 +1034,7 @@ int gb__ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off, s
         /* clEnqueueCopyBuffer has no blocking flag; on an in-order queue finishing the queue
          * is the same as waiting for this copy. */
         if (!rc && blocking)
-            rc = ocl__finish(q->q);
+            rc = gb__ocl_finish(q->q);
     }
     return rc;
 }
@@ -1341,7 +1180,7 @@ int gb__ocl_kernel_get(struct gb_program *prog, const char *name, struct gb_kern
     k->k = clCreateKernel(p->prog, name, &err);
     if (err == CL_INVALID_KERNEL_NAME) {
         rc = GB_FAIL(GB_EINVAL, "no kernel \"%s\" in the program (clCreateKernel: %s)", name,
-                     cl_err_name(err));
+                     gb__ocl_err_name(err));
         goto fail;
     }
     if ((rc = OCL_CHECK("clCreateKernel", err)))
@@ -1561,12 +1400,12 @@ static int ocl__event_done_at(struct ocl_event *e, const char *which, cl_ulong *
     /* The caller waited for the end event; on an in-order queue the start event then completed
      * too, but a platform may report it late: wait for it rather than refuse. */
     cl_int status = 0;
-    int rc = ocl__wait_status(e->ev, &status);
+    int rc = gb__ocl_wait_status(e->ev, &status);
     if (rc)
         return rc;
     if (status < 0)
         return GB_FAIL(GB_EBACKEND, "event_elapsed_ns: the %s event's command failed: %s (%d)",
-                       which, cl_err_name(status), (int)status);
+                       which, gb__ocl_err_name(status), (int)status);
     if (status != CL_COMPLETE)
         return GB_FAIL(GB_EBACKEND,
                        "event_elapsed_ns: the %s event is not complete after a wait for it "
@@ -1600,7 +1439,7 @@ int gb__ocl_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uint6
 /* ---- BLAS (CLBlast) ------------------------------------------------------------------------ */
 
 #if HAVE_CLBLAST
-/* CLBlast's own status codes. Codes from -1 to -72 are OpenCL's and are named by cl_err_name(). */
+/* CLBlast's own status codes. Codes from -1 to -72 are OpenCL's and are named by gb__ocl_err_name(). */
 #define OCL__CLBLAST_ERRORS(X)                \
     X(CLBlastNotImplemented, -1024)           \
     X(CLBlastInvalidMatrixA, -1022)           \
@@ -1642,7 +1481,7 @@ static const char *ocl__clblast_name(CLBlastStatusCode code)
         OCL__CLBLAST_ERRORS(OCL__CLBLAST_CASE)
 #undef OCL__CLBLAST_CASE
     }
-    return cl_err_name((cl_int)code);
+    return gb__ocl_err_name((cl_int)code);
 }
 
 /* Reports a failed CLBlast call at file:line as the gb_err its status means: a precision the
@@ -2165,7 +2004,7 @@ void gb__ocl_graph_free(struct gb_graph *graph)
         return;
     struct ocl_graph *g = ocl__container_of(graph, struct ocl_graph, pub);
     /* The replays still pending (a case that failed mid-run) finish before the clones go. */
-    ocl__finish(gb__ocl_queue(graph->q)->q);
+    gb__ocl_finish(gb__ocl_queue(graph->q)->q);
     ocl__rec_release(&g->rec);
     free(g);
 }

@@ -11,7 +11,7 @@
  *   is the only global state, so different devices can be driven from different host threads.
  * - A device handle owns one context and one internal in-order queue (used to map and unmap
  *   pinned buffers and to probe the event timer); user queues are created by queue_create.
- * - Every failing CL call goes through ocl__fail(), which records file:line, the call, the
+ * - Every failing CL call goes through gb__ocl_fail(), which records file:line, the call, the
  *   numeric code and its symbolic name. Handles are private structs with the public struct as
  *   their first member (container_of), and cleanup on error is one `goto fail` per function.
  *
@@ -152,6 +152,24 @@ static inline struct ocl_event *gb__ocl_event(struct gb_event *e)
 {
     return ocl__container_of(e, struct ocl_event, pub);
 }
+
+/* ---- errors and waits (opencl_errors.c) ------------------------------------------------------ */
+
+const char *gb__ocl_err_name(cl_int code);
+int gb__ocl_fail(int err, const char *what, const char *call, cl_int code, const char *file,
+                 int line);
+int gb__ocl_check(cl_int code, const char *call, const char *file, int line);
+int gb__ocl_wait_status(cl_event ev, cl_int *status);
+int gb__ocl_finish(cl_command_queue q);
+
+/* OCL_FAIL_AS(GB_ENOMEM, "clCreateBuffer", err): report a failure as a chosen gb_err.
+ * OCL_CHECK("clCreateBuffer", err): 0 if err is CL_SUCCESS, else GB_EBACKEND reported.
+ * OCL_CALL(clFinish, (q)): call a function that returns its cl_int, then OCL_CHECK it. */
+#define OCL_FAIL_AS(err, call, code) gb__ocl_fail((err), NULL, (call), (code), __FILE__, __LINE__)
+#define OCL_FAIL_WHAT(err, what, call, code) \
+    gb__ocl_fail((err), (what), (call), (code), __FILE__, __LINE__)
+#define OCL_CHECK(call, code) gb__ocl_check((code), (call), __FILE__, __LINE__)
+#define OCL_CALL(fn, args) OCL_CHECK(#fn, fn args)
 
 /* ---- the table's entries (opencl_ops.c) --------------------------------------------------- */
 
