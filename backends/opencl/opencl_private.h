@@ -102,7 +102,7 @@ struct ocl_buf {
     void *user;   /* GB_ALLOC_REGISTERED: the malloc'd memory mem uses; freed after mem */
 };
 
-struct ocl__rec; /* a launch graph being recorded (see "launch graphs" in opencl.c) */
+struct ocl__rec; /* a launch graph being recorded (opencl_graph.c) */
 
 struct ocl_queue {
     struct gb_queue pub;
@@ -170,6 +170,23 @@ int gb__ocl_finish(cl_command_queue q);
     gb__ocl_fail((err), (what), (call), (code), __FILE__, __LINE__)
 #define OCL_CHECK(call, code) gb__ocl_check((code), (call), __FILE__, __LINE__)
 #define OCL_CALL(fn, args) OCL_CHECK(#fn, fn args)
+
+/* ---- launch graphs (opencl_graph.c) ---------------------------------------------------------- */
+
+/* The entry points of cl_khr_command_buffer, from clGetExtensionFunctionAddressForPlatform. */
+struct ocl__cb_fns {
+    clCreateCommandBufferKHR_fn create;
+    clFinalizeCommandBufferKHR_fn finalize;
+    clReleaseCommandBufferKHR_fn release;
+    clEnqueueCommandBufferKHR_fn enqueue;
+    clCommandNDRangeKernelKHR_fn ndrange;
+};
+
+bool gb__ocl_cb_load(cl_platform_id p, struct ocl__cb_fns *f);
+void gb__ocl_graph_abandon(struct ocl_queue *q);
+int gb__ocl_not_recording(const struct ocl_queue *q, const char *what);
+int gb__ocl_graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims, const size_t *gsz,
+                         const size_t *lsz);
 
 /* ---- the table's entries (opencl_ops.c) --------------------------------------------------- */
 
