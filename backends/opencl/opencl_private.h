@@ -186,6 +186,11 @@ int gb__ocl_graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims
 
 /* ---- devices (opencl.c) ---------------------------------------------------------------------- */
 
+/* v clamped to UINT32_MAX. */
+uint32_t gb__ocl_clamp32(uint64_t v);
+/* The CL_PROFILING_COMMAND_END of a complete event, device clock in ns. */
+int gb__ocl_event_end(cl_event ev, cl_ulong *out);
+
 /* Device handles open now, in every thread: counted by device_open and device_close, read by
  * the CLBlast calls (opencl_blas.c), which serialise only above one. */
 extern atomic_int gb__ocl_open_devices;
