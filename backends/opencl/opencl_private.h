@@ -186,6 +186,11 @@ int gb__ocl_graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims
 
 /* ---- devices (opencl.c) ---------------------------------------------------------------------- */
 
+/* An in-order queue with profiling on d's context, with the priority hint prio when it is
+ * not 0 (opencl.c says more). */
+int gb__ocl_queue_new_prio(struct ocl_device *d, cl_queue_priority_khr prio, cl_command_queue *out);
+int gb__ocl_queue_new(struct ocl_device *d, cl_command_queue *out);
+
 /* v clamped to UINT32_MAX. */
 uint32_t gb__ocl_clamp32(uint64_t v);
 /* The CL_PROFILING_COMMAND_END of a complete event, device clock in ns. */
