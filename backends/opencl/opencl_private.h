@@ -30,8 +30,15 @@
  * waits (the buffers are plain CL_MEM_READ_WRITE, the queue in-order with profiling, as a direct
  * caller's would be), and it takes a lock only while several devices are open (gb__ocl_gemm).
  *
- * Files: opencl_ops.c holds the table (gb_opencl_ops) and nothing else of the backend's own;
- * opencl.c holds the rest.
+ * Files, by concern; each includes this header and calls only the files listed above it:
+ * - opencl_errors.c   error names, the failure report behind the OCL_* macros, the waits
+ * - opencl_graph.c    launch graphs on cl_khr_command_buffer
+ * - opencl_device.c   discovery, device facts, device handles and the timer probe
+ * - opencl_memory.c   buffers and the timed allocation methods
+ * - opencl_queue.c    queues, transfers and the timing events
+ * - opencl_program.c  program builds, kernels and launches
+ * - opencl_blas.c     CLBlast's gemm, gemv and convgemm (built only with CLBlast)
+ * - opencl_ops.c      the table, gb_opencl_ops
  */
 #ifndef GB_OPENCL_PRIVATE_H
 #define GB_OPENCL_PRIVATE_H
@@ -149,7 +156,7 @@ static inline struct ocl_event *gb__ocl_event(struct gb_event *e)
     return ocl__container_of(e, struct ocl_event, pub);
 }
 
-/* ---- errors and waits (opencl_errors.c) ------------------------------------------------------ */
+/* ---- errors and waits (opencl_errors.c) --------------------------------------------------- */
 
 const char *gb__ocl_err_name(cl_int code);
 int gb__ocl_fail(int err, const char *what, const char *call, cl_int code, const char *file,
@@ -167,7 +174,7 @@ int gb__ocl_finish(cl_command_queue q);
 #define OCL_CHECK(call, code) gb__ocl_check((code), (call), __FILE__, __LINE__)
 #define OCL_CALL(fn, args) OCL_CHECK(#fn, fn args)
 
-/* ---- launch graphs (opencl_graph.c) ---------------------------------------------------------- */
+/* ---- launch graphs (opencl_graph.c) ------------------------------------------------------- */
 
 /* The entry points of cl_khr_command_buffer, from clGetExtensionFunctionAddressForPlatform. */
 struct ocl__cb_fns {
@@ -184,10 +191,10 @@ int gb__ocl_not_recording(const struct ocl_queue *q, const char *what);
 int gb__ocl_graph_record(struct ocl_queue *q, struct ocl_kernel *k, cl_uint dims, const size_t *gsz,
                          const size_t *lsz);
 
-/* ---- devices (opencl.c) ---------------------------------------------------------------------- */
+/* ---- devices (opencl_device.c) ------------------------------------------------------------ */
 
 /* An in-order queue with profiling on d's context, with the priority hint prio when it is
- * not 0 (opencl.c says more). */
+ * not 0 (opencl_device.c says more). */
 int gb__ocl_queue_new_prio(struct ocl_device *d, cl_queue_priority_khr prio, cl_command_queue *out);
 int gb__ocl_queue_new(struct ocl_device *d, cl_command_queue *out);
 
@@ -202,19 +209,25 @@ extern atomic_int gb__ocl_open_devices;
 
 /* ---- the table's entries (opencl_ops.c) --------------------------------------------------- */
 
-/* The entries of gb_opencl_ops, as backend.h describes them; device_open takes the table that
- * its handles point back to. */
+/* The entries of gb_opencl_ops, as backend.h describes them, by the file that defines them. */
+
+/* opencl_device.c: discovery and device handles; device_open takes the table its handles
+ * point back to. */
 void gb__ocl_shutdown(void);
 int gb__ocl_init(void);
 int gb__ocl_device_count(void);
 int gb__ocl_device_info(int index, struct gb_device_info *out);
 int gb__ocl_device_open(const struct gb_backend_ops *ops, int index, struct gb_device **out);
 void gb__ocl_device_close(struct gb_device *dev);
+
+/* opencl_memory.c. */
 int gb__ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,
                       struct gb_buf **out);
 void gb__ocl_buf_free(struct gb_buf *buf);
 int gb__ocl_alloc_method(struct gb_queue *q, enum gb_alloc_method m, uint64_t bytes,
                          struct gb_buf **out);
+
+/* opencl_queue.c. */
 int gb__ocl_queue_create(struct gb_device *dev, struct gb_queue **out);
 int gb__ocl_queue_create_priority(struct gb_device *dev, enum gb_queue_priority p,
                                   struct gb_queue **out);
@@ -223,6 +236,13 @@ int gb__ocl_queue_flush(struct gb_queue *q);
 int gb__ocl_queue_sync(struct gb_queue *q);
 int gb__ocl_copy(struct gb_queue *queue, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
                  uint64_t src_off, uint64_t bytes, enum gb_copy_flags flags);
+int gb__ocl_event_create(struct gb_device *dev, struct gb_event **out);
+void gb__ocl_event_free(struct gb_event *ev);
+int gb__ocl_event_record(struct gb_queue *queue, struct gb_event *ev);
+int gb__ocl_event_sync(struct gb_event *ev);
+int gb__ocl_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uint64_t *ns);
+
+/* opencl_program.c. */
 int gb__ocl_program_build(struct gb_device *dev, const char *source, const char *const *defines,
                           size_t ndefines, struct gb_program **out, char **log);
 void gb__ocl_program_free(struct gb_program *prog);
@@ -232,15 +252,14 @@ int gb__ocl_kernel_max_wg(struct gb_kernel *k, uint32_t *out);
 int gb__ocl_launch(struct gb_queue *queue, struct gb_kernel *kernel, const struct gb_launch *l);
 int gb__ocl_launch_timed(struct gb_queue *queue, struct gb_kernel *kernel,
                          const struct gb_launch *l, struct gb_launch_times *out);
-int gb__ocl_event_create(struct gb_device *dev, struct gb_event **out);
-void gb__ocl_event_free(struct gb_event *ev);
-int gb__ocl_event_record(struct gb_queue *queue, struct gb_event *ev);
-int gb__ocl_event_sync(struct gb_event *ev);
-int gb__ocl_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uint64_t *ns);
+
+/* opencl_graph.c. */
 int gb__ocl_graph_begin(struct gb_queue *queue);
 int gb__ocl_graph_end(struct gb_queue *queue, struct gb_graph **out);
 int gb__ocl_graph_launch(struct gb_queue *queue, struct gb_graph *graph);
 void gb__ocl_graph_free(struct gb_graph *graph);
+
+/* opencl_blas.c, with CLBlast only. */
 #if HAVE_CLBLAST
 int gb__ocl_gemm(struct gb_queue *queue, const struct gb_gemm *g);
 int gb__ocl_gemv(struct gb_queue *queue, const struct gb_gemm *g);

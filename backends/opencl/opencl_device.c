@@ -1,6 +1,7 @@
-/* gpubench — the OpenCL backend: discovery, devices, waits, memory, queues, programs and
- * launches, timing, BLAS, convolution and launch graphs (opencl_private.h describes the
- * backend; its table is in opencl_ops.c). */
+/* gpubench — the OpenCL backend's devices and their facts: the device list init() builds from
+ * every platform, each device's description (gb_device_info: sizes, capability bits, identity),
+ * and device handles (device_open: a context, the internal queue, the check of the event
+ * timer). */
 #include "opencl_private.h"
 
 /* Vendor attribute queries, spelt out in case cl_ext.h is too old to have them. */
