@@ -1,7 +1,8 @@
 /* gpubench — the OpenCL backend's table (gb_opencl_ops): the entries of backend.h's contract,
  * defined in the backend's other files (opencl_private.h says which), and the facts the core
  * reads. The one function here hands device_open the table its handles point back to: the
- * other files never name gb_opencl_ops, so none of them calls back into this one. */
+ * other files never name gb_opencl_ops, so none of them calls back into this one (a circle of
+ * calls between files, which scripts/check-layout.sh refuses). */
 #include "opencl_private.h"
 
 /* On-disk program caches of OpenCL implementations, by the variable that moves them: PoCL's
