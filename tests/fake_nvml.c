@@ -1,5 +1,5 @@
 /* A tiny fake of NVIDIA's libnvidia-ml.so for the telemetry tests: the NVML calls gpubench makes
- * (backends/telemetry.c), serving one device at PCI bus id 0000:17:00.0.
+ * (backends/telemetry_nvml.c), serving one device at PCI bus id 0000:17:00.0.
  *
  * Every reading starts with nvmlDeviceGetClockInfo(NVML_CLOCK_SM), which advances a tick; the
  * other calls report that tick's state:

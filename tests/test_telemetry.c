@@ -1,4 +1,4 @@
-/* Tests of backends/telemetry.c, src/run/telemetry_result.c and the compare warning (src/analyses/machine.c), on
+/* Tests of backends/telemetry*.c, src/run/telemetry_result.c and the compare warning (src/analyses/machine.c), on
  * fixtures: a sysfs tree made here (RAPL, cpufreq, hwmon; counters that advance and wrap) and a
  * fake libnvidia-ml.so (tests/fake_nvml.c) loaded through $GPUBENCH_NVML_LIB. */
 #include <pthread.h>
