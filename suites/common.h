@@ -1,7 +1,8 @@
-/* Helpers shared by the suites beyond the gb_case_* functions of the suite contract
- * (run/suite.h): each is a shape that several suites repeated, written once. Implemented in
- * suites/common.c; for the suites (and their tests) only. The multi-device suites' own helpers
- * are in multi_common.h. */
+/* Helpers shared by the suites: what a suite's callbacks use to report (skips, mismatches,
+ * figures, a headline), build kernels and move buffers, and the shapes that several suites
+ * repeated, written once. Implemented in suites/common.c; for the suites (and their tests) only:
+ * the floors below never call them (the suite contract itself is run/suite.h). The multi-device
+ * suites' own helpers are in multi_common.h. */
 #ifndef GB_SUITES_COMMON_H
 #define GB_SUITES_COMMON_H
 
@@ -11,6 +12,77 @@
 #include "backends/precision.h"
 #include "run/suite.h"
 #include "run/tuning_cache.h"
+
+/* ---- results, kernels, buffers --------------------------------------------------------------- */
+
+/* Formats a skip reason into ctx->reason and returns GB_ESKIP. */
+int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Formats a verification failure into ctx->reason and returns GB_EVERIFY. */
+int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Adds a named figure to the case's result (at most GB_MAX_FIGURES; more are dropped): a scalar
+ * with its unit ("GB/s", "s", "" for a ratio), one value per device of the set (n values, in
+ * set order), or a text. */
+void gb_case_figure(struct gb_case_ctx *ctx, const char *name, const char *unit, double value);
+void gb_case_figure_devices(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            const double *values, size_t n);
+/* gb_case_figure with the figure's bound in its unit, where the suite knows a tighter or other
+ * one than its unit gives (gb_results_check_figures, run/case_result.h): above it the result
+ * fails as implausible. */
+void gb_case_figure_bounded(struct gb_case_ctx *ctx, const char *name, const char *unit,
+                            double value, double bound);
+void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* From figures() only: makes values[0..n) (n >= 1, one per kept sample, in the order taken,
+ * finite) the result's headline samples, with their metric ("latency"), unit ("us") and
+ * direction: the result's value becomes their median and its statistics theirs, while
+ * op_time_us keeps the harness's time per operation. For a suite whose operation holds many
+ * timed events (requests, process stages) and whose figure of merit is their distribution.
+ * GB_EINVAL for an empty or non-finite set (the headline is left alone), GB_ENOMEM. */
+int gb_case_headline(struct gb_case_ctx *ctx, const char *metric, const char *unit,
+                     enum gb_better better, const double *values, size_t n);
+
+/* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
+ * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.
+ * *prog and *k are both set or both NULL. */
+int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
+                  const char *const *defines, size_t ndefines, struct gb_program **prog,
+                  struct gb_kernel **k);
+
+/* Allocates a buffer on ctx->dev; GB_ETOOBIG becomes a skip with a reason naming the size and
+ * the device limit. */
+int gb_case_alloc(struct gb_case_ctx *ctx, uint64_t bytes, enum gb_mem_kind kind,
+                  struct gb_buf **out);
+
+/* Host <-> device helpers for setup/verify (not for timed regions): blocking copies through a
+ * temporary pageable buffer. */
+int gb_case_upload(struct gb_case_ctx *ctx, struct gb_buf *dst, const void *src, uint64_t bytes);
+int gb_case_download(struct gb_case_ctx *ctx, void *dst, struct gb_buf *src, uint64_t bytes);
+
+/* Reads `bytes` of src back into new host memory (gb_case_download), for verify. Returns the
+ * copy (malloc'd, the caller frees it) with *err = 0, or NULL with *err set to GB_ENOMEM or the
+ * download's error, and nothing left to free. */
+void *gb_case_read_back(struct gb_case_ctx *ctx, struct gb_buf *src, uint64_t bytes, int *err);
+
+/* Frees *b (a buffer), or *k and *p (a kernel and its program), where not NULL, and sets them
+ * to NULL, so that a teardown after a partial setup, or a second teardown, is safe. */
+void gb_case_free_buf(struct gb_case_ctx *ctx, struct gb_buf **b);
+void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct gb_program **p);
+
+/* Fills p[0..n) with a fixed xorshift64 byte stream (Marsaglia, "Xorshift RNGs", JSS 2003, the
+ * 13/7/17 triple) started from `seed`: a different stream per seed, the same on every run, so a
+ * copy that moved the wrong bytes, or another device's bytes, cannot match by chance. */
+void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
+
+/* Compares n bytes read back (`got`) with the bytes expected (`want`). Returns 0 when they are
+ * equal; else records the first difference with gb_case_mismatch() as "<what>: byte I is 0xGG,
+ * expected 0xWW", `what` formatted printf-style from fmt, and returns GB_EVERIFY. */
+int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
+                        const unsigned char *want, uint64_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- work-group sizes ------------------------------------------------------------------------ */
 

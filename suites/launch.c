@@ -23,6 +23,7 @@
 
 #include "base/stats.h"
 #include "run/suite.h"
+#include "suites/common.h"
 
 /* Launches timed on the device for the figures of `latency`. */
 #define DEV_LAUNCHES 101

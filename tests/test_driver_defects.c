@@ -15,6 +15,7 @@
 #include "run/plan.h"
 #include "run/runner.h"
 #include "run/suite.h"
+#include "suites/common.h"
 #include "backends/backend.h"
 #include "test.h"
 

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "suites/common.h"
 #include "suites/suites.h"
 #include "run/config.h"
 #include "run/plan.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "suites/common.h"
 #include "suites/suites.h"
 #include "run/config.h"
 #include "base/error.h"
