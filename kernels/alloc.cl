@@ -1,6 +1,6 @@
 /* The first use of a fresh allocation (suites/alloc.c, touch first_use): work-item i writes word
  * i of the buffer, a hash of i and the allocation's seed (alloc_word, the same as the host's in
- * suites/alloc_state.h), so every page is written, as a framework's first kernel writes the
+ * suites/alloc_fill.h), so every page is written, as a framework's first kernel writes the
  * memory it allocated, and the read-back proves which bytes were. n: words in the buffer; the
  * launch rounds up to a whole work-group and the work-items past n write nothing.
  * GB_BREAK == 1 (the test hook) writes every other word only. */

@@ -1,10 +1,12 @@
-/* The private state of the alloc suite (suites/alloc.c), shared with its device tests
- * (tests/test_memory_management.c), which plant an allocation never touched to prove that the
- * check catches it. Nothing else may use it. */
+/* The private state of the alloc suite (suites/alloc.c), shared with its tests only:
+ * tests/test_memory_management.c plants an allocation never touched to prove that the check
+ * catches it; tests/test_footprint.c reads what a case allocated. No other suite uses it: the
+ * fill's pattern, which pool shares, is alloc_fill.h. */
 #ifndef GB_SUITES_ALLOC_STATE_H
 #define GB_SUITES_ALLOC_STATE_H
 
 #include "run/suite.h"
+#include "suites/alloc_fill.h"
 #include "suites/common.h" /* struct gb_test_hook */
 
 /* The host floor: plain C malloc (+ memset for first use), beside the backend's methods. */
@@ -41,19 +43,5 @@ struct alloc {
     bool bad;           /* a check failed: `why` says where; verify reports it */
     char why[512];
 };
-
-/* The 32-bit word the first-use fill writes at word index i of an allocation with pattern
- * `seed` (the same hash as kernels/alloc.cl's alloc_word): murmur3's 32-bit finaliser of
- * i * 0x9E3779B1 ^ seed. */
-static inline uint32_t alloc_word(uint64_t i, uint32_t seed)
-{
-    uint32_t x = (uint32_t)i * 0x9E3779B1u ^ seed;
-    x ^= x >> 16;
-    x *= 0x85EBCA6Bu;
-    x ^= x >> 13;
-    x *= 0xC2B2AE35u;
-    x ^= x >> 16;
-    return x;
-}
 
 #endif

@@ -1,6 +1,6 @@
 /* The private state of the compute suite (suites/compute.c), shared with its device tests
- * (tests/test_precision_suites.c), which corrupt outputs to prove that verify catches it.
- * Nothing else may use it. */
+ * (tests/test_precision_suites.c, tests/test_broken_kernels.c), which corrupt outputs to prove
+ * that verify catches it. Nothing else may use it. */
 #ifndef GB_SUITES_COMPUTE_STATE_H
 #define GB_SUITES_COMPUTE_STATE_H
 

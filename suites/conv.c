@@ -45,7 +45,7 @@
 #include "backends/precision.h"
 #include "base/util.h"
 #include "suites/conv_state.h"
-#include "suites/gemm_state.h" /* gb__gemm_tolerance */
+#include "suites/gemm_tolerance.h"
 #include "suites/presets.h"
 
 static const char *const dirs[] = {"fwd", "bwd_data", "bwd_filter", NULL};

@@ -1,6 +1,6 @@
-/* The private state of the conv suite (suites/conv.c), shared with its tests (tests/test_conv.c),
- * which build broken kernels and corrupt outputs to prove that verify catches them. Nothing
- * else may use it. */
+/* The private state of the conv suite (suites/conv.c) and its pure helpers, shared with its tests:
+ * tests/test_broken_kernels.c corrupts outputs to prove that verify catches them,
+ * tests/test_presets.c checks the shape parser. Nothing else may use it. */
 #ifndef GB_SUITES_CONV_STATE_H
 #define GB_SUITES_CONV_STATE_H
 

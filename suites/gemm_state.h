@@ -1,24 +1,14 @@
-/* The private state of the gemm suite (suites/gemm.c), shared with its device tests
- * (tests/test_precision_suites.c), which corrupt outputs to prove that verify catches it.
- * Nothing else may use it. */
+/* The private state of the gemm suite (suites/gemm.c) and its pure helpers, shared with its tests
+ * only: tests/test_precision_suites.c and tests/test_broken_kernels.c corrupt outputs and build
+ * broken kernels to prove that verify catches them; tests/test_gemm_fp8.c checks the helpers and
+ * the FP8 figures. No other suite uses it: what conv and sparse share with gemm (its precisions,
+ * the tolerance) is gemm_tolerance.h. */
 #ifndef GB_SUITES_GEMM_STATE_H
 #define GB_SUITES_GEMM_STATE_H
 
 #include "run/suite.h"
 #include "suites/common.h"
-
-enum gprec {
-    GP_F64,
-    GP_F32,
-    GP_TF32,
-    GP_F16,
-    GP_MIXED,
-    GP_BF16,
-    GP_F8E4M3,
-    GP_F8E5M2,
-    GP_I8,
-    GP_COUNT
-};
+#include "suites/gemm_tolerance.h"
 
 struct gemm {
     struct gb_test_hook
@@ -54,16 +44,12 @@ struct gemm {
     double quant_tensor_max, quant_tensor_rms, quant_bound;
 };
 
-/* The default tolerance of precision p at inner dimension k, relative to sum_l |a_il||b_lj|
- * (suites/gemm.c derives it); exposed for tests/test_broken_kernels.c. */
-double gb__gemm_tolerance(enum gprec p, uint64_t k);
-
 /* Element (i, j) of op(A) op(B), A and B column-major as stored with leading dimensions lda and
  * ldb (op: transposed when ta / tb; op(A) m x k, op(B) k x n, so the TN layout of the FP8
  * precisions reads A(l, i) = a[l + i lda] and B(l, j) = b[l + j ldb]): sum_l op(A)_il op(B)_lj
  * with the products and the sum in long double, and in *mag sum_l |op(A)_il op(B)_lj|, the
  * scale of the relative error (backends/precision.h). The gemm suite's reference; exposed for
- * tests/test_precision.c. */
+ * tests/test_gemm_fp8.c. */
 double gb__gemm_ref(const double *a, uint64_t lda, bool ta, const double *b, uint64_t ldb, bool tb,
                     uint64_t k, uint64_t i, uint64_t j, double *mag);
 

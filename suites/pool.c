@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/alloc_state.h" /* alloc_word: the fill's pattern */
+#include "suites/alloc_fill.h"
 #include "suites/common.h"
 #include "suites/pool_state.h"
 

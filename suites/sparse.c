@@ -49,7 +49,7 @@
 #include "backends/precision.h"
 #include "base/util.h"
 #include "suites/common.h"
-#include "suites/gemm_state.h" /* gb__gemm_tolerance */
+#include "suites/gemm_tolerance.h"
 #include "suites/presets.h"
 #include "suites/sparse_state.h"
 

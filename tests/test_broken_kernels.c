@@ -16,9 +16,7 @@
 #include "suites/common.h"
 #include "suites/compute_state.h"
 #include "suites/conv_state.h"
-#include "suites/fp16_state.h"
 #include "suites/gemm_state.h"
-#include "suites/memory_state.h"
 #include "test.h"
 
 /* How a case is broken. */
