@@ -87,7 +87,7 @@ struct gb_tel_device_state {
     int ecc;                  /* 1 on, 0 off, -1 unknown */
     int pcie_gen, pcie_width; /* current link when first read (often idle); -1 unknown */
     int processes;            /* compute processes on the device; -1 unknown */
-    /* Health (issue 29; NVML): the link's maximum, the best link read while a host-link case
+    /* Health (NVML): the link's maximum, the best link read while a host-link case
      * (a transfer) ran with telemetry (an idle GPU lowers its generation to save power: only a
      * loaded reading says whether it trained down), uncorrected ECC errors since the driver
      * loaded (volatile) and over the device's life (aggregate), corrected ones since loading,

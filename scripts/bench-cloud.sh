@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 28's benchmark, side by side in one run per round on one device (configs/bench-cloud.yaml),
-# printed as ratios:
+# The sharing-and-serving benchmark, side by side in one run per round on one device
+# (configs/bench-cloud.yaml), printed as ratios:
 #   the concurrency suite's 1-queue triad over the memory suite's triad (same size, float, one
 #     element per work-item, work-group 256): the harness's one-queue figure against the suite
 #     that owns the kernel (1: the same);

@@ -2,7 +2,7 @@
 # The fleet at scale: NODES generated results files of CASES cases each (a real run's results
 # cycled, written by gpubench's own writer: build/tests/gpubench-fleet-gen), then `gpubench fleet`
 # over them, plain and judged against expectations, under /usr/bin/time: CPU (user + system),
-# wall and peak memory. The goal (issue 29): 10,000 files of 300 cases in under 60 s of CPU on one
+# wall and peak memory. The goal: 10,000 files of 300 cases in under 60 s of CPU on one
 # core and 200 MB.
 #
 #   scripts/bench-fleet.sh [NODES (10000)] [CASES (300)] [TEMPLATE.json]

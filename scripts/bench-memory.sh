@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 27's benchmark, side by side in one run per round on one device (configs/bench-memory.yaml),
-# printed as ratios:
+# The memory-management benchmark, side by side in one run per round on one device
+# (configs/bench-memory.yaml), printed as ratios:
 #   an allocation with its first use on the device (method device, touch first_use: the call and
 #     a kernel writing every byte, waited for) over the host floor (method host: C malloc and
 #     memset of the same size), per size, median of the per-round ratios of the medians (above

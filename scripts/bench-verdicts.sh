@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The verdicts measured: how often each gate cries wolf on unchanged runs of this machine, and what
-# share of a planted slowdown it catches (issue 41). From N real A/A runs of one profile
+# share of a planted slowdown it catches. From N real A/A runs of one profile
 # (configs/quick.yaml: about a minute each on PoCL) and copies of them with one case or every case
 # made slower by a factor (0.9, 0.8, 0.5 of the performance: a rate times the factor, a time —
 # `better: lower` — divided by it; samples, stats and op_time_us alike), it runs at the defaults:

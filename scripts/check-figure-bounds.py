@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every figure of a results file against its bound, from the file alone (issue 41).
+"""Every figure of a results file against its bound, from the file alone.
 
 Usage: scripts/check-figure-bounds.py RESULTS.json...
 

@@ -20,7 +20,7 @@
  *   first_use  the call and the first write of every byte: a device buffer is written by a
  *              kernel (kernels/alloc.cl, one 32-bit word per work-item) and waited for; host
  *              memory (host, pinned, registered) by memset, as a program first writes it.
- *              clCreateBuffer + first use against malloc + memset is the issue's host floor.
+ *              clCreateBuffer + first use against malloc + memset is the host floor.
  * A free (op free) frees a buffer that has been written (the check writes every allocation
  * before its free: op free's touch is always first_use).
  *

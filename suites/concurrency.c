@@ -1,5 +1,6 @@
 /* concurrency — many queues in one process: the same kernel on 1 to N in-order queues of one
- * device at once (issue 28, part 1), and stream priorities (`priority`, below).
+ * device at once (what each stream of a shared GPU gets), and stream priorities (`priority`,
+ * below).
  *
  * One operation is one launch on every queue, each queue on buffers of its own, all enqueued
  * before any is waited for (a batch of reps: reps launches per queue), host-timed from the first

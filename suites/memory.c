@@ -35,7 +35,7 @@
  * latency); elsewhere 1 (a CPU runtime vectorises across work-items itself); figure vec_used.
  * dot ignores it (normalised to 1).
  *
- * Axis offset (alignment, issue 27; bytes, 0 to 2^40, default 0): every array of the op starts
+ * Axis offset (alignment; bytes, 0 to 2^40, default 0): every array of the op starts
  * `offset` bytes into its buffer (all of them at the same offset), which is allocated
  * n x sizeof(T) + offset bytes; the bytes counted stay arrays x n x sizeof(T) at every offset.
  * The kernels take it as an element count (kernels/stream.cl's OFF = offset / sizeof(T); the

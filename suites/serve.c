@@ -1,5 +1,5 @@
 /* serve — tail latency under offered load: an MLP layer served to requests that arrive at
- * random, through a dynamic batcher (issue 28, part 4).
+ * random, through a dynamic batcher.
  *
  * One operation is one trace of `requests` requests arriving as a Poisson process (seeded: the
  * same arrivals on every run of a seed, a new seed per trace) at an offered rate of `load` times

@@ -1,5 +1,5 @@
 /* startup — time to a useful worker: a fresh process, timed stage by stage, from its start to
- * its first verified kernel result (issue 28, part 3).
+ * its first verified kernel result.
  *
  * One operation is one helper process (run/child.h: this program started afresh, as a worker
  * or a serving replica is), from just before its fork to its exit, host-timed around the call

@@ -1,4 +1,4 @@
-/* tenants — many processes on one device, and the noisy neighbour (issue 28, part 2).
+/* tenants — many processes on one device, and the noisy neighbour.
  *
  * A case starts a victim and `aggressors` aggressor processes (helper processes, run/child.h:
  * gpubench started afresh, each with its own context on the same device, as tenants of a shared

@@ -1,4 +1,4 @@
-/* The concurrency suite (issue 28, part 1): every kernel on 1 to 3 queues verified with its
+/* The concurrency suite: every kernel on 1 to 3 queues verified with its
  * per-queue figures and overlap, broken kernels and a miscounted queue caught, and Jain's index
  * on plain numbers; the priority case's skip and its reason on a device without priorities, its
  * protocol on faked priority queues with broken fill, broken tick and a miscount caught, and its

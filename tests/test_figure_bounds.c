@@ -357,7 +357,7 @@ static struct gb_result *add_ok(struct gb_results *rs, const char *suite, const 
     return &rs->results[rs->nresults - 1];
 }
 
-/* Every figure is held to a bound, derived ones included (issue 41): the suite's own bound where
+/* Every figure is held to a bound, derived ones included: the suite's own bound where
  * it gave one, else its unit's (GB/s: the memory bandwidth in the memory regime; GFLOP/s and
  * GOP/s: the device's highest arithmetic peak); above it the result fails as implausible, naming
  * the figure. Ratios and counts are no rates: never flagged. A compute-rate headline its suite

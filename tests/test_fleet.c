@@ -606,7 +606,7 @@ TEST(fleet_run_to_run_noise)
     ASSERT_CONTAINS(out, "2 outlier nodes of 6, the worst node09 (3 cases) (exit 3)\n");
 }
 
-/* Without expectations for the model, the node shift judges a node (issue 41 item 10): four runs
+/* Without expectations for the model, the node shift judges a node: four runs
  * of one noisy machine (each case 25% apart run to run) and a copy of one of them at 0.7x in every
  * case: that copy is LOW and only it; one case at 0.5x on a node is named as deviating, no exit 3.
  * Planted on the rule before it (any case beyond 3.5 MADs of the fleet's spread flags the node),

@@ -1,4 +1,4 @@
-/* A case's footprint (issue 41, item 7; run/footprint.h): the estimate of what a case holds at
+/* A case's footprint (run/footprint.h): the estimate of what a case holds at
  * once on the host and the device, checked before setup against the host's available memory and
  * the device's, so that a case too large for the machine is a recorded skip naming both sizes,
  * not an out-of-memory kill. The cases that were found eating the machine (gemm i8 1x1x2^31,

@@ -1,4 +1,4 @@
-/* Memory management (issue 27): the alloc suite on every OpenCL method and the host floor, its
+/* Memory management: the alloc suite on every OpenCL method and the host floor, its
  * checks caught by an allocation never touched and by a fill that writes half, and its skips;
  * the pool suite's trace and caching pool on the host, its ways on the device, and a pool that
  * returns overlapping blocks caught. */

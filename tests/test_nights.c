@@ -154,7 +154,7 @@ TEST(compare_judge_nights_rules)
 
 /* ---- generated nights ---------------------------------------------------------------------- */
 
-/* The cases of a generated night: what the issue's new user ran (memory triad and copy, launch
+/* The cases of a generated night: what a new user runs first (memory triad and copy, launch
  * latency), plus a copy. */
 static const struct series_case {
     const char *suite, *name, *unit;

@@ -749,7 +749,7 @@ TEST(report_knee_is_the_results_knee)
     char *md = gb_test_slurp(p);
     ASSERT_CONTAINS(md, "the knee is at size=1MiB (9.2 GB/s; asymptote 10)");
     free(md);
-    /* Noise shown as measured (item 8): every point of a line chart with its p5-p95 spread. */
+    /* Noise shown as measured: every point of a line chart with its p5-p95 spread. */
     snprintf(p, sizeof p, "%s/rep/data/batching_1.csv", dir);
     char *csv = gb_test_slurp(p);
     ASSERT_CONTAINS(csv, "# x,y,line,p5,p95");

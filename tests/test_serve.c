@@ -1,4 +1,4 @@
-/* The serve suite (issue 28, part 4): the dynamic batcher against the M/D/1 queue's closed form
+/* The serve suite: the dynamic batcher against the M/D/1 queue's closed form
  * on a virtual clock (the same code the suite runs on the device), its batch limit and wait on a
  * virtual clock, and a real PoCL sweep: every request's output verified, the tail rising with
  * the offered load, a request whose output was never copied back caught. */

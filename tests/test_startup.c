@@ -1,4 +1,4 @@
-/* The startup suite (issue 28, part 3): fresh helper processes, cold and warm, every stage timed
+/* The startup suite: fresh helper processes, cold and warm, every stage timed
  * and the first result verified; a broken first kernel caught in the helper; helper processes
  * (run/child.h) that die or hang described as such. */
 #include <math.h>

@@ -38,7 +38,7 @@ TEST_TIMEOUT(suite_memory_every_kernel_verifies, 180)
     gb_results_free(&rs);
 }
 
-/* Alignment (issue 27): every op verifies with its arrays at byte offsets that keep elements
+/* Alignment: every op verifies with its arrays at byte offsets that keep elements
  * (and vectors) aligned, floats and doubles (where the device has fp64), with a whole-group and
  * a single-work-item tail; an offset that misaligns an element or a vector is a recorded skip
  * that says why; a buffer of size + offset over the largest allocation is a recorded skip
@@ -242,7 +242,7 @@ TEST_TIMEOUT(suite_transfer_every_direction_verifies, 180)
     gb_results_free(&rs);
 }
 
-/* Alignment (issue 27): every direction verifies at byte offsets on either side, the bytes
+/* Alignment: every direction verifies at byte offsets on either side, the bytes
  * counted are the size's at every offset, and an offset whose buffer cannot be allocated is a
  * recorded skip. */
 TEST_TIMEOUT(suite_transfer_offsets_verify_on_every_side, 180)

@@ -1,4 +1,4 @@
-/* The tenants suite (issue 28, part 2): a victim process alone and beside aggressor processes on
+/* The tenants suite: a victim process alone and beside aggressor processes on
  * one device, every tenant's output verified; a memory-bound aggressor slows a memory-bound
  * victim on two CPU cores; an aggressor killed or hung is its own failure while the victim's
  * result survives; a victim that dies fails its case; a wrong output is caught in either. */

@@ -1,5 +1,5 @@
 /* gpubench — "is this GPU normal?": expectations per device model from reference runs, and the
- * acceptance verdict of one run against them (issue 29).
+ * acceptance verdict of one run against them, so that a GPU is judged by what its model gives.
  *
  * Expectations (gb_expect_build): reference results files reduced, per case identity (suite,
  * case, backend, device name — the model —, params and unit: merge.h's identity, the slot left

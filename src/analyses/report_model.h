@@ -379,7 +379,7 @@ void gb__chart_cache(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_local(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_atomics(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_graphs(struct rep *R, const struct gb__chart_kind *k);
-/* Sharing and serving (chart_cloud.c, issue 28): the concurrency suite's overlap against
+/* Sharing and serving (chart_cloud.c): the concurrency suite's overlap against
  * queues, the tenants suite's slowdown matrix per device, the startup suite's stages stacked and
  * the serve suite's p99 against offered load. */
 void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k);

@@ -1,4 +1,4 @@
-/* gpubench — the report's sharing-and-serving charts (registry in charts.c), issue 28:
+/* gpubench — the report's charts of a shared device and of serving (registry in charts.c):
  *   cloud_overlap     the concurrency suite's overlap (aggregate over one queue) against the
  *                     number of queues, one line per kernel, with fairness and the priority
  *                     case's latencies as findings;
