@@ -17,6 +17,10 @@
 # Calls: with a build (BUILD, default $GPUBENCH_BUILD or build/), scripts/check-calls.py reads the
 # objects' symbol tables and refuses a call up a floor and a circle of calls; without objects
 # that half is skipped with a note.
+# Work items: a comment says what and why, never which item of this project's tracker asked for it:
+# the word issue with a number after it, and a number in parentheses after #, are refused in the
+# sources, kernels, tests, scripts, tools and configs. Another project's tracker is a source and
+# stays cited by that project's name before it ("CLBlast issue #486", "nccl-tests#309").
 # Exit 0 clean, 1 with one line per offence.
 #   scripts/check-layout.sh [ROOT [BUILD]]
 set -euo pipefail
@@ -72,6 +76,22 @@ while IFS= read -r file; do
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
 done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' 2>/dev/null ||
     find src backends suites tests tools -name '*.[ch]' 2>/dev/null)
+
+work_item='(^|[^[:alnum:]_])[Ii]ssues?[[:space:]]+#?[0-9]+|\(#[0-9]+\)'
+cited='[[:alnum:]_.+-]*[[:upper:]][[:alnum:]_.+-]*[[:space:]]+[Ii]ssues?[[:space:]]+#?[0-9]+'
+mapfile -t texts < <(git ls-files -co --exclude-standard -- src suites backends kernels tests \
+    scripts tools configs meson.build 2>/dev/null ||
+    find src suites backends kernels tests scripts tools configs meson.build -type f 2>/dev/null)
+while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    lineno=${rest%%:*}
+    named=$(sed -E "s/$cited//g" <<<"${rest#*:}" | grep -oE "$work_item" | head -n 1 || true)
+    [ -n "$named" ] || continue
+    named=$(grep -oE '[Ii]ssues?[[:space:]]+#?[0-9]+|\(#[0-9]+\)' <<<"$named")
+    echo "$file:$lineno: names a work item of this project (\"$named\"): say what and why instead"
+    bad=1
+done < <([ ${#texts[@]} -eq 0 ] || grep -nHIE -- "$work_item" "${texts[@]}" || true)
 
 if [ -d "$build/libgpubench.a.p" ]; then
     python3 "$here/check-calls.py" "$build" "$root" "${floors[@]}" || bad=1

@@ -1,6 +1,6 @@
 /* The tree's shape, kept by tools: the floors of includes and calls (scripts/check-layout.sh,
- * scripts/check-calls.py; docs/design.md) and the house format (scripts/check-format.sh,
- * .clang-format). */
+ * scripts/check-calls.py; docs/design.md), comments that name no work item of this project
+ * (scripts/check-layout.sh) and the house format (scripts/check-format.sh, .clang-format). */
 #include "test.h"
 
 TEST(layout_no_include_arrow_points_up)
@@ -74,5 +74,30 @@ TEST(layout_check_catches_an_arrow_up)
                         out, sizeof out);
     ASSERT_MSG(rc == 0, "exit %d", rc);
     ASSERT_MSG(strstr(out, "src/base/stats.c") && strstr(out, "an arrow up") && strstr(out, "rc=1"),
+               "%s", out);
+}
+
+TEST(layout_check_catches_an_issue_number)
+{
+    /* A comment that names a work item of this project's tracker must be refused, one line per
+     * offence; another project's issue, cited by that project's name, stays. (The words planted
+     * and looked for are split, so that this file does not hold them.) */
+    char out[8192];
+    int rc = gb_test_sh(
+        "set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; "
+        "cp -r " GB_TEST_SRCDIR "/src " GB_TEST_SRCDIR "/backends " GB_TEST_SRCDIR
+        "/suites \"$d\"/; "
+        "printf '/* kept for the fix (iss%sue 7) */\\n' >> \"$d\"/src/base/stats.c; "
+        "printf '/* Iss%sue #8: the fix */\\n' >> \"$d\"/suites/common.c; "
+        "printf '/* as CLBlast iss%sue #486 says */\\n' >> \"$d\"/src/base/units.c; " GB_TEST_SRCDIR
+        "/scripts/check-layout.sh \"$d\" 2>&1 || echo rc=$?",
+        out, sizeof out);
+    ASSERT_MSG(rc == 0, "exit %d", rc);
+    char seven[32], eight[32];
+    snprintf(seven, sizeof seven, "(\"%s 7\")", "issue");
+    snprintf(eight, sizeof eight, "(\"%s #8\")", "Issue");
+    ASSERT_MSG(strstr(out, "src/base/stats.c:") && strstr(out, seven) &&
+                   strstr(out, "suites/common.c:") && strstr(out, eight) &&
+                   !strstr(out, "units.c") && strstr(out, "rc=1"),
                "%s", out);
 }
