@@ -302,4 +302,32 @@ int gb__cuda_dnn_run(struct gb_conv_plan *pub)
     }
 }
 
+/* ---- conv_plan and conv_run ----------------------------------------------------------------- */
+
+/* The device is made current here; gb__cuda_dnn_plan gets the stream and the buffers' addresses. */
+int gb__cuda_conv_plan(struct gb_queue *q, const struct gb_conv *c, struct gb_conv_plan **out)
+{
+    *out = NULL;
+    int rc = gb__cuda_use(q->dev);
+    if (rc)
+        return rc;
+    struct gb_buf *const b[3] = {c->x, c->w, c->y};
+    for (int i = 0; i < 3; i++)
+        if (!b[i] || b[i]->kind != GB_MEM_DEVICE || !gb__cuda_same(b[i]->dev, q->dev))
+            return GB_FAIL(GB_EINVAL, "conv: %s is not a device buffer of this device",
+                           i == 0   ? "x"
+                           : i == 1 ? "w"
+                                    : "y");
+    if (gb__cuda_queue(q)->dead)
+        return GB_FAIL(GB_EBACKEND, "conv: the queue's device was lost");
+    return gb__cuda_dnn_plan(q, gb__cuda_queue(q)->stream, gb__cuda_buf(c->x)->ptr,
+                             gb__cuda_buf(c->w)->ptr, gb__cuda_buf(c->y)->ptr, c, out);
+}
+
+int gb__cuda_conv_run(struct gb_conv_plan *p)
+{
+    int rc = gb__cuda_use(p->q->dev);
+    return rc ? rc : gb__cuda_dnn_run(p);
+}
+
 #endif

@@ -1,7 +1,9 @@
-/* gpubench — the CUDA backend's run-time libraries, private to backends/cuda: NVRTC and cuBLAS,
- * both found and dlopened at run time by cuda_libs.c (neither is in the binary's NEEDED entries),
- * and the folder of the fp16/bf16 headers NVRTC includes. gb_cuda.h has the public side (the
- * search order, the report).
+/* gpubench — the CUDA backend's private header (backends/cuda only): its run-time libraries
+ * (NVRTC, cuBLAS, cuBLASLt, cuDNN, cuSPARSE), all found and dlopened at run time by cuda_libs.c
+ * (none is in the binary's NEEDED entries), the folder of the fp16/bf16 headers NVRTC includes,
+ * and what the backend's files share: the handles, the error wrappers (CU), the current device
+ * and the members of gb_cuda_ops that cuda_ops.c puts in the vtable. gb_cuda.h has the public
+ * side (the search order, the report, the rules the tests check without a GPU).
  */
 #ifndef GB_CUDA_LIBS_H
 #define GB_CUDA_LIBS_H
@@ -25,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backends/backend.h"
+#include "gb_cuda.h"
 
 /* NVRTC's entry points, members named after the symbols they hold. Valid once
  * gb__cuda_nvrtc_load() has returned 0; read-only after that. */
@@ -154,8 +157,8 @@ extern struct gb__cudnn gb__dnn;
 int gb__cuda_dnn_load(void);
 #endif
 
-/* The CUDA backend's convolution through cuDNN (cuda_dnn.c), for cuda.c's conv_plan, conv_run
- * and conv_plan_free: gb__cuda_dnn_plan plans c on q (its stream and the device addresses of x,
+/* The CUDA backend's convolution through cuDNN (cuda_dnn.c), for its conv_plan, conv_run and
+ * conv_plan_free: gb__cuda_dnn_plan plans c on q (its stream and the device addresses of x,
  * w and y given; the caller has made q's device current and checked that the buffers are
  * device buffers of it), with the contract of gb_backend_ops.conv_plan; gb__cuda_dnn_run
  * enqueues one (the device current); gb__cuda_dnn_free frees a plan (NULL: no-op). */
@@ -194,12 +197,191 @@ extern struct gb__cusparse gb__sp;
  * GB_EUNSUPPORTED with every place tried as the detail. */
 int gb__cuda_sparse_load(void);
 
-/* The CUDA backend's SpMM through cuSPARSE (cuda_sparse.c), for cuda.c's spmm_* members: as
+/* The CUDA backend's SpMM through cuSPARSE (cuda_sparse.c), for its spmm_* members: as
  * gb__cuda_dnn_plan, with the stream and the buffers' device addresses given. */
 int gb__cuda_sparse_plan(struct gb_queue *q, cudaStream_t stream, void *const ptrs[5],
                          const struct gb_spmm *s, struct gb_spmm_plan **out);
 int gb__cuda_sparse_run(struct gb_spmm_plan *p);
 void gb__cuda_sparse_free(struct gb_spmm_plan *p);
+#endif
+
+/* ---- the backend's own declarations, shared by its files (cuda_ops.c lists them) ------------- */
+
+#define GB__CUDA_MAX_DEV 64 /* devices whose peer-access and lost state is tracked */
+
+/* ---- handles (the container_of idiom: the public struct is the first member) -------------- */
+
+struct gb__cuda_device {
+    struct gb_device pub;
+    int cc_major, cc_minor;
+    uint32_t max_grid[3];
+    /* GB_ALLOC_ASYNC_KEEP's pool (release threshold UINT64_MAX), made by its first use and
+     * destroyed with the handle; NULL until then. */
+    cudaMemPool_t keep_pool;
+#if HAVE_CUBLAS
+    /* Set up once, by the first gemm on this handle: the cuBLAS handle, its own workspace
+     * (cublasSetWorkspace; given again after each cublasSetStream, which resets it) and the
+     * stream the handle was last given. */
+    cublasHandle_t blas;
+    void *blas_ws;
+    size_t blas_ws_bytes;
+    struct gb_cuda_stream_cache blas_stream;
+#endif
+#if HAVE_CUBLASLT
+    /* Set up once, by the first gemm_fp8 on this handle: the cuBLASLt handle, its workspace, a
+     * device float 1.0f the A and B scale pointers point to, and the plan of the last FP8 GEMM
+     * (descriptors and the heuristic's algorithm), reused while the next call has the same
+     * shape: the timed loop repeats one call, and a heuristic query per call would be timed. */
+    cublasLtHandle_t lt;
+    void *lt_ws;
+    size_t lt_ws_bytes;
+    float *lt_one;
+    struct gb__cuda_lt_plan {
+        bool valid;
+        struct gb_gemm_fp8 key; /* a, b, c cleared: cu__lt_same compares the rest */
+        cublasLtMatmulDesc_t op;
+        cublasLtMatrixLayout_t la, lb, lc;
+        cublasLtMatmulAlgo_t algo;
+    } lt_plan;
+#endif
+};
+
+struct gb__cuda_buf {
+    struct gb_buf pub;
+    void *ptr; /* device pointer, or the host pointer for host kinds */
+    /* Made by alloc_method (how buf_free releases it), else by buf_alloc (by its kind). */
+    bool by_method;
+    enum gb_alloc_method method;
+    cudaStream_t stream; /* the stream-ordered methods: the stream cudaFreeAsync orders on */
+};
+
+struct gb__cuda_queue {
+    struct gb_queue pub;
+    cudaStream_t stream;
+    bool dead; /* made on a lost device: no stream; every use fails with the device's reason */
+};
+
+static inline struct gb__cuda_device *gb__cuda_dev(struct gb_device *d)
+{
+    return (struct gb__cuda_device *)d;
+}
+static inline struct gb__cuda_buf *gb__cuda_buf(struct gb_buf *b)
+{
+    return (struct gb__cuda_buf *)b;
+}
+static inline struct gb__cuda_queue *gb__cuda_queue(struct gb_queue *q)
+{
+    return (struct gb__cuda_queue *)q;
+}
+
+/* ---- errors, lost devices, the current device (cuda_errors.c) ---- */
+
+/* Records the failed runtime call `call` (at file:line) as the error detail: its name, numeric
+ * code, cudaGetErrorName and cudaGetErrorString; notes a sticky error for this thread's current
+ * device (gb_cuda_note_error) and resets the runtime's last-error slot. Returns `err`. */
+int gb__cuda_fail(cudaError_t e, int err, const char *file, int line, const char *call);
+
+static inline int gb__cuda_check(cudaError_t e, int err, const char *file, int line,
+                                 const char *call)
+{
+    return e == cudaSuccess ? 0 : gb__cuda_fail(e, err, file, line, call);
+}
+
+/* CU(cudaMalloc, &p, n): 0, or GB_EBACKEND with the detail recorded. CU_ERR picks the code. */
+#define CU_ERR(err, fn, ...) gb__cuda_check((fn)(__VA_ARGS__), (err), __FILE__, __LINE__, #fn)
+#define CU(fn, ...) CU_ERR(GB_EBACKEND, fn, __VA_ARGS__)
+
+/* Whether device `index` was lost to a sticky error (gb_cuda_note_error). */
+bool gb__cuda_is_lost(int index);
+
+/* Whether two handles name the same CUDA device (a device may be opened more than once). */
+bool gb__cuda_same(const struct gb_device *a, const struct gb_device *b);
+
+/* Makes device `index` (or dev's) the calling thread's current device: 0, or GB_EBACKEND with the
+ * device's first sticky error when it is lost, or with cudaSetDevice's failure. Every member that
+ * touches a device calls it first. */
+int gb__cuda_use_index(int index);
+int gb__cuda_use(struct gb_device *dev);
+
+/* ---- what one file of the backend calls in another ---- */
+
+/* Whether dev's access to peer's memory was enabled by peer_can_access or peer_copy
+ * (cuda_queue.c): a kernel on dev may then take a buffer of peer as an argument. */
+bool gb__cuda_peer_is_on(int dev, int peer);
+
+#if HAVE_CUBLASLT
+/* Frees d's cuBLASLt state (cuda_blas.c; device_close): nothing when it was never set up. */
+void gb__cuda_lt_release(struct gb__cuda_device *d);
+#endif
+
+/* device_open (cuda_device.c) with the vtable the handle gets, which cuda_ops.c hands down. */
+int gb__cuda_device_open(int index, const struct gb_backend_ops *ops, struct gb_device **out);
+
+/* ---- the members of gb_cuda_ops, each with backend.h's contract, by file ---- */
+
+/* cuda_device.c */
+int gb__cuda_init(void);
+void gb__cuda_shutdown(void);
+int gb__cuda_device_count(void);
+int gb__cuda_device_info(int index, struct gb_device_info *out);
+void gb__cuda_device_close(struct gb_device *dev);
+/* cuda_memory.c */
+int gb__cuda_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,
+                       struct gb_buf **out);
+void gb__cuda_buf_free(struct gb_buf *buf);
+int gb__cuda_alloc_method(struct gb_queue *q, enum gb_alloc_method m, uint64_t bytes,
+                          struct gb_buf **out);
+int gb__cuda_alloc_pool_stats(struct gb_queue *q, enum gb_alloc_method m, bool reset,
+                              struct gb_pool_stats *out);
+/* cuda_queue.c */
+int gb__cuda_queue_create(struct gb_device *dev, struct gb_queue **out);
+int gb__cuda_queue_create_priority(struct gb_device *dev, enum gb_queue_priority p,
+                                   struct gb_queue **out);
+void gb__cuda_queue_destroy(struct gb_queue *q);
+int gb__cuda_queue_flush(struct gb_queue *q);
+int gb__cuda_queue_sync(struct gb_queue *q);
+int gb__cuda_copy(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
+                  uint64_t src_off, uint64_t bytes, enum gb_copy_flags flags);
+int gb__cuda_peer_copy(struct gb_queue *q, struct gb_buf *dst, uint64_t dst_off, struct gb_buf *src,
+                       uint64_t src_off, uint64_t bytes);
+int gb__cuda_peer_can_access(struct gb_device *dev, struct gb_device *peer, bool *out);
+int gb__cuda_event_create(struct gb_device *dev, struct gb_event **out);
+void gb__cuda_event_free(struct gb_event *ev);
+int gb__cuda_event_record(struct gb_queue *q, struct gb_event *ev);
+int gb__cuda_event_sync(struct gb_event *ev);
+int gb__cuda_event_elapsed_ns(struct gb_event *start, struct gb_event *end, uint64_t *ns);
+/* cuda_launch.c */
+int gb__cuda_program_build(struct gb_device *dev, const char *source, const char *const *defines,
+                           size_t ndefines, struct gb_program **out, char **log);
+void gb__cuda_program_free(struct gb_program *prog);
+int gb__cuda_kernel_get(struct gb_program *prog, const char *name, struct gb_kernel **out);
+void gb__cuda_kernel_free(struct gb_kernel *k);
+int gb__cuda_kernel_max_wg(struct gb_kernel *k, uint32_t *out);
+int gb__cuda_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb_launch *l);
+int gb__cuda_launch_timed(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l,
+                          struct gb_launch_times *out);
+/* cuda_graph.c */
+int gb__cuda_graph_begin(struct gb_queue *q);
+int gb__cuda_graph_end(struct gb_queue *q, struct gb_graph **out);
+int gb__cuda_graph_launch(struct gb_queue *q, struct gb_graph *g);
+void gb__cuda_graph_free(struct gb_graph *g);
+/* cuda_blas.c */
+#if HAVE_CUBLAS
+int gb__cuda_gemm(struct gb_queue *q, const struct gb_gemm *g);
+int gb__cuda_gemv(struct gb_queue *q, const struct gb_gemm *g);
+#endif
+#if HAVE_CUBLASLT
+int gb__cuda_gemm_fp8(struct gb_queue *q, const struct gb_gemm_fp8 *g);
+#endif
+/* cuda_dnn.c (the device made current and the buffers checked there, then gb__cuda_dnn_plan) */
+#if HAVE_CUDNN
+int gb__cuda_conv_plan(struct gb_queue *q, const struct gb_conv *c, struct gb_conv_plan **out);
+int gb__cuda_conv_run(struct gb_conv_plan *p);
+#endif
+/* cuda_sparse.c (likewise, then gb__cuda_sparse_plan) */
+#if HAVE_CUSPARSE
+int gb__cuda_spmm_plan(struct gb_queue *q, const struct gb_spmm *s, struct gb_spmm_plan **out);
+int gb__cuda_spmm_run(struct gb_spmm_plan *p);
 #endif
 
 #endif

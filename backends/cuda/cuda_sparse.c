@@ -148,4 +148,32 @@ int gb__cuda_sparse_run(struct gb_spmm_plan *pub)
               CUSPARSE_SPMM_CSR_ALG2, p->ws);
 }
 
+/* ---- spmm_plan and spmm_run ----------------------------------------------------------------- */
+
+/* The device is made current here; gb__cuda_sparse_plan gets the stream and the buffers'
+ * addresses. */
+int gb__cuda_spmm_plan(struct gb_queue *q, const struct gb_spmm *s, struct gb_spmm_plan **out)
+{
+    *out = NULL;
+    int rc = gb__cuda_use(q->dev);
+    if (rc)
+        return rc;
+    struct gb_buf *const b[5] = {s->row_ptr, s->col, s->val, s->b, s->c};
+    void *ptrs[5];
+    for (int i = 0; i < 5; i++) {
+        if (!b[i] || b[i]->kind != GB_MEM_DEVICE || !gb__cuda_same(b[i]->dev, q->dev))
+            return GB_FAIL(GB_EINVAL, "spmm: operand %d is not a device buffer of this device", i);
+        ptrs[i] = gb__cuda_buf(b[i])->ptr;
+    }
+    if (gb__cuda_queue(q)->dead)
+        return GB_FAIL(GB_EBACKEND, "spmm: the queue's device was lost");
+    return gb__cuda_sparse_plan(q, gb__cuda_queue(q)->stream, ptrs, s, out);
+}
+
+int gb__cuda_spmm_run(struct gb_spmm_plan *p)
+{
+    int rc = gb__cuda_use(p->q->dev);
+    return rc ? rc : gb__cuda_sparse_run(p);
+}
+
 #endif
