@@ -1,6 +1,10 @@
 /* gpubench — the CUDA backend's run-time libraries: NVRTC (and its builtins library), the
- * fp16/bf16 headers NVRTC includes, and cuBLAS. gb_cuda.h documents the search order;
- * backends/cuda/meson.build why nothing of this is linked.
+ * fp16/bf16 headers NVRTC includes, cuBLAS, cuBLASLt, cuDNN and cuSPARSE. gb_cuda.h documents the
+ * search order; backends/cuda/meson.build why nothing of this is linked.
+ *
+ * Each library is a table (struct lib_spec: its sonames in the order tried, where to look, each
+ * entry point's name and the slot its address goes to, required or optional) that one function,
+ * lib_load, dlopens and resolves, once per process, at the library's first use.
  *
  * Why dlopen for NVRTC too: libnvrtc.so.13 is 105 MiB and not on every machine with a driver;
  * linked, gpubench would not start without it, OpenCL included. Why the builtins preload:
@@ -167,26 +171,137 @@ static void *open_first(const struct gb_cuda_candidate *c, size_t n, const char 
     return NULL;
 }
 
+/* ---- the loader: one table per library ----------------------------------------------------- */
+
+/* One entry point: its name and the slot its address goes to (a member of gb__nv, gb__bl, ...,
+ * a function pointer written as a void *). An optional one may be absent: its slot stays NULL
+ * and the library loads; a required one that is absent fails the library. */
+struct lib_sym {
+    const char *name;
+    void *slot;
+    bool optional;
+};
+#define LIB_SYM(table, sym)     \
+    {                           \
+#sym, &table.sym, false \
+    }
+
+/* A library: its name in messages, the sonames tried in order (stem and major), where to look
+ * (gb_cuda_lib_candidates: $env alone when set, the toolkit lib folder of the build, pip's
+ * subfolders, the loader), its entry points, and the error a failure returns. */
+struct lib_spec {
+    const char *what; /* "cuBLAS" */
+    const char *stem; /* "libcublas.so.": a soname is the stem and a major */
+    int majors[2];
+    size_t nmajors;
+    const char *env;        /* "GPUBENCH_CUBLAS" */
+    const char *const *pip; /* NULL-terminated */
+    const struct lib_sym *syms;
+    size_t nsyms;
+    int err; /* GB_EUNAVAIL (no kernel builds without it) or GB_EUNSUPPORTED (a recorded skip) */
+};
+
+/* What loading left: the handle, the file and how it was found, or why not. */
+struct lib_state {
+    pthread_once_t once;
+    int rc;
+    void *lib;
+    char path[1024];
+    char how[96];
+    char why[8192];
+};
+
+static void lib_soname(const struct lib_spec *s, size_t i, char *file, size_t cap)
+{
+    snprintf(file, cap, "%s%d", s->stem, s->majors[i]);
+}
+
+/* dlopens the first file that loads, soname by soname, each in gb_cuda.h's order, and resolves
+ * every entry point into its slot. st->rc is then 0, or s->err with st->why saying every place
+ * tried and the loader's error for each (the sonames' lists joined by "; "), or the first
+ * required entry point missing. Called once per library, under its pthread_once. */
+static void lib_load(const struct lib_spec *s, struct lib_state *st)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < s->nmajors && !st->lib; i++) {
+        char file[64], why[4096];
+        lib_soname(s, i, file, sizeof file);
+        struct gb_cuda_candidate c[CL__MAXCAND];
+        size_t n =
+            gb_cuda_lib_candidates(file, s->env, GB_CUDA_LIBDIR, s->pip, true, c, CL__MAXCAND);
+        st->lib = open_first(c, n, s->what, file, st->path, sizeof st->path, st->how,
+                             sizeof st->how, why, sizeof why);
+        if (!st->lib && w < sizeof st->why)
+            w += (size_t)snprintf(st->why + w, sizeof st->why - w, "%s%s", w ? "; " : "", why);
+    }
+    if (!st->lib) {
+        st->rc = s->err;
+        return;
+    }
+    st->why[0] = '\0';
+    for (size_t i = 0; i < s->nsyms; i++) {
+        void *p = dlsym(st->lib, s->syms[i].name);
+        *(void **)s->syms[i].slot = p;
+        if (!p && !s->syms[i].optional) {
+            snprintf(st->why, sizeof st->why, "%s: no symbol %s in %s", s->what, s->syms[i].name,
+                     st->path);
+            st->rc = s->err;
+            return;
+        }
+    }
+    st->rc = 0;
+}
+
+/* The result of a library's load, the same on every call: 0, or its error with the reason. */
+static int lib_result(const struct lib_state *st)
+{
+    return st->rc ? GB_USER_FAIL(st->rc, "%s", st->why) : 0;
+}
+
 /* ---- NVRTC -------------------------------------------------------------------------------- */
 
 struct gb__nvrtc gb__nv;
 
+static const struct lib_sym nvrtc_syms[] = {
+    LIB_SYM(gb__nv, nvrtcVersion),
+    LIB_SYM(gb__nv, nvrtcGetErrorString),
+    LIB_SYM(gb__nv, nvrtcGetNumSupportedArchs),
+    LIB_SYM(gb__nv, nvrtcGetSupportedArchs),
+    LIB_SYM(gb__nv, nvrtcCreateProgram),
+    LIB_SYM(gb__nv, nvrtcDestroyProgram),
+    LIB_SYM(gb__nv, nvrtcCompileProgram),
+    LIB_SYM(gb__nv, nvrtcGetPTXSize),
+    LIB_SYM(gb__nv, nvrtcGetPTX),
+    LIB_SYM(gb__nv, nvrtcGetCUBINSize),
+    LIB_SYM(gb__nv, nvrtcGetCUBIN),
+    LIB_SYM(gb__nv, nvrtcGetProgramLogSize),
+    LIB_SYM(gb__nv, nvrtcGetProgramLog),
+};
+static const char *const nvrtc_pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
+static const struct lib_spec nvrtc_lib = {
+    .what = "NVRTC",
+    .stem = "libnvrtc.so.",
+    .majors = {CUDART_VERSION / 1000},
+    .nmajors = 1,
+    .env = "GPUBENCH_NVRTC",
+    .pip = nvrtc_pip,
+    .syms = nvrtc_syms,
+    .nsyms = sizeof nvrtc_syms / sizeof nvrtc_syms[0],
+    .err = GB_EUNAVAIL,
+};
+
 static struct {
-    pthread_once_t once;
-    int rc;
-    void *lib, *builtins;
+    struct lib_state l;
+    void *builtins;
     int major, minor;
-    char path[1024];
-    char how[96];
     char builtins_path[1100];
     char builtins_note[1400];
-    char why[4096];
-} nv = {.once = PTHREAD_ONCE_INIT};
+} nv = {.l = {.once = PTHREAD_ONCE_INIT}};
 
 static void nvrtc_preload_builtins(void)
 {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s", nv.path);
+    snprintf(dir, sizeof dir, "%s", nv.l.path);
     char *slash = strrchr(dir, '/');
     if (!slash) {
         snprintf(nv.builtins_note, sizeof nv.builtins_note,
@@ -210,54 +325,21 @@ static void nvrtc_preload_builtins(void)
 
 static void nvrtc_load_once(void)
 {
-    char file[64];
-    snprintf(file, sizeof file, "libnvrtc.so.%d", CUDART_VERSION / 1000);
-    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
-    struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n =
-        gb_cuda_lib_candidates(file, "GPUBENCH_NVRTC", GB_CUDA_LIBDIR, pip, true, c, CL__MAXCAND);
-    nv.lib = open_first(c, n, "NVRTC", file, nv.path, sizeof nv.path, nv.how, sizeof nv.how, nv.why,
-                        sizeof nv.why);
-    if (!nv.lib) {
-        nv.rc = GB_EUNAVAIL;
+    lib_load(&nvrtc_lib, &nv.l);
+    if (nv.l.rc)
         return;
-    }
-#define NV__SYM(sym)                                                                     \
-    do {                                                                                 \
-        *(void **)&gb__nv.sym = dlsym(nv.lib, #sym);                                     \
-        if (!gb__nv.sym) {                                                               \
-            snprintf(nv.why, sizeof nv.why, "NVRTC: no symbol %s in %s", #sym, nv.path); \
-            nv.rc = GB_EUNAVAIL;                                                         \
-            return;                                                                      \
-        }                                                                                \
-    } while (0)
-    NV__SYM(nvrtcVersion);
-    NV__SYM(nvrtcGetErrorString);
-    NV__SYM(nvrtcGetNumSupportedArchs);
-    NV__SYM(nvrtcGetSupportedArchs);
-    NV__SYM(nvrtcCreateProgram);
-    NV__SYM(nvrtcDestroyProgram);
-    NV__SYM(nvrtcCompileProgram);
-    NV__SYM(nvrtcGetPTXSize);
-    NV__SYM(nvrtcGetPTX);
-    NV__SYM(nvrtcGetCUBINSize);
-    NV__SYM(nvrtcGetCUBIN);
-    NV__SYM(nvrtcGetProgramLogSize);
-    NV__SYM(nvrtcGetProgramLog);
-#undef NV__SYM
     if (gb__nv.nvrtcVersion(&nv.major, &nv.minor) != NVRTC_SUCCESS) {
-        snprintf(nv.why, sizeof nv.why, "NVRTC: nvrtcVersion failed in %s", nv.path);
-        nv.rc = GB_EUNAVAIL;
+        snprintf(nv.l.why, sizeof nv.l.why, "NVRTC: nvrtcVersion failed in %s", nv.l.path);
+        nv.l.rc = GB_EUNAVAIL;
         return;
     }
     nvrtc_preload_builtins();
-    nv.rc = 0;
 }
 
 int gb__cuda_nvrtc_load(void)
 {
-    pthread_once(&nv.once, nvrtc_load_once);
-    return nv.rc ? GB_USER_FAIL(nv.rc, "%s", nv.why) : 0;
+    pthread_once(&nv.l.once, nvrtc_load_once);
+    return lib_result(&nv.l);
 }
 
 /* ---- the headers NVRTC includes ------------------------------------------------------------ */
@@ -313,7 +395,7 @@ static void include_once(void)
     char d[1200];
     /* Beside NVRTC: <toolkit>/lib64 -> <toolkit>/include, nvidia/cu13/lib -> nvidia/cu13/include */
     if (gb__cuda_nvrtc_load() == 0) {
-        snprintf(d, sizeof d, "%s", nv.path);
+        snprintf(d, sizeof d, "%s", nv.l.path);
         char *s = strrchr(d, '/');
         if (s) {
             *s = '\0';
@@ -367,24 +449,34 @@ const char *gb__cuda_include_dir(const char **tried)
 #if HAVE_CUBLAS
 struct gb__cublas gb__bl;
 
+static const struct lib_sym blas_syms[] = {
+    LIB_SYM(gb__bl, cublasCreate_v2),     LIB_SYM(gb__bl, cublasDestroy_v2),
+    LIB_SYM(gb__bl, cublasSetStream_v2),  LIB_SYM(gb__bl, cublasSetWorkspace_v2),
+    LIB_SYM(gb__bl, cublasGemmEx_64),     LIB_SYM(gb__bl, cublasGemmStridedBatchedEx_64),
+    LIB_SYM(gb__bl, cublasSgemv_v2_64),   LIB_SYM(gb__bl, cublasDgemv_v2_64),
+    LIB_SYM(gb__bl, cublasGetStatusName), LIB_SYM(gb__bl, cublasGetStatusString),
+    LIB_SYM(gb__bl, cublasGetProperty),
+};
 static const char *const blas_pip[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+static const struct lib_spec blas_lib = {
+    .what = "cuBLAS",
+    .stem = "libcublas.so.",
+    .majors = {CUBLAS_VER_MAJOR},
+    .nmajors = 1,
+    .env = "GPUBENCH_CUBLAS",
+    .pip = blas_pip,
+    .syms = blas_syms,
+    .nsyms = sizeof blas_syms / sizeof blas_syms[0],
+    .err = GB_EUNSUPPORTED,
+};
 
 static struct {
-    pthread_once_t once, found_once;
-    int rc;
+    struct lib_state l;
+    pthread_once_t found_once;
     bool found;
-    void *lib;
-    char path[1024];
-    char how[96];
     char found_path[1024];
     char found_how[96];
-    char why[4096];
-} bl = {.once = PTHREAD_ONCE_INIT, .found_once = PTHREAD_ONCE_INIT};
-
-static void blas_file(char *file, size_t cap)
-{
-    snprintf(file, cap, "libcublas.so.%d", CUBLAS_VER_MAJOR);
-}
+} bl = {.l = {.once = PTHREAD_ONCE_INIT}, .found_once = PTHREAD_ONCE_INIT};
 
 /* Whether the loader's search would find soname `file`, without loading it: a folder of
  * LD_LIBRARY_PATH, the loader cache (whose file holds every cached soname as a string), or a
@@ -439,9 +531,9 @@ static bool loader_would_find(const char *file, char *where, size_t cap)
 static void blas_found_once(void)
 {
     char file[64];
-    blas_file(file, sizeof file);
+    lib_soname(&blas_lib, 0, file, sizeof file);
     struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLAS", GB_CUDA_LIBDIR, blas_pip, true, c,
+    size_t n = gb_cuda_lib_candidates(file, blas_lib.env, GB_CUDA_LIBDIR, blas_lib.pip, true, c,
                                       CL__MAXCAND);
     for (size_t i = 0; i < n && !bl.found; i++) {
         if (strcmp(c[i].how, HOW_LOADER) == 0)
@@ -461,45 +553,13 @@ bool gb__cuda_blas_found(void)
 
 static void blas_load_once(void)
 {
-    char file[64];
-    blas_file(file, sizeof file);
-    struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLAS", GB_CUDA_LIBDIR, blas_pip, true, c,
-                                      CL__MAXCAND);
-    bl.lib = open_first(c, n, "cuBLAS", file, bl.path, sizeof bl.path, bl.how, sizeof bl.how,
-                        bl.why, sizeof bl.why);
-    if (!bl.lib) {
-        bl.rc = GB_EUNSUPPORTED;
-        return;
-    }
-#define BL__SYM(sym)                                                                      \
-    do {                                                                                  \
-        *(void **)&gb__bl.sym = dlsym(bl.lib, #sym);                                      \
-        if (!gb__bl.sym) {                                                                \
-            snprintf(bl.why, sizeof bl.why, "cuBLAS: no symbol %s in %s", #sym, bl.path); \
-            bl.rc = GB_EUNSUPPORTED;                                                      \
-            return;                                                                       \
-        }                                                                                 \
-    } while (0)
-    BL__SYM(cublasCreate_v2);
-    BL__SYM(cublasDestroy_v2);
-    BL__SYM(cublasSetStream_v2);
-    BL__SYM(cublasSetWorkspace_v2);
-    BL__SYM(cublasGemmEx_64);
-    BL__SYM(cublasGemmStridedBatchedEx_64);
-    BL__SYM(cublasSgemv_v2_64);
-    BL__SYM(cublasDgemv_v2_64);
-    BL__SYM(cublasGetStatusName);
-    BL__SYM(cublasGetStatusString);
-    BL__SYM(cublasGetProperty);
-#undef BL__SYM
-    bl.rc = 0;
+    lib_load(&blas_lib, &bl.l);
 }
 
 int gb__cuda_blas_load(void)
 {
-    pthread_once(&bl.once, blas_load_once);
-    return bl.rc ? GB_USER_FAIL(bl.rc, "%s", bl.why) : 0;
+    pthread_once(&bl.l.once, blas_load_once);
+    return lib_result(&bl.l);
 }
 #endif
 
@@ -508,71 +568,49 @@ int gb__cuda_blas_load(void)
 #if HAVE_CUBLASLT
 struct gb__cublaslt gb__lt;
 
-static struct {
-    pthread_once_t once;
-    int rc;
-    void *lib;
-    char path[1024];
-    char how[96];
-    char why[8192];
-} lt = {.once = PTHREAD_ONCE_INIT};
+static const struct lib_sym blaslt_syms[] = {
+    LIB_SYM(gb__lt, cublasLtCreate),
+    LIB_SYM(gb__lt, cublasLtDestroy),
+    LIB_SYM(gb__lt, cublasLtGetVersion),
+    LIB_SYM(gb__lt, cublasLtGetStatusName),
+    LIB_SYM(gb__lt, cublasLtGetStatusString),
+    LIB_SYM(gb__lt, cublasLtMatmulDescCreate),
+    LIB_SYM(gb__lt, cublasLtMatmulDescDestroy),
+    LIB_SYM(gb__lt, cublasLtMatmulDescSetAttribute),
+    LIB_SYM(gb__lt, cublasLtMatrixLayoutCreate),
+    LIB_SYM(gb__lt, cublasLtMatrixLayoutDestroy),
+    LIB_SYM(gb__lt, cublasLtMatmulPreferenceCreate),
+    LIB_SYM(gb__lt, cublasLtMatmulPreferenceDestroy),
+    LIB_SYM(gb__lt, cublasLtMatmulPreferenceSetAttribute),
+    LIB_SYM(gb__lt, cublasLtMatmulAlgoGetHeuristic),
+    LIB_SYM(gb__lt, cublasLtMatmul),
+};
+static const char *const blaslt_pip[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+/* The build's major first (its header is the one compiled against), then 12: cuBLASLt's enums
+ * and the entry points used here are the same in both. */
+static const struct lib_spec blaslt_lib = {
+    .what = "cuBLASLt",
+    .stem = "libcublasLt.so.",
+    .majors = {CUBLAS_VER_MAJOR, 12},
+    .nmajors = CUBLAS_VER_MAJOR == 12 ? 1 : 2,
+    .env = "GPUBENCH_CUBLASLT",
+    .pip = blaslt_pip,
+    .syms = blaslt_syms,
+    .nsyms = sizeof blaslt_syms / sizeof blaslt_syms[0],
+    .err = GB_EUNSUPPORTED,
+};
+
+static struct lib_state lt = {.once = PTHREAD_ONCE_INIT};
 
 static void blaslt_load_once(void)
 {
-    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
-    /* The build's major first (its header is the one compiled against), then 12: cuBLASLt's
-     * enums and the entry points used here are the same in both. */
-    const int majors[] = {CUBLAS_VER_MAJOR, 12};
-    const size_t nmaj = CUBLAS_VER_MAJOR == 12 ? 1 : 2;
-    size_t w = 0;
-    for (size_t i = 0; i < nmaj && !lt.lib; i++) {
-        char file[64], why[4096];
-        snprintf(file, sizeof file, "libcublasLt.so.%d", majors[i]);
-        struct gb_cuda_candidate c[CL__MAXCAND];
-        size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUBLASLT", GB_CUDA_LIBDIR, pip, true, c,
-                                          CL__MAXCAND);
-        lt.lib = open_first(c, n, "cuBLASLt", file, lt.path, sizeof lt.path, lt.how, sizeof lt.how,
-                            why, sizeof why);
-        if (!lt.lib && w < sizeof lt.why)
-            w += (size_t)snprintf(lt.why + w, sizeof lt.why - w, "%s%s", w ? "; " : "", why);
-    }
-    if (!lt.lib) {
-        lt.rc = GB_EUNSUPPORTED;
-        return;
-    }
-    lt.why[0] = '\0';
-#define LT__SYM(sym)                                                                        \
-    do {                                                                                    \
-        *(void **)&gb__lt.sym = dlsym(lt.lib, #sym);                                        \
-        if (!gb__lt.sym) {                                                                  \
-            snprintf(lt.why, sizeof lt.why, "cuBLASLt: no symbol %s in %s", #sym, lt.path); \
-            lt.rc = GB_EUNSUPPORTED;                                                        \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-    LT__SYM(cublasLtCreate);
-    LT__SYM(cublasLtDestroy);
-    LT__SYM(cublasLtGetVersion);
-    LT__SYM(cublasLtGetStatusName);
-    LT__SYM(cublasLtGetStatusString);
-    LT__SYM(cublasLtMatmulDescCreate);
-    LT__SYM(cublasLtMatmulDescDestroy);
-    LT__SYM(cublasLtMatmulDescSetAttribute);
-    LT__SYM(cublasLtMatrixLayoutCreate);
-    LT__SYM(cublasLtMatrixLayoutDestroy);
-    LT__SYM(cublasLtMatmulPreferenceCreate);
-    LT__SYM(cublasLtMatmulPreferenceDestroy);
-    LT__SYM(cublasLtMatmulPreferenceSetAttribute);
-    LT__SYM(cublasLtMatmulAlgoGetHeuristic);
-    LT__SYM(cublasLtMatmul);
-#undef LT__SYM
-    lt.rc = 0;
+    lib_load(&blaslt_lib, &lt);
 }
 
 int gb__cuda_blaslt_load(void)
 {
     pthread_once(&lt.once, blaslt_load_once);
-    return lt.rc ? GB_USER_FAIL(lt.rc, "%s", lt.why) : 0;
+    return lib_result(&lt);
 }
 #endif
 
@@ -581,77 +619,64 @@ int gb__cuda_blaslt_load(void)
 #if HAVE_CUDNN
 struct gb__cudnn gb__dnn;
 
-static struct {
-    pthread_once_t once;
-    int rc;
-    void *lib;
-    char path[1024];
-    char how[96];
-    char why[4096];
-} dnn = {.once = PTHREAD_ONCE_INIT};
+static const struct lib_sym dnn_syms[] = {
+    LIB_SYM(gb__dnn, cudnnGetVersion),
+    LIB_SYM(gb__dnn, cudnnGetErrorString),
+    LIB_SYM(gb__dnn, cudnnCreate),
+    LIB_SYM(gb__dnn, cudnnDestroy),
+    LIB_SYM(gb__dnn, cudnnSetStream),
+    LIB_SYM(gb__dnn, cudnnCreateTensorDescriptor),
+    LIB_SYM(gb__dnn, cudnnDestroyTensorDescriptor),
+    LIB_SYM(gb__dnn, cudnnSetTensor4dDescriptor),
+    LIB_SYM(gb__dnn, cudnnCreateFilterDescriptor),
+    LIB_SYM(gb__dnn, cudnnDestroyFilterDescriptor),
+    LIB_SYM(gb__dnn, cudnnSetFilter4dDescriptor),
+    LIB_SYM(gb__dnn, cudnnCreateConvolutionDescriptor),
+    LIB_SYM(gb__dnn, cudnnDestroyConvolutionDescriptor),
+    LIB_SYM(gb__dnn, cudnnSetConvolution2dDescriptor),
+    LIB_SYM(gb__dnn, cudnnSetConvolutionGroupCount),
+    LIB_SYM(gb__dnn, cudnnSetConvolutionMathType),
+    LIB_SYM(gb__dnn, cudnnGetConvolution2dForwardOutputDim),
+    LIB_SYM(gb__dnn, cudnnFindConvolutionForwardAlgorithmEx),
+    LIB_SYM(gb__dnn, cudnnFindConvolutionBackwardDataAlgorithmEx),
+    LIB_SYM(gb__dnn, cudnnFindConvolutionBackwardFilterAlgorithmEx),
+    LIB_SYM(gb__dnn, cudnnConvolutionForward),
+    LIB_SYM(gb__dnn, cudnnConvolutionBackwardData),
+    LIB_SYM(gb__dnn, cudnnConvolutionBackwardFilter),
+};
+static const char *const dnn_pip[] = {"nvidia/cudnn/lib", "nvidia/cu13/lib", NULL};
+static const struct lib_spec dnn_lib = {
+    .what = "cuDNN",
+    .stem = "libcudnn.so.",
+    .majors = {CUDNN_MAJOR},
+    .nmajors = 1,
+    .env = "GPUBENCH_CUDNN",
+    .pip = dnn_pip,
+    .syms = dnn_syms,
+    .nsyms = sizeof dnn_syms / sizeof dnn_syms[0],
+    .err = GB_EUNSUPPORTED,
+};
+
+static struct lib_state dnn = {.once = PTHREAD_ONCE_INIT};
 
 static void dnn_load_once(void)
 {
-    static const char *const pip[] = {"nvidia/cudnn/lib", "nvidia/cu13/lib", NULL};
-    char file[64];
-    snprintf(file, sizeof file, "libcudnn.so.%d", CUDNN_MAJOR);
-    struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n =
-        gb_cuda_lib_candidates(file, "GPUBENCH_CUDNN", GB_CUDA_LIBDIR, pip, true, c, CL__MAXCAND);
-    dnn.lib = open_first(c, n, "cuDNN", file, dnn.path, sizeof dnn.path, dnn.how, sizeof dnn.how,
-                         dnn.why, sizeof dnn.why);
-    if (!dnn.lib) {
-        dnn.rc = GB_EUNSUPPORTED;
+    lib_load(&dnn_lib, &dnn);
+    if (dnn.rc)
         return;
-    }
-#define DNN__SYM(sym)                                                                       \
-    do {                                                                                    \
-        *(void **)&gb__dnn.sym = dlsym(dnn.lib, #sym);                                      \
-        if (!gb__dnn.sym) {                                                                 \
-            snprintf(dnn.why, sizeof dnn.why, "cuDNN: no symbol %s in %s", #sym, dnn.path); \
-            dnn.rc = GB_EUNSUPPORTED;                                                       \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-    DNN__SYM(cudnnGetVersion);
-    DNN__SYM(cudnnGetErrorString);
-    DNN__SYM(cudnnCreate);
-    DNN__SYM(cudnnDestroy);
-    DNN__SYM(cudnnSetStream);
-    DNN__SYM(cudnnCreateTensorDescriptor);
-    DNN__SYM(cudnnDestroyTensorDescriptor);
-    DNN__SYM(cudnnSetTensor4dDescriptor);
-    DNN__SYM(cudnnCreateFilterDescriptor);
-    DNN__SYM(cudnnDestroyFilterDescriptor);
-    DNN__SYM(cudnnSetFilter4dDescriptor);
-    DNN__SYM(cudnnCreateConvolutionDescriptor);
-    DNN__SYM(cudnnDestroyConvolutionDescriptor);
-    DNN__SYM(cudnnSetConvolution2dDescriptor);
-    DNN__SYM(cudnnSetConvolutionGroupCount);
-    DNN__SYM(cudnnSetConvolutionMathType);
-    DNN__SYM(cudnnGetConvolution2dForwardOutputDim);
-    DNN__SYM(cudnnFindConvolutionForwardAlgorithmEx);
-    DNN__SYM(cudnnFindConvolutionBackwardDataAlgorithmEx);
-    DNN__SYM(cudnnFindConvolutionBackwardFilterAlgorithmEx);
-    DNN__SYM(cudnnConvolutionForward);
-    DNN__SYM(cudnnConvolutionBackwardData);
-    DNN__SYM(cudnnConvolutionBackwardFilter);
-#undef DNN__SYM
     /* cuDNN 9's library must be of the header's major (its enums and structs): checked here. */
     const size_t v = gb__dnn.cudnnGetVersion();
     if (v / 10000 != CUDNN_MAJOR) {
         snprintf(dnn.why, sizeof dnn.why, "cuDNN: %s is version %zu, not of major %d", dnn.path, v,
                  CUDNN_MAJOR);
         dnn.rc = GB_EUNSUPPORTED;
-        return;
     }
-    dnn.rc = 0;
 }
 
 int gb__cuda_dnn_load(void)
 {
     pthread_once(&dnn.once, dnn_load_once);
-    return dnn.rc ? GB_USER_FAIL(dnn.rc, "%s", dnn.why) : 0;
+    return lib_result(&dnn);
 }
 #endif
 
@@ -660,61 +685,40 @@ int gb__cuda_dnn_load(void)
 #if HAVE_CUSPARSE
 struct gb__cusparse gb__sp;
 
-static struct {
-    pthread_once_t once;
-    int rc;
-    void *lib;
-    char path[1024];
-    char how[96];
-    char why[4096];
-} sp = {.once = PTHREAD_ONCE_INIT};
+static const struct lib_sym sparse_syms[] = {
+    LIB_SYM(gb__sp, cusparseGetProperty),  LIB_SYM(gb__sp, cusparseGetErrorString),
+    LIB_SYM(gb__sp, cusparseCreate),       LIB_SYM(gb__sp, cusparseDestroy),
+    LIB_SYM(gb__sp, cusparseSetStream),    LIB_SYM(gb__sp, cusparseCreateCsr),
+    LIB_SYM(gb__sp, cusparseDestroySpMat), LIB_SYM(gb__sp, cusparseCreateDnMat),
+    LIB_SYM(gb__sp, cusparseDestroyDnMat), LIB_SYM(gb__sp, cusparseCreateDnVec),
+    LIB_SYM(gb__sp, cusparseDestroyDnVec), LIB_SYM(gb__sp, cusparseSpMV_bufferSize),
+    LIB_SYM(gb__sp, cusparseSpMV),         LIB_SYM(gb__sp, cusparseSpMM_bufferSize),
+    LIB_SYM(gb__sp, cusparseSpMM),
+};
+static const char *const sparse_pip[] = {"nvidia/cu13/lib", "nvidia/cusparse/lib", NULL};
+static const struct lib_spec sparse_lib = {
+    .what = "cuSPARSE",
+    .stem = "libcusparse.so.",
+    .majors = {CUSPARSE_VER_MAJOR},
+    .nmajors = 1,
+    .env = "GPUBENCH_CUSPARSE",
+    .pip = sparse_pip,
+    .syms = sparse_syms,
+    .nsyms = sizeof sparse_syms / sizeof sparse_syms[0],
+    .err = GB_EUNSUPPORTED,
+};
+
+static struct lib_state sp = {.once = PTHREAD_ONCE_INIT};
 
 static void sparse_load_once(void)
 {
-    static const char *const pip[] = {"nvidia/cu13/lib", "nvidia/cusparse/lib", NULL};
-    char file[64];
-    snprintf(file, sizeof file, "libcusparse.so.%d", CUSPARSE_VER_MAJOR);
-    struct gb_cuda_candidate c[CL__MAXCAND];
-    size_t n = gb_cuda_lib_candidates(file, "GPUBENCH_CUSPARSE", GB_CUDA_LIBDIR, pip, true, c,
-                                      CL__MAXCAND);
-    sp.lib = open_first(c, n, "cuSPARSE", file, sp.path, sizeof sp.path, sp.how, sizeof sp.how,
-                        sp.why, sizeof sp.why);
-    if (!sp.lib) {
-        sp.rc = GB_EUNSUPPORTED;
-        return;
-    }
-#define SP__SYM(sym)                                                                        \
-    do {                                                                                    \
-        *(void **)&gb__sp.sym = dlsym(sp.lib, #sym);                                        \
-        if (!gb__sp.sym) {                                                                  \
-            snprintf(sp.why, sizeof sp.why, "cuSPARSE: no symbol %s in %s", #sym, sp.path); \
-            sp.rc = GB_EUNSUPPORTED;                                                        \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-    SP__SYM(cusparseGetProperty);
-    SP__SYM(cusparseGetErrorString);
-    SP__SYM(cusparseCreate);
-    SP__SYM(cusparseDestroy);
-    SP__SYM(cusparseSetStream);
-    SP__SYM(cusparseCreateCsr);
-    SP__SYM(cusparseDestroySpMat);
-    SP__SYM(cusparseCreateDnMat);
-    SP__SYM(cusparseDestroyDnMat);
-    SP__SYM(cusparseCreateDnVec);
-    SP__SYM(cusparseDestroyDnVec);
-    SP__SYM(cusparseSpMV_bufferSize);
-    SP__SYM(cusparseSpMV);
-    SP__SYM(cusparseSpMM_bufferSize);
-    SP__SYM(cusparseSpMM);
-#undef SP__SYM
-    sp.rc = 0;
+    lib_load(&sparse_lib, &sp);
 }
 
 int gb__cuda_sparse_load(void)
 {
     pthread_once(&sp.once, sparse_load_once);
-    return sp.rc ? GB_USER_FAIL(sp.rc, "%s", sp.why) : 0;
+    return lib_result(&sp);
 }
 #endif
 
@@ -749,10 +753,10 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
         fprintf(f, "cuda: driver: none (libcuda.so.1 not loaded)\n");
 
     if (gb__cuda_nvrtc_load() != 0) {
-        fprintf(f, "cuda: NVRTC: missing: %s\n", nv.why);
+        fprintf(f, "cuda: NVRTC: missing: %s\n", nv.l.why);
     } else {
-        fprintf(f, "cuda: NVRTC: %d.%d: %s (found through %s)\n", nv.major, nv.minor, nv.path,
-                nv.how);
+        fprintf(f, "cuda: NVRTC: %d.%d: %s (found through %s)\n", nv.major, nv.minor, nv.l.path,
+                nv.l.how);
         fprintf(f, "cuda: NVRTC builtins: %s%s%s\n", nv.builtins_path,
                 nv.builtins_path[0] ? ": " : "", nv.builtins_note);
     }
@@ -774,7 +778,7 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
                 "cuda_bf16.h/.hpp (looked in %s); set GPUBENCH_CUDA_INCLUDE\n",
                 tried && *tried ? tried : "nowhere");
 
-    if (nv.rc == 0) {
+    if (nv.l.rc == 0) {
         char arch[32] = "sm_90", *img = NULL, *log = NULL;
         bool cubin = false;
         if (pick_arch(9, 0, arch, sizeof arch, &cubin) != 0)
@@ -802,7 +806,7 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
 
 #if HAVE_CUBLAS
     if (gb__cuda_blas_load() != 0) {
-        fprintf(f, "cuda: cuBLAS: missing: %s (BLAS cases are skipped)\n", bl.why);
+        fprintf(f, "cuda: cuBLAS: missing: %s (BLAS cases are skipped)\n", bl.l.why);
     } else {
         int ma = 0, mi = 0, pa = 0;
         (void)gb__bl.cublasGetProperty(MAJOR_VERSION, &ma);
@@ -811,7 +815,7 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
         fprintf(f,
                 "cuda: cuBLAS: %d.%d.%d: %s (found through %s; a run loads it at its first "
                 "GEMM)\n",
-                ma, mi, pa, bl.path, bl.how);
+                ma, mi, pa, bl.l.path, bl.l.how);
     }
 #else
     fprintf(f, "cuda: cuBLAS: not built in (-Dcublas=disabled)\n");
