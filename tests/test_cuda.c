@@ -853,6 +853,35 @@ TEST_TIMEOUT(cuda_cudnn_loads_by_dlopen_or_says_why, 120)
 }
 #endif
 
+/* A file that loads but is not the library (the C library, on every machine): the loader names
+ * the first entry point it lacks and the file it looked in, for every library, and without
+ * NVRTC's entry points CUDA is unavailable. */
+TEST_TIMEOUT(cuda_libs_name_the_missing_entry_point, 120)
+{
+    static char out[1 << 16];
+    int st = gb_test_shf(out, sizeof out,
+                         "GPUBENCH_NVRTC=libc.so.6 GPUBENCH_CUBLAS=libc.so.6 "
+                         "GPUBENCH_CUBLASLT=libc.so.6 GPUBENCH_CUDNN=libc.so.6 "
+                         "GPUBENCH_CUSPARSE=libc.so.6 GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
+                         "' devices 2>&1");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: NVRTC: missing: NVRTC: no symbol nvrtcVersion in /");
+    ASSERT_CONTAINS(out, "libc.so.6\n");
+#if HAVE_CUBLAS
+    ASSERT_CONTAINS(out, "cuda: cuBLAS: missing: cuBLAS: no symbol cublasCreate_v2 in /");
+#endif
+#if HAVE_CUBLASLT
+    ASSERT_CONTAINS(out, "cuda: cuBLASLt: missing: cuBLASLt: no symbol cublasLtCreate in /");
+#endif
+#if HAVE_CUDNN
+    ASSERT_CONTAINS(out, "cuda: cuDNN: missing: cuDNN: no symbol cudnnGetVersion in /");
+#endif
+#if HAVE_CUSPARSE
+    ASSERT_CONTAINS(out, "cuda: cuSPARSE: missing: cuSPARSE: no symbol cusparseGetProperty in /");
+#endif
+    ASSERT_CONTAINS(out, "cuda: unavailable (");
+}
+
 /* ---- capability bits, cuBLAS statuses, the stream cache -------------------------------------- */
 
 TEST(cuda_capability_bits)
