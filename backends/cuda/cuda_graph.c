@@ -23,7 +23,7 @@ struct cu_graph {
     cudaGraphExec_t exec;
 };
 
-int gb__cuda_graph_begin(struct gb_queue *q)
+int gb__cuda_recording(struct gb_queue *q, bool recording, const char *msg)
 {
     int rc = gb__cuda_use(q->dev);
     if (rc)
@@ -31,21 +31,24 @@ int gb__cuda_graph_begin(struct gb_queue *q)
     enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
     if ((rc = CU(cudaStreamIsCapturing, gb__cuda_queue(q)->stream, &st)))
         return rc;
-    if (st != cudaStreamCaptureStatusNone)
-        return GB_FAIL(GB_EINVAL, "graph_begin: the queue is already recording");
+    if ((st != cudaStreamCaptureStatusNone) != recording)
+        return GB_FAIL(GB_EINVAL, "%s", msg);
+    return 0;
+}
+
+int gb__cuda_graph_begin(struct gb_queue *q)
+{
+    int rc = gb__cuda_recording(q, false, "graph_begin: the queue is already recording");
+    if (rc)
+        return rc;
     return CU(cudaStreamBeginCapture, gb__cuda_queue(q)->stream, cudaStreamCaptureModeThreadLocal);
 }
 
 int gb__cuda_graph_end(struct gb_queue *q, struct gb_graph **out)
 {
-    int rc = gb__cuda_use(q->dev);
+    int rc = gb__cuda_recording(q, true, "graph_end: the queue is not recording");
     if (rc)
         return rc;
-    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    if ((rc = CU(cudaStreamIsCapturing, gb__cuda_queue(q)->stream, &st)))
-        return rc;
-    if (st == cudaStreamCaptureStatusNone)
-        return GB_FAIL(GB_EINVAL, "graph_end: the queue is not recording");
     cudaGraph_t graph = NULL;
     /* An invalidated capture (a forbidden call while recording) fails here and ends it. */
     if ((rc = CU(cudaStreamEndCapture, gb__cuda_queue(q)->stream, &graph))) {

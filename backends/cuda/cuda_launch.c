@@ -224,14 +224,9 @@ int gb__cuda_launch(struct gb_queue *q, struct gb_kernel *kern, const struct gb_
 int gb__cuda_launch_timed(struct gb_queue *q, struct gb_kernel *k, const struct gb_launch *l,
                           struct gb_launch_times *out)
 {
-    int rc = gb__cuda_use(q->dev);
+    int rc = gb__cuda_recording(q, false, "launch_timed: the queue is recording a graph");
     if (rc)
         return rc;
-    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    if ((rc = CU(cudaStreamIsCapturing, gb__cuda_queue(q)->stream, &st)))
-        return rc;
-    if (st != cudaStreamCaptureStatusNone)
-        return GB_FAIL(GB_EINVAL, "launch_timed: the queue is recording a graph");
     struct gb_event *e0 = NULL, *e1 = NULL;
     uint64_t ns = 0;
     if (!(rc = gb__cuda_event_create(q->dev, &e0)) && !(rc = gb__cuda_event_create(q->dev, &e1)) &&

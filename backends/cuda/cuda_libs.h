@@ -314,6 +314,11 @@ bool gb__cuda_peer_is_on(int dev, int peer);
 void gb__cuda_lt_release(struct gb__cuda_device *d);
 #endif
 
+/* Makes q's device current and checks that q's stream is recording a graph (capturing, or a
+ * capture invalidated) exactly when `recording` says (cuda_graph.c): 0, GB_EINVAL with `msg`
+ * when not, or GB_EBACKEND. */
+int gb__cuda_recording(struct gb_queue *q, bool recording, const char *msg);
+
 /* device_open (cuda_device.c) with the vtable the handle gets, which cuda_ops.c hands down. */
 int gb__cuda_device_open(int index, const struct gb_backend_ops *ops, struct gb_device **out);
 
