@@ -178,7 +178,7 @@ jq '.run.host = "slowed" | .results[] |= (if .better == "lower" then 2.0 else 0.
 rc=$?
 cat "$tmp/fleet.txt"
 [ $rc -eq 3 ] || fail "gpubench fleet exited $rc with the slowed copy (3 expected)"
-grep -Eq '^  slowed +0  -50\.0% LOW: node shift over [0-9]+ cases' "$tmp/fleet.txt" ||
+grep -Eq '^slowed +0 +-50\.0 +LOW: node shift over [0-9]+ cases' "$tmp/fleet.txt" ||
   fail "the slowed node is not LOW by its node shift of -50%"
 # (Task 1 may be LOW as well: two tasks sharing two cores, one of them can run 25% slower as a
 # whole; the copies of task 0 are the majority the shift is measured against.)

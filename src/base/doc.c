@@ -9,6 +9,15 @@
 #include "base/error.h"
 #include "base/util.h"
 
+/* A view's state: its fill, and the row its cells hold now. */
+struct gb__doc_view {
+    gb_doc_fill_fn fill;
+    const void *ctx;
+    struct gb_doc_table *self; /* the table, writable through a const pointer's reads */
+    size_t row;                /* the row the cells hold; SIZE_MAX: none yet */
+    size_t filling;            /* the row being made (the setters write there); SIZE_MAX: none */
+};
+
 static char *vdup(const char *fmt, va_list ap)
 {
     char *s = NULL;
@@ -74,8 +83,9 @@ void gb_doc_free(struct gb_doc *d)
         for (size_t c = 0; c < t->ncols; c++)
             free(t->cols[c].name);
         free(t->cols);
-        for (size_t k = 0; k < t->nrows * t->ncols; k++)
+        for (size_t k = 0; t->cells && k < (t->view ? 1 : t->nrows) * t->ncols; k++)
             free_cell(&t->cells[k]);
+        free(t->view);
         free(t->cells);
         for (size_t k = 0; k < t->nfootnotes; k++)
             free(t->footnotes[k]);
@@ -91,10 +101,25 @@ void gb_doc_free(struct gb_doc *d)
         free(d->checks[i].message);
     }
     free(d->checks);
+    for (size_t i = 0; i < d->nowned; i++)
+        free(d->owned[i]);
+    free(d->owned);
     free(d->verdict);
     free(d->kind);
     free(d->title);
     memset(d, 0, sizeof *d);
+}
+
+int gb_doc_own(struct gb_doc *d, void *p)
+{
+    void **no = realloc(d->owned, (d->nowned + 1) * sizeof *no);
+    if (!no) {
+        free(p);
+        return GB_ENOMEM;
+    }
+    d->owned = no;
+    d->owned[d->nowned++] = p;
+    return 0;
 }
 
 int gb_doc_note(struct gb_doc *d, const char *fmt, ...)
@@ -181,8 +206,35 @@ void gb_doc_column_prose(struct gb_doc_table *t, size_t col)
         t->cols[col].prose = true;
 }
 
+void gb_doc_column_data(struct gb_doc_table *t, size_t col)
+{
+    if (col < t->ncols)
+        t->cols[col].data = true;
+}
+
+int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char *const *names,
+                size_t ncols, size_t nrows, gb_doc_fill_fn fill, const void *ctx,
+                struct gb_doc_table **out)
+{
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, id, title, names, ncols, &t);
+    *out = NULL;
+    if (rc)
+        return rc;
+    t->view = calloc(1, sizeof *t->view);
+    t->cells = calloc(ncols ? ncols : 1, sizeof *t->cells);
+    if (!t->view || !t->cells)
+        return GB_ENOMEM; /* freed with the document */
+    *t->view = (struct gb__doc_view){fill, ctx, t, SIZE_MAX, SIZE_MAX};
+    t->nrows = t->caprows = nrows;
+    *out = t;
+    return 0;
+}
+
 int gb_doc_row(struct gb_doc_table *t, size_t *row)
 {
+    if (t->view)
+        return GB_EINVAL;
     struct gb_doc_cell *nc =
         gb_grow(t->cells, &t->caprows, t->nrows + 1, (t->ncols ? t->ncols : 1) * sizeof *nc);
     if (!nc)
@@ -193,14 +245,33 @@ int gb_doc_row(struct gb_doc_table *t, size_t *row)
     return 0;
 }
 
+/* The cell to set: a view's only while its row is being made. */
 static struct gb_doc_cell *cell_at(struct gb_doc_table *t, size_t row, size_t col)
 {
+    if (t->view)
+        return row == t->view->filling && col < t->ncols ? &t->cells[col] : NULL;
     return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
 }
 
 const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, size_t col)
 {
-    return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
+    if (row >= t->nrows || col >= t->ncols)
+        return NULL;
+    struct gb__doc_view *v = t->view;
+    if (!v)
+        return &t->cells[row * t->ncols + col];
+    if (v->row != row) {
+        struct gb_doc_table *w = v->self;
+        for (size_t c = 0; c < w->ncols; c++)
+            free_cell(&w->cells[c]);
+        v->filling = row;
+        if (v->fill(v->ctx, w, row) != 0)
+            for (size_t c = 0; c < w->ncols; c++)
+                free_cell(&w->cells[c]);
+        v->filling = SIZE_MAX;
+        v->row = row;
+    }
+    return &t->cells[col];
 }
 
 int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
@@ -231,6 +302,8 @@ void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int di
 
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text)
 {
+    if (t->view)
+        return GB_EINVAL;
     struct gb_doc_cell *c = cell_at(t, row, col);
     if (!c || !text || !*text)
         return 0;
@@ -269,7 +342,7 @@ char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len)
     if (c->kind == GB_CELL_TEXT)
         snprintf(buf, len, "%s", c->text ? c->text : "");
     else if (c->kind == GB_CELL_NUM && c->digits < 0)
-        snprintf(buf, len, "%.3g", c->num);
+        snprintf(buf, len, "%.*g", 2 - c->digits, c->num);
     else if (c->kind == GB_CELL_NUM)
         snprintf(buf, len, "%.*f", c->digits, c->num);
     return buf;

@@ -19,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A number's digits (gb_doc_num) for 4 significant figures, %.4g. */
+#define GB_DOC_SIG4 (-2)
+
 enum gb_cell_kind {
     GB_CELL_EMPTY, /* nothing: "" in text, null in JSON */
     GB_CELL_TEXT,
@@ -27,9 +30,11 @@ enum gb_cell_kind {
 
 struct gb_doc_cell {
     enum gb_cell_kind kind;
-    char *text;    /* GB_CELL_TEXT */
-    double num;    /* GB_CELL_NUM */
-    int digits;    /* GB_CELL_NUM: decimals shown by text-like writers (-1: %.3g) */
+    char *text; /* GB_CELL_TEXT */
+    double num; /* GB_CELL_NUM */
+    /* GB_CELL_NUM: decimals shown by text-like writers; below 0, 2 - digits significant
+     * figures (-1: %.3g, GB_DOC_SIG4: %.4g) */
+    int digits;
     size_t *notes; /* the cell's footnotes: indices into its table's footnotes, in order */
     size_t nnotes;
 };
@@ -43,7 +48,12 @@ struct gb_doc_column {
     /* Prose, not identity (a note, a verdict): writers that key rows by their text columns
      * (OpenMetrics labels) leave it out. */
     bool prose;
+    /* Data for files, not for reading: the writers for people (text, markdown) and OpenMetrics
+     * leave it out; json and csv, and a command's own file layout, keep it. */
+    bool data;
 };
+
+struct gb__doc_view;
 
 struct gb_doc_table {
     char *id;    /* [a-z0-9_] name: the JSON key, the CSV section */
@@ -54,6 +64,11 @@ struct gb_doc_table {
     size_t nrows, caprows;
     char **footnotes; /* distinct texts; a cell's notes index them (shown 1-based: "[1,3]") */
     size_t nfootnotes;
+    /* The whole table is data for files (as gb_doc_column.data): text, markdown and OpenMetrics
+     * leave it out. */
+    bool data;
+    /* A view (gb_doc_view): rows made when read, NULL for a table that holds its cells. */
+    struct gb__doc_view *view;
 };
 
 enum gb_check_status { GB_CHECK_PASS, GB_CHECK_FAIL, GB_CHECK_SKIP };
@@ -77,11 +92,17 @@ struct gb_doc {
     size_t nchecks;
     bool judged;   /* the document has a verdict (checks, exit status) */
     char *verdict; /* a one-line verdict ("2 regressions"), or NULL */
+    void **owned;  /* memory freed with the document (gb_doc_own: views' contexts) */
+    size_t nowned;
 };
 
 /* An empty document of `kind` and `title`. 0 or GB_ENOMEM. */
 int gb_doc_init(struct gb_doc *d, const char *kind, const char *title);
 void gb_doc_free(struct gb_doc *d);
+
+/* Hands p (malloc'd) to the document, which frees it in gb_doc_free: a view's context. On
+ * failure p is freed at once and GB_ENOMEM returned. */
+int gb_doc_own(struct gb_doc *d, void *p);
 
 /* Adds a note (a line under the title), printf-style. */
 int gb_doc_note(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -99,9 +120,24 @@ int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char
 void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool shrink);
 /* Marks column `col` prose (struct gb_doc_column). */
 void gb_doc_column_prose(struct gb_doc_table *t, size_t col);
+/* Marks column `col` data for files (struct gb_doc_column). */
+void gb_doc_column_data(struct gb_doc_table *t, size_t col);
+
+/* Makes the cells of row `row` of a view: sets them with gb_doc_text and gb_doc_num on t (at
+ * `row`; every cell starts empty). Returns 0 or GB_ENOMEM. */
+typedef int (*gb_doc_fill_fn)(const void *ctx, struct gb_doc_table *t, size_t row);
+/* Adds a view: a table of `nrows` rows whose cells are made by fill(ctx, t, row) when a writer
+ * reads the row (gb_doc_cell), one row at a time, so that a large table (every node of every
+ * case) takes no memory of its own. ctx must outlive the document. A view's rows cannot be
+ * added (gb_doc_row) and its cells carry no footnotes. Otherwise as gb_doc_table. A fill that
+ * fails leaves the row's cells empty. */
+int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char *const *names,
+                size_t ncols, size_t nrows, gb_doc_fill_fn fill, const void *ctx,
+                struct gb_doc_table **out);
 /* Appends an empty row; *row is its index. */
 int gb_doc_row(struct gb_doc_table *t, size_t *row);
-/* The cell at (row, col): text (printf-style), a number shown with `digits` decimals (-1: %.3g;
+/* The cell at (row, col): text (printf-style), a number shown with `digits` decimals (below 0:
+ * significant figures, struct gb_doc_cell;
  * NaN and infinities become an empty cell), or nothing. Out-of-range positions are ignored. */
 int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -110,7 +146,8 @@ void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int di
  * so a remark repeated on every row is printed once. */
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text);
 
-/* The cell (row, col) of t (NULL when out of range). */
+/* The cell (row, col) of t (NULL when out of range). For a view, the pointer holds until the
+ * next gb_doc_cell of another row of that table. */
 const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, size_t col);
 /* A cell's footnote marks as shown, "1,3" (1-based), into buf; "" when it has none. Returns
  * buf. */

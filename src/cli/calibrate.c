@@ -15,6 +15,7 @@
 #include "common.h"
 #include "analyses/baseline.h"
 #include "outputs/calibrate_out.h"
+#include "outputs/writer.h"
 #include "run/runner.h"
 #include "run/supervise.h"
 
@@ -66,6 +67,11 @@ static const struct gb__opt calibrate_options[] = {
     GB__END,
 };
 
+static int write_json(FILE *f, const void *d)
+{
+    return gb_write_layout(f, d);
+}
+
 /* Reports on runs[0..n) from paths[0..n) (GB_EXIT_USAGE when the analysis refuses them); with
  * c->baseline, the JSON goes to the baseline's thresholds.json too. */
 static enum gb_exit report(const struct gb_results *runs, const char *const *paths, size_t n,
@@ -85,26 +91,34 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
     }
     gb_error_clear();
     struct gb_calibration cal;
-    int crc = gb_calibrate(runs, paths, n, co, &cal);
-    if (!crc && c->format) {
-        struct gb_doc d;
-        crc = gb_calibration_doc(&cal, &d);
-        if (!crc && gb__write_format("calibrate", c->format, &d) != GB_EXIT_OK)
-            crc = GB_EIO;
-        gb_doc_free(&d);
-    } else if (!crc) {
-        FILE *t = gb__term_out();
-        crc = gb_calibration_write_text(t, &cal);
-        gb__term_done(t);
-    }
-    const char *json = learned[0] ? learned : c->json;
-    if (!crc && json)
-        crc = gb_calibration_write_json(json, &cal);
-    gb_calibration_free(&cal);
-    if (crc) {
+    if (gb_calibrate(runs, paths, n, co, &cal)) {
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    /* One document for the terminal and the JSON file; the checks only where a writer judges
+     * (--format). */
+    struct gb_doc d;
+    enum gb_exit rc = GB_EXIT_OK;
+    if (gb_calibration_doc(&cal, c->format != NULL, &d)) {
+        fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+    } else if (c->format) {
+        rc = gb__write_format("calibrate", c->format, &d);
+    } else {
+        FILE *t = gb__term_out();
+        int wrc = gb_write_doc(t, "text", &d);
+        if (gb__term_done(t) || wrc) {
+            fprintf(stderr, "gpubench calibrate: writing the text output: %s\n", gb_error_msg());
+            rc = GB_EXIT_USAGE;
+        }
+    }
+    const char *json = learned[0] ? learned : c->json;
+    if (rc == GB_EXIT_OK && json)
+        rc = gb__write_output("calibrate", json, write_json, &d);
+    gb_doc_free(&d);
+    gb_calibration_free(&cal);
+    if (rc != GB_EXIT_OK)
+        return rc;
     if (learned[0]) {
         gb_error_clear();
         if (c->json && gb_baseline_copy(learned, c->json)) {

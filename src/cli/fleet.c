@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "common.h"
 #include "outputs/fleet_out.h"
+#include "outputs/writer.h"
 #include "analyses/expect.h"
 #include "analyses/fleet.h"
 #include "analyses/merge.h"
@@ -73,21 +74,29 @@ static const struct gb__opt fleet_options[] = {
     GB__END,
 };
 
-struct fleet_out {
-    const struct gb_fleet *fl;
-    bool all;
-};
-
-static int write_markdown(FILE *f, const void *what)
+static int write_markdown(FILE *f, const void *d)
 {
-    const struct fleet_out *w = what;
-    return gb_fleet_write_markdown(f, w->fl, w->all);
+    return gb_write_doc(f, "markdown", d);
 }
 
-static int write_json(FILE *f, const void *what)
+static int write_json(FILE *f, const void *d)
 {
-    const struct fleet_out *w = what;
-    return gb_fleet_write_json(f, w->fl);
+    return gb_write_layout(f, d);
+}
+
+/* The terminal's output: the document through the writer `format` (text by default). */
+static enum gb_exit write_terminal(const char *format, const struct gb_doc *d)
+{
+    if (format)
+        return gb__write_format("fleet", format, d);
+    FILE *t = gb__term_out();
+    gb_error_clear();
+    int rc = gb_write_doc(t, "text", d);
+    if (gb__term_done(t) || rc) {
+        fprintf(stderr, "gpubench fleet: writing the text output: %s\n", gb_error_msg());
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
 }
 
 static int fleet_main(int argc, char **argv)
@@ -175,23 +184,28 @@ static int fleet_main(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet && a.format) {
-        struct gb_doc d;
-        rc = gb_fleet_doc(&fl, &d) ? GB_EXIT_USAGE : gb__write_format("fleet", a.format, &d);
+    /* One document for the terminal and the files; the checks only where a writer judges
+     * (--format), and OpenMetrics' without the per-node tables. */
+    struct gb_fleet_doc_opts dopts = {.all = all, .values = true, .checks = a.format != NULL};
+    struct gb_doc d;
+    gb_error_clear();
+    if ((!quiet || md || json) && gb_fleet_doc(&fl, &dopts, &d)) {
+        fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());
         gb_doc_free(&d);
-    } else if (!quiet) {
-        FILE *t = gb__term_out();
-        if (gb_fleet_write_text(t, &fl, all) | gb__term_done(t))
-            rc = GB_EXIT_USAGE;
+        rc = GB_EXIT_USAGE;
+        goto out;
     }
-    struct fleet_out w = {&fl, all};
+    if (!quiet)
+        rc = write_terminal(a.format, &d);
     if (!rc && md)
-        rc = gb__write_output("fleet", md, write_markdown, &w);
+        rc = gb__write_output("fleet", md, write_markdown, &d);
     if (!rc && json)
-        rc = gb__write_output("fleet", json, write_json, &w);
+        rc = gb__write_output("fleet", json, write_json, &d);
+    if (!quiet || md || json)
+        gb_doc_free(&d);
     if (!rc && a.metrics) {
-        struct gb_doc d;
-        rc = gb_fleet_doc(&fl, &d) ? GB_EXIT_USAGE : gb__write_metrics("fleet", a.metrics, &d);
+        struct gb_fleet_doc_opts mo = {.checks = true};
+        rc = gb_fleet_doc(&fl, &mo, &d) ? GB_EXIT_USAGE : gb__write_metrics("fleet", a.metrics, &d);
         gb_doc_free(&d);
     }
     if (!rc && fl.flagged_nodes)

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "common.h"
 #include "outputs/fleet_out.h"
+#include "outputs/writer.h"
 #include "analyses/history.h"
 #include "analyses/merge.h"
 
@@ -72,19 +73,19 @@ static const struct gb__opt history_options[] = {
     GB__END,
 };
 
-static int write_markdown(FILE *f, const void *h)
+static int write_markdown(FILE *f, const void *d)
 {
-    return gb_history_write_markdown(f, h);
+    return gb_write_doc(f, "markdown", d);
 }
 
-static int write_json(FILE *f, const void *h)
+static int write_json(FILE *f, const void *d)
 {
-    return gb_history_write_json(f, h);
+    return gb_write_layout(f, d);
 }
 
-static int write_csv(FILE *f, const void *h)
+static int write_csv(FILE *f, const void *d)
 {
-    return gb_history_write_csv(f, h);
+    return gb_write_doc(f, "csv", d);
 }
 
 static int history_main(int argc, char **argv)
@@ -140,21 +141,44 @@ static int history_main(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
-    if (!quiet && a.format) {
-        struct gb_doc d;
-        rc = gb_history_doc(&h, &d) ? GB_EXIT_USAGE : gb__write_format("history", a.format, &d);
+    /* One document for the terminal, Markdown and JSON; the checks only where a writer judges
+     * (--format); the CSV file's is the table of points alone. */
+    struct gb_history_doc_opts dopts = {.series = series, .checks = a.format != NULL};
+    struct gb_doc d;
+    gb_error_clear();
+    if ((!quiet || md || json) && gb_history_doc(&h, &dopts, &d)) {
+        fprintf(stderr, "gpubench history: %s\n", gb_error_msg());
         gb_doc_free(&d);
+        rc = GB_EXIT_USAGE;
+        goto out;
+    }
+    if (!quiet && a.format) {
+        rc = gb__write_format("history", a.format, &d);
     } else if (!quiet) {
         FILE *t = gb__term_out();
-        if (gb_history_write_text(t, &h, series) | gb__term_done(t))
+        gb_error_clear();
+        int wrc = gb_write_doc(t, "text", &d);
+        if (gb__term_done(t) || wrc) {
+            fprintf(stderr, "gpubench history: writing the text output: %s\n", gb_error_msg());
             rc = GB_EXIT_USAGE;
+        }
     }
     if (!rc && md)
-        rc = gb__write_output("history", md, write_markdown, &h);
+        rc = gb__write_output("history", md, write_markdown, &d);
     if (!rc && json)
-        rc = gb__write_output("history", json, write_json, &h);
-    if (!rc && csv)
-        rc = gb__write_output("history", csv, write_csv, &h);
+        rc = gb__write_output("history", json, write_json, &d);
+    if (!quiet || md || json)
+        gb_doc_free(&d);
+    if (!rc && csv) {
+        struct gb_history_doc_opts po = {.points_only = true};
+        if (gb_history_doc(&h, &po, &d)) {
+            fprintf(stderr, "gpubench history: %s\n", gb_error_msg());
+            rc = GB_EXIT_USAGE;
+        } else {
+            rc = gb__write_output("history", csv, write_csv, &d);
+        }
+        gb_doc_free(&d);
+    }
     if (!rc && fail && h.slower)
         rc = GB_EXIT_REGRESSION;
 out:

@@ -1,33 +1,24 @@
-/* gpubench — the A/A calibration's outputs (the analysis: analyses/calibrate.h). */
+/* gpubench — the A/A calibration's document (the analysis: analyses/calibrate.h), rendered by
+ * any writer (writer.h) and, in its JSON file's layout, by gb_write_layout (layout.h). */
 #ifndef GB_CALIBRATE_OUT_H
 #define GB_CALIBRATE_OUT_H
 
-#include <stdio.h>
+#include <stdbool.h>
 
 #include "analyses/calibrate.h"
 #include "base/doc.h"
+#include "outputs/layout.h"
 
-/* The calibration as text: a table of every case, sorted by its no-alarm threshold, largest
- * first; then per suite the largest no-alarm threshold and the case that sets it; and the
- * suggested compare command line. 0, or GB_EIO. */
-int gb_calibration_write_text(FILE *f, const struct gb_calibration *c);
-
-/* The calibration as JSON at `path` (schema "gpubench-calibration/1": runs, alpha, threshold,
- * false_alarms, no_alarm_threshold, suggested_command, suites{name: {no_alarm_threshold,
- * suggested_threshold, worst_case, worst_params}}, cases[] with each case's "backend" and
- * "suggested_threshold", the threshold the nightly gate learns for it (gb_learned_read);
- * thresholds as fractions). 0, GB_EIO (with the path) or GB_ENOMEM. */
-int gb_calibration_write_json(const char *path, const struct gb_calibration *c);
-
-/* The calibration as a neutral document for any writer (--format): a table "cases" (suite, case,
- * device, params, medians, run-to-run %, noise %, alarms, no-alarm %), a table "suites" (its
- * largest no-alarm threshold, its suggestion, the case that sets it), the suggested command as
- * a note, a check per case (a false alarm fails) and the verdict. 0 or GB_ENOMEM. */
-int gb_calibration_doc(const struct gb_calibration *c, struct gb_doc *d);
-
-/* gb_calibrate, then its text to f and, when json_path is not NULL, its JSON there. The errors
- * of gb_calibrate and of the writers. */
-int gb_calibrate_report(FILE *f, const struct gb_results *runs, const char *const *paths, size_t n,
-                        const struct gb_compare_opts *o, const char *json_path);
+/* The calibration as a document of kind "gpubench-calibration/1" (the JSON file's schema:
+ * gb_write_layout renders it so): notes (the runs, what the columns mean, the false alarms at
+ * the current thresholds, per suite the smallest threshold that raises none, the suggested
+ * compare command line); a table "cases", sorted by the no-alarm threshold, largest first (suite,
+ * case, device, params, medians, run-to-run %, noise %, alarms, no-alarm %; backend, unit, the
+ * medians, noise, no-alarm and suggested thresholds as fractions, false alarms and pairs as
+ * data), a table "suites" (its largest no-alarm threshold, its suggestion, the case that sets
+ * it; the thresholds as fractions as data), the data table "calibration" (runs, alpha, threshold,
+ * false alarms, the no-alarm threshold, the suggested command); with `checks`, a check per case
+ * (a false alarm fails); the verdict. 0 or GB_ENOMEM. */
+int gb_calibration_doc(const struct gb_calibration *c, bool checks, struct gb_doc *d);
 
 #endif

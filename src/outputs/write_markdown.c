@@ -1,5 +1,6 @@
 /* gpubench — the Markdown writer: a heading, notes as paragraphs, one pipe table per table (its
- * title a heading above it, its footnotes a list under it), the failed checks and the verdict.
+ * title a heading above it, its footnotes a list under it; data tables and columns left out),
+ * the failed checks and the verdict.
  * Every cell goes through the one Markdown escaper (gb_fputs_md). */
 #include "outputs/writer.h"
 
@@ -26,17 +27,22 @@ static void table(FILE *f, const struct gb_doc_table *t)
     }
     fputs("\n|", f);
     for (size_t c = 0; c < t->ncols; c++) {
+        if (t->cols[c].data)
+            continue;
         fputc(' ', f);
         gb_fputs_md(f, t->cols[c].name);
         fputs(" |", f);
     }
     fputs("\n|", f);
     for (size_t c = 0; c < t->ncols; c++)
-        fputs(t->cols[c].numeric ? "---:|" : "---|", f);
+        if (!t->cols[c].data)
+            fputs(t->cols[c].numeric ? "---:|" : "---|", f);
     fputc('\n', f);
     for (size_t r = 0; r < t->nrows; r++) {
         fputc('|', f);
         for (size_t c = 0; c < t->ncols; c++) {
+            if (t->cols[c].data)
+                continue;
             fputc(' ', f);
             cell(f, gb_doc_cell(t, r, c));
             fputs(" |", f);
@@ -66,7 +72,8 @@ static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts 
         fputc('\n', f);
     }
     for (size_t i = 0; i < d->ntables; i++)
-        table(f, d->tables[i]);
+        if (!d->tables[i]->data)
+            table(f, d->tables[i]);
     bool failed = false;
     for (size_t i = 0; i < d->nchecks; i++) {
         const struct gb_doc_check *c = &d->checks[i];

@@ -12,7 +12,8 @@
  * a sample of gpubench_<doc>_check{group, name, status="pass|fail|skip"} 1, and
  * gpubench_<doc>_checks{status} counts them. Names are [a-z0-9_] ('%' as "pct", "/" as "per",
  * any other run of characters as one '_'); label values escape backslash, quote and line break
- * as the format says, after the bytes a terminal acts on and invalid UTF-8 became '?'. */
+ * as the format says, after the bytes a terminal acts on and invalid UTF-8 became '?'. Data
+ * tables and columns (for files: gb_doc_column.data) are left out. */
 #include "outputs/writer.h"
 
 #include <math.h>
@@ -95,8 +96,8 @@ static void labels(FILE *f, const struct gb_doc_table *t, size_t r, bool with_ro
     fputc('{', f);
     for (size_t c = 0; c < t->ncols; c++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-        if (t->cols[c].numeric || t->cols[c].prose || !cl || cl->kind != GB_CELL_TEXT ||
-            !cl->text[0])
+        if (t->cols[c].numeric || t->cols[c].prose || t->cols[c].data || !cl ||
+            cl->kind != GB_CELL_TEXT || !cl->text[0])
             continue;
         fprintf(f, "%s%s=\"", first ? "" : ",", lname[c]);
         label_value(f, gb_doc_cell_text(cl, buf, sizeof buf));
@@ -118,7 +119,8 @@ static bool labels_repeat(const struct gb_doc_table *t)
         key[0] = '\0';
         for (size_t c = 0; c < t->ncols; c++) {
             const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-            if (!t->cols[c].numeric && !t->cols[c].prose && cl && cl->kind == GB_CELL_TEXT) {
+            if (!t->cols[c].numeric && !t->cols[c].prose && !t->cols[c].data && cl &&
+                cl->kind == GB_CELL_TEXT) {
                 /* As written: cleaned, so that texts that differ only in bytes the cleaning
                  * replaces are seen as the one series they become. */
                 char *clean = gb__clean_dup(gb_doc_cell_text(cl, buf, sizeof buf));
@@ -157,7 +159,7 @@ static void table(FILE *f, const char *doc, const struct gb_doc_table *t)
     }
     const bool with_row = labels_repeat(t);
     for (size_t c = 0; c < t->ncols; c++) {
-        if (!t->cols[c].numeric)
+        if (!t->cols[c].numeric || t->cols[c].data)
             continue;
         const char *col = lname[c]; /* unique in the table */
         bool any = false;
@@ -194,7 +196,8 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
     char doc[48];
     doc_part(d, doc, sizeof doc);
     for (size_t i = 0; i < d->ntables; i++)
-        table(f, doc, d->tables[i]);
+        if (!d->tables[i]->data)
+            table(f, doc, d->tables[i]);
     if (d->nchecks) {
         static const char *const st[] = {"pass", "fail", "skip"};
         size_t count[3] = {0};

@@ -1,6 +1,6 @@
 /* gpubench — the text writer: tables for a terminal, as wide as their cells, fitted to the
  * terminal's width by shortening the text columns a document marks shrinkable (never a number),
- * with each table's footnotes under it. */
+ * with each table's footnotes under it; data tables and columns (for files) left out. */
 #include "outputs/writer.h"
 
 #include <stdlib.h>
@@ -63,24 +63,30 @@ static void field(FILE *f, const char *s, size_t w, bool right, bool last)
 }
 
 /* Column widths: the widest cell, then shrinkable columns narrowed while the row is wider than
- * `width` (0: no limit). */
+ * `width` (0: no limit). A data column (gb_doc_column.data) is not shown: width 0. Rows outer,
+ * so that a view makes each row once. */
 static void widths(const struct gb_doc_table *t, int width, size_t *w)
 {
     char buf[1100];
-    size_t total = 0;
-    for (size_t c = 0; c < t->ncols; c++) {
-        w[c] = u8len(t->cols[c].name);
-        for (size_t r = 0; r < t->nrows; r++) {
+    size_t total = 0, shown_cols = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        w[c] = t->cols[c].data ? 0 : u8len(t->cols[c].name);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (t->cols[c].data)
+                continue;
             size_t n = u8len(shown(gb_doc_cell(t, r, c), buf, sizeof buf));
             if (n > w[c])
                 w[c] = n;
         }
-        total += w[c] + (c ? GAP : 0);
-    }
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!t->cols[c].data)
+            total += w[c] + (shown_cols++ ? GAP : 0);
     while (width > 0 && total > (size_t)width) {
         size_t widest = t->ncols;
         for (size_t c = 0; c < t->ncols; c++)
-            if (t->cols[c].shrink && w[c] > MIN_SHRINK && (widest == t->ncols || w[c] > w[widest]))
+            if (t->cols[c].shrink && !t->cols[c].data && w[c] > MIN_SHRINK &&
+                (widest == t->ncols || w[c] > w[widest]))
                 widest = c;
         if (widest == t->ncols)
             break; /* nothing left to narrow: the row stays wider */
@@ -89,6 +95,16 @@ static void widths(const struct gb_doc_table *t, int width, size_t *w)
         w[widest] -= cut;
         total -= cut;
     }
+}
+
+/* The last column shown (ncols when none is). */
+static size_t last_shown(const struct gb_doc_table *t)
+{
+    size_t last = t->ncols;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!t->cols[c].data)
+            last = c;
+    return last;
 }
 
 static void write_table(FILE *f, const struct gb_doc_table *t, int width)
@@ -101,19 +117,24 @@ static void write_table(FILE *f, const struct gb_doc_table *t, int width)
         gb__put_clean(f, t->title, false);
         fputc('\n', f);
     }
-    for (size_t c = 0; c < t->ncols; c++) {
-        if (c)
+    size_t last = last_shown(t);
+    for (size_t c = 0, k = 0; c < t->ncols; c++) {
+        if (t->cols[c].data)
+            continue;
+        if (k++)
             fprintf(f, "%*s", GAP, "");
-        field(f, t->cols[c].name, w[c], t->cols[c].numeric, c + 1 == t->ncols);
+        field(f, t->cols[c].name, w[c], t->cols[c].numeric, c == last);
     }
     fputc('\n', f);
     char buf[1100];
     for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0; c < t->ncols; c++) {
-            if (c)
+        for (size_t c = 0, k = 0; c < t->ncols; c++) {
+            if (t->cols[c].data)
+                continue;
+            if (k++)
                 fprintf(f, "%*s", GAP, "");
             field(f, shown(gb_doc_cell(t, r, c), buf, sizeof buf), w[c], t->cols[c].numeric,
-                  c + 1 == t->ncols);
+                  c == last);
         }
         fputc('\n', f);
     }
@@ -135,9 +156,13 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
         gb__put_clean(f, d->notes[i], true);
         fputc('\n', f);
     }
+    bool above = d->nnotes || (d->title && *d->title);
     for (size_t i = 0; i < d->ntables; i++) {
-        if (i || d->nnotes || (d->title && *d->title))
+        if (d->tables[i]->data)
+            continue;
+        if (above)
             fputc('\n', f);
+        above = true;
         write_table(f, d->tables[i], o ? o->width : 0);
     }
     for (size_t i = 0; i < d->nchecks; i++)

@@ -1,0 +1,50 @@
+/* gpubench — the commands' established JSON files, rendered from their documents.
+ *
+ * A command whose JSON file users parse (fleet's, history's, calibrate's) builds one document
+ * (base/doc.h) for every output; its kind is the file's schema ("gpubench-fleet/1"), and the
+ * document carries what the file needs in data tables and columns (gb_doc_column.data), which
+ * the writers for people leave out. gb_write_layout turns a document of such a kind into the
+ * file's established layout, one renderer per schema (layout_KIND.c; what they share:
+ * layout_cells.c); the schema's version changes when a field must, and the readers keep
+ * reading the old one. */
+#ifndef GB_LAYOUT_H
+#define GB_LAYOUT_H
+
+#include <stdio.h>
+
+#include "base/doc.h"
+
+#define GB_FLEET_SCHEMA "gpubench-fleet/1"
+#define GB_HISTORY_SCHEMA "gpubench-history/1"
+#define GB_CALIBRATION_SCHEMA "gpubench-calibration/1"
+
+/* Renders d in the layout of its kind (one of the schemas above) to f. 0, GB_EINVAL when no
+ * layout has that kind or d lacks a table the layout needs (the document was built without its
+ * data), GB_EIO when writing failed, GB_ENOMEM. */
+int gb_write_layout(FILE *f, const struct gb_doc *d);
+
+/* ---- for the layouts (layout_*.c) -------------------------------------------------------- */
+
+/* The first table of d with this id, or NULL. */
+const struct gb_doc_table *gb__layout_table(const struct gb_doc *d, const char *id);
+/* The index of t's column `name`, or t->ncols when it has none (a cell read there is NULL). */
+size_t gb__layout_col(const struct gb_doc_table *t, const char *name);
+/* The cell (r, c) as JSON: a number (null when empty, text or not finite; a whole number
+ * without a fraction, so an integer to a reader); true or false (a number not 0); a string (its
+ * text, or the number as shown; "" when empty). */
+void gb__layout_num(FILE *f, const struct gb_doc_table *t, size_t r, size_t c);
+void gb__layout_bool(FILE *f, const struct gb_doc_table *t, size_t r, size_t c);
+void gb__layout_str(FILE *f, const struct gb_doc_table *t, size_t r, size_t c);
+/* Writes `, "KEY": ` then row r's cell in column `col` with put (one of the three above). */
+void gb__layout_field(FILE *f, const struct gb_doc_table *t, size_t r, const char *key,
+                      const char *col,
+                      void (*put)(FILE *, const struct gb_doc_table *, size_t, size_t));
+/* The cell (r, c)'s number (NaN when it holds none). */
+double gb__layout_value(const struct gb_doc_table *t, size_t r, size_t c);
+
+/* The layouts, each for documents of its schema. Return as gb_write_layout. */
+int gb__layout_fleet(FILE *f, const struct gb_doc *d);
+int gb__layout_history(FILE *f, const struct gb_doc *d);
+int gb__layout_calibration(FILE *f, const struct gb_doc *d);
+
+#endif
