@@ -430,16 +430,15 @@ static int shift_note(const struct gb_fleet *f, struct gb_doc *d)
 
 int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, struct gb_doc *d)
 {
-    char head[512];
-    snprintf(head, sizeof head,
-             "fleet: %zu file%s, %zu member%s (a node, or one of its devices), %zu case%s (%zu "
-             "not judged)",
+    char head[256];
+    snprintf(head, sizeof head, "fleet: %zu file%s, %zu member%s, %zu case%s (%zu not judged)",
              f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
              f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
     int rc = gb_doc_init(d, GB_FLEET_SCHEMA, head);
     if (!rc)
         rc = gb_doc_note(d,
-                         "rule: a node is an outlier in a case when its distance from the median "
+                         "rule: a member (a node, or one of its devices) is an outlier in a case "
+                         "when its distance from the median "
                          "(in log performance) is beyond the case's run-to-run noise: the range "
                          "of its reference runs (expectations) where they have it, else %g x b_n "
                          "1.4826 x MAD of the fleet (modified z-score, Iglewicz & Hoaglin), at "
