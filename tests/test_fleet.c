@@ -12,6 +12,8 @@
 #include "analyses/fleet.h"
 #include "analyses/history.h"
 #include "analyses/merge.h"
+#include "base/doc.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "test.h"
 
@@ -338,6 +340,82 @@ TEST(history_usage_errors)
     gb_test_write_file(path, "{\"schema\": \"gpubench-results/1\"");
     ASSERT_EQ(sh("%s history %s 2>&1", GB_TEST_EXE, dir), 2);
     ASSERT_CONTAINS(out, "bad.json");
+}
+
+/* ---- the documents' views and data ----------------------------------------------------------- */
+
+static size_t view_fills;
+
+/* Row r of the test view: "row R" and R x 1.5. */
+static int fill_test_row(const void *ctx, struct gb_doc_table *t, size_t r)
+{
+    (void)ctx;
+    view_fills++;
+    gb_doc_num(t, r, 1, 1.5 * (double)r, 1);
+    gb_doc_num(t, r, 2, 100000.0 + (double)r, 0);
+    return gb_doc_text(t, r, 0, "row %zu", r);
+}
+
+static char *render(const char *format, const struct gb_doc *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f || gb_write_doc(f, format, d) != 0) {
+        if (f)
+            fclose(f);
+        free(text);
+        return NULL;
+    }
+    fclose(f);
+    return text;
+}
+
+/* A view's rows are made when a writer reads them, one row at a time (fleet's every node of
+ * every case takes no memory); a data table or column (what only a file needs) is left out of
+ * the text and Markdown, kept in JSON and CSV. */
+TEST(doc_views_are_made_when_read_and_data_stays_out_of_text)
+{
+    static const char *const cols[] = {"name", "value", "id"};
+    static const char *const dcols[] = {"secret"};
+    struct gb_doc d;
+    struct gb_doc_table *t, *dt;
+    ASSERT_OK(gb_doc_init(&d, "gpubench-test/1", "views"));
+    ASSERT_OK(gb_doc_view(&d, "rows", "the rows", cols, 3, 1000, fill_test_row, NULL, &t));
+    gb_doc_column_set(t, 1, true, false);
+    gb_doc_column_data(t, 2);
+    ASSERT_EQ(view_fills, 0);
+    size_t r;
+    ASSERT(gb_doc_row(t, &r) != 0); /* a view's rows are its fill's */
+    ASSERT(gb_doc_footnote(t, 3, 0, "no") != 0);
+    ASSERT_OK(gb_doc_table(&d, "hidden", "hidden table", dcols, 1, &dt));
+    dt->data = true;
+    ASSERT_OK(gb_doc_row(dt, &r));
+    ASSERT_OK(gb_doc_text(dt, r, 0, "kept for files"));
+    const struct gb_doc_cell *c = gb_doc_cell(t, 7, 1);
+    ASSERT(c && c->kind == GB_CELL_NUM);
+    ASSERT_NEAR(c->num, 10.5, 1e-12);
+    ASSERT_EQ(view_fills, 1);
+    gb_doc_cell(t, 7, 0); /* the same row: not made again */
+    ASSERT_EQ(view_fills, 1);
+    char *text = render("text", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "\nrow 999  1498.5\n");
+    ASSERT_MSG(!strstr(text, "hidden") && !strstr(text, "kept for files") &&
+                   !strstr(text, "100999"),
+               "%.300s", text);
+    free(text);
+    text = render("markdown", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "| row 3 | 4.5 |\n");
+    ASSERT(!strstr(text, "kept for files") && !strstr(text, "| id |"));
+    free(text);
+    text = render("csv", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "rows,row 3,4.5,100003,\r\n");
+    ASSERT_CONTAINS(text, "hidden,kept for files,\r\n");
+    free(text);
+    gb_doc_free(&d);
 }
 
 /* ---- fleet ----------------------------------------------------------------------------------- */
