@@ -4,7 +4,10 @@
  * title, notes, typed tables (named columns, one cell per column and row, footnotes that repeated
  * remarks share), and, where it judges, checks with a verdict each. Writers (src/outputs/
  * writer.h) render a document to one format each — text, markdown, json, csv, junit — and never
- * know which analysis made it. docs/design.md, "The sockets".
+ * know which analysis made it. docs/design.md, "The sockets". A table or column marked data
+ * holds what only a file needs (a command's JSON layout, outputs/layout.h): the writers for
+ * people leave it out. A view is a table whose rows are made when a writer reads them, so that
+ * a large table takes no memory of its own.
  *
  * Memory: every string is copied in; gb_doc_free releases everything. Functions that allocate
  * return 0 or GB_ENOMEM; after a failure the document stays valid (possibly missing what was

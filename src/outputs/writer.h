@@ -28,7 +28,9 @@ struct gb_writer {
     bool needs_verdict;
     /* Renders d to f. Returns 0, or GB_EIO when writing failed (the detail set). Text from the
      * document is escaped for the format (Markdown, XML, JSON, CSV), and every format replaces
-     * the bytes a terminal acts on (C0 controls but newline and tab, DEL, UTF-8 C1) with '?'. */
+     * the bytes a terminal acts on (C0 controls but newline and tab, DEL, UTF-8 C1) with '?'. A
+     * format for people (text, Markdown) leaves out data tables and columns (base/doc.h); a
+     * writer reads cells through gb_doc_cell, row by row, so that views work. */
     int (*write)(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o);
 };
 
