@@ -197,8 +197,7 @@ static int fleet_deviating(const struct gb_fleet *f, struct gb_doc *d)
     return rc;
 }
 
-/* 1 / Phi^-1(3/4) as above: the modified z-score of v in case c, (v - median) / (1.4826 MAD);
- * +-inf when the MAD is 0. */
+/* The modified z-score of v in case c, (v - median) / (1.4826 MAD); +-inf when the MAD is 0. */
 static double robust_z(const struct gb_fleet_case *c, double v)
 {
     double dv = v - c->median;
@@ -228,14 +227,15 @@ static const char *flag_key(enum gb_fleet_flag fl)
     }
 }
 
-/* A case's per-node table, a view over its members (most failed first, then slowest): the
- * table knows its case by its place among the document's per-case tables. */
+/* A case's per-node table: a view over its observations (failed first, then slowest), row i
+ * the case's obs[i]. */
 struct case_view {
     const struct gb_fleet *f;
     size_t k;
 };
 
-static const char *const node_cols[] = {"node", "value", "deviation %", "z", "flag", "#", "status"};
+static const char *const node_cols[] = {"node", "value", "deviation %", "z",
+                                        "flag", "#",     "status",      "deviation"};
 
 static int fill_case_row(const void *ctx, struct gb_doc_table *t, size_t row)
 {
@@ -260,6 +260,7 @@ static int fill_case_row(const void *ctx, struct gb_doc_table *t, size_t row)
     gb_doc_num(t, row, 5, (double)o->member, 0);
     if (!rc)
         rc = gb_doc_text(t, row, 6, "%s", flag_key((enum gb_fleet_flag)o->flag));
+    gb_doc_num(t, row, 7, ok ? o->value / c->median - 1.0 : NAN, -1);
     return rc;
 }
 
@@ -284,7 +285,7 @@ static int fleet_case_tables(const struct gb_fleet *f, bool all, struct case_vie
                  c->unit, c->better == GB_BETTER_LOWER ? "lower" : "higher", c->nok, a, b);
         snprintf(id, sizeof id, "case_%zu", k + 1);
         struct gb_doc_table *tb;
-        rc = gb_doc_view(d, id, title, node_cols, 7, c->nobs, fill_case_row, &views[k], &tb);
+        rc = gb_doc_view(d, id, title, node_cols, 8, c->nobs, fill_case_row, &views[k], &tb);
         if (rc)
             break;
         for (size_t i = 1; i < 4; i++)
@@ -292,6 +293,8 @@ static int fleet_case_tables(const struct gb_fleet *f, bool all, struct case_vie
         gb_doc_column_data(tb, 5);
         gb_doc_column_set(tb, 5, true, false);
         gb_doc_column_data(tb, 6);
+        gb_doc_column_data(tb, 7);
+        gb_doc_column_set(tb, 7, true, false);
         tb->data = !all && !c->noutliers && !c->ndeviating;
     }
     return rc;

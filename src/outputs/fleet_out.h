@@ -31,7 +31,8 @@ struct gb_fleet_doc_opts {
  * when any) and "cases" (case, unit, nodes, median, spread % — 1.4826 x MAD over the median —,
  * min, max, outliers; an unjudged case footnoted; its identity, metric, better, nodes failed,
  * judged and MAD as data columns). With o->values, a view "case_K" per case (node, value,
- * deviation %, modified z, flag; the member's index and the flag's JSON name as data), slowest
+ * deviation %, modified z, flag; the member's index, the flag's JSON name and the deviation as a
+ * fraction as data), slowest
  * first, shown as o->all says, and the data tables "nodes" (a view), "fleet" and "notes". With
  * o->checks, the checks. The verdict names the worst node. 0 or GB_ENOMEM. */
 int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, struct gb_doc *d);

@@ -52,7 +52,7 @@ static void nodes(FILE *f, const struct gb_doc_table *t)
 static void values(FILE *f, const struct gb_doc_table *t)
 {
     size_t node = gb__layout_col(t, "#"), value = gb__layout_col(t, "value"),
-           dev = gb__layout_col(t, "deviation %"), z = gb__layout_col(t, "z"),
+           dev = gb__layout_col(t, "deviation"), z = gb__layout_col(t, "z"),
            status = gb__layout_col(t, "status");
     fputs(",\n   \"values\": [", f);
     for (size_t i = 0; i < t->nrows; i++) {
@@ -61,7 +61,7 @@ static void values(FILE *f, const struct gb_doc_table *t)
         fputs(", \"value\": ", f);
         gb__layout_num(f, t, i, value);
         fputs(", \"deviation\": ", f);
-        gb_fput_json_num(f, gb__layout_value(t, i, dev) / 100);
+        gb__layout_num(f, t, i, dev);
         fputs(", \"z\": ", f);
         gb__layout_num(f, t, i, z);
         fputs(", \"flag\": ", f);
