@@ -547,23 +547,43 @@ static int history_cases(const struct gb_history *h, struct gb_doc *d)
 
 static int history_changes(const struct gb_history *h, bool checks, struct gb_doc *d)
 {
-    static const char *const cols[] = {
-        "night", "date",         "case",   "before",         "after", "change %", "effect",
-        "p",     "also changed", "series", "previous night", "what",  "change"};
+    enum {
+        NIGHT,
+        DATE,
+        CASE,
+        BEFORE,
+        AFTER,
+        UNIT,
+        CHANGE_PCT,
+        EFFECT,
+        P,
+        ALSO,
+        FILE_,
+        SERIES,
+        PREV,
+        WHAT,
+        CHANGE,
+        NCOLS
+    };
+    static const char *const cols[NCOLS] = {
+        [NIGHT] = "night",         [DATE] = "date",     [CASE] = "case",
+        [BEFORE] = "before",       [AFTER] = "after",   [UNIT] = "unit",
+        [CHANGE_PCT] = "change %", [EFFECT] = "effect", [P] = "p",
+        [ALSO] = "also changed",   [FILE_] = "file",    [SERIES] = "series",
+        [PREV] = "previous night", [WHAT] = "what",     [CHANGE] = "change"};
     char title[1100], msg[1400];
     snprintf(title, sizeof title, "%zu change point%s", h->nchanges, h->nchanges == 1 ? "" : "s");
     struct gb_doc_table *t;
-    int rc = gb_doc_table(d, "changes", title, cols, 13, &t);
-    for (size_t k = 3; !rc && k < 8; k++)
-        gb_doc_column_set(t, k, k != 6, false);
-    for (size_t k = 9; !rc && k < 13; k++) {
-        gb_doc_column_data(t, k);
-        gb_doc_column_set(t, k, k != 11, false);
-    }
+    int rc = gb_doc_table(d, "changes", title, cols, NCOLS, &t);
     if (!rc) {
-        gb_doc_column_set(t, 0, true, false);
-        gb_doc_column_set(t, 2, false, true);
-        gb_doc_column_set(t, 8, false, true);
+        static const size_t nums[] = {NIGHT, BEFORE, AFTER, CHANGE_PCT, P, SERIES, PREV, CHANGE};
+        for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
+            gb_doc_column_set(t, nums[k], true, false);
+        for (size_t k = SERIES; k < NCOLS; k++)
+            gb_doc_column_data(t, k);
+        gb_doc_column_set(t, CASE, false, true);
+        gb_doc_column_set(t, ALSO, false, true);
+        gb_doc_column_set(t, FILE_, false, true);
     }
     for (size_t i = 0; !rc && i < h->nseries; i++) {
         const struct gb_history_series *s = &h->series[i];
@@ -571,28 +591,32 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
         bool slower = false;
         for (size_t k = 0; !rc && k < s->nchanges; k++) {
             const struct gb_history_change *c = &s->changes[k];
+            const struct gb_history_night *n = c->night < h->nnights ? &h->nights[c->night] : NULL;
             size_t r;
             if ((rc = gb_doc_row(t, &r)))
                 break;
-            gb_doc_num(t, r, 0, (double)(c->night + 1), 0);
-            rc = gb_doc_text(t, r, 1, "%s",
-                             c->night < h->nnights ? h->nights[c->night].start_utc : "?");
+            gb_doc_num(t, r, NIGHT, (double)(c->night + 1), 0);
+            rc = gb_doc_text(t, r, DATE, "%s", n ? n->start_utc : "?");
             if (!rc)
-                rc = gb_doc_text(t, r, 2, "%s", title);
-            gb_doc_num(t, r, 3, c->before, GB_DOC_SIG4);
-            gb_doc_num(t, r, 4, c->after, GB_DOC_SIG4);
-            gb_doc_num(t, r, 5, 100 * c->change, 1);
+                rc = gb_doc_text(t, r, CASE, "%s", title);
+            gb_doc_num(t, r, BEFORE, c->before, GB_DOC_SIG4);
+            gb_doc_num(t, r, AFTER, c->after, GB_DOC_SIG4);
             if (!rc)
-                rc = gb_doc_text(t, r, 6, "%s", c->change < 0 ? "slower" : "faster");
-            gb_doc_num(t, r, 7, c->p, -1);
+                rc = gb_doc_text(t, r, UNIT, "%s", s->unit);
+            gb_doc_num(t, r, CHANGE_PCT, 100 * c->change, 1);
             if (!rc)
-                rc = gb_doc_text(t, r, 8, "since night %zu: %s", c->prev_night + 1,
+                rc = gb_doc_text(t, r, EFFECT, "%s", c->change < 0 ? "slower" : "faster");
+            gb_doc_num(t, r, P, c->p, -1);
+            if (!rc)
+                rc = gb_doc_text(t, r, ALSO, "since night %zu: %s", c->prev_night + 1,
                                  c->what[0] ? c->what : "nothing else recorded");
-            gb_doc_num(t, r, 9, (double)i, 0);
-            gb_doc_num(t, r, 10, (double)(c->prev_night + 1), 0);
             if (!rc)
-                rc = gb_doc_text(t, r, 11, "%s", c->what);
-            gb_doc_num(t, r, 12, c->change, -1);
+                rc = gb_doc_text(t, r, FILE_, "%s", n && n->path ? n->path : "");
+            gb_doc_num(t, r, SERIES, (double)i, 0);
+            gb_doc_num(t, r, PREV, (double)(c->prev_night + 1), 0);
+            if (!rc)
+                rc = gb_doc_text(t, r, WHAT, "%s", c->what);
+            gb_doc_num(t, r, CHANGE, c->change, -1);
             slower = slower || c->change < 0;
         }
         snprintf(msg, sizeof msg, "%zu change point%s, a slowdown among them", s->nchanges,

@@ -50,8 +50,8 @@ struct gb_history_doc_opts {
 
 /* The history after gb_history_finish, as a document of kind "gpubench-history/1" (the JSON
  * file's schema: gb_write_layout renders it so): notes (the span, the rule, the analysis'
- * notes); a table "changes" (each change point: night, date, case, before, after, change %,
- * faster or slower, p, what else changed since the night before) and "cases" (case, unit, nights
+ * notes); a table "changes" (each change point: night, date, case, before, after, unit,
+ * change %, faster or slower, p, what else changed since the night before, the night's file) and "cases" (case, unit, nights
  * ok, first, last, noise %, change points); a view "series_K" per case (night, date, value, p5,
  * p95, status, change), shown with o->series; the data tables "history" (the rule), "nights"
  * and "notes"; with o->checks the checks; the verdict. With o->points_only, the title and the
