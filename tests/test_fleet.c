@@ -392,6 +392,13 @@ TEST(doc_views_are_made_when_read_and_data_stays_out_of_text)
     dt->data = true;
     ASSERT_OK(gb_doc_row(dt, &r));
     ASSERT_OK(gb_doc_text(dt, r, 0, "kept for files"));
+    static const char *const pcols[] = {"plain"};
+    struct gb_doc_table *pt;
+    ASSERT_OK(gb_doc_table(&d, "plain", "plain", pcols, 1, &pt));
+    ASSERT_OK(gb_doc_row(pt, &r));
+    ASSERT_OK(gb_doc_text(pt, r, 0,
+                          "a\x1b[31mb\xc2\x9b"
+                          "c"));
     const struct gb_doc_cell *c = gb_doc_cell(t, 7, 1);
     ASSERT(c && c->kind == GB_CELL_NUM);
     ASSERT_NEAR(c->num, 10.5, 1e-12);
@@ -401,6 +408,7 @@ TEST(doc_views_are_made_when_read_and_data_stays_out_of_text)
     char *text = render("text", &d);
     ASSERT(text);
     ASSERT_CONTAINS(text, "\nrow 999  1498.5\n");
+    ASSERT_CONTAINS(text, "\na?[31mb?c\n"); /* what a terminal acts on, replaced */
     ASSERT_MSG(!strstr(text, "hidden") && !strstr(text, "kept for files") &&
                    !strstr(text, "100999"),
                "%.300s", text);

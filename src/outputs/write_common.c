@@ -10,6 +10,15 @@
 
 void gb__put_clean(FILE *f, const char *s, bool keep_newlines)
 {
+    /* Most text has nothing to replace: then it is written whole (a byte at a time made the
+     * text of a large table's every row several times slower). */
+    const unsigned char *v = (const unsigned char *)(s ? s : "");
+    while (*v >= 0x20 && *v != 0x7F && *v != 0xC2)
+        v++;
+    if (!*v) {
+        fputs(s ? s : "", f);
+        return;
+    }
     for (const unsigned char *u = (const unsigned char *)(s ? s : ""); *u; u++) {
         if (gb_is_c1(u)) {
             fputc('?', f);
