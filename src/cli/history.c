@@ -85,7 +85,7 @@ static int write_json(FILE *f, const void *d)
 
 static int write_csv(FILE *f, const void *d)
 {
-    return gb_write_doc(f, "csv", d);
+    return gb_write_layout(f, d);
 }
 
 static int history_main(int argc, char **argv)

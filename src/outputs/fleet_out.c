@@ -820,7 +820,7 @@ int gb_history_doc(const struct gb_history *h, const struct gb_history_doc_opts 
              h->nnights == 1 ? "" : "s", h->nnights ? h->nights[0].start_utc : "-",
              h->nnights ? h->nights[h->nnights - 1].start_utc : "-", h->nseries,
              h->nseries == 1 ? "" : "s");
-    int rc = gb_doc_init(d, GB_HISTORY_SCHEMA, title);
+    int rc = gb_doc_init(d, o->points_only ? GB_HISTORY_CSV_SCHEMA : GB_HISTORY_SCHEMA, title);
     if (!rc && o->points_only)
         return history_points(h, d);
     if (!rc)

@@ -54,8 +54,9 @@ struct gb_history_doc_opts {
  * change %, faster or slower, p, what else changed since the night before, the night's file) and "cases" (case, unit, nights
  * ok, first, last, noise %, change points); a view "series_K" per case (night, date, value, p5,
  * p95, status, change), shown with o->series; the data tables "history" (the rule), "nights"
- * and "notes"; with o->checks the checks; the verdict. With o->points_only, the title and the
- * view "points" alone. 0 or GB_ENOMEM. */
+ * and "notes"; with o->checks the checks; the verdict. With o->points_only, a document of kind
+ * "gpubench-history-csv/1" (the CSV file's layout) with the title and the view "points" alone.
+ * 0 or GB_ENOMEM. */
 int gb_history_doc(const struct gb_history *h, const struct gb_history_doc_opts *o,
                    struct gb_doc *d);
 

@@ -12,6 +12,7 @@ static const struct {
 } layouts[] = {
     {GB_FLEET_SCHEMA, gb__layout_fleet},
     {GB_HISTORY_SCHEMA, gb__layout_history},
+    {GB_HISTORY_CSV_SCHEMA, gb__layout_history_csv},
     {GB_CALIBRATION_SCHEMA, gb__layout_calibration},
 };
 

@@ -1,6 +1,7 @@
 /* gpubench — the commands' established JSON files, rendered from their documents.
  *
- * A command whose JSON file users parse (fleet's, history's, calibrate's) builds one document
+ * A command whose JSON file users parse (fleet's, history's, calibrate's; history's CSV file too)
+ * builds one document
  * (base/doc.h) for every output; its kind is the file's schema ("gpubench-fleet/1"), and the
  * document carries what the file needs in data tables and columns (gb_doc_column.data), which
  * the writers for people leave out. gb_write_layout turns a document of such a kind into the
@@ -16,6 +17,8 @@
 
 #define GB_FLEET_SCHEMA "gpubench-fleet/1"
 #define GB_HISTORY_SCHEMA "gpubench-history/1"
+/* history --csv: one row per case and night it ran (not a JSON file; the layout of its CSV). */
+#define GB_HISTORY_CSV_SCHEMA "gpubench-history-csv/1"
 #define GB_CALIBRATION_SCHEMA "gpubench-calibration/1"
 
 /* Renders d in the layout of its kind (one of the schemas above) to f. 0, GB_EINVAL when no
@@ -45,6 +48,7 @@ double gb__layout_value(const struct gb_doc_table *t, size_t r, size_t c);
 /* The layouts, each for documents of its schema. Return as gb_write_layout. */
 int gb__layout_fleet(FILE *f, const struct gb_doc *d);
 int gb__layout_history(FILE *f, const struct gb_doc *d);
+int gb__layout_history_csv(FILE *f, const struct gb_doc *d);
 int gb__layout_calibration(FILE *f, const struct gb_doc *d);
 
 #endif

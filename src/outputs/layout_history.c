@@ -14,6 +14,7 @@
 
 #include "analyses/merge.h"
 #include "base/error.h"
+#include "base/util.h"
 
 static void nights(FILE *f, const struct gb_doc_table *t)
 {
@@ -118,5 +119,39 @@ int gb__layout_history(FILE *f, const struct gb_doc *d)
         gb__layout_str(f, notes, r, 0);
     }
     fputs("]}\n", f);
+    return 0;
+}
+
+/* history --csv: the header, then a row per case and night it ran (the view "points"), as the
+ * file was before its document: RFC 4180 fields (gb_fputs_csv), LF line ends, the night 1-based,
+ * value, p5 and p95 in full precision and empty unless the night was ok, change 1 at a change
+ * point. */
+int gb__layout_history_csv(FILE *f, const struct gb_doc *d)
+{
+    static const char *const texts[] = {"suite", "case", "params", "device",
+                                        "slot",  "unit", "night",  "start_utc"};
+    const struct gb_doc_table *t = gb__layout_table(d, "points");
+    if (!t)
+        return GB_FAIL(GB_EINVAL, "the history's document has no table points");
+    char buf[1100];
+    fputs("suite,case,params,device,slot,unit,night,start_utc,status,value,p5,p95,change\n", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+            gb_fputs_csv(f, gb_doc_cell_text(gb_doc_cell(t, r, gb__layout_col(t, texts[i])), buf,
+                                             sizeof buf));
+            fputc(',', f);
+        }
+        gb_fputs_csv(
+            f, gb_doc_cell_text(gb_doc_cell(t, r, gb__layout_col(t, "status")), buf, sizeof buf));
+        static const char *const nums[] = {"value", "p5", "p95"};
+        for (size_t i = 0; i < 3; i++) {
+            double v = gb__layout_value(t, r, gb__layout_col(t, nums[i]));
+            if (v == v)
+                fprintf(f, ",%.17g", v);
+            else
+                fputc(',', f);
+        }
+        fprintf(f, ",%d\n", gb__layout_value(t, r, gb__layout_col(t, "change")) == 1 ? 1 : 0);
+    }
     return 0;
 }
