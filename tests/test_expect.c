@@ -290,7 +290,7 @@ TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "<failure");
     ASSERT_CONTAINS(out, "LOW: ");
-    ASSERT_CONTAINS(out, "launch latency");
+    ASSERT_CONTAINS(out, "name=\"launch/latency");
     /* Implausible and failed results fail whatever the reference says. */
     edited(dir, "fast.json", f32_beyond_peak);
     rc = sh("cd %s && %s check fast.json -e e.json -f json 2>&1", dir, GB_TEST_EXE);

@@ -105,6 +105,7 @@ void gb_doc_free(struct gb_doc *d)
         free(d->owned[i]);
     free(d->owned);
     free(d->verdict);
+    free(d->suite);
     free(d->kind);
     free(d->title);
     memset(d, 0, sizeof *d);
@@ -139,6 +140,28 @@ int gb_doc_verdict(struct gb_doc *d, const char *fmt, ...)
     va_end(ap);
     d->judged = d->judged || rc == 0;
     return rc;
+}
+
+int gb_doc_suite(struct gb_doc *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = replace(&d->suite, vdup(fmt, ap));
+    va_end(ap);
+    return rc;
+}
+
+char *gb_doc_case_name(const char *suite, const char *case_name, const char *params,
+                       const char *device, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    gb_appendf(buf, len, "%s/%s", suite ? suite : "", case_name ? case_name : "");
+    if (params && *params)
+        gb_appendf(buf, len, "/%s", params);
+    if (device)
+        gb_appendf(buf, len, "@%s", device);
+    return buf;
 }
 
 int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_check_status st,
@@ -229,6 +252,11 @@ int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char 
     t->nrows = t->caprows = nrows;
     *out = t;
     return 0;
+}
+
+void gb_doc_table_data(struct gb_doc_table *t)
+{
+    t->data = true;
 }
 
 int gb_doc_row(struct gb_doc_table *t, size_t *row)

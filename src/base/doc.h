@@ -74,14 +74,20 @@ struct gb_doc_table {
     struct gb__doc_view *view;
 };
 
-enum gb_check_status { GB_CHECK_PASS, GB_CHECK_FAIL, GB_CHECK_SKIP };
+/* ERROR: the item could not be judged because it broke (a case that failed to run where it ran
+ * before): a JUnit <error>, a failure everywhere else. */
+enum gb_check_status { GB_CHECK_PASS, GB_CHECK_FAIL, GB_CHECK_SKIP, GB_CHECK_ERROR };
 
-/* One judged item (a JUnit test case): a regression verdict, an outlier node. */
+/* One judged item (a JUnit test case): a regression verdict, an outlier node. Every command
+ * names its items one way (gb_doc_case_name): `group` is the suite (or what else was judged:
+ * "health", "whole", "node", "run") and `name` is "group/case/params" in their written form,
+ * without file paths, times or values, so that a CI server follows one item from night to
+ * night. */
 struct gb_doc_check {
-    char *group; /* the JUnit classname: a suite, a case */
+    char *group; /* the JUnit classname */
     char *name;
     enum gb_check_status status;
-    char *message; /* why it failed or was skipped; NULL for a pass */
+    char *message; /* why it failed or was skipped; for a pass a detail or NULL */
 };
 
 struct gb_doc {
@@ -97,6 +103,9 @@ struct gb_doc {
     char *verdict; /* a one-line verdict ("2 regressions"), or NULL */
     void **owned;  /* memory freed with the document (gb_doc_own: views' contexts) */
     size_t nowned;
+    /* What the checks judged, the JUnit testsuite ("gpubench compare quick"): stable from run
+     * to run (no path, no time); NULL: the title. */
+    char *suite;
 };
 
 /* An empty document of `kind` and `title`. 0 or GB_ENOMEM. */
@@ -111,9 +120,17 @@ int gb_doc_own(struct gb_doc *d, void *p);
 int gb_doc_note(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sets the one-line verdict; the document becomes judged. */
 int gb_doc_verdict(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sets what the checks judged (struct gb_doc's suite), printf-style. */
+int gb_doc_suite(struct gb_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds a check; the document becomes judged. `message` may be NULL. */
 int gb_doc_check(struct gb_doc *d, const char *group, const char *name, enum gb_check_status st,
                  const char *message);
+
+/* The name of a judged item, into buf (struct gb_doc_check): "suite/case/params", the params
+ * and their slash left out when `params` is empty or NULL, then "@device" when `device` is not
+ * NULL (a command names the device only where one document judges several). Returns buf. */
+char *gb_doc_case_name(const char *suite, const char *case_name, const char *params,
+                       const char *device, char *buf, size_t len);
 
 /* Adds a table with columns names[0..ncols) (all text, not shrinkable: gb_doc_column_set
  * changes that). On success *out is the table, valid until gb_doc_free. */
@@ -137,6 +154,8 @@ typedef int (*gb_doc_fill_fn)(const void *ctx, struct gb_doc_table *t, size_t ro
 int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char *const *names,
                 size_t ncols, size_t nrows, gb_doc_fill_fn fill, const void *ctx,
                 struct gb_doc_table **out);
+/* Marks the table data for machine-readable writers only (struct gb_doc_table). */
+void gb_doc_table_data(struct gb_doc_table *t);
 /* Appends an empty row; *row is its index. */
 int gb_doc_row(struct gb_doc_table *t, size_t *row);
 /* The cell at (row, col): text (printf-style), a number shown with `digits` decimals (below 0:

@@ -13,6 +13,7 @@
 #include "analyses/baseline.h"
 #include "analyses/calibrate.h"
 #include "analyses/expect.h"
+#include "outputs/writer.h"
 
 static const char usage[] =
     "usage: gpubench compare BASE.json NEW.json [OPTIONS]\n"
@@ -69,56 +70,52 @@ static const struct gb__opt nights_options[] = {
     GB__END,
 };
 
-typedef int (*writer_fn)(FILE *, const struct gb_comparison *);
-
-/* Writes the comparison to path ("-": stdout) with fn. GB_EXIT_OK or GB_EXIT_USAGE. */
-static enum gb_exit write_to(const char *path, writer_fn fn, const struct gb_comparison *c)
+static int write_md(FILE *f, const void *d)
 {
-    FILE *f = gb__open_out(path);
-    if (!f) {
-        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
-        return GB_EXIT_USAGE;
-    }
-    int rc = fn(f, c);
-    if (gb__close_out(f) != 0 || rc) {
-        fprintf(stderr, "gpubench compare: cannot write %s: %s\n", path, strerror(errno));
-        return GB_EXIT_USAGE;
-    }
-    return GB_EXIT_OK;
+    return gb_write_doc(f, "markdown", d);
 }
 
-/* The outputs the options ask for, then the verdict: GB_EXIT_REGRESSION when there is one. */
+static int write_junit(FILE *f, const void *d)
+{
+    return gb_write_doc(f, "junit", d);
+}
+
+static int write_json(FILE *f, const void *d)
+{
+    return gb_compare_json_write(f, d);
+}
+
+/* The outputs the options ask for, then the verdict: GB_EXIT_REGRESSION when there is one. One
+ * document for every output; --changes makes a second one for the terminal with the rows that
+ * are not SAME. */
 static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_comparison *c)
 {
     bool to_stdout = (a->md && strcmp(a->md, "-") == 0) || (a->json && strcmp(a->json, "-") == 0) ||
                      (a->junit && strcmp(a->junit, "-") == 0) ||
                      (a->metrics && strcmp(a->metrics, "-") == 0);
-    if (a->format && !a->quiet && !to_stdout) {
-        struct gb_doc d;
-        enum gb_exit fr =
-            gb_compare_doc(c, &d) ? GB_EXIT_USAGE : gb__write_format("compare", a->format, &d);
+    struct gb_doc d, changes;
+    memset(&changes, 0, sizeof changes);
+    bool term = !a->quiet && !to_stdout, only_changes = term && a->changes;
+    if (gb_compare_doc(c, false, &d) || (only_changes && gb_compare_doc(c, true, &changes))) {
+        fprintf(stderr, "gpubench compare: out of memory\n");
         gb_doc_free(&d);
-        if (fr != GB_EXIT_OK)
-            return fr;
-    } else if (!a->quiet && !to_stdout) {
-        FILE *t = gb__term_out();
-        gb_compare_write_text(t, c, a->changes);
-        gb__term_done(t);
+        gb_doc_free(&changes);
+        return GB_EXIT_USAGE;
     }
-    enum gb_exit rc = GB_EXIT_OK, wr;
-    if (a->md && (wr = write_to(a->md, gb_compare_write_markdown, c)) != GB_EXIT_OK)
-        rc = wr;
-    if (a->json && (wr = write_to(a->json, gb_compare_write_json, c)) != GB_EXIT_OK)
-        rc = wr;
-    if (a->junit && (wr = write_to(a->junit, gb_compare_write_junit, c)) != GB_EXIT_OK)
-        rc = wr;
-    if (a->metrics) {
-        struct gb_doc d;
-        wr = gb_compare_doc(c, &d) ? GB_EXIT_USAGE : gb__write_metrics("compare", a->metrics, &d);
-        gb_doc_free(&d);
-        if (wr != GB_EXIT_OK)
-            rc = wr;
-    }
+    enum gb_exit rc = GB_EXIT_OK;
+    if (term)
+        rc = gb__write_format("compare", a->format ? a->format : "text",
+                              only_changes ? &changes : &d);
+    if (rc == GB_EXIT_OK && a->md)
+        rc = gb__write_output("compare", a->md, write_md, &d);
+    if (rc == GB_EXIT_OK && a->json)
+        rc = gb__write_output("compare", a->json, write_json, &d);
+    if (rc == GB_EXIT_OK && a->junit)
+        rc = gb__write_output("compare", a->junit, write_junit, &d);
+    if (rc == GB_EXIT_OK && a->metrics)
+        rc = gb__write_metrics("compare", a->metrics, &d);
+    gb_doc_free(&d);
+    gb_doc_free(&changes);
     if (rc == GB_EXIT_OK && c->regressions)
         rc = GB_EXIT_REGRESSION;
     return rc;

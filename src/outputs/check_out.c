@@ -56,10 +56,20 @@ static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
     return rc;
 }
 
-static int check_of(const struct gb_check_row *w, struct gb_doc *d)
+/* Whether the results span several devices (their checks then name the device). */
+static bool several_devices(const struct gb_check *c)
+{
+    for (size_t i = 1; i < c->nrows; i++)
+        if (strcmp(c->rows[i].device, c->rows[0].device) != 0)
+            return true;
+    return false;
+}
+
+static int check_of(const struct gb_check_row *w, bool devices, struct gb_doc *d)
 {
     char name[1400], msg[1600];
-    gb_case_title(w->r->suite, w->r->case_name, w->params, w->device, name, sizeof name);
+    gb_doc_case_name(w->r->suite, w->r->case_name, w->params, devices ? w->device : NULL, name,
+                     sizeof name);
     const enum gb_expect_verdict v = w->j.verdict;
     const enum gb_check_status st = w->fails ? GB_CHECK_FAIL
                                     : (v == GB_EXPECT_UNKNOWN || v == GB_EXPECT_SKIPPED)
@@ -101,9 +111,10 @@ static int wholes_of(const struct gb_check *c, struct gb_doc *d)
     for (size_t i = 0; !rc && i < c->nwholes; i++) {
         const struct gb_check_whole *w = &c->wholes[i];
         const int dv = w->device;
-        char dev[320], msg[600];
+        char dev[320], msg[600], check[400];
         snprintf(dev, sizeof dev, "%d: %s", dv,
                  dv >= 0 && (size_t)dv < c->rs->ndevices ? c->rs->devices[dv].info.name : "?");
+        snprintf(check, sizeof check, "whole/%s", dev);
         size_t r;
         rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%s", gb_expect_verdict_name(w->verdict)) ||
              gb_doc_text(t, r, 1, "%s", dev) || (w->note[0] && gb_doc_text(t, r, 5, "%s", w->note));
@@ -122,7 +133,7 @@ static int wholes_of(const struct gb_check *c, struct gb_doc *d)
                      -100 * w->change, w->cases, 100 * (1 - 1 / (1 + w->band)), w->note);
         else
             snprintf(msg, sizeof msg, "%s: %s", gb_expect_verdict_name(w->verdict), w->note);
-        rc = gb_doc_check(d, "whole", dev, st, st == GB_CHECK_PASS ? NULL : msg);
+        rc = gb_doc_check(d, "whole", check, st, st == GB_CHECK_PASS ? NULL : msg);
     }
     return rc;
 }
@@ -158,7 +169,7 @@ static int health_of(const struct gb_check *c, struct gb_doc *d)
              (h->note[0] && gb_doc_text(t, r, 4, "%s", h->note));
         if (rc)
             break;
-        snprintf(check, sizeof check, "%s %s", dev, h->item);
+        snprintf(check, sizeof check, "health/%s/%s", dev, h->item);
         const enum gb_check_status st = h->verdict == GB_HEALTH_FAIL      ? GB_CHECK_FAIL
                                         : h->verdict == GB_HEALTH_UNKNOWN ? GB_CHECK_SKIP
                                                                           : GB_CHECK_PASS;
@@ -177,6 +188,10 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
              c->expect_path ? c->expect_path : "their bounds only");
     char counts[320] = "";
     int rc = gb_doc_init(d, "gpubench-check-doc/1", head);
+    const char *profile = c->rs->run.profile_name;
+    if (!rc)
+        rc = gb_doc_suite(d, "gpubench check%s%s", profile && *profile ? " " : "",
+                          profile ? profile : "");
     if (!rc)
         rc = gb_doc_note(d,
                          "rule: LOW or HIGH beyond the reference runs' range by %g spreads, at "
@@ -220,8 +235,9 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     }
     for (size_t i = 0; !rc && i < c->nrows; i++)
         rc = row_of(&c->rows[i], t);
+    const bool devices = several_devices(c);
     for (size_t i = 0; !rc && i < c->nrows; i++)
-        rc = check_of(&c->rows[i], d);
+        rc = check_of(&c->rows[i], devices, d);
     if (!rc)
         rc = wholes_of(c, d);
     if (!rc)
@@ -236,7 +252,7 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
             snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%zu %s",
                      counts[0] ? ", " : "", c->counts[v], gb_expect_verdict_name(v));
     if (!rc && c->incomplete[0])
-        rc = gb_doc_check(d, "run", "complete", GB_CHECK_FAIL, c->incomplete);
+        rc = gb_doc_check(d, "run", "run/complete", GB_CHECK_FAIL, c->incomplete);
     if (rc)
         return rc;
     if (c->incomplete[0])

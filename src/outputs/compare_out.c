@@ -1,5 +1,6 @@
-/* gpubench — compare's outputs: the comparison (analyses/compare.h) as text, Markdown, JSON
- * (gpubench-compare/1) and JUnit XML, and as a neutral document for any writer. */
+/* gpubench — compare's document: the comparison (analyses/compare.h) as a neutral document
+ * (contract in compare_out.h), which the writers render and compare_json.c turns into compare's
+ * JSON. */
 #include "outputs/compare_out.h"
 
 #include <errno.h>
@@ -13,9 +14,8 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "results/json_arena.h"
 
-/* ---- outputs ------------------------------------------------------------------------------- */
+/* ---- formats ------------------------------------------------------------------------------- */
 
 static void fmt_num(double v, char *buf, size_t len)
 {
@@ -94,88 +94,6 @@ static double full_cut(const struct gb_comparison *c)
     return NAN;
 }
 
-/* s (NULL: nothing) as it is in text, escaped (gb_fputs_md) in Markdown: a name from a results
- * file (host, profile, device, path) reaches a Markdown document only through here or a table
- * cell. */
-static void put_name(FILE *f, const char *s, bool md)
-{
-    if (md)
-        gb_fputs_md(f, s);
-    else
-        fputs(s ? s : "", f);
-}
-
-static void header_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
-{
-    const struct gb_results *sides[2] = {c->base, c->next};
-    const char *paths[2] = {c->base_path, c->next_path};
-    const char *names[2] = {"BASE", "NEW "};
-    if (c->nnights) {
-        const struct gb_results *last = &c->nights[c->nnights - 1];
-        fprintf(f, "%sBASE ", prefix);
-        put_name(f, c->baseline ? c->baseline : "?", md);
-        fprintf(f, ": %zu night%s, ", c->nnights, c->nnights == 1 ? "" : "s");
-        put_name(f, c->nights[0].run.start_utc, md);
-        fputs(" .. ", f);
-        put_name(f, last->run.start_utc, md);
-        fputs("; the newest ", f);
-        put_name(f, c->night_paths[c->nnights - 1], md);
-        fputs(": host ", f);
-        put_name(f, last->run.host, md);
-        fputs(", gpubench ", f);
-        put_name(f, last->run.gpubench_version, md);
-        fputs(" (", f);
-        put_name(f, last->run.git_commit, md);
-        fputs("), profile '", f);
-        put_name(f, last->run.profile_name, md);
-        fputs("'\n", f);
-    }
-    for (int s = c->nnights ? 1 : 0; s < 2; s++) {
-        fprintf(f, "%s%s ", prefix, names[s]);
-        put_name(f, paths[s] ? paths[s] : "?", md);
-        fputs(": host ", f);
-        put_name(f, sides[s]->run.host, md);
-        fputs(", ", f);
-        put_name(f, sides[s]->run.start_utc, md);
-        fputs(", gpubench ", f);
-        put_name(f, sides[s]->run.gpubench_version, md);
-        fputs(" (", f);
-        put_name(f, sides[s]->run.git_commit, md);
-        fputs("), profile '", f);
-        put_name(f, sides[s]->run.profile_name, md);
-        fputs("'\n", f);
-    }
-    fprintf(f, "%sthreshold %.3g%%%s", prefix, 100.0 * c->opts.threshold,
-            c->nnights && c->opts.threshold_given ? " (given)" : "");
-    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++) {
-        fputs(i ? ", " : " (", f);
-        put_name(f, c->opts.suite_threshold[i].suite, md);
-        fprintf(f, " %.3g%%", 100.0 * c->opts.suite_threshold[i].threshold);
-    }
-    if (!c->nnights) {
-        fprintf(f,
-                "%s, alpha %g (two-sided Mann-Whitney U on the samples: it judges within-run "
-                "noise only; against a baseline of nights, compare judges the spread between "
-                "runs)%s\n",
-                c->opts.nsuite_thresholds ? ")" : "", c->opts.alpha,
-                c->opts.fail_on_faster ? "; FASTER fails too" : "");
-        return;
-    }
-    if (c->opts.nsuite_thresholds)
-        fputc(')', f);
-    if (c->learned)
-        fprintf(f, ", learned per case for %zu case%s", c->learned, c->learned == 1 ? "" : "s");
-    char cut[64] = "";
-    double fc = full_cut(c);
-    if (isfinite(fc))
-        snprintf(cut, sizeof cut, ": %.1f for %zu nights", fc, c->nnights);
-    fprintf(f,
-            "; a regression is also outside the nights' spread: more than the cut (the %g-sigma "
-            "tail%s) in MADs from their median; learning below %zu nights%s\n",
-            c->opts.mads, cut, c->opts.min_nights,
-            c->opts.fail_on_faster ? "; FASTER fails too" : "");
-}
-
 /* "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)", without a newline. */
 static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
 {
@@ -198,196 +116,325 @@ static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
         gb_appendf(buf, len, " -> no regression (exit 0)");
 }
 
-static void summary_line(FILE *f, const struct gb_comparison *c)
-{
-    char s[512];
-    summary_text(c, s, sizeof s);
-    fprintf(f, "%s\n", s);
-}
+/* ---- what the text and Markdown show -------------------------------------------------------- */
 
-/* One line per regression, against nights: how far outside the nights' spread it lies. */
-static void regression_lines(FILE *f, const struct gb_comparison *c, const char *prefix, bool md)
+/* The lines above the table: the two sides (or the nights and NEW) and the policy. */
+static int header_notes(const struct gb_comparison *c, struct gb_doc *d)
 {
+    const struct gb_results *sides[2] = {c->base, c->next};
+    const char *paths[2] = {c->base_path, c->next_path};
+    const char *names[2] = {"BASE", "NEW "};
+    int rc = 0;
+    if (c->nnights) {
+        const struct gb_results *last = &c->nights[c->nnights - 1];
+        rc = gb_doc_note(d,
+                         "BASE %s: %zu night%s, %s .. %s; the newest %s: host %s, gpubench %s "
+                         "(%s), profile '%s'",
+                         c->baseline ? c->baseline : "?", c->nnights, c->nnights == 1 ? "" : "s",
+                         c->nights[0].run.start_utc, last->run.start_utc,
+                         c->night_paths[c->nnights - 1], last->run.host, last->run.gpubench_version,
+                         last->run.git_commit, last->run.profile_name);
+    }
+    for (int s = c->nnights ? 1 : 0; !rc && s < 2; s++)
+        rc = gb_doc_note(d, "%s %s: host %s, %s, gpubench %s (%s), profile '%s'", names[s],
+                         paths[s] ? paths[s] : "?", sides[s]->run.host, sides[s]->run.start_utc,
+                         sides[s]->run.gpubench_version, sides[s]->run.git_commit,
+                         sides[s]->run.profile_name);
+    if (rc)
+        return rc;
+    char line[2048] = "";
+    gb_appendf(line, sizeof line, "threshold %.3g%%%s", 100.0 * c->opts.threshold,
+               c->nnights && c->opts.threshold_given ? " (given)" : "");
+    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
+        gb_appendf(line, sizeof line, "%s%s %.3g%%", i ? ", " : " (",
+                   c->opts.suite_threshold[i].suite, 100.0 * c->opts.suite_threshold[i].threshold);
     if (!c->nnights)
-        return;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct gb_compare_row *row = &c->rows[i];
-        if (!row->regression)
-            continue;
-        const struct gb_result *r = row_result(row);
-        fprintf(f, "%sregression: ", prefix);
-        put_name(f, r->suite, md);
-        fputc(' ', f);
-        put_name(f, r->case_name, md);
-        if (row->params[0])
-            fputc(' ', f);
-        put_name(f, row->params, md);
-        fputs(" on ", f);
-        put_name(f, row->device, md);
-        fputs(": ", f);
-        if (judged_by_nights(row))
-            fprintf(f,
-                    "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut "
-                    "%.1f, the threshold %.3g%% %s)\n",
-                    gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0),
-                    fabs(row->nights.z), row->nights.n, 100.0 * row->nights.spread, row->nights.cut,
-                    100.0 * row->threshold, row->nights.threshold_source);
-        else {
-            fprintf(f, "%s: ", gb_verdict_name(row->j.verdict));
-            put_name(f, row->note, md);
-            fputc('\n', f);
-        }
-    }
+        return gb_doc_note(d,
+                           "%s%s, alpha %g (two-sided Mann-Whitney U on the samples: it judges "
+                           "within-run noise only; against a baseline of nights, compare judges "
+                           "the spread between runs)%s",
+                           line, c->opts.nsuite_thresholds ? ")" : "", c->opts.alpha,
+                           c->opts.fail_on_faster ? "; FASTER fails too" : "");
+    if (c->opts.nsuite_thresholds)
+        gb_appendf(line, sizeof line, ")");
+    if (c->learned)
+        gb_appendf(line, sizeof line, ", learned per case for %zu case%s", c->learned,
+                   c->learned == 1 ? "" : "s");
+    char cut[64] = "";
+    double fc = full_cut(c);
+    if (isfinite(fc))
+        snprintf(cut, sizeof cut, ": %.1f for %zu nights", fc, c->nnights);
+    return gb_doc_note(d,
+                       "%s; a regression is also outside the nights' spread: more than the cut "
+                       "(the %g-sigma tail%s) in MADs from their median; learning below %zu "
+                       "nights%s",
+                       line, c->opts.mads, cut, c->opts.min_nights,
+                       c->opts.fail_on_faster ? "; FASTER fails too" : "");
 }
 
-int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_changes)
+enum { V_VERDICT, V_SUITE, V_CASE, V_DEVICE, V_PARAMS, V_BASE, V_NEW, V_UNIT, V_CHANGE, V_REST };
+
+/* One row of the table "comparison". */
+static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
+                     const struct gb_compare_row *row)
 {
-    header_lines(f, c, "", false);
-    if (c->notes[0]) {
-        const char *s = c->notes;
-        while (*s) {
-            int l = (int)strcspn(s, "\n");
-            fprintf(f, "note: %.*s\n", l, s);
-            s += l + (s[l] == '\n');
-        }
-    }
-    /* Column widths from the content, the device column capped so that rows stay readable. */
-    int w_suite = 5, w_case = 4, w_dev = 6, w_par = 6, w_unit = 4;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct gb_result *r = row_result(&c->rows[i]);
-        int l;
-        if ((l = (int)strlen(r->suite)) > w_suite)
-            w_suite = l;
-        if ((l = (int)strlen(r->case_name)) > w_case)
-            w_case = l;
-        if ((l = (int)strlen(c->rows[i].device)) > w_dev)
-            w_dev = l;
-        if ((l = (int)strlen(c->rows[i].params)) > w_par)
-            w_par = l;
-        if ((l = (int)strlen(r->unit)) > w_unit)
-            w_unit = l;
-    }
-    if (w_dev > 28)
-        w_dev = 28;
-    fprintf(f, "change: the speed of new against base (+: faster, also where the unit is a time "
-               "and lower is better)\n");
-    fprintf(f, "%-9s %-*s %-*s %-*s %-*s %10s %10s %-*s %8s ", "verdict", w_suite, "suite", w_case,
-            "case", w_dev, "device", w_par, "params", "base", "new", w_unit, "unit", "change");
-    if (c->nnights)
-        fprintf(f, "%6s %6s %6s %7s  %s\n", "z", "nights", "spread", "catches", "note");
-    else
-        fprintf(f, "%6s %6s  %s\n", "p", "noise", "note");
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct gb_compare_row *row = &c->rows[i];
-        if (only_changes && row->j.verdict == GB_VERDICT_SAME)
-            continue;
-        const struct gb_result *r = row_result(row);
-        char b[32], n[32], ch[32], p[16], nz[16], verdict[16];
-        fmt_num(row->j.base_median, b, sizeof b);
-        fmt_num(row->j.next_median, n, sizeof n);
-        fmt_change(row, ch, sizeof ch);
-        snprintf(verdict, sizeof verdict, "%s%s", gb_verdict_name(row->j.verdict),
-                 row->regression ? "!" : "");
-        fprintf(f, "%-9s %-*s %-*s %-*.*s %-*s %10s %10s %-*s %8s ", verdict, w_suite, r->suite,
-                w_case, r->case_name, w_dev, w_dev, row->device, w_par, row->params, b, n, w_unit,
-                r->unit, ch);
-        if (c->nnights) {
+    const struct gb_result *r = row_result(row);
+    size_t k;
+    int rc = gb_doc_row(t, &k);
+    if (!rc)
+        rc = gb_doc_text(t, k, V_VERDICT, "%s%s", gb_verdict_name(row->j.verdict),
+                         row->regression ? "!" : "");
+    if (!rc)
+        rc = gb_doc_text(t, k, V_SUITE, "%s", r->suite);
+    if (!rc)
+        rc = gb_doc_text(t, k, V_CASE, "%s", r->case_name);
+    if (!rc)
+        rc = gb_doc_text(t, k, V_DEVICE, "%s", row->device);
+    if (!rc)
+        rc = gb_doc_text(t, k, V_PARAMS, "%s", row->params);
+    gb_doc_num(t, k, V_BASE, row->j.base_median, -2);
+    gb_doc_num(t, k, V_NEW, row->j.next_median, -2);
+    if (!rc)
+        rc = gb_doc_text(t, k, V_UNIT, "%s", r->unit);
+    gb_doc_num(t, k, V_CHANGE, 100.0 * (row->j.ratio - 1.0), 1);
+    size_t note = V_REST + 2;
+    if (c->nnights) {
+        note = V_REST + 4;
+        if (!rc && judged_by_nights(row)) {
             char z[16], nn[16], sp[16], ca[16];
             fmt_nights(row, z, nn, sp, ca, sizeof z);
-            fprintf(f, "%6s %6s %6s %7s  %s\n", z, nn, sp, ca, row->note);
-        } else {
-            fmt_p(row, p, sizeof p);
-            fmt_noise(row, nz, sizeof nz);
-            fprintf(f, "%6s %6s  %s\n", p, nz, row->note);
+            gb_doc_num(t, k, V_REST, row->nights.z, 1);
+            gb_doc_num(t, k, V_REST + 1, (double)row->nights.n, 0);
+            if (row->nights.n >= 2 || isfinite(row->nights.z))
+                gb_doc_num(t, k, V_REST + 2, 100.0 * row->nights.spread, 1);
+            if (isfinite(row->nights.catches))
+                rc = gb_doc_text(t, k, V_REST + 3, "%s", ca);
         }
+    } else if (!rc && !isnan(row->j.ratio)) {
+        char p[16];
+        fmt_p(row, p, sizeof p);
+        rc = gb_doc_text(t, k, V_REST, "%s", p);
+        if (isfinite(row->j.noise))
+            gb_doc_num(t, k, V_REST + 1, 100.0 * row->j.noise, 1);
     }
-    regression_lines(f, c, "", false);
-    summary_line(f, c);
-    return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
+    if (!rc && row->note[0])
+        rc = gb_doc_footnote(t, k, note, row->note);
+    return rc;
 }
 
-int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c)
+/* The table "comparison": every row, or (only_changes) those that are not SAME. */
+static int shown_table(const struct gb_comparison *c, bool only_changes, struct gb_doc *d)
 {
-    fprintf(f, "# gpubench compare\n\n");
-    header_lines(f, c, "- ", true);
-    if (c->notes[0]) {
-        const char *s = c->notes;
-        while (*s) {
-            int l = (int)strcspn(s, "\n");
-            char line[sizeof c->notes];
-            snprintf(line, sizeof line, "%.*s", l, s);
-            fputs("- **note:** ", f);
-            gb_fputs_md(f, line);
-            fputc('\n', f);
-            s += l + (s[l] == '\n');
-        }
+    static const char *const two[] = {"verdict", "suite", "case",     "device", "params",  "base",
+                                      "new",     "unit",  "change %", "p",      "noise %", "note"};
+    static const char *const nights[] = {"verdict", "suite",    "case",    "device",   "params",
+                                         "base",    "new",      "unit",    "change %", "z",
+                                         "nights",  "spread %", "catches", "note"};
+    const size_t ncols = c->nnights ? 14 : 12;
+    struct gb_doc_table *t;
+    int rc = gb_doc_table(d, "comparison", "", c->nnights ? nights : two, ncols, &t);
+    if (rc)
+        return rc;
+    for (size_t k = V_BASE; k + 1 < ncols; k++)
+        gb_doc_column_set(t, k, k != V_UNIT, false);
+    gb_doc_column_set(t, V_DEVICE, false, true);
+    gb_doc_column_set(t, V_PARAMS, false, true);
+    /* Not series identity: a verdict, a p-value or a note that changes starts no new series. */
+    gb_doc_column_prose(t, V_VERDICT);
+    gb_doc_column_prose(t, c->nnights ? V_REST + 3 : V_REST);
+    gb_doc_column_prose(t, ncols - 1);
+    for (size_t i = 0; !rc && i < c->nrows; i++)
+        if (!only_changes || c->rows[i].j.verdict != GB_VERDICT_SAME)
+            rc = shown_row(t, c, &c->rows[i]);
+    return rc;
+}
+
+/* The verdicts a check lists as skipped when they are not a regression. */
+static bool skipped_verdict(enum gb_verdict v)
+{
+    return v == GB_VERDICT_UNSTABLE || v == GB_VERDICT_MISSING || v == GB_VERDICT_SKIPPED ||
+           v == GB_VERDICT_FAILED || v == GB_VERDICT_LEARNING;
+}
+
+/* A row's detail: against nights, how far outside their spread a regression lies; else the
+ * figures that decided the verdict. */
+static void row_detail(const struct gb_comparison *c, const struct gb_compare_row *row, char *buf,
+                       size_t len)
+{
+    const struct gb_result *r = row_result(row);
+    char b[32], n[32], ch[32], p[16], nz[16];
+    fmt_num(row->j.base_median, b, sizeof b);
+    fmt_num(row->j.next_median, n, sizeof n);
+    fmt_change(row, ch, sizeof ch);
+    fmt_p(row, p, sizeof p);
+    fmt_noise(row, nz, sizeof nz);
+    const char *sep = row->note[0] ? "; " : "";
+    if (c->nnights && row->regression && !judged_by_nights(row)) {
+        snprintf(buf, len, "%s: %s", gb_verdict_name(row->j.verdict), row->note);
+    } else if (row->regression && judged_by_nights(row)) {
+        snprintf(buf, len,
+                 "%s %+.1f%%, %.1f MADs beyond %zu nights (their spread %.1f%%, the cut %.1f, "
+                 "the threshold %.3g%% %s)",
+                 gb_verdict_name(row->j.verdict), 100.0 * (row->j.ratio - 1.0), fabs(row->nights.z),
+                 row->nights.n, 100.0 * row->nights.spread, row->nights.cut, 100.0 * row->threshold,
+                 row->nights.threshold_source);
+    } else if (judged_by_nights(row)) {
+        char z[16], nn[16], sp[16], ca[16];
+        fmt_nights(row, z, nn, sp, ca, sizeof z);
+        snprintf(buf, len,
+                 "%s: nights' median %s %s, new %s %s, change %s, z %s over %s nights of spread "
+                 "%s, catches %s, threshold %.3g%%%s%s",
+                 gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp, ca,
+                 100.0 * row->threshold, sep, row->note);
+    } else {
+        snprintf(buf, len,
+                 "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold %.3g%%%s%s",
+                 gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
+                 100.0 * row->threshold, sep, row->note);
     }
-    char sum[512];
-    summary_text(c, sum, sizeof sum);
-    fprintf(f, "\n**%s**\n\n", sum);
-    if (c->regressions && c->nnights) {
-        regression_lines(f, c, "- ", true);
-        fputc('\n', f);
-    }
-    fprintf(f, "- *change*: the speed of new against base (+: faster, also where the unit is a "
-               "time and lower is better)\n\n");
-    if (c->nnights)
-        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | z | "
-                   "nights | spread | catches | note |\n"
-                   "|---|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
-    else
-        fprintf(f, "| verdict | suite | case | device | params | base | new | unit | change | p | "
-                   "noise | note |\n|---|---|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
-    for (size_t i = 0; i < c->nrows; i++) {
+}
+
+/* A check per row: a regression fails (a FAILED one is an error), the verdicts that could not
+ * be judged are skipped; the name is "suite/case/params", "@device" added when the rows span
+ * several devices. */
+static int row_checks(const struct gb_comparison *c, struct gb_doc *d)
+{
+    bool devices = false;
+    for (size_t i = 1; i < c->nrows && !devices; i++)
+        devices = strcmp(c->rows[i].device, c->rows[0].device) != 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < c->nrows; i++) {
         const struct gb_compare_row *row = &c->rows[i];
         const struct gb_result *r = row_result(row);
-        char b[32], n[32], ch[32], p[16], nz[16];
-        fmt_num(row->j.base_median, b, sizeof b);
-        fmt_num(row->j.next_median, n, sizeof n);
-        fmt_change(row, ch, sizeof ch);
-        fprintf(f, "| %s%s%s | ", row->regression ? "**" : "", gb_verdict_name(row->j.verdict),
-                row->regression ? "**" : "");
-        gb_fputs_md(f, r->suite);
-        fputs(" | ", f);
-        gb_fputs_md(f, r->case_name);
-        fputs(" | ", f);
-        gb_fputs_md(f, row->device);
-        fputs(" | ", f);
-        gb_fputs_md(f, row->params);
-        fprintf(f, " | %s | %s | ", b, n);
-        gb_fputs_md(f, r->unit);
-        if (c->nnights) {
-            char z[16], nn[16], sp[16], ca[16];
-            fmt_nights(row, z, nn, sp, ca, sizeof z);
-            fprintf(f, " | %s | %s | %s | %s | %s | ", ch, z, nn, sp, ca);
-        } else {
-            fmt_p(row, p, sizeof p);
-            fmt_noise(row, nz, sizeof nz);
-            fprintf(f, " | %s | %s | %s | ", ch, p, nz);
-        }
-        gb_fputs_md(f, row->note);
-        fputs(" |\n", f);
+        char name[1400], msg[1400];
+        gb_doc_case_name(r->suite, r->case_name, row->params, devices ? row->device : NULL, name,
+                         sizeof name);
+        enum gb_check_status st =
+            row->regression ? (row->j.verdict == GB_VERDICT_FAILED ? GB_CHECK_ERROR : GB_CHECK_FAIL)
+            : skipped_verdict(row->j.verdict) ? GB_CHECK_SKIP
+                                              : GB_CHECK_PASS;
+        row_detail(c, row, msg, sizeof msg);
+        rc = gb_doc_check(d, r->suite, name, st, msg);
     }
-    return ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison") : 0;
+    return rc;
 }
 
-static json_t *jnum(double v)
+/* ---- what the JSON takes (data tables: compare_json.c renders them) ------------------------- */
+
+static int data_table(struct gb_doc *d, const char *id, const char *const *cols, size_t n,
+                      struct gb_doc_table **t)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    int rc = gb_doc_table(d, id, "", cols, n, t);
+    if (!rc)
+        gb_doc_table_data(*t);
+    return rc;
 }
 
-static json_t *side_json(const struct gb_results *rs, const char *path)
+static int bool_cell(struct gb_doc_table *t, size_t r, size_t c, bool v)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "file", path ? path : "", "host",
-                     rs->run.host, "start_utc", rs->run.start_utc, "gpubench",
-                     rs->run.gpubench_version, "git_commit", rs->run.git_commit, "profile",
-                     rs->run.profile_name);
+    return gb_doc_text(t, r, c, "%s", v ? "true" : "false");
 }
 
-static json_t *params_json(const struct gb_params *p)
+/* A side's run: table `id` ("base", "new"), one row. */
+static int side_table(struct gb_doc *d, const char *id, const struct gb_results *rs,
+                      const char *path)
+{
+    static const char *const cols[] = {"file",     "host",       "start_utc",
+                                       "gpubench", "git_commit", "profile"};
+    struct gb_doc_table *t;
+    size_t r = 0;
+    int rc = data_table(d, id, cols, 6, &t);
+    if (!rc)
+        rc = gb_doc_row(t, &r);
+    const char *v[6] = {path ? path : "",         rs->run.host,       rs->run.start_utc,
+                        rs->run.gpubench_version, rs->run.git_commit, rs->run.profile_name};
+    for (size_t k = 0; !rc && k < 6; k++)
+        rc = gb_doc_text(t, r, k, "%s", v[k] ? v[k] : "");
+    return rc;
+}
+
+static int policy_tables(const struct gb_comparison *c, struct gb_doc *d)
+{
+    static const char *const cols[] = {"alpha", "threshold", "fail_on_faster", "across_devices",
+                                       "test",  "mads",      "min_nights",     "threshold_given"};
+    struct gb_doc_table *t;
+    size_t r = 0;
+    int rc = data_table(d, "policy", cols, c->nnights ? 8 : 5, &t);
+    if (!rc)
+        rc = gb_doc_row(t, &r);
+    if (rc)
+        return rc;
+    gb_doc_num(t, r, 0, c->opts.alpha, -1);
+    gb_doc_num(t, r, 1, c->opts.threshold, -1);
+    rc = bool_cell(t, r, 2, c->opts.fail_on_faster) || bool_cell(t, r, 3, c->opts.across_devices) ||
+         gb_doc_text(t, r, 4, "%s",
+                     c->nnights ? "median and MAD of the baseline nights"
+                                : "two-sided Mann-Whitney U");
+    if (!rc && c->nnights) {
+        gb_doc_num(t, r, 5, c->opts.mads, -1);
+        gb_doc_num(t, r, 6, (double)c->opts.min_nights, 0);
+        rc = bool_cell(t, r, 7, c->opts.threshold_given);
+    }
+    static const char *const scols[] = {"suite", "threshold"};
+    if (!rc)
+        rc = data_table(d, "suite_thresholds", scols, 2, &t);
+    for (size_t i = 0; !rc && i < c->opts.nsuite_thresholds; i++) {
+        rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%s", c->opts.suite_threshold[i].suite);
+        gb_doc_num(t, r, 1, c->opts.suite_threshold[i].threshold, -1);
+    }
+    if (rc || !c->nnights)
+        return rc ? GB_ENOMEM : 0;
+    static const char *const bcols[] = {"folder", "learned_thresholds"}, *const ncols[] = {"file"};
+    rc = data_table(d, "baseline", bcols, 2, &t) || gb_doc_row(t, &r) ||
+         gb_doc_text(t, r, 0, "%s", c->baseline ? c->baseline : "");
+    if (!rc)
+        gb_doc_num(t, r, 1, (double)c->learned, 0);
+    if (!rc)
+        rc = data_table(d, "baseline_nights", ncols, 1, &t);
+    for (size_t k = 0; !rc && k < c->nnights; k++)
+        rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%s", c->night_paths[k]);
+    return rc ? GB_ENOMEM : 0;
+}
+
+/* The notes, the counts per verdict and the totals. */
+static int count_tables(const struct gb_comparison *c, struct gb_doc *d)
+{
+    static const char *const ncol[] = {"note"};
+    struct gb_doc_table *t;
+    size_t r = 0;
+    int rc = data_table(d, "notes", ncol, 1, &t);
+    for (const char *s = c->notes; !rc && *s;) {
+        int l = (int)strcspn(s, "\n");
+        rc = gb_doc_row(t, &r) || gb_doc_text(t, r, 0, "%.*s", l, s);
+        s += l + (s[l] == '\n');
+    }
+    const char *names[GB_VERDICT_COUNT];
+    size_t n = 0, v_of[GB_VERDICT_COUNT];
+    for (int v = 0; v < GB_VERDICT_COUNT; v++)
+        if (v != GB_VERDICT_LEARNING || c->nnights) { /* two files never learn */
+            v_of[n] = (size_t)v;
+            names[n++] = gb_verdict_name(v);
+        }
+    if (!rc)
+        rc = data_table(d, "counts", names, n, &t) || gb_doc_row(t, &r);
+    for (size_t k = 0; !rc && k < n; k++)
+        gb_doc_num(t, r, k, (double)c->counts[v_of[k]], 0);
+    static const char *const tcols[] = {"pairs", "regressions", "exit_status"};
+    if (!rc)
+        rc = data_table(d, "totals", tcols, 3, &t) || gb_doc_row(t, &r);
+    if (!rc) {
+        gb_doc_num(t, r, 0, (double)c->matched, 0);
+        gb_doc_num(t, r, 1, (double)c->regressions, 0);
+        gb_doc_num(t, r, 2, c->regressions ? 3 : 0, 0);
+    }
+    return rc ? GB_ENOMEM : 0;
+}
+
+/* A result's params as a JSON object's text, their types kept; NULL when out of memory. */
+static char *params_text(const struct gb_params *p)
 {
     json_t *o = json_object();
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; o && i < p->n; i++) {
         const struct gb_value *v = &p->v[i];
         json_t *x;
         switch (v->type) {
@@ -398,7 +445,7 @@ static json_t *params_json(const struct gb_params *p)
             x = json_integer((json_int_t)v->u.i);
             break;
         case GB_V_FLOAT:
-            x = jnum(v->u.f);
+            x = isfinite(v->u.f) ? json_real(v->u.f) : json_null();
             break;
         case GB_V_BOOL:
             x = json_boolean(v->u.b);
@@ -409,268 +456,112 @@ static json_t *params_json(const struct gb_params *p)
         }
         json_object_set_new(o, p->name[i], x);
     }
-    return o;
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
 }
-
-int gb_compare_write_json(FILE *f, const struct gb_comparison *c)
-{
-    /* The tree is built in an arena and dropped whole (results/json_arena.h): a row's object
-     * takes a few kilobytes of tree; more spills to malloc. */
-    struct gb__json_arena A;
-    const size_t row_tree = 8192, extra = (size_t)64 << 20;
-    gb__json_arena_open(&A, c->nrows <= (SIZE_MAX - extra) / row_tree ? extra + c->nrows * row_tree
-                                                                      : 0);
-    gb__json_arena_start(&A);
-    json_t *root = json_object();
-    json_object_set_new(root, "schema", json_string("gpubench-compare/1"));
-    json_object_set_new(root, "base", side_json(c->base, c->base_path));
-    json_object_set_new(root, "new", side_json(c->next, c->next_path));
-    json_t *suites = json_object();
-    for (size_t i = 0; i < c->opts.nsuite_thresholds; i++)
-        json_object_set_new(suites, c->opts.suite_threshold[i].suite,
-                            json_real(c->opts.suite_threshold[i].threshold));
-    json_t *policy = json_pack(
-        "{s:f, s:f, s:o, s:b, s:b, s:s}", "alpha", c->opts.alpha, "threshold", c->opts.threshold,
-        "suite_thresholds", suites, "fail_on_faster", c->opts.fail_on_faster, "across_devices",
-        c->opts.across_devices, "test",
-        c->nnights ? "median and MAD of the baseline nights" : "two-sided Mann-Whitney U");
-    if (c->nnights) {
-        json_object_set_new(policy, "mads", json_real(c->opts.mads));
-        json_object_set_new(policy, "min_nights", json_integer((json_int_t)c->opts.min_nights));
-        json_object_set_new(policy, "threshold_given", json_boolean(c->opts.threshold_given));
-        json_t *files = json_array();
-        for (size_t k = 0; k < c->nnights; k++)
-            json_array_append_new(files, json_string(c->night_paths[k]));
-        json_object_set_new(root, "baseline",
-                            json_pack("{s:s, s:o, s:I}", "folder", c->baseline ? c->baseline : "",
-                                      "nights", files, "learned_thresholds",
-                                      (json_int_t)c->learned));
-    }
-    json_object_set_new(root, "policy", policy);
-    json_t *notes = json_array();
-    for (const char *s = c->notes; *s;) {
-        int l = (int)strcspn(s, "\n");
-        json_array_append_new(notes, json_stringn(s, (size_t)l));
-        s += l + (s[l] == '\n');
-    }
-    json_object_set_new(root, "notes", notes);
-    json_t *counts = json_object();
-    for (int v = 0; v < GB_VERDICT_COUNT; v++)
-        if (v != GB_VERDICT_LEARNING || c->nnights) /* two files never learn */
-            json_object_set_new(counts, gb_verdict_name(v), json_integer((json_int_t)c->counts[v]));
-    json_object_set_new(root, "counts", counts);
-    json_object_set_new(root, "pairs", json_integer((json_int_t)c->matched));
-    json_object_set_new(root, "regressions", json_integer((json_int_t)c->regressions));
-    json_object_set_new(root, "exit_status", json_integer(c->regressions ? 3 : 0));
-    json_t *rows = json_array();
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct gb_compare_row *row = &c->rows[i];
-        const struct gb_result *r = row_result(row);
-        json_t *o = json_pack(
-            "{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:b, "
-            "s:o, s:f, s:I, s:I, s:s}",
-            "verdict", gb_verdict_name(row->j.verdict), "suite", r->suite, "case", r->case_name,
-            "backend", r->backend, "params", params_json(&r->params), "device", row->device,
-            "metric", r->metric, "unit", r->unit, "better",
-            r->better == GB_BETTER_LOWER ? "lower" : "higher", "regression", row->regression,
-            "base_median", jnum(row->j.base_median), "new_median", jnum(row->j.next_median),
-            "ratio", jnum(row->j.ratio), "change", jnum(row->j.ratio - 1.0), "p_value",
-            isnan(row->j.ratio) ? json_null() : jnum(row->j.p), "exact", row->j.exact, "noise",
-            isnan(row->j.ratio) ? json_null() : jnum(row->j.noise), "threshold", row->threshold,
-            "base_samples", (json_int_t)(row->base ? row->base->nsamples : 0), "new_samples",
-            (json_int_t)(row->next ? row->next->nsamples : 0), "note", row->note);
-        if (judged_by_nights(row)) {
-            const struct gb_night_judgement *nj = &row->nights;
-            json_object_set_new(o, "nights", json_integer((json_int_t)nj->n));
-            json_object_set_new(o, "spread", nj->n ? jnum(nj->spread) : json_null());
-            json_object_set_new(o, "mad", nj->n ? jnum(nj->mad) : json_null());
-            json_object_set_new(o, "floor", jnum(nj->floor));
-            json_object_set_new(o, "z", jnum(nj->z));
-            json_object_set_new(o, "cut", jnum(nj->cut));
-            json_object_set_new(o, "catches", jnum(nj->catches));
-            json_object_set_new(o, "threshold_source", json_string(nj->threshold_source));
-        }
-        json_array_append_new(rows, o);
-    }
-    json_object_set_new(root, "rows", rows);
-    gb__json_arena_stop(); /* the dump's own buffers from malloc */
-    int rc = json_dumpf(root, f, JSON_INDENT(2)) == 0 ? 0 : -1;
-    fputc('\n', f);
-    gb__json_arena_drop(&A, root);
-    return rc || ferror(f) ? GB_FAIL(GB_EIO, "writing the comparison as JSON") : 0;
-}
-
-/* The verdicts JUnit lists as skipped when they are not a regression. */
-static bool skipped_verdict(enum gb_verdict v)
-{
-    return v == GB_VERDICT_UNSTABLE || v == GB_VERDICT_MISSING || v == GB_VERDICT_SKIPPED ||
-           v == GB_VERDICT_FAILED || v == GB_VERDICT_LEARNING;
-}
-
-int gb_compare_write_junit(FILE *f, const struct gb_comparison *c)
-{
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    size_t failures = 0, errors = 0, skipped = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct gb_compare_row *row = &c->rows[i];
-        failures += row->regression && row->j.verdict != GB_VERDICT_FAILED;
-        errors += row->regression && row->j.verdict == GB_VERDICT_FAILED;
-        skipped += !row->regression && skipped_verdict(row->j.verdict);
-    }
-    fprintf(f,
-            "<testsuites name=\"gpubench compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-            "skipped=\"%zu\">\n",
-            c->nrows, failures, errors, skipped);
-    /* One testsuite per suite, in order of first appearance. */
-    for (size_t i = 0; i < c->nrows; i++) {
-        const char *suite = row_result(&c->rows[i])->suite;
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = strcmp(row_result(&c->rows[k])->suite, suite) == 0;
-        if (seen)
-            continue;
-        size_t t = 0, fl = 0, er = 0, sk = 0;
-        for (size_t k = i; k < c->nrows; k++) {
-            const struct gb_compare_row *row = &c->rows[k];
-            if (strcmp(row_result(row)->suite, suite) != 0)
-                continue;
-            t++;
-            fl += row->regression && row->j.verdict != GB_VERDICT_FAILED;
-            er += row->regression && row->j.verdict == GB_VERDICT_FAILED;
-            sk += !row->regression && skipped_verdict(row->j.verdict);
-        }
-        fputs("  <testsuite name=\"", f);
-        gb_fputs_xml(f, suite);
-        fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", t, fl, er,
-                sk);
-        for (size_t k = i; k < c->nrows; k++) {
-            const struct gb_compare_row *row = &c->rows[k];
-            const struct gb_result *r = row_result(row);
-            if (strcmp(r->suite, suite) != 0)
-                continue;
-            char b[32], n[32], ch[32], p[16], nz[16], detail[1024];
-            fmt_num(row->j.base_median, b, sizeof b);
-            fmt_num(row->j.next_median, n, sizeof n);
-            fmt_change(row, ch, sizeof ch);
-            fmt_p(row, p, sizeof p);
-            fmt_noise(row, nz, sizeof nz);
-            if (judged_by_nights(row)) {
-                char z[16], nn[16], sp[16], ca[16];
-                fmt_nights(row, z, nn, sp, ca, sizeof z);
-                snprintf(detail, sizeof detail,
-                         "%s: nights' median %s %s, new %s %s, change %s, z %s over %s nights of "
-                         "spread %s, catches %s, threshold %.3g%%%s%s",
-                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, z, nn, sp, ca,
-                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
-            } else {
-                snprintf(detail, sizeof detail,
-                         "%s: base %s %s, new %s %s, change %s, p %s, noise %s, threshold "
-                         "%.3g%%%s%s",
-                         gb_verdict_name(row->j.verdict), b, r->unit, n, r->unit, ch, p, nz,
-                         100.0 * row->threshold, row->note[0] ? "; " : "", row->note);
-            }
-            fputs("    <testcase classname=\"gpubench.", f);
-            gb_fputs_xml(f, suite);
-            fputs("\" name=\"", f);
-            gb_fputs_xml(f, r->case_name);
-            if (row->params[0]) {
-                fputc(' ', f);
-                gb_fputs_xml(f, row->params);
-            }
-            fputs(" @ ", f);
-            gb_fputs_xml(f, row->device);
-            fputs("\">\n", f);
-            const char *tag = NULL;
-            if (row->regression)
-                tag = row->j.verdict == GB_VERDICT_FAILED ? "error" : "failure";
-            else if (skipped_verdict(row->j.verdict))
-                tag = "skipped";
-            if (tag) {
-                fprintf(f, "      <%s message=\"", tag);
-                gb_fputs_xml(f, detail);
-                fprintf(f, "\"%s>", strcmp(tag, "skipped") == 0 ? "/" : "");
-                if (strcmp(tag, "skipped") != 0) {
-                    gb_fputs_xml(f, detail);
-                    fprintf(f, "</%s>", tag);
-                }
-                fputc('\n', f);
-            }
-            fputs("      <system-out>", f);
-            gb_fputs_xml(f, detail);
-            fputs("</system-out>\n    </testcase>\n", f);
-        }
-        fputs("  </testsuite>\n", f);
-    }
-    fputs("</testsuites>\n", f);
-    return ferror(f) ? GB_FAIL(GB_EIO, "writing the JUnit XML") : 0;
-}
-
-/* ---- the neutral document (any writer: --format) ------------------------------------------ */
 
 enum {
-    D_VERDICT,
-    D_SUITE,
-    D_CASE,
-    D_DEVICE,
-    D_PARAMS,
-    D_BASE,
-    D_NEW,
-    D_UNIT,
-    D_CHANGE,
-    D_P,
-    D_NOTE,
-    D_NCOLS
+    R_VERDICT,
+    R_SUITE,
+    R_CASE,
+    R_BACKEND,
+    R_PARAMS,
+    R_DEVICE,
+    R_METRIC,
+    R_UNIT,
+    R_BETTER,
+    R_REGRESSION,
+    R_BASE,
+    R_NEW,
+    R_RATIO,
+    R_CHANGE,
+    R_P,
+    R_EXACT,
+    R_NOISE,
+    R_THRESHOLD,
+    R_BASE_SAMPLES,
+    R_NEW_SAMPLES,
+    R_NOTE,
+    R_NIGHTS, /* from here: against nights only, and empty in a row not judged by them */
+    R_SPREAD,
+    R_MAD,
+    R_FLOOR,
+    R_Z,
+    R_CUT,
+    R_CATCHES,
+    R_SOURCE,
+    R_NCOLS
 };
 
-static int doc_row(struct gb_doc_table *t, const struct gb_comparison *c,
-                   const struct gb_compare_row *row)
+static int data_row(struct gb_doc_table *t, const struct gb_compare_row *row)
 {
     const struct gb_result *r = row_result(row);
     size_t k;
-    char verdict[16], p[16], z[16], nn[16], sp[16], ca[16];
     int rc = gb_doc_row(t, &k);
-    snprintf(verdict, sizeof verdict, "%s%s", gb_verdict_name(row->j.verdict),
-             row->regression ? "!" : "");
-    if (!rc)
-        rc = gb_doc_text(t, k, D_VERDICT, "%s", verdict);
-    if (!rc)
-        rc = gb_doc_text(t, k, D_SUITE, "%s", r->suite);
-    if (!rc)
-        rc = gb_doc_text(t, k, D_CASE, "%s", r->case_name);
-    if (!rc)
-        rc = gb_doc_text(t, k, D_DEVICE, "%s", row->device);
-    if (!rc)
-        rc = gb_doc_text(t, k, D_PARAMS, "%s", row->params);
-    gb_doc_num(t, k, D_BASE, row->j.base_median, -1);
-    gb_doc_num(t, k, D_NEW, row->j.next_median, -1);
-    if (!rc)
-        rc = gb_doc_text(t, k, D_UNIT, "%s", r->unit);
-    gb_doc_num(t, k, D_CHANGE, 100.0 * (row->j.ratio - 1.0), 1);
-    if (!rc && c->nnights) {
-        fmt_nights(row, z, nn, sp, ca, sizeof z);
-        rc = gb_doc_text(t, k, D_P, "%s", z);
-    } else if (!rc) {
-        fmt_p(row, p, sizeof p);
-        rc = gb_doc_text(t, k, D_P, "%s", p);
+    char *params = rc ? NULL : params_text(&r->params);
+    rc = rc || !params || gb_doc_text(t, k, R_VERDICT, "%s", gb_verdict_name(row->j.verdict)) ||
+         gb_doc_text(t, k, R_SUITE, "%s", r->suite) ||
+         gb_doc_text(t, k, R_CASE, "%s", r->case_name) ||
+         gb_doc_text(t, k, R_BACKEND, "%s", r->backend) ||
+         gb_doc_text(t, k, R_PARAMS, "%s", params) ||
+         gb_doc_text(t, k, R_DEVICE, "%s", row->device) ||
+         gb_doc_text(t, k, R_METRIC, "%s", r->metric) || gb_doc_text(t, k, R_UNIT, "%s", r->unit) ||
+         gb_doc_text(t, k, R_BETTER, "%s", r->better == GB_BETTER_LOWER ? "lower" : "higher") ||
+         bool_cell(t, k, R_REGRESSION, row->regression) || bool_cell(t, k, R_EXACT, row->j.exact) ||
+         gb_doc_text(t, k, R_NOTE, "%s", row->note);
+    free(params);
+    if (rc)
+        return GB_ENOMEM;
+    gb_doc_num(t, k, R_BASE, row->j.base_median, -1);
+    gb_doc_num(t, k, R_NEW, row->j.next_median, -1);
+    gb_doc_num(t, k, R_RATIO, row->j.ratio, -1);
+    gb_doc_num(t, k, R_CHANGE, row->j.ratio - 1.0, -1);
+    gb_doc_num(t, k, R_P, isnan(row->j.ratio) ? NAN : row->j.p, -1);
+    gb_doc_num(t, k, R_NOISE, isnan(row->j.ratio) ? NAN : row->j.noise, -1);
+    gb_doc_num(t, k, R_THRESHOLD, row->threshold, -1);
+    gb_doc_num(t, k, R_BASE_SAMPLES, (double)(row->base ? row->base->nsamples : 0), 0);
+    gb_doc_num(t, k, R_NEW_SAMPLES, (double)(row->next ? row->next->nsamples : 0), 0);
+    if (t->ncols == R_NCOLS && judged_by_nights(row)) {
+        const struct gb_night_judgement *nj = &row->nights;
+        gb_doc_num(t, k, R_NIGHTS, (double)nj->n, 0);
+        gb_doc_num(t, k, R_SPREAD, nj->n ? nj->spread : NAN, -1);
+        gb_doc_num(t, k, R_MAD, nj->n ? nj->mad : NAN, -1);
+        gb_doc_num(t, k, R_FLOOR, nj->floor, -1);
+        gb_doc_num(t, k, R_Z, nj->z, -1);
+        gb_doc_num(t, k, R_CUT, nj->cut, -1);
+        gb_doc_num(t, k, R_CATCHES, nj->catches, -1);
+        rc = gb_doc_text(t, k, R_SOURCE, "%s", nj->threshold_source);
     }
-    if (!rc && row->note[0])
-        rc = gb_doc_footnote(t, k, D_NOTE, row->note);
     return rc;
 }
 
-int gb_compare_doc(const struct gb_comparison *c, struct gb_doc *d)
+static int rows_table(const struct gb_comparison *c, struct gb_doc *d)
 {
-    static const char *const cols[D_NCOLS] = {"verdict",  "suite", "case", "device",
-                                              "params",   "base",  "new",  "unit",
-                                              "change %", "p",     "note"};
-    const char *names[D_NCOLS];
-    memcpy(names, cols, sizeof names);
-    if (c->nnights)
-        names[D_P] = "z";
-    char title[1200];
-    snprintf(title, sizeof title, "%s -> %s", c->nnights ? c->baseline : c->base_path,
-             c->next_path);
-    int rc = gb_doc_init(d, "gpubench-compare/1", title);
+    static const char *const cols[R_NCOLS] = {
+        "verdict",      "suite",       "case",    "backend",    "params",          "device",
+        "metric",       "unit",        "better",  "regression", "base_median",     "new_median",
+        "ratio",        "change",      "p_value", "exact",      "noise",           "threshold",
+        "base_samples", "new_samples", "note",    "nights",     "spread",          "mad",
+        "floor",        "z",           "cut",     "catches",    "threshold_source"};
+    struct gb_doc_table *t;
+    int rc = data_table(d, "rows", cols, c->nnights ? R_NCOLS : R_NIGHTS, &t);
+    for (size_t i = 0; !rc && i < c->nrows; i++)
+        rc = data_row(t, &c->rows[i]);
+    return rc;
+}
+
+/* ---- the document -------------------------------------------------------------------------- */
+
+int gb_compare_doc(const struct gb_comparison *c, bool only_changes, struct gb_doc *d)
+{
+    int rc = gb_doc_init(d, GB_COMPARE_DOC_KIND, "gpubench compare");
+    const char *profile = c->next->run.profile_name;
+    if (!rc)
+        rc = gb_doc_suite(d, "gpubench compare%s%s", profile && *profile ? " " : "",
+                          profile ? profile : "");
+    if (!rc)
+        rc = header_notes(c, d);
     for (const char *s = c->notes; !rc && *s;) {
         int l = (int)strcspn(s, "\n");
         rc = gb_doc_note(d, "note: %.*s", l, s);
@@ -679,30 +570,20 @@ int gb_compare_doc(const struct gb_comparison *c, struct gb_doc *d)
     if (!rc)
         rc = gb_doc_note(d, "change: the speed of new against base (+: faster, also where the "
                             "unit is a time and lower is better)");
-    struct gb_doc_table *t = NULL;
     if (!rc)
-        rc = gb_doc_table(d, "comparison", "", names, D_NCOLS, &t);
-    if (!rc) {
-        for (size_t k = D_BASE; k <= D_CHANGE; k++)
-            gb_doc_column_set(t, k, k != D_UNIT, false);
-        gb_doc_column_set(t, D_DEVICE, false, true);
-        gb_doc_column_set(t, D_PARAMS, false, true);
-    }
-    for (size_t i = 0; !rc && i < c->nrows; i++)
-        rc = doc_row(t, c, &c->rows[i]);
-    for (size_t i = 0; !rc && i < c->nrows; i++) {
-        const struct gb_compare_row *row = &c->rows[i];
-        const struct gb_result *r = row_result(row);
-        char name[1024];
-        snprintf(name, sizeof name, "%s %s %s", r->case_name, row->device, row->params);
-        enum gb_check_status st = row->regression                   ? GB_CHECK_FAIL
-                                  : skipped_verdict(row->j.verdict) ? GB_CHECK_SKIP
-                                                                    : GB_CHECK_PASS;
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s%s%s", gb_verdict_name(row->j.verdict),
-                 row->note[0] ? ": " : "", row->note);
-        rc = gb_doc_check(d, r->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
-    }
+        rc = shown_table(c, only_changes, d);
+    if (!rc)
+        rc = side_table(d, "base", c->base, c->base_path);
+    if (!rc)
+        rc = side_table(d, "new", c->next, c->next_path);
+    if (!rc)
+        rc = policy_tables(c, d);
+    if (!rc)
+        rc = count_tables(c, d);
+    if (!rc)
+        rc = rows_table(c, d);
+    if (!rc)
+        rc = row_checks(c, d);
     char sum[512];
     summary_text(c, sum, sizeof sum);
     return rc ? rc : gb_doc_verdict(d, "%s", sum);

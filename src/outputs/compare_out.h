@@ -1,4 +1,6 @@
-/* gpubench — compare's outputs (the comparison: analyses/compare.h). */
+/* gpubench — compare's outputs (the comparison: analyses/compare.h): one document, which the
+ * writers render (the terminal, --markdown, --junit, --format) and compare_json.c turns into
+ * compare's JSON (--json). */
 #ifndef GB_COMPARE_OUT_H
 #define GB_COMPARE_OUT_H
 
@@ -8,24 +10,42 @@
 #include "analyses/compare.h"
 #include "base/doc.h"
 
-/* Outputs. text: the terminal table and summary; markdown: the same as a Markdown document;
- * json: {"schema": "gpubench-compare/1", ...}; junit: JUnit XML (one testsuite per suite, one
- * testcase per row; a regression is a <failure>, FAILED an <error> unless it is not a regression,
- * UNSTABLE / MISSING / SKIPPED / LEARNING are <skipped>). Against nights, the table shows per
- * case the nights used, their spread, tonight's z and what the gate catches; the summary says
- * for each regression how far outside the nights' spread it lies; the JSON adds "baseline"
- * {"folder", "nights": [files], "learned_thresholds": count} and per row "nights", "spread",
- * "mad", "floor", "z", "cut", "catches", "threshold_source" (fractions, not percent). Return 0
- * or GB_EIO. */
-int gb_compare_write_text(FILE *f, const struct gb_comparison *c, bool only_changes);
-int gb_compare_write_markdown(FILE *f, const struct gb_comparison *c);
-int gb_compare_write_json(FILE *f, const struct gb_comparison *c);
-int gb_compare_write_junit(FILE *f, const struct gb_comparison *c);
+/* The kind of compare's document. Its version counts the document's layout (the tables below),
+ * not the JSON's: that is "gpubench-compare/1". */
+#define GB_COMPARE_DOC_KIND "gpubench-compare-doc/2"
 
-/* The comparison as a neutral document for any writer (--format): a table "comparison" of every
- * row (verdict, suite, case, device, params, base, new, unit, change %, p or z, note), the notes,
- * a check per row (a regression fails; MISSING, SKIPPED, UNSTABLE, LEARNING are skipped) and the
- * summary line as its verdict. 0 or GB_ENOMEM. */
-int gb_compare_doc(const struct gb_comparison *c, struct gb_doc *d);
+/* The comparison as a document (kind GB_COMPARE_DOC_KIND, title "gpubench compare", suite
+ * "gpubench compare PROFILE", NEW's profile):
+ *   notes     the two sides (against nights: the baseline's nights and NEW), the policy, the
+ *             comparison's own notes ("note: ...") and what "change" means;
+ *   table "comparison"  what a reader sees: verdict ("!" a regression), suite, case, device,
+ *             params, base, new, unit, change %, then p and noise % (two files) or z, nights,
+ *             spread % and catches (against nights), the row's note a footnote; every row, or
+ *             with only_changes those that are not SAME;
+ *   data tables (struct gb_doc_table: for the JSON, left out of text and Markdown), columns
+ *             named by the JSON's keys: "base" and "new" (one row: file, host, start_utc,
+ *             gpubench, git_commit, profile), "policy" (one row: alpha, threshold,
+ *             fail_on_faster, across_devices, test, and against nights mads, min_nights,
+ *             threshold_given; booleans as "true" / "false"), "suite_thresholds" (suite,
+ *             threshold), against nights "baseline" (one row: folder, learned_thresholds) and
+ *             "baseline_nights" (file), "notes" (note), "counts" (one row: a count per
+ *             verdict), "totals" (one row: pairs, regressions, exit_status) and "rows" (a row
+ *             per comparison row, every row: the JSON's row keys; params a JSON object's text;
+ *             the nights' keys only against nights, empty where a row was not judged by them);
+ *   checks    one per row, named as base/doc.h says ("suite/case/params", "@device" when the
+ *             rows span several devices), its detail the message: a regression fails (a FAILED
+ *             one is an error), UNSTABLE, MISSING, SKIPPED, FAILED and LEARNING are skipped;
+ *   verdict   "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)".
+ * 0 or GB_ENOMEM. */
+int gb_compare_doc(const struct gb_comparison *c, bool only_changes, struct gb_doc *d);
+
+/* Writes compare's JSON (schema "gpubench-compare/1": docs/compare.md) from a document of kind
+ * GB_COMPARE_DOC_KIND: {"schema", "base", "new", "baseline" (against nights: {"folder",
+ * "nights": [files], "learned_thresholds"}), "policy", "notes", "counts", "pairs",
+ * "regressions", "exit_status", "rows": [...]}, a row's nights keys ("nights", "spread", "mad",
+ * "floor", "z", "cut", "catches", "threshold_source": fractions, not percent) only where it was
+ * judged against nights. Returns 0, GB_EINVAL for a document of another kind, GB_EIO when
+ * writing failed. */
+int gb_compare_json_write(FILE *f, const struct gb_doc *d);
 
 #endif

@@ -381,16 +381,25 @@ static int fleet_data(const struct gb_fleet *f, struct gb_doc *d)
     return rc;
 }
 
+/* A check per case and member ("suite/case/params/MEMBER", "@device" after the params when the
+ * cases span several devices) and per member's shift ("node/MEMBER"), named as base/doc.h
+ * says; the suite "gpubench fleet". */
 static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
 {
-    char lab[512], title[1024], msg[256];
-    int rc = 0;
+    char lab[512], title[1024], name[1600], msg[256];
+    bool devices = false;
+    for (size_t k = 1; k < f->ncases && !devices; k++)
+        devices = strcmp(f->cases[k].device ? f->cases[k].device : "",
+                         f->cases[0].device ? f->cases[0].device : "") != 0;
+    int rc = gb_doc_suite(d, "gpubench fleet");
     for (size_t k = 0; !rc && k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
-        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        gb_doc_case_name(c->suite, c->case_name, c->params, devices ? c->device : NULL, title,
+                         sizeof title);
         for (size_t i = 0; !rc && i < c->nobs; i++) {
             const struct gb_fleet_obs *o = &c->obs[i];
             gb_fleet_member_label(f, o->member, lab, sizeof lab);
+            snprintf(name, sizeof name, "%s/%s", title, lab);
             enum gb_check_status st = o->flag == GB_FLEET_SLOW || o->flag == GB_FLEET_FAST ||
                                               o->flag == GB_FLEET_FAILED || o->flag == GB_FLEET_LOW
                                           ? GB_CHECK_FAIL
@@ -398,7 +407,7 @@ static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
                                                                      : GB_CHECK_PASS;
             snprintf(msg, sizeof msg, "%s: %.4g %s against the median %.4g",
                      gb_fleet_flag_name((enum gb_fleet_flag)o->flag), o->value, c->unit, c->median);
-            rc = gb_doc_check(d, title, lab, st, st == GB_CHECK_PASS ? NULL : msg);
+            rc = gb_doc_check(d, c->suite, name, st, st == GB_CHECK_PASS ? NULL : msg);
         }
     }
     /* The node shifts: a LOW member fails as a whole. */
@@ -408,9 +417,9 @@ static int fleet_checks(const struct gb_fleet *f, struct gb_doc *d)
             continue;
         snprintf(msg, sizeof msg, "LOW: node shift %.1f%% over %zu cases", 100 * (mb->shift - 1.0),
                  mb->shift_cases);
-        rc =
-            gb_doc_check(d, "node shift", gb_fleet_member_label(f, m, lab, sizeof lab),
-                         mb->shift_low ? GB_CHECK_FAIL : GB_CHECK_PASS, mb->shift_low ? msg : NULL);
+        snprintf(name, sizeof name, "node/%s", gb_fleet_member_label(f, m, lab, sizeof lab));
+        rc = gb_doc_check(d, "node", name, mb->shift_low ? GB_CHECK_FAIL : GB_CHECK_PASS,
+                          mb->shift_low ? msg : NULL);
     }
     return rc;
 }

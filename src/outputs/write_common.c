@@ -33,6 +33,12 @@ void gb__put_clean(FILE *f, const char *s, bool keep_newlines)
     }
 }
 
+bool gb__check_named_in_full(const struct gb_doc_check *c)
+{
+    size_t n = c->group ? strlen(c->group) : 0;
+    return n && c->name && strncmp(c->name, c->group, n) == 0 && c->name[n] == '/';
+}
+
 int gb__write_end(FILE *f, const char *format)
 {
     if (fflush(f) != 0 || ferror(f))

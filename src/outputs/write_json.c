@@ -2,8 +2,10 @@
  *   {"schema": "gpubench-doc/1", "kind": ..., "title": ..., "notes": [...],
  *    "tables": [{"id", "title", "columns": [...], "rows": [{COLUMN: value, ...,
  *                "footnotes": [text, ...]}], "footnotes": [...]}],
- *    "checks": [{"group", "name", "status": "pass"|"fail"|"skip", "message"}], "verdict": ...}
- * "checks" and "verdict" only in a judged document; an empty cell is null. */
+ *    "checks": [{"group", "name", "status": "pass"|"fail"|"skip"|"error", "message"}],
+ *    "verdict": ...}
+ * "checks" and "verdict" only in a judged document; an empty cell is null; a data table
+ * (struct gb_doc_table) is a table like the others. */
 #include "outputs/writer.h"
 
 #include <jansson.h>
@@ -84,7 +86,7 @@ static json_t *table_json(struct jw *w, const struct gb_doc_table *t)
 
 static json_t *doc_json(struct jw *w, const struct gb_doc *d)
 {
-    static const char *const status[] = {"pass", "fail", "skip"};
+    static const char *const status[] = {"pass", "fail", "skip", "error"};
     json_t *o = json_object(), *notes = json_array(), *tables = json_array();
     put(w, o, "schema", json_string("gpubench-doc/1"));
     put(w, o, "kind", jstr(d->kind));

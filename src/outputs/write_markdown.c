@@ -11,10 +11,10 @@ static void cell(FILE *f, const struct gb_doc_cell *c)
 {
     char text[1024], marks[128];
     gb_fputs_md(f, gb_doc_cell_text(c, text, sizeof text));
-    if (c && c->nnotes) {
-        fputs(*text ? " [" : "[", f);
+    if (c && c->nnotes) { /* "[1,3]", its brackets escaped as a name's are: no link syntax */
+        fputs(*text ? " \\[" : "\\[", f);
         gb_fputs_md(f, gb_doc_cell_marks(c, marks, sizeof marks));
-        fputc(']', f);
+        fputs("\\]", f);
     }
 }
 
@@ -77,12 +77,16 @@ static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts 
     bool failed = false;
     for (size_t i = 0; i < d->nchecks; i++) {
         const struct gb_doc_check *c = &d->checks[i];
-        if (c->status != GB_CHECK_FAIL)
+        if (c->status != GB_CHECK_FAIL && c->status != GB_CHECK_ERROR)
             continue;
         fputs(failed ? "- " : "\n## Failed\n\n- ", f);
         failed = true;
-        gb_fputs_md(f, c->group);
-        fputc(' ', f);
+        if (c->status == GB_CHECK_ERROR)
+            fputs("ERROR ", f);
+        if (!gb__check_named_in_full(c)) {
+            gb_fputs_md(f, c->group);
+            fputc(' ', f);
+        }
         gb_fputs_md(f, c->name);
         if (c->message) {
             fputs(": ", f);

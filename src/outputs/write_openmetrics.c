@@ -199,8 +199,8 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
         if (!d->tables[i]->data)
             table(f, doc, d->tables[i]);
     if (d->nchecks) {
-        static const char *const st[] = {"pass", "fail", "skip"};
-        size_t count[3] = {0};
+        static const char *const st[] = {"pass", "fail", "skip", "error"};
+        size_t count[4] = {0};
         /* Two checks of the same group, name and status would be one series: then each gets
          * its index as item="<i>". */
         struct gb_strtab seen = {0};
@@ -223,7 +223,7 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
                 doc, doc);
         for (size_t i = 0; i < d->nchecks; i++) {
             const struct gb_doc_check *k = &d->checks[i];
-            const unsigned s = (unsigned)k->status < 3 ? (unsigned)k->status : 2;
+            const unsigned s = (unsigned)k->status < 4 ? (unsigned)k->status : 2;
             count[s]++;
             fprintf(f, "gpubench_%s_check{group=\"", doc);
             label_value(f, k->group ? k->group : "");
@@ -238,7 +238,7 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
                 "# TYPE gpubench_%s_checks gauge\n# HELP gpubench_%s_checks judged items "
                 "per status\n",
                 doc, doc);
-        for (int s = 0; s < 3; s++)
+        for (int s = 0; s < 4; s++)
             fprintf(f, "gpubench_%s_checks{status=\"%s\"} %zu\n", doc, st[s], count[s]);
     }
     fputs("# EOF\n", f);

@@ -164,12 +164,15 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
             fputc('\n', f);
         above = true;
         write_table(f, d->tables[i], o ? o->width : 0);
+        above = true;
     }
     for (size_t i = 0; i < d->nchecks; i++)
-        if (d->checks[i].status == GB_CHECK_FAIL) {
-            fputs("FAIL ", f);
-            gb__put_clean(f, d->checks[i].group, false);
-            fputc(' ', f);
+        if (d->checks[i].status == GB_CHECK_FAIL || d->checks[i].status == GB_CHECK_ERROR) {
+            fputs(d->checks[i].status == GB_CHECK_FAIL ? "FAIL " : "ERROR ", f);
+            if (!gb__check_named_in_full(&d->checks[i])) {
+                gb__put_clean(f, d->checks[i].group, false);
+                fputc(' ', f);
+            }
             gb__put_clean(f, d->checks[i].name, false);
             if (d->checks[i].message) {
                 fputs(": ", f);

@@ -12,6 +12,7 @@
 
 #include "analyses/baseline.h"
 #include "outputs/compare_out.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,10 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (gb_compare_results(&rs, "a", &rs, "b", &o, &c) == 0) {
             FILE *null = fopen("/dev/null", "w");
             if (null) {
-                gb_compare_write_text(null, &c, false);
-                gb_compare_write_markdown(null, &c);
-                gb_compare_write_json(null, &c);
-                gb_compare_write_junit(null, &c);
+                struct gb_doc d;
+                if (gb_compare_doc(&c, false, &d) == 0) {
+                    gb_write_doc(null, "text", &d);
+                    gb_write_doc(null, "markdown", &d);
+                    gb_write_doc(null, "junit", &d);
+                    gb_compare_json_write(null, &d);
+                }
+                gb_doc_free(&d);
                 fclose(null);
             }
             gb_comparison_free(&c);
