@@ -535,6 +535,6 @@ TEST_TIMEOUT(compare_nightly_aa_never_fails, 900)
     /* compare.md shows the nights and their spread per case. */
     ASSERT_EQ(sh("cat $(ls -d %s/results/reports/tiny-*/ | tail -n 1)compare.md", dir), 0);
     ASSERT_CONTAINS(out, "| verdict | suite | case | device | params | base | new | unit | change "
-                         "| z | nights | spread | catches | note |");
+                         "% | z | nights | spread % | catches | note |");
     ASSERT_EQ(gb_test_count(out, "| 7 | "), 4);
 }

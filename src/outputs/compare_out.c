@@ -3,10 +3,7 @@
  * JSON. */
 #include "outputs/compare_out.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
