@@ -291,6 +291,15 @@ TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
     ASSERT_CONTAINS(out, "<failure");
     ASSERT_CONTAINS(out, "LOW: ");
     ASSERT_CONTAINS(out, "name=\"launch/latency");
+    /* The one JUnit layout (as compare's): valid XML, every case named "classname/...". */
+    if (sh("command -v xmllint") == 0) {
+        rc = sh("cd %s && %s check lat.json -e e.json -q --junit j.xml; xmllint --noout j.xml && "
+                "xmllint --xpath 'count(//testcase[not(starts-with(@name, concat(@classname, "
+                "\"/\")))])' j.xml 2>&1",
+                dir, GB_TEST_EXE);
+        ASSERT_MSG(rc == 0, "xmllint: %s", out);
+        ASSERT_STR(out, "0\n");
+    }
     /* Implausible and failed results fail whatever the reference says. */
     edited(dir, "fast.json", f32_beyond_peak);
     rc = sh("cd %s && %s check fast.json -e e.json -f json 2>&1", dir, GB_TEST_EXE);
