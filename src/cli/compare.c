@@ -13,6 +13,7 @@
 #include "analyses/baseline.h"
 #include "analyses/calibrate.h"
 #include "analyses/expect.h"
+#include "outputs/layout.h"
 #include "outputs/writer.h"
 
 static const char usage[] =
@@ -82,7 +83,7 @@ static int write_junit(FILE *f, const void *d)
 
 static int write_json(FILE *f, const void *d)
 {
-    return gb_compare_json_write(f, d);
+    return gb_write_layout(f, d);
 }
 
 /* The outputs the options ask for, then the verdict: GB_EXIT_REGRESSION when there is one. One

@@ -1,5 +1,5 @@
 /* gpubench — compare's document: the comparison (analyses/compare.h) as a neutral document
- * (contract in compare_out.h), which the writers render and compare_json.c turns into compare's
+ * (contract in compare_out.h), which the writers render and layout_compare.c turns into compare's
  * JSON. */
 #include "outputs/compare_out.h"
 
@@ -316,7 +316,7 @@ static int row_checks(const struct gb_comparison *c, struct gb_doc *d)
     return rc;
 }
 
-/* ---- what the JSON takes (data tables: compare_json.c renders them) ------------------------- */
+/* ---- what the JSON takes (data tables: layout_compare.c renders them) ------------------------- */
 
 static int data_table(struct gb_doc *d, const char *id, const char *const *cols, size_t n,
                       struct gb_doc_table **t)

@@ -1,5 +1,5 @@
 /* gpubench — compare's outputs (the comparison: analyses/compare.h): one document, which the
- * writers render (the terminal, --markdown, --junit, --format) and compare_json.c turns into
+ * writers render (the terminal, --markdown, --junit, --format) and layout_compare.c (gb_write_layout) turns into
  * compare's JSON (--json). */
 #ifndef GB_COMPARE_OUT_H
 #define GB_COMPARE_OUT_H
@@ -38,14 +38,5 @@
  *   verdict   "44 pairs compared: 40 SAME, ... -> 1 regression (exit 3)".
  * 0 or GB_ENOMEM. */
 int gb_compare_doc(const struct gb_comparison *c, bool only_changes, struct gb_doc *d);
-
-/* Writes compare's JSON (schema "gpubench-compare/1": docs/compare.md) from a document of kind
- * GB_COMPARE_DOC_KIND: {"schema", "base", "new", "baseline" (against nights: {"folder",
- * "nights": [files], "learned_thresholds"}), "policy", "notes", "counts", "pairs",
- * "regressions", "exit_status", "rows": [...]}, a row's nights keys ("nights", "spread", "mad",
- * "floor", "z", "cut", "catches", "threshold_source": fractions, not percent) only where it was
- * judged against nights. Returns 0, GB_EINVAL for a document of another kind, GB_EIO when
- * writing failed. */
-int gb_compare_json_write(FILE *f, const struct gb_doc *d);
 
 #endif

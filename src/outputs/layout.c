@@ -6,10 +6,13 @@
 
 #include "base/error.h"
 
+#include "outputs/compare_out.h"
+
 static const struct {
     const char *kind;
     int (*write)(FILE *f, const struct gb_doc *d);
 } layouts[] = {
+    {GB_COMPARE_DOC_KIND, gb__layout_compare},
     {GB_FLEET_SCHEMA, gb__layout_fleet},
     {GB_HISTORY_SCHEMA, gb__layout_history},
     {GB_HISTORY_CSV_SCHEMA, gb__layout_history_csv},

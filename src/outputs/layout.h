@@ -1,13 +1,13 @@
-/* gpubench — the commands' established JSON files, rendered from their documents.
+/* gpubench — the commands' established files, rendered from their documents.
  *
- * A command whose JSON file users parse (fleet's, history's, calibrate's; history's CSV file too)
- * builds one document
- * (base/doc.h) for every output; its kind is the file's schema ("gpubench-fleet/1"), and the
- * document carries what the file needs in data tables and columns (gb_doc_column.data), which
- * the writers for people leave out. gb_write_layout turns a document of such a kind into the
- * file's established layout, one renderer per schema (layout_KIND.c; what they share:
- * layout_cells.c); the schema's version changes when a field must, and the readers keep
- * reading the old one. */
+ * A command whose file users parse (compare's, fleet's, history's and calibrate's JSON; history's
+ * CSV) builds one document (base/doc.h) for every output; its kind names the file's layout
+ * ("gpubench-fleet/1"; compare's document is "gpubench-compare-doc/2", its file
+ * "gpubench-compare/1"), and the document carries what the file needs in data tables and
+ * columns (gb_doc_table.data, gb_doc_column.data), which the writers for people leave out.
+ * gb_write_layout turns a document of such a kind into the file's established layout, one
+ * renderer per layout (layout_KIND.c; what they share: layout_cells.c); the schema's version
+ * changes when a field must, and the readers keep reading the old one. */
 #ifndef GB_LAYOUT_H
 #define GB_LAYOUT_H
 
@@ -46,6 +46,14 @@ void gb__layout_field(FILE *f, const struct gb_doc_table *t, size_t r, const cha
 double gb__layout_value(const struct gb_doc_table *t, size_t r, size_t c);
 
 /* The layouts, each for documents of its schema. Return as gb_write_layout. */
+/* compare's JSON (schema "gpubench-compare/1": docs/compare.md) from a document of kind
+ * GB_COMPARE_DOC_KIND: {"schema", "base", "new", "baseline" (against nights: {"folder",
+ * "nights": [files], "learned_thresholds"}), "policy", "notes", "counts", "pairs",
+ * "regressions", "exit_status", "rows": [...]}, a row's nights keys ("nights", "spread", "mad",
+ * "floor", "z", "cut", "catches", "threshold_source": fractions, not percent) only where it was
+ * judged against nights. Returns 0, GB_EINVAL for a document of another kind, GB_EIO when
+ * writing failed. */
+int gb__layout_compare(FILE *f, const struct gb_doc *d);
 int gb__layout_fleet(FILE *f, const struct gb_doc *d);
 int gb__layout_history(FILE *f, const struct gb_doc *d);
 int gb__layout_history_csv(FILE *f, const struct gb_doc *d);

@@ -12,6 +12,7 @@
 
 #include "analyses/baseline.h"
 #include "outputs/compare_out.h"
+#include "outputs/layout.h"
 #include "outputs/writer.h"
 #include "results/results.h"
 
@@ -59,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     gb_write_doc(null, "text", &d);
                     gb_write_doc(null, "markdown", &d);
                     gb_write_doc(null, "junit", &d);
-                    gb_compare_json_write(null, &d);
+                    gb_write_layout(null, &d);
                 }
                 gb_doc_free(&d);
                 fclose(null);

@@ -2,6 +2,7 @@
  * layout is the established one that users and scripts parse (docs/compare.md), the values are
  * the document's data tables (compare_out.h), whose columns are named by the JSON's keys. */
 #include "outputs/compare_out.h"
+#include "outputs/layout.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -125,7 +126,7 @@ static json_t *rows(const struct gb_doc *d)
     return a;
 }
 
-int gb_compare_json_write(FILE *f, const struct gb_doc *d)
+int gb__layout_compare(FILE *f, const struct gb_doc *d)
 {
     if (!d->kind || strcmp(d->kind, GB_COMPARE_DOC_KIND) != 0)
         return GB_FAIL(GB_EINVAL, "not a comparison's document (%s)", d->kind ? d->kind : "?");
