@@ -134,9 +134,13 @@ struct gb_device_info {
     uint64_t l2_bytes;      /* last-level cache, bytes */
     uint32_t compute_units; /* OpenCL compute units / CUDA SMs */
     uint32_t clock_mhz;     /* max core clock */
-    /* Where clock_mhz came from: "" the device's own report; "host cpufreq" or "host cpuinfo"
-     * for a CPU device whose driver reports 0 (gb_host_cpu_mhz, base/util.h). */
-    char clock_source[16];
+    /* Where clock_mhz (and, for a CPU device, compute_units) came from: "" the device's own
+     * report; "host cpufreq" or "host cpuinfo" for a CPU device whose driver reports a clock of
+     * 0 (gb_host_cpu_mhz, base/util.h); for a CPU device whose figures contradict the host's
+     * (gb_cpu_facts_check), the host's source and what the device said: "host cpuinfo, the
+     * device said 300 MHz", "units: the host's 2 online CPUs, the device said 8", or both
+     * joined by "; ". */
+    char clock_source[128];
     uint32_t mem_clock_mhz;
     uint32_t mem_bus_bits;
     uint32_t max_wg_size;    /* max work-items per work-group / threads per block */
@@ -159,7 +163,19 @@ struct gb_device_info {
      * "; MPS control pipe present" when an MPS server's pipe directory exists and "; MIG
      * instance" for a MIG device; "" when the API reports nothing (OpenCL). */
     char sharing[96];
+    /* The most loop iterations a work-item runs before the driver stops its loops (and the
+     * kernel goes on past them, with whatever the loops had reached): a driver has been seen
+     * to stop every loop of a work-item after 65,535 iterations counted across nested loops.
+     * Probed by device_probe, which the runner calls when it opens the device (OpenCL: a
+     * kernel whose one loop counts past 2^16 and past 2^20, GB_LOOP_PROBE_MAX at most, compared
+     * with what it was asked; see opencl_limits.c); 0 when no limit was found up to that count,
+     * before the probe, and in the device list (device_info), which opens nothing. CUDA records
+     * 0 without probing. */
+    uint32_t max_loop_trips;
 };
+
+/* The largest count the loop-trip probe asks for (gb_device_info.max_loop_trips): 2^20 + 1. */
+#define GB_LOOP_PROBE_MAX ((UINT32_C(1) << 20) + 1)
 
 /* Handles. The backend owns them; see the container_of note at the top. */
 struct gb_backend_ops;
@@ -416,6 +432,13 @@ struct gb_backend_ops {
     /* Opens device `index`: a context and whatever the backend needs to use it. */
     int (*device_open)(int index, struct gb_device **out);
     void (*device_close)(struct gb_device *dev);
+    /* Optional (NULL: nothing to probe; the core checks for NULL, there is no capability bit):
+     * probes an open device for the driver's limits that no query reports, into dev->info
+     * (max_loop_trips). Kept out of device_open, which the startup suite times and helpers
+     * call only to copy: the runner calls it once, right after it opens a device for its
+     * cases. Returns 0, or the error of a probe that could not run (the limits then read 0,
+     * none known; the caller may go on). */
+    int (*device_probe)(struct gb_device *dev);
 
     /* ---- memory ------------------------------------------------------------------------ */
 
@@ -663,6 +686,21 @@ int gb_gemv_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
  * ldc >= m. Pure: looks at nothing but g's sizes, types and transposes. Returns 0, or
  * GB_EUNSUPPORTED with the first broken rule and the values that break it as the detail. */
 int gb_gemm_fp8_check(const struct gb_gemm_fp8 *g);
+
+/* Checks a CPU device's clock and compute units against the host it runs on, for a driver that
+ * reports placeholders (300 MHz and 8 compute units on a 2-core machine have been seen; Intel's
+ * CPU runtime reports a clock of 0). host_mhz is the host's maximum clock in MHz from
+ * host_source ("cpufreq": cpuinfo_max_freq, a maximum; "cpuinfo": /proc/cpuinfo's "cpu MHz", a
+ * current or nominal clock; gb_host_cpu_mhz, base/util.h), 0 when unknown; host_cpus the host's
+ * online CPUs, 0 when unknown. The clock is the host's where the device reports 0, less than
+ * half the host's, or more than 5/4 of a cpufreq maximum (a current clock read from cpuinfo may
+ * sit below the device's true maximum, never above half of it: turbo clocks stay within 2x of
+ * the base); the compute units are the host's online CPUs where the device reports 0 or more.
+ * Each replacement is said in info->clock_source (its comment gives the forms). A device that is
+ * not GB_DEVICE_CPU, and every figure the host cannot contradict, stays as it is. Pure: reads
+ * nothing but its arguments. */
+void gb_cpu_facts_check(struct gb_device_info *info, uint32_t host_mhz, const char *host_source,
+                        uint32_t host_cpus);
 
 /* Allocates `bytes` (> 0) of ordinary (pageable) host memory aligned to the page size (4 KiB at
  * least) and touches every page, so that first-touch page faults are paid here and never land

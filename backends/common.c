@@ -257,6 +257,34 @@ double gb_conv_flops(const struct gb_conv_shape *sh)
            (double)sh->s * (double)p * (double)q;
 }
 
+void gb_cpu_facts_check(struct gb_device_info *info, uint32_t host_mhz, const char *host_source,
+                        uint32_t host_cpus)
+{
+    if (info->type != GB_DEVICE_CPU)
+        return;
+    const char *src = host_source ? host_source : "";
+    const uint32_t said_mhz = info->clock_mhz, said_units = info->compute_units;
+    char note[sizeof info->clock_source] = "";
+    if (host_mhz && said_mhz == 0) {
+        snprintf(note, sizeof note, "host %s", src);
+        info->clock_mhz = host_mhz;
+    } else if (host_mhz && (said_mhz < host_mhz / 2 ||
+                            (strcmp(src, "cpufreq") == 0 && said_mhz > host_mhz + host_mhz / 4))) {
+        snprintf(note, sizeof note, "host %s, the device said %u MHz", src, (unsigned)said_mhz);
+        info->clock_mhz = host_mhz;
+    }
+    if (host_cpus && (said_units == 0 || said_units > host_cpus)) {
+        const size_t at = strlen(note);
+        snprintf(note + at, sizeof note - at,
+                 "%sunits: the host's %u online CPUs, the device "
+                 "said %u",
+                 at ? "; " : "", (unsigned)host_cpus, (unsigned)said_units);
+        info->compute_units = host_cpus;
+    }
+    if (note[0])
+        memcpy(info->clock_source, note, sizeof note);
+}
+
 int gb_pageable_alloc(uint64_t bytes, void **out)
 {
     if (bytes == 0 || bytes > SIZE_MAX)

@@ -65,11 +65,15 @@
  *            elsewhere 4 work-groups per compute unit of the largest power-of-two work-group up
  *            to 1024 (BabelStream: the device's maximum on OpenCL, 1024 on CUDA). A `wg` the
  *            profile gives is kept, and then a GPU gets 4 x 1024 / wg work-groups per compute
- *            unit (as many work-items as BabelStream's); figure groups;
+ *            unit (as many work-items as BabelStream's); figure groups. Where the driver
+ *            stops a work-item's loops (gb_device_info.max_loop_trips, probed at open), the
+ *            work-groups grow until no work-item loops past the limit (config "sized to the
+ *            loop limit");
  *   tuned    the tuning suite's best configuration of kernels/dot.cl for this device and this
  *            element count (tuning cache key "dot", "n=<n> type=float"; float only), run as
  *            the tuning suite timed it: dot_partial then dot_final, the whole reduction on the
- *            device; `wg` is then the tuned WG. Skipped when the cache has no such entry;
+ *            device; `wg` is then the tuned WG. Skipped when the cache has no such entry, and
+ *            where its work-items would loop past the driver's limit;
  *   auto     tuned when the cache (the entry's tuning_cache, else the default location) holds
  *            an entry for this device and element count and the profile gives no `wg`, else
  *            default. An unreadable cache is
@@ -276,6 +280,48 @@ static uint64_t dot_default_groups(const struct gb_device_info *info, uint32_t w
     return 4 * cu * (wg < 1024 ? (1024 + wg - 1) / wg : 1);
 }
 
+/* log2 of a power of two v: the levels of stream_dot's and dot_partial's reduction trees. */
+static uint32_t log2_u32(uint32_t v)
+{
+    uint32_t l = 0;
+    while (v > 1) {
+        v /= 2;
+        l++;
+    }
+    return l;
+}
+
+/* The driver's loop limit (gb_device_info.max_loop_trips, 0: none) against stream_dot: one
+ * work-item runs ceil(n / work-items) steps of its grid-stride loop, then log2(wg) levels of the
+ * tree. Returns the fewest work-groups of wg whose work-items stay within `limit` (1 without a
+ * limit), or 0 when the tree alone reaches it. More work-groups is what a driver that stops
+ * loops needs: the depth per work-item shrinks, and the sum is what it was. */
+static uint64_t dot_groups_for_limit(uint64_t n, uint32_t wg, uint32_t limit)
+{
+    const uint32_t tree = log2_u32(wg);
+    if (limit == 0)
+        return 1;
+    if (limit <= tree)
+        return 0;
+    const uint64_t per = limit - tree; /* terms one work-item may add */
+    const uint64_t items = (n + per - 1) / per;
+    return (items + wg - 1) / wg;
+}
+
+/* Loop iterations one work-item of the tuned dot (kernels/dot.cl) runs, dot_partial or
+ * dot_final whichever runs more, every loop of the source counted, unrolled or not (a driver
+ * that stops loops has been seen to count nested ones): `steps` steps of VEC loads each, the VEC
+ * accumulators set and added, the work-group's reduction (REDUCE 0: log2 WG levels; 1: WG terms
+ * in work-item 0; 2: none); dot_final: ceil(parts / FWG) steps, then FWG terms. */
+static uint64_t dot_tuned_trips(uint64_t steps, int64_t vec, int64_t wg, int64_t reduce,
+                                uint64_t parts)
+{
+    uint64_t partial = steps * (1 + (uint64_t)vec) + 2 * (uint64_t)vec;
+    partial += reduce == 0 ? log2_u32((uint32_t)wg) : reduce == 1 ? (uint64_t)wg : 0;
+    const uint64_t final = (parts + DOT_FWG - 1) / DOT_FWG + DOT_FWG;
+    return partial > final ? partial : final;
+}
+
 /* Looks up the tuned dot for this case (float, n elements) as axis config says. Returns 0 with
  * *found, e filled when found; a skip for config tuned without an entry; the cache's error for
  * config tuned (auto falls back to the default and notes why in m->config). */
@@ -375,6 +421,14 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
      * of log2 WG levels; 1: WG terms in turn; 2: none), then dot_final: ceil(parts / FWG) per
      * work-item and FWG in turn. */
     const uint64_t nv = m->n / (uint64_t)vec;
+    /* A tuned configuration is a measured choice: never resized, skipped where its work-items
+     * would loop past the driver's limit. */
+    const uint64_t trips = dot_tuned_trips((nv + items - 1) / items, vec, wg, reduce, parts);
+    if (info->max_loop_trips && trips > info->max_loop_trips)
+        return gb_case_skip(ctx,
+                            "tuned dot %s: the driver stops a work-item's loops after %u "
+                            "iterations; this case needs %llu (config default resizes)",
+                            m->config, info->max_loop_trips, (unsigned long long)trips);
     double depth = (double)((nv + items - 1) / items) + (double)vec;
     if (reduce == 0)
         for (int64_t w = wg; w > 1; w /= 2)
@@ -571,12 +625,22 @@ static int memory_setup(struct gb_case_ctx *ctx)
         uint64_t need = (m->n + m->wg - 1) / m->wg;
         if (m->groups > need)
             m->groups = need;
+        const uint64_t fit = dot_groups_for_limit(m->n, m->wg, info->max_loop_trips);
+        if (fit == 0)
+            return gb_case_skip(ctx,
+                                "the driver stops a work-item's loops after %u iterations; "
+                                "stream_dot's tree of work-group %u alone needs %u",
+                                info->max_loop_trips, m->wg, log2_u32(m->wg));
+        const bool resized = fit > m->groups;
+        if (resized)
+            m->groups = fit;
         if (!m->config[0]) /* else dot_lookup's note of an unreadable cache */
             snprintf(m->config, sizeof m->config, "stream_dot WG=%u x %llu groups (default, %s)",
                      m->wg, (unsigned long long)m->groups,
-                     !gb_case_param_defaulted(ctx, "wg") ? "the profile's wg"
-                     : info->type == GB_DEVICE_CPU       ? "CPU sizing"
-                                                         : "GPU sizing");
+                     resized                               ? "sized to the loop limit"
+                     : !gb_case_param_defaulted(ctx, "wg") ? "the profile's wg"
+                     : info->type == GB_DEVICE_CPU         ? "CPU sizing"
+                                                           : "GPU sizing");
         if ((err = gb_case_alloc(ctx, m->groups * m->esize, GB_MEM_DEVICE, &m->sums)) ||
             (err = gb_case_poison(ctx, m->sums, m->groups * m->esize, dt)))
             return err;

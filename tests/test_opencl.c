@@ -152,6 +152,35 @@ TEST(opencl_device_info_is_plausible)
     ocl->device_close(dev);
 }
 
+/* The loop-trip probe: no limit on a sound platform (up to the probe's 2^20 + 1), and a limit
+ * planted in the probe's loop (GPUBENCH_TEST_LOOP_TRIPS, as a driver that stops loops would) is
+ * found whether it falls below 2^16 or between 2^16 and 2^20; one beyond the probe's largest
+ * count reads as none. The device list, which opens nothing, says 0 throughout. Prints what the
+ * probe costs. */
+TEST(opencl_loop_trip_probe_finds_a_planted_limit)
+{
+    struct gb_device *dev = gb_test_open_device(ocl, 0);
+    ASSERT(ocl->device_probe != NULL);
+    ASSERT_EQ(dev->info.max_loop_trips, 0);
+    static const struct {
+        const char *plant;
+        uint32_t want;
+    } c[] = {{"", 0}, {"65535", 65535}, {"100000", 100000}, {"2000000", 0}, {"", 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        setenv("GPUBENCH_TEST_LOOP_TRIPS", c[i].plant, 1);
+        const double t0 = gb_test_now_s();
+        ASSERT_OK(ocl->device_probe(dev));
+        printf("probe with \"%s\" planted: %u (%.1f ms)\n", c[i].plant, dev->info.max_loop_trips,
+               (gb_test_now_s() - t0) * 1e3);
+        ASSERT_EQ(dev->info.max_loop_trips, c[i].want);
+    }
+    struct gb_device_info listed;
+    ASSERT_OK(ocl->device_info(0, &listed));
+    ASSERT_EQ(listed.max_loop_trips, 0);
+    ocl->device_close(dev);
+    unsetenv("GPUBENCH_TEST_LOOP_TRIPS");
+}
+
 /* ---- memory ------------------------------------------------------------------------------- */
 
 TEST(opencl_alloc_each_kind)

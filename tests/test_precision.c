@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "base/util.h"
+#include "backends/backend.h"
 #include "backends/precision.h"
 #include "results/results.h"
 #include "test.h"
@@ -195,6 +196,72 @@ TEST(precision_peak_cpu)
     ASSERT(gb_device_is_cpu(&in));
     /* clpeak measured about 44 GFLOP/s FP32 on this machine's PoCL: below the bound. */
     ASSERT(!gb_rate_implausible(44, p / 1e9));
+}
+
+/* A CPU device's placeholders (300 MHz, 8 compute units on a 2-core host, the field's case) give
+ * way to the host's figures, said in clock_source, and the peak is built on them; figures the
+ * host cannot contradict, and every GPU's, stay. */
+TEST(precision_cpu_facts_contradicting_the_host_are_replaced)
+{
+    struct gb_device_info in = pocl_info();
+    in.type = GB_DEVICE_CPU;
+    in.clock_mhz = 300;
+    in.compute_units = 8;
+    struct gb_device_info truth = in;
+    truth.clock_mhz = 2100;
+    truth.compute_units = 2;
+    gb_cpu_facts_check(&in, 2100, "cpuinfo", 2);
+    ASSERT_EQ(in.clock_mhz, 2100);
+    ASSERT_EQ(in.compute_units, 2);
+    ASSERT_STR(in.clock_source, "host cpuinfo, the device said 300 MHz; units: the host's 2 "
+                                "online CPUs, the device said 8");
+    char how[256];
+    const double peak = gb_peak_ops(&in, GB_PEAK_F32, false, how, sizeof how);
+    ASSERT(peak > 0);
+    ASSERT_NEAR(peak, gb_peak_ops(&truth, GB_PEAK_F32, false, NULL, 0), 0);
+    ASSERT_CONTAINS(how, "2100 MHz (host cpuinfo, the device said 300 MHz");
+
+    /* A clock of 0: the host's, said as before. */
+    in = pocl_info();
+    in.type = GB_DEVICE_CPU;
+    in.clock_mhz = 0;
+    gb_cpu_facts_check(&in, 2445, "cpufreq", 64);
+    ASSERT_EQ(in.clock_mhz, 2445);
+    ASSERT_STR(in.clock_source, "host cpufreq");
+    ASSERT_EQ(in.compute_units, pocl_info().compute_units);
+
+    /* Consistent figures stay: a device clock above a current clock read from cpuinfo (turbo),
+     * within 5/4 of a cpufreq maximum, fewer units than the host's CPUs. */
+    static const struct {
+        uint32_t dev_mhz, host_mhz;
+        const char *src;
+        uint32_t units, cpus;
+        bool replaced;
+    } c[] = {
+        {3600, 800, "cpuinfo", 2, 2, false},  {2600, 2445, "cpufreq", 1, 4, false},
+        {3200, 2445, "cpufreq", 2, 2, true},  {1000, 2100, "cpuinfo", 2, 2, true},
+        {1100, 2100, "cpuinfo", 2, 2, false}, {2100, 0, "", 2, 0, false},
+        {2100, 2100, "cpuinfo", 3, 2, true},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        in = pocl_info();
+        in.type = GB_DEVICE_CPU;
+        in.clock_mhz = c[i].dev_mhz;
+        in.compute_units = c[i].units;
+        gb_cpu_facts_check(&in, c[i].host_mhz, c[i].src, c[i].cpus);
+        ASSERT_MSG((in.clock_source[0] != '\0') == c[i].replaced, "case %zu: \"%s\"", i,
+                   in.clock_source);
+    }
+
+    /* A GPU's figures are its own. */
+    in = pocl_info();
+    in.type = GB_DEVICE_GPU;
+    in.clock_mhz = 300;
+    in.compute_units = 132;
+    gb_cpu_facts_check(&in, 2100, "cpuinfo", 2);
+    ASSERT_EQ(in.clock_mhz, 300);
+    ASSERT_EQ(in.compute_units, 132);
+    ASSERT_STR(in.clock_source, "");
 }
 
 /* SMT threads of one core count once. */

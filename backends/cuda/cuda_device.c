@@ -147,6 +147,7 @@ static int cu__query(int index, struct gb_device_info *out, int *cc_major, int *
     out->clock_mhz = (uint32_t)(clk / 1000);
     out->mem_clock_mhz = (uint32_t)(memclk / 1000);
     out->mem_bus_bits = (uint32_t)bus;
+    /* No loop-trip limit is known of any CUDA driver: max_loop_trips stays 0, unprobed. */
     out->max_wg_size = (uint32_t)p.maxThreadsPerBlock;
     for (int d = 0; d < 3; d++)
         out->max_wg_dims[d] = (uint32_t)p.maxThreadsDim[d];

@@ -217,13 +217,17 @@ static int ocl__describe(cl_platform_id p, cl_device_id id, struct gb_device_inf
     out->native_vec_double = nvd;
     out->compute_units = cus;
     out->clock_mhz = clock;
-    /* A CPU runtime may report no clock (Intel's reports 0); the device is the host, whose
-     * clock is readable. Recorded as the host's, so that a peak built on it says so. */
-    if (clock == 0 && (type & CL_DEVICE_TYPE_CPU)) {
+    /* A CPU runtime may report no clock (Intel's reports 0) or placeholders (300 MHz and 8
+     * compute units on a 2-core machine); the device is the host, whose clock and CPUs are
+     * readable. The host's figures where the device's contradict them, recorded as the host's
+     * (clock_source), so that a peak built on them says so. */
+    if (type & CL_DEVICE_TYPE_CPU) {
         const char *src = NULL;
-        out->clock_mhz = gb_host_cpu_mhz("/sys/devices/system/cpu/cpu0", "/proc/cpuinfo", &src);
-        if (out->clock_mhz)
-            snprintf(out->clock_source, sizeof out->clock_source, "host %s", src);
+        const uint32_t host_mhz =
+            gb_host_cpu_mhz("/sys/devices/system/cpu/cpu0", "/proc/cpuinfo", &src);
+        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        gb_cpu_facts_check(out, host_mhz, src,
+                           cpus > 0 && cpus <= (long)UINT32_MAX ? (uint32_t)cpus : 0);
     }
     out->max_wg_size = gb__ocl_clamp32(max_wg);
 

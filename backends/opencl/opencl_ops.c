@@ -37,6 +37,7 @@ const struct gb_backend_ops gb_opencl_ops = {
     .device_info = gb__ocl_device_info,
     .device_open = ocl_device_open,
     .device_close = gb__ocl_device_close,
+    .device_probe = gb__ocl_device_probe,
     .buf_alloc = gb__ocl_buf_alloc,
     .buf_free = gb__ocl_buf_free,
     .alloc_method = gb__ocl_alloc_method,

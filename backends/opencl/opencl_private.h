@@ -33,6 +33,7 @@
  * Files, by concern; each includes this header and calls only the files listed above it:
  * - opencl_errors.c   error names, the failure report behind the OCL_* macros, the waits
  * - opencl_graph.c    launch graphs on cl_khr_command_buffer
+ * - opencl_limits.c   the probe of a driver's loop-trip limit on an open device
  * - opencl_device.c   discovery, device facts, device handles and the timer probe
  * - opencl_memory.c   buffers and the timed allocation methods
  * - opencl_queue.c    queues, transfers and the timing events
@@ -219,6 +220,13 @@ int gb__ocl_device_count(void);
 int gb__ocl_device_info(int index, struct gb_device_info *out);
 int gb__ocl_device_open(const struct gb_backend_ops *ops, int index, struct gb_device **out);
 void gb__ocl_device_close(struct gb_device *dev);
+
+/* opencl_limits.c: device_probe. Probes how many loop iterations a work-item runs before the
+ * driver stops its loops, on the device's context and internal queue, into
+ * dev->info.max_loop_trips (0: no limit up to GB_LOOP_PROBE_MAX). One launch of two work-items;
+ * GPUBENCH_TEST_LOOP_TRIPS=N (tests only) stops the probe's loop after N iterations as such a
+ * driver would. */
+int gb__ocl_device_probe(struct gb_device *dev);
 
 /* opencl_memory.c. */
 int gb__ocl_buf_alloc(struct gb_device *dev, uint64_t bytes, enum gb_mem_kind kind,

@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "base/units.h"
@@ -44,11 +45,20 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
             printf("  [%d] %s\n", i, d.name);
             printf("      vendor %s, driver %s, %s%s%s\n", d.vendor, d.driver, d.version,
                    d.platform[0] ? ", platform " : "", d.platform);
+            /* The host's figures in place of the device's: none reported (the clock alone),
+             * or placeholders that contradict the host (the source says what the device said). */
+            const bool said = strstr(d.clock_source, "the device said") != NULL;
             printf("      %u compute units at %u MHz%s%s%s, memory %s (largest buffer %s), local "
                    "memory %s, max work-group %u (%u x %u x %u)\n",
-                   d.compute_units, d.clock_mhz, d.clock_source[0] ? " (clock from the " : "",
-                   d.clock_source, d.clock_source[0] ? ": the driver reports none)" : "", mem,
-                   alloc, local, d.max_wg_size, d.max_wg_dims[0], d.max_wg_dims[1],
+                   d.compute_units, d.clock_mhz,
+                   said                ? " ("
+                   : d.clock_source[0] ? " (clock from the "
+                                       : "",
+                   d.clock_source,
+                   said                ? ")"
+                   : d.clock_source[0] ? ": the driver reports none)"
+                                       : "",
+                   mem, alloc, local, d.max_wg_size, d.max_wg_dims[0], d.max_wg_dims[1],
                    d.max_wg_dims[2]);
             printf("      capabilities: %s\n", caps[0] ? caps : "none");
         }

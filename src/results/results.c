@@ -60,6 +60,7 @@ const struct gb__info_field gb__info_fields[] = {
     INFO_FIELD("mem_clock_mhz", mem_clock_mhz, false, false),
     INFO_FIELD("mem_bus_bits", mem_bus_bits, false, false),
     INFO_FIELD("max_work_group_size", max_wg_size, false, false),
+    INFO_FIELD("max_loop_trips", max_loop_trips, false, false),
     INFO_FIELD("pci_bus_id", pci_bus_id, true, false),
 };
 const size_t gb__ninfo_fields = sizeof gb__info_fields / sizeof gb__info_fields[0];

@@ -258,6 +258,15 @@ static int last_slot(const struct gb_results *rs, const struct gb_plan_device *p
     return -1;
 }
 
+void gb__runner_device_opened(struct gb_results *rs, int slot, struct gb_device *dev)
+{
+    /* A probe that cannot run leaves the limits unknown (0); the device's cases say the rest. */
+    if (dev->ops->device_probe && dev->ops->device_probe(dev))
+        gb_error_clear();
+    if (slot >= 0 && (size_t)slot < rs->ndevices)
+        rs->devices[slot].info.max_loop_trips = dev->info.max_loop_trips;
+}
+
 int gb__runner_enter_devices(const struct gb_plan *plan, struct gb_results *rs, size_t *entered,
                              size_t upto)
 {
@@ -399,8 +408,10 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
             continue;
         gb_error_clear();
         int err = pd->ops->device_open(pd->index, &devs[k]);
-        if (!err)
+        if (!err) {
+            gb__runner_device_opened(rs, slots[k], devs[k]);
             err = pd->ops->queue_create(devs[k], &qs[k]);
+        }
         if (err)
             snprintf(open_why, sizeof open_why, "cannot open device %s:%d: %s%s%s", pd->ops->name,
                      pd->index, gb_strerror(err), *gb_error_msg() ? ": " : "", gb_error_msg());
@@ -511,8 +522,10 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
         struct gb_queue *q = NULL;
         gb_error_clear();
         int err = pd->ops->device_open(pd->index, &dev);
-        if (!err)
+        if (!err) {
+            gb__runner_device_opened(rs, dev_idx, dev);
             err = pd->ops->queue_create(dev, &q);
+        }
         /* Said once per opening of the device; each result it affects says it again. */
         if (!err && dev->timer_fault[0] && (!o->stop || !*o->stop))
             fprintf(stderr,

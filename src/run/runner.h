@@ -43,6 +43,10 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
  * starts at case k and its supervisor give every device the same index. 0 or GB_ENOMEM. */
 int gb__runner_enter_devices(const struct gb_plan *plan, struct gb_results *rs, size_t *entered,
                              size_t upto);
+/* After the runner opened dev for its cases: probes the driver's limits (device_probe, where
+ * the backend has it) and records in rs->devices[slot] what the device list could not say
+ * (gb_device_info.max_loop_trips); a slot out of range records nothing. */
+void gb__runner_device_opened(struct gb_results *rs, int slot, struct gb_device *dev);
 /* The header of case k's result into r (zeroed first): suite, case name, backend, params and
  * its devices as indices into rs->devices, which must hold them (gb__runner_enter_devices up to
  * k + 1). For a case the supervisor records itself (timed out, worker killed). 0 or GB_ENOMEM. */

@@ -152,6 +152,13 @@ static int worker_done(void *arg, size_t k, struct gb_results *rs, size_t first)
      * opened); plain data. */
     if (!rc)
         rc = write_all(w->fd, &rs->run.machine, sizeof rs->run.machine);
+    /* What opening each device found out (gb__runner_device_opened), by device slot: the count,
+     * then each slot's loop-trip limit. The supervisor, which opens no device, records it. */
+    const uint32_t ndev = (uint32_t)rs->ndevices;
+    if (!rc)
+        rc = write_all(w->fd, &ndev, sizeof ndev);
+    for (uint32_t i = 0; i < ndev && !rc; i++)
+        rc = write_all(w->fd, &rs->devices[i].info.max_loop_trips, sizeof(uint32_t));
     /* Sent: the supervisor keeps them. */
     for (size_t i = first; i < rs->nresults; i++) {
         free(rs->results[i].samples);
@@ -386,6 +393,18 @@ static int receive_results(struct sup *S, size_t k, uint32_t count)
     if (read_all(S->fd, &m, sizeof m))
         return 1;
     merge_machine(&S->rs->run.machine, &m);
+    /* The worker's device slots agree with ours (gb__runner_enter_devices); a limit found when
+     * it opened a device is the device's. */
+    uint32_t ndev = 0;
+    if (read_all(S->fd, &ndev, sizeof ndev))
+        return 1;
+    for (uint32_t i = 0; i < ndev; i++) {
+        uint32_t trips;
+        if (read_all(S->fd, &trips, sizeof trips))
+            return 1;
+        if (trips && i < S->rs->ndevices)
+            S->rs->devices[i].info.max_loop_trips = trips;
+    }
     S->next = k + 1;
     write_out(S);
     return 0;

@@ -9,6 +9,8 @@
  *                  CL_RUNNING, even after a wait for it (or for a later command) returned
  *   finish-early   clFinish flushes and returns at once, with the work still running
  *   kernel-wg=N    CL_KERNEL_WORK_GROUP_SIZE reads at most N
+ *   clock=N        CL_DEVICE_MAX_CLOCK_FREQUENCY reads N (MHz): a placeholder clock
+ *   units=N        CL_DEVICE_MAX_COMPUTE_UNITS reads N: a placeholder count
  * A test fixture, not part of gpubench. */
 #define CL_TARGET_OPENCL_VERSION 300
 #ifndef _GNU_SOURCE
@@ -57,9 +59,15 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id id, cl_device_info 
                                                 void *value, size_t *ret)
 {
     cl_int err = REAL(clGetDeviceInfo)(id, param, size, value, ret);
+    long n = 0;
     if (err == CL_SUCCESS && value && param == CL_DEVICE_PROFILING_TIMER_RESOLUTION &&
         size >= sizeof(size_t) && defect("resolution-0", NULL))
         *(size_t *)value = 0;
+    if (err == CL_SUCCESS && value && size >= sizeof(cl_uint) &&
+        ((param == CL_DEVICE_MAX_CLOCK_FREQUENCY && defect("clock", &n)) ||
+         (param == CL_DEVICE_MAX_COMPUTE_UNITS && defect("units", &n))) &&
+        n >= 0)
+        *(cl_uint *)value = (cl_uint)n;
     return err;
 }
 
