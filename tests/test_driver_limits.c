@@ -3,7 +3,8 @@
  * 65,535 iterations (planted in the probe by GPUBENCH_TEST_LOOP_TRIPS, tests only), and a CPU
  * device that reports a placeholder clock and compute units (the defect shim's clock=N and
  * units=N, tests/shims/cl_defects.c). The gpubench binary runs a small profile under them, as a
- * user would, supervisor and worker included; no test assumes an implementation. */
+ * user would, supervisor and worker included; no test assumes an implementation. Named defects_
+ * with the shim's other tests (tests/test_driver_defects.c), which run on both implementations. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static void dot_sizing(const struct gb_results *rs, double *groups, bool *sized)
  * the dot gets more work-groups, so that no work-item loops past it, and verifies; the own GEMM
  * runs K = 512 and skips K = 1,024 naming the limit and the K that fits, instead of failing.
  * Without the limit the same profile sizes the dot as ever and runs both GEMMs. */
-TEST_TIMEOUT(limits_loop_limit_resizes_the_dot_and_skips_the_own_gemm, 300)
+TEST_TIMEOUT(defects_loop_limit_resizes_the_dot_and_skips_the_own_gemm, 300)
 {
     struct gb_results rs;
     run_env("GB_CL_DEFECT=kernel-wg=32", limit_cases, &rs);
@@ -129,7 +130,7 @@ TEST_TIMEOUT(limits_loop_limit_resizes_the_dot_and_skips_the_own_gemm, 300)
  * has online CPUs: the host's figures are used where the host has them, and clock_source says
  * so and what the device said, in `gpubench devices` and in the results file; the compute
  * suite's peak is then the one built on the host's figures, as without the placeholders. */
-TEST_TIMEOUT(limits_placeholder_cpu_clock_and_units_use_the_hosts, 240)
+TEST_TIMEOUT(defects_placeholder_cpu_clock_and_units_use_the_hosts, 240)
 {
     const char *src = NULL;
     const uint32_t host_mhz =
