@@ -276,9 +276,8 @@ void gb_cpu_facts_check(struct gb_device_info *info, uint32_t host_mhz, const ch
     if (host_cpus && (said_units == 0 || said_units > host_cpus)) {
         const size_t at = strlen(note);
         snprintf(note + at, sizeof note - at,
-                 "%sunits: the host's %u online CPUs, the device "
-                 "said %u",
-                 at ? "; " : "", (unsigned)host_cpus, (unsigned)said_units);
+                 "%sunits: the host's %u online CPUs, the device said %u", at ? "; " : "",
+                 (unsigned)host_cpus, (unsigned)said_units);
         info->compute_units = host_cpus;
     }
     if (note[0])

@@ -344,12 +344,12 @@ static int build_own(struct gb_case_ctx *ctx, struct gemm *s, int64_t ts, int64_
     return gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
 }
 
-/* Loop iterations one work-item of kernels/gemm.cl runs over `slices` K slices, every loop of
- * the source counted, nested and unrolled ones too (a driver that stops a work-item's loops has
- * been seen to count them so: the own GEMM failed there from K = 1,024 with WPT 8): per slice
+/* The loop iterations one work-item of kernels/gemm.cl runs, every loop of the source counted,
+ * nested and unrolled ones too (a driver that stops a work-item's loops has been seen to count
+ * them so: the own GEMM failed there from K = 1,024 with WPT 8): own_trips_fixed, once, the
+ * accumulators' clearing and the store, WPT + WPT^2 each; own_trips_slice, per K slice of TSK,
  * the slice's own step, LOADS = TS TSK / RTS^2 loads and TSK steps of 1 + 2 WPT + WPT^2 (the
- * staging of a and b, the WPT x WPT multiply-adds); then the accumulators' clearing and the
- * store, WPT + WPT^2 each. */
+ * staging of a and b, the WPT x WPT multiply-adds). */
 static uint64_t own_trips_fixed(int64_t wpt)
 {
     return 2 * (uint64_t)(wpt + wpt * wpt);
