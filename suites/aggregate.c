@@ -124,6 +124,7 @@ const struct gb_suite gb_suite_aggregate = {
     .summary = "H2D / D2H on several devices at the same time: aggregate GB/s against one device",
     .axes = aggregate_axes,
     .naxes = sizeof aggregate_axes / sizeof aggregate_axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct aggregate),
     .setup = aggregate_setup,
     .run = gb_multi_run,

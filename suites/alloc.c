@@ -470,6 +470,7 @@ const struct gb_suite gb_suite_alloc = {
                "malloc beside",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "method",
     .state_size = sizeof(struct alloc),
     .normalize = alloc_normalize,
     .setup = alloc_setup,

@@ -286,6 +286,7 @@ const struct gb_suite gb_suite_allreduce = {
     .summary = "ring all-reduce (sum of floats) across devices: algbw and busbw (nccl-tests)",
     .axes = allreduce_axes,
     .naxes = sizeof allreduce_axes / sizeof allreduce_axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct allreduce),
     .setup = allreduce_setup,
     .run = gb_multi_run,

@@ -291,6 +291,7 @@ const struct gb_suite gb_suite_atomics = {
                "float, one address against many",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct atomics),
     .setup = atomics_setup,
     .run = atomics_run,

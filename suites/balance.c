@@ -337,6 +337,7 @@ const struct gb_suite gb_suite_balance = {
                "splits; makespan and per-device busy time",
     .axes = balance_axes,
     .naxes = sizeof balance_axes / sizeof balance_axes[0],
+    .case_axis = "split",
     .state_size = sizeof(struct balance),
     .normalize = balance_normalize,
     .setup = balance_setup,

@@ -757,6 +757,7 @@ const struct gb_suite gb_suite_batching = {
                "fused, GEMMs in a loop vs strided-batched",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct batching),
     .normalize = batching_normalize,
     .setup = batching_setup,

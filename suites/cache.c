@@ -236,6 +236,7 @@ const struct gb_suite gb_suite_cache = {
                "levels",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct cache),
     .setup = cache_setup,
     .run = cache_run,

@@ -511,6 +511,7 @@ const struct gb_suite gb_suite_compute = {
                "dot, i32",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "prec",
     .state_size = sizeof(struct compute),
     .setup = compute_setup,
     .run = compute_run,

@@ -724,6 +724,7 @@ const struct gb_suite gb_suite_concurrency = {
                "low-priority fill (stream priorities)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "kernel",
     .state_size = sizeof(struct conc),
     .normalize = conc_normalize,
     .setup = conc_setup,

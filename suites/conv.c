@@ -801,6 +801,7 @@ const struct gb_suite gb_suite_conv = {
                "CLBlast's convgemm, and an own direct kernel",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "dir",
     .state_size = sizeof(struct conv),
     .setup = conv_setup,
     .run = conv_run,

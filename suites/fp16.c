@@ -239,6 +239,7 @@ const struct gb_suite gb_suite_fp16 = {
                "half, bf16 and float arrays",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct fp16),
     .setup = fp16_setup,
     .run = fp16_run,

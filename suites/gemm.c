@@ -1086,6 +1086,7 @@ const struct gb_suite gb_suite_gemm = {
                "tiled kernel",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "prec",
     .state_size = sizeof(struct gemm),
     .normalize = gemm_normalize,
     .setup = gemm_setup,

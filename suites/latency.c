@@ -212,6 +212,7 @@ const struct gb_suite gb_suite_latency = {
                "a working-set sweep: the staircase of the cache levels",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "pattern",
     .state_size = sizeof(struct latency),
     .setup = latency_setup,
     .run = latency_run,

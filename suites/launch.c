@@ -146,6 +146,7 @@ const struct gb_suite gb_suite_launch = {
     .summary = "kernel launch overhead (us): launch-and-wait latency, back-to-back issue rate",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct launch),
     .setup = launch_setup,
     .run = launch_run,

@@ -230,6 +230,7 @@ const struct gb_suite gb_suite_local = {
                "axis for bank conflicts",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct local),
     .setup = local_setup,
     .run = local_run,

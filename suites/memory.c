@@ -866,6 +866,7 @@ const struct gb_suite gb_suite_memory = {
     .summary = "device-memory bandwidth (GB/s): copy, mul, add, triad, dot (BabelStream)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct memory),
     .normalize = memory_normalize,
     .setup = memory_setup,

@@ -210,6 +210,7 @@ const struct gb_suite gb_suite_peer = {
                "the path each took (d2d, peer, staged through pinned host memory)",
     .axes = peer_axes,
     .naxes = sizeof peer_axes / sizeof peer_axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct peer),
     .setup = peer_setup,
     .run = peer_run,

@@ -509,6 +509,7 @@ const struct gb_suite gb_suite_peerbw = {
                "copy engines (ce) against an SM copy kernel (sm)",
     .axes = peerbw_axes,
     .naxes = sizeof peerbw_axes / sizeof peerbw_axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct peerbw),
     .normalize = peerbw_normalize,
     .setup = peerbw_setup,

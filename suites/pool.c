@@ -419,6 +419,7 @@ const struct gb_suite gb_suite_pool = {
                "caching pool: time per step (us) and fragmentation",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "way",
     .state_size = sizeof(struct pool),
     .setup = pool_setup,
     .run = pool_run,

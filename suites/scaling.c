@@ -377,6 +377,7 @@ const struct gb_suite gb_suite_scaling = {
                "(GFLOP/s), with speedup and parallel efficiency",
     .axes = scaling_axes,
     .naxes = sizeof scaling_axes / sizeof scaling_axes[0],
+    .case_axis = "workload",
     .state_size = sizeof(struct scaling),
     .normalize = scaling_normalize,
     .setup = scaling_setup,

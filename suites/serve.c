@@ -630,6 +630,7 @@ const struct gb_suite gb_suite_serve = {
                "through a dynamic batcher (p50-p99.9, the largest rate under a p99 bound)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "shape",
     .state_size = sizeof(struct serve),
     .setup = serve_setup,
     .prepare = serve_prepare,

@@ -752,6 +752,7 @@ const struct gb_suite gb_suite_sparse = {
                "GEMM of the same shape, and the break-even density",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct sparse),
     .normalize = sparse_normalize,
     .setup = sparse_setup,

@@ -545,6 +545,7 @@ const struct gb_suite gb_suite_startup = {
                "first verified result), compiler caches cold or warm",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "cache",
     .state_size = sizeof(struct startup),
     .setup = startup_setup,
     .prepare = startup_prepare,

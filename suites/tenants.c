@@ -1002,6 +1002,7 @@ const struct gb_suite gb_suite_tenants = {
                "(triad, GEMM, H2D, tiny launches): slowdown, p99, each tenant's failure its own",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "victim",
     .state_size = sizeof(struct tenants),
     .normalize = tenants_normalize,
     .setup = tenants_setup,

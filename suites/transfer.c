@@ -311,6 +311,7 @@ const struct gb_suite gb_suite_transfer = {
     .summary = "H2D, D2H, D2D and bidirectional copy bandwidth (GB/s) and latency (us)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .state_size = sizeof(struct transfer),
     .normalize = transfer_normalize,
     .setup = transfer_setup,

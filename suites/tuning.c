@@ -746,6 +746,7 @@ const struct gb_suite gb_suite_tuning = {
                "(landscape, best, speedup over the default; tuning cache)",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "kernel",
     .state_size = sizeof(struct tuning),
     .normalize = tuning_normalize,
     .setup = tuning_setup,

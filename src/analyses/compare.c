@@ -286,15 +286,11 @@ static void device_key(const struct gb_results *rs, const struct gb_result *r, b
     }
 }
 
-/* The params after the case axis (the first), as text. */
+/* The params beside the case's name (gb_result_other_params), as text. */
 static void rest_params(const struct gb_result *r, char *buf, size_t len)
 {
-    struct gb_params rest = r->params;
-    if (rest.n > 0) {
-        rest.n--;
-        memmove(rest.name, rest.name + 1, rest.n * sizeof rest.name[0]);
-        memmove(rest.v, rest.v + 1, rest.n * sizeof rest.v[0]);
-    }
+    struct gb_params rest;
+    gb_result_other_params(r, &rest);
     gb_params_format(&rest, buf, len);
 }
 

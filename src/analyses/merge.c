@@ -159,20 +159,22 @@ void gb_case_identify(const struct gb_results *rs, const struct gb_result *r, st
     if (several)
         snprintf(id->slot, sizeof id->slot, "%s", slot);
 
-    /* The params after the case axis (the first), as text; all of them, the first and the
-     * rest (formatted once: this runs for every result of every file of a fleet). */
-    struct gb_params rest = r->params, first = r->params;
-    first.n = r->params.n > 0;
-    if (rest.n > 0) {
-        rest.n--;
-        memmove(rest.name, rest.name + 1, rest.n * sizeof rest.name[0]);
-        memmove(rest.v, rest.v + 1, rest.n * sizeof rest.v[0]);
-    }
+    /* The params beside the case's name (gb_result_other_params), as text; and all of them
+     * (where the case's param leads, as it does in every suite's results, its text and the
+     * rest's: formatted once, this runs for every result of every file of a fleet). */
+    struct gb_params rest;
+    gb_result_other_params(r, &rest);
     gb_params_format(&rest, id->params, sizeof id->params);
     char all[1024];
-    gb_params_format(&first, all, sizeof all);
-    if (rest.n > 0)
-        gb_appendf(all, sizeof all, " %s", id->params);
+    if (gb_result_case_param(r) == 0) {
+        struct gb_params first = r->params;
+        first.n = 1;
+        gb_params_format(&first, all, sizeof all);
+        if (rest.n > 0)
+            gb_appendf(all, sizeof all, " %s", id->params);
+    } else {
+        gb_params_format(&r->params, all, sizeof all);
+    }
     snprintf(id->key, sizeof id->key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->suite, r->case_name,
              r->backend, id->device, all);
 }

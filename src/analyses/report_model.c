@@ -93,8 +93,9 @@ void gb__param_values(const struct gb_result *r, const char *skip, size_t stop_a
                       size_t len)
 {
     buf[0] = '\0';
-    for (size_t k = 1; k < r->params.n && strlen(buf) < stop_at; k++) {
-        if (skip && strcmp(r->params.name[k], skip) == 0)
+    const size_t kase = gb_result_case_param(r);
+    for (size_t k = 0; k < r->params.n && strlen(buf) < stop_at; k++) {
+        if (k == kase || (skip && strcmp(r->params.name[k], skip) == 0))
             continue;
         char t[GB_STR_MAX];
         gb_value_format(&r->params.v[k], t, sizeof t);
@@ -106,7 +107,10 @@ void gb__param_named(const struct gb_result *r, bool with_case, size_t stop_at, 
                      size_t len)
 {
     buf[0] = '\0';
-    for (size_t k = with_case ? 0 : 1; k < r->params.n && strlen(buf) < stop_at; k++) {
+    const size_t kase = gb_result_case_param(r);
+    for (size_t k = 0; k < r->params.n && strlen(buf) < stop_at; k++) {
+        if (k == kase && !with_case)
+            continue;
         char t[GB_STR_MAX];
         gb_value_format(&r->params.v[k], t, sizeof t);
         gb_appendf(buf, len, "%s%s=%s", buf[0] ? " " : "", r->params.name[k], t);
@@ -342,7 +346,10 @@ void gb__scan_axes(const struct sel *s, struct axes *a)
         const struct gb_result *r = s->p[i]->r;
         if (i > 0 && strcmp(r->case_name, s->p[0]->r->case_name) != 0)
             a->case_varies = true;
-        for (size_t k = 1; k < r->params.n; k++) { /* params[0] is the case */
+        const size_t kase = gb_result_case_param(r);
+        for (size_t k = 0; k < r->params.n; k++) {
+            if (k == kase)
+                continue;
             bool added;
             size_t ax = gb_find_or_add_str(a->name, &a->n, MAXAX, sizeof a->name[0], 0,
                                            sizeof a->name[0], r->params.name[k], &added);
@@ -392,9 +399,10 @@ static void point_label(const struct gb_result *r, const struct axes *a, bool wi
     buf[0] = '\0';
     if (with_case || a->case_varies)
         gb_appendf(buf, len, "%s", r->case_name);
-    for (size_t k = 1; k < r->params.n; k++) {
+    const size_t kase = gb_result_case_param(r);
+    for (size_t k = 0; k < r->params.n; k++) {
         int ax = gb__axis_index(a, r->params.name[k]);
-        if (ax < 0 || a->distinct[ax] < 2)
+        if (k == kase || ax < 0 || a->distinct[ax] < 2)
             continue;
         if (strings_only && a->numeric[ax])
             continue;

@@ -174,7 +174,7 @@ const char *gb__base_name(const char *path);
 void gb__param_values(const struct gb_result *r, const char *skip, size_t stop_at, char *buf,
                       size_t len);
 /* As gb__param_values, each value with its axis name ("size=64 MiB wg=256"); the case's own
- * param (params[0]) included when with_case. */
+ * param (gb_result_case_param) included when with_case. */
 void gb__param_named(const struct gb_result *r, bool with_case, size_t stop_at, char *buf,
                      size_t len);
 

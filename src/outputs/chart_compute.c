@@ -136,8 +136,9 @@ static size_t roof_points(const struct rep *R, size_t s, FILE *d)
         double gf = r->flops_per_op / (r->op_time_us.median * 1e-6) / 1e9;
         char lab[160], t[GB_STR_MAX];
         snprintf(lab, sizeof lab, "%s", r->case_name);
-        for (size_t k = 1; k < r->params.n; k++)
-            if (!is_num(&r->params.v[k]))
+        const size_t kase = gb_result_case_param(r);
+        for (size_t k = 0; k < r->params.n; k++)
+            if (k != kase && !is_num(&r->params.v[k]))
                 gb_appendf(lab, sizeof lab, " %s", gb_value_format(&r->params.v[k], t, sizeof t));
         bool added;
         size_t q = gb_find_or_add_str(kp, &np, 24, sizeof kp[0], offsetof(struct roof_point, label),

@@ -143,10 +143,11 @@ static void label_of(const struct gb_result *r, const struct axes *a, const char
                      char *buf, size_t len)
 {
     gb__clean(r->case_name, buf, len);
-    for (size_t k = 1; k < r->params.n; k++) {
+    const size_t kase = gb_result_case_param(r);
+    for (size_t k = 0; k < r->params.n; k++) {
         const char *name = r->params.name[k];
         const int ax = gb__axis_index(a, name);
-        if (ax < 0 || a->distinct[ax] < 2 || (skip && gb__in_list(name, skip)))
+        if (k == kase || ax < 0 || a->distinct[ax] < 2 || (skip && gb__in_list(name, skip)))
             continue;
         char t[GB_STR_MAX], c[GB_STR_MAX], n[GB_STR_MAX];
         gb_value_format(&r->params.v[k], t, sizeof t);
@@ -273,8 +274,9 @@ static double offset_of(const struct gb_result *r)
 static void kind_of(const struct gb_result *r, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s", r->suite, r->case_name);
-    for (size_t k = 1; k < r->params.n; k++) {
-        if (gb__in_list(r->params.name[k], offset_axes))
+    const size_t kase = gb_result_case_param(r);
+    for (size_t k = 0; k < r->params.n; k++) {
+        if (k == kase || gb__in_list(r->params.name[k], offset_axes))
             continue;
         char t[GB_STR_MAX];
         gb_value_format(&r->params.v[k], t, sizeof t);

@@ -107,7 +107,7 @@ out:
 static bool peer_axes(const struct gb_result *r, const char **src, const char **dst)
 {
     *src = *dst = NULL;
-    for (size_t k = 1; k < r->params.n && k < GB_MAX_AXES; k++) {
+    for (size_t k = 0; k < r->params.n && k < GB_MAX_AXES; k++) {
         bool pos = r->device_pos_axes & (UINT32_C(1) << k);
         if (!pos || !is_num(&r->params.v[k]))
             continue;

@@ -22,8 +22,9 @@ struct axes {
 static const char *param_text(const struct gb_result *r, const char *name, char *buf, size_t len)
 {
     buf[0] = '\0';
-    for (size_t j = 1; j < r->params.n && j < GB_MAX_AXES; j++)
-        if (r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
+    const size_t kase = gb_result_case_param(r);
+    for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++)
+        if (j != kase && r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
             const struct gb_value *v = &r->params.v[j];
             if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0))
                 gb_value_format(v, buf, len);
@@ -40,7 +41,10 @@ static void suite_axes(const struct gb_results *rs, const char *suite, struct ax
         const struct gb_result *r = &rs->results[i];
         if (strcmp(r->suite, suite) != 0)
             continue;
-        for (size_t j = 1; j < r->params.n && j < GB_MAX_AXES; j++) {
+        const size_t kase = gb_result_case_param(r);
+        for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++) {
+            if (j == kase)
+                continue;
             size_t k = 0;
             while (k < ax->n && strcmp(ax->name[k], r->params.name[j]) != 0)
                 k++;

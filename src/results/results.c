@@ -219,6 +219,28 @@ double gb_result_scalar(const struct gb_result *r, const char *name)
     return f && f->n == 1 && isfinite(f->v[0]) ? f->v[0] : NAN;
 }
 
+size_t gb_result_case_param(const struct gb_result *r)
+{
+    const size_t n = r->params.n < GB_MAX_AXES ? r->params.n : GB_MAX_AXES;
+    if (!r->case_name[0])
+        return r->params.n;
+    for (size_t j = 0; j < n; j++)
+        if (r->params.v[j].type == GB_V_STR && strcmp(r->params.v[j].s, r->case_name) == 0)
+            return j;
+    return r->params.n;
+}
+
+void gb_result_other_params(const struct gb_result *r, struct gb_params *out)
+{
+    *out = r->params;
+    const size_t k = gb_result_case_param(r);
+    if (k < out->n) {
+        out->n--;
+        memmove(out->name + k, out->name + k + 1, (out->n - k) * sizeof out->name[0]);
+        memmove(out->v + k, out->v + k + 1, (out->n - k) * sizeof out->v[0]);
+    }
+}
+
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value)
 {
     if (r->nfigures >= GB_MAX_FIGURES)

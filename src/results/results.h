@@ -58,7 +58,9 @@ char *gb_caps_text(uint64_t caps, char *buf, size_t len);
 
 struct gb_result {
     char suite[32];
-    char case_name[GB_STR_MAX]; /* the value of the suite's first axis */
+    /* The case's name: the value of the suite's case axis (gb_suite.case_axis), "" where the
+     * suite names none. The params hold it too (gb_result_case_param). */
+    char case_name[GB_STR_MAX];
     char backend[16];
     int device_index;                  /* index into gb_results.devices */
     struct gb_params params;           /* names point to static strings or to names_store */
@@ -184,6 +186,14 @@ const struct gb_figure *gb_result_figure_get(const struct gb_result *r, const ch
 /* The value of r's scalar figure `name` (n == 1) when it is finite, else NAN (absent, a text,
  * per device, or not finite: a results file's figure is only what it says). */
 double gb_result_scalar(const struct gb_result *r, const char *name);
+
+/* Which of r's params names its case: the first string param whose value is r's case_name, or
+ * r->params.n when the case has no name (or no param holds it). From the result alone, never a
+ * suite table, so that it holds for the files of suites this build does not have. A reader that
+ * shows the case by its name leaves this param out of the params it lists beside it. */
+size_t gb_result_case_param(const struct gb_result *r);
+/* r's params, in order, without the one that names its case (gb_result_case_param). */
+void gb_result_other_params(const struct gb_result *r, struct gb_params *out);
 
 /* Adds a scalar figure to a result (at most GB_MAX_FIGURES; more are dropped). */
 void gb_result_figure(struct gb_result *r, const char *name, const char *unit, double value);

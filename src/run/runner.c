@@ -25,7 +25,7 @@ static void case_header(struct gb_result *r, const struct gb_plan_case *c, const
 {
     snprintf(r->suite, sizeof r->suite, "%s", c->run->suite->name);
     snprintf(r->case_name, sizeof r->case_name, "%s",
-             c->params.n && c->params.v[0].type == GB_V_STR ? c->params.v[0].s : "");
+             gb_suite_case_name(c->run->suite, &c->params));
     snprintf(r->backend, sizeof r->backend, "%s", backend);
     r->device_index = dev_idx;
     r->params.n = 0;
@@ -79,6 +79,7 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     const struct gb_backend_ops *ops = dev->ops;
     double t0 = gb_now();
     struct gb_case_ctx ctx = {.ops = ops,
+                              .suite = s,
                               .dev = dev,
                               .q = qs[0],
                               .params = &c->params,

@@ -98,9 +98,9 @@ int gb_case_record_part_failure(struct gb_case_ctx *ctx, const char *part, const
     memset(&r, 0, sizeof r);
     snprintf(r.suite, sizeof r.suite, "%s",
              ctx->run && ctx->run->suite ? ctx->run->suite->name : "");
-    const struct gb_value *first = ctx->params->n ? &ctx->params->v[0] : NULL;
-    if (first)
-        gb_value_format(first, r.case_name, sizeof r.case_name);
+    const struct gb_suite *su = ctx->run && ctx->run->suite ? ctx->run->suite : ctx->suite;
+    if (su)
+        snprintf(r.case_name, sizeof r.case_name, "%s", gb_suite_case_name(su, ctx->params));
     snprintf(r.backend, sizeof r.backend, "%s", ctx->ops->name);
     r.device_index = device_slot(ctx->extra, ctx->dev);
     r.params = *ctx->params;

@@ -18,3 +18,9 @@ const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *na
             return &s->axes[i];
     return NULL;
 }
+
+const char *gb_suite_case_name(const struct gb_suite *s, const struct gb_params *p)
+{
+    const struct gb_value *v = s->case_axis ? gb_params_get(p, s->case_axis) : NULL;
+    return v && v->type == GB_V_STR ? v->s : "";
+}

@@ -97,6 +97,9 @@ struct gb_op_desc {
 /* Everything a suite callback sees of one case. The runner owns it. */
 struct gb_case_ctx {
     const struct gb_backend_ops *ops;
+    /* The suite whose case this is (set by the runner and the tests' case helpers): the kernel
+     * builds (gb_case_build) refuse a file the suite did not register. NULL: not checked. */
+    const struct gb_suite *suite;
     struct gb_device *dev;
     struct gb_queue *q; /* an in-order, profiling queue on dev, created by the runner */
     const struct gb_params *params;
@@ -171,8 +174,13 @@ struct gb_chart_hint {
 struct gb_suite {
     const char *name;
     const char *summary;
-    const struct gb_axis_def *axes; /* axes[0] names the case ("h2d", "triad", ...) */
+    const struct gb_axis_def *axes;
     size_t naxes;
+    /* The axis whose value names the case ("op": "h2d", "triad", ...), a GB_V_STR axis of
+     * `axes`; the result records its value as `case` beside the params, and readers show the
+     * case by it rather than as a param (gb_result_case_param). NULL: the cases have no name
+     * (`case` is ""; every axis shows as a param). */
+    const char *case_axis;
     size_t state_size;
     /* Optional. Called by the plan for every combination of axis values: returns false to drop a
      * combination that means nothing (D2D with pageable host memory), and may rewrite values to
@@ -252,5 +260,8 @@ struct gb_suite_table {
 const struct gb_suite *gb_suite_table_find(const struct gb_suite_table *t, const char *name);
 /* The axis of `s` called `name`, or NULL. */
 const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *name);
+/* The name of the case of `s` with parameters p: the value of its case_axis, or "" when the suite
+ * names none (or p lacks it, or it is not a string). Never NULL; points into p. */
+const char *gb_suite_case_name(const struct gb_suite *s, const struct gb_params *p);
 
 #endif

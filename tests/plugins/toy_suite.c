@@ -78,6 +78,7 @@ const struct gb_suite gb_suite_toy = {
     .summary = "a toy: D2D copies (GB/s), the suite socket's test",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
+    .case_axis = "op",
     .chart = {GB_CHART_LINE, "size"},
     .setup = toy_setup,
     .run = toy_run,
