@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "base/util.h"
 #include "suites/common.h"
+#include "suites/suites.h"
 
 int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
 {
@@ -31,12 +32,29 @@ int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
     return GB_EVERIFY;
 }
 
+/* Whether `suite` registered kernel file `file` on its line of meson.build's suites list; a
+ * suite the build did not register (a test's own) may build any embedded file. */
+static bool registered(const struct gb_suite *suite, const char *file)
+{
+    const char *const *f = gb_suite_kernels(suite->name);
+    if (!f)
+        return true;
+    while (*f && strcmp(*f, file) != 0)
+        f++;
+    return *f != NULL;
+}
+
 int gb_case_build(struct gb_case_ctx *ctx, const char *file, const char *kernel,
                   const char *const *defines, size_t ndefines, struct gb_program **prog,
                   struct gb_kernel **k)
 {
     *prog = NULL;
     *k = NULL;
+    if (ctx->suite && !registered(ctx->suite, file))
+        return GB_FAIL(GB_EINVAL,
+                       "suite %s builds kernels/%s, which its line in meson.build's suites list "
+                       "does not register",
+                       ctx->suite->name, file);
     char *src = NULL, *log = NULL;
     int err = gb_kernel_source(file, &src);
     if (err)

@@ -166,11 +166,54 @@ const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *par
     return s;
 }
 
+/* The number a value stands for, to find an axis's smallest; strings and booleans count as 0
+ * (their first value is kept). */
+static double magnitude(const struct gb_value *v)
+{
+    return v->type == GB_V_SIZE    ? (double)v->u.size
+           : v->type == GB_V_INT   ? (double)v->u.i
+           : v->type == GB_V_FLOAT ? v->u.f
+                                   : 0;
+}
+
+void gb_test_smallest_params(const struct gb_suite *s, const char *const *set, char *buf,
+                             size_t len)
+{
+    buf[0] = '\0';
+    gb_appendf(buf, len, "{");
+    for (size_t a = 0; a < s->naxes; a++) {
+        const struct gb_axis_def *ax = &s->axes[a];
+        struct gb_sweep sw;
+        char err[512];
+        ASSERT_MSG(gb_sweep_parse(ax, ax->def, &sw, err, sizeof err) == 0, "%s.%s: %s", s->name,
+                   ax->name, err);
+        size_t best = 0;
+        for (size_t j = 1; j < sw.n; j++) {
+            /* 0 on a zero_picks size: the suite's own pick for the device, not the smallest */
+            const bool picks = ax->zero_picks && sw.v[best].u.size == 0;
+            if (picks || (!(ax->zero_picks && sw.v[j].u.size == 0) &&
+                          magnitude(&sw.v[j]) < magnitude(&sw.v[best])))
+                best = j;
+        }
+        char t[GB_STR_MAX];
+        gb_value_format(&sw.v[best], t, sizeof t);
+        const size_t nl = strlen(ax->name);
+        for (const char *const *v = set; v && *v; v++)
+            if (strncmp(*v, ax->name, nl) == 0 && (*v)[nl] == ':')
+                snprintf(t, sizeof t, "%s", *v + nl + 1 + ((*v)[nl + 1] == ' '));
+        gb_appendf(buf, len, "%s%s: %s", a ? ", " : "", ax->name, t);
+        gb_sweep_free(&sw);
+    }
+    gb_appendf(buf, len, "}");
+}
+
 struct gb_test_case {
     struct gb_profile p;
     struct gb_plan plan;
     const struct gb_suite *s;
     struct gb_case_ctx ctx;
+    struct gb_device *devs[1]; /* the case's set: device 0 alone */
+    struct gb_queue *queues[1];
 };
 
 struct gb_test_case *gb_test_case_open(const char *suite_name, const char *params,
@@ -183,8 +226,16 @@ struct gb_test_case *gb_test_case_open(const char *suite_name, const char *param
     struct gb_device *dev = gb_test_open_device(ops, 0);
     struct gb_queue *q;
     ASSERT_OK(ops->queue_create(dev, &q));
-    tc->ctx =
-        (struct gb_case_ctx){.ops = ops, .dev = dev, .q = q, .params = &tc->plan.cases[0].params};
+    tc->devs[0] = dev;
+    tc->queues[0] = q;
+    tc->ctx = (struct gb_case_ctx){.ops = ops,
+                                   .suite = tc->s,
+                                   .dev = dev,
+                                   .q = q,
+                                   .params = &tc->plan.cases[0].params,
+                                   .devs = tc->devs,
+                                   .queues = tc->queues,
+                                   .ndevs = 1};
     tc->ctx.state = calloc(1, tc->s->state_size);
     ASSERT(tc->ctx.state);
     *s = tc->s;

@@ -4,7 +4,8 @@
  * terms of a reduction, a lower-precision computation — each caught by verify(), and each case
  * verified when nothing is broken, at several sizes and work-group sizes. Kernels are broken by
  * the GB_BREAK define each kernel file documents (the test hook of suites/common.h) or by
- * tampering with the output on the host before verify. And, on the host alone, the f32 GEMM
+ * tampering with the output on the host before verify. Every suite of the table, at its smallest
+ * case, verified when run and caught when it does not run. And, on the host alone, the f32 GEMM
  * tolerance against an emulated TF32 GEMM. */
 #include <math.h>
 #include <stdlib.h>
@@ -38,9 +39,13 @@ static void run_case(const char *suite_name, const char *params, enum how how, c
     ((struct gb_test_hook *)ctx->state)->test_define = how == DEFINE ? define : NULL;
     int r = s->setup(ctx);
     ASSERT_MSG(r == 0, "%s %s: setup: %s (%s)", suite_name, params, gb_err_name(r), ctx->reason);
-    if (how != NOOP) {
-        ASSERT_OK(s->run(ctx, 1));
-        ASSERT_OK(s->run(ctx, 2));
+    for (uint64_t reps = 1; how != NOOP && reps <= 2; reps++) {
+        /* as the harness does: a suite's untimed inverse around each timed run */
+        if (s->prepare)
+            ASSERT_OK(s->prepare(ctx, reps));
+        ASSERT_OK(s->run(ctx, reps));
+        if (s->settle)
+            ASSERT_OK(s->settle(ctx, reps));
     }
     ASSERT_OK(ctx->ops->queue_sync(ctx->q));
     if (how == TAMPER)
@@ -379,21 +384,94 @@ TEST(broken_gemm_f32_bound_rejects_tf32)
     }
 }
 
-/* ---- every single-device suite: a timed path that does nothing fails ---------------------
- * Counting suites are not in the table: global atomics, batching's launches and launch count
- * the operations the host enqueued since they zeroed their counters (a no-op is then zero
- * operations, rightly verified), and global atomics verifies one operation of its own. */
+/* ---- every suite: a timed path that does nothing fails -------------------------------------
+ * Each suite of the table at its smallest case (gb_test_smallest_params), so that a new suite is
+ * checked on its first build: verified when run, caught when setup is followed by no run at all.
+ * A suite that cannot take part is left out by a property of its descriptor (several devices, a
+ * helper process) or by the table below, each with its reason, and the test says so. */
 
-TEST_TIMEOUT(broken_noop_is_caught_in_every_suite, 300)
+static const struct {
+    const char *suite, *why;
+} noop_left_out[] = {
+    {"launch", "counts the launches the host enqueued since setup zeroed its counter: no launch "
+               "is zero counted, rightly verified"},
+    {"atomics", "global atomics count the operations enqueued since setup and verify one of "
+                "their own"},
+    {"batching", "its launches count the operations enqueued since setup: none is rightly zero"},
+    {"latency", "verify checks where the chase stands after the steps run: no run is zero "
+                "steps, at its start, rightly verified"},
+    {"peerbw", "its ops move data between two devices of the set: on device 0 alone the plan "
+               "has no case"},
+    {"pool", "verify replays the trace itself and checks that replay's tensors: the timed "
+             "runs leave nothing of their own for it to check"},
+};
+
+/* The axes of a suite whose smallest default is still large for a test, set smaller. */
+static const struct {
+    const char *suite, *set[4];
+} noop_smaller[] = {
+    {"memory", {"size: 1MiB"}},
+    {"scaling", {"size: 1MiB", "order: 64"}},
+    {"compute", {"iters: 64", "groups: 2"}},
+    {"gemm", {"impl: own", "shape: 64"}},
+    {"fp16", {"elems: 65536"}},
+    {"tuning", {"size: 65536", "budget: 2", "search: random"}},
+    {"conv", {"impl: own", "shape: 2x8x7x6-6x3x3-p1"}},
+    {"sparse", {"impl: own", "shape: 96x8x200", "density: 0.1"}},
+};
+
+/* Why suite s is left out of the no-op check, or NULL. */
+static const char *noop_why_left_out(const struct gb_suite *s)
 {
+    if (s->child)
+        return "its cases run helper processes (gb_suite.child), started by the runner";
+    for (size_t i = 0; i < sizeof noop_left_out / sizeof noop_left_out[0]; i++)
+        if (strcmp(noop_left_out[i].suite, s->name) == 0)
+            return noop_left_out[i].why;
+    return NULL;
+}
+
+/* The smallest case of s: verified when run (a skip here is said), caught as a no-op. */
+static void smallest_right_and_noop(const struct gb_suite *s)
+{
+    char params[1024];
+    const char *const *set = NULL;
+    for (size_t i = 0; i < sizeof noop_smaller / sizeof noop_smaller[0]; i++)
+        if (strcmp(noop_smaller[i].suite, s->name) == 0)
+            set = noop_smaller[i].set;
+    gb_test_smallest_params(s, set, params, sizeof params);
+    printf("%-12s %s\n", s->name, params);
+    fflush(stdout);
+    const struct gb_suite *su;
+    struct gb_case_ctx *ctx;
+    struct gb_test_case *tc = gb_test_case_open(s->name, params, &su, &ctx);
+    int r = su->setup(ctx);
+    if (r == GB_ESKIP) {
+        printf("%-12s %-60s skipped here: %s\n", s->name, params, ctx->reason);
+        gb_test_case_close(tc);
+        return;
+    }
+    gb_test_case_close(tc);
+    run_case(s->name, params, RIGHT, NULL, NULL);
+    run_case(s->name, params, NOOP, NULL, NULL);
+}
+
+TEST_TIMEOUT(broken_noop_is_caught_in_every_suite, 600)
+{
+    const struct gb_suite_table *t = gb_suites_builtin();
+    for (size_t i = 0; i < t->n; i++) {
+        const char *why = noop_why_left_out(t->v[i]);
+        if (why)
+            printf("%-12s left out: %s\n", t->v[i]->name, why);
+        else
+            smallest_right_and_noop(t->v[i]);
+    }
+    /* Cases beyond the smallest, where a suite's kinds verify apart. */
     static const struct {
         const char *suite, *params;
     } cases[] = {
-        {"cache", "{size: 64KiB, vec: 4, layout: interleaved, reads: 1MiB}"},
-        {"local", "{op: read, vec: 1, stride: 1, wg: 64, bytes: 1MiB}"},
         {"local", "{op: write, vec: 2, stride: 1, wg: 64, bytes: 1MiB}"},
         {"atomics", "{op: local, type: int32, addresses: 64, wg: 64}"},
-        {"transfer", "{op: h2d, memory: pinned, size: 64KiB}"},
         {"transfer", "{op: d2d, memory: device, size: 1MiB}"},
         {"batching", "{op: copies, mode: each, count: 4, size: 64KiB}"},
         {"batching", "{op: gemm, mode: batched, count: 4, dim: 24}"},
