@@ -176,9 +176,40 @@ static double magnitude(const struct gb_value *v)
                                    : 0;
 }
 
+/* The axes of the suites whose smallest default is still large or slow for a test, set
+ * smaller; a suite not here is run at its defaults' smallest. */
+static const struct {
+    const char *suite, *set[4];
+} smaller[] = {
+    {"memory", {"size: 1MiB"}},
+    {"scaling", {"size: 1MiB", "order: 64"}},
+    {"compute", {"iters: 64", "groups: 2"}},
+    {"gemm", {"impl: own", "shape: 64"}},
+    {"fp16", {"elems: 65536"}},
+    {"tuning", {"size: 65536", "budget: 2", "search: random"}},
+    {"conv", {"impl: own", "shape: 2x8x7x6-6x3x3-p1"}},
+    {"sparse", {"impl: own", "shape: 96x8x200", "density: 0.1"}},
+    {"startup", {"cache: warm", "blas: off"}},
+    {"serve", {"shape: 64x64", "requests: 32"}},
+};
+
+/* The value `set` gives axis `name` ("size: 1MiB" gives size "1MiB"), or NULL. */
+static const char *set_value(const char *const *set, size_t n, const char *name)
+{
+    const size_t nl = strlen(name);
+    for (size_t i = 0; set && i < n && set[i]; i++)
+        if (strncmp(set[i], name, nl) == 0 && set[i][nl] == ':')
+            return set[i] + nl + 1 + (set[i][nl + 1] == ' ');
+    return NULL;
+}
+
 void gb_test_smallest_params(const struct gb_suite *s, const char *const *set, char *buf,
                              size_t len)
 {
+    const char *const *own = NULL;
+    for (size_t i = 0; i < sizeof smaller / sizeof smaller[0]; i++)
+        if (strcmp(smaller[i].suite, s->name) == 0)
+            own = smaller[i].set;
     buf[0] = '\0';
     gb_appendf(buf, len, "{");
     for (size_t a = 0; a < s->naxes; a++) {
@@ -197,10 +228,11 @@ void gb_test_smallest_params(const struct gb_suite *s, const char *const *set, c
         }
         char t[GB_STR_MAX];
         gb_value_format(&sw.v[best], t, sizeof t);
-        const size_t nl = strlen(ax->name);
-        for (const char *const *v = set; v && *v; v++)
-            if (strncmp(*v, ax->name, nl) == 0 && (*v)[nl] == ':')
-                snprintf(t, sizeof t, "%s", *v + nl + 1 + ((*v)[nl + 1] == ' '));
+        const char *given = set_value(set, SIZE_MAX, ax->name);
+        if (!given)
+            given = set_value(own, 4, ax->name);
+        if (given)
+            snprintf(t, sizeof t, "%s", given);
         gb_appendf(buf, len, "%s%s: %s", a ? ", " : "", ax->name, t);
         gb_sweep_free(&sw);
     }

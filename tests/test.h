@@ -218,8 +218,9 @@ void gb_test_check_results_schema(const struct gb_results *rs);
 /* The smallest case of suite s, as a YAML flow map for gb_test_plan_case: each axis at the
  * smallest value of its default sweep (a string's or a boolean's first; a size the suite picks
  * for the device, 0, only when the sweep has no other), but for the axes `set` names
- * ("size: 1MiB", NULL-terminated, may be NULL), so that a test that runs every suite of the
- * table runs a new one on its first build, briefly. */
+ * ("size: 1MiB", NULL-terminated, may be NULL) and those tests/helpers.c sets smaller for a
+ * suite whose smallest default is still slow, so that a test that runs every suite of the table
+ * runs a new one on its first build, briefly. */
 void gb_test_smallest_params(const struct gb_suite *s, const char *const *set, char *buf,
                              size_t len);
 struct gb_profile;

@@ -406,20 +406,6 @@ static const struct {
              "runs leave nothing of their own for it to check"},
 };
 
-/* The axes of a suite whose smallest default is still large for a test, set smaller. */
-static const struct {
-    const char *suite, *set[4];
-} noop_smaller[] = {
-    {"memory", {"size: 1MiB"}},
-    {"scaling", {"size: 1MiB", "order: 64"}},
-    {"compute", {"iters: 64", "groups: 2"}},
-    {"gemm", {"impl: own", "shape: 64"}},
-    {"fp16", {"elems: 65536"}},
-    {"tuning", {"size: 65536", "budget: 2", "search: random"}},
-    {"conv", {"impl: own", "shape: 2x8x7x6-6x3x3-p1"}},
-    {"sparse", {"impl: own", "shape: 96x8x200", "density: 0.1"}},
-};
-
 /* Why suite s is left out of the no-op check, or NULL. */
 static const char *noop_why_left_out(const struct gb_suite *s)
 {
@@ -435,11 +421,7 @@ static const char *noop_why_left_out(const struct gb_suite *s)
 static void smallest_right_and_noop(const struct gb_suite *s)
 {
     char params[1024];
-    const char *const *set = NULL;
-    for (size_t i = 0; i < sizeof noop_smaller / sizeof noop_smaller[0]; i++)
-        if (strcmp(noop_smaller[i].suite, s->name) == 0)
-            set = noop_smaller[i].set;
-    gb_test_smallest_params(s, set, params, sizeof params);
+    gb_test_smallest_params(s, NULL, params, sizeof params);
     printf("%-12s %s\n", s->name, params);
     fflush(stdout);
     const struct gb_suite *su;

@@ -10,6 +10,7 @@
 #include "run/case_result.h"
 #include "results/results.h"
 #include "run/suite.h"
+#include "suites/suites.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 3, max_samples: 8, max_time: 100ms, "
@@ -162,28 +163,29 @@ static const struct gb_figure *figure(const struct gb_result *r, const char *nam
     return NULL;
 }
 
-/* Bounds for every suite: any memory-regime bandwidth result, whatever its
- * suite (a D2D copy, fp16's storage kernels, the tuning dot), is checked against the device's
- * memory bandwidth; where no bound is known the result says so. */
+/* Bounds for every suite: any memory-regime bandwidth result, whatever its suite (every suite
+ * of the table: a D2D copy, fp16's storage kernels, the tuning dot...), is checked against the
+ * device's memory bandwidth; where no bound is known the result says so. */
 TEST(bounds_bandwidth_bounds_every_suite)
 {
-    static const char *const suites[] = {"transfer", "fp16", "tuning", "memory", "cache"};
+    const struct gb_suite_table *t = gb_suites_builtin();
     struct gb_device dev = {0};
     dev.info.l2_bytes = 1 << 20;
     dev.info.peak_mem_gbs = 10;
-    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+    for (size_t i = 0; i < t->n; i++) {
+        const char *const name = t->v[i]->name;
         struct gb_case_ctx ctx = {0};
         ctx.dev = &dev;
         ctx.op.bytes = 8e6;
         ctx.op.working_set = 8e6; /* memory regime */
         struct gb_result r;
         memset(&r, 0, sizeof r);
-        snprintf(r.suite, sizeof r.suite, "%s", suites[i]);
+        snprintf(r.suite, sizeof r.suite, "%s", name);
         snprintf(r.regime, sizeof r.regime, "%s", gb_result_regime(8e6, dev.info.l2_bytes));
         r.status = GB_STATUS_OK;
         r.value = 20; /* twice the theoretical bandwidth */
         gb_result_check_bound(&r, &ctx);
-        ASSERT_MSG(r.implausible, "%s", suites[i]);
+        ASSERT_MSG(r.implausible, "%s", name);
         ASSERT_CONTAINS(r.reason, "exceeds the device's theoretical memory bandwidth 10 GB/s");
         ASSERT_NEAR(figure(&r, "peak")->v[0], 10, 0);
         ASSERT_NEAR(figure(&r, "of_peak")->v[0], 2, 0);
@@ -259,9 +261,10 @@ TEST(bounds_bandwidth_bounds_every_suite)
 static char out[1 << 16];
 #define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
 
-/* The results format is a published schema (schema/gpubench-results.schema.json): a run of every
- * single-device suite family through the command line follows it, a /1 file does too, and a
- * file that breaks it is refused (the check is real). */
+/* The results format is a published schema (schema/gpubench-results.schema.json): a run through
+ * the command line of every suite of the table at its smallest case (gb_test_smallest_params),
+ * and of the cases below, follows it, a /1 file does too, and a file that breaks it is refused
+ * (the check is real). */
 TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
 {
     if (sh("python3 -c 'import jsonschema'") != 0) {
@@ -287,6 +290,16 @@ TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
            "size: 65536}\n"
            "  - suite: batching\n    params: {op: copies, mode: [one], count: 4, "
            "size: [4KiB, 16KiB, 64KiB]}\n");
+    /* And every suite of the table. */
+    const struct gb_suite_table *t = gb_suites_builtin();
+    FILE *f = fopen(p, "a");
+    ASSERT(f);
+    for (size_t i = 0; i < t->n; i++) {
+        char params[1024];
+        gb_test_smallest_params(t->v[i], NULL, params, sizeof params);
+        fprintf(f, "  - suite: %s\n    params: %s\n", t->v[i]->name, params);
+    }
+    fclose(f);
     int rc = sh("cd %s && %s run s.yaml -q -o s.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0 || rc == 1, "run exit %d: %s", rc, out);
     snprintf(p, sizeof p, "%s/s.json", dir);
