@@ -199,17 +199,22 @@ int main(int argc, char **argv)
     bool list = false;
     int first = 1;
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: %s [-l] [PATTERN...]\n"
+        printf("usage: %s [-l | -v] [PATTERN...]\n"
                "  runs every test whose name contains one of the PATTERNs (all without one; a\n"
                "  PATTERN ^PREFIX matches names that begin with PREFIX), each in its own process,\n"
                "  and ends with \"N passed, N failed, N skipped\"\n"
                "  -l  lists the tests instead\n"
+               "  -v  prints every test's output, a passed one's too\n"
                "exit status: 0 none failed, 1 a test failed, 2 a PATTERN matches no test\n",
                argv[0]);
         return 0;
     }
+    bool verbose = false;
     if (argc > 1 && strcmp(argv[1], "-l") == 0) {
         list = true;
+        first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "-v") == 0) {
+        verbose = true;
         first = 2;
     }
     /* A pattern that matches no test is a mistake (a typo would pass silently). */
@@ -251,6 +256,8 @@ int main(int argc, char **argv)
         if (v == GB_TEST_PASS) {
             passed++;
             printf("ok     %-44s %6.2f s\n", tests[i].name, secs);
+            if (verbose)
+                printf("------ output of %s ------\n%s\n------\n", tests[i].name, log);
         } else if (v == GB_TEST_SKIP) {
             skipped++;
             const char *why = strstr(log, "skip reason: ");

@@ -842,3 +842,58 @@ TEST_TIMEOUT(compare_nightly_script, 240)
     ASSERT_EQ(sh("GPUBENCH=%s %s/scripts/nightly.sh 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR), 2);
     ASSERT_CONTAINS(out, "--promote RESULTS.json [--restart]");
 }
+
+/* The case's param is found from the result alone (gb_result_case_param): the string param that
+ * holds the case's name, wherever it stands; a suite whose cases have no name ("" case) keeps
+ * every param, so that rows of a suite whose only axis is a size stay apart in compare (and in
+ * the summary, fleet and report, which share the rule). */
+TEST(compare_summary_case_param_follows_the_file)
+{
+    struct gb_result r = {0};
+    snprintf(r.case_name, sizeof r.case_name, "copy");
+    r.params.n = 2;
+    r.params.name[0] = "size";
+    r.params.v[0] = (struct gb_value){.type = GB_V_SIZE, .u.size = 4096};
+    r.params.name[1] = "op";
+    r.params.v[1].type = GB_V_STR;
+    snprintf(r.params.v[1].s, sizeof r.params.v[1].s, "copy");
+    ASSERT_EQ(gb_result_case_param(&r), 1);
+    struct gb_params rest;
+    gb_result_other_params(&r, &rest);
+    ASSERT_EQ(rest.n, 1);
+    ASSERT_STR(rest.name[0], "size");
+    r.case_name[0] = '\0'; /* a suite that names no case axis */
+    ASSERT_EQ(gb_result_case_param(&r), 2);
+    gb_result_other_params(&r, &rest);
+    ASSERT_EQ(rest.n, 2);
+
+    /* Two runs of a suite whose only axis is a size: two rows, told apart by their params. */
+    struct gb_results ra, rb;
+    struct gb_results *runs[] = {&ra, &rb};
+    for (size_t k = 0; k < 2; k++) {
+        one_case_run(runs[k], 100);
+        struct gb_result *a = &runs[k]->results[0];
+        snprintf(a->suite, sizeof a->suite, "toy");
+        a->case_name[0] = '\0';
+        a->params.n = 1;
+        a->params.name[0] = "size";
+        a->params.v[0] = (struct gb_value){.type = GB_V_SIZE, .u.size = 4096};
+        struct gb_result b = *a;
+        b.params.v[0].u.size = 65536;
+        b.samples = malloc(b.nsamples * sizeof *b.samples);
+        ASSERT(b.samples);
+        memcpy(b.samples, a->samples, b.nsamples * sizeof *b.samples);
+        ASSERT_OK(gb_results_add(runs[k], &b));
+    }
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    struct gb_comparison c;
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", &o, &c));
+    ASSERT_EQ(c.nrows, 2);
+    ASSERT_MSG(strcmp(c.rows[0].params, c.rows[1].params) != 0, "both rows show '%s'",
+               c.rows[0].params);
+    ASSERT_CONTAINS(c.rows[0].params, "size=");
+    gb_comparison_free(&c);
+    gb_results_free(&ra);
+    gb_results_free(&rb);
+}

@@ -304,6 +304,15 @@ TEST_TIMEOUT(bounds_results_files_follow_the_schema, 300)
     ASSERT_MSG(rc == 0 || rc == 1, "run exit %d: %s", rc, out);
     snprintf(p, sizeof p, "%s/s.json", dir);
     gb_test_check_schema(p);
+    struct gb_results all;
+    ASSERT_OK(gb_results_read(p, &all));
+    for (size_t i = 0; i < t->n; i++) {
+        size_t n = 0;
+        for (size_t j = 0; j < all.nresults; j++)
+            n += strcmp(all.results[j].suite, t->v[i]->name) == 0;
+        printf("%-12s %zu results\n", t->v[i]->name, n);
+    }
+    gb_results_free(&all);
     char *text = gb_test_slurp(p);
     ASSERT_CONTAINS(text, "\"schema\": \"gpubench-results/2\"");
     ASSERT_CONTAINS(text, "\"regime\":\"cache\"");

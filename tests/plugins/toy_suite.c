@@ -1,7 +1,8 @@
-/* A toy suite, for tests/test_plugins.c: device-to-device copies of `size` bytes, verified byte
- * for byte. It proves the suite socket: copied into a test build as suites/toy.c with one line,
- * `toy`, in meson.build's suites list, it runs, writes results, and gets a chart from its hint
- * with no other file touched. Not part of the normal build. */
+/* A toy suite, for tests/test_plugins.c: copies of `size` bytes by its own kernel (toy.cl, one
+ * word per work-item), verified byte for byte. It proves the suite socket: copied into a test
+ * build as suites/toy.c and kernels/toy.cl with one line, `['toy', 'toy.cl']`, in meson.build's
+ * suites list, it runs, writes results, is run by the tests that run every suite, and gets a
+ * chart from its hint with no other file touched. Not part of the normal build. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,11 +13,14 @@ struct toy {
     struct gb_buf *src, *dst;
     uint64_t bytes;
     unsigned char *host;
+    struct gb_program *prog;
+    struct gb_kernel *k;
+    struct gb_launch l;
 };
 
 static const struct gb_axis_def axes[] = {
     {.name = "op", .type = GB_V_STR, .def = "[copy]", .help = "what is timed"},
-    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64KiB]", .min = 1, .help = "bytes"},
+    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64KiB]", .min = 4, .help = "bytes"},
 };
 
 static int toy_setup(struct gb_case_ctx *ctx)
@@ -28,13 +32,24 @@ static int toy_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "no host memory for %llu bytes", (unsigned long long)t->bytes);
     for (uint64_t i = 0; i < t->bytes; i++)
         t->host[i] = (unsigned char)(i * 7 + 3);
-    int rc = gb_case_alloc(ctx, t->bytes, GB_MEM_DEVICE, &t->src);
+    if (t->bytes % 4)
+        return gb_case_skip(ctx,
+                            "the kernel copies whole 32-bit words: size %llu is not a "
+                            "multiple of 4",
+                            (unsigned long long)t->bytes);
+    int rc = gb_case_build(ctx, "toy.cl", "toy_copy", NULL, 0, &t->prog, &t->k);
+    if (!rc)
+        rc = gb_case_alloc(ctx, t->bytes, GB_MEM_DEVICE, &t->src);
     if (!rc)
         rc = gb_case_alloc(ctx, t->bytes, GB_MEM_DEVICE, &t->dst);
     if (!rc)
         rc = gb_case_upload(ctx, t->src, t->host, t->bytes);
     if (!rc) /* a copy that does nothing leaves the poison, which verify sees */
         rc = gb_case_poison(ctx, t->dst, t->bytes, GB_F32);
+    t->l = (struct gb_launch){
+        .dims = 1, .global = {t->bytes / 4, 1, 1}, .local = {1, 1, 1}, .nargs = 2};
+    t->l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = t->src};
+    t->l.args[1] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = t->dst};
     ctx->op = (struct gb_op_desc){.bytes = 2.0 * (double)t->bytes, .timer = GB_TIMER_DEVICE};
     return rc;
 }
@@ -43,7 +58,7 @@ static int toy_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct toy *t = ctx->state;
     for (uint64_t i = 0; i < reps; i++) {
-        int rc = ctx->ops->copy(ctx->q, t->dst, 0, t->src, 0, t->bytes, GB_COPY_ASYNC);
+        int rc = ctx->ops->launch(ctx->q, t->k, &t->l);
         if (rc)
             return rc;
     }
@@ -70,12 +85,13 @@ static void toy_teardown(struct gb_case_ctx *ctx)
     free(t->host);
     t->host = NULL;
     gb_case_free_bufs(ctx, &t->src, &t->dst, (struct gb_buf **)NULL);
+    gb_case_free_kernel(ctx, &t->k, &t->prog);
 }
 
 /* What it is (name, axes, the chart the report draws from its hint), then its callbacks. */
 const struct gb_suite gb_suite_toy = {
     .name = "toy",
-    .summary = "a toy: D2D copies (GB/s), the suite socket's test",
+    .summary = "a toy: copies by its own kernel (GB/s), the suite socket's test",
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
     .case_axis = "op",
