@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "run/kernels.h"
 #include "run/suite.h"
+#include "suites/common.h"
 #include "suites/suites.h"
 #include "test.h"
 
