@@ -220,24 +220,52 @@ bool gb_case_param_defaulted(const struct gb_case_ctx *ctx, const char *axis)
     return ax && (ctx->run->defaulted >> (size_t)(ax - ctx->run->suite->axes) & 1u);
 }
 
+const char gb_wg_fixed[] = "(a fixed work-group size)";
+
 int gb_case_fit_wg(struct gb_case_ctx *ctx, const char *axis, uint32_t *wg, uint32_t max,
                    const char *what)
 {
     if (*wg <= max)
         return 0;
-    if (!gb_case_param_defaulted(ctx, axis) || max == 0)
+    /* gb_wg_fixed names no axis: gb_case_param_defaulted says false for it. */
+    if ((axis && !gb_case_param_defaulted(ctx, axis)) || max == 0)
         return gb_case_skip(ctx, "work-group size %u exceeds %s %u", *wg, what, max);
     uint32_t d = max;
     while (*wg % d)
         d--;
     *wg = d;
+    for (size_t i = 0; i < ctx->nfigures; i++)
+        if (strcmp(ctx->figures[i].name, "wg_used") == 0) {
+            ctx->figures[i].v[0] = d; /* fitted before, to another limit */
+            return 0;
+        }
     gb_case_figure(ctx, "wg_used", "", d);
     return 0;
 }
 
 int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg)
 {
-    return gb_case_fit_wg(ctx, NULL, &wg, ctx->dev->info.max_wg_size, "the device maximum");
+    return gb_case_fit_wg(ctx, gb_wg_fixed, &wg, ctx->dev->info.max_wg_size, "the device maximum");
+}
+
+uint32_t gb_case_own_wg(struct gb_case_ctx *ctx, uint32_t preferred)
+{
+    uint32_t wg = preferred;
+    /* A device maximum of 0 (unknown) leaves the size to the kernel's limit. */
+    if (ctx->dev->info.max_wg_size)
+        (void)gb_case_fit_wg(ctx, NULL, &wg, ctx->dev->info.max_wg_size, "the device maximum");
+    return wg;
+}
+
+int gb_case_fit_own_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t dev_max, uint32_t *wg)
+{
+    uint32_t kmax = 0;
+    int err = ctx->ops->kernel_max_wg(k, &kmax);
+    if (err)
+        return err;
+    if (dev_max)
+        (void)gb_case_fit_wg(ctx, NULL, wg, dev_max, "the device maximum");
+    return gb_case_fit_wg(ctx, NULL, wg, kmax, "this kernel's maximum");
 }
 
 int gb_case_build_wg(struct gb_case_ctx *ctx, const char *file, const char *kernel,

@@ -90,17 +90,39 @@ int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,
  * the axis: gb_suite_run.defaulted), so that the suite may adapt it to the device. */
 bool gb_case_param_defaulted(const struct gb_case_ctx *ctx, const char *axis);
 
+/* The `axis` of gb_case_fit_wg() and the builds that call it for a size that no axis of the case
+ * gives and that must not change either (a tuned configuration's, a kernel built with its size
+ * as a define): above the limit it is a skip, as a size the user gave. */
+extern const char gb_wg_fixed[];
+
 /* Fits the work-group size *wg to a limit `max` (a device's or a kernel's maximum; `what` names
  * it: "the device maximum", "this kernel's maximum"): 0 when *wg <= max. Above it, a size the
- * user gave (axis NULL, or gb_case_param_defaulted false) is a skip (GB_ESKIP) with the reason
- * "work-group size W exceeds <what> M"; a default size becomes the largest divisor of *wg that
- * is at most max (a power of two stays one, and a global size *wg divided, it still divides),
- * recorded as the figure "wg_used" (work-items). */
+ * user gave (an axis that gb_case_param_defaulted says was given, or gb_wg_fixed) is a skip
+ * (GB_ESKIP) with the reason "work-group size W exceeds <what> M"; a size the suite chose (axis
+ * NULL: no axis gives it; or an axis left at its default) becomes the largest divisor of *wg
+ * that is at most max (a power of two stays one, and a global size *wg divided, it still
+ * divides), recorded as the figure "wg_used" (work-items; one figure, the last fit's, however
+ * many limits the size was fitted to). A limit of 0 (unknown) is a skip either way. */
 int gb_case_fit_wg(struct gb_case_ctx *ctx, const char *axis, uint32_t *wg, uint32_t max,
                    const char *what);
 
 /* gb_case_fit_wg against the device maximum (info.max_wg_size) for a size the user gave. */
 int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
+
+/* The work-group size a suite prefers for a kernel whose size is its own choice (no axis gives
+ * it), fitted to the device maximum as gb_case_fit_wg(ctx, NULL, ...) fits: `preferred` when
+ * the device allows it, else its largest divisor that it allows. The build (gb_case_build_wg,
+ * axis NULL) then fits it to the kernel's own maximum. */
+uint32_t gb_case_own_wg(struct gb_case_ctx *ctx, uint32_t preferred);
+
+/* Fits a work-group size of the suite's own choosing (*wg: its preferred size on entry) for
+ * kernel k, already built, on a device whose maximum is dev_max (a multi-device suite's
+ * devs[i]->info.max_wg_size): gb_case_fit_wg(ctx, NULL, ...) against dev_max (0: unknown, not
+ * applied), then against the kernel's own maximum. For a kernel that does not take the size as
+ * a define. Returns 0 (*wg is then the size to launch with), GB_ESKIP for a kernel maximum of 0,
+ * or the query's error. */
+int gb_case_fit_own_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t dev_max,
+                       uint32_t *wg);
 
 /* gb_case_build(), then gb_case_fit_wg() against the built kernel's own limit
  * (ops->kernel_max_wg), `axis` as there: 0 when *wg fits or was fitted (*wg is then the size to

@@ -391,21 +391,36 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     snprintf(d[0], sizeof d[0], "T=float");
     for (size_t i = 0; i < 4; i++)
         snprintf(d[i + 1], sizeof d[0], "%s=%lld", dot_tunables[i].name, (long long)v[i]);
-    snprintf(d[5], sizeof d[0], "FWG=%d", DOT_FWG);
     snprintf(d[6], sizeof d[0], "OFF=%llu", (unsigned long long)(m->off / m->esize));
     for (size_t i = 0; i < 7; i++)
         defs[i] = d[i];
-    uint32_t twg = (uint32_t)wg; /* a tuned size is a measured choice: never refitted */
-    if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 7, NULL, &twg, &m->prog,
-                                &m->k)) ||
-        (err = ctx->ops->kernel_get(m->prog, "dot_final", &m->k2)))
-        return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(m->k2, &kmax)))
-        return err;
-    if (DOT_FWG > kmax || DOT_FWG > info->max_wg_size)
-        return gb_case_skip(ctx, "dot_final's work-group of %d exceeds this kernel's maximum %u",
-                            DOT_FWG, kmax);
+    /* dot_final's work-group is ours, not the configuration's: DOT_FWG, or the largest power of
+     * two the device and the kernel allow below it (a define: a kernel that allows less is
+     * rebuilt with it), recorded as "final_wg_used". */
+    uint32_t fwg =
+        info->max_wg_size && info->max_wg_size < DOT_FWG ? pow2_floor(info->max_wg_size) : DOT_FWG;
+    for (;;) {
+        snprintf(d[5], sizeof d[0], "FWG=%u", fwg);
+        uint32_t twg = (uint32_t)wg; /* a tuned size is a measured choice: never refitted */
+        if ((err = gb_case_build_wg(ctx, "dot.cl", "dot_partial", defs, 7, gb_wg_fixed, &twg,
+                                    &m->prog, &m->k)) ||
+            (err = ctx->ops->kernel_get(m->prog, "dot_final", &m->k2)))
+            return err;
+        uint32_t kmax = 0;
+        if ((err = ctx->ops->kernel_max_wg(m->k2, &kmax)))
+            return err;
+        if (fwg <= kmax)
+            break;
+        if (kmax == 0)
+            return gb_case_skip(ctx, "dot_final's work-group of %u exceeds this kernel's maximum 0",
+                                fwg);
+        fwg = pow2_floor(kmax);
+        ctx->ops->kernel_free(m->k2);
+        m->k2 = NULL;
+        gb_case_free_kernel(ctx, &m->k, &m->prog);
+    }
+    if (fwg != DOT_FWG)
+        gb_case_figure(ctx, "final_wg_used", "", fwg);
     const uint64_t cu = info->compute_units ? info->compute_units : 1;
     const uint64_t items = (uint64_t)gpc * cu * (uint64_t)wg;
     const uint64_t parts = reduce == 2 ? items : items / (uint64_t)wg;
@@ -435,15 +450,15 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
             depth += 1;
     else if (reduce == 1)
         depth += (double)wg;
-    depth += (double)((parts + DOT_FWG - 1) / DOT_FWG) + DOT_FWG;
+    depth += (double)((parts + fwg - 1) / fwg) + fwg;
     m->tol_depth = depth;
     m->launch = (struct gb_launch){
         .dims = 1, .global = {items, 1, 1}, .local = {(uint32_t)wg, 1, 1}, .nargs = 4};
     m->launch.args[0] = buf_arg(m->a), m->launch.args[1] = buf_arg(m->b);
     m->launch.args[2] = buf_arg(m->partial);
     m->launch.args[3] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = m->n};
-    m->launch2 = (struct gb_launch){
-        .dims = 1, .global = {DOT_FWG, 1, 1}, .local = {DOT_FWG, 1, 1}, .nargs = 3};
+    m->launch2 =
+        (struct gb_launch){.dims = 1, .global = {fwg, 1, 1}, .local = {fwg, 1, 1}, .nargs = 3};
     m->launch2.args[0] = buf_arg(m->partial), m->launch2.args[1] = buf_arg(m->sums);
     m->launch2.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = parts};
     m->tail.global[0] = 0;
@@ -579,7 +594,7 @@ static int memory_setup(struct gb_case_ctx *ctx)
             gb_case_free_kernel(ctx, &m->k, &m->prog);
             snprintf(def_wg, sizeof def_wg, "WG=%u", m->wg);
             if ((err = gb_case_build_hooked(ctx, "stream.cl", op_table[m->op].kernel, defines, ndef,
-                                            NULL, &m->wg, &m->prog, &m->k)))
+                                            gb_wg_fixed, &m->wg, &m->prog, &m->k)))
                 return err;
         } else if (sized) /* else the fitting said it */
             gb_case_figure(ctx, "wg_used", "", m->wg);
