@@ -176,7 +176,7 @@ static int alloc_setup(struct gb_case_ctx *ctx)
         return rc;
     if (a->touch && a->method != ALLOC_HOST_FLOOR && !host_kind(a)) {
         static const char *const none[1];
-        a->wg = 64;
+        a->wg = gb_case_own_wg(ctx, 64);
         if ((rc = gb_case_build_hooked(ctx, "alloc.cl", "alloc_fill", none, 0, NULL, &a->wg,
                                        &a->prog, &a->fill)))
             return rc;

@@ -244,7 +244,7 @@ static int conc_setup(struct gb_case_ctx *ctx)
     c->iters = (uint32_t)gb_params_int(ctx->params, "iters");
     if (c->kernel == CONC_PRIORITY) {
         c->n = (uint64_t)gb_params_int(ctx->params, "items");
-        c->wg = 64;
+        c->wg = gb_case_own_wg(ctx, 64);
         c->events = false; /* no per-queue rates: the figures are latencies */
         return prio_setup(ctx, c);
     }
@@ -265,7 +265,7 @@ static int conc_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "%u queues of %llu bytes each need more than the device's %llu",
                             c->nq, (unsigned long long)(bytes * arrays),
                             (unsigned long long)info->global_mem);
-    c->wg = 64;
+    c->wg = gb_case_own_wg(ctx, 64); /* fitted to the kernel too, in the build */
     /* A launch of exactly n work-items needs no bound in the kernel (concurrency.cl, EXACT). */
     const char *exact[] = {"EXACT"};
     const size_t nexact = c->kernel != CONC_TICK && c->n % c->wg == 0 ? 1 : 0;

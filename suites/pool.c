@@ -169,8 +169,8 @@ static int pool_setup(struct gb_case_ctx *ctx)
         return rc;
     p->probe_host = p->probe->host;
     static const char *const none[1];
-    uint32_t wg = 64;
-    return gb_case_build_hooked(ctx, "alloc.cl", "alloc_fill", none, 0, NULL, &wg, &p->prog,
+    p->fill_wg = gb_case_own_wg(ctx, 64);
+    return gb_case_build_hooked(ctx, "alloc.cl", "alloc_fill", none, 0, NULL, &p->fill_wg, &p->prog,
                                 &p->fill);
 }
 
@@ -182,9 +182,11 @@ static uint32_t id_seed(const struct pool *p, uint32_t id)
 
 static int first_write(struct gb_case_ctx *ctx, struct pool *p, struct pool_slot *s)
 {
-    const uint64_t words = s->bytes / 4;
-    struct gb_launch l = {
-        .dims = 1, .global = {(words + 63) / 64 * 64, 1, 1}, .local = {64, 1, 1}, .nargs = 3};
+    const uint64_t words = s->bytes / 4, wg = p->fill_wg;
+    struct gb_launch l = {.dims = 1,
+                          .global = {(words + wg - 1) / wg * wg, 1, 1},
+                          .local = {(uint32_t)wg, 1, 1},
+                          .nargs = 3};
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->buf};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = words};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->seed};

@@ -33,6 +33,7 @@ struct pool {
     uint64_t held, held_peak; /* bytes held from the driver (driver way: = live) */
     struct gb_program *prog;
     struct gb_kernel *fill; /* kernels/alloc.cl alloc_fill: each block's first write */
+    uint32_t fill_wg;       /* its work-group size: 64, or what the device and kernel allow */
     struct gb_buf *probe;   /* checked replays: 128 bytes read back per block */
     unsigned char *probe_host;
     uint64_t steps_run, driver_allocs; /* every replayed step; the driver (or pool) allocations */

@@ -135,8 +135,11 @@ static int startup_child(struct gb_child_io *io)
     struct gb_case_ctx ctx = {.ops = ops, .dev = dev, .q = q};
     const char *brk = getenv("GPUBENCH_TEST_STARTUP_BREAK");
     const char *defs[] = {"GB_BREAK=1"};
-    if ((err = gb_case_build(&ctx, "startup.cl", "startup_first", defs,
-                             brk && strcmp(brk, "1") == 0 ? 1 : 0, &prog, &k)))
+    /* The first kernel's work-group: 64, or the largest divisor of 64 the device and the kernel
+     * allow. */
+    uint32_t wg = gb_case_own_wg(&ctx, 64);
+    if ((err = gb_case_build_wg(&ctx, "startup.cl", "startup_first", defs,
+                                brk && strcmp(brk, "1") == 0 ? 1 : 0, NULL, &wg, &prog, &k)))
         goto out;
     t[2] = gb_now();
     stage = "blas";
@@ -200,9 +203,6 @@ static int startup_child(struct gb_child_io *io)
         hx[i] = i * 2654435761u;
         hy[i] = 0xDEADBEEFu;
     }
-    uint32_t wg = 64;
-    if (wg > dev->info.max_wg_size)
-        wg = dev->info.max_wg_size;
     const struct gb_launch l = {
         .dims = 1,
         .global = {(FIRST_WORDS + wg - 1) / wg * wg, 1, 1},

@@ -173,7 +173,8 @@ static int work_setup(struct work *w, const char *role)
     (void)role;
     struct gb_case_ctx *ctx = &w->ctx;
     int err = 0;
-    const uint32_t wg = w->dev->info.max_wg_size < 256 ? w->dev->info.max_wg_size : 256;
+    /* The triad's work-group: 256, or the largest divisor the device and the kernel allow. */
+    uint32_t wg = gb_case_own_wg(ctx, 256);
     if (w->kind == K_TRIAD) {
         const uint64_t bytes = w->n * sizeof(float);
         float *h = malloc(bytes);
@@ -193,8 +194,8 @@ static int work_setup(struct work *w, const char *role)
         if (!err)
             err = gb_case_upload(ctx, w->c, h, bytes);
         free(h);
-        if (err ||
-            (err = gb_case_build(ctx, "concurrency.cl", "conc_triad", NULL, 0, &w->prog, &w->k)))
+        if (err || (err = gb_case_build_wg(ctx, "concurrency.cl", "conc_triad", NULL, 0, NULL, &wg,
+                                           &w->prog, &w->k)))
             return err;
         w->l = (struct gb_launch){.dims = 1,
                                   .global = {(w->n + wg - 1) / wg * wg, 1, 1},
