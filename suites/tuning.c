@@ -12,6 +12,9 @@
  * work-group size and per-dimension sizes, local memory, a global size that is a multiple of the
  * local size), then the constraint expressions. After a build, a work-group above the kernel's
  * own maximum (CL_KERNEL_WORK_GROUP_SIZE: register pressure) is pruned too, before any launch.
+ * The dot's second kernel (dot_final, one work-group) has a size of the suite's choosing, not a
+ * tunable: 64, or the largest power of two below it that the device and the kernel allow (the
+ * figure final_wg_used).
  *
  * Each configuration the search proposes is built, measured by the harness (gb_case_measure:
  * the entry's measurement budget) and verified; it is recorded as a result of its own whose
@@ -271,8 +274,8 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
                        size_t whylen)
 {
     inst_free(ctx, &t->cur);
-    char defs[GB_TUNE_MAX_TUNABLES + 1][48];
-    const char *dp[GB_TUNE_MAX_TUNABLES + 1];
+    char defs[GB_TUNE_MAX_TUNABLES + 2][48];
+    const char *dp[GB_TUNE_MAX_TUNABLES + 2];
     size_t nd = 0;
     snprintf(defs[nd], sizeof defs[0], "T=float");
     dp[nd] = defs[nd];
@@ -281,6 +284,11 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
         snprintf(defs[nd], sizeof defs[0], "%s=%lld", t->space.t[i].name,
                  (long long)t->space.t[i].values[c[i]]);
         dp[nd] = defs[nd];
+    }
+    if (t->kid == K_DOT && t->fwg != 64) { /* fitted below kernels/dot.cl's default */
+        snprintf(defs[nd], sizeof defs[0], "FWG=%u", t->fwg);
+        dp[nd] = defs[nd];
+        nd++;
     }
     static const char *const knames[][2] = {
         [K_DOT] = {"dot_partial", "dot_final"},
@@ -299,6 +307,14 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
         uint32_t kmax = 0, wg = in->l[i].local[0] * in->l[i].local[1] * in->l[i].local[2];
         if ((err = ctx->ops->kernel_max_wg(in->k[i], &kmax)))
             return err;
+        if (t->kid == K_DOT && i == 1 && wg > kmax && kmax > 0) {
+            /* dot_final's size is ours: fitted to the kernel, rebuilt with it, and kept for the
+             * configurations after this one (the default's, measured first, fits it). */
+            t->fwg = 1;
+            while (t->fwg * 2 <= kmax)
+                t->fwg *= 2;
+            return instantiate(ctx, t, c, why, whylen);
+        }
         if (wg > kmax) {
             snprintf(why, whylen, "work-group of %u work-items above this kernel's maximum %u", wg,
                      kmax);
@@ -585,6 +601,9 @@ static int tuning_setup(struct gb_case_ctx *ctx)
             t->kid = (enum kid)i;
     t->kd = &kdefs[t->kid];
     t->info = &ctx->dev->info;
+    t->fwg = 64;
+    while (t->info->max_wg_size && t->fwg > t->info->max_wg_size)
+        t->fwg /= 2;
     t->n = (uint64_t)gb_params_int(ctx->params, "size");
     if (t->n == 0)
         t->n = (uint64_t)t->kd->def_size;
@@ -718,6 +737,8 @@ static void tuning_figures(struct gb_case_ctx *ctx, double op_time_s)
     if (gb__tuning_pruned_total(t))
         gb_case_text(ctx, "pruned_by", "%s", gb__tuning_pruned_text(t, buf, sizeof buf));
     gb_case_figure(ctx, "failed", "", (double)t->failed);
+    if (t->kid == K_DOT && t->fwg != 64)
+        gb_case_figure(ctx, "final_wg_used", "", t->fwg);
     gb_case_text(ctx, "source", "%s", t->from_cache ? "cache" : gb_search_name(t->search));
     gb_case_text(ctx, "cache", "%s",
                  t->cache_stored    ? "stored"

@@ -38,11 +38,11 @@ void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_laun
         l[0].dims = l[1].dims = 1;
         l[0].local[0] = (uint32_t)wg;
         l[0].global[0] = (uint64_t)gpc * cu * (uint64_t)wg;
-        l[1].local[0] = l[1].global[0] = 64; /* dot_final: FWG */
+        l[1].local[0] = l[1].global[0] = t->fwg; /* dot_final: FWG */
         *nl = 2;
         *local_bytes = (red == 2 ? 0 : (uint64_t)wg * sizeof(float));
-        if ((uint64_t)64 * sizeof(float) > *local_bytes)
-            *local_bytes = 64 * sizeof(float);
+        if ((uint64_t)t->fwg * sizeof(float) > *local_bytes)
+            *local_bytes = (uint64_t)t->fwg * sizeof(float);
         break;
     }
     case K_TRANSPOSE: {

@@ -65,6 +65,9 @@ struct tuning {
     size_t nvars;
     const struct gb_device_info *info;
     char problem[128]; /* the tuning cache's problem key */
+    /* dot: dot_final's work-group (the define FWG), not a tunable: 64 (kernels/dot.cl's
+     * default), or the largest power of two below it that the device and the kernel allow */
+    uint32_t fwg;
 
     /* pruning */
     uint64_t space_size, nvalid, pruned[NCAT];
