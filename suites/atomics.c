@@ -136,7 +136,8 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     s->iters = (uint32_t)gb_params_int(ctx->params, "iters");
     const int64_t addresses = gb_params_int(ctx->params, "addresses");
-    int err = gb__chip_items(ctx, s->wg, &s->groups, &s->items);
+again:;
+    int err = gb__chip_items(ctx, &s->wg, &s->groups, &s->items);
     if (err)
         return err;
     const uint64_t span = s->local ? s->wg : s->items; /* the work-items that share counters */
@@ -173,8 +174,13 @@ static int atomics_setup(struct gb_case_ctx *ctx)
                                      : "float atomic add is measured on CUDA only: OpenCL's "
                                        "cl_ext_float_atomics needs OpenCL C 2.0 atomics, which "
                                        "this suite does not drive");
-    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
+    const uint32_t asked = s->wg;
+    if ((err = gb__chip_kernel_wg(ctx, s->k, &s->wg)))
         return err;
+    if (s->wg != asked) { /* fitted to the kernel: the counters and defines follow the size */
+        gb_case_free_kernel(ctx, &s->k, &s->prog);
+        goto again;
+    }
     s->counters_n = s->local ? s->groups * s->naddr : s->naddr;
     if ((err = gb_case_alloc(ctx, s->counters_n * s->esize, GB_MEM_DEVICE, &s->counters)) ||
         (err = zero_counters(ctx, s)))

@@ -103,8 +103,9 @@ static int cache_setup(struct gb_case_ctx *ctx)
     const uint64_t vbytes = 4 * (uint64_t)s->vec;
     if (s->vec == 3)
         return gb_case_skip(ctx, "vec must be 1, 2 or 4");
+again:;
     uint64_t groups;
-    int err = gb__chip_items(ctx, s->wg, &groups, &s->items);
+    int err = gb__chip_items(ctx, &s->wg, &groups, &s->items);
     if (err)
         return err;
     const uint64_t n = size / vbytes;
@@ -140,8 +141,13 @@ static int cache_setup(struct gb_case_ctx *ctx)
     const char *defs[] = {def_vec};
     if ((err = gb__chip_build(ctx, "cache.cl", "cache_read", defs, 1, &s->prog, &s->k)))
         return err;
-    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
+    const uint32_t asked = s->wg;
+    if ((err = gb__chip_kernel_wg(ctx, s->k, &s->wg)))
         return err;
+    if (s->wg != asked) { /* fitted to the kernel: the work-items and reads follow the size */
+        gb_case_free_kernel(ctx, &s->k, &s->prog);
+        goto again;
+    }
     if ((err = gb_case_alloc(ctx, n * vbytes, GB_MEM_DEVICE, &s->set)) ||
         (err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->sums)) ||
         (err = gb_case_poison(ctx, s->sums, s->items * sizeof(uint32_t), GB_I32)))

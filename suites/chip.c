@@ -20,28 +20,25 @@ int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel
     return gb_case_build(ctx, file, kernel, defs, ndefines, prog, k);
 }
 
-int gb__chip_items(struct gb_case_ctx *ctx, uint32_t wg, uint64_t *groups, uint64_t *items)
+int gb__chip_items(struct gb_case_ctx *ctx, uint32_t *wg, uint64_t *groups, uint64_t *items)
 {
-    const struct gb_device_info *info = &ctx->dev->info;
-    if (wg > info->max_wg_size)
-        return gb_case_skip(ctx, "work-group size %u exceeds the device maximum %u", wg,
-                            info->max_wg_size);
+    int err = gb_case_fit_wg(ctx, "wg", wg, ctx->dev->info.max_wg_size, "the device maximum");
+    if (err)
+        return err;
     *groups = gb__chip_groups(ctx, gb_params_int(ctx->params, "groups"));
-    *items = *groups * wg;
+    *items = *groups * *wg;
     if (*items > UINT32_MAX)
         return gb_case_skip(ctx, "%" PRIu64 " work-items: the kernel's index is 32-bit", *items);
     return 0;
 }
 
-int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t wg)
+int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t *wg)
 {
     uint32_t kmax = 0;
     int err = ctx->ops->kernel_max_wg(k, &kmax);
     if (err)
         return err;
-    if (wg > kmax)
-        return gb_case_skip(ctx, "work-group size %u exceeds this kernel's maximum %u", wg, kmax);
-    return 0;
+    return gb_case_fit_wg(ctx, "wg", wg, kmax, "this kernel's maximum");
 }
 
 uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups)

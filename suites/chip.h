@@ -22,13 +22,17 @@ int gb__chip_build(struct gb_case_ctx *ctx, const char *file, const char *kernel
  * work-items to cover memory latency on a GPU; a CPU device runs work-groups in turn). */
 uint64_t gb__chip_groups(const struct gb_case_ctx *ctx, int64_t groups);
 
-/* The launch of work-groups of `wg` work-items: a skip (GB_ESKIP, the reason in ctx) when wg
- * exceeds the device's maximum; else *groups from the case's "groups" param (gb__chip_groups)
- * and *items = groups x wg, a skip when that passes the kernels' 32-bit index. */
-int gb__chip_items(struct gb_case_ctx *ctx, uint32_t wg, uint64_t *groups, uint64_t *items);
+/* The launch of work-groups of *wg work-items (the case's axis "wg"), fitted to the device's
+ * maximum as gb_case_fit_wg() fits: a skip (GB_ESKIP, the reason in ctx) when a size the
+ * profile gave exceeds it, a default size fitted (*wg updated); then *groups from the case's
+ * "groups" param (gb__chip_groups) and *items = groups x wg, a skip when that passes the
+ * kernels' 32-bit index. */
+int gb__chip_items(struct gb_case_ctx *ctx, uint32_t *wg, uint64_t *groups, uint64_t *items);
 
-/* 0 when kernel k runs work-groups of `wg`; GB_ESKIP (reason in ctx) when its own maximum is
- * smaller; a backend error otherwise. */
-int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t wg);
+/* Fits *wg (the case's axis "wg") to kernel k's own maximum as gb_case_fit_wg() does: 0 when k
+ * runs work-groups of *wg, or when a default *wg was lowered to fit (the caller then sizes its
+ * launch, defines and data again for the new *wg and rebuilds); GB_ESKIP (reason in ctx) when a
+ * size the profile gave exceeds it; a backend error otherwise. */
+int gb__chip_kernel_wg(struct gb_case_ctx *ctx, struct gb_kernel *k, uint32_t *wg);
 
 #endif

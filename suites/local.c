@@ -145,8 +145,9 @@ static int local_setup(struct gb_case_ctx *ctx)
                             "a local array of %" PRIu64 " bytes exceeds the device's %" PRIu64
                             " bytes of local memory",
                             lbytes, info->local_mem);
+again:;
     uint64_t groups;
-    int err = gb__chip_items(ctx, s->wg, &groups, &s->items);
+    int err = gb__chip_items(ctx, &s->wg, &groups, &s->items);
     if (err)
         return err;
     s->ln = (uint32_t)(lbytes / vbytes);
@@ -169,8 +170,13 @@ static int local_setup(struct gb_case_ctx *ctx)
     if ((err = gb__chip_build(ctx, "local.cl", s->write ? "local_write" : "local_read", defs, 4,
                               &s->prog, &s->k)))
         return err;
-    if ((err = gb__chip_kernel_wg(ctx, s->k, s->wg)))
+    const uint32_t asked = s->wg;
+    if ((err = gb__chip_kernel_wg(ctx, s->k, &s->wg)))
         return err;
+    if (s->wg != asked) { /* fitted to the kernel: WG is a define, the work-items follow it */
+        gb_case_free_kernel(ctx, &s->k, &s->prog);
+        goto again;
+    }
     if ((err = gb_case_alloc(ctx, s->items * sizeof(uint32_t), GB_MEM_DEVICE, &s->out)) ||
         (err = gb_case_poison(ctx, s->out, s->items * sizeof(uint32_t), GB_I32)) ||
         (err = local_expect(s)))
