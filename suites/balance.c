@@ -64,7 +64,7 @@ static const struct gb_axis_def balance_axes[] = {
 #define MW_A 0.9990234375f /* as kernels/multi.cl */
 #define MW_B 0.0009765625f
 #define HIST 16 /* runs whose busy times make the "busy" figure */
-#define WG 64
+#define WG 64   /* the work-group size preferred, and the static splits' granule */
 
 struct balance {
     struct gb_multi_team team; /* first: gb_multi_run() */
@@ -80,6 +80,7 @@ struct balance {
     struct gb_buf *y[GB_MAX_SET], *host;
     struct gb_program *prog[GB_MAX_SET];
     struct gb_kernel *k[GB_MAX_SET];
+    uint32_t wg[GB_MAX_SET]; /* each device's work-group: WG, or what it and its kernel allow */
     float ref[1024];
 };
 
@@ -100,7 +101,8 @@ static int piece(struct balance *b, size_t rank, uint64_t lo, uint64_t hi)
         return 0;
     const struct gb_backend_ops *ops = b->team.ctx->ops;
     struct gb_queue *q = b->team.ctx->queues[rank];
-    struct gb_launch l = {.dims = 1, .global = {0, 1, 1}, .local = {WG, 1, 1}, .nargs = 3}, tail;
+    struct gb_launch l = {.dims = 1, .global = {0, 1, 1}, .local = {b->wg[rank], 1, 1}, .nargs = 3},
+                     tail;
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b->y[rank]};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = lo};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = b->iters};
@@ -241,12 +243,11 @@ static int balance_setup(struct gb_case_ctx *ctx)
     if ((err = gb_multi_alloc(ctx, 0, bytes, GB_MEM_HOST_PINNED, &b->host)))
         return err;
     for (size_t i = 0; i < b->team.n; i++) {
-        if (ctx->devs[i]->info.max_wg_size < WG)
-            return gb_case_skip(ctx, "device %zu allows work-groups of %u, the job needs %d", i,
-                                ctx->devs[i]->info.max_wg_size, WG);
+        b->wg[i] = WG;
         if ((err = gb_multi_alloc(ctx, i, bytes, GB_MEM_DEVICE, &b->y[i])) ||
-            (err =
-                 gb_multi_build(ctx, i, "multi.cl", "multi_work", NULL, 0, &b->prog[i], &b->k[i])))
+            (err = gb_multi_build(ctx, i, "multi.cl", "multi_work", NULL, 0, &b->prog[i],
+                                  &b->k[i])) ||
+            (err = gb_case_fit_own_wg(ctx, b->k[i], ctx->devs[i]->info.max_wg_size, &b->wg[i])))
             return err;
         gb_multi_part(b->elements, b->team.n, i, &b->lo[i], &b->hi[i]);
     }

@@ -7,7 +7,9 @@
  * case on one device) and "efficiency" (speedup / n).
  * The SGEMM uses the backend's BLAS (CLBlast, cuBLAS) when every device of the set has
  * GB_CAP_BLAS_F32, else a tiled kernel of our own (kernels/multi.cl); the figure "impl" says
- * which.
+ * which. The own kernel's tile is 16 x 16 work-items, or the largest power of two whose square
+ * every device and its kernel allow (the figure "tile_used", the smallest of the set's). The
+ * triad's work-group is 256 work-items, or what the device and the kernel allow (wg_used).
  *
  * Verification: triad arrays start at a = 0.1, b = 0.2, c = 0.7, s = 0.4 and triad is idempotent
  * on them, so every element must be 0.48 (in float) whatever the repetitions (relative tolerance
@@ -126,14 +128,15 @@ static int setup_triad(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
     struct scaling_dev *d = &s->d[i];
     const struct gb_device_info *info = &ctx->devs[i]->info;
     d->elems = elems;
-    uint32_t wg = info->max_wg_size >= 256 ? 256 : info->max_wg_size;
+    uint32_t wg = 256; /* fitted to the device and the kernel once built */
     if (elems == 0)
         return gb_case_skip(ctx, "device %zu gets no element (size too small for %zu devices)", i,
                             s->team.n);
     const uint64_t bytes = elems * sizeof(float);
     int err;
     const char *defines[] = {"T=float", "WG=256"};
-    if ((err = gb_multi_build(ctx, i, "stream.cl", "stream_triad", defines, 2, &d->prog, &d->k)))
+    if ((err = gb_multi_build(ctx, i, "stream.cl", "stream_triad", defines, 2, &d->prog, &d->k)) ||
+        (err = gb_case_fit_own_wg(ctx, d->k, info->max_wg_size, &wg)))
         return err;
     if ((err = gb_multi_alloc(ctx, i, bytes, GB_MEM_DEVICE, &d->a)) ||
         (err = gb_multi_alloc(ctx, i, bytes, GB_MEM_DEVICE, &d->b)) ||
@@ -220,14 +223,41 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
                                    .batch = 1};
         return 0;
     }
-    const char *defines[] = {"TS=16"};
-    if ((err = gb_multi_build(ctx, i, "multi.cl", "multi_sgemm", defines, 1, &d->prog, &d->k)))
-        return err;
-    const uint64_t ts = SGEMM_TS;
+    /* The tile: SGEMM_TS, or the largest power of two below it whose TS x TS work-group the
+     * device and the kernel allow (TS is a define: the kernel is rebuilt with it). */
+    const uint32_t dmax = ctx->devs[i]->info.max_wg_size;
+    uint32_t ts = SGEMM_TS;
+    while (ts > 1 && dmax && ts * ts > dmax)
+        ts /= 2;
+    for (;;) {
+        char def_ts[16];
+        snprintf(def_ts, sizeof def_ts, "TS=%u", ts);
+        const char *defines[] = {def_ts};
+        uint32_t kmax = 0;
+        if ((err =
+                 gb_multi_build(ctx, i, "multi.cl", "multi_sgemm", defines, 1, &d->prog, &d->k)) ||
+            (err = ctx->ops->kernel_max_wg(d->k, &kmax)))
+            return err;
+        if (ts * ts <= kmax)
+            break;
+        if (ts == 1)
+            return gb_case_skip(ctx, "work-group size 1 exceeds this kernel's maximum %u", kmax);
+        ts /= 2;
+        gb_case_free_kernel(ctx, &d->k, &d->prog);
+    }
+    if (ts != SGEMM_TS) { /* one figure for the set: the smallest tile of any device */
+        size_t f = 0;
+        while (f < ctx->nfigures && strcmp(ctx->figures[f].name, "tile_used") != 0)
+            f++;
+        if (f == ctx->nfigures)
+            gb_case_figure(ctx, "tile_used", "", ts);
+        else if (ts < ctx->figures[f].v[0])
+            ctx->figures[f].v[0] = ts;
+    }
     d->launch = (struct gb_launch){
         .dims = 2,
         .global = {(rows + ts - 1) / ts * ts, (nk + ts - 1) / ts * ts, 1},
-        .local = {SGEMM_TS, SGEMM_TS, 1},
+        .local = {ts, ts, 1},
         .nargs = 6,
     };
     d->launch.args[0] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = rows};
@@ -250,12 +280,6 @@ static int scaling_setup(struct gb_case_ctx *ctx)
     if (s->sgemm) {
         s->order = (uint64_t)gb_params_int(ctx->params, "order");
         s->blas = gb_multi_all_have(ctx, s->team.n, GB_CAP_BLAS_F32) && ctx->ops->gemm;
-        for (size_t i = 0; i < s->team.n; i++)
-            if (!s->blas && ctx->devs[i]->info.max_wg_size < SGEMM_TS * SGEMM_TS)
-                return gb_case_skip(ctx,
-                                    "the SGEMM kernel needs work-groups of %d; device %zu "
-                                    "allows %u",
-                                    SGEMM_TS * SGEMM_TS, i, ctx->devs[i]->info.max_wg_size);
         const uint64_t total_rows = s->weak ? s->order * s->team.n : s->order;
         for (size_t i = 0; i < s->team.n && !err; i++) {
             uint64_t lo, hi;
