@@ -16,6 +16,7 @@
 #include "run/runner.h"
 #include "run/suite.h"
 #include "suites/common.h"
+#include "suites/suites.h"
 #include "backends/backend.h"
 #include "test.h"
 
@@ -28,12 +29,13 @@ static char out[1 << 16];
 static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                              "min_sample_time: 1ms, warmup_runs: 1}\n";
 
-/* Runs `suites` (the profile's suites: list) with the defects `defect` (GB_CL_DEFECT; "" for
- * none) and reads the results into *rs. The run must exit 0 (every case ok or skipped) unless
- * may_fail. */
-static char last_dir[4096]; /* the folder of run_with's last run: p.yaml and r.json */
+/* Runs `suites` (the profile's suites: list) on the devices `devices` (--device) with the
+ * defects `defect` (GB_CL_DEFECT; "" for none) and reads the results into *rs. The run must
+ * exit 0 (every case ok or skipped) unless may_fail. */
+static char last_dir[4096]; /* the folder of run_on's last run: p.yaml and r.json */
 
-static void run_with(const char *defect, const char *suites, bool may_fail, struct gb_results *rs)
+static void run_on(const char *devices, const char *defect, const char *suites, bool may_fail,
+                   struct gb_results *rs)
 {
     const char *dir = gb_test_tmpdir();
     snprintf(last_dir, sizeof last_dir, "%s", dir);
@@ -43,8 +45,8 @@ static void run_with(const char *defect, const char *suites, bool may_fail, stru
     snprintf(text, sizeof text, "%ssuites:\n%s", budget, suites);
     gb_test_write_file(prof, text);
     int rc = gb_test_shf(out, sizeof out,
-                         "LD_PRELOAD='%s' GB_CL_DEFECT='%s' '%s' run '%s' -o '%s' --device 0 2>&1",
-                         GB_TEST_CL_DEFECTS, defect, GB_TEST_EXE, prof, res);
+                         "LD_PRELOAD='%s' GB_CL_DEFECT='%s' '%s' run '%s' -o '%s' --device %s 2>&1",
+                         GB_TEST_CL_DEFECTS, defect, GB_TEST_EXE, prof, res, devices);
     if (rc == 2 && (strstr(out, "no OpenCL") || strstr(out, "no device")))
         SKIP("no OpenCL device: %.200s", out);
     ASSERT_MSG(rc == 0 || (may_fail && rc == 1), "gpubench run with %s: exit %d\n%s", defect, rc,
@@ -52,6 +54,12 @@ static void run_with(const char *defect, const char *suites, bool may_fail, stru
     ASSERT_OK(gb_results_read(res, rs));
     ASSERT_MSG(rs->nresults > 0, "no results\n%s", out);
     gb_test_check_schema(res);
+}
+
+/* run_on device 0. */
+static void run_with(const char *defect, const char *suites, bool may_fail, struct gb_results *rs)
+{
+    run_on("0", defect, suites, may_fail, rs);
 }
 
 static const char timed_cases[] = "  - suite: compute\n"
@@ -325,6 +333,143 @@ TEST_TIMEOUT(defects_kernel_wg_below_the_profile_is_fitted, 400)
     ASSERT_MSG(strstr(rs.results[0].reason, "pruned") && !strstr(rs.results[0].reason, "failed"),
                "%s", rs.results[0].reason);
     gb_results_free(&rs);
+}
+
+/* ---- every suite under a kernel maximum of 32 --------------------------------------------- */
+
+/* Each suite of the suite table at its smallest case (its axes narrowed to one small, quick
+ * value; a suite whose kernels have more than one launch shape, such as memory's dot or
+ * concurrency's chain, with those beside its simplest). Work-group sizes are left to the
+ * suites. The multi-device suites run on every device there is (with one, those that need two
+ * skip, or, peerbw, have no case). */
+static const struct {
+    const char *suite, *entry; /* entry: the profile lines after "- suite: NAME" */
+    bool multi;
+} smallest[] = {
+    {"transfer", "    params: {op: h2d, memory: pinned, mode: async, size: 4KiB}\n", false},
+    {"memory", "    params: {op: [triad, dot], type: float, size: 1MiB}\n", false},
+    {"launch", "    params: {op: latency}\n", false},
+    {"scaling", "    params: {workload: triad, mode: strong, ndev: [1, 2], size: 1MiB}\n", true},
+    {"aggregate", "    params: {op: h2d, ndev: [1, 2], size: 64KiB}\n", true},
+    {"peer", "    params: {size: 4KiB}\n", true},
+    {"peerbw", "    params: {op: latency, method: [ce, sm]}\n", true},
+    {"allreduce", "    params: {ndev: [1, 2], size: 64KiB}\n", true},
+    {"balance", "    params: {split: [equal, dynamic], elements: 65536, iters: 16, chunks: 8}\n",
+     true},
+    {"compute", "    params: {prec: f32, iters: 64, groups: 1}\n", false},
+    {"gemm", "    params: {prec: f32, impl: own, shape: 64}\n", false},
+    {"fp16", "    params: {op: triad, storage: float, elems: 100000}\n", false},
+    {"tuning", "    params: {kernel: dot, size: 65536, search: random, budget: 2}\n", false},
+    {"batching", "    params: {op: launches, mode: separate, count: 16}\n", false},
+    {"latency", "    params: {size: 4KiB}\n", false},
+    {"cache", "    params: {size: 64KiB, reads: 1MiB}\n", false},
+    {"local", "    params: {op: read, vec: 1, stride: 1, bytes: 1MiB}\n", false},
+    {"atomics", "    params: {op: [global, local], type: int32, addresses: 1, iters: 4}\n", false},
+    {"conv", "    params: {impl: own, shape: 1x4x8x8-4x3x3-p1}\n", false},
+    {"sparse", "    params: {op: spmv, impl: own, density: 0.1, shape: 64x64x64}\n", false},
+    {"alloc", "    params: {method: device, op: alloc, touch: first_use, size: 64KiB}\n", false},
+    {"pool", "    params: {way: caching, layers: 2, hidden: 64KiB}\n", false},
+    {"concurrency",
+     "    params: {kernel: [triad, chain], queues: 1, size: 1MiB, items: 4096, iters: 64}\n",
+     false},
+    {"startup",
+     "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
+     "max_time: 10s}\n"
+     "    params: {cache: warm, blas: off}\n",
+     false},
+    {"tenants",
+     "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
+     "max_time: 2s}\n"
+     "    params: {victim: triad, aggressor: none, size: 1MiB}\n",
+     false},
+    {"serve",
+     "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
+     "max_time: 1s}\n"
+     "    params: {shape: 64x64, load: 0.5, max_batch: 1, max_wait: 0, requests: 16}\n",
+     false},
+};
+
+/* The suites of the table this test leaves out, and why (none at present: a suite that cannot
+ * run in a test goes here). */
+static const struct {
+    const char *suite, *why;
+} left_out[] = {
+    {NULL, NULL},
+};
+
+static bool is_left_out(const char *suite)
+{
+    for (size_t j = 0; left_out[j].suite; j++)
+        if (strcmp(left_out[j].suite, suite) == 0)
+            return true;
+    return false;
+}
+
+/* Checks the results of one run: nothing failed, nothing skipped for a work-group limit (a skip
+ * for a reason of the suite's own, one device or no BLAS, is fine), every wg_used within the
+ * limit. Returns how many are ok. */
+static size_t check_fitted(const struct gb_results *rs)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        ASSERT_MSG(r->status != GB_STATUS_FAILED, "%s %s failed: %s", r->suite, r->case_name,
+                   r->reason);
+        if (r->status == GB_STATUS_SKIPPED)
+            ASSERT_MSG(!strstr(r->reason, "work-group") && !strstr(r->reason, "maximum") &&
+                           !strstr(r->reason, "pruned"),
+                       "%s %s skipped for the work-group limit: %s", r->suite, r->case_name,
+                       r->reason);
+        else
+            ok++;
+        const struct gb_figure *u = gb_test_figure(r, "wg_used");
+        if (u)
+            ASSERT_MSG(u->v[0] >= 1 && u->v[0] <= 32, "%s %s: wg_used %g", r->suite, r->case_name,
+                       u->v[0]);
+    }
+    return ok;
+}
+
+/* Every suite of the suite table, at its smallest case, with every kernel's own work-group
+ * maximum 32 (below every suite's preferred size): nothing fails, and nothing is skipped for a
+ * work-group limit. A suite the tables here do not name fails the test. */
+TEST_TIMEOUT(defects_kernel_wg_32_every_suite_fits, 900)
+{
+    const struct gb_suite_table *t = gb_suites_builtin();
+    static char entries[2][1 << 14];
+    size_t len[2] = {0, 0};
+    for (size_t i = 0; i < t->n; i++) {
+        const char *name = t->v[i]->name;
+        bool listed = is_left_out(name);
+        for (size_t j = 0; j < sizeof smallest / sizeof smallest[0] && !listed; j++)
+            if (strcmp(smallest[j].suite, name) == 0) {
+                const int m = smallest[j].multi;
+                len[m] += (size_t)snprintf(entries[m] + len[m], sizeof entries[m] - len[m],
+                                           "  - suite: %s\n%s", name, smallest[j].entry);
+                ASSERT(len[m] < sizeof entries[m]);
+                listed = true;
+            }
+        ASSERT_MSG(listed, "suite %s has no smallest case here and is not left out with a reason",
+                   name);
+    }
+    struct gb_results rs[2];
+    run_on("0", "kernel-wg=32", entries[0], true, &rs[0]);
+    run_on("all", "kernel-wg=32", entries[1], true, &rs[1]);
+    for (size_t i = 0; i < t->n; i++) {
+        const char *name = t->v[i]->name;
+        bool ran = false;
+        for (int m = 0; m < 2; m++)
+            for (size_t j = 0; j < rs[m].nresults && !ran; j++)
+                ran = strcmp(rs[m].results[j].suite, name) == 0;
+        /* peerbw's cases are pairs of devices: with one device there is none */
+        const bool pairs = strcmp(name, "peerbw") == 0 && rs[1].ndevices < 2;
+        ASSERT_MSG(ran || pairs || is_left_out(name), "suite %s: no result", name);
+    }
+    const size_t ok = check_fitted(&rs[0]) + check_fitted(&rs[1]);
+    const size_t all = rs[0].nresults + rs[1].nresults;
+    ASSERT_MSG(ok >= all / 2, "%zu of %zu results ok", ok, all);
+    gb_results_free(&rs[0]);
+    gb_results_free(&rs[1]);
 }
 
 /* ---- a case whose device work outlives it ------------------------------------------------- */
