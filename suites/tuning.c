@@ -309,7 +309,7 @@ static int instantiate(struct gb_case_ctx *ctx, struct tuning *t, const size_t *
             return err;
         if (t->kid == K_DOT && i == 1 && wg > kmax && kmax > 0) {
             /* dot_final's size is ours: fitted to the kernel, rebuilt with it, and kept for the
-             * configurations after this one (the default's, measured first, fits it). */
+             * configurations after this one (the first one built fits it, before any launch). */
             t->fwg = 1;
             while (t->fwg * 2 <= kmax)
                 t->fwg *= 2;
