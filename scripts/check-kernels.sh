@@ -47,11 +47,15 @@ if [ "${1:-}" = --sim ]; then
   sims=("$@")
   [ ${#sims[@]} -gt 0 ] || { echo "check-kernels: --sim needs files" >&2; exit 2; }
 fi
-out=$root/$build/kernel-check
+case $build in
+  /*) bdir=$build ;;
+  *) bdir=$root/$build ;;
+esac
+out=$bdir/kernel-check
 rm -rf "$out"
-mkdir -p "$out/sim" "$root/$build/oclgrind/vendors"
-echo "$icd_lib" >"$root/$build/oclgrind/vendors/oclgrind.icd"
-export OCL_ICD_VENDORS=$root/$build/oclgrind/vendors
+mkdir -p "$out/sim" "$bdir/oclgrind/vendors"
+echo "$icd_lib" >"$bdir/oclgrind/vendors/oclgrind.icd"
+export OCL_ICD_VENDORS=$bdir/oclgrind/vendors
 export OCLGRIND_DATA_RACES=1 OCLGRIND_CHECK_API=1 OCLGRIND_INST_COUNTS=1
 # Each run's tuning results stay in the check's folder, not the user's tuning cache.
 export GPUBENCH_TUNING_CACHE=$out/tuning.json
@@ -73,7 +77,7 @@ run_sim() {
 status=0
 start=$SECONDS
 if [ ${#sims[@]} -eq 0 ]; then
-  [ -x "$build/gpubench" ] || { echo "check-kernels: $build/gpubench not built" >&2; exit 2; }
+  [ -x "$bdir/gpubench" ] || { echo "check-kernels: $bdir/gpubench not built" >&2; exit 2; }
   # The suites whose kernels the uninitialized-value check cannot run (the header says why).
   no_uninit=gemm,conv,sparse,tuning,cache,local
   profile_suites=$(sed -n 's/^ *- suite: \([a-z_0-9]*\).*/\1/p' configs/kernel-check.yaml | sort -u)
@@ -86,7 +90,7 @@ if [ ${#sims[@]} -eq 0 ]; then
       suites=$no_uninit
       unset OCLGRIND_UNINITIALIZED
     fi
-    if ! "$build/gpubench" run configs/kernel-check.yaml -q -s "$suites" -o "$out/$pass.json" \
+    if ! "$bdir/gpubench" run configs/kernel-check.yaml -q -s "$suites" -o "$out/$pass.json" \
       >"$out/$pass.log" 2>&1; then
       echo "check-kernels: gpubench failed a case on Oclgrind ($pass pass): $out/$pass.log" >&2
       grep -E ' failed|verification|timed out' "$out/$pass.log" | grep -v '^\s*[0-9]* - ' |
@@ -101,8 +105,9 @@ for s in "${sims[@]}"; do
   run_sim "$s" || status=1
 done
 
-# The tally: runs from --inst-counts' headers, errors from the reports' "Kernel:" lines; an API
-# error, or a fatal error outside any kernel, counts under (api) or (oclgrind).
+# The tally: runs from --inst-counts' headers, errors from the reports' "Kernel:" lines (each
+# report's first line, its address dropped, says what kind); an API error, or a fatal error
+# outside any kernel, counts under (api) or (oclgrind).
 names=$(if [ -f "$out/uninit.log" ]; then
   sed -n 's/^GB_KERNEL.* void \([a-z_0-9A-Z]*\)(.*/\1/p' kernels/*.cl
 fi)
@@ -110,7 +115,13 @@ cat "$out"/*.log | awk -v names="$names" -v sims="${#sims[@]}" '
   /^Instructions executed for kernel / {
     k = $0; sub(/^[^\047]*\047/, "", k); sub(/\047.*/, "", k); ran[k]++; next
   }
-  /^\tKernel: / { k = substr($0, 10); err[k]++; inreport = 0; next }
+  /^\tKernel: / {
+    k = substr($0, 10); err[k]++; inreport = 0
+    h = header; sub(/ (at|to) [a-z]* *memory address.*/, "", h)
+    if (h != "" && !((k, h) in seen)) { seen[k, h] = 1; kinds[k] = kinds[k] "\n         " h }
+    next
+  }
+  /^[^ \t]/ { header = $0 }
   /OpenCL runtime error detected/ { err["(api)"]++; next }
   /^OCLGRIND FATAL ERROR/ { inreport = 1; next }
   /^$/ && inreport { err["(oclgrind)"]++; inreport = 0 }
@@ -131,7 +142,7 @@ cat "$out"/*.log | awk -v names="$names" -v sims="${#sims[@]}" '
       printf "%-8s %-20s %d error%s", verdict, k, e, e == 1 ? "" : "s"
       if (k in ran) printf "  (%d launch%s)", ran[k], ran[k] == 1 ? "" : "es"
       if ((k in extra) && names != "") printf "  (not a kernel of kernels/)"
-      printf "\n"
+      printf "%s\n", kinds[k]
     }
     printf "check-kernels: %d of %d kernels ran clean, %d with errors\n", clean, ours, bad
     if (bad) exit 1
