@@ -14,6 +14,8 @@ packages=(
   libyajl-dev                                    # results files read fast (fleet)
   ocl-icd-opencl-dev opencl-c-headers            # the OpenCL ICD loader and headers
   pocl-opencl-icd clinfo                         # an OpenCL device on the CPU, and a lister
+  oclgrind                                       # scripts/check-kernels.sh (CI): kernels under a
+                                                 # simulator that reports bad accesses and races
   libclblast-dev                                 # BLAS on OpenCL
   gnuplot-nox                                    # charts for `gpubench report`
   python3-jsonschema                             # tests: results files against schema/
