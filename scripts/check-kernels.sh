@@ -33,6 +33,7 @@
 #   scripts/check-kernels.sh --sim FILE...   # only these oclgrind-kernel simulator files (their
 #                                            # program: the file beside them, else kernels/'s)
 set -euo pipefail
+here=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${GPUBENCH_BUILD:-build}
@@ -44,7 +45,12 @@ fi
 sims=()
 if [ "${1:-}" = --sim ]; then
   shift
-  sims=("$@")
+  for s in "$@"; do
+    case $s in
+      /*) sims+=("$s") ;;
+      *) sims+=("$here/$s") ;;
+    esac
+  done
   [ ${#sims[@]} -gt 0 ] || { echo "check-kernels: --sim needs files" >&2; exit 2; }
 fi
 case $build in
@@ -71,7 +77,8 @@ run_sim() {
   [ -f "$src" ] || { echo "check-kernels: $sim: no program $prog" >&2; return 1; }
   cat "$root/backends/opencl/prelude_opencl.h" "$root/kernels/prelude.h" "$src" >"$out/sim/$prog"
   cp "$sim" "$out/sim/run.sim"
-  (cd "$out/sim" && OCLGRIND_UNINITIALIZED=1 oclgrind-kernel run.sim) >"$out/sim-$(basename "$sim").log" 2>&1 || true
+  (cd "$out/sim" && OCLGRIND_UNINITIALIZED=1 oclgrind-kernel run.sim) \
+    >"$out/sim-$(basename "$sim").log" 2>&1 || true
 }
 
 status=0

@@ -91,7 +91,8 @@ TEST(kcheck_passes_the_kernels_as_they_are)
     need_oclgrind();
     const char *d = planted();
     char sims[1024];
-    snprintf(sims, sizeof sims, "%s/clean/multi_work.sim configs/kernel-check/*.sim", d);
+    snprintf(sims, sizeof sims,
+             "%s/clean/multi_work.sim " GB_TEST_SRCDIR "/configs/kernel-check/*.sim", d);
     ASSERT_MSG(check(d, sims) == 0, "%s", out);
     ASSERT_MSG(strstr(out, "ok       multi_work           0 errors") &&
                    strstr(out, "ok       multi_reduce         0 errors") &&
