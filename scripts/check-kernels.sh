@@ -87,6 +87,28 @@ if [ ${#sims[@]} -eq 0 ]; then
   [ -x "$bdir/gpubench" ] || { echo "check-kernels: $bdir/gpubench not built" >&2; exit 2; }
   # The suites whose kernels the uninitialized-value check cannot run (the header says why).
   no_uninit=gemm,conv,sparse,tuning,cache,local
+  # The memory suite's tuned dot (kernels/dot.cl) in each of its shapes, LAYOUT 0 and 1 by
+  # REDUCE 0, 1 and 2, one per element count of the profile's tuned entry (16384 to 16704 bytes
+  # of floats), through a tuning cache that names them for this device.
+  devices=$("$bdir/gpubench" devices 2>/dev/null)
+  dev=$(sed -n 's/^ *\[0\] //p' <<<"$devices" | head -n 1)
+  drv=$(sed -n 's/.*, driver \(.*\), OpenCL .*/\1/p' <<<"$devices" | head -n 1)
+  {
+    echo '{"schema": "gpubench-tuning/1", "entries": ['
+    i=0
+    for shape in "0 0 4" "0 1 1" "0 2 4" "1 0 1" "1 1 4" "1 2 1"; do
+      read -r layout reduce vec <<<"$shape"
+      [ $i -eq 0 ] || echo ,
+      printf '{"backend": "opencl", "device": "%s", "driver": "%s", "kernel": "dot", ' "$dev" "$drv"
+      printf '"problem": "n=%d type=float", ' $((4096 + 16 * i))
+      printf '"config": {"WG": 64, "VEC": %d, "LAYOUT": %d, "REDUCE": %d, "GPC": 1}, ' \
+        "$vec" "$layout" "$reduce"
+      printf '"time_us": 1, "default_time_us": 1, "speedup": 1, "search": "exhaustive", '
+      printf '"evaluations": 1, "updated_utc": "2026-01-01T00:00:00Z", "gpubench": "0"}\n'
+      i=$((i + 1))
+    done
+    echo ']}'
+  } >"$GPUBENCH_TUNING_CACHE"
   profile_suites=$(sed -n 's/^ *- suite: \([a-z_0-9]*\).*/\1/p' configs/kernel-check.yaml | sort -u)
   with_uninit=$(echo "$profile_suites" | grep -vxF -e "${no_uninit//,/$'\n'}" -e '' | paste -sd,)
   for pass in uninit plain; do
