@@ -27,11 +27,13 @@
 # plain arithmetic both kernels pass it).
 #
 # Not run, and why: compute_f16 and compute_half2 (Oclgrind has no cl_khr_fp16); compute_bf16 and
-# compute_int8dot (built on CUDA only: OpenCL has neither); multi_copy's COPY_VEC4 variant. About
-# a minute on 2 cores; logs in $build/kernel-check/.
+# compute_int8dot (built on CUDA only: OpenCL has neither). The tile configurations of transpose
+# and gemm_tiled beyond their defaults are a sample: the tuning suite's random search, fixed seed,
+# budget 4. About 30 s on 2 cores; logs in $build/kernel-check/.
 #   scripts/check-kernels.sh                 # the whole check
 #   scripts/check-kernels.sh --sim FILE...   # only these oclgrind-kernel simulator files (their
-#                                            # program: the file beside them, else kernels/'s)
+#                                            # program: the file beside them, else kernels/'s;
+#                                            # a line "# build-options: -DX=1" gives defines)
 set -euo pipefail
 here=$PWD
 cd "$(dirname "$0")/.."
@@ -69,7 +71,7 @@ export GPUBENCH_TUNING_CACHE=$out/tuning.json
 # One simulator file through oclgrind-kernel: its program is the OpenCL prelude, the common
 # prelude, then the file it names (beside it, else in kernels/), as gb_kernel_source builds it.
 run_sim() {
-  local sim=$1 dir prog src
+  local sim=$1 dir prog src opts
   dir=$(cd "$(dirname "$sim")" && pwd)
   prog=$(grep -v '^#' "$sim" | grep -m 1 .)
   src=$dir/$prog
@@ -77,8 +79,15 @@ run_sim() {
   [ -f "$src" ] || { echo "check-kernels: $sim: no program $prog" >&2; return 1; }
   cat "$root/backends/opencl/prelude_opencl.h" "$root/kernels/prelude.h" "$src" >"$out/sim/$prog"
   cp "$sim" "$out/sim/run.sim"
-  (cd "$out/sim" && OCLGRIND_UNINITIALIZED=1 oclgrind-kernel run.sim) \
-    >"$out/sim-$(basename "$sim").log" 2>&1 || true
+  # A line "# build-options: ..." gives the program's defines (-D...), as a suite's build would.
+  opts=$(sed -n 's/^# build-options: *//p' "$sim" | head -n 1)
+  local log
+  log=$out/sim-$(basename "$sim").log
+  if ! (cd "$out/sim" && OCLGRIND_UNINITIALIZED=1 oclgrind-kernel --build-options "$opts" run.sim) \
+    >"$log" 2>&1; then
+    echo "check-kernels: $sim did not run: $(grep -v '^ *[0-9]* - ' "$log" | head -n 3)" >&2
+    return 1
+  fi
 }
 
 status=0
