@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-check.sh — one call that tells whether every CUDA path of gpubench works on a machine with
 # an NVIDIA GPU and no package registry, and how its figures stand beside the specialised tools
-# on the same GPU: at most 420 s of step budgets (an H200 took 75-116 s before the peer step),
+# on the same GPU: at most 485 s of step budgets (an H200 took 75-116 s before the peer step),
 # so that two calls with a carried bundle fit in 15 minutes of GPU time (a native build adds up
 # to 240 s). What it prints, in this order:
 #   1. in under a minute: the version chain with a verdict (driver, CUDA runtime, NVRTC and the
@@ -26,7 +26,9 @@
 #      f16 and bf16, NCHW and NHWC, the two backward passes, int8 forward, and the own kernel
 #      beside them at conv4's 3x3; Llama 3 8B's decoder layers as bf16 and int8 (cuBLAS IMMA)
 #      GEMMs at 64 sequences; cuSPARSE CSR SpMM / SpMV and the own CSR and 2:4 kernels against
-#      cuBLAS at its attention output layer (16 sequences), with the break-even density.
+#      cuBLAS at its attention output layer (16 sequences), with the break-even density; SpMV
+#      against cuBLAS's GEMV there; a decode layer at batch 1 (f32, bf16), whose headline is
+#      GB/s against the HBM bound (below the ridge point).
 #   2a. the peers beside the smoke test's figures (scripts/gpu-peers.py, about 60 s): PyTorch's
 #      matmul (f32, tf32, f16, bf16, FP8 _scaled_mm), conv2d at each forward conv case (cuDNN
 #      with cudnn.benchmark), copy, triad and pinned H2D/D2H; a CuPy
@@ -46,6 +48,9 @@
 #      (a victim process beside aggressor processes: slowdown) and startup (a fresh process
 #      stage by stage, JIT cache cold and warm) and serve (a cuBLAS layer's p99 under Poisson
 #      arrivals through a dynamic batcher) (chip-cuda.json).
+#   2c. the CUDA kernels under compute-sanitizer (about 65 s): configs/kernel-check.yaml (every
+#      own kernel and its variants at the smallest sizes) under memcheck, and the kernels that
+#      share local memory under racecheck; an error fails the step (not there: a skip).
 #   3. the quick profile (PROFILE) on CUDA, then `gpubench check` of it (the figures against
 #      results/reference/expectations.json or their bounds, NVML's health items; check-cuda.txt
 #      and check-cuda.prom), then the profile on OpenCL (NVIDIA's OpenCL driver when the image
@@ -114,8 +119,9 @@ peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=120
-                   [peers]=75 [chip]=60 [cuda]=65 [health]=5 [opencl]=35 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke peers chip cuda health opencl summary build"
+                   [peers]=75 [chip]=60 [memcheck]=40 [racecheck]=25 [cuda]=65 [health]=5
+                   [opencl]=35 [summary]=10 [build]=240)
+steps_order="version chain compat json state smoke peers chip memcheck racecheck cuda health opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -357,8 +363,8 @@ if $dry; then
     echo "gpu-check: no nvidia-smi here: a real run would find no NVIDIA driver, skip the CUDA" \
          "steps and exit 4 (OpenCL's run still runs, on whatever OpenCL device there is)"
   total=0
-  for s in version chain json state smoke peers chip cuda health opencl summary; do
-    $smoke_only && case $s in peers|chip|cuda|health|opencl|summary) continue ;; esac
+  for s in version chain json state smoke peers chip memcheck racecheck cuda health opencl summary; do
+    $smoke_only && case $s in peers|chip|memcheck|racecheck|cuda|health|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -552,6 +558,12 @@ suites:
   - suite: sparse           # cuSPARSE CSR and the own 2:4 kernel against cuBLAS at one layer
     params: {op: [spmm, nm24], impl: [library, own], density: [1, 0.5, 0.05],
              shape: llama3-8b-decode-b16.attn_out}
+  - suite: sparse           # SpMV against the dense baseline, cuBLAS's GEMV (Sgemv_v2_64)
+    params: {op: spmv, impl: [library, own], density: [1, 0.05],
+             shape: llama3-8b-decode-b16.attn_out}
+  - suite: gemm             # a decode layer at batch 1: below the ridge point, so its headline
+    params: {prec: [f32, bf16], impl: library,   # is GB/s against the HBM bound, not GFLOP/s
+             shape: llama3-8b-decode.attn_out}
 YAML
 
 chip_yaml="$tmp/chip.yaml"
@@ -735,6 +747,56 @@ if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
     echo "gpu-check: chip exit ${rc[chip]} (0: every case ran or was a recorded skip)" |
       tee -a "$log"
     [ "${rc[chip]}" = 0 ] || failed=true
+  fi
+fi
+
+# ---- part 2c: the CUDA kernels under compute-sanitizer ---------------------------------------------
+# configs/kernel-check.yaml (every own kernel, its variants, at the smallest sizes: what
+# scripts/check-kernels.sh runs under Oclgrind) under memcheck, and the kernels that share local
+# memory (the tiled GEMM and transpose, the dot's reduction, conv, local) under racecheck.
+# compute-sanitizer follows gpubench's worker process (--target-processes all); an error it
+# reports fails the step (--error-exitcode 9). Not there (no toolkit bin/): a recorded skip.
+sanitizer=""
+for c in "${tk:+$tk/bin/compute-sanitizer}" "$(command -v compute-sanitizer 2>/dev/null)"; do
+  [ -n "$c" ] && [ -x "$c" ] && { sanitizer=$c; break; }
+done
+race_yaml="$tmp/racecheck.yaml"
+cat >"$race_yaml" <<'YAML'
+name: racecheck-gpu-check
+measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, max_time: 1ms, min_sample_time: 0}
+suites:
+  - suite: gemm
+    params: {prec: [f32, f16], impl: own, shape: [64, 20x36x28]}
+  - suite: memory
+    params: {op: dot, config: default, type: float, size: 64KiB}
+  - suite: conv
+    params: {dir: [fwd, bwd_filter], layout: nhwc, impl: own, prec: f32, shape: 1x4x6x6-4x3x3-p1}
+  - suite: local
+    params: {op: [read, write], vec: 1, stride: [1, 33]}
+  - suite: tuning
+    params: {kernel: [dot, transpose], size: 256, search: random, budget: 2}
+YAML
+if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
+  if [ -z "$sanitizer" ] && ! $dry; then
+    echo "gpu-check: part 2c: compute-sanitizer skipped: not found (no toolkit bin/, not on PATH)" |
+      tee -a "$log"
+  else
+    $dry || echo "gpu-check: part 2c: the CUDA kernels under compute-sanitizer ($sanitizer)"
+    for tool in memcheck racecheck; do
+      prof=configs/kernel-check.yaml
+      [ $tool = racecheck ] && prof=$race_yaml
+      run_step $tool "$tmp/$tool.txt" "${sanitizer:-compute-sanitizer}" --tool $tool \
+        --target-processes all --error-exitcode 9 --print-limit 20 \
+        "$exe" run "$prof" --backend cuda -o "$tmp/$tool.json" -q
+      rc[$tool]=$?
+      if ! $dry; then
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race reported|hazard" "$tmp/$tool.txt" |
+          head -20 | tee -a "$log"
+        echo "gpu-check: $tool exit ${rc[$tool]} (0: no error reported; 9: errors above)" |
+          tee -a "$log"
+        [ "${rc[$tool]}" = 0 ] || failed=true
+      fi
+    done
   fi
 fi
 
