@@ -63,18 +63,28 @@ TEST(identity_round_trips_through_a_results_file)
     gb_results_free(&rs);
 }
 
+/* A fresh temporary directory holding id.yaml: a short transfer run of `params` (a YAML flow
+ * map). */
+static const char *transfer_profile_dir(const char *params)
+{
+    const char *dir = gb_test_tmpdir();
+    char prof[GB_PATH_JOIN], text[512];
+    snprintf(prof, sizeof prof, "%s/id.yaml", dir);
+    snprintf(text, sizeof text,
+             "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, warmup_runs: 1}\n"
+             "suites:\n"
+             "  - suite: transfer\n"
+             "    params: %s\n",
+             params);
+    gb_test_write_file(prof, text);
+    return dir;
+}
+
 /* Two PoCL devices of one name: a run on both compared against a run on the second pairs the
  * second with itself, and the first is MISSING from the new run, not the other way round. */
 TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/id.yaml", dir);
-    gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
-                             "warmup_runs: 1}\n"
-                             "suites:\n"
-                             "  - suite: transfer\n"
-                             "    params: {op: h2d, memory: pinned, mode: async, size: 64KiB}\n");
+    const char *dir = transfer_profile_dir("{op: h2d, memory: pinned, mode: async, size: 64KiB}");
     int rc = sh("cd %s && POCL_DEVICES='pthread pthread' %s run id.yaml -b opencl -q -o both.json "
                 "2>&1",
                 dir, GB_TEST_EXE);
@@ -124,15 +134,8 @@ TEST_TIMEOUT(identity_compare_pairs_the_right_device_of_two_of_one_name, 180)
  * compare says why nothing pairs and how to pair them; a case skipped on both sides says "both". */
 TEST_TIMEOUT(identity_compare_same_model_other_device_says_so, 180)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/id.yaml", dir);
-    gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
-                             "warmup_runs: 1}\n"
-                             "suites:\n"
-                             "  - suite: transfer\n"
-                             "    params: {op: bidir, memory: [pinned, pageable], mode: async, "
-                             "size: 64KiB}\n");
+    const char *dir =
+        transfer_profile_dir("{op: bidir, memory: [pinned, pageable], mode: async, size: 64KiB}");
     int rc = sh("cd %s && POCL_DEVICES=pthread %s run id.yaml -b opencl -q -o a.json 2>&1 && "
                 "python3 -c \"import json\n"
                 "for f, u in (('a.json', '174f4881-3412-eff4-957b-d5f14b9b1c51'), "
