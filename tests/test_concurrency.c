@@ -112,11 +112,11 @@ TEST(concurrency_p50_p99)
  * its latency figures. queues 1 is dropped by the plan (no queue to fill the device). */
 TEST_TIMEOUT(suite_concurrency_priority_skips_with_reason, 120)
 {
-    const char *yaml = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
-                       "max_time: 200ms, min_sample_time: 1ms}\nsuites:\n  - suite: concurrency\n"
-                       "    params: {kernel: priority, queues: [1, 3], items: 1024, iters: 64}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite("measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
+                      "max_time: 200ms, min_sample_time: 1ms}\n",
+                      "concurrency", "{kernel: priority, queues: [1, 3], items: 1024, iters: 64}",
+                      &rs);
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
     ASSERT_EQ(gb_params_int(&r->params, "queues"), 3);

@@ -18,11 +18,8 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
  * the device's no longer than what the host saw. */
 TEST_TIMEOUT(timing_launch_latency_device_timed, 120)
 {
-    char yaml[512];
-    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: launch\n    params: {op: [latency]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "launch", "{op: [latency]}", &rs);
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
     ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s", gb_status_name(r->status),
@@ -42,11 +39,8 @@ TEST_TIMEOUT(timing_launch_latency_device_timed, 120)
 /* The throughput case has no device-timed figures (its value is device-timed already). */
 TEST_TIMEOUT(timing_launch_throughput_has_no_latency_figures, 120)
 {
-    char yaml[512];
-    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: launch\n    params: {op: [throughput]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "launch", "{op: [throughput]}", &rs);
     ASSERT_EQ(rs.nresults, 1);
     ASSERT_EQ(rs.results[0].status, GB_STATUS_OK);
     ASSERT(!gb_test_figure(&rs.results[0], "device_queued_to_end"));
@@ -192,13 +186,8 @@ TEST_TIMEOUT(timing_memory_defaults_follow_the_device_type, 120)
         SKIP("no OpenCL device");
     struct gb_device_info info;
     ASSERT_OK(ops->device_info(0, &info));
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: memory\n    params: {op: [copy, dot], type: float, "
-             "size: 4MiB}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "memory", "{op: [copy, dot], type: float, size: 4MiB}", &rs);
     ASSERT_EQ(rs.nresults, 2);
     for (size_t i = 0; i < 2; i++)
         ASSERT_MSG(rs.results[i].status == GB_STATUS_OK && rs.results[i].verified, "%s: %s",

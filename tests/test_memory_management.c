@@ -18,11 +18,8 @@ static const char *alloc_budget =
 
 TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: alloc\n    params: {size: [4KiB, 1MiB]}\n",
-             alloc_budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(alloc_budget, "alloc", "{size: [4KiB, 1MiB]}", &rs);
     /* 8 methods x (alloc none, alloc first_use, free) x 2 sizes. */
     ASSERT_EQ(rs.nresults, 8 * 3 * 2);
     size_t ok = 0;
@@ -63,13 +60,10 @@ TEST_TIMEOUT(suite_alloc_every_method_verifies_or_says_why, 240)
 
 TEST_TIMEOUT(suite_alloc_skips_sizes_that_cannot_fit, 60)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: alloc\n    params: {method: [device, host, pinned], op: alloc, "
-             "touch: none, size: [1024TiB, 4098]}\n",
-             alloc_budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        alloc_budget, "alloc",
+        "{method: [device, host, pinned], op: alloc, touch: none, size: [1024TiB, 4098]}", &rs);
     ASSERT_EQ(rs.nresults, 6);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -283,11 +277,10 @@ TEST_TIMEOUT(suite_pool_a_cap_that_drops_tensors_is_a_skip_with_the_count, 60)
     ASSERT_EQ(cc.failures, 0);
     ASSERT_EQ(gb_pool_trace_under_cap(&t, true, 0, &cc), GB_EINVAL);
     gb_pool_trace_free(&t);
-    const char *yaml = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 3, max_samples: 3, "
-                       "max_time: 1}\nsuites:\n  - suite: pool\n    params: {way: [driver, "
-                       "caching], layers: 3, hidden: 128KiB, cap: [1MiB, 4MiB]}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1}\n",
+        "pool", "{way: [driver, caching], layers: 3, hidden: 128KiB, cap: [1MiB, 4MiB]}", &rs);
     ASSERT_EQ(rs.nresults, 4);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];

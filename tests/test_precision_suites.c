@@ -41,13 +41,11 @@ static bool is_pocl(const struct gb_results *rs)
 
 TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: compute\n    params: {prec: [f32, f64, f16, half2, bf16, "
-             "int8dot, i32], vec: [0, 1, 4], iters: 64, wg: 64, groups: 1}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "compute",
+                      "{prec: [f32, f64, f16, half2, bf16, int8dot, i32], vec: [0, 1, 4], iters: "
+                      "64, wg: 64, groups: 1}",
+                      &rs);
     ASSERT_EQ(rs.nresults, 7 * 3);
     const uint64_t caps = rs.devices[0].info.caps;
     for (size_t i = 0; i < rs.nresults; i++) {
@@ -198,13 +196,9 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
 
 TEST_TIMEOUT(precision_gemm_tolerance_fails_accuracy, 120)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: gemm\n    params: {prec: [f32, bf16], impl: own, "
-             "shape: 48, tol: [1e-12, 0.5]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "gemm",
+                      "{prec: [f32, bf16], impl: own, shape: 48, tol: [1e-12, 0.5]}", &rs);
     ASSERT_EQ(rs.nresults, 4);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -280,13 +274,10 @@ TEST_TIMEOUT(precision_gemm_uses_the_tuned_configuration, 120)
 
 TEST_TIMEOUT(precision_fp16_storage_verifies, 120)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: fp16\n    params: {op: [scale, triad], storage: [float, "
-             "half, bf16], elems: [1000, 70000], wg: [64]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        budget, "fp16",
+        "{op: [scale, triad], storage: [float, half, bf16], elems: [1000, 70000], wg: [64]}", &rs);
     ASSERT_EQ(rs.nresults, 2 * 3 * 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];

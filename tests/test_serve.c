@@ -321,12 +321,12 @@ TEST_TIMEOUT(suite_serve_verifies_and_the_tail_rises_with_load, 240)
  * served only (a queue of 1 at load 0.5 dropped 8% and read "stable" with a p99 of the rest). */
 TEST_TIMEOUT(suite_serve_a_queue_that_drops_is_no_steady_state, 120)
 {
-    const char *yaml = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
-                       "max_time: 20s, min_sample_time: 0}\nsuites:\n  - suite: serve\n"
-                       "    params: {shape: 256x256, load: 0.5, max_batch: 1, max_wait: 0, "
-                       "requests: 200, queue: 1}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 20s, "
+        "min_sample_time: 0}\n",
+        "serve", "{shape: 256x256, load: 0.5, max_batch: 1, max_wait: 0, requests: 200, queue: 1}",
+        &rs);
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
     if (r->status == GB_STATUS_SKIPPED) { /* no BLAS library */
@@ -347,12 +347,11 @@ TEST_TIMEOUT(suite_serve_a_queue_that_drops_is_no_steady_state, 120)
 TEST_TIMEOUT(suite_serve_missing_output_caught, 120)
 {
     setenv("GPUBENCH_TEST_SERVE_BREAK", "1", 1);
-    const char *yaml = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
-                       "max_time: 20s, min_sample_time: 0}\nsuites:\n  - suite: serve\n"
-                       "    params: {shape: 64x64, load: 3, max_batch: 8, max_wait: 1000, "
-                       "requests: 64}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite("measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
+                      "max_time: 20s, min_sample_time: 0}\n",
+                      "serve",
+                      "{shape: 64x64, load: 3, max_batch: 8, max_wait: 1000, requests: 64}", &rs);
     unsetenv("GPUBENCH_TEST_SERVE_BREAK");
     ASSERT_EQ(rs.nresults, 1);
     if (rs.results[0].status != GB_STATUS_SKIPPED) {

@@ -14,11 +14,10 @@
 
 TEST_TIMEOUT(suite_startup_cold_and_warm_verify, 240)
 {
-    const char *yaml = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
-                       "max_time: 30s, min_sample_time: 0}\nsuites:\n  - suite: startup\n"
-                       "    params: {blas: off}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite("measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, "
+                      "max_time: 30s, min_sample_time: 0}\n",
+                      "startup", "{blas: off}", &rs);
     ASSERT_EQ(rs.nresults, 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -46,14 +45,15 @@ TEST_TIMEOUT(suite_startup_cold_and_warm_verify, 240)
     gb_results_free(&rs);
 }
 
+/* Two samples of a warm case, no warm-up: enough to see the case fail or pass. */
+static const char *two_warm_samples = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
+                                      "max_samples: 2, max_time: 30s, min_sample_time: 0}\n";
+
 TEST_TIMEOUT(suite_startup_broken_first_kernel_caught, 120)
 {
     setenv("GPUBENCH_TEST_STARTUP_BREAK", "1", 1);
-    const char *yaml = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
-                       "max_time: 30s, min_sample_time: 0}\nsuites:\n  - suite: startup\n"
-                       "    params: {cache: warm, blas: off}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(two_warm_samples, "startup", "{cache: warm, blas: off}", &rs);
     unsetenv("GPUBENCH_TEST_STARTUP_BREAK");
     ASSERT_EQ(rs.nresults, 1);
     ASSERT_EQ(rs.results[0].status, GB_STATUS_FAILED);
@@ -75,11 +75,8 @@ TEST_TIMEOUT(suite_startup_removes_trees_of_gone_processes, 120)
     ASSERT_EQ(gb_test_shf(out, sizeof out, "mkdir -p '%s/warm/sub' '%s' '%s'", stale, live, other),
               0);
     setenv("TMPDIR", dir, 1);
-    const char *yaml = "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, max_samples: 2, "
-                       "max_time: 30s, min_sample_time: 0}\nsuites:\n  - suite: startup\n"
-                       "    params: {cache: warm, blas: off}\n";
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(two_warm_samples, "startup", "{cache: warm, blas: off}", &rs);
     unsetenv("TMPDIR");
     ASSERT_EQ(rs.nresults, 1);
     ASSERT_MSG(rs.results[0].status == GB_STATUS_OK, "%s", rs.results[0].reason);

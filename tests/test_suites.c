@@ -17,13 +17,11 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
 
 TEST_TIMEOUT(suite_memory_every_kernel_verifies, 180)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: memory\n    params: {op: [copy, mul, add, triad, dot], "
-             "type: [float, double], wg: [1, 64, 1024], size: [1000, 3MiB]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "memory",
+                      "{op: [copy, mul, add, triad, dot], type: [float, double], wg: [1, 64, "
+                      "1024], size: [1000, 3MiB]}",
+                      &rs);
     ASSERT_EQ(rs.nresults, 5 * 2 * 3 * 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -208,13 +206,11 @@ TEST_TIMEOUT(broken_memory_ignored_offset_is_caught, 120)
 
 TEST_TIMEOUT(suite_transfer_every_direction_verifies, 180)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: transfer\n    params: {op: [h2d, d2h, d2d, bidir], "
-             "memory: [pinned, pageable], mode: [async, sync], size: [1, 4097, 3MiB]}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "transfer",
+                      "{op: [h2d, d2h, d2d, bidir], memory: [pinned, pageable], mode: [async, "
+                      "sync], size: [1, 4097, 3MiB]}",
+                      &rs);
     /* h2d, d2h: 2 memories x 2 modes; d2d: 1 memory x 2 modes; bidir: 2 memories x async. */
     ASSERT_EQ(rs.nresults, (4 + 4 + 2 + 2) * 3);
     size_t bidir_ok = 0, bidir_skipped = 0;
@@ -299,13 +295,10 @@ TEST(broken_transfer_ignored_offset_is_caught)
 
 TEST_TIMEOUT(suite_wg_above_device_limit_is_skipped_not_launched, 60)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: memory\n    params: {op: [triad, dot], type: float, "
-             "wg: [65536, 96], size: 1MiB, config: default}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        budget, "memory",
+        "{op: [triad, dot], type: float, wg: [65536, 96], size: 1MiB, config: default}", &rs);
     ASSERT_EQ(rs.nresults, 4);
     ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
     ASSERT_CONTAINS(rs.results[0].reason, "exceeds the device maximum");

@@ -707,13 +707,9 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
 
 TEST_TIMEOUT(tuning_every_kernel_verifies_exactly, 180)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%ssuites:\n  - suite: tuning\n"
-             "    params: {kernel: [dot, transpose, gemm], size: 64, search: random, budget: 4}\n",
-             budget);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(budget, "tuning",
+                      "{kernel: [dot, transpose, gemm], size: 64, search: random, budget: 4}", &rs);
     size_t n[3] = {0};
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
