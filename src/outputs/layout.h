@@ -44,6 +44,18 @@ void gb__layout_field(FILE *f, const struct gb_doc_table *t, size_t r, const cha
                       void (*put)(FILE *, const struct gb_doc_table *, size_t, size_t));
 /* The cell (r, c)'s number (NaN when it holds none). */
 double gb__layout_value(const struct gb_doc_table *t, size_t r, size_t c);
+/* Row k's own table in d, the view "PREFIX_<k + 1>" (case_3: row 2's), or NULL after
+ * GB_FAIL(GB_EINVAL, "the OWNER's document has no table ...") when d lacks it. */
+const struct gb_doc_table *gb__layout_view(const struct gb_doc *d, const char *owner,
+                                           const char *prefix, size_t k);
+/* Opens row k of t as an object in an array: `,` unless k is 0, then `\n  {"suite": ` and the
+ * row's suite, then each of the n fields `, "KEY": "TEXT"` (texts[i][0] the key, texts[i][1]
+ * the column). */
+void gb__layout_suite_row(FILE *f, const struct gb_doc_table *t, size_t k,
+                          const char *const texts[][2], size_t n);
+/* Ends a file: closes the array before, then `,\n "notes": [...]` of notes' first column and the
+ * top-level object. */
+void gb__layout_end_with_notes(FILE *f, const struct gb_doc_table *notes);
 
 /* The layouts, each for documents of its schema. Return as gb_write_layout. */
 /* compare's JSON (schema "gpubench-compare/1": docs/compare.md) from a document of kind

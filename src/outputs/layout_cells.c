@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyses/merge.h"
+#include "base/error.h"
 
 const struct gb_doc_table *gb__layout_table(const struct gb_doc *d, const char *id)
 {
@@ -57,4 +58,34 @@ void gb__layout_field(FILE *f, const struct gb_doc_table *t, size_t r, const cha
 {
     fprintf(f, ", \"%s\": ", key);
     put(f, t, r, gb__layout_col(t, col));
+}
+
+const struct gb_doc_table *gb__layout_view(const struct gb_doc *d, const char *owner,
+                                           const char *prefix, size_t k)
+{
+    char id[64];
+    snprintf(id, sizeof id, "%s_%zu", prefix, k + 1);
+    const struct gb_doc_table *v = gb__layout_table(d, id);
+    if (!v)
+        GB_FAIL(GB_EINVAL, "the %s's document has no table %s", owner, id);
+    return v;
+}
+
+void gb__layout_suite_row(FILE *f, const struct gb_doc_table *t, size_t k,
+                          const char *const texts[][2], size_t n)
+{
+    fprintf(f, "%s\n  {\"suite\": ", k ? "," : "");
+    gb__layout_str(f, t, k, gb__layout_col(t, "suite"));
+    for (size_t i = 0; i < n; i++)
+        gb__layout_field(f, t, k, texts[i][0], texts[i][1], gb__layout_str);
+}
+
+void gb__layout_end_with_notes(FILE *f, const struct gb_doc_table *notes)
+{
+    fputs("],\n \"notes\": [", f);
+    for (size_t r = 0; r < notes->nrows; r++) {
+        fputs(r ? ", " : "", f);
+        gb__layout_str(f, notes, r, 0);
+    }
+    fputs("]}\n", f);
 }

@@ -85,15 +85,10 @@ static int cases(FILE *f, const struct gb_doc *d, const struct gb_doc_table *t)
                                           {"outliers", "outliers"}};
     fputs("],\n \"cases\": [", f);
     for (size_t k = 0; k < t->nrows; k++) {
-        char id[32];
-        snprintf(id, sizeof id, "case_%zu", k + 1);
-        const struct gb_doc_table *v = gb__layout_table(d, id);
+        const struct gb_doc_table *v = gb__layout_view(d, "fleet", "case", k);
         if (!v)
-            return GB_FAIL(GB_EINVAL, "the fleet's document has no table %s", id);
-        fprintf(f, "%s\n  {\"suite\": ", k ? "," : "");
-        gb__layout_str(f, t, k, gb__layout_col(t, "suite"));
-        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-            gb__layout_field(f, t, k, texts[i][0], texts[i][1], gb__layout_str);
+            return GB_EINVAL;
+        gb__layout_suite_row(f, t, k, texts, sizeof texts / sizeof *texts);
         gb__layout_field(f, t, k, "nodes_ok", "nodes", gb__layout_num);
         for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
             if (nums[i][1])
@@ -119,11 +114,6 @@ int gb__layout_fleet(FILE *f, const struct gb_doc *d)
     int rc = cases(f, d, cs);
     if (rc)
         return rc;
-    fputs("],\n \"notes\": [", f);
-    for (size_t r = 0; r < notes->nrows; r++) {
-        fputs(r ? ", " : "", f);
-        gb__layout_str(f, notes, r, 0);
-    }
-    fputs("]}\n", f);
+    gb__layout_end_with_notes(f, notes);
     return 0;
 }

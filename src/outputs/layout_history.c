@@ -63,15 +63,10 @@ static int series(FILE *f, const struct gb_doc *d, const struct gb_doc_table *cs
     size_t next = 0;
     fputs("],\n \"series\": [", f);
     for (size_t k = 0; k < cs->nrows; k++) {
-        char id[32];
-        snprintf(id, sizeof id, "series_%zu", k + 1);
-        const struct gb_doc_table *v = gb__layout_table(d, id);
+        const struct gb_doc_table *v = gb__layout_view(d, "history", "series", k);
         if (!v)
-            return GB_FAIL(GB_EINVAL, "the history's document has no table %s", id);
-        fprintf(f, "%s\n  {\"suite\": ", k ? "," : "");
-        gb__layout_str(f, cs, k, gb__layout_col(cs, "suite"));
-        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-            gb__layout_field(f, cs, k, texts[i][0], texts[i][1], gb__layout_str);
+            return GB_EINVAL;
+        gb__layout_suite_row(f, cs, k, texts, sizeof texts / sizeof *texts);
         gb__layout_field(f, cs, k, "nights_ok", "ok", gb__layout_num);
         gb__layout_field(f, cs, k, "noise", "noise", gb__layout_num);
         /* A night each: the view's rows are the nights it ran (its column "night", 1-based). */
@@ -113,12 +108,7 @@ int gb__layout_history(FILE *f, const struct gb_doc *d)
     int rc = series(f, d, cs, ch, nt->nrows);
     if (rc)
         return rc;
-    fputs("],\n \"notes\": [", f);
-    for (size_t r = 0; r < notes->nrows; r++) {
-        fputs(r ? ", " : "", f);
-        gb__layout_str(f, notes, r, 0);
-    }
-    fputs("]}\n", f);
+    gb__layout_end_with_notes(f, notes);
     return 0;
 }
 
