@@ -258,6 +258,8 @@ void gb__fill_meta(struct gb_run_meta *m, const struct gb_profile *p, const char
     if (uname(&u) == 0)
         snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
     snprintf(m->command_line, sizeof m->command_line, "%s", command_line);
+    if (!p)
+        return;
     snprintf(m->profile_path, sizeof m->profile_path, "%s", p->path);
     snprintf(m->profile_name, sizeof m->profile_name, "%s", p->name);
     snprintf(m->profile_sha256, sizeof m->profile_sha256, "%s", p->sha256);

@@ -136,7 +136,8 @@ enum gb_exit gb__prepare_plan(const struct gb__run_args *a, const char *cmd, str
 void gb__command_line(int argc, char **argv, char *buf, size_t len);
 
 /* Fills a run's metadata: gpubench version and commit, start (= end) time in UTC now, host, OS,
- * the command line and the profile's path, name and SHA-256. */
+ * the command line and the profile's path, name and SHA-256 (left alone when p is NULL: a run of
+ * no profile). */
 void gb__fill_meta(struct gb_run_meta *m, const struct gb_profile *p, const char *command_line);
 
 /* Shuts every backend down (after a run; harmless for one never started). */

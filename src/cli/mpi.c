@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,8 +24,8 @@
 #include "base/units.h"
 #include "base/util.h"
 #include "cli/commands.h"
+#include "cli/common.h"
 #include "gb-config.h"
-#include "gb-version.h"
 #include "results/results.h"
 #include "suites/mpi_allreduce.h"
 
@@ -185,20 +184,9 @@ static int pick_device(const char *list, int local, int count, char *why, size_t
 
 static void fill_meta(struct gb_run_meta *m, int argc, char **argv, size_t ncases)
 {
-    snprintf(m->gpubench_version, sizeof m->gpubench_version, "%s", GB_VERSION);
-    snprintf(m->git_commit, sizeof m->git_commit, "%s", GB_GIT_COMMIT);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(m->start_utc, sizeof m->start_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf(m->end_utc, sizeof m->end_utc, "%s", m->start_utc);
-    if (gethostname(m->host, sizeof m->host) != 0)
-        snprintf(m->host, sizeof m->host, "unknown");
-    struct utsname u;
-    if (uname(&u) == 0)
-        snprintf(m->os, sizeof m->os, "%s %s %s", u.sysname, u.release, u.machine);
-    for (int i = 0; i < argc; i++)
-        gb_appendf(m->command_line, sizeof m->command_line, "%s%s", i ? " " : "", argv[i]);
+    char command_line[sizeof m->command_line];
+    gb__command_line(argc, argv, command_line, sizeof command_line);
+    gb__fill_meta(m, NULL, command_line);
     snprintf(m->profile_name, sizeof m->profile_name, "mpi-allreduce");
     m->cases_planned = ncases;
 }
@@ -354,10 +342,7 @@ static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int ra
         }
     }
     if (rank == 0) {
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(rs.run.end_utc, sizeof rs.run.end_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        gb__utc_now(rs.run.end_utc, sizeof rs.run.end_utc);
         rs.run.interrupted = false;
         if (gb_results_write(&rs, out)) {
             fprintf(stderr, "gpubench-mpi: cannot write %s: %s\n", out, gb_error_msg());
