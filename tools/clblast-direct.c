@@ -140,6 +140,30 @@ static double timed(cl_command_queue q, unsigned long batch, const struct call *
     return t;
 }
 
+/* GFLOP/s samples of x (flops a call) between markers, as gpubench's harness takes them: first
+ * the batch is doubled until one sample lasts min_time (nothing kept), then `samples` samples,
+ * returned sorted ascending (malloc'd; NULL when out of memory) with the batch in *batch. */
+static double *sample_gflops(cl_command_queue q, const struct call *x, double flops,
+                             double min_time, int samples, unsigned long *batch)
+{
+    double *gf = malloc((size_t)samples * sizeof *gf);
+    if (!gf)
+        return NULL;
+    *batch = 1;
+    while (timed(q, *batch, x) < min_time)
+        *batch *= 2;
+    for (int i = 0; i < samples; i++)
+        gf[i] = flops * (double)*batch / timed(q, *batch, x) / 1e9;
+    qsort(gf, (size_t)samples, sizeof *gf, by_value);
+    return gf;
+}
+
+/* The median of n sorted values. */
+static double median(const double *v, int n)
+{
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int main(int argc, char **argv)
 {
     int dev = 0, samples = 15, opt;
@@ -248,21 +272,15 @@ int main(int argc, char **argv)
     if (cv[0]) {
         const double flops = 2.0 * (double)cv[0] * (double)cv[4] * (double)cv[1] * (double)cv[5] *
                              (double)cv[6] * (double)cp * (double)cq;
-        double *gf = malloc((size_t)samples * sizeof *gf);
+        unsigned long batch;
+        double *gf = sample_gflops(q, &x, flops, min_time, samples, &batch);
         if (!gf) {
             fprintf(stderr, "clblast-direct: out of host memory\n");
             return 1;
         }
-        unsigned long batch = 1;
-        while (timed(q, batch, &x) < min_time)
-            batch *= 2;
-        for (int i = 0; i < samples; i++)
-            gf[i] = flops * (double)batch / timed(q, batch, &x) / 1e9;
-        qsort(gf, (size_t)samples, sizeof *gf, by_value);
         printf("device %s\nconv %zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu\nbatch %lu\nsamples %d\n", name,
                cv[0], cv[1], cv[2], cv[3], cv[4], cv[5], cv[6], cv[7], cv[8], batch, samples);
-        printf("conv_gflops_median %.4f\nconv_gflops_best %.4f\n",
-               samples % 2 ? gf[samples / 2] : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]),
+        printf("conv_gflops_median %.4f\nconv_gflops_best %.4f\n", median(gf, samples),
                gf[samples - 1]);
         free(gf);
         free(h);
@@ -282,25 +300,16 @@ int main(int argc, char **argv)
     const double flops = 2.0 * (double)m * (double)n * (double)k;
     const double event_gflops = t1 > t0 ? flops / ((double)(t1 - t0) * 1e-9) / 1e9 : 0;
 
-    /* Samples between markers, as gpubench's harness takes them: first the batch is doubled
-     * until one sample lasts min_time (nothing kept), then `samples` samples. */
-    double *gf = malloc((size_t)samples * sizeof *gf);
+    unsigned long batch;
+    double *gf = sample_gflops(q, &x, flops, min_time, samples, &batch);
     if (!gf) {
         fprintf(stderr, "clblast-direct: out of host memory\n");
         return 1;
     }
-    unsigned long batch = 1;
-    while (timed(q, batch, &x) < min_time)
-        batch *= 2;
-    for (int i = 0; i < samples; i++)
-        gf[i] = flops * (double)batch / timed(q, batch, &x) / 1e9;
-    qsort(gf, (size_t)samples, sizeof *gf, by_value);
-    const double median =
-        samples % 2 ? gf[samples / 2] : 0.5 * (gf[samples / 2 - 1] + gf[samples / 2]);
     printf("device %s\nm %zu\nn %zu\nk %zu\nbatch %lu\nsamples %d\n", name, m, n, k, batch,
            samples);
-    printf("sgemm_gflops_median %.4f\nsgemm_gflops_best %.4f\nclblast_event_gflops %.4f\n", median,
-           gf[samples - 1], event_gflops);
+    printf("sgemm_gflops_median %.4f\nsgemm_gflops_best %.4f\nclblast_event_gflops %.4f\n",
+           median(gf, samples), gf[samples - 1], event_gflops);
     free(gf);
     free(h);
     clReleaseMemObject(a);
