@@ -14,6 +14,7 @@
 #include "results/results.h"
 #include "run/runner.h"
 #include "run/suite.h"
+#include "run/tuning_cache.h"
 #include "test.h"
 
 int gb_test_shf(char *out, size_t cap, const char *fmt, ...)
@@ -77,6 +78,23 @@ struct gb_device *gb_test_open_device(const struct gb_backend_ops *ops, int inde
     ASSERT_OK(ops->device_open(index, &dev));
     ASSERT(dev != NULL);
     return dev;
+}
+
+void gb_test_tuning_cache(char *path, size_t cap, const char *kernel, const char *problem, size_t n,
+                          const char *const names[], const int64_t values[])
+{
+    const struct gb_backend_ops *ops = gb_backend_find("opencl");
+    if (!ops)
+        SKIP("no OpenCL backend in this build");
+    struct gb_device *dev = gb_test_open_device(ops, 0);
+    snprintf(path, cap, "%s/tuning.json", gb_test_tmpdir());
+    struct gb_tuning_entry e = {.n = n, .time_s = 1e-3, .search = "exhaustive", .evaluations = 1};
+    for (size_t i = 0; i < n; i++) {
+        snprintf(e.name[i], sizeof e.name[i], "%s", names[i]);
+        e.value[i] = values[i];
+    }
+    ASSERT_OK(gb_tuning_store(path, dev, kernel, problem, &e));
+    ops->device_close(dev);
 }
 
 bool gb_test_is_pocl(const struct gb_device_info *info)

@@ -178,6 +178,12 @@ struct gb_test_case *gb_test_case_open(const char *suite_name, const char *param
 /* Calls the suite's teardown(), then frees the state, the queue, the device, the plan and the
  * profile of tc. */
 void gb_test_case_close(struct gb_test_case *tc);
+/* A tuning cache in a fresh temporary directory, its path into path[cap], holding one entry for
+ * OpenCL device 0 (gb_test_open_device: skipped where there is none): kernel `kernel` on
+ * `problem` (a tuning_cache.h problem key, "n=1048576 type=float") tuned to the n tunables
+ * names[i] = values[i], as an exhaustive search of 1 ms would have stored it. */
+void gb_test_tuning_cache(char *path, size_t cap, const char *kernel, const char *problem, size_t n,
+                          const char *const names[], const int64_t values[]);
 /* Whether the device is PoCL's (whose limits and peaks some tests know). */
 bool gb_test_is_pocl(const struct gb_device_info *info);
 /* The OpenCL devices the gpubench binary sees (`gpubench devices --json`), with the shell

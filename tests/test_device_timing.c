@@ -53,22 +53,10 @@ TEST_TIMEOUT(timing_launch_throughput_has_no_latency_figures, 120)
  * as the default; double skips tuned. Every case that runs verifies. */
 TEST_TIMEOUT(timing_memory_dot_runs_the_tuned_configuration, 180)
 {
-    const struct gb_backend_ops *ops = gb_backend_find("opencl");
-    if (!ops || ops->init() != 0 || ops->device_count() < 1)
-        SKIP("no OpenCL device");
-    struct gb_device *dev;
-    ASSERT_OK(ops->device_open(0, &dev));
     char cache[512];
-    snprintf(cache, sizeof cache, "%s/tuning.json", gb_test_tmpdir());
-    struct gb_tuning_entry e = {.n = 5, .time_s = 1e-3, .search = "exhaustive", .evaluations = 1};
-    const char *names[] = {"WG", "VEC", "LAYOUT", "REDUCE", "GPC"};
+    const char *const names[] = {"WG", "VEC", "LAYOUT", "REDUCE", "GPC"};
     const int64_t vals[] = {64, 4, 0, 1, 4};
-    for (int i = 0; i < 5; i++) {
-        snprintf(e.name[i], sizeof e.name[i], "%s", names[i]);
-        e.value[i] = vals[i];
-    }
-    ASSERT_OK(gb_tuning_store(cache, dev, "dot", "n=1048576 type=float", &e));
-    ops->device_close(dev);
+    gb_test_tuning_cache(cache, sizeof cache, "dot", "n=1048576 type=float", 5, names, vals);
 
     char yaml[1024];
     snprintf(yaml, sizeof yaml,

@@ -230,23 +230,11 @@ TEST(precision_gemm_bad_shape_is_refused_at_load)
 
 TEST_TIMEOUT(precision_gemm_uses_the_tuned_configuration, 120)
 {
-    const struct gb_backend_ops *ops = gb_backend_find("opencl");
-    if (!ops || ops->init() != 0 || ops->device_count() < 1)
-        SKIP("no OpenCL device");
-    struct gb_device *dev;
-    ASSERT_OK(ops->device_open(0, &dev));
     char cache[512], problem[128];
-    snprintf(cache, sizeof cache, "%s/tuning.json", gb_test_tmpdir());
     snprintf(problem, sizeof problem, GB_TUNING_GEMM_PROBLEM, 96ull, 80ull, 64ull);
-    struct gb_tuning_entry e = {.n = 4, .time_s = 1e-3, .search = "exhaustive", .evaluations = 1};
-    const char *names[] = {"TS", "WPT", "TSK", "UNROLL"};
+    const char *const names[] = {"TS", "WPT", "TSK", "UNROLL"};
     const int64_t vals[] = {16, 2, 8, 2};
-    for (int i = 0; i < 4; i++) {
-        snprintf(e.name[i], sizeof e.name[i], "%s", names[i]);
-        e.value[i] = vals[i];
-    }
-    ASSERT_OK(gb_tuning_store(cache, dev, "gemm", problem, &e));
-    ops->device_close(dev);
+    gb_test_tuning_cache(cache, sizeof cache, "gemm", problem, 4, names, vals);
 
     char yaml[2048];
     snprintf(yaml, sizeof yaml,
