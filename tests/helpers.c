@@ -141,12 +141,12 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
     gb_test_check_results_schema(rs);
 }
 
-void gb_test_run_suite(const char *measure, const char *suite, const char *params,
+void gb_test_run_suite(const char *head, const char *suite, const char *params,
                        struct gb_results *rs)
 {
     char yaml[4096];
-    int n = snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: %s\n    params: %s\n", measure,
-                     suite, params);
+    int n = snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: %s\n    params: %s\n", head, suite,
+                     params);
     ASSERT_MSG(n > 0 && (size_t)n < sizeof yaml, "profile of %d bytes", n);
     gb_test_run_profile(yaml, "0", rs);
 }

@@ -213,9 +213,10 @@ const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *na
  * when there is no OpenCL device; fails it when the profile does not load or the run errs (a
  * failed case is not an error: the caller looks at the results). */
 void gb_test_run_profile(const char *yaml, const char *devices, struct gb_results *rs);
-/* gb_test_run_profile of one suite on OpenCL device 0: `measure` (the profile's measure: line,
- * newline included; "" for the defaults) and suite `suite` with `params` (a YAML flow map). */
-void gb_test_run_suite(const char *measure, const char *suite, const char *params,
+/* gb_test_run_profile of one suite on OpenCL device 0: `head` (the profile's lines before its
+ * suites, a measure: line or a tuning_cache: line, newlines included; "" for none) and suite
+ * `suite` with `params` (a YAML flow map). */
+void gb_test_run_suite(const char *head, const char *suite, const char *params,
                        struct gb_results *rs);
 /* Validates the results file at path against schema/gpubench-results.schema.json (python3's
  * jsonschema; without it, nothing is checked). Fails the test with the validator's message. */

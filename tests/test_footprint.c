@@ -199,13 +199,9 @@ static void run_capped_skips(const char *suite, const char *params, const char *
 {
     ASSERT_EQ(setenv("GPUBENCH_HOST_MEMORY", "1GiB", 1), 0);
     limit_address_space(2 * GIB);
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "measure: {warmup_runs: 1, min_samples: 3, max_samples: 3}\n"
-             "suites:\n  - suite: %s\n    params: %s\n",
-             suite, params);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite("measure: {warmup_runs: 1, min_samples: 3, max_samples: 3}\n", suite, params,
+                      &rs);
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
     ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s %s: status %d, %s", suite, params, r->status,

@@ -132,14 +132,13 @@ TEST_TIMEOUT(suite_memory_offset_tuned_dot_verifies, 120)
     const char *const names[] = {"WG", "VEC", "LAYOUT", "REDUCE", "GPC"};
     const int64_t vals[] = {64, 4, 1, 0, 2};
     gb_test_tuning_cache(cache, sizeof cache, "dot", "n=262144 type=float", 5, names, vals);
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "%stuning_cache: %s\nsuites:\n  - suite: memory\n"
-             "    params: {op: dot, type: float, size: 1MiB, config: tuned, "
-             "offset: [0, 4, 64, 4096]}\n",
-             budget, cache);
+    char head[1024];
+    snprintf(head, sizeof head, "%stuning_cache: %s\n", budget, cache);
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(head, "memory",
+                      "{op: dot, type: float, size: 1MiB, config: tuned, "
+                      "offset: [0, 4, 64, 4096]}",
+                      &rs);
     ASSERT_EQ(rs.nresults, 4);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
