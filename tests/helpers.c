@@ -102,6 +102,14 @@ bool gb_test_is_pocl(const struct gb_device_info *info)
     return strstr(info->platform, "Portable Computing Language") != NULL;
 }
 
+void gb_test_assert_verified(const struct gb_result *r)
+{
+    char p[256];
+    gb_params_format(&r->params, p, sizeof p);
+    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p, gb_status_name(r->status),
+               r->reason);
+}
+
 const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name)
 {
     for (size_t i = 0; i < r->nfigures; i++)

@@ -205,6 +205,8 @@ void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
 /* OpenCL device 0's own information into *info, read in this process (ops->init() and
  * device_open); the test is skipped when there is none. The backend stays initialised. */
 void gb_test_opencl_info(struct gb_device_info *info);
+/* Fails the test unless result r ran ok and verified, naming its params, status and reason. */
+void gb_test_assert_verified(const struct gb_result *r);
 /* The figure called `name` of a result, or NULL. */
 const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name);
 

@@ -91,8 +91,7 @@ TEST_TIMEOUT(timing_memory_dot_runs_the_tuned_configuration, 180)
             ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s", p, gb_status_name(r->status));
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_MSG(r->max_error <= 1e-4, "%s: error %g", p, r->max_error);
         const struct gb_figure *f = gb_test_figure(r, "config");
         ASSERT_MSG(f != NULL, "%s: no config figure", p);
@@ -131,8 +130,7 @@ TEST_TIMEOUT(timing_memory_vec_widths_verify, 180)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_MSG(r->max_error <= (strstr(p, "double") ? 1e-14 : 1e-6), "%s: error %g", p,
                    r->max_error);
     }

@@ -66,8 +66,7 @@ TEST_TIMEOUT(precision_compute_every_precision_verifies_or_skips, 120)
             ASSERT(r->reason[0]);
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         /* The host replay is exact for these chains. */
         ASSERT_MSG(r->max_error == 0, "%s: max_error %g", p, r->max_error);
         ASSERT_STR(r->unit, strcmp(r->case_name, "i32") == 0 || strcmp(r->case_name, "int8dot") == 0
@@ -156,8 +155,7 @@ TEST_TIMEOUT(precision_gemm_library_and_own_verify, 300)
                        r->reason);
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         /* Within the precision's rigorous bound, and the figures say how close. */
         const struct gb_figure *rms = gb_test_figure(r, "rms_error");
         const struct gb_figure *tol = gb_test_figure(r, "tolerance");
@@ -271,8 +269,7 @@ TEST_TIMEOUT(precision_fp16_storage_verifies, 120)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_STR(r->unit, "GB/s");
         const char *st = gb_params_str(&r->params, "storage");
         const double es = !strcmp(st, "float") ? 4 : 2;

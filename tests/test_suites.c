@@ -27,8 +27,7 @@ TEST_TIMEOUT(suite_memory_every_kernel_verifies, 180)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_MSG(r->max_error <= (strstr(p, "double") ? 1e-11 : 1e-4), "%s: error %g", p,
                    r->max_error);
         ASSERT_STR(r->unit, "GB/s");
@@ -84,8 +83,7 @@ TEST_TIMEOUT(suite_memory_offset_every_op_verifies_aligned_offsets, 300)
             misaligned++;
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_MSG(r->max_error <= (dbl ? 1e-11 : 1e-4), "%s: error %g", p, r->max_error);
         ran++;
     }
@@ -144,8 +142,7 @@ TEST_TIMEOUT(suite_memory_offset_tuned_dot_verifies, 120)
         const struct gb_result *r = &rs.results[i];
         char p[256];
         gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         const struct gb_figure *f = gb_test_figure(r, "config");
         ASSERT_MSG(f && strstr(f->text, "(tuned)"), "%s: config %s", p, f ? f->text : "-");
     }
@@ -214,8 +211,7 @@ TEST_TIMEOUT(suite_transfer_every_direction_verifies, 180)
             continue;
         }
         bidir_ok += strcmp(r->case_name, "bidir") == 0;
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         if (strcmp(r->case_name, "d2d") == 0)
             ASSERT_STR(gb_params_str(&r->params, "memory"), "device");
         ASSERT(r->op_time_us.median > 0);
@@ -244,10 +240,7 @@ TEST_TIMEOUT(suite_transfer_offsets_verify_on_every_side, 180)
     ASSERT_EQ(rs.nresults, 4 * 10 + 1);
     for (size_t i = 0; i + 1 < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        char p[256];
-        gb_params_format(&r->params, p, sizeof p);
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
     }
     const struct gb_result *big = &rs.results[rs.nresults - 1];
     ASSERT_MSG(big->status == GB_STATUS_SKIPPED, "%s: %s", gb_status_name(big->status),

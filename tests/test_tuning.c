@@ -613,8 +613,7 @@ TEST_TIMEOUT(tuning_prunes_invalid_configurations_without_launching, 120)
             skips++;
             continue;
         }
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s: %s", p,
-                   gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_MSG(param_or(r, "WG", 0) != (int64_t)too_big, "launched %s", p);
         ASSERT_MSG(param_or(r, "TILE", 8) == 8, "launched %s", p);
         if (gb_test_figure(r, "best"))
