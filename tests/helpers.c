@@ -118,6 +118,13 @@ const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *na
     return NULL;
 }
 
+const struct gb_figure *gb_test_need_figure(const struct gb_result *r, const char *name)
+{
+    const struct gb_figure *f = gb_test_figure(r, name);
+    ASSERT_MSG(f != NULL, "no figure %s", name);
+    return f;
+}
+
 /* The profile in `yaml` loaded and planned on the OpenCL devices `devices` selects; skips the
  * test when there is none. */
 static void plan_profile(const char *yaml, const char *devices, struct gb_profile *p,

@@ -209,6 +209,8 @@ void gb_test_opencl_info(struct gb_device_info *info);
 void gb_test_assert_verified(const struct gb_result *r);
 /* The figure called `name` of a result, or NULL. */
 const struct gb_figure *gb_test_figure(const struct gb_result *r, const char *name);
+/* gb_test_figure that fails the test when r has no such figure. */
+const struct gb_figure *gb_test_need_figure(const struct gb_result *r, const char *name);
 
 /* Loads the profile text `yaml`, runs it on the OpenCL devices `devices` selects (a --device
  * value: "0"; NULL for all) and leaves the results in *rs (the caller frees them). Skips the test

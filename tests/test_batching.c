@@ -61,13 +61,6 @@ TEST(curve_knee_of_a_synthetic_latency_bandwidth_curve)
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
-static const struct gb_figure *need(const struct gb_result *r, const char *name)
-{
-    const struct gb_figure *f = gb_test_figure(r, name);
-    ASSERT_MSG(f != NULL, "no figure %s", name);
-    return f;
-}
-
 static const struct gb_result *find_case(const struct gb_results *rs, const char *case_name,
                                          const char *mode)
 {
@@ -121,11 +114,12 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
                 k = &rs.results[i];
         ASSERT_MSG(k != NULL, "no knee for %s", modes[m]);
         ASSERT_EQ(gb_params_size(&k->params, "size"), 16 * 1048576);
-        double knee = need(k, "knee")->v[0], asym = need(k, "asymptote")->v[0];
-        ASSERT_STR(need(k, "knee")->unit, "B");
+        double knee = gb_test_need_figure(k, "knee")->v[0],
+               asym = gb_test_need_figure(k, "asymptote")->v[0];
+        ASSERT_STR(gb_test_need_figure(k, "knee")->unit, "B");
         ASSERT(knee >= lo && knee <= hi);
         ASSERT(asym > 0);
-        ASSERT(need(k, "overhead_us")->v[0] >= 0);
+        ASSERT(gb_test_need_figure(k, "overhead_us")->v[0] >= 0);
         bool seen = false;
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
@@ -143,12 +137,12 @@ TEST_TIMEOUT(batching_knee_launch_overhead_and_batched_gemm_on_a_real_run, 180)
     /* Per-launch overhead from separate and fused. */
     const struct gb_result *sep = find_case(&rs, "launches", "separate");
     const struct gb_result *fus = find_case(&rs, "launches", "fused");
-    ASSERT_STR(need(sep, "launch_overhead_us")->unit, "us");
-    ASSERT_NEAR(need(sep, "launch_overhead_us")->v[0],
+    ASSERT_STR(gb_test_need_figure(sep, "launch_overhead_us")->unit, "us");
+    ASSERT_NEAR(gb_test_need_figure(sep, "launch_overhead_us")->v[0],
                 (sep->op_time_us.median - fus->op_time_us.median) / 31.0, 1e-9);
     /* The batched GEMM carries its speedup over the loop. */
     const struct gb_result *bg = find_case(&rs, "gemm", "batched");
     ASSERT_STR(bg->unit, "GFLOP/s");
-    ASSERT(need(bg, "speedup_vs_loop")->v[0] > 0);
+    ASSERT(gb_test_need_figure(bg, "speedup_vs_loop")->v[0] > 0);
     gb_results_free(&rs);
 }

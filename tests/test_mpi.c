@@ -49,14 +49,6 @@ static void need_mpi(void)
         SKIP("mpirun not installed (openmpi-bin)");
 }
 
-static const struct gb_figure *figure(const struct gb_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nfigures; i++)
-        if (strcmp(r->figures[i].name, name) == 0)
-            return &r->figures[i];
-    return NULL;
-}
-
 /* n ranks, two sizes: every case ok and verified (the sums are exact), rank 0's file has every
  * rank's device, algbw / busbw as nccl-tests and the per-rank times. */
 static void allreduce_ranks(int n)
@@ -94,12 +86,14 @@ static void allreduce_ranks(int n)
         ASSERT_EQ(r->nset, n);
         ASSERT_EQ(r->params.v[1].u.i, n); /* ranks */
         ASSERT_EQ(r->params.v[2].u.i, (int64_t)sizes[i]);
-        const struct gb_figure *alg = figure(r, "algbw"), *bus = figure(r, "busbw");
+        const struct gb_figure *alg = gb_test_figure(r, "algbw"), *bus = gb_test_figure(r, "busbw");
         ASSERT(alg && bus);
         ASSERT_NEAR(alg->v[0], r->value, 0);
         ASSERT_NEAR(bus->v[0], r->value * 2.0 * (n - 1) / n, 1e-12 * r->value);
-        const struct gb_figure *lo = figure(r, "rank_time_min"), *avg = figure(r, "rank_time_avg"),
-                               *hi = figure(r, "rank_time_max"), *per = figure(r, "rank_algbw");
+        const struct gb_figure *lo = gb_test_figure(r, "rank_time_min"),
+                               *avg = gb_test_figure(r, "rank_time_avg"),
+                               *hi = gb_test_figure(r, "rank_time_max"),
+                               *per = gb_test_figure(r, "rank_algbw");
         ASSERT(lo && avg && hi && per);
         ASSERT(lo->v[0] > 0 && lo->v[0] <= avg->v[0] * (1 + 1e-12) &&
                avg->v[0] <= hi->v[0] * (1 + 1e-12));

@@ -546,13 +546,6 @@ TEST(config_tuning_keys_errors_have_locations)
 static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
-static const struct gb_figure *need(const struct gb_result *r, const char *name)
-{
-    const struct gb_figure *f = gb_test_figure(r, name);
-    ASSERT_MSG(f != NULL, "no figure %s", name);
-    return f;
-}
-
 /* The case's own result (the best configuration): the one without tunables in its params. */
 static const struct gb_result *summary(const struct gb_results *rs, const char *kernel)
 {
@@ -628,13 +621,13 @@ TEST_TIMEOUT(tuning_prunes_invalid_configurations_without_launching, 120)
     ASSERT_EQ(tr_configs, 1);  /* TILE 8 */
     const struct gb_result *d = summary(&rs, "dot"), *t = summary(&rs, "transpose");
     ASSERT(d && t);
-    ASSERT_NEAR(need(d, "pruned")->v[0], 2, 0);
-    ASSERT_CONTAINS(need(d, "pruned_by")->text, "wg>max 2");
-    ASSERT_NEAR(need(d, "valid")->v[0], 2, 0);
-    ASSERT_NEAR(need(d, "evaluations")->v[0], 2, 0);
-    ASSERT_NEAR(need(t, "pruned")->v[0], 2, 0);
-    ASSERT_CONTAINS(need(t, "pruned_by")->text, "global%wg 2");
-    ASSERT_CONTAINS(need(t, "best")->text, "TILE=8");
+    ASSERT_NEAR(gb_test_need_figure(d, "pruned")->v[0], 2, 0);
+    ASSERT_CONTAINS(gb_test_need_figure(d, "pruned_by")->text, "wg>max 2");
+    ASSERT_NEAR(gb_test_need_figure(d, "valid")->v[0], 2, 0);
+    ASSERT_NEAR(gb_test_need_figure(d, "evaluations")->v[0], 2, 0);
+    ASSERT_NEAR(gb_test_need_figure(t, "pruned")->v[0], 2, 0);
+    ASSERT_CONTAINS(gb_test_need_figure(t, "pruned_by")->text, "global%wg 2");
+    ASSERT_CONTAINS(gb_test_need_figure(t, "best")->text, "TILE=8");
     /* The default (TILE 32) was pruned here, so there is no speedup over it. */
     ASSERT(gb_test_figure(t, "speedup") == NULL);
     ASSERT(gb_test_figure(d, "speedup") != NULL);
@@ -656,10 +649,10 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
     gb_test_run_profile(yaml, "0", &rs);
     const struct gb_result *s = summary(&rs, "dot");
     ASSERT(s && s->status == GB_STATUS_OK);
-    ASSERT_STR(need(s, "cache")->text, "stored");
-    ASSERT_NEAR(need(s, "evaluations")->v[0], 8, 0);
+    ASSERT_STR(gb_test_need_figure(s, "cache")->text, "stored");
+    ASSERT_NEAR(gb_test_need_figure(s, "evaluations")->v[0], 8, 0);
     char best[64];
-    snprintf(best, sizeof best, "%s", need(s, "best")->text);
+    snprintf(best, sizeof best, "%s", gb_test_need_figure(s, "best")->text);
     gb_results_free(&rs);
 
     /* Read back through the API: the stored configuration is the best one. */
@@ -690,17 +683,18 @@ TEST_TIMEOUT(tuning_cache_is_written_read_back_and_used, 120)
     gb_test_run_profile(yaml, "0", &rs);
     s = summary(&rs, "dot");
     ASSERT(s && s->status == GB_STATUS_OK);
-    ASSERT_STR(need(s, "source")->text, "cache");
-    ASSERT_STR(need(s, "cache")->text, "used");
+    ASSERT_STR(gb_test_need_figure(s, "source")->text, "cache");
+    ASSERT_STR(gb_test_need_figure(s, "cache")->text, "used");
     bool cached_is_default = strcmp(best, "WG=256 VEC=1 LAYOUT=1 REDUCE=0 GPC=64") == 0;
-    ASSERT_NEAR(need(s, "evaluations")->v[0], cached_is_default ? 1 : 2, 0);
+    ASSERT_NEAR(gb_test_need_figure(s, "evaluations")->v[0], cached_is_default ? 1 : 2, 0);
     size_t configs = 0;
     for (size_t i = 0; i < rs.nresults; i++)
         configs += !gb_test_figure(&rs.results[i], "best");
     ASSERT_EQ(configs, cached_is_default ? 1 : 2);
     /* The best is the cached configuration unless the default beat it this time. */
-    ASSERT(strcmp(need(s, "best")->text, best) == 0 ||
-           strcmp(need(s, "best")->text, "WG=256 VEC=1 LAYOUT=1 REDUCE=0 GPC=64") == 0);
+    ASSERT(strcmp(gb_test_need_figure(s, "best")->text, best) == 0 ||
+           strcmp(gb_test_need_figure(s, "best")->text, "WG=256 VEC=1 LAYOUT=1 REDUCE=0 GPC=64") ==
+               0);
     gb_results_free(&rs);
 }
 
