@@ -35,6 +35,16 @@ void gb_test_write_file(const char *path, const char *text)
     ASSERT(fclose(f) == 0);
 }
 
+const char *gb_test_profile_files(const char *name, const char *profile, char *prof, char *res,
+                                  size_t cap)
+{
+    const char *dir = gb_test_tmpdir();
+    snprintf(prof, cap, "%s/%s.yaml", dir, name);
+    snprintf(res, cap, "%s/%s.json", dir, name);
+    gb_test_write_file(prof, profile);
+    return dir;
+}
+
 char *gb_test_slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -240,11 +240,8 @@ TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
     static const char env[] = "POCL_DEVICES='pthread pthread'";
     struct gb_test_devices d;
     gb_test_need_cli_devices(env, 2, &d);
-    const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/small.yaml", dir);
-    snprintf(res, sizeof res, "%s/two.json", dir);
-    gb_test_write_file(prof, small_profile);
+    gb_test_profile_files("two", small_profile, prof, res, sizeof prof);
     int rc = sh("%s %s run %s -o %s 2>&1", env, GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     check_results(res, 8 * (size_t)d.n, (size_t)d.n, false);
@@ -266,11 +263,9 @@ TEST_TIMEOUT(cli_two_devices_are_both_measured, 120)
 
 TEST(cli_malformed_profile_exits_2_and_writes_nothing)
 {
-    const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/bad.yaml", dir);
-    snprintf(res, sizeof res, "%s/bad.json", dir);
-    gb_test_write_file(prof, "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n");
+    gb_test_profile_files("bad", "suites:\n  - suite: transfer\n    params:\n      size: 12 XB\n",
+                          prof, res, sizeof prof);
     ASSERT_EQ(sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res), 2);
     char want[GB_PATH_JOIN + 64];
     snprintf(want, sizeof want, "%s:4:13:", prof);
@@ -288,19 +283,18 @@ TEST(cli_malformed_profile_exits_2_and_writes_nothing)
 
 TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/big.yaml", dir);
-    snprintf(res, sizeof res, "%s/big.json", dir);
     /* 64 GiB + 1 byte is more than this machine's memory, whatever the OpenCL implementation
      * reports as its largest buffer (PoCL's follows free host memory); it also proves sizes are
      * not truncated to 32 bits (mod 2^32 it is 1 byte, which would fit). */
-    gb_test_write_file(prof, "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
-                             "suites:\n"
-                             "  - suite: transfer\n"
-                             "    params: {op: h2d, memory: pinned, size: [64KiB, 68719476737]}\n"
-                             "  - suite: memory\n"
-                             "    params: {op: triad, type: float, size: [1MiB, 64GiB]}\n");
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
+    gb_test_profile_files("big",
+                          "measure: {min_samples: 2, max_samples: 3, max_time: 20ms}\n"
+                          "suites:\n"
+                          "  - suite: transfer\n"
+                          "    params: {op: h2d, memory: pinned, size: [64KiB, 68719476737]}\n"
+                          "  - suite: memory\n"
+                          "    params: {op: triad, type: float, size: [1MiB, 64GiB]}\n",
+                          prof, res, sizeof prof);
     int rc = sh("%s run %s -o %s 2>&1", GB_TEST_EXE, prof, res);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     struct gb_results rs;
@@ -322,16 +316,15 @@ TEST_TIMEOUT(cli_oversized_cases_are_recorded_skips, 120)
 
 TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
 {
-    const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/long.yaml", dir);
-    snprintf(res, sizeof res, "%s/long.json", dir);
-    gb_test_write_file(prof, "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "
-                             "max_time: 400ms}\n"
-                             "suites:\n"
-                             "  - suite: transfer\n"
-                             "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
-                             "size: {from: 4KiB, to: 4MiB, factor: 2}}\n");
+    gb_test_profile_files("long",
+                          "measure: {min_samples: 3, max_samples: 1000, max_noise: 0.0001, "
+                          "max_time: 400ms}\n"
+                          "suites:\n"
+                          "  - suite: transfer\n"
+                          "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
+                          "size: {from: 4KiB, to: 4MiB, factor: 2}}\n",
+                          prof, res, sizeof prof);
     pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_WRONLY);

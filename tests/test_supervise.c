@@ -75,16 +75,15 @@ TEST_TIMEOUT(supervise_hung_case_times_out_and_the_run_goes_on, 120)
  * few milliseconds (a tuning search, a long sweep of subcases) is not killed. */
 TEST_TIMEOUT(supervise_case_longer_than_its_limit_that_keeps_measuring_is_not_killed, 120)
 {
-    const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/long.yaml", dir);
-    snprintf(res, sizeof res, "%s/long.json", dir);
-    gb_test_write_file(prof, "measure: {min_samples: 100000, max_samples: 100000, max_time: 6s, "
-                             "max_noise: 0.000001, warmup_runs: 1, min_sample_time: 5ms, "
-                             "case_timeout: 2s}\n"
-                             "suites:\n"
-                             "  - suite: transfer\n"
-                             "    params: {op: h2d, memory: pinned, mode: async, size: 4KiB}\n");
+    gb_test_profile_files("long",
+                          "measure: {min_samples: 100000, max_samples: 100000, max_time: 6s, "
+                          "max_noise: 0.000001, warmup_runs: 1, min_sample_time: 5ms, "
+                          "case_timeout: 2s}\n"
+                          "suites:\n"
+                          "  - suite: transfer\n"
+                          "    params: {op: h2d, memory: pinned, mode: async, size: 4KiB}\n",
+                          prof, res, sizeof prof);
     double t0 = gb_test_now_s();
     int rc = sh("%s run %s -d 0 -q -o %s 2>&1", GB_TEST_EXE, prof, res);
     double wall = gb_test_now_s() - t0;
@@ -295,11 +294,8 @@ TEST_TIMEOUT(supervise_results_match_an_in_process_run, 300)
         "    params: {workload: triad, mode: strong, ndev: [1, 2], size: 1MiB}\n"
         "  - suite: launch\n"
         "    params: {op: latency}\n";
-    const char *dir = gb_test_tmpdir();
     char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
-    snprintf(prof, sizeof prof, "%s/same.yaml", dir);
-    snprintf(res, sizeof res, "%s/same.json", dir);
-    gb_test_write_file(prof, yaml);
+    const char *dir = gb_test_profile_files("same", yaml, prof, res, sizeof prof);
     struct gb_results a, b;
     gb_test_run_profile(yaml, "all", &a);
     int rc = sh("cd %s && %s run %s -b opencl -q -o %s 2>&1", dir, GB_TEST_EXE, prof, res);
