@@ -35,6 +35,15 @@ void gb_test_write_file(const char *path, const char *text)
     ASSERT(fclose(f) == 0);
 }
 
+const char *gb_test_tmpdir_with(const char *name, const char *text)
+{
+    const char *dir = gb_test_tmpdir();
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gb_test_write_file(path, text);
+    return dir;
+}
+
 const char *gb_test_profile_files(const char *name, const char *profile, char *prof, char *res,
                                   size_t cap)
 {

@@ -155,6 +155,9 @@ struct gb_results;
 int gb_test_shf(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Writes `text` to `path` (created or truncated); fails the test when it cannot. */
 void gb_test_write_file(const char *path, const char *text);
+/* A fresh temporary directory (gb_test_tmpdir), returned, holding the file `name` with `text`
+ * (a profile a test then runs there by name). */
+const char *gb_test_tmpdir_with(const char *name, const char *text);
 /* A fresh temporary directory (gb_test_tmpdir), returned, holding NAME.yaml with the text
  * `profile`: that file's path into prof[cap] and the path of NAME.json beside it, for the run's
  * results, into res[cap]. */

@@ -67,17 +67,14 @@ TEST(identity_round_trips_through_a_results_file)
  * map). */
 static const char *transfer_profile_dir(const char *params)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[GB_PATH_JOIN], text[512];
-    snprintf(prof, sizeof prof, "%s/id.yaml", dir);
+    char text[512];
     snprintf(text, sizeof text,
              "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, warmup_runs: 1}\n"
              "suites:\n"
              "  - suite: transfer\n"
              "    params: %s\n",
              params);
-    gb_test_write_file(prof, text);
-    return dir;
+    return gb_test_tmpdir_with("id.yaml", text);
 }
 
 /* Two PoCL devices of one name: a run on both compared against a run on the second pairs the

@@ -354,17 +354,16 @@ static char out[16384];
 
 TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
 {
-    const char *dir = gb_test_tmpdir();
+    const char *dir = gb_test_tmpdir_with(
+        "mm.yaml",
+        "name: mm-test\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 100, "
+        "max_samples: 100, max_time: 1s, min_sample_time: 1ms}\nsuites:\n"
+        "  - suite: alloc\n    params: {method: [device, host], size: [4KiB, 1MiB]}\n"
+        "  - suite: pool\n    params: {way: [driver, caching], layers: 3, hidden: 128KiB, "
+        "cap: [0, 4MiB]}\n"
+        "  - suite: transfer\n    params: {op: h2d, memory: [pinned, registered], "
+        "size: 1MiB, offset: [0, 4, 64], offset_side: src}\n");
     char path[512];
-    snprintf(path, sizeof path, "%s/mm.yaml", dir);
-    gb_test_write_file(
-        path, "name: mm-test\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 100, "
-              "max_samples: 100, max_time: 1s, min_sample_time: 1ms}\nsuites:\n"
-              "  - suite: alloc\n    params: {method: [device, host], size: [4KiB, 1MiB]}\n"
-              "  - suite: pool\n    params: {way: [driver, caching], layers: 3, hidden: 128KiB, "
-              "cap: [0, 4MiB]}\n"
-              "  - suite: transfer\n    params: {op: h2d, memory: [pinned, registered], "
-              "size: 1MiB, offset: [0, 4, 64], offset_side: src}\n");
     int rc = sh("cd %s && %s run mm.yaml -q -o mm.json 2>&1 && %s report mm.json -o rep 2>&1", dir,
                 GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "%s", out);

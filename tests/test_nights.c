@@ -515,10 +515,7 @@ static const char nightly_tiny_profile[] =
 
 TEST_TIMEOUT(compare_nightly_aa_never_fails, 900)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[1024];
-    snprintf(prof, sizeof prof, "%s/tiny.yaml", dir);
-    gb_test_write_file(prof, nightly_tiny_profile);
+    const char *dir = gb_test_tmpdir_with("tiny.yaml", nightly_tiny_profile);
     for (int night = 1; night <= 8; night++) {
         int rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results %s/scripts/nightly.sh "
                     "tiny.yaml 2>&1",

@@ -28,13 +28,12 @@ static void promtool_ok(const char *dir, const char *name)
 TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
 {
     need_promtool();
-    const char *dir = gb_test_tmpdir();
+    const char *dir = gb_test_tmpdir_with(
+        "p.yaml", "name: om\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, "
+                  "max_samples: 3, max_time: 50ms}\nsuites:\n"
+                  "  - suite: memory\n    params: {op: [copy, triad], size: 1MiB}\n"
+                  "  - suite: launch\n    params: {op: latency}\n");
     char p[1100];
-    snprintf(p, sizeof p, "%s/p.yaml", dir);
-    gb_test_write_file(p, "name: om\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, "
-                          "max_samples: 3, max_time: 50ms}\nsuites:\n"
-                          "  - suite: memory\n    params: {op: [copy, triad], size: 1MiB}\n"
-                          "  - suite: launch\n    params: {op: latency}\n");
     int rc = sh("cd %s && %s run p.yaml -q -o a.json --openmetrics a.prom >/dev/null 2>&1 && "
                 "%s run p.yaml -q -o b.json --openmetrics b.prom >/dev/null 2>&1",
                 dir, GB_TEST_EXE, GB_TEST_EXE);
@@ -84,12 +83,11 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
 TEST_TIMEOUT(openmetrics_hostile_text_stays_in_its_label, 120)
 {
     need_promtool();
-    const char *dir = gb_test_tmpdir();
+    const char *dir = gb_test_tmpdir_with(
+        "p.yaml", "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
+                  "max_samples: 2, max_time: 20ms}\nsuites:\n"
+                  "  - suite: launch\n    params: {op: latency}\n");
     char p[1100];
-    snprintf(p, sizeof p, "%s/p.yaml", dir);
-    gb_test_write_file(p, "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
-                          "max_samples: 2, max_time: 20ms}\nsuites:\n"
-                          "  - suite: launch\n    params: {op: latency}\n");
     int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
     snprintf(p, sizeof p, "%s/a.json", dir);

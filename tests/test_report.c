@@ -266,11 +266,9 @@ TEST_TIMEOUT(report_two_configs_side_by_side, 240)
  * results file. */
 static const char *launch_run(void)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[1100];
-    snprintf(prof, sizeof prof, "%s/l.yaml", dir);
-    gb_test_write_file(prof, "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
-                             "  - suite: launch\n    params: {op: latency}\n");
+    const char *dir = gb_test_tmpdir_with(
+        "l.yaml", "name: l\nmeasure: {max_time: 30ms, min_samples: 3}\nsuites:\n"
+                  "  - suite: launch\n    params: {op: latency}\n");
     ASSERT_EQ(sh("cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE), 0);
     return dir;
 }

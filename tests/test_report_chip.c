@@ -119,26 +119,23 @@ TEST(report_levels_noisy_curve)
  * levels in the device table. */
 TEST_TIMEOUT(report_chip_quick_charts, 240)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[1100];
-    snprintf(prof, sizeof prof, "%s/chip.yaml", dir);
-    gb_test_write_file(prof,
-                       "name: chip-report\n"
-                       "measure: {warmup_runs: 1, min_samples: 3, max_samples: 3, max_time: 50ms,"
-                       " min_sample_time: 2ms}\n"
-                       "suites:\n"
-                       "  - suite: latency\n"
-                       "    params: {size: {from: 4KiB, to: 16MiB, factor: 4}, stride: 64}\n"
-                       "  - suite: cache\n"
-                       "    params: {size: {from: 4KiB, to: 16MiB, factor: 16}, reads: 16MiB}\n"
-                       "  - suite: local\n"
-                       "    params: {op: [read, write], vec: [1], stride: [1, 32, 33],"
-                       " bytes: 1MiB}\n"
-                       "  - suite: atomics\n"
-                       "    params: {op: [global, local], type: [int32], addresses: [1, 0],"
-                       " iters: 4}\n"
-                       "  - suite: batching\n"
-                       "    params: {op: launches, mode: [separate, fused, graph], count: 16}\n");
+    const char *dir = gb_test_tmpdir_with(
+        "chip.yaml", "name: chip-report\n"
+                     "measure: {warmup_runs: 1, min_samples: 3, max_samples: 3, max_time: 50ms,"
+                     " min_sample_time: 2ms}\n"
+                     "suites:\n"
+                     "  - suite: latency\n"
+                     "    params: {size: {from: 4KiB, to: 16MiB, factor: 4}, stride: 64}\n"
+                     "  - suite: cache\n"
+                     "    params: {size: {from: 4KiB, to: 16MiB, factor: 16}, reads: 16MiB}\n"
+                     "  - suite: local\n"
+                     "    params: {op: [read, write], vec: [1], stride: [1, 32, 33],"
+                     " bytes: 1MiB}\n"
+                     "  - suite: atomics\n"
+                     "    params: {op: [global, local], type: [int32], addresses: [1, 0],"
+                     " iters: 4}\n"
+                     "  - suite: batching\n"
+                     "    params: {op: launches, mode: [separate, fused, graph], count: 16}\n");
     int rc = sh("cd %s && POCL_DEVICES=pthread %s run chip.yaml -q -o c.json 2>&1 && "
                 "%s report c.json -o rep 2>&1",
                 dir, GB_TEST_EXE, GB_TEST_EXE);
