@@ -22,13 +22,10 @@ TEST(concurrency_jain_index)
 
 TEST_TIMEOUT(suite_concurrency_every_kernel_verifies, 180)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, "
-             "max_time: 200ms, min_sample_time: 2ms}\nsuites:\n  - suite: concurrency\n"
-             "    params: {queues: [1, 3], size: 1MiB, items: 4096, iters: 256}\n");
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite("measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, "
+                      "max_time: 200ms, min_sample_time: 2ms}\n",
+                      "concurrency", "{queues: [1, 3], size: 1MiB, items: 4096, iters: 256}", &rs);
     ASSERT_EQ(rs.nresults, 6);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];

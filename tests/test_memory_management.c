@@ -203,13 +203,10 @@ TEST(pool_caching_pool_classes_reuse_and_cap)
 
 TEST_TIMEOUT(suite_pool_every_way_verifies_or_says_why, 180)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, "
-             "max_time: 1}\nsuites:\n  - suite: pool\n    params: {layers: 4, hidden: 256KiB, "
-             "cap: [0, 12MiB]}\n");
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 5, max_time: 1}\n",
+        "pool", "{layers: 4, hidden: 256KiB, cap: [0, 12MiB]}", &rs);
     ASSERT_EQ(rs.nresults, 6);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -330,13 +327,13 @@ TEST_TIMEOUT(broken_pool_overlapping_blocks_are_caught, 60)
 
 TEST_TIMEOUT(suite_transfer_registered_memory_verifies, 120)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml,
-             "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, min_sample_time: 1ms, "
-             "warmup_runs: 1}\nsuites:\n  - suite: transfer\n    params: {op: [h2d, d2h, bidir], "
-             "memory: [pinned, registered], size: [4KiB, 1MiB], offset: [0, 4]}\n");
     struct gb_results rs;
-    gb_test_run_profile(yaml, "0", &rs);
+    gb_test_run_suite(
+        "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, min_sample_time: 1ms, "
+        "warmup_runs: 1}\n",
+        "transfer",
+        "{op: [h2d, d2h, bidir], memory: [pinned, registered], size: [4KiB, 1MiB], offset: [0, 4]}",
+        &rs);
     ASSERT_EQ(rs.nresults, 3 * 2 * 2 * 2);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
