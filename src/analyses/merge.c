@@ -45,14 +45,9 @@ static bool ends_with(const char *s, const char *suffix)
 
 bool gb_file_is_expectations(const char *path)
 {
-    char head[256] = "";
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
-    return strstr(head, "\"schema\": \"gpubench-expect/") != NULL;
+    char head[256];
+    return gb_read_head(path, head, sizeof head) &&
+           strstr(head, "\"schema\": \"gpubench-expect/") != NULL;
 }
 
 int gb_inputs_expand(const char *const *args, size_t nargs, struct gb_inputs *out)

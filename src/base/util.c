@@ -99,6 +99,17 @@ size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_
     return (*n)++;
 }
 
+bool gb_read_head(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return true;
+}
+
 /* The first line of dir/name as text; false when it cannot be read. */
 static bool read_line(const char *dir, const char *name, char *buf, size_t len)
 {

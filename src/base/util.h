@@ -54,6 +54,10 @@ void *gb_grow(void *items, size_t *cap, size_t need, size_t size);
 size_t gb_find_or_add_str(void *items, size_t *n, size_t max, size_t size, size_t key_off,
                           size_t key_cap, const char *key, bool *added);
 
+/* The first len - 1 bytes of the file at path (all of it when shorter) into buf, NUL-terminated;
+ * false (buf untouched) when it cannot be opened. For a file's header or a /proc file. */
+bool gb_read_head(const char *path, char *buf, size_t len);
+
 /* The host's last-level cache in bytes: the largest `size` among the caches of the highest
  * `level` listed under cpu_dir/cache/index* (cpu_dir: "/sys/devices/system/cpu/cpu0" on Linux;
  * sizes as sysfs writes them, "32768K", "2M" or bytes). 0 when none can be read. */

@@ -17,6 +17,7 @@
 
 #include "base/error.h"
 #include "base/units.h"
+#include "base/util.h"
 #include "run/suite.h"
 
 extern char **environ;
@@ -395,12 +396,8 @@ double gb_child_cpu_s(struct gb_child *c)
         return NAN;
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    if (!gb_read_head(path, buf, sizeof buf))
         return NAN;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     /* "pid (comm) state ppid ... utime stime ...": fields 14 and 15, counted after the comm,
      * which may itself hold spaces and parentheses (the last ')' ends it). */
     const char *p = strrchr(buf, ')');
