@@ -425,6 +425,15 @@ void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
              d->platform[0] ? d->platform : "none", d->n);
 }
 
+void gb_test_need_devices(size_t have, size_t n)
+{
+    const char *pocl = getenv("POCL_DEVICES");
+    if (have < n)
+        SKIP("needs %zu OpenCL devices; the implementation offers %zu with POCL_DEVICES=\"%s\" "
+             "(only PoCL makes devices from it)",
+             n, have, pocl ? pocl : "");
+}
+
 void gb_test_opencl_info(struct gb_device_info *info)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");

@@ -210,6 +210,9 @@ void gb_test_cli_devices(const char *env, struct gb_test_devices *d);
 /* gb_test_cli_devices, and skips the test (saying which implementation offered how many) when it
  * lists fewer than n OpenCL devices. */
 void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d);
+/* Skips the test when `have`, the OpenCL devices a run or a plan saw, is fewer than n, naming the
+ * POCL_DEVICES the test set (PoCL makes that many devices; other implementations offer theirs). */
+void gb_test_need_devices(size_t have, size_t n);
 /* OpenCL device 0's own information into *info, read in this process (ops->init() and
  * device_open); the test is skipped when there is none. The backend stays initialised. */
 void gb_test_opencl_info(struct gb_device_info *info);

@@ -252,10 +252,7 @@ TEST_TIMEOUT(multi_two_devices_every_suite_verifies, 120)
               "  - suite: allreduce\n    params: {ndev: [1, 2], size: [4100, 1MiB]}\n"
               "  - suite: balance\n    params: {elements: 10000, iters: 16, chunks: 7}\n",
               &rs);
-    if (rs.ndevices < 2)
-        SKIP("needs two OpenCL devices; the implementation offers %zu with "
-             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
-             rs.ndevices);
+    gb_test_need_devices(rs.ndevices, 2);
     /* scaling 2 x 3, aggregate 4, peer 4 x 2, allreduce 4, balance 3. */
     ASSERT_EQ(rs.nresults, 6 + 4 + 8 + 4 + 3);
     for (size_t i = 0; i < rs.nresults; i++) {
@@ -374,10 +371,7 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
         "%s", err);
     struct gb_plan plan = {0};
     ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
-    if (plan.ndevices < 2)
-        SKIP("needs two OpenCL devices; the implementation offers %zu with "
-             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
-             plan.ndevices);
+    gb_test_need_devices(plan.ndevices, 2);
     ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
     ASSERT_EQ(plan.ncases, 1);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
@@ -458,10 +452,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     setenv("POCL_DEVICES", "pthread pthread", 1);
     struct gb_plan plan = {0};
     int r = gb_plan_devices(NULL, "opencl", NULL, &plan);
-    if (r == GB_ENODEV || plan.ndevices < 2)
-        SKIP("needs two OpenCL devices; the implementation offers %zu with "
-             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
-             plan.ndevices);
+    gb_test_need_devices(r == GB_ENODEV ? 0 : plan.ndevices, 2);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
@@ -511,10 +502,7 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
     struct gb_results rs;
     ASSERT_OK(gb_results_read(res, &rs));
-    if (rs.ndevices < 2)
-        SKIP("needs two OpenCL devices; the implementation offers %zu with "
-             "POCL_DEVICES=\"pthread pthread\" (only PoCL makes devices from it)",
-             rs.ndevices);
+    gb_test_need_devices(rs.ndevices, 2);
     /* scaling 6, aggregate 4, peer 2 x 2 x 2, peerbw 8 (bidir 1, all_to_one 2, one_to_all 2,
      * all_to_all 1, latency 2), allreduce 4, balance 3 */
     ASSERT_EQ(rs.nresults, 33);

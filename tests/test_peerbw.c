@@ -22,16 +22,6 @@ static void run_peerbw(const char *pocl, const char *params, struct gb_results *
     gb_test_run_profile(yaml, NULL, rs);
 }
 
-/* Skips the test unless the run saw at least n OpenCL devices (POCL_DEVICES asks PoCL for them;
- * other implementations offer what they have). */
-static void need_devices(const struct gb_results *rs, size_t n)
-{
-    if (rs->ndevices < n)
-        SKIP("needs %zu OpenCL devices; the implementation offers %zu with POCL_DEVICES=\"%s\" "
-             "(only PoCL makes devices from it)",
-             n, rs->ndevices, getenv("POCL_DEVICES"));
-}
-
 static const char *param_str(const struct gb_result *r, const char *name)
 {
     const struct gb_value *v = gb_params_get(&r->params, name);
@@ -97,7 +87,7 @@ TEST_TIMEOUT(peerbw_two_devices_every_op_verifies_and_sm_is_a_skip, 120)
 {
     struct gb_results rs;
     run_peerbw("pthread pthread", "{size: [4100, 1MiB]}", &rs);
-    need_devices(&rs, 2);
+    gb_test_need_devices(rs.ndevices, 2);
     /* Per method: bidir 1 pair, all_to_one 2 roots, one_to_all 2 roots, all_to_all 1, at two
      * sizes (12), and latency on 2 ordered pairs (2): 14 ce cases ok, 14 sm cases skipped. */
     ASSERT_EQ(rs.nresults, 28);
@@ -171,7 +161,7 @@ TEST_TIMEOUT(peerbw_broken_copies_fail_verification, 120)
         struct gb_results rs;
         run_peerbw("pthread pthread",
                    "{op: [bidir, all_to_one, all_to_all, latency], method: ce, size: 64KiB}", &rs);
-        need_devices(&rs, 2);
+        gb_test_need_devices(rs.ndevices, 2);
         ASSERT_EQ(rs.nresults, 1 + 2 + 1 + 2);
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
@@ -227,7 +217,7 @@ TEST_TIMEOUT(peerbw_and_peer_oversized_is_a_skip, 60)
              budget);
     struct gb_results rs;
     gb_test_run_profile(yaml, NULL, &rs);
-    need_devices(&rs, 2);
+    gb_test_need_devices(rs.ndevices, 2);
     ASSERT(rs.nresults >= 3);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
@@ -244,7 +234,7 @@ TEST_TIMEOUT(peerbw_three_devices_many_links_per_device_verify, 120)
     struct gb_results rs;
     run_peerbw("pthread pthread pthread",
                "{op: [bidir, all_to_one, one_to_all, all_to_all], method: ce, size: 1MiB}", &rs);
-    need_devices(&rs, 3);
+    gb_test_need_devices(rs.ndevices, 3);
     ASSERT_EQ(rs.nresults, 3 + 3 + 3 + 1);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
