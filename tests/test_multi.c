@@ -356,6 +356,25 @@ TEST_TIMEOUT(multi_one_device_reports_baselines_and_skips_the_rest, 60)
     gb_results_free(&rs);
 }
 
+/* The plan's first two devices opened, a queue on each. */
+static void open_two(const struct gb_plan *plan, struct gb_device *devs[2], struct gb_queue *qs[2])
+{
+    const struct gb_backend_ops *ops = plan->devices[0].ops;
+    for (int i = 0; i < 2; i++) {
+        ASSERT_OK(ops->device_open(plan->devices[i].index, &devs[i]));
+        ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
+    }
+}
+
+static void close_two(const struct gb_backend_ops *ops, struct gb_device *devs[2],
+                      struct gb_queue *qs[2])
+{
+    for (int i = 0; i < 2; i++) {
+        ops->queue_destroy(qs[i]);
+        ops->device_close(devs[i]);
+    }
+}
+
 /* Drives one multi-device case by hand on two PoCL devices: verify passes after the runs and
  * fails when nothing ran, so no verifier is vacuous. And a device failing mid-case (a launch
  * the backend rejects on device 1 only) fails that run without hanging device 0. */
@@ -377,10 +396,7 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
-    for (int i = 0; i < 2; i++) {
-        ASSERT_OK(ops->device_open(plan.devices[i].index, &devs[i]));
-        ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
-    }
+    open_two(&plan, devs, qs);
     for (int pass = 0; pass < 2; pass++) {
         struct gb_case_ctx ctx = {.ops = ops,
                                   .dev = devs[0],
@@ -402,10 +418,7 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
         s->teardown(&ctx);
         free(ctx.state);
     }
-    for (int i = 0; i < 2; i++) {
-        ops->queue_destroy(qs[i]);
-        ops->device_close(devs[i]);
-    }
+    close_two(ops, devs, qs);
     gb_plan_free(&plan);
     gb_profile_free(&p);
 }
@@ -456,10 +469,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
-    for (int i = 0; i < 2; i++) {
-        ASSERT_OK(ops->device_open(plan.devices[i].index, &devs[i]));
-        ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
-    }
+    open_two(&plan, devs, qs);
     struct gb_case_ctx ctx = {.ops = ops, .dev = devs[1], .q = qs[1]};
     struct gb_program *prog;
     struct gb_kernel *k;
@@ -475,10 +485,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     gb_team_destroy(t);
     ops->kernel_free(k);
     ops->program_free(prog);
-    for (int i = 0; i < 2; i++) {
-        ops->queue_destroy(qs[i]);
-        ops->device_close(devs[i]);
-    }
+    close_two(ops, devs, qs);
     gb_plan_free(&plan);
 }
 
