@@ -70,6 +70,13 @@ char *gb_test_slurp(const char *path)
     return b;
 }
 
+char *gb_test_slurp_in(const char *dir, const char *name)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return gb_test_slurp(path);
+}
+
 size_t gb_test_count(const char *hay, const char *needle)
 {
     size_t n = 0;

@@ -166,6 +166,8 @@ const char *gb_test_profile_files(const char *name, const char *profile, char *p
 /* The whole file at `path`, NUL-terminated (malloc'd, the caller frees); fails the test when it
  * cannot be read. */
 char *gb_test_slurp(const char *path);
+/* gb_test_slurp of the file `name` in the folder dir. */
+char *gb_test_slurp_in(const char *dir, const char *name);
 /* How many times `needle` occurs in `hay`, overlapping occurrences included. */
 size_t gb_test_count(const char *hay, const char *needle);
 /* Seconds on CLOCK_MONOTONIC. */

@@ -1061,8 +1061,7 @@ TEST_TIMEOUT(gpu_check_without_a_gpu, 120)
     }
     char *env = NULL;
     char f[1200];
-    snprintf(f, sizeof f, "%s/o/env.txt", tmp);
-    env = gb_test_slurp(f);
+    env = gb_test_slurp_in(tmp, "o/env.txt");
     ASSERT_CONTAINS(env, "verdict: no NVIDIA driver: CUDA not checked");
     ASSERT_CONTAINS(env, "gpubench devices --json:\n[");
     free(env);

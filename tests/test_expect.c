@@ -353,8 +353,7 @@ TEST_TIMEOUT(expect_counts_a_run_once_and_names_the_copies, 180)
     ASSERT_CONTAINS(out, "r1-copy.json: a copy of r1.json (the same run: host, start time, "
                          "profile and devices): left out");
     ASSERT_CONTAINS(out, "r2-renamed.json: a copy of r2.json (the same figures): left out");
-    snprintf(p, sizeof p, "%s/e5.json", dir);
-    char *js = gb_test_slurp(p);
+    char *js = gb_test_slurp_in(dir, "e5.json");
     ASSERT_CONTAINS(js, "\"runs\": 3");
     ASSERT(!strstr(js, "\"runs\": 5"));
     ASSERT_CONTAINS(js, "\"copies\": 2");
@@ -613,9 +612,7 @@ TEST_TIMEOUT(report_shows_references_and_health, 180)
     unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
     int rc = sh("cd %s && %s report x8.json --expect e.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "reference median and the verdict of `gpubench check`");
     ASSERT_CONTAINS(md, "; ref ");
     ASSERT_CONTAINS(md, ", NORMAL");
@@ -625,8 +622,7 @@ TEST_TIMEOUT(report_shows_references_and_health, 180)
     /* Without expectations: no reference column text, the health table still there. */
     rc = sh("cd %s && %s report b.json -o rep2 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
-    snprintf(p, sizeof p, "%s/rep2/report.md", dir);
-    md = gb_test_slurp(p);
+    md = gb_test_slurp_in(dir, "rep2/report.md");
     ASSERT(!strstr(md, "; ref "));
     ASSERT_CONTAINS(md, "UNKNOWN: not read: no NVML event set for XID events");
     free(md);

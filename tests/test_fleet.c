@@ -529,8 +529,7 @@ TEST(fleet_flags_a_hand_slowed_node)
     }
     ASSERT_EQ(slow, 1);
     json_decref(j);
-    snprintf(to, sizeof to, "%s/f.md", res);
-    char *md = gb_test_slurp(to);
+    char *md = gb_test_slurp_in(res, "f.md");
     ASSERT_CONTAINS(md, "| deviates |");
     ASSERT_CONTAINS(md, "## 0 outlier nodes");
     free(md);
@@ -556,8 +555,7 @@ TEST(fleet_flags_a_hand_slowed_node)
     printf("%s", out);
     ASSERT_EQ(rc, 3);
     ASSERT_CONTAINS(out, "1 outlier node of 9, the worst node09 (shift -");
-    snprintf(to, sizeof to, "%s/f.md", res);
-    md = gb_test_slurp(to);
+    md = gb_test_slurp_in(res, "f.md");
     ASSERT_CONTAINS(md, "LOW: node shift over 12 cases");
     free(md);
 }

@@ -364,8 +364,7 @@ TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
     int rc = sh("cd %s && %s run mm.yaml -q -o mm.json 2>&1 && %s report mm.json -o rep 2>&1", dir,
                 GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "%s", out);
-    snprintf(path, sizeof path, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(path);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "Memory management: allocation latency, the call alone");
     ASSERT_CONTAINS(md, "Memory management: allocation and first use");
     ASSERT_CONTAINS(md, "Memory management: free latency");
@@ -373,13 +372,11 @@ TEST_TIMEOUT(report_memory_management_charts_have_data, 180)
     ASSERT_CONTAINS(md, "x the driver's speed");
     ASSERT_CONTAINS(md, "the slowest offset");
     /* One bar per way and cap (not the fastest of both), one per memory and offset. */
-    snprintf(path, sizeof path, "%s/rep/data/mm_pool.csv", dir);
-    char *csv = gb_test_slurp(path);
+    char *csv = gb_test_slurp_in(dir, "rep/data/mm_pool.csv");
     ASSERT_CONTAINS(csv, "driver cap=none");
     ASSERT_CONTAINS(csv, "caching cap=4MiB");
     free(csv);
-    snprintf(path, sizeof path, "%s/rep/data/mm_offset.csv", dir);
-    csv = gb_test_slurp(path);
+    csv = gb_test_slurp_in(dir, "rep/data/mm_offset.csv");
     ASSERT_CONTAINS(csv, "memory=pinned +64 src");
     ASSERT_CONTAINS(csv, "memory=registered +64 src");
     ASSERT_CONTAINS(csv, "memory=registered +0");

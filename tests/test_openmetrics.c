@@ -33,14 +33,12 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
                   "max_samples: 3, max_time: 50ms}\nsuites:\n"
                   "  - suite: memory\n    params: {op: [copy, triad], size: 1MiB}\n"
                   "  - suite: launch\n    params: {op: latency}\n");
-    char p[1100];
     int rc = sh("cd %s && %s run p.yaml -q -o a.json --openmetrics a.prom >/dev/null 2>&1 && "
                 "%s run p.yaml -q -o b.json --openmetrics b.prom >/dev/null 2>&1",
                 dir, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
     promtool_ok(dir, "a.prom");
-    snprintf(p, sizeof p, "%s/a.prom", dir);
-    char *prom = gb_test_slurp(p);
+    char *prom = gb_test_slurp_in(dir, "a.prom");
     ASSERT_CONTAINS(prom, "# TYPE gpubench_results_result_value gauge");
     ASSERT_CONTAINS(prom, "gpubench_results_result_value{suite=\"memory\",case=\"triad\"");
     ASSERT_CONTAINS(prom, "status=\"ok\"");
@@ -60,8 +58,7 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
             dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0 || rc == 3, "fleet exit %d: %s", rc, out);
     promtool_ok(dir, "f.prom");
-    snprintf(p, sizeof p, "%s/c.prom", dir);
-    prom = gb_test_slurp(p);
+    prom = gb_test_slurp_in(dir, "c.prom");
     ASSERT_CONTAINS(prom, "gpubench_check_check{group=\"memory\"");
     ASSERT_CONTAINS(prom, "gpubench_check_checks{status=\"fail\"}");
     free(prom);
@@ -113,8 +110,7 @@ TEST_TIMEOUT(openmetrics_hostile_text_stays_in_its_label, 120)
             dir, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
     promtool_ok(dir, "e.prom");
-    snprintf(p, sizeof p, "%s/e.prom", dir);
-    char *prom = gb_test_slurp(p);
+    char *prom = gb_test_slurp_in(dir, "e.prom");
     ASSERT_CONTAINS(prom, "a\\\"b\\\\c\\nd} x{y=\\\"z\\\" ?[31m");
     ASSERT(!strchr(prom, '\x1b'));
     free(prom);

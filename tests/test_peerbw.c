@@ -267,9 +267,7 @@ TEST_TIMEOUT(peerbw_report_draws_patterns_and_latency, 120)
                          "&& %s report p.json -o rep 2>&1",
                          dir, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "### Peer traffic patterns (nvbandwidth)");
     ASSERT_CONTAINS(md, "### Peer copy latency (4 bytes)");
     if (!strstr(md, "opencl:1")) {
@@ -282,8 +280,7 @@ TEST_TIMEOUT(peerbw_report_draws_patterns_and_latency, 120)
     ASSERT_CONTAINS(md, "all\\_to\\_all");
     ASSERT_CONTAINS(md, ": latency ");
     free(md);
-    snprintf(p, sizeof p, "%s/rep/data/peer_patterns.csv", dir);
-    char *csv = gb_test_slurp(p);
+    char *csv = gb_test_slurp_in(dir, "rep/data/peer_patterns.csv");
     ASSERT_CONTAINS(csv, "bidir,");
     free(csv);
 }

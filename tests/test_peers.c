@@ -66,8 +66,7 @@ TEST_TIMEOUT(peers_step_runs_gpubench_and_names_the_absent_peers, 180)
     ASSERT_CONTAINS(out, "missing: **babelstream**: did not build");
     /* The compiler quoted the source's markup: escaped in peers.md, and no '|' to split it. */
     char mdf[1200];
-    snprintf(mdf, sizeof mdf, "%s/o/peers.md", tmp);
-    char *md = gb_test_slurp(mdf);
+    char *md = gb_test_slurp_in(tmp, "o/peers.md");
     ASSERT_MSG(md != NULL, "no %s", mdf);
     ASSERT_MSG(strstr(md, "<script>") == NULL && strstr(md, "x|y") == NULL,
                "markup reached peers.md:\n%s", md);

@@ -329,8 +329,7 @@ TEST_TIMEOUT(report_ai_workloads_chapter_has_its_findings, 180)
                          "-o rep 2>&1",
                          dir, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report: %s", out);
-    snprintf(path, sizeof path, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(path);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT(md);
     ASSERT_CONTAINS(md, "### AI workloads: convolution per layer, pass and precision");
     ASSERT_CONTAINS(md, "forward-pass proxy");       /* resnet50's fc: one layer, complete */

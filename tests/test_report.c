@@ -29,11 +29,8 @@ static long file_size(const char *dir, const char *sub, const char *id, const ch
  * and index.html holds one inline SVG per chart and no drawing failure. Returns the charts. */
 static size_t check_report_files(const char *dir)
 {
-    char p[1100];
-    snprintf(p, sizeof p, "%s/report.md", dir);
-    char *md = gb_test_slurp(p);
-    snprintf(p, sizeof p, "%s/index.html", dir);
-    char *html = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "report.md");
+    char *html = gb_test_slurp_in(dir, "index.html");
     size_t charts = 0;
     for (const char *s = strstr(md, "](charts/"); s; s = strstr(s + 1, "](charts/")) {
         char id[64];
@@ -121,9 +118,7 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     check_report_files(rep);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(rep, "report.md");
     /* The suites of the quick run are drawn; the transfer charts say what a buyer reads off. */
     ASSERT_CONTAINS(md, "### Transfer bandwidth, host to device (H2D)");
     ASSERT_CONTAINS(md, "h2d peaks at");
@@ -213,15 +208,13 @@ TEST_TIMEOUT(report_two_configs_side_by_side, 240)
                 dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "for 3 devices");
-    char rep[1100], p[1200];
+    char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     check_report_files(rep);
     /* Three series in every chart's data and legend: every device by its name; a name in both
      * files is told apart by its file. */
-    snprintf(p, sizeof p, "%s/data/memory_bandwidth.csv", rep);
-    char *csv = gb_test_slurp(p);
-    snprintf(p, sizeof p, "%s/charts/transfer_h2d.svg", rep);
-    char *svg = gb_test_slurp(p);
+    char *csv = gb_test_slurp_in(rep, "data/memory_bandwidth.csv");
+    char *svg = gb_test_slurp_in(rep, "charts/transfer_h2d.svg");
     /* A long device name is cut in its series label (gb__clean's width): its first 20
      * characters are there. */
     const char *names[3] = {one[0], two[0], two[1]};
@@ -242,8 +235,7 @@ TEST_TIMEOUT(report_two_configs_side_by_side, 240)
     ASSERT_CONTAINS(svg, only_head);
     free(csv);
     free(svg);
-    snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(rep, "report.md");
     ASSERT_CONTAINS(md, "# Side by side");
     if (two_names) {
         /* Columns: one.json's device, then two.json's two. */
@@ -280,11 +272,10 @@ TEST(report_missing_data_says_no_data)
     const char *dir = launch_run();
     int rc = sh("cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
-    char rep[1100], p[1200];
+    char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     size_t charts = check_report_files(rep);
-    snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(rep, "report.md");
     ASSERT_CONTAINS(md, "*No data: no transfer results in these files.*");
     ASSERT_CONTAINS(md, "*No data: no device-memory (memory or fp16 suite, memory regime) results");
     ASSERT_CONTAINS(md, "*No data: no tuning results in these files.*");
@@ -297,8 +288,7 @@ TEST(report_missing_data_says_no_data)
     ASSERT_EQ(gb_test_count(md, "*No data:"), charts - 1);
     free(md);
     /* The "no data" charts are drawn, saying so. */
-    snprintf(p, sizeof p, "%s/charts/transfer.svg", rep);
-    char *svg = gb_test_slurp(p);
+    char *svg = gb_test_slurp_in(rep, "charts/transfer.svg");
     ASSERT_CONTAINS(svg, "no data: no transfer results");
     free(svg);
 }
@@ -362,9 +352,7 @@ TEST(report_without_gnuplot_still_writes_the_page)
                 GB_TEST_EXE);
     ASSERT_MSG(rc == 1, "exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "could not be drawn");
-    char p[1100];
-    snprintf(p, sizeof p, "%s/rep/index.html", dir);
-    char *html = gb_test_slurp(p);
+    char *html = gb_test_slurp_in(dir, "rep/index.html");
     ASSERT_CONTAINS(html, "This chart could not be drawn: gnuplot could not be run");
     ASSERT_CONTAINS(html, "install gnuplot-nox");
     ASSERT_CONTAINS(html, "Launch latency");
@@ -472,8 +460,7 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
     ASSERT_MSG(file_size(rep, ".", "X", "") < 0, "gnuplot ran a command: rep/X exists");
     ASSERT_MSG(file_size(dir, ".", "X", "") < 0, "gnuplot ran a command: X exists");
     /* The names reached the charts as text: the two series' legend in the launch chart. */
-    snprintf(p, sizeof p, "%s/charts/launch_latency.svg", rep);
-    char *svg = gb_test_slurp(p);
+    char *svg = gb_test_slurp_in(rep, "charts/launch_latency.svg");
     ASSERT_CONTAINS(svg, "d`touch X`$(touch X)'q'&lt;b>&amp; z (opencl) f1 `touch X`");
     free(svg);
     /* Every script keeps every text in single quotes. */
@@ -495,8 +482,7 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
     ASSERT_EQ(scripts, sum.charts);
     /* The page: no tag from a name, and no HTML parser error beyond the HTML5 and SVG tags
      * libxml2's HTML 4 parser does not know. */
-    snprintf(p, sizeof p, "%s/index.html", rep);
-    char *html = gb_test_slurp(p);
+    char *html = gb_test_slurp_in(rep, "index.html");
     ASSERT_EQ(gb_test_count(html, "<i>"), 0);
     ASSERT_EQ(gb_test_count(html, "<b>"), 0);
     ASSERT_CONTAINS(html, "system(&quot;touch X&quot;)");
@@ -506,8 +492,7 @@ TEST_TIMEOUT(report_hostile_names_run_nothing, 120)
                  rep),
               1);
     ASSERT_EQ(sh("xmllint --html --noout %s/index.html", rep), 0);
-    snprintf(p, sizeof p, "%s/report.md", rep);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(rep, "report.md");
     ASSERT_EQ(gb_test_count(md, "<i>"), 0);
     ASSERT_CONTAINS(md, "d\\`touch X\\`$(touch X)");
     free(md);
@@ -659,9 +644,7 @@ TEST(report_headlines_take_like_with_like)
     gb_results_free(&rs);
     int rc = sh("cd %s && %s report r.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/rep/data/headline.csv", dir);
-    char *csv = gb_test_slurp(p);
+    char *csv = gb_test_slurp_in(dir, "rep/data/headline.csv");
     ASSERT_CONTAINS(csv, "Device memory; triad,21.0 GB/s (size=64MiB)");
     ASSERT_CONTAINS(csv, "Device memory; copy,19.0 GB/s (size=32MiB)");
     ASSERT_CONTAINS(csv, "H2D sustained,10.0 GB/s (size=64MiB)");
@@ -676,14 +659,12 @@ TEST(report_headlines_take_like_with_like)
     ASSERT(strstr(csv, "f64") == NULL);
     free(csv);
     /* The device-memory bars leave the cache-resident triad (82 GB/s) out. */
-    snprintf(p, sizeof p, "%s/rep/data/memory_bandwidth.csv", dir);
-    csv = gb_test_slurp(p);
+    csv = gb_test_slurp_in(dir, "rep/data/memory_bandwidth.csv");
     ASSERT_CONTAINS(csv, "21");
     ASSERT(strstr(csv, "82") == NULL);
     free(csv);
     /* The roofline's memory roof is the memory-regime triad, its flat roof the f32 figure. */
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "memory roof 21 GB/s, FP32 compute roof 100 GFLOP/s");
     free(md);
 }
@@ -713,8 +694,7 @@ TEST(report_roofline_without_kernel_points_is_drawn)
     char p[1200];
     snprintf(p, sizeof p, "%s/rep/charts/roofline.png", dir);
     ASSERT_MSG(access(p, F_OK) == 0, "no %s: %s", p, out);
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "memory roof 19 GB/s; no arithmetic peak measured");
     free(md);
 }
@@ -742,19 +722,15 @@ TEST(report_knee_is_the_results_knee)
     gb_results_free(&rs);
     int rc = sh("cd %s && %s report r.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "the knee is at size=1MiB (9.2 GB/s; asymptote 10)");
     free(md);
     /* Noise shown as measured: every point of a line chart with its p5-p95 spread. */
-    snprintf(p, sizeof p, "%s/rep/data/batching_1.csv", dir);
-    char *csv = gb_test_slurp(p);
+    char *csv = gb_test_slurp_in(dir, "rep/data/batching_1.csv");
     ASSERT_CONTAINS(csv, "# x,y,line,p5,p95");
     ASSERT_CONTAINS(csv, ",8.28,10.12\n");
     free(csv);
-    snprintf(p, sizeof p, "%s/rep/plots/batching_1.gp", dir);
-    char *gp = gb_test_slurp(p);
+    char *gp = gb_test_slurp_in(dir, "rep/plots/batching_1.gp");
     ASSERT_CONTAINS(gp, "1:2:4:5 with yerrorbars");
     free(gp);
 }

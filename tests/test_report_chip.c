@@ -153,8 +153,7 @@ TEST_TIMEOUT(report_chip_quick_charts, 240)
         ASSERT_MSG(strchr(csv, ',') != NULL, "%s", p);
         free(csv);
     }
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "memory levels (latency staircase)");
     ASSERT_CONTAINS(md, "| L1 ");
     ASSERT_CONTAINS(md, "### Memory latency staircase");

@@ -60,8 +60,7 @@ TEST_TIMEOUT(report_cloud_chapter_has_data_and_findings, 180)
     }
     /* The suites drawn here get no hint chart as well. */
     ASSERT_EQ(sh("ls %s/rep/charts | grep -E 'hint_(concurrency|tenants|startup|serve)'", dir), 1);
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "Sharing and serving: many queues in one process");
     ASSERT_CONTAINS(md, "on 2 queues");
     ASSERT_CONTAINS(md, "fairness");
@@ -75,12 +74,10 @@ TEST_TIMEOUT(report_cloud_chapter_has_data_and_findings, 180)
     ASSERT_CONTAINS(md, "no steady-state tail (not drawn)");
     free(md);
     /* The one-queue point is the reference, overlap 1; the startup bars stack the stages. */
-    snprintf(p, sizeof p, "%s/rep/data/cloud_overlap.csv", dir);
-    char *csv = gb_test_slurp(p);
+    char *csv = gb_test_slurp_in(dir, "rep/data/cloud_overlap.csv");
     ASSERT_CONTAINS(csv, "\n1,1,");
     free(csv);
-    snprintf(p, sizeof p, "%s/rep/data/cloud_startup.csv", dir);
-    csv = gb_test_slurp(p);
+    csv = gb_test_slurp_in(dir, "rep/data/cloud_startup.csv");
     ASSERT_CONTAINS(csv, "# bar,process,init,open,build,blas,first,total\n");
     free(csv);
 }
@@ -153,9 +150,7 @@ TEST_TIMEOUT(report_cloud_chapter_hostile_text_runs_nothing, 180)
                  "grep -v 'Tag [a-zA-Z]* invalid'",
                  rep),
               1);
-    char p[1300];
-    snprintf(p, sizeof p, "%s/index.html", rep);
-    char *html = gb_test_slurp(p);
+    char *html = gb_test_slurp_in(rep, "index.html");
     ASSERT_EQ(gb_test_count(html, "<b>"), 0);
     free(html);
 }

@@ -662,9 +662,7 @@ TEST_TIMEOUT(telemetry_run_records_sources_energy_and_machine, 180)
             "json.dump(d,open('w.json','w'))\" && %s report w.json -o rep 2>&1",
             dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report: exit %d: %s", rc, out);
-    char p[1400];
-    snprintf(p, sizeof p, "%s/rep/report.md", dir);
-    char *md = gb_test_slurp(p);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "triad GB/s per W: best ");
     ASSERT_CONTAINS(md, "with 0.125.");
     ASSERT_CONTAINS(md, "triad GB/s per W, ");
