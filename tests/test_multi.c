@@ -494,10 +494,11 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
 TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
 {
     static char out[1 << 16];
+    setenv("POCL_DEVICES", "pthread pthread", 1);
     char res[GB_PATH_JOIN], cmd[8192];
     snprintf(res, sizeof res, "%s/mq.json", gb_test_tmpdir());
     snprintf(cmd, sizeof cmd,
-             "POCL_DEVICES='pthread pthread' '%s' run '%s/configs/multi-quick.yaml' -o '%s' "
+             "'%s' run '%s/configs/multi-quick.yaml' -o '%s' "
              "--set measure.max_time=50ms --set measure.min_sample_time=1ms "
              "--set balance.measure.max_time=50ms --set balance.measure.min_sample_time=1ms "
              "--set scaling.params.size=1MiB --set scaling.params.order=64 "
