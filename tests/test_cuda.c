@@ -981,15 +981,18 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version", "chain", "json", "state",  "smoke",
-                                        "peers",   "chip",  "cuda", "opencl", "summary"};
+    static const char *const steps[] = {"version",   "chain", "json",   "state",
+                                        "smoke",     "peers", "chip",   "memcheck",
+                                        "racecheck", "cuda",  "opencl", "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
         ASSERT_MSG(strstr(out, want), "no step %s in the plan:\n%s", steps[i], out);
     }
     ASSERT_CONTAINS(out, "timeout -k 5 BUDGET");
-    ASSERT_CONTAINS(out, "at most 420 s in all"); /* the documented 420 s */
+    ASSERT_CONTAINS(out, "at most 485 s in all"); /* the documented 485 s */
+    ASSERT_CONTAINS(out, "--tool memcheck --target-processes all");
+    ASSERT_CONTAINS(out, "configs/kernel-check.yaml --backend cuda");
     ASSERT_CONTAINS(out, "scripts/gpu-peers.py --results ");
     ASSERT_CONTAINS(out, "(peers here: ");
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
@@ -1007,6 +1010,7 @@ TEST(gpu_check_dry_run)
     ASSERT(strstr(out, "\n  opencl ") == NULL);
     ASSERT(strstr(out, "\n  summary ") == NULL);
     ASSERT(strstr(out, "\n  chip ") == NULL);
+    ASSERT(strstr(out, "\n  memcheck ") == NULL);
     ASSERT(strstr(out, "\n  peers ") == NULL);
     st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
                     out, sizeof out);
