@@ -123,6 +123,8 @@ struct suite_filter {
     const char *unit;          /* NULL: any; "FLOP": units containing FLOP/s or OP/s */
     bool need_flops;           /* flops_per_op and bytes_per_op > 0 */
     const char *prec;          /* NULL: any; else the result's param "prec" must be this */
+    const char *mode;          /* NULL: any; else the result's param "mode" must be this (a
+                                * transfer's async batch or waited-for copy) */
     bool cache_ok;             /* aggregates (gb__best_in) take cache-regime results too: the
                                 * small-copy peak, not the sustained rate */
     bool no_cache;             /* only results not in the cache regime (device memory) */
@@ -241,7 +243,8 @@ void gb__gp_quote(FILE *f, const char *s);
 /* A new chart (NULL when memory ran out): id with every character outside [a-z0-9_] as '_',
  * the title cleaned. */
 struct chart *gb__chart_new(struct rep *R, const char *id, const char *title, const char *what);
-/* A chart with nothing to draw: an empty frame that says why, and a data file that says so. */
+/* A chart with nothing to draw: a data file that says why; the report draws no frame for it
+ * (report.c) and the pages list it once (pages.c). */
 void gb__chart_nodata(struct rep *R, struct chart *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A new chart that only says why there is no data (the stand-in of a family with none). */

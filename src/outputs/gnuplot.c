@@ -190,17 +190,6 @@ void gb__chart_nodata(struct rep *R, struct chart *c, const char *fmt, ...)
         fprintf(d, "# no data: %s\n", t);
     }
     gb__close_file(R, d);
-    FILE *f = gb__gp_open(R, c);
-    if (!f)
-        return;
-    fprintf(f, "unset xtics\nunset ytics\nunset grid\nset border 0\nunset key\n"
-               "set label 1 ");
-    char msg[500];
-    snprintf(msg, sizeof msg, "no data: %s", c->nodata);
-    gb__gp_quote(f, msg);
-    fprintf(f, " at graph 0.5, 0.5 center font ',13' textcolor rgb '#777777'\n"
-               "plot [0:1][0:1] 2 notitle\n");
-    gb__gp_close(R, c, f);
 }
 
 void gb__chart_absent(struct rep *R, const char *id, const char *title, const char *what,

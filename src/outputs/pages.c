@@ -8,6 +8,7 @@
 #include "analyses/report_model.h"
 #include "outputs/report.h"
 #include "analyses/expect.h"
+#include "base/error.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -56,32 +57,66 @@ static void table_head(FILE *h, FILE *m, const char *const *cols, size_t n)
     fprintf(m, "\n");
 }
 
+/* Both forms of a paragraph: "<p class=cls>lead TEXT tail</p>" (cls NULL: a plain "<p>") and
+ * "md_lead TEXT md_tail". */
+static void note(FILE *h, FILE *m, const char *cls, const char *lead, const char *text,
+                 const char *tail, const char *md_lead, const char *md_tail)
+{
+    if (cls)
+        fprintf(h, "<p class=\"%s\">%s", cls, lead);
+    else
+        fprintf(h, "<p>%s", lead);
+    gb_fputs_xml(h, text);
+    fprintf(h, "%s</p>\n", tail);
+    fprintf(m, "%s", md_lead);
+    gb_fputs_md(m, text);
+    fprintf(m, "%s", md_tail);
+}
+
 /* ---- the headline figures ------------------------------------------------------------------ */
+
+/* One device's cell of a headline row: each part apart, so that the page can set them apart
+ * (the value first, its params small below) and the CSV can join them. */
+struct hcell {
+    char value[80];   /* "68.4 ± 1.2 GFLOP/s" (the ± the 95% confidence half-width); "-" none */
+    bool noisy;       /* the result stopped on its budget before the noise target */
+    char params[128]; /* "prec=f32 wg=256": the params that reached it */
+    char ratio[32];   /* "0.36x": the figure relative to the first device's (above 1: better) */
+    char per[128];    /* "12.3 per 1000 USD, 0.45 per W" (with a price sheet) */
+    char verdict[64]; /* "NORMAL (ref 21.3)" (with expectations) */
+    enum gb_expect_verdict vd;
+    const struct gb_result *w;
+    double v;
+};
 
 struct hrow {
     char label[96];
-    char cell[MAXSER][192];
+    struct hcell cell[MAXSER];
 };
 
-/* The cell of a figure: the best value, its unit and the params that reached it, each with its
- * axis name (the case's own axis left out where the figure names the case). */
-static void headline_cell(const struct gb__figure *fig, const struct gb_result *w, double v,
-                          char *buf, size_t len)
+/* "68.4 ± 1.2 GFLOP/s": the best value of a figure, its 95% confidence half-width where the
+ * result has one (of the time per operation for a time), and its unit. */
+static void headline_value(const struct gb__figure *fig, const struct gb_result *w, double v,
+                           char *buf, size_t len)
 {
-    char params[96], val[32], cell[256];
-    gb__param_named(w, !fig->sf.case_name, 80, params, sizeof params);
+    char val[32], pm[40] = "";
     gb__fmt_val(v, val, sizeof val);
-    snprintf(cell, sizeof cell, "%s %s%s%s%s", val, fig->sf.op_time ? "us" : w->unit,
-             params[0] ? " (" : "", params, params[0] ? ")" : "");
-    gb__scopy(buf, len, cell);
+    const double ci = fig->sf.op_time ? w->op_time_us.ci95 : w->stats.ci95;
+    if (isfinite(ci) && ci > 0) {
+        char c[32];
+        gb__fmt_val(ci, c, sizeof c);
+        snprintf(pm, sizeof pm, " \u00b1 %s", c);
+    }
+    snprintf(buf, len, "%s%s %s", val, pm, fig->sf.op_time ? "us" : w->unit);
 }
 
-/* With expectations: ", ref 21.3 (NORMAL)" after a cell, the reference median of the result's
- * model and case and check's verdict on it (analyses/expect.h, the default options); nothing
- * for a figure that is not the result's value (a latency drawn from a rate's result). */
+/* With expectations: "NORMAL vs ref 21.3", the reference median of the result's model and case
+ * and check's verdict on it (analyses/expect.h, the default options); nothing for a figure
+ * that is not the result's value (a latency drawn from a rate's result). */
 static void headline_ref(const struct rep *R, size_t ser, const struct gb__figure *fig,
-                         const struct gb_result *w, char *buf, size_t len)
+                         struct hcell *c)
 {
+    const struct gb_result *w = c->w;
     if (!R->o->expect || fig->sf.op_time)
         return;
     char key[2400];
@@ -98,8 +133,32 @@ static void headline_ref(const struct rep *R, size_t ser, const struct gb__figur
                         gb_check_tolerance(&o, w->suite), &o);
     char ref[32];
     gb__fmt_val(e->median, ref, sizeof ref);
-    size_t l = strlen(buf);
-    snprintf(buf + l, len - l, "; ref %s, %s", ref, gb_expect_verdict_name(j.verdict));
+    c->vd = j.verdict;
+    snprintf(c->verdict, sizeof c->verdict, "%s (ref %s)", gb_expect_verdict_name(j.verdict), ref);
+}
+
+/* With a price sheet: the figure per 1000 of the currency and per watt (measured by telemetry
+ * where the result has it, else over the sheet's power), as the value chart has them; only for
+ * a rate (higher is better), never a time. */
+static void headline_per(const struct rep *R, size_t ser, const struct gb__figure *fig,
+                         struct hcell *c)
+{
+    const struct gb_price *p = R->ser[ser].price;
+    const struct gb_result *w = c->w;
+    if (!R->o->prices || !p || fig->sf.op_time || !higher_better(w))
+        return;
+    char a[32];
+    if (!isnan(p->price) && p->price > 0) {
+        gb__fmt_val(c->v / (p->price / 1000.0), a, sizeof a);
+        gb_appendf(c->per, sizeof c->per, "%s per 1000 %s", a, R->o->prices->currency);
+    }
+    double pw = w->tel.on && isfinite(w->tel.perf_per_watt) ? w->tel.perf_per_watt
+                : !isnan(p->power_w) && p->power_w > 0      ? c->v / p->power_w
+                                                            : NAN;
+    if (isfinite(pw)) {
+        gb__fmt_val(pw, a, sizeof a);
+        gb_appendf(c->per, sizeof c->per, "%s%s per W", c->per[0] ? ", " : "", a);
+    }
 }
 
 /* One row of figure fig with filter sf (fig->sf, or it narrowed to one precision): false when
@@ -110,17 +169,41 @@ static bool headline_row(const struct rep *R, const struct gb__figure *fig,
     memset(row, 0, sizeof *row);
     snprintf(row->label, sizeof row->label, "%s", label);
     bool any = false;
+    size_t first = SIZE_MAX; /* the first series with a value: the ratios' reference */
     for (size_t s = 0; s < R->nser; s++) {
-        const struct gb_result *w;
-        double v = gb__best_in(R, s, sf, &w);
-        if (w) {
-            headline_cell(fig, w, v, row->cell[s], sizeof row->cell[s]);
-            headline_ref(R, s, fig, w, row->cell[s], sizeof row->cell[s]);
-        } else
-            snprintf(row->cell[s], sizeof row->cell[s], "-");
-        any |= w != NULL;
+        struct hcell *c = &row->cell[s];
+        c->vd = GB_EXPECT_VERDICTS;
+        c->v = gb__best_in(R, s, sf, &c->w);
+        if (!c->w) {
+            snprintf(c->value, sizeof c->value, "-");
+            continue;
+        }
+        any = true;
+        headline_value(fig, c->w, c->v, c->value, sizeof c->value);
+        c->noisy = c->w->noisy;
+        gb__param_named(c->w, !fig->sf.case_name, 80, c->params, sizeof c->params);
+        headline_ref(R, s, fig, c);
+        headline_per(R, s, fig, c);
+        if (first == SIZE_MAX) {
+            first = s;
+        } else if (c->v > 0 && row->cell[first].v > 0) {
+            /* Lower is better for a time: the ratio is always "how much better". */
+            const bool hb = !fig->sf.op_time && higher_better(c->w);
+            const double ratio = hb ? c->v / row->cell[first].v : row->cell[first].v / c->v;
+            snprintf(c->ratio, sizeof c->ratio, "%.2fx", ratio);
+        }
     }
     return any;
+}
+
+/* A row of plain text cells (price, power, case counts). */
+static struct hrow *plain_row(struct hrow *row, const char *label)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->label, sizeof row->label, "%s", label);
+    for (size_t s = 0; s < MAXSER; s++)
+        row->cell[s].vd = GB_EXPECT_VERDICTS;
+    return row;
 }
 
 /* The rows of the headline table: rows of figures (gb__headline_figures; a figure by precision
@@ -146,38 +229,53 @@ static size_t headline_rows(const struct rep *R, struct hrow *rows, size_t cap)
         }
     }
     if (R->o->prices && n + 2 <= cap) {
-        struct hrow *p = &rows[n], *w = &rows[n + 1];
-        memset(p, 0, sizeof *p);
-        memset(w, 0, sizeof *w);
-        snprintf(p->label, sizeof p->label, "Price (%s)", R->o->prices->currency);
-        snprintf(w->label, sizeof w->label, "Power (W)");
+        char label[96];
+        snprintf(label, sizeof label, "Price (%s)", R->o->prices->currency);
+        struct hrow *p = plain_row(&rows[n], label), *w = plain_row(&rows[n + 1], "Power (W)");
         for (size_t s = 0; s < R->nser; s++) {
             const struct gb_price *pr = R->ser[s].price;
-            snprintf(p->cell[s], sizeof p->cell[s], pr && !isnan(pr->price) ? "%.0f" : "-",
-                     pr ? pr->price : 0.0);
-            snprintf(w->cell[s], sizeof w->cell[s], pr && !isnan(pr->power_w) ? "%.0f" : "-",
-                     pr ? pr->power_w : 0.0);
+            snprintf(p->cell[s].value, sizeof p->cell[s].value,
+                     pr && !isnan(pr->price) ? "%.0f" : "-", pr ? pr->price : 0.0);
+            snprintf(w->cell[s].value, sizeof w->cell[s].value,
+                     pr && !isnan(pr->power_w) ? "%.0f" : "-", pr ? pr->power_w : 0.0);
         }
         n += 2;
     }
     if (n < cap) {
-        struct hrow *row = &rows[n++];
-        memset(row, 0, sizeof *row);
-        snprintf(row->label, sizeof row->label, "Cases ok / skipped / failed");
+        struct hrow *row = plain_row(&rows[n++], "Cases ok / skipped / failed (noisy)");
         for (size_t s = 0; s < R->nser; s++) {
-            size_t ok = 0, sk = 0, fa = 0;
+            size_t ok = 0, sk = 0, fa = 0, nz = 0;
             const struct gb_results *rs = &R->files[R->ser[s].file];
             for (size_t i = 0; i < rs->nresults; i++) {
-                if (rs->results[i].device_index != R->ser[s].dev)
+                const struct gb_result *r = &rs->results[i];
+                if (r->device_index != R->ser[s].dev)
                     continue;
-                ok += rs->results[i].status == GB_STATUS_OK;
-                sk += rs->results[i].status == GB_STATUS_SKIPPED;
-                fa += rs->results[i].status == GB_STATUS_FAILED;
+                ok += r->status == GB_STATUS_OK;
+                sk += r->status == GB_STATUS_SKIPPED;
+                fa += r->status == GB_STATUS_FAILED;
+                nz += r->status == GB_STATUS_OK && r->noisy;
             }
-            snprintf(row->cell[s], sizeof row->cell[s], "%zu / %zu / %zu", ok, sk, fa);
+            snprintf(row->cell[s].value, sizeof row->cell[s].value, "%zu / %zu / %zu (%zu)", ok, sk,
+                     fa, nz);
         }
     }
     return n;
+}
+
+/* A cell's parts as one line of text: the CSV's and the Markdown's. */
+static void cell_text(const struct hcell *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", c->value);
+    if (c->noisy)
+        gb_appendf(buf, len, " (noisy)");
+    if (c->ratio[0])
+        gb_appendf(buf, len, ", %s", c->ratio);
+    if (c->verdict[0])
+        gb_appendf(buf, len, "; %s", c->verdict);
+    if (c->per[0])
+        gb_appendf(buf, len, "; %s", c->per);
+    if (c->params[0])
+        gb_appendf(buf, len, " (%s)", c->params);
 }
 
 static void write_headline_csv(struct rep *R, const struct hrow *rows, size_t n)
@@ -194,46 +292,129 @@ static void write_headline_csv(struct rep *R, const struct hrow *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         gb__csv_field(d, rows[i].label);
         for (size_t s = 0; s < R->nser; s++) {
+            char t[700];
+            cell_text(&rows[i].cell[s], t, sizeof t);
             fprintf(d, ",");
-            gb__csv_field(d, rows[i].cell[s]);
+            gb__csv_field(d, t);
         }
         fprintf(d, "\n");
     }
     gb__close_file(R, d);
 }
 
+/* The class of a verdict on the page: LOW and IMPLAUSIBLE stand out, NORMAL reads as fine. */
+static const char *verdict_class(enum gb_expect_verdict v)
+{
+    switch (v) {
+    case GB_EXPECT_NORMAL:
+        return "ok";
+    case GB_EXPECT_LOW:
+    case GB_EXPECT_IMPLAUSIBLE:
+    case GB_EXPECT_FAILED:
+        return "bad";
+    case GB_EXPECT_HIGH:
+        return "high";
+    default:
+        return "unknown";
+    }
+}
+
+/* One cell on the page: the value large, then its mark, ratio and verdict, then per price and
+ * watt, then the params small. */
+static void cell_html(FILE *h, const struct hcell *c)
+{
+    fprintf(h, "<td><span class=\"fig\">");
+    gb_fputs_xml(h, c->value);
+    fprintf(h, "</span>");
+    if (c->noisy)
+        fprintf(h, " <span class=\"noisy\" title=\"stopped on its time budget before the "
+                   "noise target: the figure may move between runs\">noisy</span>");
+    if (c->ratio[0])
+        fprintf(h, " <span class=\"ratio\">%s</span>", c->ratio);
+    if (c->verdict[0]) {
+        fprintf(h, " <span class=\"v-%s\">", verdict_class(c->vd));
+        gb_fputs_xml(h, c->verdict);
+        fprintf(h, "</span>");
+    }
+    if (c->per[0]) {
+        fprintf(h, "<span class=\"per\">");
+        gb_fputs_xml(h, c->per);
+        fprintf(h, "</span>");
+    }
+    if (c->params[0]) {
+        fprintf(h, "<span class=\"params\">");
+        gb_fputs_xml(h, c->params);
+        fprintf(h, "</span>");
+    }
+    fprintf(h, "</td>");
+}
+
+/* The answer, first on the page: the headline figures per device, each with its ± and noisy
+ * mark, side by side with the ratio to the first device, per price and watt with a price
+ * sheet, and the verdict against the reference with expectations. */
 static void headline_section(struct rep *R, FILE *h, FILE *m)
 {
-    struct hrow rows[32];
+    struct hrow *rows = calloc(32, sizeof *rows);
+    if (!rows) {
+        R->err = R->err ? R->err : GB_FAIL(GB_ENOMEM, "the headline table");
+        return;
+    }
     size_t nrows = headline_rows(R, rows, 32);
     write_headline_csv(R, rows, nrows);
-    fprintf(h, "<h2 id=\"headline\">Headline figures</h2>\n<p>The best median of each figure "
-               "on each device, with the params that reached it (data/headline.csv); only "
-               "verified, plausible results measured in the regime the figure names, and "
-               "arithmetic one precision at a time.</p>\n");
-    fprintf(m, "\n## Headline figures\n\nThe best median of each figure on each device, with the "
-               "params that reached it (`data/headline.csv`).\n\n");
-    if (R->o->expect_path) {
-        fprintf(h, "<p>Beside each figure: its device model's reference median and the "
-                   "verdict of <code>gpubench check</code> (NORMAL, LOW, HIGH) against ");
-        gb_fputs_xml(h, R->o->expect_path);
-        fprintf(h, "; none where the model has no reference for that case.</p>\n");
-        fprintf(m, "Beside each figure: its device model's reference median and the verdict of "
-                   "`gpubench check` (NORMAL, LOW, HIGH) against `");
-        gb_fputs_md(m, R->o->expect_path);
-        fprintf(m, "`; none where the model has no reference for that case.\n\n");
-    }
+    fprintf(h, "<section id=\"headline\">\n<h2>Headline figures</h2>\n");
+    fprintf(m, "## Headline figures\n\n");
     const char *cols[MAXSER + 1] = {"figure"};
     for (size_t s = 0; s < R->nser; s++)
         cols[s + 1] = R->ser[s].label;
     table_head(h, m, cols, R->nser + 1);
     for (size_t i = 0; i < nrows; i++) {
-        const char *cells[MAXSER + 1] = {rows[i].label};
-        for (size_t s = 0; s < R->nser; s++)
-            cells[s + 1] = rows[i].cell[s];
-        table_row(h, m, "th", cells, R->nser + 1);
+        fprintf(h, "<tr><th>");
+        gb_fputs_xml(h, rows[i].label);
+        fprintf(h, "</th>");
+        fprintf(m, "| ");
+        gb_fputs_md(m, rows[i].label);
+        fprintf(m, " |");
+        for (size_t s = 0; s < R->nser; s++) {
+            cell_html(h, &rows[i].cell[s]);
+            char t[700];
+            cell_text(&rows[i].cell[s], t, sizeof t);
+            fprintf(m, " ");
+            gb_fputs_md(m, t);
+            fprintf(m, " |");
+        }
+        fprintf(h, "</tr>\n");
+        fprintf(m, "\n");
     }
     fprintf(h, "</table>\n");
+    fprintf(m, "\n");
+    free(rows);
+    /* How to read it, under the table. */
+    char how[1200];
+    snprintf(how, sizeof how,
+             "The best median of each figure on each device, with the params that reached it "
+             "(data/headline.csv): only verified, plausible results measured in the regime the "
+             "figure names, and arithmetic one precision at a time. \u00b1 is the 95%% "
+             "confidence half-width of the result's samples; noisy: the result stopped on its "
+             "time budget before its noise target, so it may move between runs.%s%s",
+             R->nser > 1 ? " Beside each device after the first: its figure relative to the "
+                           "first device's (above 1: better, for a time too)."
+                         : "",
+             R->o->prices ? " With the price sheet: each rate per 1000 of its currency and per "
+                            "watt (measured by telemetry where the run has it, else over the "
+                            "sheet's power)."
+                          : "");
+    note(h, m, "how", "", how, "", "", "\n\n");
+    if (R->o->expect_path) {
+        fprintf(h, "<p class=\"how\">The verdict is <code>gpubench check</code>'s (NORMAL, LOW, "
+                   "HIGH) against the device model's reference median in ");
+        gb_fputs_xml(h, R->o->expect_path);
+        fprintf(h, "; none where the model has no reference for that case.</p>\n");
+        fprintf(m, "The verdict is `gpubench check`'s (NORMAL, LOW, HIGH) against the device "
+                   "model's reference median in `");
+        gb_fputs_md(m, R->o->expect_path);
+        fprintf(m, "`; none where the model has no reference for that case.\n\n");
+    }
+    fprintf(h, "</section>\n");
 }
 
 /* ---- runs, devices and cases --------------------------------------------------------------- */
@@ -253,7 +434,7 @@ static void count_status(const struct gb_results *rs, size_t *ok, size_t *sk, si
 static void runs_section(struct rep *R, FILE *h, FILE *m)
 {
     fprintf(h, "<h2 id=\"runs\">Runs and devices</h2>\n");
-    fprintf(m, "## Runs and devices\n\n");
+    fprintf(m, "\n## Runs and devices\n\n");
     static const char *const run_cols[] = {"file",    "host",     "started (UTC)",
                                            "profile", "gpubench", "ok / skipped / failed (noisy)"};
     table_head(h, m, run_cols, 6);
@@ -433,22 +614,6 @@ static bool inline_svg(FILE *out, const char *dir, const struct chart *c)
     return true;
 }
 
-/* Both forms of a paragraph: "<p class=cls>lead TEXT tail</p>" (cls NULL: a plain "<p>") and
- * "md_lead TEXT md_tail". */
-static void note(FILE *h, FILE *m, const char *cls, const char *lead, const char *text,
-                 const char *tail, const char *md_lead, const char *md_tail)
-{
-    if (cls)
-        fprintf(h, "<p class=\"%s\">%s", cls, lead);
-    else
-        fprintf(h, "<p>%s", lead);
-    gb_fputs_xml(h, text);
-    fprintf(h, "%s</p>\n", tail);
-    fprintf(m, "%s", md_lead);
-    gb_fputs_md(m, text);
-    fprintf(m, "%s", md_tail);
-}
-
 static void chart_section(struct rep *R, FILE *h, FILE *m, const struct chart *c)
 {
     fprintf(h, "<section id=\"%s\">\n<h3>", c->id);
@@ -458,8 +623,6 @@ static void chart_section(struct rep *R, FILE *h, FILE *m, const struct chart *c
     gb_fputs_md(m, c->title);
     fprintf(m, "\n\n");
     note(h, m, NULL, "", c->what, "", "", "\n\n");
-    if (c->nodata[0])
-        note(h, m, "nodata", "No data: ", c->nodata, ".", "*No data: ", ".*\n\n");
     if (c->failed) {
         note(h, m, "error", "This chart could not be drawn: ", c->error, "",
              "**This chart could not be drawn:** ", "\n\n");
@@ -504,9 +667,18 @@ static const char css[] =
     "th{background:#f3f3f3}figure{margin:.5em 0;max-width:100%}figure svg{width:100%;height:auto;"
     "display:block}.nodata{color:#777}.error{color:#b00020;font-weight:bold}"
     "ul.findings{background:#f7f9fc;border-left:3px solid #1f77b4;padding:.5em 1em .5em 2em}"
-    "nav ul{columns:2}";
+    "nav ul{columns:2}"
+    /* The headline table: the figure large, its marks beside it, the params small below. */
+    "#headline h2{margin-top:.8em}#headline table{font-size:.95em;margin-top:.5em}"
+    "#headline th,#headline td{padding:.2em .5em;line-height:1.3}#headline td{min-width:14em}"
+    ".fig{font-weight:600}"
+    ".noisy{color:#8a5a00;background:#fff3d6;border-radius:3px;padding:0 .3em;font-size:.8em}"
+    ".ratio{color:#1f4e79;font-size:.9em}.v-ok{color:#1b7f3b}.v-bad{color:#b00020;"
+    "font-weight:bold}.v-high{color:#8a5a00}.v-unknown{color:#777}.per{font-size:.85em}"
+    ".params,.per{display:block;line-height:1.2}.params{color:#777;font-size:.78em}.how{color:#555;"
+    "font-size:.88em}";
 
-/* The title, what generated the page, and (HTML) the contents. */
+/* The title and what generated the page. */
 static void page_head(struct rep *R, FILE *h, FILE *m, const char *title)
 {
     char when[64];
@@ -532,15 +704,48 @@ static void page_head(struct rep *R, FILE *h, FILE *m, const char *title)
             "gnuplot; the data behind each chart is in `data/`, its script in `plots/`; "
             "`index.html` has the same report with the charts inline.\n\n",
             GB_VERSION, when, R->nfiles, R->nfiles == 1 ? "" : "s");
+}
 
-    fprintf(h, "<nav><ul>\n<li><a href=\"#runs\">Runs and devices</a></li>\n"
-               "<li><a href=\"#headline\">Headline figures</a></li>\n");
+/* The contents, after the headline table: the sections and every chart with data, in two
+ * columns; the charts without data once, on one line, each with why in its tooltip (and in
+ * data/ID.csv). */
+static void contents(struct rep *R, FILE *h, FILE *m)
+{
+    fprintf(h, "<nav>\n<h2>Contents</h2>\n<ul>\n<li><a href=\"#runs\">Runs and devices</a></li>\n"
+               "<li><a href=\"#charts\">Charts</a></li>\n");
     for (size_t i = 0; i < R->nch; i++) {
+        if (R->ch[i].nodata[0])
+            continue;
         fprintf(h, "<li><a href=\"#%s\">", R->ch[i].id);
         gb_fputs_xml(h, R->ch[i].title);
-        fprintf(h, "</a>%s</li>\n", R->ch[i].nodata[0] ? " (no data)" : "");
+        fprintf(h, "</a></li>\n");
     }
-    fprintf(h, "<li><a href=\"#cases\">Skipped and failed cases</a></li>\n</ul></nav>\n");
+    fprintf(h, "<li><a href=\"#health\">Health</a></li>\n"
+               "<li><a href=\"#cases\">Skipped and failed cases</a></li>\n</ul>\n");
+    size_t k = 0;
+    for (size_t i = 0; i < R->nch; i++) {
+        const struct chart *c = &R->ch[i];
+        if (!c->nodata[0])
+            continue;
+        if (k++ == 0) {
+            fprintf(h, "<p class=\"nodata\" id=\"nodata\">No data in these files, not drawn: ");
+            fprintf(m, "*No data in these files, not drawn:* ");
+        } else {
+            fprintf(h, ", ");
+            fprintf(m, ", ");
+        }
+        fprintf(h, "<span title=\"");
+        gb_fputs_xml(h, c->nodata);
+        fprintf(h, "\">");
+        gb_fputs_xml(h, c->title);
+        fprintf(h, "</span>");
+        gb_fputs_md(m, c->title);
+    }
+    if (k) {
+        fprintf(h, ".</p>\n");
+        fprintf(m, ".\n\n");
+    }
+    fprintf(h, "</nav>\n");
 }
 
 void gb__write_pages(struct rep *R, const char *title)
@@ -554,13 +759,16 @@ void gb__write_pages(struct rep *R, const char *title)
             fclose(m);
         return;
     }
+    /* The answer first: the headline table fills the first screen, the contents follow. */
     page_head(R, h, m, title);
-    runs_section(R, h, m);
     headline_section(R, h, m);
-    fprintf(h, "<h2>Charts</h2>\n");
+    contents(R, h, m);
+    runs_section(R, h, m);
+    fprintf(h, "<h2 id=\"charts\">Charts</h2>\n");
     fprintf(m, "\n## Charts\n");
     for (size_t i = 0; i < R->nch; i++)
-        chart_section(R, h, m, &R->ch[i]);
+        if (!R->ch[i].nodata[0])
+            chart_section(R, h, m, &R->ch[i]);
     /* After the charts: the page's first screen stays the headlines and the charts. */
     health_section(R, h, m);
     cases_section(R, h, m);

@@ -29,8 +29,10 @@ int gb_report_write(const struct gb_results *files, const char *const *paths, si
         return rc;
     gb__draw_charts(&R);
     gb__chart_hints(&R, gb__chart_registered);
+    /* A chart without data is not drawn: the pages list it once, with why. */
     for (size_t i = 0; i < R.nch && !R.err; i++)
-        gb__run_gnuplot(&R, &R.ch[i]);
+        if (!R.ch[i].nodata[0])
+            gb__run_gnuplot(&R, &R.ch[i]);
     gb__write_pages(&R, o->title ? o->title : "gpubench report");
     sum->charts = R.nch;
     sum->series = R.nser;

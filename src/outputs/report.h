@@ -15,8 +15,12 @@
  * unit of money and per watt. They are built from the results schema alone (suite, case,
  * params, metric, value), so a suite's chart needs no code in the suite: it is a builder in
  * src/analyses/chart_FAMILY.c and a row in the registry of src/outputs/charts.c, which names the
- * suites each chart reads. A chart whose data is absent is still drawn, saying "no data" and
- * why; missing data never fails the report.
+ * suites each chart reads. A chart whose data is absent is not drawn: the page lists it once,
+ * after the headline table, and data/ID.csv says why; missing data never fails the report.
+ *
+ * The page opens on the answer: the headline figures per device, each with its 95% confidence
+ * half-width and noisy mark, side by side with the ratio to the first device, per price and
+ * per watt with a price sheet, and check's verdict with expectations; the contents follow.
  *
  * Every device of every file is one series; several files (machines, devices, drivers) appear
  * side by side in each chart and table.
