@@ -26,8 +26,9 @@ static long file_size(const char *dir, const char *sub, const char *id, const ch
 }
 
 /* Every chart report.md names (![title](charts/ID.png)) has its data, script and both images,
- * and index.html holds one inline SVG per chart and no drawing failure. Returns the charts. */
-static size_t check_report_files(const char *dir)
+ * and index.html holds one inline SVG per chart and no drawing failure; at least min charts.
+ * Returns the charts. */
+static size_t check_report_files(const char *dir, size_t min)
 {
     char *md = gb_test_slurp_in(dir, "report.md");
     char *html = gb_test_slurp_in(dir, "index.html");
@@ -48,7 +49,7 @@ static size_t check_report_files(const char *dir)
         ASSERT_CONTAINS(html, anchor);
         charts++;
     }
-    ASSERT(charts >= 8);
+    ASSERT(charts >= min);
     ASSERT_EQ(gb_test_count(html, "<svg"), charts);
     ASSERT_EQ(gb_test_count(html, "could not be drawn"), 0);
     ASSERT_EQ(gb_test_count(md, "could not be drawn"), 0);
@@ -117,7 +118,7 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     ASSERT_CONTAINS(out, "report: rep/index.html and rep/report.md");
     char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
-    check_report_files(rep);
+    check_report_files(rep, 8);
     char *md = gb_test_slurp_in(rep, "report.md");
     /* The suites of the quick run are drawn; the transfer charts say what a buyer reads off. */
     ASSERT_CONTAINS(md, "### Transfer bandwidth, host to device (H2D)");
@@ -210,7 +211,7 @@ TEST_TIMEOUT(report_two_configs_side_by_side, 240)
     ASSERT_CONTAINS(out, "for 3 devices");
     char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
-    check_report_files(rep);
+    check_report_files(rep, 8);
     /* Three series in every chart's data and legend: every device by its name; a name in both
      * files is told apart by its file. */
     char *csv = gb_test_slurp_in(rep, "data/memory_bandwidth.csv");
@@ -274,23 +275,78 @@ TEST(report_missing_data_says_no_data)
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
-    size_t charts = check_report_files(rep);
+    check_report_files(rep, 1);
     char *md = gb_test_slurp_in(rep, "report.md");
-    ASSERT_CONTAINS(md, "*No data: no transfer results in these files.*");
-    ASSERT_CONTAINS(md, "*No data: no device-memory (memory or fp16 suite, memory regime) results");
-    ASSERT_CONTAINS(md, "*No data: no tuning results in these files.*");
-    ASSERT_CONTAINS(md, "*No data: no batching results in these files.*");
-    ASSERT_CONTAINS(md, "*No data: no multi-device scaling results");
-    ASSERT_CONTAINS(md, "*No data: no peer-copy results");
-    ASSERT_CONTAINS(md, "*No data: no compute, gemm or fp16 throughput results");
-    ASSERT_CONTAINS(md, "Launch latency");
-    /* Only the launch chart has data. */
-    ASSERT_EQ(gb_test_count(md, "*No data:"), charts - 1);
+    char *html = gb_test_slurp_in(rep, "index.html");
+    /* The charts without data are listed once, on one line after the headline table, and not
+     * drawn: no section, no frame, no image; their data file says why. */
+    static const char *const absent[][2] = {
+        {"transfer", "no transfer results in these files"},
+        {"memory_bandwidth", "no device-memory (memory or fp16 suite, memory regime) results"},
+        {"tuning", "no tuning results in these files"},
+        {"batching", "no batching results in these files"},
+        {"scaling", "no multi-device scaling results"},
+        {"p2p", "no peer-copy results"},
+        {"compute_gflops", "no compute, gemm or fp16 throughput results"},
+    };
+    ASSERT_EQ(gb_test_count(md, "*No data in these files, not drawn:*"), 1);
+    ASSERT_EQ(gb_test_count(html, "No data in these files, not drawn:"), 1);
+    ASSERT_EQ(gb_test_count(md, "No data"), 1);
+    ASSERT_EQ(gb_test_count(md, "Transfer bandwidth"), 1);
+    ASSERT_EQ(gb_test_count(html, "(no data)"), 0);
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        char anchor[96];
+        snprintf(anchor, sizeof anchor, "<section id=\"%s\">", absent[i][0]);
+        ASSERT_MSG(!strstr(html, anchor), "%s drawn without data", absent[i][0]);
+        ASSERT_MSG(file_size(rep, "charts", absent[i][0], ".svg") < 0, "charts/%s.svg",
+                   absent[i][0]);
+        char p[1200];
+        snprintf(p, sizeof p, "%s/data/%s.csv", rep, absent[i][0]);
+        char *csv = gb_test_slurp(p);
+        ASSERT_CONTAINS(csv, absent[i][1]);
+        free(csv);
+        ASSERT_CONTAINS(html, absent[i][1]); /* the tooltip of its name */
+    }
+    /* Only the launch chart is drawn. */
+    ASSERT_CONTAINS(md, "![Kernel launch latency](charts/launch_latency.png)");
+    ASSERT_EQ(gb_test_count(html, "<section id=\"launch_latency\">"), 1);
+    ASSERT_EQ(gb_test_count(md, "](charts/"), 1);
+    free(html);
     free(md);
-    /* The "no data" charts are drawn, saying so. */
-    char *svg = gb_test_slurp_in(rep, "charts/transfer.svg");
-    ASSERT_CONTAINS(svg, "no data: no transfer results");
-    free(svg);
+}
+
+/* The first screen is the answer: the headline table, each figure with its 95% confidence
+ * half-width (and the noisy mark where the result is noisy), before the contents, in the HTML
+ * and the Markdown alike. */
+TEST(report_headline_table_comes_first)
+{
+    const char *dir = launch_run();
+    int rc = sh("cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    char *html = gb_test_slurp_in(dir, "rep/index.html");
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
+    const char *hh = strstr(html, "<h2>Headline figures</h2>");
+    const char *hn = strstr(html, "<h2>Contents</h2>");
+    const char *hr = strstr(html, "<h2 id=\"runs\">");
+    ASSERT(hh && hn && hr && hh < hn && hn < hr);
+    /* The launch latency row, its value with a ± before the contents. */
+    const char *row = strstr(html, "<th>Launch latency</th>");
+    ASSERT(row && row < hn);
+    const char *pm = strstr(row, " \u00b1 ");
+    ASSERT(pm && pm < strstr(row, "</tr>"));
+    const char *mh = strstr(md, "## Headline figures");
+    const char *mr = strstr(md, "## Runs and devices");
+    const char *ml = strstr(md, "| Launch latency | ");
+    ASSERT(mh && mr && ml && mh < ml && ml < mr);
+    pm = strstr(ml, " \u00b1 ");
+    ASSERT(pm && pm < strchr(ml, '\n'));
+    ASSERT_CONTAINS(md, "\u00b1 is the 95% confidence half-width");
+    /* The page's start holds no chart, no contents: the table is the first thing after the
+     * title. */
+    ASSERT(strstr(html, "<svg") > hn);
+    ASSERT(strstr(html, "<nav>") > hh);
+    free(html);
+    free(md);
 }
 
 TEST(report_bad_input)
@@ -630,6 +686,16 @@ TEST(report_headlines_take_like_with_like)
     rs.results[rs.nresults - 2].bytes_per_op = 64 << 10;
     add_trusted(&rs, "transfer", "h2d", 40, "GB/s", "cache", true, false, "op", "size", "4KiB");
     rs.results[rs.nresults - 1].bytes_per_op = 4 << 10;
+    /* The same copy waited for (mode sync): its own row, never the async batch's. */
+    add_trusted(&rs, "transfer", "h2d", 4, "GB/s", "cache", true, false, "op", "size", "4KiB");
+    {
+        struct gb_result *w = &rs.results[rs.nresults - 1];
+        w->bytes_per_op = 4 << 10;
+        w->params.name[2] = "mode";
+        w->params.v[2].type = GB_V_STR;
+        snprintf(w->params.v[2].s, sizeof w->params.v[2].s, "sync");
+        w->params.n = 3;
+    }
     /* Arithmetic: f32 the like of f32 only; integers in GOP/s; an unverified GEMM and an
      * implausible f64 never reach a headline. */
     add_trusted(&rs, "compute", "f32", 100, "GFLOP/s", "", true, false, "prec", NULL, NULL);
@@ -649,7 +715,9 @@ TEST(report_headlines_take_like_with_like)
     ASSERT_CONTAINS(csv, "Device memory; copy,19.0 GB/s (size=32MiB)");
     ASSERT_CONTAINS(csv, "H2D sustained,10.0 GB/s (size=64MiB)");
     ASSERT_CONTAINS(csv, "H2D small-copy peak,46.5 GB/s (size=64KiB)");
-    ASSERT_CONTAINS(csv, "H2D latency (us per copy; smallest copy),25.0 us (size=4KiB)");
+    ASSERT_CONTAINS(csv, "H2D time per copy; async batch (smallest copy),25.0 us (size=4KiB)");
+    ASSERT_CONTAINS(csv, "H2D latency; one copy waited for (smallest copy),250 us (size=4KiB "
+                         "mode=sync)");
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); f32,100 GFLOP/s (prec=f32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); i32,500 GOP/s (prec=i32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); int8dot,900 GOP/s (prec=int8dot)");

@@ -255,7 +255,7 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg)
     }
     if (sf->mode) {
         const struct gb_value *v = gb_params_get(&r->params, "mode");
-        if (!v || v->type != GB_V_STR || strcmp(v->s, sf->mode) != 0)
+        if (v ? v->type != GB_V_STR || strcmp(v->s, sf->mode) != 0 : !sf->mode_or_none)
             return false;
     }
     /* A buffer moved off its alignment (axis offset, absent at 0) is the memory-management

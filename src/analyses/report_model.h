@@ -124,7 +124,8 @@ struct suite_filter {
     bool need_flops;           /* flops_per_op and bytes_per_op > 0 */
     const char *prec;          /* NULL: any; else the result's param "prec" must be this */
     const char *mode;          /* NULL: any; else the result's param "mode" must be this (a
-                                * transfer's async batch or waited-for copy) */
+                                * transfer's async batch or waited-for copy) ... */
+    bool mode_or_none;         /* ... or be absent (files from before the axis: async) */
     bool cache_ok;             /* aggregates (gb__best_in) take cache-regime results too: the
                                 * small-copy peak, not the sustained rate */
     bool no_cache;             /* only results not in the cache regime (device memory) */
