@@ -312,6 +312,16 @@ static void gp_xtics(FILE *f, const struct line *l, size_t n, bool size_axis)
     fprintf(f, ")\n");
 }
 
+/* Whether any of the n lines has a point strictly between a and b (a < b). */
+static bool measured_between(const struct line *l, size_t n, double a, double b)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < l[i].n; k++)
+            if (l[i].x[k] > a && l[i].x[k] < b)
+                return true;
+    return false;
+}
+
 void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_t n,
                      const char *xlabel, const char *ylabel, bool size_axis,
                      const struct mark *marks, size_t nmarks, const char *extra_gp,
@@ -328,6 +338,10 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
         if (i)
             fprintf(d, "\n\n");
         for (size_t k = 0; k < l[i].n; k++) {
+            /* A size some other line measured and this one did not lies between this point and
+             * the last: a blank line, so that no line is drawn across what was not measured. */
+            if (k > 0 && !l[i].unordered && measured_between(l, n, l[i].x[k - 1], l[i].x[k]))
+                fprintf(d, "\n");
             const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
             double lo = l[i].y[k], hi = l[i].y[k];
             if (r && l[i].bar_to) {
@@ -353,6 +367,12 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
         }
     }
     gb__close_file(R, d);
+    /* The caption says what the error bars are. */
+    if (n && !strstr(c->what, "error bar"))
+        gb_appendf(c->what, sizeof c->what, "%s",
+                   l[0].bar_to ? " Error bars: from each point's median to its p99."
+                               : " Error bars: the p5\u2013p95 band of each point's samples "
+                                 "(90% of them lie inside).");
     /* The key sits below the plot: grow the chart with it. */
     c->h = 380 + 18 * (int)(n < 30 ? n : 30);
     FILE *f = gb__gp_open(R, c);
@@ -371,11 +391,13 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
     if (extra_gp)
         fputs(extra_gp, f);
     fprintf(f, "plot ");
-    for (size_t i = 0; i < n; i++) {
-        gb__gp_item(f, c, i == 0, i, l[i].label, "1:2 with linespoints lt %zu", i % 12 + 1);
-        /* The spread of every point: p5 to p95 of its samples. */
-        gb__gp_item(f, c, false, i, NULL, "1:2:4:5 with yerrorbars lt %zu pt 0", i % 12 + 1);
-    }
+    /* The spread of every point first (p5 to p95 of its samples, or to the figure bar_to
+     * names), thin and without a point of its own (a point type 0 draws a white hole), then
+     * the lines and their markers over it, as the key draws them. */
+    for (size_t i = 0; i < n; i++)
+        gb__gp_item(f, c, i == 0, i, NULL, "1:2:4:5 with yerrorbars lt %zu lw 1 ps 0", i % 12 + 1);
+    for (size_t i = 0; i < n; i++)
+        gb__gp_item(f, c, false, i, l[i].label, "1:2 with linespoints lt %zu", i % 12 + 1);
     if (nmarks)
         gb__gp_item(f, c, false, n, NULL,
                     "1:2:3 with labels point pt 6 ps 2 lc rgb '#000000' offset 0,1.2 boxed "
