@@ -202,6 +202,28 @@ void gb__chart_absent(struct rep *R, const char *id, const char *title, const ch
 
 /* ---- the shapes ---------------------------------------------------------------------------- */
 
+/* The unit of category i: that of its first series' best result ("" when none). */
+static const char *cat_unit(const struct cat *k, size_t nser)
+{
+    for (size_t s = 0; s < nser; s++)
+        if (k->best[s])
+            return k->best[s]->unit;
+    return "";
+}
+
+/* The p5 and p95 of the samples behind a bar, where its value is its result's own (a figure
+ * derived from it, per price or watt, has none: the value twice). */
+static void bar_spread(const struct cat *k, size_t s, double *lo, double *hi)
+{
+    const struct gb_result *r = k->best[s];
+    *lo = *hi = k->v[s];
+    if (r && r->value == k->v[s] && r->stats.n > 1 && isfinite(r->stats.p5) &&
+        isfinite(r->stats.p95) && r->stats.p5 <= k->v[s] && r->stats.p95 >= k->v[s]) {
+        *lo = r->stats.p5;
+        *hi = r->stats.p95;
+    }
+}
+
 void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size_t n,
                     const char *ylabel, bool logy)
 {
@@ -219,49 +241,89 @@ void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size
         gb__chart_nodata(R, c, "no results file has a value for this chart");
         return;
     }
+    /* Categories in another unit than the first's (GOP/s among GFLOP/s) say theirs. */
+    const char *unit0 = n ? cat_unit(&cats[0], R->nser) : "";
+    bool mixed = false;
+    for (size_t i = 1; i < n; i++)
+        mixed |= strcmp(cat_unit(&cats[i], R->nser), unit0) != 0;
     FILE *d = gb__open_in(R, "data", c->id, ".csv");
     if (!d)
         return;
+    /* Per series: the value, then the p5 and p95 of its samples (the error bar). */
     fprintf(d, "# category");
     for (size_t j = 0; j < k; j++) {
-        fprintf(d, ",");
-        gb__csv_field(d, R->ser[use[j]].label);
+        char l[200];
+        gb__clean(R->ser[use[j]].label, l, sizeof l);
+        fprintf(d, ",%s,%s p5,%s p95", l, l, l);
     }
     fprintf(d, "\n");
     for (size_t i = 0; i < n; i++) {
-        gb__csv_field(d, cats[i].label);
-        for (size_t j = 0; j < k; j++)
-            fprintf(d, ",%.6g", cats[i].v[use[j]]);
+        char label[200];
+        const char *u = cat_unit(&cats[i], R->nser);
+        snprintf(label, sizeof label, "%s%s%s%s", cats[i].label, mixed && *u ? " (" : "",
+                 mixed ? u : "", mixed && *u ? ")" : "");
+        gb__csv_field(d, label);
+        for (size_t j = 0; j < k; j++) {
+            double lo, hi;
+            bar_spread(&cats[i], use[j], &lo, &hi);
+            fprintf(d, ",%.6g,%.6g,%.6g", cats[i].v[use[j]], lo, hi);
+        }
         fprintf(d, "\n");
     }
     gb__close_file(R, d);
+    if (!strstr(c->what, "error bar"))
+        gb_appendf(c->what, sizeof c->what, "%s",
+                   " Error bars: the p5\u2013p95 band of each bar's samples.");
     c->w = n * k > 24 ? 1200 : 900;
     FILE *f = gb__gp_open(R, c);
     if (!f)
         return;
-    fprintf(f, "set style data histograms\n"
-               "set style histogram clustered gap 1\n"
-               "set style fill solid 0.85 border rgb '#333333'\n"
-               "set boxwidth 0.9\n"
-               "set key outside below\n"
-               "set xtics rotate by -25 left nomirror\n");
-    gp_set(f, "ylabel", ylabel);
-    fprintf(f, "%s\nset offsets 0, 0, graph 0.08, 0\n",
-            logy ? "set logscale y" : "set yrange [0:*]");
+    /* A log axis has no zero for a bar to stand on: there each value is a point (a dot chart),
+     * its error bar through it. */
+    if (logy)
+        fprintf(f,
+                "set xrange [-0.6:%zu.6]\nset xtics rotate by -25 left nomirror\n"
+                "set logscale y\nset key outside below\n",
+                n ? n - 1 : 0);
+    else
+        fprintf(f, "set style data histograms\n"
+                   "set style histogram errorbars gap 1 lw 1\n"
+                   "set style fill solid 0.85 border rgb '#333333'\n"
+                   "set boxwidth 0.9\n"
+                   "set key outside below\n"
+                   "set xtics rotate by -25 left nomirror\n"
+                   "set yrange [0:*]\n");
+    char yl[200];
+    snprintf(yl, sizeof yl, "%s%s", ylabel, mixed ? " (or the unit a label names)" : "");
+    gp_set(f, "ylabel", yl);
+    fprintf(f, "set offsets 0, 0, graph 0.08, 0\n");
     fprintf(f, "plot ");
-    for (size_t j = 0; j < k; j++) {
-        fprintf(f, "%s'data/%s.csv' using %zu%s title ", j ? ", \\\n     " : "", c->id, j + 2,
-                j == 0 ? ":xtic(1)" : "");
-        gb__gp_quote(f, R->ser[use[j]].label);
-        fprintf(f, " lt %zu", use[j] % 12 + 1);
-    }
     /* Bar j of k in a cluster with gap 1 sits at x + (j - (k-1)/2) / (k + 1). */
-    for (size_t j = 0; j < k; j++)
+    for (size_t j = 0; j < k; j++) {
+        const size_t col = 2 + 3 * j;
+        if (logy) {
+            fprintf(f,
+                    "%s'data/%s.csv' using ($0 + (%zu - %g) / %zu.0):%zu:%zu:%zu%s with "
+                    "yerrorbars lt %zu lw 1 ps 0 notitle, \\\n     'data/%s.csv' using ($0 + (%zu "
+                    "- %g) / %zu.0):%zu with points lt %zu ps 1.4 title ",
+                    j ? ", \\\n     " : "", c->id, j, (double)(k - 1) / 2.0, k + 1, col, col + 1,
+                    col + 2, j == 0 ? ":xtic(1)" : "", use[j] % 12 + 1, c->id, j,
+                    (double)(k - 1) / 2.0, k + 1, col, use[j] % 12 + 1);
+        } else {
+            fprintf(f, "%s'data/%s.csv' using %zu:%zu:%zu%s lt %zu title ", j ? ", \\\n     " : "",
+                    c->id, col, col + 1, col + 2, j == 0 ? ":xtic(1)" : "", use[j] % 12 + 1);
+        }
+        gb__gp_quote(f, R->ser[use[j]].label);
+    }
+    for (size_t j = 0; j < k; j++) {
+        const size_t col = 2 + 3 * j;
         fprintf(f,
                 ", \\\n     'data/%s.csv' using ($0 + (%zu - %g) / %zu.0):%zu:"
                 "(column(%zu) == column(%zu) ? sprintf('%%.3g', column(%zu)) : '') "
-                "with labels offset 0,0.6 font ',%d' notitle",
-                c->id, j, (double)(k - 1) / 2.0, k + 1, j + 2, j + 2, j + 2, j + 2, k > 3 ? 8 : 10);
+                "with labels offset %s font ',%d' notitle",
+                c->id, j, (double)(k - 1) / 2.0, k + 1, logy ? col : col + 2, col, col, col,
+                logy ? "1.2,0" : "0,0.6", k > 3 ? 8 : 10);
+    }
     fprintf(f, "\n");
     gb__gp_close(R, c, f);
 }
