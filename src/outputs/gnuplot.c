@@ -283,14 +283,14 @@ void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size
     if (logy)
         fprintf(f,
                 "set xrange [-0.6:%zu.6]\nset xtics rotate by -25 left nomirror\n"
-                "set logscale y\nset key outside below\n",
+                "set logscale y\nset key outside below height 1.5\n",
                 n ? n - 1 : 0);
     else
         fprintf(f, "set style data histograms\n"
                    "set style histogram errorbars gap 1 lw 1\n"
                    "set style fill solid 0.85 border rgb '#333333'\n"
                    "set boxwidth 0.9\n"
-                   "set key outside below\n"
+                   "set key outside below height 1.5\n"
                    "set xtics rotate by -25 left nomirror\n"
                    "set yrange [0:*]\n");
     char yl[200];
@@ -442,7 +442,8 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
         return;
     double lo, hi;
     bool logx = ratio_axis(l, n, &lo, &hi);
-    fprintf(f, "set key outside below\n");
+    /* The key's extra height keeps it clear of the x axis label above it. */
+    fprintf(f, "set key outside below height 1.5\n");
     gp_set(f, "xlabel", xlabel);
     gp_set(f, "ylabel", ylabel);
     fprintf(f, "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, graph 0.1, 0\n");
@@ -548,7 +549,7 @@ void gb__write_stacked(struct rep *R, struct chart *c, const char *const *labels
                "set style histogram rowstacked\n"
                "set style fill solid 0.85 border rgb '#333333'\n"
                "set boxwidth 0.6\n"
-               "set key outside below\n"
+               "set key outside below height 1.5\n"
                "set xtics rotate by -25 left nomirror\n"
                "set yrange [0:*]\n"
                "set offsets 0, 0, graph 0.08, 0\n");
