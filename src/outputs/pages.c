@@ -670,7 +670,8 @@ static const char css[] =
     "nav ul{columns:2}"
     /* The headline table: the figure large, its marks beside it, the params small below. */
     "#headline h2{margin-top:.8em}#headline table{font-size:.95em;margin-top:.5em}"
-    "#headline th,#headline td{padding:.2em .5em;line-height:1.3}#headline td{min-width:14em}"
+    "#headline th,#headline td{padding:.2em .5em;line-height:1.3}#headline "
+    "td{min-width:12em}#headline tr>th:first-child{min-width:12em}"
     ".fig{font-weight:600}"
     ".noisy{color:#8a5a00;background:#fff3d6;border-radius:3px;padding:0 .3em;font-size:.8em}"
     ".ratio{color:#1f4e79;font-size:.9em}.v-ok{color:#1b7f3b}.v-bad{color:#b00020;"
