@@ -322,7 +322,7 @@ void gb__write_bars(struct rep *R, struct chart *c, const struct cat *cats, size
                 "(column(%zu) == column(%zu) ? sprintf('%%.3g', column(%zu)) : '') "
                 "with labels offset %s font ',%d' notitle",
                 c->id, j, (double)(k - 1) / 2.0, k + 1, logy ? col : col + 2, col, col, col,
-                logy ? "1.2,0" : "0,0.6", k > 3 ? 8 : 10);
+                logy ? "0.9,0 left" : "0,0.6", k > 3 ? 8 : 10);
     }
     fprintf(f, "\n");
     gb__gp_close(R, c, f);
