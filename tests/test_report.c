@@ -133,8 +133,7 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     ASSERT(nd);
     ASSERT(strstr(nd, "Performance per price") < strchr(nd, '\n'));
     ASSERT(file_size(rep, "charts", "value_per_price", ".svg") < 0);
-    snprintf(p, sizeof p, "%s/data/value_per_price.csv", rep);
-    char *vcsv = gb_test_slurp(p);
+    char *vcsv = gb_test_slurp_in(rep, "data/value_per_price.csv");
     ASSERT_CONTAINS(vcsv, "# no data: no price sheet given");
     free(vcsv);
     free(md);
