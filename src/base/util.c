@@ -1,6 +1,7 @@
 /* gpubench — small string and array helpers (see util.h). */
 #include "base/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -647,4 +648,77 @@ void gb_fputs_csv(FILE *f, const char *s)
     }
     if (quote)
         fputc('"', f);
+}
+
+size_t gb_edit_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 64 };
+    size_t na = strnlen(a, MAXLEN), nb = strnlen(b, MAXLEN);
+    size_t row[MAXLEN + 1];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            bool same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t best = diag + (same ? 0 : 1);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[nb];
+}
+
+const char *gb_did_you_mean(const char *given, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX, glen = strlen(given);
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i] || strcmp(names[i], given) == 0)
+            continue;
+        size_t d = gb_edit_distance(given, names[i]);
+        if (glen >= 2 && strncmp(names[i], given, glen) == 0)
+            d = 1; /* an abbreviation */
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    if (!best)
+        return NULL;
+    size_t limit = strlen(best) / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    return best_d <= limit ? best : NULL;
+}
+
+const char *gb_did_you_mean_list(const char *given, const char *list, char *buf, size_t len)
+{
+    enum { MAXWORDS = 96 };
+    char words[MAXWORDS][64];
+    const char *names[MAXWORDS];
+    size_t n = 0;
+    for (const char *p = list; *p && n < MAXWORDS;) {
+        size_t w = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+        if (w == 0) {
+            p++;
+            continue;
+        }
+        snprintf(words[n], sizeof words[n], "%.*s", (int)(w < 63 ? w : 63), p);
+        if (strcmp(words[n], "or") != 0 && strcmp(words[n], "and") != 0) {
+            names[n] = words[n];
+            n++;
+        }
+        p += w;
+    }
+    const char *near = gb_did_you_mean(given, names, n);
+    if (!near || !len)
+        return NULL;
+    snprintf(buf, len, "%s", near);
+    return buf;
 }

@@ -187,4 +187,19 @@ char *gb_output_resolve(const char *path, char *buf, size_t cap);
  * caller unlinks tmp when its write fails. */
 int gb_tmp_create(const char *path, char *tmp, size_t cap);
 
+/* The edit distance (Levenshtein: insertions, deletions, substitutions, one each; ASCII case
+ * ignored) between a and b, counting at most 64 bytes of each (longer texts: the first 64). */
+size_t gb_edit_distance(const char *a, const char *b);
+
+/* The name among names[0..n) closest to `given` by gb_edit_distance, for a "did you mean"
+ * (NULL names are skipped): the first of the nearest, when its distance is at most a third of
+ * its length (at least 1, at most 3) and it differs from given; NULL when none is that near. A
+ * name that starts with given (an abbreviation) counts as near. */
+const char *gb_did_you_mean(const char *given, const char *const *names, size_t n);
+
+/* gb_did_you_mean over the words of a list written for people ("name, backends or devices":
+ * runs of letters, digits, '_', '.' and '-', less "or" and "and"): the nearest word copied into
+ * buf[len] and returned, or NULL. */
+const char *gb_did_you_mean_list(const char *given, const char *list, char *buf, size_t len);
+
 #endif

@@ -27,7 +27,7 @@ static const char usage[] =
     "  threshold that would have raised no false alarm, with a suggested compare command line\n"
     "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
     "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
-    "      --json FILE         also write the analysis as JSON\n" GB__FORMAT_HELP
+    "      --json FILE         also write the analysis as JSON\n" GB__FORMAT_HELP_JUDGED
     "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"
     "                          DIR/<host>-<device>-<profile>/thresholds.json, which compare\n"
     "                          against that baseline's nights then uses (DIR: results/baselines)\n"

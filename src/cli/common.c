@@ -55,6 +55,26 @@ static void refused_text(int argc, char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", arg);
 }
 
+/* ", did you mean --NAME?" into buf when the refused option `text` ("--nmae=1", "-Z") is near
+ * the long name of an option of the table (or "--help"); else an empty buf. */
+static void suggest_option(const char *text, const struct flat_opt *flat, size_t n, char *buf,
+                           size_t len)
+{
+    buf[0] = '\0';
+    if (strncmp(text, "--", 2) != 0)
+        return;
+    char given[128];
+    size_t len_given = strcspn(text + 2, "=");
+    snprintf(given, sizeof given, "%.*s", (int)(len_given < 127 ? len_given : 127), text + 2);
+    const char *names[MAX_OPTS + 1];
+    for (size_t i = 0; i < n; i++)
+        names[i] = flat[i].opt->name;
+    names[n] = "help";
+    const char *near = gb_did_you_mean(given, names, n + 1);
+    if (near)
+        snprintf(buf, len, " (did you mean --%s?)", near);
+}
+
 /* The operands argv[first..argc) against what c takes: GB_EXIT_OK or a usage error. */
 static enum gb_exit count_operands(const struct gb__cmd *c, int argc, char **argv, int first)
 {
@@ -92,14 +112,20 @@ int gb__parse_options(const struct gb__cmd *c, int argc, char **argv,
     int ch;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (ch == 'h') {
-            fputs(c->usage, stdout);
+            gb__print_usage(stdout, c->usage);
             *rc = GB_EXIT_OK;
             return -1;
         }
         char text[256];
         if (ch == '?' || ch == ':') {
             refused_text(argc, argv, text, sizeof text);
-            *rc = gb__usage_error(c, ch == ':' ? "%s needs a value" : "unknown option '%s'", text);
+            if (ch == ':') {
+                *rc = gb__usage_error(c, "%s needs a value", text);
+                return -1;
+            }
+            char near[300] = "";
+            suggest_option(text, flat, n, near, sizeof near);
+            *rc = gb__usage_error(c, "unknown option '%s'%s", text, near);
             return -1;
         }
         const struct flat_opt *f = NULL;
@@ -123,10 +149,37 @@ enum gb_exit gb__usage_error(const struct gb__cmd *c, const char *fmt, ...)
     va_start(ap, fmt);
     fprintf(stderr, "gpubench %s: ", c->name);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "; see gpubench %s --help\n", c->name);
     va_end(ap);
-    fputs(c->usage, stderr);
     return GB_EXIT_USAGE;
+}
+
+void gb__print_usage(FILE *f, const char *usage)
+{
+    static const struct {
+        const char *mark;
+        bool judged;
+    } marks[] = {{GB__FORMATS, false}, {GB__FORMATS_JUDGED, true}};
+    const char *p = usage;
+    while (*p) {
+        const char *next = NULL;
+        size_t m = 0;
+        for (size_t k = 0; k < 2; k++) {
+            const char *at = strstr(p, marks[k].mark);
+            if (at && (!next || at < next)) {
+                next = at;
+                m = k;
+            }
+        }
+        if (!next) {
+            fputs(p, f);
+            break;
+        }
+        char names[256];
+        fprintf(f, "%.*s%s", (int)(next - p), p,
+                gb_writer_names(marks[m].judged, names, sizeof names));
+        p = next + strlen(marks[m].mark);
+    }
 }
 
 /* --set KEY=VALUE into the run's overrides. */
@@ -353,16 +406,19 @@ enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_k
     }
     /* A file's folder must exist: found now, not after the work is done. */
     char dir[PATH_MAX];
-    split_parent(out, dir, sizeof dir);
-    struct stat st;
-    if (kind == GB_OUTPUT_FILE) {
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "gpubench %s: cannot write %s: its folder %s does not exist\n", cmd,
-                    out, dir);
-            return GB_EXIT_USAGE;
-        }
+    if (kind == GB_OUTPUT_FILE && gb__folder_missing(out, dir, sizeof dir)) {
+        fprintf(stderr, "gpubench %s: cannot write %s: the folder %s does not exist\n", cmd, out,
+                dir);
+        return GB_EXIT_USAGE;
     }
     return GB_EXIT_OK;
+}
+
+bool gb__folder_missing(const char *out, char *dir, size_t len)
+{
+    struct stat st;
+    split_parent(out, dir, len);
+    return stat(dir, &st) != 0 || !S_ISDIR(st.st_mode);
 }
 
 FILE *gb__open_out(const char *path)
@@ -482,6 +538,12 @@ enum gb_exit gb__check_outputs(const char *cmd, const char *const *outs, const c
     for (size_t k = 0; k < nouts; k++) {
         if (!outs[k])
             continue;
+        char dir[PATH_MAX];
+        if (strcmp(outs[k], "-") != 0 && gb__folder_missing(outs[k], dir, sizeof dir)) {
+            fprintf(stderr, "gpubench %s: the folder %s for %s does not exist\n", cmd, dir,
+                    names[k]);
+            return GB_EXIT_USAGE;
+        }
         if (strcmp(outs[k], "-") != 0 &&
             (rc = gb__check_output(cmd, outs[k], GB_OUTPUT_FILE, inputs, ninputs)) != GB_EXIT_OK)
             return rc;

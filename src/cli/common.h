@@ -68,17 +68,25 @@ struct gb__cmd {
 /* Parses argv[1..argc) of command c (argv[0] is its name) with getopt_long: options and operands
  * in any order ("--" ends the options), long options also as --name=value and by an unambiguous
  * prefix; at most 48 options in all groups. -h / --help, in every command, prints c->usage to
- * stdout. Returns the index of the
+ * stdout (gb__print_usage). Returns the index of the
  * first operand (getopt_long moves the operands to argv[first..argc)), or -1 when the command
- * is over: *rc GB_EXIT_OK after --help, GB_EXIT_USAGE after an unknown option, a missing or bad
- * value, or too few or too many operands (the reason and the usage on stderr). */
+ * is over: *rc GB_EXIT_OK after --help, GB_EXIT_USAGE after an unknown option (named with the
+ * nearest option, "did you mean --NAME?"), a missing or bad value, or too few or too many
+ * operands (one line on stderr, gb__usage_error). */
 int gb__parse_options(const struct gb__cmd *c, int argc, char **argv,
                       const struct gb__opt_group *groups, enum gb_exit *rc);
 
-/* Prints "gpubench CMD: " and the message to stderr, then c's usage; returns GB_EXIT_USAGE. For
- * options that do not go together and the like. */
+/* Prints one line to stderr, "gpubench CMD: " the message "; see gpubench CMD --help"; returns
+ * GB_EXIT_USAGE. For options that do not go together and the like. */
 enum gb_exit gb__usage_error(const struct gb__cmd *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Writes a command's usage text to f with each GB__FORMATS mark replaced by the names of this
+ * build's writers that fit a document that is not judged, each GB__FORMATS_JUDGED by those that
+ * fit one that is (gb_writer_names): the formats listed are the writer table's. */
+void gb__print_usage(FILE *f, const char *usage);
+#define GB__FORMATS "@formats@"
+#define GB__FORMATS_JUDGED "@judged-formats@"
 
 /* The options of run, shared by validate (which uses --suite and --set) and calibrate (which
  * refuses -o): -o/--output FILE, -b/--backend NAME, -d/--device SEL, -s/--suite LIST,
@@ -169,6 +177,10 @@ void gb__utc_now(char *buf, size_t len);
 enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_kind kind,
                               const char *const *inputs, size_t ninputs);
 
+/* Whether the folder that would hold the file `out` is missing (or not a folder): true with
+ * that folder's path in dir[len], for "the folder DIR for -o does not exist". */
+bool gb__folder_missing(const char *out, char *dir, size_t len);
+
 /* gb__check_output for each of a command's file outputs outs[0..nouts) (NULL: not asked for),
  * named by their options in names[], and none twice: two outputs on one path (or one file, or
  * both on stdout "-") would leave one format in it, or both interleaved. GB_EXIT_OK, or
@@ -224,10 +236,13 @@ int gb__parse_fraction(const char *name, const char *text, double lo, double hi,
 /* ---- --format: a document through a writer ------------------------------------------------ */
 
 /* The --format option's help line, for commands whose output is a document. */
-#define GB__FORMAT_HELP                                                                     \
-    "  -f, --format NAME       standard output in this format: text, markdown, json, csv\n" \
-    "                          (and junit where there is a verdict; any writer of this\n"   \
-    "                          build, docs/commands.md)\n"
+#define GB__FORMAT_HELP                                                           \
+    "  -f, --format NAME       standard output in one of this build's formats:\n" \
+    "                          " GB__FORMATS "\n"
+/* The same for a document with a verdict (compare, check, fleet, calibrate). */
+#define GB__FORMAT_HELP_JUDGED                                                    \
+    "  -f, --format NAME       standard output in one of this build's formats:\n" \
+    "                          " GB__FORMATS_JUDGED "\n"
 
 /* Whether `format` (NULL: none asked for) names a writer of this build that fits a document
  * that is judged or not: GB_EXIT_OK, else GB_EXIT_USAGE with "gpubench CMD: no format ..."

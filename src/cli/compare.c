@@ -23,8 +23,8 @@ static const char usage[] =
     "  noise only. A baseline folder (results/baselines/<host>-<device>-<profile>/, made by\n"
     "  `gpubench baseline`): NEW against the spread of the medians of its nights, with the\n"
     "  thresholds `gpubench calibrate --baseline` learned\n" GB__COMPARE_OPTIONS_HELP
-    "      --mads Z            against nights: the cut, in standard deviations for many\n"
-    "                          nights (default 3; wider for few nights)\n"
+    "      --mads K            against nights: the cut in scaled MADs (robust standard\n"
+    "                          deviations) for many nights (default 3; wider for few)\n"
     "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
     "      --run-noise R       two files: a change within R (default 10%; 0: none) is\n"
     "                          UNSTABLE, not SLOWER: two runs of one build differ by more\n"
@@ -35,7 +35,7 @@ static const char usage[] =
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
     "stdout)\n" GB__OPENMETRICS_HELP
     "      --changes           the terminal table shows only rows that are not "
-    "SAME\n" GB__FORMAT_HELP "  -q, --quiet             no terminal table\n"
+    "SAME\n" GB__FORMAT_HELP_JUDGED "  -q, --quiet             no terminal table\n"
     "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {
     "compare", usage, 2, 2, NULL, "two results files, BASE and NEW (or a baseline folder and NEW)"};

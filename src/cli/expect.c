@@ -133,9 +133,10 @@ static const char check_usage[] =
     "                          exists, else bounds only)\n"
     "      --tolerance T       the band's floor: 0.05 or 5% (default 5%)\n"
     "      --suite-tolerance S=T  another floor for suite S (repeatable)\n"
-    "      --mads K            the band beyond the range, in spreads (default 3)\n"
+    "      --mads K            the band beyond the range, in scaled MADs (default 3)\n"
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
-    "stdout)\n" GB__OPENMETRICS_HELP "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP
+    "stdout)\n" GB__OPENMETRICS_HELP
+    "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP_JUDGED
     "exit status: 0 normal, 3 a result LOW, IMPLAUSIBLE or FAILED, 2 bad input or usage\n";
 static const struct gb__cmd check_cmd = {"check", check_usage,    1,
                                          1,       "RESULTS.json", "exactly one results file"};

@@ -21,12 +21,13 @@ static const char usage[] =
     "  outlier when it is beyond a case's run-to-run noise (the reference runs of\n"
     "  " GB_EXPECT_DEFAULT_PATH " where they have the case) and more than\n"
     "  --min-deviation from the median, or when a case failed on it and ran elsewhere.\n"
-    "  Where no reference runs calibrate a case, a node beyond K scaled MADs of the\n"
+    "  Where no reference runs calibrate a case, a node beyond --mads K scaled MADs of the\n"
     "  fleet only deviates (listed); the node is LOW when its shift, the median over\n"
     "  its cases (5 at least) of ln(value / median), is below the median node's by more\n"
     "  than max(K x 1.4826 x MAD of the shifts, ln 1.25). A file that cannot be read\n"
     "  as results is skipped with a note.\n"
-    "  -k, --threshold K       MAD multiples (modified z-score; default 3.5)\n"
+    "  -k, --mads K            the cut in scaled MADs (modified z-score; default 3.5);\n"
+    "                          --threshold K, its old name, still works\n"
     "      --min-deviation F   and at least this far from the median: 0.05 or 5% (default 5%)\n"
     "  -s, --suite LIST        only these suites (comma-separated)\n"
     "  -e, --expect FILE       expectations (gpubench expect): a node below its device\n"
@@ -35,7 +36,7 @@ static const char usage[] =
     "      --all               a per-node table for every case (default: cases with an\n"
     "                          outlier)\n"
     "      --markdown FILE, --json FILE   also write these ('-': stdout)\n" GB__OPENMETRICS_HELP
-    "  -q, --quiet             no terminal output\n" GB__FORMAT_HELP
+    "  -q, --quiet             no terminal output\n" GB__FORMAT_HELP_JUDGED
     "exit status: 0 no outlier, 3 an outlier node, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {"fleet", usage, 1,
                                    -1,      NULL,  "results files or a folder of them"};
@@ -54,13 +55,14 @@ static int parse_fleet(void *target, const char *name, const char *value)
     char *end;
     double k = strtod(value, &end);
     if (end == value || *end || !(k > 0.0 && k < 1e6))
-        return GB_FAIL(GB_EINVAL, "--threshold wants a positive number of MADs, got '%s'", value);
+        return GB_FAIL(GB_EINVAL, "--%s wants a positive number of MADs, got '%s'", name, value);
     o->k = k;
     return 0;
 }
 
 static const struct gb__opt fleet_options[] = {
-    GB__PARSED("threshold", 'k', true, parse_fleet),
+    GB__PARSED("mads", 'k', true, parse_fleet),
+    GB__PARSED("threshold", 0, true, parse_fleet), /* the old name of --mads */
     GB__PARSED("min-deviation", 0, true, parse_fleet),
     GB__TEXT(struct fleet_args, suites, "suite", 's'),
     GB__TEXT(struct fleet_args, expect, "expect", 'e'),

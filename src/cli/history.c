@@ -26,7 +26,7 @@ static const char usage[] =
     "      --series             print every case's nightly values\n"
     "      --markdown FILE, --json FILE, --csv FILE   also write these ('-': stdout)\n"
     "      --fail-on-slower     exit 3 when a change point is a slowdown\n"
-    "  -q, --quiet              no terminal output\n"
+    "  -q, --quiet              no terminal output\n" GB__FORMAT_HELP_JUDGED
     "exit status: 0 done, 3 a slowdown with --fail-on-slower, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {"history", usage, 1,
                                    -1,        NULL,  "results files or a folder of them"};

@@ -85,7 +85,12 @@ int main(int argc, char **argv)
             return c->main ? c->main(argc - 1, argv + 1)
                            : c->main_full(argc - 1, argv + 1, argc, argv);
     }
-    fprintf(stderr, "gpubench: unknown command '%s'\n", cmd);
-    usage(stderr);
+    const char *names[64];
+    size_t n = 0;
+    for (const struct gb_command *const *p = gb_commands; *p && n < 64; p++)
+        names[n++] = (*p)->name;
+    const char *near = gb_did_you_mean(cmd, names, n);
+    fprintf(stderr, "gpubench: unknown command '%s'%s%s%s; see gpubench --help\n", cmd,
+            near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
     return GB_EXIT_USAGE;
 }

@@ -43,6 +43,11 @@ static const char *unwritable(const char *out, const char *partial, const char *
         return "-o needs a file name ('-' is not standard output here: the summary is)";
     if (gb_output_refusal(out, GB_OUTPUT_FILE, inputs, 1, why, sizeof why))
         return why;
+    char dir[GB_PATH_JOIN - 64];
+    if (gb__folder_missing(out, dir, sizeof dir)) {
+        snprintf(why, sizeof why, "the folder %s for -o does not exist", dir);
+        return why;
+    }
     /* The placeholder is run's own name beside out: a symbolic link there (to the profile, to
      * anything) is removed, never written through. */
     struct stat st_p;

@@ -184,6 +184,15 @@ const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len
     return gb__join_or(names, buf, len);
 }
 
+const char *gb__hint(const char *given, const char *list, char *buf, size_t len)
+{
+    char word[64];
+    buf[0] = '\0';
+    if (gb_did_you_mean_list(given, list, word, sizeof word))
+        snprintf(buf, len, "did you mean \"%s\"? ", word);
+    return buf;
+}
+
 /* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. */
 int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
 {
@@ -197,9 +206,10 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
     {
         const struct gb_axis_def *ax = gb_suite_axis(run->suite, gb__sval(k));
         if (!ax) {
-            char all[256];
-            return gb__fail(l, k, "suite %s has no axis \"%s\" (axes: %s)", run->suite->name,
-                            gb__sval(k), gb__axis_list(run->suite, all, sizeof all));
+            char all[256], hint[96];
+            gb__axis_list(run->suite, all, sizeof all);
+            return gb__fail(l, k, "suite %s has no axis \"%s\" (%saxes: %s)", run->suite->name,
+                            gb__sval(k), gb__hint(gb__sval(k), all, hint, sizeof hint), all);
         }
         size_t i = (size_t)(ax - run->suite->axes);
         struct gb_sweep s;
@@ -234,11 +244,12 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
             tunables = v;
         else if (strcmp(gb__sval(k), "constraints") == 0)
             constraints = v;
-        else
-            return gb__fail(l, k,
-                            "unknown key \"%s\" in a suite entry (expected suite, measure, "
-                            "params, tuned, tunables or constraints)",
-                            gb__sval(k));
+        else {
+            static const char keys[] = "suite, measure, params, tuned, tunables or constraints";
+            char hint[96];
+            return gb__fail(l, k, "unknown key \"%s\" in a suite entry (%sexpected %s)",
+                            gb__sval(k), gb__hint(gb__sval(k), keys, hint, sizeof hint), keys);
+        }
     }
     if (!suite)
         return gb__fail(l, n, "suite entry without a suite: key");
@@ -247,9 +258,10 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         return rc;
     run->suite = gb_suite_table_find(l->p->suites, sname);
     if (!run->suite) {
-        char all[512];
-        return gb__fail(l, suite, "unknown suite \"%s\" (suites: %s)", sname,
-                        gb__suite_list(l->p->suites, all, sizeof all));
+        char all[512], hint[96];
+        gb__suite_list(l->p->suites, all, sizeof all);
+        return gb__fail(l, suite, "unknown suite \"%s\" (%ssuites: %s)", sname,
+                        gb__hint(sname, all, hint, sizeof hint), all);
     }
     run->line = (int)n->start_mark.line + 1;
     run->column = (int)n->start_mark.column + 1;
@@ -322,11 +334,13 @@ int gb__parse_root(struct gb__ld *l, yaml_node_t *root)
             rc = gb__parse_tuning_cache(l, v);
         else if (strcmp(key, "telemetry") == 0)
             rc = gb__parse_telemetry(l, v);
-        else
-            rc = gb__fail(l, k,
-                          "unknown key \"%s\" in the profile (expected name, backends, "
-                          "devices, measure, suites, telemetry or tuning_cache)",
-                          key);
+        else {
+            static const char keys[] =
+                "name, backends, devices, measure, suites, telemetry or tuning_cache";
+            char hint[96];
+            rc = gb__fail(l, k, "unknown key \"%s\" in the profile (%sexpected %s)", key,
+                          gb__hint(key, keys, hint, sizeof hint), keys);
+        }
         if (rc)
             return rc;
     }

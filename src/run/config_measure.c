@@ -186,8 +186,10 @@ static int mkey_index(const char *name)
 int gb__find_mkey(struct gb__ld *l, const char *name, int *k)
 {
     *k = mkey_index(name);
+    char hint[96];
     if (*k < 0)
-        return gb__fail(l, NULL, "unknown measure key \"%s\" (expected %s)", name, mkey_list);
+        return gb__fail(l, NULL, "unknown measure key \"%s\" (%sexpected %s)", name,
+                        gb__hint(name, mkey_list, hint, sizeof hint), mkey_list);
     return 0;
 }
 
@@ -200,9 +202,10 @@ int gb__parse_measure(struct gb__ld *l, yaml_node_t *n, struct gb__mlayer *m)
     GB__MAP_FOREACH(l, n, k, v)
     {
         int key = mkey_index(gb__sval(k));
+        char hint[96];
         if (key < 0)
-            return gb__fail(l, k, "unknown key \"%s\" in measure (expected %s)", gb__sval(k),
-                            mkey_list);
+            return gb__fail(l, k, "unknown key \"%s\" in measure (%sexpected %s)", gb__sval(k),
+                            gb__hint(gb__sval(k), mkey_list, hint, sizeof hint), mkey_list);
         if ((rc = gb__parse_mkey(l, key, v, m)))
             return rc;
     }

@@ -139,6 +139,9 @@ const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len);
 /* The whole document: the profile's keys in any order, checked (config.c). */
 int gb__parse_root(struct gb__ld *l, yaml_node_t *root);
 const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len);
+/* 'did you mean "WORD"? ' when `given` is near a word of `list` ("a, b or c"), else "": for a
+ * message's parenthesis before the list. Writes buf[len] and returns it. */
+const char *gb__hint(const char *given, const char *list, char *buf, size_t len);
 
 /* ---- the tuning keys of a suite entry (config_tuning.c) -------------------------------- */
 

@@ -92,16 +92,19 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
         bool params = strcmp(parts[1], "params") == 0;
         int mk = -1;
         const struct gb_axis_def *ax = NULL;
-        char all[512];
+        char all[512], hint[96];
         size_t hits = 0;
         if (!s)
-            rc = gb__fail(l, NULL, "unknown suite \"%s\" (suites: %s)", parts[0],
-                          gb__suite_list(l->p->suites, all, sizeof all));
+            rc = gb__fail(l, NULL, "unknown suite \"%s\" (%ssuites: %s)", parts[0],
+                          gb__hint(parts[0], gb__suite_list(l->p->suites, all, sizeof all), hint,
+                                   sizeof hint),
+                          all);
         else if (np == 3 && !params)
             rc = gb__find_mkey(l, parts[2], &mk);
         else if (np == 3 && params && !(ax = gb_suite_axis(s, parts[2])))
-            rc = gb__fail(l, NULL, "suite %s has no axis \"%s\" (axes: %s)", s->name, parts[2],
-                          gb__axis_list(s, all, sizeof all));
+            rc = gb__fail(l, NULL, "suite %s has no axis \"%s\" (%saxes: %s)", s->name, parts[2],
+                          gb__hint(parts[2], gb__axis_list(s, all, sizeof all), hint, sizeof hint),
+                          all);
         for (size_t i = 0; !rc && i < l->p->nruns; i++) {
             struct gb_suite_run *run = &l->p->runs[i];
             if (run->suite != s)
@@ -125,7 +128,9 @@ int gb__apply_override(struct gb__ld *l, const struct gb_override *o)
         if (!rc && !hits)
             rc = gb__fail(l, NULL, "the profile has no entry of suite %s", s->name);
     } else {
-        rc = gb__fail(l, NULL, "unknown key \"%s\" (expected %s)", key, key_list);
+        char hint[96];
+        rc = gb__fail(l, NULL, "unknown key \"%s\" (%sexpected %s)", key,
+                      gb__hint(key, key_list, hint, sizeof hint), key_list);
     }
     yaml_document_delete(&doc);
     l->doc = NULL;

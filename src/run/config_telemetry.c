@@ -62,7 +62,9 @@ int gb__parse_telemetry_key(struct gb__ld *l, const char *key, yaml_node_t *v)
                             s);
         t->energy_window = w;
     } else {
-        return gb__fail(l, v, "unknown key \"%s\" in telemetry (expected %s)", key, tel_keys);
+        char hint[96];
+        return gb__fail(l, v, "unknown key \"%s\" in telemetry (%sexpected %s)", key,
+                        gb__hint(key, tel_keys, hint, sizeof hint), tel_keys);
     }
     return 0;
 }

@@ -297,9 +297,16 @@ int gb_plan_expand(const struct gb_profile *p, const char *suite_filter, struct 
         size_t l = strcspn(f, ",");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), f);
-        if (!gb_suite_table_find(p->suites, name))
-            return GB_USER_FAIL(GB_ECONFIG, "unknown suite '%s' in --suite (see 'gpubench suites')",
-                                name);
+        if (!gb_suite_table_find(p->suites, name)) {
+            const char *names[64];
+            size_t n = 0;
+            for (size_t i = 0; p->suites && i < p->suites->n && n < 64; i++)
+                names[n++] = p->suites->v[i]->name;
+            const char *near = gb_did_you_mean(name, names, n);
+            return GB_USER_FAIL(GB_ECONFIG,
+                                "unknown suite '%s' in --suite (%s%s%ssee 'gpubench suites')", name,
+                                near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+        }
         f += l + (f[l] == ',');
     }
     size_t cap = 0;
