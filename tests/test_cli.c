@@ -428,3 +428,64 @@ TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
 }
+
+/* A profile is found by name from any folder: the source tree's configs/ for a build, the
+ * installed data folder for an installed binary (with the source tree out of reach); a
+ * misspelt name is answered with the nearest. `meson install` puts the binary, the profiles,
+ * the schema, the reference expectations, the docs, a man page per command and the bash
+ * completion in place. */
+TEST_TIMEOUT(cli_profiles_by_name_from_any_folder_and_installed, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(sh("cd %s && %s validate quick 2>&1", dir, GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, GB_TEST_SRCDIR "/configs/quick.yaml: ok, profile 'quick'");
+    ASSERT_EQ(sh("cd %s && %s run quick --help 2>&1", dir, GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "usage: gpubench run PROFILE");
+    ASSERT_EQ(sh("cd %s && %s validate quik 2>&1", dir, GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "quik: no such profile");
+    ASSERT_CONTAINS(out, "(did you mean quick?)");
+    ASSERT_EQ(sh("cd %s && GPUBENCH_SOURCE_DIR= %s validate quick 2>&1", dir, GB_TEST_EXE), 2);
+
+    int rc = sh("meson install -C %s --destdir %s/inst --no-rebuild --quiet 2>&1", GB_TEST_BUILDDIR,
+                dir);
+    ASSERT_MSG(rc == 0, "meson install: exit %d: %s", rc, out);
+    ASSERT_EQ(sh("cd %s/inst && find . -path '*/bin/gpubench' -type f", dir), 0);
+    char bin[1024];
+    ASSERT_MSG(sscanf(out, "./%1000s", bin) == 1, "no installed gpubench: %s", out);
+    char *cut = strstr(bin, "/bin/gpubench");
+    ASSERT(cut);
+    *cut = '\0'; /* the prefix, inside the destdir */
+    static const char *const files[] = {
+        "bin/gpubench",
+        "share/gpubench/configs/quick.yaml",
+        "share/gpubench/schema/gpubench-results.schema.json",
+        "share/gpubench/reference/expectations.json",
+        "share/doc/gpubench/README.md",
+        "share/doc/gpubench/docs/commands.md",
+        "share/man/man1/gpubench.1",
+        "share/man/man1/gpubench-run.1",
+        "share/man/man1/gpubench-check.1",
+        "share/bash-completion/completions/gpubench",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[2300];
+        snprintf(path, sizeof path, "%s/inst/%s/%s", dir, bin, files[i]);
+        ASSERT_MSG(exists(path), "not installed: %s", path);
+    }
+    ASSERT_EQ(
+        sh("grep -c 'gpubench run PROFILE' %s/inst/%s/share/man/man1/gpubench-run.1", dir, bin), 0);
+    ASSERT_EQ(sh("bash -n %s/inst/%s/share/bash-completion/completions/gpubench && "
+                 "grep -c ' quick \\| compare \\|--mads' %s/inst/%s/share/bash-completion/"
+                 "completions/gpubench",
+                 dir, bin, dir, bin),
+              0);
+    /* The installed binary, its source tree out of reach, from another folder. */
+    rc = sh("cd / && GPUBENCH_SOURCE_DIR= %s/inst/%s/bin/gpubench validate quick 2>&1", dir, bin);
+    ASSERT_MSG(rc == 0, "installed validate quick: exit %d: %s", rc, out);
+    char want[2300];
+    snprintf(want, sizeof want, "%s/inst/%s/share/gpubench/configs/quick.yaml: ok", dir, bin);
+    ASSERT_CONTAINS(out, want);
+    ASSERT_EQ(sh("cd / && GPUBENCH_SOURCE_DIR= %s/inst/%s/bin/gpubench run quick --help", dir, bin),
+              0);
+    ASSERT_CONTAINS(out, "usage: gpubench run PROFILE");
+}

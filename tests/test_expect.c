@@ -397,8 +397,12 @@ TEST_TIMEOUT(check_unmeasured_model_is_not_judged_and_says_so, 180)
     rc = sh("cd %s && %s check b.json -e /nonexistent/e.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_EQ(rc, 2);
     ASSERT_CONTAINS(out, "/nonexistent/e.json");
-    rc = sh("cd %s && %s check b.json 2>&1", dir, GB_TEST_EXE);
+    /* (The source tree's reference expectations are found by name from any folder: none here.) */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR= %s check b.json 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "note: no expectations file");
+    ASSERT_CONTAINS(out, "not judged: no expectations file");
+    ASSERT(!strstr(out, "no reference for this model"));
     ASSERT_CONTAINS(out, "against their bounds only");
     ASSERT_CONTAINS(out, "nothing judged (exit 0)");
     ASSERT_CONTAINS(out, "(no expectations file)");

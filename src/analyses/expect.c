@@ -987,8 +987,9 @@ int gb_check_results(const struct gb_results *rs, const char *path, const struct
             const double bound = bound_of(r);
             w->j = gb_expect_judge(r->value, r->better != GB_BETTER_LOWER, own_noise(r),
                                    r->implausible, w->e, bound, w->tolerance, o);
-            const char *none =
-                is_known ? "no reference for this case" : "no reference for this model";
+            const char *none = !e         ? "no expectations file"
+                               : is_known ? "no reference for this case"
+                                          : "no reference for this model";
             if (w->j.verdict == GB_EXPECT_IMPLAUSIBLE)
                 w->basis = bound > 0 ? "bound" : "result";
             else if (w->j.verdict != GB_EXPECT_UNKNOWN)

@@ -24,8 +24,8 @@ static const char usage[] =
     "       gpubench calibrate --from RESULTS.json... [--json FILE] [--baseline DIR]\n"
     "                          [compare options]\n"
     "  A/A runs: runs the profile RUNS times, then shows each case's run-to-run noise and the\n"
-    "  threshold that would have raised no false alarm, with a suggested compare command line\n"
-    "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
+    "  threshold that would have raised no false alarm, with a suggested compare command "
+    "line\n" GB__PROFILE_HELP "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
     "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
     "      --json FILE         also write the analysis as JSON\n" GB__FORMAT_HELP_JUDGED
     "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"

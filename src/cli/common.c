@@ -3,6 +3,7 @@
 #include "common.h"
 #include "outputs/writer.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include "base/util.h"
 #include "run/footprint.h"
 #include "analyses/merge.h"
+#include "analyses/expect.h"
 #include "gb-config.h"
 #include "gb-version.h"
 
@@ -240,6 +242,107 @@ const struct gb__opt gb__compare_options[] = {
     GB__END,
 };
 
+/* ---- files by name: profiles, reference expectations ---------------------------------------- */
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+size_t gb__data_dirs(char dirs[][4096], bool source[], size_t max)
+{
+    size_t n = 0;
+    char exe[4096];
+    ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (got > 0 && GB_DATA_FROM_BIN[0] && n < max) {
+        exe[got] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char beside[4096 + 64];
+            snprintf(beside, sizeof beside, "%s/%s", exe, GB_DATA_FROM_BIN);
+            if (is_dir(beside) && realpath(beside, dirs[n])) {
+                source[n] = false;
+                n++;
+            }
+        }
+    }
+    const char *src = getenv("GPUBENCH_SOURCE_DIR");
+    if (!src)
+        src = GB_SOURCE_DIR;
+    if (src[0] && n < max && is_dir(src)) {
+        snprintf(dirs[n], 4096, "%s", src);
+        source[n++] = true;
+    }
+    if (n < max && is_dir(GB_DATA_DIR) && (n == 0 || source[0] || strcmp(dirs[0], GB_DATA_DIR))) {
+        snprintf(dirs[n], 4096, "%s", GB_DATA_DIR);
+        source[n++] = false;
+    }
+    return n;
+}
+
+bool gb__find_data(const char *name, const char *data_sub, const char *src_sub, const char *ext,
+                   char *buf, size_t len)
+{
+    struct stat st;
+    if (stat(name, &st) == 0 || strchr(name, '/')) {
+        snprintf(buf, len, "%s", name);
+        return stat(name, &st) == 0;
+    }
+    char dirs[3][4096];
+    bool source[3];
+    size_t n = gb__data_dirs(dirs, source, 3);
+    char looked[2048] = "";
+    for (size_t k = 0; k < n; k++) {
+        const char *sub = source[k] ? src_sub : data_sub;
+        for (int with_ext = 0; with_ext < 2; with_ext++) {
+            snprintf(buf, len, "%s/%s/%s%s", dirs[k], sub, name, with_ext ? ext : "");
+            if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+                return true;
+        }
+        gb_appendf(looked, sizeof looked, "%s%s/%s", k ? ", " : "", dirs[k], sub);
+    }
+    snprintf(buf, len, "%s", looked);
+    return false;
+}
+
+bool gb__default_expect(char *buf, size_t len)
+{
+    if (access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0) {
+        snprintf(buf, len, "%s", GB_EXPECT_DEFAULT_PATH);
+        return true;
+    }
+    return gb__find_data("expectations.json", "reference", "results/reference", "", buf, len) &&
+           access(buf, R_OK) == 0;
+}
+
+/* The names of the profiles (*.yaml, less the extension) in the profile folders of
+ * gb__data_dirs, into names[0..max) backed by store; how many. */
+static size_t profile_names(char store[][128], const char **names, size_t max)
+{
+    char dirs[3][4096];
+    bool source[3];
+    size_t nd = gb__data_dirs(dirs, source, 3), n = 0;
+    for (size_t k = 0; k < nd; k++) {
+        char path[4096 + 16];
+        snprintf(path, sizeof path, "%s/configs", dirs[k]);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && n < max && (e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l > 5 && l < 128 && strcmp(e->d_name + l - 5, ".yaml") == 0) {
+                snprintf(store[n], 128, "%.*s", (int)(l - 5), e->d_name);
+                names[n] = store[n];
+                n++;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    return n;
+}
+
 /* ---- profiles and runs --------------------------------------------------------------------- */
 
 enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p)
@@ -251,7 +354,19 @@ enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p
         fprintf(stderr, "gpubench: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
-    if (gb_profile_load(gb_suites_builtin(), a->profile, a->sets, a->nsets, p, err, sizeof err)) {
+    char path[4096 + 256];
+    if (!gb__find_data(a->profile, "configs", "configs", ".yaml", path, sizeof path) &&
+        !strchr(a->profile, '/')) {
+        char store[128][128];
+        const char *names[128];
+        size_t n = profile_names(store, names, 128);
+        const char *near = gb_did_you_mean(a->profile, names, n);
+        fprintf(stderr, "%s: no such profile: not a file here, nor %s.yaml in %s%s%s%s\n",
+                a->profile, a->profile, path[0] ? path : "(no profile folder)",
+                near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        return GB_EXIT_USAGE;
+    }
+    if (gb_profile_load(gb_suites_builtin(), path, a->sets, a->nsets, p, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return GB_EXIT_USAGE;
     }

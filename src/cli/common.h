@@ -106,6 +106,10 @@ extern const struct gb__opt gb__run_options[];
  * As gb__parse_options: true to go on, false when the command is over with *rc. */
 bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct gb__run_args *a,
                         enum gb_exit *rc);
+/* What PROFILE may be, for the usage of the commands that take one. */
+#define GB__PROFILE_HELP                                                               \
+    "  PROFILE: a YAML file, or a profile's name (quick: configs/quick.yaml of this\n" \
+    "  source tree or of the installation, from any folder)\n"
 #define GB__RUN_OPTIONS_HELP                                                          \
     "  -b, --backend NAME      only this backend (opencl, cuda)\n"                    \
     "  -d, --device SEL        devices: all, or a comma list of indices (1),\n"       \
@@ -127,10 +131,36 @@ extern const struct gb__opt gb__compare_options[];
     "      --fail-on-faster    a significant speed-up beyond the threshold fails too\n"      \
     "      --across-devices    compare results from different devices, paired in order\n"
 
+/* ---- files by name: profiles, reference expectations ---------------------------------------- */
+
+/* The folders that hold what gpubench ships, in the order they are searched (at most 3, into
+ * dirs[k][len]): the installed data folder beside this executable (BINDIR/../share/gpubench,
+ * when it exists: an installed binary uses its own data), the source tree this binary was built
+ * from (GB_SOURCE_DIR; the environment's GPUBENCH_SOURCE_DIR replaces it, "" for none: for
+ * tests of an installed tree), and the configured data folder (GB_DATA_DIR). Each with whether
+ * it is a source tree, whose layout differs (configs/ and results/reference/ there, configs/ and
+ * reference/ in a data folder). Returns how many. */
+size_t gb__data_dirs(char dirs[][4096], bool source[], size_t max);
+
+/* Finds a file gpubench ships by name: `name` itself when it exists; else, when name holds no
+ * '/', NAME then NAME`ext` in each folder of gb__data_dirs, under `data_sub` in a data folder and
+ * `src_sub` in a source tree ("configs" and "configs" for profiles). The path into buf[len] and
+ * true, or false (buf then lists the folders searched, "a, b"). */
+bool gb__find_data(const char *name, const char *data_sub, const char *src_sub, const char *ext,
+                   char *buf, size_t len);
+
+/* The reference expectations `check` reads when given none (GB_EXPECT_DEFAULT_PATH in the
+ * current folder, else reference/expectations.json of gb__data_dirs): the path into buf and
+ * true, or false. */
+bool gb__default_expect(char *buf, size_t len);
+
 /* ---- profiles and runs --------------------------------------------------------------------- */
 
-/* Loads a->profile with a's overrides into *p. GB_EXIT_OK, or GB_EXIT_USAGE with the profile's
- * "file:line:column: message" on stderr (nothing to free then). */
+/* Loads the profile a->profile names (a path, or a profile's name: gb__find_data, so that
+ * `run quick` works from any folder; p->path is the file read) with a's overrides into *p.
+ * GB_EXIT_OK, or GB_EXIT_USAGE with the profile's "file:line:column: message" on stderr, or,
+ * for a name found nowhere, the folders searched and the nearest profile name (nothing to free
+ * then). */
 enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p);
 
 /* Loads the profile and plans its cases on the devices a selects (--backend, --device, --suite).

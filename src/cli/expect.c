@@ -129,8 +129,9 @@ static const char check_usage[] =
     "  expect): LOW or HIGH beyond the reference runs' range by MADS spreads (at least\n"
     "  the tolerance); without a reference of 3 runs or more, not judged (UNKNOWN);\n"
     "  IMPLAUSIBLE above the bound a result carries. LOW, IMPLAUSIBLE and FAILED fail.\n"
-    "  -e, --expect FILE       expectations (default " DEFAULT_EXPECT " when it\n"
-    "                          exists, else bounds only)\n"
+    "  -e, --expect FILE       expectations (default " DEFAULT_EXPECT " here,\n"
+    "                          else the reference expectations of this source tree or\n"
+    "                          installation; none: bounds only)\n"
     "      --tolerance T       the band's floor: 0.05 or 5% (default 5%)\n"
     "      --suite-tolerance S=T  another floor for suite S (repeatable)\n"
     "      --mads K            the band beyond the range, in scaled MADs (default 3)\n"
@@ -201,8 +202,9 @@ static int check_main(int argc, char **argv)
         return rc;
     const char *file = argv[first];
     const char *expect = a.expect;
-    if (!expect && access(DEFAULT_EXPECT, R_OK) == 0)
-        expect = DEFAULT_EXPECT;
+    char found[4096 + 256];
+    if (!expect && gb__default_expect(found, sizeof found))
+        expect = found;
     const char *inputs[2] = {file, expect};
     const char *outs[4] = {a.md, a.json, a.junit, a.metrics};
     static const char *const names[4] = {"--markdown", "--json", "--junit", "--openmetrics"};
@@ -229,6 +231,10 @@ static int check_main(int argc, char **argv)
                 "gpubench check: note: %s: %zu duplicate entr%s (a case or model given again: "
                 "the first stands), left out\n",
                 expect, e.duplicates, e.duplicates == 1 ? "y" : "ies");
+    if (!expect)
+        fprintf(stderr,
+                "gpubench check: note: no expectations file (none given with -e, no " DEFAULT_EXPECT
+                " here, none installed): each result is judged against its bounds only\n");
     gb_error_clear();
     if (gb_results_read(file, &rs)) {
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());

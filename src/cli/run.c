@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: gpubench run PROFILE [OPTIONS]\n"
-    "  runs a YAML profile and writes a results file\n"
+    "  runs a YAML profile and writes a results file\n" GB__PROFILE_HELP
     "  -o, --output FILE       results file\n"
     "                          (default results/NAME-UTCTIME.json)\n" GB__OPENMETRICS_HELP
         GB__FORMAT_HELP GB__RUN_OPTIONS_HELP

@@ -13,7 +13,8 @@ static const char usage[] =
     "usage: gpubench validate PROFILE [OPTIONS]\n"
     "  checks a profile and shows how many cases it expands to per device, touching no device;\n"
     "  warns about cases likely to outlive their limit or too large for this host's memory;\n"
-    "  takes run's options; --suite and --set change what it checks:\n" GB__RUN_OPTIONS_HELP
+    "  takes run's options; --suite and --set change what it checks:\n" GB__PROFILE_HELP
+        GB__RUN_OPTIONS_HELP
     "exit status: 0 valid, 2 not (the reason on stderr, with file:line:column)\n";
 /* The assumed speeds of the work estimate, {a CPU device (PoCL), a fast GPU}: arithmetic
  * operations per second per compute unit (a core with two 8-wide FMA units at 2 GHz; an SM with
@@ -176,7 +177,7 @@ static int validate_main(int argc, char **argv)
     }
     warn_long_cases(&plan);
     warn_oversized_cases(&plan);
-    printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", a.profile, p.name,
+    printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", p.path, p.name,
            p.nruns, p.nruns == 1 ? "y" : "ies", plan.ncases);
     for (size_t r = 0; r < p.nruns; r++) {
         size_t n = 0;

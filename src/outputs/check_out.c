@@ -204,9 +204,11 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
                          c->opts.nsuite_tolerances ? ", other suites as given" : "");
     if (!rc && c->nrows && !c->models_known)
         rc = gb_doc_note(d,
-                         "no reference for this device model%s: no figure is judged (its bounds "
-                         "say what is impossible, not what is normal; IMPLAUSIBLE above them)",
-                         c->expect_path ? " in the expectations" : "");
+                         "%s: no figure is judged (its bounds say what is impossible, not what is "
+                         "normal; IMPLAUSIBLE above them)",
+                         c->expect_path ? "no reference for this device model in the expectations"
+                                        : "no expectations file (-e FILE, or gpubench expect to "
+                                          "make one)");
     /* A band that holds a halving: such a NORMAL says little (on a shared 2-core VM every case's
      * reference runs spread that far), and the reader must know what a result alone can see. */
     size_t wide = 0;
