@@ -489,3 +489,43 @@ TEST_TIMEOUT(cli_profiles_by_name_from_any_folder_and_installed, 120)
               0);
     ASSERT_CONTAINS(out, "usage: gpubench run PROFILE");
 }
+
+/* A usage error is one line that points to --help, not the whole help, and a misspelt option,
+ * command, suite or profile key is answered with the nearest name; --help lists the formats of
+ * the writer table; a missing output folder is named as such. */
+TEST(cli_usage_errors_are_one_line_with_a_suggestion)
+{
+    ASSERT_EQ(sh("%s compare --treshold 5%% a.json b.json 2>&1", GB_TEST_EXE), 2);
+    ASSERT_STR(out, "gpubench compare: unknown option '--treshold' (did you mean --threshold?); "
+                    "see gpubench compare --help\n");
+    ASSERT_EQ(sh("%s fleet 2>&1", GB_TEST_EXE), 2);
+    ASSERT_MSG(strchr(out, '\n') == out + strlen(out) - 1, "more than one line: %s", out);
+    ASSERT_CONTAINS(out, "see gpubench fleet --help");
+    ASSERT_EQ(sh("%s comapre 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "unknown command 'comapre' (did you mean compare?)");
+    ASSERT_EQ(
+        sh("%s validate %s/configs/quick.yaml --suite memroy 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR),
+        2);
+    ASSERT_CONTAINS(out, "did you mean memory?");
+    ASSERT_EQ(sh("%s validate %s/configs/quick.yaml --set measure.max_tme=1s 2>&1", GB_TEST_EXE,
+                 GB_TEST_SRCDIR),
+              2);
+    ASSERT_CONTAINS(out, "did you mean \"max_time\"?");
+    /* History takes -f, and every -f line lists the writers of this build. */
+    ASSERT_EQ(sh("%s history --help", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "-f, --format NAME");
+    ASSERT_CONTAINS(out, "junit");
+    ASSERT_EQ(sh("%s suites --help", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "text, markdown, json");
+    ASSERT(!strstr(out, "@formats@"));
+    /* fleet's MAD cut is --mads; its old name still parses. */
+    ASSERT_EQ(sh("%s fleet --help", GB_TEST_EXE), 0);
+    ASSERT_CONTAINS(out, "-k, --mads K");
+    ASSERT_EQ(sh("%s fleet --threshold 0 x 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "--threshold wants a positive number of MADs");
+    ASSERT_EQ(sh("%s fleet --mads 0 x 2>&1", GB_TEST_EXE), 2);
+    ASSERT_CONTAINS(out, "--mads wants a positive number of MADs");
+    ASSERT_EQ(sh("%s compare a.json b.json --json /nonexistent-folder/x.json 2>&1", GB_TEST_EXE),
+              2);
+    ASSERT_CONTAINS(out, "the folder /nonexistent-folder for --json does not exist");
+}

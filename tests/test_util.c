@@ -218,3 +218,22 @@ TEST(backend_pageable_alloc)
     free(p);
     ASSERT_EQ(gb_pageable_alloc(0, &p), GB_EINVAL);
 }
+
+/* The "did you mean" of messages: the nearest name by edit distance, an abbreviation counting as
+ * near, and none when nothing is near. */
+TEST(util_did_you_mean_finds_the_nearest_name)
+{
+    ASSERT_U64(gb_edit_distance("kitten", "sitting"), ==, 3);
+    ASSERT_U64(gb_edit_distance("", "abc"), ==, 3);
+    ASSERT_U64(gb_edit_distance("Quick", "quick"), ==, 0);
+    static const char *const names[] = {"threshold", "suite-threshold", "alpha", "mads"};
+    ASSERT_STR(gb_did_you_mean("treshold", names, 4), "threshold");
+    ASSERT_STR(gb_did_you_mean("alhpa", names, 4), "alpha");
+    ASSERT_STR(gb_did_you_mean("suite-thr", names, 4), "suite-threshold");
+    ASSERT(gb_did_you_mean("frobnicate", names, 4) == NULL);
+    ASSERT(gb_did_you_mean("alpha", names, 4) == NULL); /* itself is no suggestion */
+    char buf[64];
+    ASSERT_STR(gb_did_you_mean_list("mesure", "name, backends, measure or suites", buf, sizeof buf),
+               "measure");
+    ASSERT(gb_did_you_mean_list("or", "a, b or c", buf, sizeof buf) == NULL);
+}

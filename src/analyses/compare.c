@@ -94,7 +94,7 @@ int gb_compare_set_option(struct gb_compare_opts *o, const char *name, const cha
         double v = strtod(value, &end);
         if (end == value || *end || !(v > 0.0 && v <= 100.0))
             return GB__USER_ERR(GB_EINVAL,
-                                "--mads wants a number of standard deviations in (0, 100], got "
+                                "--mads wants a number of scaled MADs in (0, 100], got "
                                 "'%s'",
                                 value);
         o->mads = v;

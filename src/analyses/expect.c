@@ -738,7 +738,7 @@ int gb_check_set_option(struct gb_check_opts *o, const char *name, const char *v
         char *end;
         double v = strtod(value, &end);
         if (end == value || *end || !(v > 0 && v <= 100))
-            return GB_FAIL(GB_EINVAL, "--mads wants a number of spreads in (0, 100], got '%s'",
+            return GB_FAIL(GB_EINVAL, "--mads wants a number of scaled MADs in (0, 100], got '%s'",
                            value);
         o->mads = v;
         return 0;

@@ -654,25 +654,27 @@ size_t gb_edit_distance(const char *a, const char *b)
 {
     enum { MAXLEN = 64 };
     size_t na = strnlen(a, MAXLEN), nb = strnlen(b, MAXLEN);
-    size_t row[MAXLEN + 1];
+    size_t rows[3][MAXLEN + 1]; /* row k of the table at rows[(k + 1) % 3]: the last three */
     for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
+        rows[1][j] = j;
     for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        size_t *two = rows[(i + 2) % 3], *prev = rows[i % 3], *cur = rows[(i + 1) % 3];
+        cur[0] = i;
         for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            bool same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            size_t best = diag + (same ? 0 : 1);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            size_t best = prev[j - 1] + (ca == cb ? 0 : 1);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            /* Two neighbours swapped ("alhpa") are one edit. */
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == cb && two[j - 2] + 1 < best)
+                best = two[j - 2] + 1;
+            cur[j] = best;
         }
     }
-    return row[nb];
+    return rows[(na + 1) % 3][nb];
 }
 
 const char *gb_did_you_mean(const char *given, const char *const *names, size_t n)

@@ -187,8 +187,8 @@ char *gb_output_resolve(const char *path, char *buf, size_t cap);
  * caller unlinks tmp when its write fails. */
 int gb_tmp_create(const char *path, char *tmp, size_t cap);
 
-/* The edit distance (Levenshtein: insertions, deletions, substitutions, one each; ASCII case
- * ignored) between a and b, counting at most 64 bytes of each (longer texts: the first 64). */
+/* The edit distance (Damerau-Levenshtein's optimal string alignment: insertions, deletions,
+ * substitutions and swaps of two neighbours, one each; ASCII case ignored) between a and b, counting at most 64 bytes of each (longer texts: the first 64). */
 size_t gb_edit_distance(const char *a, const char *b);
 
 /* The name among names[0..n) closest to `given` by gb_edit_distance, for a "did you mean"

@@ -184,15 +184,6 @@ const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len
     return gb__join_or(names, buf, len);
 }
 
-const char *gb__hint(const char *given, const char *list, char *buf, size_t len)
-{
-    char word[64];
-    buf[0] = '\0';
-    if (gb_did_you_mean_list(given, list, word, sizeof word))
-        snprintf(buf, len, "did you mean \"%s\"? ", word);
-    return buf;
-}
-
 /* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. */
 int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
 {

@@ -105,6 +105,9 @@ bool gb__parse_bool(const char *s, bool *out);    /* true/yes/on, false/no/off, 
 bool gb__is_ident(const char *s);
 /* "a, b or c" of a NULL-terminated list, into buf. */
 const char *gb__join_or(const char *const *names, char *buf, size_t len);
+/* 'did you mean "WORD"? ' when `given` is near a word of `list` ("a, b or c"), else "": for a
+ * message's parenthesis before the list. Writes buf[len] and returns it. */
+const char *gb__hint(const char *given, const char *list, char *buf, size_t len);
 
 /* ---- sweeps (config_sweep.c) ----------------------------------------------------------- */
 
@@ -139,9 +142,6 @@ const char *gb__axis_list(const struct gb_suite *s, char *buf, size_t len);
 /* The whole document: the profile's keys in any order, checked (config.c). */
 int gb__parse_root(struct gb__ld *l, yaml_node_t *root);
 const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len);
-/* 'did you mean "WORD"? ' when `given` is near a word of `list` ("a, b or c"), else "": for a
- * message's parenthesis before the list. Writes buf[len] and returns it. */
-const char *gb__hint(const char *given, const char *list, char *buf, size_t len);
 
 /* ---- the tuning keys of a suite entry (config_tuning.c) -------------------------------- */
 

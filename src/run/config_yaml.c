@@ -246,6 +246,15 @@ bool gb__is_ident(const char *s)
 }
 
 /* "a, b or c" of a NULL-terminated list, into buf. */
+const char *gb__hint(const char *given, const char *list, char *buf, size_t len)
+{
+    char word[64];
+    buf[0] = '\0';
+    if (gb_did_you_mean_list(given, list, word, sizeof word))
+        snprintf(buf, len, "did you mean \"%s\"? ", word);
+    return buf;
+}
+
 const char *gb__join_or(const char *const *names, char *buf, size_t len)
 {
     size_t n = 0;
