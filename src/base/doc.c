@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -68,6 +69,7 @@ static void free_cell(struct gb_doc_cell *c)
 {
     free(c->text);
     free(c->notes);
+    free(c->shown);
     *c = (struct gb_doc_cell){.kind = GB_CELL_EMPTY};
 }
 
@@ -80,8 +82,10 @@ void gb_doc_free(struct gb_doc *d)
     free(d->notes);
     for (size_t i = 0; i < d->ntables; i++) {
         struct gb_doc_table *t = d->tables[i];
-        for (size_t c = 0; c < t->ncols; c++)
+        for (size_t c = 0; c < t->ncols; c++) {
             free(t->cols[c].name);
+            free(t->cols[c].unit);
+        }
         free(t->cols);
         for (size_t k = 0; t->cells && k < (t->view ? 1 : t->nrows) * t->ncols; k++)
             free_cell(&t->cells[k]);
@@ -235,6 +239,35 @@ void gb_doc_column_data(struct gb_doc_table *t, size_t col)
         t->cols[col].data = true;
 }
 
+void gb_doc_column_state(struct gb_doc_table *t, size_t col)
+{
+    if (col < t->ncols)
+        t->cols[col].state = true;
+}
+
+int gb_doc_column_unit(struct gb_doc_table *t, size_t col, const char *unit, size_t from)
+{
+    if (col >= t->ncols)
+        return 0;
+    t->cols[col].unit_from = unit ? 0 : from + 1;
+    if (unit)
+        return replace(&t->cols[col].unit, strdup(unit));
+    free(t->cols[col].unit);
+    t->cols[col].unit = NULL;
+    return 0;
+}
+
+void gb_doc_time(struct gb_doc *d, const char *iso_utc)
+{
+    struct tm tm = {0};
+    const char *end = iso_utc ? strptime(iso_utc, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+    if (!end)
+        return;
+    const time_t t = timegm(&tm);
+    if (t != (time_t)-1 && (double)t > d->time)
+        d->time = (double)t;
+}
+
 int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char *const *names,
                 size_t ncols, size_t nrows, gb_doc_fill_fn fill, const void *ctx,
                 struct gb_doc_table **out)
@@ -322,10 +355,23 @@ void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int di
     if (!c)
         return;
     free(c->text);
-    c->text = NULL;
+    free(c->shown);
+    c->text = c->shown = NULL;
     c->kind = isfinite(v) ? GB_CELL_NUM : GB_CELL_EMPTY;
     c->num = v;
     c->digits = digits;
+}
+
+int gb_doc_shown(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
+{
+    struct gb_doc_cell *c = cell_at(t, row, col);
+    if (!c)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = replace(&c->shown, vdup(fmt, ap));
+    va_end(ap);
+    return rc;
 }
 
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text)
@@ -367,7 +413,9 @@ char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len)
     buf[0] = '\0';
     if (!c)
         return buf;
-    if (c->kind == GB_CELL_TEXT)
+    if (c->shown)
+        snprintf(buf, len, "%s", c->shown);
+    else if (c->kind == GB_CELL_TEXT)
         snprintf(buf, len, "%s", c->text ? c->text : "");
     else if (c->kind == GB_CELL_NUM && c->digits < 0)
         snprintf(buf, len, "%.*g", 2 - c->digits, c->num);

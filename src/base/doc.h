@@ -40,6 +40,10 @@ struct gb_doc_cell {
     int digits;
     size_t *notes; /* the cell's footnotes: indices into its table's footnotes, in order */
     size_t nnotes;
+    /* What people read in place of the value (gb_doc_shown): "<1e-4" for a p of 3e-6, "SLOWER!"
+     * for a regression's "SLOWER". The writers for people show it (gb_doc_cell_text); json,
+     * csv and OpenMetrics take the value. NULL: the value is shown. */
+    char *shown;
 };
 
 struct gb_doc_column {
@@ -54,6 +58,16 @@ struct gb_doc_column {
     /* Data for files, not for reading: the writers for people (text, markdown) and OpenMetrics
      * leave it out; json and csv, and a command's own file layout, keep it. */
     bool data;
+    /* A state that changes with what was measured (a verdict, a status): OpenMetrics makes it
+     * a state set of its own (gb_doc_column_state), never a label of the numeric columns. */
+    bool state;
+    /* A numeric column's unit ("%", "us", "MHz", "bytes", "GB/s"; gb_doc_column_unit), or NULL;
+     * unit_from, when not 0, is 1 + the index of the text column that holds each row's unit
+     * (a figure whose unit is the row's). OpenMetrics names a gauge by its unit in base units
+     * (a "%" column becomes a _ratio, "us" _seconds), leaving the unit's column out of the
+     * labels. */
+    char *unit;
+    size_t unit_from;
 };
 
 struct gb__doc_view;
@@ -106,6 +120,10 @@ struct gb_doc {
     /* What the checks judged, the JUnit testsuite ("gpubench compare quick"): stable from run
      * to run (no path, no time); NULL: the title. */
     char *suite;
+    /* When what the document describes ran (the run's start; for several runs, the newest), in
+     * seconds since the Unix epoch; 0: no run (a listing). OpenMetrics writes it as
+     * gpubench_<doc>_timestamp_seconds. gb_doc_time sets it from a results file's start_utc. */
+    double time;
 };
 
 /* An empty document of `kind` and `title`. 0 or GB_ENOMEM. */
@@ -142,6 +160,14 @@ void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool sh
 void gb_doc_column_prose(struct gb_doc_table *t, size_t col);
 /* Marks column `col` data for files (struct gb_doc_column). */
 void gb_doc_column_data(struct gb_doc_table *t, size_t col);
+/* Marks column `col` a state (struct gb_doc_column): a verdict, a status. */
+void gb_doc_column_state(struct gb_doc_table *t, size_t col);
+/* Gives numeric column `col` its unit (copied; "%", "us", "bytes"), or, with unit NULL, the
+ * text column `from` that holds each row's unit (struct gb_doc_column). GB_ENOMEM or 0. */
+int gb_doc_column_unit(struct gb_doc_table *t, size_t col, const char *unit, size_t from);
+/* Sets d->time from an ISO 8601 UTC time ("2026-11-30T04:00:00Z"), keeping the later of it and
+ * the time already set (the newest of several runs); a time that does not parse is ignored. */
+void gb_doc_time(struct gb_doc *d, const char *iso_utc);
 
 /* Makes the cells of row `row` of a view: sets them with gb_doc_text and gb_doc_num on t (at
  * `row`; every cell starts empty). Returns 0 or GB_ENOMEM. */
@@ -164,6 +190,10 @@ int gb_doc_row(struct gb_doc_table *t, size_t *row);
 int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int digits);
+/* Sets what people read in place of the value of the cell (row, col), which must be set
+ * already (struct gb_doc_cell's shown), printf-style. GB_ENOMEM or 0. */
+int gb_doc_shown(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Attaches footnote `text` to the cell (row, col): the same text in one table is one footnote,
  * so a remark repeated on every row is printed once. */
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text);
@@ -174,7 +204,8 @@ const struct gb_doc_cell *gb_doc_cell(const struct gb_doc_table *t, size_t row, 
 /* A cell's footnote marks as shown, "1,3" (1-based), into buf; "" when it has none. Returns
  * buf. */
 char *gb_doc_cell_marks(const struct gb_doc_cell *c, char *buf, size_t len);
-/* A cell as text into buf: its text, or its number with its digits, or "". Returns buf. */
+/* A cell as people read it into buf: its shown text when set, else its text, or its number with
+ * its digits, or "". Returns buf. */
 char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len);
 
 #endif

@@ -62,12 +62,16 @@ static const char *unwritable(const char *out, const char *partial, const char *
     return NULL;
 }
 
-/* The summary of rs in `format` on standard output: a table per suite, then the speed x accuracy
- * table per precision. */
+/* The summary of rs in `format` on standard output. For people (text, markdown): a table per
+ * suite, then the speed x accuracy table per precision; for machines (json, csv, openmetrics, any
+ * other writer): every result as one row, its params as columns, what --openmetrics writes. */
 static void print_summary(const struct gb_results *rs, const char *format)
 {
     struct gb_doc d;
-    if (gb_summary_doc(rs, &d) || gb_precision_doc(rs, &d) || gb_write_doc(stdout, format, &d))
+    const bool people = strcmp(format, "text") == 0 || strcmp(format, "markdown") == 0;
+    if ((people ? gb_summary_doc(rs, &d) || gb_precision_doc(rs, &d)
+                : gb_results_metrics_doc(rs, &d)) ||
+        gb_write_doc(stdout, format, &d))
         fprintf(stderr, "gpubench run: the summary: %s\n", gb_error_msg());
     gb_doc_free(&d);
 }

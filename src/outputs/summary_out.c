@@ -253,38 +253,113 @@ int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d)
     return rc;
 }
 
-/* ---- every result as one row: the metrics of a run ------------------------------------------ */
+/* ---- every result as one row: the machine table of a run ------------------------------------ */
 
-static const char *const metric_cols[] = {"suite",   "case", "params",  "backend", "device",
-                                          "uuid",    "unit", "status",  "value",   "ci95 %",
-                                          "samples", "ok",   "verified"};
+/* The columns before and after the params. */
+static const char *const lead_cols[] = {"suite", "case"};
+static const char *const tail_cols[] = {"backend", "device", "uuid",  "status",   "value",
+                                        "unit",    "ci95 %", "op us", "samples",  "ok",
+                                        "verified", "noisy", "reason"};
 enum {
-    M_SUITE,
-    M_CASE,
-    M_PARAMS,
     M_BACKEND,
     M_DEVICE,
     M_UUID,
-    M_UNIT,
     M_STATUS,
     M_VALUE,
+    M_UNIT,
     M_CI,
+    M_OPUS,
     M_SAMPLES,
     M_OK,
     M_VERIFIED,
-    M_NCOLS
+    M_NOISY,
+    M_REASON,
+    M_NTAIL
 };
+
+/* The params of rs's results but the case's, by name in order of first appearance: *names (the
+ * results' own strings) and *n. GB_ENOMEM or 0. */
+static int param_names(const struct gb_results *rs, const char ***names, size_t *n)
+{
+    struct gb_strtab seen = {0};
+    int rc = 0;
+    for (size_t i = 0; !rc && i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        const size_t kase = gb_result_case_param(r);
+        for (size_t j = 0; !rc && j < r->params.n && j < GB_MAX_AXES; j++)
+            if (j != kase && r->params.name[j] && gb_strtab_intern(&seen, r->params.name[j], NULL) < 0)
+                rc = GB_ENOMEM;
+    }
+    *n = seen.n;
+    *names = calloc(seen.n ? seen.n : 1, sizeof **names);
+    if (!*names)
+        rc = GB_ENOMEM;
+    for (size_t k = 0; !rc && k < seen.n; k++) {
+        (*names)[k] = strdup(gb_strtab_get(&seen, k));
+        if (!(*names)[k])
+            rc = GB_ENOMEM;
+    }
+    gb_strtab_free(&seen);
+    return rc;
+}
+
+/* The value of param `name` of r as a machine reads it (a size in bytes, a number in full), ""
+ * when r has none. */
+static const char *param_value(const struct gb_result *r, const char *name, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const size_t kase = gb_result_case_param(r);
+    for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++)
+        if (j != kase && r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
+            const struct gb_value *v = &r->params.v[j];
+            if (v->type == GB_V_SIZE)
+                snprintf(buf, len, "%llu", (unsigned long long)v->u.size);
+            else
+                gb_value_format(v, buf, len);
+            break;
+        }
+    return buf;
+}
 
 int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d)
 {
-    int rc = gb_doc_init(d, "gpubench-results-doc/1", "results");
-    struct gb_doc_table *t = NULL;
+    int rc = gb_doc_init(d, "gpubench-run-doc/1", "results");
+    const char **pn = NULL;
+    size_t np = 0;
     if (!rc)
-        rc = gb_doc_table(d, "result", "every result of the run", metric_cols, M_NCOLS, &t);
-    if (rc)
-        return rc;
-    for (size_t k = M_VALUE; k < M_NCOLS; k++)
-        gb_doc_column_set(t, k, true, false);
+        rc = param_names(rs, &pn, &np);
+    const size_t ncols = 2 + np + M_NTAIL;
+    const char **names = rc ? NULL : calloc(ncols, sizeof *names);
+    char (*renamed)[GB_STR_MAX + 8] = rc ? NULL : calloc(np ? np : 1, sizeof *renamed);
+    if (!rc && (!names || !renamed))
+        rc = GB_ENOMEM;
+    struct gb_doc_table *t = NULL;
+    if (!rc) {
+        names[0] = lead_cols[0];
+        names[1] = lead_cols[1];
+        for (size_t k = 0; k < np; k++) {
+            /* A param named as a fixed column keeps its own column: "NAME param". */
+            bool clash = false;
+            for (size_t c = 0; c < 2 + M_NTAIL && !clash; c++)
+                clash = strcmp(pn[k], c < 2 ? lead_cols[c] : tail_cols[c - 2]) == 0;
+            snprintf(renamed[k], sizeof renamed[k], "%s%s", pn[k], clash ? " param" : "");
+            names[2 + k] = renamed[k];
+        }
+        for (size_t c = 0; c < M_NTAIL; c++)
+            names[2 + np + c] = tail_cols[c];
+        rc = gb_doc_table(d, "result", "every result of the run", names, ncols, &t);
+    }
+    const size_t m = 2 + np; /* the first tail column */
+    if (!rc) {
+        for (size_t k = M_VALUE; k < M_REASON; k++)
+            if (k != M_UNIT)
+                gb_doc_column_set(t, m + k, true, false);
+        gb_doc_column_state(t, m + M_STATUS);
+        gb_doc_column_prose(t, m + M_REASON);
+        rc = gb_doc_column_unit(t, m + M_VALUE, NULL, m + M_UNIT) ||
+             gb_doc_column_unit(t, m + M_CI, "%", 0) || gb_doc_column_unit(t, m + M_OPUS, "us", 0);
+        gb_doc_time(d, rs->run.start_utc);
+    }
     for (size_t i = 0; i < rs->nresults && !rc; i++) {
         const struct gb_result *r = &rs->results[i];
         struct gb_case_id id;
@@ -295,24 +370,36 @@ int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d)
         size_t row;
         if ((rc = gb_doc_row(t, &row)))
             break;
-        rc = gb_doc_text(t, row, M_SUITE, "%s", r->suite) ||
-             gb_doc_text(t, row, M_CASE, "%s", r->case_name) ||
-             gb_doc_text(t, row, M_PARAMS, "%s", id.params) ||
-             gb_doc_text(t, row, M_BACKEND, "%s", dev ? dev->backend : "?") ||
-             gb_doc_text(t, row, M_DEVICE, "%s%s%s", id.device, id.slot[0] ? " #" : "", id.slot) ||
-             gb_doc_text(t, row, M_UUID, "%s", dev ? dev->info.uuid : "") ||
-             gb_doc_text(t, row, M_UNIT, "%s", r->unit) ||
-             gb_doc_text(t, row, M_STATUS, "%s", gb_status_name(r->status));
+        rc = gb_doc_text(t, row, 0, "%s", r->suite) || gb_doc_text(t, row, 1, "%s", r->case_name);
+        char buf[GB_STR_MAX + 32];
+        for (size_t k = 0; !rc && k < np; k++)
+            rc = gb_doc_text(t, row, 2 + k, "%s", param_value(r, pn[k], buf, sizeof buf));
+        const int len = (int)strcspn(r->reason, "\n");
+        rc = rc || gb_doc_text(t, row, m + M_BACKEND, "%s", dev ? dev->backend : "?") ||
+             gb_doc_text(t, row, m + M_DEVICE, "%s%s%s", id.device, id.slot[0] ? " #" : "",
+                         id.slot) ||
+             gb_doc_text(t, row, m + M_UUID, "%s", dev ? dev->info.uuid : "") ||
+             gb_doc_text(t, row, m + M_UNIT, "%s", r->unit) ||
+             gb_doc_text(t, row, m + M_STATUS, "%s", gb_status_name(r->status)) ||
+             gb_doc_text(t, row, m + M_REASON, "%.*s", len, r->reason);
         if (rc)
             break;
         const bool ok = r->status == GB_STATUS_OK;
         if (ok)
-            gb_doc_num(t, row, M_VALUE, r->value, -1);
+            gb_doc_num(t, row, m + M_VALUE, r->value, -1);
         if (ok && r->stats.mean > 0)
-            gb_doc_num(t, row, M_CI, 100 * r->stats.ci95 / r->stats.mean, 2);
-        gb_doc_num(t, row, M_SAMPLES, (double)r->nsamples, 0);
-        gb_doc_num(t, row, M_OK, ok, 0);
-        gb_doc_num(t, row, M_VERIFIED, r->verified, 0);
+            gb_doc_num(t, row, m + M_CI, 100 * r->stats.ci95 / r->stats.mean, 2);
+        if (ok)
+            gb_doc_num(t, row, m + M_OPUS, r->op_time_us.median, -1);
+        gb_doc_num(t, row, m + M_SAMPLES, (double)r->nsamples, 0);
+        gb_doc_num(t, row, m + M_OK, ok, 0);
+        gb_doc_num(t, row, m + M_VERIFIED, r->verified, 0);
+        gb_doc_num(t, row, m + M_NOISY, r->noisy, 0);
     }
-    return rc ? GB_FAIL(GB_ENOMEM, "the metrics of %zu results", rs->nresults) : 0;
+    for (size_t k = 0; pn && k < np; k++)
+        free((void *)pn[k]);
+    free(pn);
+    free(names);
+    free(renamed);
+    return rc ? GB_FAIL(GB_ENOMEM, "the table of %zu results", rs->nresults) : 0;
 }

@@ -15,11 +15,14 @@
  * text figure ("peak: unknown: ..."), an implausible or unverified result, throttled samples.
  * 0 or GB_ENOMEM. */
 int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d);
-/* Every result of rs as one row of the table "result" (kind "gpubench-results-doc/1"): text
- * columns suite, case, params (after the case axis), backend, device (the name, " #K" for the
- * K-th of several of one name), uuid, unit, status; numbers value (ok results only, in unit),
- * ci95 % (ok), samples, ok (1/0), verified (1/0). What `run --openmetrics` writes as gauges
- * labelled by the text columns. 0 or GB_ENOMEM; d must be freed either way. */
+/* Every result of rs as one row of the table "result" (kind "gpubench-run-doc/1"), the run for
+ * machines (csv, json, OpenMetrics): text columns suite, case, then each param but the case's
+ * (in order of first appearance; a size in bytes; "" where a result has none; a param named
+ * as one of these columns is "NAME param"), backend, device (the name, " #K" for the K-th of
+ * several of one name), uuid, status (a state); numbers value (ok results only, in the row's
+ * unit), the text column unit, ci95 % (ok), op us (ok: the median time of one operation),
+ * samples, ok, verified and noisy (1/0); reason (prose: a skip's or failure's first line). The
+ * document's time is the run's start. 0 or GB_ENOMEM; d must be freed either way. */
 int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d);
 
 #endif

@@ -1,19 +1,30 @@
 /* gpubench — the OpenMetrics writer: a document as the Prometheus text exposition format, for
  * node_exporter's textfile collector (https://prometheus.io/docs/instrumenting/exposition_formats/,
- * and the OpenMetrics 1.0 specification's text format: "# EOF" last).
+ * and the OpenMetrics 1.0 specification's text format: "# EOF" last), named as the Prometheus
+ * naming guide asks (https://prometheus.io/docs/practices/naming/).
  *
  * Each numeric column of each table is a gauge family
- *     gpubench_<doc>_<table>_<column>{<text column>="<cell>", ...} <number>
- * (<doc> the document's kind without "gpubench-", its "-doc" and its version: "check"), one
- * sample per row with a number there (an empty or non-finite cell gives none); the row's text
- * columns are its labels, but for prose (a note, a verdict: gb_doc_column_prose), which would
- * start a new series whenever its words change. Where two rows of a table have the same labels, every sample of that
- * table also gets row="<index>", so that no two samples of a family are one series. Each check is
- * a sample of gpubench_<doc>_check{group, name, status="pass|fail|skip"} 1, and
- * gpubench_<doc>_checks{status} counts them. Names are [a-z0-9_] ('%' as "pct", "/" as "per",
- * any other run of characters as one '_'); label values escape backslash, quote and line break
- * as the format says, after the bytes a terminal acts on and invalid UTF-8 became '?'. Data
- * tables and columns (for files: gb_doc_column.data) are left out. */
+ *     gpubench_<doc>_<table>_<column>_<unit>{<text column>="<cell>", ...} <number>
+ * (<doc> the document's kind without "gpubench-", its "-doc" and its version: "check"; <table>
+ * left out where it repeats <doc>, so no gpubench_check_check_...), one sample per row with a
+ * number there (an empty or non-finite cell gives none). The unit is the column's
+ * (gb_doc_column_unit) in base units, the number scaled to it: "%" a _ratio, "us" _seconds, "MHz"
+ * _hertz, "GB/s" _bytes_per_second, "GFLOP/s" _flops_per_second, any other unit spelled in words;
+ * a column whose unit is each row's gives a family per unit. The column's name loses a last word
+ * that is its unit ("op us" is op_seconds). The row's text columns are its labels, but for prose
+ * (a note: it would start a new series whenever its words change), data, the columns that hold
+ * units (they are in the name) and states. A state column (a verdict, a status:
+ * gb_doc_column_state) is a state set of its own,
+ *     gpubench_<doc>_<table>_<column>{<labels>, <column>="<state>"} 1
+ * with 0 for every other state the column holds, so that each series keeps one meaning. Where two
+ * rows of a table have the same labels, every sample of that table also gets row="<index>", so
+ * that no two samples of a family are one series. Each check is a state set
+ * gpubench_<doc>_item_status{group, name, status="pass|fail|skip|error"}, and
+ * gpubench_<doc>_items{status} counts them. The document's time (the run's start) is
+ * gpubench_<doc>_timestamp_seconds. Names are [a-z0-9_] ('%' as "pct", "/" as "per", any other
+ * run of characters as one '_'); label values escape backslash, quote and line break as the
+ * format says, after the bytes a terminal acts on and invalid UTF-8 became '?'. Data tables and
+ * columns (for files: gb_doc_column.data) are left out. */
 #include "outputs/writer.h"
 
 #include <math.h>
@@ -87,26 +98,124 @@ static void doc_part(const struct gb_doc *d, char *buf, size_t len)
     name_part(k, buf, len);
 }
 
-/* The labels of row r: its text columns' cells (empty ones left out) and, with_row, its index. */
-static void labels(FILE *f, const struct gb_doc_table *t, size_t r, bool with_row,
+/* A unit in base units: the name's suffix and the factor to it. */
+struct unit {
+    const char *raw, *suffix;
+    double scale;
+};
+
+static const struct unit units[] = {
+    {"%", "ratio", 0.01},
+    {"x", "ratio", 1},
+    {"s", "seconds", 1},
+    {"ms", "seconds", 1e-3},
+    {"us", "seconds", 1e-6},
+    {"ns", "seconds", 1e-9},
+    {"B", "bytes", 1},
+    {"bytes", "bytes", 1},
+    {"KiB", "bytes", 1024.0},
+    {"MiB", "bytes", 1048576.0},
+    {"GiB", "bytes", 1073741824.0},
+    {"kB", "bytes", 1e3},
+    {"MB", "bytes", 1e6},
+    {"GB", "bytes", 1e9},
+    {"B/s", "bytes_per_second", 1},
+    {"MB/s", "bytes_per_second", 1e6},
+    {"GB/s", "bytes_per_second", 1e9},
+    {"TB/s", "bytes_per_second", 1e12},
+    {"MiB/s", "bytes_per_second", 1048576.0},
+    {"GiB/s", "bytes_per_second", 1073741824.0},
+    {"Hz", "hertz", 1},
+    {"MHz", "hertz", 1e6},
+    {"GHz", "hertz", 1e9},
+    {"W", "watts", 1},
+    {"J", "joules", 1},
+    {"C", "celsius", 1},
+    {"FLOP/s", "flops_per_second", 1},
+    {"GFLOP/s", "flops_per_second", 1e9},
+    {"TFLOP/s", "flops_per_second", 1e12},
+    {"GOP/s", "ops_per_second", 1e9},
+    {"TOP/s", "ops_per_second", 1e12},
+    {"Gelem/s", "elements_per_second", 1e9},
+    {"Melem/s", "elements_per_second", 1e6},
+};
+
+/* The unit u (NULL or "": none) as a name suffix into buf ("" for none) and its factor: a known
+ * one in base units, any other spelled in words ("items/s": items_per_second). */
+static double unit_suffix(const char *u, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!u || !*u)
+        return 1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(u, units[i].raw) == 0) {
+            snprintf(buf, len, "%s", units[i].suffix);
+            return units[i].scale;
+        }
+    char tmp[128];
+    name_part(u, tmp, sizeof tmp);
+    size_t n = strlen(tmp);
+    if (n >= 6 && strcmp(tmp + n - 6, "_per_s") == 0) /* "/s" is per second */
+        snprintf(buf, len, "%sper_second", n > 6 ? (tmp[n - 6] = '\0', strcat(tmp, "_")) : "");
+    else
+        snprintf(buf, len, "%s", tmp);
+    return 1;
+}
+
+/* The metric-name part of column c: its name without a last word that is its unit. */
+static void column_part(const struct gb_doc_column *col, char *buf, size_t len)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s", col->name);
+    const char *u = col->unit;
+    size_t n = strlen(name), un = u ? strlen(u) : 0;
+    if (un && n > un + 1 && name[n - un - 1] == ' ' && strcmp(name + n - un, u) == 0)
+        name[n - un - 1] = '\0';
+    name_part(name, buf, len);
+}
+
+/* Whether column c of t is a label of its rows: a text column that is not prose, data, a state
+ * or some numeric column's unit. */
+static bool is_label(const struct gb_doc_table *t, size_t c)
+{
+    const struct gb_doc_column *k = &t->cols[c];
+    if (k->numeric || k->prose || k->data || k->state)
+        return false;
+    for (size_t o = 0; o < t->ncols; o++)
+        if (t->cols[o].numeric && t->cols[o].unit_from == c + 1)
+            return false;
+    return true;
+}
+
+/* A cell's value as text (not what people are shown), into buf. */
+static const char *value_text(const struct gb_doc_cell *cl, char *buf, size_t len)
+{
+    if (cl && cl->kind == GB_CELL_TEXT)
+        return cl->text ? cl->text : "";
+    struct gb_doc_cell v = cl ? *cl : (struct gb_doc_cell){.kind = GB_CELL_EMPTY};
+    v.shown = NULL;
+    return gb_doc_cell_text(&v, buf, len);
+}
+
+/* Writes the labels of row r (its label columns' cells, empty ones left out) and, with_row, its
+ * index, without the braces; returns whether any was written. */
+static bool labels(FILE *f, const struct gb_doc_table *t, size_t r, bool with_row,
                    char (*lname)[64])
 {
     bool first = true;
     char buf[2048];
-    fputc('{', f);
     for (size_t c = 0; c < t->ncols; c++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-        if (t->cols[c].numeric || t->cols[c].prose || t->cols[c].data || !cl ||
-            cl->kind != GB_CELL_TEXT || !cl->text[0])
+        if (!is_label(t, c) || !cl || cl->kind != GB_CELL_TEXT || !cl->text[0])
             continue;
         fprintf(f, "%s%s=\"", first ? "" : ",", lname[c]);
-        label_value(f, gb_doc_cell_text(cl, buf, sizeof buf));
+        label_value(f, value_text(cl, buf, sizeof buf));
         fputc('"', f);
         first = false;
     }
     if (with_row)
         fprintf(f, "%srow=\"%zu\"", first ? "" : ",", r);
-    fputc('}', f);
+    return !first || with_row;
 }
 
 /* Whether two rows of t have the same labels (the text cells): then each sample needs its row. */
@@ -119,11 +228,10 @@ static bool labels_repeat(const struct gb_doc_table *t)
         key[0] = '\0';
         for (size_t c = 0; c < t->ncols; c++) {
             const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-            if (!t->cols[c].numeric && !t->cols[c].prose && !t->cols[c].data && cl &&
-                cl->kind == GB_CELL_TEXT) {
+            if (is_label(t, c) && cl && cl->kind == GB_CELL_TEXT) {
                 /* As written: cleaned, so that texts that differ only in bytes the cleaning
                  * replaces are seen as the one series they become. */
-                char *clean = gb__clean_dup(gb_doc_cell_text(cl, buf, sizeof buf));
+                char *clean = gb__clean_dup(value_text(cl, buf, sizeof buf));
                 gb_appendf(key, sizeof key, "%s\x1f", clean ? clean : "?");
                 free(clean);
             }
@@ -136,12 +244,125 @@ static bool labels_repeat(const struct gb_doc_table *t)
     return rep;
 }
 
+/* "# TYPE NAME gauge" and "# HELP NAME text" (cleaned, escaped). */
+static void family(FILE *f, const char *name, const char *help)
+{
+    fprintf(f, "# TYPE %s gauge\n# HELP %s ", name, name);
+    char *h = gb__clean_dup(help);
+    for (const char *p = h ? h : ""; *p; p++)
+        fputs(*p == '\\' ? "\\\\" : *p == '\n' ? "\\n" : (char[]){*p, 0}, f);
+    free(h);
+    fputc('\n', f);
+}
+
+/* The unit of cell (r, c) of t: the column's, or its row's. */
+static const char *row_unit(const struct gb_doc_table *t, size_t r, size_t c, char *buf,
+                            size_t len)
+{
+    const struct gb_doc_column *k = &t->cols[c];
+    if (!k->unit_from)
+        return k->unit ? k->unit : "";
+    return value_text(gb_doc_cell(t, r, k->unit_from - 1), buf, len);
+}
+
+/* Numeric column c of t: a family per unit its rows have. */
+static void numeric_column(FILE *f, const char *prefix, const struct gb_doc_table *t, size_t c,
+                           bool with_row, char (*lname)[64])
+{
+    char col[128], done[16][128];
+    size_t ndone = 0;
+    column_part(&t->cols[c], col, sizeof col);
+    for (size_t from = 0; from < t->nrows; from++) {
+        char ubuf[256], suffix[128];
+        const struct gb_doc_cell *cl = gb_doc_cell(t, from, c);
+        if (!cl || cl->kind != GB_CELL_NUM || !isfinite(cl->num))
+            continue;
+        unit_suffix(row_unit(t, from, c, ubuf, sizeof ubuf), suffix, sizeof suffix);
+        bool seen = false;
+        for (size_t k = 0; k < ndone && !seen; k++)
+            seen = strcmp(done[k], suffix) == 0;
+        if (seen)
+            continue;
+        if (ndone == sizeof done / sizeof done[0])
+            break; /* more units than any table has */
+        snprintf(done[ndone++], sizeof done[0], "%s", suffix);
+        char name[512], help[700];
+        snprintf(name, sizeof name, "%s_%s%s%s", prefix, col, suffix[0] ? "_" : "", suffix);
+        snprintf(help, sizeof help, "column %s of %s%s%s", t->cols[c].name,
+                 t->title && *t->title ? t->title : t->id, suffix[0] ? ", in " : "", suffix);
+        for (char *h = help; *h; h++)
+            if (*h == '_' && strstr(help, ", in ") < h)
+                *h = ' ';
+        family(f, name, help);
+        for (size_t r = from; r < t->nrows; r++) {
+            char rbuf[256], rs[128];
+            const struct gb_doc_cell *x = gb_doc_cell(t, r, c);
+            if (!x || x->kind != GB_CELL_NUM || !isfinite(x->num))
+                continue;
+            const double scale = unit_suffix(row_unit(t, r, c, rbuf, sizeof rbuf), rs, sizeof rs);
+            if (strcmp(rs, suffix) != 0)
+                continue;
+            x = gb_doc_cell(t, r, c); /* a view's cells are made again by the unit's read */
+            const double v = x && x->kind == GB_CELL_NUM ? x->num * scale : NAN;
+            fputs(name, f);
+            fputc('{', f);
+            labels(f, t, r, with_row, lname);
+            fprintf(f, "} %.17g\n", v);
+        }
+    }
+}
+
+/* State column c of t: a state set, 1 for each row's state and 0 for the others it holds. */
+static void state_column(FILE *f, const char *prefix, const struct gb_doc_table *t, size_t c,
+                         bool with_row, char (*lname)[64])
+{
+    struct gb_strtab states = {0};
+    char buf[2048];
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
+        bool added;
+        if (cl && cl->kind != GB_CELL_EMPTY)
+            gb_strtab_intern(&states, value_text(cl, buf, sizeof buf), &added);
+    }
+    if (states.n) {
+        char name[256], help[600];
+        snprintf(name, sizeof name, "%s_%s", prefix, lname[c]);
+        snprintf(help, sizeof help, "state set: 1 for the %s of each row of %s, 0 for the others",
+                 t->cols[c].name, t->title && *t->title ? t->title : t->id);
+        family(f, name, help);
+    }
+    for (size_t r = 0; r < t->nrows && states.n; r++) {
+        const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
+        if (!cl || cl->kind == GB_CELL_EMPTY)
+            continue;
+        char *mine = strdup(value_text(cl, buf, sizeof buf));
+        for (size_t s = 0; mine && s < states.n; s++) {
+            fprintf(f, "%s_%s{", prefix, lname[c]);
+            if (labels(f, t, r, with_row, lname))
+                fputc(',', f);
+            fprintf(f, "%s=\"", lname[c]);
+            label_value(f, gb_strtab_get(&states, s));
+            fprintf(f, "\"} %d\n", strcmp(gb_strtab_get(&states, s), mine) == 0);
+        }
+        free(mine);
+    }
+    gb_strtab_free(&states);
+}
+
 static void table(FILE *f, const char *doc, const struct gb_doc_table *t)
 {
     char tid[64], (*lname)[64] = calloc(t->ncols ? t->ncols : 1, sizeof *lname);
     if (!lname)
         return;
     name_part(t->id, tid, sizeof tid);
+    /* The table's name is left out where it repeats the document's ("check" in "check"). */
+    char prefix[160];
+    const size_t dn = strlen(doc), tn = strlen(tid);
+    const bool stutter = strcmp(tid, doc) == 0 ||
+                         (tn == dn + 1 && strncmp(tid, doc, dn) == 0 && tid[dn] == 's') ||
+                         (dn == tn + 1 && strncmp(doc, tid, tn) == 0 && doc[tn] == 's');
+    snprintf(prefix, sizeof prefix, "gpubench_%s%s%s", doc, stutter ? "" : "_",
+             stutter ? "" : tid);
     /* Label names: the columns', made unique by a suffix; "row" is the writer's own. */
     for (size_t c = 0; c < t->ncols; c++) {
         name_part(t->cols[c].name, lname[c], sizeof lname[c]);
@@ -159,33 +380,12 @@ static void table(FILE *f, const char *doc, const struct gb_doc_table *t)
     }
     const bool with_row = labels_repeat(t);
     for (size_t c = 0; c < t->ncols; c++) {
-        if (!t->cols[c].numeric || t->cols[c].data)
+        if (t->cols[c].data)
             continue;
-        const char *col = lname[c]; /* unique in the table */
-        bool any = false;
-        for (size_t r = 0; r < t->nrows && !any; r++) {
-            const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-            any = cl && cl->kind == GB_CELL_NUM && isfinite(cl->num);
-        }
-        if (!any)
-            continue;
-        fprintf(f, "# TYPE gpubench_%s_%s_%s gauge\n# HELP gpubench_%s_%s_%s ", doc, tid, col, doc,
-                tid, col);
-        char help[600];
-        snprintf(help, sizeof help, "column %s of %s", t->cols[c].name, t->title ? t->title : "");
-        char *h = gb__clean_dup(help);
-        for (const char *p = h ? h : ""; *p; p++)
-            fputs(*p == '\\' ? "\\\\" : *p == '\n' ? "\\n" : (char[]){*p, 0}, f);
-        free(h);
-        fputc('\n', f);
-        for (size_t r = 0; r < t->nrows; r++) {
-            const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-            if (!cl || cl->kind != GB_CELL_NUM || !isfinite(cl->num))
-                continue;
-            fprintf(f, "gpubench_%s_%s_%s", doc, tid, col);
-            labels(f, t, r, with_row, lname);
-            fprintf(f, " %.17g\n", cl->num);
-        }
+        if (t->cols[c].numeric)
+            numeric_column(f, prefix, t, c, with_row, lname);
+        else if (t->cols[c].state)
+            state_column(f, prefix, t, c, with_row, lname);
     }
     free(lname);
 }
@@ -195,51 +395,55 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
     (void)o;
     char doc[48];
     doc_part(d, doc, sizeof doc);
+    if (d->time > 0) {
+        char name[96];
+        snprintf(name, sizeof name, "gpubench_%s_timestamp_seconds", doc);
+        family(f, name, "when the run began, seconds since the Unix epoch");
+        fprintf(f, "%s %.17g\n", name, d->time);
+    }
     for (size_t i = 0; i < d->ntables; i++)
         if (!d->tables[i]->data)
             table(f, doc, d->tables[i]);
     if (d->nchecks) {
         static const char *const st[] = {"pass", "fail", "skip", "error"};
         size_t count[4] = {0};
-        /* Two checks of the same group, name and status would be one series: then each gets
-         * its index as item="<i>". */
+        /* Two checks of the same group and name would be one series: then each gets its index
+         * as item="<i>". */
         struct gb_strtab seen = {0};
         bool with_item = false;
         for (size_t i = 0; i < d->nchecks && !with_item; i++) {
             char key[4096];
             char *g = gb__clean_dup(d->checks[i].group ? d->checks[i].group : ""),
                  *nm = gb__clean_dup(d->checks[i].name ? d->checks[i].name : "");
-            snprintf(key, sizeof key, "%s\x1f%s\x1f%d", g ? g : "?", nm ? nm : "?",
-                     (int)d->checks[i].status);
+            snprintf(key, sizeof key, "%s\x1f%s", g ? g : "?", nm ? nm : "?");
             free(g);
             free(nm);
             bool added = true;
             with_item = gb_strtab_intern(&seen, key, &added) < 0 || !added;
         }
         gb_strtab_free(&seen);
-        fprintf(f,
-                "# TYPE gpubench_%s_check gauge\n# HELP gpubench_%s_check one judged item "
-                "(1), its status a label\n",
-                doc, doc);
+        char name[96];
+        snprintf(name, sizeof name, "gpubench_%s_item_status", doc);
+        family(f, name, "state set: 1 for each judged item's status, 0 for the others");
         for (size_t i = 0; i < d->nchecks; i++) {
             const struct gb_doc_check *k = &d->checks[i];
             const unsigned s = (unsigned)k->status < 4 ? (unsigned)k->status : 2;
             count[s]++;
-            fprintf(f, "gpubench_%s_check{group=\"", doc);
-            label_value(f, k->group ? k->group : "");
-            fputs("\",name=\"", f);
-            label_value(f, k->name ? k->name : "");
-            fprintf(f, "\",status=\"%s\"", st[s]);
-            if (with_item)
-                fprintf(f, ",item=\"%zu\"", i);
-            fputs("} 1\n", f);
+            for (unsigned x = 0; x < 4; x++) {
+                fprintf(f, "%s{group=\"", name);
+                label_value(f, k->group ? k->group : "");
+                fputs("\",name=\"", f);
+                label_value(f, k->name ? k->name : "");
+                fputc('"', f);
+                if (with_item)
+                    fprintf(f, ",item=\"%zu\"", i);
+                fprintf(f, ",status=\"%s\"} %d\n", st[x], x == s);
+            }
         }
-        fprintf(f,
-                "# TYPE gpubench_%s_checks gauge\n# HELP gpubench_%s_checks judged items "
-                "per status\n",
-                doc, doc);
+        snprintf(name, sizeof name, "gpubench_%s_items", doc);
+        family(f, name, "judged items per status");
         for (int s = 0; s < 4; s++)
-            fprintf(f, "gpubench_%s_checks{status=\"%s\"} %zu\n", doc, st[s], count[s]);
+            fprintf(f, "%s{status=\"%s\"} %zu\n", name, st[s], count[s]);
     }
     fputs("# EOF\n", f);
     return gb__write_end(f, "openmetrics");
