@@ -105,8 +105,9 @@ static int wholes_of(const struct gb_check *c, struct gb_doc *d)
         gb_doc_column_set(t, 3, true, false);
         gb_doc_column_set(t, 4, true, false);
         gb_doc_column_set(t, 5, false, true);
-        gb_doc_column_prose(t, 0);
+        gb_doc_column_state(t, 0);
         gb_doc_column_prose(t, 5);
+        rc = gb_doc_column_unit(t, 3, "%", 0) || gb_doc_column_unit(t, 4, "%", 0);
     }
     for (size_t i = 0; !rc && i < c->nwholes; i++) {
         const struct gb_check_whole *w = &c->wholes[i];
@@ -150,7 +151,7 @@ static int health_of(const struct gb_check *c, struct gb_doc *d)
     if (!rc) {
         gb_doc_column_set(t, 3, false, true);
         gb_doc_column_set(t, 4, false, true);
-        gb_doc_column_prose(t, 2);
+        gb_doc_column_state(t, 2);
         gb_doc_column_prose(t, 3);
         gb_doc_column_prose(t, 4);
     }
@@ -231,10 +232,16 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
         gb_doc_column_set(t, C_CASE, false, true);
         gb_doc_column_set(t, C_DEVICE, false, true);
         gb_doc_column_set(t, C_NOTE, false, true);
-        /* Not series identity: a verdict or a note that changes starts no new series. */
-        gb_doc_column_prose(t, C_VERDICT);
+        /* Not series identity: a note that changes starts no new series, and the verdict is a
+         * state of its own. */
+        gb_doc_column_state(t, C_VERDICT);
         gb_doc_column_prose(t, C_NOTE);
+        rc = gb_doc_column_unit(t, C_VALUE, NULL, C_UNIT) ||
+             gb_doc_column_unit(t, C_EXPECTED, NULL, C_UNIT) ||
+             gb_doc_column_unit(t, C_CHANGE, "%", 0) || gb_doc_column_unit(t, C_BAND, "%", 0);
     }
+    if (!rc)
+        gb_doc_time(d, c->rs->run.start_utc);
     for (size_t i = 0; !rc && i < c->nrows; i++)
         rc = row_of(&c->rows[i], t);
     const bool devices = several_devices(c);

@@ -178,9 +178,13 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
     const struct gb_result *r = row_result(row);
     size_t k;
     int rc = gb_doc_row(t, &k);
+    /* The verdict's value is its name; people read a regression's with a "!" ("SLOWER!"), and
+     * machines the column regression (1/0). */
     if (!rc)
-        rc = gb_doc_text(t, k, V_VERDICT, "%s%s", gb_verdict_name(row->j.verdict),
-                         row->regression ? "!" : "");
+        rc = gb_doc_text(t, k, V_VERDICT, "%s", gb_verdict_name(row->j.verdict));
+    if (!rc && row->regression)
+        rc = gb_doc_shown(t, k, V_VERDICT, "%s!", gb_verdict_name(row->j.verdict));
+    gb_doc_num(t, k, t->ncols - 1, row->regression, 0);
     if (!rc)
         rc = gb_doc_text(t, k, V_SUITE, "%s", r->suite);
     if (!rc)
@@ -204,13 +208,17 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
             gb_doc_num(t, k, V_REST + 1, (double)row->nights.n, 0);
             if (row->nights.n >= 2 || isfinite(row->nights.z))
                 gb_doc_num(t, k, V_REST + 2, 100.0 * row->nights.spread, 1);
-            if (isfinite(row->nights.catches))
-                rc = gb_doc_text(t, k, V_REST + 3, "%s", ca);
+            /* A number (per cent of the speed), people reading it as the text ("x2.4"). */
+            if (isfinite(row->nights.catches)) {
+                gb_doc_num(t, k, V_REST + 3, 100.0 * row->nights.catches, 1);
+                rc = gb_doc_shown(t, k, V_REST + 3, "%s", ca);
+            }
         }
     } else if (!rc && !isnan(row->j.ratio)) {
         char p[16];
         fmt_p(row, p, sizeof p);
-        rc = gb_doc_text(t, k, V_REST, "%s", p);
+        gb_doc_num(t, k, V_REST, row->j.p, -1);
+        rc = gb_doc_shown(t, k, V_REST, "%s", p); /* "<1e-4" for a p of 3e-6 */
         if (isfinite(row->j.noise))
             gb_doc_num(t, k, V_REST + 1, 100.0 * row->j.noise, 1);
     }
@@ -222,24 +230,33 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
 /* The table "comparison": every row, or (only_changes) those that are not SAME. */
 static int shown_table(const struct gb_comparison *c, bool only_changes, struct gb_doc *d)
 {
-    static const char *const two[] = {"verdict", "suite", "case",     "device", "params",  "base",
-                                      "new",     "unit",  "change %", "p",      "noise %", "note"};
-    static const char *const nights[] = {"verdict", "suite",    "case",    "device",   "params",
-                                         "base",    "new",      "unit",    "change %", "z",
-                                         "nights",  "spread %", "catches", "note"};
-    const size_t ncols = c->nnights ? 14 : 12;
+    static const char *const two[] = {"verdict", "suite",   "case", "device",    "params",
+                                      "base",    "new",     "unit", "change %",  "p",
+                                      "noise %", "note",    "regression"};
+    static const char *const nights[] = {"verdict", "suite",    "case",      "device",
+                                         "params",  "base",     "new",       "unit",
+                                         "change %", "z",       "nights",    "spread %",
+                                         "catches",   "note",   "regression"};
+    /* The last column, regression (1/0), is data: people read it in the verdict's "!". */
+    const size_t ncols = c->nnights ? 15 : 13;
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "comparison", "", c->nnights ? nights : two, ncols, &t);
     if (rc)
         return rc;
-    for (size_t k = V_BASE; k + 1 < ncols; k++)
+    for (size_t k = V_BASE; k + 2 < ncols; k++)
         gb_doc_column_set(t, k, k != V_UNIT, false);
     gb_doc_column_set(t, V_DEVICE, false, true);
     gb_doc_column_set(t, V_PARAMS, false, true);
-    /* Not series identity: a verdict, a p-value or a note that changes starts no new series. */
-    gb_doc_column_prose(t, V_VERDICT);
-    gb_doc_column_prose(t, c->nnights ? V_REST + 3 : V_REST);
-    gb_doc_column_prose(t, ncols - 1);
+    gb_doc_column_set(t, ncols - 1, true, false);
+    gb_doc_column_data(t, ncols - 1);
+    /* Not series identity: a note that changes starts no new series; the verdict is a state. */
+    gb_doc_column_state(t, V_VERDICT);
+    gb_doc_column_prose(t, ncols - 2);
+    rc = gb_doc_column_unit(t, V_BASE, NULL, V_UNIT) || gb_doc_column_unit(t, V_NEW, NULL, V_UNIT) ||
+         gb_doc_column_unit(t, V_CHANGE, "%", 0) ||
+         gb_doc_column_unit(t, c->nnights ? V_REST + 2 : V_REST + 1, "%", 0) ||
+         (c->nnights && gb_doc_column_unit(t, V_REST + 3, "%", 0));
+    gb_doc_time(d, c->next->run.start_utc);
     for (size_t i = 0; !rc && i < c->nrows; i++)
         if (!only_changes || c->rows[i].j.verdict != GB_VERDICT_SAME)
             rc = shown_row(t, c, &c->rows[i]);
