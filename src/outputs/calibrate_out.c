@@ -133,6 +133,11 @@ int gb_calibration_doc(const struct gb_calibration *c, bool checks, struct gb_do
     if (!rc) {
         gb_doc_column_set(t, 2, false, true);
         gb_doc_column_set(t, 3, false, true);
+        /* The medians' range and the alarms ("2/6") change with the runs: no labels. */
+        gb_doc_column_prose(t, 4);
+        gb_doc_column_prose(t, 7);
+        rc = gb_doc_column_unit(t, 5, "%", 0) || gb_doc_column_unit(t, 6, "%", 0) ||
+             gb_doc_column_unit(t, 8, "%", 0);
     }
     for (size_t i = 0; !rc && i < c->n; i++)
         rc = case_row(t, &c->c[i]);
@@ -143,6 +148,8 @@ int gb_calibration_doc(const struct gb_calibration *c, bool checks, struct gb_do
         if (k > 4)
             gb_doc_column_data(t, k);
     }
+    if (!rc)
+        rc = gb_doc_column_unit(t, 1, "%", 0) || gb_doc_column_unit(t, 2, "%", 0);
     for (size_t i = 0; !rc && i < c->n; i++) {
         const struct gb_calib_case *k = &c->c[i];
         size_t r;

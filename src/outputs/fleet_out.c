@@ -56,6 +56,8 @@ static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
     }
     if (!rc)
         gb_doc_column_set(t, 0, false, true);
+    for (size_t k = 3; !rc && k < 7; k++)
+        rc = gb_doc_column_unit(t, k, k == 4 ? "%" : NULL, 1);
     char title[1024];
     for (size_t k = 0; !rc && k < f->ncases; k++) {
         const struct gb_fleet_case *c = &f->cases[k];
@@ -141,6 +143,10 @@ static int fleet_outliers(const struct gb_fleet *f, struct gb_doc *d)
         gb_doc_column_set(t, 2, true, false);
         gb_doc_column_set(t, 3, false, true);
         gb_doc_column_set(t, 4, false, true);
+        /* Which case is worst and what the driver said change with the figures: no labels. */
+        gb_doc_column_prose(t, 3);
+        gb_doc_column_prose(t, 4);
+        rc = gb_doc_column_unit(t, 2, "%", 0);
     }
     for (size_t q = 0; !rc && q < f->nmembers; q++) {
         size_t m = f->rank ? f->rank[q] : q; /* most severe first */
@@ -179,6 +185,8 @@ static int fleet_deviating(const struct gb_fleet *f, struct gb_doc *d)
         gb_doc_column_set(t, 1, true, false);
         gb_doc_column_set(t, 2, true, false);
         gb_doc_column_set(t, 3, false, true);
+        gb_doc_column_prose(t, 3);
+        rc = gb_doc_column_unit(t, 2, "%", 0);
     }
     for (size_t m = 0; !rc && m < f->nmembers; m++) {
         const struct gb_fleet_member *mb = &f->members[m];
@@ -245,16 +253,15 @@ static int fill_case_row(const void *ctx, struct gb_doc_table *t, size_t row)
     char lab[512];
     bool ok = o->status == GB_STATUS_OK;
     int rc = gb_doc_text(t, row, 0, "%s", gb_fleet_member_label(v->f, o->member, lab, sizeof lab));
+    /* A failed node's value and an infinite z are no number: empty for machines, said to people. */
+    gb_doc_num(t, row, 1, ok ? o->value : NAN, GB_DOC_SIG4);
     if (!rc && !ok)
-        rc = gb_doc_text(t, row, 1, "failed");
-    else
-        gb_doc_num(t, row, 1, o->value, GB_DOC_SIG4);
+        rc = gb_doc_shown(t, row, 1, "failed");
     gb_doc_num(t, row, 2, ok ? 100 * (o->value / c->median - 1.0) : NAN, 1);
     double z = ok && c->nok ? robust_z(c, o->value) : NAN;
+    gb_doc_num(t, row, 3, z, 1);
     if (!rc && isinf(z))
-        rc = gb_doc_text(t, row, 3, "%sinf", z < 0 ? "-" : "+");
-    else
-        gb_doc_num(t, row, 3, z, 1);
+        rc = gb_doc_shown(t, row, 3, "%sinf", z < 0 ? "-" : "+");
     if (!rc)
         rc = gb_doc_text(t, row, 4, "%s", gb_fleet_flag_name((enum gb_fleet_flag)o->flag));
     gb_doc_num(t, row, 5, (double)o->member, 0);
@@ -290,6 +297,9 @@ static int fleet_case_tables(const struct gb_fleet *f, bool all, struct case_vie
             break;
         for (size_t i = 1; i < 4; i++)
             gb_doc_column_set(tb, i, true, false);
+        gb_doc_column_state(tb, 4);
+        if ((rc = gb_doc_column_unit(tb, 1, c->unit, 0)) || (rc = gb_doc_column_unit(tb, 2, "%", 0)))
+            break;
         gb_doc_column_data(tb, 5);
         gb_doc_column_set(tb, 5, true, false);
         gb_doc_column_data(tb, 6);
@@ -447,6 +457,8 @@ int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, st
              f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
              f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
     int rc = gb_doc_init(d, GB_FLEET_SCHEMA, head);
+    for (size_t i = 0; !rc && i < f->nfiles; i++) /* the newest run's start */
+        gb_doc_time(d, f->files[i].start_utc);
     if (!rc)
         rc = gb_doc_note(d,
                          "rule: a member (a node, or one of its devices) is an outlier in a case "
@@ -520,6 +532,9 @@ static int history_cases(const struct gb_history *h, struct gb_doc *d)
                           sizeof history_cols / sizeof *history_cols, &t);
     for (size_t k = 2; !rc && k < HISTORY_SHOWN; k++)
         gb_doc_column_set(t, k, true, false);
+    if (!rc)
+        rc = gb_doc_column_unit(t, 4, NULL, 1) || gb_doc_column_unit(t, 5, NULL, 1) ||
+             gb_doc_column_unit(t, 6, "%", 0);
     for (size_t k = HISTORY_SHOWN; !rc && k < t->ncols; k++)
         gb_doc_column_data(t, k);
     if (!rc) {
@@ -593,6 +608,10 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
         gb_doc_column_set(t, CASE, false, true);
         gb_doc_column_set(t, ALSO, false, true);
         gb_doc_column_set(t, FILE_, false, true);
+        gb_doc_column_state(t, EFFECT);
+        gb_doc_column_prose(t, ALSO);
+        rc = gb_doc_column_unit(t, BEFORE, NULL, UNIT) || gb_doc_column_unit(t, AFTER, NULL, UNIT) ||
+             gb_doc_column_unit(t, CHANGE_PCT, "%", 0);
     }
     for (size_t i = 0; !rc && i < h->nseries; i++) {
         const struct gb_history_series *s = &h->series[i];
@@ -830,6 +849,8 @@ int gb_history_doc(const struct gb_history *h, const struct gb_history_doc_opts 
              h->nnights ? h->nights[h->nnights - 1].start_utc : "-", h->nseries,
              h->nseries == 1 ? "" : "s");
     int rc = gb_doc_init(d, o->points_only ? GB_HISTORY_CSV_SCHEMA : GB_HISTORY_SCHEMA, title);
+    for (size_t i = 0; !rc && i < h->nnights; i++) /* the newest night's start */
+        gb_doc_time(d, h->nights[i].start_utc);
     if (!rc && o->points_only)
         return history_points(h, d);
     if (!rc)

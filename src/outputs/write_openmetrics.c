@@ -320,9 +320,10 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
     char buf[2048];
     for (size_t r = 0; r < t->nrows; r++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
+        const char *v = cl && cl->kind != GB_CELL_EMPTY ? value_text(cl, buf, sizeof buf) : "";
         bool added;
-        if (cl && cl->kind != GB_CELL_EMPTY)
-            gb_strtab_intern(&states, value_text(cl, buf, sizeof buf), &added);
+        if (*v)
+            gb_strtab_intern(&states, v, &added);
     }
     if (states.n) {
         char name[256], help[600];
@@ -333,8 +334,8 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
     }
     for (size_t r = 0; r < t->nrows && states.n; r++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
-        if (!cl || cl->kind == GB_CELL_EMPTY)
-            continue;
+        if (!cl || cl->kind == GB_CELL_EMPTY || !*value_text(cl, buf, sizeof buf))
+            continue; /* no state said */
         char *mine = strdup(value_text(cl, buf, sizeof buf));
         for (size_t s = 0; mine && s < states.n; s++) {
             fprintf(f, "%s_%s{", prefix, lname[c]);
