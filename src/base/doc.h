@@ -120,8 +120,9 @@ struct gb_doc {
     /* What the checks judged, the JUnit testsuite ("gpubench compare quick"): stable from run
      * to run (no path, no time); NULL: the title. */
     char *suite;
-    /* When what the document describes ran (the run's start; for several runs, the newest), in
-     * seconds since the Unix epoch; 0: no run (a listing). OpenMetrics writes it as
+    /* When what the document describes ran (the run's start; for several runs, the newest; for
+     * the devices, when they were asked), in seconds since the Unix epoch; 0: none (the suites'
+     * listing). OpenMetrics writes it as
      * gpubench_<doc>_timestamp_seconds. gb_doc_time sets it from a results file's start_utc. */
     double time;
 };

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "base/units.h"
@@ -114,6 +115,18 @@ static int devices_doc(const json_t *root, struct gb_doc *d)
         rc = gb_doc_table(d, "backends", "", bcols, 4, &tb);
     if (!rc)
         rc = gb_doc_table(d, "devices", "devices", dcols, 9, &td);
+    /* For machines (OpenMetrics): available is 1/0 (people read yes/no), a reason and the
+     * capabilities are prose, the device's index names it; memory and clock in their units. */
+    if (!rc) {
+        gb_doc_column_set(tb, 1, true, false);
+        gb_doc_column_set(tb, 2, true, false);
+        gb_doc_column_prose(tb, 3);
+        for (size_t k = 5; k < 8; k++)
+            gb_doc_column_set(td, k, true, false);
+        gb_doc_column_prose(td, 8);
+        rc = gb_doc_column_unit(td, 6, "MHz", 0) || gb_doc_column_unit(td, 7, "bytes", 0);
+    }
+    d->time = (double)time(NULL); /* when the devices were asked */
     size_t i, j, r;
     const json_t *b, *dv;
     json_array_foreach((json_t *)root, i, b)
@@ -121,9 +134,11 @@ static int devices_doc(const json_t *root, struct gb_doc *d)
         const json_t *devs = json_object_get(b, "devices");
         if (rc || (rc = gb_doc_row(tb, &r)) ||
             (rc = gb_doc_text(tb, r, 0, "%s", jtext(b, "backend"))) ||
-            (rc = gb_doc_text(tb, r, 1, "%s",
-                              json_is_true(json_object_get(b, "available")) ? "yes" : "no")) ||
             (rc = gb_doc_text(tb, r, 3, "%s", jtext(b, "reason"))))
+            break;
+        const bool avail = json_is_true(json_object_get(b, "available"));
+        gb_doc_num(tb, r, 1, avail, 0);
+        if ((rc = gb_doc_shown(tb, r, 1, "%s", avail ? "yes" : "no")))
             break;
         gb_doc_num(tb, r, 2, (double)json_array_size(devs), 0);
         json_array_foreach((json_t *)devs, j, dv)
@@ -140,7 +155,9 @@ static int devices_doc(const json_t *root, struct gb_doc *d)
                 (rc = gb_doc_text(td, r, 4, "%s", jtext(dv, "driver"))) ||
                 (rc = gb_doc_text(td, r, 8, "%s", caps)))
                 break;
-            gb_doc_num(td, r, 1, (double)json_integer_value(json_object_get(dv, "index")), 0);
+            if ((rc = gb_doc_text(td, r, 1, "%lld",
+                                  (long long)json_integer_value(json_object_get(dv, "index")))))
+                break;
             gb_doc_num(td, r, 5, (double)json_integer_value(json_object_get(dv, "compute_units")),
                        0);
             gb_doc_num(td, r, 6, (double)json_integer_value(json_object_get(dv, "clock_mhz")), 0);

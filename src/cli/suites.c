@@ -36,8 +36,10 @@ static int suites_doc(const struct gb_suite_table *t, struct gb_doc *d)
     }
     if (!rc)
         rc = gb_doc_table(d, "axes", "axes", acols, 5, &ta);
-    if (!rc)
+    if (!rc) {
         gb_doc_column_set(ta, 4, false, true);
+        gb_doc_column_prose(ta, 4); /* OpenMetrics: an info metric per axis, without its help */
+    }
     for (size_t i = 0; !rc && i < t->n; i++)
         for (size_t a = 0; !rc && a < t->v[i]->naxes; a++) {
             const struct gb_axis_def *ax = &t->v[i]->axes[a];

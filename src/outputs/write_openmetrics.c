@@ -21,7 +21,8 @@
  * that no two samples of a family are one series. Each check is a state set
  * gpubench_<doc>_item_status{group, name, status="pass|fail|skip|error"}, and
  * gpubench_<doc>_items{status} counts them. The document's time (the run's start) is
- * gpubench_<doc>_timestamp_seconds. Names are [a-z0-9_] ('%' as "pct", "/" as "per", any other
+ * gpubench_<doc>_timestamp_seconds. A table of names alone (no number, no state: a listing) is an
+ * info metric gpubench_<doc>_<table>_info{<labels>} 1, a sample per row. Names are [a-z0-9_] ('%' as "pct", "/" as "per", any other
  * run of characters as one '_'); label values escape backslash, quote and line break as the
  * format says, after the bytes a terminal acts on and invalid UTF-8 became '?'. Data tables and
  * columns (for files: gb_doc_column.data) are left out. */
@@ -380,13 +381,28 @@ static void table(FILE *f, const char *doc, const struct gb_doc_table *t)
             }
     }
     const bool with_row = labels_repeat(t);
+    bool figures = false;
     for (size_t c = 0; c < t->ncols; c++) {
         if (t->cols[c].data)
             continue;
+        figures |= t->cols[c].numeric || t->cols[c].state;
         if (t->cols[c].numeric)
             numeric_column(f, prefix, t, c, with_row, lname);
         else if (t->cols[c].state)
             state_column(f, prefix, t, c, with_row, lname);
+    }
+    /* A table of names alone (a listing): an info metric, 1 per row, the row its labels. */
+    if (!figures && t->nrows) {
+        char name[200], help[600];
+        snprintf(name, sizeof name, "%s_info", prefix);
+        snprintf(help, sizeof help, "1 per row of %s, its columns as labels",
+                 t->title && *t->title ? t->title : t->id);
+        family(f, name, help);
+        for (size_t r = 0; r < t->nrows; r++) {
+            fprintf(f, "%s{", name);
+            labels(f, t, r, with_row, lname);
+            fputs("} 1\n", f);
+        }
     }
     free(lname);
 }
@@ -399,7 +415,7 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
     if (d->time > 0) {
         char name[96];
         snprintf(name, sizeof name, "gpubench_%s_timestamp_seconds", doc);
-        family(f, name, "when the run began, seconds since the Unix epoch");
+        family(f, name, "when what this describes ran (a run's start), seconds since the Unix epoch");
         fprintf(f, "%s %.17g\n", name, d->time);
     }
     for (size_t i = 0; i < d->ntables; i++)
