@@ -1,10 +1,16 @@
-/* The OpenMetrics writer (src/outputs/write_openmetrics.c) and --openmetrics on run, check,
- * compare and fleet: every output passes `promtool check metrics` (Debian's prometheus package),
- * hostile text in the results stays inside its label, and the file is replaced whole. */
+/* The machine outputs. The OpenMetrics writer (src/outputs/write_openmetrics.c) and --openmetrics
+ * on run, check, compare and fleet: every output passes `promtool check metrics` (Debian's
+ * prometheus package) with nothing to lint, has the run's timestamp, hostile text in the results
+ * stays inside its label, and the file is replaced whole. Every command's `-f json`, `-f csv` and
+ * `-f openmetrics` on stdout is one document: JSON that jansson reads whole, CSV that Python's
+ * csv module reads strictly into rows of one width, metrics that promtool passes. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/doc.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "test.h"
 
@@ -18,11 +24,11 @@ static void need_promtool(void)
              "installs it)");
 }
 
-/* promtool check metrics on DIR/NAME: passes, no lint problem. */
+/* promtool check metrics on DIR/NAME: passes, nothing to lint (it says nothing). */
 static void promtool_ok(const char *dir, const char *name)
 {
     int rc = sh("promtool check metrics < %s/%s 2>&1", dir, name);
-    ASSERT_MSG(rc == 0, "promtool on %s: exit %d: %s", name, rc, out);
+    ASSERT_MSG(rc == 0 && out[0] == '\0', "promtool on %s: exit %d: %s", name, rc, out);
 }
 
 TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
@@ -39,9 +45,16 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
     ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
     promtool_ok(dir, "a.prom");
     char *prom = gb_test_slurp_in(dir, "a.prom");
-    ASSERT_CONTAINS(prom, "# TYPE gpubench_results_result_value gauge");
-    ASSERT_CONTAINS(prom, "gpubench_results_result_value{suite=\"memory\",case=\"triad\"");
-    ASSERT_CONTAINS(prom, "status=\"ok\"");
+    ASSERT_CONTAINS(prom, "# TYPE gpubench_run_result_value_bytes_per_second gauge");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_bytes_per_second{suite=\"memory\","
+                          "case=\"triad\",type=\"float\"");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_seconds{suite=\"launch\"");
+    ASSERT_CONTAINS(prom, "\ngpubench_run_timestamp_seconds 1");
+    /* The status is a state set of its own, never a label of a figure. */
+    ASSERT_CONTAINS(prom, ",status=\"ok\"} 1\n");
+    const char *v = strstr(prom, "\ngpubench_run_result_value_bytes_per_second{");
+    ASSERT(v);
+    ASSERT_MSG(!memmem(v, strcspn(v + 1, "\n"), "status=", 7), "%.300s", v);
     ASSERT_CONTAINS(prom, "# EOF\n");
     free(prom);
     /* check, compare and fleet: their documents as metrics. */
@@ -59,8 +72,14 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
     ASSERT_MSG(rc == 0 || rc == 3, "fleet exit %d: %s", rc, out);
     promtool_ok(dir, "f.prom");
     prom = gb_test_slurp_in(dir, "c.prom");
-    ASSERT_CONTAINS(prom, "gpubench_check_check{group=\"memory\"");
-    ASSERT_CONTAINS(prom, "gpubench_check_checks{status=\"fail\"}");
+    ASSERT_CONTAINS(prom, "gpubench_check_item_status{group=\"memory\"");
+    ASSERT_CONTAINS(prom, "gpubench_check_items{status=\"fail\"}");
+    /* The verdict as a labelled gauge (a state set), no stutter, the run's time. */
+    ASSERT_CONTAINS(prom, "# TYPE gpubench_check_verdict gauge");
+    ASSERT_CONTAINS(prom, "\ngpubench_check_verdict{case=\"memory ");
+    ASSERT_CONTAINS(prom, "\ngpubench_check_timestamp_seconds 1");
+    ASSERT(!strstr(prom, "gpubench_check_check"));
+    ASSERT(!strstr(prom, "worst_case="));
     free(prom);
     /* -o and --openmetrics on one new path: refused before the run (it once left the metrics
      * where the results should be). */
@@ -117,4 +136,237 @@ TEST_TIMEOUT(openmetrics_hostile_text_stays_in_its_label, 120)
     /* No two samples are one series (promtool 2.42 does not look): name and labels unique. */
     rc = sh("grep -v '^#' %s/e.prom | sed 's/ [^ ]*$//' | sort | uniq -d | head -3", dir);
     ASSERT_MSG(rc == 0 && out[0] == '\0', "duplicate series: %s", out);
+}
+
+/* ---- every command's machine formats on stdout --------------------------------------------- */
+
+/* Two runs (a.json, b.json), expectations, three fleet nodes and a history folder in a new
+ * folder, returned. */
+static const char *machine_inputs(void)
+{
+    const char *dir = gb_test_tmpdir();
+    char p[1100];
+    snprintf(p, sizeof p, "%s/p.yaml", dir);
+    gb_test_write_file(p,
+                       "name: mf\nmeasure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, "
+                       "max_samples: 3, max_time: 50ms}\nsuites:\n"
+                       "  - suite: memory\n    params: {op: [copy, triad], size: [64KiB, 1MiB]}\n"
+                       "  - suite: launch\n    params: {op: latency}\n"
+                       "  - suite: compute\n    params: {prec: [f32, f16], iters: 16}\n");
+    int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1 && %s run p.yaml -q -o b.json "
+                ">/dev/null 2>&1 && %s expect a.json b.json -o e.json -q 2>&1 && cp a.json n1.json "
+                "&& cp a.json n2.json && cp b.json n3.json && mkdir h && cp a.json h/1.json && cp "
+                "b.json h/2.json",
+                dir, GB_TEST_EXE, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "setup exit %d: %s", rc, out);
+    return dir;
+}
+
+/* Every command that takes -f, as run in the folder of machine_inputs (run writes a new file). */
+static const char *const machine_cmds[] = {"run p.yaml -q -o r-%s.json",
+                                           "compare a.json b.json",
+                                           "fleet n1.json n2.json n3.json",
+                                           "history h",
+                                           "check b.json -e e.json",
+                                           "calibrate --from a.json b.json",
+                                           "devices",
+                                           "suites"};
+#define NCMDS (sizeof machine_cmds / sizeof machine_cmds[0])
+
+/* Runs command k with -f format in dir, its stdout into dir/out-K.FORMAT (stderr apart); the
+ * exit status. */
+static int machine_run(const char *dir, size_t k, const char *format)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, machine_cmds[k], format);
+    return sh("cd %s && %s %s -f %s > out-%zu.%s 2>err-%zu.%s", dir, GB_TEST_EXE, cmd, format, k,
+              format, k, format);
+}
+
+TEST_TIMEOUT(json_every_command_stdout_parses_as_one_document, 180)
+{
+    const char *dir = machine_inputs();
+    for (size_t k = 0; k < NCMDS; k++) {
+        int rc = machine_run(dir, k, "json");
+        ASSERT_MSG(rc == 0 || rc == 3, "%s: exit %d", machine_cmds[k], rc);
+        char p[1100];
+        snprintf(p, sizeof p, "%s/out-%zu.json", dir, k);
+        char *text = gb_test_slurp(p);
+        json_error_t je;
+        json_t *root = json_loads(text, 0, &je); /* refuses anything after the document */
+        ASSERT_MSG(root, "%s -f json: not one JSON document (%s at %d:%d)", machine_cmds[k],
+                   je.text, je.line, je.column);
+        ASSERT_STR(json_string_value(json_object_get(root, "schema")), "gpubench-doc/1");
+        json_decref(root);
+        free(text);
+    }
+    /* run's is every result as one row, its params as columns, numbers as numbers. */
+    char p[1100];
+    snprintf(p, sizeof p, "%s/out-0.json", dir);
+    json_t *root = json_load_file(p, 0, NULL);
+    ASSERT(root);
+    json_t *t = json_array_get(json_object_get(root, "tables"), 0);
+    ASSERT_STR(json_string_value(json_object_get(t, "id")), "result");
+    ASSERT_EQ(json_array_size(json_object_get(root, "tables")), 1);
+    json_t *row = json_array_get(json_object_get(t, "rows"), 0);
+    ASSERT_STR(json_string_value(json_object_get(row, "suite")), "memory");
+    ASSERT_STR(json_string_value(json_object_get(row, "size")), "65536");
+    ASSERT(json_is_number(json_object_get(row, "value")));
+    json_decref(root);
+}
+
+TEST_TIMEOUT(csv_every_command_stdout_is_one_rectangular_table, 180)
+{
+    if (sh("python3 -c 'import csv'") != 0)
+        SKIP("no python3");
+    const char *dir = machine_inputs();
+    for (size_t k = 0; k < NCMDS; k++) {
+        int rc = machine_run(dir, k, "csv");
+        ASSERT_MSG(rc == 0 || rc == 3, "%s: exit %d", machine_cmds[k], rc);
+        /* Strict RFC 4180 fields, one header row, every row as wide as it. */
+        rc = sh(
+            "cd %s && python3 -c 'import csv,sys\n"
+            "rows = list(csv.reader(open(sys.argv[1], newline=\"\"), strict=True))\n"
+            "assert rows and rows[0][0] == \"table\" and rows[0][-1] == \"footnotes\", rows[:1]\n"
+            "w = {len(r) for r in rows}\n"
+            "assert len(w) == 1, w\n"
+            "assert rows[0].count(\"table\") == 1\n' out-%zu.csv 2>&1",
+            dir, k);
+        ASSERT_MSG(rc == 0, "%s -f csv: %s", machine_cmds[k], out);
+    }
+    /* run's: a row per result, the params as columns, the figures numbers (pandas reads them). */
+    int rc =
+        sh("cd %s && python3 -c 'import csv\n"
+           "rows = list(csv.DictReader(open(\"out-0.csv\", newline=\"\")))\n"
+           "assert len(rows) == 11, len(rows)\n"
+           "assert {r[\"table\"] for r in rows} == {\"result\"}\n"
+           "assert rows[0][\"size\"] == \"65536\" and rows[0][\"case\"] == \"copy\", rows[0]\n"
+           "for r in rows:\n"
+           "    for c in (\"value\", \"ci95 %%\", \"op us\", \"samples\", \"ok\", \"noisy\"):\n"
+           "        r[c] == \"\" or float(r[c])\n"
+           "skip = [r for r in rows if r[\"status\"] == \"skipped\"]\n"
+           "assert all(r[\"value\"] == \"\" for r in skip)\n' 2>&1",
+           dir);
+    ASSERT_MSG(rc == 0, "run -f csv: %s", out);
+    /* compare's: the verdict without people's "!", p a number, the regression a column. */
+    rc = sh("cd %s && python3 -c 'import csv\n"
+            "rows = [r for r in csv.DictReader(open(\"out-1.csv\", newline=\"\"))"
+            " if r[\"table\"] == \"comparison\"]\n"
+            "assert rows\n"
+            "for r in rows:\n"
+            "    assert not r[\"verdict\"].endswith(\"!\"), r\n"
+            "    r[\"p\"] == \"\" or float(r[\"p\"])\n"
+            "    assert r[\"regression\"] in (\"0\", \"1\"), r\n' 2>&1",
+            dir);
+    ASSERT_MSG(rc == 0, "compare -f csv: %s", out);
+}
+
+TEST_TIMEOUT(openmetrics_every_command_passes_promtool_with_a_timestamp, 180)
+{
+    need_promtool();
+    const char *dir = machine_inputs();
+    for (size_t k = 0; k < NCMDS; k++) {
+        int rc = machine_run(dir, k, "openmetrics");
+        ASSERT_MSG(rc == 0 || rc == 3, "%s: exit %d", machine_cmds[k], rc);
+        char name[64], p[1100];
+        snprintf(name, sizeof name, "out-%zu.openmetrics", k);
+        promtool_ok(dir, name);
+        snprintf(p, sizeof p, "%s/%s", dir, name);
+        char *prom = gb_test_slurp(p);
+        size_t l = strlen(prom);
+        ASSERT_MSG(l > 6 && strcmp(prom + l - 6, "# EOF\n") == 0 && l > 20, "%s -f openmetrics: %s",
+                   machine_cmds[k], prom);
+        /* The run's time, wherever there was a run (devices: when they were asked). */
+        if (strncmp(machine_cmds[k], "suites", 6) != 0)
+            ASSERT_MSG(strstr(prom, "_timestamp_seconds 1"), "%s: no timestamp", machine_cmds[k]);
+        /* Labels that identify a series: never a status or a verdict beside a figure. */
+        for (const char *line = prom; *line;
+             line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            const size_t n = strcspn(line, "\n");
+            if (*line == '#' || !memmem(line, n, "{", 1))
+                continue;
+            const bool state = memmem(line, n, "_status{", 8) || memmem(line, n, "_verdict{", 9) ||
+                               memmem(line, n, "_flag{", 6) || memmem(line, n, "_effect{", 8) ||
+                               memmem(line, n, "_items{", 7);
+            ASSERT_MSG(state || (!memmem(line, n, "status=", 7) && !memmem(line, n, "verdict=", 8)),
+                       "%s: a state as a label: %.*s", machine_cmds[k], (int)n, line);
+        }
+        free(prom);
+    }
+    char *prom = gb_test_slurp_in(dir, "out-6.openmetrics");
+    ASSERT_CONTAINS(prom, "\ngpubench_devices_memory_bytes{backend=\"opencl\",index=\"0\"");
+    free(prom);
+    prom = gb_test_slurp_in(dir, "out-7.openmetrics");
+    ASSERT_CONTAINS(prom, "gpubench_suites_info{suite=\"memory\"");
+    free(prom);
+}
+
+/* A number people read as text ("<1e-4", "failed", "yes"): text and Markdown show the text,
+ * json, csv and OpenMetrics the number. */
+static char *render(const char *format, const struct gb_doc *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = gb_write_doc(f, format, d);
+    fclose(f);
+    if (rc) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+TEST(openmetrics_csv_json_take_the_value_people_read_the_shown_text)
+{
+    static const char *const cols[] = {"case", "verdict", "p", "op us", "unit", "value"};
+    struct gb_doc d;
+    struct gb_doc_table *t;
+    size_t r;
+    ASSERT_OK(gb_doc_init(&d, "gpubench-x-doc/1", "shown"));
+    d.time = 1800000000;
+    ASSERT_OK(gb_doc_table(&d, "x", "x", cols, 6, &t));
+    gb_doc_column_state(t, 1);
+    gb_doc_column_set(t, 2, true, false);
+    gb_doc_column_set(t, 3, true, false);
+    gb_doc_column_set(t, 5, true, false);
+    ASSERT_OK(gb_doc_column_unit(t, 3, "us", 0));
+    ASSERT_OK(gb_doc_column_unit(t, 5, NULL, 4));
+    ASSERT_OK(gb_doc_row(t, &r));
+    ASSERT_OK(gb_doc_text(t, r, 0, "triad"));
+    ASSERT_OK(gb_doc_text(t, r, 1, "SLOWER"));
+    ASSERT_OK(gb_doc_shown(t, r, 1, "SLOWER!"));
+    gb_doc_num(t, r, 2, 3e-6, -1);
+    ASSERT_OK(gb_doc_shown(t, r, 2, "<1e-4"));
+    gb_doc_num(t, r, 3, 2.5, 1);
+    ASSERT_OK(gb_doc_text(t, r, 4, "GB/s"));
+    gb_doc_num(t, r, 5, 21.5, 1);
+    char *text = render("text", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "SLOWER!");
+    ASSERT_CONTAINS(text, "<1e-4");
+    free(text);
+    text = render("csv", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "table,case,verdict,p,op us,unit,value,footnotes\r\n");
+    ASSERT_CONTAINS(text, "x,triad,SLOWER,3.0000000000000001e-06,2.5,GB/s,21.5,\r\n");
+    free(text);
+    text = render("json", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "\"verdict\": \"SLOWER\"");
+    ASSERT(!strstr(text, "<1e-4"));
+    free(text);
+    text = render("openmetrics", &d);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "gpubench_x_timestamp_seconds 1800000000\n");
+    ASSERT_CONTAINS(text, "gpubench_x_verdict{case=\"triad\",verdict=\"SLOWER\"} 1\n");
+    ASSERT_CONTAINS(text, "gpubench_x_p{case=\"triad\"} 3.0000000000000001e-06\n");
+    const char *op = strstr(text, "gpubench_x_op_seconds{case=\"triad\"} ");
+    ASSERT(op);
+    ASSERT_NEAR(strtod(strchr(op, ' ') + 1, NULL), 2.5e-6, 1e-18);
+    ASSERT_CONTAINS(text, "gpubench_x_value_bytes_per_second{case=\"triad\"} 21500000000\n");
+    free(text);
+    gb_doc_free(&d);
 }

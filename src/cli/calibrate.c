@@ -103,6 +103,8 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         rc = GB_EXIT_USAGE;
     } else if (c->format) {
+        for (size_t i = 0; i < n; i++) /* the newest run's start */
+            gb_doc_time(&d, runs[i].run.start_utc);
         rc = gb__write_format("calibrate", c->format, &d);
     } else {
         FILE *t = gb__term_out();

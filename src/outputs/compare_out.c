@@ -230,13 +230,12 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
 /* The table "comparison": every row, or (only_changes) those that are not SAME. */
 static int shown_table(const struct gb_comparison *c, bool only_changes, struct gb_doc *d)
 {
-    static const char *const two[] = {"verdict", "suite",   "case", "device",    "params",
-                                      "base",    "new",     "unit", "change %",  "p",
-                                      "noise %", "note",    "regression"};
-    static const char *const nights[] = {"verdict", "suite",    "case",      "device",
-                                         "params",  "base",     "new",       "unit",
-                                         "change %", "z",       "nights",    "spread %",
-                                         "catches",   "note",   "regression"};
+    static const char *const two[] = {"verdict", "suite", "case",      "device",   "params",
+                                      "base",    "new",   "unit",      "change %", "p",
+                                      "noise %", "note",  "regression"};
+    static const char *const nights[] = {
+        "verdict",  "suite", "case",   "device",   "params",  "base", "new",       "unit",
+        "change %", "z",     "nights", "spread %", "catches", "note", "regression"};
     /* The last column, regression (1/0), is data: people read it in the verdict's "!". */
     const size_t ncols = c->nnights ? 15 : 13;
     struct gb_doc_table *t;
@@ -252,8 +251,8 @@ static int shown_table(const struct gb_comparison *c, bool only_changes, struct 
     /* Not series identity: a note that changes starts no new series; the verdict is a state. */
     gb_doc_column_state(t, V_VERDICT);
     gb_doc_column_prose(t, ncols - 2);
-    rc = gb_doc_column_unit(t, V_BASE, NULL, V_UNIT) || gb_doc_column_unit(t, V_NEW, NULL, V_UNIT) ||
-         gb_doc_column_unit(t, V_CHANGE, "%", 0) ||
+    rc = gb_doc_column_unit(t, V_BASE, NULL, V_UNIT) ||
+         gb_doc_column_unit(t, V_NEW, NULL, V_UNIT) || gb_doc_column_unit(t, V_CHANGE, "%", 0) ||
          gb_doc_column_unit(t, c->nnights ? V_REST + 2 : V_REST + 1, "%", 0) ||
          (c->nnights && gb_doc_column_unit(t, V_REST + 3, "%", 0));
     gb_doc_time(d, c->next->run.start_utc);

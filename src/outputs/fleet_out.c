@@ -298,7 +298,8 @@ static int fleet_case_tables(const struct gb_fleet *f, bool all, struct case_vie
         for (size_t i = 1; i < 4; i++)
             gb_doc_column_set(tb, i, true, false);
         gb_doc_column_state(tb, 4);
-        if ((rc = gb_doc_column_unit(tb, 1, c->unit, 0)) || (rc = gb_doc_column_unit(tb, 2, "%", 0)))
+        if ((rc = gb_doc_column_unit(tb, 1, c->unit, 0)) ||
+            (rc = gb_doc_column_unit(tb, 2, "%", 0)))
             break;
         gb_doc_column_data(tb, 5);
         gb_doc_column_set(tb, 5, true, false);
@@ -610,8 +611,8 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
         gb_doc_column_set(t, FILE_, false, true);
         gb_doc_column_state(t, EFFECT);
         gb_doc_column_prose(t, ALSO);
-        rc = gb_doc_column_unit(t, BEFORE, NULL, UNIT) || gb_doc_column_unit(t, AFTER, NULL, UNIT) ||
-             gb_doc_column_unit(t, CHANGE_PCT, "%", 0);
+        rc = gb_doc_column_unit(t, BEFORE, NULL, UNIT) ||
+             gb_doc_column_unit(t, AFTER, NULL, UNIT) || gb_doc_column_unit(t, CHANGE_PCT, "%", 0);
     }
     for (size_t i = 0; !rc && i < h->nseries; i++) {
         const struct gb_history_series *s = &h->series[i];

@@ -257,9 +257,9 @@ int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d)
 
 /* The columns before and after the params. */
 static const char *const lead_cols[] = {"suite", "case"};
-static const char *const tail_cols[] = {"backend", "device", "uuid",  "status",   "value",
-                                        "unit",    "ci95 %", "op us", "samples",  "ok",
-                                        "verified", "noisy", "reason"};
+static const char *const tail_cols[] = {"backend",  "device", "uuid",  "status",  "value",
+                                        "unit",     "ci95 %", "op us", "samples", "ok",
+                                        "verified", "noisy",  "reason"};
 enum {
     M_BACKEND,
     M_DEVICE,
@@ -287,7 +287,8 @@ static int param_names(const struct gb_results *rs, const char ***names, size_t 
         const struct gb_result *r = &rs->results[i];
         const size_t kase = gb_result_case_param(r);
         for (size_t j = 0; !rc && j < r->params.n && j < GB_MAX_AXES; j++)
-            if (j != kase && r->params.name[j] && gb_strtab_intern(&seen, r->params.name[j], NULL) < 0)
+            if (j != kase && r->params.name[j] &&
+                gb_strtab_intern(&seen, r->params.name[j], NULL) < 0)
                 rc = GB_ENOMEM;
     }
     *n = seen.n;
@@ -330,7 +331,7 @@ int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d)
         rc = param_names(rs, &pn, &np);
     const size_t ncols = 2 + np + M_NTAIL;
     const char **names = rc ? NULL : calloc(ncols, sizeof *names);
-    char (*renamed)[GB_STR_MAX + 8] = rc ? NULL : calloc(np ? np : 1, sizeof *renamed);
+    char(*renamed)[GB_STR_MAX + 8] = rc ? NULL : calloc(np ? np : 1, sizeof *renamed);
     if (!rc && (!names || !renamed))
         rc = GB_ENOMEM;
     struct gb_doc_table *t = NULL;

@@ -69,7 +69,7 @@ static int csv_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts
         }
     }
     const char **line = rc ? NULL : calloc(names.n ? names.n : 1, sizeof *line);
-    char (*bufs)[1100] = rc ? NULL : calloc(names.n ? names.n : 1, sizeof *bufs);
+    char(*bufs)[1100] = rc ? NULL : calloc(names.n ? names.n : 1, sizeof *bufs);
     if (!rc && (!line || !bufs))
         rc = GB_ENOMEM;
     if (!rc) {

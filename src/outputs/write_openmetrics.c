@@ -257,8 +257,7 @@ static void family(FILE *f, const char *name, const char *help)
 }
 
 /* The unit of cell (r, c) of t: the column's, or its row's. */
-static const char *row_unit(const struct gb_doc_table *t, size_t r, size_t c, char *buf,
-                            size_t len)
+static const char *row_unit(const struct gb_doc_table *t, size_t r, size_t c, char *buf, size_t len)
 {
     const struct gb_doc_column *k = &t->cols[c];
     if (!k->unit_from)
@@ -363,8 +362,7 @@ static void table(FILE *f, const char *doc, const struct gb_doc_table *t)
     const bool stutter = strcmp(tid, doc) == 0 ||
                          (tn == dn + 1 && strncmp(tid, doc, dn) == 0 && tid[dn] == 's') ||
                          (dn == tn + 1 && strncmp(doc, tid, tn) == 0 && doc[tn] == 's');
-    snprintf(prefix, sizeof prefix, "gpubench_%s%s%s", doc, stutter ? "" : "_",
-             stutter ? "" : tid);
+    snprintf(prefix, sizeof prefix, "gpubench_%s%s%s", doc, stutter ? "" : "_", stutter ? "" : tid);
     /* Label names: the columns', made unique by a suffix; "row" is the writer's own. */
     for (size_t c = 0; c < t->ncols; c++) {
         name_part(t->cols[c].name, lname[c], sizeof lname[c]);
@@ -415,7 +413,8 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
     if (d->time > 0) {
         char name[96];
         snprintf(name, sizeof name, "gpubench_%s_timestamp_seconds", doc);
-        family(f, name, "when what this describes ran (a run's start), seconds since the Unix epoch");
+        family(f, name,
+               "when what this describes ran (a run's start), seconds since the Unix epoch");
         fprintf(f, "%s %.17g\n", name, d->time);
     }
     for (size_t i = 0; i < d->ntables; i++)
