@@ -139,6 +139,10 @@ static const struct unit units[] = {
     {"TOP/s", "ops_per_second", 1e12},
     {"Gelem/s", "elements_per_second", 1e9},
     {"Melem/s", "elements_per_second", 1e6},
+    {"Gatomic/s", "atomics_per_second", 1e9},
+    {"Mlaunch/s", "launches_per_second", 1e6},
+    {"G/s", "per_second", 1e9},
+    {"FLOP", "flops", 1},
 };
 
 /* The unit u (NULL or "": none) as a name suffix into buf ("" for none) and its factor: a known
@@ -156,10 +160,12 @@ static double unit_suffix(const char *u, char *buf, size_t len)
     char tmp[128];
     name_part(u, tmp, sizeof tmp);
     size_t n = strlen(tmp);
-    if (n >= 6 && strcmp(tmp + n - 6, "_per_s") == 0) /* "/s" is per second */
-        snprintf(buf, len, "%sper_second", n > 6 ? (tmp[n - 6] = '\0', strcat(tmp, "_")) : "");
-    else
+    if (n >= 6 && strcmp(tmp + n - 6, "_per_s") == 0) { /* "/s" is per second */
+        tmp[n - 6] = '\0';
+        snprintf(buf, len, "%s_per_second", tmp);
+    } else {
         snprintf(buf, len, "%s", tmp);
+    }
     return 1;
 }
 
