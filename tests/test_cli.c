@@ -437,11 +437,17 @@ TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
 TEST_TIMEOUT(cli_profiles_by_name_from_any_folder_and_installed, 120)
 {
     const char *dir = gb_test_tmpdir();
-    ASSERT_EQ(sh("cd %s && %s validate quick 2>&1", dir, GB_TEST_EXE), 0);
+    ASSERT_EQ(sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s validate quick 2>&1", dir,
+                 GB_TEST_EXE),
+              0);
     ASSERT_CONTAINS(out, GB_TEST_SRCDIR "/configs/quick.yaml: ok, profile 'quick'");
-    ASSERT_EQ(sh("cd %s && %s run quick --help 2>&1", dir, GB_TEST_EXE), 0);
+    ASSERT_EQ(sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s run quick --help 2>&1", dir,
+                 GB_TEST_EXE),
+              0);
     ASSERT_CONTAINS(out, "usage: gpubench run PROFILE");
-    ASSERT_EQ(sh("cd %s && %s validate quik 2>&1", dir, GB_TEST_EXE), 2);
+    ASSERT_EQ(sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s validate quik 2>&1", dir,
+                 GB_TEST_EXE),
+              2);
     ASSERT_CONTAINS(out, "quik: no such profile");
     ASSERT_CONTAINS(out, "(did you mean quick?)");
     ASSERT_EQ(sh("cd %s && GPUBENCH_SOURCE_DIR= %s validate quick 2>&1", dir, GB_TEST_EXE), 2);

@@ -31,7 +31,8 @@ static const char usage[] =
     "                          than one run's samples show\n"
     "  -e, --expect FILE       two files: each case's run-to-run noise from these\n"
     "                          expectations' reference runs, where they have the case\n"
-    "                          (default " GB_EXPECT_DEFAULT_PATH " when present)\n"
+    "                          (default " GB_EXPECT_DEFAULT_PATH " here, else the\n"
+    "                          source tree's or the installed one, as check's)\n"
     "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
     "stdout)\n" GB__OPENMETRICS_HELP
     "      --changes           the terminal table shows only rows that are not "
@@ -201,8 +202,9 @@ static int compare_main(int argc, char **argv)
     struct gb_expect e;
     gb_expect_init(&e);
     const char *epath = a.expect;
-    if (!epath && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0)
-        epath = GB_EXPECT_DEFAULT_PATH;
+    char found[4096];
+    if (!epath && gb__default_expect(found, sizeof found))
+        epath = found;
     gb_error_clear();
     if (epath && gb_expect_read(epath, &e)) {
         fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());

@@ -19,7 +19,8 @@ static const char usage[] =
     "  Results files of one profile run on many nodes (a folder gives its *.json files):\n"
     "  per case the fleet median, its spread and each node's deviation; a node is an\n"
     "  outlier when it is beyond a case's run-to-run noise (the reference runs of\n"
-    "  " GB_EXPECT_DEFAULT_PATH " where they have the case) and more than\n"
+    "  " GB_EXPECT_DEFAULT_PATH ", here or else the source tree's or the installed\n"
+    "  one, where they have the case) and more than\n"
     "  --min-deviation from the median, or when a case failed on it and ran elsewhere.\n"
     "  Where no reference runs calibrate a case, a node beyond --mads K scaled MADs of the\n"
     "  fleet only deviates (listed); the node is LOW when its shift, the median over\n"
@@ -146,10 +147,11 @@ static int fleet_main(int argc, char **argv)
     /* Without --expect, the reference runs' expectations still give each case's run-to-run
      * noise where they have it (no LOW). */
     gb_error_clear();
-    if (!a.expect && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0) {
-        if (gb_expect_read(GB_EXPECT_DEFAULT_PATH, &e))
+    char found[4096];
+    if (!a.expect && gb__default_expect(found, sizeof found)) {
+        if (gb_expect_read(found, &e))
             fprintf(stderr, "gpubench fleet: note: %s: %s: the fleet's own spread is the noise\n",
-                    GB_EXPECT_DEFAULT_PATH, gb_error_msg());
+                    found, gb_error_msg());
         else
             o.noise = &e;
     }

@@ -24,8 +24,8 @@ static void usage(FILE *f)
         fprintf(f, "  %-11s %s\n", (*c)->name, (*c)->summary);
     fprintf(f,
             "\n"
-            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 regression\n"
-            "(compare, check), 130 interrupted\n");
+            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 a verdict to\n"
+            "act on (compare, check, fleet, history --fail-on-slower), 130 interrupted\n");
 }
 
 /* "gpubench 0.1.0 (commit); backends: opencl cuda; BLAS: clblast" */

@@ -23,7 +23,7 @@ static const char usage[] =
     "      --title TEXT    the page's title\n"
     "      --expect FILE   expectations (gpubench expect): each headline beside its model's\n"
     "                      reference median and verdict (default " GB_EXPECT_DEFAULT_PATH "\n"
-    "                      when it exists)\n"
+    "                      here, else the source tree's or the installed one)\n"
     "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
 static const struct gb__cmd cmd = {"report", usage,          1,
                                    -1,       "RESULTS.json", "at least one results file"};
@@ -62,8 +62,9 @@ static enum gb_exit write_report(const struct report_args *a, const struct gb_pr
     struct gb_expect e;
     gb_expect_init(&e);
     const char *expect = a->expect;
-    if (!expect && access(GB_EXPECT_DEFAULT_PATH, R_OK) == 0)
-        expect = GB_EXPECT_DEFAULT_PATH;
+    char found[4096];
+    if (!expect && gb__default_expect(found, sizeof found))
+        expect = found;
     gb_error_clear();
     if (expect && gb_expect_read(expect, &e)) {
         fprintf(stderr, "gpubench report: %s\n", gb_error_msg());
