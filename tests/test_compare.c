@@ -816,10 +816,11 @@ TEST_TIMEOUT(compare_nightly_script, 240)
                  dir, dir, dir),
               0);
     ASSERT_STR(out, "6\n");
-    /* The newest night is the baseline file, as before nights. */
-    ASSERT_EQ(
-        sh("cmp $(ls %s/results/history/*.json | tail -n 1) %s/results/baselines/*.json", dir, dir),
-        0);
+    /* The newest night is the baseline file, as before nights (newest by time: a second run in
+     * the same second is STAMP-2.json, which sorts before STAMP.json by name). */
+    ASSERT_EQ(sh("cmp $(ls -t %s/results/history/*.json | head -n 1) %s/results/baselines/*.json",
+                 dir, dir),
+              0);
     /* A baseline from before nights (the file alone) becomes the first night. */
     ASSERT_EQ(sh("rm -r %s/results/baselines/*/", dir), 0);
     rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results NIGHTS=5 %s/scripts/nightly.sh %s 2>&1",
@@ -828,14 +829,15 @@ TEST_TIMEOUT(compare_nightly_script, 240)
     ASSERT_CONTAINS(out, "from before nights, is the first night");
     ASSERT_CONTAINS(out, "3 cases compared against 1 night");
     ASSERT_CONTAINS(out, "2 nights of at most 5");
-    /* --promote adds a run by hand; --restart starts the nights over. */
+    /* --promote adds a run by hand (the first night's, the oldest by time); --restart starts
+     * the nights over. */
     rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results %s/scripts/nightly.sh --promote "
-            "$(ls %s/results/history/*.json | head -n 1) 2>&1",
+            "$(ls -tr %s/results/history/*.json | head -n 1) 2>&1",
             dir, GB_TEST_EXE, dir, GB_TEST_SRCDIR, dir);
     ASSERT_MSG(rc == 0, "--promote: exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "3 nights of at most 14");
     rc = sh("cd %s && GPUBENCH=%s RESULTS_DIR=%s/results %s/scripts/nightly.sh --promote "
-            "$(ls %s/results/history/*.json | head -n 1) --restart 2>&1",
+            "$(ls -tr %s/results/history/*.json | head -n 1) --restart 2>&1",
             dir, GB_TEST_EXE, dir, GB_TEST_SRCDIR, dir);
     ASSERT_MSG(rc == 0, "--promote --restart: exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "1 night of at most 14");

@@ -273,6 +273,20 @@ static int remove_nights(const char *folder)
     return rc;
 }
 
+/* Whether a and b hold the same measurements: every result's status and value alike. With
+ * gb_run_same, a copy of one run; two runs that started in the same second (a start time has
+ * whole seconds) differ here. */
+static bool same_values(const struct gb_results *a, const struct gb_results *b)
+{
+    if (a->nresults != b->nresults)
+        return false;
+    for (size_t i = 0; i < a->nresults; i++)
+        if (a->results[i].status != b->results[i].status ||
+            memcmp(&a->results[i].value, &b->results[i].value, sizeof a->results[i].value) != 0)
+            return false;
+    return true;
+}
+
 int gb_baseline_add_night(const char *folder, const char *file, size_t keep, bool restart,
                           size_t *kept)
 {
@@ -283,8 +297,8 @@ int gb_baseline_add_night(const char *folder, const char *file, size_t keep, boo
     int rc;
     if (restart && (rc = remove_nights(folder)) != 0)
         return rc;
-    /* One run is one night: a copy of a night already kept (the same host, start time and
-     * profile), or a night's own file, is not added again. */
+    /* One run is one night: a copy of a night already kept (the same host, start time,
+     * profile and measurements), or a night's own file, is not added again. */
     struct gb_results in;
     struct night_file *f;
     size_t n;
@@ -297,10 +311,10 @@ int gb_baseline_add_night(const char *folder, const char *file, size_t keep, boo
             struct gb_results rs;
             if (gb_results_read(f[i].path, &rs) != 0)
                 continue;
-            if (gb_run_same(&in.run, &rs.run))
+            if (gb_run_same(&in.run, &rs.run) && same_values(&in, &rs))
                 rc = GB_USER_FAIL(GB_EINVAL,
                                   "%s is the run of the night %s already (the same host, start "
-                                  "time and profile): not added again",
+                                  "time, profile and figures): not added again",
                                   file, f[i].path);
             gb_results_free(&rs);
         }

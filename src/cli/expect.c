@@ -233,8 +233,8 @@ static int check_main(int argc, char **argv)
                 expect, e.duplicates, e.duplicates == 1 ? "y" : "ies");
     if (!expect)
         fprintf(stderr,
-                "gpubench check: note: no expectations file (none given with -e, no " DEFAULT_EXPECT
-                " here, none installed): each result is judged against its bounds only\n");
+                "gpubench check: note: no expectations file (no -e, none here or installed):\n"
+                "  each result is judged against its bounds only\n");
     gb_error_clear();
     if (gb_results_read(file, &rs)) {
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());
