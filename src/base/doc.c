@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/units.h"
 #include "base/util.h"
 
 /* A view's state: its fill, and the row its cells hold now. */
@@ -67,6 +68,7 @@ int gb_doc_init(struct gb_doc *d, const char *kind, const char *title)
 
 static void free_cell(struct gb_doc_cell *c)
 {
+    free(c->unit);
     free(c->text);
     free(c->notes);
     free(c->shown);
@@ -85,6 +87,7 @@ void gb_doc_free(struct gb_doc *d)
         for (size_t c = 0; c < t->ncols; c++) {
             free(t->cols[c].name);
             free(t->cols[c].unit);
+            free(t->cols[c].label);
         }
         free(t->cols);
         for (size_t k = 0; t->cells && k < (t->view ? 1 : t->nrows) * t->ncols; k++)
@@ -268,6 +271,18 @@ void gb_doc_time(struct gb_doc *d, const char *iso_utc)
         d->time = (double)t;
 }
 
+int gb_doc_column_label(struct gb_doc_table *t, size_t col, const char *label)
+{
+    if (col >= t->ncols || !label)
+        return 0;
+    char *l = strdup(label);
+    if (!l)
+        return GB_ENOMEM;
+    free(t->cols[col].label);
+    t->cols[col].label = l;
+    return 0;
+}
+
 int gb_doc_view(struct gb_doc *d, const char *id, const char *title, const char *const *names,
                 size_t ncols, size_t nrows, gb_doc_fill_fn fill, const void *ctx,
                 struct gb_doc_table **out)
@@ -344,8 +359,11 @@ int gb_doc_text(struct gb_doc_table *t, size_t row, size_t col, const char *fmt,
     va_start(ap, fmt);
     int rc = replace(&c->text, vdup(fmt, ap));
     va_end(ap);
-    if (!rc)
+    if (!rc) {
         c->kind = GB_CELL_TEXT;
+        free(c->unit);
+        c->unit = NULL;
+    }
     return rc;
 }
 
@@ -356,7 +374,9 @@ void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int di
         return;
     free(c->text);
     free(c->shown);
+    free(c->unit);
     c->text = c->shown = NULL;
+    c->unit = NULL;
     c->kind = isfinite(v) ? GB_CELL_NUM : GB_CELL_EMPTY;
     c->num = v;
     c->digits = digits;
@@ -372,6 +392,17 @@ int gb_doc_shown(struct gb_doc_table *t, size_t row, size_t col, const char *fmt
     int rc = replace(&c->shown, vdup(fmt, ap));
     va_end(ap);
     return rc;
+}
+
+int gb_doc_num_unit(struct gb_doc_table *t, size_t row, size_t col, double v, int sig,
+                    const char *unit)
+{
+    gb_doc_num(t, row, col, v, 2 - sig);
+    struct gb_doc_cell *c = cell_at(t, row, col);
+    if (!c || !unit || !*unit || c->kind != GB_CELL_NUM)
+        return 0;
+    c->unit = strdup(unit);
+    return c->unit ? 0 : GB_ENOMEM;
 }
 
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text)
@@ -403,6 +434,19 @@ char *gb_doc_cell_marks(const struct gb_doc_cell *c, char *buf, size_t len)
         buf[0] = '\0';
     for (size_t i = 0; c && i < c->nnotes; i++)
         gb_appendf(buf, len, "%s%zu", i ? "," : "", c->notes[i] + 1);
+    return buf;
+}
+
+char *gb_doc_cell_people(const struct gb_doc_cell *c, char *buf, size_t len)
+{
+    if (!c || c->kind != GB_CELL_NUM || c->shown) /* a shown text is read as it is */
+        return gb_doc_cell_text(c, buf, len);
+    int sig = c->digits < 0 ? 2 - c->digits : 3;
+    if (c->unit)
+        return gb_format_eng(c->num, c->unit, sig, buf, len);
+    gb_doc_cell_text(c, buf, len);
+    if (c->digits < 0 && strchr(buf, 'e') && fabs(c->num) >= 1)
+        gb_format_eng(c->num, NULL, sig, buf, len);
     return buf;
 }
 

@@ -44,6 +44,10 @@ struct gb_doc_cell {
      * for a regression's "SLOWER". The writers for people show it (gb_doc_cell_text); json,
      * csv and OpenMetrics take the value. NULL: the value is shown. */
     char *shown;
+    /* GB_CELL_NUM, or NULL: the number's unit ("us", "GB/s", "B"). The writers for people show
+     * the number in engineering form with it (gb_doc_cell_people: "1.55 ms"); files keep the
+     * bare number. */
+    char *unit;
 };
 
 struct gb_doc_column {
@@ -68,6 +72,9 @@ struct gb_doc_column {
      * labels. */
     char *unit;
     size_t unit_from;
+    /* The header the writers for people show instead of `name` (NULL: the name), where the
+     * name is a file's key that says less ("op us" shown as "op time"). */
+    char *label;
 };
 
 struct gb__doc_view;
@@ -169,6 +176,8 @@ int gb_doc_column_unit(struct gb_doc_table *t, size_t col, const char *unit, siz
 /* Sets d->time from an ISO 8601 UTC time ("2026-11-30T04:00:00Z"), keeping the later of it and
  * the time already set (the newest of several runs); a time that does not parse is ignored. */
 void gb_doc_time(struct gb_doc *d, const char *iso_utc);
+/* Sets the header people read for column `col` (struct gb_doc_column.label). 0 or GB_ENOMEM. */
+int gb_doc_column_label(struct gb_doc_table *t, size_t col, const char *label);
 
 /* Makes the cells of row `row` of a view: sets them with gb_doc_text and gb_doc_num on t (at
  * `row`; every cell starts empty). Returns 0 or GB_ENOMEM. */
@@ -195,6 +204,10 @@ void gb_doc_num(struct gb_doc_table *t, size_t row, size_t col, double v, int di
  * already (struct gb_doc_cell's shown), printf-style. GB_ENOMEM or 0. */
 int gb_doc_shown(struct gb_doc_table *t, size_t row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* As gb_doc_num with the number's unit (struct gb_doc_cell.unit): people read it in engineering
+ * form with `sig` significant figures ("1.55 ms"), files the full number. 0 or GB_ENOMEM. */
+int gb_doc_num_unit(struct gb_doc_table *t, size_t row, size_t col, double v, int sig,
+                    const char *unit);
 /* Attaches footnote `text` to the cell (row, col): the same text in one table is one footnote,
  * so a remark repeated on every row is printed once. */
 int gb_doc_footnote(struct gb_doc_table *t, size_t row, size_t col, const char *text);
@@ -208,5 +221,10 @@ char *gb_doc_cell_marks(const struct gb_doc_cell *c, char *buf, size_t len);
 /* A cell as people read it into buf: its shown text when set, else its text, or its number with
  * its digits, or "". Returns buf. */
 char *gb_doc_cell_text(const struct gb_doc_cell *c, char *buf, size_t len);
+/* A cell as people read it (text and Markdown), into buf: as gb_doc_cell_text, but a number
+ * with a unit in engineering form with it (gb_format_eng: "1.55 ms", "22.9 MB"), and a number
+ * of significant figures that printf would write with an exponent ("4.1e+03") in engineering
+ * form too ("4.1 k"). Returns buf. */
+char *gb_doc_cell_people(const struct gb_doc_cell *c, char *buf, size_t len);
 
 #endif

@@ -252,6 +252,102 @@ char *gb_format_bytes_human(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
+/* Units gb_format_eng rescales: a base after an optional SI prefix. */
+static const char *const eng_bases[] = {"B/s", "FLOP/s", "OP/s", "IOP/s", "B", "s",
+                                        "Hz",  "W",      "J",    "op/s",  NULL};
+
+/* The base of `unit` and the power of ten its prefix stands for; NULL when it is not one of
+ * eng_bases. */
+static const char *eng_base(const char *unit, int *exp10)
+{
+    static const struct {
+        char c;
+        int e;
+    } pre[] = {{'p', -12}, {'n', -9}, {'u', -6}, {'m', -3}, {'k', 3},
+               {'K', 3},   {'M', 6},  {'G', 9},  {'T', 12}, {'P', 15}};
+    for (size_t i = 0; eng_bases[i]; i++)
+        if (strcmp(unit, eng_bases[i]) == 0) {
+            *exp10 = 0;
+            return eng_bases[i];
+        }
+    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++)
+        if (unit[0] == pre[k].c)
+            for (size_t i = 0; eng_bases[i]; i++)
+                if (strcmp(unit + 1, eng_bases[i]) == 0 && !(pre[k].c == 'm' && unit[1] == 'B')) {
+                    *exp10 = pre[k].e;
+                    return eng_bases[i];
+                }
+    return NULL;
+}
+
+/* m (>= 1, < 1000 unless rounded up) with `sig` significant figures, trailing zeros dropped. */
+static void eng_digits(double m, int sig, char *out, size_t len)
+{
+    int intd = m >= 100 ? 3 : m >= 10 ? 2 : 1;
+    int dec = sig > intd ? sig - intd : 0;
+    snprintf(out, len, "%.*f", dec, m);
+    char *dot = strchr(out, '.');
+    if (dot) {
+        char *e = out + strlen(out);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+}
+
+char *gb_format_eng(double v, const char *unit, int sig, char *buf, size_t len)
+{
+    static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const down[] = {"", "m", "u", "n", "p", "f"};
+    if (sig < 1 || sig > 9)
+        sig = 3;
+    unit = unit ? unit : "";
+    const char *sp = *unit ? " " : "";
+    if (!len)
+        return buf;
+    if (!isfinite(v)) {
+        snprintf(buf, len, "%g%s%s", v, sp, unit);
+        return buf;
+    }
+    int e10 = 0;
+    const char *base = *unit ? eng_base(unit, &e10) : NULL;
+    double a = fabs(v) * pow(10, e10);
+    char num[48];
+    if (!base && a != 0 && a < 1e-3) { /* no unit it knows, very small: e-notation */
+        snprintf(buf, len, "%.*g%s%s", sig, v, sp, unit);
+        return buf;
+    }
+    if (!base && a < 1e4) { /* no unit it knows: plain */
+        if (a >= 1000)
+            snprintf(num, sizeof num, "%.0f", a);
+        else
+            eng_digits(a, sig, num, sizeof num);
+        snprintf(buf, len, "%s%s%s%s", v < 0 ? "-" : "", num, sp, unit);
+        return buf;
+    }
+    /* the power of 1000 that keeps 1 <= mantissa < 1000 (bytes never below 1) */
+    bool bytes = base && (strcmp(base, "B") == 0 || strcmp(base, "B/s") == 0);
+    int k = 0;
+    if (a != 0) {
+        while (a >= 1000 && k < 6)
+            a /= 1000, k++;
+        while (a < 1 && k > -5 && base && !bytes)
+            a *= 1000, k--;
+    }
+    eng_digits(a, sig, num, sizeof num);
+    if (atof(num) >= 1000 && k < 6) { /* rounded up to the next prefix */
+        a /= 1000, k++;
+        eng_digits(a, sig, num, sizeof num);
+    }
+    const char *prefix = k >= 0 ? up[k] : down[-k];
+    if (base)
+        snprintf(buf, len, "%s%s %s%s", v < 0 ? "-" : "", num, prefix, base);
+    else
+        snprintf(buf, len, "%s%s %s%s%s", v < 0 ? "-" : "", num, prefix, sp, unit);
+    return buf;
+}
+
 bool gb_parse_mnk(const char *text, uint64_t *m, uint64_t *n, uint64_t *k)
 {
     unsigned long long a = 0, b = 0, c = 0;

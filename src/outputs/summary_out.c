@@ -7,7 +7,10 @@
 
 #include "base/error.h"
 #include "analyses/merge.h"
+#include "base/units.h"
 #include "base/util.h"
+#include "run/suite.h"
+#include "suites/suites.h"
 
 /* The params of one suite's results: names in order of first appearance, and whether each
  * varies (two results with different values, or one without it). */
@@ -18,7 +21,19 @@ struct axes {
     size_t n;
 };
 
-/* The text of param `name` of r ("" when r has none, or the case marks it "none"). */
+/* Whether value v of axis `name` of suite `suite` says the axis does not apply to the case: a
+ * whole number 0 where the axis takes 1 at least (batching's items=0 for a copy). */
+static bool not_applied(const char *suite, const char *name, const struct gb_value *v)
+{
+    if (!((v->type == GB_V_INT && v->u.i == 0) || (v->type == GB_V_SIZE && v->u.size == 0)))
+        return false;
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite);
+    const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
+    return a && a->min >= 1 && !a->zero_picks;
+}
+
+/* The text of param `name` of r ("" when r has none, or the case marks it "none" or a value the
+ * axis never takes). */
 static const char *param_text(const struct gb_result *r, const char *name, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -26,7 +41,8 @@ static const char *param_text(const struct gb_result *r, const char *name, char 
     for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++)
         if (j != kase && r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
             const struct gb_value *v = &r->params.v[j];
-            if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0))
+            if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0) &&
+                !not_applied(r->suite, name, v))
                 gb_value_format(v, buf, len);
             break;
         }
@@ -118,8 +134,9 @@ static int figures_cell(struct gb_doc_table *t, size_t row, size_t col, const st
         }
         if (fg->per_device)
             continue;
-        snprintf(item, sizeof item, "%s%s=%.3g%s%s", figs[0] ? " " : "", fg->name, fg->v[0],
-                 *fg->unit ? " " : "", fg->unit);
+        char num[64];
+        gb_format_eng(fg->v[0], fg->unit, 3, num, sizeof num);
+        snprintf(item, sizeof item, "%s%s=%s", figs[0] ? " " : "", fg->name, num);
         if (strlen(figs) + strlen(item) + 5 > sizeof figs) {
             gb_appendf(figs, sizeof figs, " ...");
             break;
@@ -166,7 +183,8 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
     if (!rc)
         rc = gb_doc_text(t, row, s + C_UNIT, "%s", r->unit);
     gb_doc_num(t, row, s + C_CI, r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, 1);
-    gb_doc_num(t, row, s + C_OPUS, r->op_time_us.median, 2);
+    if (!rc)
+        rc = gb_doc_num_unit(t, row, s + C_OPUS, r->op_time_us.median, 3, "us");
     if (!rc)
         rc = figures_cell(t, row, s + C_FIGS, r);
     if (!rc && r->implausible)
@@ -224,6 +242,7 @@ static int suite_table(const struct gb_results *rs, const char *suite, struct gb
     gb_doc_column_set(t, first_fixed + C_CI, true, false);
     gb_doc_column_set(t, first_fixed + C_OPUS, true, false);
     gb_doc_column_set(t, first_fixed + C_FIGS, false, true);
+    rc = gb_doc_column_label(t, first_fixed + C_OPUS, "op time");
     for (size_t i = 0; !rc && i < rs->nresults; i++)
         if (strcmp(rs->results[i].suite, suite) == 0)
             rc = result_row(rs, &rs->results[i], t, &ax, devs);

@@ -1,18 +1,33 @@
-/* gpubench — the text writer: tables for a terminal, as wide as their cells, fitted to the
- * terminal's width by shortening the text columns a document marks shrinkable (never a number),
- * with each table's footnotes under it; data tables and columns (for files) left out. */
+/* gpubench — the text writer: tables for a terminal, as wide as their cells, with each table's
+ * footnotes under it; data tables and columns (for files) left out; numbers as people read them
+ * (gb_doc_cell_people).
+ *
+ * Fitted to a width (gb_write_width: the terminal's; 0, a file or a pipe: whole), a table keeps
+ * what says which row is which and gives up the rest, in this order, until it fits:
+ *  1. a column with the same text on every row (one device's name) and a column empty on every
+ *     row leave the table: the first says its value once, on a line above it; words that every
+ *     cell of an identity column shares ("mode=async") are said there too;
+ *  2. identity columns (the text columns left of the first number: case, params, device) are
+ *     shortened in the middle, never so far that two different cells read alike;
+ *  3. the other text columns (notes, figures, verdicts) move their long cells to footnotes;
+ *  4. what is still too wide goes on in a second panel that repeats the identity columns.
+ * Titles, notes, footnotes and verdicts wrap at word boundaries. No line is wider than the
+ * width unless a single word is (then it is cut). */
 #include "outputs/writer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "outputs/writer_private.h"
 
-/* The narrowest a shrinkable column gets. */
-#define MIN_SHRINK 12
+/* The narrowest an identity column gets, and the width a moved prose cell may keep. */
+#define MIN_IDENT 12
+#define MOVE_MIN 10
 /* Two spaces between columns. */
 #define GAP 2
+#define CELL 1100
 
 /* Characters (not bytes) of UTF-8 text s. */
 static size_t u8len(const char *s)
@@ -23,138 +38,513 @@ static size_t u8len(const char *s)
     return n;
 }
 
-/* The cell as shown: its text, then its footnote marks in brackets. Into buf. */
-static const char *shown(const struct gb_doc_cell *c, char *buf, size_t len)
+/* The byte offset of character `chars` of s (its end when shorter). */
+static size_t u8off(const char *s, size_t chars)
 {
-    char text[1024], marks[128];
-    gb_doc_cell_text(c, text, sizeof text);
-    if (c && c->nnotes)
-        snprintf(buf, len, "%s%s[%s]", text, *text ? " " : "",
-                 gb_doc_cell_marks(c, marks, sizeof marks));
-    else
-        snprintf(buf, len, "%s", text);
+    const char *p = s;
+    while (*p && chars) {
+        p++;
+        while ((*(const unsigned char *)p & 0xC0) == 0x80)
+            p++;
+        chars--;
+    }
+    return (size_t)(p - s);
+}
+
+/* Writes s with its characters cut at `width` (0: whole), cleaned for a terminal. */
+static void put_cut(FILE *f, const char *s, size_t width)
+{
+    if (width && u8len(s) > width) {
+        char *c = strndup(s, u8off(s, width));
+        gb__put_clean(f, c ? c : "", false);
+        free(c);
+        return;
+    }
+    gb__put_clean(f, s, false);
+}
+
+/* Writes text wrapped at word boundaries to `width` (0: one line), the first line after `first`
+ * and the others after `indent` spaces; a word wider than a line is cut. Ends with a newline. */
+static void wrap(FILE *f, const char *first, size_t indent, const char *text, size_t width)
+{
+    char *s = strdup(text ? text : "");
+    if (!s)
+        return;
+    for (char *p = s; *p; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' ';
+    gb__put_clean(f, first, false);
+    size_t col = u8len(first);
+    if (!width || col + u8len(s) <= width) {
+        gb__put_clean(f, s, false);
+        fputc('\n', f);
+        free(s);
+        return;
+    }
+    size_t at_start = col;
+    char *save = NULL;
+    for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t n = u8len(w);
+        if (col > at_start && col + 1 + n > width) {
+            fputc('\n', f);
+            fprintf(f, "%*s", (int)indent, "");
+            col = at_start = indent;
+        }
+        if (col > at_start) {
+            fputc(' ', f);
+            col++;
+        }
+        size_t room = width > col ? width - col : 1;
+        put_cut(f, w, n > room ? room : 0);
+        col += n > room ? room : n;
+    }
+    fputc('\n', f);
+    free(s);
+}
+
+/* ---- fitting a table ----------------------------------------------------------------------- */
+
+struct col {
+    bool shown;    /* not data, not left out */
+    bool ident;    /* says which row is which */
+    bool movable;  /* a text column right of the numbers: long cells go to footnotes */
+    size_t w;      /* its width */
+    size_t cap;    /* movable: cells longer than this are moved (0: none) */
+    bool cut;      /* identity: already narrowed */
+    char **common; /* identity: words every cell has, left out of the cells */
+    size_t ncommon;
+};
+
+struct fit {
+    const struct gb_doc_table *t;
+    struct col *c;
+    char **above; /* lines said once above the table */
+    size_t nabove;
+    char **moved; /* texts moved to footnotes, numbered after the table's own */
+    size_t nmoved;
+};
+
+static const char *header(const struct gb_doc_column *c)
+{
+    return c->label ? c->label : c->name;
+}
+
+/* Whether word w (n bytes) is one of the space-separated words of s. */
+static bool has_word(const char *s, const char *w, size_t n)
+{
+    for (const char *p = s; (p = strstr(p, w)) != NULL; p++)
+        if ((p == s || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* The cell's text as shown, before its marks: without the column's common words. */
+static char *cell_body(const struct fit *ft, size_t r, size_t c, char *buf, size_t len)
+{
+    const struct gb_doc_cell *cl = gb_doc_cell(ft->t, r, c);
+    gb_doc_cell_people(cl, buf, len);
+    const struct col *k = &ft->c[c];
+    if (!k->ncommon)
+        return buf;
+    char out[CELL] = "", *save = NULL, tmp[CELL];
+    snprintf(tmp, sizeof tmp, "%s", buf);
+    for (char *w = strtok_r(tmp, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        bool common = false;
+        for (size_t i = 0; i < k->ncommon && !common; i++)
+            common = strcmp(k->common[i], w) == 0;
+        if (!common)
+            gb_appendf(out, sizeof out, "%s%s", out[0] ? " " : "", w);
+    }
+    snprintf(buf, len, "%s", out);
     return buf;
 }
 
-/* Writes s in a field of w characters (right-aligned when `right`), shortened to w with "..."
- * when longer (only shrinkable cells are ever longer than their column). */
-static void field(FILE *f, const char *s, size_t w, bool right, bool last)
+/* The cell as shown: its body, then its footnote marks in brackets. Into buf. */
+static const char *shown(const struct fit *ft, size_t r, size_t c, char *buf, size_t len)
+{
+    char text[CELL], marks[128];
+    const struct gb_doc_cell *cl = gb_doc_cell(ft->t, r, c);
+    cell_body(ft, r, c, text, sizeof text);
+    snprintf(buf, len, "%s", text);
+    if (cl && cl->nnotes)
+        gb_appendf(buf, len, "%s[%s]", *text ? " " : "",
+                   gb_doc_cell_marks(cl, marks, sizeof marks));
+    return buf;
+}
+
+/* A movable cell longer than its cap: the number of its footnote (1-based), adding it. */
+static size_t moved_note(struct fit *ft, const char *text)
+{
+    for (size_t i = 0; i < ft->nmoved; i++)
+        if (strcmp(ft->moved[i], text) == 0)
+            return ft->t->nfootnotes + i + 1;
+    char **m = realloc(ft->moved, (ft->nmoved + 1) * sizeof *m);
+    if (!m)
+        return 0;
+    ft->moved = m;
+    if (!(m[ft->nmoved] = strdup(text)))
+        return 0;
+    return ft->t->nfootnotes + ++ft->nmoved;
+}
+
+/* The cell as it is written: shown, or its footnote mark when moved. */
+static const char * final(struct fit *ft, size_t r, size_t c, char *buf, size_t len)
+{
+    shown(ft, r, c, buf, len);
+    const struct col *k = &ft->c[c];
+    if (k->movable && k->cap && u8len(buf) > k->cap) {
+        size_t n = moved_note(ft, buf);
+        snprintf(buf, len, "[%zu]", n);
+    }
+    return buf;
+}
+
+/* `s` cut in the middle to w characters ("memory=p...4KiB"). */
+static void cut_middle(const char *s, size_t w, char *out, size_t len)
 {
     size_t n = u8len(s);
-    if (n > w) {
-        size_t keep = w > 3 ? w - 3 : 0, chars = 0;
-        const char *p = s;
-        while (*p && chars < keep) {
-            p++;
-            while ((*(const unsigned char *)p & 0xC0) == 0x80)
-                p++;
-            chars++;
-        }
-        char cut[1024];
-        snprintf(cut, sizeof cut, "%.*s%s", (int)(p - s), s, w > 3 ? "..." : "");
-        gb__put_clean(f, cut, false);
+    if (n <= w || w < 5) {
+        snprintf(out, len, "%s", s);
+        if (n > w)
+            out[u8off(out, w)] = '\0';
         return;
     }
+    size_t head = (w - 3 + 1) / 2, tail = w - 3 - head;
+    snprintf(out, len, "%.*s...%s", (int)u8off(s, head), s, s + u8off(s, n - tail));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t distinct(char **v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_str);
+    size_t d = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++)
+        d += strcmp(v[i], v[i - 1]) != 0;
+    return d;
+}
+
+/* The narrowest width of identity column c at which its cells, cut in the middle, are as many
+ * distinct texts as in full. */
+static size_t narrowest(const struct fit *ft, size_t c, size_t from)
+{
+    const struct gb_doc_table *t = ft->t;
+    char **full = calloc(t->nrows ? t->nrows : 1, sizeof *full);
+    char **cut = calloc(t->nrows ? t->nrows : 1, sizeof *cut);
+    size_t best = from;
+    if (!full || !cut)
+        goto out;
+    char buf[CELL];
+    for (size_t r = 0; r < t->nrows; r++)
+        if (!(full[r] = strdup(shown(ft, r, c, buf, sizeof buf))))
+            goto out;
+    size_t want = distinct(full, t->nrows);
+    size_t hdr = u8len(header(&t->cols[c]));
+    for (size_t w = MIN_IDENT > hdr ? MIN_IDENT : hdr; w < from; w++) {
+        for (size_t r = 0; r < t->nrows; r++) {
+            char o[CELL];
+            cut_middle(full[r], w, o, sizeof o);
+            free(cut[r]);
+            cut[r] = strdup(o);
+            if (!cut[r])
+                goto out;
+        }
+        if (distinct(cut, t->nrows) == want) {
+            best = w;
+            break;
+        }
+    }
+out:
+    for (size_t r = 0; full && r < t->nrows; r++)
+        free(full[r]);
+    for (size_t r = 0; cut && r < t->nrows; r++)
+        free(cut[r]);
+    free(full);
+    free(cut);
+    return best;
+}
+
+static size_t total_width(const struct fit *ft)
+{
+    size_t total = 0, k = 0;
+    for (size_t c = 0; c < ft->t->ncols; c++)
+        if (ft->c[c].shown)
+            total += ft->c[c].w + (k++ ? GAP : 0);
+    return total;
+}
+
+static void add_above(struct fit *ft, const char *name, const char *text)
+{
+    char **a = realloc(ft->above, (ft->nabove + 1) * sizeof *a);
+    if (!a)
+        return;
+    ft->above = a;
+    size_t len = strlen(name) + strlen(text) + 3;
+    if ((a[ft->nabove] = malloc(len)) != NULL)
+        snprintf(a[ft->nabove++], len, "%s: %s", name, text);
+}
+
+/* Step 1: columns with one text on every row, and empty ones, leave; identity columns lose the
+ * words every cell shares. */
+static void drop_constant(struct fit *ft)
+{
+    const struct gb_doc_table *t = ft->t;
+    char buf[CELL], first[CELL];
+    for (size_t c = 0; c < t->ncols; c++) {
+        struct col *k = &ft->c[c];
+        if (!k->shown || t->nrows < 2)
+            continue;
+        bool same = true, empty = true;
+        shown(ft, 0, c, first, sizeof first);
+        for (size_t r = 0; r < t->nrows && (same || empty); r++) {
+            shown(ft, r, c, buf, sizeof buf);
+            same = same && strcmp(buf, first) == 0;
+            empty = empty && !*buf;
+        }
+        if (empty || (same && !t->cols[c].numeric)) {
+            if (!empty)
+                add_above(ft, header(&t->cols[c]), first);
+            k->shown = false;
+            continue;
+        }
+        if (!k->ident)
+            continue;
+        /* the words of row 0 that every row has */
+        char *save = NULL, common[CELL] = "";
+        cell_body(ft, 0, c, first, sizeof first);
+        for (char *w = strtok_r(first, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            bool all = true;
+            for (size_t r = 1; r < t->nrows && all; r++)
+                all = has_word(cell_body(ft, r, c, buf, sizeof buf), w, strlen(w));
+            char **m = all ? realloc(k->common, (k->ncommon + 1) * sizeof *m) : NULL;
+            if (!m)
+                continue;
+            k->common = m;
+            if ((m[k->ncommon] = strdup(w)) != NULL) {
+                k->ncommon++;
+                gb_appendf(common, sizeof common, "%s%s", common[0] ? " " : "", w);
+            }
+        }
+        if (common[0])
+            add_above(ft, header(&t->cols[c]), common);
+    }
+}
+
+/* The widest cell of every shown column, as shown. */
+static void measure(struct fit *ft)
+{
+    const struct gb_doc_table *t = ft->t;
+    char buf[CELL];
+    for (size_t c = 0; c < t->ncols; c++)
+        ft->c[c].w = ft->c[c].shown ? u8len(header(&t->cols[c])) : 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++)
+            if (ft->c[c].shown) {
+                size_t n = u8len(shown(ft, r, c, buf, sizeof buf));
+                if (n > ft->c[c].w)
+                    ft->c[c].w = n;
+            }
+}
+
+/* Step 3: movable columns get a cap; their width is then the widest cell within it. */
+static void cap_movable(struct fit *ft, size_t width)
+{
+    const struct gb_doc_table *t = ft->t;
+    char buf[CELL];
+    for (;;) {
+        size_t total = total_width(ft), widest = t->ncols;
+        if (total <= width)
+            return;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (ft->c[c].shown && ft->c[c].movable && !ft->c[c].cap && ft->c[c].w > MOVE_MIN &&
+                (widest == t->ncols || ft->c[c].w > ft->c[widest].w))
+                widest = c;
+        if (widest == t->ncols)
+            return;
+        struct col *k = &ft->c[widest];
+        size_t over = total - width, cap = k->w > over + MOVE_MIN ? k->w - over : MOVE_MIN;
+        k->cap = cap;
+        size_t w = u8len(header(&t->cols[widest]));
+        size_t mark = 2 + (t->nfootnotes + t->nrows >= 9 ? 3 : 1);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t n = u8len(shown(ft, r, widest, buf, sizeof buf));
+            n = n > cap ? mark : n;
+            if (n > w)
+                w = n;
+        }
+        k->w = w;
+    }
+}
+
+static void fit_table(struct fit *ft, int width)
+{
+    const struct gb_doc_table *t = ft->t;
+    size_t first_num = t->ncols;
+    for (size_t c = 0; c < t->ncols; c++) {
+        ft->c[c].shown = !t->cols[c].data;
+        if (ft->c[c].shown && t->cols[c].numeric && first_num == t->ncols)
+            first_num = c;
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        bool text = ft->c[c].shown && !t->cols[c].numeric && !t->cols[c].prose;
+        ft->c[c].ident = text && c < first_num;
+        ft->c[c].movable = ft->c[c].shown && !t->cols[c].numeric && !ft->c[c].ident;
+    }
+    measure(ft);
+    if (width <= 0 || total_width(ft) <= (size_t)width)
+        return;
+    drop_constant(ft);
+    measure(ft);
+    /* step 2: identity columns, a character at a time from the widest, each no narrower than
+     * where its cells still differ */
+    size_t *least = calloc(t->ncols, sizeof *least);
+    if (!least)
+        return;
+    for (size_t c = 0; c < t->ncols; c++)
+        least[c] = ft->c[c].shown && ft->c[c].ident ? SIZE_MAX : ft->c[c].w;
+    for (size_t total = total_width(ft); total > (size_t)width; total--) {
+        size_t widest = t->ncols;
+        for (size_t k = 0; k < t->ncols; k++) {
+            if (!ft->c[k].shown || !ft->c[k].ident ||
+                (widest < t->ncols && ft->c[k].w <= ft->c[widest].w))
+                continue;
+            if (least[k] == SIZE_MAX)
+                least[k] = narrowest(ft, k, ft->c[k].w);
+            if (ft->c[k].w > least[k])
+                widest = k;
+        }
+        if (widest == t->ncols)
+            break;
+        ft->c[widest].w--;
+    }
+    free(least);
+    cap_movable(ft, (size_t)width);
+}
+
+/* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w. */
+static void field(FILE *f, const char *s, size_t w, bool right, bool last)
+{
+    char cut[CELL];
+    cut_middle(s, w, cut, sizeof cut);
+    size_t n = u8len(cut);
     if (right)
         fprintf(f, "%*s", (int)(w - n), "");
-    gb__put_clean(f, s, false);
+    gb__put_clean(f, cut, false);
     if (!right && !last)
         fprintf(f, "%*s", (int)(w - n), "");
 }
 
-/* Column widths: the widest cell, then shrinkable columns narrowed while the row is wider than
- * `width` (0: no limit). A data column (gb_doc_column.data) is not shown: width 0. Rows outer,
- * so that a view makes each row once. */
-static void widths(const struct gb_doc_table *t, int width, size_t *w)
+/* Writes the columns in[] (shown ones) of the header and every row. */
+static void write_panel(FILE *f, struct fit *ft, const bool *in)
 {
-    char buf[1100];
-    size_t total = 0, shown_cols = 0;
-    for (size_t c = 0; c < t->ncols; c++)
-        w[c] = t->cols[c].data ? 0 : u8len(t->cols[c].name);
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t c = 0; c < t->ncols; c++) {
-            if (t->cols[c].data)
-                continue;
-            size_t n = u8len(shown(gb_doc_cell(t, r, c), buf, sizeof buf));
-            if (n > w[c])
-                w[c] = n;
-        }
-    for (size_t c = 0; c < t->ncols; c++)
-        if (!t->cols[c].data)
-            total += w[c] + (shown_cols++ ? GAP : 0);
-    while (width > 0 && total > (size_t)width) {
-        size_t widest = t->ncols;
-        for (size_t c = 0; c < t->ncols; c++)
-            if (t->cols[c].shrink && !t->cols[c].data && w[c] > MIN_SHRINK &&
-                (widest == t->ncols || w[c] > w[widest]))
-                widest = c;
-        if (widest == t->ncols)
-            break; /* nothing left to narrow: the row stays wider */
-        size_t over = total - (size_t)width, room = w[widest] - MIN_SHRINK;
-        size_t cut = over < room ? over : room;
-        w[widest] -= cut;
-        total -= cut;
-    }
-}
-
-/* The last column shown (ncols when none is). */
-static size_t last_shown(const struct gb_doc_table *t)
-{
+    const struct gb_doc_table *t = ft->t;
     size_t last = t->ncols;
     for (size_t c = 0; c < t->ncols; c++)
-        if (!t->cols[c].data)
+        if (in[c])
             last = c;
-    return last;
+    for (size_t c = 0, k = 0; c < t->ncols; c++) {
+        if (!in[c])
+            continue;
+        if (k++)
+            fprintf(f, "%*s", GAP, "");
+        field(f, header(&t->cols[c]), ft->c[c].w, t->cols[c].numeric, c == last);
+    }
+    fputc('\n', f);
+    char buf[CELL];
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0, k = 0; c < t->ncols; c++) {
+            if (!in[c])
+                continue;
+            if (k++)
+                fprintf(f, "%*s", GAP, "");
+            field(f, final(ft, r, c, buf, sizeof buf), ft->c[c].w, t->cols[c].numeric, c == last);
+        }
+        fputc('\n', f);
+    }
 }
 
 static void write_table(FILE *f, const struct gb_doc_table *t, int width)
 {
-    size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
-    if (!w)
+    struct fit ft = {.t = t, .c = calloc(t->ncols ? t->ncols : 1, sizeof *ft.c)};
+    bool *in = calloc(t->ncols ? t->ncols : 1, sizeof *in);
+    if (!ft.c || !in) {
+        free(ft.c);
+        free(in);
         return;
-    widths(t, width, w);
-    if (t->title && *t->title) {
-        gb__put_clean(f, t->title, false);
-        fputc('\n', f);
     }
-    size_t last = last_shown(t);
-    for (size_t c = 0, k = 0; c < t->ncols; c++) {
-        if (t->cols[c].data)
-            continue;
-        if (k++)
-            fprintf(f, "%*s", GAP, "");
-        field(f, t->cols[c].name, w[c], t->cols[c].numeric, c == last);
-    }
-    fputc('\n', f);
-    char buf[1100];
-    for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0, k = 0; c < t->ncols; c++) {
-            if (t->cols[c].data)
+    fit_table(&ft, width);
+    size_t wrapw = width > 0 ? (size_t)width : 0;
+    if (t->title && *t->title)
+        wrap(f, "", 2, t->title, wrapw);
+    for (size_t i = 0; i < ft.nabove; i++)
+        wrap(f, "", 2, ft.above[i], wrapw);
+    /* panels: the identity columns and as many others as fit, until every column is written */
+    size_t ident = 0, k = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (ft.c[c].shown && ft.c[c].ident)
+            ident += ft.c[c].w + (k++ ? GAP : 0);
+    size_t next = 0;
+    bool any = false;
+    do {
+        size_t used = ident, n = 0;
+        for (size_t c = 0; c < t->ncols; c++)
+            in[c] = ft.c[c].shown && ft.c[c].ident;
+        for (size_t c = 0; c < t->ncols; c++)
+            n += in[c];
+        for (; next < t->ncols; next++) {
+            if (!ft.c[next].shown || ft.c[next].ident)
                 continue;
-            if (k++)
-                fprintf(f, "%*s", GAP, "");
-            field(f, shown(gb_doc_cell(t, r, c), buf, sizeof buf), w[c], t->cols[c].numeric,
-                  c == last);
+            size_t add = ft.c[next].w + (n ? GAP : 0);
+            if (width > 0 && used + add > (size_t)width && n > 0 && used > ident)
+                break;
+            in[next] = true;
+            used += add;
+            n++;
         }
-        fputc('\n', f);
+        if (any)
+            fputc('\n', f);
+        write_panel(f, &ft, in);
+        any = true;
+    } while (next < t->ncols);
+    for (size_t i = 0; i < t->nfootnotes + ft.nmoved; i++) {
+        char mark[32];
+        snprintf(mark, sizeof mark, "  [%zu] ", i + 1);
+        wrap(f, mark, strlen(mark),
+             i < t->nfootnotes ? t->footnotes[i] : ft.moved[i - t->nfootnotes], wrapw);
     }
-    for (size_t k = 0; k < t->nfootnotes; k++) {
-        fprintf(f, "  [%zu] ", k + 1);
-        gb__put_clean(f, t->footnotes[k], false);
-        fputc('\n', f);
+    for (size_t i = 0; i < ft.nabove; i++)
+        free(ft.above[i]);
+    for (size_t i = 0; i < ft.nmoved; i++)
+        free(ft.moved[i]);
+    for (size_t c = 0; c < t->ncols; c++) {
+        for (size_t i = 0; i < ft.c[c].ncommon; i++)
+            free(ft.c[c].common[i]);
+        free(ft.c[c].common);
     }
-    free(w);
+    free(ft.above);
+    free(ft.moved);
+    free(ft.c);
+    free(in);
 }
 
 static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts *o)
 {
-    if (d->title && *d->title) {
-        gb__put_clean(f, d->title, false);
-        fputc('\n', f);
-    }
+    size_t width = o && o->width > 0 ? (size_t)o->width : 0;
+    if (d->title && *d->title)
+        wrap(f, "", 2, d->title, width);
     for (size_t i = 0; i < d->nnotes; i++) {
-        gb__put_clean(f, d->notes[i], true);
-        fputc('\n', f);
+        /* a note's own lines stay lines; each wraps */
+        char *s = strdup(d->notes[i]);
+        for (char *line = s, *nl; line; line = nl) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl++ = '\0';
+            wrap(f, "", 2, line, width);
+        }
+        free(s);
     }
     bool above = d->nnotes || (d->title && *d->title);
     for (size_t i = 0; i < d->ntables; i++) {
@@ -164,26 +554,20 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
             fputc('\n', f);
         above = true;
         write_table(f, d->tables[i], o ? o->width : 0);
-        above = true;
     }
     for (size_t i = 0; i < d->nchecks; i++)
         if (d->checks[i].status == GB_CHECK_FAIL || d->checks[i].status == GB_CHECK_ERROR) {
-            fputs(d->checks[i].status == GB_CHECK_FAIL ? "FAIL " : "ERROR ", f);
-            if (!gb__check_named_in_full(&d->checks[i])) {
-                gb__put_clean(f, d->checks[i].group, false);
-                fputc(' ', f);
-            }
-            gb__put_clean(f, d->checks[i].name, false);
-            if (d->checks[i].message) {
-                fputs(": ", f);
-                gb__put_clean(f, d->checks[i].message, false);
-            }
-            fputc('\n', f);
+            char line[2048];
+            const struct gb_doc_check *c = &d->checks[i];
+            bool full = gb__check_named_in_full(c);
+            snprintf(line, sizeof line, "%s%s%s%s%s%s",
+                     c->status == GB_CHECK_FAIL ? "FAIL " : "ERROR ", full ? "" : c->group,
+                     full ? "" : " ", c->name, c->message ? ": " : "",
+                     c->message ? c->message : "");
+            wrap(f, "", 2, line, width);
         }
-    if (d->verdict) {
-        gb__put_clean(f, d->verdict, false);
-        fputc('\n', f);
-    }
+    if (d->verdict)
+        wrap(f, "", 2, d->verdict, width);
     return gb__write_end(f, "text");
 }
 
