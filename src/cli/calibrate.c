@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/params.h"
+#include "base/units.h"
 #include "base/util.h"
 #include "common.h"
 #include "analyses/baseline.h"
@@ -199,6 +200,7 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
         fprintf(stderr, "gpubench calibrate: out of memory for %ld runs\n", runs);
     volatile sig_atomic_t *stop = gb__catch_stop_signals();
     long done = 0;
+    const double t0 = gb_now(); /* the progress line's ETA is over every run */
     for (; rc == GB_EXIT_OK && done < runs && !*stop; done++) {
         snprintf(paths[done], sizeof paths[done], "%s/run-%ld.json", dir, done + 1);
         path_ptrs[done] = paths[done];
@@ -210,7 +212,12 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
                 plan->ncases, paths[done]);
         struct gb_supervise_opts o = {
             .out_path = paths[done],
-            .progress = !a->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+            /* Its own \r and erase-line controls: the raw stream, as run's (what it quotes is
+             * cleaned). */
+            .progress = !a->quiet && isatty(STDERR_FILENO)
+                            ? (gb_raw_stderr ? gb_raw_stderr : stderr)
+                            : NULL,
+            .span = {(size_t)done * plan->ncases, (size_t)runs * plan->ncases, t0},
             .stop = stop,
             .exe = "/proc/self/exe",
             .argv = argv,

@@ -15,8 +15,8 @@
 #include "base/doc.h"
 
 struct gb_write_opts {
-    /* The text writer's width in columns (0: no limit): a table wider than it has its
-     * shrinkable text columns shortened, never a number. gb_write_width() picks it. */
+    /* The text writer's width in columns (0: no limit): a table wider than it is fitted to it
+     * (write_text.c says how), never cutting a number. gb_write_width() picks it. */
     int width;
 };
 
@@ -49,7 +49,9 @@ bool gb_writer_fits(const struct gb_writer *w, bool judged);
 /* "text, markdown, json or csv": the names of the writers that fit, into buf. Returns buf. */
 char *gb_writer_names(bool judged, char *buf, size_t len);
 /* The width for the text writer on f: the terminal's columns when f is a terminal, else
- * $COLUMNS when set to a number, else 0 (no limit: a file or a pipe keeps whole rows). */
+ * $COLUMNS when set to a number, else 0 (no limit: a file or a pipe keeps whole rows). A stream
+ * with no descriptor of its own is the cleaning stream the commands write their terminal output
+ * through (gb_term_stream over stdout): stdout's terminal then. */
 int gb_write_width(FILE *f);
 
 /* Renders d with the writer called `name` to f (width from gb_write_width(f)). GB_EINVAL with a

@@ -41,7 +41,10 @@ char *gb_writer_names(bool judged, char *buf, size_t len)
 int gb_write_width(FILE *f)
 {
     struct winsize ws;
-    if (f && isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    int fd = f ? fileno(f) : -1;
+    if (f && fd < 0)
+        fd = STDOUT_FILENO;
+    if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     const char *c = getenv("COLUMNS");
     char *end = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 
 #include "run/config.h"
 #include "run/measure.h"
@@ -195,26 +196,53 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     return cut_short;
 }
 
-void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start)
+/* The width of terminal f: its columns, else $COLUMNS, else 80. */
+static size_t term_width(FILE *f)
 {
-    const struct gb_plan_case *c = &plan->cases[i];
-    const struct gb_plan_device *d = &plan->devices[c->nset ? c->set[0] : c->device];
-    size_t n = plan->ncases;
+    struct winsize ws;
+    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    long v = c ? strtol(c, NULL, 10) : 0;
+    return v > 0 && v < 100000 ? (size_t)v : 80;
+}
+
+void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start,
+                         const struct gb_progress_span *span)
+{
     if (!f)
         return;
-    char params[256];
-    gb_params_format(&c->params, params, sizeof params);
-    gb_term_clean(params); /* the line's own controls only */
-    double spent = gb_now() - t_start;
-    const char *set = c->nset > 1 ? "+" : ""; /* a multi-device case: "opencl:0+" */
-    if (i > 0) {
-        double eta = spent / (double)i * (double)(n - i);
-        fprintf(f, "\r\033[K[%zu/%zu, ETA %.0f s] %s:%d%s %s %s", i + 1, n, eta, d->ops->name,
-                d->index, set, c->run->suite->name, params);
-    } else {
-        fprintf(f, "\r\033[K[%zu/%zu] %s:%d%s %s %s", i + 1, n, d->ops->name, d->index, set,
-                c->run->suite->name, params);
+    const struct gb_plan_case *c = &plan->cases[i];
+    const struct gb_plan_device *d = &plan->devices[c->nset ? c->set[0] : c->device];
+    size_t k = i, n = plan->ncases;
+    double t0 = t_start;
+    if (span && span->total) {
+        k += span->before;
+        n = span->total;
     }
+    if (span && span->t0 > 0)
+        t0 = span->t0;
+    char params[256], line[512];
+    gb_params_format(&c->params, params, sizeof params);
+    double spent = gb_now() - t0;
+    const char *set = c->nset > 1 ? "+" : ""; /* a multi-device case: "opencl:0+" */
+    if (k > 0)
+        snprintf(line, sizeof line, "[%zu/%zu, ETA %.0f s] %s:%d%s %s %s", k + 1, n,
+                 spent / (double)k * (double)(n - k), d->ops->name, d->index, set,
+                 c->run->suite->name, params);
+    else
+        snprintf(line, sizeof line, "[%zu/%zu] %s:%d%s %s %s", k + 1, n, d->ops->name, d->index,
+                 set, c->run->suite->name, params);
+    gb_term_clean(line); /* the line's own controls only */
+    /* one character short of the width: a line that fills the last column wraps on some
+     * terminals, and \r then rewrites only its second half */
+    size_t w = term_width(f), chars = 0, at = 0;
+    for (; line[at] && chars + 1 < w; at++)
+        chars += ((unsigned char)line[at] & 0xC0) != 0x80;
+    while (((unsigned char)line[at] & 0xC0) == 0x80)
+        at++;
+    line[at] = '\0';
+    fprintf(f, "\r\033[K%s", line);
     fflush(f);
 }
 
@@ -424,7 +452,7 @@ static int run_set_group(const struct gb_plan *plan, const struct gb_runner_opts
             break;
         }
         const struct gb_plan_case *c = &plan->cases[*i];
-        gb__runner_progress(o->progress, *i, plan, t_start);
+        gb__runner_progress(o->progress, *i, plan, t_start, &o->span);
         if (o->case_begin)
             o->case_begin(o->hook_arg, *i);
         size_t first_result = rs->nresults;
@@ -545,7 +573,7 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
                 break;
             }
             const struct gb_plan_case *c = &plan->cases[i];
-            gb__runner_progress(o->progress, i, plan, t_start);
+            gb__runner_progress(o->progress, i, plan, t_start, &o->span);
             if (o->case_begin)
                 o->case_begin(o->hook_arg, i);
             size_t first_result = rs->nresults;

@@ -9,10 +9,20 @@
 #include "run/plan.h"
 #include "results/results.h"
 
+/* Where a plan's cases stand in the whole command, for the progress line's count and ETA: the
+ * cases the command ran before this plan and all it runs (0: this plan's alone), and when it
+ * began on gb_now()'s clock (0: when this plan began). A command that runs one plan leaves it
+ * zero; calibrate's runs of one profile count as one. */
+struct gb_progress_span {
+    size_t before, total;
+    double t0;
+};
+
 struct gb_runner_opts {
-    const char *out_path;        /* results file, rewritten atomically after every case */
-    FILE *progress;              /* "case i of N, ETA" lines; NULL for none */
-    volatile sig_atomic_t *stop; /* raised by SIGINT: stop after the current sample */
+    const char *out_path;         /* results file, rewritten atomically after every case */
+    FILE *progress;               /* "case i of N, ETA" lines; NULL for none */
+    struct gb_progress_span span; /* the progress line's place in the command */
+    volatile sig_atomic_t *stop;  /* raised by SIGINT: stop after the current sample */
     /* A worker of a supervised run (supervise.h); all zero for a run in this process. */
     size_t first_case; /* start at this case of the plan */
     /* Called before case k runs (after its devices are open). */
@@ -62,7 +72,10 @@ void gb__runner_chart_hints(const struct gb_plan *plan, struct gb_results *rs);
  * figure held to its bound, the derived ones included (gb_results_check_figures). 0, or 1 when a
  * figure failed a result, or GB_ENOMEM. */
 int gb__runner_derive(const struct gb_plan *plan, struct gb_results *rs);
-/* The progress line of case i on f ("[3/40, ETA 12 s] opencl:0 transfer ..."); f may be NULL. */
-void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start);
+/* The progress line of case i on f ("[3/40, ETA 12 s] opencl:0 transfer ..."), counted and timed
+ * over the command (span; NULL: the plan alone) and rewritten in place: one line, cut to the
+ * terminal's width (f's, else $COLUMNS, else 80). f may be NULL (nothing). */
+void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t_start,
+                         const struct gb_progress_span *span);
 
 #endif

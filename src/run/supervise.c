@@ -475,7 +475,7 @@ static int supervise_worker(struct sup *S, int *stillborn)
             deadline = now_s() + limit;
             if (gb__runner_enter_devices(S->plan, S->rs, &S->entered, m.k + 1))
                 return GB_ENOMEM;
-            gb__runner_progress(o->progress, m.k, S->plan, S->t_start);
+            gb__runner_progress(o->progress, m.k, S->plan, S->t_start, &o->span);
             continue;
         }
         if (r == 0 && m.tag == MSG_RESULTS && m.k == S->next) {

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "run/plan.h"
+#include "run/runner.h"
 #include "results/results.h"
 
 /* The environment variable that makes `gpubench run` a worker: "FD:FIRST:NCASES" (the pipe's
@@ -51,11 +52,12 @@ double gb_case_timeout(const struct gb_measure_cfg *cfg);
 void gb_worker_heartbeat(void);
 
 struct gb_supervise_opts {
-    const char *out_path;        /* results file, rewritten atomically after every case */
-    FILE *progress;              /* "case i of N, ETA" lines; NULL for none */
-    volatile sig_atomic_t *stop; /* raised by SIGINT / SIGTERM: kill the worker and stop */
-    const char *exe;             /* the program a worker runs ("/proc/self/exe") */
-    char *const *argv;           /* and its arguments: this run's command line */
+    const char *out_path;         /* results file, rewritten atomically after every case */
+    FILE *progress;               /* "case i of N, ETA" lines; NULL for none */
+    struct gb_progress_span span; /* the progress line's place in the command (runner.h) */
+    volatile sig_atomic_t *stop;  /* raised by SIGINT / SIGTERM: kill the worker and stop */
+    const char *exe;              /* the program a worker runs ("/proc/self/exe") */
+    char *const *argv;            /* and its arguments: this run's command line */
 };
 
 /* Runs every case of plan in workers, as gb_run_plan does in this process (runner.h), with the
