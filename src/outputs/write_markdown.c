@@ -1,6 +1,6 @@
 /* gpubench — the Markdown writer: a heading, notes as paragraphs, one pipe table per table (its
- * title a heading above it, its footnotes a list under it; data tables and columns left out),
- * the failed checks and the verdict.
+ * title a heading above it, its footnotes a list under it; data tables and columns left out;
+ * numbers as people read them, gb_doc_cell_people), the failed checks and the verdict.
  * Every cell goes through the one Markdown escaper (gb_fputs_md). */
 #include "outputs/writer.h"
 
@@ -10,7 +10,7 @@
 static void cell(FILE *f, const struct gb_doc_cell *c)
 {
     char text[1024], marks[128];
-    gb_fputs_md(f, gb_doc_cell_text(c, text, sizeof text));
+    gb_fputs_md(f, gb_doc_cell_people(c, text, sizeof text));
     if (c && c->nnotes) { /* "[1,3]", its brackets escaped as a name's are: no link syntax */
         fputs(*text ? " \\[" : "\\[", f);
         gb_fputs_md(f, gb_doc_cell_marks(c, marks, sizeof marks));
@@ -30,7 +30,7 @@ static void table(FILE *f, const struct gb_doc_table *t)
         if (t->cols[c].data)
             continue;
         fputc(' ', f);
-        gb_fputs_md(f, t->cols[c].name);
+        gb_fputs_md(f, t->cols[c].label ? t->cols[c].label : t->cols[c].name);
         fputs(" |", f);
     }
     fputs("\n|", f);

@@ -7,9 +7,10 @@
  *  1. a column with the same text on every row (one device's name) and a column empty on every
  *     row leave the table: the first says its value once, on a line above it; words that every
  *     cell of an identity column shares ("mode=async") are said there too;
- *  2. identity columns (the text columns left of the first number: case, params, device) are
+ *  2. the other text columns (notes, figures, verdicts: right of the first number) move their
+ *     long cells to footnotes;
+ *  3. identity columns (the text columns left of the first number: case, params, device) are
  *     shortened in the middle, never so far that two different cells read alike;
- *  3. the other text columns (notes, figures, verdicts) move their long cells to footnotes;
  *  4. what is still too wide goes on in a second panel that repeats the identity columns.
  * Titles, notes, footnotes and verdicts wrap at word boundaries. No line is wider than the
  * width unless a single word is (then it is cut). */
@@ -349,7 +350,7 @@ static void measure(struct fit *ft)
             }
 }
 
-/* Step 3: movable columns get a cap; their width is then the widest cell within it. */
+/* Step 2: movable columns get a cap; their width is then the widest cell within it. */
 static void cap_movable(struct fit *ft, size_t width)
 {
     const struct gb_doc_table *t = ft->t;
@@ -398,7 +399,8 @@ static void fit_table(struct fit *ft, int width)
         return;
     drop_constant(ft);
     measure(ft);
-    /* step 2: identity columns, a character at a time from the widest, each no narrower than
+    cap_movable(ft, (size_t)width);
+    /* step 3: identity columns, a character at a time from the widest, each no narrower than
      * where its cells still differ */
     size_t *least = calloc(t->ncols, sizeof *least);
     if (!least)
@@ -421,7 +423,6 @@ static void fit_table(struct fit *ft, int width)
         ft->c[widest].w--;
     }
     free(least);
-    cap_movable(ft, (size_t)width);
 }
 
 /* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w. */
