@@ -321,6 +321,8 @@ char *gb_format_eng(double v, const char *unit, int sig, char *buf, size_t len)
     if (!base && a < 1e4) { /* no unit it knows: plain */
         if (a >= 1000)
             snprintf(num, sizeof num, "%.0f", a);
+        else if (a < 1)
+            snprintf(num, sizeof num, "%.*g", sig, a);
         else
             eng_digits(a, sig, num, sizeof num);
         snprintf(buf, len, "%s%s%s%s", v < 0 ? "-" : "", num, sp, unit);
