@@ -111,7 +111,6 @@ struct col {
     bool movable;  /* a text column right of the numbers: long cells go to footnotes */
     size_t w;      /* its width */
     size_t cap;    /* movable: cells longer than this are moved (0: none) */
-    bool cut;      /* identity: already narrowed */
     char **common; /* identity: words every cell has, left out of the cells */
     size_t ncommon;
 };
