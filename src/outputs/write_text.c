@@ -113,6 +113,7 @@ struct col {
     size_t cap;    /* movable: cells longer than this are moved (0: none) */
     char **common; /* identity: words every cell has, left out of the cells */
     size_t ncommon;
+    unsigned head8; /* a cut keeps this many eighths at the head (narrowest) */
 };
 
 struct fit {
@@ -199,8 +200,9 @@ static const char * final(struct fit *ft, size_t r, size_t c, char *buf, size_t 
     return buf;
 }
 
-/* `s` cut in the middle to w characters ("memory=p...4KiB"). */
-static void cut_middle(const char *s, size_t w, char *out, size_t len)
+/* `s` cut to w characters, "..." in place of its middle: the head keeps head8 eighths of what
+ * is kept, the tail the rest ("memory=p...4KiB"). */
+static void cut_middle(const char *s, size_t w, unsigned head8, char *out, size_t len)
 {
     size_t n = u8len(s);
     if (n <= w || w < 5) {
@@ -209,7 +211,7 @@ static void cut_middle(const char *s, size_t w, char *out, size_t len)
             out[u8off(out, w)] = '\0';
         return;
     }
-    size_t head = (w - 3 + 1) / 2, tail = w - 3 - head;
+    size_t head = ((w - 3) * head8 + 4) / 8, tail = w - 3 - head;
     snprintf(out, len, "%.*s...%s", (int)u8off(s, head), s, s + u8off(s, n - tail));
 }
 
@@ -228,9 +230,11 @@ static size_t distinct(char **v, size_t n)
 }
 
 /* The narrowest width of identity column c at which its cells, cut in the middle, are as many
- * distinct texts as in full. */
-static size_t narrowest(const struct fit *ft, size_t c, size_t from)
+ * distinct texts as in full; sets the column's head8 to the cut that does it (a wider cut of
+ * the same share keeps more of both ends, so it differs too). */
+static size_t narrowest(struct fit *ft, size_t c, size_t from)
 {
+    static const unsigned shares[] = {4, 6, 2, 7, 1, 5, 3};
     const struct gb_doc_table *t = ft->t;
     char **full = calloc(t->nrows ? t->nrows : 1, sizeof *full);
     char **cut = calloc(t->nrows ? t->nrows : 1, sizeof *cut);
@@ -243,20 +247,22 @@ static size_t narrowest(const struct fit *ft, size_t c, size_t from)
             goto out;
     size_t want = distinct(full, t->nrows);
     size_t hdr = u8len(header(&t->cols[c]));
-    for (size_t w = MIN_IDENT > hdr ? MIN_IDENT : hdr; w < from; w++) {
-        for (size_t r = 0; r < t->nrows; r++) {
-            char o[CELL];
-            cut_middle(full[r], w, o, sizeof o);
-            free(cut[r]);
-            cut[r] = strdup(o);
-            if (!cut[r])
-                goto out;
+    for (size_t w = MIN_IDENT > hdr ? MIN_IDENT : hdr; w < from && best == from; w++)
+        for (size_t k = 0; k < sizeof shares / sizeof *shares; k++) {
+            for (size_t r = 0; r < t->nrows; r++) {
+                char o[CELL];
+                cut_middle(full[r], w, shares[k], o, sizeof o);
+                free(cut[r]);
+                cut[r] = strdup(o);
+                if (!cut[r])
+                    goto out;
+            }
+            if (distinct(cut, t->nrows) == want) {
+                best = w;
+                ft->c[c].head8 = shares[k];
+                break;
+            }
         }
-        if (distinct(cut, t->nrows) == want) {
-            best = w;
-            break;
-        }
-    }
 out:
     for (size_t r = 0; full && r < t->nrows; r++)
         free(full[r]);
@@ -379,12 +385,40 @@ static void cap_movable(struct fit *ft, size_t width)
     }
 }
 
+/* The identity columns' width, each with its gap. */
+static size_t ident_width(const struct fit *ft)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < ft->t->ncols; c++)
+        if (ft->c[c].shown && ft->c[c].ident)
+            n += ft->c[c].w + GAP;
+    return n;
+}
+
+/* Narrows the widest identity column a character at a time, none below least[], until they
+ * take `target` columns with their gaps or none can. */
+static void shrink_ident(struct fit *ft, const size_t *least, size_t target)
+{
+    const struct gb_doc_table *t = ft->t;
+    while (ident_width(ft) > target) {
+        size_t widest = t->ncols;
+        for (size_t k = 0; k < t->ncols; k++)
+            if (ft->c[k].shown && ft->c[k].ident && ft->c[k].w > least[k] &&
+                (widest == t->ncols || ft->c[k].w > ft->c[widest].w))
+                widest = k;
+        if (widest == t->ncols)
+            return;
+        ft->c[widest].w--;
+    }
+}
+
 static void fit_table(struct fit *ft, int width)
 {
     const struct gb_doc_table *t = ft->t;
     size_t first_num = t->ncols;
     for (size_t c = 0; c < t->ncols; c++) {
         ft->c[c].shown = !t->cols[c].data;
+        ft->c[c].head8 = 4;
         if (ft->c[c].shown && t->cols[c].numeric && first_num == t->ncols)
             first_num = c;
     }
@@ -400,35 +434,41 @@ static void fit_table(struct fit *ft, int width)
     measure(ft);
     cap_movable(ft, (size_t)width);
     /* step 3: identity columns, a character at a time from the widest, each no narrower than
-     * where its cells still differ */
-    size_t *least = calloc(t->ncols, sizeof *least);
-    if (!least)
-        return;
-    for (size_t c = 0; c < t->ncols; c++)
-        least[c] = ft->c[c].shown && ft->c[c].ident ? SIZE_MAX : ft->c[c].w;
-    for (size_t total = total_width(ft); total > (size_t)width; total--) {
-        size_t widest = t->ncols;
-        for (size_t k = 0; k < t->ncols; k++) {
-            if (!ft->c[k].shown || !ft->c[k].ident ||
-                (widest < t->ncols && ft->c[k].w <= ft->c[widest].w))
-                continue;
-            if (least[k] == SIZE_MAX)
-                least[k] = narrowest(ft, k, ft->c[k].w);
-            if (ft->c[k].w > least[k])
-                widest = k;
+     * where its cells still differ (least), until the table fits; when it cannot, until they
+     * and the columns of a first panel do (write_table) */
+    size_t *least = calloc(t->ncols, sizeof *least), *full = calloc(t->ncols, sizeof *full);
+    if (least && full) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            full[c] = ft->c[c].w;
+            least[c] = ft->c[c].shown && ft->c[c].ident ? narrowest(ft, c, ft->c[c].w) : full[c];
         }
-        if (widest == t->ncols)
-            break;
-        ft->c[widest].w--;
+        size_t others = total_width(ft) + GAP - ident_width(ft);
+        shrink_ident(ft, least, width > (int)others ? (size_t)width - others : 0);
+        if (total_width(ft) > (size_t)width) {
+            size_t used = ident_width(ft), panel = 0;
+            for (size_t c = 0; c < t->ncols; c++)
+                if (ft->c[c].shown && !ft->c[c].ident) {
+                    if (used + ft->c[c].w + GAP > (size_t)width + GAP && panel)
+                        break;
+                    used += ft->c[c].w + GAP;
+                    panel += ft->c[c].w + GAP;
+                }
+            for (size_t c = 0; c < t->ncols; c++)
+                if (ft->c[c].ident)
+                    ft->c[c].w = full[c];
+            shrink_ident(ft, least, width + GAP > (int)panel ? (size_t)width + GAP - panel : 0);
+        }
     }
     free(least);
+    free(full);
 }
 
-/* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w. */
-static void field(FILE *f, const char *s, size_t w, bool right, bool last)
+/* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w
+ * (head8: cut_middle). */
+static void field(FILE *f, const char *s, size_t w, unsigned head8, bool right, bool last)
 {
     char cut[CELL];
-    cut_middle(s, w, cut, sizeof cut);
+    cut_middle(s, w, head8, cut, sizeof cut);
     size_t n = u8len(cut);
     if (right)
         fprintf(f, "%*s", (int)(w - n), "");
@@ -450,7 +490,7 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
             continue;
         if (k++)
             fprintf(f, "%*s", GAP, "");
-        field(f, header(&t->cols[c]), ft->c[c].w, t->cols[c].numeric, c == last);
+        field(f, header(&t->cols[c]), ft->c[c].w, 4, t->cols[c].numeric, c == last);
     }
     fputc('\n', f);
     char buf[CELL];
@@ -460,7 +500,8 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
                 continue;
             if (k++)
                 fprintf(f, "%*s", GAP, "");
-            field(f, final(ft, r, c, buf, sizeof buf), ft->c[c].w, t->cols[c].numeric, c == last);
+            field(f, final(ft, r, c, buf, sizeof buf), ft->c[c].w, ft->c[c].head8,
+                  t->cols[c].numeric, c == last);
         }
         fputc('\n', f);
     }
