@@ -28,6 +28,7 @@ TEST(terminal_numbers_in_engineering_form)
     ASSERT_STR(gb_format_eng(1.62e-7, NULL, 3, b, sizeof b), "1.62e-07");
     ASSERT_STR(gb_format_eng(-3.5, "%", 3, b, sizeof b), "-3.5 %");
     ASSERT_STR(gb_format_eng(0.0207, NULL, 3, b, sizeof b), "0.0207");
+    ASSERT_STR(gb_format_eng(15100, "1/s", 3, b, sizeof b), "15.1 k/s");
 }
 
 /* Each line of text (split at \n and \r, escape sequences left out) no wider than w; rows of a

@@ -53,8 +53,11 @@ struct gb_doc_cell {
 struct gb_doc_column {
     char *name;   /* a short header, also the JSON key */
     bool numeric; /* right-aligned by the text writer */
-    /* A text column whose cells a writer that must fit a width may shorten (ending "..."); other
-     * cells are never cut (a number cut short is a wrong number). */
+    /* A text column whose cells may be long (params, notes). The text writer fits a table by
+     * position instead (write_text.c: the text left of the first number names the row and is
+     * cut only where its cells still differ, the text right of it moves to footnotes), so this
+     * is a hint for writers that have no such rule; a number is never cut (a number cut short is
+     * a wrong number). */
     bool shrink;
     /* Prose, not identity (a note, a verdict): writers that key rows by their text columns
      * (OpenMetrics labels) leave it out. */
@@ -159,7 +162,8 @@ char *gb_doc_case_name(const char *suite, const char *case_name, const char *par
                        const char *device, char *buf, size_t len);
 
 /* Adds a table with columns names[0..ncols) (all text, not shrinkable: gb_doc_column_set
- * changes that). On success *out is the table, valid until gb_doc_free. */
+ * changes that). On success *out is the table, valid until gb_doc_free. The text writer takes
+ * the text columns left of the first numeric one as what names a row: put them first. */
 int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char *const *names,
                  size_t ncols, struct gb_doc_table **out);
 /* Marks column `col` numeric and/or shrinkable. */

@@ -345,6 +345,8 @@ char *gb_format_eng(double v, const char *unit, int sig, char *buf, size_t len)
     const char *prefix = k >= 0 ? up[k] : down[-k];
     if (base)
         snprintf(buf, len, "%s%s %s%s", v < 0 ? "-" : "", num, prefix, base);
+    else if (strncmp(unit, "1/", 2) == 0) /* a rate: "15.1 k/s", not "15.1 k 1/s" */
+        snprintf(buf, len, "%s%s %s%s", v < 0 ? "-" : "", num, prefix, unit + 1);
     else
         snprintf(buf, len, "%s%s %s%s%s", v < 0 ? "-" : "", num, prefix, sp, unit);
     return buf;

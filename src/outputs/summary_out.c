@@ -171,10 +171,11 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
     if (rc)
         return rc;
     if (r->status != GB_STATUS_OK) {
+        /* the reason's first line whole: the text writer wraps a footnote at word boundaries */
         int len = (int)strcspn(r->reason, "\n");
-        char why[200];
-        snprintf(why, sizeof why, "%.*s%s", len > 160 ? 160 : len, r->reason,
-                 len > 160 || r->reason[len] ? " ..." : "");
+        char why[1024];
+        snprintf(why, sizeof why, "%.*s%s", len > 1000 ? 1000 : len, r->reason,
+                 len > 1000 || r->reason[len] ? " ..." : "");
         rc = gb_doc_text(t, row, s + C_STATUS, "%s", gb_status_name(r->status));
         return rc ? rc : gb_doc_footnote(t, row, s + C_STATUS, why);
     }
