@@ -23,6 +23,30 @@ int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
     return GB_ESKIP;
 }
 
+int gb_case_loop_fits(struct gb_case_ctx *ctx, uint64_t trips, const char *what, const char *hint)
+{
+    const uint32_t limit = ctx->dev ? ctx->dev->info.max_loop_trips : 0;
+    if (limit == 0 || trips <= limit)
+        return 0;
+    const bool named = what && what[0], hinted = hint && hint[0];
+    return gb_case_skip(ctx,
+                        "%s%sthe driver stops a work-item's loops after %u iterations; this case "
+                        "needs %llu%s%s%s",
+                        named ? what : "", named ? ": " : "", limit, (unsigned long long)trips,
+                        hinted ? " (" : "", hinted ? hint : "", hinted ? ")" : "");
+}
+
+uint64_t gb_loop_items(uint64_t items, uint64_t total, uint64_t per, uint64_t fixed, uint32_t limit)
+{
+    if (limit == 0)
+        return items;
+    if (fixed + per > limit || per == 0)
+        return per == 0 && fixed <= limit ? items : 0;
+    const uint64_t steps = (limit - fixed) / per; /* steps one work-item may take, >= 1 */
+    const uint64_t need = (total + steps - 1) / steps;
+    return need > items ? need : items;
+}
+
 int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;

@@ -109,6 +109,24 @@ int gb_case_fit_wg(struct gb_case_ctx *ctx, const char *axis, uint32_t *wg, uint
 /* gb_case_fit_wg against the device maximum (info.max_wg_size) for a size the user gave. */
 int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
 
+/* ---- the driver's loop limit ----------------------------------------------------------------- */
+
+/* Checks `trips`, the loop iterations one work-item of the case's kernel runs (every loop of the
+ * source counted, nested ones and unrolled ones too: a driver that stops loops has been seen to
+ * count them so), against the device's limit (gb_device_info.max_loop_trips, probed at open; 0:
+ * none found). Returns 0 when it fits, else a skip (GB_ESKIP) whose reason is "<what>: the
+ * driver stops a work-item's loops after N iterations; this case needs M (<hint>)" (what, hint:
+ * NULL or "" leave them out). For a trip count the profile asked for; where the suite chooses
+ * how the work is split, it sizes the split with gb_loop_items first. */
+int gb_case_loop_fits(struct gb_case_ctx *ctx, uint64_t trips, const char *what, const char *hint);
+
+/* The fewest work-items among which `total` steps of `per` loop iterations each are shared (a
+ * work-item runs ceil(total / items) steps, then `fixed` iterations besides) so that no
+ * work-item runs more than `limit` iterations; at least `items` (the split the suite prefers),
+ * which a limit of 0 (none) returns unchanged. 0 when `fixed` alone reaches the limit. */
+uint64_t gb_loop_items(uint64_t items, uint64_t total, uint64_t per, uint64_t fixed,
+                       uint32_t limit);
+
 /* The work-group size a suite prefers for a kernel whose size is its own choice (no axis gives
  * it), fitted to the device maximum as gb_case_fit_wg(ctx, NULL, ...) fits: `preferred` when
  * the device allows it, else its largest divisor that it allows. The build (gb_case_build_wg,

@@ -149,9 +149,17 @@ static int compute_setup(struct gb_case_ctx *ctx)
     if (s->iters % 4)
         return gb_case_skip(ctx, "iters %u: must be a multiple of 4 (the loop is unrolled 4x)",
                             s->iters);
+    /* iters is the measured chain: no split shortens it, so past the driver's loop limit the
+     * case skips. One work-item sets its chains, runs iters / 4 steps of four loops over them
+     * (kernels/compute.cl's STEP4), and stores them. */
+    const uint64_t trips =
+        2 * (uint64_t)s->chains + (uint64_t)s->iters / 4 * (1 + 4 * (uint64_t)s->chains);
+    int err = gb_case_loop_fits(ctx, trips, NULL, NULL);
+    if (err)
+        return err;
     /* A default work-group size above the device's or the kernel's maximum is fitted to it
      * (the figure wg_used), one the user gave is a skip. */
-    int err = gb_case_fit_wg(ctx, "wg", &s->wg, info->max_wg_size, "the device maximum");
+    err = gb_case_fit_wg(ctx, "wg", &s->wg, info->max_wg_size, "the device maximum");
     if (err)
         return err;
     const uint64_t cus = info->compute_units ? info->compute_units : 1;

@@ -439,11 +439,10 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     /* A tuned configuration is a measured choice: never resized, skipped where its work-items
      * would loop past the driver's limit. */
     const uint64_t trips = dot_tuned_trips((nv + items - 1) / items, vec, wg, reduce, parts);
-    if (info->max_loop_trips && trips > info->max_loop_trips)
-        return gb_case_skip(ctx,
-                            "tuned dot %s: the driver stops a work-item's loops after %u "
-                            "iterations; this case needs %llu (config default resizes)",
-                            m->config, info->max_loop_trips, (unsigned long long)trips);
+    char what[sizeof m->config + 16];
+    snprintf(what, sizeof what, "tuned dot %s", m->config);
+    if ((err = gb_case_loop_fits(ctx, trips, what, "config default resizes")))
+        return err;
     double depth = (double)((nv + items - 1) / items) + (double)vec;
     if (reduce == 0)
         for (int64_t w = wg; w > 1; w /= 2)
