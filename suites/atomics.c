@@ -135,6 +135,11 @@ static int atomics_setup(struct gb_case_ctx *ctx)
     s->esize = s->type == T_I64 ? 8 : 4;
     s->wg = (uint32_t)gb_params_int(ctx->params, "wg");
     s->iters = (uint32_t)gb_params_int(ctx->params, "iters");
+    /* iters is what a work-item measures (kernels/atomics.cl: one loop of iters adds): past the
+     * driver's loop limit the case skips. */
+    int lerr = gb_case_loop_fits(ctx, s->iters, NULL, NULL);
+    if (lerr)
+        return lerr;
     const int64_t addresses = gb_params_int(ctx->params, "addresses");
 again:;
     int err = gb__chip_items(ctx, &s->wg, &s->groups, &s->items);

@@ -92,6 +92,14 @@ static uint32_t cache_value(uint64_t e)
     return ((uint32_t)e * UINT32_C(2654435761)) >> 28;
 }
 
+/* Loop iterations one work-item of cache_read (kernels/cache.cl) runs: step 1, `iters` reads
+ * in runs up to the end of the set of n vectors (at most 2 + iters / n runs); another step,
+ * iters / 4 steps of four reads. */
+static uint64_t cache_trips(uint64_t iters, uint64_t n, uint32_t step)
+{
+    return step == 1 ? iters + 2 + iters / n : iters / 4;
+}
+
 static int cache_setup(struct gb_case_ctx *ctx)
 {
     struct cache *s = ctx->state;
@@ -120,20 +128,34 @@ again:;
     s->blocked =
         strcmp(layout, "blocked") == 0 || (strcmp(layout, "auto") == 0 && gb_device_is_cpu(info));
     /* Vectors per work-item: enough for `reads` bytes and for the whole set, a multiple of 4;
-     * blocked, at least the run of each work-item, so that the runs cover the set. */
-    uint64_t want = (reads > n * vbytes ? reads : n * vbytes) / vbytes;
-    uint64_t iters = (want + s->items - 1) / s->items;
-    const uint64_t run = (n + s->items - 1) / s->items;
-    if (s->blocked && iters < run)
-        iters = run;
-    iters = (iters + 3) / 4 * 4;
-    s->first = s->blocked ? (uint32_t)run : 1;
-    s->step = s->blocked ? 1 : (uint32_t)(s->items % n);
-    if (s->step == 0)
-        s->step = 1;
+     * blocked, at least the run of each work-item, so that the runs cover the set. On a driver
+     * that stops a work-item's loops, work-groups the suite chose (groups 0) double until each
+     * work-item's reads stay within its limit; groups the profile gave are a skip there. */
+    const uint64_t want = (reads > n * vbytes ? reads : n * vbytes) / vbytes;
+    const uint32_t limit = info->max_loop_trips;
+    const bool own_groups = gb_params_int(ctx->params, "groups") == 0;
+    uint64_t iters, trips;
+    for (;;) {
+        iters = (want + s->items - 1) / s->items;
+        const uint64_t run = (n + s->items - 1) / s->items;
+        if (s->blocked && iters < run)
+            iters = run;
+        iters = (iters + 3) / 4 * 4;
+        s->first = s->blocked ? (uint32_t)run : 1;
+        s->step = s->blocked ? 1 : (uint32_t)(s->items % n);
+        if (s->step == 0)
+            s->step = 1;
+        trips = cache_trips(iters, n, s->step);
+        if (!limit || trips <= limit || !own_groups || s->items * 2 > UINT32_MAX)
+            break;
+        groups *= 2;
+        s->items *= 2;
+    }
     if (iters > UINT32_MAX)
         return gb_case_skip(ctx, "%" PRIu64 " reads per work-item overflow the kernel's count",
                             iters);
+    if ((err = gb_case_loop_fits(ctx, trips, NULL, NULL)))
+        return err;
     s->iters = (uint32_t)iters;
 
     char def_vec[16];

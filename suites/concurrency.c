@@ -242,6 +242,13 @@ static int conc_setup(struct gb_case_ctx *ctx)
                                              : CONC_TICK;
     c->nq = (uint32_t)gb_params_int(ctx->params, "queues");
     c->iters = (uint32_t)gb_params_int(ctx->params, "iters");
+    /* The chain's iters steps are what one work-item runs (kernels/concurrency.cl's conc_chain,
+     * one loop): past the driver's loop limit the case skips. */
+    if (c->kernel == CONC_CHAIN || c->kernel == CONC_PRIORITY) {
+        const int err = gb_case_loop_fits(ctx, c->iters, "chain", NULL);
+        if (err)
+            return err;
+    }
     if (c->kernel == CONC_PRIORITY) {
         c->n = (uint64_t)gb_params_int(ctx->params, "items");
         c->wg = gb_case_own_wg(ctx, 64);

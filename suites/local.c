@@ -151,9 +151,22 @@ again:;
     if (err)
         return err;
     s->ln = (uint32_t)(lbytes / vbytes);
+    /* One work-item fills its share of the array (ceil(LN / WG) iterations), makes its `iters`
+     * accesses and, writing, sums its share back. On a driver that stops a work-item's loops,
+     * work-groups the suite chose (groups 0) double until that stays within its limit; groups
+     * the profile gave are a skip there. */
+    const uint64_t share = ((uint64_t)s->ln + s->wg - 1) / s->wg * (s->write ? 2 : 1);
+    const uint32_t limit = info->max_loop_trips;
     uint64_t iters = bytes / (s->items * vbytes);
+    while (limit && share + iters > limit && gb_params_int(ctx->params, "groups") == 0 &&
+           s->items * 2 <= UINT32_MAX && iters > 1) {
+        s->items *= 2;
+        iters = bytes / (s->items * vbytes);
+    }
     if (iters == 0)
         iters = 1;
+    if ((err = gb_case_loop_fits(ctx, share + iters, NULL, NULL)))
+        return err;
     if (iters > UINT32_MAX)
         return gb_case_skip(ctx,
                             "%" PRIu64 " accesses per work-item overflow the kernel's "

@@ -383,6 +383,10 @@ static int sparse_setup(struct gb_case_ctx *ctx)
         if (err == GB_EUNSUPPORTED)
             return gb_case_skip(ctx, "%s", gb_error_msg());
     } else if (s->nm24) {
+        /* One work-item runs k / 4 groups of its row (kernels/sparse.cl's nm24_spmm): past the
+         * driver's loop limit the shape skips. */
+        if ((err = gb_case_loop_fits(ctx, s->k / 4, "own kernel nm24_spmm", NULL)))
+            return err;
         const uint64_t half = s->m * (s->k / 2);
         s->vals24 = malloc(half * sizeof *s->vals24);
         s->idx24 = malloc(half);
@@ -411,6 +415,10 @@ static int sparse_setup(struct gb_case_ctx *ctx)
                                 s->density, (unsigned long long)s->m, (unsigned long long)s->k,
                                 (double)s->m * (double)s->k * s->density);
         if (s->own) {
+            /* One work-item runs the entries of its row (csr_spmm): a row longer than the
+             * driver's loop limit skips. */
+            if ((err = gb_case_loop_fits(ctx, s->max_row, "own kernel csr_spmm", "longest row")))
+                return err;
             if ((err = build(ctx, s, "csr_spmm")))
                 return err;
             s->l.nargs = 8;
