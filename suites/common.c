@@ -47,6 +47,28 @@ uint64_t gb_loop_items(uint64_t items, uint64_t total, uint64_t per, uint64_t fi
     return need > items ? need : items;
 }
 
+uint64_t gb_dot_tuned_trips(uint64_t steps, int64_t vec, int64_t wg, int64_t reduce, uint64_t parts,
+                            uint32_t fwg)
+{
+    uint64_t partial = steps * (1 + (uint64_t)vec) + 2 * (uint64_t)vec;
+    uint64_t levels = 0;
+    for (int64_t w = wg; w > 1; w /= 2)
+        levels++;
+    partial += reduce == 0 ? levels : reduce == 1 ? (uint64_t)wg : 0;
+    const uint64_t final = (parts + fwg - 1) / fwg + fwg;
+    return partial > final ? partial : final;
+}
+
+uint64_t gb_gemm_tiled_trips(int64_t ts, int64_t wpt, int64_t tsk, uint64_t k)
+{
+    if (ts <= 0 || wpt <= 0 || tsk <= 0 || ts < wpt)
+        return 0; /* no geometry: the kernel's rules reject it */
+    const uint64_t rts = (uint64_t)(ts / wpt);
+    const uint64_t slice = 1 + (uint64_t)(ts * tsk) / (rts * rts) +
+                           (uint64_t)tsk * (uint64_t)(1 + 2 * wpt + wpt * wpt);
+    return 2 * (uint64_t)(wpt + wpt * wpt) + (k + (uint64_t)tsk - 1) / (uint64_t)tsk * slice;
+}
+
 int gb_case_mismatch(struct gb_case_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;

@@ -120,6 +120,22 @@ int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
  * how the work is split, it sizes the split with gb_loop_items first. */
 int gb_case_loop_fits(struct gb_case_ctx *ctx, uint64_t trips, const char *what, const char *hint);
 
+/* Loop iterations one work-item of the tuned dot (kernels/dot.cl) runs, dot_partial or
+ * dot_final whichever runs more, counted as gb_case_loop_fits counts: `steps` steps of VEC
+ * loads each, the VEC accumulators set and added, the work-group's reduction (REDUCE 0: log2 WG
+ * levels; 1: WG terms in work-item 0; 2: none); dot_final (work-group fwg): ceil(parts / fwg)
+ * steps, then fwg terms. */
+uint64_t gb_dot_tuned_trips(uint64_t steps, int64_t vec, int64_t wg, int64_t reduce, uint64_t parts,
+                            uint32_t fwg);
+
+/* Loop iterations one work-item of kernels/gemm.cl (tile TS, WPT x WPT outputs per work-item,
+ * K slices of TSK) runs for an inner dimension k, counted as gb_case_loop_fits counts (the own
+ * GEMM failed on a driver that stops loops from K = 1,024 with WPT 8): once, the accumulators'
+ * clearing and the store, WPT + WPT^2 each; per K slice of TSK, the slice's own step, LOADS =
+ * TS TSK / RTS^2 loads and TSK steps of 1 + 2 WPT + WPT^2 (the staging of a and b, the WPT x
+ * WPT multiply-adds). */
+uint64_t gb_gemm_tiled_trips(int64_t ts, int64_t wpt, int64_t tsk, uint64_t k);
+
 /* The fewest work-items among which `total` steps of `per` loop iterations each are shared (a
  * work-item runs ceil(total / items) steps, then `fixed` iterations besides) so that no
  * work-item runs more than `limit` iterations; at least `items` (the split the suite prefers),

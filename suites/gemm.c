@@ -344,23 +344,6 @@ static int build_own(struct gb_case_ctx *ctx, struct gemm *s, int64_t ts, int64_
     return gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->prog, &s->kern);
 }
 
-/* The loop iterations one work-item of kernels/gemm.cl runs, every loop of the source counted,
- * nested and unrolled ones too (a driver that stops a work-item's loops has been seen to count
- * them so: the own GEMM failed there from K = 1,024 with WPT 8): own_trips_fixed, once, the
- * accumulators' clearing and the store, WPT + WPT^2 each; own_trips_slice, per K slice of TSK,
- * the slice's own step, LOADS = TS TSK / RTS^2 loads and TSK steps of 1 + 2 WPT + WPT^2 (the
- * staging of a and b, the WPT x WPT multiply-adds). */
-static uint64_t own_trips_fixed(int64_t wpt)
-{
-    return 2 * (uint64_t)(wpt + wpt * wpt);
-}
-static uint64_t own_trips_slice(int64_t ts, int64_t wpt, int64_t tsk)
-{
-    const uint64_t rts = (uint64_t)(ts / wpt);
-    return 1 + (uint64_t)(ts * tsk) / (rts * rts) +
-           (uint64_t)tsk * (uint64_t)(1 + 2 * wpt + wpt * wpt);
-}
-
 static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
 {
     const struct gb_device_info *info = &ctx->dev->info;
@@ -448,7 +431,8 @@ static int own_setup(struct gb_case_ctx *ctx, struct gemm *s)
      * loop past the driver's limit skips, saying which K the configuration can run. */
     const uint32_t limit = info->max_loop_trips;
     const uint64_t slices = (s->k + (uint64_t)tsk - 1) / (uint64_t)tsk;
-    const uint64_t per_slice = own_trips_slice(ts, wpt, tsk), fixed = own_trips_fixed(wpt);
+    const uint64_t fixed = gb_gemm_tiled_trips(ts, wpt, tsk, 0),
+                   per_slice = gb_gemm_tiled_trips(ts, wpt, tsk, (uint64_t)tsk) - fixed;
     if (limit && fixed + slices * per_slice > limit) {
         const uint64_t kmax = limit > fixed ? (limit - fixed) / per_slice * (uint64_t)tsk : 0;
         return gb_case_skip(ctx,

@@ -308,20 +308,6 @@ static uint64_t dot_groups_for_limit(uint64_t n, uint32_t wg, uint32_t limit)
     return (items + wg - 1) / wg;
 }
 
-/* Loop iterations one work-item of the tuned dot (kernels/dot.cl) runs, dot_partial or
- * dot_final whichever runs more, every loop of the source counted, unrolled or not (a driver
- * that stops loops has been seen to count nested ones): `steps` steps of VEC loads each, the VEC
- * accumulators set and added, the work-group's reduction (REDUCE 0: log2 WG levels; 1: WG terms
- * in work-item 0; 2: none); dot_final: ceil(parts / FWG) steps, then FWG terms. */
-static uint64_t dot_tuned_trips(uint64_t steps, int64_t vec, int64_t wg, int64_t reduce,
-                                uint64_t parts)
-{
-    uint64_t partial = steps * (1 + (uint64_t)vec) + 2 * (uint64_t)vec;
-    partial += reduce == 0 ? log2_u32((uint32_t)wg) : reduce == 1 ? (uint64_t)wg : 0;
-    const uint64_t final = (parts + DOT_FWG - 1) / DOT_FWG + DOT_FWG;
-    return partial > final ? partial : final;
-}
-
 /* Looks up the tuned dot for this case (float, n elements) as axis config says. Returns 0 with
  * *found, e filled when found; a skip for config tuned without an entry; the cache's error for
  * config tuned (auto falls back to the default and notes why in m->config). */
@@ -438,7 +424,8 @@ static int dot_tuned_setup(struct gb_case_ctx *ctx, struct memory *m,
     const uint64_t nv = m->n / (uint64_t)vec;
     /* A tuned configuration is a measured choice: never resized, skipped where its work-items
      * would loop past the driver's limit. */
-    const uint64_t trips = dot_tuned_trips((nv + items - 1) / items, vec, wg, reduce, parts);
+    const uint64_t trips =
+        gb_dot_tuned_trips((nv + items - 1) / items, vec, wg, reduce, parts, fwg);
     char what[sizeof m->config + 16];
     snprintf(what, sizeof what, "tuned dot %s", m->config);
     if ((err = gb_case_loop_fits(ctx, trips, what, "config default resizes")))

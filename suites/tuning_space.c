@@ -11,8 +11,8 @@
 #include "run/config.h"
 #include "suites/common.h"
 
-static const char *const cat_short[NCAT] = {"wg>max",    "dim>max",    "lmem>max",
-                                            "global%wg", "constraint", "wg>kernel"};
+static const char *const cat_short[NCAT] = {"wg>max",     "dim>max",   "lmem>max", "global%wg",
+                                            "constraint", "wg>kernel", "loops>max"};
 
 /* ---- space, constraints, geometry ----------------------------------------------------- */
 
@@ -74,6 +74,28 @@ void gb__tuning_geometry(const struct tuning *t, const size_t *c, struct gb_laun
     }
 }
 
+/* Loop iterations one work-item of configuration c runs (its launches l from
+ * gb__tuning_geometry), counted as gb_case_loop_fits counts: dot, gb_dot_tuned_trips; transpose,
+ * three loops of ROWS rows (kernels/transpose.cl); gemm, gb_gemm_tiled_trips for k = n. */
+static uint64_t loop_trips(const struct tuning *t, const size_t *c, const struct gb_launch *l)
+{
+    switch (t->kid) {
+    case K_DOT: {
+        const int64_t vec = gb__tuning_val(t, c, "VEC"), wg = gb__tuning_val(t, c, "WG"),
+                      red = gb__tuning_val(t, c, "REDUCE");
+        const uint64_t items = l[0].global[0], nv = vec > 0 ? t->n / (uint64_t)vec : t->n;
+        const uint64_t parts = red == 2 ? items : items / l[0].local[0];
+        return gb_dot_tuned_trips((nv + items - 1) / items, vec, wg, red, parts, t->fwg);
+    }
+    case K_TRANSPOSE:
+        return 3 * (uint64_t)gb__tuning_val(t, c, "ROWS");
+    case K_GEMM:
+        return gb_gemm_tiled_trips(gb__tuning_val(t, c, "TS"), gb__tuning_val(t, c, "WPT"),
+                                   gb__tuning_val(t, c, "TSK"), t->n);
+    }
+    return 0;
+}
+
 /* Whether configuration c may be built and launched here; the category when not. */
 static bool check(const struct tuning *t, const size_t *c, enum cat *why, char *text, size_t len)
 {
@@ -120,6 +142,15 @@ static bool check(const struct tuning *t, const size_t *c, enum cat *why, char *
         *why = C_LMEM;
         snprintf(text, len, "%" PRIu64 " bytes of local memory above the device's %" PRIu64, lbytes,
                  in->local_mem);
+        return false;
+    }
+    const uint64_t trips = loop_trips(t, c, l);
+    if (in->max_loop_trips && trips > in->max_loop_trips) {
+        *why = C_LOOP;
+        snprintf(text, len,
+                 "the driver stops a work-item's loops after %u iterations; this configuration "
+                 "needs %" PRIu64,
+                 in->max_loop_trips, trips);
         return false;
     }
     return true;

@@ -39,10 +39,10 @@ struct kdef {
 
 #define MAX_CONS 24
 #define MAX_VARS 12
-#define NCAT 6
+#define NCAT 7
 
 /* Why configurations were pruned (counts for the summary). */
-enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX };
+enum cat { C_WG, C_DIM, C_LMEM, C_DIV, C_EXPR, C_KMAX, C_LOOP };
 
 /* One configuration, built and ready to launch. */
 struct inst {
