@@ -225,6 +225,11 @@ static int balance_setup(struct gb_case_ctx *ctx)
                                                  : SPLIT_DYNAMIC;
     b->elements = (uint64_t)gb_params_int(ctx->params, "elements");
     b->iters = (uint32_t)gb_params_int(ctx->params, "iters");
+    /* iters is the work per element, one work-item's loop (kernels/multi.cl's multi_work): past
+     * the driver's loop limit the case skips. */
+    int lerr = gb_case_loop_fits(ctx, b->iters, NULL, NULL);
+    if (lerr)
+        return lerr;
     b->nchunks = (uint64_t)gb_params_int(ctx->params, "chunks");
     b->team.n = ctx->ndevs;
     if (b->team.n < 2 && b->split != SPLIT_EQUAL)

@@ -25,7 +25,12 @@ int gb_case_skip(struct gb_case_ctx *ctx, const char *fmt, ...)
 
 int gb_case_loop_fits(struct gb_case_ctx *ctx, uint64_t trips, const char *what, const char *hint)
 {
-    const uint32_t limit = ctx->dev ? ctx->dev->info.max_loop_trips : 0;
+    uint32_t limit = ctx->dev ? ctx->dev->info.max_loop_trips : 0;
+    for (size_t i = 0; i < ctx->ndevs && ctx->devs; i++) { /* a set: its least limit */
+        const uint32_t l = ctx->devs[i] ? ctx->devs[i]->info.max_loop_trips : 0;
+        if (l && (limit == 0 || l < limit))
+            limit = l;
+    }
     if (limit == 0 || trips <= limit)
         return 0;
     const bool named = what && what[0], hinted = hint && hint[0];

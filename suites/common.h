@@ -114,7 +114,7 @@ int gb_case_check_wg(struct gb_case_ctx *ctx, uint32_t wg);
 /* Checks `trips`, the loop iterations one work-item of the case's kernel runs (every loop of the
  * source counted, nested ones and unrolled ones too: a driver that stops loops has been seen to
  * count them so), against the device's limit (gb_device_info.max_loop_trips, probed at open; 0:
- * none found). Returns 0 when it fits, else a skip (GB_ESKIP) whose reason is "<what>: the
+ * none found; of a set of devices, the least of theirs). Returns 0 when it fits, else a skip (GB_ESKIP) whose reason is "<what>: the
  * driver stops a work-item's loops after N iterations; this case needs M (<hint>)" (what, hint:
  * NULL or "" leave them out). For a trip count the profile asked for; where the suite chooses
  * how the work is split, it sizes the split with gb_loop_items first. */

@@ -246,6 +246,14 @@ static int sm_setup(struct gb_case_ctx *ctx, struct peerbw *p)
     uint64_t cus = ctx->devs[p->links[0].dst]->info.compute_units;
     uint64_t groups = (words + wg - 1) / wg, cap = 8 * (cus ? cus : 1);
     groups = groups < cap ? groups : cap;
+    /* On a driver that stops a work-item's loops, more work-groups until each work-item's
+     * grid-stride steps stay within its limit. */
+    for (size_t i = 0; i < p->nlinks; i++) {
+        const uint32_t limit = ctx->devs[p->links[i].dst]->info.max_loop_trips;
+        const uint64_t items = gb_loop_items(groups * wg, words, 1, 0, limit);
+        if (items > groups * wg)
+            groups = (items + wg - 1) / wg;
+    }
     p->launch = (struct gb_launch){
         .dims = 1, .global = {groups * wg, 1, 1}, .local = {wg, 1, 1}, .nargs = 3};
     p->launch.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = words};

@@ -245,6 +245,10 @@ static int setup_sgemm(struct gb_case_ctx *ctx, struct scaling *s, size_t i, uin
         ts /= 2;
         gb_case_free_kernel(ctx, &d->k, &d->prog);
     }
+    /* Each work-item runs ceil(nk / TS) tiles of TS steps (kernels/multi.cl's multi_sgemm): the
+     * order is the profile's, so past the driver's loop limit the case skips. */
+    if ((err = gb_case_loop_fits(ctx, (nk + ts - 1) / ts * (1 + (uint64_t)ts), "own sgemm", NULL)))
+        return err;
     if (ts != SGEMM_TS) { /* one figure for the set: the smallest tile of any device */
         size_t f = 0;
         while (f < ctx->nfigures && strcmp(ctx->figures[f].name, "tile_used") != 0)

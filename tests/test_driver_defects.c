@@ -433,11 +433,15 @@ static size_t check_fitted(const struct gb_results *rs)
 /* Every suite of the suite table, at its smallest case, with every kernel's own work-group
  * maximum 32 (below every suite's preferred size): nothing fails, and nothing is skipped for a
  * work-group limit. A suite the tables here do not name fails the test. */
-TEST_TIMEOUT(defects_kernel_wg_32_every_suite_fits, 900)
+/* Runs every suite of the suite table at its smallest case (the table above; `extra`, profile
+ * lines of more cases, joins the one-device run) under the driver defect `defect`, device 0
+ * into rs[0] and every device into rs[1], and checks that each suite gave a result. */
+static void run_every_suite(const char *defect, const char *extra, struct gb_results rs[2])
 {
     const struct gb_suite_table *t = gb_suites_builtin();
     static char entries[2][1 << 14];
     size_t len[2] = {0, 0};
+    entries[0][0] = entries[1][0] = '\0';
     for (size_t i = 0; i < t->n; i++) {
         const char *name = t->v[i]->name;
         bool listed = is_left_out(name);
@@ -452,9 +456,10 @@ TEST_TIMEOUT(defects_kernel_wg_32_every_suite_fits, 900)
         ASSERT_MSG(listed, "suite %s has no smallest case here and is not left out with a reason",
                    name);
     }
-    struct gb_results rs[2];
-    run_on("0", "kernel-wg=32", entries[0], true, &rs[0]);
-    run_on("all", "kernel-wg=32", entries[1], true, &rs[1]);
+    len[0] += (size_t)snprintf(entries[0] + len[0], sizeof entries[0] - len[0], "%s", extra);
+    ASSERT(len[0] < sizeof entries[0]);
+    run_on("0", defect, entries[0], true, &rs[0]);
+    run_on("all", defect, entries[1], true, &rs[1]);
     for (size_t i = 0; i < t->n; i++) {
         const char *name = t->v[i]->name;
         bool ran = false;
@@ -465,9 +470,85 @@ TEST_TIMEOUT(defects_kernel_wg_32_every_suite_fits, 900)
         const bool pairs = strcmp(name, "peerbw") == 0 && rs[1].ndevices < 2;
         ASSERT_MSG(ran || pairs || is_left_out(name), "suite %s: no result", name);
     }
+}
+
+TEST_TIMEOUT(defects_kernel_wg_32_every_suite_fits, 900)
+{
+    struct gb_results rs[2];
+    run_every_suite("kernel-wg=32", "", rs);
     const size_t ok = check_fitted(&rs[0]) + check_fitted(&rs[1]);
     const size_t all = rs[0].nresults + rs[1].nresults;
     ASSERT_MSG(ok >= all / 2, "%zu of %zu results ok", ok, all);
+    gb_results_free(&rs[0]);
+    gb_results_free(&rs[1]);
+}
+
+/* ---- every suite under a driver that stops a work-item's loops ---------------------------- */
+
+/* The iterations a skip reason names as needed past the driver's loop limit ("the driver stops
+ * a work-item's loops after N iterations; this case needs M", or gemm's "K = k needs M"), with
+ * *limit = N; 0 when the reason names no loop limit. */
+static unsigned long long loop_skip_needs(const char *reason, unsigned *limit)
+{
+    const char *at = strstr(reason, "the driver stops a work-item's loops after ");
+    if (!at || sscanf(at, "the driver stops a work-item's loops after %u", limit) != 1)
+        return 0;
+    const char *needs = strstr(at, " needs ");
+    unsigned long long m = 0;
+    ASSERT_MSG(needs && sscanf(needs, " needs %llu", &m) == 1, "no count needed in: %s", reason);
+    return m;
+}
+
+/* Checks the results of one run under a loop limit of 65,535: nothing failed (a sum cut short
+ * would fail verification), and every skip that names the limit needs more than it. Returns how
+ * many skips name it. */
+static size_t check_loops(const struct gb_results *rs)
+{
+    size_t named = 0;
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        ASSERT_MSG(r->status != GB_STATUS_FAILED, "%s %s failed: %s", r->suite, r->case_name,
+                   r->reason);
+        if (r->status != GB_STATUS_SKIPPED)
+            continue;
+        unsigned limit = 0;
+        const unsigned long long needs = loop_skip_needs(r->reason, &limit);
+        if (!needs)
+            continue;
+        ASSERT_MSG(limit == 65535 && needs > limit, "%s %s: %s", r->suite, r->case_name, r->reason);
+        named++;
+    }
+    return named;
+}
+
+/* Every suite of the suite table, at its smallest case, on a driver that stops a work-item's
+ * loops after 65,535 iterations (planted in the probe): nothing fails, and a skip that names the
+ * limit is one whose work-items would really loop past it. A compute case of 2^20 dependent
+ * steps per chain (the profile's measured chain, no split shortens it) skips naming it. */
+TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
+{
+    struct gb_results rs[2];
+    setenv("GPUBENCH_TEST_LOOP_TRIPS", "65535", 1);
+    run_every_suite("", "  - suite: compute\n    params: {prec: f32, iters: 1048576, groups: 1}\n",
+                    rs);
+    unsetenv("GPUBENCH_TEST_LOOP_TRIPS");
+    for (int m = 0; m < 2; m++)
+        ASSERT_EQ(rs[m].devices[0].info.max_loop_trips, 65535);
+    check_loops(&rs[0]);
+    check_loops(&rs[1]);
+    size_t long_chain = 0, short_chain = 0;
+    for (size_t i = 0; i < rs[0].nresults; i++) {
+        const struct gb_result *r = &rs[0].results[i];
+        if (strcmp(r->suite, "compute") != 0)
+            continue;
+        unsigned limit = 0;
+        if (r->status == GB_STATUS_SKIPPED && loop_skip_needs(r->reason, &limit))
+            long_chain++;
+        else if (r->status == GB_STATUS_OK)
+            short_chain++;
+    }
+    ASSERT_EQ(long_chain, 1);
+    ASSERT_EQ(short_chain, 1);
     gb_results_free(&rs[0]);
     gb_results_free(&rs[1]);
 }
