@@ -521,34 +521,58 @@ static size_t check_loops(const struct gb_results *rs)
     return named;
 }
 
+/* Beside the smallest cases: a chain per work-item longer than the limit in compute, atomics and
+ * concurrency (each the profile's measured count: a skip naming the limit), and reads and local
+ * accesses that one work-item of a work-group of 1 would make past it (cache and local choose
+ * the work-groups: more of them, each work-item within the limit). */
+static const char loop_cases[] =
+    "  - suite: compute\n    params: {prec: f32, iters: 1048576, groups: 1}\n"
+    "  - suite: atomics\n    params: {op: global, type: int32, addresses: 1, iters: 100000}\n"
+    "  - suite: concurrency\n    params: {kernel: chain, queues: 1, items: 64, iters: 100000}\n"
+    "  - suite: cache\n    params: {size: 64KiB, reads: 8MiB, vec: 1, wg: 1}\n"
+    "  - suite: local\n    params: {op: read, vec: 1, stride: 1, bytes: 8MiB, wg: 1}\n";
+
 /* Every suite of the suite table, at its smallest case, on a driver that stops a work-item's
- * loops after 65,535 iterations (planted in the probe): nothing fails, and a skip that names the
- * limit is one whose work-items would really loop past it. A compute case of 2^20 dependent
- * steps per chain (the profile's measured chain, no split shortens it) skips naming it. */
+ * loops after 65,535 iterations (planted in the probe), with loop_cases: nothing fails, a skip
+ * that names the limit is one whose work-items would really loop past it, each long chain skips
+ * naming it (and only that case of its suite), and cache's and local's work-items stay within
+ * it. */
 TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
 {
     struct gb_results rs[2];
     setenv("GPUBENCH_TEST_LOOP_TRIPS", "65535", 1);
-    run_every_suite("", "  - suite: compute\n    params: {prec: f32, iters: 1048576, groups: 1}\n",
-                    rs);
+    run_every_suite("", loop_cases, rs);
     unsetenv("GPUBENCH_TEST_LOOP_TRIPS");
     for (int m = 0; m < 2; m++)
         ASSERT_EQ(rs[m].devices[0].info.max_loop_trips, 65535);
     check_loops(&rs[0]);
     check_loops(&rs[1]);
-    size_t long_chain = 0, short_chain = 0;
+    static const char *const chains[] = {"compute", "atomics", "concurrency"};
+    for (size_t c = 0; c < sizeof chains / sizeof chains[0]; c++) {
+        size_t named = 0;
+        for (size_t i = 0; i < rs[0].nresults; i++) {
+            const struct gb_result *r = &rs[0].results[i];
+            unsigned limit = 0;
+            if (strcmp(r->suite, chains[c]) == 0 && r->status == GB_STATUS_SKIPPED &&
+                loop_skip_needs(r->reason, &limit))
+                named++;
+        }
+        ASSERT_MSG(named == 1, "%s: %zu skips name the loop limit", chains[c], named);
+    }
+    size_t spread = 0;
     for (size_t i = 0; i < rs[0].nresults; i++) {
         const struct gb_result *r = &rs[0].results[i];
-        if (strcmp(r->suite, "compute") != 0)
+        const bool cache = strcmp(r->suite, "cache") == 0, local = strcmp(r->suite, "local") == 0;
+        if (!cache && !local)
             continue;
-        unsigned limit = 0;
-        if (r->status == GB_STATUS_SKIPPED && loop_skip_needs(r->reason, &limit))
-            long_chain++;
-        else if (r->status == GB_STATUS_OK)
-            short_chain++;
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s %s: %s", r->suite, r->case_name, r->reason);
+        const struct gb_figure *f =
+            gb_test_figure(r, cache ? "reads_per_item" : "accesses_per_item");
+        ASSERT(f);
+        ASSERT_MSG(f->v[0] < 65535, "%s %s: %g per work-item", r->suite, r->case_name, f->v[0]);
+        spread++;
     }
-    ASSERT_EQ(long_chain, 1);
-    ASSERT_EQ(short_chain, 1);
+    ASSERT_EQ(spread, 4);
     gb_results_free(&rs[0]);
     gb_results_free(&rs[1]);
 }
