@@ -524,13 +524,17 @@ static size_t check_loops(const struct gb_results *rs)
 /* Beside the smallest cases: a chain per work-item longer than the limit in compute, atomics and
  * concurrency (each the profile's measured count: a skip naming the limit), and reads and local
  * accesses that one work-item of a work-group of 1 would make past it (cache and local choose
- * the work-groups: more of them, each work-item within the limit). */
+ * the work-groups: more of them, each work-item within the limit); a tuning space whose GEMM
+ * configurations of WPT 8 loop 68,436 times per work-item at K = 832 (pruned before any launch,
+ * named in pruned_by; the default's WPT 4, within the limit, runs). */
 static const char loop_cases[] =
     "  - suite: compute\n    params: {prec: f32, iters: 1048576, groups: 1}\n"
     "  - suite: atomics\n    params: {op: global, type: int32, addresses: 1, iters: 100000}\n"
     "  - suite: concurrency\n    params: {kernel: chain, queues: 1, items: 64, iters: 100000}\n"
     "  - suite: cache\n    params: {size: 64KiB, reads: 8MiB, vec: 1, wg: 1}\n"
-    "  - suite: local\n    params: {op: read, vec: 1, stride: 1, bytes: 8MiB, wg: 1}\n";
+    "  - suite: local\n    params: {op: read, vec: 1, stride: 1, bytes: 8MiB, wg: 1}\n"
+    "  - suite: tuning\n    params: {kernel: gemm, size: 832, search: exhaustive}\n"
+    "    tunables: {TS: [64], WPT: [8], TSK: [16], UNROLL: [4]}\n";
 
 /* Every suite of the suite table, at its smallest case, on a driver that stops a work-item's
  * loops after 65,535 iterations (planted in the probe), with loop_cases: nothing fails, a skip
@@ -573,6 +577,16 @@ TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
         spread++;
     }
     ASSERT_EQ(spread, 4);
+    size_t pruned = 0;
+    for (size_t i = 0; i < rs[0].nresults; i++) {
+        const struct gb_result *r = &rs[0].results[i];
+        const struct gb_figure *by = gb_test_figure(r, "pruned_by");
+        if (strcmp(r->suite, "tuning") == 0 && by && strstr(by->text, "loops>max")) {
+            ASSERT_MSG(r->status == GB_STATUS_OK, "tuning: %s", r->reason);
+            pruned++;
+        }
+    }
+    ASSERT_EQ(pruned, 1);
     gb_results_free(&rs[0]);
     gb_results_free(&rs[1]);
 }
