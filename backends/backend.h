@@ -687,13 +687,18 @@ int gb_gemv_check_shape(const struct gb_gemm *g, const struct gb_device *dev,
  * GB_EUNSUPPORTED with the first broken rule and the values that break it as the detail. */
 int gb_gemm_fp8_check(const struct gb_gemm_fp8 *g);
 
+/* A CPU clock above this (MHz) is a placeholder, not a clock (gb_cpu_facts_check). */
+#define GB_CPU_MHZ_CEILING 10000u
+
 /* Checks a CPU device's clock and compute units against the host it runs on, for a driver that
  * reports placeholders (300 MHz and 8 compute units on a 2-core machine have been seen; Intel's
  * CPU runtime reports a clock of 0). host_mhz is the host's maximum clock in MHz from
  * host_source ("cpufreq": cpuinfo_max_freq, a maximum; "cpuinfo": /proc/cpuinfo's "cpu MHz", a
  * current or nominal clock; gb_host_cpu_mhz, base/util.h), 0 when unknown; host_cpus the host's
  * online CPUs, 0 when unknown. The clock is the host's where the device reports 0, less than
- * half the host's, or more than 5/4 of a cpufreq maximum (a current clock read from cpuinfo may
+ * half the host's, above GB_CPU_MHZ_CEILING whatever the host's source (no CPU core runs at
+ * 10 GHz: the fastest shipped boost clocks are ~6.2 GHz), or more than 5/4 of a cpufreq maximum
+ * (a current clock read from cpuinfo may
  * sit below the device's true maximum, never above half of it: turbo clocks stay within 2x of
  * the base); the compute units are the host's online CPUs where the device reports 0 or more.
  * Each replacement is said in info->clock_source (its comment gives the forms). A device that is

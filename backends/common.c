@@ -268,7 +268,7 @@ void gb_cpu_facts_check(struct gb_device_info *info, uint32_t host_mhz, const ch
     if (host_mhz && said_mhz == 0) {
         snprintf(note, sizeof note, "host %s", src);
         info->clock_mhz = host_mhz;
-    } else if (host_mhz && (said_mhz < host_mhz / 2 ||
+    } else if (host_mhz && (said_mhz < host_mhz / 2 || said_mhz > GB_CPU_MHZ_CEILING ||
                             (strcmp(src, "cpufreq") == 0 && said_mhz > host_mhz + host_mhz / 4))) {
         snprintf(note, sizeof note, "host %s, the device said %u MHz", src, (unsigned)said_mhz);
         info->clock_mhz = host_mhz;

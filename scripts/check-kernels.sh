@@ -54,6 +54,12 @@ if [ "${1:-}" = --sim ]; then
     esac
   done
   [ ${#sims[@]} -gt 0 ] || { echo "check-kernels: --sim needs files" >&2; exit 2; }
+  for s in "${sims[@]}"; do
+    [ -f "$s" ] || { echo "check-kernels: --sim: no file $s" >&2; exit 2; }
+  done
+elif [ $# -gt 0 ]; then
+  echo "check-kernels: unknown argument '$1' (usage: scripts/check-kernels.sh [--sim FILE...])" >&2
+  exit 2
 fi
 case $build in
   /*) bdir=$build ;;

@@ -238,10 +238,18 @@ TEST(precision_cpu_facts_contradicting_the_host_are_replaced)
         uint32_t units, cpus;
         bool replaced;
     } c[] = {
-        {3600, 800, "cpuinfo", 2, 2, false},  {2600, 2445, "cpufreq", 1, 4, false},
-        {3200, 2445, "cpufreq", 2, 2, true},  {1000, 2100, "cpuinfo", 2, 2, true},
-        {1100, 2100, "cpuinfo", 2, 2, false}, {2100, 0, "", 2, 0, false},
+        {3600, 800, "cpuinfo", 2, 2, false},
+        {2600, 2445, "cpufreq", 1, 4, false},
+        {3200, 2445, "cpufreq", 2, 2, true},
+        {1000, 2100, "cpuinfo", 2, 2, true},
+        {1100, 2100, "cpuinfo", 2, 2, false},
+        {2100, 0, "", 2, 0, false},
         {2100, 2100, "cpuinfo", 3, 2, true},
+        /* Above any CPU's clock: a placeholder whatever the host's source (a tester's 65535 and
+         * 4294967295 MHz through cpuinfo gave peaks of 8388 and 5.5e8 GFLOP/s). */
+        {65535, 2100, "cpuinfo", 2, 2, true},
+        {4294967295u, 2100, "cpuinfo", 2, 2, true},
+        {9000, 2100, "cpuinfo", 2, 2, false},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         in = pocl_info();

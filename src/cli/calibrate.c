@@ -177,6 +177,18 @@ static enum gb_exit make_dir(const struct calibrate_args *c, const char *name, c
         fprintf(stderr, "gpubench calibrate: cannot create %s: %s\n", dir, strerror(errno));
         return GB_EXIT_USAGE;
     }
+    /* A folder that holds runs already keeps them: none is replaced by this calibration's. */
+    for (long k = 1; k <= c->runs; k++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/run-%ld.json", dir, k);
+        if (access(path, F_OK) == 0) {
+            fprintf(stderr,
+                    "gpubench calibrate: %s exists: give --dir a folder without run-N.json "
+                    "files (the runs there are kept)\n",
+                    path);
+            return GB_EXIT_USAGE;
+        }
+    }
     return GB_EXIT_OK;
 }
 

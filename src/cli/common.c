@@ -286,7 +286,9 @@ bool gb__find_data(const char *name, const char *data_sub, const char *src_sub, 
                    char *buf, size_t len)
 {
     struct stat st;
-    if (stat(name, &st) == 0 || strchr(name, '/')) {
+    /* A file here, or a path, is taken as given; a folder of that name here (configs/ holds
+     * kernel-check/ beside kernel-check.yaml) does not hide the profile of that name. */
+    if ((stat(name, &st) == 0 && !S_ISDIR(st.st_mode)) || strchr(name, '/')) {
         snprintf(buf, len, "%s", name);
         return stat(name, &st) == 0;
     }
@@ -715,6 +717,20 @@ enum gb_exit gb__check_set_outputs(const char *cmd, const char *const *outs,
 }
 
 /* ---- --format ---------------------------------------------------------------------------- */
+
+enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *const *outs,
+                              const char *const *names, size_t n)
+{
+    for (size_t k = 0; format && k < n; k++)
+        if (outs[k] && strcmp(outs[k], "-") == 0) {
+            fprintf(stderr,
+                    "gpubench %s: -f %s and %s - both write to standard output: give %s a "
+                    "file\n",
+                    cmd, format, names[k], names[k]);
+            return GB_EXIT_USAGE;
+        }
+    return GB_EXIT_OK;
+}
 
 enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged)
 {

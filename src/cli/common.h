@@ -278,6 +278,10 @@ int gb__parse_fraction(const char *name, const char *text, double lo, double hi,
  * that is judged or not: GB_EXIT_OK, else GB_EXIT_USAGE with "gpubench CMD: no format ..."
  * naming the formats that fit. Checked before the work. */
 enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged);
+/* With `-f FORMAT` given (format not NULL), an output of outs[0..n) that is "-" would put a
+ * second document on standard output: a usage error naming both (names[k]: the option). */
+enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *const *outs,
+                              const char *const *names, size_t n);
 /* Renders d with the writer `format` on standard output: GB_EXIT_OK, or GB_EXIT_USAGE with
  * the error on stderr. */
 enum gb_exit gb__write_format(const char *cmd, const char *format, const struct gb_doc *d);

@@ -187,6 +187,7 @@ static int compare_main(int argc, char **argv)
     const char *outs[4] = {a.md, a.json, a.junit, a.metrics};
     static const char *const names[4] = {"--markdown", "--json", "--junit", "--openmetrics"};
     if ((rc = gb__check_format("compare", a.format, true)) != GB_EXIT_OK ||
+        (rc = gb__check_stdout("compare", a.format, outs, names, 4)) != GB_EXIT_OK ||
         (rc = gb__check_outputs("compare", outs, names, 4, files, 2)) != GB_EXIT_OK)
         return rc;
     struct stat st;

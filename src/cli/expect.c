@@ -209,6 +209,7 @@ static int check_main(int argc, char **argv)
     const char *outs[4] = {a.md, a.json, a.junit, a.metrics};
     static const char *const names[4] = {"--markdown", "--json", "--junit", "--openmetrics"};
     if ((rc = gb__check_format("check", a.format, true)) != GB_EXIT_OK ||
+        (rc = gb__check_stdout("check", a.format, outs, names, 4)) != GB_EXIT_OK ||
         (rc = gb__check_outputs("check", outs, names, 4, inputs, expect ? 2 : 1)) != GB_EXIT_OK)
         return rc;
     struct gb_expect e;

@@ -118,6 +118,7 @@ static int fleet_main(int argc, char **argv)
     const char *outs[3] = {md, json, a.metrics};
     static const char *const names[3] = {"--markdown", "--json", "--openmetrics"};
     if ((rc0 = gb__check_format("fleet", a.format, true)) != GB_EXIT_OK ||
+        (rc0 = gb__check_stdout("fleet", a.format, outs, names, 3)) != GB_EXIT_OK ||
         (a.expect &&
          (rc0 = gb__check_outputs("fleet", outs, names, 3, &a.expect, 1)) != GB_EXIT_OK))
         return rc0;

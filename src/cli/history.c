@@ -103,7 +103,8 @@ static int history_main(int argc, char **argv)
     bool series = a.series, quiet = a.quiet, fail = a.fail;
     const char *outs[3] = {md, json, csv};
     static const char *const names[3] = {"--markdown", "--json", "--csv"};
-    if ((rc0 = gb__check_format("history", a.format, true)) != GB_EXIT_OK)
+    if ((rc0 = gb__check_format("history", a.format, true)) != GB_EXIT_OK ||
+        (rc0 = gb__check_stdout("history", a.format, outs, names, 3)) != GB_EXIT_OK)
         return rc0;
     struct gb_inputs in;
     gb_error_clear();

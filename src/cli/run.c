@@ -133,7 +133,11 @@ static bool parse_args(int argc, char **argv, struct gb__run_args *a, struct run
     a->profile = argv[first];
     if (a->verbose)
         gb_error_log_to(stderr);
+    const char *outs[1] = {ro->metrics};
+    static const char *const names[1] = {"--openmetrics"};
     *rc = gb__check_format("run", ro->format, false);
+    if (*rc == GB_EXIT_OK)
+        *rc = gb__check_stdout("run", ro->format, outs, names, 1);
     return *rc == GB_EXIT_OK;
 }
 
@@ -178,6 +182,7 @@ static int run_main(int argc, char **argv, int full_argc, char **full_argv)
     snprintf(out, sizeof out, "%s", a.out ? a.out : "");
     if (!a.out)
         rc = gb__default_output("run", p.name, rs.run.start_utc, ".json", out, sizeof out);
+    const bool reserved = !a.out && rc == GB_EXIT_OK; /* the default name, made empty */
     snprintf(partial, sizeof partial, "%s.partial", out);
     /* From here on Ctrl-C ends the run with exit 130, the results written. */
     volatile sig_atomic_t *stop = gb__catch_stop_signals();
@@ -197,6 +202,11 @@ static int run_main(int argc, char **argv, int full_argc, char **full_argv)
         rc = GB_EXIT_USAGE;
     }
     bool ran = rc == GB_EXIT_OK;
+    /* A run refused before it starts leaves no empty results file of the name it reserved
+     * (history, calibrate and report would each stop at it). */
+    struct stat st_reserved;
+    if (!ran && reserved && stat(out, &st_reserved) == 0 && st_reserved.st_size == 0)
+        unlink(out);
     if (ran) {
         int r = run_and_report(&plan, out, a.quiet, ro.format ? ro.format : "text", worker_argv,
                                stop, &rs);

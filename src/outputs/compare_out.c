@@ -115,6 +115,15 @@ static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
 
 /* ---- what the text and Markdown show -------------------------------------------------------- */
 
+/* The last note of d on one line: a host, version or profile name read from a file may hold
+ * line breaks, which would start a line of their own (a forged verdict) under the header. */
+static void flat_last_note(struct gb_doc *d)
+{
+    for (char *p = d->nnotes ? d->notes[d->nnotes - 1] : NULL; p && *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\v' || *p == '\f')
+            *p = ' ';
+}
+
 /* The lines above the table: the two sides (or the nights and NEW) and the policy. */
 static int header_notes(const struct gb_comparison *c, struct gb_doc *d)
 {
@@ -131,12 +140,15 @@ static int header_notes(const struct gb_comparison *c, struct gb_doc *d)
                          c->nights[0].run.start_utc, last->run.start_utc,
                          c->night_paths[c->nnights - 1], last->run.host, last->run.gpubench_version,
                          last->run.git_commit, last->run.profile_name);
+        flat_last_note(d);
     }
-    for (int s = c->nnights ? 1 : 0; !rc && s < 2; s++)
+    for (int s = c->nnights ? 1 : 0; !rc && s < 2; s++) {
         rc = gb_doc_note(d, "%s %s: host %s, %s, gpubench %s (%s), profile '%s'", names[s],
                          paths[s] ? paths[s] : "?", sides[s]->run.host, sides[s]->run.start_utc,
                          sides[s]->run.gpubench_version, sides[s]->run.git_commit,
                          sides[s]->run.profile_name);
+        flat_last_note(d);
+    }
     if (rc)
         return rc;
     char line[2048] = "";
