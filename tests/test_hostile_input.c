@@ -113,6 +113,8 @@ TEST_TIMEOUT(hostile_outputs_never_overwrite_inputs, 120)
     ASSERT_EQ(mkdir("folder", 0777), 0);
     ASSERT_EQ(mkdir("rep", 0777), 0);
     ASSERT_EQ(mkdir("rep/data", 0777), 0);
+    ASSERT_EQ(mkdir("rep2", 0777), 0);
+    ASSERT_EQ(symlink("../rep/data", "rep2/data"), 0); /* a report's subfolder onto an input's */
     synth("rep/index.html", 3, "dev", "host", "prof", "h2d", "t", 10);
     synth("rep/data/in.json", 3, "dev", "host", "prof", "h2d", "t", 10);
     ASSERT_EQ(sh("%s baseline a.json --dir bl --print-path", GB_TEST_EXE), 0);
@@ -154,6 +156,10 @@ TEST_TIMEOUT(hostile_outputs_never_overwrite_inputs, 120)
         {"report rep/index.html -o rep", "would overwrite the input rep/index.html"},
         {"report rep/data/in.json -o rep", "would overwrite the input rep/data/in.json"},
         {"report a.json --prices rep/data/in.json -o rep", "would overwrite the input"},
+        {"report rep/data/in.json -o rep2", "rep2/data: it is a symbolic link"},
+        {"compare a.json b.json -f csv --junit -", "-f csv and --junit - both write"},
+        {"fleet a.json b.json -f json --json -", "-f json and --json - both write"},
+        {"run p.yaml -q -f openmetrics --openmetrics -", "both write to it"},
         {"fleet a.json b.json -q --json a.json", "it is the input a.json"},
         {"fleet a.json b.json -q --markdown sym-b.json", "it is the input b.json"},
         {"fleet rep/data -q --json rep/data/in.json", "it is the input rep/data/in.json"},

@@ -724,8 +724,8 @@ enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *c
     for (size_t k = 0; format && k < n; k++)
         if (outs[k] && strcmp(outs[k], "-") == 0) {
             fprintf(stderr,
-                    "gpubench %s: -f %s and %s - both write to standard output: give %s a "
-                    "file\n",
+                    "gpubench %s: cannot write standard output twice: -f %s and %s - both "
+                    "write to it: give %s a file\n",
                     cmd, format, names[k], names[k]);
             return GB_EXIT_USAGE;
         }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/error.h"
 #include "base/util.h"
@@ -23,6 +24,14 @@ int gb_report_write(const struct gb_results *files, const char *const *paths, si
         snprintf(p, sizeof p, "%s%s", o->dir, subs[i]);
         if (gb_mkdir_p(p, 0777) != 0)
             return gb_error_set(GB_EIO, NULL, 0, "cannot create %s: %s", p, strerror(errno));
+        /* The report's own subfolders are folders of its own: one that is a symbolic link
+         * would write data/, plots/ or charts/ files where it points (onto an input). */
+        struct stat lst;
+        if (i && lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode))
+            return gb_error_set(GB_EINVAL, NULL, 0,
+                                "cannot write %s: it is a symbolic link, and the report writes a "
+                                "folder of its own there (give -o a folder without one)",
+                                p);
     }
     int rc = gb__build_points(&R);
     if (rc)
