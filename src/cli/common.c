@@ -732,6 +732,39 @@ enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *c
     return GB_EXIT_OK;
 }
 
+enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
+                                    bool (*seen)(const void *ctx, const char *name),
+                                    const void *ctx)
+{
+    const struct gb_suite_table *t = gb_suites_builtin();
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < 64; i++)
+        names[n++] = t->v[i]->name;
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        p += len + (p[len] == ',');
+        if (!name[0] || seen(ctx, name))
+            continue;
+        bool known = false;
+        for (size_t k = 0; k < n && !known; k++)
+            known = strcmp(names[k], name) == 0;
+        if (known) {
+            fprintf(stderr, "gpubench %s: note: no result of suite %s in these files\n", cmd, name);
+            continue;
+        }
+        const char *near = gb_did_you_mean(name, names, n);
+        fprintf(stderr,
+                "gpubench %s: -s names '%s': no suite of that name in these files or this "
+                "build%s%s%s; see gpubench suites\n",
+                cmd, name, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}
+
 enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged)
 {
     if (!format || gb_writer_fits(gb_writer_find(format), judged))

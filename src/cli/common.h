@@ -278,6 +278,13 @@ int gb__parse_fraction(const char *name, const char *text, double lo, double hi,
  * that is judged or not: GB_EXIT_OK, else GB_EXIT_USAGE with "gpubench CMD: no format ..."
  * naming the formats that fit. Checked before the work. */
 enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged);
+/* The suites a comma list names (`-s`, fleet's and history's filter) that matched nothing read:
+ * seen(ctx, name) says whether the files held that suite. A name that is neither in the files
+ * nor a suite of this build is a usage error (a misspelt filter would pass a gate on nothing),
+ * with the nearest suite's name; one this build knows that the files lack is a note. */
+enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
+                                    bool (*seen)(const void *ctx, const char *name),
+                                    const void *ctx);
 /* With `-f FORMAT` given (format not NULL), an output of outs[0..n) that is "-" would put a
  * second document on standard output: a usage error naming both (names[k]: the option). */
 enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *const *outs,

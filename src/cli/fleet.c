@@ -102,6 +102,16 @@ static enum gb_exit write_terminal(const char *format, const struct gb_doc *d)
     return GB_EXIT_OK;
 }
 
+/* Whether the fleet read a result of suite `name` (gb__check_suite_filter). */
+static bool fleet_has_suite(const void *ctx, const char *name)
+{
+    const struct gb_fleet *f = ctx;
+    for (size_t i = 0; i < f->ncases; i++)
+        if (strcmp(f->cases[i].suite, name) == 0)
+            return true;
+    return false;
+}
+
 static int fleet_main(int argc, char **argv)
 {
     struct fleet_args a = {0};
@@ -183,6 +193,8 @@ static int fleet_main(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
+    if ((rc = (int)gb__check_suite_filter("fleet", o.suites, fleet_has_suite, &fl)) != GB_EXIT_OK)
+        goto out;
     gb_error_clear();
     if (gb_fleet_finish(&fl)) {
         fprintf(stderr, "gpubench fleet: %s\n", gb_error_msg());

@@ -88,6 +88,16 @@ static int write_csv(FILE *f, const void *d)
     return gb_write_layout(f, d);
 }
 
+/* Whether the history read a result of suite `name` (gb__check_suite_filter). */
+static bool history_has_suite(const void *ctx, const char *name)
+{
+    const struct gb_history *h = ctx;
+    for (size_t i = 0; i < h->nseries; i++)
+        if (strcmp(h->series[i].suite, name) == 0)
+            return true;
+    return false;
+}
+
 static int history_main(int argc, char **argv)
 {
     struct history_args a = {0};
@@ -136,6 +146,9 @@ static int history_main(int argc, char **argv)
                 "gpubench history: note: %zu file%s left out as a copy of a night already read "
                 "(the same host, start time and profile)\n",
                 h.ncopies, h.ncopies == 1 ? "" : "s");
+    if ((rc = (int)gb__check_suite_filter("history", o.suites, history_has_suite, &h)) !=
+        GB_EXIT_OK)
+        goto out;
     gb_error_clear();
     if (gb_history_finish(&h)) {
         fprintf(stderr, "gpubench history: %s\n", gb_error_msg());
