@@ -25,6 +25,7 @@
 #include "run/tune.h"
 #include "run/tuning_cache.h"
 #include "backends/backend.h"
+#include "outputs/writer_private.h"
 #include "test.h"
 
 static char out[1 << 18];
@@ -249,6 +250,34 @@ TEST(hostile_output_refusal_unit)
     ASSERT_EQ(gb_output_refusal("in", GB_OUTPUT_DIR, NULL, 0, why, sizeof why), -1);
     ASSERT_EQ(gb_output_refusal("/dev/zero", GB_OUTPUT_FILE, NULL, 0, why, sizeof why), -1);
     ASSERT_CONTAINS(why, "device node");
+}
+
+/* The writers' cleaner: bidirectional controls (U+202A..U+202E, U+2066..U+2069) and the line
+ * and paragraph separators (U+2028, U+2029) become '?' as C0 and C1 controls do, so that a node
+ * or case name cannot show on a terminal as another; their neighbours and other text stay. */
+TEST(hostile_cleaner_replaces_bidi_controls_and_separators)
+{
+    static const char *const bad[] = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066",
+                                      "\u2067", "\u2068", "\u2069", "\u2028", "\u2029"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char in[32];
+        snprintf(in, sizeof in, "vm%sRLO", bad[i]);
+        char *c = gb__clean_dup(in);
+        ASSERT(c);
+        ASSERT_STR(c, "vm?RLO");
+        free(c);
+        char buf[64] = {0};
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        ASSERT(f);
+        gb__put_clean(f, in, true);
+        fclose(f);
+        ASSERT_STR(buf, "vm?RLO");
+    }
+    /* The host a tester named, and neighbours that are not controls: kept. */
+    char *c = gb__clean_dup("vm\u202eRLO\u2028LS \u2027\u202f\u2065\u206a\u00e9\u2014");
+    ASSERT(c);
+    ASSERT_STR(c, "vm?RLO?LS \u2027\u202f\u2065\u206a\u00e9\u2014");
+    free(c);
 }
 
 /* ---- paths named in a profile, temporary files, write failures -------------------------- */

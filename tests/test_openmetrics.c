@@ -261,6 +261,69 @@ TEST_TIMEOUT(csv_every_command_stdout_is_one_rectangular_table, 180)
     ASSERT_MSG(rc == 0, "compare -f csv: %s", out);
 }
 
+/* Units as a results file writes them become a name's suffix only where gpubench knows them: a
+ * hostile unit and the words OpenMetrics keeps for other types (_total, _created, ...) give
+ * names that promtool passes with nothing to lint, on every command that reads results. */
+TEST_TIMEOUT(openmetrics_unknown_and_reserved_units_pass_promtool, 180)
+{
+    need_promtool();
+    const char *dir = gb_test_tmpdir_with(
+        "p.yaml", "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
+                  "max_samples: 2, max_time: 20ms}\nsuites:\n"
+                  "  - suite: launch\n    params: {op: latency}\n");
+    char p[1100];
+    int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    static const char *const units[] = {"GB/s\x1b[0m<\"|,", "total", "created", "count",
+                                        "bucket",           "info",  "gsum"};
+    const struct gb_result first = rs.results[0];
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        struct gb_result r = first;
+        r.samples = NULL;
+        r.nsamples = 0;
+        snprintf(r.case_name, sizeof r.case_name, "case %zu", i);
+        snprintf(r.unit, sizeof r.unit, "%s", units[i]);
+        ASSERT_OK(gb_results_add(&rs, &r));
+    }
+    snprintf(p, sizeof p, "%s/u.json", dir);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+    rc = sh("cd %s && mkdir -p h && cp u.json h/1.json && cp u.json h/2.json && cp u.json n1.json "
+            "&& cp u.json n2.json && %s expect u.json -o e.json -q 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "expect exit %d: %s", rc, out);
+    static const char *const cmds[] = {"compare u.json n1.json", "fleet n1.json n2.json",
+                                       "history h", "check u.json -e e.json"};
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "u-%zu.prom", k);
+        rc = sh("cd %s && %s %s -q -f openmetrics > %s 2>/dev/null", dir, GB_TEST_EXE, cmds[k],
+                name);
+        ASSERT_MSG(rc == 0 || rc == 3, "%s: exit %d", cmds[k], rc);
+        promtool_ok(dir, name);
+        char *prom = gb_test_slurp_in(dir, name);
+        ASSERT_MSG(!strstr(prom, "_0m") && !strchr(prom, '\x1b'), "%s: %s", cmds[k], prom);
+        static const char *const reserved[] = {"_total",  "_created", "_count", "_sum",
+                                               "_bucket", "_gcount",  "_gsum"};
+        for (const char *line = prom; *line;
+             line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            if (*line == '#')
+                continue;
+            const size_t n = strcspn(line, "{ ");
+            for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+                const size_t m = strlen(reserved[i]);
+                ASSERT_MSG(n < m || memcmp(line + n - m, reserved[i], m) != 0, "%s: %.*s", cmds[k],
+                           (int)n, line);
+            }
+        }
+        free(prom);
+    }
+}
+
 TEST_TIMEOUT(openmetrics_every_command_passes_promtool_with_a_timestamp, 180)
 {
     need_promtool();

@@ -8,12 +8,21 @@
 #include "base/error.h"
 #include "base/util.h"
 
+/* Whether the 3-byte UTF-8 sequence at u is a bidirectional control (U+202A..U+202E,
+ * U+2066..U+2069) or a line or paragraph separator (U+2028, U+2029): text a terminal reorders or
+ * breaks, so that a name could show as another. */
+static bool is_bidi(const unsigned char *u)
+{
+    return u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0xA8 && u[2] <= 0xAE) ||
+                            (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9));
+}
+
 void gb__put_clean(FILE *f, const char *s, bool keep_newlines)
 {
     /* Most text has nothing to replace: then it is written whole (a byte at a time made the
      * text of a large table's every row several times slower). */
     const unsigned char *v = (const unsigned char *)(s ? s : "");
-    while (*v >= 0x20 && *v != 0x7F && *v != 0xC2)
+    while (*v >= 0x20 && *v != 0x7F && *v != 0xC2 && *v != 0xE2)
         v++;
     if (!*v) {
         fputs(s ? s : "", f);
@@ -23,6 +32,9 @@ void gb__put_clean(FILE *f, const char *s, bool keep_newlines)
         if (gb_is_c1(u)) {
             fputc('?', f);
             u++;
+        } else if (is_bidi(u)) {
+            fputc('?', f);
+            u += 2;
         } else if (*u == '\n' || *u == '\t') {
             fputc(keep_newlines && *u == '\n' ? '\n' : ' ', f);
         } else if (*u < 0x20 || *u == 0x7F) {
@@ -72,7 +84,7 @@ char *gb__clean_dup(const char *s)
         return NULL;
     while (*u) {
         size_t n = utf8_seq(u);
-        if (n == 0 || gb_is_c1(u) ||
+        if (n == 0 || gb_is_c1(u) || (n == 3 && is_bidi(u)) ||
             (n == 1 && ((*u < 0x20 && *u != '\n' && *u != '\t') || *u == 0x7F))) {
             *o++ = '?';
             u += n ? n : 1;

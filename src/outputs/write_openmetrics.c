@@ -9,7 +9,9 @@
  * left out where it repeats <doc>, so no gpubench_check_check_...), one sample per row with a
  * number there (an empty or non-finite cell gives none). The unit is the column's
  * (gb_doc_column_unit) in base units, the number scaled to it: "%" a _ratio, "us" _seconds, "MHz"
- * _hertz, "GB/s" _bytes_per_second, "GFLOP/s" _flops_per_second, any other unit spelled in words;
+ * _hertz, "GB/s" _bytes_per_second, "GFLOP/s" _flops_per_second (the units gpubench writes); any
+ * other unit gives no suffix, its text in the HELP line, and a name that would end in a suffix
+ * OpenMetrics keeps for other types (_total, _count, _info, ...) ends in _value after it;
  * a column whose unit is each row's gives a family per unit. The column's name loses a last word
  * that is its unit ("op us" is op_seconds). The row's text columns are its labels, but for prose
  * (a note: it would start a new series whenever its words change), data, the columns that hold
@@ -142,11 +144,22 @@ static const struct unit units[] = {
     {"Gatomic/s", "atomics_per_second", 1e9},
     {"Mlaunch/s", "launches_per_second", 1e6},
     {"G/s", "per_second", 1e9},
+    {"1/s", "per_second", 1},
+    {"OP/s", "ops_per_second", 1},
+    {"op/s", "ops_per_second", 1},
+    {"IOP/s", "iops_per_second", 1},
+    {"requests/s", "requests_per_second", 1},
+    {"items/s", "items_per_second", 1},
+    {"Gadds/s", "adds_per_second", 1e9},
+    {"GB/s/W", "bytes_per_second_per_watt", 1e9},
     {"FLOP", "flops", 1},
+    {"GFLOP", "flops", 1e9},
 };
 
-/* The unit u (NULL or "": none) as a name suffix into buf ("" for none) and its factor: a known
- * one in base units, any other spelled in words ("items/s": items_per_second). */
+/* The unit u (NULL or "": none) as a name suffix into buf ("" for none) and its factor: one of
+ * the units gpubench writes (the list above) in base units. Any other unit gives no suffix (its
+ * text goes to the HELP line), so that a unit as written in a results file can neither put its
+ * bytes into a name nor end it in a suffix OpenMetrics keeps for other types ("total"). */
 static double unit_suffix(const char *u, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -157,16 +170,24 @@ static double unit_suffix(const char *u, char *buf, size_t len)
             snprintf(buf, len, "%s", units[i].suffix);
             return units[i].scale;
         }
-    char tmp[128];
-    name_part(u, tmp, sizeof tmp);
-    size_t n = strlen(tmp);
-    if (n >= 6 && strcmp(tmp + n - 6, "_per_s") == 0) { /* "/s" is per second */
-        tmp[n - 6] = '\0';
-        snprintf(buf, len, "%s_per_second", tmp);
-    } else {
-        snprintf(buf, len, "%s", tmp);
-    }
     return 1;
+}
+
+/* Name endings OpenMetrics keeps for counters, histograms, summaries and info metrics. */
+static const char *const reserved[] = {"_total",  "_created", "_count",  "_sum",
+                                       "_bucket", "_info",    "_gcount", "_gsum"};
+
+/* Appends "_value" to the metric name in buf where it ends in a reserved suffix. */
+static void unreserve(char *buf, size_t len)
+{
+    const size_t n = strlen(buf);
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+        const size_t k = strlen(reserved[i]);
+        if (n >= k && strcmp(buf + n - k, reserved[i]) == 0) {
+            snprintf(buf + n, len - n, "_value");
+            return;
+        }
+    }
 }
 
 /* The metric-name part of column c: its name without a last word that is its unit. */
@@ -283,7 +304,8 @@ static void numeric_column(FILE *f, const char *prefix, const struct gb_doc_tabl
         const struct gb_doc_cell *cl = gb_doc_cell(t, from, c);
         if (!cl || cl->kind != GB_CELL_NUM || !isfinite(cl->num))
             continue;
-        unit_suffix(row_unit(t, from, c, ubuf, sizeof ubuf), suffix, sizeof suffix);
+        const char *ru = row_unit(t, from, c, ubuf, sizeof ubuf);
+        unit_suffix(ru, suffix, sizeof suffix);
         bool seen = false;
         for (size_t k = 0; k < ndone && !seen; k++)
             seen = strcmp(done[k], suffix) == 0;
@@ -294,11 +316,17 @@ static void numeric_column(FILE *f, const char *prefix, const struct gb_doc_tabl
         snprintf(done[ndone++], sizeof done[0], "%s", suffix);
         char name[512], help[700];
         snprintf(name, sizeof name, "%s_%s%s%s", prefix, col, suffix[0] ? "_" : "", suffix);
+        unreserve(name, sizeof name);
         snprintf(help, sizeof help, "column %s of %s%s%s", t->cols[c].name,
                  t->title && *t->title ? t->title : t->id, suffix[0] ? ", in " : "", suffix);
         for (char *h = help; *h; h++)
             if (*h == '_' && strstr(help, ", in ") < h)
                 *h = ' ';
+        if (!suffix[0] && *ru)
+            gb_appendf(help, sizeof help, "%s%s",
+                       t->cols[c].unit_from ? ", in each row's unit as written"
+                                            : ", in the unit as written: ",
+                       t->cols[c].unit_from ? "" : ru);
         family(f, name, help);
         for (size_t r = from; r < t->nrows; r++) {
             char rbuf[256], rs[128];
@@ -323,7 +351,9 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
                          bool with_row, char (*lname)[64])
 {
     struct gb_strtab states = {0};
-    char buf[2048];
+    char buf[2048], name[256];
+    snprintf(name, sizeof name, "%s_%s", prefix, lname[c]);
+    unreserve(name, sizeof name);
     for (size_t r = 0; r < t->nrows; r++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
         const char *v = cl && cl->kind != GB_CELL_EMPTY ? value_text(cl, buf, sizeof buf) : "";
@@ -332,8 +362,7 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
             gb_strtab_intern(&states, v, &added);
     }
     if (states.n) {
-        char name[256], help[600];
-        snprintf(name, sizeof name, "%s_%s", prefix, lname[c]);
+        char help[600];
         snprintf(help, sizeof help, "state set: 1 for the %s of each row of %s, 0 for the others",
                  t->cols[c].name, t->title && *t->title ? t->title : t->id);
         family(f, name, help);
@@ -344,7 +373,7 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
             continue; /* no state said */
         char *mine = strdup(value_text(cl, buf, sizeof buf));
         for (size_t s = 0; mine && s < states.n; s++) {
-            fprintf(f, "%s_%s{", prefix, lname[c]);
+            fprintf(f, "%s{", name);
             if (labels(f, t, r, with_row, lname))
                 fputc(',', f);
             fprintf(f, "%s=\"", lname[c]);
