@@ -583,6 +583,24 @@ TEST(fleet_three_nodes_and_two)
     ASSERT_CONTAINS(out, "3 members have fewer than 5 judged cases without calibrated noise");
 }
 
+/* A node named with bidirectional controls and a line separator: shown with each replaced by
+ * '?', as every other command shows them, never passed to the terminal. */
+TEST(fleet_node_name_bidi_controls_are_replaced)
+{
+    char dir[1024], from[4096], to[4096];
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    gen_fleet(dir, 2, 4, 1, 5, 0.01, 11);
+    snprintf(from, sizeof from, "%s/node01.json", dir);
+    snprintf(to, sizeof to, "%s/node03.json", dir);
+    hand_slowed_copy(from, to, "vm\u202eRLO\u2028LS\u2066x\u2069", 1, 0.8);
+    int rc = sh("%s fleet %s --all 2>&1", GB_TEST_EXE, dir);
+    ASSERT_MSG(rc == 0 || rc == 3, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "vm?RLO?LS?x?");
+    ASSERT_MSG(!strstr(out, "\xe2\x80\xae") && !strstr(out, "\xe2\x80\xa8") &&
+                   !strstr(out, "\xe2\x81\xa6") && !strstr(out, "\xe2\x81\xa9"),
+               "%s", out);
+}
+
 TEST(fleet_devices_and_failures)
 {
     char dir[1024];
