@@ -101,7 +101,8 @@ static void doc_part(const struct gb_doc *d, char *buf, size_t len)
     name_part(k, buf, len);
 }
 
-/* A unit in base units: the name's suffix and the factor to it. */
+/* A unit in base units: the name's suffix and the factor to it (suffix NULL: the unit spelled
+ * in words, factor 1). */
 struct unit {
     const char *raw, *suffix;
     double scale;
@@ -144,16 +145,25 @@ static const struct unit units[] = {
     {"Gatomic/s", "atomics_per_second", 1e9},
     {"Mlaunch/s", "launches_per_second", 1e6},
     {"G/s", "per_second", 1e9},
-    {"1/s", "per_second", 1},
-    {"OP/s", "ops_per_second", 1},
-    {"op/s", "ops_per_second", 1},
-    {"IOP/s", "iops_per_second", 1},
-    {"requests/s", "requests_per_second", 1},
-    {"items/s", "items_per_second", 1},
-    {"Gadds/s", "adds_per_second", 1e9},
-    {"GB/s/W", "bytes_per_second_per_watt", 1e9},
     {"FLOP", "flops", 1},
-    {"GFLOP", "flops", 1e9},
+    /* Units gpubench writes that have always been spelled in words, scale 1 ("1/s":
+     * 1_per_second, "GB/s/W": gb_per_s_per_w), kept as they were. */
+    {"1/s", NULL, 1},
+    {"OP/s", NULL, 1},
+    {"op/s", NULL, 1},
+    {"IOP/s", NULL, 1},
+    {"requests/s", NULL, 1},
+    {"items/s", NULL, 1},
+    {"Gadds/s", NULL, 1},
+    {"FLOP/B", NULL, 1},
+    {"GFLOP", NULL, 1},
+    {"GB/s/W", NULL, 1},
+    {"GFLOP/s/W", NULL, 1},
+    {"GOP/s/W", NULL, 1},
+    {"Gelem/s/W", NULL, 1},
+    {"Gatomic/s/W", NULL, 1},
+    {"Mlaunch/s/W", NULL, 1},
+    {"1/s/W", NULL, 1},
 };
 
 /* The unit u (NULL or "": none) as a name suffix into buf ("" for none) and its factor: one of
@@ -167,8 +177,20 @@ static double unit_suffix(const char *u, char *buf, size_t len)
         return 1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(u, units[i].raw) == 0) {
-            snprintf(buf, len, "%s", units[i].suffix);
-            return units[i].scale;
+            if (units[i].suffix) {
+                snprintf(buf, len, "%s", units[i].suffix);
+                return units[i].scale;
+            }
+            char tmp[128];
+            name_part(u, tmp, sizeof tmp);
+            size_t n = strlen(tmp);
+            if (n >= 6 && strcmp(tmp + n - 6, "_per_s") == 0) { /* "/s" is per second */
+                tmp[n - 6] = '\0';
+                snprintf(buf, len, "%s_per_second", tmp);
+            } else {
+                snprintf(buf, len, "%s", tmp);
+            }
+            return 1;
         }
     return 1;
 }
