@@ -96,6 +96,32 @@ static int rd_str(struct reader *R, const json_t *obj, const char *where, const 
     return 0;
 }
 
+/* A time as every gpubench writes it, ISO 8601 UTC "YYYY-MM-DDTHH:MM:SSZ", or empty (a run
+ * cut short before its end, a file without the field): 0, else GB_ESCHEMA naming the field
+ * (history sorts nights by this text and OpenMetrics turns it into a timestamp). */
+static int rd_utc(struct reader *R, const json_t *obj, const char *where, const char *key,
+                  char *dst, size_t cap)
+{
+    int rc = rd_str(R, obj, where, key, dst, cap, RD_TRUNC);
+    if (rc || !dst[0])
+        return rc;
+    static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+    bool ok = strlen(dst) == sizeof form - 1;
+    for (size_t i = 0; ok && form[i]; i++)
+        ok = form[i] == 'd' ? (dst[i] >= '0' && dst[i] <= '9') : dst[i] == form[i];
+    if (ok) {
+        int mo = atoi(dst + 5), d = atoi(dst + 8), h = atoi(dst + 11), mi = atoi(dst + 14),
+            sec = atoi(dst + 17);
+        ok = mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && sec <= 60;
+    }
+    if (!ok)
+        return GB_USER_FAIL(GB_ESCHEMA,
+                            "%s: %s.%s is \"%s\", expected a UTC time such as "
+                            "\"2026-11-30T04:00:00Z\"",
+                            R->file, where, key, dst);
+    return 0;
+}
+
 /* A number; null reads as `null_value`. */
 static int rd_num(struct reader *R, const json_t *obj, const char *where, const char *key,
                   double *dst, double null_value, int flags)
@@ -621,8 +647,8 @@ static int rd_root(struct reader *R, const json_t *root, struct gb_results *out)
         (rc = rd_str(R, gb, "gpubench", "git_commit", m->git_commit, sizeof m->git_commit,
                      RD_TRUNC)) ||
         (rc = rd_node(R, root, "", "run", JSON_OBJECT, &run, RD_REQ)) ||
-        (rc = rd_str(R, run, "run", "start_utc", m->start_utc, sizeof m->start_utc, RD_TRUNC)) ||
-        (rc = rd_str(R, run, "run", "end_utc", m->end_utc, sizeof m->end_utc, RD_TRUNC)) ||
+        (rc = rd_utc(R, run, "run", "start_utc", m->start_utc, sizeof m->start_utc)) ||
+        (rc = rd_utc(R, run, "run", "end_utc", m->end_utc, sizeof m->end_utc)) ||
         (rc = rd_str(R, run, "run", "host", m->host, sizeof m->host, RD_TRUNC)) ||
         (rc = rd_str(R, run, "run", "os", m->os, sizeof m->os, RD_TRUNC)) ||
         (rc = rd_str(R, run, "run", "command_line", m->command_line, sizeof m->command_line,
