@@ -986,4 +986,82 @@ TEST_TIMEOUT(hostile_outputs_are_checked_before_the_work, 60)
     ASSERT_CONTAINS(out, "this output needs a file name");
     struct stat st;
     ASSERT(stat("-", &st) != 0);
+    /* An output folder is created, but not the folders above it. */
+    rc = sh("%s report a.json -o nowhere/deep/dir 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the folder nowhere/deep for -o does not exist");
+    rc = sh("%s calibrate --from a.json b.json --baseline nowhere/b 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "the folder nowhere for --baseline does not exist");
+    ASSERT(stat("nowhere", &st) != 0);
+    rc = sh("%s report a.json -o newdir/ >/dev/null 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d", rc);
+    ASSERT(stat("newdir", &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* A run's start and end times are ISO 8601 UTC as every gpubench writes them: any other text
+ * is a read error naming the field and the file (history sorted it as text, OpenMetrics
+ * dropped its timestamp). An empty one, a run that never ended, still reads. */
+TEST(hostile_run_times_that_are_not_utc_are_read_errors)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    const char *bad[] = {"not a time", "2026-11-30 04:00:00", "2026-13-30T04:00:00Z",
+                         "2026-11-30T04:00:00+01:00", "2026-11-30T04:00:00Zjunk"};
+    const char *fields[] = {"start_utc", "end_utc"};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+            char doc[512];
+            snprintf(doc, sizeof doc,
+                     "{\"schema\": \"gpubench-results/2\", \"gpubench\": {\"version\": \"t\"}, "
+                     "\"run\": {\"%s\": \"%s\"}, \"devices\": [], \"results\": []}\n",
+                     fields[f], bad[i]);
+            gb_test_write_file("t.json", doc);
+            struct gb_results rs;
+            gb_error_clear();
+            ASSERT(gb_results_read("t.json", &rs) != 0);
+            ASSERT_CONTAINS(gb_error_msg(), "t.json");
+            char field[32];
+            snprintf(field, sizeof field, "run.%s", fields[f]);
+            ASSERT_CONTAINS(gb_error_msg(), field);
+        }
+    gb_test_write_file("t.json",
+                       "{\"schema\": \"gpubench-results/2\", \"gpubench\": {\"version\": \"t\"}, "
+                       "\"run\": {\"start_utc\": \"2026-11-30T04:00:00Z\", \"end_utc\": \"\"}, "
+                       "\"devices\": [], \"results\": []}\n");
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read("t.json", &rs));
+    ASSERT_STR(rs.run.start_utc, "2026-11-30T04:00:00Z");
+    gb_results_free(&rs);
+    gb_test_write_file("n.json", "{\"schema\": \"gpubench-results/2\", \"gpubench\": "
+                                 "{\"version\": \"t\"}, \"run\": {\"start_utc\": \"not a time\"}, "
+                                 "\"devices\": [], \"results\": []}\n");
+    int rc = sh("%s history n.json 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc != 0, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "run.start_utc");
+    ASSERT(!strstr(out, "night not a time"));
+}
+
+/* --suite-threshold and --suite-tolerance naming a suite that is neither in the files nor of
+ * this build are usage errors with the nearest name (a misspelt suite passed a gate with its
+ * override never applied); a suite of this build that the files lack is a note. */
+TEST_TIMEOUT(hostile_misspelt_suite_overrides_are_usage_errors, 60)
+{
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(chdir(dir), 0);
+    synth("a.json", 3, "dev", "host", "prof", "h2d", "t", 10);
+    synth("b.json", 3, "dev", "host", "prof", "h2d", "t", 10);
+    int rc = sh("%s compare a.json b.json --suite-threshold memroy=0.1%% 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--suite-threshold names 'memroy'");
+    ASSERT_CONTAINS(out, "did you mean memory?");
+    rc = sh("%s check a.json --suite-tolerance memroy=5%% 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--suite-tolerance names 'memroy'");
+    rc = sh("%s compare a.json b.json --suite-threshold memory=0.1 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "note: no result of suite memory in these files");
+    rc = sh("%s compare a.json b.json --suite-threshold transfer=0.1 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    ASSERT(!strstr(out, "note: no result of suite"));
 }

@@ -538,6 +538,19 @@ bool gb__folder_missing(const char *out, char *dir, size_t len)
     return stat(dir, &st) != 0 || !S_ISDIR(st.st_mode);
 }
 
+enum gb_exit gb__check_dir_parent(const char *cmd, const char *opt, const char *dir)
+{
+    char path[PATH_MAX], parent[PATH_MAX];
+    snprintf(path, sizeof path, "%s", dir);
+    /* "out/" names the folder out: its parent is the one above out. */
+    for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+        path[n - 1] = '\0';
+    if (!gb__folder_missing(path, parent, sizeof parent))
+        return GB_EXIT_OK;
+    fprintf(stderr, "gpubench %s: the folder %s for %s does not exist\n", cmd, parent, opt);
+    return GB_EXIT_USAGE;
+}
+
 FILE *gb__open_out(const char *path)
 {
     return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
@@ -732,20 +745,19 @@ enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *c
     return GB_EXIT_OK;
 }
 
-enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
-                                    bool (*seen)(const void *ctx, const char *name),
-                                    const void *ctx)
+/* The check of gb__check_suite_filter for the suites names[0..n) that option `opt` gave. */
+static enum gb_exit check_suite_names(const char *cmd, const char *opt, const char *const *given,
+                                      size_t ngiven,
+                                      bool (*seen)(const void *ctx, const char *name),
+                                      const void *ctx)
 {
     const struct gb_suite_table *t = gb_suites_builtin();
     const char *names[64];
     size_t n = 0;
     for (size_t i = 0; i < t->n && n < 64; i++)
         names[n++] = t->v[i]->name;
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
-        p += len + (p[len] == ',');
+    for (size_t g = 0; g < ngiven; g++) {
+        const char *name = given[g];
         if (!name[0] || seen(ctx, name))
             continue;
         bool known = false;
@@ -757,12 +769,53 @@ enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
         }
         const char *near = gb_did_you_mean(name, names, n);
         fprintf(stderr,
-                "gpubench %s: -s names '%s': no suite of that name in these files or this "
+                "gpubench %s: %s names '%s': no suite of that name in these files or this "
                 "build%s%s%s; see gpubench suites\n",
-                cmd, name, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+                cmd, opt, name, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         return GB_EXIT_USAGE;
     }
     return GB_EXIT_OK;
+}
+
+enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
+                                    bool (*seen)(const void *ctx, const char *name),
+                                    const void *ctx)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        p += len + (p[len] == ',');
+        const char *one = name;
+        enum gb_exit rc = check_suite_names(cmd, "-s", &one, 1, seen, ctx);
+        if (rc != GB_EXIT_OK)
+            return rc;
+    }
+    return GB_EXIT_OK;
+}
+
+struct read_runs {
+    const struct gb_results *const *runs;
+    size_t n;
+};
+
+/* Whether one of the results files read (a struct read_runs) holds a result of suite `name`. */
+static bool results_have_suite(const void *ctx, const char *name)
+{
+    const struct read_runs *r = ctx;
+    for (size_t i = 0; i < r->n; i++)
+        for (size_t k = 0; k < r->runs[i]->nresults; k++)
+            if (strcmp(r->runs[i]->results[k].suite, name) == 0)
+                return true;
+    return false;
+}
+
+enum gb_exit gb__check_suite_option(const char *cmd, const char *opt, const char *const *suites,
+                                    size_t nsuites, const struct gb_results *const *runs,
+                                    size_t nruns)
+{
+    struct read_runs r = {runs, nruns};
+    return check_suite_names(cmd, opt, suites, nsuites, results_have_suite, &r);
 }
 
 enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged)

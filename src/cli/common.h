@@ -210,6 +210,10 @@ enum gb_exit gb__check_output(const char *cmd, const char *out, enum gb_output_k
 /* Whether the folder that would hold the file `out` is missing (or not a folder): true with
  * that folder's path in dir[len], for "the folder DIR for -o does not exist". */
 bool gb__folder_missing(const char *out, char *dir, size_t len);
+/* A folder `dir` that option `opt` names is created when missing, but not its parents (a
+ * misspelt path would otherwise grow a tree of folders): GB_EXIT_OK when the folder above dir
+ * exists, else GB_EXIT_USAGE with "the folder P for OPT does not exist" on stderr. */
+enum gb_exit gb__check_dir_parent(const char *cmd, const char *opt, const char *dir);
 
 /* gb__check_output for each of a command's file outputs outs[0..nouts) (NULL: not asked for),
  * named by their options in names[], and none twice: two outputs on one path (or one file, or
@@ -285,6 +289,11 @@ enum gb_exit gb__check_format(const char *cmd, const char *format, bool judged);
 enum gb_exit gb__check_suite_filter(const char *cmd, const char *list,
                                     bool (*seen)(const void *ctx, const char *name),
                                     const void *ctx);
+/* The same for the suites an option other than -s names (--suite-threshold,
+ * --suite-tolerance): suites[0..nsuites), looked for in runs[0..nruns). */
+enum gb_exit gb__check_suite_option(const char *cmd, const char *opt, const char *const *suites,
+                                    size_t nsuites, const struct gb_results *const *runs,
+                                    size_t nruns);
 /* With `-f FORMAT` given (format not NULL), an output of outs[0..n) that is "-" would put a
  * second document on standard output: a usage error naming both (names[k]: the option). */
 enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *const *outs,

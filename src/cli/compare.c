@@ -123,6 +123,18 @@ static enum gb_exit write_outputs(const struct compare_args *a, const struct gb_
     return rc;
 }
 
+/* A --suite-threshold naming no suite of runs[0..n) nor of this build is a usage error: a
+ * misspelt suite would leave its threshold unapplied (gb__check_suite_option). */
+static enum gb_exit check_suite_thresholds(const struct gb_compare_opts *o,
+                                           const struct gb_results *const *runs, size_t n)
+{
+    const char *suites[GB_COMPARE_MAX_SUITE_THRESHOLDS];
+    for (size_t i = 0; i < o->nsuite_thresholds; i++)
+        suites[i] = o->suite_threshold[i].suite;
+    return gb__check_suite_option("compare", "--suite-threshold", suites, o->nsuite_thresholds,
+                                  runs, n);
+}
+
 /* NEW against the nights of the baseline folder (and its learned thresholds, when it has them). */
 static enum gb_exit compare_nights(const struct compare_args *a, const struct gb_compare_opts *o,
                                    const char *folder, const char *file)
@@ -156,6 +168,9 @@ static enum gb_exit compare_nights(const struct compare_args *a, const struct gb
         fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
         goto done;
     }
+    const struct gb_results *read[] = {&next};
+    if (check_suite_thresholds(o, read, 1) != GB_EXIT_OK)
+        goto done; /* rc: GB_EXIT_USAGE */
     struct gb_comparison c;
     gb_error_clear();
     if (gb_compare_nights(nights.runs, (const char *const *)nights.paths, nights.n, folder, &next,
@@ -198,6 +213,12 @@ static int compare_main(int argc, char **argv)
     if (gb_results_read_all(files, 2, rs)) { /* both at once */
         fprintf(stderr, "gpubench compare: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
+    }
+    const struct gb_results *read[] = {&rs[0], &rs[1]};
+    if ((rc = check_suite_thresholds(&o, read, 2)) != GB_EXIT_OK) {
+        gb_results_free(&rs[0]);
+        gb_results_free(&rs[1]);
+        return rc;
     }
     /* The run-to-run noise of each case, from the reference runs of its device model. */
     struct gb_expect e;

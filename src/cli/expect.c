@@ -241,6 +241,15 @@ static int check_main(int argc, char **argv)
         fprintf(stderr, "gpubench check: %s\n", gb_error_msg());
         goto out;
     }
+    /* A --suite-tolerance naming no suite of the file nor of this build: a usage error (a
+     * misspelt suite would leave its tolerance unapplied). */
+    const char *suites[GB_EXPECT_MAX_SUITE_TOLERANCES];
+    for (size_t i = 0; i < o.nsuite_tolerances; i++)
+        suites[i] = o.suite_tolerance[i].suite;
+    const struct gb_results *read[] = {&rs};
+    if (gb__check_suite_option("check", "--suite-tolerance", suites, o.nsuite_tolerances, read,
+                               1) != GB_EXIT_OK)
+        goto out; /* rc: GB_EXIT_USAGE */
     struct gb_check c;
     gb_error_clear();
     if (gb_check_results(&rs, file, expect ? &e : NULL, expect, &o, &c)) {

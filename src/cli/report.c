@@ -136,6 +136,8 @@ static int check_output(const struct report_args *a)
     inputs[a->n] = a->prices;
     inputs[a->n + 1] = a->expect;
     int rc = gb__check_output("report", a->dir, GB_OUTPUT_DIR, inputs, a->n + 2);
+    if (rc == GB_EXIT_OK)
+        rc = gb__check_dir_parent("report", "-o", a->dir);
     for (size_t i = 0; rc == GB_EXIT_OK && i <= a->n + 1; i++) {
         if (inputs[i] && written_by_report(a->dir, inputs[i])) {
             fprintf(stderr,
