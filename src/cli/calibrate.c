@@ -300,8 +300,6 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
         return rc;
     if ((rc = gb__check_format("calibrate", c.format, true)) != GB_EXIT_OK)
         return rc;
-    if (c.baseline && (rc = gb__check_dir_parent("calibrate", "--baseline", c.baseline)))
-        return rc;
     int n = argc - first;
     if (c.from) {
         if (a.out || a.backend || a.device || a.suite || a.nsets || a.quiet || c.runs_given ||
