@@ -601,6 +601,45 @@ TEST(fleet_node_name_bidi_controls_are_replaced)
                "%s", out);
 }
 
+/* One node reports a case in MB/s (its value 1000 times the others' GB/s): fleet, history and
+ * calibrate leave that value out of the case and say so, rather than pool 15220 with 15.22. */
+TEST(fleet_history_calibrate_leave_out_another_unit)
+{
+    char dir[1024], path[4096];
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    gen_fleet(dir, 3, 4, 1, 5, 0.01, 17);
+    snprintf(path, sizeof path, "%s/node03.json", dir);
+    hand_slowed_copy(path, path, "node03", 0, 1000.0);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    ASSERT(j);
+    json_object_set_new(json_array_get(json_object_get(j, "results"), 0), "unit",
+                        json_string("MB/s"));
+    ASSERT(json_dump_file(j, path, JSON_INDENT(1)) == 0);
+    json_decref(j);
+    const char *note =
+        "1 value of case memory triad size=1MiB on test-gpu left out: unit MB/s where the case "
+        "is GB/s";
+    int rc = sh("%s fleet %s 2>&1", GB_TEST_EXE, dir);
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(gb_test_count(out, note), 2); /* stderr and the notes */
+    ASSERT(!strstr(out, "e+0"));
+    ASSERT_CONTAINS(out, "GB/s      2   100.5"); /* the two nodes in GB/s, not the third */
+    rc = sh("%s history %s 2>&1", GB_TEST_EXE, dir);
+    printf("%s", out);
+    ASSERT_EQ(gb_test_count(out, note), 2);
+    ASSERT(!strstr(out, "e+0"));
+    rc = sh("cd %s && %s calibrate --from node01.json node02.json node03.json 2>&1", dir,
+            GB_TEST_EXE);
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_EQ(gb_test_count(out, "1 value of case memory triad size=1MiB on [opencl:0] test-gpu "
+                                 "left out: unit MB/s where the case is GB/s"),
+              2);
+    ASSERT_CONTAINS(out, "99.06..101.9 GB/s");
+}
+
 TEST(fleet_devices_and_failures)
 {
     char dir[1024];

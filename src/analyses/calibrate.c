@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "analyses/merge.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -42,6 +43,8 @@ static struct gb_calib_case *calib_find(struct calib *cb, const struct gb_compar
     snprintf(k->device, sizeof k->device, "%s", row->device);
     snprintf(k->params, sizeof k->params, "%s", row->params);
     snprintf(k->unit, sizeof k->unit, "%s", r->unit);
+    snprintf(k->metric, sizeof k->metric, "%s", r->metric);
+    k->better = r->better;
     k->min_med = INFINITY;
     k->max_med = -INFINITY;
     return k;
@@ -123,6 +126,18 @@ int gb_calibrate(const struct gb_results *runs, const char *const *paths, size_t
                     rc = GB_FAIL(GB_ENOMEM, "calibration table");
                     break;
                 }
+                /* A value in another unit, metric or direction than the case's first is left
+                 * out of it, counted once: in its first comparison as NEW. */
+                char why[96];
+                if (gb_case_measure_differs(cc->unit, cc->metric, cc->better, row->next, why,
+                                            sizeof why)) {
+                    if (i == (j == 0 ? 1u : 0u) && cc->left_out++ == 0)
+                        snprintf(cc->left_why, sizeof cc->left_why, "%s", why);
+                    continue;
+                }
+                if (gb_case_measure_differs(cc->unit, cc->metric, cc->better, row->base, why,
+                                            sizeof why))
+                    continue;
                 const struct gb_judgement *jd = &row->j;
                 cc->pairs++;
                 cc->alarms += row->regression;
@@ -154,6 +169,17 @@ int gb_calibrate(const struct gb_results *runs, const char *const *paths, size_t
         free(cb.c);
         return rc;
     }
+    /* A case whose every pair mixed measures compared nothing: it goes, named in the notes. */
+    size_t kept = 0;
+    for (size_t i = 0; i < cb.n; i++) {
+        const struct gb_calib_case *k = &cb.c[i];
+        char title[1024];
+        gb_case_title(k->suite, k->case_name, k->params, k->device, title, sizeof title);
+        gb_case_left_out_note(out->left_out, sizeof out->left_out, k->left_out, title, k->left_why);
+        if (k->pairs > 0)
+            cb.c[kept++] = *k;
+    }
+    cb.n = kept;
     if (cb.n == 0) {
         free(cb.c);
         return gb_error_set(GB_EINVAL, NULL, 0, "the runs have no ok case in common");

@@ -19,6 +19,10 @@ struct gb_calib_case {
     double noise;            /* the largest within-run noise seen (gb_judgement.noise) */
     double needed;           /* the smallest threshold that raises no false alarm (a fraction) */
     size_t pairs, alarms, unstable;
+    char metric[32];
+    enum gb_better better; /* unit, metric and better: the case's, from its first ok value */
+    size_t left_out;       /* values in another unit, metric or direction, left out of it */
+    char left_why[96];     /* the first of those: "unit MB/s where the case is GB/s" */
 };
 
 /* The calibration of n runs (gb_calibrate). */
@@ -30,8 +34,9 @@ struct gb_calibration {
     char profile[128], host[256];
     double alpha, threshold; /* the compare options it was judged with */
     size_t alarms, alarm_cases;
-    double no_alarm;    /* the largest `needed` over the cases */
-    char command[2048]; /* the suggested compare command line */
+    double no_alarm;     /* the largest `needed` over the cases */
+    char command[2048];  /* the suggested compare command line */
+    char left_out[2048]; /* one line per case with values left out of it (for the notes) */
 };
 
 /* `runs[0..n)` are n >= 2 runs of one profile on one build, read from paths[0..n). Every ordered

@@ -173,6 +173,25 @@ int gb_fleet_add_file(struct gb_fleet *f, const char *path)
             const struct gb_expect_case *e = gb_expect_find(ex, key);
             f->cases[ci].expect = e && e->better == r->better ? e : NULL;
         }
+        /* A case is measured in the unit, metric and direction of its first ok value; an ok
+         * value in others is left out of it (a failed one carries no figure to mix). */
+        struct gb_fleet_case *lc = &f->cases[ci];
+        char why[96];
+        if (r->status == GB_STATUS_OK && !lc->measured) {
+            char *u = dup_str(r->unit), *mt = dup_str(r->metric);
+            if (!u || !mt) {
+                free(u), free(mt);
+                rc = GB_FAIL(GB_ENOMEM, "case names");
+                break;
+            }
+            free(lc->unit), free(lc->metric);
+            lc->unit = u, lc->metric = mt, lc->better = r->better, lc->measured = true;
+        } else if (r->status == GB_STATUS_OK &&
+                   gb_case_measure_differs(lc->unit, lc->metric, lc->better, r, why, sizeof why)) {
+            if (lc->left_out++ == 0)
+                snprintf(lc->left_why, sizeof lc->left_why, "%s", why);
+            continue;
+        }
         long m = member_of(f, first_member, file, id.slot);
         if (m < 0) {
             rc = (int)m;
@@ -593,6 +612,16 @@ int gb_fleet_finish(struct gb_fleet *f)
         gb_append_line(f->notes, sizeof f->notes,
                        "%zu member%s a node shift: fewer than 3, no member judged by it",
                        f->shift_members, f->shift_members == 1 ? " has" : "s have");
+    f->left_out[0] = '\0';
+    for (size_t i = 0; i < f->ncases; i++) {
+        const struct gb_fleet_case *c = &f->cases[i];
+        char title[1024];
+        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
+        gb_case_left_out_note(f->left_out, sizeof f->left_out, c->left_out, title, c->left_why);
+    }
+    if (f->left_out[0])
+        gb_append_line(f->notes, sizeof f->notes, "%.*s", (int)strlen(f->left_out) - 1,
+                       f->left_out);
     if (f->duplicates)
         gb_append_line(f->notes, sizeof f->notes,
                        "%zu figure%s measured twice in one file: the first of each counts",

@@ -121,6 +121,9 @@ struct gb_fleet_case {
     double limit;                 /* L above, as a relative distance e^L - 1 (NaN: not judged) */
     bool limit_expect;            /* L came from the expectations' reference runs, not the fleet */
     const struct gb_expect_case *expect; /* its model's expectation (opts.expect), or NULL */
+    bool measured;                       /* unit, metric and better are those of an ok value */
+    size_t left_out;   /* ok values in another unit, metric or direction than the case's first */
+    char left_why[96]; /* the first of those: "unit MB/s where the case is GB/s" */
 };
 
 struct gb_fleet_file {
@@ -179,6 +182,7 @@ struct gb_fleet {
     double pooled;  /* s_fleet above: the typical case's spread of ln perf (~ relative) */
     char skips[1024];
     char notes[4096];
+    char left_out[2048]; /* the notes' lines on values left out of a case (for stderr) */
 };
 
 /* Starts an empty fleet with options o (copied; o->suites must outlive f). */

@@ -284,6 +284,24 @@ int gb_history_add_file(struct gb_history *h, const char *path)
         if (added && (rc = new_series(h, r, &id)))
             break;
         struct gb_history_series *s = &h->series[si];
+        /* A case is measured in the unit, metric and direction of its first ok value; an ok
+         * value in others is left out of it (a failed one carries no figure to mix). */
+        char why[96];
+        if (r->status == GB_STATUS_OK && !s->measured) {
+            char *u = dup_str(r->unit), *mt = dup_str(r->metric);
+            if (!u || !mt) {
+                free(u), free(mt);
+                rc = GB_FAIL(GB_ENOMEM, "series names");
+                break;
+            }
+            free(s->unit), free(s->metric);
+            s->unit = u, s->metric = mt, s->better = r->better, s->measured = true;
+        } else if (r->status == GB_STATUS_OK &&
+                   gb_case_measure_differs(s->unit, s->metric, s->better, r, why, sizeof why)) {
+            if (s->left_out++ == 0)
+                snprintf(s->left_why, sizeof s->left_why, "%s", why);
+            continue;
+        }
         if (s->npoints > night) {
             dups++; /* the case twice in one night: the first counts */
             continue;
@@ -485,6 +503,16 @@ int gb_history_finish(struct gb_history *h)
     }
     size_t hosts = names.n;
     gb_strtab_free(&names);
+    h->left_out[0] = '\0';
+    for (size_t k = 0; k < h->nseries && !rc; k++) {
+        const struct gb_history_series *s = &h->series[k];
+        char title[1024];
+        gb_case_title(s->suite, s->case_name, s->params, s->device, title, sizeof title);
+        gb_case_left_out_note(h->left_out, sizeof h->left_out, s->left_out, title, s->left_why);
+    }
+    if (!rc && h->left_out[0])
+        gb_append_line(h->notes, sizeof h->notes, "%.*s", (int)strlen(h->left_out) - 1,
+                       h->left_out);
     if (!rc && hosts > 1)
         gb_append_line(h->notes, sizeof h->notes,
                        "the nights come from %zu hosts: cases are followed by name and device, "

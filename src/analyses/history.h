@@ -102,6 +102,9 @@ struct gb_history_series {
                                       * of the whole series (0.03: 3%); NaN under 3 nights */
     struct gb_history_change *changes;
     size_t nchanges;
+    bool measured;     /* unit, metric and better are those of an ok value */
+    size_t left_out;   /* ok values in another unit, metric or direction than the case's first */
+    char left_why[96]; /* the first of those: "unit MB/s where the case is GB/s" */
 };
 
 struct gb_history {
@@ -115,6 +118,7 @@ struct gb_history {
     size_t slower;   /* change points that are slowdowns */
     size_t ncopies;  /* files left out as copies of a night already read (gb_history_add_file) */
     char notes[4096];
+    char left_out[2048]; /* the notes' lines on values left out of a case (for stderr) */
 };
 
 /* Starts an empty history with options o (copied; o->suites must outlive h). */

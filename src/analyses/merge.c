@@ -181,6 +181,32 @@ char *gb_case_title(const char *suite, const char *case_name, const char *params
     return buf;
 }
 
+static const char *better_name(enum gb_better b)
+{
+    return b == GB_BETTER_LOWER ? "lower is better" : "higher is better";
+}
+
+bool gb_case_measure_differs(const char *unit, const char *metric, enum gb_better better,
+                             const struct gb_result *r, char *why, size_t len)
+{
+    if (strcmp(unit, r->unit) != 0)
+        snprintf(why, len, "unit %s where the case is %s", r->unit, unit);
+    else if (strcmp(metric, r->metric) != 0)
+        snprintf(why, len, "metric %s where the case is %s", r->metric, metric);
+    else if (better != r->better)
+        snprintf(why, len, "%s where the case is %s", better_name(r->better), better_name(better));
+    else
+        return false;
+    return true;
+}
+
+void gb_case_left_out_note(char *notes, size_t len, size_t n, const char *title, const char *why)
+{
+    if (n > 0)
+        gb_append_line(notes, len, "%zu value%s of case %s left out: %s", n, n == 1 ? "" : "s",
+                       title, why);
+}
+
 /* ---- a string table -------------------------------------------------------------------------- */
 
 /* FNV-1a, 64 bits (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/). */

@@ -62,6 +62,17 @@ void gb_case_identify(const struct gb_results *rs, const struct gb_result *r,
 char *gb_case_title(const char *suite, const char *case_name, const char *params,
                     const char *device, char *buf, size_t len);
 
+/* Whether result r measures something else than a case first seen in (unit, metric, better):
+ * another unit, metric or direction. Its value is then left out of the case (fleet, history
+ * and calibrate pool a case's values, and 15220 MB/s beside 15.22 GB/s is no spread), and
+ * `why` gets the reason, "unit MB/s where the case is GB/s". */
+bool gb_case_measure_differs(const char *unit, const char *metric, enum gb_better better,
+                             const struct gb_result *r, char *why, size_t len);
+
+/* Appends to `notes` (gb_append_line) the line "N values of case TITLE left out: WHY"; n 0
+ * adds nothing. */
+void gb_case_left_out_note(char *notes, size_t len, size_t n, const char *title, const char *why);
+
 /* ---- a string table -------------------------------------------------------------------------- */
 
 /* Interned strings numbered 0, 1, ... in order of first appearance, found by hash (FNV-1a, open

@@ -96,6 +96,7 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
         fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
         return GB_EXIT_USAGE;
     }
+    gb__notes_to_stderr("gpubench calibrate", cal.left_out);
     /* One document for the terminal and the JSON file; the checks only where a writer judges
      * (--format). */
     struct gb_doc d;

@@ -848,3 +848,12 @@ enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct g
 {
     return gb__write_output(cmd, path, write_openmetrics_doc, d);
 }
+
+void gb__notes_to_stderr(const char *prog, const char *notes)
+{
+    for (const char *s = notes; s && *s;) {
+        size_t l = strcspn(s, "\n");
+        fprintf(stderr, "%s: note: %.*s\n", prog, (int)l, s);
+        s += l + (s[l] == '\n');
+    }
+}

@@ -302,4 +302,7 @@ enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *c
  * the error on stderr. */
 enum gb_exit gb__write_format(const char *cmd, const char *format, const struct gb_doc *d);
 
+/* Writes each line of `notes` to stderr as "PROG: note: LINE" (nothing for NULL or ""). */
+void gb__notes_to_stderr(const char *prog, const char *notes);
+
 #endif

@@ -201,6 +201,7 @@ static int fleet_main(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
+    gb__notes_to_stderr("gpubench fleet", fl.left_out);
     /* One document for the terminal and the files; the checks only where a writer judges
      * (--format), and OpenMetrics' without the per-node tables. */
     struct gb_fleet_doc_opts dopts = {.all = all, .values = true, .checks = a.format != NULL};

@@ -155,6 +155,7 @@ static int history_main(int argc, char **argv)
         rc = GB_EXIT_USAGE;
         goto out;
     }
+    gb__notes_to_stderr("gpubench history", h.left_out);
     /* One document for the terminal, Markdown and JSON; the checks only where a writer judges
      * (--format); the CSV file's is the table of points alone. */
     struct gb_history_doc_opts dopts = {.series = series, .checks = a.format != NULL};

@@ -60,6 +60,11 @@ static int notes(const struct gb_calibration *c, struct gb_doc *d)
     int rc = 0;
     for (size_t i = 0; !rc && i < c->nruns; i++)
         rc = gb_doc_note(d, "  run %zu: %s", i + 1, c->paths[i]);
+    for (const char *s = c->left_out; !rc && *s;) {
+        size_t l = strcspn(s, "\n");
+        rc = gb_doc_note(d, "%.*s", (int)l, s);
+        s += l + (s[l] == '\n');
+    }
     if (!rc)
         rc = gb_doc_note(d, "run-to-run: the spread of the medians over the runs (max / min - 1); "
                             "noise: the largest within-run relative CI95 half-width; alarms: "
