@@ -269,6 +269,59 @@ static void six_case_run(struct gb_results *rs, const double scale[6])
     }
 }
 
+/* An ok result recorded without samples is compared on its recorded value (not shown as 0); a
+ * case a file holds three times pairs its first, and the copies left over are duplicates, not
+ * cases "only in NEW" (or BASE). */
+TEST(compare_empty_samples_and_duplicate_cases)
+{
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    struct gb_results ra, rb;
+    one_case_run(&ra, 15.22);
+    one_case_run(&rb, 15.22);
+    free(rb.results[0].samples);
+    rb.results[0].samples = NULL;
+    rb.results[0].nsamples = 0;
+    rb.results[0].stats.n = 0;
+    struct gb_comparison c;
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", &o, &c));
+    ASSERT_EQ(c.nrows, 1);
+    ASSERT_MSG(fabs(c.rows[0].j.next_median / 15.22 - 1.0) < 0.01, "NEW shown as %g",
+               c.rows[0].j.next_median);
+    ASSERT_EQ(c.regressions, 0);
+    gb_comparison_free(&c);
+    gb_results_free(&rb);
+
+    one_case_run(&rb, 15.22);
+    for (int k = 0; k < 2; k++) {
+        struct gb_result r = rb.results[0];
+        r.samples = malloc(r.nsamples * sizeof *r.samples);
+        ASSERT(r.samples);
+        memcpy(r.samples, rb.results[0].samples, r.nsamples * sizeof *r.samples);
+        ASSERT_OK(gb_results_add(&rb, &r));
+    }
+    const struct gb_results *sides[2][2] = {{&ra, &rb}, {&rb, &ra}};
+    for (int s = 0; s < 2; s++) {
+        ASSERT_OK(gb_compare_results(sides[s][0], "a.json", sides[s][1], "b.json", &o, &c));
+        ASSERT_EQ(c.nrows, 3);
+        ASSERT_EQ(c.matched, 1);
+        size_t dups = 0;
+        for (size_t i = 0; i < c.nrows; i++) {
+            if (!strstr(c.rows[i].note, "duplicate case"))
+                continue;
+            dups++;
+            ASSERT_STR(c.rows[i].note, s ? "duplicate case in BASE (the first is compared)"
+                                         : "duplicate case in NEW (the first is compared)");
+        }
+        ASSERT_EQ(dups, 2);
+        ASSERT_EQ(c.counts[GB_VERDICT_NEW] + c.counts[GB_VERDICT_MISSING], 0);
+        ASSERT_EQ(c.regressions, 0);
+        gb_comparison_free(&c);
+    }
+    gb_results_free(&ra);
+    gb_results_free(&rb);
+}
+
 /* With no reference runs, one case beyond the default floor cannot be told from run-to-run noise
  * (on the 2-core VM single cases moved 2-6x between runs of one build, whole runs by at most 1 /
  * 1.55 on their median case): alone it is UNSTABLE, exit 0; a run slower as a whole (its median

@@ -374,6 +374,14 @@ static int make_keys(const struct gb_results *rs, bool across, struct keyed **ou
     return 0;
 }
 
+/* Whether a key (make_keys) is its case's first occurrence in its file. */
+static bool is_first(const char *key)
+{
+    size_t l = strlen(key);
+    return l >= 2 && strcmp(key + l - 2, "\x1f"
+                                         "0") == 0;
+}
+
 /* True when params a and b name the same axes with equal values (gb_value_equal). */
 static bool params_equal(const struct gb_params *a, const struct gb_params *b)
 {
@@ -586,6 +594,14 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
     row->j.ratio = NAN;
     row->j.base_median = b && b->status == GB_STATUS_OK ? b->value : NAN;
     row->j.next_median = n && n->status == GB_STATUS_OK ? n->value : NAN;
+    /* A case its file holds more than once pairs first with first; a copy left over has no
+     * partner, and saying it is only on one side would be false. */
+    if (row->duplicate) {
+        row->j.verdict = GB_VERDICT_SKIPPED;
+        snprintf(row->note, sizeof row->note, "duplicate case in %s (the first is compared)",
+                 n ? "NEW" : "BASE");
+        return 0;
+    }
     if (!n) {
         row->j.verdict = GB_VERDICT_MISSING;
         snprintf(row->note, sizeof row->note, "only in BASE");
@@ -656,8 +672,12 @@ static int judge_row(struct gb_comparison *c, struct gb_compare_row *row)
                  "the timer changed (%s in BASE, %s in NEW): not comparable", b->timer, n->timer);
         return 0;
     }
+    /* An ok result recorded without its samples (a writer that keeps only the headline) is
+     * judged on its recorded figure, one sample of it, not on none. */
+    const double *bs = b->nsamples ? b->samples : &b->value;
+    const double *ns = n->nsamples ? n->samples : &n->value;
     int rc =
-        gb_compare_judge(b->samples, b->nsamples, n->samples, n->nsamples,
+        gb_compare_judge(bs, b->nsamples ? b->nsamples : 1, ns, n->nsamples ? n->nsamples : 1,
                          b->better == GB_BETTER_HIGHER, c->opts.alpha, row->threshold, &row->j);
     if (rc)
         return rc;
@@ -711,6 +731,7 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
     for (size_t i = 0; i < base->nresults; i++) {
         struct gb_compare_row *row = &out->rows[out->nrows++];
         row->base = &base->results[i];
+        row->duplicate = !is_first(kb[i].key);
         struct keyed probe = {kb[i].key, 0};
         struct keyed *hit =
             next->nresults ? bsearch(&probe, kn, next->nresults, sizeof *kn, cmp_keyed) : NULL;
@@ -718,11 +739,22 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
             row->next = &next->results[hit->idx];
             used[hit->idx] = true;
             out->matched++;
+            row->duplicate = false;
         }
     }
+    bool *later = calloc(next->nresults ? next->nresults : 1, sizeof *later);
+    if (!later) {
+        rc = GB_FAIL(GB_ENOMEM, "compare rows");
+        goto done;
+    }
     for (size_t i = 0; i < next->nresults; i++)
-        if (!used[i])
+        later[kn[i].idx] = !is_first(kn[i].key);
+    for (size_t i = 0; i < next->nresults; i++)
+        if (!used[i]) {
+            out->rows[out->nrows].duplicate = later[i];
             out->rows[out->nrows++].next = &next->results[i];
+        }
+    free(later);
 
     if (out->matched == 0) {
         /* The same model on another machine (a fleet, a fresh cloud instance) has the same name

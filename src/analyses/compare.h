@@ -175,6 +175,7 @@ struct gb_compare_row {
     double run_noise;             /* two files: the run-to-run floor R that applied (relative) */
     const char *run_noise_source; /* "expectations" or "stated" (--run-noise) */
     bool by_run;    /* two files: uncalibrated and beyond the default floor: the run decides */
+    bool duplicate; /* unpaired, and a later copy of a case its file already holds */
     char note[256]; /* a reason for FAILED / SKIPPED / UNSTABLE / NEW */
     struct gb_night_judgement nights; /* nights only: the judgement against the nights */
 };
