@@ -450,3 +450,31 @@ void gb_test_opencl_info(struct gb_device_info *info)
     *info = dev->info;
     ops->device_close(dev);
 }
+
+#ifndef GB_TEST_CL_DEFECTS
+#define GB_TEST_CL_DEFECTS "libcl-defects.so"
+#endif
+
+const char *gb_test_run_shimmed(char *out, size_t cap, const char *env, const char *devices,
+                                const char *suites, bool may_fail, struct gb_results *rs)
+{
+    static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
+                                 "min_sample_time: 1ms, warmup_runs: 1}\n";
+    const char *dir = gb_test_tmpdir();
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], text[4096];
+    snprintf(prof, sizeof prof, "%s/p.yaml", dir);
+    snprintf(res, sizeof res, "%s/r.json", dir);
+    snprintf(text, sizeof text, "%ssuites:\n%s", budget, suites);
+    gb_test_write_file(prof, text);
+    int rc = gb_test_shf(out, cap,
+                         "%s LD_PRELOAD='%s' GPUBENCH_TUNING_CACHE='%s/none.json' '%s' run '%s' "
+                         "-o '%s' --device %s 2>&1",
+                         env, GB_TEST_CL_DEFECTS, dir, GB_TEST_EXE, prof, res, devices);
+    if (rc == 2 && (strstr(out, "no OpenCL") || strstr(out, "no device")))
+        SKIP("no OpenCL device: %.200s", out);
+    ASSERT_MSG(rc == 0 || (may_fail && rc == 1), "gpubench run with %s: exit %d\n%s", env, rc, out);
+    ASSERT_OK(gb_results_read(res, rs));
+    ASSERT_MSG(rs->nresults > 0 && rs->ndevices > 0, "no results\n%s", out);
+    gb_test_check_schema(res);
+    return dir;
+}

@@ -235,6 +235,14 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
  * `suite` with `params` (a YAML flow map). */
 void gb_test_run_suite(const char *head, const char *suite, const char *params,
                        struct gb_results *rs);
+/* Runs the gpubench binary on a profile of `suites` (the suites: list, YAML lines) under a short
+ * measure: budget, on the devices `devices` (--device), with the driver-defect shim preloaded
+ * (GB_TEST_CL_DEFECTS) and the environment assignments `env` (shell syntax, "" for none), a
+ * tuning cache of the run's own; its output into out[0..cap). Skips when there is no OpenCL
+ * device; the run must exit 0 (every case ok or skipped), or 1 too when may_fail; reads the
+ * results into *rs (validated against the schema). Returns the run's folder (p.yaml, r.json). */
+const char *gb_test_run_shimmed(char *out, size_t cap, const char *env, const char *devices,
+                                const char *suites, bool may_fail, struct gb_results *rs);
 /* Validates the results file at path against schema/gpubench-results.schema.json (python3's
  * jsonschema; without it, nothing is checked). Fails the test with the validator's message. */
 void gb_test_check_schema(const char *path);

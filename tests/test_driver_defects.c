@@ -20,40 +20,20 @@
 #include "backends/backend.h"
 #include "test.h"
 
-#ifndef GB_TEST_CL_DEFECTS
-#define GB_TEST_CL_DEFECTS "libcl-defects.so"
-#endif
-
 static char out[1 << 16];
 
-static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
-                             "min_sample_time: 1ms, warmup_runs: 1}\n";
-
 /* Runs `suites` (the profile's suites: list) on the devices `devices` (--device) with the
- * defects `defect` (GB_CL_DEFECT; "" for none) and reads the results into *rs. The run must
- * exit 0 (every case ok or skipped) unless may_fail. */
+ * defects `defect` (GB_CL_DEFECT; "" for none) and reads the results into *rs
+ * (gb_test_run_shimmed). The run must exit 0 (every case ok or skipped) unless may_fail. */
 static char last_dir[4096]; /* the folder of run_on's last run: p.yaml and r.json */
 
 static void run_on(const char *devices, const char *defect, const char *suites, bool may_fail,
                    struct gb_results *rs)
 {
-    const char *dir = gb_test_tmpdir();
-    snprintf(last_dir, sizeof last_dir, "%s", dir);
-    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], text[4096];
-    snprintf(prof, sizeof prof, "%s/p.yaml", dir);
-    snprintf(res, sizeof res, "%s/r.json", dir);
-    snprintf(text, sizeof text, "%ssuites:\n%s", budget, suites);
-    gb_test_write_file(prof, text);
-    int rc = gb_test_shf(out, sizeof out,
-                         "LD_PRELOAD='%s' GB_CL_DEFECT='%s' '%s' run '%s' -o '%s' --device %s 2>&1",
-                         GB_TEST_CL_DEFECTS, defect, GB_TEST_EXE, prof, res, devices);
-    if (rc == 2 && (strstr(out, "no OpenCL") || strstr(out, "no device")))
-        SKIP("no OpenCL device: %.200s", out);
-    ASSERT_MSG(rc == 0 || (may_fail && rc == 1), "gpubench run with %s: exit %d\n%s", defect, rc,
-               out);
-    ASSERT_OK(gb_results_read(res, rs));
-    ASSERT_MSG(rs->nresults > 0, "no results\n%s", out);
-    gb_test_check_schema(res);
+    char env[256];
+    snprintf(env, sizeof env, "GB_CL_DEFECT='%s'", defect);
+    snprintf(last_dir, sizeof last_dir, "%s",
+             gb_test_run_shimmed(out, sizeof out, env, devices, suites, may_fail, rs));
 }
 
 /* run_on device 0. */

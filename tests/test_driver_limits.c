@@ -17,36 +17,14 @@
 #include "backends/backend.h"
 #include "test.h"
 
-#ifndef GB_TEST_CL_DEFECTS
-#define GB_TEST_CL_DEFECTS "libcl-defects.so"
-#endif
-
 static char out[1 << 16];
-
-static const char budget[] = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
-                             "min_sample_time: 1ms, warmup_runs: 1}\n";
 
 /* Runs the profile whose suites: list is `suites` on device 0 with the environment assignments
  * `env` (shell syntax, "" for none) and the defect shim preloaded, and reads the results into
- * *rs. The run must exit 0: every case ok or skipped. */
+ * *rs (gb_test_run_shimmed). The run must exit 0: every case ok or skipped. */
 static void run_env(const char *env, const char *suites, struct gb_results *rs)
 {
-    const char *dir = gb_test_tmpdir();
-    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN], text[4096];
-    snprintf(prof, sizeof prof, "%s/p.yaml", dir);
-    snprintf(res, sizeof res, "%s/r.json", dir);
-    snprintf(text, sizeof text, "%ssuites:\n%s", budget, suites);
-    gb_test_write_file(prof, text);
-    int rc = gb_test_shf(out, sizeof out,
-                         "%s LD_PRELOAD='%s' GPUBENCH_TUNING_CACHE='%s/none.json' '%s' run '%s' "
-                         "-o '%s' --device 0 2>&1",
-                         env, GB_TEST_CL_DEFECTS, dir, GB_TEST_EXE, prof, res);
-    if (rc == 2 && (strstr(out, "no OpenCL") || strstr(out, "no device")))
-        SKIP("no OpenCL device: %.200s", out);
-    ASSERT_MSG(rc == 0, "gpubench run with %s: exit %d\n%s", env, rc, out);
-    ASSERT_OK(gb_results_read(res, rs));
-    ASSERT_MSG(rs->nresults > 0 && rs->ndevices > 0, "no results\n%s", out);
-    gb_test_check_schema(res);
+    gb_test_run_shimmed(out, sizeof out, env, "0", suites, false, rs);
 }
 
 static const char limit_cases[] = "  - suite: memory\n"

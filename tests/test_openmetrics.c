@@ -94,22 +94,33 @@ TEST_TIMEOUT(openmetrics_run_check_compare_fleet_pass_promtool, 180)
     ASSERT_EQ(sh("ls %s | grep gbtmp", dir), 1);
 }
 
+/* A short launch-latency run (a.json in a new folder, read into *rs): the results that the
+ * hostile-text tests edit. Returns the folder. */
+static const char *launch_run(struct gb_results *rs)
+{
+    const char *dir = gb_test_tmpdir_with(
+        "p.yaml", "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
+                  "max_samples: 2, max_time: 20ms}\nsuites:\n"
+                  "  - suite: launch\n    params: {op: latency}\n");
+    int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    memset(rs, 0, sizeof *rs);
+    char *p = NULL;
+    ASSERT(asprintf(&p, "%s/a.json", dir) > 0);
+    ASSERT_OK(gb_results_read(p, rs));
+    free(p);
+    return dir;
+}
+
 /* Quotes, backslashes, line breaks, braces and control bytes in case names, params, device
  * names and units: each label holds its text, escaped; promtool reads the file. */
 TEST_TIMEOUT(openmetrics_hostile_text_stays_in_its_label, 120)
 {
     need_promtool();
-    const char *dir = gb_test_tmpdir_with(
-        "p.yaml", "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
-                  "max_samples: 2, max_time: 20ms}\nsuites:\n"
-                  "  - suite: launch\n    params: {op: latency}\n");
-    char p[1100];
-    int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1", dir, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
-    snprintf(p, sizeof p, "%s/a.json", dir);
     struct gb_results rs;
-    memset(&rs, 0, sizeof rs);
-    ASSERT_OK(gb_results_read(p, &rs));
+    const char *dir = launch_run(&rs);
+    char p[1100];
+    int rc;
     static const char evil[] = "a\"b\\c\nd} x{y=\"z\" \x1b[31m";
     snprintf(rs.devices[0].info.name, sizeof rs.devices[0].info.name, "%s", evil);
     /* A second result whose case differs from the first only in a byte the writer cleans:
@@ -267,17 +278,10 @@ TEST_TIMEOUT(csv_every_command_stdout_is_one_rectangular_table, 180)
 TEST_TIMEOUT(openmetrics_unknown_and_reserved_units_pass_promtool, 180)
 {
     need_promtool();
-    const char *dir = gb_test_tmpdir_with(
-        "p.yaml", "name: om\nmeasure: {warmup_runs: 0, warmup_time: 0, min_samples: 2, "
-                  "max_samples: 2, max_time: 20ms}\nsuites:\n"
-                  "  - suite: launch\n    params: {op: latency}\n");
-    char p[1100];
-    int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1", dir, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
-    snprintf(p, sizeof p, "%s/a.json", dir);
     struct gb_results rs;
-    memset(&rs, 0, sizeof rs);
-    ASSERT_OK(gb_results_read(p, &rs));
+    const char *dir = launch_run(&rs);
+    char p[1100];
+    int rc;
     static const char *const units[] = {"GB/s\x1b[0m<\"|,", "total", "created", "count",
                                         "bucket",           "info",  "gsum"};
     const struct gb_result first = rs.results[0];
