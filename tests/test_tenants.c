@@ -1,7 +1,8 @@
-/* The tenants suite: a victim process alone and beside aggressor processes on
- * one device, every tenant's output verified; a memory-bound aggressor slows a memory-bound
- * victim on two CPU cores; an aggressor killed or hung is its own failure while the victim's
- * result survives; a victim that dies fails its case; a wrong output is caught in either. */
+/* The tenants suite: a victim process alone and beside aggressor processes on one device, every
+ * tenant's output verified, its slowdown a sane ratio (how much a memory-bound aggressor slows a
+ * memory-bound victim is printed, not asserted: timing); an aggressor killed or hung is its own
+ * failure while the victim's result survives; a victim that dies fails its case; a wrong output
+ * is caught in either. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static void check_pairs(const struct gb_results *rs)
 /* A triad victim beside every aggressor kind, and the GEMM victim alone and beside a GEMM (each
  * helper process builds its kernels afresh: the whole 2 x 5 matrix took 31 s on Intel's
  * runtime, which CI runs these tests on too). */
-TEST_TIMEOUT(suite_tenants_every_pair_verifies_and_triad_slows_triad, 300)
+TEST_TIMEOUT(suite_tenants_every_pair_verifies_with_a_slowdown_figure, 300)
 {
     struct gb_results rs;
     run_tenants("{victim: triad, aggressor: [none, triad, gemm, h2d, launches], size: 4MiB, "
@@ -70,10 +71,14 @@ TEST_TIMEOUT(suite_tenants_every_pair_verifies_and_triad_slows_triad, 300)
                 NULL, &rs);
     ASSERT_EQ(rs.nresults, 5);
     check_pairs(&rs);
-    /* Two processes on two cores, each streaming through memory: the victim gets less. */
+    /* Two processes on two cores, each streaming through memory: the victim usually gets less,
+     * but on a shared, noisy machine how much is no test's to assert (CI once read 0.90: a
+     * timed assertion is a flaky test). The figure is a ratio of two measured times: finite,
+     * positive, and within what any machine could show. */
     const struct gb_figure *sd = gb_test_figure(find(&rs, "triad", "triad", false), "slowdown");
     printf("triad beside triad: slowdown %.2f\n", sd->v[0]);
-    ASSERT_MSG(sd->v[0] > 1.1, "slowdown %.2f", sd->v[0]);
+    ASSERT_MSG(isfinite(sd->v[0]) && sd->v[0] > 0.1 && sd->v[0] < 1000, "slowdown %.2f",
+               sd->v[0]);
     gb_results_free(&rs);
     run_tenants("{victim: gemm, aggressor: [none, gemm], gemm_n: 32, big_n: 128}", NULL, &rs);
     ASSERT_EQ(rs.nresults, 2);
