@@ -385,6 +385,37 @@ struct gb_launch_times {
 
 /* What a backend's kernels, libraries and devices are, for the suites and telemetry to read
  * instead of the backend's name (no code outside backends/ compares a name). */
+/* A collective, as NCCL and nccl-tests name them (nccl-tests doc/PERFORMANCE.md). */
+enum gb_coll_op {
+    GB_COLL_ALLREDUCE,
+    GB_COLL_ALLGATHER,
+    GB_COLL_REDUCESCATTER,
+    GB_COLL_BROADCAST,
+    GB_COLL_REDUCE,
+    GB_COLL_ALLTOALL,
+    GB_COLL_SENDRECV, /* ring exchange: rank r sends to r+1 and receives from r-1 (mod n) */
+};
+enum gb_coll_redop { GB_COLL_SUM, GB_COLL_MAX };
+struct gb_comm;
+
+/* One collective over a communicator of n ranks. `count` is nccl-tests' count: the elements of
+ * the larger of a rank's two buffers (all-reduce, broadcast, reduce, all-to-all, send/recv: both
+ * buffers hold count; all-gather: send count/n, receive count; reduce-scatter: send count,
+ * receive count/n), so that count x the type's size is the size nccl-tests reports. count is a
+ * multiple of n where the collective divides it. send[i] and recv[i] are rank i's buffers (one
+ * per rank this process holds, in rank order); recv[i] == send[i] is in place (all-gather: rank
+ * i's send is recv[i] at offset i x count/n; reduce-scatter: recv is send at offset
+ * i x count/n). */
+struct gb_coll {
+    enum gb_coll_op op;
+    enum gb_dtype dtype; /* GB_F32, GB_F16, GB_BF16 or GB_I32 */
+    enum gb_coll_redop redop;
+    uint64_t count;
+    int root; /* broadcast and reduce */
+    struct gb_buf *const *send;
+    struct gb_buf *const *recv;
+};
+
 struct gb_backend_facts {
     /* The kernel dialect has vector arithmetic types (OpenCL C's float4, half8, ...) that the
      * kernels' VEC > 1 variants use. */
@@ -612,6 +643,31 @@ struct gb_backend_ops {
     int (*graph_launch)(struct gb_queue *q, struct gb_graph *g);
     /* Frees g (NULL: nothing); its replays must have completed. Before its queue is destroyed. */
     void (*graph_free)(struct gb_graph *g);
+
+    /* ---- collective communication library (optional: NULL where the backend has none) ---- */
+
+    /* Opens one communicator whose ranks are the devices devs[0..n) of this process, rank i
+     * enqueuing on queues[i] (a queue of devs[i]); CUDA: libnccl loaded by dlopen (the first
+     * call in the process), ncclCommInitAll. GB_EUNSUPPORTED, with what was tried as the
+     * reason, where the library does not load or lacks an entry point the backend calls; a
+     * library error is GB_EBACKEND with the library's own message. n = 1 is a valid
+     * communicator (the 1-rank case runs the whole path on one device). */
+    int (*comm_init)(struct gb_device *const *devs, struct gb_queue *const *queues, int n,
+                     struct gb_comm **out);
+    /* Writes this process's share of a communicator spanning processes: the opaque unique id
+     * one rank makes and every rank must pass to comm_init_rank (NCCL: ncclGetUniqueId, 128
+     * bytes). *len is id's size in, the id's length out. Errors as comm_init. */
+    int (*comm_unique_id)(void *id, size_t *len);
+    /* Joins rank `rank` of `nranks` (one per process, each on its device dev and queue q) to
+     * the communicator named by id (NCCL: ncclCommInitRank); every rank calls it at once. */
+    int (*comm_init_rank)(struct gb_device *dev, struct gb_queue *q, int nranks, int rank,
+                          const void *id, size_t len, struct gb_comm **out);
+    /* Enqueues one collective on every rank of c this process holds (NCCL: a group of one
+     * call per rank); no host wait. Completion is observed with event_record on each rank's
+     * queue after the call. GB_EUNSUPPORTED for a type or reduction the library lacks. */
+    int (*comm_run)(struct gb_comm *c, const struct gb_coll *call);
+    /* Frees c (NULL: nothing); its collectives must have completed. */
+    void (*comm_free)(struct gb_comm *c);
 };
 
 /* The compiled-in backends, in the order `gpubench devices` lists them, NULL-terminated. A
