@@ -4,7 +4,9 @@
  * offer no free-memory query, so a fraction that does not fit beside what others hold fails to
  * allocate and is a recorded skip naming the size), at most `cap` bytes when cap is given,
  * rounded down to whole 4 KiB pages. It is allocated in chunks of at most the device's largest
- * buffer (max_alloc), 64 chunks at most. Every pattern works on 32-bit words and names a word by
+ * buffer (max_alloc), 64 chunks at most (the test hook GPUBENCH_TEST_MEMTEST_CHUNK=BYTES, tests
+ * only, takes chunks of at most BYTES, whole pages, as a device with a smaller largest buffer
+ * would). Every pattern works on 32-bit words and names a word by
  * its index in the region (its byte offset / 4), whatever the chunking (kernels/memtest.cl):
  *   walking_ones       32 passes: write 1 << ((i + pass) mod 32) to word i, then check it
  *   walking_zeros      the same with the complement
@@ -42,6 +44,7 @@
 #define MT_WG 256        /* work-group size preferred */
 #define MT_PER_ITEM 16   /* words per work-item (the launch's size) */
 #define MT_FLIP_ENV "GPUBENCH_TEST_MEMTEST_FLIP"
+#define MT_CHUNK_ENV "GPUBENCH_TEST_MEMTEST_CHUNK"
 
 enum mt_kind { MT_WRITE, MT_CHECK, MT_MI_UP, MT_MI_DOWN };
 /* kernels/memtest.cl's modes. */
@@ -229,7 +232,10 @@ static int memtest_setup(struct gb_case_ctx *ctx)
             ctx, "fraction %g of %llu bytes (cap %llu) is less than one %d-byte page",
             gb_params_float(ctx->params, "fraction"), (unsigned long long)info->global_mem,
             (unsigned long long)gb_params_size(ctx->params, "cap"), MT_PAGE);
-    const uint64_t max_chunk = info->max_alloc ? info->max_alloc / MT_PAGE * MT_PAGE : s->bytes;
+    uint64_t max_chunk = info->max_alloc ? info->max_alloc / MT_PAGE * MT_PAGE : s->bytes;
+    const char *ce = getenv(MT_CHUNK_ENV);
+    if (ce && *ce && strtoull(ce, NULL, 10) / MT_PAGE * MT_PAGE < max_chunk)
+        max_chunk = strtoull(ce, NULL, 10) / MT_PAGE * MT_PAGE;
     if (max_chunk == 0)
         return gb_case_skip(ctx, "the device's largest buffer (%llu bytes) is below a page",
                             (unsigned long long)info->max_alloc);
