@@ -3,6 +3,7 @@
  * fails the case naming its iteration; the fake NVML's throttle shows as a throttle reason and a
  * clock drop, and without any telemetry source those figures are absent, not zero. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,8 +105,10 @@ TEST_TIMEOUT(suite_burn_fake_nvml_throttle_and_clock_drop, 120)
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
     if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof r->reason];
+        snprintf(why, sizeof why, "%s", r->reason);
         gb_results_free(&rs);
-        SKIP("%s", r->reason);
+        SKIP("%s", why);
     }
     gb_test_assert_verified(r);
     ASSERT_NEAR(gb_test_need_figure(r, "clock_start")->v[0], 1980, 1e-9);
@@ -139,9 +142,11 @@ TEST_TIMEOUT(suite_burn_pulse_alternates_load_and_idle, 120)
     gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 1, pulse: 0.2, n: 64}", &rs);
     ASSERT_EQ(rs.nresults, 1);
     const struct gb_result *r = &rs.results[0];
-    if (r->status == GB_STATUS_SKIPPED) {
+    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof r->reason];
+        snprintf(why, sizeof why, "%s", r->reason);
         gb_results_free(&rs);
-        SKIP("%s", r->reason);
+        SKIP("%s", why);
     }
     gb_test_assert_verified(r);
     /* 1 s of 0.2 s on, 0.2 s off: load phases at 0, 0.4 and 0.8 s; the cycle counter counts
@@ -166,4 +171,34 @@ TEST(suite_burn_bad_values_are_refused_at_load)
     ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
     ASSERT_CONTAINS(rs.results[0].reason, "multiple of 16");
     gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_burn_report_draws_the_timeline, 120)
+{
+    no_telemetry_sources();
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 0.5, n: 64}", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    if (rs.results[0].status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof rs.results[0].reason];
+        snprintf(why, sizeof why, "%s", rs.results[0].reason);
+        gb_results_free(&rs);
+        SKIP("%s", why);
+    }
+    gb_test_assert_verified(&rs.results[0]);
+    const size_t windows = rs.results[0].nsamples;
+    const char *dir = gb_test_tmpdir();
+    char path[1024], out[4096];
+    snprintf(path, sizeof path, "%s/burn.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = gb_test_shf(out, sizeof out, "%s report %s -o %s/rep 2>&1", GB_TEST_EXE, path, dir);
+    ASSERT_MSG(rc == 0, "report: %s", out);
+    /* One point per window, each its window's end (0.05 s windows) and rate. */
+    char *csv = gb_test_slurp_in(dir, "rep/data/burn_timeline.csv");
+    ASSERT(csv);
+    ASSERT_EQ(gb_test_count(csv, "\n") - 1, windows);
+    ASSERT_CONTAINS(csv, "\n0.05,");
+    ASSERT_CONTAINS(csv, "f32 (GFLOP/s)");
+    free(csv);
 }
