@@ -704,7 +704,7 @@ static void burn_figures(struct gb_case_ctx *ctx, double op_time_s)
         const double c0 = first->q[GB_TQ_CLOCK], c1 = last->q[GB_TQ_CLOCK];
         gb_case_figure(ctx, "clock_start", "MHz", c0);
         gb_case_figure(ctx, "clock_end", "MHz", c1);
-        gb_case_figure(ctx, "clock_drop", "%", 100 * (c0 - c1) / c0);
+        gb_case_figure_bounded(ctx, "clock_drop", "%", 100 * (c0 - c1) / c0, 100);
     } else {
         gb_appendf(absent, sizeof absent, "clock");
     }
