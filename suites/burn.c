@@ -225,36 +225,48 @@ static int make_input(struct gb_case_ctx *ctx, struct burn *s, uint64_t seed, do
     return err;
 }
 
-/* The own kernel (kernels/gemm.cl at its default tiles: TS 32, WPT 4, TSK 16, UNROLL 4). */
+/* The own kernel (kernels/gemm.cl at its default tiles: TS 32, WPT 4, TSK 16, UNROLL 4). Where
+ * its 8x8 work-group exceeds the device's or the built kernel's maximum, each work-item takes
+ * more of the tile (WPT doubled, as the gemm suite fits its default: figure wg_used). */
 static int own_setup(struct gb_case_ctx *ctx, struct burn *s)
 {
     const struct gb_device_info *info = &ctx->dev->info;
-    const int ts = 32, wpt = 4, tsk = 16, rts = ts / wpt;
-    if ((uint64_t)rts * rts > info->max_wg_size || 2u * ts * tsk * 4 > info->local_mem)
-        return gb_case_skip(ctx,
-                            "own GEMM: a %dx%d work-group with %d bytes of local memory "
-                            "exceeds the device's limits",
-                            rts, rts, 2 * ts * tsk * 4);
-    int err = gb_case_loop_fits(ctx, gb_gemm_tiled_trips(ts, wpt, tsk, s->n), "own GEMM", NULL);
-    if (err)
-        return err;
-    const char *defs[] = {"TS=32",
-                          "WPT=4",
-                          "TSK=16",
-                          "UNROLL=4",
-                          s->t == BT_I8 ? "T=int" : "T=float",
-                          "TRANS_A=0",
-                          "TRANS_B=0",
-                          bt[s->t].own_define};
-    const size_t nd = bt[s->t].own_define[0] ? 8 : 7;
-    if ((err = gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->gprog, &s->gkern)))
-        return err;
-    uint32_t kmax = 0;
-    if ((err = ctx->ops->kernel_max_wg(s->gkern, &kmax)))
-        return err;
-    if ((uint32_t)(rts * rts) > kmax)
-        return gb_case_skip(ctx, "own GEMM: a work-group of %d exceeds this kernel's maximum %u",
-                            rts * rts, kmax);
+    const int ts = 32, tsk = 16;
+    int wpt = 4, rts = ts / wpt, err;
+    if (2u * ts * tsk * 4 > info->local_mem)
+        return gb_case_skip(ctx, "own GEMM: needs %d bytes of local memory, the device has %llu",
+                            2 * ts * tsk * 4, (unsigned long long)info->local_mem);
+    for (;;) {
+        if ((err =
+                 gb_case_loop_fits(ctx, gb_gemm_tiled_trips(ts, wpt, tsk, s->n), "own GEMM", NULL)))
+            return err;
+        char wdef[16];
+        snprintf(wdef, sizeof wdef, "WPT=%d", wpt);
+        const char *defs[] = {"TS=32",
+                              wdef,
+                              "TSK=16",
+                              "UNROLL=4",
+                              s->t == BT_I8 ? "T=int" : "T=float",
+                              "TRANS_A=0",
+                              "TRANS_B=0",
+                              bt[s->t].own_define};
+        const size_t nd = bt[s->t].own_define[0] ? 8 : 7;
+        if ((err = gb_case_build(ctx, "gemm.cl", "gemm_tiled", defs, nd, &s->gprog, &s->gkern)))
+            return err;
+        uint32_t kmax = 0;
+        if ((err = ctx->ops->kernel_max_wg(s->gkern, &kmax)))
+            return err;
+        if ((uint32_t)(rts * rts) <= kmax && (uint32_t)(rts * rts) <= info->max_wg_size)
+            break;
+        if (wpt == ts)
+            return gb_case_skip(ctx, "own GEMM: not even a work-group of 1 fits (maximum %u)",
+                                kmax);
+        gb_case_free_kernel(ctx, &s->gkern, &s->gprog);
+        wpt *= 2;
+        rts = ts / wpt;
+    }
+    if (wpt != 4)
+        gb_case_figure(ctx, "wg_used", "", (double)(rts * rts));
     const uint64_t tiles = (s->n + ts - 1) / ts;
     s->gl = (struct gb_launch){.dims = 2,
                                .global = {tiles * rts, tiles * rts, 1},
@@ -755,6 +767,24 @@ static void burn_teardown(struct gb_case_ctx *ctx)
     s->own_tel = NULL;
 }
 
+/* What a case holds at once (gb_suite.footprint): on the host the inputs drawn in FP64 (2 n^2
+ * doubles), their device bytes while uploaded, the first product and verify's read-back; on the
+ * device A, B, C and the first product. n 0 (the suite's pick) counts where the device's type is
+ * known. */
+static void burn_footprint(const struct gb_params *p, const struct gb_device_info *info,
+                           struct gb_footprint *fp)
+{
+    double n = (double)gb_params_int(p, "n");
+    if (n == 0 && info->global_mem)
+        n = info->type == GB_DEVICE_GPU ? 8192 : 256;
+    const enum bt t = parse_bt(gb_params_str(p, "dtype"));
+    const double nn = n * n, in = nn * (double)gb_dtype_size(bt[t].in),
+                 c = nn * (double)gb_dtype_size(bt[t].out);
+    *fp = (struct gb_footprint){.host = 2 * nn * sizeof(double) + in + 2 * c,
+                                .device = 2 * in + 2 * c,
+                                .largest = in > c ? in : c};
+}
+
 /* Work of one operation, for validate's time estimate. */
 static double burn_op_flops(const struct gb_params *p)
 {
@@ -777,5 +807,6 @@ const struct gb_suite gb_suite_burn = {
     .teardown = burn_teardown,
     .figures = burn_figures,
     .op_flops = burn_op_flops,
+    .footprint = burn_footprint,
     .chart = {.kind = GB_CHART_BARS},
 };

@@ -367,6 +367,9 @@ static const struct {
      "max_time: 1s}\n"
      "    params: {shape: 64x64, load: 0.5, max_batch: 1, max_wait: 0, requests: 16}\n",
      false},
+    {"burn", "    params: {dtype: [f32, bf16], duration: 0.2, n: 64}\n", false},
+    {"memtest", "    params: {pattern: [moving_inversions, address], fraction: 1, cap: 64KiB}\n",
+     false},
 };
 
 /* The suites of the table this test leaves out, and why (none at present: a suite that cannot
