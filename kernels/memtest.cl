@@ -12,9 +12,10 @@
  *   3 random:        a 32-bit hash of (i, seed) (the murmur3 finaliser, Appleby), xor arg
  *   4 address:       the low 32 bits of i, xor arg (0, then all ones: each word its own index)
  *
- * A word that differs from what it should hold is an error: err[0] counts them (saturating at
- * 0xFFFFFFFF), and the first `nrec` errors found are recorded in err[1 + 4r ..]: the region's
- * word index (low, high 32 bits), the value expected, the value read. Which errors come first
+ * A word that differs from what it should hold is an error: err[0] counts them, and the first
+ * `nrec` errors found are recorded in err[1 + 4r ..]: the region's word index (low, high 32
+ * bits), the value expected, the value read; err[1 + 4 nrec] is set to 1 when the count wraps
+ * past 0xFFFFFFFF (the count is then a remainder). Which errors come first
  * between work-items is not ordered. GB_BREAK (tests only): memtest_check reports no error. */
 
 #if GB_HAS_ATOMIC_ADD_ALL
@@ -55,6 +56,8 @@ GB_INLINE void mt_report(GB_GLOBAL unsigned int *err, unsigned int nrec, unsigne
                          unsigned int want, unsigned int got)
 {
     const unsigned int r = MT_ATOM_ADD(&err[0], 1u);
+    if (r == 0xFFFFFFFFu)
+        err[1 + 4 * nrec] = 1u;
     if (r < nrec) {
         err[1 + 4 * r] = (unsigned int)i;
         err[2 + 4 * r] = (unsigned int)(i >> 32);

@@ -151,7 +151,8 @@ struct burn {
     struct burn_window *win;
     size_t nwin, capwin;
     uint64_t iters, cycles;
-    uint32_t errors, first_iter, first_word;
+    uint64_t errors; /* words that differed, over every comparison */
+    uint32_t first_iter, first_word;
     struct gb_tel_session *own_tel; /* the test hook's session, closed by teardown */
     struct gb_tel_reading tel0;     /* at the start */
     bool tel_on;
@@ -536,10 +537,10 @@ static int burn_loop(struct gb_case_ctx *ctx, struct burn *s)
     }
     if (err)
         return err;
-    uint32_t out[3];
+    uint32_t out[4];
     if ((err = gb_case_download(ctx, out, s->out, sizeof out)))
         return err;
-    s->errors = out[0];
+    s->errors = out[0] + ((uint64_t)out[3] << 32); /* a wrapped count: at least 2^32 */
     s->first_iter = out[1];
     s->first_word = out[2];
     return 0;
@@ -575,7 +576,7 @@ static int burn_setup(struct gb_case_ctx *ctx)
     if (err || (err = make_input(ctx, s, 0xB2ull ^ s->n, &s->b64, &s->b)) ||
         (err = gb_case_alloc(ctx, s->cbytes, GB_MEM_DEVICE, &s->c)) ||
         (err = gb_case_alloc(ctx, s->cbytes, GB_MEM_DEVICE, &s->c0)) ||
-        (err = gb_case_alloc(ctx, 3 * 4, GB_MEM_DEVICE, &s->out)))
+        (err = gb_case_alloc(ctx, 4 * 4, GB_MEM_DEVICE, &s->out)))
         return err;
     /* The first product, checked against the host, kept in c0. */
     if ((err = choose_impl(ctx, s)) || (err = ctx->ops->queue_sync(ctx->q)))
@@ -586,7 +587,7 @@ static int burn_setup(struct gb_case_ctx *ctx)
         return err == GB_EVERIFY ? GB_FAIL(GB_EVERIFY, "%s", ctx->reason) : err;
     if ((err = ctx->ops->copy(ctx->q, s->c0, 0, s->c, 0, s->cbytes, GB_COPY_BLOCKING)))
         return err;
-    const uint32_t init[3] = {0, 0xFFFFFFFFu, 0};
+    const uint32_t init[4] = {0, 0xFFFFFFFFu, 0, 0};
     if ((err = gb_case_upload(ctx, s->out, init, sizeof init)))
         return err;
     uint32_t wg = gb_case_own_wg(ctx, BURN_WG);
@@ -629,10 +630,10 @@ static int burn_verify(struct gb_case_ctx *ctx)
     struct burn *s = ctx->state;
     if (s->errors)
         return gb_case_mismatch(ctx,
-                                "failed-burn: %u words of the products differed from the first "
-                                "product; first in iteration %u of %llu (word %u)",
-                                s->errors, s->first_iter, (unsigned long long)s->iters,
-                                s->first_word);
+                                "failed-burn: %llu words of the products differed from the "
+                                "first product; first in iteration %u of %llu (word %u)",
+                                (unsigned long long)s->errors, s->first_iter,
+                                (unsigned long long)s->iters, s->first_word);
     int err;
     unsigned char *c = gb_case_read_back(ctx, s->c, s->cbytes, &err);
     if (!c)

@@ -38,11 +38,12 @@
 #include "base/util.h"
 #include "suites/common.h"
 
-#define MT_NREC 16       /* errors recorded with their address */
-#define MT_MAX_CHUNKS 64 /* buffers the region may take */
-#define MT_PAGE 4096     /* the region is whole pages */
-#define MT_WG 256        /* work-group size preferred */
-#define MT_PER_ITEM 16   /* words per work-item (the launch's size) */
+#define MT_NREC 16                     /* errors recorded with their address */
+#define MT_ERR_WORDS (2 + 4 * MT_NREC) /* count, records, wrap flag (kernels/memtest.cl) */
+#define MT_MAX_CHUNKS 64               /* buffers the region may take */
+#define MT_PAGE 4096                   /* the region is whole pages */
+#define MT_WG 256                      /* work-group size preferred */
+#define MT_PER_ITEM 16                 /* words per work-item (the launch's size) */
 #define MT_FLIP_ENV "GPUBENCH_TEST_MEMTEST_FLIP"
 #define MT_CHUNK_ENV "GPUBENCH_TEST_MEMTEST_CHUNK"
 
@@ -103,7 +104,7 @@ struct memtest {
     struct gb_buf *chunk[MT_MAX_CHUNKS]; /* its buffers */
     uint64_t words[MT_MAX_CHUNKS];       /* their words */
     size_t nchunks;
-    struct gb_buf *err;  /* 1 + 4 MT_NREC words (kernels/memtest.cl) */
+    struct gb_buf *err;  /* MT_ERR_WORDS words */
     struct gb_buf *flip; /* 4 host bytes for the test hook */
     struct gb_program *prog[4];
     struct gb_kernel *kern[4];
@@ -214,7 +215,7 @@ static int run_step(struct gb_case_ctx *ctx, struct memtest *s, const struct mt_
 
 static int zero_errors(struct gb_case_ctx *ctx, struct memtest *s)
 {
-    uint32_t z[1 + 4 * MT_NREC] = {0};
+    uint32_t z[MT_ERR_WORDS] = {0};
     return gb_case_upload(ctx, s->err, z, sizeof z);
 }
 
@@ -262,7 +263,7 @@ static int memtest_setup(struct gb_case_ctx *ctx)
         s->nchunks = c + 1;
         left -= b;
     }
-    int err = gb_case_alloc(ctx, (1 + 4 * MT_NREC) * 4, GB_MEM_DEVICE, &s->err);
+    int err = gb_case_alloc(ctx, MT_ERR_WORDS * 4, GB_MEM_DEVICE, &s->err);
     if (err || (err = zero_errors(ctx, s)))
         return err;
     s->wg = gb_case_own_wg(ctx, MT_WG);
@@ -324,25 +325,27 @@ static int plant_flip(struct gb_case_ctx *ctx, struct memtest *s)
     return ctx->ops->copy(ctx->q, s->chunk[c], o, s->flip, 0, 1, GB_COPY_BLOCKING);
 }
 
-/* The errors counted in s->err so far, into *count, and its records into rec. */
-static int read_errors(struct gb_case_ctx *ctx, struct memtest *s, uint32_t *count,
+/* The errors counted in s->err so far, into *count (a count that wrapped: 2^32 more, at least),
+ * and its records into rec. */
+static int read_errors(struct gb_case_ctx *ctx, struct memtest *s, uint64_t *count,
                        uint32_t rec[4 * MT_NREC])
 {
-    uint32_t h[1 + 4 * MT_NREC];
+    uint32_t h[MT_ERR_WORDS];
     int err = gb_case_download(ctx, h, s->err, sizeof h);
     if (err)
         return err;
-    *count = h[0];
+    *count = h[0] + ((uint64_t)(h[MT_ERR_WORDS - 1] != 0) << 32);
     memcpy(rec, h + 1, 4 * MT_NREC * sizeof *rec);
     return 0;
 }
 
 /* Appends the records of `count` errors found `when` to the reason (as many as fit). */
-static void describe(char *buf, size_t len, const char *when, uint32_t count, const uint32_t *rec)
+static void describe(char *buf, size_t len, const char *when, uint64_t count, const uint32_t *rec)
 {
-    gb_appendf(buf, len, "%s%u error%s %s", buf[0] ? "; " : "", count, count == 1 ? "" : "s", when);
-    const uint32_t shown = count < MT_NREC ? count : MT_NREC;
-    for (uint32_t r = 0; r < shown && r < 4; r++) {
+    gb_appendf(buf, len, "%s%llu error%s %s", buf[0] ? "; " : "", (unsigned long long)count,
+               count == 1 ? "" : "s", when);
+    const uint64_t shown = count < MT_NREC ? count : MT_NREC;
+    for (uint32_t r = 0; r < shown && r < 8; r++) {
         const uint64_t word = rec[4 * r] | (uint64_t)rec[4 * r + 1] << 32;
         const uint32_t want = rec[4 * r + 2], got = rec[4 * r + 3];
         gb_appendf(buf, len,
@@ -354,8 +357,8 @@ static void describe(char *buf, size_t len, const char *when, uint32_t count, co
 static int memtest_verify(struct gb_case_ctx *ctx)
 {
     struct memtest *s = ctx->state;
-    uint32_t timed = 0, left = 0, own = 0, rec[4 * MT_NREC], rec_left[4 * MT_NREC],
-             rec_own[4 * MT_NREC];
+    uint64_t timed = 0, left = 0, own = 0;
+    uint32_t rec[4 * MT_NREC], rec_left[4 * MT_NREC], rec_own[4 * MT_NREC];
     int err = read_errors(ctx, s, &timed, rec);
     if (err || (err = zero_errors(ctx, s)))
         return err;
@@ -373,7 +376,7 @@ static int memtest_verify(struct gb_case_ctx *ctx)
     }
     if ((err = read_errors(ctx, s, &own, rec_own)))
         return err;
-    const uint64_t total = (uint64_t)timed + left + own;
+    const uint64_t total = timed + left + own;
     gb_case_figure(ctx, "errors", "", (double)total);
     if (total == 0)
         return 0;
