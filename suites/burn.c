@@ -52,6 +52,7 @@
 #include "base/units.h"
 #include "base/util.h"
 #include "run/config.h"
+#include "run/supervise.h"
 #include "suites/common.h"
 #include "suites/gemm_tolerance.h"
 
@@ -503,6 +504,7 @@ static int burn_loop(struct gb_case_ctx *ctx, struct burn *s)
                 close_window(s, ts, (double)wops * flops / (now - w0) / 1e9);
             wops = 0;
             sleep_s(fmin(s->pulse, end - now));
+            gb_worker_heartbeat();
             now = gb_now();
             phase_end = now + s->pulse;
             w0 = now;
@@ -533,7 +535,11 @@ static int burn_loop(struct gb_case_ctx *ctx, struct burn *s)
             close_window(s, ts, (double)wops * flops / (now - w0) / 1e9);
             wops = 0;
             w0 = now;
+            /* The supervisor's case limit is on silence: a window is progress. */
+            gb_worker_heartbeat();
         }
+        if (ctx->stop && *ctx->stop)
+            break; /* Ctrl-C: the runner sees the flag next and records nothing */
     }
     if (err)
         return err;
