@@ -686,6 +686,20 @@ static void reason_names(uint64_t r, char *buf, size_t len)
         snprintf(buf, len, "0x%llx", (unsigned long long)r);
 }
 
+/* The arithmetic peak of the case (GFLOP/s or GOP/s; 0: unknown): the library may use matrix
+ * units (gb_peak_ops with matrix), the own kernel computes in float or int32 on the vector
+ * units. */
+static double burn_peak(const struct gb_case_ctx *ctx, const struct burn *s)
+{
+    static const enum gb_peak_op op[BT_COUNT] = {
+        [BT_F32] = GB_PEAK_F32,   [BT_F16] = GB_PEAK_F16, [BT_BF16] = GB_PEAK_BF16,
+        [BT_TF32] = GB_PEAK_TF32, [BT_F8] = GB_PEAK_F8,   [BT_I8] = GB_PEAK_INT8_DOT};
+    const struct gb_device_info *info = &ctx->dev->info;
+    if (s->own)
+        return gb_peak_ops(info, s->t == BT_I8 ? GB_PEAK_I32 : GB_PEAK_F32, false, NULL, 0) / 1e9;
+    return gb_peak_ops(info, op[s->t], true, NULL, 0) / 1e9;
+}
+
 static void burn_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     struct burn *s = ctx->state;
@@ -704,10 +718,13 @@ static void burn_figures(struct gb_case_ctx *ctx, double op_time_s)
                 r[i] = s->win[i].rate;
             gb_case_headline(ctx, "sustained", unit, GB_BETTER_HIGHER, r, s->nwin);
             qsort(r, s->nwin, sizeof *r, cmp_double);
-            gb_case_figure(ctx, "sustained_min", unit, r[0]);
-            gb_case_figure(ctx, "sustained_median", unit,
-                           s->nwin % 2 ? r[s->nwin / 2]
-                                       : (r[s->nwin / 2 - 1] + r[s->nwin / 2]) / 2);
+            /* Bounded by the precision's arithmetic peak where it is known (0: by the unit's,
+             * the device's highest). */
+            const double peak = burn_peak(ctx, s);
+            gb_case_figure_bounded(ctx, "sustained_min", unit, r[0], peak);
+            gb_case_figure_bounded(
+                ctx, "sustained_median", unit,
+                s->nwin % 2 ? r[s->nwin / 2] : (r[s->nwin / 2 - 1] + r[s->nwin / 2]) / 2, peak);
             free(r);
         }
     }
