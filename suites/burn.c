@@ -12,8 +12,10 @@
  *   f8    E4M3 x E4M3 / F32 / F32, TN layout (cuBLASLt on CUDA sm_89+)
  *
  * The check is gpu-burn's (Ville Timonen, github.com/wilicc/gpu-burn: each new product compared
- * on the device with the first one; a healthy device reproduces a product of the same inputs
- * exactly). The first product is checked against a host reference (FP64 sums of the rounded
+ * on the device with the first one), made exact: gpu-burn allows each element a small difference,
+ * here every bit must match, since the same library call on the same inputs is deterministic on
+ * a healthy device (cuBLAS documents bitwise-reproducible GEMMs for a given version,
+ * architecture and SM count; CLBlast and gemm.cl do no atomic reductions). The first product is checked against a host reference (FP64 sums of the rounded
  * inputs at 256 sampled elements, within the gemm suite's tolerance for the precision,
  * gb__gemm_tolerance; i8 exactly) and kept; after each later product kernels/burn.cl compares
  * every 32-bit word of C with it, counting the words that differ and the first iteration that
@@ -24,7 +26,7 @@
  * The burn runs in setup, untimed by the harness, which then times the same GEMM as the gemm
  * suite would (op_time_us) and verifies its product against the first one. The loop enqueues
  * batches of products (sized to a quarter window) and closes a window each `window` seconds
- * (1 s from a duration of 10 s, else duration / 10): the window's rate is its products' 2 n^3
+ * (1 s from a duration of 10 s, else duration / 10; at most `pulse`): the window's rate is its products' 2 n^3
  * operations over its host time. The result's headline ("sustained", GFLOP/s or GOP/s) is these
  * rates, one sample per window in order: the timeline; figures sustained_min and
  * sustained_median are their least and median. With `pulse` P > 0 the load alternates P seconds
