@@ -159,10 +159,10 @@ struct coll {
     MPI_Comm comm;
     struct gb_mpi_coll_case c;
     int rank, n;
-    size_t ts;                  /* type size, bytes */
-    uint64_t count, chunk;      /* nccl-tests' count; count / n */
-    uint64_t nsend, nrecv;      /* elements of the send and receive buffers */
-    uint64_t roff, rlen;        /* the receive region in the device receive buffer, elements */
+    size_t ts;                    /* type size, bytes */
+    uint64_t count, chunk;        /* nccl-tests' count; count / n */
+    uint64_t nsend, nrecv;        /* elements of the send and receive buffers */
+    uint64_t roff, rlen;          /* the receive region in the device receive buffer, elements */
     struct gb_buf *dsend, *drecv; /* device; in place: one buffer, dsend == drecv */
     struct gb_buf *hsend, *hrecv; /* pinned; in place: one buffer */
     MPI_Datatype mt;
@@ -277,8 +277,8 @@ static int mpi_call(struct coll *a)
                   : MPI_Alltoall(s, c, a->mt, d, c, a->mt, a->comm);
     default:
         if (ip)
-            return MPI_Sendrecv_replace(d, cnt, a->mt, (r + 1) % n, 0, (r + n - 1) % n, 0,
-                                        a->comm, MPI_STATUS_IGNORE);
+            return MPI_Sendrecv_replace(d, cnt, a->mt, (r + 1) % n, 0, (r + n - 1) % n, 0, a->comm,
+                                        MPI_STATUS_IGNORE);
         return MPI_Sendrecv(s, cnt, a->mt, (r + 1) % n, 0, d, cnt, a->mt, (r + n - 1) % n, 0,
                             a->comm, MPI_STATUS_IGNORE);
     }
@@ -484,8 +484,8 @@ static int setup(struct coll *a, struct gb_device *dev)
     const uint64_t n = (uint64_t)a->n;
     a->ts = gb_dtype_size(c->dtype);
     a->count = c->bytes / a->ts;
-    const bool divides = c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER ||
-                         c->op == GB_COLL_ALLTOALL;
+    const bool divides =
+        c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_ALLTOALL;
     if (divides)
         a->count -= a->count % n;
     a->chunk = a->count / n;
@@ -540,8 +540,9 @@ static int setup(struct coll *a, struct gb_device *dev)
     }
     a->mop = c->redop == GB_COLL_MAX ? MPI_MAX : MPI_SUM;
     if (a->mt == MPI_UINT16_T) {
-        MPI_User_function *fn = c->dtype == GB_F16 ? (c->redop == GB_COLL_MAX ? f16_max : f16_sum)
-                                                   : (c->redop == GB_COLL_MAX ? bf16_max : bf16_sum);
+        MPI_User_function *fn = c->dtype == GB_F16
+                                    ? (c->redop == GB_COLL_MAX ? f16_max : f16_sum)
+                                    : (c->redop == GB_COLL_MAX ? bf16_max : bf16_sum);
         if (MPI_Op_create(fn, 1, &a->mop) != MPI_SUCCESS)
             return GB_FAIL(GB_EBACKEND, "MPI_Op_create");
         a->own_op = true;
@@ -629,10 +630,9 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
         for (int k = 0; k < n; k++)
             f->v[k] = sts[k] == ST_OK;
     }
-    static const char *const calls[] = {"MPI_Allreduce", "MPI_Allgather",
-                                        "MPI_Reduce_scatter_block", "MPI_Bcast",
-                                        "MPI_Reduce",    "MPI_Alltoall",
-                                        "MPI_Sendrecv"};
+    static const char *const calls[] = {
+        "MPI_Allreduce", "MPI_Allgather", "MPI_Reduce_scatter_block", "MPI_Bcast", "MPI_Reduce",
+        "MPI_Alltoall",  "MPI_Sendrecv"};
     if ((f = figure(r, "path", "")))
         snprintf(f->text, sizeof f->text, "host-staged %s%s", calls[a->c.op],
                  a->c.inplace ? " (MPI_IN_PLACE)" : "");
@@ -713,8 +713,8 @@ verdict:
             size_t len = 0;
             for (int k = 0; k < n && len + 16 < sizeof list; k++)
                 if (sts[k] != ST_OK)
-                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%d",
-                                            len ? "," : "", k);
+                    len +=
+                        (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", k);
             r->status = GB_STATUS_FAILED;
             snprintf(r->reason, sizeof r->reason, "rank %d: %s (ranks failed: %s)", who, a.why,
                      list);

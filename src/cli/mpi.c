@@ -113,20 +113,13 @@ static int dtype_from_name(const char *name)
 static int parse(int argc, char **argv, int rank, struct mpi_args *a)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"iters", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"coll", required_argument, NULL, 'C'},
-        {"dtype", required_argument, NULL, 'T'},
-        {"op", required_argument, NULL, 'O'},
-        {"inplace", no_argument, NULL, 'I'},
-        {"root", required_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'}, {"size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'n'},  {"warmup", required_argument, NULL, 'w'},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"coll", required_argument, NULL, 'C'},   {"dtype", required_argument, NULL, 'T'},
+        {"op", required_argument, NULL, 'O'},     {"inplace", no_argument, NULL, 'I'},
+        {"root", required_argument, NULL, 'R'},   {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->o.iters = 20;
