@@ -67,9 +67,11 @@ if [ -z "$(find_osu osu_allreduce)" ] || [ -z "$(find_osu osu_allgather)" ]; the
   (cd "$osu" && ./configure CC=mpicc CXX=mpicxx && make -C c/util && make -C c/mpi/collective) \
     >"$out/osu-build.log" 2>&1 || die "OSU did not build: see $out/osu-build.log"
 fi
-osu_ar=$(realpath "$(find_osu osu_allreduce)")
-osu_ag=$(realpath "$(find_osu osu_allgather)")
-[ -n "$osu_ar" ] && [ -n "$osu_ag" ] || die "OSU built, but no osu_allreduce / osu_allgather in $osu"
+osu_ar=$(find_osu osu_allreduce)
+osu_ag=$(find_osu osu_allgather)
+if [ -z "$osu_ar" ] || [ -z "$osu_ag" ]; then
+  die "OSU built, but no osu_allreduce / osu_allgather in $osu"
+fi
 read -r -a flags <<<"${MPIRUN_FLAGS:-}"
 agsend=$((bytes / np)) # OSU's all-gather size: what each rank sends
 
