@@ -4,7 +4,8 @@
 # folder, free ports), runs a 2-task fleet job of a tiny profile through salloc and srun
 # (scripts/fleet-slurm.sh with TASKS_PER_NODE=2), checks the two results files and the fleet view
 # of them, then adds a hand-slowed copy of one node's file (every figure at 0.5x) and checks that
-# `gpubench fleet` flags it (LOW by its node shift) and exits 3. Every daemon it started is
+# `gpubench fleet` flags it (LOW by its node shift) and exits 3, and runs gpubench-mpi's
+# collectives across 2 tasks (where the build has it). Every daemon it started is
 # stopped and the folder removed on any exit (trap); nothing outside the folder is written.
 #   scripts/test-slurm.sh            # as root, after scripts/bootstrap.sh
 # Exit 0 pass, 1 fail, 77 skipped (a line "skip reason: ..." says why: not root, Slurm or munge
@@ -182,4 +183,25 @@ grep -Eq '^slowed +0 +-50\.0 +LOW: node shift over [0-9]+ cases' "$tmp/fleet.txt
   fail "the slowed node is not LOW by its node shift of -50%"
 # (Task 1 may be LOW as well: two tasks sharing two cores, one of them can run 25% slower as a
 # whole; the copies of task 0 are the majority the shift is measured against.)
+
+# gpubench-mpi's collectives across the job's 2 tasks: mpirun inside the allocation (Open MPI reads
+# the allocation from Slurm's environment), every collective verified on both ranks. Left out when
+# the build has no gpubench-mpi or mpirun is missing.
+mpi=$(dirname "$gb")/gpubench-mpi
+if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 salloc -N 1 -n 2 --time=5 \
+    -J gpubench-mpi-test mpirun -np 2 "$mpi" collective --size 64KiB --iters 3 --warmup 1 -q \
+    -o "$tmp/mpi.json" >"$tmp/mpi.log" 2>&1 &
+  job=$!
+  pids+=("$job")
+  wait "$job"
+  rc=$?
+  cat "$tmp/mpi.log"
+  [ $rc -eq 0 ] || fail "the gpubench-mpi job exited $rc"
+  [ "$(jq '[.results[] | select(.status == "ok" and .verified and .params.ranks == 2)] | length' \
+        "$tmp/mpi.json")" -eq 7 ] || fail "gpubench-mpi under Slurm: not 7 collectives ok on 2 ranks"
+  echo "test-slurm: gpubench-mpi collective across 2 Slurm tasks: 7 collectives verified"
+else
+  echo "test-slurm: gpubench-mpi or mpirun absent: its Slurm job left out"
+fi
 echo "test-slurm: passed in $(($(date +%s) - t0)) s"
