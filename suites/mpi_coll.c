@@ -449,6 +449,7 @@ static void describe(struct gb_result *r, const char *backend, const struct coll
     int_param(p, "count", GB_V_INT, (int64_t)a->count);
     if (c->op == GB_COLL_BROADCAST || c->op == GB_COLL_REDUCE)
         int_param(p, "root", GB_V_INT, c->root);
+    str_param(p, "transport", "mpi");
     str_param(p, "staging", "host");
     str_param(p, "cuda_aware", cuda_aware());
     snprintf(r->metric, sizeof r->metric, "bandwidth");

@@ -93,7 +93,8 @@ bool gb_mpi_coll_reduces(enum gb_coll_op op);
 /* Runs case c on this rank's device `dev` (queue q) across comm. Collective: every rank of comm
  * must call it with the same case and options. On rank 0, *r is filled as a result of suite
  * "mpi_collective" (case "OP-DTYPE[-REDOP][-inplace]"; params coll, dtype, op, inplace, ranks,
- * size (count x type size, bytes), count, staging, cuda_aware; samples in GB/s, owned by *r;
+ * size (count x type size, bytes), count, root (broadcast and reduce), transport ("mpi"),
+ * staging ("host"), cuda_aware; samples in GB/s, owned by *r;
  * status ok, failed with the ranks that failed, or skipped with the reason: a size below one
  * element per rank, a type or rank count without exact verification, no memory); other ranks
  * leave *r zeroed. Returns 0 when the case ran to its verdict on every rank, or an MPI / memory

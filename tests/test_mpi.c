@@ -190,6 +190,7 @@ static void collective_ranks(int n, bool inplace)
         ASSERT(r->verified);
         ASSERT_EQ(r->nsamples, 3);
         ASSERT_EQ(param_int(r, "ranks"), n);
+        ASSERT_STR(param_str(r, "transport"), "mpi");
         ASSERT_STR(param_str(r, "staging"), "host");
         int op = 0;
         while (op <= GB_COLL_SENDRECV && strcmp(coll_names[op], param_str(r, "coll")) != 0)
