@@ -274,9 +274,7 @@ bool gb_serve_verdict(enum gb_serve_scenario sc, const double *sorted, size_t n,
     const double c = GB_SERVE_ES_CONFIDENCE;
     const double p = sc == GB_SERVE_SINGLESTREAM ? 0.90 : 0.99;
     if (overloaded) {
-        snprintf(why, len,
-                 "INVALID: overloaded (served under %.2g of the offered rate, or dropped over "
-                 "%.2g%% of the arrivals at the full queue)",
+        snprintf(why, len, "INVALID: overloaded (kept up < %.2g or > %.2g%% dropped)",
                  GB_SERVE_KEPT_UP_MIN, 100 * GB_SERVE_DROPPED_MAX);
         return false;
     }
@@ -286,18 +284,15 @@ bool gb_serve_verdict(enum gb_serve_scenario sc, const double *sorted, size_t n,
     }
     const uint64_t need = gb_es_min_queries(1, p, c);
     if (sc != GB_SERVE_SERVER && n < need) {
-        snprintf(why, len,
-                 "INVALID: too few queries for the p%g claim at %g%% confidence: %zu < %llu "
-                 "(early stopping)",
-                 100 * p, 100 * c, n, (unsigned long long)need);
+        snprintf(why, len, "INVALID: too few queries: %zu < %llu for p%g (early stopping)", n,
+                 (unsigned long long)need, 100 * p);
         return false;
     }
     size_t over = 0;
     for (size_t i = n; i > 0 && sorted[i - 1] > bound_s; i--)
         over++;
     if (sc == GB_SERVE_PERIODIC && over) {
-        snprintf(why, len, "INVALID: %zu of %zu requests missed the deadline (%.4g us)", over, n,
-                 1e6 * bound_s);
+        snprintf(why, len, "INVALID: %zu of %zu requests missed the deadline", over, n);
         return false;
     }
     if (sc == GB_SERVE_SERVER) {
@@ -310,10 +305,8 @@ bool gb_serve_verdict(enum gb_serve_scenario sc, const double *sorted, size_t n,
             return false;
         }
         if (n < es) {
-            snprintf(why, len,
-                     "INVALID: too few queries for the p99 claim at %g%% confidence: %zu < %llu "
-                     "with %zu over the bound %.4g us (early stopping)",
-                     100 * c, n, (unsigned long long)es, over, 1e6 * bound_s);
+            snprintf(why, len, "INVALID: too few queries: %zu < %llu (%zu over the bound)", n,
+                     (unsigned long long)es, over);
             return false;
         }
     }

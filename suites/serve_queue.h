@@ -157,7 +157,8 @@ double gb_es_estimate(const double *sorted, size_t n, double p, double c, uint64
  *     many for the claim (n < gb_es_min_queries(over, 0.99, c): LoadGen's Server early stopping);
  *   Periodic: INVALID when `overloaded` or when any request missed bound_s (its deadline);
  *   Offline: INVALID when `overloaded` (a full queue dropped samples).
- * sorted: the n latencies ascending (seconds). Returns true for VALID. */
+ * sorted: the n latencies ascending (seconds). why: "VALID" or "INVALID: " and the reason, short
+ * enough for a text figure (64 bytes) at len 64. Returns true for VALID. */
 bool gb_serve_verdict(enum gb_serve_scenario sc, const double *sorted, size_t n, double bound_s,
                       bool overloaded, char *why, size_t len);
 

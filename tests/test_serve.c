@@ -692,3 +692,128 @@ TEST(validate_refuses_a_profile_of_no_case)
     ASSERT_MSG(st == 2, "exit %d: %s", st, out);
     ASSERT_CONTAINS(out, "select no case");
 }
+
+static const struct gb_result *pick_scenario(const struct gb_results *rs, const char *sc,
+                                             bool peak)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const char *v = gb_params_str(&rs->results[i].params, "scenario");
+        if (strcmp(v[0] ? v : "Server", sc) == 0 &&
+            gb_params_bool(&rs->results[i].params, "find_peak") == peak)
+            return &rs->results[i];
+    }
+    return NULL;
+}
+
+/* Every scenario on PoCL, small: each verified, its verdict and figures there; the verdicts
+ * that do not depend on time asserted (SingleStream's 200 queries support a p90 estimate,
+ * MultiStream's 200 are too few for its p99, 10x the capacity with a queue of 16 is overloaded
+ * with drops), the rest printed. */
+TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
+{
+    const char *yaml =
+        "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 2, max_samples: 2, "
+        "max_time: 20s, min_sample_time: 0}\nsuites:\n  - suite: serve\n"
+        "    params: {shape: 64x64, scenario: [SingleStream, MultiStream, Offline], "
+        "requests: 100, max_batch: 32}\n"
+        "  - suite: serve\n    params: {shape: 64x64, scenario: Periodic, fps: 1000, "
+        "requests: 200}\n"
+        "  - suite: serve\n    params: {shape: 64x64, load: [0.2, 10], max_batch: 1, "
+        "max_wait: 0, requests: 256, queue: 16}\n"
+        "  - suite: serve\n    params: {shape: 64x64, find_peak: true, max_batch: 1, "
+        "max_wait: 0, requests: 256, slo_us: 20000}\n";
+    struct gb_results rs;
+    gb_test_run_profile(yaml, "0", &rs);
+    ASSERT_EQ(rs.nresults, 7);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        if (r->status == GB_STATUS_SKIPPED) { /* no BLAS library */
+            ASSERT_CONTAINS(r->reason, "GEMM");
+            gb_results_free(&rs);
+            return;
+        }
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s", r->reason);
+        const struct gb_figure *v = gb_test_figure(r, "verdict");
+        ASSERT(v && v->n == 0);
+        ASSERT(strncmp(v->text, "VALID", 5) == 0 || strncmp(v->text, "INVALID: ", 9) == 0);
+        const char *sc = gb_params_str(&r->params, "scenario");
+        printf("%-12s load %.2g: %s %s, %s\n", sc[0] ? sc : "Server",
+               gb_params_float(&r->params, "load"), gb_test_figure(r, "queue_state")->text,
+               r->metric, v->text);
+    }
+    const struct gb_result *ss = pick_scenario(&rs, "SingleStream", false),
+                           *ms = pick_scenario(&rs, "MultiStream", false),
+                           *off = pick_scenario(&rs, "Offline", false),
+                           *per = pick_scenario(&rs, "Periodic", false),
+                           *pk = pick_scenario(&rs, "Server", true);
+    ASSERT(ss && ms && off && per && pk);
+    /* SingleStream: 2 traces of 100 queries of 1, LoadGen's 64 met; a p90 estimate. */
+    ASSERT_STR(gb_test_figure(ss, "verdict")->text, "VALID");
+    ASSERT_EQ(gb_test_figure(ss, "es_min_queries")->v[0], 64);
+    ASSERT(gb_test_figure(ss, "es_p90_us") && !gb_test_figure(ss, "es_p99_us"));
+    ASSERT_EQ(gb_test_figure(ss, "mean_batch")->v[0], 1);
+    ASSERT_EQ(gb_test_figure(ss, "requests_checked")->v[0] >= 200, true);
+    /* MultiStream: queries of 8 samples, 200 queries < 662. */
+    ASSERT_CONTAINS(gb_test_figure(ms, "verdict")->text, "too few queries: 200 < 662");
+    ASSERT_EQ(gb_test_figure(ms, "mean_batch")->v[0], 8);
+    ASSERT_EQ(gb_test_figure(ms, "requests_checked")->v[0] >= 1600, true);
+    /* Offline: its headline is what it served, samples/s; batches of at most 32. */
+    ASSERT_STR(off->metric, "throughput");
+    ASSERT_STR(off->unit, "1/s");
+    ASSERT(gb_test_figure(off, "mean_batch")->v[0] <= 32);
+    ASSERT_STR(gb_test_figure(off, "verdict")->text, "VALID");
+    /* Periodic: its deadline (one period) and what missed it, within the arrivals. */
+    ASSERT_NEAR(gb_test_figure(per, "deadline_us")->v[0], 1000, 1e-6);
+    ASSERT(gb_test_figure(per, "deadline_misses")->v[0] <= 2 * 200);
+    ASSERT(gb_test_figure(per, "jitter_sd_us") && gb_test_figure(per, "jitter_p99_us"));
+    /* Server at 10x with a queue of 16: overloaded, drops counted, INVALID. */
+    const struct gb_result *ten = pick(&rs, 10, 1);
+    ASSERT(ten);
+    ASSERT(gb_test_figure(ten, "dropped")->v[0] > 0);
+    ASSERT_CONTAINS(gb_test_figure(ten, "verdict")->text, "INVALID: overloaded");
+    ASSERT(gb_test_figure(ten, "knee_load")); /* a number or "none", from the sweep */
+    /* find_peak: its probes recorded, and a rate or "none". */
+    ASSERT(gb_test_figure(pk, "probe1") && gb_test_figure(pk, "probe2"));
+    ASSERT(gb_test_figure(pk, "peak_rps"));
+    printf("find_peak: %s; %s\n", gb_test_figure(pk, "probe1")->text,
+           gb_test_figure(pk, "probe2")->text);
+    gb_results_free(&rs);
+}
+
+/* The planted slow batch (GPUBENCH_TEST_SERVE_SLOW=50: one batch in 50 takes 20 ms more) is
+ * SingleStream's p99 (4 of 200 queries); with every batch slowed, a 100 Hz periodic source
+ * misses every deadline. Lower bounds of a planted sleep only: no timing of the device. */
+TEST_TIMEOUT(suite_serve_planted_slow_request_caught, 120)
+{
+    setenv("GPUBENCH_TEST_SERVE_SLOW", "50", 1);
+    struct gb_results rs;
+    const char *measure = "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 2, "
+                          "max_samples: 2, max_time: 20s, min_sample_time: 0}\n";
+    gb_test_run_suite(measure, "serve", "{shape: 64x64, scenario: SingleStream, requests: 100}",
+                      &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    if (r->status == GB_STATUS_SKIPPED) {
+        unsetenv("GPUBENCH_TEST_SERVE_SLOW");
+        gb_results_free(&rs);
+        return;
+    }
+    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s", r->reason);
+    const double p99 = gb_test_figure(r, "p99_us")->v[0];
+    printf("SingleStream with 1 batch in 50 slowed by 20 ms: p50 %.0f us, p99 %.0f us\n",
+           gb_test_figure(r, "p50_us")->v[0], p99);
+    ASSERT_MSG(p99 >= 20000, "p99 %g us", p99);
+    gb_results_free(&rs);
+    setenv("GPUBENCH_TEST_SERVE_SLOW", "1", 1);
+    gb_test_run_suite(measure, "serve", "{shape: 64x64, scenario: Periodic, fps: 100, requests: 20}",
+                      &rs);
+    unsetenv("GPUBENCH_TEST_SERVE_SLOW");
+    r = &rs.results[0];
+    ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s", r->reason);
+    printf("Periodic 100 Hz, every batch 20 ms or more: %g misses, %s\n",
+           gb_test_figure(r, "deadline_misses")->v[0], gb_test_figure(r, "verdict")->text);
+    ASSERT_EQ(gb_test_figure(r, "deadline_misses")->v[0], 2 * 20);
+    ASSERT_EQ(gb_test_figure(r, "deadline_miss_rate")->v[0], 1);
+    ASSERT_CONTAINS(gb_test_figure(r, "verdict")->text, "INVALID");
+    gb_results_free(&rs);
+}
