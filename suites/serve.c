@@ -226,10 +226,10 @@ struct trace {
     double rps;     /* achieved: served over the span from the first arrival to the last done */
     double kept_up; /* gb_serve_kept_up (NaN: not judged, a closed loop or Offline) */
     size_t dropped, batches;
-    double p90_us;         /* over its served requests (SingleStream's headline) */
-    double jit_sd_us;      /* Periodic: gb_serve_jitter's, us */
-    double jit_p99_us;     /* Periodic */
-    size_t misses;         /* Periodic: requests over the deadline or dropped */
+    double p90_us;     /* over its served requests (SingleStream's headline) */
+    double jit_sd_us;  /* Periodic: gb_serve_jitter's, us */
+    double jit_p99_us; /* Periodic */
+    size_t misses;     /* Periodic: requests over the deadline or dropped */
 };
 
 /* The Server search's probes kept as figures (each one a text: the result holds 24 figures). */
@@ -242,8 +242,8 @@ struct serve {
     enum gb_serve_scenario sc;
     double period_s, deadline_s; /* Periodic */
     bool find_peak;
-    double peak_rps;                            /* find_peak: the search's rate (0: none) */
-    struct gb_serve_probe probes[MAX_PROBES];   /* find_peak: in order */
+    double peak_rps;                          /* find_peak: the search's rate (0: none) */
+    struct gb_serve_probe probes[MAX_PROBES]; /* find_peak: in order */
     size_t nprobes;
     uint64_t slow_every, nbatches; /* the planted slow batch (test hook) */
     bool tracing;                  /* a trace (or probe) is being served: the hook may act */
@@ -440,8 +440,8 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
                       (double)dropped > GB_SERVE_DROPPED_MAX * (double)(traces * s->nreq);
     char why[64];
     pr->pass = m && gb_serve_verdict(GB_SERVE_SERVER, pool, m,
-                                     1e-6 * (double)gb_params_int(ctx->params, "slo_us"), over,
-                                     why, sizeof why);
+                                     1e-6 * (double)gb_params_int(ctx->params, "slo_us"), over, why,
+                                     sizeof why);
     free(pool);
     return 0;
 }
@@ -644,19 +644,18 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
                 v[m++] = s->lat[i];
         s->nkept += m;
         struct trace *t = &s->tr[s->ntraces++];
-        *t = (struct trace){.end = s->nkept,
-                            .p99_us = NAN,
-                            .rps = st.span_s > 0 ? (double)st.served / st.span_s : 0,
-                            /* the last batch's service: at most a full one's */
-                            .kept_up = open_loop
-                                           ? gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s)
-                                           : NAN,
-                            .dropped = st.dropped,
-                            .batches = st.batches,
-                            .p90_us = NAN,
-                            .jit_sd_us = 1e6 * jsd,
-                            .jit_p99_us = 1e6 * jp99,
-                            .misses = misses};
+        *t = (struct trace){
+            .end = s->nkept,
+            .p99_us = NAN,
+            .rps = st.span_s > 0 ? (double)st.served / st.span_s : 0,
+            /* the last batch's service: at most a full one's */
+            .kept_up = open_loop ? gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s) : NAN,
+            .dropped = st.dropped,
+            .batches = st.batches,
+            .p90_us = NAN,
+            .jit_sd_us = 1e6 * jsd,
+            .jit_p99_us = 1e6 * jp99,
+            .misses = misses};
         if (m) {
             /* Sorted in place: the kept order within a trace does not matter. */
             qsort(v, m, sizeof *v, cmp_double);
@@ -723,8 +722,8 @@ static void scenario_figures(struct gb_case_ctx *ctx, const struct serve *s, con
                              size_t n, bool overloaded, size_t t0, size_t nt)
 {
     const double c = GB_SERVE_ES_CONFIDENCE;
-    const double bound = s->sc == GB_SERVE_SERVER     ? 1e-6 * (double)gb_params_int(ctx->params,
-                                                                                    "slo_us")
+    const double bound = s->sc == GB_SERVE_SERVER
+                             ? 1e-6 * (double)gb_params_int(ctx->params, "slo_us")
                          : s->sc == GB_SERVE_PERIODIC ? s->deadline_s
                                                       : 0;
     char why[64];
@@ -861,15 +860,14 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "capacity_rps", "1/s",
                    (double)(s->max_batch < s->nreq ? s->max_batch : s->nreq) / s->service_s);
     gb_case_figure(ctx, "service_us", "us", 1e6 * s->service_s);
-    gb_case_figure(ctx, "mean_batch", "",
-                   (double)(n * s->per_query) / (batches > 0 ? batches : 1));
+    gb_case_figure(ctx, "mean_batch", "", (double)(n * s->per_query) / (batches > 0 ? batches : 1));
     gb_case_figure(ctx, "requests_checked", "", (double)s->checked);
     double *h = malloc(nt * sizeof *h);
     size_t nh = 0;
     for (size_t t = t0; h && t < s->ntraces; t++) {
         const double x = overloaded || s->sc == GB_SERVE_OFFLINE ? s->tr[t].rps
-                         : s->sc == GB_SERVE_SINGLESTREAM          ? s->tr[t].p90_us
-                                                                   : s->tr[t].p99_us;
+                         : s->sc == GB_SERVE_SINGLESTREAM        ? s->tr[t].p90_us
+                                                                 : s->tr[t].p99_us;
         if (isfinite(x))
             h[nh++] = x;
     }

@@ -249,8 +249,8 @@ TEST(serve_early_stopping_minima_match_loadgen)
     for (size_t i = 0; i < 5; i++)
         for (size_t j = 0; j < 3; j++) {
             const uint64_t closed = (uint64_t)ceil(log(1 - cs[j]) / log(ps[i]));
-            ASSERT_MSG(gb_es_min_queries(0, ps[i], cs[j]) == closed, "p %g c %g: %llu, %llu",
-                       ps[i], cs[j], (unsigned long long)gb_es_min_queries(0, ps[i], cs[j]),
+            ASSERT_MSG(gb_es_min_queries(0, ps[i], cs[j]) == closed, "p %g c %g: %llu, %llu", ps[i],
+                       cs[j], (unsigned long long)gb_es_min_queries(0, ps[i], cs[j]),
                        (unsigned long long)closed);
         }
     /* With overlatency queries: the least n whose binomial tail P(X <= t; n, 1 - p) is within
@@ -693,8 +693,7 @@ TEST(validate_refuses_a_profile_of_no_case)
     ASSERT_CONTAINS(out, "select no case");
 }
 
-static const struct gb_result *pick_scenario(const struct gb_results *rs, const char *sc,
-                                             bool peak)
+static const struct gb_result *pick_scenario(const struct gb_results *rs, const char *sc, bool peak)
 {
     for (size_t i = 0; i < rs->nresults; i++) {
         const char *v = gb_params_str(&rs->results[i].params, "scenario");
@@ -805,8 +804,8 @@ TEST_TIMEOUT(suite_serve_planted_slow_request_caught, 120)
     ASSERT_MSG(p99 >= 20000, "p99 %g us", p99);
     gb_results_free(&rs);
     setenv("GPUBENCH_TEST_SERVE_SLOW", "1", 1);
-    gb_test_run_suite(measure, "serve", "{shape: 64x64, scenario: Periodic, fps: 100, requests: 20}",
-                      &rs);
+    gb_test_run_suite(measure, "serve",
+                      "{shape: 64x64, scenario: Periodic, fps: 100, requests: 20}", &rs);
     unsetenv("GPUBENCH_TEST_SERVE_SLOW");
     r = &rs.results[0];
     ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s", r->reason);
