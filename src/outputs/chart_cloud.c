@@ -399,20 +399,87 @@ out:
 
 /* ---- serve: the tail against offered load ---------------------------------------------------- */
 
+/* The Server scenario at a given load (the default: the scenario param absent or "Server", no
+ * find_peak): what the lines draw against load. The other scenarios (and find_peak's runs) are
+ * said in findings: their load is no offered rate. */
+static bool serve_server(const struct gb_result *r)
+{
+    const char *sc = gb_params_str(&r->params, "scenario");
+    return (!sc[0] || strcmp(sc, "Server") == 0) && !gb_params_bool(&r->params, "find_peak");
+}
+
 /* A case whose queue kept up: its headline is a latency (us). An overloaded one's is what it
  * served (requests/s), and its latencies are no steady-state tail: not drawn, said below. */
 static bool serve_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") == 0 && isfinite(r->value) &&
-           r->value > 0;
+    return gb__in_list(r->suite, f->suites) && serve_server(r) && strcmp(r->unit, "us") == 0 &&
+           isfinite(r->value) && r->value > 0;
 }
 
 static bool serve_overloaded_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "1/s") == 0 &&
+    return gb__in_list(r->suite, f->suites) && serve_server(r) && strcmp(r->unit, "1/s") == 0 &&
            strcmp(r->metric, "throughput") == 0 && isfinite(r->value) && r->value > 0;
+}
+
+static bool serve_scenario_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && !serve_server(r) && isfinite(r->value) &&
+           r->value > 0;
+}
+
+/* One finding per run of another scenario than Server at a load: its figure of merit (LoadGen's
+ * per scenario), its early-stopping estimate, Periodic's deadline and jitter, find_peak's rate,
+ * and its verdict. */
+static void serve_scenario_findings(struct rep *R, struct chart *c, const struct sel *sc)
+{
+    for (size_t i = 0; i < sc->n && i < 24; i++) {
+        const struct gb_result *r = sc->p[i]->r;
+        char label[160], scen[64], verdict[80], line[700];
+        gb__clean(r->case_name, label, sizeof label);
+        gb__clean_text(gb_params_str(&r->params, "scenario"), scen, sizeof scen, false);
+        text_of(r, "verdict", verdict, sizeof verdict);
+        const bool peak = gb_params_bool(&r->params, "find_peak");
+        snprintf(line, sizeof line, "%s, %s, %s", R->ser[sc->p[i]->s].label, label,
+                 peak      ? "Server (find_peak)"
+                 : scen[0] ? scen
+                           : "Server");
+        const double p90 = plain(r, "p90_us"), p99 = plain(r, "p99_us"),
+                     e90 = plain(r, "es_p90_us"), e99 = plain(r, "es_p99_us");
+        if (strcmp(r->unit, "1/s") == 0)
+            gb_appendf(line, sizeof line, ": %.4g samples/s served", r->value);
+        else if (isfinite(p90) && strcmp(scen, "SingleStream") == 0)
+            gb_appendf(line, sizeof line, ": p90 %.4g us", p90);
+        else if (isfinite(p99))
+            gb_appendf(line, sizeof line, ": p99 %.4g us", p99);
+        if (isfinite(e90))
+            gb_appendf(line, sizeof line, ", early-stopping p90 %.4g us", e90);
+        if (isfinite(e99))
+            gb_appendf(line, sizeof line, ", early-stopping p99 %.4g us", e99);
+        const double fps = plain(r, "fps"), dl = plain(r, "deadline_us"),
+                     miss = plain(r, "deadline_misses"), rate = plain(r, "deadline_miss_rate"),
+                     jsd = plain(r, "jitter_sd_us"), jp = plain(r, "jitter_p99_us");
+        if (isfinite(fps) && isfinite(dl) && isfinite(miss) && isfinite(rate))
+            gb_appendf(line, sizeof line, "; at %.4g Hz, %.0f deadlines (%.4g us) missed (%.3g%%)",
+                       fps, miss, dl, 100 * rate);
+        if (isfinite(jsd) && isfinite(jp))
+            gb_appendf(line, sizeof line, ", jitter sd %.4g us, p99 %.4g us", jsd, jp);
+        const double pk = plain(r, "peak_rps");
+        const struct gb_value *slo = gb_params_get(&r->params, "slo_us");
+        if (peak && isfinite(pk))
+            gb_appendf(line, sizeof line,
+                       "; the largest rate with p99 under %.4g us: %.4g "
+                       "requests/s (bisection)",
+                       slo && is_num(slo) ? gb__num(slo) : NAN, pk);
+        else if (peak)
+            gb_appendf(line, sizeof line, "; no rate searched kept p99 under the bound");
+        if (verdict[0])
+            gb_appendf(line, sizeof line, "; %s", verdict);
+        find(c, "%s.", line);
+    }
 }
 
 /* The p99 over every request of the kept traces (what max_rps_under_slo judges); a case with
@@ -427,18 +494,21 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
 {
     static const char id[] = "cloud_serve",
                       title[] = "Sharing and serving: tail latency under offered load",
-                      what[] = "p99 latency (us, log: over every request of the kept traces, "
-                               "p99_us) of requests served through a dynamic batcher against the "
-                               "offered load (a fraction of the capacity with full batches, "
-                               "measured once per layer and batch limit), one line per batch "
-                               "limit, wait and layer; dotted: the SLO (slo_us) where the lines "
-                               "share one. A request's latency runs from its arrival (Poisson) to "
-                               "its batch's outputs on the host: queueing included. The findings "
-                               "give each line's offered rates and the largest rate served with "
-                               "the p99 under the SLO (max_rps_under_slo).";
+                      what[] =
+                          "p99 latency (us, log: over every request of the kept traces, "
+                          "p99_us) of requests served through a dynamic batcher against the "
+                          "offered load (a fraction of the capacity with full batches, "
+                          "measured once per layer and batch limit), one line per batch "
+                          "limit, wait and layer; dotted: the SLO (slo_us) where the lines "
+                          "share one. A request's latency runs from its arrival (Poisson) to "
+                          "its batch's outputs on the host: queueing included. The findings "
+                          "give each line's offered rates and the largest rate served with "
+                          "the p99 under the SLO (max_rps_under_slo), the knee and the verdict "
+                          "(LoadGen's); other scenarios are findings.";
     struct suite_filter sf = {.suites = k->suites};
     struct sel s = gb__select(R, serve_fn, &sf, SIZE_MAX);
     struct sel over = gb__select(R, serve_overloaded_fn, &sf, SIZE_MAX);
+    struct sel scen = gb__select(R, serve_scenario_fn, &sf, SIZE_MAX);
     struct chart *c = gb__chart_new(R, id, title, what);
     struct axes *a = calloc(1, sizeof *a);
     struct line *l = NULL;
@@ -463,11 +533,14 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
             gb_appendf(line, sizeof line, ", %.0f dropped at the full queue", drop);
         find(c, "%s: its latencies grow with the trace, no steady-state tail (not drawn).", line);
     }
+    serve_scenario_findings(R, c, &scen);
     if (s.n == 0) {
         gb__chart_nodata(R, c,
-                         over.n ? "every serve result in these files is overloaded (no "
-                                  "steady-state tail to draw)"
-                                : "no serve results in these files");
+                         over.n   ? "every serve result in these files is overloaded (no "
+                                    "steady-state tail to draw)"
+                         : scen.n ? "no Server-scenario sweep over load in these files (the "
+                                    "other scenarios are in the findings)"
+                                  : "no serve results in these files");
         goto out;
     }
     gb__scan_axes(&s, a);
@@ -520,6 +593,16 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
                        best, slo && is_num(slo) ? gb__num(slo) : NAN);
         else if (none[0])
             gb_appendf(line, sizeof line, "; under the SLO: %s", none);
+        /* The serve suite's derive: the smallest load whose p99 is over GB_SERVE_KNEE_K (2)
+         * times the lowest load's. */
+        const double knee = plain(hi, "knee_load");
+        if (isfinite(knee))
+            gb_appendf(line, sizeof line,
+                       "; the knee (p99 over twice the lowest load's) at load %.3g", knee);
+        char verdict[80];
+        text_of(hi, "verdict", verdict, sizeof verdict);
+        if (verdict[0])
+            gb_appendf(line, sizeof line, "; at load %.3g: %s", l[i].x[l[i].n - 1], verdict);
         find(c, "%s.", line);
     }
     if (dropped)
@@ -530,4 +613,5 @@ out:
     free(a);
     free(s.p);
     free(over.p);
+    free(scen.p);
 }
