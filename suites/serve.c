@@ -39,6 +39,27 @@
  * p99_us is absent, fewer than 100 requests), MLPerf's Server-scenario figure for one layer; a
  * sweep with none under the bound gets the text "none".
  *
+ * Scenarios (`scenario`, MLPerf Inference's LoadGen's, contract in serve_queue.h): Server, the
+ * default, is all of the above, unchanged (results from before the axis are Server runs at a
+ * fixed load, LoadGen's Server at a target rate); with `find_peak` setup first bisects the rate
+ * between 0.05 and 2 x the capacity for the largest whose pooled p99 meets slo_us with a VALID
+ * verdict (LoadGen's FindPeakPerformance), each probe a text figure (probe1.., its rate, p99,
+ * kept_up, pass), then the traces run at `peak_rps`. SingleStream: `requests` queries of one
+ * sample, each issued when the last completes (headline: the traces' p90). MultiStream: the same
+ * with queries of 8 samples, one batch each (headline p99). Offline: every sample of the trace
+ * at once, served in full batches (headline: samples/s, `throughput`). Periodic: one request
+ * every 1/`fps` s, each due `deadline` us after it came (0: one period): deadline_misses (served
+ * late or dropped) and their rate, jitter_sd_us and jitter_p99_us (the deviation of the gap
+ * between consecutive completions from the gap between their arrivals: the difference of their
+ * latencies; the median over the traces). normalize gives the axes a scenario does not use one
+ * value (load 1, max_wait 0, ...), so that they merge. Every run: `verdict`, VALID or INVALID
+ * and why (gb_serve_verdict: too few queries for the scenario's percentile by LoadGen's early
+ * stopping, p99 over the bound, overloaded, a deadline missed), es_min_queries, and for
+ * SingleStream es_p90_us, for both closed loops es_p99_us (LoadGen's early-stopping
+ * estimates). derive adds knee_load to a Server sweep over load (gb_serve_knee: the smallest
+ * load whose p99 exceeds twice the lowest load's). Test hook: GPUBENCH_TEST_SERVE_SLOW=N makes
+ * every N-th batch of the traces take 20 ms more (a planted slow request).
+ *
  * Verification: every request's output row, every element, exactly: W and the inputs hold
  * -1, 0 and 1, so each output is a sum of K products of them, exact in F32 below 2^24 (K is at
  * most 2^24). Requests draw their inputs from 16 distinct rows (seeded; the j-th request served
