@@ -1180,9 +1180,9 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version",   "chain", "json",   "state",
-                                        "smoke",     "peers", "chip",   "memcheck",
-                                        "racecheck", "cuda",  "opencl", "summary"};
+    static const char *const steps[] = {"version",  "chain", "json",     "state",     "smoke",
+                                        "peers",    "chip",  "memcheck", "racecheck", "nccl",
+                                        "ncclpeer", "cuda",  "opencl",   "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
@@ -1195,6 +1195,8 @@ TEST(gpu_check_dry_run)
     ASSERT_CONTAINS(out, "scripts/gpu-peers.py --results ");
     ASSERT_CONTAINS(out, "(peers here: ");
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
+    ASSERT_CONTAINS(out, "nccl.yaml --backend cuda -o /nonexistent/out/nccl-cuda.json");
+    ASSERT_CONTAINS(out, "scripts/gpu-nccl-peer.py --results /nonexistent/out/nccl-cuda.json");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
     ASSERT_CONTAINS(out, "nothing was run");
@@ -1211,10 +1213,60 @@ TEST(gpu_check_dry_run)
     ASSERT(strstr(out, "\n  chip ") == NULL);
     ASSERT(strstr(out, "\n  memcheck ") == NULL);
     ASSERT(strstr(out, "\n  peers ") == NULL);
+    ASSERT(strstr(out, "\n  nccl ") == NULL);
     st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
                     out, sizeof out);
     ASSERT_EQ(st, 2);
     ASSERT_CONTAINS(out, "no step 'nosuch'");
+}
+
+/* scripts/gpu-nccl-peer.py, the NCCL step's peers: gpubench's algbw (transport nccl, out of
+ * place, f32 sum, at the size asked) beside nccl-tests' (here a stand-in printing one data row
+ * as nccl-tests does) with the ratio; an absent binary and a missing results file are lines
+ * that say why, exit 0; a bad size is a usage error. */
+TEST_TIMEOUT(gpu_nccl_peer_table_and_skips, 60)
+{
+    static char out[1 << 15];
+    const char *tmp = gb_test_tmpdir();
+    char f[1200];
+    snprintf(f, sizeof f, "%s/r.json", tmp);
+    gb_test_write_file(
+        f,
+        "{\"results\": ["
+        "{\"suite\": \"collective\", \"case\": \"allreduce\", \"status\": \"ok\", \"value\": "
+        "123.4, \"params\": {\"transport\": \"nccl\", \"size\": 67108864, \"inplace\": false}},"
+        "{\"suite\": \"collective\", \"case\": \"allreduce\", \"status\": \"ok\", \"value\": 9, "
+        "\"params\": {\"transport\": \"devices\", \"size\": 67108864}},"
+        "{\"suite\": \"collective\", \"case\": \"allgather\", \"status\": \"ok\", \"value\": 99, "
+        "\"params\": {\"transport\": \"nccl\", \"size\": 67108864, \"inplace\": true}}]}");
+    snprintf(f, sizeof f, "%s/all_reduce_perf", tmp);
+    gb_test_write_file(f,
+                       "#!/bin/sh\n"
+                       "echo '#  size  count  type redop root  time  algbw  busbw #wrong'\n"
+                       "echo '  67108864 16777216 float sum -1 300.1 200.0 0.00 0 290 231 0 0'\n");
+    ASSERT(chmod(f, 0755) == 0);
+    int st = gb_test_shf(out, sizeof out,
+                         "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results "
+                         "'%s/r.json' --nccl-tests '%s' --only nccl-tests --md '%s/t.md' 2>&1",
+                         tmp, tmp, tmp);
+    ASSERT_MSG(st == 0, "gpu-nccl-peer.py exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "| allreduce | 123.4 | 200 | 0.617 |");
+    ASSERT_CONTAINS(out, "| allgather | - | - | - |"); /* in place: not compared */
+    ASSERT_CONTAINS(out, "nccl-tests allgather: no all_gather_perf in");
+    char *md = gb_test_slurp_in(tmp, "t.md");
+    ASSERT_CONTAINS(md, "algbw = size / time, GB/s (1e9 B/s)");
+    free(md);
+    st = gb_test_shf(out, sizeof out,
+                     "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results "
+                     "/nonexistent.json --only nccl-tests 2>&1");
+    ASSERT_MSG(st == 0, "%s", out);
+    ASSERT_CONTAINS(out, "no gpubench results");
+    ASSERT_CONTAINS(out, "nccl-tests: not tried");
+    st = gb_test_shf(out, sizeof out,
+                     "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results x --size "
+                     "12XB 2>&1");
+    ASSERT_EQ(st, 2);
+    ASSERT_CONTAINS(out, "not '12XB'");
 }
 
 /* The no-GPU path, run to the end: the version chain, a clear verdict, OpenCL's run, the
