@@ -15,6 +15,7 @@ peer. A peer that is absent or fails is a line that says why, never an error: th
                            [--md FILE]
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -60,6 +61,24 @@ def gpubench_figures(path, size):
     return out, ""
 
 
+def nccl_env():
+    """The environment nccl-tests' binaries run in: LD_LIBRARY_PATH led by the folders that may
+    hold libnccl.so.2 (they link it by soname), the places gpubench's own loader looks."""
+    dirs = []
+    ev = os.environ.get("GPUBENCH_NCCL", "")
+    if ev:
+        dirs.append(ev if os.path.isdir(ev) else os.path.dirname(ev))
+    for pat in (sys.prefix + "/lib/python3*/site-packages/nvidia/nccl/lib",
+                "/opt/*/.venv/lib/python3*/site-packages/nvidia/nccl/lib",
+                "/usr/local/lib/python3*/dist-packages/nvidia/nccl/lib",
+                "/usr/local/cuda/lib64"):
+        dirs += [d for d in sorted(glob.glob(pat)) if os.path.exists(d + "/libnccl.so.2")]
+    env = dict(os.environ)
+    old = env.get("LD_LIBRARY_PATH", "")
+    env["LD_LIBRARY_PATH"] = ":".join(dirs + ([old] if old else []))
+    return env
+
+
 def nccl_tests(folder, size):
     """{coll: algbw} from nccl-tests' binaries in folder (one GPU, out of place), and notes."""
     figs, notes = {}, []
@@ -75,7 +94,7 @@ def nccl_tests(folder, size):
         cmd = [path, "-b", str(size), "-e", str(size), "-g", "1", "-w", str(WARMUP),
                "-n", str(TRIALS * 2), "-d", "float", "-o", "sum"]
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=6)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=6, env=nccl_env())
         except (OSError, subprocess.TimeoutExpired) as e:
             notes.append("nccl-tests %s: %s" % (coll, e))
             continue
