@@ -105,7 +105,7 @@ def nccl_tests(folder, size):
             figs[coll] = float(row[6])
         except (TypeError, IndexError, ValueError):
             notes.append("nccl-tests %s: exit %d, no row for %d bytes: %s" % (
-                coll, p.returncode, size, (p.stdout + p.stderr).strip()[-200:]))
+                coll, p.returncode, size, " ".join((p.stdout + p.stderr).split())[-200:]))
     return figs, notes
 
 
