@@ -87,6 +87,15 @@ struct gb_suite_run {
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
     size_t nconstraints;
     struct gb_tel_cfg telemetry; /* the profile's `telemetry:` (the same for every entry) */
+    bool optional; /* `optional: true`: an entry this build cannot take is left out, recorded */
+};
+
+/* An entry marked `optional: true` that the loader left out (a suite this build lacks, an axis
+ * or value its suite refuses): what a command that reports per entry (diag) records as a skip. */
+struct gb_absent_entry {
+    char suite[64];   /* the entry's suite: name as written ("" when it has none) */
+    int line;         /* where the entry starts in the profile */
+    char reason[600]; /* the loader's "file:line:column: message" */
 };
 
 struct gb_profile {
@@ -101,6 +110,8 @@ struct gb_profile {
     size_t nruns;
     char tuning_cache[1024];     /* `tuning_cache:`; "" for the default location */
     struct gb_tel_cfg telemetry; /* `telemetry:` (backends/telemetry.h; gb_tel_defaults) */
+    struct gb_absent_entry *absent; /* optional entries left out, in profile order */
+    size_t nabsent;
 };
 
 /* Built-in defaults of `measure`. */
