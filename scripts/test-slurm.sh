@@ -8,8 +8,13 @@
 # collectives across 2 tasks (where the build has it). Every daemon it started is
 # stopped and the folder removed on any exit (trap); nothing outside the folder is written.
 #   scripts/test-slurm.sh            # as root, after scripts/bootstrap.sh
+# With the argument `healthcheck` it tests scripts/slurm-healthcheck.sh on the same cluster
+# instead: a planted failure (GPUBENCH_TEST_DIAG_FAIL=memory_triad) drains the node with the test's
+# name in the reason; healthy, the node is resumed; a node an operator drained stays drained.
+#   scripts/test-slurm.sh healthcheck
 # Exit 0 pass, 1 fail, 77 skipped (a line "skip reason: ..." says why: not root, Slurm or munge
-# not installed). Run by the test runner as the test slurm_fleet_job_on_localhost.
+# not installed). Run by the test runner as the tests slurm_fleet_job_on_localhost and
+# slurm_healthcheck_drains_and_resumes.
 # Environment: GPUBENCH  the binary (default build/gpubench)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -129,6 +134,39 @@ for _ in $(seq 100); do
 done
 [ "$state" = idle ] || fail "the node did not come up (state '$state')"
 echo "test-slurm: one-node cluster up in $(($(date +%s) - t0)) s (ports $ctld_port, $slurmd_port)"
+
+if [ "${1:-}" = healthcheck ]; then
+  hc() { GPUBENCH=$gb GPUBENCH_SOURCE_DIR=$PWD SLURMD_NODENAME=$node scripts/slurm-healthcheck.sh >>"$tmp/hc.log" 2>&1; }
+  reason() { sinfo -h -N -n "$node" -o '%E' | head -n 1; }
+  # A planted failure: drained, the test named in the reason.
+  GPUBENCH_TEST_DIAG_FAIL=memory_triad hc
+  rc=$?
+  cat "$tmp/hc.log"
+  [ $rc -eq 3 ] || fail "the health check exited $rc with a planted failure (3 expected)"
+  r=$(reason)
+  [[ $r == "gpubench diag: "*"diag/1/memory_triad"* ]] || fail "reason '$r' does not name diag/1/memory_triad"
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st == drain* ]] || fail "the node is '$st', not drained"
+  echo "test-slurm: drained: $r"
+  # Healthy: resumed.
+  hc
+  rc=$?
+  [ $rc -eq 0 ] || { cat "$tmp/hc.log"; fail "the health check exited $rc on a healthy node"; }
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st != drain* ]] || fail "the node is still '$st' after a healthy check"
+  echo "test-slurm: resumed: $st"
+  # An operator's drain stays, whatever the check finds.
+  scontrol update NodeName="$node" State=DRAIN Reason="maintenance by hand" || fail "scontrol drain"
+  hc
+  GPUBENCH_TEST_DIAG_FAIL=memory_triad hc
+  r=$(reason)
+  [ "$r" = "maintenance by hand" ] || { cat "$tmp/hc.log"; fail "the operator's reason became '$r'"; }
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st == drain* ]] || fail "the operator's drain was resumed ('$st')"
+  echo "test-slurm: an operator's drain stays: $r"
+  echo "test-slurm: passed in $(($(date +%s) - t0)) s"
+  exit 0
+fi
 
 # A tiny profile: two memory kernels at three sizes and the launch latency, a few samples each
 # (7 cases: a node shift takes 5 at least).

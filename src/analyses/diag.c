@@ -12,8 +12,7 @@
 
 const char *gb_diag_status_name(enum gb_diag_status s)
 {
-    static const char *const names[GB_DIAG_STATUSES] = {"PASS", "WARN", "FAIL", "SKIPPED",
-                                                        "ERROR"};
+    static const char *const names[GB_DIAG_STATUSES] = {"PASS", "WARN", "FAIL", "SKIPPED", "ERROR"};
     return (unsigned)s < GB_DIAG_STATUSES ? names[s] : "?";
 }
 
@@ -66,16 +65,15 @@ static void word(const char *name, char *out, size_t len)
         char ch = name[k];
         if (ch >= 'A' && ch <= 'Z')
             ch = (char)(ch - 'A' + 'a');
-        out[k] = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-                         ch == '.' || ch == '-'
+        out[k] = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+                         ch == '-'
                      ? ch
                      : '_';
     }
     out[k] = '\0';
 }
 
-static void full_name(const struct gb_diag *d, const char *name, int device, char *buf,
-                      size_t len)
+static void full_name(const struct gb_diag *d, const char *name, int device, char *buf, size_t len)
 {
     char w[128];
     word(name, w, sizeof w);
@@ -139,14 +137,14 @@ static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several
                            p, r->value, r->unit, -100 * j->change, j->expected,
                            100 * (1 - 1 / (1 + j->band)));
     case GB_EXPECT_IMPLAUSIBLE:
-        return gb_diag_add(d, name, dev, GB_DIAG_FAIL, "%s: IMPLAUSIBLE: %.4g %s%s%s", p,
-                           r->value, r->unit, w->note[0] ? ": " : "", w->note);
+        return gb_diag_add(d, name, dev, GB_DIAG_FAIL, "%s: IMPLAUSIBLE: %.4g %s%s%s", p, r->value,
+                           r->unit, w->note[0] ? ": " : "", w->note);
     default:
         break;
     }
     if (!r->verified)
-        return gb_diag_add(d, name, dev, GB_DIAG_WARN, "%s: %.4g %s, its output not verified",
-                           p, r->value, r->unit);
+        return gb_diag_add(d, name, dev, GB_DIAG_WARN, "%s: %.4g %s, its output not verified", p,
+                           r->value, r->unit);
     if (j->verdict == GB_EXPECT_UNKNOWN)
         return isfinite(j->of_bound)
                    ? gb_diag_add(d, name, dev, GB_DIAG_PASS,
@@ -157,8 +155,8 @@ static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several
                                  "%s: %.4g %s, verified (no reference for this model, no "
                                  "bound)",
                                  p, r->value, r->unit);
-    return gb_diag_add(d, name, dev, GB_DIAG_PASS, "%s: %.4g %s, %s against the expected %.4g",
-                       p, r->value, r->unit, gb_expect_verdict_name(j->verdict), j->expected);
+    return gb_diag_add(d, name, dev, GB_DIAG_PASS, "%s: %.4g %s, %s against the expected %.4g", p,
+                       r->value, r->unit, gb_expect_verdict_name(j->verdict), j->expected);
 }
 
 int gb_diag_from_check(struct gb_diag *d, const struct gb_check *c, bool several)
@@ -179,8 +177,7 @@ int gb_diag_from_check(struct gb_diag *d, const struct gb_check *c, bool several
                          h->verdict == GB_HEALTH_OK || h->verdict == GB_HEALTH_UNKNOWN
                              ? ""
                              : gb_health_verdict_name(h->verdict),
-                         h->verdict == GB_HEALTH_OK || h->verdict == GB_HEALTH_UNKNOWN ? ""
-                                                                                        : ": ",
+                         h->verdict == GB_HEALTH_OK || h->verdict == GB_HEALTH_UNKNOWN ? "" : ": ",
                          what[0] ? what : "read");
     }
     for (size_t i = 0; !rc && i < c->nwholes; i++) {
@@ -221,8 +218,8 @@ int gb_diag_plant(struct gb_diag *d, const char *names)
             t->ran += !t->ran;
             snprintf(t->detail, sizeof t->detail, "planted failure (GPUBENCH_TEST_DIAG_FAIL)");
         }
-        if (!found && gb_diag_add(d, w, -1, GB_DIAG_FAIL,
-                                  "planted failure (GPUBENCH_TEST_DIAG_FAIL)"))
+        if (!found &&
+            gb_diag_add(d, w, -1, GB_DIAG_FAIL, "planted failure (GPUBENCH_TEST_DIAG_FAIL)"))
             return GB_ENOMEM;
     }
     return 0;

@@ -85,8 +85,8 @@ static bool has_axis(const char *suite, const char *axis)
 /* The run arguments of the level: its profile found by name, the selection, and for level 3
  * the burn's duration (each of its two phases half of D, in seconds) when this build's burn
  * suite takes one. GB_EXIT_OK or GB_EXIT_USAGE with the reason on stderr. */
-static enum gb_exit level_args(const struct diag_args *d, int level, double burn_s,
-                               char *path, size_t len, struct gb__run_args *a)
+static enum gb_exit level_args(const struct diag_args *d, int level, double burn_s, char *path,
+                               size_t len, struct gb__run_args *a)
 {
     char name[32];
     snprintf(name, sizeof name, "diag-%d", level);
@@ -122,9 +122,9 @@ static int chain_tests(struct gb_diag *dg, const struct gb_plan *plan, const cha
             rc = gb_diag_add(dg, name, -1, GB_DIAG_PASS, "started: %d device%s", st[b].ndevices,
                              st[b].ndevices == 1 ? "" : "s");
         else
-            rc = gb_diag_add(dg, name, -1,
-                             st[b].err == GB_EUNAVAIL ? GB_DIAG_SKIPPED : GB_DIAG_FAIL,
-                             "unavailable: %s", st[b].reason);
+            rc =
+                gb_diag_add(dg, name, -1, st[b].err == GB_EUNAVAIL ? GB_DIAG_SKIPPED : GB_DIAG_FAIL,
+                            "unavailable: %s", st[b].reason);
     }
     if (rc)
         return rc;
@@ -275,8 +275,9 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
         level = a.level[0] - '0';
     double burn_s = DEFAULT_BURN_S;
     if (a.duration && (gb_parse_duration(a.duration, &burn_s) || !(burn_s >= 2)))
-        return gb__usage_error(&cmd, "--duration wants a time of 2 s or more, such as 15min, "
-                                     "got '%s'",
+        return gb__usage_error(&cmd,
+                               "--duration wants a time of 2 s or more, such as 15min, "
+                               "got '%s'",
                                a.duration);
     if (a.duration && level != 3)
         return gb__usage_error(&cmd, "--duration is for --level 3 (the burn phases)");

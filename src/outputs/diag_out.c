@@ -32,8 +32,8 @@ int gb_diag_doc(const struct gb_diag *d, const char *profile, const char *start_
     static const char *const cols[] = {"test", "status", "detail"};
     struct gb_doc_table *t = NULL;
     if (!rc)
-        rc = gb_doc_table(doc, "diag", "per test: its status and what it measured or why", cols,
-                          3, &t);
+        rc = gb_doc_table(doc, "diag", "per test: its status and what it measured or why", cols, 3,
+                          &t);
     if (!rc) {
         gb_doc_column_state(t, 1);
         gb_doc_column_set(t, 2, false, true);
@@ -52,10 +52,11 @@ int gb_diag_doc(const struct gb_diag *d, const char *profile, const char *start_
              (detail[0] && gb_doc_text(t, r, 2, "%s", detail));
         if (rc)
             break;
-        static const enum gb_check_status of[] = {
-            [GB_DIAG_PASS] = GB_CHECK_PASS, [GB_DIAG_WARN] = GB_CHECK_PASS,
-            [GB_DIAG_FAIL] = GB_CHECK_FAIL, [GB_DIAG_SKIPPED] = GB_CHECK_SKIP,
-            [GB_DIAG_ERROR] = GB_CHECK_ERROR};
+        static const enum gb_check_status of[] = {[GB_DIAG_PASS] = GB_CHECK_PASS,
+                                                  [GB_DIAG_WARN] = GB_CHECK_PASS,
+                                                  [GB_DIAG_FAIL] = GB_CHECK_FAIL,
+                                                  [GB_DIAG_SKIPPED] = GB_CHECK_SKIP,
+                                                  [GB_DIAG_ERROR] = GB_CHECK_ERROR};
         char msg[1800];
         snprintf(msg, sizeof msg, "%s: %s", gb_diag_status_name(x->status), detail);
         rc = gb_doc_check(doc, "diag", x->name, of[x->status], msg);

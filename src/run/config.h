@@ -108,8 +108,8 @@ struct gb_profile {
     struct gb_measure_cfg measure;
     struct gb_suite_run *runs;
     size_t nruns;
-    char tuning_cache[1024];     /* `tuning_cache:`; "" for the default location */
-    struct gb_tel_cfg telemetry; /* `telemetry:` (backends/telemetry.h; gb_tel_defaults) */
+    char tuning_cache[1024];        /* `tuning_cache:`; "" for the default location */
+    struct gb_tel_cfg telemetry;    /* `telemetry:` (backends/telemetry.h; gb_tel_defaults) */
     struct gb_absent_entry *absent; /* optional entries left out, in profile order */
     size_t nabsent;
 };
