@@ -190,6 +190,16 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
         ASSERT(!row("diag/2/memtest"));
     }
     ASSERT(!strstr(out, "memtest,PASS"));
+    /* Level 3's burn and power pulse, absent here: SKIPPED; --duration is level 3's alone. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 3 --duration 20s -q -f csv --from r.json 2>&1",
+            dir, GB_TEST_EXE);
+    if (!gb_suite_table_find(gb_suites_builtin(), "burn"))
+        ASSERT_ROW("diag/3/burn", "SKIPPED");
+    ASSERT(!strstr(out, "burn,PASS"));
+    rc = sh("%s diag --level 1 --duration 20s 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--duration is for --level 3");
 }
 
 /* The profile loader: an optional entry this build cannot take (an unknown suite, an axis its
@@ -218,6 +228,12 @@ TEST(diag_optional_profile_entries_are_left_out_and_recorded)
     ASSERT_STR(p.absent[1].suite, "memory");
     ASSERT_CONTAINS(p.absent[1].reason, "no axis \"pulse\"");
     gb_profile_free(&p);
+    /* A mistake of the entry's own (its measure) is an error, optional or not. */
+    static const char own[] = "suites:\n  - suite: memory\n    optional: true\n"
+                              "    measure: {max_time: 0}\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), own, "o.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "max_time");
     static const char strict[] = "suites:\n  - suite: no_such_suite\n";
     ASSERT(gb_profile_load_string(gb_suites_builtin(), strict, "s.yaml", NULL, 0, &p, err,
                                   sizeof err) != 0);

@@ -256,8 +256,10 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         if (rc)
             return rc;
     }
-    if (!suite)
+    if (!suite) {
+        run->optional = false;
         return gb__fail(l, n, "suite entry without a suite: key");
+    }
     const char *sname;
     if ((rc = gb__want_scalar(l, suite, "a suite name", &sname)))
         return rc;
@@ -273,9 +275,12 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     if (run->suite->naxes > GB_MAX_AXES)
         return gb__fail(l, suite, "internal error: suite %s has more than %d axes", sname,
                         GB_MAX_AXES);
-    if (measure && (rc = gb__parse_measure(l, measure, m)))
-        return rc;
+    /* What `optional` forgives is what a build may lack (the suite, an axis, a value it takes);
+     * a mistake in the entry's measure or tuning keys is the profile's own, an error. */
     if (params && (rc = gb__parse_params(l, params, run)))
+        return rc;
+    run->optional = false;
+    if (measure && (rc = gb__parse_measure(l, measure, m)))
         return rc;
     if ((tuned && (rc = gb__parse_tuned(l, tuned, run))) ||
         (tunables && (rc = gb__parse_tunables(l, tunables, run))) ||

@@ -21,6 +21,9 @@
  *         op: [h2d, d2h]
  *         size: {from: 4KiB, to: 256MiB, factor: 4}
  *         memory: pinned            # a scalar is a one-value sweep
+ *     - suite: memtest
+ *       optional: true              # a suite (or axis, or value) this build cannot take: the
+ *                                   # entry is left out and recorded in gb_profile.absent
  *
  * Tuning keys (additive):
  *
@@ -87,7 +90,9 @@ struct gb_suite_run {
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
     size_t nconstraints;
     struct gb_tel_cfg telemetry; /* the profile's `telemetry:` (the same for every entry) */
-    bool optional; /* `optional: true`: an entry this build cannot take is left out, recorded */
+    /* While loading: `optional: true` and the entry's suite and params not yet taken, so that
+     * failing there it is left out and recorded (gb_profile.absent) rather than refused. */
+    bool optional;
 };
 
 /* An entry marked `optional: true` that the loader left out (a suite this build lacks, an axis
