@@ -10,8 +10,8 @@
 # (gpubench missing, a usage error, interrupted): the node is left as it is and the status returned.
 # The names come from diag's CSV (its first two columns: test and status), kept only when they
 # look like test names; no text of the results is ever run, and every value is quoted.
-# Environment: GPUBENCH (the binary: default gpubench on PATH, else build/gpubench beside this
-# script's tree), GPUBENCH_DIAG_LEVEL (default 1), SLURMD_NODENAME (default hostname -s),
+# Environment: GPUBENCH (the binary: default gpubench on PATH, else the installation's or the
+# source tree's build), GPUBENCH_DIAG_LEVEL (default 1), SLURMD_NODENAME (default hostname -s),
 # GPUBENCH_DIAG_ARGS (more arguments for diag, split on spaces: "-d 0"), SCONTROL and SINFO
 # (default scontrol, sinfo).
 # Exit: diag's status (0 healthy, 3 drained for a failure, 1 drained for a broken test, else as
@@ -19,8 +19,13 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 gb=${GPUBENCH:-}
+# Not named: on PATH (slurmd's PATH may be short), else the binary of the installation this
+# script belongs to (DATADIR/gpubench -> BINDIR), else of the source tree's build.
 if [ -z "$gb" ]; then
-  gb=$(command -v gpubench 2>/dev/null) || gb=$here/../build/gpubench
+  gb=$(command -v gpubench 2>/dev/null) || {
+    gb=$here/../../bin/gpubench
+    [ -x "$gb" ] || gb=$here/../build/gpubench
+  }
 fi
 node=${SLURMD_NODENAME:-$(hostname -s)}
 level=${GPUBENCH_DIAG_LEVEL:-1}

@@ -138,13 +138,16 @@ echo "test-slurm: one-node cluster up in $(($(date +%s) - t0)) s (ports $ctld_po
 if [ "${1:-}" = healthcheck ]; then
   hc() { GPUBENCH=$gb GPUBENCH_SOURCE_DIR=$PWD SLURMD_NODENAME=$node scripts/slurm-healthcheck.sh >>"$tmp/hc.log" 2>&1; }
   reason() { sinfo -h -N -n "$node" -o '%E' | head -n 1; }
-  # A planted failure: drained, the test named in the reason.
-  GPUBENCH_TEST_DIAG_FAIL=memory_triad hc
+  # A planted failure: drained, the test named in the reason; a second planted name that is
+  # shell text is a name, never a command.
+  # shellcheck disable=SC2016 # the $(...) is meant literally
+  GPUBENCH_TEST_DIAG_FAIL='memory_triad,x$(touch '"$tmp"'/pwned)`touch '"$tmp"'/pwned`' hc
   rc=$?
   cat "$tmp/hc.log"
   [ $rc -eq 3 ] || fail "the health check exited $rc with a planted failure (3 expected)"
   r=$(reason)
   [[ $r == "gpubench diag: "*"diag/1/memory_triad"* ]] || fail "reason '$r' does not name diag/1/memory_triad"
+  [ ! -e "$tmp/pwned" ] || fail "text of a test's name ran as a command"
   st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
   [[ $st == drain* ]] || fail "the node is '$st', not drained"
   echo "test-slurm: drained: $r"
