@@ -11,8 +11,8 @@
  * grouped-query attention), CTX (positions a slot holds), NMAX (tokens a batch holds at most), F
  * (MLP size), WG (the attention's work-group size, a power of two). LLM_BREAK, the test hook
  * (GPUBENCH_TEST_LLM): 1 ("stale-kv") leaves the keys and values of odd positions unwritten, so
- * that attention reads what the slot held before; 2 ("wrong-attn") leaves the token's own
- * position out of its attention (the causal mask off by one).
+ * that attention reads what the slot held before; 2 ("wrong-attn") maps query head h to KV head
+ * h % Hkv instead of h / GROUP (grouped-query attention's heads interleaved, not grouped).
  */
 
 /* x[:, t] = emb[:, meta[t]]; global (D, n). */
@@ -52,13 +52,13 @@ GB_KERNEL GB_WG_HINT(WG) void llm_attn(GB_GLOBAL const float *qkv,
     GB_LOCAL float red[WG];
     const size_t t = GB_GROUP_ID(0), h = GB_GROUP_ID(1), lid = GB_LOCAL_ID(0);
     const size_t slot = meta[NMAX + t], pos = meta[2 * NMAX + t];
-#if defined(LLM_BREAK) && LLM_BREAK == 2
-    const size_t len = pos;
-#else
     const size_t len = pos + 1;
-#endif
     GB_GLOBAL const float *q = qkv + t * (D + 2 * KVD) + h * HD;
+#if defined(LLM_BREAK) && LLM_BREAK == 2
+    const size_t base = slot * CTX * KVD + (h % (KVD / HD)) * HD;
+#else
     const size_t base = slot * CTX * KVD + (h / GROUP) * HD;
+#endif
     float mx = -3.0e38f;
     for (size_t j = lid; j < len; j += WG) {
         float acc = 0.0f;
