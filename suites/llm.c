@@ -73,7 +73,7 @@
 #include "suites/llm_sched.h"
 
 #define NEMB 16u
-#define WG 64u
+#define WG_PREFERRED 64u /* the kernels' work-group size, fitted down to a device's */
 #define VERIFY_TRACES 2
 #define CHECK_EVERY 4u
 #define MAX_CHECKS 16u
@@ -168,10 +168,10 @@ struct llm {
     struct gb_case_ctx *ctx;
     const struct model *m;
     uint32_t d, h, hkv, hd, kvd, f, nl, pmax, omax, ctx_max, nmax, max_batch;
-    uint32_t nreq;
+    uint32_t nreq, wg;
     double rate, slo_ttft, slo_tpot;
     uint64_t seed, traces;
-    struct gb_buf **w; /* [4 nl]: Wqkv, Wo, W13, W2 of each layer (column-major, lda = rows) */
+    struct gb_buf **w;  /* [4 nl]: Wqkv, Wo, W13, W2 of each layer (column-major, lda = rows) */
     struct gb_buf **kv; /* [2 nl]: K, V of each layer */
     struct gb_buf *emb, *x, *qkv, *att, *o, *gu, *hh, *mm, *meta, *hmeta, *cin, *cout;
     struct gb_program *prog;
@@ -211,13 +211,13 @@ static uint32_t tok_id(uint32_t req, uint32_t pos)
 
 /* ---- the device ------------------------------------------------------------------------- */
 
-static void grid(struct gb_launch *l, uint64_t rows, uint64_t n)
+static void grid(struct gb_launch *l, uint32_t wg, uint64_t rows, uint64_t n)
 {
     l->dims = 2;
     l->global[0] = rows;
     l->global[1] = n;
     l->global[2] = 1;
-    l->local[0] = WG;
+    l->local[0] = wg;
     l->local[1] = 1;
     l->local[2] = 1;
 }
@@ -271,12 +271,12 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
 {
     const struct gb_backend_ops *ops = s->ctx->ops;
     struct gb_queue *q = s->ctx->q;
-    int err = ops->copy(q, s->meta, 0, s->hmeta, 0, 3ull * s->nmax * sizeof(uint32_t),
-                        GB_COPY_ASYNC);
+    int err =
+        ops->copy(q, s->meta, 0, s->hmeta, 0, 3ull * s->nmax * sizeof(uint32_t), GB_COPY_ASYNC);
     if (err)
         return err;
     struct gb_launch l = {0};
-    grid(&l, s->d, n);
+    grid(&l, s->wg, s->d, n);
     l.nargs = 3;
     l.args[0] = buf_arg(s->emb);
     l.args[1] = buf_arg(s->meta);
@@ -290,7 +290,7 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
             return err;
         if ((err = proj(s, s->w[4 * ly], mq, d, s->x, s->qkv, n)))
             return err;
-        grid(&l, s->kvd, n);
+        grid(&l, s->wg, s->kvd, n);
         l.nargs = 4;
         l.args[0] = buf_arg(s->qkv);
         l.args[1] = buf_arg(s->meta);
@@ -298,7 +298,7 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
         l.args[3] = buf_arg(s->kv[2 * ly + 1]);
         if ((err = launch(s, s->k_append, &l)))
             return err;
-        grid(&l, (uint64_t)WG * n, s->h);
+        grid(&l, s->wg, (uint64_t)s->wg * n, s->h);
         l.nargs = 6;
         l.args[0] = buf_arg(s->qkv);
         l.args[1] = buf_arg(s->meta);
@@ -310,7 +310,7 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
             return err;
         if ((err = proj(s, s->w[4 * ly + 1], d, d, s->att, s->o, n)))
             return err;
-        grid(&l, d, n);
+        grid(&l, s->wg, d, n);
         l.nargs = 2;
         l.args[0] = buf_arg(s->x);
         l.args[1] = buf_arg(s->o);
@@ -318,7 +318,7 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
             return err;
         if ((err = proj(s, s->w[4 * ly + 2], 2 * f, d, s->x, s->gu, n)))
             return err;
-        grid(&l, f, n);
+        grid(&l, s->wg, f, n);
         l.nargs = 2;
         l.args[0] = buf_arg(s->gu);
         l.args[1] = buf_arg(s->hh);
@@ -326,7 +326,7 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
             return err;
         if ((err = proj(s, s->w[4 * ly + 3], d, f, s->hh, s->mm, n)))
             return err;
-        grid(&l, d, n);
+        grid(&l, s->wg, d, n);
         l.nargs = 2;
         l.args[0] = buf_arg(s->x);
         l.args[1] = buf_arg(s->mm);
@@ -423,6 +423,57 @@ static int upload_weights(struct llm *s, struct gb_case_ctx *ctx)
     return err;
 }
 
+/* Builds the kernels with work-group size s->wg, fitted down to every kernel's own maximum (a
+ * power of two at most WG_PREFERRED: the rows of every launch are multiples of 64); rebuilt
+ * when the fit changed it (the attention's reduction takes it as a define). */
+static void free_kernels(struct gb_case_ctx *ctx, struct llm *s)
+{
+    struct gb_kernel **ks[4] = {&s->k_embed, &s->k_append, &s->k_swiglu, &s->k_add};
+    for (int i = 0; i < 4; i++)
+        if (*ks[i]) {
+            ctx->ops->kernel_free(*ks[i]);
+            *ks[i] = NULL;
+        }
+    gb_case_free_kernel(ctx, &s->k_attn, &s->prog);
+}
+
+static int build(struct gb_case_ctx *ctx, struct llm *s, const char *brk_define)
+{
+    for (int round = 0; round < 3; round++) {
+        char defs[9][48];
+        snprintf(defs[0], sizeof defs[0], "D=%u", s->d);
+        snprintf(defs[1], sizeof defs[1], "KVD=%u", s->kvd);
+        snprintf(defs[2], sizeof defs[2], "HD=%u", s->hd);
+        snprintf(defs[3], sizeof defs[3], "GROUP=%u", s->h / s->hkv);
+        snprintf(defs[4], sizeof defs[4], "CTX=%u", s->ctx_max);
+        snprintf(defs[5], sizeof defs[5], "NMAX=%u", s->nmax);
+        snprintf(defs[6], sizeof defs[6], "F=%u", s->f);
+        snprintf(defs[7], sizeof defs[7], "WG=%u", s->wg);
+        snprintf(defs[8], sizeof defs[8], "%s", brk_define ? brk_define : "LLM_BREAK=0");
+        const char *dp[9];
+        for (int i = 0; i < 9; i++)
+            dp[i] = defs[i];
+        int err = gb_case_build(ctx, "llm.cl", "llm_attn", dp, 9, &s->prog, &s->k_attn);
+        if (err)
+            return err;
+        const struct gb_backend_ops *ops = ctx->ops;
+        if ((err = ops->kernel_get(s->prog, "llm_embed", &s->k_embed)) ||
+            (err = ops->kernel_get(s->prog, "llm_kv_append", &s->k_append)) ||
+            (err = ops->kernel_get(s->prog, "llm_swiglu", &s->k_swiglu)) ||
+            (err = ops->kernel_get(s->prog, "llm_add", &s->k_add)))
+            return err;
+        const uint32_t built = s->wg;
+        struct gb_kernel *ks[5] = {s->k_attn, s->k_embed, s->k_append, s->k_swiglu, s->k_add};
+        for (int i = 0; i < 5; i++)
+            if ((err = gb_case_fit_own_wg(ctx, ks[i], 0, &s->wg)))
+                return err;
+        if (s->wg == built)
+            return 0;
+        free_kernels(ctx, s);
+    }
+    return gb_case_skip(ctx, "the kernels' work-group size did not settle (last %u)", s->wg);
+}
+
 static int llm_setup(struct gb_case_ctx *ctx)
 {
     struct llm *s = ctx->state;
@@ -467,59 +518,33 @@ static int llm_setup(struct gb_case_ctx *ctx)
                                  "projections need one");
     const struct gb_device_info *info = &ctx->dev->info;
     /* The attention's scores stay in local memory, CTX floats. */
-    if (info->local_mem && (uint64_t)(s->ctx_max + WG) * sizeof(float) > info->local_mem)
-        return gb_case_skip(ctx, "a context of %u positions needs %llu B of local memory for "
-                                 "the attention's scores; the device has %llu",
-                            s->ctx_max, (unsigned long long)(s->ctx_max + WG) * 4,
+    if (info->local_mem && (uint64_t)(s->ctx_max + WG_PREFERRED) * sizeof(float) > info->local_mem)
+        return gb_case_skip(ctx,
+                            "a context of %u positions needs %llu B of local memory for "
+                            "the attention's scores; the device has %llu",
+                            s->ctx_max, (unsigned long long)(s->ctx_max + WG_PREFERRED) * 4,
                             (unsigned long long)info->local_mem);
     const uint64_t d = s->d, f = s->f, mq = d + 2ull * s->kvd;
     const uint64_t wbytes = (mq * d + d * d + 2 * f * d + d * f) * sizeof(float) * s->nl;
-    const uint64_t kvbytes =
-        2ull * s->nl * s->max_batch * s->ctx_max * s->kvd * sizeof(float);
+    const uint64_t kvbytes = 2ull * s->nl * s->max_batch * s->ctx_max * s->kvd * sizeof(float);
     const uint64_t actbytes =
         (uint64_t)s->nmax * (d * 5 + mq + 3 * f) * sizeof(float) + 2ull * d * s->ctx_max * 4;
     const double need = (double)(wbytes + kvbytes + actbytes);
     if (info->global_mem && need > 0.85 * (double)info->global_mem)
-        return gb_case_skip(ctx, "%u layers of %s with their KV cache need %.3g GB; the device "
-                                 "has %.3g GB (fewer `layers` or `max_batch`)",
+        return gb_case_skip(ctx,
+                            "%u layers of %s with their KV cache need %.3g GB; the device "
+                            "has %.3g GB (fewer `layers` or `max_batch`)",
                             s->nl, s->m->name, need / 1e9, (double)info->global_mem / 1e9);
     /* The attention's loop iterations per work-item: its scores, then its outputs. */
-    const uint64_t trips = (s->ctx_max / WG + 1) * (s->hd + 2) + (s->hd / WG + 1) * s->ctx_max;
+    const uint64_t trips =
+        (s->ctx_max / WG_PREFERRED + 1) * (s->hd + 2) + (s->hd / WG_PREFERRED + 1) * s->ctx_max;
     int err = gb_case_loop_fits(ctx, trips, "the attention over the longest context",
                                 "shorter prompt_len or output_len");
     if (err)
         return err;
-    char defs[9][48];
-    snprintf(defs[0], sizeof defs[0], "D=%u", s->d);
-    snprintf(defs[1], sizeof defs[1], "KVD=%u", s->kvd);
-    snprintf(defs[2], sizeof defs[2], "HD=%u", s->hd);
-    snprintf(defs[3], sizeof defs[3], "GROUP=%u", s->h / s->hkv);
-    snprintf(defs[4], sizeof defs[4], "CTX=%u", s->ctx_max);
-    snprintf(defs[5], sizeof defs[5], "NMAX=%u", s->nmax);
-    snprintf(defs[6], sizeof defs[6], "F=%u", s->f);
-    snprintf(defs[7], sizeof defs[7], "WG=%u", WG);
-    snprintf(defs[8], sizeof defs[8], "%s", brk_define ? brk_define : "LLM_BREAK=0");
-    const char *dp[9];
-    for (int i = 0; i < 9; i++)
-        dp[i] = defs[i];
-    if ((err = gb_case_build(ctx, "llm.cl", "llm_attn", dp, 9, &s->prog, &s->k_attn)))
+    s->wg = gb_case_own_wg(ctx, WG_PREFERRED);
+    if ((err = build(ctx, s, brk_define)))
         return err;
-    const struct gb_backend_ops *ops = ctx->ops;
-    if ((err = ops->kernel_get(s->prog, "llm_embed", &s->k_embed)) ||
-        (err = ops->kernel_get(s->prog, "llm_kv_append", &s->k_append)) ||
-        (err = ops->kernel_get(s->prog, "llm_swiglu", &s->k_swiglu)) ||
-        (err = ops->kernel_get(s->prog, "llm_add", &s->k_add)))
-        return err;
-    struct gb_kernel *ks[5] = {s->k_attn, s->k_embed, s->k_append, s->k_swiglu, s->k_add};
-    for (int i = 0; i < 5; i++) {
-        uint32_t most = 0;
-        if ((err = ops->kernel_max_wg(ks[i], &most)))
-            return err;
-        if (most < WG)
-            return gb_case_skip(ctx, "the kernels launch %u work-items a group; this device "
-                                     "allows %u",
-                                WG, most);
-    }
     s->w = calloc(4 * s->nl, sizeof *s->w);
     s->kv = calloc(2 * s->nl, sizeof *s->kv);
     s->req = malloc(s->nreq * sizeof *s->req);
@@ -922,14 +947,7 @@ static void llm_figures(struct gb_case_ctx *ctx, double op_time_s)
 static void llm_teardown(struct gb_case_ctx *ctx)
 {
     struct llm *s = ctx->state;
-    const struct gb_backend_ops *ops = ctx->ops;
-    struct gb_kernel **ks[4] = {&s->k_embed, &s->k_append, &s->k_swiglu, &s->k_add};
-    for (int i = 0; i < 4; i++)
-        if (*ks[i]) {
-            ops->kernel_free(*ks[i]);
-            *ks[i] = NULL;
-        }
-    gb_case_free_kernel(ctx, &s->k_attn, &s->prog);
+    free_kernels(ctx, s);
     for (uint32_t i = 0; s->w && i < 4 * s->nl; i++)
         gb_case_free_buf(ctx, &s->w[i]);
     for (uint32_t i = 0; s->kv && i < 2 * s->nl; i++)

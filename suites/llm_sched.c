@@ -34,7 +34,7 @@ int gb_llm_run(const struct gb_llm_server *srv, const struct gb_llm_req *r, size
         if (!r[i].output || !r[i].prompt)
             return GB_FAIL(GB_EINVAL, "llm: request %zu has an empty prompt or output", i);
     struct gb_llm_tok *run = malloc(max_batch * sizeof *run);
-    uint32_t *made = calloc(n, sizeof *made); /* tokens made per request */
+    uint32_t *made = calloc(n, sizeof *made);          /* tokens made per request */
     double *last = malloc((n ? n : 1) * sizeof *last); /* its last token's time */
     bool *busy = calloc(max_batch, sizeof *busy);
     if (!run || !made || !last || !busy) {
@@ -73,8 +73,8 @@ int gb_llm_run(const struct gb_llm_server *srv, const struct gb_llm_req *r, size
                 left--;
             } else {
                 busy[slot] = true;
-                run[nrun++] = (struct gb_llm_tok){
-                    .req = (uint32_t)next, .slot = slot, .pos = r[next].prompt};
+                run[nrun++] =
+                    (struct gb_llm_tok){.req = (uint32_t)next, .slot = slot, .pos = r[next].prompt};
             }
             next++;
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/results.h"
+#include "run/suite.h"
 #include "suites/llm_sched.h"
 #include "test.h"
 
@@ -161,8 +162,8 @@ static double fig(const struct gb_result *r, const char *name)
     return f->v[0];
 }
 
-#define LLM_MEASURE                                                                                \
-    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 20s, "   \
+#define LLM_MEASURE                                                                             \
+    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 20s, " \
     "min_sample_time: 0}\n"
 
 TEST_TIMEOUT(suite_llm_verifies_with_every_figure_consistent, 120)
@@ -255,4 +256,23 @@ TEST(llm_bad_rate_is_refused_at_load)
     const int st = gb_test_shf(out, sizeof out, "'%s' validate '%s' 2>&1", GB_TEST_EXE, path);
     ASSERT_MSG(st == 2, "exit %d: %s", st, out);
     ASSERT_CONTAINS(out, "0 (all at once)");
+}
+
+/* A case set up and never run is not verified: the timed path doing nothing is caught (as
+ * broken_noop_is_caught_in_every_suite checks every suite). */
+TEST(llm_noop_is_caught)
+{
+    const struct gb_suite *s;
+    struct gb_case_ctx *ctx;
+    struct gb_test_case *tc = gb_test_case_open(
+        "llm", "{model: tiny, prompt_len: 4, output_len: 4, requests: 2, max_batch: 2}", &s, &ctx);
+    const int r = s->setup(ctx);
+    if (r == GB_ESKIP) { /* no BLAS library */
+        ASSERT_CONTAINS(ctx->reason, "GEMM");
+    } else {
+        ASSERT_OK(r);
+        ASSERT_EQ(s->verify(ctx), GB_EVERIFY);
+        ASSERT_CONTAINS(ctx->reason, "no trace was verified");
+    }
+    gb_test_case_close(tc);
 }
