@@ -276,3 +276,42 @@ TEST(llm_noop_is_caught)
     }
     gb_test_case_close(tc);
 }
+
+/* The report's llm charts (src/outputs/chart_cloud.c): goodput and the TTFT tail against the
+ * arrival rate, tokens/s against the batch limit of the all-at-once cases, each with data and
+ * its findings. */
+TEST_TIMEOUT(report_llm_charts_have_data_and_findings, 180)
+{
+    char out[8192], path[1024];
+    const char *dir = gb_test_tmpdir();
+    snprintf(path, sizeof path, "%s/l.yaml", dir);
+    gb_test_write_file(path, "name: llm-report\n" LLM_MEASURE "suites:\n  - suite: llm\n"
+                             "    params: {prompt_len: 8, output_len: 4, requests: 4, "
+                             "max_batch: [1, 4]}\n"
+                             "  - suite: llm\n"
+                             "    params: {prompt_len: 8, output_len: 4, requests: 4, "
+                             "max_batch: 4, rate: [50, 200]}\n");
+    int rc =
+        gb_test_shf(out, sizeof out, "cd %s && %s run l.yaml -q -o l.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    if (strstr(out, "skipped")) /* no BLAS library */
+        return;
+    rc = gb_test_shf(out, sizeof out, "cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
+    static const char *const charts[] = {"cloud_llm_goodput", "cloud_llm_ttft", "cloud_llm_batch"};
+    for (size_t i = 0; i < 3; i++) {
+        char p[1200];
+        snprintf(p, sizeof p, "%s/rep/data/%s.csv", dir, charts[i]);
+        char *csv = gb_test_slurp(p);
+        ASSERT_MSG(!strstr(csv, "# no data"), "%s: %s", charts[i], csv);
+        free(csv);
+    }
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
+    ASSERT_CONTAINS(md, "Serving an LLM: goodput against the arrival rate");
+    ASSERT_CONTAINS(md, "tiny, rate 50: goodput ");
+    ASSERT_CONTAINS(md, "tiny, batch 4, 4 requests at once: ");
+    ASSERT_CONTAINS(md, "TTFT p50/p99 ");
+    free(md);
+    /* Drawn by their own builder: no hint chart beside. */
+    ASSERT_EQ(gb_test_shf(out, sizeof out, "ls %s/rep/charts | grep hint_llm", dir), 1);
+}

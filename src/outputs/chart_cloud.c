@@ -5,7 +5,11 @@
  *   cloud_tenants_N   the tenants suite's slowdown matrix per device: victim x aggressor;
  *   cloud_startup     the startup suite's stages stacked per case (median ms each);
  *   cloud_serve       the serve suite's p99 latency against offered load, one line per batch
- *                     limit and wait, with the largest rate under the SLO as findings.
+ *                     limit and wait, with the largest rate under the SLO as findings;
+ *   cloud_llm_goodput the llm suite's goodput against the arrival rate, each point's TTFT, TPOT
+ *                     and ITL percentiles as findings;
+ *   cloud_llm_ttft    its TTFT p99 against the arrival rate;
+ *   cloud_llm_batch   its all-at-once cases' output tokens/s against the batch limit.
  * Text from a results file reaches a label only cleaned (gb__clean) and a script only through
  * the shapes of gnuplot.c. */
 #include "analyses/report_model.h"
@@ -614,4 +618,178 @@ out:
     free(s.p);
     free(over.p);
     free(scen.p);
+}
+
+/* ---- llm: goodput and the latencies against the arrival rate ---------------------------------- */
+
+/* A case with Poisson arrivals (rate > 0): a point of a line. Rate 0 (every request at once)
+ * has no load to draw against: said in the findings. */
+static bool llm_rate_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    const struct gb_value *rate = gb_params_get(&r->params, "rate");
+    return gb__in_list(r->suite, f->suites) && rate && is_num(rate) && gb__num(rate) > 0 &&
+           isfinite(r->value) && r->value > 0;
+}
+
+static bool llm_burst_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    const struct gb_value *rate = gb_params_get(&r->params, "rate");
+    return gb__in_list(r->suite, f->suites) && !(rate && is_num(rate) && gb__num(rate) > 0) &&
+           isfinite(r->value) && r->value > 0;
+}
+
+static double llm_goodput(const struct gb_result *r)
+{
+    return plain(r, "goodput_rps");
+}
+
+static double llm_ttft99(const struct gb_result *r)
+{
+    const double v = plain(r, "ttft_p99_ms");
+    return v > 0 ? v : NAN;
+}
+
+/* "TTFT p50/p99 a/b ms, TPOT p50/p99 c/d ms", the figures a result holds. */
+static void llm_latencies(const struct gb_result *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    static const char *const what[] = {"ttft", "tpot", "itl"};
+    static const char *const name[] = {"TTFT", "TPOT", "ITL"};
+    for (int i = 0; i < 3; i++) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%s_p50_ms", what[i]);
+        snprintf(b, sizeof b, "%s_p99_ms", what[i]);
+        const double p50 = plain(r, a), p99 = plain(r, b);
+        if (isfinite(p50) && isfinite(p99))
+            gb_appendf(buf, len, "%s%s p50/p99 %.3g/%.3g ms", buf[0] ? ", " : "", name[i], p50,
+                       p99);
+    }
+}
+
+static double llm_tok_s(const struct gb_result *r)
+{
+    return r->value > 0 ? r->value : NAN;
+}
+
+/* The all-at-once cases (rate 0): output tokens/s against the batch limit, their latencies and
+ * KV cache in the findings. */
+static void llm_burst_chart(struct rep *R, const struct sel *s)
+{
+    static const char id[] = "cloud_llm_batch",
+                      title[] = "Serving an LLM: output tokens/s against the batch limit",
+                      what[] = "Output tokens/s (the median of each trace's: its tokens over its "
+                               "duration) of requests that all arrive at once, against the most "
+                               "sequences decoded together (max_batch: KV-cache slots), one line "
+                               "per model and lengths; the findings give each point's TTFT, "
+                               "TPOT and inter-token latency at p50 and p99 and its KV cache at "
+                               "its peak.";
+    struct chart *c = gb__chart_new(R, id, title, what);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s->n == 0) {
+        gb__chart_nodata(R, c, "no llm results with every request at once (rate 0) in these files");
+        goto out;
+    }
+    gb__scan_axes(s, a);
+    n = gb__build_lines(R, s, a, "max_batch", llm_tok_s, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no max_batch axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "batch limit (max_batch)", "output tokens/s", false, NULL, 0, NULL,
+                    NULL);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l[i].n; j++) {
+            const struct gb_result *r = l[i].r[j];
+            char lat[300];
+            llm_latencies(r, lat, sizeof lat);
+            find(c,
+                 "%s, batch %.0f, %lld requests at once: %.4g output tokens/s; %s; KV cache "
+                 "peak %.4g B.",
+                 l[i].label, l[i].x[j], (long long)gb_params_int(&r->params, "requests"), l[i].y[j],
+                 lat, plain(r, "kv_peak_bytes"));
+        }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+}
+
+void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char gid[] = "cloud_llm_goodput",
+                      gtitle[] = "Serving an LLM: goodput against the arrival rate",
+                      gwhat[] = "Requests/s that met both SLOs (time to first token within "
+                                "slo_ttft, time per output token within slo_tpot; vLLM's "
+                                "benchmark_serving goodput) against the Poisson arrival rate, one "
+                                "line per model, batch limit and lengths. The findings give each "
+                                "point's TTFT, TPOT and inter-token latency at p50 and p99 and "
+                                "its output tokens/s.",
+                      tid[] = "cloud_llm_ttft",
+                      ttitle[] = "Serving an LLM: time to first token against the arrival rate",
+                      twhat[] = "p99 time to first token (ms, log: from a request's arrival to "
+                                "its first output token, queueing and its prefill included) "
+                                "against the Poisson arrival rate, one line per model, batch "
+                                "limit and lengths.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, llm_rate_fn, &sf, SIZE_MAX);
+    struct sel burst = gb__select(R, llm_burst_fn, &sf, SIZE_MAX);
+    struct chart *c = gb__chart_new(R, gid, gtitle, gwhat);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s.n == 0) {
+        const char *why = "no llm results with Poisson arrivals (rate > 0) in these files";
+        gb__chart_nodata(R, c, why);
+        if ((c = gb__chart_new(R, tid, ttitle, twhat)))
+            gb__chart_nodata(R, c, why);
+        goto out;
+    }
+    gb__scan_axes(&s, a);
+    n = gb__build_lines(R, &s, a, "rate", llm_goodput, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no rate axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "arrival rate, requests/s", "goodput, requests/s", false, NULL, 0,
+                    NULL, NULL);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l[i].n; j++) {
+            char lat[300];
+            llm_latencies(l[i].r[j], lat, sizeof lat);
+            find(c, "%s, rate %.3g: goodput %.3g requests/s, %.4g output tokens/s; %s.", l[i].label,
+                 l[i].x[j], l[i].y[j], l[i].r[j]->value, lat);
+        }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+    gb__free_lines(l, n);
+    l = NULL;
+    n = 0;
+    /* The second chart: the TTFT tail along the same lines. */
+    c = gb__chart_new(R, tid, ttitle, twhat);
+    if (!c)
+        goto out;
+    n = gb__build_lines(R, &s, a, "rate", llm_ttft99, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no rate axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "arrival rate, requests/s", "TTFT p99, ms (log)", false, NULL, 0,
+                    "set logscale y 10\nset yrange [*:*]\n", NULL);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+    llm_burst_chart(R, &burst);
+    free(s.p);
+    free(burst.p);
 }
