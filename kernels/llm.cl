@@ -13,7 +13,33 @@
  * (GPUBENCH_TEST_LLM): 1 ("stale-kv") leaves the keys and values of odd positions unwritten, so
  * that attention reads what the slot held before; 2 ("wrong-attn") maps query head h to KV head
  * h % Hkv instead of h / GROUP (grouped-query attention's heads interleaved, not grouped).
+ * Without defines: the tiny model's shape (suites/llm.c) with prompts of 32 and outputs of 16.
  */
+
+#ifndef D
+#define D 256
+#endif
+#ifndef KVD
+#define KVD 128
+#endif
+#ifndef HD
+#define HD 64
+#endif
+#ifndef GROUP
+#define GROUP 2
+#endif
+#ifndef CTX
+#define CTX 71
+#endif
+#ifndef NMAX
+#define NMAX 48
+#endif
+#ifndef F
+#define F 512
+#endif
+#ifndef WG
+#define WG 64
+#endif
 
 /* x[:, t] = emb[:, meta[t]]; global (D, n). */
 GB_KERNEL void llm_embed(GB_GLOBAL const float *emb, GB_GLOBAL const unsigned int *meta,

@@ -183,6 +183,15 @@ static const struct variant_file variant_files[] = {
      {"conc_triad", "conc_chain", "conc_tick", NULL},
      {{NULL}, {"EXACT", NULL}, {"GB_BREAK=1", NULL}, {"EXACT", "GB_BREAK=2", NULL}},
      4},
+    /* suites/llm.c: the tiny model (the kernel's defaults), llama3-8b's shape (GQA 32/8, a
+     * context of 959), a work-group fitted down to 32, and the test hook's two faults. */
+    {"llm.cl",
+     {"llm_embed", "llm_kv_append", "llm_attn", "llm_swiglu", "llm_add", NULL},
+     {{NULL},
+      {"D=4096", "KVD=1024", "HD=128", "GROUP=4", "CTX=959", "NMAX=768", "F=14336", NULL},
+      {"WG=32", "LLM_BREAK=1", NULL},
+      {"LLM_BREAK=2", NULL}},
+     4},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 
