@@ -27,7 +27,8 @@
  * until every request has its tokens. Host-timed (GB_TIMER_HOST_CALL): each prefill and decode
  * step is waited for, and each token's time is the harness's clock at its step's end.
  *
- * Figures, as vLLM's benchmarks/benchmark_serving.py defines them (calculate_metrics), over
+ * Figures, as vLLM's serving benchmark defines them (benchmarks/benchmark_serving.py, now
+ * vllm/benchmarks/serve.py behind `vllm bench serve`: calculate_metrics, BenchmarkMetrics), over
  * every request of the kept traces, each at p50, p90 and p99 (the nearest rank), in ms:
  *   ttft: time to first token, from the request's arrival to its first output token (the end
  *     of its prefill: queueing included);
