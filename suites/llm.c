@@ -197,12 +197,12 @@ struct llm {
     char fail[512];
 };
 
-/* A seeded weight in [-1, 1) / sqrt(fan_in): layer l, matrix mat, element e. */
-static float w_val(uint64_t seed, uint32_t l, uint32_t mat, uint64_t e, uint32_t fan_in)
+/* A seeded weight in [-1, 1) times `scale` (1/sqrt(fan-in)): layer l, matrix mat, element e. */
+static float w_val(uint64_t seed, uint32_t l, uint32_t mat, uint64_t e, double scale)
 {
     uint64_t s = seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)l << 40 | (uint64_t)mat << 36) ^ e;
     const double u = (double)(gb_splitmix64(&s) >> 11) * 0x1.0p-53;
-    return (float)((2 * u - 1) / sqrt((double)fan_in));
+    return (float)((2 * u - 1) * scale);
 }
 
 static uint32_t tok_id(uint32_t req, uint32_t pos)
@@ -412,8 +412,9 @@ static int upload_weights(struct llm *s, struct gb_case_ctx *ctx)
                 err = GB_FAIL(GB_ENOMEM, "llm: host weights");
                 break;
             }
+            const double scale = 1 / sqrt((double)cols[mat]);
             for (uint64_t e = 0; e < n; e++)
-                w[e] = w_val(s->seed, ly, mat, e, (uint32_t)cols[mat]);
+                w[e] = w_val(s->seed, ly, mat, e, scale);
             if (keep)
                 s->hw[mat] = w;
             if ((err = gb_case_alloc(ctx, n * sizeof(float), GB_MEM_DEVICE, &s->w[4 * ly + mat])))
@@ -730,7 +731,8 @@ static void check_position(struct llm *s, const float *cin, const float *cout, u
     const float *x = cin + (uint64_t)p * d, *got = cout + (uint64_t)p * d;
     double *q = calloc(d, sizeof *q), *att = malloc(d * sizeof *att), *y = malloc(d * sizeof *y);
     double *hh = malloc(f * sizeof *hh), *pr = malloc(((size_t)p + 1) * sizeof *pr);
-    if (!q || !att || !y || !hh || !pr) {
+    double *gu = malloc(2 * f * sizeof *gu);
+    if (!q || !att || !y || !hh || !pr || !gu) {
         snprintf(s->fail, sizeof s->fail, "llm: host reference: out of memory");
         goto out;
     }
@@ -765,22 +767,22 @@ static void check_position(struct llm *s, const float *cin, const float *cout, u
     for (uint64_t c = 0; c < d; c++)
         for (uint64_t i = 0; i < d; i++)
             y[i] += (double)wo[i + d * c] * att[c];
-    for (uint64_t i = 0; i < f; i++) {
-        double g = 0, u = 0;
-        for (uint64_t c = 0; c < d; c++) {
-            g += (double)w13[i + 2 * f * c] * y[c];
-            u += (double)w13[f + i + 2 * f * c] * y[c];
-        }
-        hh[i] = g / (1 + exp(-g)) * u;
-    }
+    /* Column by column (the weights are column-major): the sums run over contiguous memory. */
+    for (uint64_t r = 0; r < 2 * f; r++)
+        gu[r] = 0;
+    for (uint64_t c = 0; c < d; c++)
+        for (uint64_t r = 0; r < 2 * f; r++)
+            gu[r] += (double)w13[r + 2 * f * c] * y[c];
+    for (uint64_t i = 0; i < f; i++)
+        hh[i] = gu[i] / (1 + exp(-gu[i])) * gu[f + i];
+    for (uint64_t i = 0; i < d; i++)
+        att[i] = y[i]; /* the layer's output, built in att */
+    for (uint64_t c = 0; c < f; c++)
+        for (uint64_t i = 0; i < d; i++)
+            att[i] += (double)w2[i + d * c] * hh[c];
     double ms = 0;
-    for (uint64_t i = 0; i < d; i++) {
-        double o = y[i];
-        for (uint64_t c = 0; c < f; c++)
-            o += (double)w2[i + d * c] * hh[c];
-        att[i] = o; /* the layer's output, kept in att */
-        ms += o * o;
-    }
+    for (uint64_t i = 0; i < d; i++)
+        ms += att[i] * att[i];
     const double rms = sqrt(ms / (double)d);
     for (uint64_t i = 0; i < d; i++) {
         const double want = att[i], err = fabs((double)got[i] - want);
@@ -805,6 +807,7 @@ out:
     free(y);
     free(hh);
     free(pr);
+    free(gu);
 }
 
 static int llm_settle(struct gb_case_ctx *ctx, uint64_t reps)
@@ -840,14 +843,15 @@ static int llm_settle(struct gb_case_ctx *ctx, uint64_t reps)
     const float *wq = s->hw[0];
     for (uint32_t p = 0; p < npos; p++) {
         const float *x = cin + (uint64_t)p * d;
-        for (uint64_t i = 0; i < kvd; i++) {
-            double a = 0, b = 0;
-            for (uint64_t c = 0; c < d; c++) {
-                a += (double)wq[d + i + mq * c] * x[c];
-                b += (double)wq[d + kvd + i + mq * c] * x[c];
+        double *a = kk + (uint64_t)p * kvd, *b = vv + (uint64_t)p * kvd;
+        for (uint64_t i = 0; i < kvd; i++)
+            a[i] = b[i] = 0;
+        for (uint64_t c = 0; c < d; c++) {
+            const float *wk = wq + d + mq * c, *wv = wq + d + kvd + mq * c;
+            for (uint64_t i = 0; i < kvd; i++) {
+                a[i] += (double)wk[i] * x[c];
+                b[i] += (double)wv[i] * x[c];
             }
-            kk[p * kvd + i] = a;
-            vv[p * kvd + i] = b;
         }
     }
     /* The longest sum: F (the MLP's down projection), D, or the context. */
