@@ -1,24 +1,44 @@
 /* memtest — device-memory pattern tests over a fraction of the device's memory.
  *
- * The tested region is `fraction` of the device's memory (gb_device_info.global_mem: the backends
- * offer no free-memory query, so a fraction that does not fit beside what others hold fails to
- * allocate and is a recorded skip naming the size), at most `cap` bytes when cap is given,
- * rounded down to whole 4 KiB pages. It is allocated in chunks of at most the device's largest
- * buffer (max_alloc), 64 chunks at most (the test hook GPUBENCH_TEST_MEMTEST_CHUNK=BYTES, tests
- * only, takes chunks of at most BYTES, whole pages, as a device with a smaller largest buffer
- * would). Every pattern works on 32-bit words and names a word by
- * its index in the region (its byte offset / 4), whatever the chunking (kernels/memtest.cl):
- *   walking_ones       32 passes: write 1 << ((i + pass) mod 32) to word i, then check it
- *   walking_zeros      the same with the complement
- *   moving_inversions  Memtest86's moving inversions (memtest86.com, "Memtest86 Test Algorithms",
- *                      tests 3 and 4): for each pattern p of 0x00000000 and the eight 8-bit
- *                      walks 0x01010101 << s (s = 0..7): write p to every word; then in
- *                      ascending order read every word, check it is p, write ~p; then in
- *                      descending order check ~p and write p. The order is each work-item's:
- *                      work-items run concurrently, as in GPU memory testers (cuda_memtest)
- *   random             a seeded 32-bit hash of the word's index (seed: axis `seed`) written and
- *                      checked, then its complement written and checked
- *   address            each word holds its own index (low 32 bits), then its complement
+ * The region asked for is `fraction` of the device's free memory, at most `cap` bytes when cap
+ * is given, rounded down to whole 4 KiB pages. The free memory is, in this order: what the
+ * backend's free-memory query says (gb_backend_ops.mem_info: CUDA's cudaMemGetInfo), on a device
+ * whose memory is the host's (GB_CAP_UNIFIED: a CPU OpenCL device) the share of the host's
+ * available memory a case may use (gb_host_memory x GB_FOOTPRINT_HOST_SHARE, run/footprint.h),
+ * else the device's whole memory (global_mem: a fraction that does not fit beside what others
+ * hold then fails to allocate, a recorded skip naming the size); never more than global_mem. The
+ * text figure `free_from` names which ("cudaMemGetInfo", "host MemAvailable", "total: no
+ * free-memory query").
+ *
+ * Axis `budget` (seconds, 0: none) bounds one run of the pattern over the region: setup first
+ * times one run of the pattern over a probe of min(region, 64 MiB) (after one untimed write
+ * that takes its first-touch faults) and shrinks the region to what one run covers in the
+ * budget at that rate (whole pages, one page at least). Figure
+ * `coverage` is the region tested over the region asked (1: all of it; below 1 the budget cut
+ * it, and `coverage_of` says of what), which diag reports as a WARN. A case runs the pattern
+ * about twice per timed run it takes plus once in verify, so a case with one timed run costs
+ * about two budgets.
+ *
+ * The region is allocated in chunks of at most the device's largest buffer (max_alloc), 64
+ * chunks at most (the test hook GPUBENCH_TEST_MEMTEST_CHUNK=BYTES, tests only, takes chunks of
+ * at most BYTES, whole pages, as a device with a smaller largest buffer would). Every pattern
+ * works on 32-bit words and names a word by its index in the region (its byte offset / 4),
+ * whatever the chunking (kernels/memtest.cl). Passes over the region per run of the pattern (a
+ * write or a check pass reads or writes every word once, a moving-inversions pass reads and
+ * writes it: two), and so the bytes one run moves, in units of the region B:
+ *   walking_ones       2 passes, 2 B: one write pass of 1 << (i mod 32) to word i, one check
+ *                      pass (every bit position walks across each 32 neighbouring words)
+ *   walking_zeros      the same with the complement: 2 B
+ *   moving_inversions  45 B: Memtest86's moving inversions (memtest86.com, "Memtest86 Test
+ *                      Algorithms", tests 3 and 4): for each pattern p of 0x00000000 and the
+ *                      eight 8-bit walks 0x01010101 << s (s = 0..7): write p to every word
+ *                      (1 B); then in ascending order read every word, check it is p, write ~p
+ *                      (2 B); then in descending order check ~p and write p (2 B). The order is
+ *                      each work-item's: work-items run concurrently, as in GPU memory testers
+ *                      (cuda_memtest)
+ *   random             4 B: a seeded 32-bit hash of the word's index (seed: axis `seed`)
+ *                      written and checked, then its complement written and checked
+ *   address            4 B: each word holds its own index (low 32 bits), then its complement
  * Every check runs on the device: a word that differs is counted and the first 16 are recorded
  * (index, expected, read) in a small device buffer.
  *
@@ -29,13 +49,17 @@
  * (tests only) flips bit BIT of the byte at OFFSET of the region between the first write and its
  * check, as a faulty cell would. Any error fails the case: the reason gives the count and the
  * first errors' byte offsets, the bits that differ, expected and read values. figure `errors` (0
- * on an ok case) counts the words found wrong over all passes, `bytes_tested` the region, `chunks`
- * the buffers it took. */
+ * on an ok case) counts the words found wrong over all passes, `bytes_tested` the region,
+ * `bytes_asked` the region the fraction asked for, `passes` the passes over the region per run,
+ * `bytes_moved` the bytes one run reads and writes (passes x bytes_tested), `chunks` the buffers
+ * it took. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "base/util.h"
+#include "run/footprint.h"
 #include "suites/common.h"
 
 #define MT_NREC 16                     /* errors recorded with their address */
@@ -44,6 +68,7 @@
 #define MT_PAGE 4096                   /* the region is whole pages */
 #define MT_WG 256                      /* work-group size preferred */
 #define MT_PER_ITEM 16                 /* words per work-item (the launch's size) */
+#define MT_PROBE (64ull << 20)        /* bytes the budget's rate is measured on, at most */
 #define MT_FLIP_ENV "GPUBENCH_TEST_MEMTEST_FLIP"
 #define MT_CHUNK_ENV "GPUBENCH_TEST_MEMTEST_CHUNK"
 
@@ -62,18 +87,27 @@ static bool fraction_check(double v, char *why, size_t len)
     return false;
 }
 
+static bool budget_check(double v, char *why, size_t len)
+{
+    if (v >= 0 && v <= 86400)
+        return true;
+    snprintf(why, len, "expected seconds in [0, 86400] (0: no budget)");
+    return false;
+}
+
 static const struct gb_axis_def axes[] = {
     {.name = "pattern",
      .type = GB_V_STR,
      .def = "[walking_ones, walking_zeros, moving_inversions, random, address]",
      .choices = patterns,
-     .help = "walking_ones, walking_zeros (32 passes each), moving_inversions (Memtest86's, "
-             "patterns 0 and 8-bit walks), random (seeded), address (each word its index)"},
+     .help = "walking_ones, walking_zeros (2 passes each), moving_inversions (Memtest86's, "
+             "patterns 0 and 8-bit walks, 45), random (seeded, 4), address (each word its "
+             "index, 4)"},
     {.name = "fraction",
      .type = GB_V_FLOAT,
      .def = "0.1",
      .check_float = fraction_check,
-     .help = "share of the device's memory tested, in (0, 1]"},
+     .help = "share of the device's free memory tested, in (0, 1]"},
     {.name = "cap",
      .type = GB_V_SIZE,
      .def = "0",
@@ -85,6 +119,12 @@ static const struct gb_axis_def axes[] = {
      .min = 0,
      .max = 0xFFFFFFFF,
      .help = "pattern random's seed"},
+    {.name = "budget",
+     .type = GB_V_FLOAT,
+     .def = "0",
+     .check_float = budget_check,
+     .help = "seconds one run of the pattern may take: the region shrinks to fit at the rate "
+             "measured first (0: no budget)"},
 };
 
 /* One step of a pattern: a kernel and its arguments. */
@@ -100,7 +140,9 @@ struct memtest {
     struct mt_step steps[MT_MAX_STEPS];
     size_t nsteps;
     uint32_t seed;
-    uint64_t bytes;                      /* the region */
+    uint64_t bytes;                      /* the region tested */
+    uint64_t asked;                      /* the region the fraction asked for */
+    char free_from[64];                  /* where the free memory was read */
     struct gb_buf *chunk[MT_MAX_CHUNKS]; /* its buffers */
     uint64_t words[MT_MAX_CHUNKS];       /* their words */
     size_t nchunks;
@@ -121,10 +163,8 @@ static void plan_steps(struct memtest *s, const char *name)
     struct mt_step *st = s->steps;
     if (strcmp(name, "walking_ones") == 0 || strcmp(name, "walking_zeros") == 0) {
         const unsigned mode = name[8] == 'o' ? MODE_ONES : MODE_ZEROS;
-        for (uint32_t pass = 0; pass < 32; pass++) {
-            st[n++] = (struct mt_step){MT_WRITE, mode, pass};
-            st[n++] = (struct mt_step){MT_CHECK, mode, pass};
-        }
+        st[n++] = (struct mt_step){MT_WRITE, mode, 0};
+        st[n++] = (struct mt_step){MT_CHECK, mode, 0};
     } else if (strcmp(name, "moving_inversions") == 0) {
         for (int s8 = -1; s8 < 8; s8++) {
             const uint32_t p = s8 < 0 ? 0 : 0x01010101u << s8;
@@ -153,27 +193,112 @@ static struct mt_step final_state(const struct memtest *s)
     return f;
 }
 
-/* The region's bytes for parameters p on a device of `global_mem` bytes: fraction of it, at most
- * cap, whole pages. */
-static uint64_t region_bytes(const struct gb_params *p, uint64_t global_mem)
+/* Passes over the region one run of the steps makes (a read-and-write pass counts two). */
+static double passes(const struct memtest *s)
 {
-    double b = gb_params_float(p, "fraction") * (double)global_mem;
+    double n = 0;
+    for (size_t i = 0; i < s->nsteps; i++)
+        n += s->steps[i].kind == MT_WRITE || s->steps[i].kind == MT_CHECK ? 1 : 2;
+    return n;
+}
+
+/* The region's bytes for parameters p with `free_mem` bytes free: fraction of it, at most cap,
+ * whole pages. */
+static uint64_t region_bytes(const struct gb_params *p, uint64_t free_mem)
+{
+    double b = gb_params_float(p, "fraction") * (double)free_mem;
     const uint64_t cap = gb_params_size(p, "cap");
     if (cap && b > (double)cap)
         b = (double)cap;
     return (uint64_t)b / MT_PAGE * MT_PAGE;
 }
 
+/* The share of the host's available memory a case may use, where the device's memory is the
+ * host's: 0 when the device's is not or the host's is unknown; *what names the limit. */
+static uint64_t host_share(const struct gb_device_info *info, const char **what)
+{
+    if (!(info->caps & GB_CAP_UNIFIED))
+        return 0;
+    struct gb_host_memory h;
+    gb_host_memory(&h);
+    *what = h.what;
+    return (uint64_t)(GB_FOOTPRINT_HOST_SHARE * (double)h.avail);
+}
+
+static uint64_t at_most(uint64_t a, uint64_t b)
+{
+    return b && b < a ? b : a;
+}
+
+/* The free memory of the case's device (the file's comment says from where), with where it was
+ * read in s->free_from. */
+static uint64_t free_memory(struct gb_case_ctx *ctx, struct memtest *s)
+{
+    const struct gb_device_info *info = &ctx->dev->info;
+    uint64_t f = 0, total = 0;
+    const char *src = "";
+    if (ctx->ops->mem_info) {
+        if (ctx->ops->mem_info(ctx->dev, &f, &total, &src) == 0 && f) {
+            snprintf(s->free_from, sizeof s->free_from, "%s", src);
+            return at_most(f, info->global_mem);
+        }
+        gb_error_clear(); /* a query that failed: the next source */
+    }
+    const char *what = "";
+    if ((f = host_share(info, &what)) != 0) {
+        snprintf(s->free_from, sizeof s->free_from, "host %s", what);
+        return at_most(f, info->global_mem);
+    }
+    snprintf(s->free_from, sizeof s->free_from, "total: no free-memory query");
+    return info->global_mem;
+}
+
+/* The runner's check before setup: the region the fraction asks for, of the host's share where
+ * the device's memory is the host's, else of the whole device (the free-memory query needs the
+ * open device; a budget only shrinks the region). */
 static void memtest_footprint(const struct gb_params *p, const struct gb_device_info *info,
                               struct gb_footprint *fp)
 {
     if (!info->global_mem)
         return;
-    const double b = (double)region_bytes(p, info->global_mem);
+    const char *what = "";
+    const uint64_t host = host_share(info, &what);
+    const double b = (double)region_bytes(p, host ? at_most(host, info->global_mem)
+                                                  : info->global_mem);
     const double chunk = info->max_alloc && b > (double)info->max_alloc
                              ? (double)(info->max_alloc / MT_PAGE * MT_PAGE)
                              : b;
     *fp = (struct gb_footprint){.host = 0, .device = b, .largest = chunk};
+}
+
+/* Enqueues step st on the n words of buffer b, the region's words base.. onwards. */
+static int launch_step(struct gb_case_ctx *ctx, struct memtest *s, const struct mt_step *st,
+                       struct gb_buf *b, uint64_t n, uint64_t base)
+{
+    const uint64_t items = (n + MT_PER_ITEM - 1) / MT_PER_ITEM;
+    struct gb_launch l = {.dims = 1,
+                          .global = {(items + s->wg - 1) / s->wg * s->wg, 1, 1},
+                          .local = {s->wg, 1, 1}};
+    l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b};
+    l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = n};
+    l.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = base};
+    if (st->kind == MT_WRITE || st->kind == MT_CHECK) {
+        l.args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->mode};
+        l.args[4] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->arg};
+        l.args[5] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->seed};
+        l.nargs = 6;
+        if (st->kind == MT_CHECK) {
+            l.args[6] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->err};
+            l.args[7] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = MT_NREC};
+            l.nargs = 8;
+        }
+    } else {
+        l.args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->arg};
+        l.args[4] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->err};
+        l.args[5] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = MT_NREC};
+        l.nargs = 6;
+    }
+    return ctx->ops->launch(ctx->q, s->kern[st->kind], &l);
 }
 
 /* Enqueues step st on every chunk. */
@@ -181,34 +306,10 @@ static int run_step(struct gb_case_ctx *ctx, struct memtest *s, const struct mt_
 {
     uint64_t base = 0;
     for (size_t c = 0; c < s->nchunks; c++) {
-        const uint64_t n = s->words[c];
-        const uint64_t items = (n + MT_PER_ITEM - 1) / MT_PER_ITEM;
-        struct gb_launch l = {.dims = 1,
-                              .global = {(items + s->wg - 1) / s->wg * s->wg, 1, 1},
-                              .local = {s->wg, 1, 1}};
-        l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->chunk[c]};
-        l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = n};
-        l.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = base};
-        if (st->kind == MT_WRITE || st->kind == MT_CHECK) {
-            l.args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->mode};
-            l.args[4] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->arg};
-            l.args[5] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = s->seed};
-            l.nargs = 6;
-            if (st->kind == MT_CHECK) {
-                l.args[6] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->err};
-                l.args[7] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = MT_NREC};
-                l.nargs = 8;
-            }
-        } else {
-            l.args[3] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = st->arg};
-            l.args[4] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = s->err};
-            l.args[5] = (struct gb_arg){.kind = GB_ARG_U32, .v.u32 = MT_NREC};
-            l.nargs = 6;
-        }
-        int err = ctx->ops->launch(ctx->q, s->kern[st->kind], &l);
+        int err = launch_step(ctx, s, st, s->chunk[c], s->words[c], base);
         if (err)
             return err;
-        base += n;
+        base += s->words[c];
     }
     return 0;
 }
@@ -219,6 +320,40 @@ static int zero_errors(struct gb_case_ctx *ctx, struct memtest *s)
     return gb_case_upload(ctx, s->err, z, sizeof z);
 }
 
+/* The budget: times one run of the pattern's own steps over a probe of min(s->asked, MT_PROBE,
+ * the largest chunk) bytes (after an untimed write: first-touch faults are setup's, not the
+ * rate's) and sets s->bytes to the region one run covers in `budget` seconds at that rate (whole
+ * pages, one at least; s->asked when all of it fits). */
+static int fit_budget(struct gb_case_ctx *ctx, struct memtest *s, double budget, uint64_t max_chunk)
+{
+    uint64_t pb = s->asked < MT_PROBE ? s->asked : MT_PROBE;
+    pb = pb < max_chunk ? pb : max_chunk;
+    struct gb_buf *probe = NULL;
+    int err = gb_case_alloc(ctx, pb, GB_MEM_DEVICE, &probe);
+    if (err)
+        return err;
+    const struct mt_step touch = {MT_WRITE, MODE_CONST, 0};
+    double t = 0;
+    if (!(err = launch_step(ctx, s, &touch, probe, pb / 4, 0)) &&
+        !(err = ctx->ops->queue_sync(ctx->q))) {
+        const double t0 = gb_now();
+        for (size_t i = 0; !err && i < s->nsteps; i++)
+            err = launch_step(ctx, s, &s->steps[i], probe, pb / 4, 0);
+        if (!err && !(err = ctx->ops->queue_sync(ctx->q)))
+            t = gb_now() - t0;
+    }
+    gb_case_free_buf(ctx, &probe);
+    if (err || (err = zero_errors(ctx, s)))
+        return err;
+    /* Bytes per second of one run over the probe, and the region one run covers in the budget. */
+    const double fits = t > 0 ? budget * (double)pb / t : (double)s->asked;
+    if (fits < (double)s->asked) {
+        const uint64_t b = (uint64_t)fits / MT_PAGE * MT_PAGE;
+        s->bytes = b ? b : MT_PAGE;
+    }
+    return 0;
+}
+
 static int memtest_setup(struct gb_case_ctx *ctx)
 {
     struct memtest *s = ctx->state;
@@ -227,12 +362,15 @@ static int memtest_setup(struct gb_case_ctx *ctx)
     s->seed = (uint32_t)gb_params_int(ctx->params, "seed");
     if (!info->global_mem)
         return gb_case_skip(ctx, "the device does not report its memory size");
-    s->bytes = region_bytes(ctx->params, info->global_mem);
+    const uint64_t free_mem = free_memory(ctx, s);
+    s->bytes = s->asked = region_bytes(ctx->params, free_mem);
     if (s->bytes == 0)
-        return gb_case_skip(
-            ctx, "fraction %g of %llu bytes (cap %llu) is less than one %d-byte page",
-            gb_params_float(ctx->params, "fraction"), (unsigned long long)info->global_mem,
-            (unsigned long long)gb_params_size(ctx->params, "cap"), MT_PAGE);
+        return gb_case_skip(ctx,
+                            "fraction %g of %llu bytes of free memory (%s; cap %llu) is less "
+                            "than one %d-byte page",
+                            gb_params_float(ctx->params, "fraction"), (unsigned long long)free_mem,
+                            s->free_from, (unsigned long long)gb_params_size(ctx->params, "cap"),
+                            MT_PAGE);
     uint64_t max_chunk = info->max_alloc ? info->max_alloc / MT_PAGE * MT_PAGE : s->bytes;
     const char *ce = getenv(MT_CHUNK_ENV);
     if (ce && *ce && strtoull(ce, NULL, 10) / MT_PAGE * MT_PAGE < max_chunk)
@@ -240,29 +378,6 @@ static int memtest_setup(struct gb_case_ctx *ctx)
     if (max_chunk == 0)
         return gb_case_skip(ctx, "the device's largest buffer (%llu bytes) is below a page",
                             (unsigned long long)info->max_alloc);
-    const uint64_t nchunks = (s->bytes + max_chunk - 1) / max_chunk;
-    if (nchunks > MT_MAX_CHUNKS)
-        return gb_case_skip(ctx,
-                            "%llu bytes need %llu buffers of the device's largest %llu bytes; "
-                            "at most %d are taken",
-                            (unsigned long long)s->bytes, (unsigned long long)nchunks,
-                            (unsigned long long)max_chunk, MT_MAX_CHUNKS);
-    uint64_t left = s->bytes;
-    for (size_t c = 0; left; c++) {
-        const uint64_t b = left < max_chunk ? left : max_chunk;
-        int err = gb_case_alloc(ctx, b, GB_MEM_DEVICE, &s->chunk[c]);
-        if (err == GB_ENOMEM)
-            return gb_case_skip(ctx,
-                                "fraction %g: %llu bytes do not fit in the device's free memory "
-                                "(buffer %zu of %llu bytes failed)",
-                                gb_params_float(ctx->params, "fraction"),
-                                (unsigned long long)s->bytes, c + 1, (unsigned long long)b);
-        if (err)
-            return err;
-        s->words[c] = b / 4;
-        s->nchunks = c + 1;
-        left -= b;
-    }
     int err = gb_case_alloc(ctx, MT_ERR_WORDS * 4, GB_MEM_DEVICE, &s->err);
     if (err || (err = zero_errors(ctx, s)))
         return err;
@@ -275,15 +390,39 @@ static int memtest_setup(struct gb_case_ctx *ctx)
         if (wg < s->wg)
             s->wg = wg;
     }
+    const double budget = gb_params_float(ctx->params, "budget");
+    if (budget > 0 && (err = fit_budget(ctx, s, budget, max_chunk)))
+        return err;
+    const uint64_t nchunks = (s->bytes + max_chunk - 1) / max_chunk;
+    if (nchunks > MT_MAX_CHUNKS)
+        return gb_case_skip(ctx,
+                            "%llu bytes need %llu buffers of the device's largest %llu bytes; "
+                            "at most %d are taken",
+                            (unsigned long long)s->bytes, (unsigned long long)nchunks,
+                            (unsigned long long)max_chunk, MT_MAX_CHUNKS);
+    uint64_t left = s->bytes;
+    for (size_t c = 0; left; c++) {
+        const uint64_t b = left < max_chunk ? left : max_chunk;
+        err = gb_case_alloc(ctx, b, GB_MEM_DEVICE, &s->chunk[c]);
+        if (err == GB_ENOMEM)
+            return gb_case_skip(ctx,
+                                "fraction %g: %llu bytes do not fit in the device's free memory "
+                                "(%s; buffer %zu of %llu bytes failed)",
+                                gb_params_float(ctx->params, "fraction"),
+                                (unsigned long long)s->bytes, s->free_from, c + 1,
+                                (unsigned long long)b);
+        if (err)
+            return err;
+        s->words[c] = b / 4;
+        s->nchunks = c + 1;
+        left -= b;
+    }
     /* Poison: a word pattern no step writes last, so that verify sees whether the timed runs
      * ran (final_state). */
     struct mt_step poison = {MT_WRITE, MODE_CONST, 0xDEADBEEFu};
     if ((err = run_step(ctx, s, &poison)) || (err = ctx->ops->queue_sync(ctx->q)))
         return err;
-    double sweeps = 0;
-    for (size_t i = 0; i < s->nsteps; i++)
-        sweeps += s->steps[i].kind == MT_WRITE || s->steps[i].kind == MT_CHECK ? 1 : 2;
-    ctx->op.bytes = sweeps * (double)s->bytes;
+    ctx->op.bytes = passes(s) * (double)s->bytes;
     ctx->op.working_set = (double)s->bytes;
     ctx->op.timer = GB_TIMER_DEVICE;
     return 0;
@@ -396,7 +535,16 @@ static void memtest_figures(struct gb_case_ctx *ctx, double op_time_s)
     struct memtest *s = ctx->state;
     (void)op_time_s;
     gb_case_figure(ctx, "bytes_tested", "bytes", (double)s->bytes);
+    gb_case_figure(ctx, "bytes_asked", "bytes", (double)s->asked);
+    gb_case_figure(ctx, "passes", "", passes(s));
+    gb_case_figure(ctx, "bytes_moved", "bytes", ctx->op.bytes);
     gb_case_figure(ctx, "chunks", "", (double)s->nchunks);
+    gb_case_figure_bounded(ctx, "coverage", "", (double)s->bytes / (double)s->asked, 1);
+    gb_case_text(ctx, "free_from", "%s", s->free_from);
+    if (s->bytes < s->asked)
+        gb_case_text(ctx, "coverage_of", "%g x free memory (%s) in the %gs budget",
+                     gb_params_float(ctx->params, "fraction"), s->free_from,
+                     gb_params_float(ctx->params, "budget"));
 }
 
 static void memtest_teardown(struct gb_case_ctx *ctx)

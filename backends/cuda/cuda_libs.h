@@ -394,6 +394,8 @@ int gb__cuda_alloc_method(struct gb_queue *q, enum gb_alloc_method m, uint64_t b
                           struct gb_buf **out);
 int gb__cuda_alloc_pool_stats(struct gb_queue *q, enum gb_alloc_method m, bool reset,
                               struct gb_pool_stats *out);
+int gb__cuda_mem_info(struct gb_device *dev, uint64_t *free_bytes, uint64_t *total_bytes,
+                      const char **source);
 /* cuda_queue.c */
 int gb__cuda_queue_create(struct gb_device *dev, struct gb_queue **out);
 int gb__cuda_queue_create_priority(struct gb_device *dev, enum gb_queue_priority p,

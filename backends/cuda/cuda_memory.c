@@ -235,3 +235,19 @@ int gb__cuda_alloc_pool_stats(struct gb_queue *q, enum gb_alloc_method m, bool r
     out->used_high = used;
     return 0;
 }
+
+/* The free and total memory of dev's context (cudaMemGetInfo, the runtime's form of the driver's
+ * cuMemGetInfo: what the whole device has free now, other processes' allocations left out). */
+int gb__cuda_mem_info(struct gb_device *dev, uint64_t *free_bytes, uint64_t *total_bytes,
+                      const char **source)
+{
+    *free_bytes = *total_bytes = 0;
+    *source = "cudaMemGetInfo";
+    size_t f = 0, t = 0;
+    int rc = gb__cuda_use(dev);
+    if (rc || (rc = CU(cudaMemGetInfo, &f, &t)))
+        return rc;
+    *free_bytes = f;
+    *total_bytes = t;
+    return 0;
+}

@@ -66,6 +66,7 @@ const struct gb_backend_ops gb_cuda_ops = {
     .buf_free = gb__cuda_buf_free,
     .alloc_method = gb__cuda_alloc_method,
     .alloc_pool_stats = gb__cuda_alloc_pool_stats,
+    .mem_info = gb__cuda_mem_info,
     .queue_create = gb__cuda_queue_create,
     .queue_create_priority = gb__cuda_queue_create_priority,
     .queue_destroy = gb__cuda_queue_destroy,

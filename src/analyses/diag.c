@@ -145,6 +145,17 @@ static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several
     if (!r->verified)
         return gb_diag_add(d, name, dev, GB_DIAG_WARN, "%s: %.4g %s, its output not verified", p,
                            r->value, r->unit);
+    /* A case that tested less than it was asked to (figure `coverage` below 1, of what it was
+     * asked in text figure `coverage_of`: memtest in its time budget) passed on that share
+     * only. */
+    const struct gb_figure *cov = gb_result_figure_get(r, "coverage");
+    if (cov && cov->n >= 1 && cov->v[0] < 1) {
+        const struct gb_figure *of = gb_result_figure_get(r, "coverage_of");
+        return gb_diag_add(d, name, dev, GB_DIAG_WARN,
+                           "%s: %.4g %s, verified, but tested %.3g%% of %s (figure coverage %.3g)",
+                           p, r->value, r->unit, 100 * cov->v[0],
+                           of && of->text[0] ? of->text : "what it was asked", cov->v[0]);
+    }
     if (j->verdict == GB_EXPECT_UNKNOWN)
         return isfinite(j->of_bound)
                    ? gb_diag_add(d, name, dev, GB_DIAG_PASS,
