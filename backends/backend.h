@@ -494,10 +494,11 @@ struct gb_backend_ops {
     int (*alloc_pool_stats)(struct gb_queue *q, enum gb_alloc_method m, bool reset,
                             struct gb_pool_stats *out);
     /* Optional (NULL: the backend has no free-memory query; OpenCL has none): the device's
-     * memory now, in bytes: *free_bytes what an allocation may still get, *total_bytes all of it, and
-     * *source the query that said so (a string literal, "cudaMemGetInfo"). Returns 0, or the
-     * error of a query that failed (the values are then 0). */
-    int (*mem_info)(struct gb_device *dev, uint64_t *free_bytes, uint64_t *total_bytes, const char **source);
+     * memory now, in bytes: *free_bytes what an allocation may still get, *total_bytes all of
+     * it, and *source the query that said so (a string literal, "cudaMemGetInfo"). Returns 0,
+     * or the error of a query that failed (the values are then 0). */
+    int (*mem_info)(struct gb_device *dev, uint64_t *free_bytes, uint64_t *total_bytes,
+                    const char **source);
 
     /* ---- queues and transfers ---------------------------------------------------------- */
 

@@ -68,7 +68,7 @@
 #define MT_PAGE 4096                   /* the region is whole pages */
 #define MT_WG 256                      /* work-group size preferred */
 #define MT_PER_ITEM 16                 /* words per work-item (the launch's size) */
-#define MT_PROBE (64ull << 20)        /* bytes the budget's rate is measured on, at most */
+#define MT_PROBE (64ull << 20)         /* bytes the budget's rate is measured on, at most */
 #define MT_FLIP_ENV "GPUBENCH_TEST_MEMTEST_FLIP"
 #define MT_CHUNK_ENV "GPUBENCH_TEST_MEMTEST_CHUNK"
 
@@ -263,8 +263,8 @@ static void memtest_footprint(const struct gb_params *p, const struct gb_device_
         return;
     const char *what = "";
     const uint64_t host = host_share(info, &what);
-    const double b = (double)region_bytes(p, host ? at_most(host, info->global_mem)
-                                                  : info->global_mem);
+    const double b =
+        (double)region_bytes(p, host ? at_most(host, info->global_mem) : info->global_mem);
     const double chunk = info->max_alloc && b > (double)info->max_alloc
                              ? (double)(info->max_alloc / MT_PAGE * MT_PAGE)
                              : b;
@@ -276,9 +276,8 @@ static int launch_step(struct gb_case_ctx *ctx, struct memtest *s, const struct 
                        struct gb_buf *b, uint64_t n, uint64_t base)
 {
     const uint64_t items = (n + MT_PER_ITEM - 1) / MT_PER_ITEM;
-    struct gb_launch l = {.dims = 1,
-                          .global = {(items + s->wg - 1) / s->wg * s->wg, 1, 1},
-                          .local = {s->wg, 1, 1}};
+    struct gb_launch l = {
+        .dims = 1, .global = {(items + s->wg - 1) / s->wg * s->wg, 1, 1}, .local = {s->wg, 1, 1}};
     l.args[0] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = b};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = n};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = base};

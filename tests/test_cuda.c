@@ -805,6 +805,29 @@ TEST(cuda_lost_device_fails_every_use_with_the_first_error)
     gb_cuda_ops.queue_destroy(q);
 }
 
+/* The free-memory query (mem_info, what memtest sizes its region by) is the CUDA vtable's: it
+ * calls cudaMemGetInfo of the statically linked runtime (no dlopen table holds the runtime's
+ * entry points: the binary carries them) on the device made current, and on a lost device fails
+ * with its first sticky error before any CUDA call, so this runs without a driver. */
+TEST(cuda_mem_info_is_set_and_names_cudaMemGetInfo)
+{
+    ASSERT(gb_cuda_ops.mem_info != NULL);
+    enum { IDX = 6 };
+    ASSERT(gb_cuda_note_error(IDX, cudaErrorIllegalAddress, "cudaMemcpy: cudaErrorIllegalAddress"));
+    struct gb_device dev = {.ops = &gb_cuda_ops, .index = IDX};
+    uint64_t free_b = 1, total_b = 1;
+    const char *src = NULL;
+    ASSERT_EQ(gb_cuda_ops.mem_info(&dev, &free_b, &total_b, &src), GB_EBACKEND);
+    ASSERT_CONTAINS(gb_error_msg(), "CUDA device 6 was lost to an earlier sticky error");
+    ASSERT_EQ(free_b, 0);
+    ASSERT_EQ(total_b, 0);
+    ASSERT_STR(src, "cudaMemGetInfo");
+    /* The runtime's entry point is in the binary (a local symbol of the static runtime). */
+    char out[4096];
+    int st = gb_test_sh("nm '" GB_TEST_EXE "' 2>&1 | grep -cw cudaMemGetInfo", out, sizeof out);
+    ASSERT_MSG(st == 0 && atoi(out) >= 1, "no cudaMemGetInfo in the binary (%d): %s", st, out);
+}
+
 /* ---- cuBLASLt (FP8 GEMM): loaded at run time, every entry point through dlsym ---------------- */
 
 #if HAVE_CUBLASLT

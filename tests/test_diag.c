@@ -202,6 +202,32 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
     ASSERT_CONTAINS(out, "--duration is for --level 3");
 }
 
+/* A memory test that its time budget cut short (figure coverage below 1) passed on that share
+ * only: WARN naming the share and of what, never PASS; diag's exit stays 0 (a warning). The
+ * results are a real run of the suite (walking ones over half the free memory in a 50 ms
+ * budget), judged with --from. */
+TEST_TIMEOUT(diag_memtest_cut_by_its_budget_is_a_warn, 120)
+{
+    if (!gb_suite_table_find(gb_suites_builtin(), "memtest"))
+        return; /* a build without the suite: nothing to judge */
+    const char *dir = gb_test_tmpdir_with(
+        "p.yaml", "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
+                  "max_time: 1ms, min_sample_time: 0}\n"
+                  "suites:\n"
+                  "  - suite: memtest\n"
+                  "    params: {pattern: walking_ones, fraction: 0.5, budget: 0.05}\n");
+    int rc = sh("cd %s && %s run p.yaml -q -o r.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 2 -q -f csv --from r.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/2/memtest_walking_ones", "WARN");
+    ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "of 0.5 x free memory (host ");
+    ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "in the 0.05s budget (figure coverage ");
+    ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "verified, but tested ");
+}
+
 /* The profile loader: an optional entry this build cannot take (an unknown suite, an axis its
  * suite lacks) is left out and recorded with the reason; the same entry not optional is an
  * error. */
