@@ -13,6 +13,9 @@
  * A result's status in its test:
  *   PASS     verified, and NORMAL or HIGH against its reference, or plausible against its bound
  *            where its model has no reference (said so);
+ *   WARN     its output not verified, or it passed but tested less than it was asked (figure
+ *            `coverage` below 1, of what in the text figure `coverage_of`: a memory test cut
+ *            short by its time budget);
  *   FAIL     LOW, IMPLAUSIBLE, or the case failed (a wrong answer, a hang, a dead worker);
  *   SKIPPED  the case could not run (its reason); never PASS.
  * A health item: OK PASS, WARN WARN, FAIL FAIL, UNKNOWN SKIPPED (the reason: no NVML, ...).
