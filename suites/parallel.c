@@ -149,14 +149,15 @@ struct parallel {
     struct gb_buf *w2[PAR_MAX_LAYERS][GB_MAX_SET]; /* h x f: W2's rows, transposed */
     struct gb_buf *x[GB_MAX_SET];                  /* h x T: the tokens, a column each */
     struct gb_buf *z[GB_MAX_SET];                  /* f x T: the hidden activations */
-    struct gb_buf *y[2][GB_MAX_SET];               /* h x T: block l's output in y[l % 2] */
+    struct gb_buf *y[PAR_MAX_LAYERS][GB_MAX_SET];  /* h x T: block l's output */
     /* pipeline: stage s holds layers [l0[s], l0[s + 1]); micro-batches of tm tokens */
     uint64_t l0[GB_MAX_SET + 1], tm;
     bool direct;
     struct gb_buf *w[PAR_MAX_LAYERS]; /* h x h, on the stage that runs layer k */
     struct gb_buf *in[GB_MAX_SET][2], *out[GB_MAX_SET][2], *tmp[GB_MAX_SET][2]; /* h x tm */
     struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, the output a stage passes on */
-    struct gb_buf *px, *py;              /* h x T: the input on stage 0, the output on S - 1 */
+    struct gb_buf *px;                   /* h x T: the input, on stage 0 */
+    struct gb_buf *acts[PAR_MAX_LAYERS]; /* h x T: layer k's output, on its stage */
     /* data: buckets b of layers [blo[b + 1], blo[b]) (last layer first), events at their ends */
     uint64_t nb, blo[PAR_MAX_LAYERS + 1];
     struct gb_buf *dy[PAR_MAX_LAYERS][GB_MAX_SET]; /* h x T */
@@ -259,7 +260,7 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
     const uint64_t h = p->h, T = p->T, f = p->f[rank];
     int err = 0;
     for (uint64_t l = 0; l < p->L && !err; l++) {
-        struct gb_buf **in = l == 0 ? p->x : p->y[(l + 1) % 2], **out = p->y[l % 2];
+        struct gb_buf **in = l == 0 ? p->x : p->y[l - 1], **out = p->y[l];
         if (p->sequence && p->mode != M_COMPUTE &&
             (err = par_collective(p, t, rank, GB_RING_ALL_GATHER, in, 0, h * T, h)))
             break;
@@ -277,17 +278,22 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
     return err;
 }
 
-/* Stage s's layers on micro-batch buffer parity `par` (input in[s][par], output out[s][par]). */
-static int stage_layers(struct parallel *p, size_t s, size_t par)
+/* Stage s's layers on micro-batch j (buffer parity j % 2: input in[s][par], output
+ * out[s][par]); each layer's output is also copied into its record acts[k] (h x tm floats, 1/h of
+ * the layer's GEMM work), which verify checks layer by layer. */
+static int stage_layers(struct parallel *p, size_t s, uint64_t j)
 {
+    const struct gb_backend_ops *ops = p->team.ctx->ops;
     struct gb_queue *q = p->team.ctx->queues[s];
-    const uint64_t h = p->h, n = p->tm;
+    const uint64_t h = p->h, n = p->tm, bytes = h * n * sizeof(float);
+    const size_t par = j % 2;
     struct gb_buf *src = p->in[s][par];
     int err = 0;
     for (uint64_t k = p->l0[s]; k < p->l0[s + 1] && !err; k++) {
         struct gb_buf *dst = k + 1 == p->l0[s + 1] ? p->out[s][par] : p->tmp[s][k % 2];
-        if (!(err = par_gemm(p, s, q, h, n, h, 1.0, p->w[k], src, dst)))
-            err = par_relu(p, s, q, dst, h * n);
+        if (!(err = par_gemm(p, s, q, h, n, h, 1.0, p->w[k], src, dst)) &&
+            !(err = par_relu(p, s, q, dst, h * n)))
+            err = ops->copy(q, p->acts[k], j * bytes, dst, 0, bytes, GB_COPY_ASYNC);
         src = dst;
     }
     return err;
@@ -310,12 +316,10 @@ static int pipeline_tick(struct parallel *p, size_t s, uint64_t t)
         err = ops->peer_copy(q, p->in[s][par], 0, p->out[s - 1][par], 0, bytes);
     else
         err = ops->copy(q, p->in[s][par], 0, p->stage[s - 1][par], 0, bytes, GB_COPY_ASYNC);
-    if (err || (err = stage_layers(p, s, par)))
+    if (err || (err = stage_layers(p, s, j)))
         return err;
     struct gb_buf *sent = p->hook == H_WRONG_STAGE && s + 1 < S ? p->in[s][par] : p->out[s][par];
-    if (s + 1 == S)
-        err = ops->copy(q, p->py, j * bytes, sent, 0, bytes, GB_COPY_ASYNC);
-    else if (!p->direct || sent != p->out[s][par])
+    if (s + 1 < S && (!p->direct || sent != p->out[s][par]))
         /* Direct: the next stage pulls from out, so a wrong-stage send overwrites it. */
         err = ops->copy(q, p->direct ? p->out[s][par] : p->stage[s][par], 0, sent, 0, bytes,
                         GB_COPY_ASYNC);
@@ -340,7 +344,7 @@ static int pipeline_busy_job(struct gb_team *t, size_t s, void *arg)
     struct parallel *p = arg;
     int err = 0;
     for (uint64_t j = 0; j < p->m && !err; j++)
-        err = stage_layers(p, s, j % 2);
+        err = stage_layers(p, s, j);
     return err ? err : p->team.ctx->ops->queue_sync(p->team.ctx->queues[s]);
 }
 
@@ -457,17 +461,9 @@ static int tensor_setup(struct gb_case_ctx *ctx, struct parallel *p)
                             (unsigned long long)T, n);
     const uint64_t fmax = (H + n - 1) / n;
     float *buf = malloc((fmax * h > h * T ? fmax * h : h * T) * sizeof(float));
-    double *wv = malloc(H * h * sizeof(double)), *cur = malloc(h * T * sizeof(double)),
-           *curm = malloc(h * T * sizeof(double)), *zv = malloc(H * T * sizeof(double)),
-           *zm = malloc(H * T * sizeof(double));
-    p->ref = malloc(h * T * sizeof(double));
-    p->mag = malloc(h * T * sizeof(double));
+    if (!buf)
+        return GB_FAIL(GB_ENOMEM, "host buffers of the tensor case");
     int err = 0;
-    if (!buf || !wv || !cur || !curm || !zv || !zm || !p->ref || !p->mag) {
-        err = GB_FAIL(GB_ENOMEM, "host buffers of the tensor case");
-        goto out;
-    }
-    p->nref = h * T;
     for (size_t d = 0; d < n && !err; d++) {
         uint64_t hi;
         gb_multi_part(H, n, d, &p->j0[d], &hi);
@@ -482,53 +478,27 @@ static int tensor_setup(struct gb_case_ctx *ctx, struct parallel *p)
             for (uint64_t r = 0; r < f; r++)
                 for (uint64_t i = 0; i < h; i++)
                     buf[i + r * h] = (float)t_w2(p, l, j0 + r, i);
-            err = upload_floats(ctx, d, &p->w2[l][d], buf, f * h);
+            if (!(err = upload_floats(ctx, d, &p->w2[l][d], buf, f * h)))
+                err = alloc_out(ctx, d, &p->y[l][d], h * T);
         }
         /* Sequence: the device holds only its tokens; the all-gather brings the others. */
-        uint64_t lo = 0, hi_t = T;
+        uint64_t lo = 0, hi_t = h * T;
         if (p->sequence)
             gb_multi_ring_chunk(h * T, h, n, gb_multi_ring_owned(n, d), &lo, &hi_t);
-        else
-            hi_t *= h;
         for (uint64_t t = 0; t < T; t++)
             for (uint64_t i = 0; i < h; i++)
                 buf[i + t * h] = t * h >= lo && t * h < hi_t ? (float)t_x(p, i, t) : NAN;
         if (err || (err = upload_floats(ctx, d, &p->x[d], buf, h * T)) ||
-            (err = alloc_out(ctx, d, &p->z[d], f * T)) ||
-            (err = alloc_out(ctx, d, &p->y[0][d], h * T)) ||
-            (err = alloc_out(ctx, d, &p->y[1][d], h * T)))
+            (err = alloc_out(ctx, d, &p->z[d], f * T)))
             break;
     }
-    if (err)
-        goto out;
-    /* The unsplit blocks on the host. */
-    for (uint64_t t = 0; t < T; t++)
-        for (uint64_t i = 0; i < h; i++) {
-            cur[i + t * h] = t_x(p, i, t);
-            curm[i + t * h] = fabs(cur[i + t * h]);
-        }
-    for (uint64_t l = 0; l < p->L; l++) {
-        for (uint64_t j = 0; j < H; j++)
-            for (uint64_t i = 0; i < h; i++)
-                wv[j + i * H] = t_w1(p, l, i, j); /* W1^T: H x h */
-        host_layer(H, h, T, wv, cur, curm, zv, zm, true);
-        for (uint64_t i = 0; i < h; i++)
-            for (uint64_t j = 0; j < H; j++)
-                wv[i + j * h] = t_w2(p, l, j, i); /* W2^T: h x H */
-        host_layer(h, H, T, wv, zv, zm, cur, curm, false);
-    }
-    memcpy(p->ref, cur, h * T * sizeof(double));
-    memcpy(p->mag, curm, h * T * sizeof(double));
-    p->tol = (double)p->L * (gb__gemm_tolerance(GP_F32, h) + gb__gemm_tolerance(GP_F32, H) +
-                             (double)n * ldexp(1.0, -24));
-    ctx->op.flops = (double)p->L * 4.0 * (double)T * (double)h * (double)H;
-out:
     free(buf);
-    free(wv);
-    free(cur);
-    free(curm);
-    free(zv);
-    free(zm);
+    p->nref = h * T;
+    /* A block's output element sums n partials of f products of relu(z), each z a sum of h
+     * products: the two GEMMs' bounds and the sum's, against |W2| |W1| |x| (|relu(z)| <= |z|). */
+    p->tol = gb__gemm_tolerance(GP_F32, h) + gb__gemm_tolerance(GP_F32, fmax) +
+             (double)n * ldexp(1.0, -24);
+    ctx->op.flops = (double)p->L * 4.0 * (double)T * (double)h * (double)H;
     return err;
 }
 
@@ -555,16 +525,9 @@ static int pipeline_setup(struct gb_case_ctx *ctx, struct parallel *p)
         p->direct = gb_multi_peer_direct(ctx, ctx->devs[s + 1], ctx->devs[s]);
     const uint64_t ab = h * p->tm;
     float *buf = malloc((h * T > h * h ? h * T : h * h) * sizeof(float));
-    double *wv = malloc(h * h * sizeof(double)), *cur = malloc(h * T * sizeof(double)),
-           *curm = malloc(h * T * sizeof(double));
-    p->ref = malloc(h * T * sizeof(double));
-    p->mag = malloc(h * T * sizeof(double));
+    if (!buf)
+        return GB_FAIL(GB_ENOMEM, "host buffers of the pipeline case");
     int err = 0;
-    if (!buf || !wv || !cur || !curm || !p->ref || !p->mag) {
-        err = GB_FAIL(GB_ENOMEM, "host buffers of the pipeline case");
-        goto out;
-    }
-    p->nref = h * T;
     for (size_t s = 0; s < S && !err; s++) {
         uint64_t hi;
         gb_multi_part(p->L, S, s, &p->l0[s], &hi);
@@ -573,7 +536,8 @@ static int pipeline_setup(struct gb_case_ctx *ctx, struct parallel *p)
             for (uint64_t j = 0; j < h; j++)
                 for (uint64_t i = 0; i < h; i++)
                     buf[i + j * h] = (float)p_w(p, k, i, j);
-            err = upload_floats(ctx, s, &p->w[k], buf, h * h);
+            if (!(err = upload_floats(ctx, s, &p->w[k], buf, h * h)))
+                err = alloc_out(ctx, s, &p->acts[k], h * T);
         }
         for (int b = 0; b < 2 && !err; b++) {
             if ((err = alloc_out(ctx, s, &p->in[s][b], ab)) ||
@@ -587,28 +551,12 @@ static int pipeline_setup(struct gb_case_ctx *ctx, struct parallel *p)
     }
     for (uint64_t i = 0; i < h * T; i++)
         buf[i] = (float)t_x(p, i % h, i / h);
-    if (err || (err = upload_floats(ctx, 0, &p->px, buf, h * T)) ||
-        (err = alloc_out(ctx, S - 1, &p->py, h * T)))
-        goto out;
-    for (uint64_t i = 0; i < h * T; i++) {
-        cur[i] = t_x(p, i % h, i / h);
-        curm[i] = fabs(cur[i]);
-    }
-    for (uint64_t k = 0; k < p->L; k++) {
-        for (uint64_t j = 0; j < h; j++)
-            for (uint64_t i = 0; i < h; i++)
-                wv[i + j * h] = p_w(p, k, i, j);
-        host_layer(h, h, T, wv, cur, curm, p->ref, p->mag, true);
-        memcpy(cur, p->ref, h * T * sizeof(double));
-        memcpy(curm, p->mag, h * T * sizeof(double));
-    }
-    p->tol = (double)p->L * gb__gemm_tolerance(GP_F32, h);
-    ctx->op.flops = (double)p->L * 2.0 * (double)h * (double)h * (double)T;
-out:
+    if (!err)
+        err = upload_floats(ctx, 0, &p->px, buf, h * T);
     free(buf);
-    free(wv);
-    free(cur);
-    free(curm);
+    p->nref = h * T;
+    p->tol = gb__gemm_tolerance(GP_F32, h); /* one layer from its recorded input */
+    ctx->op.flops = (double)p->L * 2.0 * (double)h * (double)h * (double)T;
     return err;
 }
 
@@ -833,29 +781,145 @@ static int check_range(struct gb_case_ctx *ctx, struct parallel *p, const float 
     return 0;
 }
 
+/* Tensor: every block l, on every device, from device 0's input of that block (X for the
+ * first): device 0's output against the unsplit block on the host, the other devices' equal to
+ * it bit for bit (collectives copy) — except the last block of a sequence-parallel case, where
+ * each device holds only its tokens, each checked against the host. So every device's every
+ * block is checked from an input itself checked. */
+static int tensor_verify(struct gb_case_ctx *ctx, struct parallel *p)
+{
+    const size_t n = p->team.n;
+    const uint64_t h = p->h, T = p->T, H = 4 * h, nx = h * T;
+    double *in = malloc(nx * sizeof(double)), *inm = malloc(nx * sizeof(double)),
+           *zv = malloc(H * T * sizeof(double)), *zm = malloc(H * T * sizeof(double)),
+           *wv = malloc(H * h * sizeof(double));
+    float *got = malloc(nx * sizeof(float)), *g0 = malloc(nx * sizeof(float));
+    int err = 0;
+    if (!in || !inm || !zv || !zm || !wv || !got || !g0) {
+        err = GB_FAIL(GB_ENOMEM, "host buffers of the tensor check");
+        goto out;
+    }
+    for (uint64_t i = 0; i < nx; i++)
+        in[i] = t_x(p, i % h, i / h);
+    for (size_t d = 0; d < n && p->sequence && !err; d++) {
+        /* The first all-gather: every device holds all of X. */
+        if ((err = gb_multi_download(ctx, d, got, p->x[d], nx * sizeof(float))))
+            break;
+        for (uint64_t i = 0; i < nx && !err; i++)
+            if (got[i] != (float)in[i])
+                err = gb_case_mismatch(ctx,
+                                       "device %zu: gathered input element %llu is %.9g, "
+                                       "expected %.9g (exact)",
+                                       d, (unsigned long long)i, got[i], (float)in[i]);
+    }
+    for (uint64_t l = 0; l < p->L && !err; l++) {
+        if (l > 0)
+            for (uint64_t i = 0; i < nx; i++)
+                in[i] = g0[i];
+        for (uint64_t i = 0; i < nx; i++)
+            inm[i] = fabs(in[i]);
+        for (uint64_t j = 0; j < H; j++)
+            for (uint64_t i = 0; i < h; i++)
+                wv[j + i * H] = t_w1(p, l, i, j); /* W1^T: H x h */
+        host_layer(H, h, T, wv, in, inm, zv, zm, true);
+        for (uint64_t i = 0; i < h; i++)
+            for (uint64_t j = 0; j < H; j++)
+                wv[i + j * h] = t_w2(p, l, j, i); /* W2^T: h x H */
+        host_layer(h, H, T, wv, zv, zm, p->ref, p->mag, false);
+        const bool own = p->sequence && l + 1 == p->L;
+        for (size_t d = 0; d < n && !err; d++) {
+            if ((err = gb_multi_download(ctx, d, got, p->y[l][d], nx * sizeof(float))))
+                break;
+            uint64_t lo = 0, hi = nx;
+            if (own)
+                gb_multi_ring_chunk(nx, h, n, gb_multi_ring_owned(n, d), &lo, &hi);
+            if (d == 0 || own) {
+                err = check_range(ctx, p, got, d, lo, hi);
+                if (d == 0)
+                    memcpy(g0, got, nx * sizeof(float));
+                continue;
+            }
+            for (uint64_t i = 0; i < nx && !err; i++)
+                if (memcmp(&got[i], &g0[i], sizeof(float)) != 0)
+                    err = gb_case_mismatch(ctx,
+                                           "block %llu: device %zu holds %.9g at element %llu, "
+                                           "device 0 %.9g (a collective's copies must agree)",
+                                           (unsigned long long)l, d, got[i],
+                                           (unsigned long long)i, g0[i]);
+        }
+    }
+out:
+    free(in);
+    free(inm);
+    free(zv);
+    free(zm);
+    free(wv);
+    free(got);
+    free(g0);
+    return err;
+}
+
+/* Pipeline: every layer's recorded output (all micro-batches) against the layer on the host from
+ * the recorded output of the layer before (X for the first), wherever the stages ran them. */
+static int pipeline_verify(struct gb_case_ctx *ctx, struct parallel *p)
+{
+    const uint64_t h = p->h, nx = h * p->T;
+    double *in = malloc(nx * sizeof(double)), *inm = malloc(nx * sizeof(double)),
+           *wv = malloc(h * h * sizeof(double));
+    float *got = malloc(nx * sizeof(float));
+    int err = 0;
+    if (!in || !inm || !wv || !got) {
+        err = GB_FAIL(GB_ENOMEM, "host buffers of the pipeline check");
+        goto out;
+    }
+    for (uint64_t i = 0; i < nx; i++)
+        in[i] = t_x(p, i % h, i / h);
+    size_t s = 0;
+    for (uint64_t k = 0; k < p->L && !err; k++) {
+        while (k >= p->l0[s + 1])
+            s++;
+        for (uint64_t i = 0; i < nx; i++)
+            inm[i] = fabs(in[i]);
+        for (uint64_t j = 0; j < h; j++)
+            for (uint64_t i = 0; i < h; i++)
+                wv[i + j * h] = p_w(p, k, i, j);
+        host_layer(h, h, p->T, wv, in, inm, p->ref, p->mag, true);
+        if ((err = gb_multi_download(ctx, s, got, p->acts[k], nx * sizeof(float))) ||
+            (err = check_range(ctx, p, got, s, 0, nx)))
+            break;
+        for (uint64_t i = 0; i < nx; i++)
+            in[i] = got[i];
+    }
+out:
+    free(in);
+    free(inm);
+    free(wv);
+    free(got);
+    return err;
+}
+
 static int parallel_verify(struct gb_case_ctx *ctx)
 {
     struct parallel *p = ctx->state;
-    const size_t n = p->team.n;
+    ctx->max_error = 0;
+    if (p->pat != P_DATA) {
+        /* The reference of one block or layer at a time. */
+        free(p->ref);
+        free(p->mag);
+        p->ref = malloc(p->nref * sizeof(double));
+        p->mag = malloc(p->nref * sizeof(double));
+        if (!p->ref || !p->mag)
+            return GB_FAIL(GB_ENOMEM, "host reference of %llu doubles",
+                           (unsigned long long)p->nref);
+        return p->pat == P_TENSOR ? tensor_verify(ctx, p) : pipeline_verify(ctx, p);
+    }
     float *got = malloc(p->nref * sizeof(float));
     if (!got)
         return GB_FAIL(GB_ENOMEM, "read-back of %llu floats", (unsigned long long)p->nref);
-    ctx->max_error = 0;
     int err = 0;
-    if (p->pat == P_PIPELINE) {
-        if (!(err = gb_multi_download(ctx, n - 1, got, p->py, p->nref * sizeof(float))))
-            err = check_range(ctx, p, got, n - 1, 0, p->nref);
-    } else {
-        for (size_t d = 0; d < n && !err; d++) {
-            struct gb_buf *b = p->pat == P_DATA ? p->flat[d] : p->y[(p->L + 1) % 2][d];
-            if ((err = gb_multi_download(ctx, d, got, b, p->nref * sizeof(float))))
-                break;
-            uint64_t lo = 0, hi = p->nref;
-            if (p->sequence) /* the device's tokens of Y */
-                gb_multi_ring_chunk(p->nref, p->h, n, gb_multi_ring_owned(n, d), &lo, &hi);
-            err = check_range(ctx, p, got, d, lo, hi);
-        }
-    }
+    for (size_t d = 0; d < p->team.n && !err; d++)
+        if (!(err = gb_multi_download(ctx, d, got, p->flat[d], p->nref * sizeof(float))))
+            err = check_range(ctx, p, got, d, 0, p->nref);
     free(got);
     return err;
 }
@@ -896,13 +960,13 @@ static void parallel_teardown(struct gb_case_ctx *ctx)
     gb_multi_ring_free(ctx, &p->ring);
     for (size_t d = 0; d < GB_MAX_SET; d++) {
         for (size_t l = 0; l < PAR_MAX_LAYERS; l++) {
-            gb_case_free_bufs(ctx, &p->w1[l][d], &p->w2[l][d], &p->dy[l][d], &p->xt[l][d],
-                              &p->g[l][d], NULL);
+            gb_case_free_bufs(ctx, &p->w1[l][d], &p->w2[l][d], &p->y[l][d], &p->dy[l][d],
+                              &p->xt[l][d], &p->g[l][d], NULL);
             if (p->ev[d][l])
                 ctx->ops->event_free(p->ev[d][l]);
             p->ev[d][l] = NULL;
         }
-        gb_case_free_bufs(ctx, &p->x[d], &p->z[d], &p->y[0][d], &p->y[1][d], &p->flat[d],
+        gb_case_free_bufs(ctx, &p->x[d], &p->z[d], &p->flat[d],
                           &p->in[d][0], &p->in[d][1], &p->out[d][0], &p->out[d][1],
                           &p->tmp[d][0], &p->tmp[d][1], &p->stage[d][0], &p->stage[d][1], NULL);
         if (p->comm[d])
@@ -912,8 +976,8 @@ static void parallel_teardown(struct gb_case_ctx *ctx)
         gb_case_free_kernel(ctx, &p->rk[d], &p->rprog[d]);
     }
     for (size_t l = 0; l < PAR_MAX_LAYERS; l++)
-        gb_case_free_buf(ctx, &p->w[l]);
-    gb_case_free_bufs(ctx, &p->px, &p->py, NULL);
+        gb_case_free_bufs(ctx, &p->w[l], &p->acts[l], NULL);
+    gb_case_free_buf(ctx, &p->px);
     free(p->ref);
     free(p->mag);
     p->ref = p->mag = NULL;
