@@ -18,8 +18,8 @@
 # given the same prelude the OpenCL backend gives it.
 #
 # Checks: --data-races and --check-api everywhere; --uninitialized everywhere except in these
-# suites, where Oclgrind 21.10's uninitialized-value plugin does not work: gemm, conv, sparse and
-# tuning (gemm_tiled, conv_fwd, conv_bwd_data, conv_bwd_filter, csr_spmm, nm24_spmm: the plugin
+# suites, where Oclgrind 21.10's uninitialized-value plugin does not work: gemm, conv, sparse,
+# tuning and parallel (gemm_tiled, conv_fwd, conv_bwd_data, conv_bwd_filter, csr_spmm, nm24_spmm: the plugin
 # stops with a fatal error, "Unsupported instruction: freeze", src/plugins/Uninitialized.cpp,
 # before the kernel runs), cache and local (cache_read, local_read, local_write with 2 or 4
 # unsigned ints per access: the plugin takes a vector built lane by lane for an undefined value,
@@ -101,7 +101,7 @@ start=$SECONDS
 if [ ${#sims[@]} -eq 0 ]; then
   [ -x "$bdir/gpubench" ] || { echo "check-kernels: $bdir/gpubench not built" >&2; exit 2; }
   # The suites whose kernels the uninitialized-value check cannot run (the header says why).
-  no_uninit=gemm,conv,sparse,tuning,cache,local
+  no_uninit=gemm,conv,sparse,tuning,cache,local,parallel
   # The memory suite's tuned dot (kernels/dot.cl) in each of its shapes, LAYOUT 0 and 1 by
   # REDUCE 0, 1 and 2, one per element count of the profile's tuned entry (16384 to 16704 bytes
   # of floats), through a tuning cache that names them for this device.

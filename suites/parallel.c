@@ -32,7 +32,8 @@
  *             the averaged gradient on every device. Weak scaling: the batch per device is fixed.
  *
  * The GEMMs run through the backend's BLAS where every device has one (GB_CAP_BLAS_F32), else
- * through kernels/gemm.cl at its default configuration; the collectives are multi_common.h's
+ * (or with impl own) through kernels/gemm.cl at its default configuration (figure `gemm` says
+ * which); the collectives are multi_common.h's
  * ring (gb_multi_ring_run, behind par_collective()). Every matrix is column-major.
  *
  * Figures. The headline is the step's rate, every device's GEMM flops over the step time (the
@@ -79,6 +80,7 @@
 
 static const char *const patterns[] = {"tensor", "pipeline", "data", NULL};
 static const char *const variants[] = {"allreduce", "sequence", NULL};
+static const char *const impls[] = {"library", "own", NULL};
 
 static const struct gb_axis_def parallel_axes[] = {
     {.name = "pattern",
@@ -107,6 +109,12 @@ static const struct gb_axis_def parallel_axes[] = {
      .min = 4,
      .help = "data: bytes of gradients per all-reduce (whole layers, at least one); others "
              "ignore it"},
+    {.name = "impl",
+     .type = GB_V_STR,
+     .def = "library",
+     .choices = impls,
+     .help = "the GEMMs: library (the backend's BLAS; kernels/gemm.cl where a device has none) "
+             "or own (kernels/gemm.cl)"},
     {.name = "h", .type = GB_V_INT, .def = "256", .min = 1, .max = 1 << 16, .help = "hidden size"},
     {.name = "tokens",
      .type = GB_V_INT,
@@ -751,7 +759,8 @@ static int parallel_setup(struct gb_case_ctx *ctx)
               : strcmp(hook, "skip-allreduce") == 0 ? H_SKIP_ALLREDUCE
               : strcmp(hook, "wrong-stage") == 0    ? H_WRONG_STAGE
                                                     : H_NONE;
-    p->blas = ctx->ops->gemm && gb_multi_all_have(ctx, p->team.n, GB_CAP_BLAS_F32);
+    p->blas = strcmp(gb_params_str(ctx->params, "impl"), "library") == 0 && ctx->ops->gemm &&
+              gb_multi_all_have(ctx, p->team.n, GB_CAP_BLAS_F32);
     if ((err = build_kernels(ctx, p)))
         return err;
     err = p->pat == P_TENSOR     ? tensor_setup(ctx, p)

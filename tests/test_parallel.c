@@ -134,3 +134,20 @@ TEST_TIMEOUT(parallel_wrong_stage_fails_verification, 60)
     planted("wrong-stage", "pattern: [pipeline, tensor], ndev: [2, 4], microbatches: [1, 4]",
             "pipeline");
 }
+
+TEST_TIMEOUT(parallel_own_gemm_kernel_verifies, 60)
+{
+    struct gb_results rs;
+    run_parallel("pattern: [tensor, pipeline, data], ndev: 2, impl: own, variant: sequence, "
+                 "microbatches: 4, bucket: 16KiB",
+                 &rs);
+    ASSERT_EQ(rs.nresults, 3);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s", r->case_name,
+                   par_case(r, p, sizeof p), r->reason);
+        ASSERT_STR(gb_test_need_figure(r, "gemm")->text, "own");
+    }
+    gb_results_free(&rs);
+}
