@@ -19,12 +19,12 @@
 #
 # Checks: --data-races and --check-api everywhere; --uninitialized everywhere except in these
 # suites, where Oclgrind 21.10's uninitialized-value plugin does not work: gemm, conv, sparse,
-# tuning and parallel (gemm_tiled, conv_fwd, conv_bwd_data, conv_bwd_filter, csr_spmm,
-# nm24_spmm: the plugin stops with a fatal error, "Unsupported instruction: freeze",
-# src/plugins/Uninitialized.cpp, before the kernel runs), cache and local (cache_read, local_read, local_write with 2 or 4
-# unsigned ints per access: the plugin takes a vector built lane by lane for an undefined value,
-# reports every store of it, and the results it leaves fail the suites' verification; with
-# plain arithmetic both kernels pass it).
+# tuning and parallel (gemm_tiled, conv_fwd, conv_bwd_data, conv_bwd_filter, csr_spmm, nm24_spmm:
+# the plugin stops with a fatal error, "Unsupported instruction: freeze",
+# src/plugins/Uninitialized.cpp, before the kernel runs), cache and local (cache_read, local_read,
+# local_write with 2 or 4 unsigned ints per access: the plugin takes a vector built lane by lane for
+# an undefined value, reports every store of it, and the results it leaves fail the suites'
+# verification; with plain arithmetic both kernels pass it).
 #
 # Not run, and why: compute_f16 and compute_half2 (Oclgrind has no cl_khr_fp16); compute_bf16 and
 # compute_int8dot (built on CUDA only: OpenCL has neither). The tile configurations of transpose
