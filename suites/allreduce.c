@@ -54,8 +54,8 @@ static int allreduce_job(struct gb_team *t, size_t rank, void *arg)
          * device's chunks. */
         if (r > 0 && a->team.n > 1 && (err = gb_team_barrier(t)))
             break;
-        err = gb_multi_ring_run(&a->ring, t, rank, GB_RING_ALLREDUCE, a->in, a->out, 0, a->count,
-                                1);
+        err =
+            gb_multi_ring_run(&a->ring, t, rank, GB_RING_ALLREDUCE, a->in, a->out, 0, a->count, 1);
     }
     if (!err)
         err = ops->queue_sync(q);

@@ -1,6 +1,6 @@
 /* Shared code of the multi-device suites (multi_common.h): the per-device forms of the suite
  * helpers and the device-set conventions. The suites themselves are scaling.c, aggregate.c,
- * peer.c, peerbw.c, allreduce.c and balance.c.
+ * peer.c, peerbw.c, allreduce.c, balance.c and parallel.c.
  */
 #include <stdlib.h>
 
@@ -264,8 +264,8 @@ static int ring_reduce(struct gb_multi_ring *r, size_t rank, struct gb_queue *q,
  * barrier before the next round. A buffer is refilled two rounds after it was filled, when its
  * reader has drained it. Every device runs the same number of rounds. */
 static int ring_step(struct gb_multi_ring *r, struct gb_team *t, const struct ring_span *sp,
-                     size_t rank, struct gb_buf *const *from, struct gb_buf *in,
-                     struct gb_buf *out, size_t c, bool add)
+                     size_t rank, struct gb_buf *const *from, struct gb_buf *in, struct gb_buf *out,
+                     size_t c, bool add)
 {
     const struct gb_backend_ops *ops = r->ops;
     struct gb_queue *q = r->q[rank];
@@ -288,8 +288,7 @@ static int ring_step(struct gb_multi_ring *r, struct gb_team *t, const struct ri
         uint64_t lo, n;
         if (j < sp->rounds && (n = piece_of(sp, sc, j, &lo)) > 0 &&
             (err = ops->copy(q, r->stage[rank][j % 2], 0, from[rank],
-                             (sp->off[sc] + lo) * sizeof(float), n * sizeof(float),
-                             GB_COPY_ASYNC)))
+                             (sp->off[sc] + lo) * sizeof(float), n * sizeof(float), GB_COPY_ASYNC)))
             return err;
         if (j >= 1 && (n = piece_of(sp, c, j - 1, &lo)) > 0) {
             struct gb_buf *src = r->stage[prev][(j - 1) % 2];
@@ -304,8 +303,7 @@ static int ring_step(struct gb_multi_ring *r, struct gb_team *t, const struct ri
             if (err)
                 return err;
         }
-        if ((err = ops->queue_sync(q)) || (err = ops->queue_sync(q2)) ||
-            (err = gb_team_barrier(t)))
+        if ((err = ops->queue_sync(q)) || (err = ops->queue_sync(q2)) || (err = gb_team_barrier(t)))
             return err;
     }
     return 0;

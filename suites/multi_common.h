@@ -1,6 +1,6 @@
 /* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, peerbw.c,
- * allreduce.c, balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
- * device-set conventions they share.
+ * allreduce.c, balance.c, parallel.c; implemented in multi_common.c): the per-device forms of
+ * the suite helpers, the device-set conventions they share, and the ring collectives.
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a
@@ -106,16 +106,16 @@ bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
  * buffers per device in pieces of at most GB_MULTI_STAGE_MAX bytes, reading one piece back while
  * writing the previous on a second queue. */
 struct gb_multi_ring {
-    size_t n;                           /* devices in the ring, ranks 0..n-1 of the set */
-    const struct gb_backend_ops *ops;   /* the set's backend */
-    bool direct;                        /* every neighbour pair copies directly (peer path) */
-    uint64_t sub;                       /* staged: floats per piece (the pinned buffers' size) */
-    struct gb_queue *q[GB_MAX_SET];     /* each rank's queue for the collectives (not owned) */
-    struct gb_queue *q2[GB_MAX_SET];    /* staged: a second queue per rank (owned) */
-    struct gb_buf *recv[GB_MAX_SET];    /* a chunk received for reduction */
-    struct gb_buf *stage[GB_MAX_SET][2];/* staged: pinned, on each device: pieces it sends */
+    size_t n;                            /* devices in the ring, ranks 0..n-1 of the set */
+    const struct gb_backend_ops *ops;    /* the set's backend */
+    bool direct;                         /* every neighbour pair copies directly (peer path) */
+    uint64_t sub;                        /* staged: floats per piece (the pinned buffers' size) */
+    struct gb_queue *q[GB_MAX_SET];      /* each rank's queue for the collectives (not owned) */
+    struct gb_queue *q2[GB_MAX_SET];     /* staged: a second queue per rank (owned) */
+    struct gb_buf *recv[GB_MAX_SET];     /* a chunk received for reduction */
+    struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, on each device: pieces it sends */
     struct gb_program *prog[GB_MAX_SET];
-    struct gb_kernel *k[GB_MAX_SET];    /* multi_reduce */
+    struct gb_kernel *k[GB_MAX_SET]; /* multi_reduce */
     uint32_t wg[GB_MAX_SET];
 };
 

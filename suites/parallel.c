@@ -57,10 +57,15 @@
  *                  moving activations; bubble_ideal = (S - 1) / (m + S - 1), GPipe's bubble
  *                  with equal stages and free transfers (Huang et al. 2019).
  *
- * Verification: the output against the unsplit computation in double on the host, element by
- * element within tol x mag, mag the same computation on absolute values (|W| |x| through every
- * layer, which bounds what rounding can reach): tol is gb__gemm_tolerance's f32 bound summed over
- * the GEMMs one element passes through, plus n x 2^-24 for every sum across devices.
+ * Verification, against the unsplit computation in double on the host, element by element
+ * within tol x mag, mag the same computation on absolute values (|W| |x|, which bounds what
+ * rounding can reach) and tol gb__gemm_tolerance's f32 bound summed over the GEMMs an element
+ * passes through, plus n x 2^-24 for a sum across devices. Through a chain of layers |W| grows
+ * the bound by about sqrt(h) a layer, so a chain is checked one block or layer at a time, each
+ * from its input as the devices computed it (itself checked): tensor, every block on every
+ * device from device 0's input of that block (tensor_verify()); pipeline, every layer from the
+ * previous layer's output, which each stage copies into a record per layer (pipeline_verify());
+ * data, the averaged gradients on every device.
  * Test hook: GPUBENCH_TEST_PARALLEL=skip-allreduce leaves out the collectives of tensor and data
  * (partial sums, local gradients); =wrong-stage makes every stage but the last forward its input
  * instead of its output (a stage's work lost). Verification must fail.
@@ -213,17 +218,29 @@ static int par_gemm(struct parallel *p, size_t rank, struct gb_queue *q, uint64_
 {
     const struct gb_backend_ops *ops = p->team.ctx->ops;
     if (p->blas) {
-        struct gb_gemm g = {.a_type = GB_F32, .c_type = GB_F32, .compute = GB_F32, .m = m,
-                            .n = n, .k = k, .alpha = alpha, .beta = 0.0, .a = a, .b = b, .c = c,
-                            .lda = m, .ldb = k, .ldc = m, .batch = 1};
+        struct gb_gemm g = {.a_type = GB_F32,
+                            .c_type = GB_F32,
+                            .compute = GB_F32,
+                            .m = m,
+                            .n = n,
+                            .k = k,
+                            .alpha = alpha,
+                            .beta = 0.0,
+                            .a = a,
+                            .b = b,
+                            .c = c,
+                            .lda = m,
+                            .ldb = k,
+                            .ldc = m,
+                            .batch = 1};
         return ops->gemm(q, &g);
     }
     const uint64_t rts = p->rts[rank];
-    struct gb_launch l = {.dims = 2,
-                          .global = {(m + PAR_TS - 1) / PAR_TS * rts, (n + PAR_TS - 1) / PAR_TS * rts,
-                                     1},
-                          .local = {rts, rts, 1},
-                          .nargs = 11};
+    struct gb_launch l = {
+        .dims = 2,
+        .global = {(m + PAR_TS - 1) / PAR_TS * rts, (n + PAR_TS - 1) / PAR_TS * rts, 1},
+        .local = {rts, rts, 1},
+        .nargs = 11};
     l.args[0] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = m};
     l.args[1] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = n};
     l.args[2] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = k};
@@ -280,9 +297,9 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
              (err = p->team.ctx->ops->queue_sync(q))))
             break;
         if (p->mode != M_COMPUTE)
-            err = par_collective(p, t, rank,
-                                 p->sequence ? GB_RING_REDUCE_SCATTER : GB_RING_ALLREDUCE, out, 0,
-                                 h * T, h);
+            err =
+                par_collective(p, t, rank, p->sequence ? GB_RING_REDUCE_SCATTER : GB_RING_ALLREDUCE,
+                               out, 0, h * T, h);
     }
     return err;
 }
@@ -412,8 +429,8 @@ static int parallel_job(struct gb_team *t, size_t rank, void *arg)
 /* ---- setup ----------------------------------------------------------------------------------- */
 
 /* A device buffer of n floats on `rank`, holding h[0..n). */
-static int upload_floats(struct gb_case_ctx *ctx, size_t rank, struct gb_buf **dst,
-                         const float *h, uint64_t n)
+static int upload_floats(struct gb_case_ctx *ctx, size_t rank, struct gb_buf **dst, const float *h,
+                         uint64_t n)
 {
     int err = gb_multi_alloc(ctx, rank, n * sizeof(float), GB_MEM_DEVICE, dst);
     return err ? err : gb_multi_upload(ctx, rank, *dst, h, n * sizeof(float));
@@ -523,8 +540,7 @@ static int pipeline_setup(struct gb_case_ctx *ctx, struct parallel *p)
     const uint64_t h = p->h, T = p->T;
     p->m = (uint64_t)gb_params_int(ctx->params, "microbatches");
     if (p->L < S)
-        return gb_case_skip(ctx, "%llu layers cannot fill %zu stages", (unsigned long long)p->L,
-                            S);
+        return gb_case_skip(ctx, "%llu layers cannot fill %zu stages", (unsigned long long)p->L, S);
     if (p->m > T || T % p->m)
         return gb_case_skip(ctx, "%llu tokens do not split into %llu micro-batches",
                             (unsigned long long)T, (unsigned long long)p->m);
@@ -554,8 +570,8 @@ static int pipeline_setup(struct gb_case_ctx *ctx, struct parallel *p)
                 (err = alloc_out(ctx, s, &p->tmp[s][b], ab)))
                 break;
             if (!p->direct && s + 1 < S)
-                err = gb_multi_alloc(ctx, s, ab * sizeof(float), GB_MEM_HOST_PINNED,
-                                     &p->stage[s][b]);
+                err =
+                    gb_multi_alloc(ctx, s, ab * sizeof(float), GB_MEM_HOST_PINNED, &p->stage[s][b]);
         }
     }
     for (uint64_t i = 0; i < h * T; i++)
@@ -748,14 +764,16 @@ static int parallel_setup(struct gb_case_ctx *ctx)
     if (err)
         return err;
     const char *pat = gb_params_str(ctx->params, "pattern");
-    p->pat = strcmp(pat, "tensor") == 0 ? P_TENSOR : strcmp(pat, "pipeline") == 0 ? P_PIPELINE
-                                                                                   : P_DATA;
-    p->sequence = p->pat == P_TENSOR && strcmp(gb_params_str(ctx->params, "variant"), "sequence") == 0;
+    p->pat = strcmp(pat, "tensor") == 0     ? P_TENSOR
+             : strcmp(pat, "pipeline") == 0 ? P_PIPELINE
+                                            : P_DATA;
+    p->sequence =
+        p->pat == P_TENSOR && strcmp(gb_params_str(ctx->params, "variant"), "sequence") == 0;
     p->h = (uint64_t)gb_params_int(ctx->params, "h");
     p->T = (uint64_t)gb_params_int(ctx->params, "tokens");
     p->L = (uint64_t)gb_params_int(ctx->params, "layers");
     const char *hook = getenv(PAR_HOOK_ENV);
-    p->hook = !hook                                   ? H_NONE
+    p->hook = !hook                                 ? H_NONE
               : strcmp(hook, "skip-allreduce") == 0 ? H_SKIP_ALLREDUCE
               : strcmp(hook, "wrong-stage") == 0    ? H_WRONG_STAGE
                                                     : H_NONE;
@@ -777,8 +795,7 @@ static int parallel_setup(struct gb_case_ctx *ctx)
             maxc = (c + p->team.n - 1) / p->team.n > maxc ? (c + p->team.n - 1) / p->team.n : maxc;
         }
         if ((err = gb_multi_ring_setup(ctx, &p->ring, p->team.n, maxc,
-                                       p->pat == P_DATA && p->team.n > 1 ? p->comm
-                                                                         : ctx->queues)))
+                                       p->pat == P_DATA && p->team.n > 1 ? p->comm : ctx->queues)))
             return err;
     }
     if ((err = gb_multi_team_start(ctx, parallel_job)))
@@ -815,8 +832,8 @@ static int check_range(struct gb_case_ctx *ctx, struct parallel *p, const float 
             return gb_case_mismatch(ctx,
                                     "device %zu: element %llu is %.9g, the unsplit computation "
                                     "gives %.9g (error %.3g, bound %.3g = %.3g x %.3g)",
-                                    dev, (unsigned long long)i, got[i], p->ref[i], e, bound,
-                                    p->tol, p->mag[i]);
+                                    dev, (unsigned long long)i, got[i], p->ref[i], e, bound, p->tol,
+                                    p->mag[i]);
     }
     return 0;
 }
@@ -884,8 +901,8 @@ static int tensor_verify(struct gb_case_ctx *ctx, struct parallel *p)
                     err = gb_case_mismatch(ctx,
                                            "block %llu: device %zu holds %.9g at element %llu, "
                                            "device 0 %.9g (a collective's copies must agree)",
-                                           (unsigned long long)l, d, got[i],
-                                           (unsigned long long)i, g0[i]);
+                                           (unsigned long long)l, d, got[i], (unsigned long long)i,
+                                           g0[i]);
         }
     }
 out:
@@ -976,8 +993,7 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
             sum += p->busy_s[s];
         gb_case_figure_devices(ctx, "busy", "s", p->busy_s, n);
         gb_case_figure_bounded(ctx, "bubble", "", 1.0 - sum / ((double)n * op_time_s), 1.0);
-        gb_case_figure(ctx, "bubble_ideal", "",
-                       (double)(n - 1) / (double)(p->m + (uint64_t)n - 1));
+        gb_case_figure(ctx, "bubble_ideal", "", (double)(n - 1) / (double)(p->m + (uint64_t)n - 1));
         gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->direct ? "peer" : "staged");
         return;
     }
@@ -1006,9 +1022,9 @@ static void parallel_teardown(struct gb_case_ctx *ctx)
                 ctx->ops->event_free(p->ev[d][l]);
             p->ev[d][l] = NULL;
         }
-        gb_case_free_bufs(ctx, &p->x[d], &p->z[d], &p->flat[d],
-                          &p->in[d][0], &p->in[d][1], &p->out[d][0], &p->out[d][1],
-                          &p->tmp[d][0], &p->tmp[d][1], &p->stage[d][0], &p->stage[d][1], NULL);
+        gb_case_free_bufs(ctx, &p->x[d], &p->z[d], &p->flat[d], &p->in[d][0], &p->in[d][1],
+                          &p->out[d][0], &p->out[d][1], &p->tmp[d][0], &p->tmp[d][1],
+                          &p->stage[d][0], &p->stage[d][1], NULL);
         if (p->comm[d])
             ctx->ops->queue_destroy(p->comm[d]);
         p->comm[d] = NULL;

@@ -54,8 +54,7 @@ TEST_TIMEOUT(parallel_every_pattern_verifies_on_one_two_and_four_devices, 60)
         if (n > 1) {
             /* The runner's speedup and efficiency against the same case on one device. */
             const struct gb_figure *sp = gb_test_need_figure(r, "speedup");
-            ASSERT_NEAR(gb_test_need_figure(r, "efficiency")->v[0], sp->v[0] / (double)n,
-                        1e-12);
+            ASSERT_NEAR(gb_test_need_figure(r, "efficiency")->v[0], sp->v[0] / (double)n, 1e-12);
         }
         if (strcmp(r->case_name, "pipeline") == 0) {
             const int64_t m = gb_params_int(&r->params, "microbatches");
@@ -67,12 +66,12 @@ TEST_TIMEOUT(parallel_every_pattern_verifies_on_one_two_and_four_devices, 60)
                 sum += busy->v[s];
             }
             /* bubble = 1 - sum(busy) / (S step), step the harness's time per operation. */
-            ASSERT_NEAR(gb_test_need_figure(r, "bubble")->v[0],
-                        1.0 - sum / ((double)n * step), 1e-9);
+            ASSERT_NEAR(gb_test_need_figure(r, "bubble")->v[0], 1.0 - sum / ((double)n * step),
+                        1e-9);
             ASSERT(gb_test_need_figure(r, "bubble")->v[0] <= 1.0);
             /* GPipe's (S - 1) / (m + S - 1), by hand. */
             const double ideal = gb_test_need_figure(r, "bubble_ideal")->v[0];
-            const double hand = n == 1 ? 0.0
+            const double hand = n == 1   ? 0.0
                                 : n == 2 ? (m == 1 ? 0.5 : 0.2)
                                          : (m == 1 ? 0.75 : 3.0 / 7.0);
             ASSERT_NEAR(ideal, hand, 1e-15);
