@@ -184,3 +184,24 @@ TEST_TIMEOUT(parallel_report_breaks_each_step_into_its_parts, 60)
     ASSERT_CONTAINS(md, "of the shorter part");
     free(md);
 }
+
+/* ---- the suite's kernel through NVRTC (CUDA builds; no GPU needed) ----------------------------- */
+
+#include "gb-config.h"
+#if HAVE_CUDA
+#include "backends/cuda/gb_cuda.h"
+#include "run/kernels.h"
+
+TEST_TIMEOUT(parallel_kernels_compile_with_nvrtc, 120)
+{
+    char *src = NULL;
+    ASSERT_OK(gb_kernel_source("parallel.cl", &src));
+    char *ptx = NULL, *log = NULL;
+    int rc = gb_cuda_compile_ptx(src, "compute_80", NULL, 0, &ptx, &log);
+    ASSERT_MSG(rc == 0, "parallel.cl: %s\n%s", gb_error_msg(), log ? log : "");
+    ASSERT_CONTAINS(ptx, ".entry par_relu(");
+    free(ptx);
+    free(log);
+    free(src);
+}
+#endif
