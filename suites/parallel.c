@@ -33,8 +33,8 @@
  *
  * The GEMMs run through the backend's BLAS where every device has one (GB_CAP_BLAS_F32), else
  * (or with impl own) through kernels/gemm.cl at its default configuration (figure `gemm` says
- * which); the collectives are multi_common.h's
- * ring (gb_multi_ring_run, behind par_collective()). Every matrix is column-major.
+ * which); the collectives are multi_common.h's ring (gb_multi_ring_run, behind
+ * par_collective()). Every matrix is column-major.
  *
  * Figures. The headline is the step's rate, every device's GEMM flops over the step time (the
  * harness's time per operation, `step`); with the runner's speedup and efficiency against the
@@ -45,12 +45,11 @@
  *   step_parts     seconds of the whole step, measured with them: five rounds of one run of
  *                  each, interleaved, the medians on the team's clock (measure_parts());
  *   serial         compute + comm, the step with nothing overlapped;
- *   overlap        (compute + comm - step_parts) / min(compute, comm): the share of the shorter part
- *                  hidden under the other, 0 for a serialised step, 1 for a perfect overlap (the
- *                  definition of Wang et al., "Overlap communication with dependent computation
- *                  via decomposition in large deep learning models", ASPLOS 2023, there as
- *                  hidden communication over communication time); noise can take it outside
- *                  [0, 1]; absent where either part is 0 (one device);
+ *   overlap        (compute + comm - step_parts) / min(compute, comm): the time saved against
+ *                  the serialised step, which is the time both parts ran at once, as a share
+ *                  of the most that could be hidden, the shorter part: 0 serialised, 1 the
+ *                  shorter part wholly hidden. Noise can take it outside [0, 1]; absent where
+ *                  either part is 0 (one device);
  *   busy           (pipeline) per stage, seconds its layers take for all m micro-batches on its
  *                  device alone (median of three);
  *   bubble         (pipeline) 1 - sum(busy) / (S step): the share of the stages' time idle or
