@@ -269,7 +269,7 @@ static bool parallel_parts(const struct gb_result *r, double v[4])
     for (size_t p = 0; p < 4; p++)
         v[p] = NAN;
     if (strcmp(r->case_name, "pipeline") == 0) {
-        const double step = figure_of(r, "step");
+        const double step = figure_of(r, "step_parts");
         double busy = 0;
         size_t n = 0;
         for (size_t i = 0; i < r->nfigures; i++)
