@@ -187,7 +187,7 @@ TEST_TIMEOUT(parallel_report_breaks_each_step_into_its_parts, 60)
     free(md);
 }
 
-/* ---- the suite's kernel through NVRTC (CUDA builds; no GPU needed) ----------------------------- */
+/* ---- the suite's kernel through NVRTC (CUDA builds; no GPU needed) ------------------------- */
 
 #include "gb-config.h"
 #if HAVE_CUDA
