@@ -1,4 +1,5 @@
-/* Kernels of the multi-device suites (suites/: allreduce.c, balance.c, peerbw.c, scaling.c).
+/* Kernels of the multi-device suites (suites/: allreduce.c, balance.c, peerbw.c, scaling.c;
+ * multi_reduce also parallel.c, through multi_common.c's ring).
  *
  * multi_reduce: the reduction step of a ring all-reduce, out[off + i] = in[off + i] +
  * recv[roff + i] for i < n (float sums, as nccl-tests' default).

@@ -376,6 +376,9 @@ void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_scaling(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_p2p(struct rep *R, const struct gb__chart_kind *k);
+/* The parallel suite's steps, stacked: compute, communication, overlapped, overhead or bubble
+ * (chart_multi.c). */
+void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_value(struct rep *R, const struct gb__chart_kind *k);
 /* The chip suites (chart_chip.c). */
 void gb__chart_latency(struct rep *R, const struct gb__chart_kind *k);
