@@ -149,3 +149,35 @@ void gb_multi_team_stop(struct gb_case_ctx *ctx)
     gb_team_destroy(m->t);
     m->t = NULL;
 }
+
+const char *gb_coll_op_name(enum gb_coll_op op)
+{
+    switch (op) {
+    case GB_COLL_ALLREDUCE: return "allreduce";
+    case GB_COLL_ALLGATHER: return "allgather";
+    case GB_COLL_REDUCESCATTER: return "reducescatter";
+    case GB_COLL_BROADCAST: return "broadcast";
+    case GB_COLL_REDUCE: return "reduce";
+    case GB_COLL_ALLTOALL: return "alltoall";
+    case GB_COLL_SENDRECV: return "sendrecv";
+    }
+    return "?";
+}
+
+double gb_coll_busbw_factor(enum gb_coll_op op, size_t n)
+{
+    const double dn = n ? (double)n : 1.0;
+    switch (op) {
+    case GB_COLL_ALLREDUCE:
+        return 2.0 * (dn - 1.0) / dn;
+    case GB_COLL_ALLGATHER:
+    case GB_COLL_REDUCESCATTER:
+    case GB_COLL_ALLTOALL:
+        return (dn - 1.0) / dn;
+    case GB_COLL_BROADCAST:
+    case GB_COLL_REDUCE:
+    case GB_COLL_SENDRECV:
+        return 1.0;
+    }
+    return 0.0;
+}

@@ -93,4 +93,18 @@ bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
  * 4 MiB. */
 #define GB_MULTI_STAGE_MAX ((uint64_t)4 << 20)
 
+/* ---- collectives (collective.c, allreduce.c) ---------------------------------------------- */
+
+/* nccl-tests' name of collective `op` ("allreduce", "allgather", "reducescatter", "broadcast",
+ * "reduce", "alltoall", "sendrecv"), also the `coll` axis value of the collective suite. */
+const char *gb_coll_op_name(enum gb_coll_op op);
+
+/* The bus-bandwidth factor of collective `op` over n >= 1 ranks: busbw = algbw x factor, with
+ * algbw = size / time and size = count x the type's size (struct gb_coll's count). From
+ * nccl-tests, doc/PERFORMANCE.md: all-reduce 2 (n - 1) / n; all-gather, reduce-scatter and
+ * all-to-all (n - 1) / n; broadcast, reduce and send/recv 1. The factor makes busbw the rate
+ * each link of a ring would sustain, comparable across n (0 on one rank for the first four).
+ * Pure. */
+double gb_coll_busbw_factor(enum gb_coll_op op, size_t n);
+
 #endif
