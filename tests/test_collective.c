@@ -1,0 +1,191 @@
+/* The collective suite (suites/collective.c): nccl-tests' bus-bandwidth factors against hand-
+ * computed values (no device); every collective verified on four and on two PoCL devices
+ * (POCL_DEVICES set in each test's own process before OpenCL starts), in and out of place, sum
+ * and max, f32 and i32 (and bf16 on two); the test hook's faults (GPUBENCH_TEST_COLL: a dropped
+ * chunk, a wrong reduction, stale data) caught by verification, naming the rank and the element;
+ * the recorded skips (a transport this process cannot run, a size below the ranks, one that does
+ * not fit). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites/multi_common.h"
+#include "suites/suites.h"
+#include "test.h"
+
+static const char *budget = "measure: {min_samples: 2, max_samples: 3, max_time: 20ms, "
+                            "min_sample_time: 1ms, warmup_runs: 1, warmup_time: 0s}\n";
+
+static void run_coll(const char *pocl, const char *params, struct gb_results *rs)
+{
+    setenv("POCL_DEVICES", pocl, 1);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: collective\n    params: %s\n", budget,
+             params);
+    gb_test_run_profile(yaml, NULL, rs);
+}
+
+static const char *param_str(const struct gb_result *r, const char *name)
+{
+    const struct gb_value *v = gb_params_get(&r->params, name);
+    return v && v->type == GB_V_STR ? v->s : "";
+}
+
+static enum gb_coll_op op_named(const char *s)
+{
+    for (int op = GB_COLL_ALLREDUCE; op <= GB_COLL_SENDRECV; op++)
+        if (strcmp(s, gb_coll_op_name((enum gb_coll_op)op)) == 0)
+            return (enum gb_coll_op)op;
+    ASSERT_MSG(false, "no collective called %s", s);
+    return GB_COLL_ALLREDUCE;
+}
+
+/* nccl-tests doc/PERFORMANCE.md, by hand: all-reduce 2 (n - 1) / n; all-gather, reduce-scatter,
+ * all-to-all (n - 1) / n; broadcast, reduce, send/recv 1. */
+TEST(collective_busbw_factors_are_nccl_tests)
+{
+    const size_t ns[4] = {1, 2, 4, 8};
+    const double allreduce[4] = {0.0, 1.0, 1.5, 1.75};
+    const double gather[4] = {0.0, 0.5, 0.75, 0.875};
+    for (size_t i = 0; i < 4; i++) {
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_ALLREDUCE, ns[i]), allreduce[i], 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_ALLGATHER, ns[i]), gather[i], 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_REDUCESCATTER, ns[i]), gather[i], 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_ALLTOALL, ns[i]), gather[i], 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_BROADCAST, ns[i]), 1.0, 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_REDUCE, ns[i]), 1.0, 1e-15);
+        ASSERT_NEAR(gb_coll_busbw_factor(GB_COLL_SENDRECV, ns[i]), 1.0, 1e-15);
+    }
+    ASSERT_STR(gb_coll_op_name(GB_COLL_REDUCESCATTER), "reducescatter");
+    ASSERT_STR(gb_coll_op_name(GB_COLL_SENDRECV), "sendrecv");
+}
+
+/* Every result ok and verified, with nccl-tests' figures: busbw = algbw x the factor, the
+ * factor and the ranks stated, algbw = size / time. Returns how many results there were. */
+static size_t assert_all_verified(const struct gb_results *rs, size_t n)
+{
+    for (size_t i = 0; i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        gb_test_assert_verified(r);
+        ASSERT_EQ(r->nset, n);
+        const enum gb_coll_op op = op_named(r->case_name);
+        const struct gb_figure *alg = gb_test_need_figure(r, "algbw");
+        const struct gb_figure *bus = gb_test_need_figure(r, "busbw");
+        const struct gb_figure *fac = gb_test_need_figure(r, "busbw_factor");
+        const struct gb_figure *ranks = gb_test_need_figure(r, "ranks");
+        const struct gb_figure *time = gb_test_need_figure(r, "time");
+        ASSERT_NEAR(fac->v[0], gb_coll_busbw_factor(op, n), 1e-15);
+        ASSERT_NEAR(ranks->v[0], (double)n, 0);
+        ASSERT_NEAR(bus->v[0], alg->v[0] * fac->v[0], 1e-9 * alg->v[0]);
+        ASSERT(alg->v[0] > 0 && time->v[0] > 0);
+        ASSERT_STR(gb_test_need_figure(r, "path")->text, n == 1 ? "d2d" : "staged");
+    }
+    return rs->nresults;
+}
+
+static const char *every_case = "{size: 4100, dtype: [f32, i32], redop: [sum, max], "
+                                "inplace: [false, true], root: [0, 1]}";
+
+/* Reducing collectives 3 x 2 dtypes x 2 ops x 2 layouts (reduce twice: two roots), the others
+ * 4 x 2 x 2 (broadcast twice). */
+#define EVERY_CASE_RESULTS (3 * 8 + 8 + 4 * 4 + 4)
+
+TEST_TIMEOUT(collective_four_devices_every_collective_verifies, 120)
+{
+    struct gb_results rs;
+    run_coll("pthread pthread pthread pthread", every_case, &rs);
+    gb_test_need_devices(rs.ndevices, 4);
+    ASSERT_EQ(assert_all_verified(&rs, 4), EVERY_CASE_RESULTS);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(collective_two_devices_every_collective_verifies, 120)
+{
+    struct gb_results rs;
+    run_coll("pthread pthread",
+             "{size: [8, 4100], dtype: [f32, i32, bf16], redop: [sum, max], "
+             "inplace: [false, true], root: [0, 1]}",
+             &rs);
+    gb_test_need_devices(rs.ndevices, 2);
+    /* 8 bytes: 2 f32 or i32 elements, 4 bf16, at least one per rank everywhere. */
+    ASSERT_EQ(assert_all_verified(&rs, 2), 2 * 3 * EVERY_CASE_RESULTS / 2);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(collective_one_device_copies_and_busbw_zero, 60)
+{
+    struct gb_results rs;
+    run_coll("pthread", "{size: 4100, inplace: [false, true]}", &rs);
+    if (rs.ndevices != 1)
+        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
+             "POCL_DEVICES=pthread",
+             rs.ndevices);
+    ASSERT_EQ(assert_all_verified(&rs, 1), 7 * 2);
+    gb_results_free(&rs);
+}
+
+/* Each fault of the test hook fails verification, naming the rank and the element; the wrong
+ * reduction only where there is one. */
+TEST_TIMEOUT(collective_planted_faults_are_caught, 120)
+{
+    setenv("POCL_DEVICES", "pthread pthread pthread pthread", 1);
+    const char *faults[] = {"drop-chunk", "wrong-op", "stale"};
+    for (size_t f = 0; f < 3; f++) {
+        setenv("GPUBENCH_TEST_COLL", faults[f], 1);
+        struct gb_results rs;
+        run_coll("pthread pthread pthread pthread",
+                 "{size: 4100, dtype: [f32, i32], redop: [sum, max], inplace: [false, true]}",
+                 &rs);
+        gb_test_need_devices(rs.ndevices, 4);
+        ASSERT_EQ(rs.nresults, 3 * 8 + 4 * 4);
+        for (size_t i = 0; i < rs.nresults; i++) {
+            const struct gb_result *r = &rs.results[i];
+            const enum gb_coll_op op = op_named(r->case_name);
+            const bool red = op == GB_COLL_ALLREDUCE || op == GB_COLL_REDUCESCATTER ||
+                             op == GB_COLL_REDUCE;
+            if (f == 1 && !red) {
+                gb_test_assert_verified(r); /* nothing to reduce: the hook changes nothing */
+                continue;
+            }
+            ASSERT_MSG(r->status == GB_STATUS_FAILED && !r->verified, "%s %s %s: %s", faults[f],
+                       r->case_name, param_str(r, "dtype"), gb_status_name(r->status));
+            ASSERT_CONTAINS(r->reason, "verification failed");
+            ASSERT_CONTAINS(r->reason, "rank ");
+            ASSERT_CONTAINS(r->reason, "element ");
+            /* Stale data passes the measured runs' check (their outputs were right for their
+             * inputs) and fails the checked run's. */
+            if (f == 2)
+                ASSERT_CONTAINS(r->reason, "the checked run");
+        }
+        printf("%s: %s\n", faults[f], rs.results[0].reason);
+        gb_results_free(&rs);
+    }
+    unsetenv("GPUBENCH_TEST_COLL");
+}
+
+TEST_TIMEOUT(collective_skips_say_why, 60)
+{
+    struct gb_results rs;
+    run_coll("pthread pthread pthread pthread",
+             "{coll: [allreduce, alltoall], size: [8, 1TiB], transport: [devices, nccl, mpi]}",
+             &rs);
+    gb_test_need_devices(rs.ndevices, 4);
+    ASSERT_EQ(rs.nresults, 2 * 2 * 3);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const char *tr = param_str(r, "transport");
+        const uint64_t size = gb_params_size(&r->params, "size");
+        ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s %s %llu: %s", r->case_name, tr,
+                   (unsigned long long)size, gb_status_name(r->status));
+        if (strcmp(tr, "nccl") == 0)
+            ASSERT_CONTAINS(r->reason, "no collective library (NCCL is CUDA's)");
+        else if (strcmp(tr, "mpi") == 0)
+            ASSERT_CONTAINS(r->reason, "gpubench-mpi");
+        else if (size == 8) /* 2 floats over 4 ranks */
+            ASSERT_CONTAINS(r->reason, "fewer f32 elements than the set has ranks (4)");
+        else
+            ASSERT_MSG(strstr(r->reason, "largest allocation") || strstr(r->reason, "memory"),
+                       "%s", r->reason);
+    }
+    gb_results_free(&rs);
+}
