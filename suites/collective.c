@@ -202,10 +202,14 @@ static void step_of(const struct coll *c, size_t r, size_t s, struct xfer *snd, 
     case GB_COLL_ALLREDUCE:
         if (s + 1 < n) { /* reduce-scatter: chunk (r - 1 - s) arrives, added to the input */
             k = (r + 2 * n - 1 - s) % n, sk = (r + n - s) % n;
-            *rcv = (struct xfer){.buf = c->recv[r], .off = c->off[k], .len = len_of(c, k),
-                                 .peer = prev, .opnd = c->send[r], .ooff = c->off[k]};
-            *snd = (struct xfer){.buf = s == 0 ? c->send[r] : c->recv[r], .off = c->off[sk],
-                                 .len = len_of(c, sk)};
+            *rcv = (struct xfer){.buf = c->recv[r],
+                                 .off = c->off[k],
+                                 .len = len_of(c, k),
+                                 .peer = prev,
+                                 .opnd = c->send[r],
+                                 .ooff = c->off[k]};
+            *snd = (struct xfer){
+                .buf = s == 0 ? c->send[r] : c->recv[r], .off = c->off[sk], .len = len_of(c, sk)};
         } else { /* all-gather: the reduced chunk (r - t) arrives */
             const size_t t = s - (n - 1);
             k = (r + n - t) % n, sk = (r + n + 1 - t) % n;
@@ -230,7 +234,8 @@ static void step_of(const struct coll *c, size_t r, size_t s, struct xfer *snd, 
     }
     case GB_COLL_ALLGATHER:
         k = (r + 2 * n - 1 - s) % n, sk = (r + n - s) % n;
-        *rcv = (struct xfer){.buf = c->recv[r], .off = c->off[k], .len = len_of(c, k), .peer = prev};
+        *rcv =
+            (struct xfer){.buf = c->recv[r], .off = c->off[k], .len = len_of(c, k), .peer = prev};
         *snd = (struct xfer){.buf = c->recv[r], .off = c->off[sk], .len = len_of(c, sk)};
         return;
     case GB_COLL_BROADCAST: {
@@ -280,8 +285,8 @@ static void step_of(const struct coll *c, size_t r, size_t s, struct xfer *snd, 
     }
     case GB_COLL_SENDRECV:
         *rcv = (struct xfer){.buf = c->recv[r], .off = 0, .len = c->count, .peer = prev};
-        *snd = (struct xfer){
-            .buf = c->inplace ? c->work[r] : c->send[r], .off = 0, .len = c->count};
+        *snd =
+            (struct xfer){.buf = c->inplace ? c->work[r] : c->send[r], .off = 0, .len = c->count};
         return;
     }
 }
@@ -345,8 +350,8 @@ static int step(struct coll *c, size_t r, size_t s)
         struct gb_buf *dst = rcv.opnd ? c->tmp[r] : rcv.buf;
         if ((err = ops->peer_copy(q, dst, rcv.opnd ? 0 : rcv.off * es, from.buf, from.off * es,
                                   rcv.len * es)) ||
-            (rcv.opnd && (err = reduce(c, r, q, rcv.buf, rcv.off, rcv.opnd, rcv.ooff, c->tmp[r],
-                                       0, rcv.len))))
+            (rcv.opnd &&
+             (err = reduce(c, r, q, rcv.buf, rcv.off, rcv.opnd, rcv.ooff, c->tmp[r], 0, rcv.len))))
             return err;
         return ops->queue_sync(q);
     }
@@ -386,9 +391,9 @@ static int local_part(struct coll *c, size_t r)
     struct gb_queue *q = c->team.ctx->queues[r];
     const size_t es = c->es;
     if (c->team.n == 1)
-        return c->inplace ? 0
-                          : ops->copy(q, c->recv[r], 0, c->send[r], 0, c->count * es,
-                                      GB_COPY_ASYNC);
+        return c->inplace
+                   ? 0
+                   : ops->copy(q, c->recv[r], 0, c->send[r], 0, c->count * es, GB_COPY_ASYNC);
     switch (c->op) {
     case GB_COLL_ALLGATHER:
         return c->inplace ? 0
@@ -400,13 +405,12 @@ static int local_part(struct coll *c, size_t r)
         return ops->copy(q, c->recv[r], c->off[r] * es, c->send[r], c->off[r] * es,
                          len_of(c, r) * es, GB_COPY_ASYNC);
     case GB_COLL_BROADCAST:
-        return c->inplace || r != c->root ? 0
-                                          : ops->copy(q, c->recv[r], 0, c->send[r], 0,
-                                                      c->count * es, GB_COPY_ASYNC);
+        return c->inplace || r != c->root
+                   ? 0
+                   : ops->copy(q, c->recv[r], 0, c->send[r], 0, c->count * es, GB_COPY_ASYNC);
     case GB_COLL_SENDRECV:
-        return c->inplace
-                   ? ops->copy(q, c->work[r], 0, c->send[r], 0, c->count * es, GB_COPY_ASYNC)
-                   : 0;
+        return c->inplace ? ops->copy(q, c->work[r], 0, c->send[r], 0, c->count * es, GB_COPY_ASYNC)
+                          : 0;
     default:
         return 0;
     }
@@ -507,20 +511,32 @@ static double expected(const struct coll *c, size_t r, uint64_t j, unsigned seed
 static void put(const struct coll *c, void *h, uint64_t i, double v)
 {
     switch (c->dtype) {
-    case GB_F16: ((uint16_t *)h)[i] = gb_f16_from_double(v); break;
-    case GB_BF16: ((uint16_t *)h)[i] = gb_bf16_from_double(v); break;
-    case GB_I32: ((int32_t *)h)[i] = (int32_t)v; break;
-    default: ((float *)h)[i] = (float)v; break;
+    case GB_F16:
+        ((uint16_t *)h)[i] = gb_f16_from_double(v);
+        break;
+    case GB_BF16:
+        ((uint16_t *)h)[i] = gb_bf16_from_double(v);
+        break;
+    case GB_I32:
+        ((int32_t *)h)[i] = (int32_t)v;
+        break;
+    default:
+        ((float *)h)[i] = (float)v;
+        break;
     }
 }
 
 static double get(const struct coll *c, const void *h, uint64_t i)
 {
     switch (c->dtype) {
-    case GB_F16: return gb_f16_to_double(((const uint16_t *)h)[i]);
-    case GB_BF16: return gb_bf16_to_double(((const uint16_t *)h)[i]);
-    case GB_I32: return (double)((const int32_t *)h)[i];
-    default: return (double)((const float *)h)[i];
+    case GB_F16:
+        return gb_f16_to_double(((const uint16_t *)h)[i]);
+    case GB_BF16:
+        return gb_bf16_to_double(((const uint16_t *)h)[i]);
+    case GB_I32:
+        return (double)((const int32_t *)h)[i];
+    default:
+        return (double)((const float *)h)[i];
     }
 }
 
@@ -593,13 +609,21 @@ static int devices_setup(struct gb_case_ctx *ctx, struct coll *c)
                                     "sm_53+), which device %zu of the set lacks",
                                     i);
     switch (c->op) {
-    case GB_COLL_ALLREDUCE: c->nsteps = 2 * (n - 1); break;
+    case GB_COLL_ALLREDUCE:
+        c->nsteps = 2 * (n - 1);
+        break;
     case GB_COLL_REDUCESCATTER:
     case GB_COLL_ALLGATHER:
-    case GB_COLL_ALLTOALL: c->nsteps = n - 1; break;
+    case GB_COLL_ALLTOALL:
+        c->nsteps = n - 1;
+        break;
     case GB_COLL_BROADCAST:
-    case GB_COLL_REDUCE: c->nsteps = n > 1 ? 2 * n - 2 : 0; break;
-    case GB_COLL_SENDRECV: c->nsteps = n > 1 ? 1 : 0; break;
+    case GB_COLL_REDUCE:
+        c->nsteps = n > 1 ? 2 * n - 2 : 0;
+        break;
+    case GB_COLL_SENDRECV:
+        c->nsteps = n > 1 ? 1 : 0;
+        break;
     }
     c->maxlen = c->op == GB_COLL_SENDRECV ? c->count : 0;
     for (size_t k = 0; k < n; k++)
@@ -658,7 +682,7 @@ static int collective_setup(struct gb_case_ctx *ctx)
     const char *tr = gb_params_str(p, "transport");
     c->tr = strcmp(tr, "nccl") == 0 ? TR_NCCL : strcmp(tr, "mpi") == 0 ? TR_MPI : TR_DEVICES;
     const char *brk = getenv(COLL_BREAK_ENV);
-    c->fault = !brk                              ? FAULT_NONE
+    c->fault = !brk                             ? FAULT_NONE
                : strcmp(brk, "drop-chunk") == 0 ? FAULT_DROP
                : strcmp(brk, "wrong-op") == 0   ? FAULT_WRONG_OP
                : strcmp(brk, "stale") == 0      ? FAULT_STALE
@@ -679,8 +703,8 @@ static int collective_setup(struct gb_case_ctx *ctx)
     c->es = gb_dtype_size(c->dtype);
     const uint64_t bytes = gb_params_size(p, "size");
     c->count = bytes / c->es;
-    const bool divided = c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER ||
-                         c->op == GB_COLL_ALLTOALL;
+    const bool divided =
+        c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_ALLTOALL;
     if (divided)
         c->count -= c->count % n;
     if (c->count < n)
@@ -706,15 +730,14 @@ static int collective_setup(struct gb_case_ctx *ctx)
             if (!(err = gb_multi_alloc(ctx, i, one * c->es, GB_MEM_DEVICE, &c->send[i])))
                 err = gb_multi_poison(ctx, i, c->send[i], one * c->es, c->dtype);
             c->recv[i] = c->send[i];
-        } else if (!(err = gb_multi_alloc(ctx, i, c->scount * c->es, GB_MEM_DEVICE,
-                                          &c->send[i])) &&
+        } else if (!(err = gb_multi_alloc(ctx, i, c->scount * c->es, GB_MEM_DEVICE, &c->send[i])) &&
                    !(err = gb_multi_alloc(ctx, i, c->rcount * c->es, GB_MEM_DEVICE, &c->recv[i])))
             err = gb_multi_poison(ctx, i, c->recv[i], c->rcount * c->es, c->dtype);
     }
     void *h = err ? NULL : malloc(c->count * c->es);
     if (!err && !h)
-        err = GB_FAIL(GB_ENOMEM, "host buffer of %llu bytes",
-                      (unsigned long long)(c->count * c->es));
+        err =
+            GB_FAIL(GB_ENOMEM, "host buffer of %llu bytes", (unsigned long long)(c->count * c->es));
     if (!err)
         err = upload_inputs(ctx, c, h, 0);
     free(h);
@@ -776,10 +799,10 @@ static void collective_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "busbw_factor", "", factor);
     gb_case_figure(ctx, "ranks", "", (double)c->team.n);
     gb_case_text(ctx, "path", "%s",
-                 c->tr == TR_NCCL    ? "library"
-                 : c->team.n == 1    ? "d2d"
-                 : c->direct         ? "peer"
-                                     : "staged");
+                 c->tr == TR_NCCL ? "library"
+                 : c->team.n == 1 ? "d2d"
+                 : c->direct      ? "peer"
+                                  : "staged");
 }
 
 static void collective_teardown(struct gb_case_ctx *ctx)
@@ -792,8 +815,8 @@ static void collective_teardown(struct gb_case_ctx *ctx)
     for (size_t i = 0; i < GB_MAX_SET; i++) {
         if (c->recv[i] == c->send[i])
             c->recv[i] = NULL;
-        gb_case_free_bufs(ctx, &c->send[i], &c->recv[i], &c->work[i], &c->tmp[i],
-                          &c->stage[i][0], &c->stage[i][1], NULL);
+        gb_case_free_bufs(ctx, &c->send[i], &c->recv[i], &c->work[i], &c->tmp[i], &c->stage[i][0],
+                          &c->stage[i][1], NULL);
         if (c->q2[i])
             ctx->ops->queue_destroy(c->q2[i]);
         c->q2[i] = NULL;

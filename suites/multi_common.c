@@ -153,13 +153,20 @@ void gb_multi_team_stop(struct gb_case_ctx *ctx)
 const char *gb_coll_op_name(enum gb_coll_op op)
 {
     switch (op) {
-    case GB_COLL_ALLREDUCE: return "allreduce";
-    case GB_COLL_ALLGATHER: return "allgather";
-    case GB_COLL_REDUCESCATTER: return "reducescatter";
-    case GB_COLL_BROADCAST: return "broadcast";
-    case GB_COLL_REDUCE: return "reduce";
-    case GB_COLL_ALLTOALL: return "alltoall";
-    case GB_COLL_SENDRECV: return "sendrecv";
+    case GB_COLL_ALLREDUCE:
+        return "allreduce";
+    case GB_COLL_ALLGATHER:
+        return "allgather";
+    case GB_COLL_REDUCESCATTER:
+        return "reducescatter";
+    case GB_COLL_BROADCAST:
+        return "broadcast";
+    case GB_COLL_REDUCE:
+        return "reduce";
+    case GB_COLL_ALLTOALL:
+        return "alltoall";
+    case GB_COLL_SENDRECV:
+        return "sendrecv";
     }
     return "?";
 }

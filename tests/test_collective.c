@@ -134,15 +134,14 @@ TEST_TIMEOUT(collective_planted_faults_are_caught, 120)
         setenv("GPUBENCH_TEST_COLL", faults[f], 1);
         struct gb_results rs;
         run_coll("pthread pthread pthread pthread",
-                 "{size: 4100, dtype: [f32, i32], redop: [sum, max], inplace: [false, true]}",
-                 &rs);
+                 "{size: 4100, dtype: [f32, i32], redop: [sum, max], inplace: [false, true]}", &rs);
         gb_test_need_devices(rs.ndevices, 4);
         ASSERT_EQ(rs.nresults, 3 * 8 + 4 * 4);
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
             const enum gb_coll_op op = op_named(r->case_name);
-            const bool red = op == GB_COLL_ALLREDUCE || op == GB_COLL_REDUCESCATTER ||
-                             op == GB_COLL_REDUCE;
+            const bool red =
+                op == GB_COLL_ALLREDUCE || op == GB_COLL_REDUCESCATTER || op == GB_COLL_REDUCE;
             if (f == 1 && !red) {
                 gb_test_assert_verified(r); /* nothing to reduce: the hook changes nothing */
                 continue;
@@ -184,8 +183,8 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
         else if (size == 8) /* 2 floats over 4 ranks */
             ASSERT_CONTAINS(r->reason, "fewer f32 elements than the set has ranks (4)");
         else
-            ASSERT_MSG(strstr(r->reason, "largest allocation") || strstr(r->reason, "memory"),
-                       "%s", r->reason);
+            ASSERT_MSG(strstr(r->reason, "largest allocation") || strstr(r->reason, "memory"), "%s",
+                       r->reason);
     }
     gb_results_free(&rs);
 }
