@@ -334,6 +334,7 @@ static const struct {
     {"peer", "    params: {size: 4KiB}\n", true},
     {"peerbw", "    params: {op: latency, method: [ce, sm]}\n", true},
     {"allreduce", "    params: {ndev: [1, 2], size: 64KiB}\n", true},
+    {"collective", "    params: {coll: [allreduce, reduce, alltoall], size: 4KiB}\n", true},
     {"balance", "    params: {split: [equal, dynamic], elements: 65536, iters: 16, chunks: 8}\n",
      true},
     {"compute", "    params: {prec: f32, iters: 64, groups: 1}\n", false},
