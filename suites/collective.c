@@ -50,6 +50,7 @@
 
 #include "backends/precision.h"
 #include "suites/common.h"
+#include "suites/collective_state.h"
 #include "suites/multi_common.h"
 
 #define COLL_BREAK_ENV "GPUBENCH_TEST_COLL"
@@ -97,42 +98,6 @@ static const struct gb_axis_def collective_axes[] = {
      .def = "{from: 8, to: 16MiB, factor: 8}",
      .min = 1,
      .help = "nccl-tests' size: count x the type's size, bytes"},
-};
-
-enum fault { FAULT_NONE, FAULT_DROP, FAULT_WRONG_OP, FAULT_STALE };
-enum transport { TR_DEVICES, TR_NCCL, TR_MPI };
-
-struct coll {
-    struct gb_multi_team team; /* first: gb_multi_run() */
-    enum gb_coll_op op;
-    enum gb_dtype dtype;
-    enum gb_coll_redop redop;
-    enum transport tr;
-    enum fault fault;
-    bool inplace;
-    bool checking;   /* the checked run (seed 1): the stale fault acts */
-    bool direct;     /* every transfer is a direct peer copy */
-    size_t root;     /* broadcast, reduce */
-    size_t es;       /* bytes per element */
-    size_t nsteps;   /* steps of one operation (devices) */
-    size_t drop;     /* the rank whose last-step receive the drop and stale faults skip */
-    uint64_t count;  /* nccl-tests' count */
-    uint64_t scount; /* elements of a rank's send buffer (in place: of the one buffer) */
-    uint64_t rcount; /* elements of a rank's receive buffer */
-    uint64_t off[GB_MAX_SET + 1]; /* chunk k is [off[k], off[k + 1]) of count */
-    uint64_t maxlen;              /* elements of the largest transfer of a step */
-    uint64_t sub;                 /* staged: elements per piece */
-    uint64_t rounds;              /* staged: pieces of the largest transfer */
-    struct gb_buf *send[GB_MAX_SET], *recv[GB_MAX_SET]; /* recv == send in place */
-    struct gb_buf *work[GB_MAX_SET];     /* partial results, or the input set aside */
-    struct gb_buf *tmp[GB_MAX_SET];      /* what arrived, before it is reduced */
-    struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, the pieces a device sends */
-    struct gb_queue *q2[GB_MAX_SET];     /* staged: writes while the first queue reads */
-    struct gb_program *prog[GB_MAX_SET];
-    struct gb_kernel *k[GB_MAX_SET];
-    uint32_t wg[GB_MAX_SET];
-    struct gb_comm *comm; /* nccl */
-    struct gb_coll call;  /* nccl */
 };
 
 /* One rank's part of a step: what it sends (buf, off, len: elements of its own buffer) and
@@ -681,19 +646,24 @@ static int collective_setup(struct gb_case_ctx *ctx)
     c->inplace = gb_params_bool(p, "inplace");
     const char *tr = gb_params_str(p, "transport");
     c->tr = strcmp(tr, "nccl") == 0 ? TR_NCCL : strcmp(tr, "mpi") == 0 ? TR_MPI : TR_DEVICES;
+    const int64_t root = gb_params_int(p, "root");
+    if (root < 0 || (uint64_t)root >= ctx->ndevs)
+        return gb_case_skip(ctx, "root %lld is not a rank of the set's %zu devices",
+                            (long long)root, ctx->ndevs);
+    c->root = (size_t)root;
+    return gb_coll_setup(ctx, ctx->ndevs, gb_params_size(p, "size"));
+}
+
+int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
+{
+    struct coll *c = ctx->state;
     const char *brk = getenv(COLL_BREAK_ENV);
     c->fault = !brk                             ? FAULT_NONE
                : strcmp(brk, "drop-chunk") == 0 ? FAULT_DROP
                : strcmp(brk, "wrong-op") == 0   ? FAULT_WRONG_OP
                : strcmp(brk, "stale") == 0      ? FAULT_STALE
                                                 : FAULT_NONE;
-    c->team.n = ctx->ndevs;
-    const size_t n = c->team.n;
-    const int64_t root = gb_params_int(p, "root");
-    if (root < 0 || (uint64_t)root >= n)
-        return gb_case_skip(ctx, "root %lld is not a rank of the set's %zu devices",
-                            (long long)root, n);
-    c->root = (size_t)root;
+    c->team.n = n;
     if (c->tr == TR_MPI)
         return gb_case_skip(ctx, "the mpi transport runs one process per rank: "
                                  "`mpirun -np N gpubench-mpi`; within one process it has no case");
@@ -701,7 +671,6 @@ static int collective_setup(struct gb_case_ctx *ctx)
         return gb_case_skip(ctx, "the %s backend has no collective library (NCCL is CUDA's)",
                             ctx->ops->name);
     c->es = gb_dtype_size(c->dtype);
-    const uint64_t bytes = gb_params_size(p, "size");
     c->count = bytes / c->es;
     const bool divided =
         c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_ALLTOALL;
@@ -764,7 +733,7 @@ static int collective_setup(struct gb_case_ctx *ctx)
     return err;
 }
 
-static int collective_verify(struct gb_case_ctx *ctx)
+int gb_coll_verify(struct gb_case_ctx *ctx)
 {
     struct coll *c = ctx->state;
     void *h = malloc(c->count * c->es);
@@ -788,7 +757,7 @@ static int collective_verify(struct gb_case_ctx *ctx)
     return err;
 }
 
-static void collective_figures(struct gb_case_ctx *ctx, double op_time_s)
+void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     struct coll *c = ctx->state;
     const double factor = gb_coll_busbw_factor(c->op, c->team.n);
@@ -805,7 +774,7 @@ static void collective_figures(struct gb_case_ctx *ctx, double op_time_s)
                                   : "staged");
 }
 
-static void collective_teardown(struct gb_case_ctx *ctx)
+void gb_coll_teardown(struct gb_case_ctx *ctx)
 {
     struct coll *c = ctx->state;
     gb_multi_team_stop(ctx);
@@ -835,8 +804,8 @@ const struct gb_suite gb_suite_collective = {
     .normalize = collective_normalize,
     .setup = collective_setup,
     .run = gb_multi_run,
-    .verify = collective_verify,
-    .teardown = collective_teardown,
+    .verify = gb_coll_verify,
+    .teardown = gb_coll_teardown,
     .flags = GB_SUITE_MULTI_DEVICE,
-    .figures = collective_figures,
+    .figures = gb_coll_figures,
 };

@@ -1,0 +1,60 @@
+/* The collective engine (suites/collective.c): the state of a collective case and its setup,
+ * verify, figures and teardown, shared by the collective suite and the allreduce suite (its
+ * all-reduce of floats, through the same code: suites/allreduce.c). Nothing else may use it. */
+#ifndef GB_SUITES_COLLECTIVE_STATE_H
+#define GB_SUITES_COLLECTIVE_STATE_H
+
+#include "suites/multi_common.h"
+
+/* The test hook's faults (the environment variable GPUBENCH_TEST_COLL, collective.c). */
+enum coll_fault { FAULT_NONE, FAULT_DROP, FAULT_WRONG_OP, FAULT_STALE };
+/* Who moves the data: our peer copies and kernels, the backend's library, or MPI. */
+enum coll_transport { TR_DEVICES, TR_NCCL, TR_MPI };
+
+struct coll {
+    struct gb_multi_team team; /* first: gb_multi_run() */
+    enum gb_coll_op op;
+    enum gb_dtype dtype;
+    enum gb_coll_redop redop;
+    enum coll_transport tr;
+    enum coll_fault fault;
+    bool inplace;
+    bool checking;   /* the checked run (seed 1): the stale fault acts */
+    bool direct;     /* every transfer is a direct peer copy */
+    size_t root;     /* broadcast, reduce */
+    size_t es;       /* bytes per element */
+    size_t nsteps;   /* steps of one operation (devices) */
+    size_t drop;     /* the rank whose last-step receive the drop and stale faults skip */
+    uint64_t count;  /* nccl-tests' count */
+    uint64_t scount; /* elements of a rank's send buffer (in place: of the one buffer) */
+    uint64_t rcount; /* elements of a rank's receive buffer */
+    uint64_t off[GB_MAX_SET + 1]; /* chunk k is [off[k], off[k + 1]) of count */
+    uint64_t maxlen;              /* elements of the largest transfer of a step */
+    uint64_t sub;                 /* staged: elements per piece */
+    uint64_t rounds;              /* staged: pieces of the largest transfer */
+    struct gb_buf *send[GB_MAX_SET], *recv[GB_MAX_SET]; /* recv == send in place */
+    struct gb_buf *work[GB_MAX_SET];     /* partial results, or the input set aside */
+    struct gb_buf *tmp[GB_MAX_SET];      /* what arrived, before it is reduced */
+    struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, the pieces a device sends */
+    struct gb_queue *q2[GB_MAX_SET];     /* staged: writes while the first queue reads */
+    struct gb_program *prog[GB_MAX_SET];
+    struct gb_kernel *k[GB_MAX_SET];
+    uint32_t wg[GB_MAX_SET];
+    struct gb_comm *comm; /* nccl */
+    struct gb_coll call;  /* nccl */
+};
+
+/* Setup of a collective case whose state (ctx->state, a struct coll) has op, dtype, redop,
+ * inplace, root (< n) and tr set: nccl-tests' size `bytes` over devices 0..n-1 of the set
+ * (1 <= n <= ctx->ndevs). Allocates, writes the inputs, builds the reduction kernels and starts
+ * the team; the run is gb_multi_run. Returns 0, GB_ESKIP with the reason (a transport this
+ * process cannot run, a size below one element per rank or beyond the devices' memory, f16
+ * reductions without half arithmetic), or an error. */
+int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes);
+/* The gb_suite members of such a case: verify (every rank's output, exact; collective.c says
+ * how), figures (time, algbw, busbw, busbw_factor, ranks, path) and teardown. */
+int gb_coll_verify(struct gb_case_ctx *ctx);
+void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s);
+void gb_coll_teardown(struct gb_case_ctx *ctx);
+
+#endif
