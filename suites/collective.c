@@ -28,7 +28,9 @@
  * Figures, after nccl-tests doc/PERFORMANCE.md: `time` per operation (us), algbw = size / time
  * (GB/s, the headline), busbw = algbw x busbw_factor (gb_coll_busbw_factor: all-reduce
  * 2 (n - 1) / n; all-gather, reduce-scatter, all-to-all (n - 1) / n; broadcast, reduce,
- * send/recv 1), `busbw_factor` and `ranks` (n) themselves, and `path`.
+ * send/recv 1), `busbw_factor` and `ranks` (n) themselves, `count` (the elements nccl-tests'
+ * count names: size / the type's size, rounded down to a multiple of n where the collective
+ * divides the buffer) and `path`.
  *
  * Verification, every element of every rank's output (the root's only for reduce): rank r's
  * input element i is v(r, i) = 1 + ((r + i + seed) mod n) + n ((i + seed) mod 4), small
@@ -686,11 +688,12 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
     c->off[n] = c->count;
     c->scount = c->op == GB_COLL_ALLGATHER ? c->count / n : c->count;
     c->rcount = c->op == GB_COLL_REDUCESCATTER ? c->count / n : c->count;
-    /* Device memory per rank: send, receive, and at most a work buffer and a chunk (bounded by
-     * three times count). */
+    /* Device memory per rank, at most: send and receive (one buffer in place), a work buffer of
+     * count and a chunk of count / n + 1 (devices_setup allocates a subset). */
+    const uint64_t most = (c->inplace ? 1 : 2) * c->count + c->count + c->count / n + 1;
     int err = 0;
     for (size_t i = 0; i < n && !err; i++)
-        err = gb_multi_fits(ctx, i, 3 * c->count * c->es, c->count * c->es);
+        err = gb_multi_fits(ctx, i, most * c->es, c->count * c->es);
     if (err)
         return err;
     const uint64_t one = c->inplace ? c->count : 0;
@@ -767,6 +770,7 @@ void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "busbw", "GB/s", algbw * factor);
     gb_case_figure(ctx, "busbw_factor", "", factor);
     gb_case_figure(ctx, "ranks", "", (double)c->team.n);
+    gb_case_figure(ctx, "count", "", (double)c->count);
     gb_case_text(ctx, "path", "%s",
                  c->tr == TR_NCCL ? "library"
                  : c->team.n == 1 ? "d2d"

@@ -52,7 +52,7 @@ struct coll {
  * reductions without half arithmetic), or an error. */
 int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes);
 /* The gb_suite members of such a case: verify (every rank's output, exact; collective.c says
- * how), figures (time, algbw, busbw, busbw_factor, ranks, path) and teardown. */
+ * how), figures (time, algbw, busbw, busbw_factor, ranks, count, path) and teardown. */
 int gb_coll_verify(struct gb_case_ctx *ctx);
 void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s);
 void gb_coll_teardown(struct gb_case_ctx *ctx);
