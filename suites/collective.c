@@ -672,6 +672,9 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
     if (c->tr == TR_NCCL && (!ctx->ops->comm_init || !ctx->ops->comm_run || !ctx->ops->comm_free))
         return gb_case_skip(ctx, "the %s backend has no collective library (NCCL is CUDA's)",
                             ctx->ops->name);
+    if (n == 1 && c->inplace)
+        return gb_case_skip(ctx, "in place on one rank the output is the input: nothing moves "
+                                 "(the 1-rank baseline is the out-of-place copy)");
     c->es = gb_dtype_size(c->dtype);
     c->count = bytes / c->es;
     const bool divided =
