@@ -117,6 +117,18 @@ TEST_TIMEOUT(collective_two_devices_every_collective_verifies, 120)
     gb_results_free(&rs);
 }
 
+/* Chunks just over the 4 MiB staging piece (8 MiB + 8 bytes over two ranks: each chunk one
+ * element more than a piece), so that every staged step runs two rounds of the pipeline, the
+ * second with one element; send/recv three. */
+TEST_TIMEOUT(collective_staged_pieces_pipeline_verifies, 120)
+{
+    struct gb_results rs;
+    run_coll("pthread pthread", "{size: 8388616, redop: [sum, max], inplace: [false, true]}", &rs);
+    gb_test_need_devices(rs.ndevices, 2);
+    ASSERT_EQ(assert_all_verified(&rs, 2), 3 * 4 + 4 * 2);
+    gb_results_free(&rs);
+}
+
 TEST_TIMEOUT(collective_one_device_copies_and_skips_in_place, 60)
 {
     struct gb_results rs;
