@@ -394,7 +394,10 @@ static int devices_job(struct gb_team *t, size_t rank, void *arg)
          * buffers (direct path). */
         if (rep > 0 && c->team.n > 1 && (err = gb_team_barrier(t)))
             break;
-        if ((err = local_part(c, rank)) || (err = ops->queue_sync(q)))
+        /* Direct, a peer pulls from this rank's buffers after the first step's barrier: the
+         * local part must be complete by then. Staged, the first round's reads follow it on the
+         * same queue, and its writes come after that round's sync. */
+        if ((err = local_part(c, rank)) || (c->direct && (err = ops->queue_sync(q))))
             break;
         for (size_t s = 0; s < c->nsteps && !err; s++)
             err = step(c, rank, s);
