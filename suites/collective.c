@@ -8,16 +8,16 @@
  * of a rank's two buffers (struct gb_coll, backends/backend.h): all-gather sends count / n and
  * receives count, reduce-scatter the reverse, the others send and receive count. For the
  * all-gather, reduce-scatter and all-to-all, count is rounded down to a multiple of n (as
- * nccl-tests does); `size` in the figures is what was moved.
+ * nccl-tests does); the figures count what was moved, count x the type's size (figure `count`).
  *
  * transport=devices is ours: one host thread per device (the team), the transfers of each step
  * over the same path as `peer` and `allreduce` (direct peer copies where every pair that
  * exchanges has peer access, else staged through two pinned host buffers per device in pieces of
- * at most 4 MiB, read back on one queue while the previous piece is written on a second: the
- * pipeline of allreduce.c's ring_step, generalised to any sender), the reductions by
- * kernels/collective.cl, the steps separated by the team's barrier. The algorithms: all-reduce
- * is allreduce.c's ring (n - 1 reduce-scatter steps, n - 1 all-gather steps, chunks of count /
- * n); reduce-scatter and all-gather its two halves; broadcast and reduce a chain from (to) the
+ * at most 4 MiB, read back on one queue while the previous piece is written on a second: step()),
+ * the reductions by kernels/collective.cl, the steps separated by the team's barrier. The
+ * algorithms: all-reduce is a ring (n - 1 reduce-scatter steps, n - 1 all-gather steps, chunks of
+ * count / n; Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+ * workstations", JPDC 2009); reduce-scatter and all-gather its two halves; broadcast and reduce a chain from (to) the
  * root, pipelined in n chunks (2n - 2 steps); all-to-all n - 1 steps, rank r receiving from
  * r - s at step s; send/recv one step. In place, all-to-all and send/recv first copy the input
  * aside on the device (a rank's input is read by a peer while it receives into the same buffer).
@@ -140,14 +140,15 @@ static enum gb_dtype dtype_of(const char *s)
 }
 
 /* The reduction means nothing to the non-reducing collectives, and the root nothing to the
- * unrooted ones: one case each (redop sum, root 0). */
+ * unrooted ones: each is rewritten to redop sum and root 0, so that one case remains. */
 static bool collective_normalize(struct gb_params *p)
 {
     const enum gb_coll_op op = op_of(gb_params_str(p, "coll"));
-    if (!reducing(op) && strcmp(gb_params_str(p, "redop"), "sum") != 0)
-        return false;
-    if (!rooted(op) && gb_params_int(p, "root") != 0)
-        return false;
+    struct gb_value *redop = gb_params_slot(p, "redop"), *root = gb_params_slot(p, "root");
+    if (redop && !reducing(op))
+        snprintf(redop->s, sizeof redop->s, "sum");
+    if (root && !rooted(op))
+        root->u.i = 0;
     return true;
 }
 

@@ -1,16 +1,18 @@
 /* The collective suite (suites/collective.c): nccl-tests' bus-bandwidth factors against hand-
- * computed values (no device); every collective verified on four and on two PoCL devices
- * (POCL_DEVICES set in each test's own process before OpenCL starts), in and out of place, sum
- * and max, f32 and i32 (and bf16 on two); the test hook's faults (GPUBENCH_TEST_COLL: a dropped
- * chunk, a wrong reduction, stale data) caught by verification, naming the rank and the element;
- * the recorded skips (a transport this process cannot run, a size below the ranks, one that does
- * not fit). */
+ * computed values and the plan's cases (no device); every collective verified on four, two and
+ * one PoCL devices (POCL_DEVICES set in each test's own process before OpenCL starts), in and out
+ * of place, sum and max, f32 and i32 (and bf16 on two), and through two rounds of the staging
+ * pipeline; the test hook's faults (GPUBENCH_TEST_COLL: a dropped chunk, a wrong reduction, stale
+ * data) caught by verification, naming the rank and the element; the recorded skips (a transport
+ * this process cannot run, a size below the ranks, one that does not fit). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "suites/multi_common.h"
 #include "suites/suites.h"
+#include "run/config.h"
+#include "run/plan.h"
 #include "test.h"
 
 static const char *budget = "measure: {min_samples: 2, max_samples: 3, max_time: 20ms, "
@@ -58,6 +60,44 @@ TEST(collective_busbw_factors_are_nccl_tests)
     }
     ASSERT_STR(gb_coll_op_name(GB_COLL_REDUCESCATTER), "reducescatter");
     ASSERT_STR(gb_coll_op_name(GB_COLL_SENDRECV), "sendrecv");
+}
+
+/* The plan: redop and root mean nothing to the collectives without a reduction or a root, which
+ * keep one case each (redop sum, root 0); the others keep every value. */
+TEST(collective_plan_one_case_where_redop_or_root_means_nothing)
+{
+    const char *yaml = "suites:\n  - suite: collective\n"
+                       "    params: {size: 1MiB, redop: [sum, max], root: [0, 1]}\n";
+    struct gb_profile p;
+    char err[1024];
+    ASSERT_MSG(
+        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
+        "%s", err);
+    static const struct gb_backend_ops fake = {.name = "fake"};
+    struct gb_plan_device devs[2] = {{.ops = &fake, .index = 0}, {.ops = &fake, .index = 1}};
+    struct gb_plan plan = {.devices = devs, .ndevices = 2};
+    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
+    size_t per_op[GB_COLL_SENDRECV + 1] = {0};
+    for (size_t i = 0; i < plan.ncases; i++) {
+        const struct gb_params *q = &plan.cases[i].params;
+        const enum gb_coll_op op = op_named(gb_params_str(q, "coll"));
+        per_op[op]++;
+        ASSERT_EQ(plan.cases[i].nset, 2);
+        if (op != GB_COLL_ALLREDUCE && op != GB_COLL_REDUCESCATTER && op != GB_COLL_REDUCE)
+            ASSERT_STR(gb_params_str(q, "redop"), "sum");
+        if (op != GB_COLL_BROADCAST && op != GB_COLL_REDUCE)
+            ASSERT_EQ(gb_params_int(q, "root"), 0);
+    }
+    ASSERT_EQ(per_op[GB_COLL_ALLREDUCE], 2);
+    ASSERT_EQ(per_op[GB_COLL_REDUCESCATTER], 2);
+    ASSERT_EQ(per_op[GB_COLL_REDUCE], 4);
+    ASSERT_EQ(per_op[GB_COLL_BROADCAST], 2);
+    ASSERT_EQ(per_op[GB_COLL_ALLGATHER], 1);
+    ASSERT_EQ(per_op[GB_COLL_ALLTOALL], 1);
+    ASSERT_EQ(per_op[GB_COLL_SENDRECV], 1);
+    ASSERT_EQ(plan.ncases, 13);
+    free(plan.cases);
+    gb_profile_free(&p);
 }
 
 /* Result r ok and verified on n ranks, with nccl-tests' figures: busbw = algbw x the factor,
