@@ -685,8 +685,12 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
         c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_ALLTOALL;
     if (divided)
         c->count -= c->count % n;
-    if (c->count < n)
-        return gb_case_skip(ctx, "%llu bytes hold fewer %s elements than the set has ranks (%zu)",
+    /* The others take fewer elements than ranks, as NCCL does: some chunks are empty. */
+    if (c->count == 0)
+        return gb_case_skip(ctx,
+                            divided ? "%llu bytes hold fewer %s elements than the set has ranks "
+                                      "(%zu): this collective divides the buffer among them"
+                                    : "%llu bytes hold no %s element (%zu ranks)",
                             (unsigned long long)bytes, gb_dtype_name(c->dtype), n);
     for (size_t k = 0; k < n; k++) {
         uint64_t hi;

@@ -48,8 +48,9 @@ struct coll {
  * inplace, root (< n) and tr set: nccl-tests' size `bytes` over devices 0..n-1 of the set
  * (1 <= n <= ctx->ndevs). Allocates, writes the inputs, builds the reduction kernels and starts
  * the team; the run is gb_multi_run. Returns 0, GB_ESKIP with the reason (a transport this
- * process cannot run, a size below one element per rank or beyond the devices' memory, f16
- * reductions without half arithmetic, in place on one rank), or an error. */
+ * process cannot run, a size below one element per rank for the collectives that divide the
+ * buffer (below one element for the others) or beyond the devices' memory, f16 reductions
+ * without half arithmetic, in place on one rank), or an error. */
 int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes);
 /* The gb_suite members of such a case: verify (every rank's output, exact; collective.c says
  * how), figures (time, algbw, busbw, busbw_factor, ranks, count, path) and teardown. */

@@ -116,7 +116,7 @@ static void assert_coll_verified(const struct gb_result *r, size_t n)
     ASSERT_NEAR(ranks->v[0], (double)n, 0);
     ASSERT_NEAR(bus->v[0], alg->v[0] * fac->v[0], 1e-9 * alg->v[0]);
     ASSERT(alg->v[0] > 0 && time->v[0] > 0);
-    ASSERT(gb_test_need_figure(r, "count")->v[0] >= (double)n);
+    ASSERT(gb_test_need_figure(r, "count")->v[0] >= 1);
     ASSERT_STR(gb_test_need_figure(r, "path")->text, n == 1 ? "d2d" : "staged");
 }
 
@@ -243,13 +243,17 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
         const struct gb_result *r = &rs.results[i];
         const char *tr = param_str(r, "transport");
         const uint64_t size = gb_params_size(&r->params, "size");
+        if (strcmp(tr, "devices") == 0 && size == 8 && strcmp(r->case_name, "allreduce") == 0) {
+            assert_coll_verified(r, 4); /* 2 floats over 4 ranks: two chunks are empty */
+            continue;
+        }
         ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s %s %llu: %s", r->case_name, tr,
                    (unsigned long long)size, gb_status_name(r->status));
         if (strcmp(tr, "nccl") == 0)
             ASSERT_CONTAINS(r->reason, "no collective library (NCCL is CUDA's)");
         else if (strcmp(tr, "mpi") == 0)
             ASSERT_CONTAINS(r->reason, "gpubench-mpi");
-        else if (size == 8) /* 2 floats over 4 ranks */
+        else if (size == 8) /* 2 floats over 4 ranks: all-to-all divides the buffer */
             ASSERT_CONTAINS(r->reason, "fewer f32 elements than the set has ranks (4)");
         else
             ASSERT_MSG(strstr(r->reason, "largest allocation") || strstr(r->reason, "memory"), "%s",
