@@ -4,7 +4,8 @@
  * of place, sum and max, f32 and i32 (and bf16 on two), and through two rounds of the staging
  * pipeline; the test hook's faults (GPUBENCH_TEST_COLL: a dropped chunk, a wrong reduction, stale
  * data) caught by verification, naming the rank and the element; the recorded skips (a transport
- * this process cannot run, a size below the ranks, one that does not fit). */
+ * this process cannot run, a size below the ranks, one that does not fit); transport nccl through
+ * the backend socket (comm_init / comm_run) with a fake library over the OpenCL ops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,4 +279,159 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
         ASSERT_CONTAINS(r->reason, "an f16 reduction needs half arithmetic");
     }
     gb_results_free(&rs);
+}
+
+/* ---- transport nccl through the socket: a fake collective library over the OpenCL ops ------- */
+
+/* The fake library: an all-reduce of floats (sum or max) done on the host, every rank's send
+ * buffer read back and the result written to every receive buffer, blocking; anything else is
+ * GB_EUNSUPPORTED, as a library lacking a type says. comm_init refuses when FAKE_NO_LIBRARY is
+ * set, as a library that does not load. */
+struct gb_comm {
+    int n;
+    struct gb_queue *q[GB_MAX_SET];
+};
+static const struct gb_backend_ops *fake_real;
+static int fake_runs;
+
+static int fake_comm_init(struct gb_device *const *devs, struct gb_queue *const *queues, int n,
+                          struct gb_comm **out)
+{
+    (void)devs;
+    if (getenv("FAKE_NO_LIBRARY"))
+        return GB_FAIL(GB_EUNSUPPORTED, "libnccl.so.2: cannot open shared object file (fake)");
+    struct gb_comm *c = calloc(1, sizeof *c);
+    ASSERT(c);
+    c->n = n;
+    for (int i = 0; i < n; i++)
+        c->q[i] = queues[i];
+    *out = c;
+    return 0;
+}
+
+static int fake_comm_run(struct gb_comm *c, const struct gb_coll *call)
+{
+    if (call->op != GB_COLL_ALLREDUCE || call->dtype != GB_F32)
+        return GB_FAIL(GB_EUNSUPPORTED, "the fake library has float all-reduce only");
+    const uint64_t bytes = call->count * sizeof(float);
+    float *acc = calloc(call->count, sizeof(float)), *h = NULL;
+    struct gb_buf *pin[GB_MAX_SET] = {0};
+    int err = acc ? 0 : GB_ENOMEM;
+    for (int i = 0; i < c->n && !err; i++)
+        if (!(err = fake_real->buf_alloc(c->q[i]->dev, bytes, GB_MEM_HOST_PINNED, &pin[i])) &&
+            !(err =
+                  fake_real->copy(c->q[i], pin[i], 0, call->send[i], 0, bytes, GB_COPY_BLOCKING))) {
+            h = pin[i]->host;
+            for (uint64_t j = 0; j < call->count; j++)
+                acc[j] = i == 0                       ? h[j]
+                         : call->redop == GB_COLL_MAX ? (h[j] > acc[j] ? h[j] : acc[j])
+                                                      : acc[j] + h[j];
+        }
+    for (int i = 0; i < c->n && !err; i++) {
+        memcpy(pin[i]->host, acc, bytes);
+        if (i == 1 && getenv("FAKE_WRONG")) /* a library that gets one element wrong */
+            ((float *)pin[i]->host)[call->count / 2] += 1.0f;
+        err = fake_real->copy(c->q[i], call->recv[i], 0, pin[i], 0, bytes, GB_COPY_BLOCKING);
+    }
+    for (int i = 0; i < c->n; i++)
+        if (pin[i])
+            fake_real->buf_free(pin[i]);
+    free(acc);
+    fake_runs++;
+    return err;
+}
+
+static void fake_comm_free(struct gb_comm *c)
+{
+    free(c);
+}
+
+/* Drives one collective case by hand on two PoCL devices with the fake library in the ops:
+ * returns setup's error, else verify's (0: the case ran, verified, and its figures say `path`
+ * library); `reason` receives ctx->reason. */
+static int library_case(const char *params, char *reason, size_t len)
+{
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), "collective");
+    ASSERT(s);
+    char yaml[512], err[1024];
+    snprintf(yaml, sizeof yaml, "suites:\n  - suite: collective\n    params: %s\n", params);
+    struct gb_profile p;
+    ASSERT_MSG(
+        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
+        "%s", err);
+    struct gb_plan plan = {0};
+    ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
+    gb_test_need_devices(plan.ndevices, 2);
+    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
+    ASSERT_EQ(plan.ncases, 1);
+    fake_real = plan.devices[0].ops;
+    struct gb_backend_ops ops = *fake_real;
+    ops.comm_init = fake_comm_init;
+    ops.comm_run = fake_comm_run;
+    ops.comm_free = fake_comm_free;
+    struct gb_device *devs[2];
+    struct gb_queue *qs[2];
+    for (int i = 0; i < 2; i++) {
+        ASSERT_OK(fake_real->device_open(plan.devices[i].index, &devs[i]));
+        ASSERT_OK(fake_real->queue_create(devs[i], &qs[i]));
+    }
+    struct gb_case_ctx ctx = {.ops = &ops,
+                              .dev = devs[0],
+                              .q = qs[0],
+                              .params = &plan.cases[0].params,
+                              .devs = devs,
+                              .queues = qs,
+                              .ndevs = 2};
+    ctx.suite = s;
+    ctx.state = calloc(1, s->state_size);
+    int rc = s->setup(&ctx);
+    if (rc == 0) {
+        ASSERT_OK(s->run(&ctx, 3));
+        rc = s->verify(&ctx);
+    }
+    if (rc == 0) {
+        s->figures(&ctx, 1e-3);
+        bool library = false;
+        for (size_t i = 0; i < ctx.nfigures; i++)
+            library |= strcmp(ctx.figures[i].name, "path") == 0 &&
+                       strcmp(ctx.figures[i].text, "library") == 0;
+        ASSERT(library);
+    }
+    snprintf(reason, len, "%s", ctx.reason);
+    s->teardown(&ctx);
+    free(ctx.state);
+    for (int i = 0; i < 2; i++) {
+        fake_real->queue_destroy(qs[i]);
+        fake_real->device_close(devs[i]);
+    }
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    return rc;
+}
+
+/* A backend with a collective library: the case runs through comm_run (setup's untimed call, 3
+ * runs, the checked run), and verification holds its outputs to the same exact values (a library
+ * that gets one element wrong fails, naming the rank and the element); a type the library lacks
+ * and a library that does not load are skips with the library's reason. */
+TEST_TIMEOUT(collective_library_transport_through_the_socket, 60)
+{
+    setenv("POCL_DEVICES", "pthread pthread", 1);
+    char reason[1024];
+    fake_runs = 0;
+    ASSERT_OK(library_case("{coll: allreduce, transport: nccl, redop: max, size: 4100}", reason,
+                           sizeof reason));
+    ASSERT_EQ(fake_runs, 1 + 3 + 1);
+    setenv("FAKE_WRONG", "1", 1);
+    ASSERT_EQ(library_case("{coll: allreduce, transport: nccl, size: 4100}", reason, sizeof reason),
+              GB_EVERIFY);
+    ASSERT_CONTAINS(reason, "rank 1: element 512");
+    unsetenv("FAKE_WRONG");
+    ASSERT_EQ(library_case("{coll: allgather, transport: nccl, size: 4100}", reason, sizeof reason),
+              GB_ESKIP);
+    ASSERT_CONTAINS(reason, "float all-reduce only");
+    setenv("FAKE_NO_LIBRARY", "1", 1);
+    ASSERT_EQ(library_case("{coll: allreduce, transport: nccl, size: 4100}", reason, sizeof reason),
+              GB_ESKIP);
+    ASSERT_CONTAINS(reason, "libnccl.so.2");
+    unsetenv("FAKE_NO_LIBRARY");
 }
