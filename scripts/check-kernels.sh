@@ -14,8 +14,9 @@
 # never put on the library path, PoCL stays the default elsewhere). Oclgrind names the kernel in
 # each report ("\tKernel: NAME"), and --inst-counts names each kernel it ran, which is how errors
 # and runs are counted per kernel. The kernels no suite runs on this device (one device only, no
-# cl_khr_fp16) run from configs/kernel-check/*.sim through oclgrind-kernel, each file's program
-# given the same prelude the OpenCL backend gives it.
+# cl_khr_fp16; the llm suite, whose case through CLBlast outlasts its time limit on Oclgrind) run
+# from configs/kernel-check/*.sim through oclgrind-kernel, each file's program given the same
+# prelude the OpenCL backend gives it.
 #
 # Checks: --data-races and --check-api everywhere; --uninitialized everywhere except in these
 # suites, where Oclgrind 21.10's uninitialized-value plugin does not work: gemm, conv, sparse and

@@ -51,6 +51,14 @@
 #   2c. the CUDA kernels under compute-sanitizer (about 65 s): configs/kernel-check.yaml (every
 #      own kernel and its variants at the smallest sizes) under memcheck, and the kernels that
 #      share local memory under racecheck; an error fails the step (not there: a skip).
+#   2d. NCCL (about 35 s, estimated: no GPU where it was written): the collective suite with
+#      transport nccl on every GPU of the machine (one rank each; one GPU: one rank), every
+#      collective at 64 KiB and 64 MiB, bf16 and in-place all-reduce (nccl-cuda.json; without
+#      libnccl every case is a recorded skip naming the files tried), then its peers
+#      (scripts/gpu-nccl-peer.py): nccl-tests' all_reduce_perf and all_gather_perf when a build
+#      was carried to PEERS_SRC/nccl-tests (the machine cannot fetch its sources), and PyTorch's
+#      torch.distributed all_reduce and all_gather_into_tensor over NCCL on GPU 0, each absent
+#      peer named with why; the table goes to summary.md.
 #   3. the quick profile (PROFILE) on CUDA, then `gpubench check` of it (the figures against
 #      results/reference/expectations.json or their bounds, NVML's health items; check-cuda.txt
 #      and check-cuda.prom), then the profile on OpenCL (NVIDIA's OpenCL driver when the image
@@ -58,9 +66,9 @@
 # Every step runs under `timeout -k GRACE BUDGET`: SIGTERM at its budget (gpubench takes it as
 # Ctrl-C: it ends the current sample and writes what it finished), SIGKILL GRACE seconds later (a
 # hung kernel). A step that runs out costs its budget only; the later steps still run.
-# Files (at most 8, in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained,
+# Files (in OUT): env.txt (the chain, the GPU's state, how gpubench was obtained,
 # `gpubench devices --json`), smoke-cuda.json, peers.json (the peers' figures and the ratios),
-# chip-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md, gpu-check.log. Keep them
+# chip-cuda.json, nccl-cuda.json, PROFILE-cuda.json, PROFILE-opencl.json, summary.md, gpu-check.log. Keep them
 # as references with scripts/keep-reference.py OUT.
 #
 #   scripts/gpu-check.sh [OPTIONS]                 on the GPU machine
@@ -118,10 +126,12 @@ from_build=""
 peers_src=build-peers/src
 grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
+# NCCL's two steps (35 s) came out of peers (75 -> 65), chip (60 -> 50), cuda (65 -> 55) and
+# opencl (35 -> 30): the total stays 485 s.
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=120
-                   [peers]=75 [chip]=60 [memcheck]=40 [racecheck]=25 [cuda]=65 [health]=5
-                   [opencl]=35 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke peers chip memcheck racecheck cuda health opencl summary build"
+                   [peers]=65 [chip]=50 [memcheck]=40 [racecheck]=25 [nccl]=20 [ncclpeer]=15
+                   [cuda]=55 [health]=5 [opencl]=30 [summary]=10 [build]=240)
+steps_order="version chain compat json state smoke peers chip memcheck racecheck nccl ncclpeer cuda health opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -363,8 +373,9 @@ if $dry; then
     echo "gpu-check: no nvidia-smi here: a real run would find no NVIDIA driver, skip the CUDA" \
          "steps and exit 4 (OpenCL's run still runs, on whatever OpenCL device there is)"
   total=0
-  for s in version chain json state smoke peers chip memcheck racecheck cuda health opencl summary; do
-    $smoke_only && case $s in peers|chip|memcheck|racecheck|cuda|health|opencl|summary) continue ;; esac
+  for s in version chain json state smoke peers chip memcheck racecheck nccl ncclpeer cuda health \
+           opencl summary; do
+    $smoke_only && case $s in peers|chip|memcheck|racecheck|nccl|ncclpeer|cuda|health|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -800,6 +811,48 @@ if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
   fi
 fi
 
+# ---- part 2d: NCCL's collectives and their peers ---------------------------------------------------
+# The collective suite through the backend's NCCL (ops->comm_init / comm_run) on the whole CUDA
+# device set (every GPU, one rank each), each output verified; nccl-tests' sizes (bytes).
+nccl_yaml="$tmp/nccl.yaml"
+cat >"$nccl_yaml" <<'YAML'
+name: nccl-gpu-check
+measure: {warmup_runs: 2, warmup_time: 2ms, min_samples: 5, max_samples: 20, max_noise: 0.05,
+          max_time: 150ms, min_sample_time: 1ms}
+suites:
+  - suite: collective
+    params: {transport: nccl, coll: [allreduce, allgather, reducescatter, broadcast, reduce,
+                                     alltoall, sendrecv], size: [64KiB, 64MiB]}
+  - suite: collective
+    params: {transport: nccl, coll: allreduce, dtype: bf16, size: 64MiB}
+  - suite: collective
+    params: {transport: nccl, coll: [allreduce, allgather], inplace: true, size: 64MiB}
+YAML
+if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
+  $dry || echo "gpu-check: part 2d: NCCL's collectives on CUDA (budget ${budget[nccl]} s)"
+  run_step nccl - "$exe" run "$nccl_yaml" --backend cuda -o "$out/nccl-cuda.json" -q
+  rc[nccl]=$?
+  if ! $dry; then
+    grep -a -m1 '^cuda: NCCL:' "$chain" | tee -a "$log"
+    echo "gpu-check: nccl exit ${rc[nccl]} (0: every case ran or was a recorded skip)" |
+      tee -a "$log"
+    [ "${rc[nccl]}" = 0 ] || failed=true
+  fi
+  nt=()
+  [ -d "$peers_src/nccl-tests" ] && nt=(--nccl-tests "$peers_src/nccl-tests")
+  if ! $dry && ! command -v python3 >/dev/null; then
+    echo "gpu-check: NCCL peers skipped: no python3" | tee -a "$log"
+  elif $dry || [ -f "$out/nccl-cuda.json" ]; then
+    run_step ncclpeer - python3 scripts/gpu-nccl-peer.py --results "$out/nccl-cuda.json" \
+      --size 64MiB ${nt[@]+"${nt[@]}"} --md "$tmp/nccl-peer.md"
+    rc[ncclpeer]=$?
+    # An absent or failing peer is a line of its table; only the script itself can fail.
+    $dry || { [ "${rc[ncclpeer]}" = 0 ] || failed=true; }
+  else
+    echo "gpu-check: NCCL peers skipped: the collective suite wrote no results" | tee -a "$log"
+  fi
+fi
+
 # ---- part 3: the profile on both backends, and the summary ---------------------------------------
 cat >"$tmp/summary.py" <<'PY'
 import json, sys
@@ -907,6 +960,9 @@ if ! $smoke_only; then
     if ! $dry && [ -f "$tmp/peers.md" ]; then
       { echo; cat "$tmp/peers.md"; } >>"$out/summary.md"
       cat "$tmp/peers.md"
+    fi
+    if ! $dry && [ -f "$tmp/nccl-peer.md" ]; then
+      { echo; cat "$tmp/nccl-peer.md"; } >>"$out/summary.md"
     fi
   else
     echo "gpu-check: no python3: no summary.md (the results JSON files are complete)" | tee -a "$log"

@@ -4,11 +4,17 @@
 # folder, free ports), runs a 2-task fleet job of a tiny profile through salloc and srun
 # (scripts/fleet-slurm.sh with TASKS_PER_NODE=2), checks the two results files and the fleet view
 # of them, then adds a hand-slowed copy of one node's file (every figure at 0.5x) and checks that
-# `gpubench fleet` flags it (LOW by its node shift) and exits 3. Every daemon it started is
+# `gpubench fleet` flags it (LOW by its node shift) and exits 3, and runs gpubench-mpi's
+# collectives across 2 tasks (where the build has it). Every daemon it started is
 # stopped and the folder removed on any exit (trap); nothing outside the folder is written.
 #   scripts/test-slurm.sh            # as root, after scripts/bootstrap.sh
+# With the argument `healthcheck` it tests scripts/slurm-healthcheck.sh on the same cluster
+# instead: a planted failure (GPUBENCH_TEST_DIAG_FAIL=memory_triad) drains the node with the test's
+# name in the reason; healthy, the node is resumed; a node an operator drained stays drained.
+#   scripts/test-slurm.sh healthcheck
 # Exit 0 pass, 1 fail, 77 skipped (a line "skip reason: ..." says why: not root, Slurm or munge
-# not installed). Run by the test runner as the test slurm_fleet_job_on_localhost.
+# not installed). Run by the test runner as the tests slurm_fleet_job_on_localhost and
+# slurm_healthcheck_drains_and_resumes.
 # Environment: GPUBENCH  the binary (default build/gpubench)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -129,6 +135,42 @@ done
 [ "$state" = idle ] || fail "the node did not come up (state '$state')"
 echo "test-slurm: one-node cluster up in $(($(date +%s) - t0)) s (ports $ctld_port, $slurmd_port)"
 
+if [ "${1:-}" = healthcheck ]; then
+  hc() { GPUBENCH=$gb GPUBENCH_SOURCE_DIR=$PWD SLURMD_NODENAME=$node scripts/slurm-healthcheck.sh >>"$tmp/hc.log" 2>&1; }
+  reason() { sinfo -h -N -n "$node" -o '%E' | head -n 1; }
+  # A planted failure: drained, the test named in the reason; a second planted name that is
+  # shell text is a name, never a command.
+  # shellcheck disable=SC2016 # the $(...) is meant literally
+  GPUBENCH_TEST_DIAG_FAIL='memory_triad,x$(touch '"$tmp"'/pwned)`touch '"$tmp"'/pwned`' hc
+  rc=$?
+  cat "$tmp/hc.log"
+  [ $rc -eq 3 ] || fail "the health check exited $rc with a planted failure (3 expected)"
+  r=$(reason)
+  [[ $r == "gpubench diag: "*"diag/1/memory_triad"* ]] || fail "reason '$r' does not name diag/1/memory_triad"
+  [ ! -e "$tmp/pwned" ] || fail "text of a test's name ran as a command"
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st == drain* ]] || fail "the node is '$st', not drained"
+  echo "test-slurm: drained: $r"
+  # Healthy: resumed.
+  hc
+  rc=$?
+  [ $rc -eq 0 ] || { cat "$tmp/hc.log"; fail "the health check exited $rc on a healthy node"; }
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st != drain* ]] || fail "the node is still '$st' after a healthy check"
+  echo "test-slurm: resumed: $st"
+  # An operator's drain stays, whatever the check finds.
+  scontrol update NodeName="$node" State=DRAIN Reason="maintenance by hand" || fail "scontrol drain"
+  hc
+  GPUBENCH_TEST_DIAG_FAIL=memory_triad hc
+  r=$(reason)
+  [ "$r" = "maintenance by hand" ] || { cat "$tmp/hc.log"; fail "the operator's reason became '$r'"; }
+  st=$(sinfo -h -N -n "$node" -o %T | head -n 1)
+  [[ $st == drain* ]] || fail "the operator's drain was resumed ('$st')"
+  echo "test-slurm: an operator's drain stays: $r"
+  echo "test-slurm: passed in $(($(date +%s) - t0)) s"
+  exit 0
+fi
+
 # A tiny profile: two memory kernels at three sizes and the launch latency, a few samples each
 # (7 cases: a node shift takes 5 at least).
 cat >"$tmp/tiny.yaml" <<'EOF'
@@ -182,4 +224,25 @@ grep -Eq '^slowed +0 +-50\.0 +LOW: node shift over [0-9]+ cases' "$tmp/fleet.txt
   fail "the slowed node is not LOW by its node shift of -50%"
 # (Task 1 may be LOW as well: two tasks sharing two cores, one of them can run 25% slower as a
 # whole; the copies of task 0 are the majority the shift is measured against.)
+
+# gpubench-mpi's collectives across the job's 2 tasks: mpirun inside the allocation (Open MPI reads
+# the allocation from Slurm's environment), every collective verified on both ranks. Left out when
+# the build has no gpubench-mpi or mpirun is missing.
+mpi=$(dirname "$gb")/gpubench-mpi
+if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 salloc -N 1 -n 2 --time=5 \
+    -J gpubench-mpi-test mpirun -np 2 "$mpi" collective --size 64KiB --iters 3 --warmup 1 -q \
+    -o "$tmp/mpi.json" >"$tmp/mpi.log" 2>&1 &
+  job=$!
+  pids+=("$job")
+  wait "$job"
+  rc=$?
+  cat "$tmp/mpi.log"
+  [ $rc -eq 0 ] || fail "the gpubench-mpi job exited $rc"
+  [ "$(jq '[.results[] | select(.status == "ok" and .verified and .params.ranks == 2)] | length' \
+        "$tmp/mpi.json")" -eq 7 ] || fail "gpubench-mpi under Slurm: not 7 collectives ok on 2 ranks"
+  echo "test-slurm: gpubench-mpi collective across 2 Slurm tasks: 7 collectives verified"
+else
+  echo "test-slurm: gpubench-mpi or mpirun absent: its Slurm job left out"
+fi
 echo "test-slurm: passed in $(($(date +%s) - t0)) s"

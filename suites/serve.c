@@ -39,6 +39,27 @@
  * p99_us is absent, fewer than 100 requests), MLPerf's Server-scenario figure for one layer; a
  * sweep with none under the bound gets the text "none".
  *
+ * Scenarios (`scenario`, MLPerf Inference's LoadGen's, contract in serve_queue.h): Server, the
+ * default, is all of the above, unchanged (results from before the axis are Server runs at a
+ * fixed load, LoadGen's Server at a target rate); with `find_peak` setup first bisects the rate
+ * between 0.05 and 2 x the capacity for the largest whose pooled p99 meets slo_us with a VALID
+ * verdict (LoadGen's FindPeakPerformance), each probe a text figure (probe1.., its rate, p99,
+ * kept_up, pass), then the traces run at `peak_rps`. SingleStream: `requests` queries of one
+ * sample, each issued when the last completes (headline: the traces' p90). MultiStream: the same
+ * with queries of 8 samples, one batch each (headline p99). Offline: every sample of the trace
+ * at once, served in full batches (headline: samples/s, `throughput`). Periodic: one request
+ * every 1/`fps` s, each due `deadline` us after it came (0: one period): deadline_misses (served
+ * late or dropped) and their rate, jitter_sd_us and jitter_p99_us (the deviation of the gap
+ * between consecutive completions from the gap between their arrivals: the difference of their
+ * latencies; the median over the traces). normalize gives the axes a scenario does not use one
+ * value (load 1, max_wait 0, ...), so that they merge. Every run: `verdict`, VALID or INVALID
+ * and why (gb_serve_verdict: too few queries for the scenario's percentile by LoadGen's early
+ * stopping, p99 over the bound, overloaded, a deadline missed), es_min_queries, and for
+ * SingleStream es_p90_us, for both closed loops es_p99_us (LoadGen's early-stopping
+ * estimates). derive adds knee_load to a Server sweep over load (gb_serve_knee: the smallest
+ * load whose p99 exceeds twice the lowest load's). Test hook: GPUBENCH_TEST_SERVE_SLOW=N makes
+ * every N-th batch of the traces take 20 ms more (a planted slow request).
+ *
  * Verification: every request's output row, every element, exactly: W and the inputs hold
  * -1, 0 and 1, so each output is a sum of K products of them, exact in F32 below 2^24 (K is at
  * most 2^24). Requests draw their inputs from 16 distinct rows (seeded; the j-th request served
@@ -49,6 +70,7 @@
  * of every batch of two or more out of its D2H copy.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +85,7 @@
 #include "suites/serve_queue.h"
 
 #define NDISTINCT 16u
+#define SLOW_S 0.020 /* GPUBENCH_TEST_SERVE_SLOW's extra time per planted slow batch, s */
 #define CAPACITY_RUNS 7
 
 static bool shape_check(const char *v, char *why, size_t len)
@@ -88,6 +111,28 @@ static bool load_check(double v, char *why, size_t len)
 {
     if (!(v >= 0.001 && v <= 10)) {
         snprintf(why, len, "a load is a fraction of the capacity in [0.001, 10], not %g", v);
+        return false;
+    }
+    return true;
+}
+
+/* In the order of enum gb_serve_scenario. */
+static const char *const scenario_names[] = {"Server",  "SingleStream", "MultiStream",
+                                             "Offline", "Periodic",     NULL};
+
+static enum gb_serve_scenario scenario_of(const struct gb_params *p)
+{
+    const char *v = gb_params_str(p, "scenario"); /* "" where omitted: the default */
+    for (int i = 0; scenario_names[i]; i++)
+        if (strcmp(v, scenario_names[i]) == 0)
+            return (enum gb_serve_scenario)i;
+    return GB_SERVE_SERVER;
+}
+
+static bool fps_check(double v, char *why, size_t len)
+{
+    if (!(v >= 0.01 && v <= 1e6)) {
+        snprintf(why, len, "fps is requests per second in [0.01, 1e6], not %g", v);
         return false;
     }
     return true;
@@ -140,20 +185,89 @@ static const struct gb_axis_def axes[] = {
      .omit_default = true,
      .help = "requests that may wait at once: one arriving at a full queue is dropped and "
              "counted (0: no bound)"},
+    {.name = "scenario",
+     .type = GB_V_STR,
+     .def = "Server",
+     .choices = scenario_names,
+     .omit_default = true,
+     .help = "MLPerf LoadGen's scenario: Server (Poisson arrivals at `load`), SingleStream, "
+             "MultiStream (queries of 8), Offline (all at once); or Periodic (`fps`)"},
+    {.name = "find_peak",
+     .type = GB_V_BOOL,
+     .def = "false",
+     .omit_default = true,
+     .help = "Server: bisect for the largest rate whose p99 stays within slo_us, then run at it"},
+    {.name = "fps",
+     .type = GB_V_FLOAT,
+     .def = "30",
+     .check_float = fps_check,
+     .omit_default = true,
+     .help = "Periodic: requests per second, one every 1/fps s (a camera's frames)"},
+    {.name = "deadline",
+     .type = GB_V_INT,
+     .def = "0",
+     .min = 0,
+     .max = 100000000,
+     .omit_default = true,
+     .help = "Periodic: us from a frame's arrival by which it must be served (0: one period)"},
 };
+
+/* The axes a scenario does not use get one canonical value, so that identical cases merge:
+ * load only paces Server's arrivals (1 elsewhere, and for find_peak, whose search sets the
+ * rate); SingleStream's batch is its query of 1 and MultiStream's of 8, and neither waits;
+ * Offline issues all at once (no wait); Periodic serves frame by frame; fps and deadline are
+ * Periodic's, find_peak Server's. */
+static bool serve_normalize(struct gb_params *p)
+{
+    const enum gb_serve_scenario sc = scenario_of(p);
+    struct gb_value *load = gb_params_slot(p, "load"), *mb = gb_params_slot(p, "max_batch"),
+                    *mw = gb_params_slot(p, "max_wait"), *fps = gb_params_slot(p, "fps"),
+                    *dl = gb_params_slot(p, "deadline"), *fp = gb_params_slot(p, "find_peak");
+    if (!load || !mb || !mw || !fps || !dl || !fp)
+        return true; /* a reader's params without the axes: nothing to merge */
+    if (sc != GB_SERVE_SERVER)
+        fp->u.b = false;
+    if (sc != GB_SERVE_SERVER || fp->u.b)
+        load->u.f = 1;
+    if (sc == GB_SERVE_SINGLESTREAM || sc == GB_SERVE_MULTISTREAM || sc == GB_SERVE_PERIODIC)
+        mb->u.i = sc == GB_SERVE_MULTISTREAM ? GB_SERVE_MULTISTREAM_SAMPLES : 1;
+    if (sc != GB_SERVE_SERVER)
+        mw->u.i = 0;
+    if (sc != GB_SERVE_PERIODIC) {
+        fps->u.f = 30;
+        dl->u.i = 0;
+    }
+    return true;
+}
 
 /* One kept trace. */
 struct trace {
     size_t end;     /* kept[] index where its served requests' latencies end */
     double p99_us;  /* over its served requests (NaN: none served) */
     double rps;     /* achieved: served over the span from the first arrival to the last done */
-    double kept_up; /* gb_serve_kept_up */
+    double kept_up; /* gb_serve_kept_up (NaN: not judged, a closed loop or Offline) */
     size_t dropped, batches;
+    double p90_us;     /* over its served requests (SingleStream's headline) */
+    double jit_sd_us;  /* Periodic: gb_serve_jitter's, us */
+    double jit_p99_us; /* Periodic */
+    size_t misses;     /* Periodic: requests over the deadline or dropped */
 };
+
+/* The Server search's probes kept as figures (each one a text: the result holds 24 figures). */
+#define MAX_PROBES 8
 
 struct serve {
     uint64_t k, n, nreq, max_batch, queue;
+    uint64_t per_query, nrows; /* samples per query (MultiStream 8), rows: nreq per_query */
     double max_wait, rate, service_s;
+    enum gb_serve_scenario sc;
+    double period_s, deadline_s; /* Periodic */
+    bool find_peak;
+    double peak_rps;                          /* find_peak: the search's rate (0: none) */
+    struct gb_serve_probe probes[MAX_PROBES]; /* find_peak: in order */
+    size_t nprobes;
+    uint64_t slow_every, nbatches; /* the planted slow batch (test hook) */
+    bool tracing;                  /* a trace (or probe) is being served: the hook may act */
     uint64_t seed, traces;
     struct gb_buf *w, *x, *y;  /* device: W (N x K column-major), a batch's inputs, outputs */
     struct gb_buf *hin, *hout; /* pinned: the input and output rows of the requests served, in
@@ -230,7 +344,11 @@ static int real_serve(void *p, size_t first, size_t count)
     const size_t back = s->broken && count > 1 ? count - 1 : count;
     if ((err = ops->copy(ctx->q, s->hout, first * out_row, s->y, 0, back * out_row, GB_COPY_ASYNC)))
         return err;
-    return ops->queue_sync(ctx->q);
+    err = ops->queue_sync(ctx->q);
+    /* The planted slow batch: every slow_every-th of the traces' batches takes SLOW_S more. */
+    if (!err && s->tracing && s->slow_every && ++s->nbatches % s->slow_every == 0)
+        real_wait(NULL, gb_now() + SLOW_S);
+    return err;
 }
 
 static const struct gb_serve_server real_server = {
@@ -274,6 +392,99 @@ static struct capacity *capacity_of(const void *dev, uint64_t k, uint64_t n, uin
     return NULL;
 }
 
+/* One trace of the case's scenario (contract in serve_queue.h): s->arr and s->lat filled, one
+ * latency per query (NaN: dropped); Server's arrivals drawn from `seed` at s->rate. */
+static int one_trace(struct serve *s, uint64_t seed, struct gb_serve_stats *st)
+{
+    struct gb_serve_server srv = real_server;
+    srv.ctx = s;
+    s->tracing = true;
+    int err;
+    switch (s->sc) {
+    case GB_SERVE_SINGLESTREAM:
+    case GB_SERVE_MULTISTREAM:
+        memset(s->arr, 0, s->nreq * sizeof *s->arr); /* issued when the last one completes */
+        err = gb_serve_closed(&srv, s->nreq, s->per_query, s->lat, st);
+        break;
+    case GB_SERVE_OFFLINE: /* every sample at once, in full batches, none turned away */
+        memset(s->arr, 0, s->nreq * sizeof *s->arr);
+        err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, 0, 0, s->lat, st);
+        break;
+    case GB_SERVE_PERIODIC:
+        gb_serve_periodic_arrivals(s->arr, s->nreq, s->period_s);
+        err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, (size_t)s->queue,
+                           s->lat, st);
+        break;
+    default:
+        gb_serve_arrivals(s->arr, s->nreq, s->rate, seed);
+        err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, (size_t)s->queue,
+                           s->lat, st);
+        break;
+    }
+    s->tracing = false;
+    return err;
+}
+
+/* One probe of the Server search: traces at probe->rate until their requests reach the fewest
+ * that a p99 claim needs (gb_es_min_queries with none over: 459), pooled and judged as a run
+ * is (gb_serve_verdict with the case's slo_us). */
+static int probe_rate(void *p, struct gb_serve_probe *pr)
+{
+    struct gb_case_ctx *ctx = p;
+    struct serve *s = ctx->state;
+    const uint64_t need = gb_es_min_queries(0, 0.99, GB_SERVE_ES_CONFIDENCE);
+    const size_t traces = (size_t)((need + s->nreq - 1) / s->nreq);
+    double *pool = malloc(traces * s->nreq * sizeof *pool), up[64];
+    if (!pool)
+        return GB_FAIL(GB_ENOMEM, "serve: probe latencies");
+    s->rate = pr->rate;
+    size_t m = 0, dropped = 0, judged = 0;
+    for (size_t t = 0; t < traces; t++) {
+        struct gb_serve_stats st;
+        int err = one_trace(s, s->seed ^ (0x9E3779B97F4A7C15ull + s->nprobes * 64 + t), &st);
+        if (err) {
+            free(pool);
+            return err;
+        }
+        for (uint64_t i = 0; i < s->nreq; i++)
+            if (!isnan(s->lat[i]))
+                pool[m++] = s->lat[i];
+        dropped += st.dropped;
+        const double u = gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s);
+        if (!isnan(u) && judged < 64)
+            up[judged++] = u;
+    }
+    qsort(pool, m, sizeof *pool, cmp_double);
+    pr->kept_up = gb_median(up, judged);
+    pr->p99_s = m ? rank_quantile(pool, m, 0.99) : NAN;
+    const bool over = pr->kept_up < GB_SERVE_KEPT_UP_MIN ||
+                      (double)dropped > GB_SERVE_DROPPED_MAX * (double)(traces * s->nreq);
+    char why[64];
+    pr->pass = m && gb_serve_verdict(GB_SERVE_SERVER, pool, m,
+                                     1e-6 * (double)gb_params_int(ctx->params, "slo_us"), over, why,
+                                     sizeof why);
+    free(pool);
+    return 0;
+}
+
+/* find_peak: LoadGen's FindPeakPerformance for the Server scenario, a bisection of the rate
+ * between 0.05 and 2 times the capacity (the capacity is the fastest full batch's, so that the
+ * search finds what the queue kept up with rather than assume it; a rate above what is served
+ * fails by its overload or its tail) to 2% or
+ * MAX_PROBES probes; the timed traces then run at the rate found (at 0.05 x the capacity where
+ * none passed, and the figures say so). */
+static int find_peak(struct gb_case_ctx *ctx, struct serve *s, double capacity)
+{
+    double peak = 0;
+    int err = gb_serve_find_peak(probe_rate, ctx, 0.05 * capacity, 2 * capacity, 0.02, MAX_PROBES,
+                                 s->probes, &s->nprobes, &peak);
+    if (err)
+        return err;
+    s->peak_rps = peak;
+    s->rate = peak > 0 ? peak : 0.05 * capacity;
+    return 0;
+}
+
 static int serve_setup(struct gb_case_ctx *ctx)
 {
     struct serve *s = ctx->state;
@@ -287,6 +498,20 @@ static int serve_setup(struct gb_case_ctx *ctx)
     s->nreq = (uint64_t)gb_params_int(ctx->params, "requests");
     s->seed = (uint64_t)gb_params_int(ctx->params, "seed");
     s->queue = (uint64_t)gb_params_int(ctx->params, "queue");
+    s->sc = scenario_of(ctx->params);
+    s->find_peak = s->sc == GB_SERVE_SERVER && gb_params_bool(ctx->params, "find_peak");
+    s->per_query = s->sc == GB_SERVE_MULTISTREAM ? GB_SERVE_MULTISTREAM_SAMPLES : 1;
+    if (s->sc == GB_SERVE_SINGLESTREAM || s->sc == GB_SERVE_MULTISTREAM)
+        s->max_batch = s->per_query; /* a query is one batch (normalize says so too) */
+    s->nrows = s->nreq * s->per_query;
+    if (s->sc == GB_SERVE_PERIODIC) {
+        const double fps = gb_params_float(ctx->params, "fps");
+        const int64_t dl = gb_params_int(ctx->params, "deadline");
+        s->period_s = 1 / (fps > 0 ? fps : 30); /* absent: the default, 30 */
+        s->deadline_s = dl > 0 ? 1e-6 * (double)dl : s->period_s;
+    }
+    const char *slow = getenv("GPUBENCH_TEST_SERVE_SLOW");
+    s->slow_every = slow ? strtoull(slow, NULL, 10) : 0;
     if (s->max_batch == 1 && s->max_wait > 0)
         return gb_case_skip(ctx, "max_wait has no effect with max_batch 1 (each request is a "
                                  "batch of its own at once): the case with max_wait 0");
@@ -298,7 +523,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
     const uint64_t wbytes = s->k * s->n * sizeof(float);
     const uint64_t xbytes = s->max_batch * s->k * sizeof(float),
                    ybytes = s->max_batch * s->n * sizeof(float);
-    const uint64_t hin = s->nreq * s->k * sizeof(float), hout = s->nreq * s->n * sizeof(float);
+    const uint64_t hin = s->nrows * s->k * sizeof(float), hout = s->nrows * s->n * sizeof(float);
     const struct gb_device_info *info = &ctx->dev->info;
     if (info->global_mem && (double)(wbytes + xbytes + ybytes) > 0.8 * (double)info->global_mem)
         return gb_case_skip(ctx, "the layer and a batch (%.3g GB) do not fit in %.3g GB",
@@ -314,7 +539,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
     float *w = malloc(wbytes);
     float *xd = malloc(NDISTINCT * s->k * sizeof *xd);
     s->ref = malloc(NDISTINCT * s->n * sizeof *s->ref);
-    s->which = malloc(s->nreq);
+    s->which = malloc(s->nrows);
     s->arr = malloc(s->nreq * sizeof *s->arr);
     s->lat = malloc(s->nreq * sizeof *s->lat);
     if (!w || !xd || !s->ref || !s->which || !s->arr || !s->lat) {
@@ -337,7 +562,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
             s->ref[d * s->n + nn] = acc;
         }
     float *in = s->hin->host;
-    for (uint64_t r = 0; r < s->nreq; r++) {
+    for (uint64_t r = 0; r < s->nrows; r++) {
         s->which[r] = (unsigned char)(gb_splitmix64(&rs) % NDISTINCT);
         memcpy(in + r * s->k, xd + s->which[r] * s->k, s->k * sizeof *in);
     }
@@ -350,7 +575,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
      * per device, layer and batch limit in this worker, so that the cases of a load sweep offer
      * rates in the ratio of their loads (measured per case, a shared machine's swings made
      * load 0.8 offer less than 0.5). */
-    const size_t full = s->max_batch < s->nreq ? s->max_batch : s->nreq;
+    const size_t full = s->max_batch < s->nrows ? s->max_batch : s->nrows;
     if ((err = real_serve(s, 0, full)))
         return err;
     struct capacity *cap = capacity_of(ctx->dev, s->k, s->n, full);
@@ -381,6 +606,8 @@ static int serve_setup(struct gb_case_ctx *ctx)
             cap->service_s = s->service_s;
     }
     s->rate = gb_params_float(ctx->params, "load") * (double)full / s->service_s;
+    if (s->find_peak && (err = find_peak(ctx, s, (double)full / s->service_s)))
+        return err;
     ctx->op.timer = GB_TIMER_HOST_CALL;
     ctx->op.max_batch = 1;
     return 0;
@@ -391,7 +618,7 @@ static int serve_prepare(struct gb_case_ctx *ctx, uint64_t reps)
 {
     (void)reps;
     struct serve *s = ctx->state;
-    memset(s->hout->host, 0xFF, s->nreq * s->n * sizeof(float));
+    memset(s->hout->host, 0xFF, s->nrows * s->n * sizeof(float));
     return 0;
 }
 
@@ -399,12 +626,8 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
 {
     struct serve *s = ctx->state;
     for (uint64_t r = 0; r < reps; r++) {
-        gb_serve_arrivals(s->arr, s->nreq, s->rate, s->seed + s->traces++);
         struct gb_serve_stats st;
-        struct gb_serve_server srv = real_server;
-        srv.ctx = s;
-        int err = gb_serve_run(&srv, s->arr, s->nreq, s->max_batch, s->max_wait, (size_t)s->queue,
-                               s->lat, &st);
+        int err = one_trace(s, s->seed + s->traces++, &st);
         if (err)
             return err;
         s->served = st.served;
@@ -427,6 +650,14 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
             s->tr = p;
             s->traces_cap = cap;
         }
+        const bool open_loop = s->sc == GB_SERVE_SERVER || s->sc == GB_SERVE_PERIODIC;
+        double jsd = NAN, jp99 = NAN;
+        size_t misses = st.dropped;
+        if (s->sc == GB_SERVE_PERIODIC) {
+            gb_serve_jitter(s->arr, s->lat, s->nreq, &jsd, &jp99);
+            for (uint64_t i = 0; i < s->nreq; i++)
+                misses += s->lat[i] > s->deadline_s;
+        }
         double *v = s->kept + s->nkept;
         size_t m = 0;
         for (uint64_t i = 0; i < s->nreq; i++)
@@ -434,17 +665,23 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
                 v[m++] = s->lat[i];
         s->nkept += m;
         struct trace *t = &s->tr[s->ntraces++];
-        *t = (struct trace){.end = s->nkept,
-                            .p99_us = NAN,
-                            .rps = st.span_s > 0 ? (double)st.served / st.span_s : 0,
-                            /* the last batch's service: at most a full one's */
-                            .kept_up = gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s),
-                            .dropped = st.dropped,
-                            .batches = st.batches};
+        *t = (struct trace){
+            .end = s->nkept,
+            .p99_us = NAN,
+            .rps = st.span_s > 0 ? (double)st.served / st.span_s : 0,
+            /* the last batch's service: at most a full one's */
+            .kept_up = open_loop ? gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s) : NAN,
+            .dropped = st.dropped,
+            .batches = st.batches,
+            .p90_us = NAN,
+            .jit_sd_us = 1e6 * jsd,
+            .jit_p99_us = 1e6 * jp99,
+            .misses = misses};
         if (m) {
             /* Sorted in place: the kept order within a trace does not matter. */
             qsort(v, m, sizeof *v, cmp_double);
             t->p99_us = 1e6 * rank_quantile(v, m, 0.99);
+            t->p90_us = 1e6 * rank_quantile(v, m, 0.90);
         }
     }
     return 0;
@@ -483,6 +720,89 @@ static int serve_verify(struct gb_case_ctx *ctx)
     return 0;
 }
 
+/* The median over the kept traces [t0, t0 + nt) of a per-trace figure (NaN: none finite). */
+static double trace_median(const struct serve *s, size_t t0, size_t nt, size_t offset)
+{
+    double *x = malloc((nt ? nt : 1) * sizeof *x);
+    if (!x)
+        return NAN;
+    size_t m = 0;
+    for (size_t t = t0; t < t0 + nt; t++) {
+        const double y = *(const double *)((const char *)&s->tr[t] + offset);
+        if (isfinite(y))
+            x[m++] = y;
+    }
+    const double med = gb_median(x, m);
+    free(x);
+    return med;
+}
+
+/* The scenario's figures: the verdict, early stopping, Periodic's deadline and jitter, the
+ * Server search's probes. v[0..n): the kept latencies ascending (s). */
+static void scenario_figures(struct gb_case_ctx *ctx, const struct serve *s, const double *v,
+                             size_t n, bool overloaded, size_t t0, size_t nt)
+{
+    const double c = GB_SERVE_ES_CONFIDENCE;
+    const double bound = s->sc == GB_SERVE_SERVER
+                             ? 1e-6 * (double)gb_params_int(ctx->params, "slo_us")
+                         : s->sc == GB_SERVE_PERIODIC ? s->deadline_s
+                                                      : 0;
+    char why[64];
+    gb_serve_verdict(s->sc, v, n, bound, overloaded, why, sizeof why);
+    gb_case_text(ctx, "verdict", "%s", why);
+    if (s->sc != GB_SERVE_OFFLINE) {
+        size_t over = 0;
+        for (size_t i = n; bound > 0 && i > 0 && v[i - 1] > bound; i--)
+            over++;
+        const double p = s->sc == GB_SERVE_SINGLESTREAM ? 0.90 : 0.99;
+        /* Server: the fewest queries for its claim with `over` over the bound; the others:
+         * LoadGen's fewest for an estimate (one query's worth over). */
+        gb_case_figure(ctx, "es_min_queries", "",
+                       (double)gb_es_min_queries(s->sc == GB_SERVE_SERVER ? over : 1, p, c));
+    }
+    if (s->sc == GB_SERVE_SINGLESTREAM || s->sc == GB_SERVE_MULTISTREAM) {
+        /* LoadGen's early-stopping estimates: SingleStream's p90 and (for MultiStream's sake)
+         * p99, MultiStream's p99. */
+        if (s->sc == GB_SERVE_SINGLESTREAM) {
+            const double e90 = gb_es_estimate(v, n, 0.90, c, NULL);
+            if (isfinite(e90))
+                gb_case_figure(ctx, "es_p90_us", "us", 1e6 * e90);
+        }
+        const double e99 = gb_es_estimate(v, n, 0.99, c, NULL);
+        if (isfinite(e99))
+            gb_case_figure(ctx, "es_p99_us", "us", 1e6 * e99);
+    }
+    if (s->sc == GB_SERVE_PERIODIC) {
+        size_t misses = 0;
+        for (size_t t = t0; t < t0 + nt; t++)
+            misses += s->tr[t].misses;
+        gb_case_figure(ctx, "fps", "1/s", 1 / s->period_s);
+        gb_case_figure(ctx, "deadline_us", "us", 1e6 * s->deadline_s);
+        gb_case_figure(ctx, "deadline_misses", "", (double)misses);
+        gb_case_figure(ctx, "deadline_miss_rate", "",
+                       (double)misses / ((double)nt * (double)s->nreq));
+        const double sd = trace_median(s, t0, nt, offsetof(struct trace, jit_sd_us)),
+                     p99 = trace_median(s, t0, nt, offsetof(struct trace, jit_p99_us));
+        if (isfinite(sd))
+            gb_case_figure(ctx, "jitter_sd_us", "us", sd);
+        if (isfinite(p99))
+            gb_case_figure(ctx, "jitter_p99_us", "us", p99);
+    }
+    if (s->find_peak) {
+        if (s->peak_rps > 0)
+            gb_case_figure(ctx, "peak_rps", "1/s", s->peak_rps);
+        else
+            gb_case_text(ctx, "peak_rps", "none: 0.05 x the capacity missed the bound");
+        for (size_t i = 0; i < s->nprobes; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "probe%zu", i + 1);
+            const struct gb_serve_probe *pr = &s->probes[i];
+            gb_case_text(ctx, name, "%.4g /s: p99 %.4g us, kept up %.2f, %s", pr->rate,
+                         1e6 * pr->p99_s, pr->kept_up, pr->pass ? "pass" : "fail");
+        }
+    }
+}
+
 static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
 {
     (void)op_time_s;
@@ -515,10 +835,15 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
      * served (requests/s) instead. */
     const bool overloaded = kept_up < GB_SERVE_KEPT_UP_MIN ||
                             (double)dropped > GB_SERVE_DROPPED_MAX * (double)nt * (double)s->nreq;
-    double *v = malloc((n ? n : 1) * sizeof *v);
+    /* The kept traces' latencies, and for Periodic one +inf per dropped request (a frame
+     * turned away missed its deadline). */
+    const size_t nv = n + (s->sc == GB_SERVE_PERIODIC ? dropped : 0);
+    double *v = malloc((nv ? nv : 1) * sizeof *v);
     if (!v)
         return;
     memcpy(v, s->kept + from, n * sizeof *v);
+    for (size_t i = n; i < nv; i++)
+        v[i] = INFINITY;
     qsort(v, n, sizeof *v, cmp_double);
     if (n && !overloaded) {
         gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
@@ -533,14 +858,22 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
         if (n >= 100)
             gb_case_figure(ctx, "overload_p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
     }
-    free(v);
     gb_case_text(ctx, "queue_state", "%s",
                  overloaded && !(kept_up < GB_SERVE_KEPT_UP_MIN)
                      ? "overloaded: a full queue turned requests away"
-                 : overloaded  ? "overloaded: served less than offered, no steady state"
-                 : judged == 0 ? "not judged (one request a trace)"
-                               : "stable");
-    gb_case_figure(ctx, "offered_rps", "1/s", s->rate);
+                 : overloaded ? "overloaded: served less than offered, no steady state"
+                 : s->sc == GB_SERVE_SINGLESTREAM || s->sc == GB_SERVE_MULTISTREAM
+                     ? "not judged (a closed loop: one query at a time)"
+                 : s->sc == GB_SERVE_OFFLINE ? "not judged (Offline: every sample at once)"
+                 : judged == 0               ? "not judged (one request a trace)"
+                                             : "stable");
+    scenario_figures(ctx, s, v, nv, overloaded, t0, nt);
+    free(v);
+    /* Offered: Server's rate, Periodic's fps; a closed loop and Offline offer what is served. */
+    if (s->sc == GB_SERVE_SERVER)
+        gb_case_figure(ctx, "offered_rps", "1/s", s->rate);
+    else if (s->sc == GB_SERVE_PERIODIC)
+        gb_case_figure(ctx, "offered_rps", "1/s", 1 / s->period_s);
     gb_case_figure(ctx, "achieved_rps", "1/s", rps / (double)nt);
     if (judged)
         gb_case_figure(ctx, "kept_up", "", kept_up);
@@ -548,17 +881,19 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "capacity_rps", "1/s",
                    (double)(s->max_batch < s->nreq ? s->max_batch : s->nreq) / s->service_s);
     gb_case_figure(ctx, "service_us", "us", 1e6 * s->service_s);
-    gb_case_figure(ctx, "mean_batch", "", (double)n / (batches > 0 ? batches : 1));
+    gb_case_figure(ctx, "mean_batch", "", (double)(n * s->per_query) / (batches > 0 ? batches : 1));
     gb_case_figure(ctx, "requests_checked", "", (double)s->checked);
     double *h = malloc(nt * sizeof *h);
     size_t nh = 0;
     for (size_t t = t0; h && t < s->ntraces; t++) {
-        const double x = overloaded ? s->tr[t].rps : s->tr[t].p99_us;
+        const double x = overloaded || s->sc == GB_SERVE_OFFLINE ? s->tr[t].rps
+                         : s->sc == GB_SERVE_SINGLESTREAM        ? s->tr[t].p90_us
+                                                                 : s->tr[t].p99_us;
         if (isfinite(x))
             h[nh++] = x;
     }
     if (h && nh) {
-        if (overloaded)
+        if (overloaded || s->sc == GB_SERVE_OFFLINE)
             gb_case_headline(ctx, "throughput", "1/s", GB_BETTER_HIGHER, h, nh);
         else
             gb_case_headline(ctx, "latency", "us", GB_BETTER_LOWER, h, nh);
@@ -582,13 +917,51 @@ static void serve_teardown(struct gb_case_ctx *ctx)
     free(s->tr);
 }
 
+/* knee_load of r's sweep over load (the members as serve_derive finds them): the smallest load
+ * whose p99 (p99_us; an overloaded load's overload_p99_us) exceeds GB_SERVE_KNEE_K times the
+ * p99 of the sweep's lowest load (gb_serve_knee). */
+static void serve_knee(struct gb_results *rs, struct gb_result *r, const char *const *but)
+{
+    double *load = malloc(rs->nresults * 2 * sizeof *load);
+    if (!load)
+        return;
+    double *p99 = load + rs->nresults;
+    size_t m = 0;
+    for (size_t j = 0; j < rs->nresults; j++) {
+        const struct gb_result *o = &rs->results[j];
+        if (strcmp(o->suite, "serve") || o->status != GB_STATUS_OK ||
+            o->device_index != r->device_index || strcmp(o->backend, r->backend) ||
+            !gb_params_equal_but(&o->params, &r->params, but))
+            continue;
+        const struct gb_figure *f = gb_result_figure_get(o, "p99_us");
+        if (!f || !f->n)
+            f = gb_result_figure_get(o, "overload_p99_us");
+        /* Insertion by load, ascending. */
+        const double x = gb_params_float(&o->params, "load"), y = f && f->n ? f->v[0] : NAN;
+        size_t k = m++;
+        for (; k > 0 && load[k - 1] > x; k--) {
+            load[k] = load[k - 1];
+            p99[k] = p99[k - 1];
+        }
+        load[k] = x;
+        p99[k] = y;
+    }
+    const double knee = gb_serve_knee(load, p99, m, GB_SERVE_KNEE_K);
+    if (isfinite(knee))
+        gb_result_figure(r, "knee_load", "", knee);
+    else
+        gb_result_text(r, "knee_load", "none: no p99 over %g x the lowest load's", GB_SERVE_KNEE_K);
+    free(load);
+}
+
 /* max_rps_under_slo across a sweep over load. */
 static int serve_derive(struct gb_results *rs)
 {
     static const char *const but[] = {"load", NULL};
     for (size_t i = 0; i < rs->nresults; i++) {
         struct gb_result *r = &rs->results[i];
-        if (strcmp(r->suite, "serve") || r->status != GB_STATUS_OK)
+        if (strcmp(r->suite, "serve") || r->status != GB_STATUS_OK ||
+            scenario_of(&r->params) != GB_SERVE_SERVER || gb_params_bool(&r->params, "find_peak"))
             continue;
         const double slo = (double)gb_params_int(&r->params, "slo_us");
         double best = 0;
@@ -616,6 +989,7 @@ static int serve_derive(struct gb_results *rs)
         }
         if (members < 2)
             continue;
+        serve_knee(rs, r, but);
         if (best > 0)
             gb_result_figure(r, "max_rps_under_slo", "1/s", best);
         else
@@ -631,6 +1005,7 @@ const struct gb_suite gb_suite_serve = {
     .axes = axes,
     .naxes = sizeof axes / sizeof axes[0],
     .case_axis = "shape",
+    .normalize = serve_normalize,
     .state_size = sizeof(struct serve),
     .setup = serve_setup,
     .prepare = serve_prepare,

@@ -195,6 +195,15 @@ static const struct variant_file variant_files[] = {
      {"conc_triad", "conc_chain", "conc_tick", NULL},
      {{NULL}, {"EXACT", NULL}, {"GB_BREAK=1", NULL}, {"EXACT", "GB_BREAK=2", NULL}},
      4},
+    /* suites/llm.c: the tiny model (the kernel's defaults), llama3-8b's shape (GQA 32/8, a
+     * context of 959), a work-group fitted down to 32, and the test hook's two faults. */
+    {"llm.cl",
+     {"llm_embed", "llm_kv_append", "llm_attn", "llm_swiglu", "llm_add", NULL},
+     {{NULL},
+      {"D=4096", "KVD=1024", "HD=128", "GROUP=4", "CTX=959", "NMAX=768", "F=14336", NULL},
+      {"WG=32", "LLM_BREAK=1", NULL},
+      {"LLM_BREAK=2", NULL}},
+     4},
 };
 #define NFILES (sizeof variant_files / sizeof variant_files[0])
 
@@ -865,6 +874,203 @@ TEST_TIMEOUT(cuda_cudnn_loads_by_dlopen_or_says_why, 120)
 }
 #endif
 
+/* ---- NCCL (collectives) ---------------------------------------------------------------------- */
+
+/* The toolkit's libnccl loads by dlopen and every entry point the comm_* members call resolves
+ * (the report prints NCCL's version only then); this process loads it too, through the
+ * comm_unique_id member, which then refuses a short id (a check made after the load). */
+TEST_TIMEOUT(cuda_nccl_loads_by_dlopen_every_entry_point, 120)
+{
+    static char out[1 << 16];
+    if (access(GB_CUDA_LIBDIR "/libnccl.so.2", R_OK) != 0)
+        SKIP("no libnccl.so.2 in %s", GB_CUDA_LIBDIR);
+    unsetenv("GPUBENCH_NCCL");
+    int st = gb_test_shf(out, sizeof out,
+                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: NCCL: 2.");
+    ASSERT_CONTAINS(out, "libnccl.so.2 (found through");
+    ASSERT(!strstr(out, "no symbol"));
+    ASSERT(gb_cuda_ops.comm_init && gb_cuda_ops.comm_unique_id && gb_cuda_ops.comm_init_rank &&
+           gb_cuda_ops.comm_run && gb_cuda_ops.comm_free);
+    char id[GB_CUDA_NCCL_ID_BYTES];
+    size_t len = 16;
+    ASSERT_EQ(gb_cuda_ops.comm_unique_id(id, &len), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "the id needs 128 bytes, 16 given");
+    void *h = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD);
+    ASSERT_MSG(h != NULL, "comm_unique_id did not load NCCL");
+    dlclose(h);
+}
+
+/* With the library out of reach ($GPUBENCH_NCCL, the only place tried when set, an empty
+ * folder), every comm_* member that opens a communicator is GB_EUNSUPPORTED, the case's skip,
+ * and its reason names both file names and where each was looked for; the report says so. */
+TEST_TIMEOUT(cuda_nccl_missing_is_unsupported_naming_what_was_tried, 120)
+{
+    static char out[1 << 16];
+    const char *dir = gb_test_tmpdir();
+    setenv("GPUBENCH_NCCL", dir, 1);
+    /* Never looked at: the library is loaded, and fails, before any device is touched. */
+    struct gb_device fake = {.ops = &gb_cuda_ops};
+    struct gb_device *devs[1] = {&fake};
+    struct gb_queue *queues[1] = {NULL};
+    struct gb_comm *c = (struct gb_comm *)&fake;
+    char want2[1200], want[1200];
+    snprintf(want2, sizeof want2,
+             "NCCL (libnccl.so.2) not loaded: %s/libnccl.so.2 ($GPUBENCH_NCCL): cannot open", dir);
+    snprintf(want, sizeof want,
+             "; NCCL (libnccl.so) not loaded: %s/libnccl.so ($GPUBENCH_NCCL): cannot open", dir);
+    ASSERT_EQ(gb_cuda_ops.comm_init(devs, queues, 1, &c), GB_EUNSUPPORTED);
+    ASSERT(c == NULL);
+    ASSERT_CONTAINS(gb_error_msg(), want2);
+    ASSERT_CONTAINS(gb_error_msg(), want);
+    char id[GB_CUDA_NCCL_ID_BYTES];
+    size_t len = sizeof id;
+    ASSERT_EQ(gb_cuda_ops.comm_unique_id(id, &len), GB_EUNSUPPORTED);
+    ASSERT_CONTAINS(gb_error_msg(), want);
+    ASSERT_EQ(gb_cuda_ops.comm_init_rank(&fake, NULL, 2, 0, id, len, &c), GB_EUNSUPPORTED);
+    ASSERT_CONTAINS(gb_error_msg(), want2);
+    gb_cuda_ops.comm_free(NULL);
+
+    int st = gb_test_shf(
+        out, sizeof out,
+        "GPUBENCH_NCCL='%s' GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null", dir);
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "cuda: NCCL: missing: NCCL (libnccl.so.2) not loaded: ");
+    ASSERT_CONTAINS(out, want);
+    ASSERT_CONTAINS(out, "(NCCL collective cases are skipped)");
+    unsetenv("GPUBENCH_NCCL");
+}
+
+/* The values gb_cuda.h declares instead of including nccl.h are nccl.h's, where the header is
+ * (the toolkit's include folder here; NCCL's own install elsewhere). */
+#if defined(__has_include)
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define GB_TEST_HAVE_NCCL_H 1
+#endif
+#endif
+TEST(cuda_nccl_declared_values_match_nccl_h)
+{
+#ifdef GB_TEST_HAVE_NCCL_H
+    ASSERT_EQ(sizeof(ncclUniqueId), GB_CUDA_NCCL_ID_BYTES);
+    ASSERT_EQ(NCCL_UNIQUE_ID_BYTES, GB_CUDA_NCCL_ID_BYTES);
+    ASSERT_EQ(sizeof(ncclResult_t), sizeof(int));
+    ASSERT_EQ(sizeof(ncclDataType_t), sizeof(int));
+    ASSERT_EQ(sizeof(ncclRedOp_t), sizeof(int));
+    ASSERT_EQ(sizeof(ncclComm_t), sizeof(void *));
+    ASSERT_EQ(ncclSuccess, GB_CUDA_NCCL_SUCCESS);
+    ASSERT_EQ(ncclInt32, GB_CUDA_NCCL_INT32);
+    ASSERT_EQ(ncclFloat16, GB_CUDA_NCCL_FLOAT16);
+    ASSERT_EQ(ncclFloat32, GB_CUDA_NCCL_FLOAT32);
+    ASSERT_EQ(ncclBfloat16, GB_CUDA_NCCL_BFLOAT16);
+    ASSERT_EQ(ncclSum, GB_CUDA_NCCL_SUM);
+    ASSERT_EQ(ncclMax, GB_CUDA_NCCL_MAX);
+    ASSERT_EQ(NCCL_VERSION(2, 10, 0), GB_CUDA_NCCL_BF16_SINCE);
+    char v[32], want[32];
+    gb_cuda_nccl_version_text(NCCL_VERSION_CODE, v, sizeof v);
+    snprintf(want, sizeof want, "%d.%d.%d", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+    ASSERT_STR(v, want);
+#else
+    SKIP("no nccl.h on the include path: nothing to compare with");
+#endif
+}
+
+/* gb_dtype and gb_coll_redop to NCCL's values; bf16 only from NCCL 2.10; version codes of both
+ * of NCCL's forms read back. */
+TEST(cuda_nccl_type_and_reduction_map)
+{
+    int v = -1;
+    ASSERT_OK(gb_cuda_nccl_dtype(GB_F32, 22809, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_FLOAT32);
+    ASSERT_OK(gb_cuda_nccl_dtype(GB_F16, 22809, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_FLOAT16);
+    ASSERT_OK(gb_cuda_nccl_dtype(GB_I32, 2804, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_INT32);
+    ASSERT_OK(gb_cuda_nccl_dtype(GB_BF16, 21000, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_BFLOAT16);
+    ASSERT_EQ(gb_cuda_nccl_dtype(GB_BF16, 2804, &v), GB_EUNSUPPORTED);
+    ASSERT_CONTAINS(gb_error_msg(), "NCCL 2.8.4 has no bf16");
+    ASSERT_EQ(gb_cuda_nccl_dtype(GB_F64, 22809, &v), GB_EUNSUPPORTED);
+    ASSERT_CONTAINS(gb_error_msg(), "not f64");
+    ASSERT_EQ(gb_cuda_nccl_dtype(GB_I8, 22809, &v), GB_EUNSUPPORTED);
+    ASSERT_OK(gb_cuda_nccl_redop(GB_COLL_SUM, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_SUM);
+    ASSERT_OK(gb_cuda_nccl_redop(GB_COLL_MAX, &v));
+    ASSERT_EQ(v, GB_CUDA_NCCL_MAX);
+    char t[32];
+    gb_cuda_nccl_version_text(22809, t, sizeof t);
+    ASSERT_STR(t, "2.28.9");
+    gb_cuda_nccl_version_text(21003, t, sizeof t);
+    ASSERT_STR(t, "2.10.3");
+    gb_cuda_nccl_version_text(2804, t, sizeof t);
+    ASSERT_STR(t, "2.8.4");
+}
+
+/* nccl-tests' count on 4 ranks (count 1024 elements, rank 2), out of place and in place: what
+ * each NCCL call gets and which elements of each buffer it touches. */
+TEST(cuda_nccl_count_and_in_place_layout)
+{
+    struct gb_coll c = {.dtype = GB_F32, .count = 1024, .root = 1};
+    struct gb_cuda_coll_span sp;
+    static const struct {
+        enum gb_coll_op op;
+        bool in_place;
+        uint64_t count, send_off, send_len, recv_off, recv_len;
+    } want[] = {
+        {GB_COLL_ALLREDUCE, false, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_ALLREDUCE, true, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_ALLGATHER, false, 256, 0, 256, 0, 1024},
+        {GB_COLL_ALLGATHER, true, 256, 512, 256, 0, 1024},
+        {GB_COLL_REDUCESCATTER, false, 256, 0, 1024, 0, 256},
+        {GB_COLL_REDUCESCATTER, true, 256, 0, 1024, 512, 256},
+        {GB_COLL_BROADCAST, false, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_BROADCAST, true, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_REDUCE, false, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_REDUCE, true, 1024, 0, 1024, 0, 1024},
+        {GB_COLL_ALLTOALL, false, 256, 0, 1024, 0, 1024},
+        {GB_COLL_SENDRECV, false, 1024, 0, 1024, 0, 1024},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        c.op = want[i].op;
+        ASSERT_OK(gb_cuda_coll_span(&c, 4, 2, want[i].in_place, &sp));
+        ASSERT_MSG(sp.count == want[i].count && sp.send_off == want[i].send_off &&
+                       sp.send_len == want[i].send_len && sp.recv_off == want[i].recv_off &&
+                       sp.recv_len == want[i].recv_len,
+                   "row %zu: count %llu send %llu+%llu recv %llu+%llu", i,
+                   (unsigned long long)sp.count, (unsigned long long)sp.send_off,
+                   (unsigned long long)sp.send_len, (unsigned long long)sp.recv_off,
+                   (unsigned long long)sp.recv_len);
+    }
+    /* One rank: the whole count is its share; in place at offset 0. */
+    c.op = GB_COLL_ALLGATHER;
+    ASSERT_OK(gb_cuda_coll_span(&c, 1, 0, true, &sp));
+    ASSERT_U64(sp.count, ==, 1024);
+    ASSERT_U64(sp.send_off, ==, 0);
+    /* In-place exchanges, counts the ranks do not divide, roots and ranks out of range. */
+    c.op = GB_COLL_ALLTOALL;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 2, true, &sp), GB_EUNSUPPORTED);
+    ASSERT_CONTAINS(gb_error_msg(), "all-to-all in place");
+    c.op = GB_COLL_SENDRECV;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 2, true, &sp), GB_EUNSUPPORTED);
+    c.op = GB_COLL_REDUCESCATTER;
+    c.count = 1022;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 0, false, &sp), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "count 1022 is not a multiple of the 4 ranks");
+    c.op = GB_COLL_ALLREDUCE; /* all-reduce does not divide: any count */
+    ASSERT_OK(gb_cuda_coll_span(&c, 4, 0, false, &sp));
+    c.count = 0;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 0, false, &sp), GB_EINVAL);
+    c.count = 1024;
+    c.op = GB_COLL_BROADCAST;
+    c.root = 4;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 0, false, &sp), GB_EINVAL);
+    ASSERT_CONTAINS(gb_error_msg(), "root 4 outside the 4 ranks");
+    c.root = 0;
+    ASSERT_EQ(gb_cuda_coll_span(&c, 4, 4, false, &sp), GB_EINVAL);
+    ASSERT_EQ(gb_cuda_coll_span(&c, 0, 0, false, &sp), GB_EINVAL);
+}
+
 /* A file that loads but is not the library (the C library, on every machine): the loader names
  * the first entry point it lacks and the file it looked in, for every library, and without
  * NVRTC's entry points CUDA is unavailable. */
@@ -874,8 +1080,8 @@ TEST_TIMEOUT(cuda_libs_name_the_missing_entry_point, 120)
     int st = gb_test_shf(out, sizeof out,
                          "GPUBENCH_NVRTC=libc.so.6 GPUBENCH_CUBLAS=libc.so.6 "
                          "GPUBENCH_CUBLASLT=libc.so.6 GPUBENCH_CUDNN=libc.so.6 "
-                         "GPUBENCH_CUSPARSE=libc.so.6 GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
-                         "' devices 2>&1");
+                         "GPUBENCH_CUSPARSE=libc.so.6 GPUBENCH_NCCL=libc.so.6 "
+                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1");
     ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
     ASSERT_CONTAINS(out, "cuda: NVRTC: missing: NVRTC: no symbol nvrtcVersion in /");
     ASSERT_CONTAINS(out, "libc.so.6\n");
@@ -891,6 +1097,7 @@ TEST_TIMEOUT(cuda_libs_name_the_missing_entry_point, 120)
 #if HAVE_CUSPARSE
     ASSERT_CONTAINS(out, "cuda: cuSPARSE: missing: cuSPARSE: no symbol cusparseGetProperty in /");
 #endif
+    ASSERT_CONTAINS(out, "cuda: NCCL: missing: NCCL: no symbol ncclGetVersion in /");
     ASSERT_CONTAINS(out, "cuda: unavailable (");
 }
 
@@ -982,6 +1189,7 @@ TEST(cuda_blas_not_loaded_by_init)
     ASSERT_MSG(dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL, "init loaded cuBLAS");
     ASSERT_MSG(dlopen("libcublasLt.so.13", RTLD_LAZY | RTLD_NOLOAD) == NULL,
                "init loaded cublasLt");
+    ASSERT_MSG(dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD) == NULL, "init loaded NCCL");
 }
 
 /* ---- scripts/gpu-check.sh -------------------------------------------------------------------- */
@@ -993,9 +1201,9 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version",   "chain", "json",   "state",
-                                        "smoke",     "peers", "chip",   "memcheck",
-                                        "racecheck", "cuda",  "opencl", "summary"};
+    static const char *const steps[] = {"version",  "chain", "json",     "state",     "smoke",
+                                        "peers",    "chip",  "memcheck", "racecheck", "nccl",
+                                        "ncclpeer", "cuda",  "opencl",   "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);
@@ -1008,6 +1216,8 @@ TEST(gpu_check_dry_run)
     ASSERT_CONTAINS(out, "scripts/gpu-peers.py --results ");
     ASSERT_CONTAINS(out, "(peers here: ");
     ASSERT_CONTAINS(out, "chip.yaml --backend cuda -o");
+    ASSERT_CONTAINS(out, "nccl.yaml --backend cuda -o /nonexistent/out/nccl-cuda.json");
+    ASSERT_CONTAINS(out, "scripts/gpu-nccl-peer.py --results /nonexistent/out/nccl-cuda.json");
     ASSERT_CONTAINS(out, "GPUBENCH_CUDA_REPORT=1");
     ASSERT_CONTAINS(out, "--backend cuda");
     ASSERT_CONTAINS(out, "nothing was run");
@@ -1024,10 +1234,60 @@ TEST(gpu_check_dry_run)
     ASSERT(strstr(out, "\n  chip ") == NULL);
     ASSERT(strstr(out, "\n  memcheck ") == NULL);
     ASSERT(strstr(out, "\n  peers ") == NULL);
+    ASSERT(strstr(out, "\n  nccl ") == NULL);
     st = gb_test_sh("'" GB_TEST_SRCDIR "/scripts/gpu-check.sh' --dry-run --budget nosuch=3 2>&1",
                     out, sizeof out);
     ASSERT_EQ(st, 2);
     ASSERT_CONTAINS(out, "no step 'nosuch'");
+}
+
+/* scripts/gpu-nccl-peer.py, the NCCL step's peers: gpubench's algbw (transport nccl, out of
+ * place, f32 sum, at the size asked) beside nccl-tests' (here a stand-in printing one data row
+ * as nccl-tests does) with the ratio; an absent binary and a missing results file are lines
+ * that say why, exit 0; a bad size is a usage error. */
+TEST_TIMEOUT(gpu_nccl_peer_table_and_skips, 60)
+{
+    static char out[1 << 15];
+    const char *tmp = gb_test_tmpdir();
+    char f[1200];
+    snprintf(f, sizeof f, "%s/r.json", tmp);
+    gb_test_write_file(
+        f,
+        "{\"results\": ["
+        "{\"suite\": \"collective\", \"case\": \"allreduce\", \"status\": \"ok\", \"value\": "
+        "123.4, \"params\": {\"transport\": \"nccl\", \"size\": 67108864, \"inplace\": false}},"
+        "{\"suite\": \"collective\", \"case\": \"allreduce\", \"status\": \"ok\", \"value\": 9, "
+        "\"params\": {\"transport\": \"devices\", \"size\": 67108864}},"
+        "{\"suite\": \"collective\", \"case\": \"allgather\", \"status\": \"ok\", \"value\": 99, "
+        "\"params\": {\"transport\": \"nccl\", \"size\": 67108864, \"inplace\": true}}]}");
+    snprintf(f, sizeof f, "%s/all_reduce_perf", tmp);
+    gb_test_write_file(f,
+                       "#!/bin/sh\n"
+                       "echo '#  size  count  type redop root  time  algbw  busbw #wrong'\n"
+                       "echo '  67108864 16777216 float sum -1 300.1 200.0 0.00 0 290 231 0 0'\n");
+    ASSERT(chmod(f, 0755) == 0);
+    int st = gb_test_shf(out, sizeof out,
+                         "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results "
+                         "'%s/r.json' --nccl-tests '%s' --only nccl-tests --md '%s/t.md' 2>&1",
+                         tmp, tmp, tmp);
+    ASSERT_MSG(st == 0, "gpu-nccl-peer.py exited %d:\n%s", st, out);
+    ASSERT_CONTAINS(out, "| allreduce | 123.4 | 200 | 0.617 |");
+    ASSERT_CONTAINS(out, "| allgather | - | - | - |"); /* in place: not compared */
+    ASSERT_CONTAINS(out, "nccl-tests allgather: no all_gather_perf in");
+    char *md = gb_test_slurp_in(tmp, "t.md");
+    ASSERT_CONTAINS(md, "algbw = size / time, GB/s (1e9 B/s)");
+    free(md);
+    st = gb_test_shf(out, sizeof out,
+                     "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results "
+                     "/nonexistent.json --only nccl-tests 2>&1");
+    ASSERT_MSG(st == 0, "%s", out);
+    ASSERT_CONTAINS(out, "no gpubench results");
+    ASSERT_CONTAINS(out, "nccl-tests: not tried");
+    st = gb_test_shf(out, sizeof out,
+                     "python3 '" GB_TEST_SRCDIR "/scripts/gpu-nccl-peer.py' --results x --size "
+                     "12XB 2>&1");
+    ASSERT_EQ(st, 2);
+    ASSERT_CONTAINS(out, "not '12XB'");
 }
 
 /* The no-GPU path, run to the end: the version chain, a clear verdict, OpenCL's run, the

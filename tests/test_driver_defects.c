@@ -368,6 +368,11 @@ static const struct {
      "max_time: 1s}\n"
      "    params: {shape: 64x64, load: 0.5, max_batch: 1, max_wait: 0, requests: 16}\n",
      false},
+    {"llm",
+     "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
+     "max_time: 1s}\n"
+     "    params: {model: tiny, prompt_len: 8, output_len: 4, requests: 3, max_batch: 2}\n",
+     false},
 };
 
 /* The suites of the table this test leaves out, and why (none at present: a suite that cannot

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/params.h"
 #include "results/results.h"
 #include "test.h"
 
@@ -134,4 +135,174 @@ TEST_TIMEOUT(mpi_usage_and_device_errors, 120)
     snprintf(want, sizeof want, "rank 1: device 7: the backend has %d", mpi_devices());
     ASSERT_CONTAINS(out, want);
     ASSERT_EQ(sh(MPIRUN " -np 1 %s --help", GB_TEST_MPI_EXE), 0);
+}
+
+/* ---- gpubench-mpi collective ---------------------------------------------------------------- */
+
+/* The collectives' names, by enum gb_coll_op (as gpubench-mpi's --coll takes them). */
+static const char *const coll_names[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                         "reduce",    "alltoall",  "sendrecv"};
+
+/* A param of r read back from the file (sizes and integers alike), asserted present. */
+static int64_t param_int(const struct gb_result *r, const char *name)
+{
+    const struct gb_value *v = gb_params_get(&r->params, name);
+    ASSERT_MSG(v, "%s: no param %s", r->case_name, name);
+    return v->u.i;
+}
+
+static const char *param_str(const struct gb_result *r, const char *name)
+{
+    const struct gb_value *v = gb_params_get(&r->params, name);
+    ASSERT_MSG(v, "%s: no param %s", r->case_name, name);
+    return v->s;
+}
+
+/* Every collective of every type and reduction on n ranks at 12292 bytes per rank (3073 f32: the
+ * collectives that divide by n round the count down to 3072), in place or not, 3 samples each:
+ * all 40 cases ok and verified on every rank, nccl-tests' count and size, busbw = algbw x the
+ * factor as doc/PERFORMANCE.md states it, time x algbw = size (the median of an odd count). */
+static void collective_ranks(int n, bool inplace)
+{
+    need_mpi();
+    char dir[1024], path[2048];
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    snprintf(path, sizeof path, "%s/coll.json", dir);
+    int rc = sh("cd %s && " MPIRUN " -np %d %s collective --size 12292 --dtype f32,i32,f16,bf16 "
+                "--op sum,max %s --iters 3 --warmup 1 -o %s 2>&1",
+                dir, n, GB_TEST_MPI_EXE, inplace ? "--inplace" : "", path);
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "collectives over");
+    ASSERT_EQ(gb_test_count(out, "  ok"), 40);
+    gb_test_check_schema(path);
+
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(path, &rs));
+    ASSERT(!rs.run.interrupted);
+    ASSERT_EQ(rs.ndevices, n);
+    ASSERT_EQ(rs.nresults, 40);
+    size_t seen[GB_COLL_SENDRECV + 1] = {0};
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_STR(r->suite, "mpi_collective");
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->case_name, r->reason);
+        ASSERT(r->verified);
+        ASSERT_EQ(r->nsamples, 3);
+        ASSERT_EQ(param_int(r, "ranks"), n);
+        ASSERT_STR(param_str(r, "transport"), "mpi");
+        ASSERT_STR(param_str(r, "staging"), "host");
+        int op = 0;
+        while (op <= GB_COLL_SENDRECV && strcmp(coll_names[op], param_str(r, "coll")) != 0)
+            op++;
+        ASSERT_MSG(op <= GB_COLL_SENDRECV, "coll %s", param_str(r, "coll"));
+        seen[op]++;
+        const char *dt = param_str(r, "dtype");
+        const int64_t ts = strcmp(dt, "f32") == 0 || strcmp(dt, "i32") == 0 ? 4 : 2;
+        const bool divides =
+            op == GB_COLL_ALLGATHER || op == GB_COLL_REDUCESCATTER || op == GB_COLL_ALLTOALL;
+        const int64_t count = 12292 / ts - (divides ? (12292 / ts) % n : 0);
+        ASSERT_EQ(param_int(r, "count"), count);
+        ASSERT_EQ(param_int(r, "size"), count * ts);
+        const double factor = op == GB_COLL_ALLREDUCE ? 2.0 * (n - 1) / n
+                              : divides               ? (double)(n - 1) / n
+                                                      : 1.0;
+        const struct gb_figure *alg = gb_test_need_figure(r, "algbw"),
+                               *bus = gb_test_need_figure(r, "busbw"),
+                               *f = gb_test_need_figure(r, "busbw_factor"),
+                               *t = gb_test_need_figure(r, "time"),
+                               *ok = gb_test_need_figure(r, "rank_verified"),
+                               *path_fig = gb_test_need_figure(r, "path");
+        ASSERT_NEAR(f->v[0], factor, 1e-15);
+        ASSERT_NEAR(alg->v[0], r->value, 0);
+        ASSERT_NEAR(bus->v[0], r->value * factor, 1e-12 * r->value);
+        ASSERT_NEAR(alg->v[0] * t->v[0] * 1e3, (double)(count * ts), 1e-9 * (double)(count * ts));
+        ASSERT(ok->per_device);
+        ASSERT_EQ(ok->n, n);
+        for (int k = 0; k < n; k++)
+            ASSERT_NEAR(ok->v[k], 1, 0);
+        ASSERT_CONTAINS(path_fig->text, "host-staged MPI_");
+        ASSERT(inplace == (strstr(path_fig->text, "MPI_IN_PLACE") != NULL));
+    }
+    /* 4 types, and 2 reductions where the collective reduces. */
+    for (int op = 0; op <= GB_COLL_SENDRECV; op++)
+        ASSERT_EQ(seen[op],
+                  op == GB_COLL_ALLREDUCE || op == GB_COLL_REDUCESCATTER || op == GB_COLL_REDUCE
+                      ? 8u
+                      : 4u);
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(mpi_collective_two_ranks_verified, 120)
+{
+    collective_ranks(2, false);
+}
+
+/* Four ranks on two devices, in place (one buffer per rank: all-gather's input is its chunk,
+ * reduce-scatter's result its chunk). */
+TEST_TIMEOUT(mpi_collective_four_ranks_in_place_verified, 120)
+{
+    collective_ranks(4, true);
+}
+
+TEST_TIMEOUT(mpi_collective_four_ranks_verified, 120)
+{
+    collective_ranks(4, false);
+}
+
+/* A fault planted on one rank in the verified operation (GPUBENCH_TEST_MPI_FAULT): a dropped
+ * chunk, a wrong element, a result never written to the device. The root of broadcast and reduce
+ * is that rank, so every collective receives there: all 7 cases fail naming it alone, and the
+ * command exits 1. */
+TEST_TIMEOUT(mpi_collective_planted_faults_fail_naming_the_rank, 120)
+{
+    need_mpi();
+    static const struct {
+        const char *fault;
+        int rank;
+        const char *shows;
+    } faults[] = {{"drop", 1, "= -1, expected"}, {"wrong", 3, ", expected"}, {"stale", 2, "= -1"}};
+    const char *dir = gb_test_tmpdir();
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++) {
+        int rc = sh("cd %s && GPUBENCH_TEST_MPI_FAULT=%s:%d " MPIRUN
+                    " -np 4 -x GPUBENCH_TEST_MPI_FAULT %s collective --size 4KiB --root %d "
+                    "--iters 2 --warmup 0 -o %s/f.json 2>&1",
+                    dir, faults[i].fault, faults[i].rank, GB_TEST_MPI_EXE, faults[i].rank, dir);
+        printf("%s", out);
+        ASSERT_EQ(rc, 1);
+        char want[128];
+        snprintf(want, sizeof want, "failed: rank %d: recv[", faults[i].rank);
+        ASSERT_EQ(gb_test_count(out, want), 7);
+        snprintf(want, sizeof want, "(ranks failed: %d)", faults[i].rank);
+        ASSERT_EQ(gb_test_count(out, want), 7);
+        ASSERT_EQ(gb_test_count(out, faults[i].shows), 7);
+        ASSERT_EQ(gb_test_count(out, "  ok"), 0);
+    }
+    /* In place, a stale rank keeps its own input (its result never written): caught as well. */
+    int rc = sh("cd %s && GPUBENCH_TEST_MPI_FAULT=stale:1 " MPIRUN
+                " -np 2 -x GPUBENCH_TEST_MPI_FAULT %s collective --inplace --coll "
+                "allreduce,alltoall,sendrecv --size 4KiB --iters 1 --warmup 0 -o %s/f.json 2>&1",
+                dir, GB_TEST_MPI_EXE, dir);
+    printf("%s", out);
+    ASSERT_EQ(rc, 1);
+    ASSERT_EQ(gb_test_count(out, "failed: rank 1: recv["), 3);
+}
+
+TEST_TIMEOUT(mpi_collective_usage_errors, 60)
+{
+    need_mpi();
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s collective --coll allreduce,bogus 2>&1", GB_TEST_MPI_EXE), 2);
+    ASSERT_CONTAINS(out, "--coll: no such name 'bogus'");
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s collective --dtype f64 2>&1", GB_TEST_MPI_EXE), 2);
+    ASSERT_CONTAINS(out, "--dtype: no such name 'f64'");
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s allreduce --inplace 2>&1", GB_TEST_MPI_EXE), 2);
+    ASSERT_CONTAINS(out, "options of the collective command");
+    /* A root that is no rank, a size below one element per rank: skipped with the reason. */
+    const char *dir = gb_test_tmpdir();
+    ASSERT_EQ(sh("cd %s && " MPIRUN " -np 2 %s collective --coll broadcast,allgather --root 5 "
+                 "--size 4 --iters 1 -o %s/u.json 2>&1",
+                 dir, GB_TEST_MPI_EXE, dir),
+              0);
+    ASSERT_CONTAINS(out, "skipped: rank 0: root 5: there are 2 ranks");
+    ASSERT_CONTAINS(out, "skipped: rank 0: 4 bytes hold less than one f32 per rank");
 }

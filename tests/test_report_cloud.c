@@ -26,7 +26,10 @@ static const char cloud_profile[] =
     "    params: {cache: warm, blas: off}\n"
     "  - suite: serve\n"
     "    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 1s}\n"
-    "    params: {shape: 64x64, load: [0.3, 0.9, 4], max_batch: 4, max_wait: 500, requests: 50}\n";
+    "    params: {shape: 64x64, load: [0.3, 0.9, 4], max_batch: 4, max_wait: 500, requests: 50}\n"
+    "  - suite: serve\n"
+    "    measure: {warmup_runs: 1, warmup_time: 0, min_samples: 2, max_samples: 2, max_time: 1s}\n"
+    "    params: {shape: 64x64, scenario: [SingleStream, Periodic], fps: 1000, requests: 70}\n";
 
 static const char *const chapter[] = {"cloud_overlap", "cloud_tenants_0", "cloud_startup",
                                       "cloud_serve"};
@@ -72,6 +75,11 @@ TEST_TIMEOUT(report_cloud_chapter_has_data_and_findings, 180)
     /* Load 4 is overloaded: said, with what it served, and not drawn as a tail. */
     ASSERT_CONTAINS(md, "load 4: overloaded, ");
     ASSERT_CONTAINS(md, "no steady-state tail (not drawn)");
+    /* The other scenarios: findings with their figure of merit and verdict. */
+    ASSERT_CONTAINS(md, "SingleStream: p90 ");
+    ASSERT_CONTAINS(md, "; VALID.");
+    ASSERT_CONTAINS(md, "Periodic: p99 ");
+    ASSERT_CONTAINS(md, "at 1000 Hz, ");
     free(md);
     /* The one-queue point is the reference, overlap 1; the startup bars stack the stages. */
     char *csv = gb_test_slurp_in(dir, "rep/data/cloud_overlap.csv");

@@ -77,8 +77,7 @@ TEST_TIMEOUT(suite_tenants_every_pair_verifies_with_a_slowdown_figure, 300)
      * positive, and within what any machine could show. */
     const struct gb_figure *sd = gb_test_figure(find(&rs, "triad", "triad", false), "slowdown");
     printf("triad beside triad: slowdown %.2f\n", sd->v[0]);
-    ASSERT_MSG(isfinite(sd->v[0]) && sd->v[0] > 0.1 && sd->v[0] < 1000, "slowdown %.2f",
-               sd->v[0]);
+    ASSERT_MSG(isfinite(sd->v[0]) && sd->v[0] > 0.1 && sd->v[0] < 1000, "slowdown %.2f", sd->v[0]);
     gb_results_free(&rs);
     run_tenants("{victim: gemm, aggressor: [none, gemm], gemm_n: 32, big_n: 128}", NULL, &rs);
     ASSERT_EQ(rs.nresults, 2);

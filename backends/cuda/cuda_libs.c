@@ -1,6 +1,6 @@
 /* gpubench — the CUDA backend's run-time libraries: NVRTC (and its builtins library), the
- * fp16/bf16 headers NVRTC includes, cuBLAS, cuBLASLt, cuDNN and cuSPARSE. gb_cuda.h documents the
- * search order; backends/cuda/meson.build why nothing of this is linked.
+ * fp16/bf16 headers NVRTC includes, cuBLAS, cuBLASLt, cuDNN, cuSPARSE and NCCL. gb_cuda.h
+ * documents the search order; backends/cuda/meson.build why nothing of this is linked.
  *
  * Each library is a table (struct lib_spec: its sonames in the order tried, where to look, each
  * entry point's name and the slot its address goes to, required or optional) that one function,
@@ -193,7 +193,10 @@ struct lib_spec {
     const char *what; /* "cuBLAS" */
     const char *stem; /* "libcublas.so.": a soname is the stem and a major */
     int majors[2];
-    size_t nmajors;
+    size_t nmajors; /* how many of majors[], or of files[] when files[0] is set */
+    /* The file names tried, in order, where a stem and a major do not name them all
+     * ("libnccl.so.2", then the bare "libnccl.so"). */
+    const char *files[2];
     const char *env;        /* "GPUBENCH_CUBLAS" */
     const char *const *pip; /* NULL-terminated */
     const struct lib_sym *syms;
@@ -213,7 +216,10 @@ struct lib_state {
 
 static void lib_soname(const struct lib_spec *s, size_t i, char *file, size_t cap)
 {
-    snprintf(file, cap, "%s%d", s->stem, s->majors[i]);
+    if (s->files[0])
+        snprintf(file, cap, "%s", s->files[i]);
+    else
+        snprintf(file, cap, "%s%d", s->stem, s->majors[i]);
 }
 
 /* dlopens the first file that loads, soname by soname, each in gb_cuda.h's order, and resolves
@@ -722,6 +728,77 @@ int gb__cuda_sparse_load(void)
 }
 #endif
 
+/* ---- NCCL (collective communication) ----------------------------------------------------------- */
+
+/* Declared in cuda_libs.h (no nccl.h is needed to build): loaded by the first communicator. */
+struct gb__nccl gb__nccl;
+
+static const struct lib_sym nccl_syms[] = {
+    LIB_SYM(gb__nccl, ncclGetVersion),
+    LIB_SYM(gb__nccl, ncclGetErrorString),
+    LIB_SYM(gb__nccl, ncclGetUniqueId),
+    LIB_SYM(gb__nccl, ncclCommInitAll),
+    LIB_SYM(gb__nccl, ncclCommInitRank),
+    LIB_SYM(gb__nccl, ncclCommDestroy),
+    LIB_SYM(gb__nccl, ncclGroupStart),
+    LIB_SYM(gb__nccl, ncclGroupEnd),
+    LIB_SYM(gb__nccl, ncclAllReduce),
+    LIB_SYM(gb__nccl, ncclAllGather),
+    LIB_SYM(gb__nccl, ncclReduceScatter),
+    LIB_SYM(gb__nccl, ncclBroadcast),
+    LIB_SYM(gb__nccl, ncclReduce),
+    LIB_SYM(gb__nccl, ncclSend),
+    LIB_SYM(gb__nccl, ncclRecv),
+    /* NCCL 2.13+: the last error's own words, beside ncclGetErrorString's generic text. */
+    {"ncclGetLastError", &gb__nccl.ncclGetLastError, true},
+};
+/* pip's nvidia-nccl-cu12 / -cu13 wheels (PyTorch's NCCL), then the CUDA 13 wheels' folder. */
+static const char *const nccl_pip[] = {"nvidia/nccl/lib", "nvidia/cu13/lib", NULL};
+/* NCCL's soname has been libnccl.so.2 since NCCL 2.0; the bare libnccl.so (the development
+ * link) is tried after it for an install that has only that. */
+static const struct lib_spec nccl_lib = {
+    .what = "NCCL",
+    .files = {"libnccl.so.2", "libnccl.so"},
+    .nmajors = 2,
+    .env = "GPUBENCH_NCCL",
+    .pip = nccl_pip,
+    .syms = nccl_syms,
+    .nsyms = sizeof nccl_syms / sizeof nccl_syms[0],
+    .err = GB_EUNSUPPORTED,
+};
+
+static struct {
+    struct lib_state l;
+    int version; /* ncclGetVersion's code: 22809 for 2.28.9 (2.9 on), 2804 for 2.8.4 (before) */
+} nc = {.l = {.once = PTHREAD_ONCE_INIT}};
+
+static void nccl_load_once(void)
+{
+    lib_load(&nccl_lib, &nc.l);
+    if (nc.l.rc)
+        return;
+    if (gb__nccl.ncclGetVersion(&nc.version) != GB_CUDA_NCCL_SUCCESS) {
+        snprintf(nc.l.why, sizeof nc.l.why, "NCCL: ncclGetVersion failed in %s", nc.l.path);
+        nc.l.rc = GB_EUNSUPPORTED;
+    }
+}
+
+int gb__cuda_nccl_load(int *version)
+{
+    pthread_once(&nc.l.once, nccl_load_once);
+    if (version)
+        *version = nc.version;
+    return lib_result(&nc.l);
+}
+
+void gb_cuda_nccl_version_text(int code, char *out, size_t cap)
+{
+    if (code >= 10000) /* NCCL_VERSION(X, Y, Z) = X * 10000 + Y * 100 + Z from 2.9 */
+        snprintf(out, cap, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    else /* X * 1000 + Y * 100 + Z before */
+        snprintf(out, cap, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+}
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 static const char probe_src[] = "#include <cuda_fp16.h>\n"
@@ -862,5 +939,16 @@ void gb_cuda_report(FILE *f, gb_cuda_pick_arch_fn pick_arch, gb_cuda_compile_fn 
 #else
     fprintf(f, "cuda: cuSPARSE: not built in (library sparse cases are skipped)\n");
 #endif
+    int ncv = 0;
+    if (gb__cuda_nccl_load(&ncv) != 0) {
+        fprintf(f, "cuda: NCCL: missing: %s (NCCL collective cases are skipped)\n", nc.l.why);
+    } else {
+        char ncs[32];
+        gb_cuda_nccl_version_text(ncv, ncs, sizeof ncs);
+        fprintf(f,
+                "cuda: NCCL: %s: %s (found through %s; a run loads it at its first "
+                "communicator)\n",
+                ncs, nc.l.path, nc.l.how);
+    }
     fflush(f);
 }

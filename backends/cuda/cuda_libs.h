@@ -1,5 +1,5 @@
 /* gpubench — the CUDA backend's private header (backends/cuda only): its run-time libraries
- * (NVRTC, cuBLAS, cuBLASLt, cuDNN, cuSPARSE), all found and dlopened at run time by cuda_libs.c
+ * (NVRTC, cuBLAS, cuBLASLt, cuDNN, cuSPARSE, NCCL), all found and dlopened at run time by cuda_libs.c
  * (none is in the binary's NEEDED entries), the folder of the fp16/bf16 headers NVRTC includes,
  * and what the backend's files share: the handles, the error wrappers (CU), the current device
  * and the members of gb_cuda_ops that cuda_ops.c puts in the vtable. gb_cuda.h has the public
@@ -205,6 +205,62 @@ int gb__cuda_sparse_run(struct gb_spmm_plan *p);
 void gb__cuda_sparse_free(struct gb_spmm_plan *p);
 #endif
 
+/* ---- NCCL, declared here rather than included ---------------------------------------------------
+ * The build needs no nccl.h: the few types of NCCL's C ABI the backend uses are declared below,
+ * their values in gb_cuda.h (GB_CUDA_NCCL_*), which tests/test_cuda.c compares with nccl.h
+ * where that header exists. The ABI matches: ncclComm_t is an opaque pointer; ncclResult_t,
+ * ncclDataType_t and ncclRedOp_t are C enums, passed and returned as int; ncclUniqueId is a
+ * struct of 128 chars, passed by value to ncclCommInitRank. */
+/* ncclComm_t, ncclUniqueId, ncclResult_t */
+typedef struct gb__nccl_comm *gb__nccl_comm_t;
+typedef struct {
+    char internal[GB_CUDA_NCCL_ID_BYTES];
+} gb__nccl_unique_id;
+typedef int gb__nccl_result_t;
+
+/* NCCL's entry points, members named after the symbols they hold (nccl.h's prototypes, the
+ * enums as int): valid once gb__cuda_nccl_load() has returned 0. ncclGetLastError is optional
+ * (NCCL 2.13+): NULL when the library lacks it. */
+struct gb__nccl {
+    gb__nccl_result_t (*ncclGetVersion)(int *version);
+    const char *(*ncclGetErrorString)(gb__nccl_result_t result);
+    const char *(*ncclGetLastError)(gb__nccl_comm_t comm);
+    gb__nccl_result_t (*ncclGetUniqueId)(gb__nccl_unique_id *id);
+    gb__nccl_result_t (*ncclCommInitAll)(gb__nccl_comm_t *comms, int ndev, const int *devlist);
+    gb__nccl_result_t (*ncclCommInitRank)(gb__nccl_comm_t *comm, int nranks, gb__nccl_unique_id id,
+                                          int rank);
+    gb__nccl_result_t (*ncclCommDestroy)(gb__nccl_comm_t comm);
+    gb__nccl_result_t (*ncclGroupStart)(void);
+    gb__nccl_result_t (*ncclGroupEnd)(void);
+    gb__nccl_result_t (*ncclAllReduce)(const void *sendbuff, void *recvbuff, size_t count,
+                                       int datatype, int op, gb__nccl_comm_t comm,
+                                       cudaStream_t stream);
+    gb__nccl_result_t (*ncclAllGather)(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                       int datatype, gb__nccl_comm_t comm, cudaStream_t stream);
+    gb__nccl_result_t (*ncclReduceScatter)(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                           int datatype, int op, gb__nccl_comm_t comm,
+                                           cudaStream_t stream);
+    gb__nccl_result_t (*ncclBroadcast)(const void *sendbuff, void *recvbuff, size_t count,
+                                       int datatype, int root, gb__nccl_comm_t comm,
+                                       cudaStream_t stream);
+    gb__nccl_result_t (*ncclReduce)(const void *sendbuff, void *recvbuff, size_t count,
+                                    int datatype, int op, int root, gb__nccl_comm_t comm,
+                                    cudaStream_t stream);
+    gb__nccl_result_t (*ncclSend)(const void *sendbuff, size_t count, int datatype, int peer,
+                                  gb__nccl_comm_t comm, cudaStream_t stream);
+    gb__nccl_result_t (*ncclRecv)(void *recvbuff, size_t count, int datatype, int peer,
+                                  gb__nccl_comm_t comm, cudaStream_t stream);
+};
+extern struct gb__nccl gb__nccl;
+
+/* Loads NCCL once per process (thread-safe): the first communicator calls it. It looks for
+ * libnccl.so.2, then libnccl.so, each in cuBLAS's order ($GPUBENCH_NCCL, a file or a folder,
+ * alone when set; the toolkit lib folder of the build; pip's nvidia/nccl/lib and
+ * nvidia/cu13/lib; the loader's search). 0 with *version (if non-NULL) ncclGetVersion's code,
+ * or GB_EUNSUPPORTED with every place tried and the loader's error for each, or the first
+ * entry point missing, as the error detail (a collective case then is a recorded skip). */
+int gb__cuda_nccl_load(int *version);
+
 /* ---- the backend's own declarations, shared by its files (cuda_ops.c lists them) ------------- */
 
 #define GB__CUDA_MAX_DEV 64 /* devices whose peer-access and lost state is tracked */
@@ -383,6 +439,14 @@ int gb__cuda_gemm_fp8(struct gb_queue *q, const struct gb_gemm_fp8 *g);
 int gb__cuda_conv_plan(struct gb_queue *q, const struct gb_conv *c, struct gb_conv_plan **out);
 int gb__cuda_conv_run(struct gb_conv_plan *p);
 #endif
+/* cuda_nccl.c */
+int gb__cuda_comm_init(struct gb_device *const *devs, struct gb_queue *const *queues, int n,
+                       struct gb_comm **out);
+int gb__cuda_comm_unique_id(void *id, size_t *len);
+int gb__cuda_comm_init_rank(struct gb_device *dev, struct gb_queue *q, int nranks, int rank,
+                            const void *id, size_t len, struct gb_comm **out);
+int gb__cuda_comm_run(struct gb_comm *c, const struct gb_coll *call);
+void gb__cuda_comm_free(struct gb_comm *c);
 /* cuda_sparse.c (likewise, then gb__cuda_sparse_plan) */
 #if HAVE_CUSPARSE
 int gb__cuda_spmm_plan(struct gb_queue *q, const struct gb_spmm *s, struct gb_spmm_plan **out);

@@ -14,6 +14,7 @@
  *   cuda_dnn.c      convolution through cuDNN
  *   cuda_sparse.c   sparse times dense through cuSPARSE
  *   cuda_graph.c    launch graphs
+ *   cuda_nccl.c     collectives through NCCL
  *   cuda_libs.c     finding and loading NVRTC and the libraries
  */
 #include "gb-config.h"
@@ -101,6 +102,11 @@ const struct gb_backend_ops gb_cuda_ops = {
     .conv_run = gb__cuda_conv_run,
     .conv_plan_free = gb__cuda_dnn_free,
 #endif
+    .comm_init = gb__cuda_comm_init,
+    .comm_unique_id = gb__cuda_comm_unique_id,
+    .comm_init_rank = gb__cuda_comm_init_rank,
+    .comm_run = gb__cuda_comm_run,
+    .comm_free = gb__cuda_comm_free,
 #if HAVE_CUSPARSE
     .spmm_plan = gb__cuda_spmm_plan,
     .spmm_run = gb__cuda_spmm_run,

@@ -123,6 +123,58 @@ void gb_cuda_stream_cache_told(struct gb_cuda_stream_cache *c, const void *strea
  * be given another (NULL) first. */
 bool gb_cuda_stream_cache_holds(const struct gb_cuda_stream_cache *c, const void *stream);
 
+/* ---- NCCL (cuda_nccl.c; loaded by cuda_libs.c) -------------------------------------------------
+ *
+ * NCCL is dlopened by the first communicator (comm_init, comm_unique_id, comm_init_rank), never
+ * linked: libnccl.so.2, then libnccl.so, in cuBLAS's order with $GPUBENCH_NCCL and pip's
+ * nvidia/nccl/lib. The values below are nccl.h's (NCCL 2.x), declared here so that the build
+ * needs no nccl.h; tests/test_cuda.c compares them with the header where it exists. */
+enum gb_cuda_nccl_abi {
+    GB_CUDA_NCCL_ID_BYTES = 128,     /* NCCL_UNIQUE_ID_BYTES: sizeof(ncclUniqueId) */
+    GB_CUDA_NCCL_SUCCESS = 0,        /* ncclSuccess */
+    GB_CUDA_NCCL_INT32 = 2,          /* ncclInt32 */
+    GB_CUDA_NCCL_FLOAT16 = 6,        /* ncclFloat16 */
+    GB_CUDA_NCCL_FLOAT32 = 7,        /* ncclFloat32 */
+    GB_CUDA_NCCL_BFLOAT16 = 9,       /* ncclBfloat16, NCCL 2.10 on */
+    GB_CUDA_NCCL_SUM = 0,            /* ncclSum */
+    GB_CUDA_NCCL_MAX = 2,            /* ncclMax */
+    GB_CUDA_NCCL_BF16_SINCE = 21000, /* NCCL_VERSION(2, 10, 0): the first with ncclBfloat16 */
+};
+
+/* NCCL's data type for `t` into *out: GB_F32 ncclFloat32, GB_F16 ncclFloat16, GB_I32
+ * ncclInt32, GB_BF16 ncclBfloat16 where `version` (ncclGetVersion's code) is at least 2.10.0.
+ * 0, or GB_EUNSUPPORTED with the type (and, for bf16, the version) in the detail. Pure. */
+int gb_cuda_nccl_dtype(enum gb_dtype t, int version, int *out);
+
+/* NCCL's reduction for `op` into *out (ncclSum, ncclMax): 0 or GB_EUNSUPPORTED. Pure. */
+int gb_cuda_nccl_redop(enum gb_coll_redop op, int *out);
+
+/* "2.28.9" for ncclGetVersion's code: X * 10000 + Y * 100 + Z from NCCL 2.9 (22809), X * 1000 +
+ * Y * 100 + Z before (2804 for 2.8.4). */
+void gb_cuda_nccl_version_text(int code, char *out, size_t cap);
+
+/* What one rank of a communicator of `nranks` passes to NCCL for the collective `c` (its count
+ * as struct gb_coll defines it, nccl-tests' count), in elements of c->dtype:
+ *   count       the count argument of each NCCL call (all-gather: its sendcount, count/n;
+ *               reduce-scatter: its recvcount, count/n; all-to-all: each send and receive,
+ *               count/n; the others: count);
+ *   send_off, send_len   where the rank's send data starts in its send buffer, and how much of
+ *               it the collective reads (all-to-all: peer p's part is at send_off + p x count/n);
+ *   recv_off, recv_len   likewise for the receive buffer.
+ * In place (`in_place`: the rank's send and receive buffers are one): all-gather sends from
+ * the receive buffer at rank x count/n; reduce-scatter receives into the send buffer at rank x
+ * count/n; the others use the buffer from 0. All-to-all and send/recv in place are
+ * GB_EUNSUPPORTED (the grouped sends would read what the receives overwrite). GB_EINVAL for a
+ * count of 0, a count that is not a multiple of nranks where the collective divides it, a root
+ * outside [0, nranks), a rank outside [0, nranks) or nranks < 1. Pure. */
+struct gb_cuda_coll_span {
+    uint64_t count;
+    uint64_t send_off, send_len;
+    uint64_t recv_off, recv_len;
+};
+int gb_cuda_coll_span(const struct gb_coll *c, int nranks, int rank, bool in_place,
+                      struct gb_cuda_coll_span *out);
+
 /* Compiles the kernel text `src` (prelude included, as gb_kernel_source() makes it) with NVRTC
  * for `arch`: "compute_XY" yields PTX, "sm_XY" yields a CUBIN (ELF). `defines` are
  * "NAME=VALUE" or "NAME" (passed as -DNAME=VALUE). Options besides the defines:

@@ -390,6 +390,9 @@ void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_tenants(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_startup(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k);
+/* The llm suite (chart_cloud.c): goodput and the TTFT p99 against the arrival rate, tokens/s
+ * against the batch limit. */
+void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k);
 
 /* A level of the memory hierarchy found in a latency curve (gb__latency_levels). */
 struct gb__level {

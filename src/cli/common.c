@@ -375,6 +375,13 @@ enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p
     return GB_EXIT_OK;
 }
 
+void gb__note_absent(const char *cmd, const struct gb_profile *p)
+{
+    for (size_t i = 0; i < p->nabsent; i++)
+        fprintf(stderr, "gpubench %s: note: optional entry left out: %s\n", cmd,
+                p->absent[i].reason);
+}
+
 enum gb_exit gb__prepare_plan(const struct gb__run_args *a, const char *cmd, struct gb_profile *p,
                               struct gb_plan *plan)
 {

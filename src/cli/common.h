@@ -163,6 +163,10 @@ bool gb__default_expect(char *buf, size_t len);
  * then). */
 enum gb_exit gb__load_profile(const struct gb__run_args *a, struct gb_profile *p);
 
+/* One note on stderr per optional entry of p that the loader left out (p->absent): "gpubench CMD:
+ * note: optional entry left out: REASON". */
+void gb__note_absent(const char *cmd, const struct gb_profile *p);
+
 /* Loads the profile and plans its cases on the devices a selects (--backend, --device, --suite).
  * GB_EXIT_OK with *p and *plan to free, or GB_EXIT_USAGE with the reason on stderr (no device
  * selected, a bad suite filter, no case at all) and nothing to free. */

@@ -3,11 +3,12 @@
  * gpubench's.
  *
  *   mpirun -np 2 gpubench-mpi allreduce [OPTIONS]
+ *   mpirun -np 2 gpubench-mpi collective [--coll LIST] [--dtype LIST] [--op LIST] [OPTIONS]
  *
  * Every rank opens one device: the device whose index is its local rank (its position among the
  * ranks of its node) modulo the backend's device count, or the --device list's entry for that
  * local rank. Rank 0 alone writes the results file, with every rank's device in rank order
- * (suites/mpi_allreduce.h: the method, figures and verification). */
+ * (suites/mpi_allreduce.h and suites/mpi_coll.h: the method, figures and verification). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -28,17 +29,26 @@
 #include "gb-config.h"
 #include "results/results.h"
 #include "suites/mpi_allreduce.h"
+#include "suites/mpi_coll.h"
 
 #define MAX_SIZES 32
+#define MAX_LIST 8
 
 static void mpi_usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -np N gpubench-mpi allreduce [OPTIONS]\n"
-            "  The sum of a float buffer across the ranks, host-staged through MPI_Allreduce;\n"
-            "  algbw and busbw as nccl-tests defines them, per-rank times gathered to rank 0,\n"
-            "  which alone writes the results file.\n"
-            "  -o, --output FILE     results file (default results/mpi-allreduce-UTCTIME.json)\n"
+            "       mpirun -np N gpubench-mpi collective [--coll LIST] [--dtype LIST] [--op LIST]\n"
+            "                                            [--inplace] [--root R] [OPTIONS]\n"
+            "  allreduce: the sum of a float buffer across the ranks, host-staged through\n"
+            "  MPI_Allreduce. collective: each collective of --coll (allreduce, allgather,\n"
+            "  reducescatter, broadcast, reduce, alltoall, sendrecv; default all), of each\n"
+            "  --dtype (f32, i32, f16, bf16; default f32) and, where it reduces, each --op (sum,\n"
+            "  max; default sum), host-staged through the MPI call. algbw and busbw as nccl-tests\n"
+            "  defines them, per-rank times gathered to rank 0, which alone writes the results.\n"
+            "  --inplace             one buffer for input and result (default: two)\n"
+            "  --root R              root rank of broadcast and reduce (default 0)\n"
+            "  -o, --output FILE     results file (default results/mpi-COMMAND-UTCTIME.json)\n"
             "  -b, --backend NAME    opencl or cuda (default: the first with a device)\n"
             "  -d, --device LIST     device index for each local rank, comma list (default: the\n"
             "                        local rank modulo the number of devices)\n"
@@ -55,28 +65,71 @@ struct mpi_args {
     size_t nsizes;
     struct gb_mpi_ar_opts o;
     bool quiet, help;
+    /* collective only: the lists, in order, and the shared settings */
+    bool collective, inplace;
+    int root;
+    enum gb_coll_op colls[MAX_LIST];
+    enum gb_dtype dtypes[MAX_LIST];
+    enum gb_coll_redop redops[MAX_LIST];
+    size_t ncolls, ndtypes, nredops;
 };
+
+/* Splits a comma list into ints by `lookup` (-1: no such name). Returns 0 or GB_EXIT_USAGE. */
+static int parse_list(const char *opt, const char *list, int (*lookup)(const char *), int *v,
+                      size_t *n, FILE *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int k = lookup(tok);
+        if (k < 0 || *n == MAX_LIST) {
+            if (err)
+                fprintf(err, "gpubench-mpi: --%s: %s '%s'\n", opt,
+                        k < 0 ? "no such name" : "too many in the list at", tok);
+            return GB_EXIT_USAGE;
+        }
+        v[(*n)++] = k;
+    }
+    if (*n == 0) {
+        if (err)
+            fprintf(err, "gpubench-mpi: --%s gives no name\n", opt);
+        return GB_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int dtype_from_name(const char *name)
+{
+    static const enum gb_dtype ok[] = {GB_F32, GB_I32, GB_F16, GB_BF16};
+    for (size_t k = 0; k < sizeof ok / sizeof *ok; k++)
+        if (strcmp(name, gb_dtype_name(ok[k])) == 0)
+            return (int)ok[k];
+    return -1;
+}
 
 /* Parses argv on every rank alike; only rank 0 prints. Returns 0 or GB_EXIT_USAGE. */
 static int parse(int argc, char **argv, int rank, struct mpi_args *a)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"iters", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'}, {"size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'n'},  {"warmup", required_argument, NULL, 'w'},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"coll", required_argument, NULL, 'C'},   {"dtype", required_argument, NULL, 'T'},
+        {"op", required_argument, NULL, 'O'},     {"inplace", no_argument, NULL, 'I'},
+        {"root", required_argument, NULL, 'R'},   {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->o.iters = 20;
     a->o.warmup = 5;
     const char *sizes = "64KiB,1MiB,16MiB";
     FILE *err = rank == 0 ? stderr : NULL;
-    if (argc < 2 || strcmp(argv[1], "allreduce") != 0) {
+    a->collective = argc >= 2 && strcmp(argv[1], "collective") == 0;
+    const char *colls = "allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv";
+    const char *dtypes = "f32", *redops = "sum";
+    if (argc < 2 || (strcmp(argv[1], "allreduce") != 0 && !a->collective)) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             a->help = true;
             return 0;
@@ -118,6 +171,35 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
         case 'q':
             a->quiet = true;
             break;
+        case 'C':
+        case 'T':
+        case 'O':
+        case 'I':
+        case 'R':
+            if (!a->collective) {
+                if (err)
+                    fprintf(err, "gpubench-mpi: --coll, --dtype, --op, --inplace and --root are "
+                                 "options of the collective command\n");
+                return GB_EXIT_USAGE;
+            }
+            if (c == 'C')
+                colls = optarg;
+            else if (c == 'T')
+                dtypes = optarg;
+            else if (c == 'O')
+                redops = optarg;
+            else if (c == 'I')
+                a->inplace = true;
+            else {
+                v = strtol(optarg, &end, 10);
+                if (end == optarg || *end || v < 0 || v > INT32_MAX) {
+                    if (err)
+                        fprintf(err, "gpubench-mpi: --root wants a rank, got '%s'\n", optarg);
+                    return GB_EXIT_USAGE;
+                }
+                a->root = (int)v;
+            }
+            break;
         case 'h':
             a->help = true;
             return 0;
@@ -153,6 +235,21 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
             fprintf(err, "gpubench-mpi: --size gives no size\n");
         return GB_EXIT_USAGE;
     }
+    int tmp[MAX_LIST];
+    if (a->collective) {
+        if (parse_list("coll", colls, gb_mpi_coll_from_name, tmp, &a->ncolls, err))
+            return GB_EXIT_USAGE;
+        for (size_t k = 0; k < a->ncolls; k++)
+            a->colls[k] = (enum gb_coll_op)tmp[k];
+        if (parse_list("dtype", dtypes, dtype_from_name, tmp, &a->ndtypes, err))
+            return GB_EXIT_USAGE;
+        for (size_t k = 0; k < a->ndtypes; k++)
+            a->dtypes[k] = (enum gb_dtype)tmp[k];
+        if (parse_list("op", redops, gb_mpi_coll_redop_from_name, tmp, &a->nredops, err))
+            return GB_EXIT_USAGE;
+        for (size_t k = 0; k < a->nredops; k++)
+            a->redops[k] = (enum gb_coll_redop)tmp[k];
+    }
     return 0;
 }
 
@@ -182,12 +279,13 @@ static int pick_device(const char *list, int local, int count, char *why, size_t
     return -1;
 }
 
-static void fill_meta(struct gb_run_meta *m, int argc, char **argv, size_t ncases)
+static void fill_meta(struct gb_run_meta *m, int argc, char **argv, const char *profile,
+                      size_t ncases)
 {
     char command_line[sizeof m->command_line];
     gb__command_line(argc, argv, command_line, sizeof command_line);
     gb__fill_meta(m, NULL, command_line);
-    snprintf(m->profile_name, sizeof m->profile_name, "mpi-allreduce");
+    snprintf(m->profile_name, sizeof m->profile_name, "%s", profile);
     m->cases_planned = ncases;
 }
 
@@ -207,7 +305,34 @@ static int all_ok(bool mine, char *why, size_t len, int *who)
     return all.bad;
 }
 
-static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int rank, int size)
+/* The collective command's cases, in the order they run: by collective, type, reduction (where
+ * it reduces), size. Returns how many (at most max). */
+static size_t coll_cases(const struct mpi_args *a, struct gb_mpi_coll_case *cs, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->ncolls; i++)
+        for (size_t j = 0; j < a->ndtypes; j++)
+            for (size_t k = 0; k < (gb_mpi_coll_reduces(a->colls[i]) ? a->nredops : 1); k++)
+                for (size_t s = 0; s < a->nsizes && n < max; s++)
+                    cs[n++] = (struct gb_mpi_coll_case){.op = a->colls[i],
+                                                        .dtype = a->dtypes[j],
+                                                        .redop = a->redops[k],
+                                                        .bytes = a->sizes[s],
+                                                        .inplace = a->inplace,
+                                                        .root = a->root};
+    return n;
+}
+
+/* The figure called name of r, or NAN. */
+static double fig(const struct gb_result *r, const char *name)
+{
+    for (size_t k = 0; k < r->nfigures; k++)
+        if (strcmp(r->figures[k].name, name) == 0)
+            return r->figures[k].v[0];
+    return NAN;
+}
+
+static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, int size)
 {
     MPI_Comm node;
     int local = 0, nodes = 1, first = 0;
@@ -279,8 +404,12 @@ static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int ra
         MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
     }
     char out[2048] = "";
+    static struct gb_mpi_coll_case cases[MAX_LIST * MAX_LIST * 2 * MAX_SIZES];
+    const size_t ncases =
+        a->collective ? coll_cases(a, cases, sizeof cases / sizeof *cases) : a->nsizes;
+    const char *profile = a->collective ? "mpi-collective" : "mpi-allreduce";
     if (rank == 0) {
-        fill_meta(&rs.run, argc, argv, a->nsizes);
+        fill_meta(&rs.run, argc, argv, profile, ncases);
         rs.run.interrupted = true; /* until the last case is in */
         for (int k = 0; k < size; k++)
             if (gb_results_add_device(&rs, ops->name, indices[k], &infos[k], NULL))
@@ -295,9 +424,16 @@ static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int ra
             strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
             if (mkdir("results", 0777) != 0 && errno != EEXIST)
                 fprintf(stderr, "gpubench-mpi: cannot create results/: %s\n", strerror(errno));
-            snprintf(out, sizeof out, "results/mpi-allreduce-%s.json", stamp);
+            snprintf(out, sizeof out, "results/%s-%s.json", profile, stamp);
         }
-        if (!a->quiet) {
+        if (!a->quiet && a->collective) {
+            printf("gpubench-mpi: collectives over %d rank%s on %d node%s, %s, %u iterations%s "
+                   "-> %s\n",
+                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
+                   a->inplace ? ", in place" : "", out);
+            printf("%-14s %5s %4s %10s %11s %10s %11s %11s %7s  %s\n", "collective", "type", "op",
+                   "size", "count", "time us", "algbw GB/s", "busbw GB/s", "factor", "status");
+        } else if (!a->quiet) {
             printf("gpubench-mpi: all-reduce over %d rank%s on %d node%s, %s, %u iterations -> "
                    "%s\n",
                    size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
@@ -310,10 +446,12 @@ static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int ra
     free(infos);
     free(indices);
 
-    for (size_t i = 0; i < a->nsizes; i++) {
+    const struct gb_mpi_coll_opts co = {.warmup = a->o.warmup, .iters = a->o.iters};
+    for (size_t i = 0; i < ncases; i++) {
         struct gb_result r;
         gb_error_clear();
-        if (gb_mpi_allreduce(ops, dev, q, MPI_COMM_WORLD, a->sizes[i], &a->o, &r)) {
+        if (a->collective ? gb_mpi_collective(ops, dev, q, MPI_COMM_WORLD, &cases[i], &co, &r)
+                          : gb_mpi_allreduce(ops, dev, q, MPI_COMM_WORLD, a->sizes[i], &a->o, &r)) {
             fprintf(stderr, "gpubench-mpi: rank %d: %s\n", rank, gb_error_msg());
             MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
         }
@@ -321,7 +459,23 @@ static int run_allreduce(int argc, char **argv, const struct mpi_args *a, int ra
             continue;
         if (r.status == GB_STATUS_FAILED)
             rc = GB_EXIT_CASE_FAILED;
-        if (!a->quiet) {
+        if (!a->quiet && a->collective) {
+            const struct gb_mpi_coll_case *c = &cases[i];
+            char sz[32];
+            int64_t count = -1;
+            for (size_t k = 0; k < r.params.n; k++)
+                if (strcmp(r.params.name[k], "count") == 0)
+                    count = r.params.v[k].u.i;
+            gb_format_size(count >= 0 ? (uint64_t)count * gb_dtype_size(c->dtype) : c->bytes, sz,
+                           sizeof sz);
+            printf("%-14s %5s %4s %10s %11lld %10.1f %11.3f %11.3f %7.4f  %s%s%s\n",
+                   gb_mpi_coll_name(c->op), gb_dtype_name(c->dtype),
+                   gb_mpi_coll_reduces(c->op) ? gb_mpi_coll_redop_name(c->redop) : "-", sz,
+                   (long long)count, fig(&r, "time"), fig(&r, "algbw"), fig(&r, "busbw"),
+                   fig(&r, "busbw_factor"), gb_status_name(r.status), r.reason[0] ? ": " : "",
+                   r.reason);
+            fflush(stdout);
+        } else if (!a->quiet) {
             char sz[32];
             gb_format_size(a->sizes[i], sz, sizeof sz);
             double f[5] = {NAN, NAN, NAN, NAN, NAN};
@@ -371,7 +525,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             mpi_usage(stdout);
     } else if (!rc) {
-        rc = run_allreduce(argc, argv, &a, rank, size);
+        rc = run_cmd(argc, argv, &a, rank, size);
     }
     /* The exit status of rank 0 is the job's (mpirun returns the first non-zero status). */
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

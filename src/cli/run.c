@@ -176,6 +176,7 @@ static int run_main(int argc, char **argv, int full_argc, char **full_argv)
         gb__shutdown_backends();
         return rc;
     }
+    gb__note_absent("run", &p);
     struct gb_results rs = {0};
     gb__fill_meta(&rs.run, &p, command_line);
     char out[2048], partial[2100];

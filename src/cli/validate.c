@@ -159,6 +159,7 @@ static int validate_main(int argc, char **argv)
     struct gb_profile p;
     if ((rc = gb__load_profile(&a, &p)) != GB_EXIT_OK)
         return rc;
+    gb__note_absent("validate", &p);
     /* Expand against one notional device to count cases without touching hardware. */
     struct gb_plan_device one = {0};
     struct gb_plan plan = {.devices = &one, .ndevices = 1};

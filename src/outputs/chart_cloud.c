@@ -5,7 +5,11 @@
  *   cloud_tenants_N   the tenants suite's slowdown matrix per device: victim x aggressor;
  *   cloud_startup     the startup suite's stages stacked per case (median ms each);
  *   cloud_serve       the serve suite's p99 latency against offered load, one line per batch
- *                     limit and wait, with the largest rate under the SLO as findings.
+ *                     limit and wait, with the largest rate under the SLO as findings;
+ *   cloud_llm_goodput the llm suite's goodput against the arrival rate, each point's TTFT, TPOT
+ *                     and ITL percentiles as findings;
+ *   cloud_llm_ttft    its TTFT p99 against the arrival rate;
+ *   cloud_llm_batch   its all-at-once cases' output tokens/s against the batch limit.
  * Text from a results file reaches a label only cleaned (gb__clean) and a script only through
  * the shapes of gnuplot.c. */
 #include "analyses/report_model.h"
@@ -399,20 +403,87 @@ out:
 
 /* ---- serve: the tail against offered load ---------------------------------------------------- */
 
+/* The Server scenario at a given load (the default: the scenario param absent or "Server", no
+ * find_peak): what the lines draw against load. The other scenarios (and find_peak's runs) are
+ * said in findings: their load is no offered rate. */
+static bool serve_server(const struct gb_result *r)
+{
+    const char *sc = gb_params_str(&r->params, "scenario");
+    return (!sc[0] || strcmp(sc, "Server") == 0) && !gb_params_bool(&r->params, "find_peak");
+}
+
 /* A case whose queue kept up: its headline is a latency (us). An overloaded one's is what it
  * served (requests/s), and its latencies are no steady-state tail: not drawn, said below. */
 static bool serve_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "us") == 0 && isfinite(r->value) &&
-           r->value > 0;
+    return gb__in_list(r->suite, f->suites) && serve_server(r) && strcmp(r->unit, "us") == 0 &&
+           isfinite(r->value) && r->value > 0;
 }
 
 static bool serve_overloaded_fn(const struct gb_result *r, const void *arg)
 {
     const struct suite_filter *f = arg;
-    return gb__in_list(r->suite, f->suites) && strcmp(r->unit, "1/s") == 0 &&
+    return gb__in_list(r->suite, f->suites) && serve_server(r) && strcmp(r->unit, "1/s") == 0 &&
            strcmp(r->metric, "throughput") == 0 && isfinite(r->value) && r->value > 0;
+}
+
+static bool serve_scenario_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    return gb__in_list(r->suite, f->suites) && !serve_server(r) && isfinite(r->value) &&
+           r->value > 0;
+}
+
+/* One finding per run of another scenario than Server at a load: its figure of merit (LoadGen's
+ * per scenario), its early-stopping estimate, Periodic's deadline and jitter, find_peak's rate,
+ * and its verdict. */
+static void serve_scenario_findings(struct rep *R, struct chart *c, const struct sel *sc)
+{
+    for (size_t i = 0; i < sc->n && i < 24; i++) {
+        const struct gb_result *r = sc->p[i]->r;
+        char label[160], scen[64], verdict[80], line[700];
+        gb__clean(r->case_name, label, sizeof label);
+        gb__clean_text(gb_params_str(&r->params, "scenario"), scen, sizeof scen, false);
+        text_of(r, "verdict", verdict, sizeof verdict);
+        const bool peak = gb_params_bool(&r->params, "find_peak");
+        snprintf(line, sizeof line, "%s, %s, %s", R->ser[sc->p[i]->s].label, label,
+                 peak      ? "Server (find_peak)"
+                 : scen[0] ? scen
+                           : "Server");
+        const double p90 = plain(r, "p90_us"), p99 = plain(r, "p99_us"),
+                     e90 = plain(r, "es_p90_us"), e99 = plain(r, "es_p99_us");
+        if (strcmp(r->unit, "1/s") == 0)
+            gb_appendf(line, sizeof line, ": %.4g samples/s served", r->value);
+        else if (isfinite(p90) && strcmp(scen, "SingleStream") == 0)
+            gb_appendf(line, sizeof line, ": p90 %.4g us", p90);
+        else if (isfinite(p99))
+            gb_appendf(line, sizeof line, ": p99 %.4g us", p99);
+        if (isfinite(e90))
+            gb_appendf(line, sizeof line, ", early-stopping p90 %.4g us", e90);
+        if (isfinite(e99))
+            gb_appendf(line, sizeof line, ", early-stopping p99 %.4g us", e99);
+        const double fps = plain(r, "fps"), dl = plain(r, "deadline_us"),
+                     miss = plain(r, "deadline_misses"), rate = plain(r, "deadline_miss_rate"),
+                     jsd = plain(r, "jitter_sd_us"), jp = plain(r, "jitter_p99_us");
+        if (isfinite(fps) && isfinite(dl) && isfinite(miss) && isfinite(rate))
+            gb_appendf(line, sizeof line, "; at %.4g Hz, %.0f deadlines (%.4g us) missed (%.3g%%)",
+                       fps, miss, dl, 100 * rate);
+        if (isfinite(jsd) && isfinite(jp))
+            gb_appendf(line, sizeof line, ", jitter sd %.4g us, p99 %.4g us", jsd, jp);
+        const double pk = plain(r, "peak_rps");
+        const struct gb_value *slo = gb_params_get(&r->params, "slo_us");
+        if (peak && isfinite(pk))
+            gb_appendf(line, sizeof line,
+                       "; the largest rate with p99 under %.4g us: %.4g "
+                       "requests/s (bisection)",
+                       slo && is_num(slo) ? gb__num(slo) : NAN, pk);
+        else if (peak)
+            gb_appendf(line, sizeof line, "; no rate searched kept p99 under the bound");
+        if (verdict[0])
+            gb_appendf(line, sizeof line, "; %s", verdict);
+        find(c, "%s.", line);
+    }
 }
 
 /* The p99 over every request of the kept traces (what max_rps_under_slo judges); a case with
@@ -427,18 +498,21 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
 {
     static const char id[] = "cloud_serve",
                       title[] = "Sharing and serving: tail latency under offered load",
-                      what[] = "p99 latency (us, log: over every request of the kept traces, "
-                               "p99_us) of requests served through a dynamic batcher against the "
-                               "offered load (a fraction of the capacity with full batches, "
-                               "measured once per layer and batch limit), one line per batch "
-                               "limit, wait and layer; dotted: the SLO (slo_us) where the lines "
-                               "share one. A request's latency runs from its arrival (Poisson) to "
-                               "its batch's outputs on the host: queueing included. The findings "
-                               "give each line's offered rates and the largest rate served with "
-                               "the p99 under the SLO (max_rps_under_slo).";
+                      what[] =
+                          "p99 latency (us, log: over every request of the kept traces, "
+                          "p99_us) of requests served through a dynamic batcher against the "
+                          "offered load (a fraction of the capacity with full batches, "
+                          "measured once per layer and batch limit), one line per batch "
+                          "limit, wait and layer; dotted: the SLO (slo_us) where the lines "
+                          "share one. A request's latency runs from its arrival (Poisson) to "
+                          "its batch's outputs on the host: queueing included. The findings "
+                          "give each line's offered rates and the largest rate served with "
+                          "the p99 under the SLO (max_rps_under_slo), the knee and the verdict "
+                          "(LoadGen's); other scenarios are findings.";
     struct suite_filter sf = {.suites = k->suites};
     struct sel s = gb__select(R, serve_fn, &sf, SIZE_MAX);
     struct sel over = gb__select(R, serve_overloaded_fn, &sf, SIZE_MAX);
+    struct sel scen = gb__select(R, serve_scenario_fn, &sf, SIZE_MAX);
     struct chart *c = gb__chart_new(R, id, title, what);
     struct axes *a = calloc(1, sizeof *a);
     struct line *l = NULL;
@@ -463,11 +537,14 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
             gb_appendf(line, sizeof line, ", %.0f dropped at the full queue", drop);
         find(c, "%s: its latencies grow with the trace, no steady-state tail (not drawn).", line);
     }
+    serve_scenario_findings(R, c, &scen);
     if (s.n == 0) {
         gb__chart_nodata(R, c,
-                         over.n ? "every serve result in these files is overloaded (no "
-                                  "steady-state tail to draw)"
-                                : "no serve results in these files");
+                         over.n   ? "every serve result in these files is overloaded (no "
+                                    "steady-state tail to draw)"
+                         : scen.n ? "no Server-scenario sweep over load in these files (the "
+                                    "other scenarios are in the findings)"
+                                  : "no serve results in these files");
         goto out;
     }
     gb__scan_axes(&s, a);
@@ -520,6 +597,16 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
                        best, slo && is_num(slo) ? gb__num(slo) : NAN);
         else if (none[0])
             gb_appendf(line, sizeof line, "; under the SLO: %s", none);
+        /* The serve suite's derive: the smallest load whose p99 is over GB_SERVE_KNEE_K (2)
+         * times the lowest load's. */
+        const double knee = plain(hi, "knee_load");
+        if (isfinite(knee))
+            gb_appendf(line, sizeof line,
+                       "; the knee (p99 over twice the lowest load's) at load %.3g", knee);
+        char verdict[80];
+        text_of(hi, "verdict", verdict, sizeof verdict);
+        if (verdict[0])
+            gb_appendf(line, sizeof line, "; at load %.3g: %s", l[i].x[l[i].n - 1], verdict);
         find(c, "%s.", line);
     }
     if (dropped)
@@ -530,4 +617,179 @@ out:
     free(a);
     free(s.p);
     free(over.p);
+    free(scen.p);
+}
+
+/* ---- llm: goodput and the latencies against the arrival rate ---------------------------------- */
+
+/* A case with Poisson arrivals (rate > 0): a point of a line. Rate 0 (every request at once)
+ * has no load to draw against: said in the findings. */
+static bool llm_rate_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    const struct gb_value *rate = gb_params_get(&r->params, "rate");
+    return gb__in_list(r->suite, f->suites) && rate && is_num(rate) && gb__num(rate) > 0 &&
+           isfinite(r->value) && r->value > 0;
+}
+
+static bool llm_burst_fn(const struct gb_result *r, const void *arg)
+{
+    const struct suite_filter *f = arg;
+    const struct gb_value *rate = gb_params_get(&r->params, "rate");
+    return gb__in_list(r->suite, f->suites) && !(rate && is_num(rate) && gb__num(rate) > 0) &&
+           isfinite(r->value) && r->value > 0;
+}
+
+static double llm_goodput(const struct gb_result *r)
+{
+    return plain(r, "goodput_rps");
+}
+
+static double llm_ttft99(const struct gb_result *r)
+{
+    const double v = plain(r, "ttft_p99_ms");
+    return v > 0 ? v : NAN;
+}
+
+/* "TTFT p50/p99 a/b ms, TPOT p50/p99 c/d ms", the figures a result holds. */
+static void llm_latencies(const struct gb_result *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    static const char *const what[] = {"ttft", "tpot", "itl"};
+    static const char *const name[] = {"TTFT", "TPOT", "ITL"};
+    for (int i = 0; i < 3; i++) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%s_p50_ms", what[i]);
+        snprintf(b, sizeof b, "%s_p99_ms", what[i]);
+        const double p50 = plain(r, a), p99 = plain(r, b);
+        if (isfinite(p50) && isfinite(p99))
+            gb_appendf(buf, len, "%s%s p50/p99 %.3g/%.3g ms", buf[0] ? ", " : "", name[i], p50,
+                       p99);
+    }
+}
+
+static double llm_tok_s(const struct gb_result *r)
+{
+    return r->value > 0 ? r->value : NAN;
+}
+
+/* The all-at-once cases (rate 0): output tokens/s against the batch limit, their latencies and
+ * KV cache in the findings. */
+static void llm_burst_chart(struct rep *R, const struct sel *s)
+{
+    static const char id[] = "cloud_llm_batch",
+                      title[] = "Serving an LLM: output tokens/s against the batch limit",
+                      what[] = "Output tokens/s (the median of each trace's: its tokens over its "
+                               "duration) of requests that all arrive at once, against the most "
+                               "sequences decoded together (max_batch: KV-cache slots), one line "
+                               "per model and lengths; the findings give each point's TTFT, "
+                               "TPOT and inter-token latency at p50 and p99 and its KV cache at "
+                               "its peak.";
+    struct chart *c = gb__chart_new(R, id, title, what);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s->n == 0) {
+        gb__chart_nodata(R, c, "no llm results with every request at once (rate 0) in these files");
+        goto out;
+    }
+    gb__scan_axes(s, a);
+    n = gb__build_lines(R, s, a, "max_batch", llm_tok_s, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no max_batch axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "batch limit (max_batch)", "output tokens/s", false, NULL, 0, NULL,
+                    NULL);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l[i].n; j++) {
+            const struct gb_result *r = l[i].r[j];
+            char lat[300];
+            llm_latencies(r, lat, sizeof lat);
+            find(c,
+                 "%s, batch %.0f, %lld requests at once: %.4g output tokens/s; %s; KV cache "
+                 "peak %.4g B.",
+                 l[i].label, l[i].x[j], (long long)gb_params_int(&r->params, "requests"), l[i].y[j],
+                 lat, plain(r, "kv_peak_bytes"));
+        }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+}
+
+void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char gid[] = "cloud_llm_goodput",
+                      gtitle[] = "Serving an LLM: goodput against the arrival rate",
+                      gwhat[] = "Requests/s that met both SLOs (time to first token within "
+                                "slo_ttft, time per output token within slo_tpot; vLLM's "
+                                "benchmark_serving goodput) against the Poisson arrival rate, one "
+                                "line per model, batch limit and lengths. The findings give each "
+                                "point's TTFT, TPOT and inter-token latency at p50 and p99 and "
+                                "its output tokens/s.",
+                      tid[] = "cloud_llm_ttft",
+                      ttitle[] = "Serving an LLM: time to first token against the arrival rate",
+                      twhat[] = "p99 time to first token (ms, log: from a request's arrival to "
+                                "its first output token, queueing and its prefill included) "
+                                "against the Poisson arrival rate, one line per model, batch "
+                                "limit and lengths.";
+    struct suite_filter sf = {.suites = k->suites};
+    struct sel s = gb__select(R, llm_rate_fn, &sf, SIZE_MAX);
+    struct sel burst = gb__select(R, llm_burst_fn, &sf, SIZE_MAX);
+    struct chart *c = gb__chart_new(R, gid, gtitle, gwhat);
+    struct axes *a = calloc(1, sizeof *a);
+    struct line *l = NULL;
+    size_t n = 0, dropped = 0;
+    if (!c || !a)
+        goto out;
+    if (s.n == 0) {
+        const char *why = "no llm results with Poisson arrivals (rate > 0) in these files";
+        gb__chart_nodata(R, c, why);
+        if ((c = gb__chart_new(R, tid, ttitle, twhat)))
+            gb__chart_nodata(R, c, why);
+        goto out;
+    }
+    gb__scan_axes(&s, a);
+    n = gb__build_lines(R, &s, a, "rate", llm_goodput, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no rate axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "arrival rate, requests/s", "goodput, requests/s", false, NULL, 0,
+                    NULL, NULL);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l[i].n; j++) {
+            char lat[300];
+            llm_latencies(l[i].r[j], lat, sizeof lat);
+            find(c, "%s, rate %.3g: goodput %.3g requests/s, %.4g output tokens/s; %s.", l[i].label,
+                 l[i].x[j], l[i].y[j], l[i].r[j]->value, lat);
+        }
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+    gb__free_lines(l, n);
+    l = NULL;
+    n = 0;
+    /* The second chart: the TTFT tail along the same lines. */
+    c = gb__chart_new(R, tid, ttitle, twhat);
+    if (!c)
+        goto out;
+    n = gb__build_lines(R, &s, a, "rate", llm_ttft99, &l, &dropped);
+    if (!l || !n) {
+        gb__chart_nodata(R, c, "the llm results have no rate axis");
+        goto out;
+    }
+    gb__write_lines(R, c, l, n, "arrival rate, requests/s", "TTFT p99, ms (log)", false, NULL, 0,
+                    "set logscale y 10\nset yrange [*:*]\n", NULL);
+out:
+    gb__free_lines(l, l ? n : 0);
+    free(a);
+    llm_burst_chart(R, &burst);
+    free(s.p);
+    free(burst.p);
 }

@@ -52,6 +52,7 @@ static const char *const concurrency[] = {"concurrency", NULL};
 static const char *const tenants[] = {"tenants", NULL};
 static const char *const startup[] = {"startup", NULL};
 static const char *const serve[] = {"serve", NULL};
+static const char *const llm[] = {"llm", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -70,6 +71,7 @@ static const struct gb__chart_kind kinds[] = {
     {tenants, NULL, gb__chart_tenants, NULL},
     {startup, NULL, gb__chart_startup, NULL},
     {serve, NULL, gb__chart_serve, NULL},
+    {llm, NULL, gb__chart_llm, NULL},
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
     {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */

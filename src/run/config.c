@@ -213,6 +213,15 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
     return 0;
 }
 
+static int parse_optional(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
+{
+    const char *s = NULL;
+    int rc = gb__want_scalar(l, n, "true or false for optional", &s);
+    if (!rc && !gb__parse_bool(s, &run->optional))
+        rc = gb__fail(l, n, "optional: expected true or false, got \"%s\"", s);
+    return rc;
+}
+
 static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
                      struct gb__mlayer *m)
 {
@@ -225,6 +234,8 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     {
         if (strcmp(gb__sval(k), "suite") == 0)
             suite = v;
+        else if (strcmp(gb__sval(k), "optional") == 0)
+            rc = parse_optional(l, v, run);
         else if (strcmp(gb__sval(k), "measure") == 0)
             measure = v;
         else if (strcmp(gb__sval(k), "params") == 0)
@@ -236,14 +247,19 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         else if (strcmp(gb__sval(k), "constraints") == 0)
             constraints = v;
         else {
-            static const char keys[] = "suite, measure, params, tuned, tunables or constraints";
+            static const char keys[] =
+                "suite, measure, params, tuned, tunables, constraints or optional";
             char hint[96];
             return gb__fail(l, k, "unknown key \"%s\" in a suite entry (%sexpected %s)",
                             gb__sval(k), gb__hint(gb__sval(k), keys, hint, sizeof hint), keys);
         }
+        if (rc)
+            return rc;
     }
-    if (!suite)
+    if (!suite) {
+        run->optional = false;
         return gb__fail(l, n, "suite entry without a suite: key");
+    }
     const char *sname;
     if ((rc = gb__want_scalar(l, suite, "a suite name", &sname)))
         return rc;
@@ -259,9 +275,12 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     if (run->suite->naxes > GB_MAX_AXES)
         return gb__fail(l, suite, "internal error: suite %s has more than %d axes", sname,
                         GB_MAX_AXES);
-    if (measure && (rc = gb__parse_measure(l, measure, m)))
-        return rc;
+    /* What `optional` forgives is what a build may lack (the suite, an axis, a value it takes);
+     * a mistake in the entry's measure or tuning keys is the profile's own, an error. */
     if (params && (rc = gb__parse_params(l, params, run)))
+        return rc;
+    run->optional = false;
+    if (measure && (rc = gb__parse_measure(l, measure, m)))
         return rc;
     if ((tuned && (rc = gb__parse_tuned(l, tuned, run))) ||
         (tunables && (rc = gb__parse_tunables(l, tunables, run))) ||
@@ -280,6 +299,35 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     return 0;
 }
 
+/* An entry marked `optional: true` that cannot be taken (a suite this build lacks, an axis its
+ * suite lacks, a value it refuses): recorded in p->absent with the loader's message as the
+ * reason, its partial parse freed, and the load goes on. 0 or GB_ECONFIG (out of memory). */
+static int leave_out(struct gb__ld *l, yaml_node_t *item, struct gb_suite_run *run)
+{
+    struct gb_profile *p = l->p;
+    struct gb_absent_entry *a = realloc(p->absent, (p->nabsent + 1) * sizeof *a);
+    if (!a)
+        return gb__fail(l, item, "out of memory");
+    p->absent = a;
+    a = &p->absent[p->nabsent++];
+    memset(a, 0, sizeof *a);
+    yaml_node_t *k, *v;
+    GB__MAP_FOREACH(l, item, k, v)
+    {
+        if (strcmp(gb__sval(k), "suite") == 0 && v->type == YAML_SCALAR_NODE)
+            snprintf(a->suite, sizeof a->suite, "%s", gb__sval(v));
+    }
+    a->line = (int)item->start_mark.line + 1;
+    snprintf(a->reason, sizeof a->reason, "%s", l->err && l->errlen ? l->err : "left out");
+    if (l->err && l->errlen)
+        l->err[0] = '\0';
+    for (size_t j = 0; j < GB_MAX_AXES; j++)
+        gb_sweep_free(&run->sweeps[j]);
+    gb__free_tuning(run);
+    memset(run, 0, sizeof *run);
+    return 0;
+}
+
 static int parse_suites(struct gb__ld *l, yaml_node_t *n)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE)
@@ -291,9 +339,19 @@ static int parse_suites(struct gb__ld *l, yaml_node_t *n)
     l->runm = calloc(len, sizeof *l->runm);
     if (!l->p->runs || !l->runm)
         return gb__fail(l, n, "out of memory");
-    l->p->nruns = len;
+    l->p->nruns = 0;
     for (size_t i = 0; i < len; i++) {
-        int rc = parse_run(l, gb__seq_item(l, n, i), &l->p->runs[i], &l->runm[i]);
+        struct gb_suite_run *run = &l->p->runs[l->p->nruns];
+        yaml_node_t *item = gb__seq_item(l, n, i);
+        int rc = parse_run(l, item, run, &l->runm[l->p->nruns]);
+        if (rc && run->optional) {
+            rc = leave_out(l, item, run);
+            memset(&l->runm[l->p->nruns], 0, sizeof l->runm[0]);
+        } else if (!rc) {
+            l->p->nruns++;
+        } else {
+            l->p->nruns++; /* freed with the profile */
+        }
         if (rc)
             return rc;
     }
@@ -353,6 +411,9 @@ void gb_profile_free(struct gb_profile *p)
         free(p->runs[i].tuning_cache);
     }
     free(p->runs);
+    free(p->absent);
+    p->absent = NULL;
+    p->nabsent = 0;
     p->backends = NULL;
     p->devices = NULL;
     p->runs = NULL;

@@ -21,6 +21,9 @@
  *         op: [h2d, d2h]
  *         size: {from: 4KiB, to: 256MiB, factor: 4}
  *         memory: pinned            # a scalar is a one-value sweep
+ *     - suite: memtest
+ *       optional: true              # a suite (or axis, or value) this build cannot take: the
+ *                                   # entry is left out and recorded in gb_profile.absent
  *
  * Tuning keys (additive):
  *
@@ -87,6 +90,17 @@ struct gb_suite_run {
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
     size_t nconstraints;
     struct gb_tel_cfg telemetry; /* the profile's `telemetry:` (the same for every entry) */
+    /* While loading: `optional: true` and the entry's suite and params not yet taken, so that
+     * failing there it is left out and recorded (gb_profile.absent) rather than refused. */
+    bool optional;
+};
+
+/* An entry marked `optional: true` that the loader left out (a suite this build lacks, an axis
+ * or value its suite refuses): what a command that reports per entry (diag) records as a skip. */
+struct gb_absent_entry {
+    char suite[64];   /* the entry's suite: name as written ("" when it has none) */
+    int line;         /* where the entry starts in the profile */
+    char reason[600]; /* the loader's "file:line:column: message" */
 };
 
 struct gb_profile {
@@ -99,8 +113,10 @@ struct gb_profile {
     struct gb_measure_cfg measure;
     struct gb_suite_run *runs;
     size_t nruns;
-    char tuning_cache[1024];     /* `tuning_cache:`; "" for the default location */
-    struct gb_tel_cfg telemetry; /* `telemetry:` (backends/telemetry.h; gb_tel_defaults) */
+    char tuning_cache[1024];        /* `tuning_cache:`; "" for the default location */
+    struct gb_tel_cfg telemetry;    /* `telemetry:` (backends/telemetry.h; gb_tel_defaults) */
+    struct gb_absent_entry *absent; /* optional entries left out, in profile order */
+    size_t nabsent;
 };
 
 /* Built-in defaults of `measure`. */

@@ -1,0 +1,409 @@
+/* gpubench diag --level N: a node's acceptance tests (the rules: analyses/diag.h). The level's
+ * profile (configs/diag-N.yaml) runs as `run` runs a profile, in workers under the case time
+ * limit; the results are judged as `check` judges them and grouped into tests, each PASS, WARN,
+ * FAIL, SKIPPED or ERROR; a document through a writer; exit 0, 3 or 1. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/units.h"
+#include "base/util.h"
+#include "common.h"
+#include "analyses/diag.h"
+#include "analyses/expect.h"
+#include "outputs/diag_out.h"
+#include "outputs/writer.h"
+#include "run/supervise.h"
+#include "suites/suites.h"
+
+/* The test hook: a comma list of tests (the part after diag/LEVEL/) that fail as planted. */
+#define DIAG_FAIL_ENV "GPUBENCH_TEST_DIAG_FAIL"
+/* Level 3's burn phases in all when --duration is not given: with level 2's checks before them
+ * about 15 minutes. */
+#define DEFAULT_BURN_S 720.0
+
+static const char usage[] =
+    "usage: gpubench diag [--level N] [OPTIONS]\n"
+    "  A node's acceptance tests, each PASS, WARN, FAIL, SKIPPED (could not run, with the\n"
+    "  reason) or ERROR (the test itself broke), named diag/LEVEL/TEST; the level's verdict is\n"
+    "  the worst. Runs the profile diag-N (configs/diag-N.yaml) and judges its results as\n"
+    "  gpubench check does (the model's expectation, else the result's bound; the driver's\n"
+    "  health items).\n"
+    "  -l, --level N           1: devices and driver chain, health, a verified transfer, triad\n"
+    "                          and GEMM (under a minute); 2: also transfers both ways across\n"
+    "                          sizes, every memory kernel, a memory test over most of device\n"
+    "                          memory (a few minutes); 3: also a burn and a power-pulse phase\n"
+    "                          (default 1)\n"
+    "      --duration D        level 3: the burn phases in all, e.g. 15min, 600s (default\n"
+    "                          12min: about 15 minutes with the rest)\n"
+    "  -o, --output FILE       the document to FILE (replaced whole) instead of stdout\n"
+    "      --results FILE      keep the run's results file there (default: a temporary file,\n"
+    "                          removed)\n"
+    "      --from FILE         judge the results file of an earlier diag run of this level\n"
+    "                          instead of running\n"
+    "  -e, --expect FILE       expectations (default as gpubench check)\n"
+    "  -b, --backend NAME      only this backend (opencl, cuda)\n"
+    "  -d, --device SEL        devices: all, or a comma list of indices (1),\n"
+    "                          backend:index (opencl:1) or name substrings\n"
+    "  -q, --quiet             no progress line on stderr\n" GB__FORMAT_HELP_JUDGED
+    "exit status: 0 every test passed or warned (skips listed), 3 a test FAILED, 1 a test\n"
+    "broke (ERROR), 2 usage, 130 interrupted\n";
+static const struct gb__cmd cmd = {"diag", usage, 0, 0, NULL, "no operand"};
+
+struct diag_args {
+    const char *level, *duration, *out, *results, *from, *expect, *format, *backend, *device;
+    bool quiet;
+};
+
+static const struct gb__opt diag_options[] = {
+    GB__TEXT(struct diag_args, level, "level", 'l'),
+    GB__TEXT(struct diag_args, duration, "duration", 0),
+    GB__TEXT(struct diag_args, out, "output", 'o'),
+    GB__TEXT(struct diag_args, results, "results", 0),
+    GB__TEXT(struct diag_args, from, "from", 0),
+    GB__TEXT(struct diag_args, expect, "expect", 'e'),
+    GB__TEXT(struct diag_args, format, "format", 'f'),
+    GB__TEXT(struct diag_args, backend, "backend", 'b'),
+    GB__TEXT(struct diag_args, device, "device", 'd'),
+    GB__FLAG(struct diag_args, quiet, "quiet", 'q'),
+    GB__END,
+};
+
+/* Whether this build's suite `suite` has the axis `axis`. */
+static bool has_axis(const char *suite, const char *axis)
+{
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite);
+    for (size_t i = 0; s && i < s->naxes; i++)
+        if (strcmp(s->axes[i].name, axis) == 0)
+            return true;
+    return false;
+}
+
+/* The run arguments of the level: its profile found by name, the selection, and for level 3
+ * the burn's duration (each of its two phases half of D, in seconds) when this build's burn
+ * suite takes one. GB_EXIT_OK or GB_EXIT_USAGE with the reason on stderr. */
+static enum gb_exit level_args(const struct diag_args *d, int level, double burn_s, char *path,
+                               size_t len, struct gb__run_args *a)
+{
+    char name[32];
+    snprintf(name, sizeof name, "diag-%d", level);
+    if (!gb__find_data(name, "configs", "configs", ".yaml", path, len)) {
+        fprintf(stderr, "gpubench diag: no profile %s (looked in %s)\n", name, path);
+        return GB_EXIT_USAGE;
+    }
+    memset(a, 0, sizeof *a);
+    a->profile = path;
+    a->backend = d->backend;
+    a->device = d->device;
+    a->quiet = d->quiet;
+    if (level == 3 && has_axis("burn", "duration")) {
+        snprintf(a->set_text[0], sizeof a->set_text[0], "%.0f", fmax(1.0, round(burn_s / 2)));
+        a->sets[0] = (struct gb_override){"burn.params.duration", a->set_text[0]};
+        a->nsets = 1;
+    }
+    return GB_EXIT_OK;
+}
+
+/* The tests of the device chain: one per backend (started with its devices; unavailable: a
+ * skip where the API is absent, a failure where it is there and fails), and "devices" (at least
+ * one device selected). */
+static int chain_tests(struct gb_diag *dg, const struct gb_plan *plan, const char *plan_error)
+{
+    struct gb_backend_status st[8];
+    gb_backends_probe(st);
+    int rc = 0;
+    for (size_t b = 0; !rc && b < gb_backend_count && b < 8; b++) {
+        char name[64];
+        snprintf(name, sizeof name, "driver_%s", st[b].ops->name);
+        if (!st[b].err)
+            rc = gb_diag_add(dg, name, -1, GB_DIAG_PASS, "started: %d device%s", st[b].ndevices,
+                             st[b].ndevices == 1 ? "" : "s");
+        else
+            rc =
+                gb_diag_add(dg, name, -1, st[b].err == GB_EUNAVAIL ? GB_DIAG_SKIPPED : GB_DIAG_FAIL,
+                            "unavailable: %s", st[b].reason);
+    }
+    if (rc)
+        return rc;
+    if (!plan || !plan->ndevices)
+        return gb_diag_add(dg, "devices", -1, GB_DIAG_FAIL, "no device: %s",
+                           plan_error ? plan_error : "none selected");
+    char names[900] = "";
+    for (size_t i = 0; i < plan->ndevices; i++)
+        gb_appendf(names, sizeof names, "%s%s:%d %s", names[0] ? ", " : "",
+                   plan->devices[i].ops->name, plan->devices[i].index, plan->devices[i].info.name);
+    return gb_diag_add(dg, "devices", -1, GB_DIAG_PASS, "%zu device%s: %s", plan->ndevices,
+                       plan->ndevices == 1 ? "" : "s", names);
+}
+
+/* The profile's optional entries this build could not take: a skip each, named by its suite. */
+static int absent_tests(struct gb_diag *dg, const struct gb_profile *p)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < p->nabsent; i++)
+        rc = gb_diag_add(dg, p->absent[i].suite[0] ? p->absent[i].suite : "entry", -1,
+                         GB_DIAG_SKIPPED, "not in this build or not taken by it: %s",
+                         p->absent[i].reason);
+    return rc;
+}
+
+/* Runs the plan into the results file `out`; the supervisor's status (0, 1, GB_EINTR, GB_EIO,
+ * GB_EBACKEND). */
+static int run_level(const struct gb_profile *p, const struct gb_plan *plan, const char *out,
+                     bool quiet, char *const *argv, const char *command_line)
+{
+    struct gb_results rs = {0};
+    gb__fill_meta(&rs.run, p, command_line);
+    rs.run.cases_planned = plan->ncases;
+    fprintf(stderr, "gpubench diag: %zu cases on %zu device%s\n", plan->ncases, plan->ndevices,
+            plan->ndevices == 1 ? "" : "s");
+    struct gb_supervise_opts o = {
+        .out_path = out,
+        .progress =
+            !quiet && isatty(STDERR_FILENO) ? (gb_raw_stderr ? gb_raw_stderr : stderr) : NULL,
+        .stop = gb__catch_stop_signals(),
+        .exe = "/proc/self/exe",
+        .argv = argv,
+    };
+    int r = gb_supervise_plan(plan, &o, &rs);
+    if (r == GB_EIO || r == GB_EBACKEND)
+        fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+    gb_results_free(&rs);
+    return r;
+}
+
+/* Judges the results file `file` into dg. GB_EXIT_OK, or GB_EXIT_USAGE (unreadable
+ * expectations or results, named on stderr). */
+static enum gb_exit judge(struct gb_diag *dg, const char *file, const char *expect_arg)
+{
+    char found[4096 + 256];
+    const char *expect = expect_arg;
+    if (!expect && gb__default_expect(found, sizeof found))
+        expect = found;
+    struct gb_expect e;
+    gb_expect_init(&e);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    enum gb_exit rc = GB_EXIT_USAGE;
+    gb_error_clear();
+    if (expect && gb_expect_read(expect, &e)) {
+        fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+        goto out;
+    }
+    gb_error_clear();
+    if (gb_results_read(file, &rs)) {
+        fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+        goto out;
+    }
+    struct gb_check_opts o;
+    gb_check_opts_default(&o);
+    struct gb_check c;
+    gb_error_clear();
+    if (gb_check_results(&rs, file, expect ? &e : NULL, expect, &o, &c)) {
+        fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+        goto out;
+    }
+    rc = gb_diag_from_check(dg, &c, rs.ndevices > 1) ? GB_EXIT_USAGE : GB_EXIT_OK;
+    if (rc != GB_EXIT_OK)
+        fprintf(stderr, "gpubench diag: out of memory\n");
+    gb_check_free(&c);
+out:
+    gb_results_free(&rs);
+    gb_expect_free(&e);
+    return rc;
+}
+
+static int write_doc(FILE *f, const void *what)
+{
+    const void *const *w = what; /* {format, doc} */
+    return gb_write_doc(f, w[0], w[1]);
+}
+
+/* The document of dg on stdout or into a->out; the exit status of the verdict. */
+static enum gb_exit report(struct gb_diag *dg, const struct diag_args *a, const char *profile,
+                           const char *start_utc)
+{
+    gb_diag_finish(dg);
+    struct gb_doc d;
+    enum gb_exit rc = GB_EXIT_USAGE;
+    const char *format = a->format ? a->format : "text";
+    if (gb_diag_doc(dg, profile, start_utc, &d)) {
+        fprintf(stderr, "gpubench diag: out of memory\n");
+    } else if (a->out) {
+        const void *what[2] = {format, &d};
+        rc = gb__write_output("diag", a->out, write_doc, what);
+    } else {
+        rc = gb__write_format("diag", format, &d);
+    }
+    gb_doc_free(&d);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    return dg->verdict == GB_DIAG_FAIL    ? GB_EXIT_REGRESSION
+           : dg->verdict == GB_DIAG_ERROR ? GB_EXIT_CASE_FAILED
+                                          : GB_EXIT_OK;
+}
+
+/* A worker of a diag run (run/supervise.h): the plan of this same command line. */
+static int worker(const struct gb__run_args *ra, const char *spec)
+{
+    struct gb_profile p;
+    struct gb_plan plan;
+    enum gb_exit rc = gb__prepare_plan(ra, "diag", &p, &plan);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    int st = gb_worker_run(&plan, spec);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    gb__shutdown_backends();
+    return st;
+}
+
+static int diag(int argc, char **argv, const char *command_line, char **worker_argv,
+                const char *spec)
+{
+    struct diag_args a = {0};
+    enum gb_exit rc;
+    if (gb__parse_options(&cmd, argc, argv, GB__GROUPS({diag_options, &a}), &rc) < 0)
+        return rc;
+    int level = 1;
+    if (a.level && (strlen(a.level) != 1 || a.level[0] < '1' || a.level[0] > '3'))
+        return gb__usage_error(&cmd, "--level wants 1, 2 or 3, got '%s'", a.level);
+    if (a.level)
+        level = a.level[0] - '0';
+    double burn_s = DEFAULT_BURN_S;
+    if (a.duration && (gb_parse_duration(a.duration, &burn_s) || !(burn_s >= 2)))
+        return gb__usage_error(&cmd,
+                               "--duration wants a time of 2 s or more, such as 15min, "
+                               "got '%s'",
+                               a.duration);
+    if (a.duration && level != 3)
+        return gb__usage_error(&cmd, "--duration is for --level 3 (the burn phases)");
+    if (a.from && a.results)
+        return gb__usage_error(&cmd, "--from reads a results file: --results has nothing to "
+                                     "keep");
+    char path[4096 + 256];
+    static struct gb__run_args ra; /* large: its --set texts */
+    if ((rc = level_args(&a, level, burn_s, path, sizeof path, &ra)) != GB_EXIT_OK)
+        return rc;
+    if (spec)
+        return worker(&ra, spec);
+    const char *outs[2] = {a.out, a.results};
+    static const char *const names[2] = {"--output", "--results"};
+    const char *inputs[3] = {path, a.from, a.expect};
+    size_t ninputs = 1;
+    if (a.from)
+        inputs[ninputs++] = a.from;
+    if (a.expect)
+        inputs[ninputs++] = a.expect;
+    if ((rc = gb__check_format("diag", a.format, true)) != GB_EXIT_OK ||
+        (rc = gb__check_outputs("diag", outs, names, 2, inputs, ninputs)) != GB_EXIT_OK)
+        return rc;
+    struct gb_profile p;
+    if ((rc = gb__load_profile(&ra, &p)) != GB_EXIT_OK)
+        return rc;
+    struct gb_diag dg;
+    gb_diag_init(&dg, level);
+    char start[40];
+    gb__utc_now(start, sizeof start);
+    char results[4096 + 256] = "";
+    bool temporary = false;
+    int err = 0;
+    if (a.from) {
+        snprintf(results, sizeof results, "%s", a.from);
+    } else {
+        struct gb_plan plan;
+        memset(&plan, 0, sizeof plan);
+        gb_error_clear();
+        bool planned = !gb_plan_devices(&p, ra.backend, ra.device, &plan);
+        char why[1024];
+        snprintf(why, sizeof why, "%s", planned ? "" : gb_error_msg());
+        if (planned && gb_plan_expand(&p, NULL, &plan)) {
+            fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+            gb_plan_free(&plan);
+            gb_profile_free(&p);
+            gb_diag_free(&dg);
+            return GB_EXIT_USAGE;
+        }
+        err = chain_tests(&dg, planned ? &plan : NULL, why);
+        if (!err && planned && plan.ncases) {
+            if (a.results) {
+                snprintf(results, sizeof results, "%s", a.results);
+            } else {
+                const char *tmp = getenv("TMPDIR");
+                snprintf(results, sizeof results, "%s/gpubench-diag-%ld.json",
+                         tmp && *tmp ? tmp : "/tmp", (long)getpid());
+                temporary = true;
+            }
+            int r = run_level(&p, &plan, results, a.quiet, worker_argv, command_line);
+            if (r == GB_EINTR) {
+                if (temporary)
+                    unlink(results);
+                gb_plan_free(&plan);
+                gb_profile_free(&p);
+                gb_diag_free(&dg);
+                gb__shutdown_backends();
+                return GB_EXIT_INTERRUPTED;
+            }
+            if (r == GB_EIO || r == GB_EBACKEND)
+                err = gb_diag_add(&dg, "run", -1, GB_DIAG_ERROR, "%s",
+                                  r == GB_EIO ? "the results could not be written"
+                                              : "no worker could start");
+            if (r == GB_EIO || r == GB_EBACKEND)
+                results[0] = '\0';
+        }
+        gb_plan_free(&plan);
+        gb__shutdown_backends();
+    }
+    if (!err && results[0] && (rc = judge(&dg, results, a.expect)) != GB_EXIT_OK) {
+        if (temporary)
+            unlink(results);
+        gb_profile_free(&p);
+        gb_diag_free(&dg);
+        return rc;
+    }
+    if (temporary)
+        unlink(results);
+    if (!err)
+        err = absent_tests(&dg, &p);
+    const char *plant = getenv(DIAG_FAIL_ENV);
+    if (!err && plant && *plant)
+        err = gb_diag_plant(&dg, plant);
+    if (err) {
+        fprintf(stderr, "gpubench diag: out of memory\n");
+        rc = GB_EXIT_USAGE;
+    } else {
+        rc = report(&dg, &a, p.path, start);
+    }
+    gb_profile_free(&p);
+    gb_diag_free(&dg);
+    return rc;
+}
+
+static int diag_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+    char command_line[2048];
+    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
+    unsetenv(GB_WORKER_ENV);
+    if (!worker_argv) {
+        free(spec);
+        fprintf(stderr, "gpubench diag: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    int rc = diag(argc, argv, command_line, worker_argv, spec);
+    free(worker_argv);
+    free(spec);
+    return rc;
+}
+
+const struct gb_command gb_command_diag = {
+    .name = "diag",
+    .summary = "a node's acceptance tests by level (1 under a minute); exit 3 on a failed test",
+    .main_full = diag_main,
+};

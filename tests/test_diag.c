@@ -1,0 +1,299 @@
+/* gpubench diag: the level-1 run on this machine's device (every test named with its status),
+ * the device's state the fake NVML reports judged as health tests (a narrow link FAIL, a lowered
+ * power limit and throttled samples WARN), planted failures (exit 3), a missing device, a suite
+ * this build lacks (SKIPPED, never PASS), the verdict's rule and exit codes, the JUnit output,
+ * and the Slurm health check on a one-node cluster (scripts/test-slurm.sh healthcheck). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/diag.h"
+#include "backends/telemetry.h"
+#include "base/doc.h"
+#include "outputs/diag_out.h"
+#include "results/results.h"
+#include "run/config.h"
+#include "suites/suites.h"
+#include "test.h"
+
+static char out[1 << 16];
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
+
+/* The line of test `name` in a CSV document (diag,NAME,STATUS,...), or NULL. */
+static const char *row(const char *name)
+{
+    static char line[2048];
+    char key[256];
+    snprintf(key, sizeof key, "diag,%s,", name);
+    const char *p = strstr(out, key);
+    if (!p)
+        return NULL;
+    size_t n = strcspn(p, "\n");
+    snprintf(line, sizeof line, "%.*s", (int)n, p);
+    return line;
+}
+
+#define ASSERT_ROW(name, status)                                                                   \
+    do {                                                                                           \
+        const char *r_ = row(name);                                                                \
+        ASSERT_MSG(r_, "no test %s in: %s", name, out);                                            \
+        ASSERT_MSG(                                                                                \
+            strncmp(r_ + strlen("diag,") + strlen(name) + 1, status ",", strlen(status) + 1) == 0, \
+            "%s is not %s: %s", name, status, r_);                                                 \
+    } while (0)
+
+/* The fake NVML's device state (tests/fake_nvml.c, through GPUBENCH_NVML_LIB: the real dlopen
+ * path), read under load, put on device 0 of the results file `from` as `name`; `throttled`
+ * marks the first result's samples throttled as telemetry records the fake's throttled ticks
+ * (SM clock 1410 of 1980 MHz, HwSlowdown; test_telemetry follows that path sample by sample). */
+static void plant_state(const char *dir, const char *from, const char *name, bool throttled)
+{
+    setenv("GPUBENCH_NVML_LIB", GB_TEST_FAKE_NVML, 1);
+    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
+    struct gb_tel_session *s = NULL;
+    ASSERT_OK(gb_tel_open(&t, &s));
+    struct gb_tel_device_state st;
+    gb_tel_state(s, &st);
+    struct gb_tel_reading rd;
+    gb_tel_read(s, &rd);
+    gb_tel_close(s);
+    unsetenv("GPUBENCH_NVML_LIB");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, from);
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    ASSERT_OK(gb_results_read(p, &rs));
+    st.device = 0;
+    rs.run.machine.recorded = true;
+    rs.run.machine.dev[0] = st;
+    rs.run.machine.ndev = 1;
+    struct gb_tel_trace tr = {.r = &rd, .n = 1};
+    gb_tel_machine_link(&rs.run.machine, 0, &tr);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        rs.results[i].tel.on = true;
+        rs.results[i].tel.nthrottled = throttled && i == 0 ? 3 : 0;
+    }
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ASSERT_OK(gb_results_write(&rs, p));
+    gb_results_free(&rs);
+}
+
+/* Level 1 on this machine's device: every test named with its status, exit 0, nothing that
+ * could not run a PASS; then the same results judged again (--from) with the fake NVML's
+ * states and with planted failures, and the JUnit document valid XML. */
+TEST_TIMEOUT(diag_level_1_names_every_test_and_judges_health, 240)
+{
+    const char *dir = gb_test_tmpdir();
+    double t0 = gb_test_now_s();
+    int rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+                " %s diag --level 1 -q -f csv --results r.json 2>&1",
+                dir, GB_TEST_EXE);
+    printf("level 1: %.1f s wall\n", gb_test_now_s() - t0);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    static const char *const ran[] = {"diag/1/devices",      "diag/1/driver_opencl",
+                                      "diag/1/transfer_h2d", "diag/1/transfer_d2h",
+                                      "diag/1/memory_triad", "diag/1/gemm_f32"};
+    for (size_t i = 0; i < sizeof ran / sizeof ran[0]; i++)
+        ASSERT_ROW(ran[i], "PASS");
+    /* PoCL has no NVML: the driver's items could not be read, never a pass. */
+    ASSERT_ROW("diag/1/health_pcie_link", "SKIPPED");
+    ASSERT_ROW("diag/1/health_ecc", "SKIPPED");
+    ASSERT_ROW("diag/1/health_xid", "SKIPPED");
+
+    /* The fake NVML's healthy device: the items read and passed. */
+    plant_state(dir, "r.json", "healthy.json", false);
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag -q -f csv --from healthy.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/health_pcie_link", "PASS");
+    ASSERT_ROW("diag/1/health_ecc", "PASS");
+    ASSERT_ROW("diag/1/health_power_limit", "PASS");
+    ASSERT_ROW("diag/1/health_throttle", "PASS");
+    /* The link at x8 under load: FAIL, named, exit 3. */
+    setenv("GB_FAKE_NVML_PCIE_WIDTH", "8", 1);
+    plant_state(dir, "r.json", "x8.json", false);
+    unsetenv("GB_FAKE_NVML_PCIE_WIDTH");
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s diag -q -f csv --from x8.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/health_pcie_link", "FAIL");
+    ASSERT_CONTAINS(out, "Gen5 x8 of Gen5 x16");
+    /* The verdict line (text: CSV holds the tables alone) names it. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s diag -q --from x8.json 2>&1", dir,
+            GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "level 1: FAIL (exit 3)");
+    ASSERT_CONTAINS(out, "FAIL diag/1/health_pcie_link");
+    /* A lowered power limit (300 W of 700 W) and throttled samples: WARN, listed, exit 0. */
+    setenv("GB_FAKE_NVML_POWER_DEFAULT_MW", "700000", 1);
+    plant_state(dir, "r.json", "power.json", true);
+    unsetenv("GB_FAKE_NVML_POWER_DEFAULT_MW");
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag -q -f csv --from power.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/health_power_limit", "WARN");
+    ASSERT_CONTAINS(out, "the power limit is lowered: 300 W of 700 W");
+    ASSERT_ROW("diag/1/health_throttle", "WARN");
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s diag -q --from power.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "level 1: WARN (exit 0)");
+    ASSERT_CONTAINS(out, "WARN diag/1/health_power_limit");
+
+    /* A planted failure: exit 3, the test named in the verdict; JUnit valid and a failure. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " GPUBENCH_TEST_DIAG_FAIL=memory_triad %s diag -q -f csv --from r.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/memory_triad", "FAIL");
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " GPUBENCH_TEST_DIAG_FAIL=memory_triad %s diag -q -f junit -o d.xml --from "
+            "r.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "diag exit %d: %s", rc, out);
+    if (sh("command -v xmllint") == 0) {
+        rc = sh("xmllint --noout %s/d.xml 2>&1", dir);
+        ASSERT_MSG(rc == 0, "xmllint: %s", out);
+    }
+    ASSERT_EQ(sh("grep -q '<failure' %s/d.xml", dir), 0);
+    ASSERT_EQ(sh("grep -q 'name=\"diag/1/memory_triad\"' %s/d.xml", dir), 0);
+    ASSERT_EQ(sh("grep -q '<skipped' %s/d.xml", dir), 0);
+}
+
+/* Level 2's memory test (the suite memtest, optional in diag-2.yaml): a build without it
+ * records diag/2/memtest SKIPPED with the loader's reason, never PASS; with it, its tests are
+ * its cases'. A device that is not there: the test "devices" FAILS with the reason, exit 3. */
+TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
+{
+    const char *dir = gb_test_tmpdir();
+    int rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+                " %s diag --level 1 -q -d no-such-device -f csv 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 3, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/devices", "FAIL");
+    ASSERT_CONTAINS(out, "no device");
+    ASSERT(!strstr(out, "diag/1/memory_triad,PASS"));
+    /* A results file with nothing of level 2's suites but the memory test's entry in its
+     * profile: --from judges it without running. */
+    rc = sh("cd %s && %s run %s/configs/diag-1.yaml -q -s memory -o r.json 2>&1", dir, GB_TEST_EXE,
+            GB_TEST_SRCDIR);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 2 -q -f csv --from r.json 2>&1",
+            dir, GB_TEST_EXE);
+    if (!gb_suite_table_find(gb_suites_builtin(), "memtest")) {
+        ASSERT_ROW("diag/2/memtest", "SKIPPED");
+        ASSERT_CONTAINS(out, "unknown suite \"\"memtest\"\"");
+    } else {
+        ASSERT(!row("diag/2/memtest"));
+    }
+    ASSERT(!strstr(out, "memtest,PASS"));
+    /* Level 3's burn and power pulse, absent here: SKIPPED; --duration is level 3's alone. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 3 --duration 20s -q -f csv --from r.json 2>&1",
+            dir, GB_TEST_EXE);
+    if (!gb_suite_table_find(gb_suites_builtin(), "burn"))
+        ASSERT_ROW("diag/3/burn", "SKIPPED");
+    ASSERT(!strstr(out, "burn,PASS"));
+    rc = sh("%s diag --level 1 --duration 20s 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--duration is for --level 3");
+}
+
+/* The profile loader: an optional entry this build cannot take (an unknown suite, an axis its
+ * suite lacks) is left out and recorded with the reason; the same entry not optional is an
+ * error. */
+TEST(diag_optional_profile_entries_are_left_out_and_recorded)
+{
+    static const char text[] = "suites:\n"
+                               "  - suite: memory\n"
+                               "    params: {op: triad}\n"
+                               "  - suite: no_such_suite\n"
+                               "    optional: true\n"
+                               "    params: {fraction: 0.9}\n"
+                               "  - suite: memory\n"
+                               "    optional: true\n"
+                               "    params: {pulse: true}\n";
+    struct gb_profile p;
+    char err[512];
+    ASSERT_OK(
+        gb_profile_load_string(gb_suites_builtin(), text, "t.yaml", NULL, 0, &p, err, sizeof err));
+    ASSERT_EQ(p.nruns, 1);
+    ASSERT_EQ(p.nabsent, 2);
+    ASSERT_STR(p.absent[0].suite, "no_such_suite");
+    ASSERT_EQ(p.absent[0].line, 4);
+    ASSERT_CONTAINS(p.absent[0].reason, "unknown suite \"no_such_suite\"");
+    ASSERT_STR(p.absent[1].suite, "memory");
+    ASSERT_CONTAINS(p.absent[1].reason, "no axis \"pulse\"");
+    gb_profile_free(&p);
+    /* A mistake of the entry's own (its measure) is an error, optional or not. */
+    static const char own[] = "suites:\n  - suite: memory\n    optional: true\n"
+                              "    measure: {max_time: 0}\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), own, "o.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "max_time");
+    static const char strict[] = "suites:\n  - suite: no_such_suite\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), strict, "s.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "unknown suite");
+}
+
+/* The rule: a test of several parts is the worst of those that ran, SKIPPED only when none ran;
+ * the level's verdict FAIL over ERROR over WARN over PASS, skips never a pass; the exit status
+ * in the verdict line 3, 1, 0. */
+TEST(diag_verdict_is_the_worst_and_skips_are_not_passes)
+{
+    struct gb_diag d;
+    gb_diag_init(&d, 1);
+    ASSERT_OK(gb_diag_add(&d, "a", -1, GB_DIAG_PASS, "ok"));
+    ASSERT_OK(gb_diag_add(&d, "a", -1, GB_DIAG_SKIPPED, "too large"));
+    ASSERT_OK(gb_diag_add(&d, "b", -1, GB_DIAG_SKIPPED, "no NVML"));
+    ASSERT_OK(gb_diag_add(&d, "c", 2, GB_DIAG_WARN, "lowered"));
+    gb_diag_finish(&d);
+    ASSERT_EQ(d.t[0].status, GB_DIAG_PASS);
+    ASSERT_EQ(d.t[0].skipped, 1);
+    ASSERT_EQ(d.t[1].status, GB_DIAG_SKIPPED);
+    ASSERT_STR(d.t[2].name, "diag/1/c@2");
+    ASSERT_EQ(d.verdict, GB_DIAG_WARN);
+    struct gb_doc doc;
+    ASSERT_OK(gb_diag_doc(&d, "p.yaml", NULL, &doc));
+    ASSERT_CONTAINS(doc.verdict, "level 1: WARN (exit 0)");
+    ASSERT_EQ(doc.checks[1].status, GB_CHECK_SKIP);
+    ASSERT_EQ(doc.checks[2].status, GB_CHECK_PASS);
+    gb_doc_free(&doc);
+    ASSERT_OK(gb_diag_add(&d, "run", -1, GB_DIAG_ERROR, "no worker could start"));
+    gb_diag_finish(&d);
+    ASSERT_EQ(d.verdict, GB_DIAG_ERROR);
+    ASSERT_OK(gb_diag_doc(&d, "p.yaml", NULL, &doc));
+    ASSERT_CONTAINS(doc.verdict, "(exit 1)");
+    ASSERT_EQ(doc.checks[3].status, GB_CHECK_ERROR);
+    gb_doc_free(&doc);
+    ASSERT_OK(gb_diag_add(&d, "a", -1, GB_DIAG_FAIL, "LOW"));
+    gb_diag_finish(&d);
+    ASSERT_EQ(d.verdict, GB_DIAG_FAIL);
+    ASSERT_STR(d.t[0].detail, "LOW");
+    ASSERT_OK(gb_diag_plant(&d, "b,zz"));
+    gb_diag_finish(&d);
+    ASSERT_EQ(d.t[1].status, GB_DIAG_FAIL);
+    ASSERT_STR(d.t[d.n - 1].name, "diag/1/zz");
+    gb_diag_free(&d);
+}
+
+/* scripts/slurm-healthcheck.sh on a one-node Slurm cluster (scripts/test-slurm.sh healthcheck):
+ * a planted failure drains the node naming the test, a healthy check resumes it, an operator's
+ * drain stays. Skipped, with the script's reason, when not root or Slurm is not installed. */
+TEST_TIMEOUT(slurm_healthcheck_drains_and_resumes, 240)
+{
+    int rc =
+        sh("GPUBENCH=%s %s/scripts/test-slurm.sh healthcheck 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR);
+    if (rc == 77) {
+        const char *why = strstr(out, "skip reason: ");
+        SKIP("%s", why ? why + strlen("skip reason: ") : out);
+    }
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "test-slurm: drained: gpubench diag: diag/1/memory_triad");
+    ASSERT_CONTAINS(out, "test-slurm: passed");
+}
