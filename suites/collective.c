@@ -33,14 +33,16 @@
  * divides the buffer) and `path`.
  *
  * Verification, every element of every rank's output (the root's only for reduce): rank r's
- * input element i is v(r, i) = 1 + ((r + i + seed) mod n) + n ((i + seed) mod 4), small
- * integers exact in every dtype (a sum over 8 ranks stays below 256, bf16's exact range), which
- * differ across ranks at every element, so that a chunk from the wrong rank, a missing
- * contribution or a wrong operation shows (for max, the rank holding the maximum changes with
- * i). The measured runs use seed 0; out of place, their outputs are checked first. Then the
- * inputs are written again with seed 1, one more operation runs on the same path, and every
- * output is checked against seed 1: outputs left over from the measured runs (stale data) and
- * in-place results cannot pass.
+ * input element i is v(r, i) = 1 + seed + ((r + i + seed) mod n) + n ((i + seed) mod P), small
+ * integers whose sums stay exact in the dtype (P, pattern_period: 2^20 for i32, and for f32 over
+ * up to 4 ranks, 2^16 for f32 over 16; 4 for bf16 over 8 ranks, 1 over 16), which differ across
+ * ranks at every element, so that a chunk from the wrong rank, a missing contribution or a wrong
+ * operation shows (for max, the rank holding the maximum changes with i), and across the
+ * elements of a period, so that data from the wrong offset shows unless it is a multiple of
+ * lcm(n, P) away. The measured runs use seed 0; out of place, their outputs are checked first.
+ * Then the inputs are written again with seed 1, one more operation runs on the same path, and
+ * every output is checked against seed 1: outputs left over from the measured runs (stale data)
+ * and in-place results cannot pass.
  *
  * Test hook (COLL_BREAK_ENV): "drop-chunk" skips one rank's receive in the last step of every
  * run, "wrong-op" builds the reduction kernel with the other operation (sum <-> max), "stale"
@@ -432,7 +434,22 @@ static int nccl_job(struct gb_team *t, size_t rank, void *arg)
 static double in_val(const struct coll *c, size_t r, uint64_t i, unsigned seed)
 {
     const uint64_t n = c->team.n;
-    return 1.0 + (double)((r + i + seed) % n) + (double)n * (double)((i + seed) % 4);
+    return 1.0 + (double)seed + (double)((r + i + seed) % n) +
+           (double)n * (double)((i + seed) % c->period);
+}
+
+/* The longest period P (at most 2^20) of the inputs whose sums over n ranks stay exact in t:
+ * the largest sum, n (1 + 1) + n (n - 1) / 2 + n^2 (P - 1) (seed 1), at most the type's largest
+ * run of exact integers: 2^8 for bf16 (8 significand bits), 2^11 for f16, 2^24 for f32, 2^31 - 1
+ * for i32. bf16 over 16 ranks still fits with P = 1 (152). */
+static uint64_t pattern_period(enum gb_dtype t, size_t n)
+{
+    const double limit = t == GB_BF16  ? 256.0
+                         : t == GB_F16 ? 2048.0
+                         : t == GB_I32 ? 2147483647.0
+                                       : 16777216.0;
+    const double dn = (double)n, p = floor((limit - 2.0 * dn - dn * (dn - 1.0) / 2.0) / (dn * dn));
+    return p < 0 ? 1 : p + 1 > (double)(1u << 20) ? 1u << 20 : (uint64_t)p + 1;
 }
 
 static double reduced(const struct coll *c, uint64_t i, unsigned seed)
@@ -680,6 +697,7 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
         return gb_case_skip(ctx, "in place on one rank the output is the input: nothing moves "
                                  "(the 1-rank baseline is the out-of-place copy)");
     c->es = gb_dtype_size(c->dtype);
+    c->period = pattern_period(c->dtype, n);
     c->count = bytes / c->es;
     const bool divided =
         c->op == GB_COLL_ALLGATHER || c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_ALLTOALL;

@@ -30,6 +30,7 @@ struct coll {
     uint64_t rcount; /* elements of a rank's receive buffer */
     uint64_t off[GB_MAX_SET + 1]; /* chunk k is [off[k], off[k + 1]) of count */
     uint64_t maxlen;              /* elements of the largest transfer of a step */
+    uint64_t period;              /* the inputs' period in elements (collective.c, in_val) */
     uint64_t sub;                 /* staged: elements per piece */
     uint64_t rounds;              /* staged: pieces of the largest transfer */
     struct gb_buf *send[GB_MAX_SET], *recv[GB_MAX_SET]; /* recv == send in place */
