@@ -46,7 +46,8 @@
  *
  * Test hook (COLL_BREAK_ENV): "drop-chunk" skips one rank's receive in the last step of every
  * run, "wrong-op" builds the reduction kernel with the other operation (sum <-> max), "stale"
- * skips that receive in the checked run only (the rank keeps what the measured runs left).
+ * skips that receive in the checked run only (the rank keeps what the measured runs left),
+ * "shift" writes that receive one element on (data at the wrong offset).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -309,6 +310,10 @@ static int step(struct coll *c, size_t r, size_t s)
     step_of(c, r, s, &snd, &rcv);
     if (dropped(c, r, s))
         rcv.len = 0;
+    if (c->fault == FAULT_SHIFT && r == c->drop && s + 1 == c->nsteps && rcv.len > 1) {
+        rcv.off++; /* the test hook: the data lands one element on (its last element lost) */
+        rcv.len--;
+    }
     int err;
     if (c->direct) {
         if ((err = gb_team_barrier(c->team.t)))
@@ -685,6 +690,7 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
                : strcmp(brk, "drop-chunk") == 0 ? FAULT_DROP
                : strcmp(brk, "wrong-op") == 0   ? FAULT_WRONG_OP
                : strcmp(brk, "stale") == 0      ? FAULT_STALE
+               : strcmp(brk, "shift") == 0      ? FAULT_SHIFT
                                                 : FAULT_NONE;
     c->team.n = n;
     if (c->tr == TR_MPI)

@@ -7,7 +7,7 @@
 #include "suites/multi_common.h"
 
 /* The test hook's faults (the environment variable GPUBENCH_TEST_COLL, collective.c). */
-enum coll_fault { FAULT_NONE, FAULT_DROP, FAULT_WRONG_OP, FAULT_STALE };
+enum coll_fault { FAULT_NONE, FAULT_DROP, FAULT_WRONG_OP, FAULT_STALE, FAULT_SHIFT };
 /* Who moves the data: our peer copies and kernels, the backend's library, or MPI. */
 enum coll_transport { TR_DEVICES, TR_NCCL, TR_MPI };
 

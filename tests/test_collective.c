@@ -3,9 +3,10 @@
  * one PoCL devices (POCL_DEVICES set in each test's own process before OpenCL starts), in and out
  * of place, sum and max, f32 and i32 (and bf16 on two), and through two rounds of the staging
  * pipeline; the test hook's faults (GPUBENCH_TEST_COLL: a dropped chunk, a wrong reduction, stale
- * data) caught by verification, naming the rank and the element; the recorded skips (a transport
- * this process cannot run, a size below the ranks, one that does not fit); transport nccl through
- * the backend socket (comm_init / comm_run) with a fake library over the OpenCL ops. */
+ * data, data at the wrong offset) caught by verification, naming the rank and the element; the
+ * recorded skips (a transport this process cannot run, a size below the ranks, one that does not
+ * fit); transport nccl through the backend socket (comm_init / comm_run) with a fake library
+ * over the OpenCL ops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,15 +201,15 @@ TEST_TIMEOUT(collective_planted_faults_are_caught, 120)
 {
     setenv("POCL_DEVICES", "pthread pthread pthread pthread", 1);
     /* Every collective for the lost chunk and the stale data; the reducing ones, in both
-     * types, for the wrong reduction. */
-    const char *faults[] = {"drop-chunk", "wrong-op", "stale"};
+     * types, for the wrong reduction; every collective once for data at the wrong offset. */
+    const char *faults[] = {"drop-chunk", "wrong-op", "stale", "shift"};
     const char *params[] = {
         "{size: 4100, redop: [sum, max], inplace: [false, true]}",
         "{coll: [allreduce, reducescatter, reduce], size: 4100, dtype: [f32, i32], "
         "redop: [sum, max], inplace: [false, true]}",
-        "{size: 4100, redop: [sum, max], inplace: [false, true]}"};
-    const size_t expect[] = {3 * 4 + 4 * 2, 3 * 8, 3 * 4 + 4 * 2};
-    for (size_t f = 0; f < 3; f++) {
+        "{size: 4100, redop: [sum, max], inplace: [false, true]}", "{size: 4100}"};
+    const size_t expect[] = {3 * 4 + 4 * 2, 3 * 8, 3 * 4 + 4 * 2, 7};
+    for (size_t f = 0; f < 4; f++) {
         setenv("GPUBENCH_TEST_COLL", faults[f], 1);
         struct gb_results rs;
         run_coll("pthread pthread pthread pthread", params[f], &rs);
