@@ -34,6 +34,8 @@ static const char *const scaling[] = {"scaling", "aggregate", "multi", NULL};
 static const char *const peer[] = {"peer", "multi", NULL};
 /* nvbandwidth's patterns: bars per pattern and method, not a matrix (ce and sm would merge). */
 static const char *const peerbw[] = {"peerbw", NULL};
+/* The collectives: ours, gpubench-mpi's and the older all-reduce suite, on one busbw chart. */
+static const char *const collective[] = {"collective", "mpi_collective", "allreduce", NULL};
 /* The chip: the memory hierarchy, local memory, atomics. */
 static const char *const latency[] = {"latency", NULL};
 static const char *const cache[] = {"cache", NULL};
@@ -83,6 +85,7 @@ static const struct gb__chart_kind kinds[] = {
     {peer, NULL, gb__chart_p2p, NULL},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_bars},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_latency_bars},
+    {collective, NULL, gb__chart_collective, NULL},
     {NULL, NULL, gb__chart_value, NULL}, /* the figures of gb__value_figures per price and watt */
 };
 
