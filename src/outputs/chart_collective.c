@@ -216,47 +216,38 @@ static void line_finding(struct chart *c, const struct line *l)
          factor_formula(coll_of(r)), ranks_of(r));
 }
 
-void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k)
+/* The chart of one transport (tr): collective_busbw_TR from the drawn cases in s. */
+static void transport_chart(struct rep *R, const struct sel *s, const char *tr, size_t others)
 {
-    static const char id[] = "collective_busbw", title[] = "Collectives: bus bandwidth against size";
-    struct sel all = gb__select(R, is_coll, k->suites, SIZE_MAX);
-    if (all.n == 0) {
-        gb__chart_absent(R, id, title,
-                         "Bus bandwidth (busbw, GB/s) of each collective against its size.",
-                         "no collective results (suites collective, mpi_collective, allreduce) "
-                         "in these files");
-        free(all.p);
-        return;
-    }
-    size_t keep = 0;
-    for (size_t i = 0; i < all.n; i++)
-        if (drawn_case(all.p[i]->r))
-            all.p[keep++] = all.p[i];
-    const size_t others = all.n - keep;
-    all.n = keep;
-    struct chart *c = gb__chart_new(
-        R, id, title,
-        "Median bus bandwidth (busbw, GB/s = 10^9 B/s) of each collective against its size "
-        "(nccl-tests' size: the elements of a rank's larger buffer x their size, bytes; log 2 "
-        "axis), one line per collective and transport (devices: gpubench's own; nccl: the "
-        "backend's library; mpi: gpubench-mpi's, host-staged) and number of ranks where that "
-        "varies. Drawn: f32 elements, sum, out of place (nccl-tests' default case). busbw = "
-        "algbw x the collective's factor (nccl-tests doc/PERFORMANCE.md: all-reduce 2(n-1)/n; "
-        "all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, send/recv 1), the "
-        "rate each link sustained, comparable across n; the allreduce suite's results are "
-        "all-reduce over devices. A point's error bar is drawn where busbw is the measured "
-        "algbw itself (factor 1).");
+    char id[64], title[160], what[1400];
+    snprintf(id, sizeof id, "collective_busbw_%.40s", tr);
+    snprintf(title, sizeof title, "Collectives: bus bandwidth against size, transport %.60s", tr);
+    snprintf(
+        what, sizeof what,
+        "Median bus bandwidth (busbw, GB/s = 10^9 B/s) of each collective over transport %.60s "
+        "(devices: gpubench's own peer copies and reduction kernels, the allreduce suite's "
+        "results among them; nccl: the backend's collective library; mpi: gpubench-mpi's, "
+        "host-staged) against its size (nccl-tests' size: the elements of a rank's larger "
+        "buffer x their size, bytes; log 2 axis), one line per collective, and per number of "
+        "ranks where that varies. Drawn: f32 elements, sum, out of place (nccl-tests' default "
+        "case). busbw = algbw x the collective's factor (nccl-tests doc/PERFORMANCE.md: "
+        "all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, "
+        "send/recv 1), the rate each link sustained, comparable across n and across the "
+        "transports' charts. A point's error bar is drawn where busbw is the measured algbw "
+        "itself (factor 1).",
+        tr);
+    struct chart *c = gb__chart_new(R, id, title, what);
     if (!c)
-        goto out;
+        return;
     struct line *l;
-    size_t dropped, single, n = coll_lines(R, &all, &l, &dropped, &single);
+    size_t dropped, single, n = coll_lines(R, s, &l, &dropped, &single);
     if (!l)
-        goto out;
+        return;
     if (n == 0) {
         gb__chart_nodata(R, c,
-                         "no f32 sum out-of-place collective results on two ranks or more with a "
-                         "size axis (%zu other collective results)",
-                         others + single);
+                         "no f32 sum out-of-place collective results on two ranks or more over "
+                         "transport %.60s",
+                         tr);
     } else {
         gb__write_lines(R, c, l, n, "size (bytes)", "busbw (GB/s)", true, NULL, 0,
                         "set logscale x 2\n", NULL);
@@ -268,16 +259,61 @@ void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k)
              "busbw is half the line's peak or more.");
         if (others)
             find(c,
-                 "%zu results of other cases (dtype, reduction, in place) are in the results files "
-                 "but not drawn.",
+                 "%zu results of other cases (dtype, reduction, in place) are in the results "
+                 "files but not drawn.",
                  others);
         if (single)
             find(c, "%zu results on one rank are not drawn (busbw is 0 there).", single);
         if (dropped)
-            find(c, "%zu more lines are in the results but not drawn (at most %d per chart).",
+            find(c, "%zu more points, of lines past the %dth, are in the results but not drawn.",
                  dropped, MAXLINES);
     }
     gb__free_lines(l, n);
-out:
+}
+
+void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k)
+{
+    struct sel all = gb__select(R, is_coll, k->suites, SIZE_MAX);
+    if (all.n == 0) {
+        gb__chart_absent(R, "collective_busbw", "Collectives: bus bandwidth against size",
+                         "Bus bandwidth (busbw, GB/s) of each collective against its size, per "
+                         "transport.",
+                         "no collective results (suites collective, mpi_collective, allreduce) "
+                         "in these files");
+        free(all.p);
+        return;
+    }
+    size_t keep = 0;
+    for (size_t i = 0; i < all.n; i++)
+        if (drawn_case(all.p[i]->r))
+            all.p[keep++] = all.p[i];
+    const size_t others = all.n - keep;
+    all.n = keep;
+    if (keep == 0)
+        gb__chart_absent(R, "collective_busbw", "Collectives: bus bandwidth against size",
+                         "Bus bandwidth (busbw, GB/s) of each collective against its size, per "
+                         "transport.",
+                         "no f32 sum out-of-place collective results with a size axis in these "
+                         "files (only other cases)");
+    /* One chart per transport, in the order they first appear: seven collectives over three
+     * transports are more lines than one chart holds (MAXLINES). */
+    const struct pt **tp = malloc((keep ? keep : 1) * sizeof *tp);
+    char done[4][GB_STR_MAX];
+    size_t ndone = 0;
+    for (size_t i = 0; tp && i < keep && ndone < 4; i++) {
+        const char *tr = transport_of(all.p[i]->r);
+        bool seen = false;
+        for (size_t q = 0; q < ndone; q++)
+            seen = seen || strcmp(done[q], tr) == 0;
+        if (seen)
+            continue;
+        gb__scopy(done[ndone++], GB_STR_MAX, tr);
+        struct sel one = {tp, 0};
+        for (size_t j = i; j < keep; j++)
+            if (strcmp(transport_of(all.p[j]->r), tr) == 0)
+                tp[one.n++] = all.p[j];
+        transport_chart(R, &one, tr, others);
+    }
+    free(tp);
     free(all.p);
 }
