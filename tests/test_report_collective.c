@@ -63,6 +63,7 @@ TEST_TIMEOUT(report_collective_busbw_per_collective, 120)
     ASSERT_CONTAINS(md, "![Collectives: bus bandwidth against size, transport devices]"
                         "(charts/collective_busbw_devices.png)");
     ASSERT_CONTAINS(md, "Drawn: f32 elements, sum, out of place");
+    ASSERT_CONTAINS(md, "only where busbw is algbw (factor 1)."); /* the caption whole */
     /* The findings: each collective's peak, n1/2 and factor (two ranks: 2(n-1)/n = 1, (n-1)/n =
      * 0.5), Hockney named, the i32 case counted as not drawn. */
     ASSERT_EQ(gb_test_count(md, ": peak busbw "), 7);

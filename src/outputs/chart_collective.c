@@ -219,23 +219,21 @@ static void line_finding(struct chart *c, const struct line *l)
 /* The chart of one transport (tr): collective_busbw_TR from the drawn cases in s. */
 static void transport_chart(struct rep *R, const struct sel *s, const char *tr, size_t others)
 {
-    char id[64], title[160], what[1400];
+    char id[64], title[160], what[700], trc[48];
+    gb__clean(tr, trc, sizeof trc);
     snprintf(id, sizeof id, "collective_busbw_%.40s", tr);
-    snprintf(title, sizeof title, "Collectives: bus bandwidth against size, transport %.60s", tr);
-    snprintf(
-        what, sizeof what,
-        "Median bus bandwidth (busbw, GB/s = 10^9 B/s) of each collective over transport %.60s "
-        "(devices: gpubench's own peer copies and reduction kernels, the allreduce suite's "
-        "results among them; nccl: the backend's collective library; mpi: gpubench-mpi's, "
-        "host-staged) against its size (nccl-tests' size: the elements of a rank's larger "
-        "buffer x their size, bytes; log 2 axis), one line per collective, and per number of "
-        "ranks where that varies. Drawn: f32 elements, sum, out of place (nccl-tests' default "
-        "case). busbw = algbw x the collective's factor (nccl-tests doc/PERFORMANCE.md: "
-        "all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, "
-        "send/recv 1), the rate each link sustained, comparable across n and across the "
-        "transports' charts. A point's error bar is drawn where busbw is the measured algbw "
-        "itself (factor 1).",
-        tr);
+    snprintf(title, sizeof title, "Collectives: bus bandwidth against size, transport %s", trc);
+    /* At most 699 characters (struct chart's what). */
+    snprintf(what, sizeof what,
+             "Median bus bandwidth (busbw, GB/s = 10^9 B/s) over transport %s against size "
+             "(nccl-tests' size, bytes; log 2 axis), one line per collective (and ranks where "
+             "they vary). Drawn: f32 elements, sum, out of place (nccl-tests' default). busbw = "
+             "algbw x the collective's factor (nccl-tests doc/PERFORMANCE.md: all-reduce "
+             "2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; the others 1), "
+             "comparable across n and transports. devices: gpubench's own (the allreduce suite "
+             "included); nccl: the backend's library; mpi: gpubench-mpi's, host-staged. A point's "
+             "error bar (p5-p95 of its samples) only where busbw is algbw (factor 1).",
+             trc);
     struct chart *c = gb__chart_new(R, id, title, what);
     if (!c)
         return;
