@@ -77,7 +77,7 @@ TEST_TIMEOUT(report_collective_busbw_per_collective, 120)
     free(md);
 }
 
-/* gpubench-mpi's collectives: a chart of their own, transport mpi. */
+/* gpubench-mpi's collectives and its all-reduce: a chart of their own, transport mpi. */
 TEST_TIMEOUT(report_collective_mpi_is_transport_mpi, 120)
 {
     if (!GB_TEST_MPI_EXE[0])
@@ -91,11 +91,18 @@ TEST_TIMEOUT(report_collective_mpi_is_transport_mpi, 120)
                 "--iters 3 --warmup 1 -o m.json 2>&1",
                 dir, GB_TEST_MPI_EXE);
     ASSERT_MSG(rc == 0, "gpubench-mpi exit %d: %s", rc, out);
-    rc = sh("cd %s && %s report m.json -o rep 2>&1", dir, GB_TEST_EXE);
+    /* gpubench-mpi's older all-reduce: an allreduce mpi line of its own file's series. */
+    rc = sh("cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+            "OMPI_MCA_rmaps_base_oversubscribe=1 " TWO_DEVICES
+            " timeout 120 mpirun --oversubscribe -np 2 %s allreduce --size 128KiB --iters 3 "
+            "--warmup 1 -o a.json 2>&1",
+            dir, GB_TEST_MPI_EXE);
+    ASSERT_MSG(rc == 0, "gpubench-mpi allreduce exit %d: %s", rc, out);
+    rc = sh("cd %s && %s report m.json a.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     char *csv = gb_test_slurp_in(dir, "rep/data/collective_busbw_mpi.csv");
     for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++)
-        ASSERT_MSG(rows_of(csv, colls[i], "mpi") == 3, "%s: %zu rows in\n%s", colls[i],
+        ASSERT_MSG(rows_of(csv, colls[i], "mpi") == (i == 0 ? 4u : 3u), "%s: %zu rows in\n%s", colls[i],
                    rows_of(csv, colls[i], "mpi"), csv);
     free(csv);
     char *md = gb_test_slurp_in(dir, "rep/report.md");
@@ -117,7 +124,8 @@ TEST(report_collective_absent_says_no_data)
     rc = sh("cd %s && %s report l.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     char *csv = gb_test_slurp_in(dir, "rep/data/collective_busbw.csv");
-    ASSERT_CONTAINS(csv, "no collective results (suites collective, mpi_collective, allreduce)");
+    ASSERT_CONTAINS(csv, "no collective results (suites collective, mpi_collective, allreduce, "
+                         "mpi_allreduce)");
     free(csv);
     char *html = gb_test_slurp_in(dir, "rep/index.html");
     ASSERT_CONTAINS(html, "no collective results");

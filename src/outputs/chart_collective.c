@@ -2,9 +2,10 @@
  * transport (and number of ranks, where that varies), with each line's peak and half-peak size
  * (registry in charts.c).
  *
- * It reads three suites' results alike: collective (transport as recorded: devices, nccl),
+ * It reads four suites' results alike: collective (transport as recorded: devices, nccl),
  * mpi_collective (gpubench-mpi's: transport mpi, the reduction in param `op`, the ranks in param
- * `ranks`) and allreduce (coll allreduce, transport devices, the ranks in param `ndev`). All
+ * `ranks`), mpi_allreduce (gpubench-mpi's all-reduce of floats: coll allreduce, transport mpi)
+ * and allreduce (coll allreduce, transport devices, the ranks in param `ndev`). All
  * carry the figures of nccl-tests doc/PERFORMANCE.md: busbw = algbw x busbw_factor, with
  * busbw_factor 2 (n - 1) / n for all-reduce, (n - 1) / n for all-gather, reduce-scatter and
  * all-to-all, 1 for broadcast, reduce and send/recv, on n ranks.
@@ -41,11 +42,12 @@ static const char *coll_of(const struct gb_result *r)
     return c ? c : "allreduce";
 }
 
-/* The transport of r: param transport, else devices (the allreduce suite's). */
+/* The transport of r: param transport, else mpi for gpubench-mpi's suites (mpi_allreduce), else
+ * devices (the allreduce suite's). */
 static const char *transport_of(const struct gb_result *r)
 {
     const char *t = str_param(r, "transport");
-    return t ? t : "devices";
+    return t ? t : strncmp(r->suite, "mpi_", 4) == 0 ? "mpi" : "devices";
 }
 
 /* The ranks of r: figure ranks, else param ranks (mpi_collective), else param ndev (allreduce);
@@ -276,8 +278,8 @@ void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k)
         gb__chart_absent(R, "collective_busbw", "Collectives: bus bandwidth against size",
                          "Bus bandwidth (busbw, GB/s) of each collective against its size, per "
                          "transport.",
-                         "no collective results (suites collective, mpi_collective, allreduce) "
-                         "in these files");
+                         "no collective results (suites collective, mpi_collective, allreduce, "
+                         "mpi_allreduce) in these files");
         free(all.p);
         return;
     }

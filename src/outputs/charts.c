@@ -34,8 +34,9 @@ static const char *const scaling[] = {"scaling", "aggregate", "multi", NULL};
 static const char *const peer[] = {"peer", "multi", NULL};
 /* nvbandwidth's patterns: bars per pattern and method, not a matrix (ce and sm would merge). */
 static const char *const peerbw[] = {"peerbw", NULL};
-/* The collectives: ours, gpubench-mpi's and the older all-reduce suite, on one busbw chart. */
-static const char *const collective[] = {"collective", "mpi_collective", "allreduce", NULL};
+/* The collectives: ours, gpubench-mpi's and the older all-reduce suites, busbw against size. */
+static const char *const collective[] = {"collective", "mpi_collective", "allreduce",
+                                         "mpi_allreduce", NULL};
 /* The chip: the memory hierarchy, local memory, atomics. */
 static const char *const latency[] = {"latency", NULL};
 static const char *const cache[] = {"cache", NULL};
