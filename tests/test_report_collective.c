@@ -102,8 +102,8 @@ TEST_TIMEOUT(report_collective_mpi_is_transport_mpi, 120)
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     char *csv = gb_test_slurp_in(dir, "rep/data/collective_busbw_mpi.csv");
     for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++)
-        ASSERT_MSG(rows_of(csv, colls[i], "mpi") == (i == 0 ? 4u : 3u), "%s: %zu rows in\n%s", colls[i],
-                   rows_of(csv, colls[i], "mpi"), csv);
+        ASSERT_MSG(rows_of(csv, colls[i], "mpi") == (i == 0 ? 4u : 3u), "%s: %zu rows in\n%s",
+                   colls[i], rows_of(csv, colls[i], "mpi"), csv);
     free(csv);
     char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "(charts/collective_busbw_mpi.png)");

@@ -253,10 +253,9 @@ static void transport_chart(struct rep *R, const struct sel *s, const char *tr, 
                         "set logscale x 2\n", NULL);
         for (size_t q = 0; q < n; q++)
             line_finding(c, &l[q]);
-        find(c,
-             "n1/2 is Hockney's half-performance length (R. W. Hockney, The communication "
-             "challenge for MPP, Parallel Computing 20, 1994): the smallest size measured whose "
-             "busbw is half the line's peak or more.");
+        find(c, "n1/2 is Hockney's half-performance length (R. W. Hockney, The communication "
+                "challenge for MPP, Parallel Computing 20, 1994): the smallest size measured whose "
+                "busbw is half the line's peak or more.");
         if (others)
             find(c,
                  "%zu results of other cases (dtype, reduction, in place) are in the results "
