@@ -1,6 +1,6 @@
 /* Shared code of the multi-device suites (multi_common.h): the per-device forms of the suite
  * helpers and the device-set conventions. The suites themselves are scaling.c, aggregate.c,
- * peer.c, peerbw.c, allreduce.c and balance.c.
+ * peer.c, peerbw.c, allreduce.c, collective.c, balance.c and parallel.c.
  */
 #include <stdlib.h>
 
