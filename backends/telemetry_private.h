@@ -76,5 +76,9 @@ void gb__nvml_state(struct gb__nvml *n, struct gb_tel_device_state *st);
 /* Drains the XID events that came since the last look (none waited for: a timeout of 0); the
  * count since the session opened (-1: no event set) and the last XID (-1: none). */
 void gb__nvml_xid(struct gb__nvml *n, long long *events, int *last);
+/* The device's links into li: its PCIe link (current and maximum) and its active NVLink links
+ * (version, remote PCI address, whether the remote is an NVSwitch); fields NVML cannot read are
+ * left as the caller set them. */
+void gb__nvml_links(struct gb__nvml *n, struct gb_link_info *li);
 
 #endif
