@@ -297,20 +297,20 @@ void gb_tel_machine_xid(struct gb_tel_machine *m, int device, const struct gb_de
 
 /* One active NVLink link of a device. */
 struct gb_link_nvlink {
-    int index;      /* NVML's link number, 0 .. GB_NVLINK_MAX_LINKS - 1 */
-    int version;    /* the NVLink generation (4 on Hopper); 0 unknown */
-    bool to_switch; /* the remote end is an NVSwitch (every GPU behind it is reachable) */
+    int index;       /* NVML's link number, 0 .. GB_NVLINK_MAX_LINKS - 1 */
+    int version;     /* the NVLink generation (4 on Hopper); 0 unknown */
+    bool to_switch;  /* the remote end is an NVSwitch (every GPU behind it is reachable) */
     char remote[32]; /* the remote end's PCI address as NVML gives it ("00000000:18:00.0") */
 };
 
 /* What a device's links are, as NVML reads them (gb_tel_links) or a test builds them. */
 struct gb_link_info {
-    bool known;              /* NVML read the device; false: why says why not */
-    char why[160];           /* why NVML could not read it, when !known */
-    char pci_bus_id[32];     /* the device's own PCI address ("0000:17:00.0") */
-    int pcie_gen, pcie_width; /* the current PCIe link; -1 unknown */
+    bool known;                       /* NVML read the device; false: why says why not */
+    char why[160];                    /* why NVML could not read it, when !known */
+    char pci_bus_id[32];              /* the device's own PCI address ("0000:17:00.0") */
+    int pcie_gen, pcie_width;         /* the current PCIe link; -1 unknown */
     int pcie_gen_max, pcie_width_max; /* the most the slot and device train to; -1 unknown */
-    int nlinks;              /* active NVLink links in link[0..nlinks) */
+    int nlinks;                       /* active NVLink links in link[0..nlinks) */
     struct gb_link_nvlink link[GB_NVLINK_MAX_LINKS];
 };
 

@@ -322,9 +322,8 @@ void gb__nvml_links(struct gb__nvml *n, struct gb_link_info *li)
             continue;
         struct gb_link_nvlink *k = &li->link[li->nlinks++];
         k->index = (int)l;
-        k->version = n->nvlink_version && n->nvlink_version(n->dev, l, &v) == NVML_OK
-                         ? nvlink_major(v)
-                         : 0;
+        k->version =
+            n->nvlink_version && n->nvlink_version(n->dev, l, &v) == NVML_OK ? nvlink_major(v) : 0;
         k->to_switch = n->nvlink_remote_type &&
                        n->nvlink_remote_type(n->dev, l, &type) == NVML_OK && type == 2;
         pci.bus_id[sizeof pci.bus_id - 1] = 0;

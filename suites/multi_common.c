@@ -132,7 +132,8 @@ bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
 enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t j, char *out,
                                 size_t len)
 {
-    const enum gb_link_kind k = gb_topology_pair(&ctx->devs[i]->info, &ctx->devs[j]->info, out, len);
+    const enum gb_link_kind k =
+        gb_topology_pair(&ctx->devs[i]->info, &ctx->devs[j]->info, out, len);
     if (k == GB_LINK_UNKNOWN) {
         /* "unknown: no NVML (why)" / "unknown: no NVML for ADDR (why)": the first clause. */
         char *cut = strstr(out, " (");
@@ -145,8 +146,8 @@ enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t 
     return k;
 }
 
-void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n,
-                            bool ring, const char *path, char *out, size_t len)
+void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                            const char *path, char *out, size_t len)
 {
     if (!len)
         return;
@@ -163,12 +164,12 @@ void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, 
         same = same && strcmp(link[p], link[0]) == 0;
     }
     size_t at = 0;
-#define PUT(...)                                                                \
-    do {                                                                        \
-        if (at < len) {                                                         \
-            const int w_ = snprintf(out + at, len - at, __VA_ARGS__);           \
-            at += w_ > 0 ? (size_t)w_ : 0;                                      \
-        }                                                                       \
+#define PUT(...)                                                      \
+    do {                                                              \
+        if (at < len) {                                               \
+            const int w_ = snprintf(out + at, len - at, __VA_ARGS__); \
+            at += w_ > 0 ? (size_t)w_ : 0;                            \
+        }                                                             \
     } while (0)
     if (same) {
         for (size_t p = 0; p <= pairs; p++)

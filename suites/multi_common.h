@@ -104,8 +104,8 @@ enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t 
  *   "0>1>2>3>0 staged, unknown: no NVML"      every pair's link the same
  *   "0>1 peer, NVLink4 x18; 1>0 peer, PCIe Gen4 x16"    else each pair's (cut with "..." at len)
  * Fewer than two devices: "one device: no link". */
-void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n,
-                            bool ring, const char *path, char *out, size_t len);
+void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                            const char *path, char *out, size_t len);
 
 /* Adds the text figure `topology` (gb_multi_topology_text, 64 characters at most) to the case;
  * nothing with fewer than two devices. A ring's collectives (gb_multi_ring) take one line:

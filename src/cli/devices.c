@@ -154,8 +154,8 @@ static json_t *backend_topology(const struct gb_backend_status *st, bool json)
                 snprintf(why, sizeof why, "%s", link[i][j]);
             /* A copy from i to j: j reads i's buffer (as gb_multi_peer_direct asks). */
             bool can = false;
-            const bool peer = dev[i] && dev[j] &&
-                              st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can;
+            const bool peer =
+                dev[i] && dev[j] && st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can;
             char s[16];
             link_short(link[i][j], s, sizeof s);
             snprintf(cell[i][j], sizeof cell[i][j], "%s/%s", peer ? "peer" : "staged", s);
