@@ -211,7 +211,8 @@ TEST(topology_fake_nvml_reads_nvlink_and_pcie)
 
 /* The peer suite on two PoCL devices: every copy between them names its path (staged: OpenCL)
  * and an unknown link (PoCL's CPU devices have no PCI address, so no NVML); the diagonal has no
- * topology. The parallel suite's ring and pipeline say the same for their pairs. */
+ * topology. peerbw's pair patterns, and the parallel suite's ring and pipeline, say the same for
+ * their pairs. */
 TEST_TIMEOUT(topology_figure_on_peer_and_parallel_results, 90)
 {
     setenv("POCL_DEVICES", "pthread pthread", 1);
@@ -220,11 +221,13 @@ TEST_TIMEOUT(topology_figure_on_peer_and_parallel_results, 90)
     gb_test_run_profile("measure: {min_samples: 3, max_samples: 3, max_time: 50ms, "
                         "min_sample_time: 1ms, warmup_runs: 1, warmup_time: 0s}\n"
                         "suites:\n  - suite: peer\n    params: {size: 4097}\n"
+                        "  - suite: peerbw\n    params: {op: [bidir, latency, all_to_all], method: "
+                        "ce, size: 4097}\n"
                         "  - suite: parallel\n    params: {pattern: [tensor, pipeline], h: 64, "
                         "tokens: 16, layers: 2, ndev: 2, microbatches: 2, variant: allreduce}\n",
                         NULL, &rs);
     gb_test_need_devices(rs.ndevices, 2);
-    size_t peer = 0, par = 0;
+    size_t peer = 0, peerbw = 0, par = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
         gb_test_assert_verified(r);
@@ -242,6 +245,19 @@ TEST_TIMEOUT(topology_figure_on_peer_and_parallel_results, 90)
             snprintf(want, sizeof want, "%lld>%lld staged, unknown: no NVML", (long long)src,
                      (long long)dst);
             ASSERT_STR(topo->text, want);
+        } else if (strcmp(r->suite, "peerbw") == 0) {
+            /* A pair both ways; the patterns of many pairs carry none. */
+            peerbw++;
+            if (strcmp(gb_params_str(&r->params, "op"), "all_to_all") == 0) {
+                ASSERT(!topo);
+                continue;
+            }
+            ASSERT_MSG(topo, "peerbw %s: no topology", r->case_name);
+            char want[64];
+            const long long src = (long long)gb_params_int(&r->params, "src");
+            snprintf(want, sizeof want, "%lld>%lld>%lld staged, unknown: no NVML", src,
+                     (long long)gb_params_int(&r->params, "dst"), src);
+            ASSERT_STR(topo->text, want);
         } else {
             par++;
             ASSERT_MSG(topo, "parallel %s: no topology", r->case_name);
@@ -251,6 +267,7 @@ TEST_TIMEOUT(topology_figure_on_peer_and_parallel_results, 90)
         }
     }
     ASSERT_EQ(peer, 4);
+    ASSERT_EQ(peerbw, 4); /* bidir once per pair, latency each way, all_to_all */
     ASSERT_EQ(par, 2);
     gb_results_free(&rs);
 }
