@@ -281,7 +281,7 @@ TEST(topology_devices_matrix)
     ASSERT_CONTAINS(out, "topology (a copy from the row's device to the column's: path/link)");
     ASSERT_CONTAINS(out, "[0]  -         staged/?");
     ASSERT_CONTAINS(out, "[1]  staged/?  -");
-    ASSERT_CONTAINS(out, "?: unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
+    ASSERT_CONTAINS(out, "link ?: unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
     ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices --json 2>&1", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "\"topology\": [");
     ASSERT_CONTAINS(out, "\"from\": 1,\n        \"to\": 0,\n        \"path\": \"staged\",\n"

@@ -153,17 +153,24 @@ static json_t *backend_topology(const struct gb_backend_status *st, bool json)
             if (kind == GB_LINK_UNKNOWN && !why[0])
                 snprintf(why, sizeof why, "%s", link[i][j]);
             /* A copy from i to j: j reads i's buffer (as gb_multi_peer_direct asks). */
+            /* Where the backend could copy directly but a device did not open, the path is
+             * not known: "?". */
             bool can = false;
-            const bool peer =
-                dev[i] && dev[j] && st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can;
+            const bool capable =
+                (info[i].caps & info[j].caps & GB_CAP_PEER) && st->ops->peer_can_access;
+            const char *path = !capable             ? "staged"
+                               : !dev[i] || !dev[j] ? "?"
+                               : st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can
+                                   ? "peer"
+                                   : "staged";
             char s[16];
             link_short(link[i][j], s, sizeof s);
-            snprintf(cell[i][j], sizeof cell[i][j], "%s/%s", peer ? "peer" : "staged", s);
+            snprintf(cell[i][j], sizeof cell[i][j], "%s/%s", path, s);
             const int w = (int)strlen(cell[i][j]);
             width = w > width ? w : width;
-            json_array_append_new(jt, json_pack("{s:i, s:i, s:s, s:s, s:s}", "from", i, "to", j,
-                                                "path", peer ? "peer" : "staged", "link",
-                                                link[i][j], "kind", kinds[kind]));
+            json_array_append_new(jt,
+                                  json_pack("{s:i, s:i, s:s, s:s, s:s}", "from", i, "to", j, "path",
+                                            path, "link", link[i][j], "kind", kinds[kind]));
         }
     for (int i = 0; i < n; i++)
         if (dev[i])
@@ -184,11 +191,12 @@ static json_t *backend_topology(const struct gb_backend_status *st, bool json)
                 printf("  %-*s", j + 1 < n ? width : 0, cell[i][j]);
             printf("\n");
         }
-        printf("      peer: copied directly; staged: through pinned host memory\n"
+        printf("      peer: copied directly; staged: through pinned host memory (?: a device "
+               "did not open)\n"
                "      NV4x18: 18 NVLink4 links (sw: through an NVSwitch); Gen5x16: PCIe, the "
                "lesser end\n");
         if (why[0])
-            printf("      ?: %s\n", why);
+            printf("      link ?: %s\n", why);
     }
     return jt;
 }
