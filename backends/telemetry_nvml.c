@@ -40,12 +40,12 @@ struct nvml_event {
  *   nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t, unsigned int link,
  *                                       nvmlIntNvLinkDeviceType_t *type)
  * The version is an nvmlNvlinkVersion_t: 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0,
- * 7 = 5.0 (nvml.h; cuda-python's cuda.bindings.nvml.NvlinkVersion lists the same values; an
- * A100 answers 4 or 5, not 3: the number is the enum's, not the generation); the remote type
- * NVML_NVLINK_DEVICE_TYPE_GPU 0, _IBMNPU 1, _SWITCH 2, _UNKNOWN 0xFF. A link past the device's
- * last answers NVML_ERROR_INVALID_ARGUMENT (or NOT_SUPPORTED): not active. NVML 13's headers
- * raise NVML_NVLINK_MAX_LINKS to 36, an upper bound across architectures; GPUs up to Blackwell
- * have 18, the links read here. */
+ * 7 = 5.0 (nvml.h; cuda-python's cuda.bindings.nvml.NvlinkVersion lists the same values). The
+ * number is the enum's, not the generation: an A100 (NVLink 3) has been seen to answer 5. The
+ * remote type: NVML_NVLINK_DEVICE_TYPE_GPU 0, _IBMNPU 1, _SWITCH 2, _UNKNOWN 0xFF. A link past
+ * the device's last answers NVML_ERROR_INVALID_ARGUMENT (or NOT_SUPPORTED): not active. NVML
+ * 13's headers raise NVML_NVLINK_MAX_LINKS to 36, a bound across architectures; GPUs up to
+ * Blackwell have 18, the links read here. */
 struct nvml_pci {
     char bus_id_legacy[16];
     unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
