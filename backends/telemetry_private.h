@@ -11,6 +11,8 @@
  *                      counter wrap-around
  *   telemetry_files.c  reading sysfs files under $GPUBENCH_SYSFS_ROOT (default /sys)
  *   telemetry_arith.c  the pure arithmetic: a window's energy, throttled readings, marked samples
+ *   telemetry_topo.c   the link between two devices: NVLink and PCIe as NVML reads them, the
+ *                      pure description of a pair
  *
  * A source's open returns NULL, with why not in the caller's buffer, when the device has none of
  * it; its read sets the fields of the reading it reads. gb_tel_read() reads sysfs first and NVML
