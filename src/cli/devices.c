@@ -16,7 +16,8 @@
 
 static const char usage[] =
     "usage: gpubench devices [--json]\n"
-    "  lists the backends and their devices; an unavailable backend says why\n"
+    "  lists the backends and their devices; an unavailable backend says why; where a backend\n"
+    "  has two devices or more, their topology: each pair's copy path and link (NVML)\n"
     "      --json              the same as a JSON array on stdout\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"devices", usage, 0, 0, NULL, "no operand"};
 
