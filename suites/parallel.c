@@ -55,7 +55,10 @@
  *                  (measure_stages()), the medians;
  *   bubble         (pipeline) 1 - sum(busy) / (S step_parts): the share of the stages' time
  *                  idle or moving activations; bubble_ideal = (S - 1) / (m + S - 1), GPipe's bubble
- *                  with equal stages and free transfers (Huang et al. 2019).
+ *                  with equal stages and free transfers (Huang et al. 2019);
+ *   topology       the devices the activations (pipeline: 0>1>...) or the ring's chunks
+ *                  (0>1>...>0) crossed, the path and each pair's link as NVML reads it
+ *                  (gb_multi_topology_text: "0>1>0 staged, unknown: no NVML" on PoCL).
  *
  * Verification, against the unsplit computation in double on the host, element by element
  * within tol x mag, mag the same computation on absolute values (|W| |x|, which bounds what
@@ -1015,6 +1018,7 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
         gb_case_figure_bounded(ctx, "bubble", "", 1.0 - sum / ((double)n * p->step_s), 1.0);
         gb_case_figure(ctx, "bubble_ideal", "", (double)(n - 1) / (double)(p->m + (uint64_t)n - 1));
         gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->direct ? "peer" : "staged");
+        gb_multi_topology_figure(ctx, NULL, n, false, p->direct ? "peer" : "staged");
         return;
     }
     gb_case_figure(ctx, "compute", "s", p->compute_s);
@@ -1027,6 +1031,7 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
     if (p->pat == P_DATA)
         gb_case_figure(ctx, "buckets", "", (double)p->nb);
     gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->coll.direct ? "peer" : "staged");
+    gb_multi_topology_figure(ctx, NULL, n, true, p->coll.direct ? "peer" : "staged");
 }
 
 static void parallel_teardown(struct gb_case_ctx *ctx)
