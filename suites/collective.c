@@ -832,6 +832,11 @@ void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s)
                  : c->team.n == 1 ? "d2d"
                  : c->direct      ? "peer"
                                   : "staged");
+    /* Each neighbouring pair's path and link (NVLink / PCIe from NVML, else why unknown). */
+    gb_multi_topology_figure(ctx, NULL, c->team.n, true,
+                             c->tr == TR_NCCL ? "library"
+                             : c->direct      ? "peer"
+                                              : "staged");
 }
 
 void gb_coll_teardown(struct gb_case_ctx *ctx)

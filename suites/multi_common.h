@@ -109,8 +109,8 @@ void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, 
                             const char *path, char *out, size_t len);
 
 /* Adds the text figure `topology` (gb_multi_topology_text, 64 characters at most) to the case;
- * nothing with fewer than two devices. A ring's collectives (gb_multi_ring) take one line:
- *     gb_multi_topology_figure(ctx, NULL, r->n, true, r->direct ? "peer" : "staged");  */
+ * nothing with fewer than two devices. A ring's collectives take one line, as collective.c's:
+ *     gb_multi_topology_figure(ctx, NULL, c->team.n, true, c->direct ? "peer" : "staged");  */
 void gb_multi_topology_figure(struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
                               const char *path);
 
