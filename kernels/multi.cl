@@ -1,5 +1,5 @@
 /* Kernels of the multi-device suites (suites/: balance.c, peerbw.c, scaling.c; the reductions of
- * allreduce.c and collective.c are kernels/collective.cl's).
+ * allreduce.c, collective.c and parallel.c are kernels/collective.cl's).
  *
  * multi_sgemm: C = A B in float, column-major (the BLAS convention): A is m x k (lda = m), B is
  * k x n (ldb = k), C is m x n (ldc = m); TS x TS work-items per work-group, each computing one

@@ -59,6 +59,12 @@
 #      was carried to PEERS_SRC/nccl-tests (the machine cannot fetch its sources), and PyTorch's
 #      torch.distributed all_reduce and all_gather_into_tensor over NCCL on GPU 0, each absent
 #      peer named with why; the table goes to summary.md.
+#   2e. serving and health (about 40 s, estimated: no GPU where it was written): serve's LoadGen
+#      scenarios through a cuBLAS layer (SingleStream, MultiStream, Offline, Server at loads 0.5,
+#      0.9 and 10, a 30 Hz periodic source), the llm suite at Llama 3 8B's shapes cut to 2 layers,
+#      a 3 s burn in bf16 and f8 and memtest over a quarter of the free memory
+#      (serving-cuda.json); then `gpubench diag --level 1` (diag-1-cuda.txt, its results
+#      diag-1-results.json and its document diag-1-cuda.json).
 #   3. the quick profile (PROFILE) on CUDA, then `gpubench check` of it (the figures against
 #      results/reference/expectations.json or their bounds, NVML's health items; check-cuda.txt
 #      and check-cuda.prom), then the profile on OpenCL (NVIDIA's OpenCL driver when the image
@@ -128,10 +134,14 @@ grace=5
 # Step budgets in seconds. Parts 1-2 stay under ~150 s; the whole under ~350 s.
 # NCCL's two steps (35 s) came out of peers (75 -> 65), chip (60 -> 50), cuda (65 -> 55) and
 # opencl (35 -> 30): the total stays 485 s.
+# Serving and health (40 s, estimated: no GPU where it was written) came out of cuda (55 -> 45),
+# opencl (30 -> 25), peers (65 -> 60), chip (50 -> 45), memcheck (40 -> 35), racecheck (25 -> 20)
+# and summary (10 -> 5).
 declare -A budget=([version]=5 [chain]=20 [compat]=20 [json]=10 [state]=15 [smoke]=120
-                   [peers]=65 [chip]=50 [memcheck]=40 [racecheck]=25 [nccl]=20 [ncclpeer]=15
-                   [cuda]=55 [health]=5 [opencl]=30 [summary]=10 [build]=240)
-steps_order="version chain compat json state smoke peers chip memcheck racecheck nccl ncclpeer cuda health opencl summary build"
+                   [peers]=60 [chip]=45 [memcheck]=35 [racecheck]=20 [nccl]=20 [ncclpeer]=15
+                   [serving]=30 [diag]=10 [cuda]=45 [health]=5 [opencl]=25 [summary]=5
+                   [build]=240)
+steps_order="version chain compat json state smoke peers chip memcheck racecheck nccl ncclpeer serving diag cuda health opencl summary build"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "gpu-check: $*" >&2; exit 2; }
@@ -373,9 +383,9 @@ if $dry; then
     echo "gpu-check: no nvidia-smi here: a real run would find no NVIDIA driver, skip the CUDA" \
          "steps and exit 4 (OpenCL's run still runs, on whatever OpenCL device there is)"
   total=0
-  for s in version chain json state smoke peers chip memcheck racecheck nccl ncclpeer cuda health \
-           opencl summary; do
-    $smoke_only && case $s in peers|chip|memcheck|racecheck|nccl|ncclpeer|cuda|health|opencl|summary) continue ;; esac
+  for s in version chain json state smoke peers chip memcheck racecheck nccl ncclpeer serving diag \
+           cuda health opencl summary; do
+    $smoke_only && case $s in peers|chip|memcheck|racecheck|nccl|ncclpeer|serving|diag|cuda|health|opencl|summary) continue ;; esac
     total=$((total + ${budget[$s]}))
   done
   echo "  step   budget   command (each under timeout -k $grace BUDGET; at most $total s in all," \
@@ -850,6 +860,59 @@ if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
     $dry || { [ "${rc[ncclpeer]}" = 0 ] || failed=true; }
   else
     echo "gpu-check: NCCL peers skipped: the collective suite wrote no results" | tee -a "$log"
+  fi
+fi
+
+# ---- part 2e: serving and health on CUDA ----------------------------------------------------------
+# serve's LoadGen scenarios through a cuBLAS layer (SingleStream, MultiStream, Offline, Server at
+# two loads and ten times its capacity, a 30 Hz periodic source with its deadline), the llm suite
+# at Llama 3 8B's shapes cut to 2 layers (prefill, decode over the KV cache, continuous batching;
+# sampled tokens verified on the host), a short burn (bf16 and f8 GEMMs, each product checked
+# against the first) and memtest over a quarter of the free memory (every pattern); then
+# `gpubench diag --level 1` judges the node, every test named with its verdict.
+serving_yaml="$tmp/serving.yaml"
+cat >"$serving_yaml" <<'YAML'
+name: serving-gpu-check
+measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, max_samples: 3, max_time: 5s,
+          min_sample_time: 0}
+suites:
+  - suite: serve
+    params: {shape: 4096x4096, scenario: [SingleStream, MultiStream, Offline], requests: 512}
+  - suite: serve
+    params: {shape: 4096x4096, scenario: Server, load: [0.5, 0.9, 10], max_batch: 8,
+             max_wait: 1000, requests: 1024, queue: 256}
+  - suite: serve
+    params: {shape: 4096x4096, scenario: Periodic, fps: 30, requests: 64}
+  - suite: llm
+    params: {model: llama3-8b, layers: 2, prompt_len: 128, output_len: 32, requests: 8,
+             max_batch: 8, rate: 0}
+  - suite: burn
+    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, max_time: 1ms}
+    params: {dtype: [bf16, f8], duration: 3}
+  - suite: memtest
+    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, max_time: 1ms}
+    params: {fraction: 0.25}
+YAML
+if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
+  $dry || echo "gpu-check: part 2e: serving and health on CUDA (budget ${budget[serving]} s + ${budget[diag]} s)"
+  run_step serving - "$exe" run "$serving_yaml" --backend cuda -o "$out/serving-cuda.json" -q
+  rc[serving]=$?
+  if ! $dry; then
+    echo "gpu-check: serving exit ${rc[serving]} (0: every case ran or was a recorded skip)" |
+      tee -a "$log"
+    [ "${rc[serving]}" = 0 ] || failed=true
+  fi
+  run_step diag "$out/diag-1-cuda.txt" "$exe" diag --level 1 --backend cuda -q \
+    --results "$out/diag-1-results.json"
+  rc[diag]=$?
+  if ! $dry; then
+    head -40 "$out/diag-1-cuda.txt" | tee -a "$log"
+    [ -f "$out/diag-1-results.json" ] &&
+      "$exe" diag --level 1 --from "$out/diag-1-results.json" -f json -o "$out/diag-1-cuda.json" \
+        -q >/dev/null 2>&1
+    echo "gpu-check: diag exit ${rc[diag]} (0: pass, warnings listed; 3: a failed test; 1: a test broke)" |
+      tee -a "$log"
+    [ "${rc[diag]}" = 0 ] || failed=true
   fi
 fi
 

@@ -304,7 +304,7 @@ static bool dropped(const struct coll *c, size_t r, size_t s)
 static int step(struct coll *c, size_t r, size_t s)
 {
     const struct gb_backend_ops *ops = c->team.ctx->ops;
-    struct gb_queue *q = c->team.ctx->queues[r];
+    struct gb_queue *q = c->q[r];
     const size_t es = c->es;
     struct xfer snd, rcv;
     step_of(c, r, s, &snd, &rcv);
@@ -363,7 +363,7 @@ static int step(struct coll *c, size_t r, size_t s)
 static int local_part(struct coll *c, size_t r)
 {
     const struct gb_backend_ops *ops = c->team.ctx->ops;
-    struct gb_queue *q = c->team.ctx->queues[r];
+    struct gb_queue *q = c->q[r];
     const size_t es = c->es;
     if (c->team.n == 1)
         return c->inplace
@@ -395,7 +395,7 @@ static int devices_job(struct gb_team *t, size_t rank, void *arg)
 {
     struct coll *c = arg;
     const struct gb_backend_ops *ops = c->team.ctx->ops;
-    struct gb_queue *q = c->team.ctx->queues[rank];
+    struct gb_queue *q = c->q[rank];
     int err = 0;
     for (uint64_t rep = 0; rep < c->team.reps && !err; rep++) {
         /* The peers of the previous repetition's last step may still read this rank's
@@ -590,6 +590,36 @@ static int check_outputs(struct gb_case_ctx *ctx, struct coll *c, void *h, unsig
 
 /* ---- setup, verify, figures ------------------------------------------------------------------ */
 
+/* Rank i's part of the devices transport (n >= 2; c->maxlen, sub, direct, dtype, redop and fault
+ * set): a work buffer of `work` elements (0: none), for a reducing collective (`red`) the buffer
+ * of what arrives (maxlen elements) and the reduction kernel, staged the pinned buffers and the
+ * second queue. */
+static int rank_setup(struct gb_case_ctx *ctx, struct coll *c, size_t i, uint64_t work, bool red)
+{
+    const size_t es = c->es;
+    const char *def = c->dtype == GB_F16    ? "COLL_F16"
+                      : c->dtype == GB_BF16 ? "COLL_BF16"
+                      : c->dtype == GB_I32  ? "COLL_I32"
+                                            : "COLL_F32";
+    const bool max = (c->redop == GB_COLL_MAX) != (c->fault == FAULT_WRONG_OP);
+    const char *defs[2] = {def, max ? "COLL_MAX" : "COLL_SUM"};
+    int err = 0;
+    if (work && (err = gb_multi_alloc(ctx, i, work * es, GB_MEM_DEVICE, &c->work[i])))
+        return err;
+    if (red && ((err = gb_multi_alloc(ctx, i, c->maxlen * es, GB_MEM_DEVICE, &c->tmp[i])) ||
+                (err = gb_multi_build(ctx, i, "collective.cl", "coll_reduce", defs, 2, &c->prog[i],
+                                      &c->k[i]))))
+        return err;
+    uint32_t kmax = 0;
+    if (red && !(err = ctx->ops->kernel_max_wg(c->k[i], &kmax)))
+        c->wg[i] = kmax >= 256 ? 256 : kmax ? kmax : 1;
+    for (int b = 0; b < 2 && !c->direct && !err; b++)
+        err = gb_multi_alloc(ctx, i, c->sub * es, GB_MEM_HOST_PINNED, &c->stage[i][b]);
+    if (!err && !c->direct)
+        err = ctx->ops->queue_create(ctx->devs[i], &c->q2[i]);
+    return err;
+}
+
 static int devices_setup(struct gb_case_ctx *ctx, struct coll *c)
 {
     const size_t n = c->team.n, es = c->es;
@@ -639,28 +669,9 @@ static int devices_setup(struct gb_case_ctx *ctx, struct coll *c)
     }
     const bool need_work = c->op == GB_COLL_REDUCESCATTER || c->op == GB_COLL_REDUCE ||
                            (c->inplace && (c->op == GB_COLL_ALLTOALL || c->op == GB_COLL_SENDRECV));
-    const char *def = c->dtype == GB_F16    ? "COLL_F16"
-                      : c->dtype == GB_BF16 ? "COLL_BF16"
-                      : c->dtype == GB_I32  ? "COLL_I32"
-                                            : "COLL_F32";
-    const bool max = (c->redop == GB_COLL_MAX) != (c->fault == FAULT_WRONG_OP);
-    const char *defs[2] = {def, max ? "COLL_MAX" : "COLL_SUM"};
     int err = 0;
-    for (size_t i = 0; i < n && !err && n > 1; i++) {
-        if (need_work && (err = gb_multi_alloc(ctx, i, c->count * es, GB_MEM_DEVICE, &c->work[i])))
-            break;
-        if (red && ((err = gb_multi_alloc(ctx, i, c->maxlen * es, GB_MEM_DEVICE, &c->tmp[i])) ||
-                    (err = gb_multi_build(ctx, i, "collective.cl", "coll_reduce", defs, 2,
-                                          &c->prog[i], &c->k[i]))))
-            break;
-        uint32_t kmax = 0;
-        if (red && !(err = ctx->ops->kernel_max_wg(c->k[i], &kmax)))
-            c->wg[i] = kmax >= 256 ? 256 : kmax ? kmax : 1;
-        for (int b = 0; b < 2 && !c->direct && !err; b++)
-            err = gb_multi_alloc(ctx, i, c->sub * es, GB_MEM_HOST_PINNED, &c->stage[i][b]);
-        if (!err && !c->direct)
-            err = ctx->ops->queue_create(ctx->devs[i], &c->q2[i]);
-    }
+    for (size_t i = 0; i < n && !err && n > 1; i++)
+        err = rank_setup(ctx, c, i, need_work ? c->count : 0, red);
     return err;
 }
 
@@ -693,6 +704,8 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
                : strcmp(brk, "shift") == 0      ? FAULT_SHIFT
                                                 : FAULT_NONE;
     c->team.n = n;
+    for (size_t i = 0; i < n; i++)
+        c->q[i] = ctx->queues[i];
     if (c->tr == TR_MPI)
         return gb_case_skip(ctx, "the mpi transport runs one process per rank: "
                                  "`mpirun -np N gpubench-mpi`; within one process it has no case");
@@ -718,7 +731,7 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
                             (unsigned long long)bytes, gb_dtype_name(c->dtype), n);
     for (size_t k = 0; k < n; k++) {
         uint64_t hi;
-        gb_multi_part(c->count, n, k, &c->off[k], &hi);
+        gb_coll_chunk(c->count, 1, n, k, &c->off[k], &hi);
     }
     c->off[n] = c->count;
     c->scount = c->op == GB_COLL_ALLGATHER ? c->count / n : c->count;
@@ -819,12 +832,22 @@ void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s)
                  : c->team.n == 1 ? "d2d"
                  : c->direct      ? "peer"
                                   : "staged");
+    /* Each neighbouring pair's path and link (NVLink / PCIe from NVML, else why unknown). */
+    gb_multi_topology_figure(ctx, NULL, c->team.n, true,
+                             c->tr == TR_NCCL ? "library"
+                             : c->direct      ? "peer"
+                                              : "staged");
 }
 
 void gb_coll_teardown(struct gb_case_ctx *ctx)
 {
     struct coll *c = ctx->state;
     gb_multi_team_stop(ctx);
+    gb_coll_unbind(ctx, c);
+}
+
+void gb_coll_unbind(struct gb_case_ctx *ctx, struct coll *c)
+{
     if (c->comm)
         ctx->ops->comm_free(c->comm);
     c->comm = NULL;
@@ -838,6 +861,86 @@ void gb_coll_teardown(struct gb_case_ctx *ctx)
         c->q2[i] = NULL;
         gb_case_free_kernel(ctx, &c->k[i], &c->prog[i]);
     }
+}
+
+/* ---- the engine inside another suite's team ----------------------------------------------------- */
+
+void gb_coll_chunk(uint64_t count, uint64_t grain, size_t n, size_t k, uint64_t *lo, uint64_t *hi)
+{
+    gb_multi_part(count / grain, n, k, lo, hi);
+    *lo *= grain;
+    *hi *= grain;
+}
+
+int gb_coll_bind(struct gb_case_ctx *ctx, struct coll *c, size_t n, uint64_t extent,
+                 uint64_t max_chunk, struct gb_queue *const *queues)
+{
+    *c = (struct coll){.dtype = GB_F32,
+                       .redop = GB_COLL_SUM,
+                       .tr = TR_DEVICES,
+                       .fault = FAULT_NONE,
+                       .inplace = true,
+                       .es = sizeof(float),
+                       .maxlen = max_chunk ? max_chunk : 1,
+                       .extent = extent};
+    c->team.n = n;
+    c->team.ctx = ctx;
+    for (size_t i = 0; i < n; i++)
+        c->q[i] = queues[i];
+    if (n == 1)
+        return 0;
+    c->sub = GB_MULTI_STAGE_MAX / c->es < c->maxlen ? GB_MULTI_STAGE_MAX / c->es : c->maxlen;
+    /* The ring's pairs: each rank receives from its predecessor. */
+    c->direct = true;
+    for (size_t i = 0; i < n && c->direct; i++)
+        c->direct = gb_multi_peer_direct(ctx, ctx->devs[i], ctx->devs[(i + n - 1) % n]);
+    int err = 0;
+    for (size_t i = 0; i < n && !err; i++)
+        err = rank_setup(ctx, c, i, extent, true);
+    return err;
+}
+
+int gb_coll_run_in(const struct coll *c, struct gb_team *t, size_t rank, enum gb_coll_op op,
+                   struct gb_buf *const *buf, uint64_t base, uint64_t count, uint64_t grain)
+{
+    const size_t n = c->team.n;
+    if (op != GB_COLL_ALLREDUCE && op != GB_COLL_REDUCESCATTER && op != GB_COLL_ALLGATHER)
+        return GB_FAIL(GB_EINVAL,
+                       "the bound engine runs all-reduce, reduce-scatter and all-gather, "
+                       "not %s",
+                       gb_coll_op_name(op));
+    if (n == 1 || count == 0)
+        return 0; /* in place on one rank nothing moves */
+    if (grain == 0 || count % grain)
+        grain = 1;
+    /* This call's geometry in a copy of the bound state, private to the rank: the ranks of a
+     * team run their calls at their own pace, so nothing shared is written. */
+    struct coll l = *c;
+    l.op = op;
+    l.count = count;
+    l.team.t = t;
+    l.maxlen = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t lo, hi;
+        gb_coll_chunk(count, grain, n, k, &lo, &hi);
+        l.off[k] = base + lo;
+        l.maxlen = hi - lo > l.maxlen ? hi - lo : l.maxlen;
+        l.send[k] = l.recv[k] = buf[k];
+    }
+    l.off[n] = base + count;
+    if (op == GB_COLL_REDUCESCATTER && base + count > c->extent)
+        return GB_FAIL(GB_EINVAL, "a reduce-scatter up to element %llu past the %llu bound",
+                       (unsigned long long)(base + count), (unsigned long long)c->extent);
+    if (l.maxlen > c->maxlen)
+        return GB_FAIL(GB_EINVAL,
+                       "a chunk of %llu elements exceeds the %llu the engine was bound for",
+                       (unsigned long long)l.maxlen, (unsigned long long)c->maxlen);
+    l.nsteps = op == GB_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    l.rounds = (l.maxlen + l.sub - 1) / l.sub;
+    int err = 0;
+    for (size_t s = 0; s < l.nsteps && !err; s++)
+        err = step(&l, rank, s);
+    return err;
 }
 
 const struct gb_suite gb_suite_collective = {

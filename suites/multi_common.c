@@ -1,8 +1,10 @@
 /* Shared code of the multi-device suites (multi_common.h): the per-device forms of the suite
  * helpers and the device-set conventions. The suites themselves are scaling.c, aggregate.c,
- * peer.c, peerbw.c, allreduce.c and balance.c.
+ * peer.c, peerbw.c, allreduce.c, collective.c, balance.c and parallel.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "suites/common.h"
 #include "suites/multi_common.h"
@@ -125,6 +127,72 @@ bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
         return false;
     bool can = false;
     return ops->peer_can_access(dst, src, &can) == 0 && can;
+}
+
+enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t j, char *out,
+                                size_t len)
+{
+    const enum gb_link_kind k =
+        gb_topology_pair(&ctx->devs[i]->info, &ctx->devs[j]->info, out, len);
+    if (k == GB_LINK_UNKNOWN) {
+        /* "unknown: no NVML (why)" / "unknown: no NVML for ADDR (why)": the first clause. */
+        char *cut = strstr(out, " (");
+        char *cut2 = strstr(out, " for ");
+        if (cut2 && (!cut || cut2 < cut))
+            cut = cut2;
+        if (cut)
+            *cut = 0;
+    }
+    return k;
+}
+
+void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                            const char *path, char *out, size_t len)
+{
+    if (!len)
+        return;
+    if (n < 2) {
+        snprintf(out, len, "one device: no link");
+        return;
+    }
+    const size_t pairs = ring ? n : n - 1; /* a ring of two: 0>1 and 1>0 */
+    char link[GB_MAX_SET][64];
+    bool same = true;
+    for (size_t p = 0; p < pairs; p++) {
+        const size_t a = order ? order[p] : p, b = order ? order[(p + 1) % n] : (p + 1) % n;
+        gb_multi_link(ctx, a, b, link[p], sizeof link[p]);
+        same = same && strcmp(link[p], link[0]) == 0;
+    }
+    size_t at = 0;
+#define PUT(...)                                                      \
+    do {                                                              \
+        if (at < len) {                                               \
+            const int w_ = snprintf(out + at, len - at, __VA_ARGS__); \
+            at += w_ > 0 ? (size_t)w_ : 0;                            \
+        }                                                             \
+    } while (0)
+    if (same) {
+        for (size_t p = 0; p <= pairs; p++)
+            PUT("%s%zu", p ? ">" : "", order ? order[p % n] : p % n);
+        PUT(" %s, %s", path, link[0]);
+    } else {
+        for (size_t p = 0; p < pairs; p++)
+            PUT("%s%zu>%zu %s, %s", p ? "; " : "", order ? order[p] : p,
+                order ? order[(p + 1) % n] : (p + 1) % n, path, link[p]);
+    }
+#undef PUT
+    if (at >= len && len > 4)
+        memcpy(out + len - 4, "...", 4); /* cut: say so */
+}
+
+void gb_multi_topology_figure(struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                              const char *path)
+{
+    if (n < 2)
+        return;
+    char text[64]; /* gb_figure.text */
+    gb_multi_topology_text(ctx, order, n, ring, path, text, sizeof text);
+    gb_case_text(ctx, "topology", "%s", text);
 }
 
 int gb_multi_team_start(struct gb_case_ctx *ctx, gb_team_fn job)

@@ -1,6 +1,7 @@
 /* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, peerbw.c,
- * allreduce.c, balance.c; implemented in multi_common.c): the per-device forms of the suite helpers, and the
- * device-set conventions they share.
+ * allreduce.c, collective.c, balance.c, parallel.c; implemented in multi_common.c): the per-device
+ * forms of the suite helpers, the device-set conventions they share, and the collectives' names
+ * and bus-bandwidth factors (the collectives themselves: collective_state.h).
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a
@@ -10,6 +11,7 @@
 #ifndef GB_SUITES_MULTI_COMMON_H
 #define GB_SUITES_MULTI_COMMON_H
 
+#include "backends/telemetry.h"
 #include "run/suite.h"
 #include "run/team.h"
 
@@ -88,6 +90,29 @@ double gb_multi_median(double *v, size_t n);
  * copy between them is staged through pinned host memory. */
 bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
                           struct gb_device *src);
+
+/* ---- topology: the links the data crossed ---------------------------------------------------- */
+
+/* The link between devices i and j of the set for a figure, into out[0..len): gb_topology_pair()
+ * of their device infos ("NVLink4 x18", "PCIe Gen5 x16"), an unknown one cut to its first
+ * clause ("unknown: no NVML", the reason left out to fit a text figure). Returns the kind. */
+enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t j, char *out,
+                                size_t len);
+
+/* The `topology` text of devices order[0..n) of the set (order NULL: ranks 0..n-1) passing data
+ * each to the next (and the last to the first when `ring`), over `path` (what the suite did:
+ * "peer" for a direct copy, "staged" through pinned host memory), into out[0..len):
+ *   "0>1>2>3>0 staged, unknown: no NVML"      every pair's link the same
+ *   "0>1 peer, NVLink4 x18; 1>0 peer, PCIe Gen4 x16"    else each pair's (cut with "..." at len)
+ * Fewer than two devices: "one device: no link". */
+void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                            const char *path, char *out, size_t len);
+
+/* Adds the text figure `topology` (gb_multi_topology_text, 64 characters at most) to the case;
+ * nothing with fewer than two devices. A ring's collectives take one line, as collective.c's:
+ *     gb_multi_topology_figure(ctx, NULL, c->team.n, true, c->direct ? "peer" : "staged");  */
+void gb_multi_topology_figure(struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                              const char *path);
 
 /* The largest piece of a copy staged through pinned host memory (peer, peerbw, allreduce):
  * 4 MiB. */

@@ -260,6 +260,8 @@ static const struct {
     {"sparse", {"impl: own", "shape: 96x8x200", "density: 0.1"}},
     {"startup", {"cache: warm", "blas: off"}},
     {"serve", {"shape: 64x64", "requests: 32"}},
+    {"burn", {"duration: 0.2", "n: 64"}},
+    {"memtest", {"fraction: 0.00001", "cap: 64KiB"}},
 };
 
 /* The value `set` gives axis `name` ("size: 1MiB" gives size "1MiB"), or NULL. */

@@ -458,6 +458,10 @@ TEST_TIMEOUT(broken_noop_is_caught_in_every_suite, 600)
         {"transfer", "{op: d2d, memory: device, size: 1MiB}"},
         {"batching", "{op: copies, mode: each, count: 4, size: 64KiB}"},
         {"batching", "{op: gemm, mode: batched, count: 4, dim: 24}"},
+        {"parallel", "{pattern: pipeline, ndev: 1, variant: allreduce, microbatches: 2, "
+                     "bucket: 1MiB, h: 32, tokens: 8, layers: 2}"},
+        {"parallel", "{pattern: data, ndev: 1, variant: allreduce, microbatches: 1, "
+                     "bucket: 4KiB, h: 32, tokens: 8, layers: 2}"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         right_and_noop(cases[i].suite, cases[i].params);

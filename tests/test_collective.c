@@ -120,6 +120,13 @@ static void assert_coll_verified(const struct gb_result *r, size_t n)
     ASSERT(alg->v[0] > 0 && time->v[0] > 0);
     ASSERT(gb_test_need_figure(r, "count")->v[0] >= 1);
     ASSERT_STR(gb_test_need_figure(r, "path")->text, n == 1 ? "d2d" : "staged");
+    /* The ring's pairs beside the figures: their path, and their link (PoCL: no NVML). */
+    if (n > 1) {
+        const char *topo = gb_test_need_figure(r, "topology")->text;
+        ASSERT_MSG(strncmp(topo, "0>1>", 4) == 0 && strstr(topo, "staged") &&
+                       strstr(topo, "unknown"),
+                   "topology: %s", topo);
+    }
 }
 
 /* Every result of rs verified on n ranks (assert_coll_verified); returns how many. */

@@ -1201,9 +1201,9 @@ TEST(gpu_check_dry_run)
                         "' -o /nonexistent/out 2>&1",
                         out, sizeof out);
     ASSERT_MSG(st == 0, "--dry-run exited %d:\n%s", st, out);
-    static const char *const steps[] = {"version",  "chain", "json",     "state",     "smoke",
-                                        "peers",    "chip",  "memcheck", "racecheck", "nccl",
-                                        "ncclpeer", "cuda",  "opencl",   "summary"};
+    static const char *const steps[] = {
+        "version",   "chain", "json",     "state",   "smoke", "peers", "chip",   "memcheck",
+        "racecheck", "nccl",  "ncclpeer", "serving", "diag",  "cuda",  "opencl", "summary"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n  %-8s ", steps[i]);

@@ -335,6 +335,10 @@ static const struct {
     {"peerbw", "    params: {op: latency, method: [ce, sm]}\n", true},
     {"allreduce", "    params: {ndev: [1, 2], size: 64KiB}\n", true},
     {"collective", "    params: {coll: [allreduce, reduce, alltoall], size: 4KiB}\n", true},
+    {"parallel",
+     "    params: {pattern: [tensor, pipeline, data], ndev: [1, 2], h: 32, tokens: 8, layers: 2, "
+     "microbatches: 2, bucket: 4KiB}\n",
+     true},
     {"balance", "    params: {split: [equal, dynamic], elements: 65536, iters: 16, chunks: 8}\n",
      true},
     {"compute", "    params: {prec: f32, iters: 64, groups: 1}\n", false},
@@ -372,6 +376,9 @@ static const struct {
      "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
      "max_time: 1s}\n"
      "    params: {model: tiny, prompt_len: 8, output_len: 4, requests: 3, max_batch: 2}\n",
+     false},
+    {"burn", "    params: {dtype: [f32, bf16], duration: 0.2, n: 64}\n", false},
+    {"memtest", "    params: {pattern: [moving_inversions, address], fraction: 1, cap: 64KiB}\n",
      false},
 };
 

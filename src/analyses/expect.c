@@ -1105,11 +1105,13 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
     for (size_t i = 0; real && i < rs->run.machine.ndev && !st; i++)
         if (rs->run.machine.dev[i].device == device)
             st = &rs->run.machine.dev[i];
-    /* Telemetry over the device's results: throttled samples. */
+    /* Telemetry over the device's results: throttled samples, of results whose telemetry read
+     * the device at least once (telemetry on with no source that reads it saw no throttling
+     * because it saw nothing: not an OK). */
     size_t with_tel = 0, throttled = 0, samples = 0;
     for (size_t i = 0; i < rs->nresults; i++) {
         const struct gb_result *r = &rs->results[i];
-        if (r->device_index != device || !r->tel.on)
+        if (r->device_index != device || !r->tel.on || !r->tel.nreadings)
             continue;
         with_tel++;
         throttled += r->tel.nthrottled > 0;
@@ -1204,7 +1206,8 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
                      "results say which reasons)",
                      samples, throttled);
     } else {
-        snprintf(h->note, sizeof h->note, "no result had telemetry");
+        snprintf(h->note, sizeof h->note,
+                 "no result had a telemetry reading of the device (no source reads it)");
     }
 
     /* XID events: NVML's critical-error events that came while the run measured (an XID is the

@@ -376,6 +376,9 @@ void gb__chart_tuning(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_batching(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_scaling(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_p2p(struct rep *R, const struct gb__chart_kind *k);
+/* The parallel suite's steps, stacked: compute, communication, overlapped, overhead or bubble
+ * (chart_multi.c). */
+void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k);
 /* chart_collective.c: busbw against size per collective and transport (suites collective,
  * mpi_collective, allreduce), with each line's peak and n1/2. */
 void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k);
@@ -396,6 +399,8 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k);
 /* The llm suite (chart_cloud.c): goodput and the TTFT p99 against the arrival rate, tokens/s
  * against the batch limit. */
 void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k);
+/* The burn suite's rate per window against time (chart_burn.c). */
+void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k);
 
 /* A level of the memory hierarchy found in a latency curve (gb__latency_levels). */
 struct gb__level {

@@ -1,6 +1,6 @@
 /* gpubench — the multi-device suites' charts: scaling and parallel efficiency against the
- * number of devices, the matrix of peer copies, and peerbw's traffic patterns (registry in
- * charts.c). */
+ * number of devices, the matrix of peer copies, peerbw's traffic patterns, and the parallel
+ * suite's steps broken into compute, communication and overlap (registry in charts.c). */
 #include "analyses/report_model.h"
 #include "outputs/report.h"
 
@@ -251,3 +251,126 @@ const struct gb__bars gb__peerbw_latency_bars = {
     .ylabel = "microseconds per copy (lower is better)",
     .nodata = "no peerbw latency results in these files",
 };
+
+/* ---- parallel: each pattern's step broken into compute, communication and overlap ----------- */
+
+#define PAR_BARS 32
+
+static bool parallel_fn(const struct gb_result *r, const void *arg)
+{
+    return gb__in_list(r->suite, arg) && isfinite(r->value) && r->value > 0;
+}
+
+/* The parts of a result's step, ms, into v[0..4): exposed compute, exposed communication,
+ * overlapped, overhead (tensor, data: from compute, comm and step_parts; pipeline: the stages'
+ * mean busy time and the bubble, the rest of the step). False where the result has none. */
+static bool parallel_parts(const struct gb_result *r, double v[4])
+{
+    for (size_t p = 0; p < 4; p++)
+        v[p] = NAN;
+    if (strcmp(r->case_name, "pipeline") == 0) {
+        const double step = figure_of(r, "step_parts");
+        double busy = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < r->nfigures; i++)
+            if (strcmp(r->figures[i].name, "busy") == 0 && r->figures[i].per_device)
+                for (n = 0; n < r->figures[i].n; n++)
+                    busy += r->figures[i].v[n];
+        if (!(step > 0) || n == 0)
+            return false;
+        busy /= (double)n;
+        v[0] = 1e3 * (busy < step ? busy : step);
+        v[3] = 1e3 * (step > busy ? step - busy : 0);
+        return true;
+    }
+    const double comp = figure_of(r, "compute"), comm = figure_of(r, "comm"),
+                 step = figure_of(r, "step_parts");
+    if (!(comp >= 0) || !(comm >= 0) || !(step > 0))
+        return false;
+    /* Hidden: what of the two ran at once; above the serialised sum: overhead. */
+    double hidden = comp + comm - step;
+    const double shorter = comp < comm ? comp : comm;
+    hidden = hidden < 0 ? 0 : hidden > shorter ? shorter : hidden;
+    v[0] = 1e3 * (comp - hidden);
+    v[1] = 1e3 * (comm - hidden);
+    v[2] = 1e3 * hidden;
+    v[3] = 1e3 * (step > comp + comm ? step - comp - comm : 0);
+    return true;
+}
+
+void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k)
+{
+    static const char *const parts[] = {"compute", "communication", "overlapped",
+                                        "overhead / bubble"};
+    static const char what[] =
+        "Each training step of the parallel suite broken into its parts (ms per step, stacked, "
+        "one bar per case and device count). tensor and data: the step's GEMMs alone (compute) "
+        "and its collectives alone (communication), each less what of it ran at the same time "
+        "as the other (overlapped = compute + comm - step, at most the shorter), and overhead, "
+        "what the step took beyond compute + comm; the bar is the step measured with its parts "
+        "(taller where noise made the step shorter than a part alone). "
+        "pipeline: the stages' mean busy time (compute) and the rest of the step (bubble: "
+        "stages idle or moving activations).";
+    struct sel s = gb__select(R, parallel_fn, k->suites, SIZE_MAX);
+    char(*labels)[GB_STR_MAX * 2] = calloc(PAR_BARS, sizeof *labels);
+    char(*lines)[800] = calloc(PAR_BARS, sizeof *lines);
+    const char *lp[PAR_BARS];
+    double v[PAR_BARS * 4];
+    size_t n = 0;
+    if (!s.n || !labels || !lines) {
+        gb__chart_absent(R, "parallel_step",
+                         "Parallel training steps: compute, communication, overlap", what,
+                         "no parallel results in these files");
+        goto out;
+    }
+    for (size_t i = 0; i < s.n && n < PAR_BARS; i++) {
+        const struct gb_result *r = s.p[i]->r;
+        if (!parallel_parts(r, &v[n * 4]))
+            continue;
+        /* The case, its devices and the axis of its pattern: "pipeline n=4 m=8". */
+        char named[GB_STR_MAX] = "", pl[GB_STR_MAX];
+        const struct gb_value *nd = gb_params_get(&r->params, "ndev"),
+                              *mb = gb_params_get(&r->params, "microbatches"),
+                              *bk = gb_params_get(&r->params, "bucket"),
+                              *va = gb_params_get(&r->params, "variant");
+        gb_appendf(named, sizeof named, "%s n=%g", r->case_name, nd ? gb__num(nd) : NAN);
+        if (strcmp(r->case_name, "tensor") == 0 && va && va->type == GB_V_STR)
+            gb_appendf(named, sizeof named, " %s", va->s);
+        else if (strcmp(r->case_name, "pipeline") == 0 && mb)
+            gb_appendf(named, sizeof named, " m=%g", gb__num(mb));
+        else if (strcmp(r->case_name, "data") == 0 && bk)
+            gb_appendf(named, sizeof named, " bucket=%g KiB", gb__num(bk) / 1024);
+        gb__clean(named, pl, sizeof pl);
+        labels[n][0] = '\0';
+        if (R->nser > 1)
+            gb_appendf(labels[n], sizeof labels[n], "%s: ", R->ser[s.p[i]->s].label);
+        gb_appendf(labels[n], sizeof labels[n], "%s", pl);
+        lp[n] = labels[n];
+        const double ov = figure_of(r, "overlap"), bub = figure_of(r, "bubble"),
+                     ideal = figure_of(r, "bubble_ideal");
+        snprintf(lines[n], sizeof lines[n], "%s: step %.3g ms", lp[n], 1e3 * figure_of(r, "step"));
+        if (isfinite(ov))
+            gb_appendf(lines[n], sizeof lines[n], ", overlap %.2f of the shorter part", ov);
+        if (isfinite(bub) && isfinite(ideal))
+            gb_appendf(lines[n], sizeof lines[n], ", bubble %.2f (GPipe's ideal %.2f)", bub, ideal);
+        n++;
+    }
+    struct chart *c = gb__chart_new(
+        R, "parallel_step", "Parallel training steps: compute, communication, overlap", what);
+    if (!c)
+        goto out;
+    if (n == 0) {
+        gb__chart_nodata(R, c, "no parallel result carries its step's parts");
+        goto out;
+    }
+    gb__write_stacked(R, c, lp, n, parts, 4, v, "ms per step");
+    for (size_t i = 0; i < n; i++)
+        find(c, "%s.", lines[i]);
+    if (s.n > n)
+        find(c, "%zu more results are in the files but not drawn (at most %d bars).", s.n - n,
+             PAR_BARS);
+out:
+    free(lines);
+    free(labels);
+    free(s.p);
+}

@@ -32,6 +32,8 @@ static const char *const batching[] = {"batching", NULL};
  * those with two device-position axes ("multi" is accepted for files of an older layout). */
 static const char *const scaling[] = {"scaling", "aggregate", "multi", NULL};
 static const char *const peer[] = {"peer", "multi", NULL};
+/* The parallel suite's training steps, broken into their parts. */
+static const char *const parallel[] = {"parallel", NULL};
 /* nvbandwidth's patterns: bars per pattern and method, not a matrix (ce and sm would merge). */
 static const char *const peerbw[] = {"peerbw", NULL};
 /* The collectives: ours, gpubench-mpi's and the older all-reduce suites, busbw against size. */
@@ -56,6 +58,8 @@ static const char *const tenants[] = {"tenants", NULL};
 static const char *const startup[] = {"startup", NULL};
 static const char *const serve[] = {"serve", NULL};
 static const char *const llm[] = {"llm", NULL};
+/* Stress: the burn's rate over time. */
+static const char *const burn[] = {"burn", NULL};
 
 /* ---- the charts, in the report's order ----------------------------------------------------- */
 
@@ -75,6 +79,7 @@ static const struct gb__chart_kind kinds[] = {
     {startup, NULL, gb__chart_startup, NULL},
     {serve, NULL, gb__chart_serve, NULL},
     {llm, NULL, gb__chart_llm, NULL},
+    {burn, NULL, gb__chart_burn, NULL},
     {tuning, NULL, gb__chart_tuning, NULL},
     {batching, NULL, gb__chart_batching, NULL},
     {batching, NULL, gb__chart_graphs, NULL}, /* mode graph beside separate and fused */
@@ -84,6 +89,7 @@ static const struct gb__chart_kind kinds[] = {
     {atomics, NULL, gb__chart_atomics, NULL},
     {scaling, NULL, gb__chart_scaling, NULL},
     {peer, NULL, gb__chart_p2p, NULL},
+    {parallel, NULL, gb__chart_parallel, NULL},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_bars},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_latency_bars},
     {collective, NULL, gb__chart_collective, NULL},

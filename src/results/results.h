@@ -218,8 +218,8 @@ int gb_results_read(const char *path, struct gb_results *out);
 enum {
     /* Of each result only what identifies its case (suite, case, backend, device, devices,
      * params), its status, metric, unit, better and value, the required verified and noisy, and
-     * of its telemetry the count of throttled samples (the result's tel.on and tel.nthrottled;
-     * the rest of tel zeroed): every other member is lexed for its structure only (a file
+     * of its telemetry the counts of readings and throttled samples (the result's tel.on,
+     * tel.nreadings and tel.nthrottled; the rest of tel zeroed): every other member is lexed for its structure only (a file
      * whose brackets, commas or tokens are wrong is still refused; a string there that is no
      * UTF-8, a duplicate key, a number out of range or a member missing or of the wrong type
      * is not, as json_load.h says) and not kept, so the result has no samples, zeroed

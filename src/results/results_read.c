@@ -609,11 +609,14 @@ static int rd_result(struct reader *R, const json_t *o, size_t i, size_t ndevice
     /* Without "telemetry", r->tel stays as it came, zeroed: what the summary reader makes of an
      * absent member, without touching its page. */
     json_t *tel = json_object_get(o, "telemetry");
-    if (tel && headlines) { /* its throttle count is all the headline read kept */
-        const json_t *th = json_object_get(tel, "throttled");
+    if (tel && headlines) { /* its throttle and reading counts are all the headline read kept */
+        const json_t *th = json_object_get(tel, "throttled"),
+                     *rd = json_object_get(tel, "readings");
         r->tel.on = json_is_object(tel);
         r->tel.nthrottled =
             json_is_integer(th) && json_integer_value(th) > 0 ? (size_t)json_integer_value(th) : 0;
+        r->tel.nreadings =
+            json_is_integer(rd) && json_integer_value(rd) > 0 ? (size_t)json_integer_value(rd) : 0;
     } else if (tel && gb__tel_summary_read(tel, n, &r->tel))
         return GB_FAIL(GB_ENOMEM, "%s: telemetry marks", R->file);
     return 0;

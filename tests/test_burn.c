@@ -1,0 +1,204 @@
+/* The burn suite on PoCL: every precision the device has runs and verifies (the others are skips
+ * saying why), its timeline and figures are there and sane; a corrupted product is counted and
+ * fails the case naming its iteration; the fake NVML's throttle shows as a throttle reason and a
+ * clock drop, and without any telemetry source those figures are absent, not zero. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/results.h"
+#include "test.h"
+
+/* A short budget: the burn itself is `duration` seconds in setup. */
+#define BURN_HEAD                                                                                 \
+    "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 2, max_samples: 3, max_time: 200ms, " \
+    "min_sample_time: 0}\n"
+
+/* Every figure of the telemetry that burn reports (absent without a source). */
+static const char *const tel_figures[] = {"clock_start",    "clock_end", "clock_drop",
+                                          "temp_end",       "power_end", "time_to_throttle",
+                                          "throttle_reason"};
+
+static void no_telemetry_sources(void)
+{
+    setenv("GPUBENCH_SYSFS_ROOT", "/nonexistent-sysfs", 1);
+    setenv("GPUBENCH_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
+}
+
+TEST_TIMEOUT(suite_burn_every_precision_verifies_or_says_why, 120)
+{
+    no_telemetry_sources();
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn",
+                      "{dtype: [f32, f16, bf16, tf32, f8, i8], duration: 1, n: 64}", &rs);
+    ASSERT_EQ(rs.nresults, 6);
+    size_t ok = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        printf("%-5s %-8s %s\n", r->case_name, gb_status_name(r->status), r->reason);
+        if (r->status == GB_STATUS_SKIPPED) {
+            ASSERT_MSG(strlen(r->reason) > 10, "%s: a skip without its reason", r->case_name);
+            continue;
+        }
+        gb_test_assert_verified(r);
+        ok++;
+        /* The headline is the timeline: one rate per window, in GFLOP/s (GOP/s for i8). */
+        ASSERT_STR(r->metric, "sustained");
+        ASSERT_STR(r->unit, strcmp(r->case_name, "i8") == 0 ? "GOP/s" : "GFLOP/s");
+        const double win = gb_test_need_figure(r, "window")->v[0];
+        ASSERT_NEAR(win, 0.1, 1e-12); /* duration / 10 */
+        /* 1 s of 0.1 s windows: the last may be cut (closed at half a window or more). */
+        ASSERT_MSG(r->nsamples >= 5 && r->nsamples <= 11, "%zu windows", r->nsamples);
+        const double mn = gb_test_need_figure(r, "sustained_min")->v[0],
+                     md = gb_test_need_figure(r, "sustained_median")->v[0];
+        ASSERT_MSG(mn > 0 && mn <= md, "min %g, median %g", mn, md);
+        ASSERT_NEAR(md, r->value, 1e-9 * md);
+        for (size_t k = 0; k < r->nsamples; k++)
+            ASSERT(r->samples[k] >= mn);
+        ASSERT_EQ(gb_test_need_figure(r, "errors")->v[0], 0);
+        ASSERT(gb_test_need_figure(r, "iterations")->v[0] >= (double)r->nsamples);
+        /* No source: the telemetry figures are absent and the result says why. */
+        for (size_t k = 0; k < sizeof tel_figures / sizeof tel_figures[0]; k++)
+            ASSERT_MSG(!gb_test_figure(r, tel_figures[k]), "%s present without telemetry",
+                       tel_figures[k]);
+        ASSERT_CONTAINS(gb_test_need_figure(r, "telemetry")->text, "absent");
+    }
+    /* PoCL: f32 through CLBlast, bf16 and i8 through kernels/gemm.cl. */
+    ASSERT_MSG(ok >= 1, "no precision ran");
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_burn_corrupted_product_is_counted_and_fails, 120)
+{
+    no_telemetry_sources();
+    setenv("GPUBENCH_TEST_BURN_CORRUPT", "7", 1);
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: [f32, i8], duration: 0.5, n: 64}", &rs);
+    unsetenv("GPUBENCH_TEST_BURN_CORRUPT");
+    ASSERT_EQ(rs.nresults, 2);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        if (r->status == GB_STATUS_SKIPPED)
+            continue;
+        printf("caught: %s\n", r->reason);
+        ASSERT_EQ(r->status, GB_STATUS_FAILED);
+        ASSERT_CONTAINS(r->reason, "failed-burn: 1 words");
+        ASSERT_CONTAINS(r->reason, "first in iteration 7 of");
+    }
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_burn_fake_nvml_throttle_and_clock_drop, 120)
+{
+    setenv("GPUBENCH_SYSFS_ROOT", "/nonexistent-sysfs", 1);
+    setenv("GPUBENCH_NVML_LIB", GB_TEST_FAKE_NVML, 1);
+    unsetenv("GB_FAKE_NVML_INIT_FAIL");
+    /* The fake's readings: tick 0 at the start, one per window after; from tick 3 on the clock
+     * is 1410 MHz with HwSlowdown (tests/fake_nvml.c). */
+    setenv("GB_FAKE_NVML_THROTTLE", "3-1000000", 1);
+    setenv("GPUBENCH_TEST_BURN_NVML_PCI", "0000:17:00.0", 1);
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 1, n: 64}", &rs);
+    unsetenv("GPUBENCH_TEST_BURN_NVML_PCI");
+    unsetenv("GB_FAKE_NVML_THROTTLE");
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof r->reason];
+        snprintf(why, sizeof why, "%s", r->reason);
+        gb_results_free(&rs);
+        SKIP("%s", why);
+    }
+    gb_test_assert_verified(r);
+    ASSERT_NEAR(gb_test_need_figure(r, "clock_start")->v[0], 1980, 1e-9);
+    ASSERT_NEAR(gb_test_need_figure(r, "clock_end")->v[0], 1410, 1e-9);
+    ASSERT_NEAR(gb_test_need_figure(r, "clock_drop")->v[0], 100 * (1980.0 - 1410) / 1980, 1e-9);
+    ASSERT_STR(gb_test_need_figure(r, "throttle_reason")->text, "HwSlowdown");
+    /* The third window's reading: about three windows of 0.1 s from the start. */
+    const double ttt = gb_test_need_figure(r, "time_to_throttle")->v[0];
+    ASSERT_MSG(ttt > 0.2 && ttt < 1.0, "time_to_throttle %g s", ttt);
+    ASSERT_NEAR(gb_test_need_figure(r, "temp_end")->v[0], 60, 1e-9);
+    ASSERT_NEAR(gb_test_need_figure(r, "power_end")->v[0], 250, 1e-9);
+    ASSERT(!gb_test_figure(r, "telemetry"));
+    gb_results_free(&rs);
+
+    /* No throttle in the fake: a reason "none", the clock steady. */
+    setenv("GPUBENCH_TEST_BURN_NVML_PCI", "0000:17:00.0", 1);
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 0.5, n: 64}", &rs);
+    unsetenv("GPUBENCH_TEST_BURN_NVML_PCI");
+    r = &rs.results[0];
+    gb_test_assert_verified(r);
+    ASSERT_STR(gb_test_need_figure(r, "throttle_reason")->text, "none");
+    ASSERT_NEAR(gb_test_need_figure(r, "clock_drop")->v[0], 0, 1e-12);
+    ASSERT(!gb_test_figure(r, "time_to_throttle"));
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_burn_pulse_alternates_load_and_idle, 120)
+{
+    no_telemetry_sources();
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 1, pulse: 0.2, n: 64}", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof r->reason];
+        snprintf(why, sizeof why, "%s", r->reason);
+        gb_results_free(&rs);
+        SKIP("%s", why);
+    }
+    gb_test_assert_verified(r);
+    /* 1 s of 0.2 s on, 0.2 s off: load phases at 0, 0.4 and 0.8 s; the cycle counter counts
+     * each phase begun. */
+    const double cycles = gb_test_need_figure(r, "pulse_cycles")->v[0];
+    ASSERT_MSG(cycles >= 2 && cycles <= 4, "%g cycles", cycles);
+    ASSERT(r->nsamples >= 2);
+    gb_results_free(&rs);
+}
+
+TEST(suite_burn_bad_values_are_refused_at_load)
+{
+    char out[4096];
+    const char *dir =
+        gb_test_tmpdir_with("p.yaml", "suites:\n  - suite: burn\n    params: {duration: 0}\n");
+    int rc = gb_test_shf(out, sizeof out, "%s validate %s/p.yaml 2>&1", GB_TEST_EXE, dir);
+    ASSERT_MSG(rc != 0, "duration 0 accepted: %s", out);
+    ASSERT_CONTAINS(out, "seconds in (0, 86400]");
+    struct gb_results rs;
+    no_telemetry_sources();
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 0.1, n: 40}", &rs);
+    ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
+    ASSERT_CONTAINS(rs.results[0].reason, "multiple of 16");
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(suite_burn_report_draws_the_timeline, 120)
+{
+    no_telemetry_sources();
+    struct gb_results rs;
+    gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 0.5, n: 64}", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    if (rs.results[0].status == GB_STATUS_SKIPPED) { /* no BLAS */
+        char why[sizeof rs.results[0].reason];
+        snprintf(why, sizeof why, "%s", rs.results[0].reason);
+        gb_results_free(&rs);
+        SKIP("%s", why);
+    }
+    gb_test_assert_verified(&rs.results[0]);
+    const size_t windows = rs.results[0].nsamples;
+    const char *dir = gb_test_tmpdir();
+    char path[1024], out[4096];
+    snprintf(path, sizeof path, "%s/burn.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = gb_test_shf(out, sizeof out, "%s report %s -o %s/rep 2>&1", GB_TEST_EXE, path, dir);
+    ASSERT_MSG(rc == 0, "report: %s", out);
+    /* One point per window, each its window's end (0.05 s windows) and rate. */
+    char *csv = gb_test_slurp_in(dir, "rep/data/burn_timeline.csv");
+    ASSERT(csv);
+    ASSERT_EQ(gb_test_count(csv, "\n") - 1, windows);
+    ASSERT_CONTAINS(csv, "\n0.05,");
+    ASSERT_CONTAINS(csv, "f32 (GFLOP/s)");
+    free(csv);
+}

@@ -1,0 +1,209 @@
+/* The parallel suite (suites/parallel.c) on four PoCL devices (POCL_DEVICES="pthread pthread
+ * pthread pthread", set in each test's own process before OpenCL starts): every pattern on 1, 2
+ * and 4 devices verified against the unsplit computation, its figures' structure and closed
+ * forms (GPipe's ideal bubble against hand values), and the planted faults of its test hook
+ * caught by verification. Small sizes: a few seconds each. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/results.h"
+#include "test.h"
+
+static char out[1 << 16];
+
+static const char *par_budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
+                                "min_sample_time: 1ms, warmup_runs: 1, warmup_time: 0s}\n";
+
+/* h 64: a layer's gradient is 16 KiB, so buckets of 16 KiB hold one layer and 64 KiB all four. */
+static void run_parallel(const char *params, struct gb_results *rs)
+{
+    setenv("POCL_DEVICES", "pthread pthread pthread pthread", 1);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: parallel\n    params: {h: 64, tokens: 16, layers: 4, %s}\n",
+             par_budget, params);
+    gb_test_run_profile(yaml, NULL, rs);
+    gb_test_need_devices(rs->ndevices, 4);
+}
+
+static const char *par_case(const struct gb_result *r, char *p, size_t cap)
+{
+    gb_params_format(&r->params, p, cap);
+    return p;
+}
+
+TEST_TIMEOUT(parallel_every_pattern_verifies_on_one_two_and_four_devices, 60)
+{
+    struct gb_results rs;
+    run_parallel("pattern: [tensor, pipeline, data], ndev: [1, 2, 4], variant: [allreduce, "
+                 "sequence], microbatches: [1, 4], bucket: [16KiB, 64KiB]",
+                 &rs);
+    /* tensor: 2 variants, pipeline: 2 micro-batch counts, data: 2 buckets; each on 1, 2, 4
+     * devices. The axes a pattern ignores do not repeat its cases. */
+    ASSERT_EQ(rs.nresults, 18);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s: %s", r->case_name,
+                   par_case(r, p, sizeof p), gb_status_name(r->status), r->reason);
+        ASSERT(r->value > 0);
+        const int64_t n = gb_params_int(&r->params, "ndev");
+        ASSERT_EQ(r->nset, n);
+        const double step = gb_test_need_figure(r, "step")->v[0];
+        ASSERT(step > 0);
+        ASSERT_STR(gb_test_need_figure(r, "path")->text, n == 1 ? "none" : "staged");
+        if (n > 1) {
+            /* The runner's speedup and efficiency against the same case on one device. */
+            const struct gb_figure *sp = gb_test_need_figure(r, "speedup");
+            ASSERT_NEAR(gb_test_need_figure(r, "efficiency")->v[0], sp->v[0] / (double)n, 1e-12);
+        }
+        if (strcmp(r->case_name, "pipeline") == 0) {
+            const int64_t m = gb_params_int(&r->params, "microbatches");
+            const struct gb_figure *busy = gb_test_need_figure(r, "busy");
+            ASSERT(busy->per_device && busy->n == (size_t)n);
+            double sum = 0;
+            for (size_t s = 0; s < busy->n; s++) {
+                ASSERT(busy->v[s] > 0);
+                sum += busy->v[s];
+            }
+            /* bubble = 1 - sum(busy) / (S step), the step measured with the busy times. */
+            const double parts = gb_test_need_figure(r, "step_parts")->v[0];
+            ASSERT(parts > 0);
+            ASSERT_NEAR(gb_test_need_figure(r, "bubble")->v[0], 1.0 - sum / ((double)n * parts),
+                        1e-9);
+            ASSERT(gb_test_need_figure(r, "bubble")->v[0] <= 1.0);
+            /* GPipe's (S - 1) / (m + S - 1), by hand. */
+            const double ideal = gb_test_need_figure(r, "bubble_ideal")->v[0];
+            const double hand = n == 1   ? 0.0
+                                : n == 2 ? (m == 1 ? 0.5 : 0.2)
+                                         : (m == 1 ? 0.75 : 3.0 / 7.0);
+            ASSERT_NEAR(ideal, hand, 1e-15);
+            continue;
+        }
+        const double compute = gb_test_need_figure(r, "compute")->v[0],
+                     comm = gb_test_need_figure(r, "comm")->v[0];
+        ASSERT(compute > 0);
+        ASSERT(n == 1 ? comm == 0 : comm > 0);
+        ASSERT_NEAR(gb_test_need_figure(r, "serial")->v[0], compute + comm,
+                    1e-9 * (compute + comm));
+        const double parts = gb_test_need_figure(r, "step_parts")->v[0];
+        ASSERT(parts > 0);
+        const struct gb_figure *ov = gb_test_figure(r, "overlap");
+        ASSERT(n == 1 ? ov == NULL : ov != NULL);
+        if (ov)
+            ASSERT_NEAR(ov->v[0], (compute + comm - parts) / (compute < comm ? compute : comm),
+                        1e-9 * fabs(ov->v[0]) + 1e-12);
+        if (strcmp(r->case_name, "data") == 0)
+            ASSERT_EQ(gb_test_need_figure(r, "buckets")->v[0],
+                      gb_params_size(&r->params, "bucket") == 16384 ? 4 : 1);
+    }
+    gb_results_free(&rs);
+}
+
+/* Every case of `params` on 2 and 4 devices under GPUBENCH_TEST_PARALLEL=hook: those of the
+ * patterns in `broken` fail verification, the others stay ok. */
+static void planted(const char *hook, const char *params, const char *broken)
+{
+    setenv("GPUBENCH_TEST_PARALLEL", hook, 1);
+    struct gb_results rs;
+    run_parallel(params, &rs);
+    ASSERT(rs.nresults > 0);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        if (strstr(broken, r->case_name)) {
+            ASSERT_MSG(r->status == GB_STATUS_FAILED && !r->verified, "%s %s %s: %s", hook,
+                       r->case_name, par_case(r, p, sizeof p), gb_status_name(r->status));
+            ASSERT_CONTAINS(r->reason, "verification failed");
+        } else {
+            ASSERT_MSG(r->status == GB_STATUS_OK, "%s %s %s: %s", hook, r->case_name,
+                       par_case(r, p, sizeof p), r->reason);
+        }
+    }
+    gb_results_free(&rs);
+}
+
+TEST_TIMEOUT(parallel_skipped_allreduce_fails_verification, 60)
+{
+    planted("skip-allreduce",
+            "pattern: [tensor, data], ndev: [2, 4], variant: [allreduce, sequence], bucket: "
+            "16KiB",
+            "tensor data");
+}
+
+TEST_TIMEOUT(parallel_wrong_stage_fails_verification, 60)
+{
+    planted("wrong-stage", "pattern: [pipeline, tensor], ndev: [2, 4], microbatches: [1, 4]",
+            "pipeline");
+}
+
+TEST_TIMEOUT(parallel_own_gemm_kernel_verifies, 60)
+{
+    struct gb_results rs;
+    run_parallel("pattern: [tensor, pipeline, data], ndev: 2, impl: own, variant: sequence, "
+                 "microbatches: 4, bucket: 16KiB",
+                 &rs);
+    ASSERT_EQ(rs.nresults, 3);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        char p[256];
+        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s", r->case_name,
+                   par_case(r, p, sizeof p), r->reason);
+        ASSERT_STR(gb_test_need_figure(r, "gemm")->text, "own");
+    }
+    gb_results_free(&rs);
+}
+
+/* The report's chart of the suite: every step broken into its parts, one bar per case. */
+TEST_TIMEOUT(parallel_report_breaks_each_step_into_its_parts, 60)
+{
+    const char *dir = gb_test_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: parallel\n    params: {pattern: [tensor, pipeline, data], "
+             "ndev: [1, 2], variant: allreduce, microbatches: 4, bucket: 16KiB, h: 64, tokens: "
+             "16, layers: 4}\n",
+             par_budget);
+    gb_test_write_file(path, yaml);
+    int rc = gb_test_shf(out, sizeof out,
+                         "cd %s && POCL_DEVICES='pthread pthread' %s run p.yaml -q -o p.json 2>&1 "
+                         "&& %s report p.json -o rep 2>&1",
+                         dir, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    char *csv = gb_test_slurp_in(dir, "rep/data/parallel_step.csv");
+    ASSERT_CONTAINS(csv, "# bar,compute,communication,overlapped,overhead / bubble,total");
+    ASSERT_CONTAINS(csv, "\ntensor n=2 allreduce,");
+    ASSERT_CONTAINS(csv, "\npipeline n=2 m=4,");
+    ASSERT_CONTAINS(csv, "\ndata n=2 bucket=16 KiB,");
+    free(csv);
+    char *md = gb_test_slurp_in(dir, "rep/report.md");
+    ASSERT_CONTAINS(md, "Parallel training steps: compute, communication, overlap");
+    ASSERT_CONTAINS(md, "pipeline n=2 m=4: step ");
+    ASSERT_CONTAINS(md, "(GPipe's ideal 0.20)");
+    ASSERT_CONTAINS(md, "of the shorter part");
+    free(md);
+}
+
+/* ---- the suite's kernel through NVRTC (CUDA builds; no GPU needed) ------------------------- */
+
+#include "gb-config.h"
+#if HAVE_CUDA
+#include "backends/cuda/gb_cuda.h"
+#include "run/kernels.h"
+
+TEST_TIMEOUT(parallel_kernels_compile_with_nvrtc, 120)
+{
+    char *src = NULL;
+    ASSERT_OK(gb_kernel_source("parallel.cl", &src));
+    char *ptx = NULL, *log = NULL;
+    int rc = gb_cuda_compile_ptx(src, "compute_80", NULL, 0, &ptx, &log);
+    ASSERT_MSG(rc == 0, "parallel.cl: %s\n%s", gb_error_msg(), log ? log : "");
+    ASSERT_CONTAINS(ptx, ".entry par_relu(");
+    free(ptx);
+    free(log);
+    free(src);
+}
+#endif
