@@ -290,4 +290,63 @@ void gb_tel_machine_link(struct gb_tel_machine *m, int device, const struct gb_t
  * measured. */
 void gb_tel_machine_xid(struct gb_tel_machine *m, int device, const struct gb_device *dev);
 
+/* ---- topology: the link between two devices (telemetry_topo.c) ---------------------------- */
+
+/* NVML_NVLINK_MAX_LINKS: the links NVML numbers per device (18 since Hopper). */
+#define GB_NVLINK_MAX_LINKS 18
+
+/* One active NVLink link of a device. */
+struct gb_link_nvlink {
+    int index;       /* NVML's link number, 0 .. GB_NVLINK_MAX_LINKS - 1 */
+    int version;     /* the NVLink generation (4 on Hopper); 0 unknown */
+    bool to_switch;  /* the remote end is an NVSwitch (every GPU behind it is reachable) */
+    char remote[32]; /* the remote end's PCI address as NVML gives it ("00000000:18:00.0") */
+};
+
+/* What a device's links are, as NVML reads them (gb_tel_links) or a test builds them. */
+struct gb_link_info {
+    bool known;                       /* NVML read the device; false: why says why not */
+    char why[160];                    /* why NVML could not read it, when !known */
+    char pci_bus_id[32];              /* the device's own PCI address ("0000:17:00.0") */
+    int pcie_gen, pcie_width;         /* the current PCIe link; -1 unknown */
+    int pcie_gen_max, pcie_width_max; /* the most the slot and device train to; -1 unknown */
+    int nlinks;                       /* active NVLink links in link[0..nlinks) */
+    struct gb_link_nvlink link[GB_NVLINK_MAX_LINKS];
+};
+
+/* What kind of link joins two devices (gb_topology_describe's return). */
+enum gb_link_kind { GB_LINK_UNKNOWN, GB_LINK_PCIE, GB_LINK_NVLINK };
+
+/* Whether two PCI addresses "domain:bus:device.function" (hex; a domain of 4 or 8 digits, as
+ * CUDA and NVML write it) name the same function. False when either does not parse. */
+bool gb_pci_same(const char *a, const char *b);
+
+/* Reads the links of the device of target t through NVML (opened as the "nvml" source is, and
+ * closed again: cheap while a telemetry session holds it). Sets li->known, or li->why ("the
+ * device has no PCI bus id (not a PCI GPU)") when NVML cannot read it. */
+void gb_tel_links(const struct gb_tel_target *t, struct gb_link_info *li);
+
+/* Describes the link between the devices a and b into out[0..len) (a pure function):
+ * - "NVLink4 x18": the active links of a whose remote is b (or b's links to a when a names none,
+ *   counted from the end that saw more), with the lowest version among them (0: "NVLink x18");
+ * - "NVLink4 x18 via NVSwitch": no direct link, but both ends have active links to an NVSwitch
+ *   (the lesser count of the two ends);
+ * - "PCIe Gen5 x16": no NVLink between them, the lesser of the two ends' current PCIe links
+ *   (generation and width each); " (max Gen5 x16)" follows when either end runs below its own
+ *   maximum (an idle GPU lowers its generation to save power);
+ * - "unknown: no NVML for 0000:17:00.0 (why)" ("unknown: no NVML (why)" for a device without a
+ *   PCI address) when either end was not read, "unknown: no PCIe link read"
+ *   when no NVLink joins them and a PCIe figure is missing.
+ * Returns the kind (GB_LINK_UNKNOWN for the last). */
+enum gb_link_kind gb_topology_describe(const struct gb_link_info *a, const struct gb_link_info *b,
+                                       char *out, size_t len);
+
+/* The link between two devices of one backend, read now (gb_tel_links on each, then
+ * gb_topology_describe) into out[0..len): "NVLink4 x18", "PCIe Gen5 x16", or "unknown: no NVML
+ * (...)" on a device without it (PoCL's CPU devices: no PCI bus id). Sources: NVML's NVLink and
+ * PCIe calls ($GPUBENCH_NVML_LIB names another library, as for telemetry). Returns the kind. */
+struct gb_device_info;
+enum gb_link_kind gb_topology_pair(const struct gb_device_info *a, const struct gb_device_info *b,
+                                   char *out, size_t len);
+
 #endif

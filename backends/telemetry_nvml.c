@@ -28,6 +28,29 @@ struct nvml_event {
     unsigned long long type, data;
     unsigned gpu_instance, compute_instance;
 };
+/* nvmlPciInfo_t as nvml.h has it since the _v2 calls (NVML API Reference, "nvmlPciInfo_t Struct
+ * Reference", docs.nvidia.com/deploy/nvml-api/structnvmlPciInfo__t.html): busIdLegacy[16]
+ * (NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE), then domain, bus, device, pciDeviceId, pciSubSystemId
+ * (unsigned int each), then busId[32] (NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE), the address as
+ * "00000000:17:00.0" (an 8-digit domain). The NVLink calls (NVML API Reference, "NvLink
+ * Methods"), each for one link 0 .. NVML_NVLINK_MAX_LINKS - 1 (18 since Hopper):
+ *   nvmlDeviceGetNvLinkState(nvmlDevice_t, unsigned int link, nvmlEnableState_t *isActive)
+ *   nvmlDeviceGetNvLinkVersion(nvmlDevice_t, unsigned int link, unsigned int *version)
+ *   nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t, unsigned int link, nvmlPciInfo_t *pci)
+ *   nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t, unsigned int link,
+ *                                       nvmlIntNvLinkDeviceType_t *type)
+ * The version is an nvmlNvlinkVersion_t: 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0,
+ * 7 = 5.0 (nvml.h; cuda-python's cuda.bindings.nvml.NvlinkVersion lists the same values). The
+ * number is the enum's, not the generation: an A100 (NVLink 3) has been seen to answer 5. The
+ * remote type: NVML_NVLINK_DEVICE_TYPE_GPU 0, _IBMNPU 1, _SWITCH 2, _UNKNOWN 0xFF. A link past
+ * the device's last answers NVML_ERROR_INVALID_ARGUMENT (or NOT_SUPPORTED): not active. NVML
+ * 13's headers raise NVML_NVLINK_MAX_LINKS to 36, a bound across architectures; GPUs up to
+ * Blackwell have 18, the links read here. */
+struct nvml_pci {
+    char bus_id_legacy[16];
+    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
 struct gb__nvml {
     void *lib;
     nvml_dev dev;
@@ -61,6 +84,11 @@ struct gb__nvml {
     int (*register_events)(nvml_dev, unsigned long long, void *);
     int (*event_wait)(void *, struct nvml_event *, unsigned);
     int (*event_set_free)(void *);
+    /* NVLink (optional: absent on drivers and devices without it). */
+    int (*nvlink_state)(nvml_dev, unsigned, int *);
+    int (*nvlink_version)(nvml_dev, unsigned, unsigned *);
+    int (*nvlink_remote_pci)(nvml_dev, unsigned, struct nvml_pci *);
+    int (*nvlink_remote_type)(nvml_dev, unsigned, int *);
     void *xid_set;
     long long xid_events;
     int xid_last;
@@ -131,6 +159,10 @@ struct gb__nvml *gb__nvml_open(const struct gb_tel_target *t, char *why, size_t 
     SYM(register_events, "nvmlDeviceRegisterEvents");
     SYM(event_wait, "nvmlEventSetWait_v2");
     SYM(event_set_free, "nvmlEventSetFree");
+    SYM(nvlink_state, "nvmlDeviceGetNvLinkState");
+    SYM(nvlink_version, "nvmlDeviceGetNvLinkVersion");
+    SYM(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    SYM(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
 #undef SYM
     char e[96];
     int rc;
@@ -261,4 +293,44 @@ void gb__nvml_state(struct gb__nvml *n, struct gb_tel_device_state *st)
     }
     if (n->power_default && n->power_default(n->dev, &v) == NVML_OK)
         st->power_default_w = v * 1e-3;
+}
+
+/* nvmlNvlinkVersion_t (above) to the NVLink generation: 2.2 is NVLink2, 3.1 NVLink3; 0 unknown. */
+static int nvlink_major(unsigned v)
+{
+    static const int major[] = {0, 1, 2, 2, 3, 3, 4, 5};
+    return v < sizeof major / sizeof major[0] ? major[v] : 0;
+}
+
+void gb__nvml_links(struct gb__nvml *n, struct gb_link_info *li)
+{
+    unsigned v;
+    if (n->pcie_gen && n->pcie_gen(n->dev, &v) == NVML_OK)
+        li->pcie_gen = (int)v;
+    if (n->pcie_width && n->pcie_width(n->dev, &v) == NVML_OK)
+        li->pcie_width = (int)v;
+    if (n->pcie_gen_max && n->pcie_gen_max(n->dev, &v) == NVML_OK)
+        li->pcie_gen_max = (int)v;
+    if (n->pcie_width_max && n->pcie_width_max(n->dev, &v) == NVML_OK)
+        li->pcie_width_max = (int)v;
+    li->nlinks = 0;
+    if (!n->nvlink_state || !n->nvlink_remote_pci)
+        return;
+    for (unsigned l = 0; l < GB_NVLINK_MAX_LINKS; l++) {
+        int active = 0, type = -1;
+        struct nvml_pci pci;
+        memset(&pci, 0, sizeof pci);
+        /* NVML_ERROR_NOT_SUPPORTED or INVALID_ARGUMENT past the device's links: not active. */
+        if (n->nvlink_state(n->dev, l, &active) != NVML_OK || !active ||
+            n->nvlink_remote_pci(n->dev, l, &pci) != NVML_OK)
+            continue;
+        struct gb_link_nvlink *k = &li->link[li->nlinks++];
+        k->index = (int)l;
+        k->version =
+            n->nvlink_version && n->nvlink_version(n->dev, l, &v) == NVML_OK ? nvlink_major(v) : 0;
+        k->to_switch = n->nvlink_remote_type &&
+                       n->nvlink_remote_type(n->dev, l, &type) == NVML_OK && type == 2;
+        pci.bus_id[sizeof pci.bus_id - 1] = 0;
+        snprintf(k->remote, sizeof k->remote, "%s", pci.bus_id);
+    }
 }

@@ -11,6 +11,8 @@
  *                      counter wrap-around
  *   telemetry_files.c  reading sysfs files under $GPUBENCH_SYSFS_ROOT (default /sys)
  *   telemetry_arith.c  the pure arithmetic: a window's energy, throttled readings, marked samples
+ *   telemetry_topo.c   the link between two devices: NVLink and PCIe as NVML reads them, the
+ *                      pure description of a pair
  *
  * A source's open returns NULL, with why not in the caller's buffer, when the device has none of
  * it; its read sets the fields of the reading it reads. gb_tel_read() reads sysfs first and NVML
@@ -76,5 +78,9 @@ void gb__nvml_state(struct gb__nvml *n, struct gb_tel_device_state *st);
 /* Drains the XID events that came since the last look (none waited for: a timeout of 0); the
  * count since the session opened (-1: no event set) and the last XID (-1: none). */
 void gb__nvml_xid(struct gb__nvml *n, long long *events, int *last);
+/* The device's links into li: its PCIe link (current and maximum) and its active NVLink links
+ * (version, remote PCI address, whether the remote is an NVSwitch); fields NVML cannot read are
+ * left as the caller set them. */
+void gb__nvml_links(struct gb__nvml *n, struct gb_link_info *li);
 
 #endif

@@ -1,8 +1,6 @@
-/* Kernels of the multi-device suites (suites/: allreduce.c, balance.c, peerbw.c, scaling.c;
- * multi_reduce also parallel.c, through multi_common.c's ring).
+/* Kernels of the multi-device suites (suites/: balance.c, peerbw.c, scaling.c; the reductions of
+ * allreduce.c, collective.c and parallel.c are kernels/collective.cl's).
  *
- * multi_reduce: the reduction step of a ring all-reduce, out[off + i] = in[off + i] +
- * recv[roff + i] for i < n (float sums, as nccl-tests' default).
  * multi_sgemm: C = A B in float, column-major (the BLAS convention): A is m x k (lda = m), B is
  * k x n (ldb = k), C is m x n (ldc = m); TS x TS work-items per work-group, each computing one
  * element of C from TS x TS tiles of A and B staged in local memory. The fallback when the
@@ -19,15 +17,6 @@
  *
  * Kernels with a bounds check are launched with the global size rounded up to the work-group.
  */
-
-GB_KERNEL void multi_reduce(GB_GLOBAL float *GB_RESTRICT out, GB_CONSTANT_ARG float *GB_RESTRICT in,
-                            GB_CONSTANT_ARG float *GB_RESTRICT recv, unsigned long off,
-                            unsigned long roff, unsigned long n)
-{
-    const size_t i = GB_GLOBAL_ID(0);
-    if (i < n)
-        out[off + i] = in[off + i] + recv[roff + i];
-}
 
 #ifndef TS
 #define TS 16

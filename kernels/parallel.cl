@@ -1,5 +1,5 @@
 /* Kernels of the parallel suite (suites/parallel.c); its GEMMs are the backend's BLAS or
- * kernels/gemm.cl, its collectives kernels/multi.cl's multi_reduce.
+ * kernels/gemm.cl, its collectives' reductions kernels/collective.cl's coll_reduce.
  *
  * par_relu: x[i] = max(x[i], 0) for i < n, in place: the activation between the GEMMs of the
  * MLP block and of the pipeline's layers. Launched with the global size rounded up to the

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/units.h"
+#include "suites/multi_common.h" /* gb_coll_busbw_factor: the collective suite's factor */
 
 enum { ST_OK = 0, ST_SKIP = 1, ST_FAIL = 2 };
 enum fault { F_NONE, F_DROP, F_WRONG, F_STALE };
@@ -54,22 +55,6 @@ int gb_mpi_coll_redop_from_name(const char *name)
 bool gb_mpi_coll_reduces(enum gb_coll_op op)
 {
     return op == GB_COLL_ALLREDUCE || op == GB_COLL_REDUCESCATTER || op == GB_COLL_REDUCE;
-}
-
-/* nccl-tests' bus bandwidth factor for op over n ranks (doc/PERFORMANCE.md). Must match the
- * collective suite's factor (suites/collective): one function for both is the lead's to make. */
-static double busbw_factor(enum gb_coll_op op, int n)
-{
-    switch (op) {
-    case GB_COLL_ALLREDUCE:
-        return 2.0 * (n - 1) / n;
-    case GB_COLL_ALLGATHER:
-    case GB_COLL_REDUCESCATTER:
-    case GB_COLL_ALLTOALL:
-        return (double)(n - 1) / n;
-    default: /* broadcast, reduce, send/recv */
-        return 1.0;
-    }
 }
 
 /* ---- element values ---------------------------------------------------------------------- */
@@ -588,7 +573,8 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
                    const double *t, const double *medians, const int *sts)
 {
     const int n = a->n;
-    const double bytes = (double)(a->count * a->ts), factor = busbw_factor(a->c.op, n);
+    const double bytes = (double)(a->count * a->ts),
+                 factor = gb_coll_busbw_factor(a->c.op, (size_t)n);
     r->samples = malloc(o->iters * sizeof *r->samples);
     double *us = malloc(o->iters * sizeof *us);
     if (!r->samples || !us) {

@@ -1,6 +1,7 @@
 /* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, peerbw.c,
- * allreduce.c, balance.c, parallel.c; implemented in multi_common.c): the per-device forms of
- * the suite helpers, the device-set conventions they share, and the ring collectives.
+ * allreduce.c, collective.c, balance.c, parallel.c; implemented in multi_common.c): the per-device
+ * forms of the suite helpers, the device-set conventions they share, and the collectives' names
+ * and bus-bandwidth factors (the collectives themselves: collective_state.h).
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a
@@ -10,6 +11,7 @@
 #ifndef GB_SUITES_MULTI_COMMON_H
 #define GB_SUITES_MULTI_COMMON_H
 
+#include "backends/telemetry.h"
 #include "run/suite.h"
 #include "run/team.h"
 
@@ -89,72 +91,45 @@ double gb_multi_median(double *v, size_t n);
 bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,
                           struct gb_device *src);
 
+/* ---- topology: the links the data crossed ---------------------------------------------------- */
+
+/* The link between devices i and j of the set for a figure, into out[0..len): gb_topology_pair()
+ * of their device infos ("NVLink4 x18", "PCIe Gen5 x16"), an unknown one cut to its first
+ * clause ("unknown: no NVML", the reason left out to fit a text figure). Returns the kind. */
+enum gb_link_kind gb_multi_link(const struct gb_case_ctx *ctx, size_t i, size_t j, char *out,
+                                size_t len);
+
+/* The `topology` text of devices order[0..n) of the set (order NULL: ranks 0..n-1) passing data
+ * each to the next (and the last to the first when `ring`), over `path` (what the suite did:
+ * "peer" for a direct copy, "staged" through pinned host memory), into out[0..len):
+ *   "0>1>2>3>0 staged, unknown: no NVML"      every pair's link the same
+ *   "0>1 peer, NVLink4 x18; 1>0 peer, PCIe Gen4 x16"    else each pair's (cut with "..." at len)
+ * Fewer than two devices: "one device: no link". */
+void gb_multi_topology_text(const struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                            const char *path, char *out, size_t len);
+
+/* Adds the text figure `topology` (gb_multi_topology_text, 64 characters at most) to the case;
+ * nothing with fewer than two devices. A ring's collectives take one line, as collective.c's:
+ *     gb_multi_topology_figure(ctx, NULL, c->team.n, true, c->direct ? "peer" : "staged");  */
+void gb_multi_topology_figure(struct gb_case_ctx *ctx, const size_t *order, size_t n, bool ring,
+                              const char *path);
+
 /* The largest piece of a copy staged through pinned host memory (peer, peerbw, allreduce):
  * 4 MiB. */
 #define GB_MULTI_STAGE_MAX ((uint64_t)4 << 20)
 
-/* ---- ring collectives over a team ------------------------------------------------------------ */
+/* ---- collectives (collective.c, allreduce.c) ---------------------------------------------- */
 
-/* The ring collectives of the multi-device suites (allreduce, parallel) on float buffers, one
- * host thread per device (called by every rank of a gb_team run, in step: they meet at the
- * team's barriers). A ring passes chunks (1/n of the range each) from every device to its
- * successor: reduce-scatter takes n - 1 steps in which each device adds the chunk it receives
- * to its own (kernels/multi.cl multi_reduce), all-gather n - 1 steps that pass the reduced
- * chunks around, an all-reduce both (Patarasuk and Yuan, "Bandwidth optimal all-reduce
- * algorithms for clusters of workstations", JPDC 2009). Each step moves a chunk directly
- * (peer_copy) where every neighbour pair has peer access, else staged through two pinned host
- * buffers per device in pieces of at most GB_MULTI_STAGE_MAX bytes, reading one piece back while
- * writing the previous on a second queue. */
-struct gb_multi_ring {
-    size_t n;                            /* devices in the ring, ranks 0..n-1 of the set */
-    const struct gb_backend_ops *ops;    /* the set's backend */
-    bool direct;                         /* every neighbour pair copies directly (peer path) */
-    uint64_t sub;                        /* staged: floats per piece (the pinned buffers' size) */
-    struct gb_queue *q[GB_MAX_SET];      /* each rank's queue for the collectives (not owned) */
-    struct gb_queue *q2[GB_MAX_SET];     /* staged: a second queue per rank (owned) */
-    struct gb_buf *recv[GB_MAX_SET];     /* a chunk received for reduction */
-    struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, on each device: pieces it sends */
-    struct gb_program *prog[GB_MAX_SET];
-    struct gb_kernel *k[GB_MAX_SET]; /* multi_reduce */
-    uint32_t wg[GB_MAX_SET];
-};
+/* nccl-tests' name of collective `op` ("allreduce", "allgather", "reducescatter", "broadcast",
+ * "reduce", "alltoall", "sendrecv"), also the `coll` axis value of the collective suite. */
+const char *gb_coll_op_name(enum gb_coll_op op);
 
-/* The collectives of a ring (gb_multi_ring_run). */
-enum gb_ring_op {
-    GB_RING_ALLREDUCE,      /* every rank's out receives the sum of every rank's in */
-    GB_RING_REDUCE_SCATTER, /* rank r's out holds the summed chunk gb_multi_ring_owned(n, r) */
-    GB_RING_ALL_GATHER,     /* rank r's chunk gb_multi_ring_owned(n, r) of out reaches all */
-};
-
-/* Chunk c (0 <= c < n) of `count` floats split over a ring of n in whole grains of `grain`
- * floats (count a multiple of grain): elements [*lo, *hi) relative to the range's start. No
- * chunk holds more than ceil(count / grain / n) grains. */
-void gb_multi_ring_chunk(uint64_t count, uint64_t grain, size_t n, size_t c, uint64_t *lo,
-                         uint64_t *hi);
-
-/* The chunk that rank `rank` of a ring of n holds reduced after a reduce-scatter, and must
- * hold before an all-gather: (rank + 1) mod n. */
-size_t gb_multi_ring_owned(size_t n, size_t rank);
-
-/* In setup, for devices 0..n-1 of the set: fills r (zeroed by the caller) for collectives whose
- * chunks (gb_multi_ring_chunk) hold at most `max_chunk` floats, run on queues[0..n) (each
- * rank's, not owned: the case's or one the suite made to run beside its compute): the receive
- * buffers, the staging buffers and second queues where a pair lacks peer access, the reduction
- * kernels. A ring of one device needs nothing. Returns 0 or the allocation's or build's error
- * (a skip reason in ctx->reason). */
-int gb_multi_ring_setup(struct gb_case_ctx *ctx, struct gb_multi_ring *r, size_t n,
-                        uint64_t max_chunk, struct gb_queue *const *queues);
-
-/* Inside a team job, on every rank 0..n-1 at once: runs collective `op` on elements
- * [base, base + count) of the float buffers in[0..n) and out[0..n) (out may be in: in place;
- * GB_RING_ALL_GATHER reads and writes out only), chunked by gb_multi_ring_chunk(count, grain).
- * Returns when this rank's part is complete on its queues: 0, or the first backend or barrier
- * error. On one device an out-of-place reduction is a copy of in to out. */
-int gb_multi_ring_run(struct gb_multi_ring *r, struct gb_team *t, size_t rank, enum gb_ring_op op,
-                      struct gb_buf *const *in, struct gb_buf *const *out, uint64_t base,
-                      uint64_t count, uint64_t grain);
-
-/* For teardown: frees what gb_multi_ring_setup made; safe on a partial setup and twice. */
-void gb_multi_ring_free(struct gb_case_ctx *ctx, struct gb_multi_ring *r);
+/* The bus-bandwidth factor of collective `op` over n >= 1 ranks: busbw = algbw x factor, with
+ * algbw = size / time and size = count x the type's size (struct gb_coll's count). From
+ * nccl-tests, doc/PERFORMANCE.md: all-reduce 2 (n - 1) / n; all-gather, reduce-scatter and
+ * all-to-all (n - 1) / n; broadcast, reduce and send/recv 1. The factor makes busbw the rate
+ * each link of a ring would sustain, comparable across n (0 on one rank for the first four).
+ * Pure. */
+double gb_coll_busbw_factor(enum gb_coll_op op, size_t n);
 
 #endif

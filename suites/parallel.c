@@ -33,8 +33,8 @@
  *
  * The GEMMs run through the backend's BLAS where every device has one (GB_CAP_BLAS_F32), else
  * (or with impl own) through kernels/gemm.cl at its default configuration (figure `gemm` says
- * which); the collectives are multi_common.h's ring (gb_multi_ring_run, behind
- * par_collective()). Every matrix is column-major.
+ * which); the collectives are the collective suite's engine bound into this suite's team
+ * (collective_state.h: gb_coll_run_in, behind par_collective()), its ring algorithms. Every matrix is column-major.
  *
  * Figures. The headline is the step's rate, every device's GEMM flops over the step time (the
  * harness's time per operation, `step`); with the runner's speedup and efficiency against the
@@ -55,7 +55,10 @@
  *                  (measure_stages()), the medians;
  *   bubble         (pipeline) 1 - sum(busy) / (S step_parts): the share of the stages' time
  *                  idle or moving activations; bubble_ideal = (S - 1) / (m + S - 1), GPipe's bubble
- *                  with equal stages and free transfers (Huang et al. 2019).
+ *                  with equal stages and free transfers (Huang et al. 2019);
+ *   topology       the devices the activations (pipeline: 0>1>...) or the ring's chunks
+ *                  (0>1>...>0) crossed, the path and each pair's link as NVML reads it
+ *                  (gb_multi_topology_text: "0>1>0 staged, unknown: no NVML" on PoCL).
  *
  * Verification, against the unsplit computation in double on the host, element by element
  * within tol x mag, mag the same computation on absolute values (|W| |x|, which bounds what
@@ -74,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites/collective_state.h"
 #include "suites/common.h"
 #include "suites/gemm_tolerance.h"
 #include "suites/multi_common.h"
@@ -150,7 +154,7 @@ struct parallel {
     enum mode mode;
     uint64_t h, T, L, m;
     bool blas;
-    struct gb_multi_ring ring;
+    struct coll coll;                  /* the collective engine, bound (collective_state.h) */
     struct gb_queue *comm[GB_MAX_SET]; /* data: each device's queue for the all-reduces */
     struct gb_program *gprog[GB_MAX_SET], *rprog[GB_MAX_SET];
     struct gb_kernel *gk[GB_MAX_SET], *rk[GB_MAX_SET]; /* gemm_tiled (without BLAS), par_relu */
@@ -270,12 +274,12 @@ static int par_relu(struct parallel *p, size_t rank, struct gb_queue *q, struct 
 /* The one door to the collectives (so that another implementation can replace the ring):
  * collective `op` over elements [base, base + count) of buf[0..n), in place, in grains of
  * `grain` floats; the test hook skip-allreduce leaves it out. */
-static int par_collective(struct parallel *p, struct gb_team *t, size_t rank, enum gb_ring_op op,
+static int par_collective(struct parallel *p, struct gb_team *t, size_t rank, enum gb_coll_op op,
                           struct gb_buf *const *buf, uint64_t base, uint64_t count, uint64_t grain)
 {
     if (p->hook == H_SKIP_ALLREDUCE)
         return 0;
-    return gb_multi_ring_run(&p->ring, t, rank, op, buf, buf, base, count, grain);
+    return gb_coll_run_in(&p->coll, t, rank, op, buf, base, count, grain);
 }
 
 /* One step of the tensor-parallel blocks on `rank` (mode: all of it, its GEMMs alone, its
@@ -288,7 +292,7 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
     for (uint64_t l = 0; l < p->L && !err; l++) {
         struct gb_buf **in = l == 0 ? p->x : p->y[l - 1], **out = p->y[l];
         if (p->sequence && p->mode != M_COMPUTE &&
-            (err = par_collective(p, t, rank, GB_RING_ALL_GATHER, in, 0, h * T, h)))
+            (err = par_collective(p, t, rank, GB_COLL_ALLGATHER, in, 0, h * T, h)))
             break;
         if (p->mode != M_COMM &&
             ((err = par_gemm(p, rank, q, f, T, h, 1.0, p->w1[l][rank], in[rank], p->z[rank])) ||
@@ -298,7 +302,7 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
             break;
         if (p->mode != M_COMPUTE)
             err =
-                par_collective(p, t, rank, p->sequence ? GB_RING_REDUCE_SCATTER : GB_RING_ALLREDUCE,
+                par_collective(p, t, rank, p->sequence ? GB_COLL_REDUCESCATTER : GB_COLL_ALLREDUCE,
                                out, 0, h * T, h);
     }
     return err;
@@ -399,7 +403,7 @@ static int data_step(struct parallel *p, struct gb_team *t, size_t rank)
     for (uint64_t b = 0; b < p->nb && !err && p->mode != M_COMPUTE; b++) {
         if (p->mode == M_STEP && (err = ops->event_sync(p->ev[rank][b])))
             break;
-        err = par_collective(p, t, rank, GB_RING_ALLREDUCE, p->flat, p->blo[b + 1] * hh,
+        err = par_collective(p, t, rank, GB_COLL_ALLREDUCE, p->flat, p->blo[b + 1] * hh,
                              (p->blo[b] - p->blo[b + 1]) * hh, 1);
     }
     if (!err)
@@ -510,7 +514,7 @@ static int tensor_setup(struct gb_case_ctx *ctx, struct parallel *p)
         /* Sequence: the device holds only its tokens; the all-gather brings the others. */
         uint64_t lo = 0, hi_t = h * T;
         if (p->sequence)
-            gb_multi_ring_chunk(h * T, h, n, gb_multi_ring_owned(n, d), &lo, &hi_t);
+            gb_coll_chunk(h * T, h, n, d, &lo, &hi_t);
         for (uint64_t t = 0; t < T; t++)
             for (uint64_t i = 0; i < h; i++)
                 buf[i + t * h] = t * h >= lo && t * h < hi_t ? (float)t_x(p, i, t) : NAN;
@@ -819,8 +823,9 @@ static int parallel_setup(struct gb_case_ctx *ctx)
             const uint64_t c = (p->blo[b] - p->blo[b + 1]) * p->h * p->h;
             maxc = (c + p->team.n - 1) / p->team.n > maxc ? (c + p->team.n - 1) / p->team.n : maxc;
         }
-        if ((err = gb_multi_ring_setup(ctx, &p->ring, p->team.n, maxc,
-                                       p->pat == P_DATA && p->team.n > 1 ? p->comm : ctx->queues)))
+        /* A reduce-scatter (sequence) touches the h x T output. */
+        if ((err = gb_coll_bind(ctx, &p->coll, p->team.n, p->sequence ? p->h * p->T : 0, maxc,
+                                p->pat == P_DATA && p->team.n > 1 ? p->comm : ctx->queues)))
             return err;
     }
     if ((err = gb_multi_team_start(ctx, parallel_job)))
@@ -906,7 +911,7 @@ static int tensor_verify(struct gb_case_ctx *ctx, struct parallel *p)
                 break;
             uint64_t lo = 0, hi = nx;
             if (own)
-                gb_multi_ring_chunk(nx, h, n, gb_multi_ring_owned(n, d), &lo, &hi);
+                gb_coll_chunk(nx, h, n, d, &lo, &hi);
             if (d == 0 || own) {
                 err = check_range(ctx, p, got, d, lo, hi);
                 if (d == 0)
@@ -1013,6 +1018,7 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
         gb_case_figure_bounded(ctx, "bubble", "", 1.0 - sum / ((double)n * p->step_s), 1.0);
         gb_case_figure(ctx, "bubble_ideal", "", (double)(n - 1) / (double)(p->m + (uint64_t)n - 1));
         gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->direct ? "peer" : "staged");
+        gb_multi_topology_figure(ctx, NULL, n, false, p->direct ? "peer" : "staged");
         return;
     }
     gb_case_figure(ctx, "compute", "s", p->compute_s);
@@ -1024,14 +1030,15 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
         gb_case_figure(ctx, "overlap", "", (p->compute_s + p->comm_s - p->step_s) / shorter);
     if (p->pat == P_DATA)
         gb_case_figure(ctx, "buckets", "", (double)p->nb);
-    gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->ring.direct ? "peer" : "staged");
+    gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->coll.direct ? "peer" : "staged");
+    gb_multi_topology_figure(ctx, NULL, n, true, p->coll.direct ? "peer" : "staged");
 }
 
 static void parallel_teardown(struct gb_case_ctx *ctx)
 {
     struct parallel *p = ctx->state;
     gb_multi_team_stop(ctx);
-    gb_multi_ring_free(ctx, &p->ring);
+    gb_coll_unbind(ctx, &p->coll);
     for (size_t d = 0; d < GB_MAX_SET; d++) {
         for (size_t l = 0; l < PAR_MAX_LAYERS; l++) {
             gb_case_free_bufs(ctx, &p->w1[l][d], &p->w2[l][d], &p->y[l][d], &p->dy[l][d],

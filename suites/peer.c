@@ -10,6 +10,9 @@
  *           the other, so both directions of the host link work at once (what a driver does for
  *           a peer copy without peer access). OpenCL always takes this path: two contexts
  *           cannot copy into each other.
+ * Figure "topology" names the pair, the path and the link between the devices as NVML reads it
+ * ("0>1 peer, NVLink4 x18", "1>0 staged, PCIe Gen5 x16"; "unknown: no NVML" without it:
+ * multi_common.h gb_multi_topology_text).
  * GB/s = size / time per copy; at small sizes the per-copy time (op_time_us) is the latency.
  * Host-timed: a copy is over when dst holds the bytes. Verified byte for byte against the
  * pseudo-random pattern src holds. Bidirectional, all-to-one, one-to-all and all-to-all traffic
@@ -188,6 +191,10 @@ static void peer_figures(struct gb_case_ctx *ctx, double op_time_s)
     struct peer *p = ctx->state;
     gb_case_text(ctx, "path", "%s", path_names[p->path]);
     gb_case_figure(ctx, "latency", "us", op_time_s * 1e6);
+    if (p->path != PATH_D2D) {
+        const size_t order[2] = {p->src, p->dst};
+        gb_multi_topology_figure(ctx, order, 2, false, path_names[p->path]);
+    }
 }
 
 static void peer_teardown(struct gb_case_ctx *ctx)

@@ -28,6 +28,8 @@
  *       buffer directly over the peer link: CUDA with peer access only. On OpenCL a kernel
  *       cannot address another context's buffer, and on CUDA without peer access there is no
  *       such load: both are a skip with the reason.
+ * Figure "topology" (bidir, latency): the pair both ways, the path and the link between the two
+ * devices as NVML reads it ("0>1>0 peer, NVLink4 x18"; multi_common.h gb_multi_topology_text).
  * Every link has its own queue on the destination (and, staged, one on the source), created in
  * setup; each device's host thread (gb_multi_team) drives only its own device's queues.
  * Verification: every destination buffer is read back and compared byte for byte with its
@@ -477,6 +479,11 @@ static void peerbw_figures(struct gb_case_ctx *ctx, double op_time_s)
                  p->any_staged ? "host link: staged via pinned host memory, not peer"
                                : "peer link: device to device");
     gb_case_figure(ctx, "links", "", (double)p->nlinks);
+    if (is_pair(p->op) && p->nlinks > 0 && p->links[0].src != p->links[0].dst) {
+        /* Both ways between the pair: "0>1>0 staged, PCIe Gen5 x16" (multi_common.h). */
+        const size_t order[2] = {p->links[0].src, p->links[0].dst};
+        gb_multi_topology_figure(ctx, order, 2, true, p->links[0].direct ? "peer" : "staged");
+    }
     if (p->op == OP_LATENCY) {
         gb_case_figure(ctx, "latency", "us", op_time_s * 1e6);
         gb_case_text(ctx, "latency_kind", "%s",

@@ -17,13 +17,20 @@
  * drivers of Ampere and later that report remapped rows instead. XID events: a set registered for
  * critical errors (0x8) serves one event of XID $GB_FAKE_NVML_XID, when set, on its first wait,
  * then times out (NVML_ERROR_TIMEOUT, 10); $GB_FAKE_NVML_NO_EVENTS makes nvmlEventSetCreate fail
- * with NVML_ERROR_NOT_SUPPORTED (3). */
+ * with NVML_ERROR_NOT_SUPPORTED (3).
+ * A second device at 0000:18:00.0 serves the same readings (the calls above ignore the handle).
+ * NVLink: links 0 .. $GB_FAKE_NVML_NVLINKS - 1 (default 0: none) of each device are active,
+ * version $GB_FAKE_NVML_NVLINK_VERSION (nvmlNvlinkVersion_t, default 6: NVLink 4.0), their remote
+ * the other device ("00000000:18:00.0" / "00000000:17:00.0", NVML's 8-digit domain), or, with
+ * $GB_FAKE_NVML_NVSWITCH set, an NVSwitch at 00000000:c0:00.0 (remote type 2); links past 17
+ * answer NVML_ERROR_INVALID_ARGUMENT (2). $GB_FAKE_NVML_PCIE_WIDTH1 (default 16) is the second
+ * device's current PCIe width. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef void *nvmlDevice_t;
-static int dev_token;
+static int dev_token, dev1_token;
 static long tick = -1;
 
 static int throttled(void)
@@ -47,9 +54,12 @@ const char *nvmlErrorString(int rc)
 }
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *dev)
 {
-    if (strcmp(bus, "0000:17:00.0") != 0)
+    if (strcmp(bus, "0000:17:00.0") == 0)
+        *dev = &dev_token;
+    else if (strcmp(bus, "0000:18:00.0") == 0)
+        *dev = &dev1_token;
+    else
         return 6;
-    *dev = &dev_token;
     return 0;
 }
 int nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
@@ -104,7 +114,8 @@ int nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g)
 }
 int nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *w)
 {
-    *w = env_u("GB_FAKE_NVML_PCIE_WIDTH", 16);
+    *w = d == &dev1_token ? env_u("GB_FAKE_NVML_PCIE_WIDTH1", 16)
+                          : env_u("GB_FAKE_NVML_PCIE_WIDTH", 16);
     return 0;
 }
 int nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *g)
@@ -198,5 +209,44 @@ int nvmlEventSetWait_v2(void *set, struct event *e, unsigned timeout_ms)
 }
 int nvmlEventSetFree(void *set)
 {
+    return 0;
+}
+
+/* nvmlPciInfo_t */
+struct pci_info {
+    char bus_id_legacy[16];
+    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+int nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *active)
+{
+    if (link >= 18)
+        return 2;
+    *active = link < env_u("GB_FAKE_NVML_NVLINKS", 0);
+    return 0;
+}
+int nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned link, unsigned *version)
+{
+    if (link >= 18)
+        return 2;
+    *version = env_u("GB_FAKE_NVML_NVLINK_VERSION", 6);
+    return 0;
+}
+int nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t d, unsigned link, struct pci_info *pci)
+{
+    if (link >= 18)
+        return 2;
+    memset(pci, 0, sizeof *pci);
+    const unsigned bus = getenv("GB_FAKE_NVML_NVSWITCH") ? 0xc0 : d == &dev_token ? 0x18 : 0x17;
+    pci->bus = bus;
+    snprintf(pci->bus_id, sizeof pci->bus_id, "00000000:%02x:00.0", bus);
+    snprintf(pci->bus_id_legacy, sizeof pci->bus_id_legacy, "0000:%02x:00.0", bus);
+    return 0;
+}
+int nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned link, int *type)
+{
+    if (link >= 18)
+        return 2;
+    *type = getenv("GB_FAKE_NVML_NVSWITCH") ? 2 : 0;
     return 0;
 }

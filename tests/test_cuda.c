@@ -143,9 +143,21 @@ static const struct variant_file variant_files[] = {
      * SM copy in 4- and 16-byte words). */
     {"batching.cl", {"batch_inc", NULL}, {{NULL}}, 1},
     {"multi.cl",
-     {"multi_reduce", "multi_sgemm", "multi_work", "multi_copy", NULL},
+     {"multi_sgemm", "multi_work", "multi_copy", NULL},
      {{NULL}, {"TS=8", NULL}, {"TS=32", "COPY_VEC4", NULL}},
      3},
+    /* suites/collective.c and allreduce.c: the reduction in every type, sum and max. */
+    {"collective.cl",
+     {"coll_reduce", NULL},
+     {{NULL},
+      {"COLL_F32", "COLL_MAX", NULL},
+      {"COLL_I32", NULL},
+      {"COLL_I32", "COLL_MAX", NULL},
+      {"COLL_F16", NULL},
+      {"COLL_F16", "COLL_MAX", NULL},
+      {"COLL_BF16", NULL},
+      {"COLL_BF16", "COLL_MAX", NULL}},
+     8},
     /* suites/fp16.c: float, half (cuda_fp16.h) and bfloat16 storage. */
     {"fp16.cl",
      {"fp16_scale", "fp16_triad", NULL},

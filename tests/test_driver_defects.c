@@ -334,6 +334,7 @@ static const struct {
     {"peer", "    params: {size: 4KiB}\n", true},
     {"peerbw", "    params: {op: latency, method: [ce, sm]}\n", true},
     {"allreduce", "    params: {ndev: [1, 2], size: 64KiB}\n", true},
+    {"collective", "    params: {coll: [allreduce, reduce, alltoall], size: 4KiB}\n", true},
     {"parallel",
      "    params: {pattern: [tensor, pipeline, data], ndev: [1, 2], h: 32, tokens: 8, layers: 2, "
      "microbatches: 2, bucket: 4KiB}\n",

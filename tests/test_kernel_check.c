@@ -16,30 +16,33 @@ static void need_oclgrind(void)
         SKIP("oclgrind is not installed (scripts/bootstrap.sh installs it)");
 }
 
-/* A folder holding three planted copies of kernels/multi.cl, each changed by one edit, and a
+/* A folder holding three planted copies of kernels/multi.cl and kernels/collective.cl, each
+ * changed by one edit, and a
  * simulator file for each (planted/<name>.sim), and one for the unmodified multi_work
  * (clean/multi_work.sim); "fail" when an edit changed nothing (the kernel was rewritten). */
 static const char *planted(void)
 {
     const char *d = gb_test_tmpdir();
     int rc =
-        sh("set -e; d=%s; k=%s/kernels/multi.cl; c=%s/configs/kernel-check; mkdir -p $d/clean; "
+        sh("set -e; d=%s; k=%s/kernels/multi.cl; r=%s/kernels/collective.cl; "
+           "c=%s/configs/kernel-check; mkdir -p $d/clean; "
            /* An out-of-bounds write: multi_work stores one element past its own. */
            "sed 's/y\\[base + i\\] = v;/y[base + i + 1] = v;/' $k > $d/oob_write.cl; "
            "printf 'oob_write.cl\\nmulti_work\\n64 1 1\\n16 1 1\\n<size=256 float fill=0>\\n"
            "<size=8 ulong> 0\\n<size=4 uint> 4\\n' > $d/oob_write.sim; "
            "sed 's/^oob_write.cl$/multi.cl/' $d/oob_write.sim > $d/clean/multi_work.sim; "
-           /* A read past a buffer's end: multi_reduce reads recv one element ahead, over all 64. */
-           "sed 's/recv\\[roff + i\\]/recv[roff + i + 1]/' $k > $d/read_past.cl; "
-           "sed 's/^multi.cl$/read_past.cl/; s/^<size=8 ulong> 8$/<size=8 ulong> 0/; "
-           "s/^<size=8 ulong> 50$/<size=8 ulong> 64/' $c/multi_reduce.sim > $d/read_past.sim; "
+           /* A read past a buffer's end: coll_reduce reads b one element ahead, over all 64. */
+           "sed 's/b\\[boff + i\\]/b[boff + i + 1]/' $r > $d/read_past.cl; "
+           "sed 's/^collective.cl$/read_past.cl/; s/^<size=8 ulong> 8$/<size=8 ulong> 0/; "
+           "s/^<size=8 ulong> 50$/<size=8 ulong> 64/' $c/coll_reduce.sim > $d/read_past.sim; "
            /* A missing barrier: multi_sgemm without the one that ends a tile's reads, so the next
          * tile's writes race them. */
            "awk '/GB_BARRIER\\(\\);/ && ++n == 2 {next} {print}' $k > $d/race.cl; "
            "sed 's/^multi.cl$/race.cl/' $c/multi_sgemm.sim > $d/race.sim; "
-           "for f in oob_write read_past race; do cmp -s $k $d/$f.cl && echo fail $f; done; "
+           "for f in oob_write race; do cmp -s $k $d/$f.cl && echo fail $f; done; "
+           "cmp -s $r $d/read_past.cl && echo fail read_past; "
            "grep -q 'ulong> 64' $d/read_past.sim || echo fail read_past.sim",
-           d, GB_TEST_SRCDIR, GB_TEST_SRCDIR);
+           d, GB_TEST_SRCDIR, GB_TEST_SRCDIR, GB_TEST_SRCDIR);
     ASSERT_MSG(rc == 0 && !strstr(out, "fail"), "%s", out);
     return d;
 }
@@ -70,7 +73,7 @@ TEST(kcheck_catches_a_read_past_the_end)
     char sims[512];
     snprintf(sims, sizeof sims, "%s/read_past.sim", d);
     ASSERT_MSG(check(d, sims) == 1, "%s", out);
-    ASSERT_MSG(strstr(out, "FAIL     multi_reduce") && strstr(out, "Invalid read of size 4") &&
+    ASSERT_MSG(strstr(out, "FAIL     coll_reduce") && strstr(out, "Invalid read of size 4") &&
                    !strstr(out, "Invalid write"),
                "%s", out);
 }
@@ -87,7 +90,9 @@ TEST(kcheck_catches_a_missing_barrier)
 
 TEST(kcheck_passes_the_kernels_as_they_are)
 {
-    /* The same simulator files on kernels/multi.cl unmodified: each kernel ok, 0 errors. */
+    /* The same simulator files on kernels/multi.cl and collective.cl unmodified, and every file
+     * of configs/kernel-check (multi.cl's, collective.cl's and llm.cl's kernels): each kernel
+     * ok, 0 errors. */
     need_oclgrind();
     const char *d = planted();
     char sims[1024];
@@ -95,8 +100,8 @@ TEST(kcheck_passes_the_kernels_as_they_are)
              "%s/clean/multi_work.sim " GB_TEST_SRCDIR "/configs/kernel-check/*.sim", d);
     ASSERT_MSG(check(d, sims) == 0, "%s", out);
     ASSERT_MSG(strstr(out, "ok       multi_work           0 errors") &&
-                   strstr(out, "ok       multi_reduce         0 errors") &&
+                   strstr(out, "ok       coll_reduce          0 errors") &&
                    strstr(out, "ok       multi_sgemm          0 errors") &&
-                   strstr(out, "4 of 4 kernels ran clean, 0 with errors"),
+                   strstr(out, "9 of 9 kernels ran clean, 0 with errors"),
                "%s", out);
 }

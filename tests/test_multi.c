@@ -504,7 +504,8 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
              "--set scaling.params.size=1MiB --set scaling.params.order=64 "
              "--set aggregate.params.size=1MiB --set peer.params.size=[4KiB,1MiB] "
              "--set peerbw.params.size=1MiB "
-             "--set allreduce.params.size=[64KiB,1MiB] --set balance.params.elements=20000 2>&1",
+             "--set allreduce.params.size=[64KiB,1MiB] --set collective.params.size=64KiB "
+             "--set balance.params.elements=20000 2>&1",
              GB_TEST_EXE, GB_TEST_SRCDIR, res);
     int rc = gb_test_sh(cmd, out, sizeof out);
     ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
@@ -512,15 +513,15 @@ TEST_TIMEOUT(multi_quick_profile_on_two_devices, 120)
     ASSERT_OK(gb_results_read(res, &rs));
     gb_test_need_devices(rs.ndevices, 2);
     /* scaling 6, aggregate 4, peer 2 x 2 x 2, peerbw 8 (bidir 1, all_to_one 2, one_to_all 2,
-     * all_to_all 1, latency 2), allreduce 4, balance 3 */
-    ASSERT_EQ(rs.nresults, 33);
+     * all_to_all 1, latency 2), allreduce 4, collective 7 x 2 (in and out of place), balance 3 */
+    ASSERT_EQ(rs.nresults, 33 + 14);
     size_t two = 0;
     for (size_t i = 0; i < rs.nresults; i++) {
         assert_ok(&rs.results[i]);
         two += rs.results[i].nset == 2;
     }
-    ASSERT_EQ(two, 4 + 2 + 4 + 8 + 2 + 3); /* scaling, aggregate, peer, peerbw, allreduce,
-                                              * balance */
+    ASSERT_EQ(two, 4 + 2 + 4 + 8 + 2 + 14 + 3); /* scaling, aggregate, peer, peerbw, allreduce,
+                                                   * collective, balance */
     gb_results_free(&rs);
 }
 
@@ -541,8 +542,8 @@ TEST_TIMEOUT(multi_kernels_compile_with_nvrtc, 120)
         char *ptx = NULL, *log = NULL;
         int rc = gb_cuda_compile_ptx(src, "compute_80", sets[s], sets[s][0] ? 1 : 0, &ptx, &log);
         ASSERT_MSG(rc == 0, "multi.cl: %s\n%s", gb_error_msg(), log ? log : "");
-        const char *entries[] = {"multi_reduce", "multi_sgemm", "multi_work", "multi_copy"};
-        for (size_t k = 0; k < 4; k++) {
+        const char *entries[] = {"multi_sgemm", "multi_work", "multi_copy"};
+        for (size_t k = 0; k < 3; k++) {
             char want[64];
             snprintf(want, sizeof want, ".entry %s(", entries[k]);
             ASSERT_CONTAINS(ptx, want);

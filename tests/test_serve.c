@@ -589,9 +589,13 @@ TEST_TIMEOUT(suite_serve_verifies_and_the_tail_rises_with_load, 240)
     ASSERT(gb_test_figure(r_hi, "dropped")->v[0] > 0);
     ASSERT_EQ(gb_test_figure(r_lo, "dropped")->v[0], 0);
     /* The largest rate under the SLO is a stable load's (landed: the overloaded load's, whose
-     * short trace's tail passed the bound while it served less than arrived). */
-    ASSERT_NEAR(gb_test_figure(r_hi, "max_rps_under_slo")->v[0],
-                gb_test_figure(r_lo, "achieved_rps")->v[0], 1e-9);
+     * short trace's tail passed the bound while it served less than arrived): load 0.2's when
+     * its p99 met the bound (50 ms), else none (on a busy host Intel's runtime once served load
+     * 0.2 with a p99 of 71 ms: a measurement, not the rule under test). */
+    const double want = gb_test_figure(r_lo, "p99_us")->v[0] <= 50000
+                            ? gb_test_figure(r_lo, "achieved_rps")->v[0]
+                            : 0;
+    ASSERT_NEAR(gb_test_figure(r_hi, "max_rps_under_slo")->v[0], want, 1e-9);
     /* One capacity for the sweep: the offered rates stand near the loads' ratio (10; a trace
      * of 128 Poisson arrivals spans its mean within about 20%). */
     const double off_lo = gb_test_figure(pick(&rs, 0.2, 1), "offered_rps")->v[0],

@@ -379,6 +379,9 @@ void gb__chart_p2p(struct rep *R, const struct gb__chart_kind *k);
 /* The parallel suite's steps, stacked: compute, communication, overlapped, overhead or bubble
  * (chart_multi.c). */
 void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k);
+/* chart_collective.c: busbw against size per collective and transport (suites collective,
+ * mpi_collective, allreduce), with each line's peak and n1/2. */
+void gb__chart_collective(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_value(struct rep *R, const struct gb__chart_kind *k);
 /* The chip suites (chart_chip.c). */
 void gb__chart_latency(struct rep *R, const struct gb__chart_kind *k);

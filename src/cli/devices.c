@@ -1,4 +1,8 @@
-/* gpubench devices [--json]: the backends and their devices; an unavailable backend says why. */
+/* gpubench devices [--json]: the backends and their devices; an unavailable backend says why.
+ * Where a backend has two devices or more, its topology: for each ordered pair the path a copy
+ * from one to the other takes (peer: directly, peer_can_access said yes; staged: through pinned
+ * host memory, as the multi-device suites copy) and the link between them (gb_topology_pair:
+ * NVLink or PCIe as NVML reads it, or unknown and why). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,12 +10,14 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "backends/telemetry.h"
 #include "base/units.h"
 #include "common.h"
 
 static const char usage[] =
     "usage: gpubench devices [--json]\n"
-    "  lists the backends and their devices; an unavailable backend says why\n"
+    "  lists the backends and their devices; an unavailable backend says why; where a backend\n"
+    "  has two devices or more, their topology: each pair's copy path and link (NVML)\n"
     "      --json              the same as a JSON array on stdout\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"devices", usage, 0, 0, NULL, "no operand"};
 
@@ -92,6 +98,108 @@ static json_t *backend_devices(const struct gb_backend_status *st, bool json)
             json_object_set_new(last, "clock_source", json_string(d.clock_source));
     }
     return jd;
+}
+
+/* A link's description (gb_topology_describe) in a few characters for the matrix: "NV4x18",
+ * "NV4x18sw" (through an NVSwitch), "Gen5x16", "?" (unknown: the legend says why). */
+static void link_short(const char *link, char *out, size_t len)
+{
+    int v = 0, k = 0, g = 0, w = 0;
+    const char *sw = strstr(link, "NVSwitch") ? "sw" : "";
+    if (sscanf(link, "NVLink%d x%d", &v, &k) == 2)
+        snprintf(out, len, "NV%dx%d%s", v, k, sw);
+    else if (sscanf(link, "NVLink x%d", &k) == 1)
+        snprintf(out, len, "NVx%d%s", k, sw);
+    else if (sscanf(link, "PCIe Gen%d x%d", &g, &w) == 2)
+        snprintf(out, len, "Gen%dx%d", g, w);
+    else
+        snprintf(out, len, "?");
+}
+
+/* The topology of an available backend with two devices or more: the matrix printed unless
+ * json (rows copy to columns: "path/link"), and as a JSON array of ordered pairs {from, to,
+ * path, link, kind}. Devices are opened only where the backend can copy between them directly
+ * (GB_CAP_PEER), to ask peer_can_access. */
+static json_t *backend_topology(const struct gb_backend_status *st, bool json)
+{
+    enum { MAXD = 16 };
+    const int n = st->ndevices < MAXD ? st->ndevices : MAXD;
+    struct gb_device_info info[MAXD];
+    struct gb_device *dev[MAXD] = {NULL};
+    bool ok[MAXD];
+    for (int i = 0; i < n; i++) {
+        ok[i] = st->ops->device_info(i, &info[i]) == 0;
+        if (ok[i] && (info[i].caps & GB_CAP_PEER) && st->ops->peer_can_access &&
+            st->ops->device_open(i, &dev[i]))
+            dev[i] = NULL;
+    }
+    static const char *const kinds[] = {"unknown", "pcie", "nvlink"};
+    char cell[MAXD][MAXD][32], link[MAXD][MAXD][192], why[192] = "";
+    json_t *jt = json_array();
+    int width = 4;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            snprintf(cell[i][j], sizeof cell[i][j], "-");
+            if (i == j || !ok[i] || !ok[j])
+                continue;
+            enum gb_link_kind kind;
+            if (j < i) { /* the link is the pair's, read once */
+                snprintf(link[i][j], sizeof link[i][j], "%s", link[j][i]);
+                kind = strncmp(link[i][j], "NVLink", 6) == 0 ? GB_LINK_NVLINK
+                       : strncmp(link[i][j], "PCIe", 4) == 0 ? GB_LINK_PCIE
+                                                             : GB_LINK_UNKNOWN;
+            } else {
+                kind = gb_topology_pair(&info[i], &info[j], link[i][j], sizeof link[i][j]);
+            }
+            if (kind == GB_LINK_UNKNOWN && !why[0])
+                snprintf(why, sizeof why, "%s", link[i][j]);
+            /* A copy from i to j: j reads i's buffer (as gb_multi_peer_direct asks). */
+            /* Where the backend could copy directly but a device did not open, the path is
+             * not known: "?". */
+            bool can = false;
+            const bool capable =
+                (info[i].caps & info[j].caps & GB_CAP_PEER) && st->ops->peer_can_access;
+            const char *path = !capable             ? "staged"
+                               : !dev[i] || !dev[j] ? "?"
+                               : st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can
+                                   ? "peer"
+                                   : "staged";
+            char s[16];
+            link_short(link[i][j], s, sizeof s);
+            snprintf(cell[i][j], sizeof cell[i][j], "%s/%s", path, s);
+            const int w = (int)strlen(cell[i][j]);
+            width = w > width ? w : width;
+            json_array_append_new(jt,
+                                  json_pack("{s:i, s:i, s:s, s:s, s:s}", "from", i, "to", j, "path",
+                                            path, "link", link[i][j], "kind", kinds[kind]));
+        }
+    for (int i = 0; i < n; i++)
+        if (dev[i])
+            st->ops->device_close(dev[i]);
+    if (!json) {
+        printf("  topology (a copy from the row's device to the column's: path/link):\n       ");
+        for (int j = 0; j < n; j++) {
+            char h[8];
+            snprintf(h, sizeof h, "[%d]", j);
+            printf("  %-*s", j + 1 < n ? width : 0, h);
+        }
+        printf("\n");
+        for (int i = 0; i < n; i++) {
+            char h[8];
+            snprintf(h, sizeof h, "[%d]", i);
+            printf("  %5s", h);
+            for (int j = 0; j < n; j++)
+                printf("  %-*s", j + 1 < n ? width : 0, cell[i][j]);
+            printf("\n");
+        }
+        printf("      peer: copied directly; staged: through pinned host memory (?: a device "
+               "did not open)\n"
+               "      NV4x18: 18 NVLink4 links (sw: through an NVSwitch); Gen5x16: PCIe, the "
+               "lesser end\n");
+        if (why[0])
+            printf("      link ?: %s\n", why);
+    }
+    return jt;
 }
 
 /* The string member `key` of JSON object o, "" when absent. */
@@ -191,6 +299,8 @@ static int devices_main(int argc, char **argv)
                 printf("%s: %d device%s\n", st[b].ops->name, st[b].ndevices,
                        st[b].ndevices == 1 ? "" : "s");
             json_object_set_new(jb, "devices", backend_devices(&st[b], json));
+            if (st[b].ndevices >= 2)
+                json_object_set_new(jb, "topology", backend_topology(&st[b], json));
         }
         json_array_append_new(root, jb);
     }

@@ -36,6 +36,9 @@ static const char *const peer[] = {"peer", "multi", NULL};
 static const char *const parallel[] = {"parallel", NULL};
 /* nvbandwidth's patterns: bars per pattern and method, not a matrix (ce and sm would merge). */
 static const char *const peerbw[] = {"peerbw", NULL};
+/* The collectives: ours, gpubench-mpi's and the older all-reduce suites, busbw against size. */
+static const char *const collective[] = {"collective", "mpi_collective", "allreduce",
+                                         "mpi_allreduce", NULL};
 /* The chip: the memory hierarchy, local memory, atomics. */
 static const char *const latency[] = {"latency", NULL};
 static const char *const cache[] = {"cache", NULL};
@@ -89,6 +92,7 @@ static const struct gb__chart_kind kinds[] = {
     {parallel, NULL, gb__chart_parallel, NULL},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_bars},
     {peerbw, NULL, gb__chart_bars, &gb__peerbw_latency_bars},
+    {collective, NULL, gb__chart_collective, NULL},
     {NULL, NULL, gb__chart_value, NULL}, /* the figures of gb__value_figures per price and watt */
 };
 

@@ -11,7 +11,7 @@
  * Charts: transfer bandwidth against size (log axis) per direction; device-memory bandwidth per
  * kernel; launch latency; GFLOP/s per precision (suites compute, gemm, fp16); speed x accuracy;
  * tuning heat maps; batching curves with the knee; multi-device scaling and efficiency; the P2P
- * bandwidth matrix; a roofline from the measured peaks; and with a price sheet, performance per
+ * bandwidth matrix; the collectives' busbw against size per transport; a roofline from the measured peaks; and with a price sheet, performance per
  * unit of money and per watt. They are built from the results schema alone (suite, case,
  * params, metric, value), so a suite's chart needs no code in the suite: it is a builder in
  * src/analyses/chart_FAMILY.c and a row in the registry of src/outputs/charts.c, which names the
