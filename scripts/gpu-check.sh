@@ -891,7 +891,7 @@ suites:
     params: {dtype: [bf16, f8], duration: 3}
   - suite: memtest
     measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, max_time: 1ms}
-    params: {fraction: 0.25}
+    params: {fraction: 0.25, budget: 2}
 YAML
 if ! $smoke_only && { $dry || [ "$cuda_state" != absent ]; }; then
   $dry || echo "gpu-check: part 2e: serving and health on CUDA (budget ${budget[serving]} s + ${budget[diag]} s)"
