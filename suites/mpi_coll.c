@@ -150,6 +150,10 @@ struct coll {
     uint64_t roff, rlen;          /* the receive region in the device receive buffer, elements */
     struct gb_buf *dsend, *drecv; /* device; in place: one buffer, dsend == drecv */
     struct gb_buf *hsend, *hrecv; /* pinned; in place: one buffer */
+    void *hs, *hr;                /* what the MPI call reads and writes: the pinned buffers, or
+                                     with host buffers page-aligned host memory (no device) */
+    bool host;                    /* host buffers: no device buffers, no staging */
+    double staged;                /* this operation's staging time (read-back + write), s */
     MPI_Datatype mt;
     MPI_Op mop;
     bool own_op;
@@ -214,23 +218,25 @@ static double expected(const struct coll *a, uint64_t k)
  * that is not an input. */
 static void init_buffers(struct coll *a)
 {
-    void *h = a->hsend->host;
+    void *h = a->hs;
     if (a->c.inplace) {
         for (uint64_t k = 0; k < a->count; k++)
             put(a->c.dtype, h, k, a->c.op == GB_COLL_ALLGATHER ? -1 : val(a, a->rank, k));
         if (a->c.op == GB_COLL_ALLGATHER)
             for (uint64_t k = 0; k < a->chunk; k++)
                 put(a->c.dtype, h, (uint64_t)a->rank * a->chunk + k, val(a, a->rank, k));
-        if (a->ops->copy(a->q, a->dsend, 0, a->hsend, 0, a->count * a->ts, GB_COPY_BLOCKING))
+        if (!a->host &&
+            a->ops->copy(a->q, a->dsend, 0, a->hsend, 0, a->count * a->ts, GB_COPY_BLOCKING))
             local_fail(a, ST_FAIL, "upload of the buffer");
         return;
     }
     for (uint64_t k = 0; k < a->nsend; k++)
         put(a->c.dtype, h, k, val(a, a->rank, k));
     for (uint64_t k = 0; k < a->nrecv; k++)
-        put(a->c.dtype, a->hrecv->host, k, -1);
-    if (a->ops->copy(a->q, a->dsend, 0, a->hsend, 0, a->nsend * a->ts, GB_COPY_BLOCKING) ||
-        a->ops->copy(a->q, a->drecv, 0, a->hrecv, 0, a->nrecv * a->ts, GB_COPY_BLOCKING))
+        put(a->c.dtype, a->hr, k, -1);
+    if (!a->host &&
+        (a->ops->copy(a->q, a->dsend, 0, a->hsend, 0, a->nsend * a->ts, GB_COPY_BLOCKING) ||
+         a->ops->copy(a->q, a->drecv, 0, a->hrecv, 0, a->nrecv * a->ts, GB_COPY_BLOCKING)))
         local_fail(a, ST_FAIL, "upload of the buffers");
 }
 
@@ -238,7 +244,7 @@ static void init_buffers(struct coll *a)
 static int mpi_call(struct coll *a)
 {
     const int c = (int)a->chunk, cnt = (int)a->count, r = a->rank, n = a->n, root = a->c.root;
-    void *s = a->hsend->host, *d = a->hrecv->host;
+    void *s = a->hs, *d = a->hr;
     const bool ip = a->c.inplace;
     switch (a->c.op) {
     case GB_COLL_ALLREDUCE:
@@ -269,64 +275,84 @@ static int mpi_call(struct coll *a)
     }
 }
 
-/* One blocking operation: read the input back, the MPI call, write the result. A rank whose copy
- * failed still takes part in the collective, so that no rank waits for it forever. `verified`:
- * the operation whose result is checked, where the test hook's fault (if any) is planted. */
+/* One blocking operation: read the input back, the MPI call, write the result (with host buffers
+ * the MPI call alone; a->staged is the read-back and write's time, s). A rank whose copy failed
+ * still takes part in the collective, so that no rank waits for it forever. `verified`: the
+ * operation whose result is checked, where the test hook's fault (if any) is planted. */
 static int one_op(struct coll *a, bool verified)
 {
     const int r = a->rank;
     const bool in_place = a->c.inplace;
     const enum gb_coll_op op = a->c.op;
+    /* The result in host memory: rlen elements (a reduce-scatter in place: at the start). */
+    const uint64_t hoff = in_place && op == GB_COLL_REDUCESCATTER ? 0 : a->roff;
+    const bool writes = !(op == GB_COLL_REDUCE && r != a->c.root);
+    const bool planted = verified && r == a->fault_rank && writes;
+    a->staged = 0;
     /* Read back what the MPI call reads: a broadcast's root alone; all-gather in place: chunk r. */
-    if (a->st == ST_OK && !(op == GB_COLL_BROADCAST && r != a->c.root)) {
+    if (!a->host && a->st == ST_OK && !(op == GB_COLL_BROADCAST && r != a->c.root)) {
         uint64_t off = 0, len = a->nsend;
         if (in_place && op == GB_COLL_ALLGATHER)
             off = (uint64_t)r * a->chunk, len = a->chunk;
         else if (in_place)
             len = a->count;
+        const double t0 = gb_now();
         if (a->ops->copy(a->q, a->hsend, off * a->ts, a->dsend, off * a->ts, len * a->ts,
                          GB_COPY_BLOCKING))
             local_fail(a, ST_FAIL, "read-back of the input");
+        a->staged += gb_now() - t0;
     }
+    /* Host buffers, stale: the receive region keeps what it held before the call. */
+    void *keep = NULL;
+    if (a->host && planted && a->fault == F_STALE && (keep = malloc(a->rlen * a->ts)) != NULL)
+        memcpy(keep, (char *)a->hr + hoff * a->ts, a->rlen * a->ts);
     int m = mpi_call(a);
+    if (keep) {
+        memcpy((char *)a->hr + hoff * a->ts, keep, a->rlen * a->ts);
+        free(keep);
+    }
     if (m != MPI_SUCCESS)
         return GB_FAIL(GB_EBACKEND, "%s: MPI error %d", gb_mpi_coll_name(op), m);
-    /* The result in host memory: rlen elements (a reduce-scatter in place: at the start). */
-    const uint64_t hoff = in_place && op == GB_COLL_REDUCESCATTER ? 0 : a->roff;
-    const bool writes = !(op == GB_COLL_REDUCE && r != a->c.root);
-    const bool planted = verified && r == a->fault_rank && writes;
     if (planted && a->fault == F_DROP) {
         const uint64_t drop = a->rlen / (uint64_t)a->n ? a->rlen / (uint64_t)a->n : 1;
         for (uint64_t k = a->rlen - drop; k < a->rlen; k++)
-            put(a->c.dtype, a->hrecv->host, hoff + k, -1);
+            put(a->c.dtype, a->hr, hoff + k, -1);
     } else if (planted && a->fault == F_WRONG) {
-        ((unsigned char *)a->hrecv->host)[(hoff + a->rlen / 2) * a->ts] ^= 1; /* lowest bit */
+        ((unsigned char *)a->hr)[(hoff + a->rlen / 2) * a->ts] ^= 1; /* lowest bit */
     }
-    if (a->st == ST_OK && writes && !(planted && a->fault == F_STALE) &&
-        a->ops->copy(a->q, a->drecv, a->roff * a->ts, a->hrecv, hoff * a->ts, a->rlen * a->ts,
-                     GB_COPY_BLOCKING))
-        local_fail(a, ST_FAIL, "write of the result");
+    if (!a->host && a->st == ST_OK && writes && !(planted && a->fault == F_STALE)) {
+        const double t0 = gb_now();
+        if (a->ops->copy(a->q, a->drecv, a->roff * a->ts, a->hrecv, hoff * a->ts, a->rlen * a->ts,
+                         GB_COPY_BLOCKING))
+            local_fail(a, ST_FAIL, "write of the result");
+        a->staged += gb_now() - t0;
+    }
     return 0;
 }
 
-/* Reads this rank's receive region back and checks every element. */
+/* Reads this rank's receive region back (with host buffers: where the MPI call left it, at the
+ * start of the receive buffer) and checks every element. */
 static void verify(struct coll *a)
 {
     if (a->st != ST_OK)
         return;
-    memset(a->hrecv->host, 0, a->rlen * a->ts);
-    if (a->ops->copy(a->q, a->hrecv, 0, a->drecv, a->roff * a->ts, a->rlen * a->ts,
-                     GB_COPY_BLOCKING)) {
-        local_fail(a, ST_FAIL, "read-back of the result");
-        return;
+    uint64_t base = 0; /* the region's offset in the buffer named in a reason, elements */
+    if (!a->host) {
+        memset(a->hr, 0, a->rlen * a->ts);
+        if (a->ops->copy(a->q, a->hrecv, 0, a->drecv, a->roff * a->ts, a->rlen * a->ts,
+                         GB_COPY_BLOCKING)) {
+            local_fail(a, ST_FAIL, "read-back of the result");
+            return;
+        }
+        base = a->roff;
     }
     for (uint64_t k = 0; k < a->rlen; k++) {
-        const double got = get(a->c.dtype, a->hrecv->host, k), want = expected(a, k);
+        const double got = get(a->c.dtype, a->hr, k), want = expected(a, k);
         if (got != want) {
             a->st = ST_FAIL;
             snprintf(a->why, sizeof a->why,
                      "recv[%llu] = %.9g, expected %.9g (exact; %llu elements received)",
-                     (unsigned long long)(a->roff + k), got, want, (unsigned long long)a->rlen);
+                     (unsigned long long)(base + k), got, want, (unsigned long long)a->rlen);
             return;
         }
     }
@@ -435,7 +461,8 @@ static void describe(struct gb_result *r, const char *backend, const struct coll
     if (c->op == GB_COLL_BROADCAST || c->op == GB_COLL_REDUCE)
         int_param(p, "root", GB_V_INT, c->root);
     str_param(p, "transport", "mpi");
-    str_param(p, "staging", "host");
+    str_param(p, "buffers", c->host ? "host" : "device");
+    str_param(p, "staging", c->host ? "none" : "host");
     str_param(p, "cuda_aware", cuda_aware());
     snprintf(r->metric, sizeof r->metric, "bandwidth");
     snprintf(r->unit, sizeof r->unit, "GB/s");
@@ -533,6 +560,21 @@ static int setup(struct coll *a, struct gb_device *dev)
             return GB_FAIL(GB_EBACKEND, "MPI_Op_create");
         a->own_op = true;
     }
+    if (a->host) {
+        /* Host buffers: page-aligned host memory, as OSU's host buffers are. */
+        const size_t page = 4096, ns = (a->nsend * a->ts + page - 1) / page * page,
+                     nr = (a->nrecv * a->ts + page - 1) / page * page;
+        a->hs = aligned_alloc(page, ns);
+        a->hr = c->inplace ? a->hs : aligned_alloc(page, nr);
+        if (!a->hs || !a->hr) {
+            a->st = ST_SKIP;
+            snprintf(a->why, sizeof a->why, "no host memory for %llu + %llu bytes",
+                     (unsigned long long)ns, (unsigned long long)nr);
+            return 0;
+        }
+        init_buffers(a);
+        return 0;
+    }
     int err;
     if ((err = a->ops->buf_alloc(dev, a->nsend * a->ts, GB_MEM_DEVICE, &a->dsend)) ||
         (err = a->ops->buf_alloc(dev, a->nsend * a->ts, GB_MEM_HOST_PINNED, &a->hsend))) {
@@ -547,12 +589,19 @@ static int setup(struct coll *a, struct gb_device *dev)
         local_fail(a, err == GB_ETOOBIG ? ST_SKIP : ST_FAIL, "allocation");
         return 0;
     }
+    a->hs = a->hsend->host;
+    a->hr = a->hrecv->host;
     init_buffers(a);
     return 0;
 }
 
 static void teardown(struct coll *a)
 {
+    if (a->host) {
+        if (a->hr != a->hs)
+            free(a->hr);
+        free(a->hs);
+    }
     if (!a->c.inplace) {
         if (a->drecv)
             a->ops->buf_free(a->drecv);
@@ -567,10 +616,10 @@ static void teardown(struct coll *a)
         MPI_Op_free(&a->mop);
 }
 
-/* Rank 0's figures of an ok case: t (each operation's time summed over the ranks), medians (each
- * rank's median time), sts (each rank's verdict). */
+/* Rank 0's figures of an ok case: t and stage (each operation's time and staging time summed
+ * over the ranks), medians (each rank's median time), sts (each rank's verdict). */
 static int figures(struct gb_result *r, const struct coll *a, const struct gb_mpi_coll_opts *o,
-                   const double *t, const double *medians, const int *sts)
+                   const double *t, const double *stage, const double *medians, const int *sts)
 {
     const int n = a->n;
     const double bytes = (double)(a->count * a->ts),
@@ -595,6 +644,24 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
     scalar(r, "algbw", "GB/s", r->value);
     scalar(r, "busbw", "GB/s", r->value * factor);
     scalar(r, "busbw_factor", "", factor);
+    if (!a->host) {
+        /* The split of the time: the copies' part and the rest (the MPI call), each the median
+         * over the operations of its time averaged over the ranks (so the two need not add up
+         * to `time` exactly). */
+        double *s = malloc(2 * o->iters * sizeof *s);
+        if (s) {
+            double *m = s + o->iters;
+            for (uint32_t i = 0; i < o->iters; i++) {
+                s[i] = stage[i] / n;
+                m[i] = (t[i] - stage[i]) / n;
+            }
+            qsort(s, o->iters, sizeof *s, cmp_double);
+            qsort(m, o->iters, sizeof *m, cmp_double);
+            scalar(r, "staging_time", "us", 1e6 * gb_percentile_sorted(s, o->iters, 0.5));
+            scalar(r, "mpi_time", "us", 1e6 * gb_percentile_sorted(m, o->iters, 0.5));
+            free(s);
+        }
+    }
     double lo = INFINITY, hi = 0, avg = 0;
     for (int k = 0; k < n; k++) {
         lo = medians[k] < lo ? medians[k] : lo;
@@ -621,8 +688,8 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
         "MPI_Allreduce", "MPI_Allgather", "MPI_Reduce_scatter_block", "MPI_Bcast", "MPI_Reduce",
         "MPI_Alltoall",  "MPI_Sendrecv"};
     if ((f = figure(r, "path", "")))
-        snprintf(f->text, sizeof f->text, "host-staged %s%s", calls[a->c.op],
-                 a->c.inplace ? " (MPI_IN_PLACE)" : "");
+        snprintf(f->text, sizeof f->text, "%s %s%s", a->host ? "host buffers," : "host-staged",
+                 calls[a->c.op], a->c.inplace ? " (MPI_IN_PLACE)" : "");
     return 0;
 }
 
@@ -634,33 +701,46 @@ int gb_mpi_collective(const struct gb_backend_ops *ops, struct gb_device *dev, s
     if (o->iters == 0 || (unsigned)c->op > GB_COLL_SENDRECV)
         return GB_FAIL(GB_EINVAL, "collective %d, %u iterations", (int)c->op, o->iters);
     const double t_case = gb_now();
-    struct coll a = {.ops = ops, .q = q, .comm = comm, .c = *c};
+    struct coll a = {.ops = ops, .q = q, .comm = comm, .c = *c, .host = c->host};
     MPI_Comm_rank(comm, &a.rank);
     MPI_Comm_size(comm, &a.n);
     const int n = a.n;
-    double *t = NULL, *sum = NULL, *medians = NULL;
+    double *t = NULL, *sum = NULL, *stage = NULL, *ssum = NULL, *medians = NULL;
     int *sts = NULL;
     int rc = 0, worst = ST_OK, who = 0;
     t = malloc(o->iters * sizeof *t);
     sum = malloc(o->iters * sizeof *sum);
+    stage = malloc(o->iters * sizeof *stage);
+    ssum = malloc(o->iters * sizeof *ssum);
     medians = malloc((size_t)n * sizeof *medians);
     sts = calloc((size_t)n, sizeof *sts);
-    if (!t || !sum || !medians || !sts) {
+    if (!t || !sum || !stage || !ssum || !medians || !sts) {
         rc = GB_FAIL(GB_ENOMEM, "%u samples", o->iters);
         goto out;
     }
     if ((rc = setup(&a, dev)) || (rc = agree(&a, &worst, &who, sts)) || worst != ST_OK)
         goto verdict;
 
-    /* Warm-up, a barrier, then the timed operations one by one. */
-    for (uint32_t i = 0; i < o->warmup && !rc; i++)
+    /* Warm-up, a barrier, then the timed operations one by one, each timed on its own around
+     * one_op (with device buffers: read-back, MPI call, write; stage[i] the copies' part). With
+     * host buffers the method is OSU's (osu_allreduce and the like): every operation, warm-up
+     * or timed, is followed by an untimed barrier, so that each timed call starts with the
+     * ranks in step and no rank's lateness is charged to the next operation. With device
+     * buffers the operations run back to back, as nccl-tests' do. */
+    for (uint32_t i = 0; i < o->warmup && !rc; i++) {
         rc = one_op(&a, false);
+        if (!rc && a.host && MPI_Barrier(comm) != MPI_SUCCESS)
+            rc = GB_FAIL(GB_EBACKEND, "MPI_Barrier");
+    }
     if (!rc && MPI_Barrier(comm) != MPI_SUCCESS)
         rc = GB_FAIL(GB_EBACKEND, "MPI_Barrier");
     for (uint32_t i = 0; i < o->iters && !rc; i++) {
         double t0 = gb_now();
         rc = one_op(&a, false);
         t[i] = gb_now() - t0;
+        stage[i] = a.staged;
+        if (!rc && a.host && MPI_Barrier(comm) != MPI_SUCCESS)
+            rc = GB_FAIL(GB_EBACKEND, "MPI_Barrier");
     }
     if (rc)
         goto out;
@@ -674,12 +754,14 @@ int gb_mpi_collective(const struct gb_backend_ops *ops, struct gb_device *dev, s
     if ((rc = agree(&a, &worst, &who, sts)))
         goto out;
 
-    /* Gather: the per-operation times summed over the ranks, and each rank's median. */
+    /* Gather: the per-operation times (and staging times) summed over the ranks, and each
+     * rank's median time. */
     double mine[1];
     memcpy(sum, t, o->iters * sizeof *t);
     qsort(sum, o->iters, sizeof *sum, cmp_double);
     mine[0] = gb_percentile_sorted(sum, o->iters, 0.5);
     if (MPI_Reduce(t, sum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
+        MPI_Reduce(stage, ssum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
         MPI_Gather(mine, 1, MPI_DOUBLE, medians, 1, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
         rc = GB_FAIL(GB_EBACKEND, "MPI_Reduce / MPI_Gather of the times");
         goto out;
@@ -708,13 +790,15 @@ verdict:
         } else {
             r->status = GB_STATUS_OK;
             r->verified = true;
-            rc = figures(r, &a, o, sum, medians, sts);
+            rc = figures(r, &a, o, sum, ssum, medians, sts);
         }
     }
 out:
     teardown(&a);
     free(t);
     free(sum);
+    free(stage);
+    free(ssum);
     free(medians);
     free(sts);
     return rc;

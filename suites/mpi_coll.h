@@ -24,7 +24,13 @@
  * broadcast), the MPI call runs between pinned buffers (MPI_IN_PLACE in place), and the result is
  * written to the device (the root alone in a reduce). Whether the MPI library is CUDA-aware
  * (Open MPI's MPIX_Query_cuda_support, where mpi-ext.h has it) is recorded beside the staging,
- * for a later device-aware path to use.
+ * for a later device-aware path to use. The device mode's figures split the time: staging_time
+ * (the read-back and write, us per operation) beside mpi_time (the rest: the MPI call).
+ *
+ * Host buffers (case field `host`, gpubench-mpi's --buffers host): no device buffer at all; the
+ * MPI call runs on page-aligned host memory, which is set and verified in place, so the time is
+ * the MPI call's alone: what OSU's osu_allreduce and the like measure with host buffers (params
+ * buffers "host", staging "none"; no staging_time).
  *
  * Types: f32 (MPI_FLOAT), i32 (MPI_INT32_T), f16 and bf16 (16-bit words, MPI_UINT16_T; MPI has no
  * half type, so their sum and max are user-defined MPI_Ops that add or compare in double and round
@@ -32,7 +38,10 @@
  *
  * Timing as gb_mpi_allreduce (mpi_allreduce.h): `warmup` operations, a barrier, `iters` operations
  * timed one by one on the host's monotonic clock, sample i = operation i's time averaged over the
- * ranks (nccl-tests' default "-a 1"), in GB/s of algbw. Figures after nccl-tests'
+ * ranks (nccl-tests' default "-a 1"), in GB/s of algbw. With host buffers, as OSU does, an untimed
+ * barrier follows every operation (warm-up and timed), so each timed call starts with the ranks
+ * in step; the mean of the samples' times is then OSU's "Avg Latency" (each rank's mean time per
+ * operation, averaged over the ranks: the same sum in another order). Figures after nccl-tests'
  * doc/PERFORMANCE.md: time (us, the median of the averaged times), algbw = size / time (GB/s, the
  * headline), busbw = algbw x busbw_factor (GB/s), busbw_factor itself (all-reduce 2(n-1)/n;
  * all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, send/recv 1), each rank's
@@ -51,7 +60,8 @@
  * Test hook: GPUBENCH_TEST_MPI_FAULT=KIND:RANK plants a fault on rank RANK in the verified
  * operation: `drop` (the last n-th of its received data is not written: left at -1), `wrong` (one
  * received element off by its lowest bit, as a wrong reduction gives) or `stale` (the result is
- * never written to the device, which keeps its old contents). The case fails with that rank named.
+ * never written to the device, which keeps its old contents; with host buffers, the receive
+ * region is put back as it was before the MPI call). The case fails with that rank named.
  */
 #ifndef GB_MPI_COLL_H
 #define GB_MPI_COLL_H
@@ -74,6 +84,7 @@ struct gb_mpi_coll_case {
     uint64_t bytes;
     bool inplace;
     int root;
+    bool host; /* host buffers: the MPI call alone on host memory (false: device, host-staged) */
 };
 
 struct gb_mpi_coll_opts {
@@ -94,7 +105,7 @@ bool gb_mpi_coll_reduces(enum gb_coll_op op);
  * must call it with the same case and options. On rank 0, *r is filled as a result of suite
  * "mpi_collective" (case "OP-DTYPE[-REDOP][-inplace]"; params coll, dtype, op, inplace, ranks,
  * size (count x type size, bytes), count, root (broadcast and reduce), transport ("mpi"),
- * staging ("host"), cuda_aware; samples in GB/s, owned by *r;
+ * buffers ("device" or "host"), staging ("host", or "none" with host buffers), cuda_aware; samples in GB/s, owned by *r;
  * status ok, failed with the ranks that failed, or skipped with the reason: a size below one
  * element per rank, a type or rank count without exact verification, no memory); other ranks
  * leave *r zeroed. Returns 0 when the case ran to its verdict on every rank, or an MPI / memory

@@ -39,7 +39,8 @@ static void mpi_usage(FILE *f)
     fprintf(f,
             "usage: mpirun -np N gpubench-mpi allreduce [OPTIONS]\n"
             "       mpirun -np N gpubench-mpi collective [--coll LIST] [--dtype LIST] [--op LIST]\n"
-            "                                            [--inplace] [--root R] [OPTIONS]\n"
+            "                                            [--inplace] [--root R]\n"
+            "                                            [--buffers device|host] [OPTIONS]\n"
             "  allreduce: the sum of a float buffer across the ranks, host-staged through\n"
             "  MPI_Allreduce. collective: each collective of --coll (allreduce, allgather,\n"
             "  reducescatter, broadcast, reduce, alltoall, sendrecv; default all), of each\n"
@@ -48,6 +49,9 @@ static void mpi_usage(FILE *f)
             "  defines them, per-rank times gathered to rank 0, which alone writes the results.\n"
             "  --inplace             one buffer for input and result (default: two)\n"
             "  --root R              root rank of broadcast and reduce (default 0)\n"
+            "  --buffers KIND        device: device buffers staged through pinned host memory\n"
+            "                        (default); host: the MPI call alone on host buffers, a\n"
+            "                        barrier after each operation (OSU's method)\n"
             "  -o, --output FILE     results file (default results/mpi-COMMAND-UTCTIME.json)\n"
             "  -b, --backend NAME    opencl or cuda (default: the first with a device)\n"
             "  -d, --device LIST     device index for each local rank, comma list (default: the\n"
@@ -66,7 +70,7 @@ struct mpi_args {
     struct gb_mpi_ar_opts o;
     bool quiet, help;
     /* collective only: the lists, in order, and the shared settings */
-    bool collective, inplace;
+    bool collective, inplace, host;
     int root;
     enum gb_coll_op colls[MAX_LIST];
     enum gb_dtype dtypes[MAX_LIST];
@@ -113,13 +117,21 @@ static int dtype_from_name(const char *name)
 static int parse(int argc, char **argv, int rank, struct mpi_args *a)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'}, {"size", required_argument, NULL, 's'},
-        {"iters", required_argument, NULL, 'n'},  {"warmup", required_argument, NULL, 'w'},
-        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-        {"coll", required_argument, NULL, 'C'},   {"dtype", required_argument, NULL, 'T'},
-        {"op", required_argument, NULL, 'O'},     {"inplace", no_argument, NULL, 'I'},
-        {"root", required_argument, NULL, 'R'},   {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'},
+        {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'},
+        {"size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"coll", required_argument, NULL, 'C'},
+        {"dtype", required_argument, NULL, 'T'},
+        {"op", required_argument, NULL, 'O'},
+        {"inplace", no_argument, NULL, 'I'},
+        {"root", required_argument, NULL, 'R'},
+        {"buffers", required_argument, NULL, 'B'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->o.iters = 20;
@@ -176,10 +188,11 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
         case 'O':
         case 'I':
         case 'R':
+        case 'B':
             if (!a->collective) {
                 if (err)
-                    fprintf(err, "gpubench-mpi: --coll, --dtype, --op, --inplace and --root are "
-                                 "options of the collective command\n");
+                    fprintf(err, "gpubench-mpi: --coll, --dtype, --op, --inplace, --root and "
+                                 "--buffers are options of the collective command\n");
                 return GB_EXIT_USAGE;
             }
             if (c == 'C')
@@ -190,7 +203,14 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
                 redops = optarg;
             else if (c == 'I')
                 a->inplace = true;
-            else {
+            else if (c == 'B' && (strcmp(optarg, "host") == 0 || strcmp(optarg, "device") == 0))
+                a->host = strcmp(optarg, "host") == 0;
+            else if (c == 'B') {
+                if (err)
+                    fprintf(err, "gpubench-mpi: --buffers wants device or host, got '%s'\n",
+                            optarg);
+                return GB_EXIT_USAGE;
+            } else {
                 v = strtol(optarg, &end, 10);
                 if (end == optarg || *end || v < 0 || v > INT32_MAX) {
                     if (err)
@@ -319,7 +339,8 @@ static size_t coll_cases(const struct mpi_args *a, struct gb_mpi_coll_case *cs, 
                                                         .redop = a->redops[k],
                                                         .bytes = a->sizes[s],
                                                         .inplace = a->inplace,
-                                                        .root = a->root};
+                                                        .root = a->root,
+                                                        .host = a->host};
     return n;
 }
 
@@ -427,10 +448,10 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
             snprintf(out, sizeof out, "results/%s-%s.json", profile, stamp);
         }
         if (!a->quiet && a->collective) {
-            printf("gpubench-mpi: collectives over %d rank%s on %d node%s, %s, %u iterations%s "
-                   "-> %s\n",
+            printf("gpubench-mpi: collectives over %d rank%s on %d node%s, %s, %u iterations%s, "
+                   "%s buffers -> %s\n",
                    size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
-                   a->inplace ? ", in place" : "", out);
+                   a->inplace ? ", in place" : "", a->host ? "host" : "device", out);
             printf("%-14s %5s %4s %10s %11s %10s %11s %11s %7s  %s\n", "collective", "type", "op",
                    "size", "count", "time us", "algbw GB/s", "busbw GB/s", "factor", "status");
         } else if (!a->quiet) {
