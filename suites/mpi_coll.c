@@ -771,7 +771,7 @@ verdict:
     if (rc)
         goto out;
     if (a.rank == 0) {
-        describe(r, ops->name, &a);
+        describe(r, ops ? ops->name : "host", &a);
         r->elapsed_s = gb_now() - t_case;
         if (worst == ST_SKIP) {
             r->status = GB_STATUS_SKIPPED;

@@ -101,7 +101,8 @@ int gb_mpi_coll_redop_from_name(const char *name);
 /* Whether op reduces (all-reduce, reduce-scatter, reduce). */
 bool gb_mpi_coll_reduces(enum gb_coll_op op);
 
-/* Runs case c on this rank's device `dev` (queue q) across comm. Collective: every rank of comm
+/* Runs case c on this rank's device `dev` (queue q) across comm; with host buffers (c->host) ops,
+ * dev and q may be NULL (backend "host"). Collective: every rank of comm
  * must call it with the same case and options. On rank 0, *r is filled as a result of suite
  * "mpi_collective" (case "OP-DTYPE[-REDOP][-inplace]"; params coll, dtype, op, inplace, ranks,
  * size (count x type size, bytes), count, root (broadcast and reduce), transport ("mpi"),

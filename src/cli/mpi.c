@@ -51,7 +51,8 @@ static void mpi_usage(FILE *f)
             "  --root R              root rank of broadcast and reduce (default 0)\n"
             "  --buffers KIND        device: device buffers staged through pinned host memory\n"
             "                        (default); host: the MPI call alone on host buffers, a\n"
-            "                        barrier after each operation (OSU's method)\n"
+            "                        barrier after each operation (OSU's method), no backend\n"
+            "                        loaded (--backend and --device unused)\n"
             "  -o, --output FILE     results file (default results/mpi-COMMAND-UTCTIME.json)\n"
             "  -b, --backend NAME    opencl or cuda (default: the first with a device)\n"
             "  -d, --device LIST     device index for each local rank, comma list (default: the\n"
@@ -365,13 +366,25 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
     first = local == 0;
     MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
-    /* This rank's backend and device. */
+    /* This rank's backend and device; with host buffers none: the MPI call alone runs, and a
+     * backend's runtime loaded into the rank (PoCL's, even unused) was seen to stall the busy
+     * MPI calls for tens of ms, which OSU's ranks, without it, do not see. The rank's "device"
+     * is then its host memory, backend "host", index its local rank. */
     char why[1024] = "";
     const struct gb_backend_ops *ops = NULL;
     struct gb_device *dev = NULL;
     struct gb_queue *q = NULL;
+    struct gb_device_info host_info;
+    memset(&host_info, 0, sizeof host_info);
     int index = -1;
-    for (size_t b = 0; b < gb_backend_count && !ops; b++) {
+    if (a->host) {
+        char name[128] = "";
+        gethostname(name, sizeof name - 1);
+        snprintf(host_info.name, sizeof host_info.name, "host memory (%s)", name);
+        host_info.type = GB_DEVICE_CPU;
+        index = local;
+    }
+    for (size_t b = 0; b < gb_backend_count && !ops && !a->host; b++) {
         const struct gb_backend_ops *o = gb_backends[b];
         if (a->backend && strcmp(o->name, a->backend) != 0)
             continue;
@@ -387,7 +400,7 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
         }
         ops = o;
     }
-    if (!ops && !why[0])
+    if (!ops && !why[0] && !a->host)
         snprintf(why, sizeof why, "no backend called '%s'", a->backend ? a->backend : "?");
     if (ops &&
         (index = pick_device(a->devices, local, ops->device_count(), why, sizeof why)) >= 0) {
@@ -396,7 +409,7 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
             snprintf(why, sizeof why, "%s device %d: %s", ops->name, index, gb_error_msg());
     }
     int who = 0;
-    int bad = all_ok(dev && q, why, sizeof why, &who);
+    int bad = all_ok(a->host || (dev && q), why, sizeof why, &who);
     if (bad) {
         if (rank == 0)
             fprintf(stderr, "gpubench-mpi: rank %d: %s\n", who, bad < 0 ? "MPI error" : why);
@@ -417,8 +430,10 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
         fprintf(stderr, "gpubench-mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
     }
-    if (MPI_Gather(&dev->info, (int)sizeof dev->info, MPI_BYTE, infos, (int)sizeof dev->info,
-                   MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+    const struct gb_device_info *info = dev ? &dev->info : &host_info;
+    const char *backend = ops ? ops->name : "host";
+    if (MPI_Gather(info, (int)sizeof *info, MPI_BYTE, infos, (int)sizeof *info, MPI_BYTE, 0,
+                   MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Gather(&index, 1, MPI_INT, indices, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
         if (rank == 0)
             fprintf(stderr, "gpubench-mpi: MPI_Gather of the devices failed\n");
@@ -433,7 +448,7 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
         fill_meta(&rs.run, argc, argv, profile, ncases);
         rs.run.interrupted = true; /* until the last case is in */
         for (int k = 0; k < size; k++)
-            if (gb_results_add_device(&rs, ops->name, indices[k], &infos[k], NULL))
+            if (gb_results_add_device(&rs, backend, indices[k], &infos[k], NULL))
                 MPI_Abort(MPI_COMM_WORLD, GB_EXIT_USAGE);
         if (a->out) {
             snprintf(out, sizeof out, "%s", a->out);
@@ -450,7 +465,7 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
         if (!a->quiet && a->collective) {
             printf("gpubench-mpi: collectives over %d rank%s on %d node%s, %s, %u iterations%s, "
                    "%s buffers -> %s\n",
-                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
+                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", backend, a->o.iters,
                    a->inplace ? ", in place" : "", a->host ? "host" : "device", out);
             printf("%-14s %5s %4s %10s %11s %10s %11s %11s %7s  %s\n", "collective", "type", "op",
                    "size", "count", "time us", "algbw GB/s", "busbw GB/s", "factor", "status");
@@ -525,9 +540,11 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
         }
         gb_results_free(&rs);
     }
-    ops->queue_destroy(q);
-    ops->device_close(dev);
-    ops->shutdown();
+    if (ops) {
+        ops->queue_destroy(q);
+        ops->device_close(dev);
+        ops->shutdown();
+    }
     return rc;
 }
 
