@@ -1,41 +1,54 @@
 #!/usr/bin/env bash
 # bench-mpi.sh — gpubench-mpi's all-reduce and all-gather side by side with the OSU
-# Micro-Benchmarks' osu_allreduce and osu_allgather, at the same size, type (float) and number of
-# ranks, as ratios of the time per operation.
+# Micro-Benchmarks' osu_allreduce and osu_allgather, at the same sizes, type (float) and numbers
+# of ranks, as ratios of the time per operation, OSU's over gpubench-mpi's.
 #
-# Each round runs both, in alternating order (gpubench-mpi first in odd rounds, OSU first in even
-# ones, so that a drift of the machine does not favour one), each with the same warm-up and timed
-# operation counts. The time per operation compared is the mean over the timed operations, averaged
-# over the ranks, on both sides: OSU's "Avg Latency(us)" and the mean of gpubench-mpi's op_time_us
-# (operation i's time averaged over the ranks). Sizes are nccl-tests' (gpubench-mpi's -s): the
-# all-reduce's buffer, and the all-gather's receive buffer, of which each rank sends 1/n: OSU's
-# all-gather size is the bytes each rank sends, so it runs at SIZE / n. Ratio = gpubench-mpi's time
-# / OSU's (above 1: gpubench-mpi slower). OSU runs the MPI call on host buffers alone; gpubench-mpi
-# holds device buffers and stages them (mpi_coll.h: read back, MPI call, write), so the ratio is
-# what the staging costs on top of the same MPI call, not a fault of either. The figure per
-# collective is the median of the rounds' ratios.
+# What is compared: by default gpubench-mpi runs with --buffers host, the MPI call alone on host
+# buffers, which is what OSU measures (OSU's host buffers); -b device runs it on device buffers,
+# host-staged, whose time then holds the copies as well (mpi_coll.h). The timing method is the
+# same on both sides: W untimed operations, a barrier, I timed operations each timed on its own,
+# with a barrier after every operation (gpubench-mpi's host mode; OSU always), and the time per
+# operation compared is each rank's mean over the timed operations averaged over the ranks: OSU's
+# "Avg Latency(us)" and gpubench-mpi's op_time_us.mean (operation i's time averaged over the
+# ranks, then the mean over i: the same sum). Every gpubench-mpi case is verified on every rank;
+# one that is not ok gives no ratio.
 #
-# OSU's source is not part of gpubench: fetch the OSU Micro-Benchmarks (7.x) into an ignored
-# folder, by default build/peers/osu; when no osu_allreduce is built there yet, this script builds
-# it there with Open MPI's mpicc (./configure, then make in c/util and c/mpi/collective).
+# Sizes are nccl-tests' (gpubench-mpi's --size): the all-reduce's buffer, and the all-gather's
+# receive buffer, of which each rank sends 1/n. OSU's all-gather size is the bytes each rank
+# sends, so OSU runs it at SIZE / n (and reports that size). Each round runs, for every rank
+# count and size, gpubench-mpi (both collectives) and OSU (each) in alternating order: gpubench-mpi
+# first in odd rounds, OSU first in even ones, so that a drift of the machine favours neither.
+# Ratio = OSU's time / gpubench-mpi's: 1 the same, above 1 gpubench-mpi faster. The figure per
+# collective, ranks and size is the median of the rounds' ratios.
 #
-#   scripts/bench-mpi.sh [-r ROUNDS] [-n RANKS] [-s BYTES] [-i ITERS] [-w WARMUP] [OUTDIR]
-#     -r ROUNDS  rounds (default 3)              -n RANKS  MPI ranks (default 2)
-#     -s BYTES   nccl-tests size, a multiple of 4 x RANKS (default 1048576)
-#     -i ITERS   timed operations (default 20)   -w WARMUP untimed operations first (default 5)
+# OSU's source is not part of gpubench: point OSU_DIR at an OSU build or install (5.x or 7.x: 7.x
+# takes -T mpi_float, 5.x has no -T, its all-reduce is float and its all-gather moves bytes); by
+# default build/peers/osu, where, when no osu_allreduce is built yet, this script builds 7.x's
+# source with Open MPI's mpicc (./configure, then make in c/util and c/mpi/collective).
+#
+#   scripts/bench-mpi.sh [-r ROUNDS] [-n RANKS] [-s SIZES] [-i ITERS] [-w WARMUP] [-b BUFFERS]
+#                        [OUTDIR]
+#     -r ROUNDS  rounds (default 3)
+#     -n RANKS   MPI rank counts, comma list (default 2,4)
+#     -s SIZES   nccl-tests sizes in bytes, comma list, each a multiple of 4 x every rank count
+#                (default 8192,1048576,16777216)
+#     -i ITERS   timed operations (default: OSU's own, 1000 at 8 KiB and below, 100 above)
+#     -w WARMUP  untimed operations first (default: OSU's own, 200 at 8 KiB and below, 10 above)
+#     -b BUFFERS gpubench-mpi's --buffers: host (default) or device
 #     OUTDIR     default results/bench-mpi
-#   env: OSU_DIR (OSU's source and build folder), GPUBENCH_BUILD (default build), MPIRUN_FLAGS
-#        (more mpirun flags, e.g. --oversubscribe), POCL_DEVICES as the ranks' devices need
+#   env: OSU_DIR (OSU's build folder), GPUBENCH_BUILD (default build), MPIRUN_FLAGS (more mpirun
+#        flags; --oversubscribe is added where the ranks outnumber the cores), POCL_DEVICES as
+#        the ranks' devices need
 # Exit status: 0 both ran every round; 1 a run failed; 2 usage or setup (no OSU, no gpubench-mpi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GPUBENCH_BUILD:-build}
 osu=${OSU_DIR:-build/peers/osu}
-rounds=3 np=2 bytes=1048576 iters=20 warmup=5
-while getopts "r:n:s:i:w:h" o; do
+rounds=3 nps=2,4 sizes=8192,1048576,16777216 iters="" warmup="" buffers=host
+while getopts "r:n:s:i:w:b:h" o; do
   case $o in
-    r) rounds=$OPTARG ;; n) np=$OPTARG ;; s) bytes=$OPTARG ;; i) iters=$OPTARG ;;
-    w) warmup=$OPTARG ;;
+    r) rounds=$OPTARG ;; n) nps=$OPTARG ;; s) sizes=$OPTARG ;; i) iters=$OPTARG ;;
+    w) warmup=$OPTARG ;; b) buffers=$OPTARG ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -44,11 +57,24 @@ shift $((OPTIND - 1))
 out=${1:-results/bench-mpi}
 die() { echo "bench-mpi: $*" >&2; exit 2; }
 [[ "$rounds" =~ ^[1-9][0-9]{0,2}$ ]] || die "-r needs a count from 1 to 999, not '$rounds'"
-[[ "$np" =~ ^[1-9][0-9]{0,3}$ ]] || die "-n needs a rank count from 1 to 9999, not '$np'"
-[[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || die "-i needs a count from 1 to 999999, not '$iters'"
-[[ "$warmup" =~ ^[0-9]{1,6}$ ]] || die "-w needs a count from 0 to 999999, not '$warmup'"
-[[ "$bytes" =~ ^[1-9][0-9]{0,11}$ ]] && ((bytes % (4 * np) == 0)) ||
-  die "-s needs a byte count, a multiple of 4 x $np (a float per rank), not '$bytes'"
+[[ "$nps" =~ ^[1-9][0-9]{0,3}(,[1-9][0-9]{0,3})*$ ]] ||
+  die "-n needs a comma list of rank counts, not '$nps'"
+[[ "$sizes" =~ ^[1-9][0-9]{0,11}(,[1-9][0-9]{0,11})*$ ]] ||
+  die "-s needs a comma list of byte counts, not '$sizes'"
+[ -z "$iters" ] || [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] ||
+  die "-i needs a count from 1 to 999999, not '$iters'"
+[ -z "$warmup" ] || [[ "$warmup" =~ ^[0-9]{1,6}$ ]] ||
+  die "-w needs a count from 0 to 999999, not '$warmup'"
+[[ "$buffers" =~ ^(host|device)$ ]] || die "-b needs host or device, not '$buffers'"
+IFS=, read -r -a np_list <<<"$nps"
+IFS=, read -r -a size_list <<<"$sizes"
+for np in "${np_list[@]}"; do
+  ((np >= 2)) || die "-n: OSU's collectives need 2 ranks or more, not $np"
+  for bytes in "${size_list[@]}"; do
+    ((bytes % (4 * np) == 0)) ||
+      die "-s: $bytes is not a multiple of 4 x $np (a float per rank)"
+  done
+done
 command -v jq >/dev/null || die "jq is missing (scripts/bootstrap.sh installs it)"
 command -v mpirun >/dev/null || die "mpirun is missing (openmpi-bin)"
 [ -x "$build/gpubench-mpi" ] || die "no $build/gpubench-mpi (meson -Dmpi, Open MPI's libopenmpi-dev)"
@@ -73,54 +99,93 @@ if [ -z "$osu_ar" ] || [ -z "$osu_ag" ]; then
   die "OSU built, but no osu_allreduce / osu_allgather in $osu"
 fi
 read -r -a flags <<<"${MPIRUN_FLAGS:-}"
-agsend=$((bytes / np)) # OSU's all-gather size: what each rank sends
+# OSU 7.x takes the type (-T mpi_float); 5.x has no -T (its all-reduce is float already).
+osu_type=()
+if mpirun "${flags[@]}" -np 1 "$osu_ar" -h 2>&1 | grep -q -- '-T'; then
+  osu_type=(-T mpi_float)
+fi
+osu_version=$(mpirun "${flags[@]}" -np 1 "$osu_ar" -v 2>/dev/null | tr -d '#' | xargs || true)
+cores=$(nproc 2>/dev/null || echo 1)
 
-run_gb() {
-  rm -f "$out/gpubench-$1.json"
-  mpirun "${flags[@]}" -np "$np" "$build/gpubench-mpi" collective --coll allreduce,allgather \
-    --dtype f32 --op sum --size "$bytes" --iters "$iters" --warmup "$warmup" -q \
-    -o "$out/gpubench-$1.json" >"$out/gpubench-$1.txt" 2>&1 ||
-    { echo "bench-mpi: gpubench-mpi failed (round $1): $(tail -2 "$out/gpubench-$1.txt")" >&2; return 1; }
+# The timed and untimed counts for a size: -i / -w, or OSU's defaults at OSU's own size (all-gather
+# at the per-rank size, which is at most the nccl-tests size: both sides use the all-reduce's).
+counts() {
+  local b=$1
+  if ((b <= 8192)); then it=${iters:-1000} wu=${warmup:-200}
+  else it=${iters:-100} wu=${warmup:-10}; fi
 }
-run_osu() {
-  mpirun "${flags[@]}" -np "$np" "$osu_ar" -T mpi_float -m "$bytes:$bytes" -i "$iters" \
-    -x "$warmup" >"$out/osu-allreduce-$1.txt" 2>&1 &&
-    mpirun "${flags[@]}" -np "$np" "$osu_ag" -T mpi_float -m "$agsend:$agsend" -i "$iters" \
-      -x "$warmup" >"$out/osu-allgather-$1.txt" 2>&1 ||
-    { echo "bench-mpi: OSU failed (round $1): see $out/osu-*-$1.txt" >&2; return 1; }
+# One gpubench-mpi run: both collectives at one size on np ranks.
+run_gb() { # np bytes tag
+  local f="$out/gpubench-$3"
+  rm -f "$f.json"
+  mpirun "${mflags[@]}" -np "$1" "$build/gpubench-mpi" collective --coll allreduce,allgather \
+    --dtype f32 --op sum --buffers "$buffers" --size "$2" --iters "$it" --warmup "$wu" -q \
+    -o "$f.json" >"$f.txt" 2>&1 ||
+    { echo "bench-mpi: gpubench-mpi failed ($3): $(tail -2 "$f.txt")" >&2; return 1; }
 }
-declare -A ratios=([allreduce]="" [allgather]="")
+run_osu() { # np bytes tag
+  local agsend=$(($2 / $1))
+  mpirun "${mflags[@]}" -np "$1" "$osu_ar" "${osu_type[@]}" -m "$2:$2" -i "$it" -x "$wu" \
+    >"$out/osu-allreduce-$3.txt" 2>&1 &&
+    mpirun "${mflags[@]}" -np "$1" "$osu_ag" "${osu_type[@]}" -m "$agsend:$agsend" -i "$it" \
+      -x "$wu" >"$out/osu-allgather-$3.txt" 2>&1 ||
+    { echo "bench-mpi: OSU failed ($3): see $out/osu-*-$3.txt" >&2; return 1; }
+}
+
+declare -A ratios=() ours_us=() peer_us=()
 status=0
 for ((r = 1; r <= rounds; r++)); do
-  echo "bench-mpi: round $r of $rounds ($np ranks, $bytes B, $iters operations) ..." >&2
-  if ((r % 2)); then run_gb $r && run_osu $r || status=1
-  else run_osu $r && run_gb $r || status=1; fi
-  for c in allreduce allgather; do
-    want=$bytes
-    [ $c = allgather ] && want=$agsend
-    # OSU's line for the size: "SIZE  AVG_US".
-    peer=$(awk -v s="$want" '$1 == s {print $2}' "$out/osu-$c-$r.txt" 2>/dev/null || true)
-    ours=$(jq -r --arg c "$c" '[.results[] | select(.params.coll == $c and .status == "ok") |
-             .op_time_us.mean] | first // empty' "$out/gpubench-$r.json" 2>/dev/null || true)
-    ratio=$(awk -v a="$ours" -v b="$peer" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a";
-                                                 else printf "%.3f", a / b }')
-    ratios[$c]+="$ratio "
-    printf '  %-9s gpubench-mpi %10.1f us  OSU %10.1f us  ratio %s\n' "$c" "${ours:-0}" \
-      "${peer:-0}" "$ratio" >&2
+  for np in "${np_list[@]}"; do
+    mflags=("${flags[@]}")
+    ((np > cores)) && mflags+=(--oversubscribe)
+    for bytes in "${size_list[@]}"; do
+      counts "$bytes"
+      tag="n$np-s$bytes-r$r"
+      echo "bench-mpi: round $r of $rounds: $np ranks, $bytes B, $it operations after $wu ..." >&2
+      if ((r % 2)); then run_gb "$np" "$bytes" "$tag" && run_osu "$np" "$bytes" "$tag" || status=1
+      else run_osu "$np" "$bytes" "$tag" && run_gb "$np" "$bytes" "$tag" || status=1; fi
+      for c in allreduce allgather; do
+        want=$bytes
+        [ $c = allgather ] && want=$((bytes / np))
+        # OSU's line for the size: "SIZE  AVG_US ...".
+        peer=$(awk -v s="$want" '$1 == s {print $2}' "$out/osu-$c-$tag.txt" 2>/dev/null || true)
+        ours=$(jq -r --arg c "$c" '[.results[] | select(.params.coll == $c and .status == "ok") |
+                 .op_time_us.mean] | first // empty' "$out/gpubench-$tag.json" 2>/dev/null || true)
+        ratio=$(awk -v a="$peer" -v b="$ours" 'BEGIN { if (a == "" || b == "" || b + 0 == 0)
+                                                   print "n/a"; else printf "%.3f", a / b }')
+        k="$c $np $bytes"
+        ratios[$k]+="$ratio "
+        ours_us[$k]+="${ours:-n/a} "
+        peer_us[$k]+="${peer:-n/a} "
+        printf '  %-9s gpubench-mpi %10.1f us  OSU %10.1f us  OSU/gpubench %s\n' "$c" \
+          "${ours:-0}" "${peer:-0}" "$ratio" >&2
+      done
+    done
   done
 done
 
+median() {
+  tr ' ' '\n' <<<"$1" | grep -E '^[0-9.]+$' | sort -g |
+    awk '{v[NR] = $1} END { if (!NR) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2];
+                           else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 {
-  echo "$np ranks, $(jq -r '.devices[0].name' "$out/gpubench-1.json" 2>/dev/null) ($(date -u +%Y-%m-%dT%H:%M:%SZ));" \
-       "$bytes B (nccl-tests size; OSU all-gather $agsend B per rank), float, $iters operations" \
-       "after $warmup, $rounds rounds; mean time per operation, gpubench-mpi (host-staged" \
-       "device buffers) over OSU (host buffers), $(head -2 "$out/osu-allreduce-1.txt" 2>/dev/null | tr -d '#' | xargs)"
-  printf '%-10s %-28s %s\n' collective "ratios (gpubench-mpi / OSU)" median
+  first=$(ls "$out"/gpubench-*-r1.json 2>/dev/null | head -1)
+  echo "$(jq -r '.devices[0].name' "$first" 2>/dev/null) ($(date -u +%Y-%m-%dT%H:%M:%SZ)), $(nproc) cores;" \
+       "gpubench-mpi --buffers $buffers, float, sum; OSU: ${osu_version:-version unknown};" \
+       "$rounds rounds; time = mean time per operation over the ranks (us), median over rounds;" \
+       "ratio = OSU time / gpubench-mpi time (>= 1: gpubench-mpi at least as fast)"
+  printf '%-10s %5s %10s %10s %12s %12s  %-s\n' collective ranks size median "gpubench us" \
+    "OSU us" "ratios per round"
   for c in allreduce allgather; do
-    med=$(tr ' ' '\n' <<<"${ratios[$c]}" | grep -E '^[0-9.]+$' | sort -g |
-          awk '{v[NR] = $1} END { if (!NR) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2];
-                                   else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-    printf '%-10s %-28s %s\n' "$c" "${ratios[$c]}" "$med"
+    for np in "${np_list[@]}"; do
+      for bytes in "${size_list[@]}"; do
+        k="$c $np $bytes"
+        printf '%-10s %5s %10s %10s %12s %12s  %s\n' "$c" "$np" "$bytes" \
+          "$(median "${ratios[$k]}")" "$(median "${ours_us[$k]}")" "$(median "${peer_us[$k]}")" \
+          "${ratios[$k]}"
+      done
+    done
   done
 } | tee "$out/ratios.txt"
 exit $status
