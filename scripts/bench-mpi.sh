@@ -16,8 +16,11 @@
 # Sizes are nccl-tests' (gpubench-mpi's --size): the all-reduce's buffer, and the all-gather's
 # receive buffer, of which each rank sends 1/n. OSU's all-gather size is the bytes each rank
 # sends, so OSU runs it at SIZE / n (and reports that size). Each round runs, for every rank
-# count and size, gpubench-mpi (both collectives) and OSU (each) in alternating order: gpubench-mpi
-# first in odd rounds, OSU first in even ones, so that a drift of the machine favours neither.
+# count, size and collective, gpubench-mpi and OSU in alternating order: gpubench-mpi first in odd
+# rounds, OSU first in even ones, so that a drift of the machine favours neither. Each run is one
+# collective at one size in fresh processes, on both sides: on a shared machine a rank that has
+# already run one case busy for a while was seen to be preempted far more often in the next (the
+# scheduler's share for a busy process), which a fresh OSU process is not.
 # Ratio = OSU's time / gpubench-mpi's: 1 the same, above 1 gpubench-mpi faster. The figure per
 # collective, ranks and size is the median of the rounds' ratios.
 #
@@ -114,22 +117,22 @@ counts() {
   if ((b <= 8192)); then it=${iters:-1000} wu=${warmup:-200}
   else it=${iters:-100} wu=${warmup:-10}; fi
 }
-# One gpubench-mpi run: both collectives at one size on np ranks.
-run_gb() { # np bytes tag
-  local f="$out/gpubench-$3"
+# One gpubench-mpi run: one collective at one size on np ranks.
+run_gb() { # np bytes collective tag
+  local f="$out/gpubench-$3-$4"
   rm -f "$f.json"
-  mpirun "${mflags[@]}" -np "$1" "$build/gpubench-mpi" collective --coll allreduce,allgather \
-    --dtype f32 --op sum --buffers "$buffers" --size "$2" --iters "$it" --warmup "$wu" -q \
-    -o "$f.json" >"$f.txt" 2>&1 ||
-    { echo "bench-mpi: gpubench-mpi failed ($3): $(tail -2 "$f.txt")" >&2; return 1; }
+  mpirun "${mflags[@]}" -np "$1" "$build/gpubench-mpi" collective --coll "$3" --dtype f32 \
+    --op sum --buffers "$buffers" --size "$2" --iters "$it" --warmup "$wu" -q -o "$f.json" \
+    >"$f.txt" 2>&1 ||
+    { echo "bench-mpi: gpubench-mpi failed ($3, $4): $(tail -2 "$f.txt")" >&2; return 1; }
 }
-run_osu() { # np bytes tag
-  local agsend=$(($2 / $1))
-  mpirun "${mflags[@]}" -np "$1" "$osu_ar" "${osu_type[@]}" -m "$2:$2" -i "$it" -x "$wu" \
-    >"$out/osu-allreduce-$3.txt" 2>&1 &&
-    mpirun "${mflags[@]}" -np "$1" "$osu_ag" "${osu_type[@]}" -m "$agsend:$agsend" -i "$it" \
-      -x "$wu" >"$out/osu-allgather-$3.txt" 2>&1 ||
-    { echo "bench-mpi: OSU failed ($3): see $out/osu-*-$3.txt" >&2; return 1; }
+# One OSU run: its all-reduce at the size, its all-gather at the size each rank sends.
+run_osu() { # np bytes collective tag
+  local bin=$osu_ar m=$2
+  [ "$3" = allgather ] && bin=$osu_ag m=$(($2 / $1))
+  mpirun "${mflags[@]}" -np "$1" "$bin" "${osu_type[@]}" -m "$m:$m" -i "$it" -x "$wu" \
+    >"$out/osu-$3-$4.txt" 2>&1 ||
+    { echo "bench-mpi: OSU failed ($3, $4): see $out/osu-$3-$4.txt" >&2; return 1; }
 }
 
 declare -A ratios=() ours_us=() peer_us=()
@@ -142,20 +145,22 @@ for ((r = 1; r <= rounds; r++)); do
       counts "$bytes"
       tag="n$np-s$bytes-r$r"
       echo "bench-mpi: round $r of $rounds: $np ranks, $bytes B, $it operations after $wu ..." >&2
-      if ((r % 2)); then run_gb "$np" "$bytes" "$tag" && run_osu "$np" "$bytes" "$tag" || status=1
-      else run_osu "$np" "$bytes" "$tag" && run_gb "$np" "$bytes" "$tag" || status=1; fi
       for c in allreduce allgather; do
+        if ((r % 2)); then run_gb "$np" "$bytes" $c "$tag" && run_osu "$np" "$bytes" $c "$tag" ||
+          status=1
+        else run_osu "$np" "$bytes" $c "$tag" && run_gb "$np" "$bytes" $c "$tag" || status=1; fi
         want=$bytes
         [ $c = allgather ] && want=$((bytes / np))
         # OSU's line for the size: "SIZE  AVG_US ...".
         peer=$(awk -v s="$want" '$1 == s {print $2}' "$out/osu-$c-$tag.txt" 2>/dev/null || true)
         ours=$(jq -r --arg c "$c" '[.results[] | select(.params.coll == $c and .status == "ok") |
-                 .op_time_us.mean] | first // empty' "$out/gpubench-$tag.json" 2>/dev/null || true)
+                 .op_time_us.mean] | first // empty' "$out/gpubench-$c-$tag.json" 2>/dev/null ||
+               true)
         ratio=$(awk -v a="$peer" -v b="$ours" 'BEGIN { if (a == "" || b == "" || b + 0 == 0)
                                                    print "n/a"; else printf "%.3f", a / b }')
         k="$c $np $bytes"
         ratios[$k]+="$ratio "
-        ours_us[$k]+="${ours:-n/a} "
+        ours_us[$k]+="$(awk -v t="$ours" 'BEGIN { if (t == "") print "n/a"; else printf "%.2f", t }') "
         peer_us[$k]+="${peer:-n/a} "
         printf '  %-9s gpubench-mpi %10.1f us  OSU %10.1f us  OSU/gpubench %s\n' "$c" \
           "${ours:-0}" "${peer:-0}" "$ratio" >&2
@@ -170,8 +175,7 @@ median() {
                            else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 {
-  first=$(ls "$out"/gpubench-*-r1.json 2>/dev/null | head -1)
-  echo "$(jq -r '.devices[0].name' "$first" 2>/dev/null) ($(date -u +%Y-%m-%dT%H:%M:%SZ)), $(nproc) cores;" \
+  echo "$(hostname) ($(date -u +%Y-%m-%dT%H:%M:%SZ)), $(nproc) cores;" \
        "gpubench-mpi --buffers $buffers, float, sum; OSU: ${osu_version:-version unknown};" \
        "$rounds rounds; time = mean time per operation over the ranks (us), median over rounds;" \
        "ratio = OSU time / gpubench-mpi time (>= 1: gpubench-mpi at least as fast)"

@@ -192,6 +192,7 @@ static void collective_ranks(int n, bool inplace)
         ASSERT_EQ(param_int(r, "ranks"), n);
         ASSERT_STR(param_str(r, "transport"), "mpi");
         ASSERT_STR(param_str(r, "staging"), "host");
+        ASSERT_STR(param_str(r, "buffers"), "device");
         int op = 0;
         while (op <= GB_COLL_SENDRECV && strcmp(coll_names[op], param_str(r, "coll")) != 0)
             op++;
@@ -223,6 +224,12 @@ static void collective_ranks(int n, bool inplace)
             ASSERT_NEAR(ok->v[k], 1, 0);
         ASSERT_CONTAINS(path_fig->text, "host-staged MPI_");
         ASSERT(inplace == (strstr(path_fig->text, "MPI_IN_PLACE") != NULL));
+        /* The split of the time: the copies and the rest, each within the operation's time. */
+        const struct gb_figure *st = gb_test_need_figure(r, "staging_time"),
+                               *mt = gb_test_need_figure(r, "mpi_time");
+        ASSERT(st->v[0] >= 0 && mt->v[0] >= 0);
+        ASSERT_STR(st->unit, "us");
+        ASSERT_STR(mt->unit, "us");
     }
     /* 4 types, and 2 reductions where the collective reduces. */
     for (int op = 0; op <= GB_COLL_SENDRECV; op++)
@@ -288,6 +295,66 @@ TEST_TIMEOUT(mpi_collective_planted_faults_fail_naming_the_rank, 120)
     ASSERT_EQ(gb_test_count(out, "failed: rank 1: recv["), 3);
 }
 
+/* --buffers host: every collective on 2 ranks, the MPI call alone on host memory (no backend:
+ * each rank's device is its host memory), verified on every rank; params buffers host and staging
+ * none, no staging_time. Then a fault planted on rank 1 in host memory: a dropped chunk, a wrong
+ * element, a receive region left as it was: every collective fails naming rank 1. */
+TEST_TIMEOUT(mpi_collective_host_buffers_verified_and_faults_caught, 120)
+{
+    need_mpi();
+    const char *dir = gb_test_tmpdir();
+    char path[2048];
+    snprintf(path, sizeof path, "%s/host.json", dir);
+    int rc =
+        sh("cd %s && " MPIRUN " -np 2 %s collective --buffers host --size 12292 --dtype f32,f16 "
+           "--op sum,max --iters 3 --warmup 1 -o %s 2>&1",
+           dir, GB_TEST_MPI_EXE, path);
+    printf("%s", out);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "host buffers");
+    ASSERT_EQ(gb_test_count(out, "  ok"), 20);
+    gb_test_check_schema(path);
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(path, &rs));
+    ASSERT_EQ(rs.ndevices, 2);
+    for (size_t k = 0; k < rs.ndevices; k++) {
+        ASSERT_STR(rs.devices[k].backend, "host");
+        ASSERT_CONTAINS(rs.devices[k].info.name, "host memory");
+    }
+    ASSERT_EQ(rs.nresults, 20);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_OK, "%s: %s", r->case_name, r->reason);
+        ASSERT(r->verified);
+        ASSERT_EQ(r->nsamples, 3);
+        ASSERT_STR(r->backend, "host");
+        ASSERT_STR(param_str(r, "buffers"), "host");
+        ASSERT_STR(param_str(r, "staging"), "none");
+        ASSERT_CONTAINS(gb_test_need_figure(r, "path")->text, "host buffers, MPI_");
+        ASSERT(gb_test_figure(r, "staging_time") == NULL);
+        const struct gb_figure *ok = gb_test_need_figure(r, "rank_verified");
+        for (int k = 0; k < 2; k++)
+            ASSERT_NEAR(ok->v[k], 1, 0);
+    }
+    gb_results_free(&rs);
+
+    static const struct {
+        const char *fault, *shows;
+    } faults[] = {{"drop", "= -1, expected"}, {"wrong", ", expected"}, {"stale", "= -1"}};
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++) {
+        rc = sh("cd %s && GPUBENCH_TEST_MPI_FAULT=%s:1 " MPIRUN
+                " -np 2 -x GPUBENCH_TEST_MPI_FAULT %s collective --buffers host --size 4KiB "
+                "--root 1 --iters 2 --warmup 0 -o %s/f.json 2>&1",
+                dir, faults[i].fault, GB_TEST_MPI_EXE, dir);
+        printf("%s", out);
+        ASSERT_EQ(rc, 1);
+        ASSERT_EQ(gb_test_count(out, "failed: rank 1: recv["), 7);
+        ASSERT_EQ(gb_test_count(out, "(ranks failed: 1)"), 7);
+        ASSERT_EQ(gb_test_count(out, faults[i].shows), 7);
+        ASSERT_EQ(gb_test_count(out, "  ok"), 0);
+    }
+}
+
 TEST_TIMEOUT(mpi_collective_usage_errors, 60)
 {
     need_mpi();
@@ -295,6 +362,8 @@ TEST_TIMEOUT(mpi_collective_usage_errors, 60)
     ASSERT_CONTAINS(out, "--coll: no such name 'bogus'");
     ASSERT_EQ(sh(MPIRUN " -np 1 %s collective --dtype f64 2>&1", GB_TEST_MPI_EXE), 2);
     ASSERT_CONTAINS(out, "--dtype: no such name 'f64'");
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s collective --buffers gpu 2>&1", GB_TEST_MPI_EXE), 2);
+    ASSERT_CONTAINS(out, "--buffers wants device or host, got 'gpu'");
     ASSERT_EQ(sh(MPIRUN " -np 1 %s allreduce --inplace 2>&1", GB_TEST_MPI_EXE), 2);
     ASSERT_CONTAINS(out, "options of the collective command");
     /* A root that is no rank, a size below one element per rank: skipped with the reason. */
