@@ -22,7 +22,9 @@
 # already run one case busy for a while was seen to be preempted far more often in the next (the
 # scheduler's share for a busy process), which a fresh OSU process is not.
 # Ratio = OSU's time / gpubench-mpi's: 1 the same, above 1 gpubench-mpi faster. The figure per
-# collective, ranks and size is the median of the rounds' ratios.
+# collective, ranks and size is the median of the rounds' ratios; beside it, the ratio of the
+# best rounds (OSU's least time over the rounds / gpubench-mpi's), which a shared machine's
+# stalls (a rank preempted for some ms inflates a mean of microseconds many times) disturb least.
 #
 # OSU's source is not part of gpubench: point OSU_DIR at an OSU build or install (5.x or 7.x: 7.x
 # takes -T mpi_float, 5.x has no -T, its all-reduce is float and its all-gather moves bytes); by
@@ -35,8 +37,10 @@
 #     -n RANKS   MPI rank counts, comma list (default 2,4)
 #     -s SIZES   nccl-tests sizes in bytes, comma list, each a multiple of 4 x every rank count
 #                (default 8192,1048576,16777216)
-#     -i ITERS   timed operations (default: OSU's own, 1000 at 8 KiB and below, 100 above)
-#     -w WARMUP  untimed operations first (default: OSU's own, 200 at 8 KiB and below, 10 above)
+#     -i ITERS   timed operations (default by size: 10000 at 8 KiB and below, 1000 to 1 MiB,
+#                100 above; OSU's own are 1000 and 100: longer runs at the small sizes let a
+#                shared machine's stalls of some ms average out alike on both sides)
+#     -w WARMUP  untimed operations first (default a tenth of the timed ones)
 #     -b BUFFERS gpubench-mpi's --buffers: host (default) or device
 #     OUTDIR     default results/bench-mpi
 #   env: OSU_DIR (OSU's build folder), GPUBENCH_BUILD (default build), MPIRUN_FLAGS (more mpirun
@@ -110,12 +114,14 @@ fi
 osu_version=$(mpirun "${flags[@]}" -np 1 "$osu_ar" -v 2>/dev/null | tr -d '#' | xargs || true)
 cores=$(nproc 2>/dev/null || echo 1)
 
-# The timed and untimed counts for a size: -i / -w, or OSU's defaults at OSU's own size (all-gather
-# at the per-rank size, which is at most the nccl-tests size: both sides use the all-reduce's).
+# The timed and untimed counts for a size (nccl-tests' size; the same on both sides): -i / -w, or
+# the defaults by size.
 counts() {
-  local b=$1
-  if ((b <= 8192)); then it=${iters:-1000} wu=${warmup:-200}
-  else it=${iters:-100} wu=${warmup:-10}; fi
+  local b=$1 d=100
+  ((b <= 1048576)) && d=1000
+  ((b <= 8192)) && d=10000
+  it=${iters:-$d}
+  wu=${warmup:-$((it / 10))}
 }
 # One gpubench-mpi run: one collective at one size on np ranks.
 run_gb() { # np bytes collective tag
@@ -169,6 +175,9 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
+least() {
+  tr ' ' '\n' <<<"$1" | grep -E '^[0-9.]+$' | sort -g | head -1 | grep . || echo n/a
+}
 median() {
   tr ' ' '\n' <<<"$1" | grep -E '^[0-9.]+$' | sort -g |
     awk '{v[NR] = $1} END { if (!NR) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2];
@@ -178,16 +187,20 @@ median() {
   echo "$(hostname) ($(date -u +%Y-%m-%dT%H:%M:%SZ)), $(nproc) cores;" \
        "gpubench-mpi --buffers $buffers, float, sum; OSU: ${osu_version:-version unknown};" \
        "$rounds rounds; time = mean time per operation over the ranks (us), median over rounds;" \
-       "ratio = OSU time / gpubench-mpi time (>= 1: gpubench-mpi at least as fast)"
-  printf '%-10s %5s %10s %10s %12s %12s  %-s\n' collective ranks size median "gpubench us" \
-    "OSU us" "ratios per round"
+       "ratio = OSU time / gpubench-mpi time (>= 1: gpubench-mpi at least as fast), median over" \
+       "rounds; best = OSU's least time over the rounds / gpubench-mpi's"
+  printf '%-10s %5s %10s %7s %7s %12s %12s  %-s\n' collective ranks size median best \
+    "gpubench us" "OSU us" "ratios per round"
   for c in allreduce allgather; do
     for np in "${np_list[@]}"; do
       for bytes in "${size_list[@]}"; do
         k="$c $np $bytes"
-        printf '%-10s %5s %10s %10s %12s %12s  %s\n' "$c" "$np" "$bytes" \
-          "$(median "${ratios[$k]}")" "$(median "${ours_us[$k]}")" "$(median "${peer_us[$k]}")" \
-          "${ratios[$k]}"
+        lo_ours=$(least "${ours_us[$k]}") lo_peer=$(least "${peer_us[$k]}")
+        best=$(awk -v a="$lo_peer" -v b="$lo_ours" 'BEGIN { if (a == "n/a" || b == "n/a" || b + 0 == 0)
+                                                     print "n/a"; else printf "%.3f", a / b }')
+        printf '%-10s %5s %10s %7s %7s %12s %12s  %s\n' "$c" "$np" "$bytes" \
+          "$(median "${ratios[$k]}")" "$best" "$(median "${ours_us[$k]}")" \
+          "$(median "${peer_us[$k]}")" "${ratios[$k]}"
       done
     done
   done
