@@ -2,6 +2,7 @@
  * helpers and the device-set conventions. The suites themselves are scaling.c, aggregate.c,
  * peer.c, peerbw.c, allreduce.c, collective.c, balance.c and parallel.c.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,31 @@ double gb_multi_median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool gb_multi_overlap(double compute_s, double comm_s, double step_s, double *overlap,
+                      double *overhead, char *why, size_t len)
+{
+    const double serial = compute_s + comm_s, shorter = compute_s < comm_s ? compute_s : comm_s,
+                 longer = compute_s < comm_s ? comm_s : compute_s;
+    *overhead = step_s > serial ? step_s - serial : 0;
+    *overlap = NAN;
+    if (why && len)
+        why[0] = '\0';
+    if (!(shorter > 0) || !(step_s > 0))
+        return false;
+    const double share = (serial - step_s) / shorter;
+    if (share >= -GB_MULTI_OVERLAP_SLACK && share <= 1 + GB_MULTI_OVERLAP_SLACK) {
+        *overlap = share;
+        return true;
+    }
+    if (why && len && share < 0)
+        snprintf(why, len, "step > compute + comm by %.3g ms: overhead, not overlap",
+                 1e3 * (step_s - serial));
+    else if (why && len)
+        snprintf(why, len, "step < the longer part by %.3g ms: noise, not overlap",
+                 1e3 * (longer - step_s));
+    return false;
 }
 
 bool gb_multi_peer_direct(const struct gb_case_ctx *ctx, struct gb_device *dst,

@@ -85,6 +85,21 @@ void gb_multi_part(uint64_t total, size_t n, size_t i, uint64_t *lo, uint64_t *h
 /* Median of v[0..n) (n >= 1); v is reordered. */
 double gb_multi_median(double *v, size_t n);
 
+/* The overlap of a step of two parts that may run at once, from the seconds of each alone
+ * (compute_s, comm_s >= 0) and of the step with both (step_s > 0): *overhead = max(0, step -
+ * compute - comm), what the step took beyond the serialised sum, seconds; *overlap = (compute +
+ * comm - step) / min(compute, comm), the time both ran at once as a share of the shorter part (0
+ * serialised, 1 the shorter part wholly hidden). That share lies in [0, 1] when max(compute, comm)
+ * <= step <= compute + comm; outside it, noise or overhead rather than overlap made it, so it is
+ * given only within GB_MULTI_OVERLAP_SLACK of [0, 1]. Returns true with *overlap set there;
+ * else false with *overlap NAN and why[0..len) saying why none is given ("" where a part is 0,
+ * one device: nothing to overlap; else "step > compute + comm by X ms: overhead, not overlap" or
+ * "step < the longer part by X ms: noise, not overlap", under 64 characters: a text figure).
+ * why may be NULL. */
+#define GB_MULTI_OVERLAP_SLACK 0.1
+bool gb_multi_overlap(double compute_s, double comm_s, double step_s, double *overlap,
+                      double *overhead, char *why, size_t len);
+
 /* Whether device `dst` can read a buffer of device `src` directly (ops->peer_copy enqueued on
  * dst's queue): both have GB_CAP_PEER and the backend's peer_can_access says yes. Otherwise a
  * copy between them is staged through pinned host memory. */

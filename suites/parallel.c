@@ -48,8 +48,12 @@
  *   overlap        (compute + comm - step_parts) / min(compute, comm): the time saved against
  *                  the serialised step, which is the time both parts ran at once, as a share
  *                  of the most that could be hidden, the shorter part: 0 serialised, 1 the
- *                  shorter part wholly hidden. Noise can take it outside [0, 1]; absent where
+ *                  shorter part wholly hidden (gb_multi_overlap). Given only within 0.1 of
+ *                  [0, 1]; beyond, a text saying why it means nothing (the step longer than
+ *                  compute + comm: overhead; shorter than the longer part: noise); absent where
  *                  either part is 0 (one device);
+ *   overhead       max(0, step_parts - compute - comm), seconds the step took beyond the
+ *                  serialised sum (synchronisation, launches, the queues' hand-offs);
  *   busy           (pipeline) per stage, seconds its layers take for all m micro-batches on its
  *                  device alone, measured with the step (step_parts) in five interleaved rounds
  *                  (measure_stages()), the medians;
@@ -88,7 +92,7 @@
 #define PAR_TS 32
 
 static const char *const patterns[] = {"tensor", "pipeline", "data", NULL};
-static const char *const variants[] = {"allreduce", "sequence", NULL};
+static const char *const variants[] = {"allreduce", "sequence", "none", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 
 static const struct gb_axis_def parallel_axes[] = {
@@ -104,7 +108,7 @@ static const struct gb_axis_def parallel_axes[] = {
      .def = "[allreduce, sequence]",
      .choices = variants,
      .help = "tensor: partial sums all-reduced, or sequence-parallel (all-gather before, "
-             "reduce-scatter after); others ignore it"},
+             "reduce-scatter after); others ignore it (none)"},
     {.name = "microbatches",
      .type = GB_V_INT,
      .def = "[1, 4, 8]",
@@ -199,18 +203,22 @@ static double par_draw(uint64_t stream, uint64_t i)
     return (double)(z >> 40) / (double)(1u << 23) - 1.0;
 }
 
-/* Each axis a pattern ignores takes one value, so that its cases are not repeated. */
+/* Each axis a pattern ignores takes the value readers show as not applying (a blank cell): the
+ * string "none", or 0 for an axis whose least value is 1 or more (gb_axis_def.min); so its cases
+ * are not repeated and its rows do not show an axis of another pattern. */
 static bool parallel_normalize(struct gb_params *p)
 {
     const char *pat = gb_params_str(p, "pattern");
-    for (size_t i = 0; i < p->n; i++) {
-        if (strcmp(p->name[i], "variant") == 0 && strcmp(pat, "tensor") != 0)
-            snprintf(p->v[i].s, sizeof p->v[i].s, "allreduce");
-        if (strcmp(p->name[i], "microbatches") == 0 && strcmp(pat, "pipeline") != 0)
-            p->v[i].u.i = 1;
-        if (strcmp(p->name[i], "bucket") == 0 && strcmp(pat, "data") != 0)
-            p->v[i].u.size = (uint64_t)1 << 20;
-    }
+    struct gb_value *va = gb_params_slot(p, "variant"), *mb = gb_params_slot(p, "microbatches"),
+                    *bk = gb_params_slot(p, "bucket");
+    if (va && strcmp(pat, "tensor") != 0)
+        snprintf(va->s, sizeof va->s, "none");
+    else if (va && strcmp(va->s, "none") == 0)
+        return false; /* tensor runs one of the two */
+    if (mb && strcmp(pat, "pipeline") != 0)
+        mb->u.i = 0;
+    if (bk && strcmp(pat, "data") != 0)
+        bk->u.size = 0;
     return true;
 }
 
@@ -1025,9 +1033,13 @@ static void parallel_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "comm", "s", p->comm_s);
     gb_case_figure(ctx, "serial", "s", p->compute_s + p->comm_s);
     gb_case_figure(ctx, "step_parts", "s", p->step_s);
-    const double shorter = p->compute_s < p->comm_s ? p->compute_s : p->comm_s;
-    if (shorter > 0)
-        gb_case_figure(ctx, "overlap", "", (p->compute_s + p->comm_s - p->step_s) / shorter);
+    double overlap, overhead;
+    char why[160];
+    if (gb_multi_overlap(p->compute_s, p->comm_s, p->step_s, &overlap, &overhead, why, sizeof why))
+        gb_case_figure(ctx, "overlap", "", overlap);
+    else if (why[0])
+        gb_case_text(ctx, "overlap", "%s", why);
+    gb_case_figure(ctx, "overhead", "s", overhead);
     if (p->pat == P_DATA)
         gb_case_figure(ctx, "buckets", "", (double)p->nb);
     gb_case_text(ctx, "path", "%s", n == 1 ? "none" : p->coll.direct ? "peer" : "staged");

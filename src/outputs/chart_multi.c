@@ -304,13 +304,19 @@ void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k)
                                         "overhead / bubble"};
     static const char what[] =
         "Each training step of the parallel suite broken into its parts (ms per step, stacked, "
-        "one bar per case and device count). tensor and data: the step's GEMMs alone (compute) "
-        "and its collectives alone (communication), each less what of it ran at the same time "
-        "as the other (overlapped = compute + comm - step, at most the shorter), and overhead, "
-        "what the step took beyond compute + comm; the bar is the step measured with its parts "
-        "(taller where noise made the step shorter than a part alone). "
-        "pipeline: the stages' mean busy time (compute) and the rest of the step (bubble: "
-        "stages idle or moving activations).";
+        "one bar per case and device count), all from the suite's interleaved rounds: five "
+        "rounds of one run each of the compute alone, the communication alone and the whole "
+        "step, the medians. The bar is that step (figure step_parts), and the parts sum to it. "
+        "tensor and data: the step's GEMMs alone (compute) and its collectives alone "
+        "(communication), each less what of it ran at the same time as the other (overlapped "
+        "= compute + comm - step_parts, at most the shorter), and overhead, what step_parts took "
+        "beyond compute + comm; the bar stands above step_parts only where noise made step_parts "
+        "shorter than a part alone. pipeline: the stages' mean busy time (compute) and the rest of "
+        "the step "
+        "(bubble: stages idle or moving activations). The results table's `step` is another "
+        "measurement: the harness's time per operation, many steps back to back and no "
+        "synchronisation between them, so it is usually shorter than step_parts; the findings "
+        "give both.";
     struct sel s = gb__select(R, parallel_fn, k->suites, SIZE_MAX);
     char(*labels)[GB_STR_MAX * 2] = calloc(PAR_BARS, sizeof *labels);
     char(*lines)[800] = calloc(PAR_BARS, sizeof *lines);
@@ -327,8 +333,9 @@ void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k)
         const struct gb_result *r = s.p[i]->r;
         if (!parallel_parts(r, &v[n * 4]))
             continue;
-        /* The case, its devices and the axis of its pattern: "pipeline n=4 m=8". */
-        char named[GB_STR_MAX] = "", pl[GB_STR_MAX];
+        /* The case, its devices and the axis of its pattern, short so that the slanted labels
+         * fit: "pipeline n=4 m=8", "data n=4 256KiB" (sizes as the tables write them). */
+        char named[GB_STR_MAX] = "", pl[GB_STR_MAX], sz[64];
         const struct gb_value *nd = gb_params_get(&r->params, "ndev"),
                               *mb = gb_params_get(&r->params, "microbatches"),
                               *bk = gb_params_get(&r->params, "bucket"),
@@ -339,18 +346,27 @@ void gb__chart_parallel(struct rep *R, const struct gb__chart_kind *k)
         else if (strcmp(r->case_name, "pipeline") == 0 && mb)
             gb_appendf(named, sizeof named, " m=%g", gb__num(mb));
         else if (strcmp(r->case_name, "data") == 0 && bk)
-            gb_appendf(named, sizeof named, " bucket=%g KiB", gb__num(bk) / 1024);
+            gb_appendf(named, sizeof named, " %s", gb_value_format(bk, sz, sizeof sz));
         gb__clean(named, pl, sizeof pl);
         labels[n][0] = '\0';
         if (R->nser > 1)
             gb_appendf(labels[n], sizeof labels[n], "%s: ", R->ser[s.p[i]->s].label);
         gb_appendf(labels[n], sizeof labels[n], "%s", pl);
         lp[n] = labels[n];
-        const double ov = figure_of(r, "overlap"), bub = figure_of(r, "bubble"),
-                     ideal = figure_of(r, "bubble_ideal");
-        snprintf(lines[n], sizeof lines[n], "%s: step %.3g ms", lp[n], 1e3 * figure_of(r, "step"));
+        const double ov = figure_of(r, "overlap"), oh = figure_of(r, "overhead"),
+                     bub = figure_of(r, "bubble"), ideal = figure_of(r, "bubble_ideal");
+        snprintf(lines[n], sizeof lines[n],
+                 "%s: bar (step_parts) %.3g ms, the harness's step %.3g ms", lp[n],
+                 1e3 * figure_of(r, "step_parts"), 1e3 * figure_of(r, "step"));
         if (isfinite(ov))
             gb_appendf(lines[n], sizeof lines[n], ", overlap %.2f of the shorter part", ov);
+        else
+            for (size_t f = 0; f < r->nfigures; f++)
+                if (strcmp(r->figures[f].name, "overlap") == 0 && r->figures[f].text[0])
+                    gb_appendf(lines[n], sizeof lines[n], ", overlap not meaningful (%s)",
+                               r->figures[f].text);
+        if (isfinite(oh) && oh > 0)
+            gb_appendf(lines[n], sizeof lines[n], ", overhead %.3g ms", 1e3 * oh);
         if (isfinite(bub) && isfinite(ideal))
             gb_appendf(lines[n], sizeof lines[n], ", bubble %.2f (GPipe's ideal %.2f)", bub, ideal);
         n++;

@@ -586,6 +586,12 @@ void gb__write_stacked(struct rep *R, struct chart *c, const char *const *labels
                "set xtics rotate by -25 left nomirror\n"
                "set yrange [0:*]\n"
                "set offsets 0, 0, graph 0.08, 0\n");
+    /* The last label, slanted down to the right from its tic, runs past the plot by about
+     * cos 25 of its length: a right margin that wide keeps it whole (in characters). */
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
+    fprintf(f, "set rmargin %d\n", (int)(0.9 * (double)longest) + 2);
     gp_set(f, "ylabel", ylabel);
     fprintf(f, "plot ");
     for (size_t p = 0; p < np; p++) {
