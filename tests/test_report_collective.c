@@ -139,3 +139,39 @@ TEST(report_collective_absent_says_no_data)
     FILE *f = fopen(p, "r");
     ASSERT_MSG(!f, "%s exists", p);
 }
+
+/* A value under 0.1 GB/s (a collective of 8 bytes) keeps three significant figures in the text
+ * table instead of reading 0.000, and so do gpubench-mpi's GB/s columns (where the build has it
+ * and mpirun). */
+TEST_TIMEOUT(report_collective_small_values_keep_their_digits, 120)
+{
+    const char *dir = gb_test_tmpdir_with(
+        "s.yaml", "name: small\n"
+                  "measure: {min_samples: 2, max_samples: 3, max_time: 20ms, min_sample_time: "
+                  "1ms, warmup_runs: 1, warmup_time: 0s}\n"
+                  "suites:\n  - suite: collective\n"
+                  "    params: {coll: allreduce, transport: devices, dtype: f32, size: 8}\n");
+    int rc =
+        sh("cd %s && " TWO_DEVICES " COLUMNS=200 %s run s.yaml -o s.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    const char *row = strstr(out, "\nallreduce ");
+    ASSERT_MSG(row, "%s", out);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
+    ASSERT_MSG(!strstr(line, " 0.000 "), "%s", line);
+    /* The value: the first number after the status, three significant figures. */
+    const char *ok = strstr(line, " ok");
+    ASSERT_MSG(ok, "%s", line);
+    ok += strcspn(ok + 1, " ") + 1;
+    const double v = strtod(ok, NULL);
+    ASSERT_MSG(v > 0 && v < 0.1, "%s", line);
+    if (!GB_TEST_MPI_EXE[0] || sh("command -v mpirun >/dev/null 2>&1") != 0)
+        return;
+    rc = sh("cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+            "OMPI_MCA_rmaps_base_oversubscribe=1 " TWO_DEVICES
+            " timeout 120 mpirun --oversubscribe -np 2 %s collective --coll allreduce --size 8 "
+            "--iters 3 --warmup 1 -o m.json 2>&1",
+            dir, GB_TEST_MPI_EXE);
+    ASSERT_MSG(rc == 0, "gpubench-mpi exit %d: %s", rc, out);
+    ASSERT_MSG(!strstr(out, " 0.000 "), "%s", out);
+}

@@ -354,6 +354,14 @@ static double fig(const struct gb_result *r, const char *name)
     return NAN;
 }
 
+/* GB/s v as the table prints it, into buf: three decimals, or under 0.1 three significant
+ * figures, so that a small size does not read 0.000 ("1.23e-05"). Returns buf. */
+static char *gbs(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, v != 0 && fabs(v) < 0.1 ? "%.3g" : "%.3f", v);
+    return buf;
+}
+
 static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, int size)
 {
     MPI_Comm node;
@@ -504,12 +512,13 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
                     count = r.params.v[k].u.i;
             gb_format_size(count >= 0 ? (uint64_t)count * gb_dtype_size(c->dtype) : c->bytes, sz,
                            sizeof sz);
-            printf("%-14s %5s %4s %10s %11lld %10.1f %11.3f %11.3f %7.4f  %s%s%s\n",
+            char al[32], bu[32];
+            printf("%-14s %5s %4s %10s %11lld %10.1f %11s %11s %7.4f  %s%s%s\n",
                    gb_mpi_coll_name(c->op), gb_dtype_name(c->dtype),
                    gb_mpi_coll_reduces(c->op) ? gb_mpi_coll_redop_name(c->redop) : "-", sz,
-                   (long long)count, fig(&r, "time"), fig(&r, "algbw"), fig(&r, "busbw"),
-                   fig(&r, "busbw_factor"), gb_status_name(r.status), r.reason[0] ? ": " : "",
-                   r.reason);
+                   (long long)count, fig(&r, "time"), gbs(fig(&r, "algbw"), al, sizeof al),
+                   gbs(fig(&r, "busbw"), bu, sizeof bu), fig(&r, "busbw_factor"),
+                   gb_status_name(r.status), r.reason[0] ? ": " : "", r.reason);
             fflush(stdout);
         } else if (!a->quiet) {
             char sz[32];
@@ -521,8 +530,10 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
                 for (int j = 0; j < 5; j++)
                     if (strcmp(r.figures[k].name, names[j]) == 0)
                         f[j] = r.figures[k].v[0];
-            printf("%12s %12.3f %12.3f %12.1f %12.1f %12.1f  %s%s%s\n", sz, f[0], f[1], f[2], f[3],
-                   f[4], gb_status_name(r.status), r.reason[0] ? ": " : "", r.reason);
+            char al[32], bu[32];
+            printf("%12s %12s %12s %12.1f %12.1f %12.1f  %s%s%s\n", sz, gbs(f[0], al, sizeof al),
+                   gbs(f[1], bu, sizeof bu), f[2], f[3], f[4], gb_status_name(r.status),
+                   r.reason[0] ? ": " : "", r.reason);
             fflush(stdout);
         }
         if (gb_results_add(&rs, &r)) {

@@ -1,6 +1,7 @@
 /* gpubench — the run's summary (contract in summary_out.h). */
 #include "outputs/summary_out.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,9 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
         return rc ? rc : gb_doc_footnote(t, row, s + C_STATUS, why);
     }
     rc = gb_doc_text(t, row, s + C_STATUS, "%s", r->noisy ? "ok/noisy" : "ok");
-    gb_doc_num(t, row, s + C_VALUE, r->value, 3);
+    /* Three decimals; a value under 0.1 (a collective's GB/s at 8 bytes) three significant
+     * figures instead, so that it does not read 0.000 ("1.23e-05"). */
+    gb_doc_num(t, row, s + C_VALUE, r->value, r->value != 0 && fabs(r->value) < 0.1 ? -1 : 3);
     if (!rc)
         rc = gb_doc_text(t, row, s + C_UNIT, "%s", r->unit);
     gb_doc_num(t, row, s + C_CI, r->stats.mean > 0 ? 100 * r->stats.ci95 / r->stats.mean : 0.0, 1);
