@@ -541,7 +541,8 @@ static int burn_loop(struct gb_case_ctx *ctx, struct burn *s)
             gb_worker_heartbeat();
         }
         if (ctx->stop && *ctx->stop)
-            break; /* Ctrl-C: the runner sees the flag next and records nothing */
+            break; /* Ctrl-C without a supervisor: the runner sees the flag next and records
+                    * nothing for this case (with one, the worker is ended before this) */
     }
     if (err)
         return err;

@@ -2,11 +2,16 @@
  * saying why), its timeline and figures are there and sane; a corrupted product is counted and
  * fails the case naming its iteration; the fake NVML's throttle shows as a throttle reason and a
  * clock drop, and without any telemetry source those figures are absent, not zero. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "base/util.h"
 #include "results/results.h"
 #include "test.h"
 
@@ -201,4 +206,48 @@ TEST_TIMEOUT(suite_burn_report_draws_the_timeline, 120)
     ASSERT_CONTAINS(csv, "\n0.05,");
     ASSERT_CONTAINS(csv, "f32 (GFLOP/s)");
     free(csv);
+}
+
+/* Ctrl-C during a burn ends the run as it ends any (docs/suites.md, burn): the burns that
+ * finished are in the results file, the one in flight is not recorded (the supervisor ends its
+ * worker at once), the run is marked interrupted and exits 130. */
+TEST_TIMEOUT(suite_burn_interrupt_keeps_the_finished_burns, 120)
+{
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
+    gb_test_profile_files("burnint",
+                          BURN_HEAD "suites:\n  - suite: burn\n"
+                                    "    params: {dtype: f32, n: 64, duration: [0.3, 100]}\n",
+                          prof, res, sizeof prof);
+    no_telemetry_sources();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
+        _exit(127);
+    }
+    /* The first burn on disk, then the second's loop under way. */
+    struct gb_results rs;
+    bool some = false;
+    for (int i = 0; i < 1200 && !some; i++) {
+        usleep(50000);
+        if (gb_results_read(res, &rs) == 0) {
+            some = rs.nresults > 0;
+            gb_results_free(&rs);
+        }
+    }
+    usleep(500000);
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ASSERT(some);
+    ASSERT(WIFEXITED(st));
+    ASSERT_EQ(WEXITSTATUS(st), 130);
+    ASSERT_OK(gb_results_read(res, &rs));
+    ASSERT(rs.run.interrupted);
+    ASSERT_EQ(rs.nresults, 1);
+    gb_test_assert_verified(&rs.results[0]);
+    ASSERT_NEAR(gb_params_float(&rs.results[0].params, "duration"), 0.3, 1e-12);
+    gb_results_free(&rs);
 }
