@@ -116,6 +116,22 @@ int gb_diag_add(struct gb_diag *d, const char *name, int device, enum gb_diag_st
     return add_text(d, name, device, st, text);
 }
 
+int gb_diag_declare(struct gb_diag *d, const char *name, int device)
+{
+    char full[160];
+    full_name(d, name, device, full, sizeof full);
+    return find(d, full) ? 0 : GB_ENOMEM;
+}
+
+void gb_diag_unreported(struct gb_diag *d, const char *why)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->t[i].ran && !d->t[i].skipped) {
+            d->t[i].skipped = 1;
+            snprintf(d->t[i].skip, sizeof d->t[i].skip, "%s", why);
+        }
+}
+
 /* One result of the check as a part of its suite and case's test. */
 static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several)
 {
@@ -194,9 +210,12 @@ int gb_diag_from_check(struct gb_diag *d, const struct gb_check *c, bool several
     for (size_t i = 0; !rc && i < c->nwholes; i++) {
         const struct gb_check_whole *w = &c->wholes[i];
         const int dev = several ? w->device : -1;
+        /* The check's note says "not judged: why" itself (analyses/expect.c): said once. */
+        const char *why = w->note[0] ? w->note : "no reference runs of this model";
+        const bool said = strncmp(why, "not judged", 10) == 0;
         if (w->verdict == GB_EXPECT_UNKNOWN)
-            rc = gb_diag_add(d, "whole", dev, GB_DIAG_SKIPPED, "not judged: %s",
-                             w->note[0] ? w->note : "no reference runs of this model");
+            rc = gb_diag_add(d, "whole", dev, GB_DIAG_SKIPPED, "%s%s", said ? "" : "not judged: ",
+                             why);
         else
             rc = gb_diag_add(d, "whole", dev, w->fails ? GB_DIAG_FAIL : GB_DIAG_PASS,
                              "%s: the run's results %+.1f%% against their references' medians "

@@ -66,6 +66,15 @@ void gb_diag_free(struct gb_diag *d);
 int gb_diag_add(struct gb_diag *d, const char *name, int device, enum gb_diag_status st,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Lists the test "diag/LEVEL/NAME" (with "@DEVICE" when device >= 0) before any part of it is
+ * known, so that the tests a level defines are listed in its order whether or not a result of
+ * theirs comes. 0 or GB_ENOMEM. */
+int gb_diag_declare(struct gb_diag *d, const char *name, int device);
+
+/* Every test with no part yet (declared, never added to) gets a SKIPPED part saying `why` ("not
+ * in the results file"): never a silent SKIPPED. */
+void gb_diag_unreported(struct gb_diag *d, const char *why);
+
 /* Adds the tests of a check of the level's results (gb_check_results): a test per suite and
  * case (its results' statuses as above), per health item of each device, and "whole" per
  * device (the run as a whole: LOW fails, UNKNOWN is a skip). `several`: name the device in

@@ -139,6 +139,95 @@ static int chain_tests(struct gb_diag *dg, const struct gb_plan *plan, const cha
                        plan->ndevices == 1 ? "" : "s", names);
 }
 
+/* Lists the tests of the profile's cases in its order, before any result: one per entry and
+ * value of its suite's case axis (the case's name, analyses/diag.h), per device where the run
+ * has several (ndevices > 1), so that a case with no result is listed SKIPPED, not left out. */
+static int level_tests(struct gb_diag *dg, const struct gb_profile *p, size_t ndevices)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < p->nruns; i++) {
+        const struct gb_suite *s = p->runs[i].suite;
+        const struct gb_sweep *sw = NULL;
+        for (size_t k = 0; s->case_axis && k < s->naxes; k++)
+            if (strcmp(s->axes[k].name, s->case_axis) == 0)
+                sw = &p->runs[i].sweeps[k];
+        for (size_t v = 0; !rc && v < (sw ? sw->n : 1); v++) {
+            char name[128];
+            const char *c = sw && sw->v[v].type == GB_V_STR ? sw->v[v].s : "";
+            snprintf(name, sizeof name, "%s%s%s", s->name, c[0] ? "_" : "", c);
+            for (size_t d = 0; !rc && d < (ndevices > 1 ? ndevices : 1); d++)
+                rc = gb_diag_declare(dg, name, ndevices > 1 ? (int)d : -1);
+        }
+    }
+    return rc;
+}
+
+/* --from: reads the results file `file` and checks it is a run of the level's profile (named
+ * `want`, "diag-N"); then the tests a live run takes from the driver (chain_tests) as the file
+ * recorded them: driver_BACKEND PASS with the devices of that backend it holds, else SKIPPED,
+ * and "devices" its devices (SKIPPED when it holds none); then the level's tests (level_tests).
+ * GB_EXIT_OK, or GB_EXIT_USAGE with one line on stderr (unreadable, another profile's, out of
+ * memory). */
+static enum gb_exit from_tests(struct gb_diag *dg, const struct gb_profile *p, const char *file,
+                               const char *want)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    gb_error_clear();
+    if (gb_results_read(file, &rs)) {
+        fprintf(stderr, "gpubench diag: %s\n", gb_error_msg());
+        gb_results_free(&rs);
+        return GB_EXIT_USAGE;
+    }
+    const char *got = rs.run.profile_name;
+    if (strcmp(got, want) != 0) {
+        if (strncmp(got, "diag-", 5) == 0 && got[5] >= '1' && got[5] <= '3' && !got[6])
+            fprintf(stderr,
+                    "gpubench diag: --from %s holds a level-%c diag run (profile %s), not "
+                    "level %d's (%s): judge it with --level %c\n",
+                    file, got[5], got, dg->level, want, got[5]);
+        else
+            fprintf(stderr,
+                    "gpubench diag: --from %s holds a run of %s%s, not a level-%d diag run "
+                    "(profile %s)\n",
+                    file, got[0] ? "the profile " : "no profile", got, dg->level, want);
+        gb_results_free(&rs);
+        return GB_EXIT_USAGE;
+    }
+    int rc = 0;
+    for (size_t b = 0; !rc && b < gb_backend_count; b++) {
+        char name[64];
+        snprintf(name, sizeof name, "driver_%s", gb_backends[b]->name);
+        size_t n = 0;
+        for (size_t i = 0; i < rs.ndevices; i++)
+            n += strcmp(rs.devices[i].backend, gb_backends[b]->name) == 0;
+        rc = n ? gb_diag_add(dg, name, -1, GB_DIAG_PASS,
+                             "started: %zu device%s (as the results file records)", n,
+                             n == 1 ? "" : "s")
+               : gb_diag_add(dg, name, -1, GB_DIAG_SKIPPED,
+                             "the results file records no %s device (not selected, or its driver "
+                             "did not start)",
+                             gb_backends[b]->name);
+    }
+    char names[900] = "";
+    for (size_t i = 0; i < rs.ndevices; i++)
+        gb_appendf(names, sizeof names, "%s%s:%d %s%s%s", names[0] ? ", " : "",
+                   rs.devices[i].backend, rs.devices[i].index, rs.devices[i].info.name,
+                   rs.devices[i].info.driver[0] ? ", driver " : "", rs.devices[i].info.driver);
+    if (!rc)
+        rc = rs.ndevices ? gb_diag_add(dg, "devices", -1, GB_DIAG_PASS,
+                                       "%zu device%s (as the results file records): %s",
+                                       rs.ndevices, rs.ndevices == 1 ? "" : "s", names)
+                         : gb_diag_add(dg, "devices", -1, GB_DIAG_SKIPPED,
+                                       "the results file records no device");
+    if (!rc)
+        rc = level_tests(dg, p, rs.ndevices);
+    gb_results_free(&rs);
+    if (rc)
+        fprintf(stderr, "gpubench diag: out of memory\n");
+    return rc ? GB_EXIT_USAGE : GB_EXIT_OK;
+}
+
 /* The profile's optional entries this build could not take: a skip each, named by its suite. */
 static int absent_tests(struct gb_diag *dg, const struct gb_profile *p)
 {
@@ -311,8 +400,15 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     char results[4096 + 256] = "";
     bool temporary = false;
     int err = 0;
+    char want[40];
+    snprintf(want, sizeof want, "diag-%d", level);
     if (a.from) {
         snprintf(results, sizeof results, "%s", a.from);
+        if ((rc = from_tests(&dg, &p, a.from, p.name[0] ? p.name : want)) != GB_EXIT_OK) {
+            gb_profile_free(&p);
+            gb_diag_free(&dg);
+            return rc;
+        }
     } else {
         struct gb_plan plan;
         memset(&plan, 0, sizeof plan);
@@ -328,6 +424,8 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
             return GB_EXIT_USAGE;
         }
         err = chain_tests(&dg, planned ? &plan : NULL, why);
+        if (!err)
+            err = level_tests(&dg, &p, planned ? plan.ndevices : 0);
         if (!err && planned && plan.ncases) {
             if (a.results) {
                 snprintf(results, sizeof results, "%s", a.results);
@@ -366,6 +464,10 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     }
     if (temporary)
         unlink(results);
+    if (!err)
+        gb_diag_unreported(&dg, a.from                ? "not in the results file"
+                                : results[0] ? "no result: the run did not reach it"
+                                             : "not run (see the tests devices and run)");
     if (!err)
         err = absent_tests(&dg, &p);
     const char *plant = getenv(DIAG_FAIL_ENV);
