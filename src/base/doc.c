@@ -88,6 +88,7 @@ void gb_doc_free(struct gb_doc *d)
             free(t->cols[c].name);
             free(t->cols[c].unit);
             free(t->cols[c].label);
+            free(t->cols[c].states);
         }
         free(t->cols);
         for (size_t k = 0; t->cells && k < (t->view ? 1 : t->nrows) * t->ncols; k++)
@@ -246,6 +247,28 @@ void gb_doc_column_state(struct gb_doc_table *t, size_t col)
 {
     if (col < t->ncols)
         t->cols[col].state = true;
+}
+
+int gb_doc_column_states(struct gb_doc_table *t, size_t col, const char *states)
+{
+    if (col >= t->ncols)
+        return GB_EINVAL;
+    char *s = strdup(states);
+    if (!s)
+        return GB_ENOMEM;
+    free(t->cols[col].states);
+    t->cols[col].states = s;
+    return 0;
+}
+
+void gb_doc_table_machine(struct gb_doc_table *t)
+{
+    t->machine = true;
+}
+
+void gb_doc_checks_in_table(struct gb_doc *d)
+{
+    d->checks_in_table = true;
 }
 
 int gb_doc_column_unit(struct gb_doc_table *t, size_t col, const char *unit, size_t from)

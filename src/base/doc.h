@@ -68,6 +68,11 @@ struct gb_doc_column {
     /* A state that changes with what was measured (a verdict, a status): OpenMetrics makes it
      * a state set of its own (gb_doc_column_state), never a label of the numeric columns. */
     bool state;
+    /* A state column's every state as OpenMetrics spells it, '|' between ("pass|warn|fail"),
+     * or NULL: OpenMetrics then writes each of them for every row, whether or not a row holds
+     * it, and a cell is its state matched case-blind ("PASS" is "pass"); NULL: the states the
+     * rows hold, as they are written (gb_doc_column_states). */
+    char *states;
     /* A numeric column's unit ("%", "us", "MHz", "bytes", "GB/s"; gb_doc_column_unit), or NULL;
      * unit_from, when not 0, is 1 + the index of the text column that holds each row's unit
      * (a figure whose unit is the row's). OpenMetrics names a gauge by its unit in base units
@@ -94,6 +99,9 @@ struct gb_doc_table {
     /* The whole table is data for files (as gb_doc_column.data): text, markdown and OpenMetrics
      * leave it out. */
     bool data;
+    /* The table is for machines (json, csv, OpenMetrics) alone: the writers for people (text,
+     * markdown) leave it out, what it says being in the document's lines already (a verdict). */
+    bool machine;
     /* A view (gb_doc_view): rows made when read, NULL for a table that holds its cells. */
     struct gb__doc_view *view;
 };
@@ -125,6 +133,9 @@ struct gb_doc {
     size_t nchecks;
     bool judged;   /* the document has a verdict (checks, exit status) */
     char *verdict; /* a one-line verdict ("2 regressions"), or NULL */
+    /* Each check repeats a row of a table's state column (diag's tests): OpenMetrics writes
+     * that state set alone, not the checks' own (gb_doc_checks_in_table). */
+    bool checks_in_table;
     void **owned;  /* memory freed with the document (gb_doc_own: views' contexts) */
     size_t nowned;
     /* What the checks judged, the JUnit testsuite ("gpubench compare quick"): stable from run
@@ -174,6 +185,13 @@ void gb_doc_column_prose(struct gb_doc_table *t, size_t col);
 void gb_doc_column_data(struct gb_doc_table *t, size_t col);
 /* Marks column `col` a state (struct gb_doc_column): a verdict, a status. */
 void gb_doc_column_state(struct gb_doc_table *t, size_t col);
+/* Gives state column `col` every state it can hold, '|' between, as OpenMetrics spells them
+ * (struct gb_doc_column.states; copied). GB_ENOMEM or 0. */
+int gb_doc_column_states(struct gb_doc_table *t, size_t col, const char *states);
+/* Marks the table for machines alone (struct gb_doc_table.machine). */
+void gb_doc_table_machine(struct gb_doc_table *t);
+/* Marks the checks as repeating a table's state column (struct gb_doc.checks_in_table). */
+void gb_doc_checks_in_table(struct gb_doc *d);
 /* Gives numeric column `col` its unit (copied; "%", "us", "bytes"), or, with unit NULL, the
  * text column `from` that holds each row's unit (struct gb_doc_column). GB_ENOMEM or 0. */
 int gb_doc_column_unit(struct gb_doc_table *t, size_t col, const char *unit, size_t from);

@@ -32,9 +32,14 @@ int gb_diag_doc(const struct gb_diag *d, const char *profile, const char *start_
     static const char *const cols[] = {"test", "status", "detail"};
     struct gb_doc_table *t = NULL;
     if (!rc)
-        rc = gb_doc_table(doc, "diag", "per test: its status and what it measured or why", cols, 3,
-                          &t);
+        rc = gb_doc_table(doc, "diag", "the tests: each one's status, and what it measured or why",
+                          cols, 3, &t);
+    /* The status a state set of every status (OpenMetrics: gpubench_diag_status{test, status}),
+     * the checks (JUnit's test cases) the same tests: not a second family. */
+    if (!rc)
+        rc = gb_doc_column_states(t, 1, "pass|warn|fail|skipped|error");
     if (!rc) {
+        gb_doc_checks_in_table(doc);
         gb_doc_column_state(t, 1);
         gb_doc_column_set(t, 2, false, true);
         gb_doc_column_prose(t, 2);
@@ -73,6 +78,25 @@ int gb_diag_doc(const struct gb_diag *d, const char *profile, const char *start_
             d->t[i].status == GB_DIAG_WARN)
             gb_appendf(names, sizeof names, "%s%s %s", names[0] ? ", " : "",
                        gb_diag_status_name(d->t[i].status), d->t[i].name);
+    /* The verdict as a row too, for json, csv and OpenMetrics (gpubench_diag_level_verdict
+     * {level, verdict}, a state set; gpubench_diag_level_exit the exit status it gives). */
+    static const char *const vcols[] = {"level", "verdict", "exit"};
+    struct gb_doc_table *v = NULL;
+    size_t r = 0;
+    rc = gb_doc_table(doc, "level", "the level's verdict: its worst test's status", vcols, 3, &v);
+    if (!rc)
+        rc = gb_doc_column_states(v, 1, "pass|warn|fail|error");
+    if (!rc) {
+        gb_doc_table_machine(v);
+        gb_doc_column_state(v, 1);
+        gb_doc_column_set(v, 2, true, false);
+        rc = gb_doc_row(v, &r) || gb_doc_text(v, r, 0, "%d", d->level) ||
+             gb_doc_text(v, r, 1, "%s", gb_diag_status_name(d->verdict));
+        if (!rc)
+            gb_doc_num(v, r, 2, exit_of(d->verdict), 0);
+    }
+    if (rc)
+        return GB_ENOMEM;
     return gb_doc_verdict(doc, "level %d: %s (exit %d): %s%s%s", d->level,
                           gb_diag_status_name(d->verdict), exit_of(d->verdict),
                           counts[0] ? counts : "no test", names[0] ? "; " : "", names);

@@ -1,5 +1,6 @@
 /* gpubench — the Markdown writer: a heading, notes as paragraphs, one pipe table per table (its
- * title a heading above it, its footnotes a list under it; data tables and columns left out;
+ * title a heading above it, its footnotes a list under it; data tables and columns, and tables
+ * for machines, left out;
  * numbers as people read them, gb_doc_cell_people), the failed checks and the verdict.
  * Every cell goes through the one Markdown escaper (gb_fputs_md). */
 #include "outputs/writer.h"
@@ -72,7 +73,7 @@ static int md_write(FILE *f, const struct gb_doc *d, const struct gb_write_opts 
         fputc('\n', f);
     }
     for (size_t i = 0; i < d->ntables; i++)
-        if (!d->tables[i]->data)
+        if (!d->tables[i]->data && !d->tables[i]->machine)
             table(f, d->tables[i]);
     bool failed = false;
     for (size_t i = 0; i < d->nchecks; i++) {

@@ -18,11 +18,13 @@
  * units (they are in the name) and states. A state column (a verdict, a status:
  * gb_doc_column_state) is a state set of its own,
  *     gpubench_<doc>_<table>_<column>{<labels>, <column>="<state>"} 1
- * with 0 for every other state the column holds, so that each series keeps one meaning. Where two
+ * with 0 for every other state the column holds (every state it can hold, spelt as said, where
+ * the document says them: gb_doc_column_states), so that each series keeps one meaning. Where two
  * rows of a table have the same labels, every sample of that table also gets row="<index>", so
  * that no two samples of a family are one series. Each check is a state set
  * gpubench_<doc>_item_status{group, name, status="pass|fail|skip|error"}, and
- * gpubench_<doc>_items{status} counts them. The document's time (the run's start) is
+ * gpubench_<doc>_items{status} counts them, but where the checks repeat a table's state set
+ * (gb_doc.checks_in_table: diag's tests), which is then their one family. The document's time (the run's start) is
  * gpubench_<doc>_timestamp_seconds. A table of names alone (no number, no state: a listing) is an
  * info metric gpubench_<doc>_<table>_info{<labels>} 1, a sample per row. Names are [a-z0-9_] ('%' as "pct", "/" as "per", any other
  * run of characters as one '_'); label values escape backslash, quote and line break as the
@@ -33,6 +35,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analyses/merge.h"
 #include "base/error.h"
@@ -376,7 +379,18 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
     char buf[2048], name[256];
     snprintf(name, sizeof name, "%s_%s", prefix, lname[c]);
     unreserve(name, sizeof name);
-    for (size_t r = 0; r < t->nrows; r++) {
+    /* The column's every state where it says them (gb_doc_column_states), else those held. */
+    const char *said = t->cols[c].states;
+    for (const char *p = said; p && *p;) {
+        const size_t n = strcspn(p, "|");
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(n < 63 ? n : 63), p);
+        bool added;
+        if (one[0])
+            gb_strtab_intern(&states, one, &added);
+        p += n + (p[n] == '|');
+    }
+    for (size_t r = 0; r < t->nrows && !said; r++) {
         const struct gb_doc_cell *cl = gb_doc_cell(t, r, c);
         const char *v = cl && cl->kind != GB_CELL_EMPTY ? value_text(cl, buf, sizeof buf) : "";
         bool added;
@@ -385,8 +399,10 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
     }
     if (states.n) {
         char help[600];
-        snprintf(help, sizeof help, "state set: 1 for the %s of each row of %s, 0 for the others",
-                 t->cols[c].name, t->title && *t->title ? t->title : t->id);
+        snprintf(help, sizeof help,
+                 "state set of the %s of each row of the table %s: 1 for the row's, 0 for the "
+                 "others",
+                 t->cols[c].name, t->id);
         family(f, name, help);
     }
     for (size_t r = 0; r < t->nrows && states.n; r++) {
@@ -400,7 +416,8 @@ static void state_column(FILE *f, const char *prefix, const struct gb_doc_table 
                 fputc(',', f);
             fprintf(f, "%s=\"", lname[c]);
             label_value(f, gb_strtab_get(&states, s));
-            fprintf(f, "\"} %d\n", strcmp(gb_strtab_get(&states, s), mine) == 0);
+            const char *st = gb_strtab_get(&states, s);
+            fprintf(f, "\"} %d\n", said ? strcasecmp(st, mine) == 0 : strcmp(st, mine) == 0);
         }
         free(mine);
     }
@@ -477,7 +494,7 @@ static int openmetrics_write(FILE *f, const struct gb_doc *d, const struct gb_wr
     for (size_t i = 0; i < d->ntables; i++)
         if (!d->tables[i]->data)
             table(f, doc, d->tables[i]);
-    if (d->nchecks) {
+    if (d->nchecks && !d->checks_in_table) {
         static const char *const st[] = {"pass", "fail", "skip", "error"};
         size_t count[4] = {0};
         /* Two checks of the same group and name would be one series: then each gets its index

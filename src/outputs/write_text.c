@@ -1,5 +1,6 @@
 /* gpubench — the text writer: tables for a terminal, as wide as their cells, with each table's
- * footnotes under it; data tables and columns (for files) left out; numbers as people read them
+ * footnotes under it; data tables and columns (for files) and tables for machines left out;
+ * numbers as people read them
  * (gb_doc_cell_people).
  *
  * Fitted to a width (gb_write_width: the terminal's; 0, a file or a pipe: whole), a table keeps
@@ -589,7 +590,7 @@ static int text_write(FILE *f, const struct gb_doc *d, const struct gb_write_opt
     }
     bool above = d->nnotes || (d->title && *d->title);
     for (size_t i = 0; i < d->ntables; i++) {
-        if (d->tables[i]->data)
+        if (d->tables[i]->data || d->tables[i]->machine)
             continue;
         if (above)
             fputc('\n', f);
