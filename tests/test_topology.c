@@ -282,6 +282,10 @@ TEST(topology_devices_matrix)
     ASSERT_CONTAINS(out, "[0]  -         staged/?");
     ASSERT_CONTAINS(out, "[1]  staged/?  -");
     ASSERT_CONTAINS(out, "link ?: unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
+    /* The legend says what "?" is on each side of the '/': staged/? is a link not known. */
+    ASSERT_CONTAINS(out, "path: peer copied directly; staged through pinned host memory; ? a "
+                         "device did not open");
+    ASSERT_CONTAINS(out, "Gen5x16 PCIe, the lesser end; ? not known\n");
     ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices --json 2>&1", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "\"topology\": [");
     ASSERT_CONTAINS(out, "\"from\": 1,\n        \"to\": 0,\n        \"path\": \"staged\",\n"

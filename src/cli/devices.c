@@ -192,10 +192,12 @@ static json_t *backend_topology(const struct gb_backend_status *st, bool json)
                 printf("  %-*s", j + 1 < n ? width : 0, cell[i][j]);
             printf("\n");
         }
-        printf("      peer: copied directly; staged: through pinned host memory (?: a device "
-               "did not open)\n"
-               "      NV4x18: 18 NVLink4 links (sw: through an NVSwitch); Gen5x16: PCIe, the "
-               "lesser end\n");
+        /* "?" means "not known" on either side of the '/': the path where a device did not
+         * open, the link where the driver could not say (the line "link ?:" below says why). */
+        printf("      path: peer copied directly; staged through pinned host memory; ? a device "
+               "did not open\n"
+               "      link: NV4x18 18 NVLink4 links (sw: an NVSwitch); Gen5x16 PCIe, the lesser "
+               "end; ? not known\n");
         if (why[0])
             printf("      link ?: %s\n", why);
     }
