@@ -10,6 +10,7 @@
 #include "analyses/diag.h"
 #include "backends/telemetry.h"
 #include "base/doc.h"
+#include "base/util.h"
 #include "outputs/diag_out.h"
 #include "results/results.h"
 #include "run/config.h"
@@ -179,10 +180,11 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
     ASSERT_ROW("diag/1/devices", "FAIL");
     ASSERT_CONTAINS(out, "no device");
     ASSERT(!strstr(out, "diag/1/memory_triad,PASS"));
-    /* A results file with nothing of level 2's suites but the memory test's entry in its
-     * profile: --from judges it without running. */
-    rc = sh("cd %s && %s run %s/configs/diag-1.yaml -q -s memory -o r.json 2>&1", dir, GB_TEST_EXE,
-            GB_TEST_SRCDIR);
+    /* A level-2 results file with nothing of level 2's suites but memory (1 MiB: quick) and
+     * the memory test's entry in its profile: --from judges it without running. */
+    rc = sh("cd %s && %s run %s/configs/diag-2.yaml -q -s memory --set memory.params.size=1MiB "
+            "--set measure.max_time=20ms -o r.json 2>&1",
+            dir, GB_TEST_EXE, GB_TEST_SRCDIR);
     ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
     rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
             " %s diag --level 2 -q -f csv --from r.json 2>&1",
@@ -195,8 +197,12 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
     }
     ASSERT(!strstr(out, "memtest,PASS"));
     /* Level 3's burn and power pulse, absent here: SKIPPED; --duration is level 3's alone. */
+    rc = sh("cd %s && %s run %s/configs/diag-3.yaml -q -s memory --set memory.params.size=1MiB "
+            "--set measure.max_time=20ms -o r3.json 2>&1",
+            dir, GB_TEST_EXE, GB_TEST_SRCDIR);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
     rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
-            " %s diag --level 3 --duration 20s -q -f csv --from r.json 2>&1",
+            " %s diag --level 3 --duration 20s -q -f csv --from r3.json 2>&1",
             dir, GB_TEST_EXE);
     if (!gb_suite_table_find(gb_suites_builtin(), "burn"))
         ASSERT_ROW("diag/3/burn", "SKIPPED");
@@ -215,7 +221,8 @@ TEST_TIMEOUT(diag_memtest_cut_by_its_budget_is_a_warn, 120)
     if (!gb_suite_table_find(gb_suites_builtin(), "memtest"))
         return; /* a build without the suite: nothing to judge */
     const char *dir = gb_test_tmpdir_with(
-        "p.yaml", "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
+        "p.yaml", "name: diag-2\n" /* a level-2 run's results, as --from wants */
+                  "measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
                   "max_time: 1ms, min_sample_time: 0}\n"
                   "suites:\n"
                   "  - suite: memtest\n"
@@ -230,6 +237,113 @@ TEST_TIMEOUT(diag_memtest_cut_by_its_budget_is_a_warn, 120)
     ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "of 0.5 x free memory (host ");
     ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "in the 0.05s budget (figure coverage ");
     ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "verified, but tested ");
+}
+
+/* The names of the tests of the CSV document in out, one a line, in order, into buf. */
+static void test_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (const char *p = strstr(out, "\ndiag,"); p; p = strstr(p + 1, "\ndiag,")) {
+        const char *name = p + strlen("\ndiag,");
+        gb_appendf(buf, len, "%.*s\n", (int)strcspn(name, ","), name);
+    }
+}
+
+/* --from judges a diag run of its own level alone: another level's results or another
+ * profile's are a usage error (exit 2) naming what the file holds, never a PASS. A file of the
+ * level lists every test a live run lists (JUnit sees the same names): the cases it has no
+ * result of SKIPPED "not in the results file", the driver and devices tests as the file
+ * recorded its devices. */
+TEST_TIMEOUT(diag_from_judges_its_own_level_and_lists_every_test, 120)
+{
+    const char *dir = gb_test_tmpdir_with(
+        "c.yaml", "name: collective\n"
+                  "measure: {warmup_runs: 0, min_samples: 3, max_samples: 3, max_time: 20ms}\n"
+                  "suites:\n  - suite: memory\n    params: {op: triad, size: 1MiB}\n");
+    int rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+                " %s diag --level 1 -q -f csv --results live.json 2>&1",
+                dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    static char live[8192], from[8192];
+    test_names(live, sizeof live);
+    ASSERT_CONTAINS(live, "diag/1/transfer_h2d\n");
+    rc = sh("cd %s && %s run %s/configs/diag-1.yaml -q -s memory --set memory.params.size=1MiB "
+            "-o r1.json 2>&1 && %s run c.yaml -q -o c.json 2>&1",
+            dir, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "run exit %d: %s", rc, out);
+    /* Another level's results, another profile's: usage, one line naming what the file is. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 2 -q --from r1.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--from r1.json holds a level-1 diag run (profile diag-1), not level "
+                         "2's (diag-2): judge it with --level 1\n");
+    ASSERT(!strstr(out, "PASS"));
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 2 -q --from c.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--from c.json holds a run of the profile collective, not a level-2 "
+                         "diag run (profile diag-2)\n");
+    /* The live run's own results: the same tests, in the same order. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 1 -q -f csv --from live.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    test_names(from, sizeof from);
+    ASSERT_STR(from, live);
+    ASSERT_ROW("diag/1/driver_opencl", "PASS");
+    ASSERT_CONTAINS(row("diag/1/devices"), "1 device (as the results file records): opencl:0 ");
+    /* Memory alone: the rest listed SKIPPED, saying why; the verdict a CSV row too. */
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag --level 1 -q -f csv --from r1.json 2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    test_names(from, sizeof from);
+    ASSERT_STR(from, live);
+    ASSERT_ROW("diag/1/memory_triad", "PASS");
+    ASSERT_ROW("diag/1/transfer_h2d", "SKIPPED");
+    ASSERT_ROW("diag/1/gemm_f32", "SKIPPED");
+    ASSERT_CONTAINS(row("diag/1/gemm_f32"), "not in the results file");
+    ASSERT_CONTAINS(out, "\nlevel,,,,1,PASS,0,");
+    /* The whole's reason said once. */
+    ASSERT(!strstr(out, "not judged: not judged"));
+}
+
+/* diag's OpenMetrics: one state set per test, every status 0 or 1 (lowercase), no second
+ * family of the same tests, the level's verdict a state set of its own; promtool passes it. */
+TEST_TIMEOUT(diag_openmetrics_one_state_set_per_test, 60)
+{
+    const char *dir = gb_test_tmpdir();
+    int rc = sh("cd %s && %s run %s/configs/diag-1.yaml -q -s memory --set memory.params.size=1MiB "
+                "-o r1.json 2>&1 && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+                " %s diag --level 1 -q -f openmetrics -o d.prom --from r1.json 2>&1",
+                dir, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    char *prom = gb_test_slurp_in(dir, "d.prom");
+    static const char *const want[] = {
+        "# HELP gpubench_diag_status state set of the status of each row of the table diag: 1 "
+        "for the row's, 0 for the others\n",
+        "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"pass\"} 1\n",
+        "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"warn\"} 0\n",
+        "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"fail\"} 0\n",
+        "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"skipped\"} 0\n",
+        "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"error\"} 0\n",
+        "gpubench_diag_status{test=\"diag/1/gemm_f32\",status=\"skipped\"} 1\n",
+        "gpubench_diag_level_verdict{level=\"1\",verdict=\"pass\"} 1\n",
+        "gpubench_diag_level_verdict{level=\"1\",verdict=\"fail\"} 0\n",
+        "gpubench_diag_level_exit{level=\"1\"} 0\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ASSERT_CONTAINS(prom, want[i]);
+    ASSERT(!strstr(prom, "item_status") && !strstr(prom, "gpubench_diag_items"));
+    ASSERT(!strstr(prom, "status=\"PASS\""));
+    free(prom);
+    if (sh("command -v promtool") != 0)
+        SKIP("promtool is not installed (Debian package prometheus; scripts/bootstrap.sh "
+             "installs it)");
+    rc = sh("promtool check metrics < %s/d.prom 2>&1", dir);
+    ASSERT_MSG(rc == 0 && out[0] == '\0', "promtool: exit %d: %s", rc, out);
 }
 
 /* The profile loader: an optional entry this build cannot take (an unknown suite, an axis its
