@@ -429,6 +429,34 @@ TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
     ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
 }
 
+/* The bash completion the build generates (scripts/gen-completion.sh) completes an option's
+ * values where its help names them: diag's --level 1|2|3 and every command's -f/--format. */
+TEST(cli_completion_completes_option_values)
+{
+    char comp[1200];
+    snprintf(comp, sizeof comp, "%s/scripts/gpubench", GB_TEST_BUILDDIR);
+    if (!exists(comp))
+        SKIP("no generated completion at %s", comp);
+    static const struct {
+        const char *words, *want;
+        int cword;
+    } cases[] = {
+        {"gpubench diag --level \"\"", "[1 2 3]", 3},
+        {"gpubench diag -l \"\"", "[1 2 3]", 3},
+        {"gpubench diag -f j", "[json junit]", 3},
+        {"gpubench run --format \"\"", "[text markdown json csv openmetrics]", 3},
+        {"gpubench diag --le", "[--level]", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = sh("bash -c 'source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _gpubench; "
+                    "echo \"[${COMPREPLY[*]}]\"' 2>&1",
+                    comp, cases[i].words, cases[i].cword);
+        ASSERT_MSG(rc == 0, "%s: exit %d: %s", cases[i].words, rc, out);
+        ASSERT_MSG(strstr(out, cases[i].want), "%s: %s, not %s", cases[i].words, out,
+                   cases[i].want);
+    }
+}
+
 /* A profile is found by name from any folder: the source tree's configs/ for a build, the
  * installed data folder for an installed binary (with the source tree out of reach); a
  * misspelt name is answered with the nearest. `meson install` puts the binary, the profiles,

@@ -32,7 +32,7 @@ static const char usage[] =
     "  the worst. Runs the profile diag-N (configs/diag-N.yaml) and judges its results as\n"
     "  gpubench check does (the model's expectation, else the result's bound; the driver's\n"
     "  health items).\n"
-    "  -l, --level N           1: devices and driver chain, health, a verified transfer, triad\n"
+    "  -l, --level 1|2|3       1: devices and driver chain, health, a verified transfer, triad\n"
     "                          and GEMM (under a minute); 2: also transfers both ways across\n"
     "                          sizes, every memory kernel, a memory test over most of device\n"
     "                          memory (a few minutes); 3: also a burn and a power-pulse phase\n"
