@@ -214,8 +214,8 @@ int gb_diag_from_check(struct gb_diag *d, const struct gb_check *c, bool several
         const char *why = w->note[0] ? w->note : "no reference runs of this model";
         const bool said = strncmp(why, "not judged", 10) == 0;
         if (w->verdict == GB_EXPECT_UNKNOWN)
-            rc = gb_diag_add(d, "whole", dev, GB_DIAG_SKIPPED, "%s%s", said ? "" : "not judged: ",
-                             why);
+            rc = gb_diag_add(d, "whole", dev, GB_DIAG_SKIPPED, "%s%s",
+                             said ? "" : "not judged: ", why);
         else
             rc = gb_diag_add(d, "whole", dev, w->fails ? GB_DIAG_FAIL : GB_DIAG_PASS,
                              "%s: the run's results %+.1f%% against their references' medians "

@@ -136,7 +136,7 @@ struct gb_doc {
     /* Each check repeats a row of a table's state column (diag's tests): OpenMetrics writes
      * that state set alone, not the checks' own (gb_doc_checks_in_table). */
     bool checks_in_table;
-    void **owned;  /* memory freed with the document (gb_doc_own: views' contexts) */
+    void **owned; /* memory freed with the document (gb_doc_own: views' contexts) */
     size_t nowned;
     /* What the checks judged, the JUnit testsuite ("gpubench compare quick"): stable from run
      * to run (no path, no time); NULL: the title. */

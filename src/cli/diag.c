@@ -465,7 +465,7 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     if (temporary)
         unlink(results);
     if (!err)
-        gb_diag_unreported(&dg, a.from                ? "not in the results file"
+        gb_diag_unreported(&dg, a.from       ? "not in the results file"
                                 : results[0] ? "no result: the run did not reach it"
                                              : "not run (see the tests devices and run)");
     if (!err)
