@@ -36,8 +36,11 @@ log() { echo "slurm-healthcheck: $*" >&2; }
 csv=$(mktemp "${TMPDIR:-/tmp}/gpubench-health-XXXXXX") || exit 1
 trap 'rm -f "$csv"' EXIT
 # shellcheck disable=SC2086 # GPUBENCH_DIAG_ARGS is a list of words on purpose
+# Split on spaces but never expanded as a pattern: a word "*" stays "*", not the folder's files.
+set -f
 "$gb" diag --level "$level" -q -f csv -o "$csv" ${GPUBENCH_DIAG_ARGS:-}
 rc=$?
+set +f
 
 # The node's current reason (empty when none).
 reason_now=$("$sinfo" -h -N -n "$node" -o '%E' 2>/dev/null | head -n 1)

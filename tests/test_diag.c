@@ -425,6 +425,18 @@ TEST(diag_verdict_is_the_worst_and_skips_are_not_passes)
     gb_diag_free(&d);
 }
 
+/* scripts/slurm-healthcheck.sh passes GPUBENCH_DIAG_ARGS split on spaces, never expanded as a
+ * file pattern: diag (a stand-in that records its arguments) gets "*", not the folder's files. */
+TEST(slurm_healthcheck_args_are_no_file_pattern)
+{
+    const char *dir = gb_test_tmpdir_with("gb", "#!/bin/sh\nprintf '[%s]' \"$@\" > args.txt\n");
+    int rc = sh("cd %s && touch f1 f2 && chmod +x gb && GPUBENCH=./gb SINFO=true SCONTROL=false"
+                " GPUBENCH_DIAG_ARGS='-d *' %s/scripts/slurm-healthcheck.sh 2>&1 && cat args.txt",
+                dir, GB_TEST_SRCDIR);
+    ASSERT_MSG(rc == 0, "healthcheck exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "[-d][*]");
+}
+
 /* scripts/slurm-healthcheck.sh on a one-node Slurm cluster (scripts/test-slurm.sh healthcheck):
  * a planted failure drains the node naming the test, a healthy check resumes it, an operator's
  * drain stays. Skipped, with the script's reason, when not root or Slurm is not installed. */
