@@ -742,6 +742,12 @@ int gb_coll_setup(struct gb_case_ctx *ctx, size_t n, uint64_t bytes)
     int err = 0;
     for (size_t i = 0; i < n && !err; i++)
         err = gb_multi_fits(ctx, i, most * c->es, c->count * c->es);
+    /* The host: the inputs' and verify's buffers of count (two at once at most) and each rank's
+     * two staging buffers; CPU devices' buffers are host memory too, on every rank at once. */
+    if (!err)
+        err = gb_multi_fits_host(
+            ctx, n, 2.0 * (double)(c->count * c->es) + 2.0 * (double)n * (double)GB_MULTI_STAGE_MAX,
+            (double)(most * c->es));
     if (err)
         return err;
     const uint64_t one = c->inplace ? c->count : 0;

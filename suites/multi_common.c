@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
+#include "run/footprint.h"
 #include "suites/common.h"
 #include "suites/multi_common.h"
 
@@ -36,6 +38,30 @@ int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, uint64_t
                             "%llu",
                             (unsigned long long)bytes, rank, (unsigned long long)info->global_mem);
     return 0;
+}
+
+int gb_multi_fits_host(struct gb_case_ctx *ctx, size_t n, double host, double per_rank)
+{
+    bool unified = false;
+    for (size_t i = 0; i < n && i < ctx->ndevs; i++)
+        if (ctx->devs[i]->info.caps & GB_CAP_UNIFIED) {
+            host += per_rank;
+            unified = true;
+        }
+    struct gb_host_memory hm;
+    gb_host_memory(&hm);
+    const double usable = GB_FOOTPRINT_HOST_SHARE * (double)hm.avail;
+    if (!hm.avail || host <= usable)
+        return 0;
+    char need[32], avail[32], use[32];
+    gb_format_bytes_human(host < 0x1p63 ? (uint64_t)host : UINT64_MAX, need, sizeof need);
+    gb_format_bytes_human(hm.avail, avail, sizeof avail);
+    gb_format_bytes_human((uint64_t)usable, use, sizeof use);
+    return gb_case_skip(ctx,
+                        "%zu ranks need %s of host memory%s: the host has %s available (%s), of "
+                        "which a case may use %s (%.0f%%)",
+                        n, need, unified ? " (their devices' memory is the host's)" : "", avail,
+                        hm.what, use, GB_FOOTPRINT_HOST_SHARE * 100);
 }
 
 /* The single-device helpers work on ctx->dev and ctx->q: point them at device `rank` for the

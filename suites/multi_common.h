@@ -61,6 +61,13 @@ int gb_multi_ndev(struct gb_case_ctx *ctx, size_t *n);
  * a failure; checked before any host buffer of that size is made). */
 int gb_multi_fits(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, uint64_t largest);
 
+/* Whether a case of the set's first n ranks fits the host's available memory (run/footprint.h):
+ * `host` bytes of host buffers in all, and `per_rank` bytes of device buffers on each rank,
+ * which count as host memory on a rank whose device's memory is the host's (GB_CAP_UNIFIED: CPU
+ * OpenCL devices, all of them in the one host). 0, or a recorded skip (GB_ESKIP) naming the sizes
+ * and the limit, before anything of that size is allocated. */
+int gb_multi_fits_host(struct gb_case_ctx *ctx, size_t n, double host, double per_rank);
+
 /* gb_case_alloc / gb_case_upload / gb_case_download / gb_case_build on device `rank` of the set
  * (a skip reason lands in ctx->reason as with the single-device forms). */
 int gb_multi_alloc(struct gb_case_ctx *ctx, size_t rank, uint64_t bytes, enum gb_mem_kind kind,

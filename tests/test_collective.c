@@ -287,6 +287,19 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
         ASSERT_CONTAINS(r->reason, "an f16 reduction needs half arithmetic");
     }
     gb_results_free(&rs);
+
+    /* Within each device's memory but not within the host's, which CPU devices' buffers of
+     * every rank share (a host of 64 MiB here): a skip naming the host memory, never an
+     * allocation the OOM killer answers. */
+    setenv("GPUBENCH_HOST_MEMORY", "64MiB", 1);
+    run_coll("pthread pthread pthread pthread", "{coll: allgather, size: 32MiB}", &rs);
+    unsetenv("GPUBENCH_HOST_MEMORY");
+    gb_test_need_devices(rs.ndevices, 4);
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
+    ASSERT_CONTAINS(rs.results[0].reason, "4 ranks need ");
+    ASSERT_CONTAINS(rs.results[0].reason, "of host memory (their devices' memory is the host's)");
+    gb_results_free(&rs);
 }
 
 /* ---- transport nccl through the socket: a fake collective library over the OpenCL ops ------- */
