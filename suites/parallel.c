@@ -794,6 +794,35 @@ static int poison_outputs(struct gb_case_ctx *ctx, struct parallel *p)
     return err;
 }
 
+/* Whether the case fits (the buffers of tensor_setup, pipeline_setup and data_setup, and the
+ * checks' host references, from the parameters alone, bounded above): 0, or a recorded skip
+ * naming the sizes before anything of them is allocated. */
+static int parallel_fits(struct gb_case_ctx *ctx, const struct parallel *p)
+{
+    const size_t n = p->team.n;
+    const double h = (double)p->h, T = (double)p->T, L = (double)p->L, f = ceil(4 * h / n);
+    const double ls = ceil(L / n); /* pipeline: the layers of the fullest stage */
+    double dev, host, largest;     /* bytes: per rank, on the host, one buffer */
+    if (p->pat == P_TENSOR) {
+        dev = 4 * (L * (2 * f * h + h * T) + h * T + f * T);
+        host = 4 * fmax(f * h, h * T) + 8 * (2 * h * T + 8 * h * T + 4 * h * h) + 8 * h * T;
+        largest = 4 * fmax(f * h, h * T);
+    } else if (p->pat == P_PIPELINE) {
+        dev = 4 * (ls * (h * h + h * T) + 8 * h * T + h * T);
+        host = 4 * fmax(h * T, h * h) + 8 * (2 * h * T + h * h) + 4 * h * T + 8 * h * T;
+        largest = 4 * fmax(h * h, h * T);
+    } else {
+        dev = 4 * (L * (2 * h * T + h * h) + L * h * h);
+        host = 4 * fmax(h * h, h * T) + 20 * L * h * h + 16 * h * T;
+        largest = 4 * L * h * h;
+    }
+    int err = 0;
+    for (size_t i = 0; i < n && !err; i++)
+        err = gb_multi_fits(ctx, i, dev < 0x1p63 ? (uint64_t)dev : UINT64_MAX,
+                            largest < 0x1p63 ? (uint64_t)largest : UINT64_MAX);
+    return err ? err : gb_multi_fits_host(ctx, n, host, dev);
+}
+
 static int parallel_setup(struct gb_case_ctx *ctx)
 {
     struct parallel *p = ctx->state;
@@ -816,7 +845,7 @@ static int parallel_setup(struct gb_case_ctx *ctx)
                                                     : H_NONE;
     p->blas = strcmp(gb_params_str(ctx->params, "impl"), "library") == 0 && ctx->ops->gemm &&
               gb_multi_all_have(ctx, p->team.n, GB_CAP_BLAS_F32);
-    if ((err = build_kernels(ctx, p)))
+    if ((err = parallel_fits(ctx, p)) || (err = build_kernels(ctx, p)))
         return err;
     err = p->pat == P_TENSOR     ? tensor_setup(ctx, p)
           : p->pat == P_PIPELINE ? pipeline_setup(ctx, p)

@@ -163,6 +163,34 @@ TEST_TIMEOUT(parallel_own_gemm_kernel_verifies, 60)
     gb_results_free(&rs);
 }
 
+/* Buffers that fit each device but not the host, which CPU devices' buffers of every rank share
+ * (a host of 64 MiB here; each pattern of h 1024 needs more): a skip naming the host memory
+ * before setup allocates, never an allocation the OOM killer answers. */
+TEST_TIMEOUT(parallel_case_beyond_host_memory_is_a_skip, 60)
+{
+    setenv("POCL_DEVICES", "pthread pthread pthread pthread", 1);
+    setenv("GPUBENCH_HOST_MEMORY", "64MiB", 1);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "%ssuites:\n  - suite: parallel\n    params: {pattern: [tensor, pipeline, data], "
+             "ndev: 2, h: 1024, tokens: 1024, layers: 2, variant: allreduce, microbatches: 1, "
+             "bucket: 1MiB}\n",
+             par_budget);
+    struct gb_results rs;
+    gb_test_run_profile(yaml, NULL, &rs);
+    unsetenv("GPUBENCH_HOST_MEMORY");
+    gb_test_need_devices(rs.ndevices, 2);
+    ASSERT_EQ(rs.nresults, 3);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s %s", r->case_name,
+                   gb_status_name(r->status), r->reason);
+        ASSERT_CONTAINS(r->reason, "2 ranks need ");
+        ASSERT_CONTAINS(r->reason, "of host memory");
+    }
+    gb_results_free(&rs);
+}
+
 /* The report's chart of the suite: every step broken into its parts, one bar per case. */
 TEST_TIMEOUT(parallel_report_breaks_each_step_into_its_parts, 60)
 {
