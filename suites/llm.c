@@ -68,6 +68,7 @@
 #include "base/robust.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "run/footprint.h"
 #include "run/suite.h"
 #include "suites/common.h"
 #include "suites/gemm_tolerance.h"
@@ -537,6 +538,17 @@ static int llm_setup(struct gb_case_ctx *ctx)
                             "%u layers of %s with their KV cache need %.3g GB; the device "
                             "has %.3g GB (fewer `layers` or `max_batch`)",
                             s->nl, s->m->name, need / 1e9, (double)info->global_mem / 1e9);
+    /* A device whose memory is the host's (a CPU device): within the host's available share
+     * too, which other processes of the machine hold part of (run/footprint.h). */
+    struct gb_host_memory hm;
+    gb_host_memory(&hm);
+    const struct gb_footprint fp = {.device = need};
+    char why[512];
+    if ((info->caps & GB_CAP_UNIFIED) && gb_footprint_check(&fp, &hm, info, why, sizeof why))
+        return gb_case_skip(ctx,
+                            "%u layers of %s with their KV cache: %s (fewer `layers` or "
+                            "`max_batch`)",
+                            s->nl, s->m->name, why);
     /* The attention's loop iterations per work-item: its scores, then its outputs. */
     const uint64_t trips =
         (s->ctx_max / WG_PREFERRED + 1) * (s->hd + 2) + (s->hd / WG_PREFERRED + 1) * s->ctx_max;

@@ -248,6 +248,25 @@ TEST_TIMEOUT(suite_llm_planted_faults_caught, 120)
     }
 }
 
+/* Weights and KV cache beyond the host's available memory on a device whose memory is the host's
+ * (PoCL; a host of 1 MiB here, the tiny model needs about 5): a skip naming both, before any
+ * allocation. */
+TEST_TIMEOUT(suite_llm_beyond_host_memory_is_a_skip, 60)
+{
+    setenv("GPUBENCH_HOST_MEMORY", "1MiB", 1);
+    struct gb_results rs;
+    gb_test_run_suite(LLM_MEASURE, "llm",
+                      "{model: tiny, prompt_len: 8, output_len: 8, requests: 3, max_batch: 4}",
+                      &rs);
+    unsetenv("GPUBENCH_HOST_MEMORY");
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+    if (!strstr(r->reason, "GEMM")) /* a device without BLAS skips before */
+        ASSERT_CONTAINS(r->reason, "of host memory");
+    gb_results_free(&rs);
+}
+
 TEST(llm_bad_rate_is_refused_at_load)
 {
     char out[4096], path[512];
