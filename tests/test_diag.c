@@ -207,6 +207,10 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
     if (!gb_suite_table_find(gb_suites_builtin(), "burn"))
         ASSERT_ROW("diag/3/burn", "SKIPPED");
     ASSERT(!strstr(out, "burn,PASS"));
+    /* Beyond the burn suite's 24 h a phase: --duration's usage error, not a --set's. */
+    rc = sh("%s diag --level 3 --duration 200000s 2>&1", GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--duration wants a time from 2 s to 48 h");
     rc = sh("%s diag --level 1 --duration 20s 2>&1", GB_TEST_EXE);
     ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "--duration is for --level 3");

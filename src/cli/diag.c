@@ -24,6 +24,8 @@
 /* Level 3's burn phases in all when --duration is not given: with level 2's checks before them
  * about 15 minutes. */
 #define DEFAULT_BURN_S 720.0
+/* The most --duration takes: two phases of the burn suite's longest duration (24 h each). */
+#define MAX_BURN_S (2 * 86400.0)
 
 static const char usage[] =
     "usage: gpubench diag [--level N] [OPTIONS]\n"
@@ -363,9 +365,10 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     if (a.level)
         level = a.level[0] - '0';
     double burn_s = DEFAULT_BURN_S;
-    if (a.duration && (gb_parse_duration(a.duration, &burn_s) || !(burn_s >= 2)))
+    if (a.duration &&
+        (gb_parse_duration(a.duration, &burn_s) || !(burn_s >= 2) || !(burn_s <= MAX_BURN_S)))
         return gb__usage_error(&cmd,
-                               "--duration wants a time of 2 s or more, such as 15min, "
+                               "--duration wants a time from 2 s to 48 h, such as 15min, "
                                "got '%s'",
                                a.duration);
     if (a.duration && level != 3)
