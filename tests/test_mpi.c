@@ -374,4 +374,10 @@ TEST_TIMEOUT(mpi_collective_usage_errors, 60)
               0);
     ASSERT_CONTAINS(out, "skipped: rank 0: root 5: there are 2 ranks");
     ASSERT_CONTAINS(out, "skipped: rank 0: 4 bytes hold less than one f32 per rank");
+    /* An output that is a folder: a usage error before the run, not after it. */
+    ASSERT_EQ(sh(MPIRUN " -np 2 %s collective --coll allreduce --size 4KiB --iters 1 -o %s 2>&1",
+                 GB_TEST_MPI_EXE, dir),
+              2);
+    ASSERT_CONTAINS(out, "it is a folder; a file is meant");
+    ASSERT(!strstr(out, "allreduce "));
 }

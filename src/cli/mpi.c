@@ -585,6 +585,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     struct mpi_args a;
     int rc = parse(argc, argv, rank, &a);
+    /* An output that cannot be written (a folder, a missing folder, not a regular file) is a
+     * usage error before the run, not after it: rank 0 writes it and tells the others. */
+    if (!rc && !a.help && a.out) {
+        static const char *const names[1] = {"--output"};
+        const char *outs[1] = {a.out};
+        if (rank == 0)
+            rc = gb__check_outputs("mpi", outs, names, 1, NULL, 0);
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (!rc && a.help) {
         if (rank == 0)
             mpi_usage(stdout);
