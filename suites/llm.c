@@ -70,6 +70,7 @@
 #include "base/util.h"
 #include "run/footprint.h"
 #include "run/suite.h"
+#include "run/supervise.h"
 #include "suites/common.h"
 #include "suites/gemm_tolerance.h"
 #include "suites/llm_sched.h"
@@ -510,6 +511,19 @@ static int llm_setup(struct gb_case_ctx *ctx)
     s->seed = (uint64_t)gb_params_int(ctx->params, "seed");
     s->slo_ttft = 1e-3 * (double)gb_params_int(ctx->params, "slo_ttft");
     s->slo_tpot = 1e-3 * (double)gb_params_int(ctx->params, "slo_tpot");
+    /* A trace is one operation, and the case's limit counts from one finished operation to the
+     * next (run/supervise.h): arrivals spread wider than it, (requests - 1) / rate seconds for
+     * the last on average, could only end in the limit's kill. */
+    if (s->rate > 0 && ctx->run) {
+        const double span = (double)(s->nreq - 1) / s->rate;
+        const double limit = gb_case_timeout(&ctx->run->measure);
+        if (span >= limit)
+            return gb_case_skip(ctx,
+                                "%u requests at %g/s arrive over about %.0f s, beyond the case's "
+                                "limit of %.0f s (measure.case_timeout): a higher rate or fewer "
+                                "requests",
+                                s->nreq, s->rate, span, limit);
+    }
     const char *brk = getenv("GPUBENCH_TEST_LLM");
     const char *brk_define = NULL;
     if (brk && strcmp(brk, "stale-kv") == 0)

@@ -267,6 +267,23 @@ TEST_TIMEOUT(suite_llm_beyond_host_memory_is_a_skip, 60)
     gb_results_free(&rs);
 }
 
+/* Arrivals spread beyond the case's limit (3 requests at 0.01/s: about 200 s, the limit 60 s):
+ * a skip saying so at once, not the limit's kill a minute later. */
+TEST_TIMEOUT(suite_llm_trace_beyond_the_case_limit_is_a_skip, 30)
+{
+    struct gb_results rs;
+    gb_test_run_suite("measure: {warmup_runs: 0, min_samples: 1, max_samples: 1, case_timeout: "
+                      "60s}\n",
+                      "llm", "{model: tiny, prompt_len: 4, output_len: 2, requests: 3, rate: 0.01}",
+                      &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+    if (!strstr(r->reason, "GEMM"))
+        ASSERT_CONTAINS(r->reason, "arrive over about 200 s, beyond the case's limit of 60 s");
+    gb_results_free(&rs);
+}
+
 TEST(llm_bad_rate_is_refused_at_load)
 {
     char out[4096], path[512];
