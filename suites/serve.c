@@ -81,6 +81,7 @@
 #include "base/units.h"
 #include "base/util.h"
 #include "run/suite.h"
+#include "run/supervise.h"
 #include "suites/common.h"
 #include "suites/serve_queue.h"
 
@@ -509,6 +510,16 @@ static int serve_setup(struct gb_case_ctx *ctx)
         const int64_t dl = gb_params_int(ctx->params, "deadline");
         s->period_s = 1 / (fps > 0 ? fps : 30); /* absent: the default, 30 */
         s->deadline_s = dl > 0 ? 1e-6 * (double)dl : s->period_s;
+        /* A trace is one operation, and the case's limit counts from one finished operation to
+         * the next (run/supervise.h): frames spread wider than it could only end in its kill. */
+        const double span = (double)(s->nreq - 1) * s->period_s;
+        const double limit = ctx->run ? gb_case_timeout(&ctx->run->measure) : INFINITY;
+        if (span >= limit)
+            return gb_case_skip(ctx,
+                                "%llu frames at %g fps arrive over %.0f s, beyond the case's "
+                                "limit of %.0f s (measure.case_timeout): a higher fps or fewer "
+                                "requests",
+                                (unsigned long long)s->nreq, 1 / s->period_s, span, limit);
     }
     const char *slow = getenv("GPUBENCH_TEST_SERVE_SLOW");
     s->slow_every = slow ? strtoull(slow, NULL, 10) : 0;

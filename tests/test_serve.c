@@ -634,6 +634,24 @@ TEST_TIMEOUT(suite_serve_a_queue_that_drops_is_no_steady_state, 120)
     gb_results_free(&rs);
 }
 
+/* Periodic frames spread beyond the case's limit (4 at 0.05 fps: 60 s, the limit 30 s): a skip
+ * saying so at once, not the limit's kill. */
+TEST_TIMEOUT(suite_serve_periodic_beyond_the_case_limit_is_a_skip, 20)
+{
+    struct gb_results rs;
+    gb_test_run_suite("measure: {warmup_runs: 0, min_samples: 1, max_samples: 1, case_timeout: "
+                      "30s}\n",
+                      "serve",
+                      "{scenario: Periodic, fps: 0.05, shape: 64x64, requests: 4, max_batch: 1, "
+                      "max_wait: 0}",
+                      &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    const struct gb_result *r = &rs.results[0];
+    ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+    ASSERT_CONTAINS(r->reason, "4 frames at 0.05 fps arrive over 60 s, beyond the case's limit");
+    gb_results_free(&rs);
+}
+
 TEST_TIMEOUT(suite_serve_missing_output_caught, 120)
 {
     setenv("GPUBENCH_TEST_SERVE_BREAK", "1", 1);
