@@ -552,5 +552,15 @@ int gb_case_headline(struct gb_case_ctx *ctx, const char *metric, const char *un
     snprintf(ctx->headline.metric, sizeof ctx->headline.metric, "%s", metric);
     snprintf(ctx->headline.unit, sizeof ctx->headline.unit, "%s", unit);
     ctx->headline.better = better;
+    ctx->headline.has_value = false;
+    return 0;
+}
+
+int gb_case_headline_value(struct gb_case_ctx *ctx, double value)
+{
+    if (!ctx->headline.n || !isfinite(value))
+        return GB_EINVAL;
+    ctx->headline.has_value = true;
+    ctx->headline.value = value;
     return 0;
 }

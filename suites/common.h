@@ -44,6 +44,12 @@ void gb_case_text(struct gb_case_ctx *ctx, const char *name, const char *fmt, ..
  * GB_EINVAL for an empty or non-finite set (the headline is left alone), GB_ENOMEM. */
 int gb_case_headline(struct gb_case_ctx *ctx, const char *metric, const char *unit,
                      enum gb_better better, const double *values, size_t n);
+/* After gb_case_headline: the result's value becomes `value` (finite) in place of the samples'
+ * median, for a suite whose figure of merit is pooled over every event of the kept samples (the
+ * p99 of all their requests, as LoadGen reports a run's); the statistics, the noise judgement
+ * and compare's spread stay the samples'. GB_EINVAL without a headline or for a non-finite
+ * value. */
+int gb_case_headline_value(struct gb_case_ctx *ctx, double value);
 
 /* Builds kernel `kernel` from the embedded kernel file `file` ("stream.cl"), with the prelude
  * prepended and `defines` ("NAME=VALUE"). On GB_EBUILD the error detail holds the build log.

@@ -80,6 +80,7 @@
 #include "base/robust.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "run/config.h"
 #include "run/suite.h"
 #include "run/supervise.h"
 #include "suites/common.h"
@@ -267,6 +268,7 @@ struct serve {
     double peak_rps;                          /* find_peak: the search's rate (0: none) */
     struct gb_serve_probe probes[MAX_PROBES]; /* find_peak: in order */
     size_t nprobes;
+    size_t probe_traces; /* find_peak: traces per probe, the run's kept samples at least */
     uint64_t slow_every, nbatches; /* the planted slow batch (test hook) */
     bool tracing;                  /* a trace (or probe) is being served: the hook may act */
     uint64_t seed, traces;
@@ -426,18 +428,21 @@ static int one_trace(struct serve *s, uint64_t seed, struct gb_serve_stats *st)
     return err;
 }
 
-/* One probe of the Server search: traces at probe->rate until their requests reach the fewest
- * that a p99 claim needs (gb_es_min_queries with none over: 459), pooled and judged as a run
- * is (gb_serve_verdict with the case's slo_us). */
+/* One probe of the Server search: as many traces at probe->rate as the run keeps at least
+ * (min_samples), pooled and judged exactly as the run's verdict judges it (gb_serve_verdict
+ * with the case's slo_us, overloaded by the same rule as serve_figures'), so that a rate that
+ * passes is one whose run can be VALID. */
 static int probe_rate(void *p, struct gb_serve_probe *pr)
 {
     struct gb_case_ctx *ctx = p;
     struct serve *s = ctx->state;
-    const uint64_t need = gb_es_min_queries(0, 0.99, GB_SERVE_ES_CONFIDENCE);
-    const size_t traces = (size_t)((need + s->nreq - 1) / s->nreq);
-    double *pool = malloc(traces * s->nreq * sizeof *pool), up[64];
-    if (!pool)
+    const size_t traces = s->probe_traces;
+    double *pool = malloc(traces * s->nreq * sizeof *pool), *up = malloc(traces * sizeof *up);
+    if (!pool || !up) {
+        free(pool);
+        free(up);
         return GB_FAIL(GB_ENOMEM, "serve: probe latencies");
+    }
     s->rate = pr->rate;
     size_t m = 0, dropped = 0, judged = 0;
     for (size_t t = 0; t < traces; t++) {
@@ -445,6 +450,7 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
         int err = one_trace(s, s->seed ^ (0x9E3779B97F4A7C15ull + s->nprobes * 64 + t), &st);
         if (err) {
             free(pool);
+            free(up);
             return err;
         }
         for (uint64_t i = 0; i < s->nreq; i++)
@@ -452,7 +458,7 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
                 pool[m++] = s->lat[i];
         dropped += st.dropped;
         const double u = gb_serve_kept_up(s->arr, s->nreq, &st, s->service_s);
-        if (!isnan(u) && judged < 64)
+        if (!isnan(u))
             up[judged++] = u;
     }
     qsort(pool, m, sizeof *pool, cmp_double);
@@ -465,17 +471,25 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
                                      1e-6 * (double)gb_params_int(ctx->params, "slo_us"), over, why,
                                      sizeof why);
     free(pool);
+    free(up);
     return 0;
 }
 
 /* find_peak: LoadGen's FindPeakPerformance for the Server scenario, a bisection of the rate
  * between 0.05 and 2 times the capacity (the capacity is the fastest full batch's, so that the
  * search finds what the queue kept up with rather than assume it; a rate above what is served
- * fails by its overload or its tail) to 2% or
- * MAX_PROBES probes; the timed traces then run at the rate found (at 0.05 x the capacity where
- * none passed, and the figures say so). */
+ * fails by its overload or its tail) to 2% or MAX_PROBES probes; the timed traces then run at
+ * the rate found (at 0.05 x the capacity where none passed, and the figures say so). Where a
+ * probe's queries (the run's: requests x min_samples) are fewer than a p99 claim needs with
+ * none over the bound (459), no probe can be VALID: no search, and peak_rps says so. */
 static int find_peak(struct gb_case_ctx *ctx, struct serve *s, double capacity)
 {
+    const uint32_t kept = ctx->run ? ctx->run->measure.min_samples : 1;
+    s->probe_traces = kept > 1 ? kept : 1;
+    const uint64_t need = gb_es_min_queries(0, 0.99, GB_SERVE_ES_CONFIDENCE);
+    s->rate = 0.05 * capacity;
+    if (s->probe_traces * s->nreq < need)
+        return 0; /* s->nprobes 0: serve_figures says why */
     double peak = 0;
     int err = gb_serve_find_peak(probe_rate, ctx, 0.05 * capacity, 2 * capacity, 0.02, MAX_PROBES,
                                  s->probes, &s->nprobes, &peak);
@@ -800,8 +814,13 @@ static void scenario_figures(struct gb_case_ctx *ctx, const struct serve *s, con
             gb_case_figure(ctx, "jitter_p99_us", "us", p99);
     }
     if (s->find_peak) {
+        const uint64_t need = gb_es_min_queries(0, 0.99, c);
         if (s->peak_rps > 0)
             gb_case_figure(ctx, "peak_rps", "1/s", s->peak_rps);
+        else if (!s->nprobes)
+            gb_case_text(ctx, "peak_rps", "none: too few queries per probe: %llu < %llu",
+                         (unsigned long long)(s->probe_traces * s->nreq),
+                         (unsigned long long)need);
         else
             gb_case_text(ctx, "peak_rps", "none: 0.05 x the capacity missed the bound");
         for (size_t i = 0; i < s->nprobes; i++) {
@@ -856,6 +875,10 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     for (size_t i = n; i < nv; i++)
         v[i] = INFINITY;
     qsort(v, n, sizeof *v, cmp_double);
+    /* The run's headline percentile over every kept request: p90 SingleStream, p99 else. */
+    const size_t pooled_n = n;
+    const double pooled =
+        n ? rank_quantile(v, n, s->sc == GB_SERVE_SINGLESTREAM ? 0.90 : 0.99) : NAN;
     if (n && !overloaded) {
         gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
         if (n >= 10)
@@ -903,11 +926,19 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
         if (isfinite(x))
             h[nh++] = x;
     }
+    /* The headline's value is the figure it names, over the whole run (LoadGen's: one
+     * percentile over every query of the run): p90_us for SingleStream, p99_us for the other
+     * latencies, achieved_rps for a throughput; the per-trace values are its samples, whose
+     * spread compare judges. */
     if (h && nh) {
-        if (overloaded || s->sc == GB_SERVE_OFFLINE)
+        if (overloaded || s->sc == GB_SERVE_OFFLINE) {
             gb_case_headline(ctx, "throughput", "1/s", GB_BETTER_HIGHER, h, nh);
-        else
+            gb_case_headline_value(ctx, rps / (double)nt);
+        } else {
             gb_case_headline(ctx, "latency", "us", GB_BETTER_LOWER, h, nh);
+            if (pooled_n)
+                gb_case_headline_value(ctx, 1e6 * pooled);
+        }
     }
     free(h);
 }

@@ -744,10 +744,12 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
         "  - suite: serve\n    params: {shape: 64x64, load: [0.2, 10], max_batch: 1, "
         "max_wait: 0, requests: 256, queue: 16}\n"
         "  - suite: serve\n    params: {shape: 64x64, find_peak: true, max_batch: 1, "
-        "max_wait: 0, requests: 256, slo_us: 20000}\n";
+        "max_wait: 0, requests: 256, slo_us: 20000}\n"
+        "  - suite: serve\n    params: {shape: 64x64, find_peak: true, max_batch: 1, "
+        "max_wait: 0, requests: 100, seed: 2}\n";
     struct gb_results rs;
     gb_test_run_profile(yaml, "0", &rs);
-    ASSERT_EQ(rs.nresults, 7);
+    ASSERT_EQ(rs.nresults, 8);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
         if (r->status == GB_STATUS_SKIPPED) { /* no BLAS library */
@@ -763,6 +765,16 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
         printf("%-12s load %.2g: %s %s, %s\n", sc[0] ? sc : "Server",
                gb_params_float(&r->params, "load"), gb_test_figure(r, "queue_state")->text,
                r->metric, v->text);
+        /* The headline is the figure it names, over the whole run: SingleStream's p90_us, the
+         * other latencies' p99_us, a throughput's achieved_rps. */
+        const bool thr = strcmp(r->metric, "throughput") == 0;
+        const char *named = thr                             ? "achieved_rps"
+                            : strcmp(sc, "SingleStream") == 0 ? "p90_us"
+                                                              : "p99_us";
+        const struct gb_figure *f = gb_test_figure(r, named);
+        ASSERT_MSG(f && f->n, "%s: no %s", sc, named);
+        ASSERT_MSG(r->value == f->v[0], "%s: value %.17g, %s %.17g", sc, r->value, named,
+                   f->v[0]);
     }
     const struct gb_result *ss = pick_scenario(&rs, "SingleStream", false),
                            *ms = pick_scenario(&rs, "MultiStream", false),
@@ -800,6 +812,11 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
     ASSERT(gb_test_figure(pk, "peak_rps"));
     printf("find_peak: %s; %s\n", gb_test_figure(pk, "probe1")->text,
            gb_test_figure(pk, "probe2")->text);
+    /* find_peak with 2 x 100 queries a probe: no probe could be VALID (459 needed), said once. */
+    const struct gb_result *few = &rs.results[rs.nresults - 1];
+    ASSERT_STR(gb_test_figure(few, "peak_rps")->text,
+               "none: too few queries per probe: 200 < 459");
+    ASSERT(!gb_test_figure(few, "probe1"));
     gb_results_free(&rs);
 }
 

@@ -81,7 +81,7 @@ void gb_result_take_headline(struct gb_result *r, const struct gb_case_ctx *ctx,
     r->samples = v;
     r->nsamples = ctx->headline.n;
     gb_stats_compute(v, r->nsamples, &r->stats);
-    r->value = r->stats.median;
+    r->value = ctx->headline.has_value ? ctx->headline.value : r->stats.median;
     snprintf(r->metric, sizeof r->metric, "%s", ctx->headline.metric);
     snprintf(r->unit, sizeof r->unit, "%s", ctx->headline.unit);
     r->better = ctx->headline.better;

@@ -17,7 +17,8 @@ void gb_result_fill_metric(struct gb_result *r, const struct gb_case_ctx *ctx,
                            const struct gb_measurement *m);
 
 /* Makes the suite's headline (ctx->headline, set by gb_case_headline in figures()) r's metric,
- * unit, direction, samples and statistics, where it has one: the value is their median, and r is
+ * unit, direction, samples and statistics, where it has one: the value is their median (or the
+ * value gb_case_headline_value gave), and r is
  * noisy when their CI95 half-width exceeds max_noise of their mean (the noise of the harness's
  * operation time, which the sampling judged, no longer being the figure's). A no-op otherwise. */
 void gb_result_take_headline(struct gb_result *r, const struct gb_case_ctx *ctx, double max_noise);

@@ -143,6 +143,10 @@ struct gb_case_ctx {
         size_t n;
         char metric[32], unit[16];
         enum gb_better better;
+        /* Set by gb_case_headline_value(): the result's value in place of the samples' median
+         * (a figure pooled over every event of the kept samples); the statistics stay theirs. */
+        bool has_value;
+        double value;
     } headline;
 };
 
