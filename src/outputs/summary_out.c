@@ -33,8 +33,9 @@ static bool not_applied(const char *suite, const char *name, const struct gb_val
     return a && a->min >= 1 && !a->zero_picks;
 }
 
-/* The text of param `name` of r ("" when r has none, or the case marks it "none" or a value the
- * axis never takes). */
+/* The text of param `name` of r ("" when the case marks it "none" or a value the axis never
+ * takes, or r has none; a string axis whose results omit it at its default shows that default:
+ * the serve suite's Server rows read "Server" beside SingleStream's). */
 static const char *param_text(const struct gb_result *r, const char *name, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -45,8 +46,12 @@ static const char *param_text(const struct gb_result *r, const char *name, char 
             if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0) &&
                 !not_applied(r->suite, name, v))
                 gb_value_format(v, buf, len);
-            break;
+            return buf;
         }
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), r->suite);
+    const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
+    if (a && a->type == GB_V_STR && a->omit_default && a->def && a->def[0] != '[')
+        snprintf(buf, len, "%s", a->def);
     return buf;
 }
 
