@@ -970,8 +970,9 @@ static void llm_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_accuracy_figures(ctx, s->rms_n ? sqrt(s->rms_acc / (double)s->rms_n) : 0, s->tol);
     for (size_t i = 0; i < s->ntr; i++)
         v[i] = s->tr[i].tok_s;
-    gb_case_figure(ctx, "output_tok_s", "1/s", gb_median(v, s->ntr));
-    gb_case_headline(ctx, "throughput", "1/s", GB_BETTER_HIGHER, v, s->ntr);
+    /* Output tokens per second: the unit says tokens ("tok/s"), not a bare rate. */
+    gb_case_figure(ctx, "output_tok_s", "tok/s", gb_median(v, s->ntr));
+    gb_case_headline(ctx, "throughput", "tok/s", GB_BETTER_HIGHER, v, s->ntr);
     free(v);
 }
 

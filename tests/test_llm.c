@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outputs/summary_out.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "run/suite.h"
 #include "suites/llm_sched.h"
@@ -215,7 +217,8 @@ TEST_TIMEOUT(suite_llm_verifies_with_every_figure_consistent, 120)
         ASSERT_NEAR(fig(r, "kv_peak_bytes"), per_token * (double)kv_closed_form(q, 6), 0.5);
         ASSERT_NEAR(fig(r, "kv_alloc_bytes"),
                     per_token * 8 * (gb_llm_length_max(16) + gb_llm_length_max(8) - 1), 0.5);
-        ASSERT_STR(r->unit, "1/s");
+        ASSERT_STR(r->unit, "tok/s"); /* output tokens per second, not a bare rate */
+        ASSERT_STR(gb_test_figure(r, "output_tok_s")->unit, "tok/s");
         printf("seed %llu: %g output tokens, ttft p50 %.2f ms, tpot p50 %.3f ms, itl p99 %.3f "
                "ms, %.0f tok/s, kv peak %g B, max error %.2g (tolerance %.2g)\n",
                (unsigned long long)seed, fig(r, "output_tokens"), fig(r, "ttft_p50_ms"),
@@ -224,6 +227,27 @@ TEST_TIMEOUT(suite_llm_verifies_with_every_figure_consistent, 120)
     }
     ASSERT(fig(&rs.results[0], "output_tokens") != fig(&rs.results[1], "output_tokens") ||
            fig(&rs.results[0], "kv_peak_bytes") != fig(&rs.results[1], "kv_peak_bytes"));
+    /* The text table prints a figure whose name ends in its unit in that unit, unscaled:
+     * "tpot_p50_ms=0.829 ms", never "tpot_p50_ms=829 us". */
+    if (rs.results[0].status == GB_STATUS_OK) {
+        struct gb_doc d;
+        ASSERT_EQ(gb_summary_doc(&rs, &d), 0);
+        char *text = NULL, want[64], num[32];
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ASSERT_EQ(gb_write_doc(f, "text", &d), 0);
+        fclose(f);
+        const double tpot = fig(&rs.results[0], "tpot_p50_ms");
+        if (tpot >= 1000)
+            snprintf(num, sizeof num, "%.0f", tpot);
+        else
+            snprintf(num, sizeof num, "%.3g", tpot);
+        snprintf(want, sizeof want, "tpot_p50_ms=%s ms", num);
+        ASSERT_CONTAINS(text, want);
+        ASSERT_CONTAINS(text, "tok/s");
+        free(text);
+        gb_doc_free(&d);
+    }
     gb_results_free(&rs);
 }
 

@@ -123,6 +123,24 @@ static bool many_devices(const struct gb_results *rs, const char *suite)
     return false;
 }
 
+/* Figure fg's number and unit: in its unit, unscaled, where its name ends in it ("tpot_p50_ms":
+ * "0.829 ms", not "829 us"), so that the number reads as its name says; else engineering
+ * notation (gb_format_eng). */
+static void figure_number(const struct gb_figure *fg, char *buf, size_t len)
+{
+    const size_t nl = strlen(fg->name), ul = strlen(fg->unit);
+    if (ul && nl > ul + 1 && fg->name[nl - ul - 1] == '_' &&
+        strcmp(fg->name + nl - ul, fg->unit) == 0) {
+        const double a = fabs(fg->v[0]);
+        if (a >= 1000 || a == 0 || !isfinite(a))
+            snprintf(buf, len, "%.0f %s", fg->v[0], fg->unit);
+        else
+            snprintf(buf, len, "%.3g %s", fg->v[0], fg->unit);
+        return;
+    }
+    gb_format_eng(fg->v[0], fg->unit, 3, buf, len);
+}
+
 /* The numeric figures of r, "name=value unit", whole items only; text figures become
  * footnotes of the cell. */
 static int figures_cell(struct gb_doc_table *t, size_t row, size_t col, const struct gb_result *r)
@@ -141,7 +159,7 @@ static int figures_cell(struct gb_doc_table *t, size_t row, size_t col, const st
         if (fg->per_device)
             continue;
         char num[64];
-        gb_format_eng(fg->v[0], fg->unit, 3, num, sizeof num);
+        figure_number(fg, num, sizeof num);
         snprintf(item, sizeof item, "%s%s=%s", figs[0] ? " " : "", fg->name, num);
         if (strlen(figs) + strlen(item) + 5 > sizeof figs) {
             gb_appendf(figs, sizeof figs, " ...");

@@ -157,6 +157,7 @@ static const struct unit units[] = {
     {"IOP/s", NULL, 1},
     {"requests/s", NULL, 1},
     {"items/s", NULL, 1},
+    {"tok/s", "tokens_per_second", 1},
     {"Gadds/s", NULL, 1},
     {"FLOP/B", NULL, 1},
     {"GFLOP", NULL, 1},
