@@ -44,10 +44,12 @@
  * fixed load, LoadGen's Server at a target rate); with `find_peak` setup first bisects the rate
  * between 0.05 and 2 x the capacity for the largest whose pooled p99 meets slo_us with a VALID
  * verdict (LoadGen's FindPeakPerformance), each probe a text figure (probe1.., its rate, p99,
- * kept_up, pass), then the traces run at `peak_rps`. SingleStream: `requests` queries of one
- * sample, each issued when the last completes (headline: the traces' p90). MultiStream: the same
- * with queries of 8 samples, one batch each (headline p99). Offline: every sample of the trace
- * at once, served in full batches (headline: samples/s, `throughput`). Periodic: one request
+ * kept_up, pass), then the traces run at `peak_rps`; each probe runs the traces a run keeps
+ * (min_samples), and where their queries are under 459 none could be VALID: no search, and
+ * peak_rps says so. SingleStream: `requests` queries of one sample, each issued when the last
+ * completes (headline: p90_us, over every query of the run). MultiStream: the same with queries
+ * of 8 samples, one batch each (headline p99_us). Offline: every sample of the trace at once,
+ * served in full batches (headline: samples/s, `throughput`: achieved_rps). Periodic: one request
  * every 1/`fps` s, each due `deadline` us after it came (0: one period): deadline_misses (served
  * late or dropped) and their rate, jitter_sd_us and jitter_p99_us (the deviation of the gap
  * between consecutive completions from the gap between their arrivals: the difference of their
@@ -819,8 +821,7 @@ static void scenario_figures(struct gb_case_ctx *ctx, const struct serve *s, con
             gb_case_figure(ctx, "peak_rps", "1/s", s->peak_rps);
         else if (!s->nprobes)
             gb_case_text(ctx, "peak_rps", "none: too few queries per probe: %llu < %llu",
-                         (unsigned long long)(s->probe_traces * s->nreq),
-                         (unsigned long long)need);
+                         (unsigned long long)(s->probe_traces * s->nreq), (unsigned long long)need);
         else
             gb_case_text(ctx, "peak_rps", "none: 0.05 x the capacity missed the bound");
         for (size_t i = 0; i < s->nprobes; i++) {

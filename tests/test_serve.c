@@ -768,13 +768,12 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
         /* The headline is the figure it names, over the whole run: SingleStream's p90_us, the
          * other latencies' p99_us, a throughput's achieved_rps. */
         const bool thr = strcmp(r->metric, "throughput") == 0;
-        const char *named = thr                             ? "achieved_rps"
+        const char *named = thr                               ? "achieved_rps"
                             : strcmp(sc, "SingleStream") == 0 ? "p90_us"
                                                               : "p99_us";
         const struct gb_figure *f = gb_test_figure(r, named);
         ASSERT_MSG(f && f->n, "%s: no %s", sc, named);
-        ASSERT_MSG(r->value == f->v[0], "%s: value %.17g, %s %.17g", sc, r->value, named,
-                   f->v[0]);
+        ASSERT_MSG(r->value == f->v[0], "%s: value %.17g, %s %.17g", sc, r->value, named, f->v[0]);
     }
     const struct gb_result *ss = pick_scenario(&rs, "SingleStream", false),
                            *ms = pick_scenario(&rs, "MultiStream", false),
@@ -814,8 +813,7 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
            gb_test_figure(pk, "probe2")->text);
     /* find_peak with 2 x 100 queries a probe: no probe could be VALID (459 needed), said once. */
     const struct gb_result *few = &rs.results[rs.nresults - 1];
-    ASSERT_STR(gb_test_figure(few, "peak_rps")->text,
-               "none: too few queries per probe: 200 < 459");
+    ASSERT_STR(gb_test_figure(few, "peak_rps")->text, "none: too few queries per probe: 200 < 459");
     ASSERT(!gb_test_figure(few, "probe1"));
     gb_results_free(&rs);
 }
