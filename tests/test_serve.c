@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outputs/summary_out.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "suites/serve_queue.h"
 #include "test.h"
@@ -815,6 +817,25 @@ TEST_TIMEOUT(suite_serve_scenarios_run_and_verify, 120)
     const struct gb_result *few = &rs.results[rs.nresults - 1];
     ASSERT_STR(gb_test_figure(few, "peak_rps")->text, "none: too few queries per probe: 200 < 459");
     ASSERT(!gb_test_figure(few, "probe1"));
+    /* The text table names the Server rows' scenario, which their params omit at its default. */
+    struct gb_doc d;
+    ASSERT_EQ(gb_summary_doc(&rs, &d), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ASSERT_EQ(gb_write_doc(f, "text", &d), 0);
+    fclose(f);
+    size_t server_rows = 0;
+    for (const char *line = text; line; line = strchr(line, '\n')) {
+        line += *line == '\n';
+        const char *end = strchr(line, '\n');
+        const size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, "64x64", 5) == 0 && memmem(line, n, " Server ", 8))
+            server_rows++;
+    }
+    ASSERT_EQ(server_rows, 4);
+    free(text);
+    gb_doc_free(&d);
     gb_results_free(&rs);
 }
 
