@@ -466,8 +466,7 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
     qsort(pool, m, sizeof *pool, cmp_double);
     pr->kept_up = gb_median(up, judged);
     pr->p99_s = m ? rank_quantile(pool, m, 0.99) : NAN;
-    const bool over = pr->kept_up < GB_SERVE_KEPT_UP_MIN ||
-                      (double)dropped > GB_SERVE_DROPPED_MAX * (double)(traces * s->nreq);
+    const bool over = gb_serve_overloaded(pr->kept_up, dropped, traces * s->nreq);
     char why[64];
     pr->pass = m && gb_serve_verdict(GB_SERVE_SERVER, pool, m,
                                      1e-6 * (double)gb_params_int(ctx->params, "slo_us"), over, why,
@@ -864,8 +863,7 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
      * long as requests came, or its full queue turned them away). Its latencies grow with the
      * trace's length and the queue's bound: no steady-state tail, and the headline is what it
      * served (requests/s) instead. */
-    const bool overloaded = kept_up < GB_SERVE_KEPT_UP_MIN ||
-                            (double)dropped > GB_SERVE_DROPPED_MAX * (double)nt * (double)s->nreq;
+    const bool overloaded = gb_serve_overloaded(kept_up, dropped, nt * s->nreq);
     /* The kept traces' latencies, and for Periodic one +inf per dropped request (a frame
      * turned away missed its deadline). */
     const size_t nv = n + (s->sc == GB_SERVE_PERIODIC ? dropped : 0);

@@ -103,6 +103,12 @@ double gb_serve_kept_up(const double *a, size_t n, const struct gb_serve_stats *
     return (double)st->served / span / offered;
 }
 
+bool gb_serve_overloaded(double kept_up, size_t dropped, size_t arrived)
+{
+    return kept_up < GB_SERVE_KEPT_UP_MIN ||
+           (double)dropped > GB_SERVE_DROPPED_MAX * (double)arrived;
+}
+
 double gb_md1_wait_cdf(double t, double lambda, double d)
 {
     if (t < 0)

@@ -73,6 +73,11 @@ double gb_serve_kept_up(const double *a, size_t n, const struct gb_serve_stats *
  * queue of 1 at load 0.5 dropped 8% and read stable, kept_up 0.92, with a p99 of the rest). */
 #define GB_SERVE_DROPPED_MAX 0.01
 
+/* The overload rule, one for a run's verdict and for find_peak's probes: the median of the
+ * traces' kept_up below GB_SERVE_KEPT_UP_MIN (NaN, not judged: never), or `dropped` over
+ * GB_SERVE_DROPPED_MAX of the `arrived` requests. */
+bool gb_serve_overloaded(double kept_up, size_t dropped, size_t arrived);
+
 /* The M/D/1 queue's waiting-time distribution (Erlang, 1909; Franx, "A simple solution for the
  * M/D/c waiting time distribution", Oper. Res. Lett. 29, 2001, eq. for c = 1): with arrivals
  * at rate lambda, a deterministic service time d and rho = lambda d < 1,

@@ -310,6 +310,16 @@ TEST(serve_early_stopping_minima_match_loadgen)
     ASSERT(!gb_serve_verdict(GB_SERVE_MULTISTREAM, lat, 661, 0, false, why, sizeof why));
     ASSERT(!gb_serve_verdict(GB_SERVE_OFFLINE, lat, 10, 0, true, why, sizeof why));
     ASSERT_CONTAINS(why, "overloaded");
+    /* The overload rule a run's verdict and find_peak's probes share: kept_up under 0.75, or
+     * more than 1% of the arrivals dropped; a trace not judged (NaN) is not overloaded. */
+    ASSERT(gb_serve_overloaded(0.7499, 0, 1000) && !gb_serve_overloaded(0.75, 0, 1000));
+    ASSERT(gb_serve_overloaded(1, 11, 1000) && !gb_serve_overloaded(1, 10, 1000));
+    ASSERT(!gb_serve_overloaded(NAN, 0, 1000));
+    /* A probe judged by the verdict with the queries a run of 3 traces of 100 keeps (300) can
+     * never pass, whatever its latencies: find_peak says so instead of searching. */
+    ASSERT(!gb_serve_verdict(GB_SERVE_SERVER, lat, 300, 1, gb_serve_overloaded(1, 0, 300), why,
+                             sizeof why));
+    ASSERT_CONTAINS(why, "too few queries: 300 < 459");
 }
 
 /* SingleStream's latency is one service exactly, MultiStream's one batch of 8, Offline's
