@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/units.h"
+#include "suites/mpi_common.h"
 
 enum { ST_OK = 0, ST_SKIP = 1, ST_FAIL = 2 };
 
@@ -44,52 +45,6 @@ static int one_op(struct ar *a)
     if (a->st == ST_OK && a->ops->copy(a->q, a->out, 0, a->hout, 0, a->bytes, GB_COPY_BLOCKING))
         local_fail(a, ST_FAIL, "write of out");
     return 0;
-}
-
-/* The verdict of all ranks: the worst status, the lowest rank that has it, and its reason
- * (broadcast to every rank into a->why). */
-static int agree(struct ar *a, int *worst, int *who)
-{
-    int rank;
-    MPI_Comm_rank(a->comm, &rank);
-    struct {
-        int st, rank;
-    } mine = {a->st, rank}, all;
-    /* MAXLOC keeps the lowest rank among equal statuses (MPI 4.0 §6.9.4). */
-    if (MPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MAXLOC, a->comm) != MPI_SUCCESS)
-        return GB_FAIL(GB_EBACKEND, "MPI_Allreduce (verdict)");
-    *worst = all.st;
-    *who = all.rank;
-    if (all.st != ST_OK &&
-        MPI_Bcast(a->why, (int)sizeof a->why, MPI_CHAR, all.rank, a->comm) != MPI_SUCCESS)
-        return GB_FAIL(GB_EBACKEND, "MPI_Bcast (reason)");
-    return 0;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static struct gb_figure *figure(struct gb_result *r, const char *name, const char *unit)
-{
-    if (r->nfigures >= GB_MAX_FIGURES)
-        return NULL;
-    struct gb_figure *f = &r->figures[r->nfigures++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    snprintf(f->unit, sizeof f->unit, "%s", unit);
-    return f;
-}
-
-static void scalar(struct gb_result *r, const char *name, const char *unit, double v)
-{
-    struct gb_figure *f = figure(r, name, unit);
-    if (f) {
-        f->n = 1;
-        f->v[0] = v;
-    }
 }
 
 /* Rank 0's result: identity and params. */
@@ -155,7 +110,8 @@ int gb_mpi_allreduce(const struct gb_backend_ops *ops, struct gb_device *dev, st
         if (ops->copy(q, a.in, 0, a.hin, 0, bytes, GB_COPY_BLOCKING))
             local_fail(&a, ST_FAIL, "upload of in");
     }
-    if ((rc = agree(&a, &worst, &who)) || worst != ST_OK)
+    if ((rc = gb_mpi_agree(comm, rank, a.st, a.why, sizeof a.why, &worst, &who, NULL)) ||
+        worst != ST_OK)
         goto verdict;
 
     /* Warm-up, a barrier, then the timed operations one by one. */
@@ -197,19 +153,12 @@ int gb_mpi_allreduce(const struct gb_backend_ops *ops, struct gb_device *dev, st
             }
         }
     }
-    if ((rc = agree(&a, &worst, &who)))
+    if ((rc = gb_mpi_agree(comm, rank, a.st, a.why, sizeof a.why, &worst, &who, NULL)))
         goto out;
 
     /* Gather: the per-operation times summed over the ranks, and each rank's median. */
-    double mine[1];
-    memcpy(sum, t, o->iters * sizeof *t);
-    qsort(sum, o->iters, sizeof *sum, cmp_double);
-    mine[0] = gb_percentile_sorted(sum, o->iters, 0.5);
-    if (MPI_Reduce(t, sum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-        MPI_Gather(mine, 1, MPI_DOUBLE, medians, 1, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
-        rc = GB_FAIL(GB_EBACKEND, "MPI_Reduce / MPI_Gather of the times");
+    if ((rc = gb_mpi_gather_times(comm, t, sum, medians, o->iters)))
         goto out;
-    }
 
 verdict:
     if (rank == 0) {
@@ -221,42 +170,13 @@ verdict:
         } else {
             r->status = GB_STATUS_OK;
             r->verified = true;
-            r->samples = malloc(o->iters * sizeof *r->samples);
-            double *us = malloc(o->iters * sizeof *us);
-            if (!r->samples || !us) {
-                free(us);
-                rc = GB_FAIL(GB_ENOMEM, "%u samples", o->iters);
+            if ((rc = gb_mpi_samples(r, sum, o->iters, n, (double)bytes)))
                 goto out;
-            }
-            r->nsamples = o->iters;
-            for (uint32_t i = 0; i < o->iters; i++) {
-                const double avg = sum[i] / n;
-                r->samples[i] = (double)bytes / avg / 1e9;
-                us[i] = 1e6 * avg;
-            }
-            gb_stats_compute(r->samples, r->nsamples, &r->stats);
-            gb_stats_compute(us, o->iters, &r->op_time_us);
-            free(us);
-            r->value = r->stats.median;
-            scalar(r, "algbw", "GB/s", r->value);
-            scalar(r, "busbw", "GB/s", r->value * 2.0 * (n - 1) / n);
-            double lo = INFINITY, hi = 0, avg = 0;
-            for (int k = 0; k < n; k++) {
-                lo = medians[k] < lo ? medians[k] : lo;
-                hi = medians[k] > hi ? medians[k] : hi;
-                avg += medians[k] / n;
-            }
-            scalar(r, "rank_time_min", "us", 1e6 * lo);
-            scalar(r, "rank_time_avg", "us", 1e6 * avg);
-            scalar(r, "rank_time_max", "us", 1e6 * hi);
+            gb_result_figure(r, "algbw", "GB/s", r->value);
+            gb_result_figure(r, "busbw", "GB/s", r->value * 2.0 * (n - 1) / n);
+            gb_mpi_rank_figures(r, medians, n, (double)bytes);
             struct gb_figure *f;
-            if (n <= GB_MAX_SET && (f = figure(r, "rank_algbw", "GB/s"))) {
-                f->per_device = true;
-                f->n = (size_t)n;
-                for (int k = 0; k < n; k++)
-                    f->v[k] = (double)bytes / medians[k] / 1e9;
-            }
-            if ((f = figure(r, "path", "")))
+            if ((f = gb_mpi_figure(r, "path", "")))
                 snprintf(f->text, sizeof f->text, "host-staged MPI_Allreduce");
         }
     }

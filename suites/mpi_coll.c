@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/units.h"
+#include "suites/mpi_common.h"
 #include "suites/multi_common.h" /* gb_coll_busbw_factor: the collective suite's factor */
 
 enum { ST_OK = 0, ST_SKIP = 1, ST_FAIL = 2 };
@@ -358,51 +359,6 @@ static void verify(struct coll *a)
     }
 }
 
-/* The verdict of all ranks: the worst status, the lowest rank that has it and its reason
- * (broadcast into a->why), and on rank 0 every rank's status into sts. */
-static int agree(struct coll *a, int *worst, int *who, int *sts)
-{
-    struct {
-        int st, rank;
-    } mine = {a->st, a->rank}, all;
-    /* MAXLOC keeps the lowest rank among equal statuses (MPI 4.0 §6.9.4). */
-    if (MPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MAXLOC, a->comm) != MPI_SUCCESS ||
-        MPI_Gather(&a->st, 1, MPI_INT, sts, 1, MPI_INT, 0, a->comm) != MPI_SUCCESS)
-        return GB_FAIL(GB_EBACKEND, "MPI_Allreduce / MPI_Gather (verdict)");
-    *worst = all.st;
-    *who = all.rank;
-    if (all.st != ST_OK &&
-        MPI_Bcast(a->why, (int)sizeof a->why, MPI_CHAR, all.rank, a->comm) != MPI_SUCCESS)
-        return GB_FAIL(GB_EBACKEND, "MPI_Bcast (reason)");
-    return 0;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static struct gb_figure *figure(struct gb_result *r, const char *name, const char *unit)
-{
-    if (r->nfigures >= GB_MAX_FIGURES)
-        return NULL;
-    struct gb_figure *f = &r->figures[r->nfigures++];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    snprintf(f->unit, sizeof f->unit, "%s", unit);
-    return f;
-}
-
-static void scalar(struct gb_result *r, const char *name, const char *unit, double v)
-{
-    struct gb_figure *f = figure(r, name, unit);
-    if (f) {
-        f->n = 1;
-        f->v[0] = v;
-    }
-}
-
 /* Whether the MPI library takes CUDA device pointers: "yes", "no", or "unknown" (no
  * MPIX_Query_cuda_support in this MPI). */
 static const char *cuda_aware(void)
@@ -624,26 +580,13 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
     const int n = a->n;
     const double bytes = (double)(a->count * a->ts),
                  factor = gb_coll_busbw_factor(a->c.op, (size_t)n);
-    r->samples = malloc(o->iters * sizeof *r->samples);
-    double *us = malloc(o->iters * sizeof *us);
-    if (!r->samples || !us) {
-        free(us);
-        return GB_FAIL(GB_ENOMEM, "%u samples", o->iters);
-    }
-    r->nsamples = o->iters;
-    for (uint32_t i = 0; i < o->iters; i++) {
-        const double avg = t[i] / n;
-        r->samples[i] = bytes / avg / 1e9;
-        us[i] = 1e6 * avg;
-    }
-    gb_stats_compute(r->samples, r->nsamples, &r->stats);
-    gb_stats_compute(us, o->iters, &r->op_time_us);
-    free(us);
-    r->value = r->stats.median;
-    scalar(r, "time", "us", r->op_time_us.median);
-    scalar(r, "algbw", "GB/s", r->value);
-    scalar(r, "busbw", "GB/s", r->value * factor);
-    scalar(r, "busbw_factor", "", factor);
+    int rc = gb_mpi_samples(r, t, o->iters, n, bytes);
+    if (rc)
+        return rc;
+    gb_result_figure(r, "time", "us", r->op_time_us.median);
+    gb_result_figure(r, "algbw", "GB/s", r->value);
+    gb_result_figure(r, "busbw", "GB/s", r->value * factor);
+    gb_result_figure(r, "busbw_factor", "", factor);
     if (!a->host) {
         /* The split of the time: the copies' part and the rest (the MPI call), each the median
          * over the operations of its time averaged over the ranks (so the two need not add up
@@ -655,30 +598,16 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
                 s[i] = stage[i] / n;
                 m[i] = (t[i] - stage[i]) / n;
             }
-            qsort(s, o->iters, sizeof *s, cmp_double);
-            qsort(m, o->iters, sizeof *m, cmp_double);
-            scalar(r, "staging_time", "us", 1e6 * gb_percentile_sorted(s, o->iters, 0.5));
-            scalar(r, "mpi_time", "us", 1e6 * gb_percentile_sorted(m, o->iters, 0.5));
+            gb_sort_doubles(s, o->iters);
+            gb_sort_doubles(m, o->iters);
+            gb_result_figure(r, "staging_time", "us", 1e6 * gb_percentile_sorted(s, o->iters, 0.5));
+            gb_result_figure(r, "mpi_time", "us", 1e6 * gb_percentile_sorted(m, o->iters, 0.5));
             free(s);
         }
     }
-    double lo = INFINITY, hi = 0, avg = 0;
-    for (int k = 0; k < n; k++) {
-        lo = medians[k] < lo ? medians[k] : lo;
-        hi = medians[k] > hi ? medians[k] : hi;
-        avg += medians[k] / n;
-    }
-    scalar(r, "rank_time_min", "us", 1e6 * lo);
-    scalar(r, "rank_time_avg", "us", 1e6 * avg);
-    scalar(r, "rank_time_max", "us", 1e6 * hi);
+    gb_mpi_rank_figures(r, medians, n, bytes);
     struct gb_figure *f;
-    if (n <= GB_MAX_SET && (f = figure(r, "rank_algbw", "GB/s"))) {
-        f->per_device = true;
-        f->n = (size_t)n;
-        for (int k = 0; k < n; k++)
-            f->v[k] = bytes / medians[k] / 1e9;
-    }
-    if (n <= GB_MAX_SET && (f = figure(r, "rank_verified", ""))) {
+    if (n <= GB_MAX_SET && (f = gb_mpi_figure(r, "rank_verified", ""))) {
         f->per_device = true;
         f->n = (size_t)n;
         for (int k = 0; k < n; k++)
@@ -687,7 +616,7 @@ static int figures(struct gb_result *r, const struct coll *a, const struct gb_mp
     static const char *const calls[] = {
         "MPI_Allreduce", "MPI_Allgather", "MPI_Reduce_scatter_block", "MPI_Bcast", "MPI_Reduce",
         "MPI_Alltoall",  "MPI_Sendrecv"};
-    if ((f = figure(r, "path", "")))
+    if ((f = gb_mpi_figure(r, "path", "")))
         snprintf(f->text, sizeof f->text, "%s %s%s", a->host ? "host buffers," : "host-staged",
                  calls[a->c.op], a->c.inplace ? " (MPI_IN_PLACE)" : "");
     return 0;
@@ -718,7 +647,9 @@ int gb_mpi_collective(const struct gb_backend_ops *ops, struct gb_device *dev, s
         rc = GB_FAIL(GB_ENOMEM, "%u samples", o->iters);
         goto out;
     }
-    if ((rc = setup(&a, dev)) || (rc = agree(&a, &worst, &who, sts)) || worst != ST_OK)
+    if ((rc = setup(&a, dev)) ||
+        (rc = gb_mpi_agree(comm, a.rank, a.st, a.why, sizeof a.why, &worst, &who, sts)) ||
+        worst != ST_OK)
         goto verdict;
 
     /* Warm-up, a barrier, then the timed operations one by one, each timed on its own around
@@ -751,19 +682,15 @@ int gb_mpi_collective(const struct gb_backend_ops *ops, struct gb_device *dev, s
     if ((rc = one_op(&a, true)))
         goto out;
     verify(&a);
-    if ((rc = agree(&a, &worst, &who, sts)))
+    if ((rc = gb_mpi_agree(comm, a.rank, a.st, a.why, sizeof a.why, &worst, &who, sts)))
         goto out;
 
     /* Gather: the per-operation times (and staging times) summed over the ranks, and each
      * rank's median time. */
-    double mine[1];
-    memcpy(sum, t, o->iters * sizeof *t);
-    qsort(sum, o->iters, sizeof *sum, cmp_double);
-    mine[0] = gb_percentile_sorted(sum, o->iters, 0.5);
-    if (MPI_Reduce(t, sum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-        MPI_Reduce(stage, ssum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-        MPI_Gather(mine, 1, MPI_DOUBLE, medians, 1, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
-        rc = GB_FAIL(GB_EBACKEND, "MPI_Reduce / MPI_Gather of the times");
+    if ((rc = gb_mpi_gather_times(comm, t, sum, medians, o->iters)))
+        goto out;
+    if (MPI_Reduce(stage, ssum, (int)o->iters, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS) {
+        rc = GB_FAIL(GB_EBACKEND, "MPI_Reduce of the staging times");
         goto out;
     }
 
