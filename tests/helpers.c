@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "suites/suites.h"
 #include "backends/backend.h"
+#include "backends/telemetry.h"
 #include "run/config.h"
 #include "base/error.h"
 #include "run/plan.h"
@@ -479,4 +480,30 @@ const char *gb_test_run_shimmed(char *out, size_t cap, const char *env, const ch
     ASSERT_MSG(rs->nresults > 0 && rs->ndevices > 0, "no results\n%s", out);
     gb_test_check_schema(res);
     return dir;
+}
+
+void gb_test_fake_nvml_state(const char *dir, const char *from, bool link, struct gb_results *rs)
+{
+    setenv("GPUBENCH_NVML_LIB", GB_TEST_FAKE_NVML, 1);
+    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
+    struct gb_tel_session *s = NULL;
+    ASSERT_OK(gb_tel_open(&t, &s));
+    struct gb_tel_device_state st;
+    gb_tel_state(s, &st);
+    struct gb_tel_reading rd;
+    gb_tel_read(s, &rd);
+    gb_tel_close(s);
+    unsetenv("GPUBENCH_NVML_LIB");
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", dir, from);
+    memset(rs, 0, sizeof *rs);
+    ASSERT_OK(gb_results_read(p, rs));
+    st.device = 0;
+    rs->run.machine.recorded = true;
+    rs->run.machine.dev[0] = st;
+    rs->run.machine.ndev = 1;
+    if (link) {
+        struct gb_tel_trace tr = {.r = &rd, .n = 1};
+        gb_tel_machine_link(&rs->run.machine, 0, &tr);
+    }
 }

@@ -215,6 +215,12 @@ void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
 /* Skips the test when `have`, the OpenCL devices a run or a plan saw, is fewer than n, naming the
  * POCL_DEVICES the test set (PoCL makes that many devices; other implementations offer theirs). */
 void gb_test_need_devices(size_t have, size_t n);
+/* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
+ * dlopen path as the real library) reports, as a run records it, put on device 0 of the results
+ * file dir/from, read into *rs (gb_results_free it); with `link`, also the link as one of the
+ * fake's readings under load would raise it (gb_tel_machine_link, as a transfer's readings do).
+ * Fails the test when the fake does not open or the file does not read. */
+void gb_test_fake_nvml_state(const char *dir, const char *from, bool link, struct gb_results *rs);
 /* OpenCL device 0's own information into *info, read in this process (ops->init() and
  * device_open); the test is skipped when there is none. The backend stays initialised. */
 void gb_test_opencl_info(struct gb_device_info *info);

@@ -49,32 +49,14 @@ static const char *row(const char *name)
  * (SM clock 1410 of 1980 MHz, HwSlowdown; test_telemetry follows that path sample by sample). */
 static void plant_state(const char *dir, const char *from, const char *name, bool throttled)
 {
-    setenv("GPUBENCH_NVML_LIB", GB_TEST_FAKE_NVML, 1);
-    struct gb_tel_target t = {.nvidia = true, .vendor = "NVIDIA", .pci_bus_id = "0000:17:00.0"};
-    struct gb_tel_session *s = NULL;
-    ASSERT_OK(gb_tel_open(&t, &s));
-    struct gb_tel_device_state st;
-    gb_tel_state(s, &st);
-    struct gb_tel_reading rd;
-    gb_tel_read(s, &rd);
-    gb_tel_close(s);
-    unsetenv("GPUBENCH_NVML_LIB");
-    char p[1100];
-    snprintf(p, sizeof p, "%s/%s", dir, from);
     struct gb_results rs;
-    memset(&rs, 0, sizeof rs);
-    ASSERT_OK(gb_results_read(p, &rs));
-    st.device = 0;
-    rs.run.machine.recorded = true;
-    rs.run.machine.dev[0] = st;
-    rs.run.machine.ndev = 1;
-    struct gb_tel_trace tr = {.r = &rd, .n = 1};
-    gb_tel_machine_link(&rs.run.machine, 0, &tr);
+    gb_test_fake_nvml_state(dir, from, true, &rs);
     for (size_t i = 0; i < rs.nresults; i++) {
         rs.results[i].tel.on = true;
         rs.results[i].tel.nreadings = 5; /* what the fake answered while the result ran */
         rs.results[i].tel.nthrottled = throttled && i == 0 ? 3 : 0;
     }
+    char p[1100];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     ASSERT_OK(gb_results_write(&rs, p));
     gb_results_free(&rs);
