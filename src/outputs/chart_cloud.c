@@ -41,6 +41,28 @@ static double plain(const struct gb_result *r, const char *name)
     return v >= 0 ? v : NAN;
 }
 
+/* The lines of s along param xname (gb__build_lines into *l and *dropped); 0, said on c as "the
+ * SUITE results have no XNAME axis", when there are none. */
+static size_t lines_along(struct rep *R, struct chart *c, const struct sel *s, const struct axes *a,
+                          const char *suite, const char *xname, gb__yfn yfn, struct line **l,
+                          size_t *dropped)
+{
+    const size_t n = gb__build_lines(R, s, a, xname, yfn, l, dropped);
+    if (!*l || !n) {
+        gb__chart_nodata(R, c, "the %s results have no %s axis", suite, xname);
+        return 0;
+    }
+    return n;
+}
+
+/* The finding that says how many lines were left out (at most MAXLINES are drawn), if any. */
+static void dropped_finding(struct chart *c, size_t dropped)
+{
+    if (dropped)
+        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
+             MAXLINES);
+}
+
 /* ---- concurrency: overlap against queues ----------------------------------------------------- */
 
 static bool throughput_fn(const struct gb_result *r, const void *arg)
@@ -159,9 +181,7 @@ void gb__chart_concurrency(struct rep *R, const struct gb__chart_kind *k)
             gb_appendf(line, sizeof line, ", fairness %.3f", j);
         find(c, "%s.", line);
     }
-    if (dropped)
-        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
-             MAXLINES);
+    dropped_finding(c, dropped);
     priority_findings(R, c, k);
 out:
     gb__free_lines(l, l ? n : 0);
@@ -548,11 +568,8 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
         goto out;
     }
     gb__scan_axes(&s, a);
-    n = gb__build_lines(R, &s, a, "load", pooled_p99, &l, &dropped);
-    if (!l || !n) {
-        gb__chart_nodata(R, c, "the serve results have no load axis");
+    if (!(n = lines_along(R, c, &s, a, "serve", "load", pooled_p99, &l, &dropped)))
         goto out;
-    }
     /* The SLO as a dotted line when every case has the same (a number, never text). */
     double slo_all = NAN;
     bool one_slo = true;
@@ -609,9 +626,7 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k)
             gb_appendf(line, sizeof line, "; at load %.3g: %s", l[i].x[l[i].n - 1], verdict);
         find(c, "%s.", line);
     }
-    if (dropped)
-        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
-             MAXLINES);
+    dropped_finding(c, dropped);
 out:
     gb__free_lines(l, l ? n : 0);
     free(a);
@@ -696,11 +711,8 @@ static void llm_burst_chart(struct rep *R, const struct sel *s)
         goto out;
     }
     gb__scan_axes(s, a);
-    n = gb__build_lines(R, s, a, "max_batch", llm_tok_s, &l, &dropped);
-    if (!l || !n) {
-        gb__chart_nodata(R, c, "the llm results have no max_batch axis");
+    if (!(n = lines_along(R, c, s, a, "llm", "max_batch", llm_tok_s, &l, &dropped)))
         goto out;
-    }
     gb__write_lines(R, c, l, n, "batch limit (max_batch)", "output tokens/s", false, NULL, 0, NULL,
                     NULL);
     for (size_t i = 0; i < n; i++)
@@ -714,9 +726,7 @@ static void llm_burst_chart(struct rep *R, const struct sel *s)
                  l[i].label, l[i].x[j], (long long)gb_params_int(&r->params, "requests"), l[i].y[j],
                  lat, plain(r, "kv_peak_bytes"));
         }
-    if (dropped)
-        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
-             MAXLINES);
+    dropped_finding(c, dropped);
 out:
     gb__free_lines(l, l ? n : 0);
     free(a);
@@ -755,11 +765,8 @@ void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k)
         goto out;
     }
     gb__scan_axes(&s, a);
-    n = gb__build_lines(R, &s, a, "rate", llm_goodput, &l, &dropped);
-    if (!l || !n) {
-        gb__chart_nodata(R, c, "the llm results have no rate axis");
+    if (!(n = lines_along(R, c, &s, a, "llm", "rate", llm_goodput, &l, &dropped)))
         goto out;
-    }
     gb__write_lines(R, c, l, n, "arrival rate, requests/s", "goodput, requests/s", false, NULL, 0,
                     NULL, NULL);
     for (size_t i = 0; i < n; i++)
@@ -769,9 +776,7 @@ void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k)
             find(c, "%s, rate %.3g: goodput %.3g requests/s, %.4g output tokens/s; %s.", l[i].label,
                  l[i].x[j], l[i].y[j], l[i].r[j]->value, lat);
         }
-    if (dropped)
-        find(c, "%zu more lines are in the results but not drawn (at most %d per chart).", dropped,
-             MAXLINES);
+    dropped_finding(c, dropped);
     gb__free_lines(l, n);
     l = NULL;
     n = 0;
@@ -779,11 +784,8 @@ void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k)
     c = gb__chart_new(R, tid, ttitle, twhat);
     if (!c)
         goto out;
-    n = gb__build_lines(R, &s, a, "rate", llm_ttft99, &l, &dropped);
-    if (!l || !n) {
-        gb__chart_nodata(R, c, "the llm results have no rate axis");
+    if (!(n = lines_along(R, c, &s, a, "llm", "rate", llm_ttft99, &l, &dropped)))
         goto out;
-    }
     gb__write_lines(R, c, l, n, "arrival rate, requests/s", "TTFT p99, ms (log)", false, NULL, 0,
                     "set logscale y 10\nset yrange [*:*]\n", NULL);
 out:
