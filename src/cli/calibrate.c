@@ -285,8 +285,8 @@ static int worker(struct gb__run_args *a, const char *spec)
 
 /* The command, with the command line a worker re-executes (argv) and, in a worker, the
  * supervisor's spec (GB_WORKER_ENV; NULL otherwise). */
-static enum gb_exit calibrate(int argc, char **argv, const char *command_line, char *const *wargv,
-                              const char *spec)
+static int calibrate(int argc, char **argv, const char *command_line, char **wargv,
+                     const char *spec)
 {
     struct gb__run_args a = {0};
     struct calibrate_args c = {.runs = 3};
@@ -342,22 +342,7 @@ static enum gb_exit calibrate(int argc, char **argv, const char *command_line, c
 
 static int calibrate_main(int argc, char **argv, int full_argc, char **full_argv)
 {
-    char command_line[2048];
-    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
-    /* A worker runs the same command: keep it before getopt reorders it. */
-    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
-    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
-    unsetenv(GB_WORKER_ENV);
-    if (!worker_argv) {
-        fprintf(stderr, "gpubench calibrate: out of memory\n");
-        free(spec);
-        return GB_EXIT_USAGE;
-    }
-    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
-    enum gb_exit rc = calibrate(argc, argv, command_line, worker_argv, spec);
-    free(worker_argv);
-    free(spec);
-    return rc;
+    return gb__worker_main("calibrate", calibrate, argc, argv, full_argc, full_argv);
 }
 
 const struct gb_command gb_command_calibrate = {

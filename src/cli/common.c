@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "run/footprint.h"
+#include "run/supervise.h"
 #include "analyses/merge.h"
 #include "analyses/expect.h"
 #include "gb-config.h"
@@ -413,6 +414,27 @@ void gb__command_line(int argc, char **argv, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < argc; i++)
         gb_appendf(buf, len, "%s%s", i ? " " : "", argv[i]);
+}
+
+int gb__worker_main(const char *name, gb__worker_cmd cmd, int argc, char **argv, int full_argc,
+                    char **full_argv)
+{
+    char command_line[2048];
+    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
+    /* A worker runs the same command: keep it before getopt reorders it. */
+    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
+    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
+    unsetenv(GB_WORKER_ENV);
+    if (!worker_argv) {
+        free(spec);
+        fprintf(stderr, "gpubench %s: out of memory\n", name);
+        return GB_EXIT_USAGE;
+    }
+    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
+    int rc = cmd(argc, argv, command_line, worker_argv, spec);
+    free(worker_argv);
+    free(spec);
+    return rc;
 }
 
 void gb__utc_now(char *buf, size_t len)

@@ -177,6 +177,18 @@ enum gb_exit gb__prepare_plan(const struct gb__run_args *a, const char *cmd, str
  * records. Take it before parsing: getopt_long reorders argv. */
 void gb__command_line(int argc, char **argv, char *buf, size_t len);
 
+/* What a command that can run as its own supervised worker gets (calibrate, diag): argv after
+ * main's, its command line (gb__command_line), the whole command line as main had it (kept
+ * before getopt reorders it; what a worker runs again) and the supervisor's spec (GB_WORKER_ENV;
+ * NULL when this process is not a worker). Returns an exit code. */
+typedef int (*gb__worker_cmd)(int argc, char **argv, const char *command_line, char **worker_argv,
+                              const char *spec);
+/* A gb_command's main_full for such a command: takes the command line, a copy of full_argv and
+ * the spec (unsetting GB_WORKER_ENV, so that what the command starts does not inherit it), runs
+ * cmd and frees them. GB_EXIT_USAGE with "gpubench NAME: out of memory" when the copy fails. */
+int gb__worker_main(const char *name, gb__worker_cmd cmd, int argc, char **argv, int full_argc,
+                    char **full_argv);
+
 /* Fills a run's metadata: gpubench version and commit, start (= end) time in UTC now, host, OS,
  * the command line and the profile's path, name and SHA-256 (left alone when p is NULL: a run of
  * no profile). */

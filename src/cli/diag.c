@@ -489,22 +489,7 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
 
 static int diag_main(int argc, char **argv, int full_argc, char **full_argv)
 {
-    char command_line[2048];
-    gb__command_line(full_argc, full_argv, command_line, sizeof command_line);
-    /* A worker runs the same command: keep it before getopt reorders it. */
-    char **worker_argv = calloc((size_t)full_argc + 1, sizeof *worker_argv);
-    char *spec = getenv(GB_WORKER_ENV) ? strdup(getenv(GB_WORKER_ENV)) : NULL;
-    unsetenv(GB_WORKER_ENV);
-    if (!worker_argv) {
-        free(spec);
-        fprintf(stderr, "gpubench diag: out of memory\n");
-        return GB_EXIT_USAGE;
-    }
-    memcpy(worker_argv, full_argv, (size_t)full_argc * sizeof *worker_argv);
-    int rc = diag(argc, argv, command_line, worker_argv, spec);
-    free(worker_argv);
-    free(spec);
-    return rc;
+    return gb__worker_main("diag", diag, argc, argv, full_argc, full_argv);
 }
 
 const struct gb_command gb_command_diag = {
