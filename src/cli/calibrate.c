@@ -267,22 +267,6 @@ static enum gb_exit run_and_report(const struct gb__run_args *a, const struct ca
     return rc;
 }
 
-/* A worker of a calibrate run (run/supervise.h): the plan of this same command line, its
- * cases from the supervisor's spec. Returns gb_worker_run's exit status. */
-static int worker(struct gb__run_args *a, const char *spec)
-{
-    struct gb_profile p;
-    struct gb_plan plan;
-    enum gb_exit rc = gb__prepare_plan(a, "calibrate", &p, &plan);
-    if (rc != GB_EXIT_OK)
-        return rc;
-    int st = gb_worker_run(&plan, spec);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-    gb__shutdown_backends();
-    return st;
-}
-
 /* The command, with the command line a worker re-executes (argv) and, in a worker, the
  * supervisor's spec (GB_WORKER_ENV; NULL otherwise). */
 static int calibrate(int argc, char **argv, const char *command_line, char **wargv,
@@ -320,7 +304,7 @@ static int calibrate(int argc, char **argv, const char *command_line, char **war
         return gb__usage_error(&cmd, "expects exactly one PROFILE");
     a.profile = argv[first];
     if (spec)
-        return (enum gb_exit)worker(&a, spec);
+        return gb__worker_run_plan(&a, "calibrate", spec);
     if (a.out)
         return gb__usage_error(&cmd, "-o does not apply; --dir DIR holds the runs");
     /* The runs' folder is an input of the analysis: --json may not land on a run's file. */

@@ -437,6 +437,20 @@ int gb__worker_main(const char *name, gb__worker_cmd cmd, int argc, char **argv,
     return rc;
 }
 
+int gb__worker_run_plan(const struct gb__run_args *a, const char *cmd, const char *spec)
+{
+    struct gb_profile p;
+    struct gb_plan plan;
+    enum gb_exit rc = gb__prepare_plan(a, cmd, &p, &plan);
+    if (rc != GB_EXIT_OK)
+        return rc;
+    int st = gb_worker_run(&plan, spec);
+    gb_plan_free(&plan);
+    gb_profile_free(&p);
+    gb__shutdown_backends();
+    return st;
+}
+
 void gb__utc_now(char *buf, size_t len)
 {
     time_t t = time(NULL);

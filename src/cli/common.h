@@ -188,6 +188,10 @@ typedef int (*gb__worker_cmd)(int argc, char **argv, const char *command_line, c
  * cmd and frees them. GB_EXIT_USAGE with "gpubench NAME: out of memory" when the copy fails. */
 int gb__worker_main(const char *name, gb__worker_cmd cmd, int argc, char **argv, int full_argc,
                     char **full_argv);
+/* The worker of such a command (run/supervise.h): the plan of this same command line (a,
+ * gb__prepare_plan as command cmd), its cases from the supervisor's spec. Returns
+ * gb_worker_run's exit status, or gb__prepare_plan's exit code when there is no plan. */
+int gb__worker_run_plan(const struct gb__run_args *a, const char *cmd, const char *spec);
 
 /* Fills a run's metadata: gpubench version and commit, start (= end) time in UTC now, host, OS,
  * the command line and the profile's path, name and SHA-256 (left alone when p is NULL: a run of

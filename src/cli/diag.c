@@ -337,21 +337,6 @@ static enum gb_exit report(struct gb_diag *dg, const struct diag_args *a, const 
                                           : GB_EXIT_OK;
 }
 
-/* A worker of a diag run (run/supervise.h): the plan of this same command line. */
-static int worker(const struct gb__run_args *ra, const char *spec)
-{
-    struct gb_profile p;
-    struct gb_plan plan;
-    enum gb_exit rc = gb__prepare_plan(ra, "diag", &p, &plan);
-    if (rc != GB_EXIT_OK)
-        return rc;
-    int st = gb_worker_run(&plan, spec);
-    gb_plan_free(&plan);
-    gb_profile_free(&p);
-    gb__shutdown_backends();
-    return st;
-}
-
 static int diag(int argc, char **argv, const char *command_line, char **worker_argv,
                 const char *spec)
 {
@@ -381,7 +366,7 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     if ((rc = level_args(&a, level, burn_s, path, sizeof path, &ra)) != GB_EXIT_OK)
         return rc;
     if (spec)
-        return worker(&ra, spec);
+        return gb__worker_run_plan(&ra, "diag", spec);
     const char *outs[2] = {a.out, a.results};
     static const char *const names[2] = {"--output", "--results"};
     const char *inputs[3] = {path, a.from, a.expect};
