@@ -533,6 +533,11 @@ static int line_add(struct line *l, double x, double y, const struct gb_result *
         }
         return 0;
     }
+    return gb__line_insert(l, at, x, y, r);
+}
+
+int gb__line_insert(struct line *l, size_t at, double x, double y, const struct gb_result *r)
+{
     if (l->n == l->cap) {
         size_t nc = l->cap ? 2 * l->cap : 16;
         double *nx = realloc(l->x, nc * sizeof *nx);
@@ -557,6 +562,23 @@ static int line_add(struct line *l, double x, double y, const struct gb_result *
     l->r[at] = r;
     l->n++;
     return 0;
+}
+
+size_t gb__line_of(struct line *l, size_t *n, size_t s, const char *label, size_t *dropped)
+{
+    size_t k = 0;
+    while (k < *n && !(l[k].s == s && strcmp(l[k].label, label) == 0))
+        k++;
+    if (k == *n) {
+        if (*n == MAXLINES) {
+            (*dropped)++;
+            return MAXLINES;
+        }
+        snprintf(l[k].label, sizeof l[k].label, "%s", label);
+        l[k].s = s;
+        (*n)++;
+    }
+    return k;
 }
 
 size_t gb__build_lines(const struct rep *R, const struct sel *s, const struct axes *a,
@@ -586,18 +608,9 @@ size_t gb__build_lines(const struct rep *R, const struct sel *s, const struct ax
                      only_case ? "" : pl);
         else
             snprintf(label, sizeof label, "%s", pl);
-        size_t k = 0;
-        while (k < n && !(l[k].s == s->p[i]->s && strcmp(l[k].label, label) == 0))
-            k++;
-        if (k == n) {
-            if (n == MAXLINES) {
-                (*dropped)++;
-                continue;
-            }
-            snprintf(l[n].label, sizeof l[n].label, "%s", label);
-            l[n].s = s->p[i]->s;
-            n++;
-        }
+        const size_t k = gb__line_of(l, &n, s->p[i]->s, label, dropped);
+        if (k == MAXLINES)
+            continue;
         double y = yfn ? yfn(r) : r->value;
         if (isfinite(y))
             line_add(&l[k], gb__num(xv), y, r);

@@ -226,6 +226,13 @@ typedef double (*gb__yfn)(const struct gb_result *r);
 size_t gb__build_lines(const struct rep *R, const struct sel *s, const struct axes *a,
                        const char *xname, gb__yfn yfn, struct line **out, size_t *dropped);
 void gb__free_lines(struct line *l, size_t n);
+/* The index of the line of series s labelled label among l[0..*n) (room for MAXLINES): a new one
+ * (label copied, *n counted) when there is none; MAXLINES, with *dropped counted, when all
+ * MAXLINES lines are taken. */
+size_t gb__line_of(struct line *l, size_t *n, size_t s, const char *label, size_t *dropped);
+/* Puts the point (x, y, r) into l at index at (0..l->n), the points from at on moved up one, l
+ * grown as needed. 0, or GB_ENOMEM with the points as they were. */
+int gb__line_insert(struct line *l, size_t at, double x, double y, const struct gb_result *r);
 
 /* ---- files, gnuplot scripts and gnuplot (gnuplot.c) ---------------------------------------- */
 

@@ -109,29 +109,7 @@ static int add_point(struct line *l, double x, double y, const struct gb_result 
         }
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 16;
-        double *nx = realloc(l->x, nc * sizeof *nx);
-        if (nx)
-            l->x = nx;
-        double *ny = realloc(l->y, nc * sizeof *ny);
-        if (ny)
-            l->y = ny;
-        const struct gb_result **nr = realloc(l->r, nc * sizeof *nr);
-        if (nr)
-            l->r = nr;
-        if (!nx || !ny || !nr)
-            return -1;
-        l->cap = nc;
-    }
-    memmove(l->x + at + 1, l->x + at, (l->n - at) * sizeof *l->x);
-    memmove(l->y + at + 1, l->y + at, (l->n - at) * sizeof *l->y);
-    memmove(l->r + at + 1, l->r + at, (l->n - at) * sizeof *l->r);
-    l->x[at] = x;
-    l->y[at] = y;
-    l->r[at] = r;
-    l->n++;
-    return 0;
+    return gb__line_insert(l, at, x, y, r);
 }
 
 /* One line per series, collective, transport and (when ranks vary) ranks; *dropped counts the
@@ -172,18 +150,9 @@ static size_t coll_lines(const struct rep *R, const struct sel *s, struct line *
             snprintf(label, sizeof label, "%s", key);
         char clean[240];
         gb__clean(label, clean, sizeof clean);
-        size_t k = 0;
-        while (k < n && !(l[k].s == s->p[i]->s && strcmp(l[k].label, clean) == 0))
-            k++;
-        if (k == n) {
-            if (n == MAXLINES) {
-                (*dropped)++;
-                continue;
-            }
-            snprintf(l[n].label, sizeof l[n].label, "%s", clean);
-            l[n].s = s->p[i]->s;
-            n++;
-        }
+        const size_t k = gb__line_of(l, &n, s->p[i]->s, clean, dropped);
+        if (k == MAXLINES)
+            continue;
         if (add_point(&l[k], num_param(r, "size"), gb_result_scalar(r, "busbw"), r) != 0) {
             gb__free_lines(l, n);
             *out = NULL;
