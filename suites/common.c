@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run/config.h"
@@ -408,6 +409,26 @@ void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed)
         }
         p[i] = (unsigned char)(x >> (8 * (i & 7)));
     }
+}
+
+void gb_wait_until(double t)
+{
+    for (;;) {
+        const double left = t - gb_now();
+        if (left <= 0)
+            return;
+        if (left > 300e-6) {
+            const double w = left - 200e-6;
+            struct timespec ts = {(time_t)w, (long)((w - floor(w)) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+double gb_rank_quantile(const double *sorted, size_t n, double q)
+{
+    const size_t r = (size_t)ceil(q * (double)n);
+    return sorted[r ? r - 1 : 0];
 }
 
 int gb_case_check_bytes(struct gb_case_ctx *ctx, const unsigned char *got,

@@ -83,6 +83,16 @@ void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct g
  * copy that moved the wrong bytes, or another device's bytes, cannot match by chance. */
 void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
 
+/* Returns when gb_now() (base/units.h, s) reaches t: nanosleep to 200 us before t, then spin (a
+ * short spin: two shared cores must not spin long). For the servers that replay a trace's
+ * arrival times (serve, llm, tenants). */
+void gb_wait_until(double t);
+
+/* The nearest-rank quantile q in [0, 1] of sorted[0..n) (n > 0, ascending): the ceil(q n)-th
+ * smallest (the first for q n <= 1), a value that occurred, as MLPerf LoadGen and the serving
+ * benchmarks report their percentiles. */
+double gb_rank_quantile(const double *sorted, size_t n, double q);
+
 /* Compares n bytes read back (`got`) with the bytes expected (`want`). Returns 0 when they are
  * equal; else records the first difference with gb_case_mismatch() as "<what>: byte I is 0xGG,
  * expected 0xWW", `what` formatted printf-style from fmt, and returns GB_EVERIFY. */

@@ -64,6 +64,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/stats.h"
 #include "base/error.h"
 #include "base/robust.h"
 #include "base/units.h"
@@ -347,20 +348,10 @@ static double real_now(void *p)
     return gb_now();
 }
 
-/* nanosleep to 200 us before t, then spin (two shared cores: no long spins). */
 static void real_wait(void *p, double t)
 {
     (void)p;
-    for (;;) {
-        const double left = t - gb_now();
-        if (left <= 0)
-            return;
-        if (left > 300e-6) {
-            const double w = left - 200e-6;
-            struct timespec ts = {(time_t)w, (long)((w - floor(w)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
-    }
+    gb_wait_until(t);
 }
 
 static int real_prefill(void *p, uint32_t req, uint32_t slot)
@@ -641,12 +632,6 @@ static int llm_prepare(struct gb_case_ctx *ctx, uint64_t reps)
     return err ? err : gb_case_poison(ctx, s->cout, bytes, GB_F32);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int grow(double **v, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -917,17 +902,11 @@ static int llm_verify(struct gb_case_ctx *ctx)
 
 /* ---- figures ---------------------------------------------------------------------------- */
 
-static double rank_quantile(const double *sorted, size_t n, double q)
-{
-    const size_t r = (size_t)ceil(q * (double)n);
-    return sorted[r ? r - 1 : 0];
-}
-
 static void pcts(struct gb_case_ctx *ctx, const char *name, double *v, size_t n, bool p90)
 {
     if (!n)
         return;
-    qsort(v, n, sizeof *v, cmp_double);
+    gb_sort_doubles(v, n);
     char buf[32];
     static const double q[] = {0.5, 0.9, 0.99};
     static const char *const tag[] = {"p50", "p90", "p99"};
@@ -935,7 +914,7 @@ static void pcts(struct gb_case_ctx *ctx, const char *name, double *v, size_t n,
         if (i == 1 && !p90)
             continue;
         snprintf(buf, sizeof buf, "%s_%s_ms", name, tag[i]);
-        gb_case_figure(ctx, buf, "ms", 1e3 * rank_quantile(v, n, q[i]));
+        gb_case_figure(ctx, buf, "ms", 1e3 * gb_rank_quantile(v, n, q[i]));
     }
 }
 

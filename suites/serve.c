@@ -78,6 +78,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/stats.h"
 #include "base/error.h"
 #include "base/robust.h"
 #include "base/units.h"
@@ -304,20 +305,10 @@ static double real_now(void *p)
     return gb_now();
 }
 
-/* nanosleep to 200 us before t, then spin (two shared cores: no long spins). */
 static void real_wait(void *p, double t)
 {
     (void)p;
-    for (;;) {
-        double left = t - gb_now();
-        if (left <= 0)
-            return;
-        if (left > 300e-6) {
-            double s = left - 200e-6;
-            struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
-    }
+    gb_wait_until(t);
 }
 
 static int real_serve(void *p, size_t first, size_t count)
@@ -360,18 +351,6 @@ static const struct gb_serve_server real_server = {
     .now = real_now, .wait_until = real_wait, .serve = real_serve};
 
 /* ---- the case -------------------------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double rank_quantile(const double *sorted, size_t n, double q)
-{
-    size_t r = (size_t)ceil(q * (double)n);
-    return sorted[r ? r - 1 : 0];
-}
 
 /* The capacities measured in this worker: a full batch's median time per device, layer and
  * batch size (at most CAPACITY_KEPT; beyond, each case measures its own). */
@@ -463,9 +442,9 @@ static int probe_rate(void *p, struct gb_serve_probe *pr)
         if (!isnan(u))
             up[judged++] = u;
     }
-    qsort(pool, m, sizeof *pool, cmp_double);
+    gb_sort_doubles(pool, m);
     pr->kept_up = gb_median(up, judged);
-    pr->p99_s = m ? rank_quantile(pool, m, 0.99) : NAN;
+    pr->p99_s = m ? gb_rank_quantile(pool, m, 0.99) : NAN;
     const bool over = gb_serve_overloaded(pr->kept_up, dropped, traces * s->nreq);
     char why[64];
     pr->pass = m && gb_serve_verdict(GB_SERVE_SERVER, pool, m,
@@ -624,7 +603,7 @@ static int serve_setup(struct gb_case_ctx *ctx)
         }
         /* The fastest: noise only ever slows a run, and a capacity measured low (a busy
          * moment) would make every load of the sweep lighter than it says. */
-        qsort(t, CAPACITY_RUNS, sizeof t[0], cmp_double);
+        gb_sort_doubles(t, CAPACITY_RUNS);
         s->service_s = t[0];
         if (!(s->service_s > 0))
             return GB_USER_FAIL(GB_EIMPLAUSIBLE, "a full batch took no time on the host clock");
@@ -705,9 +684,9 @@ static int serve_run(struct gb_case_ctx *ctx, uint64_t reps)
             .misses = misses};
         if (m) {
             /* Sorted in place: the kept order within a trace does not matter. */
-            qsort(v, m, sizeof *v, cmp_double);
-            t->p99_us = 1e6 * rank_quantile(v, m, 0.99);
-            t->p90_us = 1e6 * rank_quantile(v, m, 0.90);
+            gb_sort_doubles(v, m);
+            t->p99_us = 1e6 * gb_rank_quantile(v, m, 0.99);
+            t->p90_us = 1e6 * gb_rank_quantile(v, m, 0.90);
         }
     }
     return 0;
@@ -873,23 +852,23 @@ static void serve_figures(struct gb_case_ctx *ctx, double op_time_s)
     memcpy(v, s->kept + from, n * sizeof *v);
     for (size_t i = n; i < nv; i++)
         v[i] = INFINITY;
-    qsort(v, n, sizeof *v, cmp_double);
+    gb_sort_doubles(v, n);
     /* The run's headline percentile over every kept request: p90 SingleStream, p99 else. */
     const size_t pooled_n = n;
     const double pooled =
-        n ? rank_quantile(v, n, s->sc == GB_SERVE_SINGLESTREAM ? 0.90 : 0.99) : NAN;
+        n ? gb_rank_quantile(v, n, s->sc == GB_SERVE_SINGLESTREAM ? 0.90 : 0.99) : NAN;
     if (n && !overloaded) {
-        gb_case_figure(ctx, "p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
+        gb_case_figure(ctx, "p50_us", "us", 1e6 * gb_rank_quantile(v, n, 0.50));
         if (n >= 10)
-            gb_case_figure(ctx, "p90_us", "us", 1e6 * rank_quantile(v, n, 0.90));
+            gb_case_figure(ctx, "p90_us", "us", 1e6 * gb_rank_quantile(v, n, 0.90));
         if (n >= 100)
-            gb_case_figure(ctx, "p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
+            gb_case_figure(ctx, "p99_us", "us", 1e6 * gb_rank_quantile(v, n, 0.99));
         if (n >= 1000)
-            gb_case_figure(ctx, "p999_us", "us", 1e6 * rank_quantile(v, n, 0.999));
+            gb_case_figure(ctx, "p999_us", "us", 1e6 * gb_rank_quantile(v, n, 0.999));
     } else if (n) {
-        gb_case_figure(ctx, "overload_p50_us", "us", 1e6 * rank_quantile(v, n, 0.50));
+        gb_case_figure(ctx, "overload_p50_us", "us", 1e6 * gb_rank_quantile(v, n, 0.50));
         if (n >= 100)
-            gb_case_figure(ctx, "overload_p99_us", "us", 1e6 * rank_quantile(v, n, 0.99));
+            gb_case_figure(ctx, "overload_p99_us", "us", 1e6 * gb_rank_quantile(v, n, 0.99));
     }
     gb_case_text(ctx, "queue_state", "%s",
                  overloaded && !(kept_up < GB_SERVE_KEPT_UP_MIN)

@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/stats.h"
 #include "base/error.h"
 #include "base/units.h"
 #include "run/child.h"
@@ -377,27 +378,6 @@ static void work_free(struct work *w)
     free(w->hb);
 }
 
-/* Sleeps, then spins, until gb_now() reaches t: nanosleep for all but the last 200 us. */
-static void wait_until(double t)
-{
-    for (;;) {
-        double left = t - gb_now();
-        if (left <= 0)
-            return;
-        if (left > 300e-6) {
-            double s = left - 200e-6;
-            struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
-    }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* arg: "role=victim|aggressorK kind=NAME n=N gn=N" */
 static int tenant_child(struct gb_child_io *io)
 {
@@ -434,7 +414,7 @@ static int tenant_child(struct gb_child_io *io)
                 err = w.ops->queue_sync(w.q);
             t[i] = gb_now() - t0;
         }
-        qsort(t, 9, sizeof t[0], cmp_double);
+        gb_sort_doubles(t, 9);
         period = 4 * t[4];
     }
     if (err) {
@@ -476,7 +456,7 @@ static int tenant_child(struct gb_child_io *io)
             const double t0 = gb_now();
             for (size_t r = 0; r < nreq && !err; r++) {
                 const double due = t0 + (double)r * period;
-                wait_until(due);
+                gb_wait_until(due);
                 if (!(err = work_op(&w)))
                     err = w.ops->queue_sync(w.q);
                 lat[r] = gb_now() - due;
@@ -902,11 +882,11 @@ static void tenants_figures(struct gb_case_ctx *ctx, double op_time_s)
             for (size_t r = r0; r < s->nruns; r++) {
                 const size_t a = r ? s->run_end[r - 1] : 0, m = s->run_end[r] - a;
                 memcpy(all, s->lat + a, m * sizeof *all);
-                qsort(all, m, sizeof *all, cmp_double);
+                gb_sort_doubles(all, m);
                 p99[r - r0] = 1e6 * quantile_sorted(all, m, 0.99);
             }
             memcpy(all, s->lat + from, n * sizeof *all);
-            qsort(all, n, sizeof *all, cmp_double);
+            gb_sort_doubles(all, n);
             gb_case_figure(ctx, "p50_us", "us", 1e6 * quantile_sorted(all, n, 0.50));
             if (n >= 100)
                 gb_case_figure(ctx, "p99_us", "us", 1e6 * quantile_sorted(all, n, 0.99));
