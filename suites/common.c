@@ -425,6 +425,18 @@ void gb_wait_until(double t)
     }
 }
 
+double gb_replay_now(void *p)
+{
+    (void)p;
+    return gb_now();
+}
+
+void gb_replay_wait(void *p, double t)
+{
+    (void)p;
+    gb_wait_until(t);
+}
+
 double gb_rank_quantile(const double *sorted, size_t n, double q)
 {
     const size_t r = (size_t)ceil(q * (double)n);

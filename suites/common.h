@@ -87,6 +87,10 @@ void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
  * short spin: two shared cores must not spin long). For the servers that replay a trace's
  * arrival times (serve, llm, tenants). */
 void gb_wait_until(double t);
+/* The host clock as the now() and wait_until() callbacks of a server that replays a trace
+ * (serve_queue.h, llm_sched.h): gb_now() and gb_wait_until(t); p is not used. */
+double gb_replay_now(void *p);
+void gb_replay_wait(void *p, double t);
 
 /* The nearest-rank quantile q in [0, 1] of sorted[0..n) (n > 0, ascending): the ceil(q n)-th
  * smallest (the first for q n <= 1), a value that occurred, as MLPerf LoadGen and the serving

@@ -342,18 +342,6 @@ static int forward(struct llm *s, uint64_t n, uint64_t cc, uint64_t cn, uint64_t
     return ops->queue_sync(q);
 }
 
-static double real_now(void *p)
-{
-    (void)p;
-    return gb_now();
-}
-
-static void real_wait(void *p, double t)
-{
-    (void)p;
-    gb_wait_until(t);
-}
-
 static int real_prefill(void *p, uint32_t req, uint32_t slot)
 {
     struct llm *s = p;
@@ -661,8 +649,8 @@ static int llm_run(struct gb_case_ctx *ctx, uint64_t reps)
         }
         struct gb_llm_out out = {.first = s->first, .done = s->done, .itl = s->itl};
         const struct gb_llm_server srv = {.ctx = s,
-                                          .now = real_now,
-                                          .wait_until = real_wait,
+                                          .now = gb_replay_now,
+                                          .wait_until = gb_replay_wait,
                                           .prefill = real_prefill,
                                           .decode = real_decode};
         int err = gb_llm_run(&srv, s->req, s->nreq, s->max_batch, &out);

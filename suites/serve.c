@@ -299,18 +299,6 @@ static float w_val(uint64_t kk, uint64_t nn)
 
 /* ---- the real server: the harness's clock and the device --------------------------------- */
 
-static double real_now(void *p)
-{
-    (void)p;
-    return gb_now();
-}
-
-static void real_wait(void *p, double t)
-{
-    (void)p;
-    gb_wait_until(t);
-}
-
 static int real_serve(void *p, size_t first, size_t count)
 {
     struct serve *s = p;
@@ -343,12 +331,12 @@ static int real_serve(void *p, size_t first, size_t count)
     err = ops->queue_sync(ctx->q);
     /* The planted slow batch: every slow_every-th of the traces' batches takes SLOW_S more. */
     if (!err && s->tracing && s->slow_every && ++s->nbatches % s->slow_every == 0)
-        real_wait(NULL, gb_now() + SLOW_S);
+        gb_wait_until(gb_now() + SLOW_S);
     return err;
 }
 
 static const struct gb_serve_server real_server = {
-    .now = real_now, .wait_until = real_wait, .serve = real_serve};
+    .now = gb_replay_now, .wait_until = gb_replay_wait, .serve = real_serve};
 
 /* ---- the case -------------------------------------------------------------------------- */
 
