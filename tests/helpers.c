@@ -507,3 +507,15 @@ void gb_test_fake_nvml_state(const char *dir, const char *from, bool link, struc
         gb_tel_machine_link(&rs->run.machine, 0, &tr);
     }
 }
+
+double gb_test_vclock_now(void *ctx)
+{
+    return *(const double *)ctx;
+}
+
+void gb_test_vclock_wait(void *ctx, double t)
+{
+    double *now = ctx;
+    if (t > *now)
+        *now = t;
+}

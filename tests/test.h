@@ -221,6 +221,11 @@ void gb_test_need_devices(size_t have, size_t n);
  * fake's readings under load would raise it (gb_tel_machine_link, as a transfer's readings do).
  * Fails the test when the fake does not open or the file does not read. */
 void gb_test_fake_nvml_state(const char *dir, const char *from, bool link, struct gb_results *rs);
+/* A virtual clock for the tests of the servers that replay a trace (serve_queue.h, llm_sched.h),
+ * as their now() and wait_until() callbacks: ctx points at a struct whose first member is the
+ * clock, `double t` (s). now() reads it; wait_until(t) moves it on to t, never back. */
+double gb_test_vclock_now(void *ctx);
+void gb_test_vclock_wait(void *ctx, double t);
 /* OpenCL device 0's own information into *info, read in this process (ops->init() and
  * device_open); the test is skipped when there is none. The backend stays initialised. */
 void gb_test_opencl_info(struct gb_device_info *info);

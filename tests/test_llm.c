@@ -15,19 +15,10 @@
 
 /* A virtual clock: a prefill takes base + per_tok P, a decode step base + per_seq n. */
 struct vdev {
-    double t, base, per_tok, per_seq;
+    double t; /* first: the clock of gb_test_vclock_now / _wait */
+    double base, per_tok, per_seq;
     size_t most; /* the largest decode batch */
 };
-static double v_now(void *p)
-{
-    return ((struct vdev *)p)->t;
-}
-static void v_wait(void *p, double t)
-{
-    struct vdev *v = p;
-    if (t > v->t)
-        v->t = t;
-}
 static const struct gb_llm_req *v_reqs;
 static int v_prefill(void *p, uint32_t req, uint32_t slot)
 {
@@ -110,8 +101,11 @@ TEST(llm_batcher_counts_tokens_and_the_kv_peak)
         longest = ctx > longest ? ctx : longest;
     }
     struct vdev v = {.base = 0.001, .per_tok = 1e-5, .per_seq = 1e-4};
-    const struct gb_llm_server srv = {
-        .ctx = &v, .now = v_now, .wait_until = v_wait, .prefill = v_prefill, .decode = v_decode};
+    const struct gb_llm_server srv = {.ctx = &v,
+                                      .now = gb_test_vclock_now,
+                                      .wait_until = gb_test_vclock_wait,
+                                      .prefill = v_prefill,
+                                      .decode = v_decode};
     struct gb_llm_out out = {.first = first, .done = done, .itl = itl};
     /* Every request at once, a slot each: the closed form. */
     ASSERT_OK(gb_llm_run(&srv, r, N, N, &out));

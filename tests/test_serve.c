@@ -9,24 +9,16 @@
 #include "outputs/summary_out.h"
 #include "outputs/writer.h"
 #include "results/results.h"
+#include "base/stats.h"
 #include "suites/serve_queue.h"
 #include "test.h"
 
 /* A virtual clock and a server whose batch of k takes base + per * k. */
 struct vserver {
-    double t, base, per;
+    double t; /* first: the clock of gb_test_vclock_now / _wait */
+    double base, per;
     size_t largest;
 };
-static double v_now(void *p)
-{
-    return ((struct vserver *)p)->t;
-}
-static void v_wait(void *p, double t)
-{
-    struct vserver *v = p;
-    if (t > v->t)
-        v->t = t;
-}
 static int v_serve(void *p, size_t first, size_t count)
 {
     (void)first;
@@ -35,12 +27,6 @@ static int v_serve(void *p, size_t first, size_t count)
     if (count > v->largest)
         v->largest = count;
     return 0;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* M/D/1 (max_batch 1, no wait): the mean wait against Pollaczek-Khinchine, Wq = rho d /
@@ -55,7 +41,7 @@ static void md1(double rho, uint64_t seed)
     gb_serve_arrivals(a, n, lambda, seed);
     struct vserver v = {.t = 0, .base = d, .per = 0};
     const struct gb_serve_server srv = {
-        .ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     ASSERT_OK(gb_serve_run(&srv, a, n, 1, 0, 0, lat, &st));
     ASSERT_EQ(st.batches, n);
@@ -76,7 +62,7 @@ static void md1(double rho, uint64_t seed)
     ASSERT_MSG(fabs(mean - wq) < 0.05 * wq, "mean wait %g, P-K %g", mean, wq);
     ASSERT_MSG(fabs((double)zero / (double)n - (1 - rho)) < 0.01, "P(W = 0) %g",
                (double)zero / (double)n);
-    qsort(lat, n, sizeof *lat, cmp);
+    gb_sort_doubles(lat, n);
     const double qs[] = {0.9, 0.99};
     for (size_t j = 0; j < 2; j++) {
         const double w = lat[(size_t)ceil(qs[j] * (double)n) - 1];
@@ -108,7 +94,8 @@ TEST(serve_batcher_keeps_its_limits)
     const double wait = 0.5, base = 0.1, per = 0.01;
     gb_serve_arrivals(a, n, 0.1 * 4 / (base + 4 * per), 3);
     struct vserver v = {.base = base, .per = per};
-    struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+    struct gb_serve_server srv = {
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     ASSERT_OK(gb_serve_run(&srv, a, n, 4, wait, 0, lat, &st));
     ASSERT(st.largest_batch <= 4);
@@ -139,7 +126,7 @@ static double served_p99(double *lat, size_t n)
     for (size_t i = 0; i < n; i++)
         if (!isnan(lat[i]))
             lat[m++] = lat[i];
-    qsort(lat, m, sizeof *lat, cmp);
+    gb_sort_doubles(lat, m);
     return m ? lat[(size_t)ceil(0.99 * (double)m) - 1] : NAN;
 }
 
@@ -154,7 +141,8 @@ TEST(serve_bounded_queue_drops_and_says_overload)
     double *a = malloc(n * sizeof *a), *lat = malloc(n * sizeof *lat);
     ASSERT(a && lat);
     struct vserver v;
-    struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+    struct gb_serve_server srv = {
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     double p99[2][2]; /* [unbounded, bounded][1,000, 100,000 requests] */
     for (int bounded = 0; bounded < 2; bounded++)
@@ -188,7 +176,8 @@ TEST(serve_overload_judgement_has_no_false_alarm_at_stable_loads)
 {
     double a[256], lat[256];
     struct vserver v;
-    struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+    struct gb_serve_server srv = {
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     static const double loads[] = {0.5, 0.95, 2};
     static const size_t lens[] = {100, 256}, batches[] = {1, 8};
@@ -206,7 +195,7 @@ TEST(serve_overload_judgement_has_no_false_alarm_at_stable_loads)
                         ASSERT_OK(gb_serve_run(&srv, a, lens[q], batches[b], 0, 1024, lat, &st));
                         u[t] = gb_serve_kept_up(a, lens[q], &st, full);
                     }
-                    qsort(u, 3, sizeof u[0], cmp);
+                    gb_sort_doubles(u, 3);
                     const double up = u[1];
                     lo = up < lo ? up : lo;
                     hi = up > hi ? up : hi;
@@ -331,7 +320,8 @@ TEST(serve_scenarios_match_closed_forms)
     const double base = 0.1, per = 0.01;
     double lat[1000], a[1000];
     struct slowserver s = {.v = {.base = base, .per = per}};
-    struct gb_serve_server srv = {.ctx = &s, .now = v_now, .wait_until = v_wait, .serve = s_serve};
+    struct gb_serve_server srv = {
+        .ctx = &s, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = s_serve};
     struct gb_serve_stats st;
     ASSERT_OK(gb_serve_closed(&srv, 100, 1, lat, &st));
     for (size_t i = 0; i < 100; i++)
@@ -358,7 +348,7 @@ TEST(serve_scenarios_match_closed_forms)
     double sd, p99;
     ASSERT_EQ(gb_serve_jitter(a, lat, 300, &sd, &p99), 299);
     ASSERT(sd < 1e-12 && p99 < 1e-12);
-    qsort(lat, 300, sizeof lat[0], cmp);
+    gb_sort_doubles(lat, 300);
     ASSERT_NEAR(lat[299], 0.011, 1e-12);
     char why[256];
     /* 300 frames: too few for a p99 claim; 700 meet every deadline. */
@@ -366,7 +356,7 @@ TEST(serve_scenarios_match_closed_forms)
     gb_serve_periodic_arrivals(a, 700, period);
     s = (struct slowserver){.v = {.base = 0.01, .per = 0.001}};
     ASSERT_OK(gb_serve_run(&srv, a, 700, 1, 0, 0, lat, &st));
-    qsort(lat, 700, sizeof lat[0], cmp);
+    gb_sort_doubles(lat, 700);
     ASSERT(gb_serve_verdict(GB_SERVE_PERIODIC, lat, 700, period, false, why, sizeof why));
     /* Served in 40 ms, over the 33 ms period: each frame later than the last, every one late. */
     s = (struct slowserver){.v = {.base = 0.039, .per = 0.001}};
@@ -377,13 +367,13 @@ TEST(serve_scenarios_match_closed_forms)
     ASSERT_EQ(missed, 700);
     ASSERT_EQ(gb_serve_jitter(a, lat, 700, &sd, &p99), 699);
     ASSERT_NEAR(p99, 0.040 - period, 1e-9); /* each waits one gap longer than the last */
-    qsort(lat, 700, sizeof lat[0], cmp);
+    gb_sort_doubles(lat, 700);
     ASSERT(!gb_serve_verdict(GB_SERVE_PERIODIC, lat, 700, period, false, why, sizeof why));
     ASSERT_CONTAINS(why, "700 of 700 requests missed");
     /* The planted slow request: one batch in 50 takes 1 s more. */
     s = (struct slowserver){.v = {.base = base, .per = per}, .every = 50, .slow = 1};
     ASSERT_OK(gb_serve_closed(&srv, 1000, 1, lat, &st));
-    qsort(lat, 1000, sizeof lat[0], cmp);
+    gb_sort_doubles(lat, 1000);
     ASSERT_NEAR(lat[989], 1 + base + per, 1e-9); /* p99: the nearest rank, 990th */
     ASSERT_NEAR(lat[899], base + per, 1e-9);     /* p90 */
     const double es = gb_es_estimate(lat, 1000, 0.9, 0.99, NULL);
@@ -396,7 +386,8 @@ TEST(serve_overload_at_ten_times_is_invalid)
     const size_t n = 2000;
     double a[2000], lat[2000];
     struct vserver v = {.base = 1};
-    struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+    struct gb_serve_server srv = {
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     gb_serve_arrivals(a, n, 10.0, 5);
     ASSERT_OK(gb_serve_run(&srv, a, n, 1, 0, 64, lat, &st));
@@ -409,7 +400,7 @@ TEST(serve_overload_at_ten_times_is_invalid)
     for (size_t i = 0; i < n; i++)
         if (!isnan(lat[i]))
             lat[m++] = lat[i];
-    qsort(lat, m, sizeof lat[0], cmp);
+    gb_sort_doubles(lat, m);
     char why[256];
     ASSERT(!gb_serve_verdict(GB_SERVE_SERVER, lat, m, 1e9, over, why, sizeof why));
     ASSERT_CONTAINS(why, "INVALID: overloaded");
@@ -441,7 +432,8 @@ static int md1_probe_fn(void *p, struct gb_serve_probe *pr)
     struct md1_probe *m = p;
     gb_serve_arrivals(m->a, m->n, pr->rate, m->seed++);
     struct vserver v = {.base = 1};
-    struct gb_serve_server srv = {.ctx = &v, .now = v_now, .wait_until = v_wait, .serve = v_serve};
+    struct gb_serve_server srv = {
+        .ctx = &v, .now = gb_test_vclock_now, .wait_until = gb_test_vclock_wait, .serve = v_serve};
     struct gb_serve_stats st;
     int err = gb_serve_run(&srv, m->a, m->n, 1, 0, 0, m->lat, &st);
     if (err)
