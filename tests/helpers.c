@@ -153,8 +153,8 @@ const struct gb_figure *gb_test_need_figure(const struct gb_result *r, const cha
 }
 
 /* The profile in `yaml` loaded and planned on the OpenCL devices `devices` selects; skips the
- * test when there is none. */
-static void plan_profile(const char *yaml, const char *devices, struct gb_profile *p,
+ * test when there is none, or when there are fewer than `need` (0: any number). */
+static void plan_profile(const char *yaml, const char *devices, size_t need, struct gb_profile *p,
                          struct gb_plan *plan)
 {
     char err[1024];
@@ -165,6 +165,8 @@ static void plan_profile(const char *yaml, const char *devices, struct gb_profil
     if (r == GB_ENODEV)
         SKIP("no OpenCL device: %s", gb_error_msg());
     ASSERT_OK(r);
+    if (need)
+        gb_test_need_devices(plan->ndevices, need);
     ASSERT_OK(gb_plan_expand(p, NULL, plan));
 }
 
@@ -172,7 +174,7 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
 {
     struct gb_profile p;
     struct gb_plan plan;
-    plan_profile(yaml, devices, &p, &plan);
+    plan_profile(yaml, devices, 0, &p, &plan);
     *rs = (struct gb_results){0};
     struct gb_runner_opts o = {0};
     int r = gb_run_plan(&plan, &o, rs);
@@ -224,16 +226,41 @@ void gb_test_check_results_schema(const struct gb_results *rs)
     gb_test_check_schema(path);
 }
 
-const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
-                                         struct gb_profile *p, struct gb_plan *plan)
+const struct gb_suite *gb_test_plan_case_on(const char *suite_name, const char *params,
+                                            const char *devices, size_t need, struct gb_profile *p,
+                                            struct gb_plan *plan)
 {
     const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
     ASSERT(s);
     char yaml[1024];
     snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
-    plan_profile(yaml, "0", p, plan);
+    plan_profile(yaml, devices, need, p, plan);
     ASSERT_EQ(plan->ncases, 1);
     return s;
+}
+
+const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
+                                         struct gb_profile *p, struct gb_plan *plan)
+{
+    return gb_test_plan_case_on(suite_name, params, "0", 0, p, plan);
+}
+
+void gb_test_open_two(const struct gb_backend_ops *ops, const struct gb_plan *plan,
+                      struct gb_device *devs[2], struct gb_queue *qs[2])
+{
+    for (int i = 0; i < 2; i++) {
+        ASSERT_OK(ops->device_open(plan->devices[i].index, &devs[i]));
+        ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
+    }
+}
+
+void gb_test_close_two(const struct gb_backend_ops *ops, struct gb_device *devs[2],
+                       struct gb_queue *qs[2])
+{
+    for (int i = 0; i < 2; i++) {
+        ops->queue_destroy(qs[i]);
+        ops->device_close(devs[i]);
+    }
 }
 
 /* The number a value stands for, to find an axis's smallest; strings and booleans count as 0

@@ -274,6 +274,18 @@ struct gb_profile;
 struct gb_plan;
 const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
                                          struct gb_profile *p, struct gb_plan *plan);
+/* gb_test_plan_case on the OpenCL devices `devices` selects (NULL: all of them), skipping the
+ * test when they are fewer than `need` (0: any number), for the multi-device suites. */
+const struct gb_suite *gb_test_plan_case_on(const char *suite_name, const char *params,
+                                            const char *devices, size_t need, struct gb_profile *p,
+                                            struct gb_plan *plan);
+/* Opens the plan's first two devices with ops and a queue on each (fails the test when one
+ * does not open); gb_test_close_two closes them. */
+struct gb_queue;
+void gb_test_open_two(const struct gb_backend_ops *ops, const struct gb_plan *plan,
+                      struct gb_device *devs[2], struct gb_queue *qs[2]);
+void gb_test_close_two(const struct gb_backend_ops *ops, struct gb_device *devs[2],
+                       struct gb_queue *qs[2]);
 /* Runs the one case that `params` (a YAML flow map) selects in suite `suite_name` by hand on
  * OpenCL device 0: setup, `reps` runs, a verify that must pass; then corrupt() damages the
  * output and verify must fail with GB_EVERIFY and a reason. Skips when there is no device. */

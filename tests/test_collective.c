@@ -372,19 +372,9 @@ static void fake_comm_free(struct gb_comm *c)
  * library); `reason` receives ctx->reason. */
 static int library_case(const char *params, char *reason, size_t len)
 {
-    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), "collective");
-    ASSERT(s);
-    char yaml[512], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: collective\n    params: %s\n", params);
     struct gb_profile p;
-    ASSERT_MSG(
-        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
-        "%s", err);
-    struct gb_plan plan = {0};
-    ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
-    gb_test_need_devices(plan.ndevices, 2);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
+    struct gb_plan plan;
+    const struct gb_suite *s = gb_test_plan_case_on("collective", params, NULL, 2, &p, &plan);
     fake_real = plan.devices[0].ops;
     struct gb_backend_ops ops = *fake_real;
     ops.comm_init = fake_comm_init;
@@ -392,10 +382,7 @@ static int library_case(const char *params, char *reason, size_t len)
     ops.comm_free = fake_comm_free;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
-    for (int i = 0; i < 2; i++) {
-        ASSERT_OK(fake_real->device_open(plan.devices[i].index, &devs[i]));
-        ASSERT_OK(fake_real->queue_create(devs[i], &qs[i]));
-    }
+    gb_test_open_two(fake_real, &plan, devs, qs);
     struct gb_case_ctx ctx = {.ops = &ops,
                               .dev = devs[0],
                               .q = qs[0],
@@ -421,10 +408,7 @@ static int library_case(const char *params, char *reason, size_t len)
     snprintf(reason, len, "%s", ctx.reason);
     s->teardown(&ctx);
     free(ctx.state);
-    for (int i = 0; i < 2; i++) {
-        fake_real->queue_destroy(qs[i]);
-        fake_real->device_close(devs[i]);
-    }
+    gb_test_close_two(fake_real, devs, qs);
     gb_plan_free(&plan);
     gb_profile_free(&p);
     return rc;

@@ -357,46 +357,18 @@ TEST_TIMEOUT(multi_one_device_reports_baselines_and_skips_the_rest, 60)
 }
 
 /* The plan's first two devices opened, a queue on each. */
-static void open_two(const struct gb_plan *plan, struct gb_device *devs[2], struct gb_queue *qs[2])
-{
-    const struct gb_backend_ops *ops = plan->devices[0].ops;
-    for (int i = 0; i < 2; i++) {
-        ASSERT_OK(ops->device_open(plan->devices[i].index, &devs[i]));
-        ASSERT_OK(ops->queue_create(devs[i], &qs[i]));
-    }
-}
-
-static void close_two(const struct gb_backend_ops *ops, struct gb_device *devs[2],
-                      struct gb_queue *qs[2])
-{
-    for (int i = 0; i < 2; i++) {
-        ops->queue_destroy(qs[i]);
-        ops->device_close(devs[i]);
-    }
-}
-
 /* Drives one multi-device case by hand on two PoCL devices: verify passes after the runs and
  * fails when nothing ran, so no verifier is vacuous. And a device failing mid-case (a launch
  * the backend rejects on device 1 only) fails that run without hanging device 0. */
 static void verify_needs_the_work(const char *suite_name, const char *params)
 {
-    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite_name);
-    ASSERT(s);
-    char yaml[1024], err[1024];
-    snprintf(yaml, sizeof yaml, "suites:\n  - suite: %s\n    params: %s\n", suite_name, params);
     struct gb_profile p;
-    ASSERT_MSG(
-        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
-        "%s", err);
-    struct gb_plan plan = {0};
-    ASSERT_OK(gb_plan_devices(&p, "opencl", NULL, &plan));
-    gb_test_need_devices(plan.ndevices, 2);
-    ASSERT_OK(gb_plan_expand(&p, NULL, &plan));
-    ASSERT_EQ(plan.ncases, 1);
+    struct gb_plan plan;
+    const struct gb_suite *s = gb_test_plan_case_on(suite_name, params, NULL, 2, &p, &plan);
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
-    open_two(&plan, devs, qs);
+    gb_test_open_two(ops, &plan, devs, qs);
     for (int pass = 0; pass < 2; pass++) {
         struct gb_case_ctx ctx = {.ops = ops,
                                   .dev = devs[0],
@@ -418,7 +390,7 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
         s->teardown(&ctx);
         free(ctx.state);
     }
-    close_two(ops, devs, qs);
+    gb_test_close_two(ops, devs, qs);
     gb_plan_free(&plan);
     gb_profile_free(&p);
 }
@@ -469,7 +441,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     const struct gb_backend_ops *ops = plan.devices[0].ops;
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
-    open_two(&plan, devs, qs);
+    gb_test_open_two(ops, &plan, devs, qs);
     struct gb_case_ctx ctx = {.ops = ops, .dev = devs[1], .q = qs[1]};
     struct gb_program *prog;
     struct gb_kernel *k;
@@ -485,7 +457,7 @@ TEST_TIMEOUT(multi_device_failing_mid_case_fails_that_run_only, 60)
     gb_team_destroy(t);
     ops->kernel_free(k);
     ops->program_free(prog);
-    close_two(ops, devs, qs);
+    gb_test_close_two(ops, devs, qs);
     gb_plan_free(&plan);
 }
 
