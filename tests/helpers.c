@@ -185,14 +185,28 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
     gb_test_check_results_schema(rs);
 }
 
-void gb_test_run_suite(const char *head, const char *suite, const char *params,
-                       struct gb_results *rs)
+/* gb_test_run_suite on the devices `devices` selects (NULL: all). */
+static void run_suite(const char *head, const char *suite, const char *params, const char *devices,
+                      struct gb_results *rs)
 {
     char yaml[4096];
     int n = snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: %s\n    params: %s\n", head, suite,
                      params);
     ASSERT_MSG(n > 0 && (size_t)n < sizeof yaml, "profile of %d bytes", n);
-    gb_test_run_profile(yaml, "0", rs);
+    gb_test_run_profile(yaml, devices, rs);
+}
+
+void gb_test_run_suite(const char *head, const char *suite, const char *params,
+                       struct gb_results *rs)
+{
+    run_suite(head, suite, params, "0", rs);
+}
+
+void gb_test_run_suite_on(const char *pocl, const char *head, const char *suite, const char *params,
+                          struct gb_results *rs)
+{
+    setenv("POCL_DEVICES", pocl, 1);
+    run_suite(head, suite, params, NULL, rs);
 }
 
 void gb_test_check_schema(const char *path)

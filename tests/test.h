@@ -246,6 +246,10 @@ void gb_test_run_profile(const char *yaml, const char *devices, struct gb_result
  * `suite` with `params` (a YAML flow map). */
 void gb_test_run_suite(const char *head, const char *suite, const char *params,
                        struct gb_results *rs);
+/* gb_test_run_suite on every OpenCL device, with POCL_DEVICES=pocl set first (PoCL makes one
+ * device per entry: "pthread pthread" two; another implementation offers what it has). */
+void gb_test_run_suite_on(const char *pocl, const char *head, const char *suite, const char *params,
+                          struct gb_results *rs);
 /* Runs the gpubench binary on a profile of `suites` (the suites: list, YAML lines) under a short
  * measure: budget, on the devices `devices` (--device), with the driver-defect shim preloaded
  * (GB_TEST_CL_DEFECTS) and the environment assignments `env` (shell syntax, "" for none), a

@@ -22,17 +22,7 @@ static const char *budget = "measure: {min_samples: 2, max_samples: 3, max_time:
 
 static void run_coll(const char *pocl, const char *params, struct gb_results *rs)
 {
-    setenv("POCL_DEVICES", pocl, 1);
-    char yaml[2048];
-    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: collective\n    params: %s\n", budget,
-             params);
-    gb_test_run_profile(yaml, NULL, rs);
-}
-
-static const char *param_str(const struct gb_result *r, const char *name)
-{
-    const struct gb_value *v = gb_params_get(&r->params, name);
-    return v && v->type == GB_V_STR ? v->s : "";
+    gb_test_run_suite_on(pocl, budget, "collective", params, rs);
 }
 
 static enum gb_coll_op op_named(const char *s)
@@ -225,7 +215,7 @@ TEST_TIMEOUT(collective_planted_faults_are_caught, 120)
         for (size_t i = 0; i < rs.nresults; i++) {
             const struct gb_result *r = &rs.results[i];
             ASSERT_MSG(r->status == GB_STATUS_FAILED && !r->verified, "%s %s %s: %s", faults[f],
-                       r->case_name, param_str(r, "dtype"), gb_status_name(r->status));
+                       r->case_name, gb_params_str(&r->params, "dtype"), gb_status_name(r->status));
             ASSERT_CONTAINS(r->reason, "verification failed");
             ASSERT_CONTAINS(r->reason, "rank ");
             ASSERT_CONTAINS(r->reason, "element ");
@@ -251,7 +241,7 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
     ASSERT_EQ(rs.nresults, 5 * 2 * 3);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        const char *tr = param_str(r, "transport");
+        const char *tr = gb_params_str(&r->params, "transport");
         const uint64_t size = gb_params_size(&r->params, "size");
         if (strcmp(tr, "devices") == 0 && size == 8 && strcmp(r->case_name, "alltoall") != 0) {
             assert_coll_verified(r, 4); /* 2 floats over 4 ranks: two chunks are empty */

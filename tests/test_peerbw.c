@@ -16,16 +16,7 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
 
 static void run_peerbw(const char *pocl, const char *params, struct gb_results *rs)
 {
-    setenv("POCL_DEVICES", pocl, 1);
-    char yaml[2048];
-    snprintf(yaml, sizeof yaml, "%ssuites:\n  - suite: peerbw\n    params: %s\n", budget, params);
-    gb_test_run_profile(yaml, NULL, rs);
-}
-
-static const char *param_str(const struct gb_result *r, const char *name)
-{
-    const struct gb_value *v = gb_params_get(&r->params, name);
-    return v && v->type == GB_V_STR ? v->s : "";
+    gb_test_run_suite_on(pocl, budget, "peerbw", params, rs);
 }
 
 static int64_t param_int(const struct gb_result *r, const char *name)
@@ -97,8 +88,8 @@ TEST_TIMEOUT(peerbw_two_devices_every_op_verifies_and_sm_is_a_skip, 120)
         char pr[256];
         gb_params_format(&r->params, pr, sizeof pr);
         ASSERT_STR(r->suite, "peerbw");
-        const char *op = param_str(r, "op");
-        if (strcmp(param_str(r, "method"), "sm") == 0) {
+        const char *op = gb_params_str(&r->params, "op");
+        if (strcmp(gb_params_str(&r->params, "method"), "sm") == 0) {
             ASSERT_MSG(r->status == GB_STATUS_SKIPPED, "%s: %s", pr, gb_status_name(r->status));
             ASSERT_CONTAINS(r->reason, "cannot address another context's buffer");
             skipped++;
@@ -239,7 +230,7 @@ TEST_TIMEOUT(peerbw_three_devices_many_links_per_device_verify, 120)
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
         ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s: %s", r->case_name, r->reason);
-        const char *op = param_str(r, "op");
+        const char *op = gb_params_str(&r->params, "op");
         const bool pair = strcmp(op, "bidir") == 0;
         ASSERT_EQ(r->nset, pair ? 2 : 3);
         const struct gb_figure *links = gb_test_figure(r, "links");
