@@ -485,6 +485,14 @@ void gb_test_need_devices(size_t have, size_t n)
              n, have, pocl ? pocl : "");
 }
 
+void gb_test_need_one_device(size_t have)
+{
+    if (have != 1)
+        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
+             "POCL_DEVICES=pthread",
+             have);
+}
+
 void gb_test_opencl_info(struct gb_device_info *info)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");

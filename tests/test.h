@@ -215,6 +215,9 @@ void gb_test_need_cli_devices(const char *env, int n, struct gb_test_devices *d)
 /* Skips the test when `have`, the OpenCL devices a run or a plan saw, is fewer than n, naming the
  * POCL_DEVICES the test set (PoCL makes that many devices; other implementations offer theirs). */
 void gb_test_need_devices(size_t have, size_t n);
+/* Skips the test unless `have`, the OpenCL devices a run saw with POCL_DEVICES=pthread, is exactly
+ * one (the single-device behaviour of a multi-device suite). */
+void gb_test_need_one_device(size_t have);
 /* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
  * dlopen path as the real library) reports, as a run records it, put on device 0 of the results
  * file dir/from, read into *rs (gb_results_free it); with `link`, also the link as one of the

@@ -172,10 +172,7 @@ TEST_TIMEOUT(collective_one_device_copies_and_skips_in_place, 60)
 {
     struct gb_results rs;
     run_coll("pthread", "{size: 4100, inplace: [false, true]}", &rs);
-    if (rs.ndevices != 1)
-        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
-             "POCL_DEVICES=pthread",
-             rs.ndevices);
+    gb_test_need_one_device(rs.ndevices);
     ASSERT_EQ(rs.nresults, 7 * 2);
     size_t ok = 0;
     for (size_t i = 0; i < rs.nresults; i++) {

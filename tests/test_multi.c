@@ -328,10 +328,7 @@ TEST_TIMEOUT(multi_one_device_reports_baselines_and_skips_the_rest, 60)
               "  - suite: allreduce\n    params: {ndev: [1, 2], size: 64KiB}\n"
               "  - suite: balance\n    params: {elements: 4096, iters: 8}\n",
               &rs);
-    if (rs.ndevices != 1)
-        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
-             "POCL_DEVICES=pthread",
-             rs.ndevices);
+    gb_test_need_one_device(rs.ndevices);
     /* A single-device case first (it runs on its own, with no device set); then scaling ndev 1
      * ok, 2 skipped; peer (0, 0) only; allreduce 1 ok, 2 skipped; balance equal ok,
      * proportional and dynamic skipped. The device is listed once. */

@@ -181,10 +181,7 @@ TEST_TIMEOUT(peerbw_one_device_skips_with_a_reason, 60)
 {
     struct gb_results rs;
     run_peerbw("pthread", "{size: 64KiB}", &rs);
-    if (rs.ndevices != 1)
-        SKIP("needs exactly one OpenCL device; the implementation offers %zu with "
-             "POCL_DEVICES=pthread",
-             rs.ndevices);
+    gb_test_need_one_device(rs.ndevices);
     ASSERT_EQ(rs.nresults, 3 * 2); /* all_to_one, one_to_all, all_to_all; ce and sm */
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
