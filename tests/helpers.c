@@ -152,16 +152,21 @@ const struct gb_figure *gb_test_need_figure(const struct gb_result *r, const cha
     return f;
 }
 
+void gb_test_load_profile(const char *yaml, struct gb_profile *p)
+{
+    char err[1024];
+    int r = gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, p, err, sizeof err);
+    ASSERT_MSG(r == 0, "%s", err);
+}
+
 /* The profile in `yaml` loaded and planned on the OpenCL devices `devices` selects; skips the
  * test when there is none, or when there are fewer than `need` (0: any number). */
 static void plan_profile(const char *yaml, const char *devices, size_t need, struct gb_profile *p,
                          struct gb_plan *plan)
 {
-    char err[1024];
-    int r = gb_profile_load_string(gb_suites_builtin(), yaml, "test", NULL, 0, p, err, sizeof err);
-    ASSERT_MSG(r == 0, "%s", err);
+    gb_test_load_profile(yaml, p);
     *plan = (struct gb_plan){0};
-    r = gb_plan_devices(p, "opencl", devices, plan);
+    int r = gb_plan_devices(p, "opencl", devices, plan);
     if (r == GB_ENODEV)
         SKIP("no OpenCL device: %s", gb_error_msg());
     ASSERT_OK(r);

@@ -279,6 +279,9 @@ void gb_test_smallest_params(const struct gb_suite *s, const char *const *set, c
                              size_t len);
 struct gb_profile;
 struct gb_plan;
+/* The profile in `yaml` (built-in suites) loaded into *p (gb_profile_free it); fails the test
+ * with the loader's message when it does not load. */
+void gb_test_load_profile(const char *yaml, struct gb_profile *p);
 const struct gb_suite *gb_test_plan_case(const char *suite_name, const char *params,
                                          struct gb_profile *p, struct gb_plan *plan);
 /* gb_test_plan_case on the OpenCL devices `devices` selects (NULL: all of them), skipping the

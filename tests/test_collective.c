@@ -61,10 +61,7 @@ TEST(collective_plan_one_case_where_redop_or_root_means_nothing)
     const char *yaml = "suites:\n  - suite: collective\n"
                        "    params: {size: 1MiB, redop: [sum, max], root: [0, 1]}\n";
     struct gb_profile p;
-    char err[1024];
-    ASSERT_MSG(
-        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
-        "%s", err);
+    gb_test_load_profile(yaml, &p);
     static const struct gb_backend_ops fake = {.name = "fake"};
     struct gb_plan_device devs[2] = {{.ops = &fake, .index = 0}, {.ops = &fake, .index = 1}};
     struct gb_plan plan = {.devices = devs, .ndevices = 2};

@@ -115,10 +115,7 @@ TEST(multi_plan_one_case_per_device_set_per_backend)
                        "  - suite: scaling\n    params: {workload: triad, ndev: [1, 2, 4], "
                        "mode: [strong, weak]}\n";
     struct gb_profile p;
-    char err[1024];
-    ASSERT_MSG(
-        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
-        "%s", err);
+    gb_test_load_profile(yaml, &p);
     /* Two devices of one backend and one of another. */
     static const struct gb_backend_ops other = {.name = "other"};
     struct gb_plan_device devs[3] = {{.ops = &fake_ops, .index = 0},

@@ -31,10 +31,7 @@ TEST(peerbw_plan_pairs_roots_and_the_whole_set)
 {
     const char *yaml = "suites:\n  - suite: peerbw\n    params: {method: ce, size: [1MiB, 2MiB]}\n";
     struct gb_profile p;
-    char err[1024];
-    ASSERT_MSG(
-        gb_profile_load_string(gb_suites_builtin(), yaml, "t", NULL, 0, &p, err, sizeof err) == 0,
-        "%s", err);
+    gb_test_load_profile(yaml, &p);
     static const struct gb_backend_ops fake = {.name = "fake"};
     struct gb_plan_device devs[3] = {
         {.ops = &fake, .index = 0}, {.ops = &fake, .index = 1}, {.ops = &fake, .index = 2}};
