@@ -498,6 +498,15 @@ void gb_test_need_one_device(size_t have)
              have);
 }
 
+void gb_test_validate_refuses(const char *yaml, const char *expect)
+{
+    char out[4096];
+    const char *dir = gb_test_tmpdir_with("p.yaml", yaml);
+    int rc = gb_test_shf(out, sizeof out, "%s validate %s/p.yaml 2>&1", GB_TEST_EXE, dir);
+    ASSERT_MSG(rc != 0, "accepted: %s\n%s", yaml, out);
+    ASSERT_CONTAINS(out, expect);
+}
+
 void gb_test_opencl_info(struct gb_device_info *info)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");

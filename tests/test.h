@@ -218,6 +218,9 @@ void gb_test_need_devices(size_t have, size_t n);
 /* Skips the test unless `have`, the OpenCL devices a run saw with POCL_DEVICES=pthread, is exactly
  * one (the single-device behaviour of a multi-device suite). */
 void gb_test_need_one_device(size_t have);
+/* `gpubench validate` refuses the profile `yaml` (a non-zero exit) with a message that contains
+ * `expect`; fails the test otherwise, showing the output. */
+void gb_test_validate_refuses(const char *yaml, const char *expect);
 /* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
  * dlopen path as the real library) reports, as a run records it, put on device 0 of the results
  * file dir/from, read into *rs (gb_results_free it); with `link`, also the link as one of the

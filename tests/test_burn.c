@@ -94,6 +94,21 @@ TEST_TIMEOUT(suite_burn_corrupted_product_is_counted_and_fails, 120)
     gb_results_free(&rs);
 }
 
+/* The one result of a run of rs; the test is skipped with its reason when the case was
+ * skipped (no BLAS library on this machine). */
+static const struct gb_result *only_result(struct gb_results *rs)
+{
+    ASSERT_EQ(rs->nresults, 1);
+    const struct gb_result *r = &rs->results[0];
+    if (r->status == GB_STATUS_SKIPPED) {
+        char why[sizeof r->reason];
+        snprintf(why, sizeof why, "%s", r->reason);
+        gb_results_free(rs);
+        SKIP("%s", why);
+    }
+    return r;
+}
+
 TEST_TIMEOUT(suite_burn_fake_nvml_throttle_and_clock_drop, 120)
 {
     setenv("GPUBENCH_SYSFS_ROOT", "/nonexistent-sysfs", 1);
@@ -107,14 +122,7 @@ TEST_TIMEOUT(suite_burn_fake_nvml_throttle_and_clock_drop, 120)
     gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 1, n: 64}", &rs);
     unsetenv("GPUBENCH_TEST_BURN_NVML_PCI");
     unsetenv("GB_FAKE_NVML_THROTTLE");
-    ASSERT_EQ(rs.nresults, 1);
-    const struct gb_result *r = &rs.results[0];
-    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
-        char why[sizeof r->reason];
-        snprintf(why, sizeof why, "%s", r->reason);
-        gb_results_free(&rs);
-        SKIP("%s", why);
-    }
+    const struct gb_result *r = only_result(&rs);
     gb_test_assert_verified(r);
     ASSERT_NEAR(gb_test_need_figure(r, "clock_start")->v[0], 1980, 1e-9);
     ASSERT_NEAR(gb_test_need_figure(r, "clock_end")->v[0], 1410, 1e-9);
@@ -145,14 +153,7 @@ TEST_TIMEOUT(suite_burn_pulse_alternates_load_and_idle, 120)
     no_telemetry_sources();
     struct gb_results rs;
     gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 1, pulse: 0.2, n: 64}", &rs);
-    ASSERT_EQ(rs.nresults, 1);
-    const struct gb_result *r = &rs.results[0];
-    if (r->status == GB_STATUS_SKIPPED) { /* no BLAS */
-        char why[sizeof r->reason];
-        snprintf(why, sizeof why, "%s", r->reason);
-        gb_results_free(&rs);
-        SKIP("%s", why);
-    }
+    const struct gb_result *r = only_result(&rs);
     gb_test_assert_verified(r);
     /* 1 s of 0.2 s on, 0.2 s off: load phases at 0, 0.4 and 0.8 s; the cycle counter counts
      * each phase begun. */
@@ -164,12 +165,8 @@ TEST_TIMEOUT(suite_burn_pulse_alternates_load_and_idle, 120)
 
 TEST(suite_burn_bad_values_are_refused_at_load)
 {
-    char out[4096];
-    const char *dir =
-        gb_test_tmpdir_with("p.yaml", "suites:\n  - suite: burn\n    params: {duration: 0}\n");
-    int rc = gb_test_shf(out, sizeof out, "%s validate %s/p.yaml 2>&1", GB_TEST_EXE, dir);
-    ASSERT_MSG(rc != 0, "duration 0 accepted: %s", out);
-    ASSERT_CONTAINS(out, "seconds in (0, 86400]");
+    gb_test_validate_refuses("suites:\n  - suite: burn\n    params: {duration: 0}\n",
+                             "seconds in (0, 86400]");
     struct gb_results rs;
     no_telemetry_sources();
     gb_test_run_suite(BURN_HEAD, "burn", "{dtype: f32, duration: 0.1, n: 40}", &rs);
