@@ -507,6 +507,18 @@ void gb_test_validate_refuses(const char *yaml, const char *expect)
     ASSERT_CONTAINS(out, expect);
 }
 
+const char *gb_test_run_and_report(const char *pocl, const char *yaml)
+{
+    static char out[1 << 16];
+    const char *dir = gb_test_tmpdir_with("p.yaml", yaml);
+    int rc = gb_test_shf(out, sizeof out,
+                         "cd %s && POCL_DEVICES='%s' %s run p.yaml -q -o p.json 2>&1 "
+                         "&& %s report p.json -o rep 2>&1",
+                         dir, pocl, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    return dir;
+}
+
 void gb_test_opencl_info(struct gb_device_info *info)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");

@@ -221,6 +221,10 @@ void gb_test_need_one_device(size_t have);
 /* `gpubench validate` refuses the profile `yaml` (a non-zero exit) with a message that contains
  * `expect`; fails the test otherwise, showing the output. */
 void gb_test_validate_refuses(const char *yaml, const char *expect);
+/* Runs the profile `yaml` with POCL_DEVICES=pocl in a fresh temporary folder (`gpubench run p.yaml
+ * -q -o p.json`) and reports it (`gpubench report p.json -o rep`); fails the test, showing the
+ * output, unless both exit 0. Returns the folder (the report under rep/). */
+const char *gb_test_run_and_report(const char *pocl, const char *yaml);
 /* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
  * dlopen path as the real library) reports, as a run records it, put on device 0 of the results
  * file dir/from, read into *rs (gb_results_free it); with `link`, also the link as one of the

@@ -11,8 +11,6 @@
 #include "suites/multi_common.h"
 #include "test.h"
 
-static char out[1 << 16];
-
 static const char *par_budget = "measure: {min_samples: 3, max_samples: 5, max_time: 50ms, "
                                 "min_sample_time: 1ms, warmup_runs: 1, warmup_time: 0s}\n";
 
@@ -194,22 +192,13 @@ TEST_TIMEOUT(parallel_case_beyond_host_memory_is_a_skip, 60)
 /* The report's chart of the suite: every step broken into its parts, one bar per case. */
 TEST_TIMEOUT(parallel_report_breaks_each_step_into_its_parts, 60)
 {
-    const char *dir = gb_test_tmpdir();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/p.yaml", dir);
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
              "%ssuites:\n  - suite: parallel\n    params: {pattern: [tensor, pipeline, data], "
              "ndev: [1, 2], variant: allreduce, microbatches: 4, bucket: 16KiB, h: 64, tokens: "
              "16, layers: 4}\n",
              par_budget);
-    gb_test_write_file(path, yaml);
-    int rc =
-        gb_test_shf(out, sizeof out,
-                    "cd %s && POCL_DEVICES='pthread pthread' %s run p.yaml -o p.json >run.txt 2>&1 "
-                    "&& %s report p.json -o rep 2>&1",
-                    dir, GB_TEST_EXE, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    const char *dir = gb_test_run_and_report("pthread pthread", yaml);
     char *csv = gb_test_slurp_in(dir, "rep/data/parallel_step.csv");
     ASSERT_CONTAINS(csv, "# bar,compute,communication,overlapped,overhead / bubble,total");
     ASSERT_CONTAINS(csv, "\ntensor n=2 allreduce,");

@@ -238,20 +238,11 @@ TEST_TIMEOUT(peerbw_three_devices_many_links_per_device_verify, 120)
 /* The report draws peerbw's patterns and latency as bars (per pattern and method). */
 TEST_TIMEOUT(peerbw_report_draws_patterns_and_latency, 120)
 {
-    static char out[1 << 15];
-    const char *dir = gb_test_tmpdir();
-    char prof[1100];
-    snprintf(prof, sizeof prof, "%s/p.yaml", dir);
     char yaml[1024];
     snprintf(yaml, sizeof yaml,
              "%ssuites:\n  - suite: peerbw\n    params: {method: [ce, sm], size: 256KiB}\n",
              budget);
-    gb_test_write_file(prof, yaml);
-    int rc = gb_test_shf(out, sizeof out,
-                         "cd %s && POCL_DEVICES='pthread pthread' %s run p.yaml -q -o p.json 2>&1 "
-                         "&& %s report p.json -o rep 2>&1",
-                         dir, GB_TEST_EXE, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    const char *dir = gb_test_run_and_report("pthread pthread", yaml);
     char *md = gb_test_slurp_in(dir, "rep/report.md");
     ASSERT_CONTAINS(md, "### Peer traffic patterns (nvbandwidth)");
     ASSERT_CONTAINS(md, "### Peer copy latency (4 bytes)");
