@@ -282,6 +282,18 @@ void gb_test_close_two(const struct gb_backend_ops *ops, struct gb_device *devs[
     }
 }
 
+struct gb_case_ctx gb_test_two_ctx(const struct gb_backend_ops *ops, const struct gb_plan *plan,
+                                   struct gb_device *devs[2], struct gb_queue *qs[2])
+{
+    return (struct gb_case_ctx){.ops = ops,
+                                .dev = devs[0],
+                                .q = qs[0],
+                                .params = &plan->cases[0].params,
+                                .devs = devs,
+                                .queues = qs,
+                                .ndevs = 2};
+}
+
 /* The number a value stands for, to find an axis's smallest; strings and booleans count as 0
  * (their first value is kept). */
 static double magnitude(const struct gb_value *v)

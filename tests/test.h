@@ -303,6 +303,10 @@ void gb_test_open_two(const struct gb_backend_ops *ops, const struct gb_plan *pl
                       struct gb_device *devs[2], struct gb_queue *qs[2]);
 void gb_test_close_two(const struct gb_backend_ops *ops, struct gb_device *devs[2],
                        struct gb_queue *qs[2]);
+/* The context of the plan's one case on the two devices gb_test_open_two opened (device 0 its
+ * dev and q), driven through ops; the caller sets suite and state. */
+struct gb_case_ctx gb_test_two_ctx(const struct gb_backend_ops *ops, const struct gb_plan *plan,
+                                   struct gb_device *devs[2], struct gb_queue *qs[2]);
 /* Runs the one case that `params` (a YAML flow map) selects in suite `suite_name` by hand on
  * OpenCL device 0: setup, `reps` runs, a verify that must pass; then corrupt() damages the
  * output and verify must fail with GB_EVERIFY and a reason. Skips when there is no device. */

@@ -367,13 +367,7 @@ static int library_case(const char *params, char *reason, size_t len)
     struct gb_device *devs[2];
     struct gb_queue *qs[2];
     gb_test_open_two(fake_real, &plan, devs, qs);
-    struct gb_case_ctx ctx = {.ops = &ops,
-                              .dev = devs[0],
-                              .q = qs[0],
-                              .params = &plan.cases[0].params,
-                              .devs = devs,
-                              .queues = qs,
-                              .ndevs = 2};
+    struct gb_case_ctx ctx = gb_test_two_ctx(&ops, &plan, devs, qs);
     ctx.suite = s;
     ctx.state = calloc(1, s->state_size);
     int rc = s->setup(&ctx);

@@ -364,13 +364,7 @@ static void verify_needs_the_work(const char *suite_name, const char *params)
     struct gb_queue *qs[2];
     gb_test_open_two(ops, &plan, devs, qs);
     for (int pass = 0; pass < 2; pass++) {
-        struct gb_case_ctx ctx = {.ops = ops,
-                                  .dev = devs[0],
-                                  .q = qs[0],
-                                  .params = &plan.cases[0].params,
-                                  .devs = devs,
-                                  .queues = qs,
-                                  .ndevs = 2};
+        struct gb_case_ctx ctx = gb_test_two_ctx(ops, &plan, devs, qs);
         ctx.state = calloc(1, s->state_size);
         ASSERT_OK(s->setup(&ctx));
         ASSERT_EQ(ctx.op.timer, GB_TIMER_HOST);
