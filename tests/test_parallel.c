@@ -43,9 +43,7 @@ TEST_TIMEOUT(parallel_every_pattern_verifies_on_one_two_and_four_devices, 60)
     ASSERT_EQ(rs.nresults, 18);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        char p[256];
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s: %s", r->case_name,
-                   par_case(r, p, sizeof p), gb_status_name(r->status), r->reason);
+        gb_test_assert_verified(r);
         ASSERT(r->value > 0);
         const int64_t n = gb_params_int(&r->params, "ndev");
         ASSERT_EQ(r->nset, n);
@@ -153,9 +151,7 @@ TEST_TIMEOUT(parallel_own_gemm_kernel_verifies, 60)
     ASSERT_EQ(rs.nresults, 3);
     for (size_t i = 0; i < rs.nresults; i++) {
         const struct gb_result *r = &rs.results[i];
-        char p[256];
-        ASSERT_MSG(r->status == GB_STATUS_OK && r->verified, "%s %s: %s", r->case_name,
-                   par_case(r, p, sizeof p), r->reason);
+        gb_test_assert_verified(r);
         ASSERT_STR(gb_test_need_figure(r, "gemm")->text, "own");
     }
     gb_results_free(&rs);
