@@ -411,6 +411,26 @@ void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed)
     }
 }
 
+struct gb_gemm gb_gemm_f32(uint64_t m, uint64_t n, uint64_t k, double alpha, struct gb_buf *a,
+                           struct gb_buf *b, struct gb_buf *c)
+{
+    return (struct gb_gemm){.a_type = GB_F32,
+                            .c_type = GB_F32,
+                            .compute = GB_F32,
+                            .m = m,
+                            .n = n,
+                            .k = k,
+                            .alpha = alpha,
+                            .beta = 0,
+                            .a = a,
+                            .b = b,
+                            .c = c,
+                            .lda = m,
+                            .ldb = k,
+                            .ldc = m,
+                            .batch = 1};
+}
+
 void gb_wait_until(double t)
 {
     for (;;) {

@@ -83,6 +83,12 @@ void gb_case_free_kernel(struct gb_case_ctx *ctx, struct gb_kernel **k, struct g
  * copy that moved the wrong bytes, or another device's bytes, cannot match by chance. */
 void gb_fill_pattern(unsigned char *p, uint64_t n, uint64_t seed);
 
+/* The plain F32 GEMM of the library-backed suites: C (m x n, ldc m) = alpha A (m x k, lda m)
+ * B (k x n, ldb k), column-major, F32 in, out and computed, no transposes, one matrix (beta 0):
+ * the descriptor for ops->gemm (or ops->gemv where n is 1). */
+struct gb_gemm gb_gemm_f32(uint64_t m, uint64_t n, uint64_t k, double alpha, struct gb_buf *a,
+                           struct gb_buf *b, struct gb_buf *c);
+
 /* Returns when gb_now() (base/units.h, s) reaches t: nanosleep to 200 us before t, then spin (a
  * short spin: two shared cores must not spin long). For the servers that replay a trace's
  * arrival times (serve, llm, tenants). */

@@ -236,21 +236,7 @@ static int proj(struct llm *s, struct gb_buf *w, uint64_t m, uint64_t k, struct 
                 struct gb_buf *y, uint64_t n)
 {
     const struct gb_backend_ops *ops = s->ctx->ops;
-    const struct gb_gemm g = {.a_type = GB_F32,
-                              .c_type = GB_F32,
-                              .compute = GB_F32,
-                              .m = m,
-                              .n = n,
-                              .k = k,
-                              .alpha = 1,
-                              .beta = 0,
-                              .a = w,
-                              .b = x,
-                              .c = y,
-                              .lda = m,
-                              .ldb = k,
-                              .ldc = m,
-                              .batch = 1};
+    const struct gb_gemm g = gb_gemm_f32(m, n, k, 1, w, x, y);
     if (n == 1 && ops->gemv)
         return ops->gemv(s->ctx->q, &g);
     return ops->gemm(s->ctx->q, &g);

@@ -230,21 +230,7 @@ static int par_gemm(struct parallel *p, size_t rank, struct gb_queue *q, uint64_
 {
     const struct gb_backend_ops *ops = p->team.ctx->ops;
     if (p->blas) {
-        struct gb_gemm g = {.a_type = GB_F32,
-                            .c_type = GB_F32,
-                            .compute = GB_F32,
-                            .m = m,
-                            .n = n,
-                            .k = k,
-                            .alpha = alpha,
-                            .beta = 0.0,
-                            .a = a,
-                            .b = b,
-                            .c = c,
-                            .lda = m,
-                            .ldb = k,
-                            .ldc = m,
-                            .batch = 1};
+        struct gb_gemm g = gb_gemm_f32(m, n, k, alpha, a, b, c);
         return ops->gemm(q, &g);
     }
     const uint64_t rts = p->rts[rank];

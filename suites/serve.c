@@ -308,21 +308,7 @@ static int real_serve(void *p, size_t first, size_t count)
     int err = ops->copy(ctx->q, s->x, 0, s->hin, first * in_row, count * in_row, GB_COPY_ASYNC);
     if (err)
         return err;
-    const struct gb_gemm g = {.a_type = GB_F32,
-                              .c_type = GB_F32,
-                              .compute = GB_F32,
-                              .m = s->n,
-                              .n = count,
-                              .k = s->k,
-                              .alpha = 1,
-                              .beta = 0,
-                              .a = s->w,
-                              .b = s->x,
-                              .c = s->y,
-                              .lda = s->n,
-                              .ldb = s->k,
-                              .ldc = s->n,
-                              .batch = 1};
+    const struct gb_gemm g = gb_gemm_f32(s->n, count, s->k, 1, s->w, s->x, s->y);
     if ((err = ops->gemm(ctx->q, &g)))
         return err;
     const size_t back = s->broken && count > 1 ? count - 1 : count;

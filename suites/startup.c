@@ -160,21 +160,7 @@ static int startup_child(struct gb_child_io *io)
             (err = gb_case_upload(&ctx, ga, ha, bytes)) ||
             (err = gb_case_upload(&ctx, gbuf, hb, bytes)))
             goto out;
-        const struct gb_gemm g = {.a_type = GB_F32,
-                                  .c_type = GB_F32,
-                                  .compute = GB_F32,
-                                  .m = GEMM_N,
-                                  .n = GEMM_N,
-                                  .k = GEMM_N,
-                                  .alpha = 1,
-                                  .beta = 0,
-                                  .a = ga,
-                                  .b = gbuf,
-                                  .c = gc,
-                                  .lda = GEMM_N,
-                                  .ldb = GEMM_N,
-                                  .ldc = GEMM_N,
-                                  .batch = 1};
+        const struct gb_gemm g = gb_gemm_f32(GEMM_N, GEMM_N, GEMM_N, 1, ga, gbuf, gc);
         if ((err = ops->gemm(q, &g)) || (err = ops->queue_sync(q)) ||
             (err = gb_case_download(&ctx, hc, gc, bytes)))
             goto out;
