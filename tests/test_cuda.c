@@ -840,6 +840,16 @@ TEST(cuda_mem_info_is_set_and_names_cudaMemGetInfo)
     ASSERT_MSG(st == 0 && atoi(out) >= 1, "no cudaMemGetInfo in the binary (%d): %s", st, out);
 }
 
+/* The CUDA backend's load report (`gpubench devices` with GPUBENCH_CUDA_REPORT=1: its stderr)
+ * into out[cap], with env (variable assignments; "" for none) set for it; fails the test unless
+ * it exits 0. */
+static void cuda_report(char *out, size_t cap, const char *env)
+{
+    int st = gb_test_shf(
+        out, cap, "%s GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null", env);
+    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+}
+
 /* ---- cuBLASLt (FP8 GEMM): loaded at run time, every entry point through dlsym ---------------- */
 
 #if HAVE_CUBLASLT
@@ -853,17 +863,12 @@ TEST_TIMEOUT(cuda_cublaslt_loads_by_dlopen_or_says_why, 120)
     static char out[1 << 16];
     if (access(GB_CUDA_LIBDIR "/libcublasLt.so." GB__STR(CUBLAS_VER_MAJOR), R_OK) != 0)
         SKIP("no libcublasLt in %s", GB_CUDA_LIBDIR);
-    int st = gb_test_shf(out, sizeof out,
-                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    cuda_report(out, sizeof out, "");
     ASSERT_CONTAINS(out, "cuda: cuBLASLt: " GB__STR(CUBLAS_VER_MAJOR) ".");
     ASSERT_CONTAINS(out, "libcublasLt.so." GB__STR(CUBLAS_VER_MAJOR) " (found through");
     ASSERT(!strstr(out, "no symbol"));
 
-    st = gb_test_shf(out, sizeof out,
-                     "GPUBENCH_CUBLASLT=/nonexistent/lt GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
-                     "' devices 2>&1 >/dev/null");
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    cuda_report(out, sizeof out, "GPUBENCH_CUBLASLT=/nonexistent/lt");
     const char *want = "cuda: cuBLASLt: missing: cuBLASLt (libcublasLt.so." GB__STR(
         CUBLAS_VER_MAJOR) ") not loaded: /nonexistent/lt ($GPUBENCH_CUBLASLT): cannot open";
     ASSERT_CONTAINS(out, want);
@@ -881,16 +886,11 @@ TEST_TIMEOUT(cuda_cudnn_loads_by_dlopen_or_says_why, 120)
     static char out[1 << 16];
     if (access(GB_CUDA_LIBDIR "/libcudnn.so.9", R_OK) != 0)
         SKIP("no libcudnn.so.9 in %s", GB_CUDA_LIBDIR);
-    int st = gb_test_shf(out, sizeof out,
-                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    cuda_report(out, sizeof out, "");
     ASSERT_CONTAINS(out, "cuda: cuDNN: 9.");
     ASSERT_CONTAINS(out, "libcudnn.so.9 (found through");
     ASSERT(!strstr(out, "no symbol"));
-    st = gb_test_shf(out, sizeof out,
-                     "GPUBENCH_CUDNN=/nonexistent/dnn GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE
-                     "' devices 2>&1 >/dev/null");
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    cuda_report(out, sizeof out, "GPUBENCH_CUDNN=/nonexistent/dnn");
     ASSERT_CONTAINS(out, "cuda: cuDNN: missing: cuDNN (libcudnn.so.9) not loaded: /nonexistent/dnn "
                          "($GPUBENCH_CUDNN): cannot open");
     ASSERT_CONTAINS(out, "(library convolution cases are skipped)");
@@ -908,9 +908,7 @@ TEST_TIMEOUT(cuda_nccl_loads_by_dlopen_every_entry_point, 120)
     if (access(GB_CUDA_LIBDIR "/libnccl.so.2", R_OK) != 0)
         SKIP("no libnccl.so.2 in %s", GB_CUDA_LIBDIR);
     unsetenv("GPUBENCH_NCCL");
-    int st = gb_test_shf(out, sizeof out,
-                         "GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null");
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    cuda_report(out, sizeof out, "");
     ASSERT_CONTAINS(out, "cuda: NCCL: 2.");
     ASSERT_CONTAINS(out, "libnccl.so.2 (found through");
     ASSERT(!strstr(out, "no symbol"));
@@ -955,10 +953,9 @@ TEST_TIMEOUT(cuda_nccl_missing_is_unsupported_naming_what_was_tried, 120)
     ASSERT_CONTAINS(gb_error_msg(), want2);
     gb_cuda_ops.comm_free(NULL);
 
-    int st = gb_test_shf(
-        out, sizeof out,
-        "GPUBENCH_NCCL='%s' GPUBENCH_CUDA_REPORT=1 '" GB_TEST_EXE "' devices 2>&1 >/dev/null", dir);
-    ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
+    char env[1200];
+    snprintf(env, sizeof env, "GPUBENCH_NCCL='%s'", dir);
+    cuda_report(out, sizeof out, env);
     ASSERT_CONTAINS(out, "cuda: NCCL: missing: NCCL (libnccl.so.2) not loaded: ");
     ASSERT_CONTAINS(out, want);
     ASSERT_CONTAINS(out, "(NCCL collective cases are skipped)");
