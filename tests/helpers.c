@@ -531,6 +531,14 @@ const char *gb_test_run_and_report(const char *pocl, const char *yaml)
     return dir;
 }
 
+void gb_test_skip_on_77(int rc, const char *out)
+{
+    if (rc == 77) {
+        const char *why = strstr(out, "skip reason: ");
+        SKIP("%s", why ? why + strlen("skip reason: ") : out);
+    }
+}
+
 void gb_test_opencl_info(struct gb_device_info *info)
 {
     const struct gb_backend_ops *ops = gb_backend_find("opencl");

@@ -225,6 +225,9 @@ void gb_test_validate_refuses(const char *yaml, const char *expect);
  * -q -o p.json`) and reports it (`gpubench report p.json -o rep`); fails the test, showing the
  * output, unless both exit 0. Returns the folder (the report under rep/). */
 const char *gb_test_run_and_report(const char *pocl, const char *yaml);
+/* Skips the test when a script exited rc 77 (its "cannot run here"), with the reason it printed
+ * after "skip reason: " in out (all of out when it printed none). */
+void gb_test_skip_on_77(int rc, const char *out);
 /* The device state the fake NVML (tests/fake_nvml.c, loaded through GPUBENCH_NVML_LIB: the same
  * dlopen path as the real library) reports, as a run records it, put on device 0 of the results
  * file dir/from, read into *rs (gb_results_free it); with `link`, also the link as one of the

@@ -430,10 +430,7 @@ TEST_TIMEOUT(slurm_healthcheck_drains_and_resumes, 240)
 {
     int rc =
         sh("GPUBENCH=%s %s/scripts/test-slurm.sh healthcheck 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR);
-    if (rc == 77) {
-        const char *why = strstr(out, "skip reason: ");
-        SKIP("%s", why ? why + strlen("skip reason: ") : out);
-    }
+    gb_test_skip_on_77(rc, out);
     printf("%s", out);
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "test-slurm: drained: gpubench diag: diag/1/memory_triad");

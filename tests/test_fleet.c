@@ -1017,10 +1017,7 @@ TEST_TIMEOUT(slurm_fleet_job_on_localhost, 240)
 {
     double t0 = gb_test_now_s();
     int rc = sh("GPUBENCH=%s %s/scripts/test-slurm.sh 2>&1", GB_TEST_EXE, GB_TEST_SRCDIR);
-    if (rc == 77) {
-        const char *why = strstr(out, "skip reason: ");
-        SKIP("%s", why ? why + strlen("skip reason: ") : out);
-    }
+    gb_test_skip_on_77(rc, out);
     printf("%s", out);
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "test-slurm: passed");
