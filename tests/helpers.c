@@ -524,8 +524,8 @@ const char *gb_test_run_and_report(const char *pocl, const char *yaml)
     static char out[1 << 16];
     const char *dir = gb_test_tmpdir_with("p.yaml", yaml);
     int rc = gb_test_shf(out, sizeof out,
-                         "cd %s && POCL_DEVICES='%s' %s run p.yaml -q -o p.json 2>&1 "
-                         "&& %s report p.json -o rep 2>&1",
+                         "cd %s && POCL_DEVICES='%s' %s run p.yaml -o p.json >run.txt 2>&1 "
+                         "&& %s report p.json -o rep 2>&1 || { cat run.txt; exit 1; }",
                          dir, pocl, GB_TEST_EXE, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
     return dir;

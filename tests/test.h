@@ -222,8 +222,8 @@ void gb_test_need_one_device(size_t have);
  * `expect`; fails the test otherwise, showing the output. */
 void gb_test_validate_refuses(const char *yaml, const char *expect);
 /* Runs the profile `yaml` with POCL_DEVICES=pocl in a fresh temporary folder (`gpubench run p.yaml
- * -q -o p.json`) and reports it (`gpubench report p.json -o rep`); fails the test, showing the
- * output, unless both exit 0. Returns the folder (the report under rep/). */
+ * -o p.json`, its output in run.txt) and reports it (`gpubench report p.json -o rep`); fails the
+ * test, showing the output, unless both exit 0. Returns the folder (the report under rep/). */
 const char *gb_test_run_and_report(const char *pocl, const char *yaml);
 /* Skips the test when a script exited rc 77 (its "cannot run here"), with the reason it printed
  * after "skip reason: " in out (all of out when it printed none). */
