@@ -613,6 +613,22 @@ static int rank_setup(struct gb_case_ctx *ctx, struct coll *c, size_t i, uint64_
     uint32_t kmax = 0;
     if (red && !(err = ctx->ops->kernel_max_wg(c->k[i], &kmax)))
         c->wg[i] = kmax >= 256 ? 256 : kmax ? kmax : 1;
+    /* One reduction of one element here, rank by rank, before the ranks' threads launch it at
+     * once: the kernel's first launch on a device is where an implementation finishes building
+     * it for the work-group size (PoCL 3.1 then loads it into a process-wide cache, and ranks
+     * doing that at the same moment aborted it now and then: "pocl_release_dlhandle_cache:
+     * Assertion `found->ref_count > 0' failed", 1 run in ~20 on 4 devices). */
+    if (red && !err && c->maxlen && !(err = gb_multi_poison(ctx, i, c->tmp[i], es, c->dtype))) {
+        struct gb_launch l = {
+            .dims = 1, .global = {c->wg[i], 1, 1}, .local = {c->wg[i], 1, 1}, .nargs = 7};
+        for (int a = 0; a < 3; a++)
+            l.args[a] = (struct gb_arg){.kind = GB_ARG_BUF, .v.buf = c->tmp[i]};
+        for (int a = 3; a < 6; a++)
+            l.args[a] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 0};
+        l.args[6] = (struct gb_arg){.kind = GB_ARG_U64, .v.u64 = 1};
+        if (!(err = ctx->ops->launch(ctx->queues[i], c->k[i], &l)))
+            err = ctx->ops->queue_sync(ctx->queues[i]);
+    }
     for (int b = 0; b < 2 && !c->direct && !err; b++)
         err = gb_multi_alloc(ctx, i, c->sub * es, GB_MEM_HOST_PINNED, &c->stage[i][b]);
     if (!err && !c->direct)
