@@ -1,6 +1,9 @@
 /* Helpers shared by the test files (declared in test.h): shell commands, files, devices and
  * whole runs of a profile, each written once instead of in every file that needs it. */
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -613,4 +616,26 @@ void gb_test_vclock_wait(void *ctx, double t)
     double *now = ctx;
     if (t > *now)
         *now = t;
+}
+
+bool gb_test_run_until_a_result(const char *prof, const char *res, pid_t *pid)
+{
+    *pid = fork();
+    if (*pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
+        _exit(127);
+    }
+    struct gb_results rs;
+    bool some = false;
+    for (int i = 0; i < 1200 && !some; i++) {
+        usleep(50000);
+        if (gb_results_read(res, &rs) == 0) {
+            some = rs.nresults > 0;
+            gb_results_free(&rs);
+        }
+    }
+    return some;
 }

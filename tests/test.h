@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 enum { GB_TEST_PASS = 0, GB_TEST_FAIL = 1, GB_TEST_SKIP = 77 };
 
@@ -319,5 +320,9 @@ void gb_test_corrupted_case_fails(const char *suite_name, const char *params, ui
  * faulty kernel or copy would. */
 void gb_test_smash(struct gb_case_ctx *ctx, struct gb_buf *b, uint64_t off, const void *value,
                    uint64_t bytes);
+
+/* Starts `gpubench run prof -o res` in a child (its output to /dev/null; *pid its process) and
+ * waits, up to 60 s, until res holds a result: whether one came (the run goes on either way). */
+bool gb_test_run_until_a_result(const char *prof, const char *res, pid_t *pid);
 
 #endif

@@ -216,24 +216,10 @@ TEST_TIMEOUT(suite_burn_interrupt_keeps_the_finished_burns, 120)
                                     "    params: {dtype: f32, n: 64, duration: [0.3, 100]}\n",
                           prof, res, sizeof prof);
     no_telemetry_sources();
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 1);
-        dup2(devnull, 2);
-        execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
-        _exit(127);
-    }
     /* The first burn on disk, then the second's loop under way. */
+    pid_t pid;
+    const bool some = gb_test_run_until_a_result(prof, res, &pid);
     struct gb_results rs;
-    bool some = false;
-    for (int i = 0; i < 1200 && !some; i++) {
-        usleep(50000);
-        if (gb_results_read(res, &rs) == 0) {
-            some = rs.nresults > 0;
-            gb_results_free(&rs);
-        }
-    }
     usleep(500000);
     kill(pid, SIGINT);
     int st = 0;

@@ -325,25 +325,11 @@ TEST_TIMEOUT(cli_sigint_keeps_finished_cases, 120)
                           "    params: {op: [h2d, d2h], memory: [pinned, pageable], "
                           "size: {from: 4KiB, to: 4MiB, factor: 2}}\n",
                           prof, res, sizeof prof);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 1);
-        dup2(devnull, 2);
-        execl(GB_TEST_EXE, GB_TEST_EXE, "run", prof, "-o", res, (char *)NULL);
-        _exit(127);
-    }
     /* Wait until a case is on disk (the file is there before the first case, empty), then
      * interrupt mid-case. */
+    pid_t pid;
+    const bool some = gb_test_run_until_a_result(prof, res, &pid);
     struct gb_results rs;
-    bool some = false;
-    for (int i = 0; i < 1200 && !some; i++) {
-        usleep(50000);
-        if (gb_results_read(res, &rs) == 0) {
-            some = rs.nresults > 0;
-            gb_results_free(&rs);
-        }
-    }
     ASSERT(some);
     usleep(300000);
     kill(pid, SIGINT);
