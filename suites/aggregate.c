@@ -17,22 +17,10 @@ static const char *const agg_ops[] = {"h2d", "d2h", NULL};
 static const char *const agg_mems[] = {"pinned", "pageable", NULL};
 
 static const struct gb_axis_def aggregate_axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[h2d, d2h]",
-     .choices = agg_ops,
-     .help = "h2d or d2h, on every device at the same time"},
-    {.name = "memory",
-     .type = GB_V_STR,
-     .def = "pinned",
-     .choices = agg_mems,
-     .help = "host memory: pinned (page-locked) or pageable"},
+    GB_AXIS_STR("op", "[h2d, d2h]", agg_ops, "h2d or d2h, on every device at the same time"),
+    GB_AXIS_STR("memory", "pinned", agg_mems, "host memory: pinned (page-locked) or pageable"),
     GB_MULTI_NDEV_AXIS("devices copying at once"),
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "[4MiB, 64MiB]",
-     .min = 1,
-     .help = "bytes per copy per device"},
+    GB_AXIS_SIZE("size", "[4MiB, 64MiB]", 1, 0, "bytes per copy per device"),
 };
 
 struct aggregate {

@@ -53,32 +53,21 @@ static const char *const op_names[] = {"alloc", "free", NULL};
 static const char *const touches[] = {"none", "first_use", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "method",
-     .type = GB_V_STR,
-     .def = "[device, async, async_keep, managed, svm, pinned, registered, host]",
-     .choices = methods,
-     .help = "device (cudaMalloc, clCreateBuffer), async (cudaMallocAsync, default pool), "
-             "async_keep (cudaMallocAsync, a pool that keeps its memory), managed "
-             "(cudaMallocManaged), svm (clSVMAlloc in a buffer), pinned (cudaHostAlloc, "
-             "ALLOC_HOST_PTR + map), registered (malloc + cudaHostRegister or USE_HOST_PTR + "
-             "map), host (C malloc: the host floor)"},
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[alloc, free]",
-     .choices = op_names,
-     .help = "alloc: the allocation is timed; free: the free is timed"},
-    {.name = "touch",
-     .type = GB_V_STR,
-     .def = "[none, first_use]",
-     .choices = touches,
-     .help = "none: the call alone; first_use: the call and the first write of every byte "
-             "(where a lazy allocator finds the memory); op free frees written memory: its "
-             "touch is always first_use"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "[4KiB, 64KiB, 1MiB, 16MiB, 256MiB, 1GiB]",
-     .min = 4,
-     .help = "bytes per allocation (a multiple of 4)"},
+    GB_AXIS_STR("method", "[device, async, async_keep, managed, svm, pinned, registered, host]",
+                methods,
+                "device (cudaMalloc, clCreateBuffer), async (cudaMallocAsync, default pool), "
+                "async_keep (cudaMallocAsync, a pool that keeps its memory), managed "
+                "(cudaMallocManaged), svm (clSVMAlloc in a buffer), pinned (cudaHostAlloc, "
+                "ALLOC_HOST_PTR + map), registered (malloc + cudaHostRegister or USE_HOST_PTR + "
+                "map), host (C malloc: the host floor)"),
+    GB_AXIS_STR("op", "[alloc, free]", op_names,
+                "alloc: the allocation is timed; free: the free is timed"),
+    GB_AXIS_STR("touch", "[none, first_use]", touches,
+                "none: the call alone; first_use: the call and the first write of every byte "
+                "(where a lazy allocator finds the memory); op free frees written memory: its "
+                "touch is always first_use"),
+    GB_AXIS_SIZE("size", "[4KiB, 64KiB, 1MiB, 16MiB, 256MiB, 1GiB]", 4, 0,
+                 "bytes per allocation (a multiple of 4)"),
 };
 
 static unsigned parse_method(const char *s)

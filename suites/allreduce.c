@@ -23,17 +23,10 @@
 static const char *const ar_ops[] = {"sum", NULL};
 
 static const struct gb_axis_def allreduce_axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "sum",
-     .choices = ar_ops,
-     .help = "the reduction: sum of floats"},
+    GB_AXIS_STR("op", "sum", ar_ops, "the reduction: sum of floats"),
     GB_MULTI_NDEV_AXIS("devices in the ring"),
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "{from: 64KiB, to: 64MiB, factor: 16}",
-     .min = 4,
-     .help = "bytes of the buffer reduced (floats)"},
+    GB_AXIS_SIZE("size", "{from: 64KiB, to: 64MiB, factor: 16}", 4, 0,
+                 "bytes of the buffer reduced (floats)"),
 };
 
 static int allreduce_setup(struct gb_case_ctx *ctx)

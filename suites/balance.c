@@ -36,29 +36,12 @@ enum split { SPLIT_EQUAL, SPLIT_PROPORTIONAL, SPLIT_DYNAMIC };
 static const char *const splits[] = {"equal", "proportional", "dynamic", NULL};
 
 static const struct gb_axis_def balance_axes[] = {
-    {.name = "split",
-     .type = GB_V_STR,
-     .def = "[equal, proportional, dynamic]",
-     .choices = splits,
-     .help = "equal or proportional static split, or a dynamic chunk queue"},
-    {.name = "elements",
-     .type = GB_V_INT,
-     .def = "1048576",
-     .min = 1,
-     .max = INT64_C(1) << 32,
-     .help = "work items in the job"},
-    {.name = "iters",
-     .type = GB_V_INT,
-     .def = "256",
-     .min = 1,
-     .max = 1 << 20,
-     .help = "fused multiply-adds per work item"},
-    {.name = "chunks",
-     .type = GB_V_INT,
-     .def = "64",
-     .min = 1,
-     .max = 1 << 20,
-     .help = "dynamic: chunks in the queue (0 for the static splits)"},
+    GB_AXIS_STR("split", "[equal, proportional, dynamic]", splits,
+                "equal or proportional static split, or a dynamic chunk queue"),
+    GB_AXIS_INT("elements", "1048576", 1, INT64_C(1) << 32, "work items in the job"),
+    GB_AXIS_INT("iters", "256", 1, 1 << 20, "fused multiply-adds per work item"),
+    GB_AXIS_INT("chunks", "64", 1, 1 << 20,
+                "dynamic: chunks in the queue (0 for the static splits)"),
 };
 
 #define MW_A 0.9990234375f /* as kernels/multi.cl */

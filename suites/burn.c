@@ -107,28 +107,14 @@ static bool pulse_check(double v, char *why, size_t len)
 }
 
 static const struct gb_axis_def axes[] = {
-    {.name = "dtype",
-     .type = GB_V_STR,
-     .def = "[f32, f16, bf16, tf32, f8, i8]",
-     .choices = dtypes,
-     .help = "the GEMM's precision: f32, f16, bf16 (float accumulation), tf32, f8 (E4M3, "
-             "cuBLASLt), i8 (int32 accumulation); one the device lacks is a skip saying why"},
-    {.name = "duration",
-     .type = GB_V_FLOAT,
-     .def = "10",
-     .check_float = duration_check,
-     .help = "seconds of load"},
-    {.name = "pulse",
-     .type = GB_V_FLOAT,
-     .def = "0",
-     .check_float = pulse_check,
-     .help = "seconds of load, then as many idle, alternately (0: steady load)"},
-    {.name = "n",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = 65536,
-     .help = "the square matrices' order, a multiple of 16 (0: 8192 on a GPU, 256 elsewhere)"},
+    GB_AXIS_STR("dtype", "[f32, f16, bf16, tf32, f8, i8]", dtypes,
+                "the GEMM's precision: f32, f16, bf16 (float accumulation), tf32, f8 (E4M3, "
+                "cuBLASLt), i8 (int32 accumulation); one the device lacks is a skip saying why"),
+    GB_AXIS_FLOAT("duration", "10", "seconds of load", .check_float = duration_check),
+    GB_AXIS_FLOAT("pulse", "0", "seconds of load, then as many idle, alternately (0: steady load)",
+                  .check_float = pulse_check),
+    GB_AXIS_INT("n", "0", 0, 65536,
+                "the square matrices' order, a multiple of 16 (0: 8192 on a GPU, 256 elsewhere)"),
 };
 
 /* One window of the loop. */

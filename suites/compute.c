@@ -70,43 +70,17 @@ static const struct {
 };
 
 static const struct gb_axis_def axes[] = {
-    {.name = "prec",
-     .type = GB_V_STR,
-     .def = "[f64, f32, f16, half2, bf16, int8dot, i32]",
-     .choices = precs,
-     .help = "arithmetic: f64, f32, f16, half2 (packed), bf16 (packed), "
-             "int8dot (4-way dp4a), i32"},
-    {.name = "vec",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = 16,
-     .help = "lanes per chain as an OpenCL vector type (1, 2, 4, 8, 16); 0: 16 on a CPU "
-             "device, whose compiler fills SIMD units only through vector types, else 1"},
-    {.name = "chains",
-     .type = GB_V_INT,
-     .def = "8",
-     .min = 1,
-     .max = 64,
-     .help = "independent chains per work-item (instruction-level parallelism)"},
-    {.name = "iters",
-     .type = GB_V_INT,
-     .def = "1024",
-     .min = 4,
-     .max = 1 << 24,
-     .help = "dependent steps per chain (a multiple of 4)"},
-    {.name = "wg",
-     .type = GB_V_INT,
-     .def = "256",
-     .min = 1,
-     .max = 65536,
-     .help = "work-group (thread-block) size"},
-    {.name = "groups",
-     .type = GB_V_INT,
-     .def = "16",
-     .min = 1,
-     .max = 1 << 20,
-     .help = "work-groups per compute unit"},
+    GB_AXIS_STR("prec", "[f64, f32, f16, half2, bf16, int8dot, i32]", precs,
+                "arithmetic: f64, f32, f16, half2 (packed), bf16 (packed), "
+                "int8dot (4-way dp4a), i32"),
+    GB_AXIS_INT("vec", "0", 0, 16,
+                "lanes per chain as an OpenCL vector type (1, 2, 4, 8, 16); 0: 16 on a CPU "
+                "device, whose compiler fills SIMD units only through vector types, else 1"),
+    GB_AXIS_INT("chains", "8", 1, 64,
+                "independent chains per work-item (instruction-level parallelism)"),
+    GB_AXIS_INT("iters", "1024", 4, 1 << 24, "dependent steps per chain (a multiple of 4)"),
+    GB_AXIS_INT("wg", "256", 1, 65536, "work-group (thread-block) size"),
+    GB_AXIS_INT("groups", "16", 1, 1 << 20, "work-groups per compute unit"),
 };
 
 static enum cprec parse_prec(const char *s)

@@ -60,37 +60,18 @@
 static const char *const kernels[] = {"triad", "chain", "tick", "priority", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "kernel",
-     .type = GB_V_STR,
-     .def = "[triad, chain, tick]",
-     .choices = kernels,
-     .help = "triad (memory-bound), chain (compute-bound), tick (a stream of tiny launches), "
-             "priority (a high-priority tick's latency beside low-priority chains; not in the "
-             "default sweep: its fill wants items sized to the device)"},
-    {.name = "queues",
-     .type = GB_V_INT,
-     .def = "[1, 2, 4]",
-     .min = 1,
-     .max = CONC_MAX_QUEUES,
-     .help = "in-order queues (streams) of one device running the kernel at once (priority: "
-             "the high-priority queue and queues - 1 fill queues, 2 at least)"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "16MiB",
-     .min = 4,
-     .help = "triad: bytes per array per queue (a multiple of 4)"},
-    {.name = "items",
-     .type = GB_V_INT,
-     .def = "65536",
-     .min = 1,
-     .max = INT64_C(1) << 31,
-     .help = "chain: work-items per queue (priority: per fill launch)"},
-    {.name = "iters",
-     .type = GB_V_INT,
-     .def = "1024",
-     .min = 1,
-     .max = INT64_C(1) << 31,
-     .help = "chain, priority: dependent steps per work-item"},
+    GB_AXIS_STR("kernel", "[triad, chain, tick]", kernels,
+                "triad (memory-bound), chain (compute-bound), tick (a stream of tiny launches), "
+                "priority (a high-priority tick's latency beside low-priority chains; not in the "
+                "default sweep: its fill wants items sized to the device)"),
+    GB_AXIS_INT("queues", "[1, 2, 4]", 1, CONC_MAX_QUEUES,
+                "in-order queues (streams) of one device running the kernel at once (priority: "
+                "the high-priority queue and queues - 1 fill queues, 2 at least)"),
+    GB_AXIS_SIZE("size", "16MiB", 4, 0, "triad: bytes per array per queue (a multiple of 4)"),
+    GB_AXIS_INT("items", "65536", 1, INT64_C(1) << 31,
+                "chain: work-items per queue (priority: per fill launch)"),
+    GB_AXIS_INT("iters", "1024", 1, INT64_C(1) << 31,
+                "chain, priority: dependent steps per work-item"),
 };
 
 static const float triad_s = 2.0f;

@@ -60,40 +60,22 @@ static size_t shape_expand(const char *value, char (*out)[GB_STR_MAX], size_t ca
 }
 
 static const struct gb_axis_def axes[] = {
-    {.name = "dir",
-     .type = GB_V_STR,
-     .def = "fwd",
-     .choices = dirs,
-     .help = "fwd: y from x and w; bwd_data: dx from dy and w; bwd_filter: dw from x and dy"},
-    {.name = "prec",
-     .type = GB_V_STR,
-     .def = "f32",
-     .choices = precs,
-     .help = "f32; tf32 (FP32 data on TF32 tensor cores, library only); f16, bf16 (16-bit data, "
-             "FP32 accumulation); i8 (int8 in, int32 accumulation, FP32 out; forward only)"},
-    {.name = "impl",
-     .type = GB_V_STR,
-     .def = "[library, own]",
-     .choices = impls,
-     .help = "library: cuDNN (CUDA) or CLBlast's convgemm (OpenCL); own: kernels/conv.cl"},
-    {.name = "layout",
-     .type = GB_V_STR,
-     .def = "nchw",
-     .choices = layouts,
-     .help = "nchw: x N,C,H,W and w K,C/G,R,S; nhwc: x N,H,W,C and w K,R,S,C/G"},
-    {.name = "shape",
-     .type = GB_V_STR,
-     .def = "resnet50.conv2_3x3",
-     .help = "a preset (resnet50: its 23 convolution shapes; resnet50-b32: of 32 images), one "
-             "of its layers (resnet50.conv3_3x3), or NxCxHxW-KxRxS with -sS (stride), -pP "
-             "(padding), -dD (dilation), -gG (groups) suffixes, each AxB for unequal height "
-             "and width",
-     .check = shape_check,
-     .expand = shape_expand},
-    {.name = "tol",
-     .type = GB_V_FLOAT,
-     .def = "0",
-     .help = "largest relative error accepted; 0: the precision's default bound"},
+    GB_AXIS_STR("dir", "fwd", dirs,
+                "fwd: y from x and w; bwd_data: dx from dy and w; bwd_filter: dw from x and dy"),
+    GB_AXIS_STR("prec", "f32", precs,
+                "f32; tf32 (FP32 data on TF32 tensor cores, library only); f16, bf16 (16-bit data, "
+                "FP32 accumulation); i8 (int8 in, int32 accumulation, FP32 out; forward only)"),
+    GB_AXIS_STR("impl", "[library, own]", impls,
+                "library: cuDNN (CUDA) or CLBlast's convgemm (OpenCL); own: kernels/conv.cl"),
+    GB_AXIS_STR("layout", "nchw", layouts,
+                "nchw: x N,C,H,W and w K,C/G,R,S; nhwc: x N,H,W,C and w K,R,S,C/G"),
+    GB_AXIS_STR("shape", "resnet50.conv2_3x3", NULL,
+                "a preset (resnet50: its 23 convolution shapes; resnet50-b32: of 32 images), one "
+                "of its layers (resnet50.conv3_3x3), or NxCxHxW-KxRxS with -sS (stride), -pP "
+                "(padding), -dD (dilation), -gG (groups) suffixes, each AxB for unequal height "
+                "and width",
+                .check = shape_check, .expand = shape_expand),
+    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound"),
 };
 
 /* ---- shapes ---------------------------------------------------------------------------- */

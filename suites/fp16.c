@@ -30,28 +30,11 @@ static const char *const ops[] = {"scale", "triad", NULL};
 static const char *const storages[] = {"float", "half", "bf16", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[scale, triad]",
-     .choices = ops,
-     .help = "scale b = s*c; triad a = b + s*c"},
-    {.name = "storage",
-     .type = GB_V_STR,
-     .def = "[float, half, bf16]",
-     .choices = storages,
-     .help = "array element type; arithmetic is float"},
-    {.name = "elems",
-     .type = GB_V_INT,
-     .def = "16777216",
-     .min = 1,
-     .max = INT64_C(1) << 40,
-     .help = "elements per array"},
-    {.name = "wg",
-     .type = GB_V_INT,
-     .def = "256",
-     .min = 1,
-     .max = 65536,
-     .help = "work-group (thread-block) size"},
+    GB_AXIS_STR("op", "[scale, triad]", ops, "scale b = s*c; triad a = b + s*c"),
+    GB_AXIS_STR("storage", "[float, half, bf16]", storages,
+                "array element type; arithmetic is float"),
+    GB_AXIS_INT("elems", "16777216", 1, INT64_C(1) << 40, "elements per array"),
+    GB_AXIS_INT("wg", "256", 1, 65536, "work-group (thread-block) size"),
 };
 
 #define SCALAR 0.4

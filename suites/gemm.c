@@ -99,46 +99,28 @@ static size_t shape_expand(const char *value, char (*out)[GB_STR_MAX], size_t ca
 }
 
 static const struct gb_axis_def axes[] = {
-    {.name = "prec",
-     .type = GB_V_STR,
-     .def = "[f32, f64, tf32, f16, mixed, bf16]",
-     .choices = precs,
-     .help = "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
-             "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out), f8e4m3 and "
-             "f8e5m2 (FP8 A times E4M3 B, F32 accumulate and out: cuBLASLt on CUDA sm_89+, "
-             "trans tn, sizes multiples of 16), i8 (FP32 inputs quantised to int8, A per row, "
-             "B per tensor; int32 accumulate and out: cuBLAS on sm_61+ with m, k multiples of "
-             "4, and the own kernel; dist uniform)"},
-    {.name = "impl",
-     .type = GB_V_STR,
-     .def = "[library, own]",
-     .choices = impls,
-     .help = "library: the backend's BLAS (CLBlast, cuBLAS); own: kernels/gemm.cl"},
-    {.name = "shape",
-     .type = GB_V_STR,
-     .def = "[256, 1024]",
-     .help = "N (square) or MxNxK: C is MxN, the inner dimension K; or a model preset "
-             "(bert-large, llama3-8b-prefill, llama3-8b-decode, resnet50: its linear layers; "
-             "-bN for N sequences, llama3-8b-decode-b64) or one of its layers "
-             "(llama3-8b-decode.ffn_down): M out features, K in, N tokens",
-     .check = shape_check,
-     .expand = shape_expand},
-    {.name = "trans",
-     .type = GB_V_STR,
-     .def = "nn",
-     .choices = transes,
-     .help = "op(A) op(B): n = as stored, t = transposed (the FP8 precisions: tn only)"},
-    {.name = "dist",
-     .type = GB_V_STR,
-     .def = "uniform",
-     .choices = dists,
-     .help = "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
-             "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
-             "index (every product positive): a lower-precision f32 GEMM fails at any k"},
-    {.name = "tol",
-     .type = GB_V_FLOAT,
-     .def = "0",
-     .help = "largest relative error accepted; 0: the precision's default bound"},
+    GB_AXIS_STR("prec", "[f32, f64, tf32, f16, mixed, bf16]", precs,
+                "f32, f64, tf32 (F32 on TF32 tensor cores), f16, mixed (F16 in, "
+                "F32 accumulate and out), bf16 (BF16 in, F32 accumulate and out), f8e4m3 and "
+                "f8e5m2 (FP8 A times E4M3 B, F32 accumulate and out: cuBLASLt on CUDA sm_89+, "
+                "trans tn, sizes multiples of 16), i8 (FP32 inputs quantised to int8, A per row, "
+                "B per tensor; int32 accumulate and out: cuBLAS on sm_61+ with m, k multiples of "
+                "4, and the own kernel; dist uniform)"),
+    GB_AXIS_STR("impl", "[library, own]", impls,
+                "library: the backend's BLAS (CLBlast, cuBLAS); own: kernels/gemm.cl"),
+    GB_AXIS_STR("shape", "[256, 1024]", NULL,
+                "N (square) or MxNxK: C is MxN, the inner dimension K; or a model preset "
+                "(bert-large, llama3-8b-prefill, llama3-8b-decode, resnet50: its linear layers; "
+                "-bN for N sequences, llama3-8b-decode-b64) or one of its layers "
+                "(llama3-8b-decode.ffn_down): M out features, K in, N tokens",
+                .check = shape_check, .expand = shape_expand),
+    GB_AXIS_STR("trans", "nn", transes,
+                "op(A) op(B): n = as stored, t = transposed (the FP8 precisions: tn only)"),
+    GB_AXIS_STR("dist", "uniform", dists,
+                "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
+                "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
+                "index (every product positive): a lower-precision f32 GEMM fails at any k"),
+    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound"),
 };
 
 /* kernels/gemm.cl's defaults. */

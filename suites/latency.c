@@ -37,22 +37,11 @@
 static const char *const patterns[] = {"random", "linear", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "pattern",
-     .type = GB_V_STR,
-     .def = "random",
-     .choices = patterns,
-     .help = "random: one random cycle through the slots (Sattolo); linear: address order"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "{from: 4KiB, to: 1GiB, factor: 2}",
-     .min = 8,
-     .help = "working set, bytes"},
-    {.name = "stride",
-     .type = GB_V_SIZE,
-     .def = "128",
-     .min = 4,
-     .max = 1 << 20,
-     .help = "bytes between two chased elements (a multiple of 4; at least a cache line)"},
+    GB_AXIS_STR("pattern", "random", patterns,
+                "random: one random cycle through the slots (Sattolo); linear: address order"),
+    GB_AXIS_SIZE("size", "{from: 4KiB, to: 1GiB, factor: 2}", 8, 0, "working set, bytes"),
+    GB_AXIS_SIZE("stride", "128", 4, 1 << 20,
+                 "bytes between two chased elements (a multiple of 4; at least a cache line)"),
 };
 
 struct latency {

@@ -31,11 +31,8 @@
 static const char *const ops[] = {"latency", "throughput", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[latency, throughput]",
-     .choices = ops,
-     .help = "latency: launch and wait, host-timed; throughput: back-to-back, device-timed"},
+    GB_AXIS_STR("op", "[latency, throughput]", ops,
+                "latency: launch and wait, host-timed; throughput: back-to-back, device-timed"),
 };
 
 struct launch {

@@ -97,51 +97,25 @@ static const char *const types[] = {"float", "double", NULL};
 static const char *const configs[] = {"auto", "default", "tuned", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[copy, mul, add, triad, dot]",
-     .choices = ops,
-     .help = "kernel"},
-    {.name = "type",
-     .type = GB_V_STR,
-     .def = "[float, double]",
-     .choices = types,
-     .help = "element type"},
-    {.name = "wg",
-     .type = GB_V_INT,
-     .def = "256",
-     .min = 1,
-     .max = 65536,
-     .help = "work-group (thread-block) size"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "0",
-     .min = 0,
-     .zero_picks = true,
-     .help = "bytes per array (each kernel touches 2 or 3 arrays); 0: 4x the last-level cache, "
-             "at least 128 MiB, at most the largest allocation (figure array_bytes)"},
-    {.name = "vec",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = 16,
-     .help = "copy, mul, add, triad: elements per work-item as one vector (1, 2, 4, 8, 16); 0: "
-             "16 bytes on a GPU, 1 elsewhere (figure vec_used)"},
-    {.name = "offset",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = INT64_C(1) << 40,
-     .help = "bytes into each buffer at which every array of the op starts (alignment: 0, 4, 16, "
-             "64, 128, 256, 4096); a multiple of the element size, and with vec > 1 of the "
-             "vector's; the same bytes are counted",
-     .omit_default = true},
-    {.name = "config",
-     .type = GB_V_STR,
-     .def = "auto",
-     .choices = configs,
-     .help = "dot: default (BabelStream's kernel), tuned (the tuning cache's configuration), "
-             "auto (tuned when the cache has one for this device and size)"},
+    GB_AXIS_STR("op", "[copy, mul, add, triad, dot]", ops, "kernel"),
+    GB_AXIS_STR("type", "[float, double]", types, "element type"),
+    GB_AXIS_INT("wg", "256", 1, 65536, "work-group (thread-block) size"),
+    GB_AXIS_SIZE("size", "0", 0, 0,
+                 "bytes per array (each kernel touches 2 or 3 arrays); 0: 4x the last-level cache, "
+                 "at least 128 MiB, at most the largest allocation (figure array_bytes)",
+                 .zero_picks = true),
+    GB_AXIS_INT("vec", "0", 0, 16,
+                "copy, mul, add, triad: elements per work-item as one vector (1, 2, 4, 8, 16); 0: "
+                "16 bytes on a GPU, 1 elsewhere (figure vec_used)"),
+    GB_AXIS_INT(
+        "offset", "0", 0, INT64_C(1) << 40,
+        "bytes into each buffer at which every array of the op starts (alignment: 0, 4, 16, "
+        "64, 128, 256, 4096); a multiple of the element size, and with vec > 1 of the "
+        "vector's; the same bytes are counted",
+        .omit_default = true),
+    GB_AXIS_STR("config", "auto", configs,
+                "dot: default (BabelStream's kernel), tuned (the tuning cache's configuration), "
+                "auto (tuned when the cache has one for this device and size)"),
 };
 
 static const struct {

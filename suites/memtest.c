@@ -96,35 +96,20 @@ static bool budget_check(double v, char *why, size_t len)
 }
 
 static const struct gb_axis_def axes[] = {
-    {.name = "pattern",
-     .type = GB_V_STR,
-     .def = "[walking_ones, walking_zeros, moving_inversions, random, address]",
-     .choices = patterns,
-     .help = "walking_ones, walking_zeros (2 passes each), moving_inversions (Memtest86's, "
-             "patterns 0 and 8-bit walks, 45), random (seeded, 4), address (each word its "
-             "index, 4)"},
-    {.name = "fraction",
-     .type = GB_V_FLOAT,
-     .def = "0.1",
-     .check_float = fraction_check,
-     .help = "share of the device's free memory tested, in (0, 1]"},
-    {.name = "cap",
-     .type = GB_V_SIZE,
-     .def = "0",
-     .zero_picks = true,
-     .help = "the most bytes tested (0: no cap, the fraction alone)"},
-    {.name = "seed",
-     .type = GB_V_INT,
-     .def = "1",
-     .min = 0,
-     .max = 0xFFFFFFFF,
-     .help = "pattern random's seed"},
-    {.name = "budget",
-     .type = GB_V_FLOAT,
-     .def = "0",
-     .check_float = budget_check,
-     .help = "seconds one run of the pattern may take: the region shrinks to fit at the rate "
-             "measured first (0: no budget)"},
+    GB_AXIS_STR("pattern", "[walking_ones, walking_zeros, moving_inversions, random, address]",
+                patterns,
+                "walking_ones, walking_zeros (2 passes each), moving_inversions (Memtest86's, "
+                "patterns 0 and 8-bit walks, 45), random (seeded, 4), address (each word its "
+                "index, 4)"),
+    GB_AXIS_FLOAT("fraction", "0.1", "share of the device's free memory tested, in (0, 1]",
+                  .check_float = fraction_check),
+    GB_AXIS_SIZE("cap", "0", 0, 0, "the most bytes tested (0: no cap, the fraction alone)",
+                 .zero_picks = true),
+    GB_AXIS_INT("seed", "1", 0, 0xFFFFFFFF, "pattern random's seed"),
+    GB_AXIS_FLOAT("budget", "0",
+                  "seconds one run of the pattern may take: the region shrinks to fit at the rate "
+                  "measured first (0: no budget)",
+                  .check_float = budget_check),
 };
 
 /* One step of a pattern: a kernel and its arguments. */

@@ -44,11 +44,8 @@ void gb_multi_team_stop(struct gb_case_ctx *ctx);
 
 /* The `ndev` axis of a suite (scaling, aggregate, allreduce), for gb_multi_ndev(): 1 to
  * GB_MAX_SET devices, [1, 2, 4, 8] by default; `what` (a string literal) starts the help text. */
-#define GB_MULTI_NDEV_AXIS(what)                                                              \
-    {                                                                                         \
-        .name = "ndev", .type = GB_V_INT, .def = "[1, 2, 4, 8]", .min = 1, .max = GB_MAX_SET, \
-        .help = what " (above the set's size: skipped)"                                       \
-    }
+#define GB_MULTI_NDEV_AXIS(what) \
+    GB_AXIS_INT("ndev", "[1, 2, 4, 8]", 1, GB_MAX_SET, what " (above the set's size: skipped)")
 
 /* The `ndev` axis: how many devices of the set the case uses, into *n. A value above the set's
  * size is a skip with a reason (a single device reports its 1-device baselines and skips the

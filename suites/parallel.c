@@ -96,52 +96,27 @@ static const char *const variants[] = {"allreduce", "sequence", "none", NULL};
 static const char *const impls[] = {"library", "own", NULL};
 
 static const struct gb_axis_def parallel_axes[] = {
-    {.name = "pattern",
-     .type = GB_V_STR,
-     .def = "[tensor, pipeline, data]",
-     .choices = patterns,
-     .help = "tensor (Megatron MLP split), pipeline (GPipe stages) or data (bucketed gradient "
-             "all-reduce)"},
+    GB_AXIS_STR("pattern", "[tensor, pipeline, data]", patterns,
+                "tensor (Megatron MLP split), pipeline (GPipe stages) or data (bucketed gradient "
+                "all-reduce)"),
     GB_MULTI_NDEV_AXIS("devices the block, the layers or the batch is split over"),
-    {.name = "variant",
-     .type = GB_V_STR,
-     .def = "[allreduce, sequence]",
-     .choices = variants,
-     .help = "tensor: partial sums all-reduced, or sequence-parallel (all-gather before, "
-             "reduce-scatter after); others ignore it (none)"},
-    {.name = "microbatches",
-     .type = GB_V_INT,
-     .def = "[1, 4, 8]",
-     .min = 1,
-     .max = 4096,
-     .help = "pipeline: micro-batches the tokens are split into (dividing tokens); others "
-             "ignore it"},
-    {.name = "bucket",
-     .type = GB_V_SIZE,
-     .def = "[256KiB, 1MiB]",
-     .min = 4,
-     .help = "data: bytes of gradients per all-reduce (whole layers, at least one); others "
-             "ignore it"},
-    {.name = "impl",
-     .type = GB_V_STR,
-     .def = "library",
-     .choices = impls,
-     .help = "the GEMMs: library (the backend's BLAS; kernels/gemm.cl where a device has none) "
-             "or own (kernels/gemm.cl)"},
-    {.name = "h", .type = GB_V_INT, .def = "256", .min = 1, .max = 1 << 16, .help = "hidden size"},
-    {.name = "tokens",
-     .type = GB_V_INT,
-     .def = "64",
-     .min = 1,
-     .max = 1 << 20,
-     .help = "tokens of the batch (data: per device)"},
-    {.name = "layers",
-     .type = GB_V_INT,
-     .def = "4",
-     .min = 1,
-     .max = PAR_MAX_LAYERS,
-     .help = "MLP blocks (tensor), layers split over the stages (pipeline), layers whose "
-             "gradients are reduced (data)"},
+    GB_AXIS_STR("variant", "[allreduce, sequence]", variants,
+                "tensor: partial sums all-reduced, or sequence-parallel (all-gather before, "
+                "reduce-scatter after); others ignore it (none)"),
+    GB_AXIS_INT("microbatches", "[1, 4, 8]", 1, 4096,
+                "pipeline: micro-batches the tokens are split into (dividing tokens); others "
+                "ignore it"),
+    GB_AXIS_SIZE("bucket", "[256KiB, 1MiB]", 4, 0,
+                 "data: bytes of gradients per all-reduce (whole layers, at least one); others "
+                 "ignore it"),
+    GB_AXIS_STR("impl", "library", impls,
+                "the GEMMs: library (the backend's BLAS; kernels/gemm.cl where a device has none) "
+                "or own (kernels/gemm.cl)"),
+    GB_AXIS_INT("h", "256", 1, 1 << 16, "hidden size"),
+    GB_AXIS_INT("tokens", "64", 1, 1 << 20, "tokens of the batch (data: per device)"),
+    GB_AXIS_INT("layers", "4", 1, PAR_MAX_LAYERS,
+                "MLP blocks (tensor), layers split over the stages (pipeline), layers whose "
+                "gradients are reduced (data)"),
 };
 
 enum pattern { P_TENSOR, P_PIPELINE, P_DATA };

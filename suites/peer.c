@@ -32,26 +32,13 @@ static const char *const path_names[] = {"d2d", "peer", "staged"};
 static const char *const peer_ops[] = {"copy", NULL};
 
 static const struct gb_axis_def peer_axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "copy",
-     .choices = peer_ops,
-     .help = "copy: src -> dst, one direction"},
-    {.name = "src",
-     .type = GB_V_INT,
-     .def = "{from: 0, to: 15, step: 1}",
-     .min = 0,
-     .max = GB_MAX_SET - 1,
-     .device_pos = true,
-     .help = "source: a position in the device set (positions the set lacks are dropped)"},
-    {.name = "dst",
-     .type = GB_V_INT,
-     .def = "{from: 0, to: 15, step: 1}",
-     .min = 0,
-     .max = GB_MAX_SET - 1,
-     .device_pos = true,
-     .help = "destination: a position in the set"},
-    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64MiB]", .min = 1, .help = "bytes per copy"},
+    GB_AXIS_STR("op", "copy", peer_ops, "copy: src -> dst, one direction"),
+    GB_AXIS_INT("src", "{from: 0, to: 15, step: 1}", 0, GB_MAX_SET - 1,
+                "source: a position in the device set (positions the set lacks are dropped)",
+                .device_pos = true),
+    GB_AXIS_INT("dst", "{from: 0, to: 15, step: 1}", 0, GB_MAX_SET - 1,
+                "destination: a position in the set", .device_pos = true),
+    GB_AXIS_SIZE("size", "[4KiB, 64MiB]", 1, 0, "bytes per copy"),
 };
 
 struct peer {

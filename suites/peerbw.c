@@ -56,41 +56,25 @@ static const char *const peerbw_ops[] = {"bidir",      "all_to_one", "one_to_all
 static const char *const peerbw_methods[] = {"ce", "sm", NULL};
 
 static const struct gb_axis_def peerbw_axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[bidir, all_to_one, one_to_all, all_to_all, latency]",
-     .choices = peerbw_ops,
-     .help = "bidir: src <-> dst at once, both directions' bytes counted; all_to_one: every other "
-             "device writes to dst; one_to_all: src writes to every other; all_to_all: every "
-             "device to every other; latency: one 4-byte copy src -> dst at a time (a copy round, "
-             "not nvbandwidth's pointer chase)"},
-    {.name = "method",
-     .type = GB_V_STR,
-     .def = "[ce, sm]",
-     .choices = peerbw_methods,
-     .help = "ce: copy engines (peer_copy, or staged through pinned host memory without peer "
-             "access); sm: a copy kernel on the destination loading the source's buffer over the "
-             "peer link (CUDA with peer access; else skipped)"},
-    {.name = "src",
-     .type = GB_V_INT,
-     .def = "{from: 0, to: 15, step: 1}",
-     .min = 0,
-     .max = GB_MAX_SET - 1,
-     .device_pos = true,
-     .help = "bidir, latency: the pair's source; one_to_all: the device that writes (a position "
-             "in the set; positions it lacks are dropped)"},
-    {.name = "dst",
-     .type = GB_V_INT,
-     .def = "{from: 0, to: 15, step: 1}",
-     .min = 0,
-     .max = GB_MAX_SET - 1,
-     .device_pos = true,
-     .help = "bidir, latency: the pair's destination; all_to_one: the device written to"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "[64MiB]",
-     .min = 1,
-     .help = "bytes per link and operation (latency: always 4)"},
+    GB_AXIS_STR(
+        "op", "[bidir, all_to_one, one_to_all, all_to_all, latency]", peerbw_ops,
+        "bidir: src <-> dst at once, both directions' bytes counted; all_to_one: every other "
+        "device writes to dst; one_to_all: src writes to every other; all_to_all: every "
+        "device to every other; latency: one 4-byte copy src -> dst at a time (a copy round, "
+        "not nvbandwidth's pointer chase)"),
+    GB_AXIS_STR(
+        "method", "[ce, sm]", peerbw_methods,
+        "ce: copy engines (peer_copy, or staged through pinned host memory without peer "
+        "access); sm: a copy kernel on the destination loading the source's buffer over the "
+        "peer link (CUDA with peer access; else skipped)"),
+    GB_AXIS_INT("src", "{from: 0, to: 15, step: 1}", 0, GB_MAX_SET - 1,
+                "bidir, latency: the pair's source; one_to_all: the device that writes (a position "
+                "in the set; positions it lacks are dropped)",
+                .device_pos = true),
+    GB_AXIS_INT("dst", "{from: 0, to: 15, step: 1}", 0, GB_MAX_SET - 1,
+                "bidir, latency: the pair's destination; all_to_one: the device written to",
+                .device_pos = true),
+    GB_AXIS_SIZE("size", "[64MiB]", 1, 0, "bytes per link and operation (latency: always 4)"),
 };
 
 struct link {

@@ -47,35 +47,18 @@
 static const char *const ways[] = {"driver", "backend_pool", "caching", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "way",
-     .type = GB_V_STR,
-     .def = "[driver, backend_pool, caching]",
-     .choices = ways,
-     .help = "driver (every allocation to the backend), backend_pool (CUDA's stream-ordered "
-             "pool), caching (a size-class caching pool)"},
-    {.name = "layers",
-     .type = GB_V_INT,
-     .def = "8",
-     .min = 1,
-     .max = 1024,
-     .help = "layers of the transformer-shaped network whose training step the trace is"},
-    {.name = "hidden",
-     .type = GB_V_SIZE,
-     .def = "1MiB",
-     .min = 4096,
-     .max = INT64_C(1) << 40,
-     .help = "bytes of one layer's input activation at the longest sequence (the trace's "
-             "scale)"},
-    {.name = "seed",
-     .type = GB_V_INT,
-     .def = "1",
-     .min = 0,
-     .help = "the trace's seed (its steps' sequence lengths and small sizes)"},
-    {.name = "cap",
-     .type = GB_V_SIZE,
-     .def = "0",
-     .zero_picks = true,
-     .help = "bytes the way may hold from the driver at once (0: no cap)"},
+    GB_AXIS_STR("way", "[driver, backend_pool, caching]", ways,
+                "driver (every allocation to the backend), backend_pool (CUDA's stream-ordered "
+                "pool), caching (a size-class caching pool)"),
+    GB_AXIS_INT("layers", "8", 1, 1024,
+                "layers of the transformer-shaped network whose training step the trace is"),
+    GB_AXIS_SIZE("hidden", "1MiB", 4096, INT64_C(1) << 40,
+                 "bytes of one layer's input activation at the longest sequence (the trace's "
+                 "scale)"),
+    GB_AXIS_INT("seed", "1", 0, 0,
+                "the trace's seed (its steps' sequence lengths and small sizes)"),
+    GB_AXIS_SIZE("cap", "0", 0, 0, "bytes the way may hold from the driver at once (0: no cap)",
+                 .zero_picks = true),
 };
 
 static int pool_setup(struct gb_case_ctx *ctx)

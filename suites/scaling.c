@@ -29,30 +29,18 @@ static const char *const workloads[] = {"triad", "sgemm", NULL};
 static const char *const modes[] = {"strong", "weak", NULL};
 
 static const struct gb_axis_def scaling_axes[] = {
-    {.name = "workload",
-     .type = GB_V_STR,
-     .def = "[triad, sgemm]",
-     .choices = workloads,
-     .help = "triad (GB/s) or sgemm split by rows (GFLOP/s)"},
-    {.name = "mode",
-     .type = GB_V_STR,
-     .def = "[strong, weak]",
-     .choices = modes,
-     .help = "strong: fixed total size split across devices; weak: fixed size per device"},
+    GB_AXIS_STR("workload", "[triad, sgemm]", workloads,
+                "triad (GB/s) or sgemm split by rows (GFLOP/s)"),
+    GB_AXIS_STR("mode", "[strong, weak]", modes,
+                "strong: fixed total size split across devices; weak: fixed size per device"),
     GB_MULTI_NDEV_AXIS("devices used at once"),
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "64MiB",
-     .min = 1,
-     .help = "triad: bytes per array (strong: in total, weak: per device); sgemm ignores it (its "
-             "results record 0)"},
-    {.name = "order",
-     .type = GB_V_INT,
-     .def = "1024",
-     .min = 1,
-     .max = 65536,
-     .help = "sgemm: M = N = K (strong: M in total, weak: M rows per device); triad ignores it "
-             "(its results record 0)"},
+    GB_AXIS_SIZE(
+        "size", "64MiB", 1, 0,
+        "triad: bytes per array (strong: in total, weak: per device); sgemm ignores it (its "
+        "results record 0)"),
+    GB_AXIS_INT("order", "1024", 1, 65536,
+                "sgemm: M = N = K (strong: M in total, weak: M rows per device); triad ignores it "
+                "(its results record 0)"),
 };
 
 #define TRIAD_A 0.1

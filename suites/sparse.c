@@ -72,30 +72,19 @@ static size_t shape_expand(const char *value, char (*out)[GB_STR_MAX], size_t ca
 }
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[spmm, spmv]",
-     .choices = ops,
-     .help = "spmm: CSR A times dense B; spmv: CSR A times a vector (n = 1); nm24: A pruned 2:4 "
-             "(own kernel; cuSPARSELt not built in)"},
-    {.name = "impl",
-     .type = GB_V_STR,
-     .def = "[library, own]",
-     .choices = impls,
-     .help = "library: cuSPARSE (CUDA; OpenCL has none); own: kernels/sparse.cl"},
-    {.name = "density",
-     .type = GB_V_FLOAT,
-     .def = "[1, 0.5, 0.2, 0.1, 0.05, 0.01, 0.001]",
-     .help = "the fraction of A's entries kept, in (0, 1]; 1: the dense baseline through the "
-             "BLAS (nm24: 0.5, or 1 for its baseline)",
-     .check_float = density_check},
-    {.name = "shape",
-     .type = GB_V_STR,
-     .def = "1024x64x1024",
-     .help = "MxNxK (A M x K, B K x N; spmv takes N = 1), or a gemm model preset or layer "
-             "(llama3-8b-decode-b8.ffn_down: M out features, K in, N tokens)",
-     .check = shape_check,
-     .expand = shape_expand},
+    GB_AXIS_STR("op", "[spmm, spmv]", ops,
+                "spmm: CSR A times dense B; spmv: CSR A times a vector (n = 1); nm24: A pruned 2:4 "
+                "(own kernel; cuSPARSELt not built in)"),
+    GB_AXIS_STR("impl", "[library, own]", impls,
+                "library: cuSPARSE (CUDA; OpenCL has none); own: kernels/sparse.cl"),
+    GB_AXIS_FLOAT("density", "[1, 0.5, 0.2, 0.1, 0.05, 0.01, 0.001]",
+                  "the fraction of A's entries kept, in (0, 1]; 1: the dense baseline through the "
+                  "BLAS (nm24: 0.5, or 1 for its baseline)",
+                  .check_float = density_check),
+    GB_AXIS_STR("shape", "1024x64x1024", NULL,
+                "MxNxK (A M x K, B K x N; spmv takes N = 1), or a gemm model preset or layer "
+                "(llama3-8b-decode-b8.ffn_down: M out features, K in, N tokens)",
+                .check = shape_check, .expand = shape_expand),
 };
 
 static bool shape_check(const char *s, char *why, size_t len)

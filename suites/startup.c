@@ -68,18 +68,13 @@ static const char *const caches[] = {"cold", "warm", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "cache",
-     .type = GB_V_STR,
-     .def = "[cold, warm]",
-     .choices = caches,
-     .help = "cold: the compiler caches point at an empty directory; warm: at one an earlier "
-             "process filled"},
-    {.name = "blas",
-     .type = GB_V_STR,
-     .def = "on",
-     .choices = onoff,
-     .help = "on: a BLAS stage (the library's first GEMM) between build and first, where the "
-             "backend has F32 GEMM; off: none (a cold CLBlast compiles its kernels: 19 s on PoCL)"},
+    GB_AXIS_STR("cache", "[cold, warm]", caches,
+                "cold: the compiler caches point at an empty directory; warm: at one an earlier "
+                "process filled"),
+    GB_AXIS_STR(
+        "blas", "on", onoff,
+        "on: a BLAS stage (the library's first GEMM) between build and first, where the "
+        "backend has F32 GEMM; off: none (a cold CLBlast compiles its kernels: 19 s on PoCL)"),
 };
 
 struct startup {

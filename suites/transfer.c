@@ -41,44 +41,24 @@ static const char *const modes[] = {"async", "sync", NULL};
 static const char *const sides[] = {"both", "src", "dst", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op",
-     .type = GB_V_STR,
-     .def = "[h2d, d2h, d2d, bidir]",
-     .choices = ops,
-     .help = "h2d, d2h, d2d, or bidir (H2D and D2H at once on two queues)"},
-    {.name = "memory",
-     .type = GB_V_STR,
-     .def = "[pinned, pageable]",
-     .choices = memories,
-     .help = "host memory: pinned (page-locked, allocated so), registered (ordinary memory "
-             "pinned after the fact: cudaHostRegister, USE_HOST_PTR) or pageable; D2D cases use "
-             "device"},
-    {.name = "mode",
-     .type = GB_V_STR,
-     .def = "[async]",
-     .choices = modes,
-     .help = "async: a batch of non-blocking copies, device-timed; sync: blocking copies, "
-             "host-timed"},
-    {.name = "size",
-     .type = GB_V_SIZE,
-     .def = "{from: 4KiB, to: 256MiB, factor: 4}",
-     .min = 1,
-     .help = "bytes per copy"},
-    {.name = "offset",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = INT64_C(1) << 40,
-     .help = "bytes into the buffer(s) offset_side names at which the copy starts, any value "
-             "(alignment: 0, 1, 4, 16, 64, 128, 256, 4096 are the usual sweep); the same size "
-             "bytes are counted",
-     .omit_default = true},
-    {.name = "offset_side",
-     .type = GB_V_STR,
-     .def = "both",
-     .choices = sides,
-     .help = "which buffers offset moves: src, dst or both (H2D: src is the host buffer)",
-     .omit_default = true},
+    GB_AXIS_STR("op", "[h2d, d2h, d2d, bidir]", ops,
+                "h2d, d2h, d2d, or bidir (H2D and D2H at once on two queues)"),
+    GB_AXIS_STR("memory", "[pinned, pageable]", memories,
+                "host memory: pinned (page-locked, allocated so), registered (ordinary memory "
+                "pinned after the fact: cudaHostRegister, USE_HOST_PTR) or pageable; D2D cases use "
+                "device"),
+    GB_AXIS_STR("mode", "[async]", modes,
+                "async: a batch of non-blocking copies, device-timed; sync: blocking copies, "
+                "host-timed"),
+    GB_AXIS_SIZE("size", "{from: 4KiB, to: 256MiB, factor: 4}", 1, 0, "bytes per copy"),
+    GB_AXIS_INT("offset", "0", 0, INT64_C(1) << 40,
+                "bytes into the buffer(s) offset_side names at which the copy starts, any value "
+                "(alignment: 0, 1, 4, 16, 64, 128, 256, 4096 are the usual sweep); the same size "
+                "bytes are counted",
+                .omit_default = true),
+    GB_AXIS_STR("offset_side", "both", sides,
+                "which buffers offset moves: src, dst or both (H2D: src is the host buffer)",
+                .omit_default = true),
 };
 
 static enum transfer_op parse_op(const char *s)

@@ -113,36 +113,18 @@ static const char *const kernel_names[] = {"dot", "transpose", "gemm", NULL};
 static const char *const search_names[] = {"exhaustive", "random", "anneal", NULL};
 
 static const struct gb_axis_def axes[] = {
-    {.name = "kernel",
-     .type = GB_V_STR,
-     .def = "[dot, transpose, gemm]",
-     .choices = kernel_names,
-     .help = "the tunable kernel: dot, transpose (2-D tiled), gemm"},
-    {.name = "size",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = INT64_C(1) << 34,
-     .help = "problem size: dot elements, transpose rows = columns, gemm m = n = k (0: the "
-             "kernel's default: 2^24, 2048, 512)"},
-    {.name = "search",
-     .type = GB_V_STR,
-     .def = "anneal",
-     .choices = search_names,
-     .help = "exhaustive, random (budget) or anneal (simulated annealing, budget)"},
-    {.name = "budget",
-     .type = GB_V_INT,
-     .def = "0",
-     .min = 0,
-     .max = 1000000,
-     .help = "configurations a random or anneal search measures (0: a quarter of the valid "
-             "ones); exhaustive measures every valid one"},
-    {.name = "seed",
-     .type = GB_V_INT,
-     .def = "1",
-     .min = 0,
-     .max = INT64_MAX,
-     .help = "the seed of random and anneal (same seed, same proposals)"},
+    GB_AXIS_STR("kernel", "[dot, transpose, gemm]", kernel_names,
+                "the tunable kernel: dot, transpose (2-D tiled), gemm"),
+    GB_AXIS_INT("size", "0", 0, INT64_C(1) << 34,
+                "problem size: dot elements, transpose rows = columns, gemm m = n = k (0: the "
+                "kernel's default: 2^24, 2048, 512)"),
+    GB_AXIS_STR("search", "anneal", search_names,
+                "exhaustive, random (budget) or anneal (simulated annealing, budget)"),
+    GB_AXIS_INT("budget", "0", 0, 1000000,
+                "configurations a random or anneal search measures (0: a quarter of the valid "
+                "ones); exhaustive measures every valid one"),
+    GB_AXIS_INT("seed", "1", 0, INT64_MAX,
+                "the seed of random and anneal (same seed, same proposals)"),
 };
 
 /* ---- data ---------------------------------------------------------------------------------- */

@@ -590,7 +590,7 @@ TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
  * compute chain, 2^25 steps per work-item) and returns without waiting for it: a suite's bug that
  * would otherwise lengthen, or fail, whatever case runs next. */
 static const struct gb_axis_def dirty_axes[] = {
-    {.name = "leave", .type = GB_V_BOOL, .def = "[true, false]", .help = "leave work behind"},
+    GB_AXIS_BOOL("leave", "[true, false]", "leave work behind"),
 };
 
 struct dirty {

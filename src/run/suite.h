@@ -60,6 +60,37 @@ struct gb_axis_def {
     bool omit_default;
 };
 
+/* Axis constructors, one per value type: the fields an axis of that type always sets by
+ * position, the help text, then any other field by name; a field left out keeps its zero meaning
+ * (choices NULL: any identifier; max 0: no upper bound). A suite's table then reads an axis to
+ * a line or two:
+ *   GB_AXIS_STR("op", "[copy, triad]", ops, "kernel"),
+ *   GB_AXIS_INT("offset", "0", 0, 4096, "bytes into each buffer", .omit_default = true),
+ * `def` is the default sweep in profile syntax, as above. */
+#define GB_AXIS_STR(name_, def_, choices_, ...)                                  \
+    {                                                                            \
+        .name = (name_), .type = GB_V_STR, .def = (def_), .choices = (choices_), \
+        .help = __VA_ARGS__                                                      \
+    }
+#define GB_AXIS_INT(name_, def_, min_, max_, ...)                                       \
+    {                                                                                   \
+        .name = (name_), .type = GB_V_INT, .def = (def_), .min = (min_), .max = (max_), \
+        .help = __VA_ARGS__                                                             \
+    }
+#define GB_AXIS_SIZE(name_, def_, min_, max_, ...)                                       \
+    {                                                                                    \
+        .name = (name_), .type = GB_V_SIZE, .def = (def_), .min = (min_), .max = (max_), \
+        .help = __VA_ARGS__                                                              \
+    }
+#define GB_AXIS_FLOAT(name_, def_, ...)                                         \
+    {                                                                           \
+        .name = (name_), .type = GB_V_FLOAT, .def = (def_), .help = __VA_ARGS__ \
+    }
+#define GB_AXIS_BOOL(name_, def_, ...)                                         \
+    {                                                                          \
+        .name = (name_), .type = GB_V_BOOL, .def = (def_), .help = __VA_ARGS__ \
+    }
+
 enum gb_timer {
     GB_TIMER_DEVICE, /* a sample is the time between two events recorded on ctx->q */
     GB_TIMER_HOST,   /* a sample is host wall time around run() + queue_sync(ctx->q) */

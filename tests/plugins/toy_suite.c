@@ -19,8 +19,8 @@ struct toy {
 };
 
 static const struct gb_axis_def axes[] = {
-    {.name = "op", .type = GB_V_STR, .def = "[copy]", .help = "what is timed"},
-    {.name = "size", .type = GB_V_SIZE, .def = "[4KiB, 64KiB]", .min = 4, .help = "bytes"},
+    GB_AXIS_STR("op", "[copy]", NULL, "what is timed"),
+    GB_AXIS_SIZE("size", "[4KiB, 64KiB]", 4, 0, "bytes"),
 };
 
 static int toy_setup(struct gb_case_ctx *ctx)
