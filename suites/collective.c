@@ -6,9 +6,12 @@
  *
  * `size` is nccl-tests' size: count x the type's size, count being the elements of the larger
  * of a rank's two buffers (struct gb_coll, backends/backend.h): all-gather sends count / n and
- * receives count, reduce-scatter the reverse, the others send and receive count. For the
- * all-gather, reduce-scatter and all-to-all, count is rounded down to a multiple of n (as
- * nccl-tests does); the figures count what was moved, count x the type's size (figure `count`).
+ * receives count, reduce-scatter the reverse, the others send and receive count. count is
+ * size / the type's size, rounded down (as nccl-tests does): the plan rounds `size` down to a
+ * whole number of elements (collective_normalize: 7 bytes of f32 are recorded, and run, as 4;
+ * below one element it is a skip). For the all-gather, reduce-scatter and all-to-all, count is
+ * further rounded down to a multiple of n (nccl-tests again), which the plan cannot see; the
+ * figures count what was moved, count x the type's size (figures `count` and `bytes`).
  *
  * transport=devices is ours: one host thread per device (the team), the transfers of each step
  * over the same path as `peer` and `allreduce` (direct peer copies where every pair that
@@ -25,12 +28,13 @@
  * NCCL on CUDA), one call enqueuing on every rank, and waits on every queue; a backend without
  * one is a recorded skip. transport=mpi is gpubench-mpi's (one process per rank): a skip here.
  *
- * Figures, after nccl-tests doc/PERFORMANCE.md: `time` per operation (us), algbw = size / time
+ * Figures, after nccl-tests doc/PERFORMANCE.md: `time` per operation (us), algbw = bytes / time
  * (GB/s, the headline), busbw = algbw x busbw_factor (gb_coll_busbw_factor: all-reduce
  * 2 (n - 1) / n; all-gather, reduce-scatter, all-to-all (n - 1) / n; broadcast, reduce,
  * send/recv 1), `busbw_factor` and `ranks` (n) themselves, `count` (the elements nccl-tests'
  * count names: size / the type's size, rounded down to a multiple of n where the collective
- * divides the buffer) and `path`.
+ * divides the buffer), `bytes` (B: count x the type's size, the bytes of the larger of a rank's
+ * buffers that moved, which algbw divides; nccl-tests' size as it ran) and `path`.
  *
  * Verification, every element of every rank's output (the root's only for reduce): rank r's
  * input element i is v(r, i) = 1 + seed + ((r + i + seed) mod n) + n ((i + seed) mod P), small
@@ -123,15 +127,24 @@ static enum gb_dtype dtype_of(const char *s)
 }
 
 /* The reduction means nothing to the non-reducing collectives, and the root nothing to the
- * unrooted ones: each is rewritten to redop sum and root 0, so that one case remains. */
+ * unrooted ones: each is rewritten to redop sum and root 0, so that one case remains. A size
+ * that is not a whole number of elements is rounded down to one (nccl-tests' count = size /
+ * the type's size), so that the case records the bytes it moves and merges with the size that
+ * says so (7 bytes of f32: 4); one below an element is left as given, for setup's skip. */
 static bool collective_normalize(struct gb_params *p)
 {
     const enum gb_coll_op op = op_of(gb_params_str(p, "coll"));
     struct gb_value *redop = gb_params_slot(p, "redop"), *root = gb_params_slot(p, "root");
+    struct gb_value *size = gb_params_slot(p, "size"), *dtype = gb_params_slot(p, "dtype");
     if (redop && !reducing(op))
         snprintf(redop->s, sizeof redop->s, "sum");
     if (root && !rooted(op))
         root->u.i = 0;
+    if (size && dtype) {
+        const uint64_t es = gb_dtype_size(dtype_of(dtype->s));
+        if (size->u.size >= es)
+            size->u.size -= size->u.size % es;
+    }
     return true;
 }
 
@@ -829,6 +842,7 @@ void gb_coll_figures(struct gb_case_ctx *ctx, double op_time_s)
     gb_case_figure(ctx, "busbw_factor", "", factor);
     gb_case_figure(ctx, "ranks", "", (double)c->team.n);
     gb_case_figure(ctx, "count", "", (double)c->count);
+    gb_case_figure(ctx, "bytes", "B", (double)(c->count * c->es));
     gb_case_text(ctx, "path", "%s",
                  c->tr == TR_NCCL ? "library"
                  : c->team.n == 1 ? "d2d"

@@ -286,6 +286,64 @@ TEST_TIMEOUT(collective_skips_say_why, 60)
     gb_results_free(&rs);
 }
 
+/* A size that is not a whole number of elements: the plan rounds it down to one (7 bytes of f32
+ * are the case of 4, merged with it; 7 of f16 the case of 6), one below an element stays as given
+ * for setup's skip; and every ok result's figures count the bytes moved: `bytes` = `count` x the
+ * type's size, at most the recorded size (all-gather rounds count down to a multiple of the
+ * ranks), and algbw x time = bytes. */
+TEST_TIMEOUT(collective_odd_sizes_count_the_bytes_moved, 60)
+{
+    struct gb_results rs;
+    run_coll("pthread pthread",
+             "{coll: [allreduce, allgather, sendrecv], dtype: f32, size: [3, 4, 7, 12]}", &rs);
+    gb_test_need_devices(rs.ndevices, 2);
+    ASSERT_EQ(rs.nresults, 3 * 3); /* sizes 3, 4 (and 7) and 12 */
+    size_t ok = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const uint64_t size = gb_params_size(&r->params, "size");
+        ASSERT_MSG(size == 3 || size == 4 || size == 12, "size %llu", (unsigned long long)size);
+        const bool gather = strcmp(r->case_name, "allgather") == 0;
+        if (size == 3 || (size == 4 && gather)) { /* no element; one element over 2 ranks */
+            ASSERT_EQ(r->status, GB_STATUS_SKIPPED);
+            ASSERT_CONTAINS(r->reason, size == 3 && !gather ? "3 bytes hold no f32 element"
+                                                            : "fewer f32 elements than the set");
+            continue;
+        }
+        assert_coll_verified(r, 2);
+        const double count = gb_test_need_figure(r, "count")->v[0];
+        const double bytes = gb_test_need_figure(r, "bytes")->v[0];
+        /* 12 bytes are 3 floats, which the all-gather over 2 ranks rounds down to 2. */
+        ASSERT_NEAR(count, size == 4 ? 1 : gather ? 2 : 3, 0);
+        ASSERT_NEAR(bytes, 4 * count, 0);
+        ASSERT(bytes <= (double)size);
+        ASSERT_NEAR(r->bytes_per_op, bytes, 0);
+        const double alg = gb_test_need_figure(r, "algbw")->v[0];
+        const double us = gb_test_need_figure(r, "time")->v[0];
+        ASSERT_NEAR(alg * us * 1e3, bytes, 1e-9 * bytes);
+        ok++;
+    }
+    ASSERT_EQ(ok, 5);
+    gb_results_free(&rs);
+
+    /* f16 (no reduction: PoCL lacks half arithmetic): 6 and 7 bytes are one case of 3 halves. */
+    run_coll("pthread pthread", "{coll: [sendrecv, allgather], dtype: f16, size: [6, 7]}", &rs);
+    ASSERT_EQ(rs.nresults, 2);
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        assert_coll_verified(r, 2);
+        ASSERT_EQ(gb_params_size(&r->params, "size"), 6);
+        const bool gather = strcmp(r->case_name, "allgather") == 0;
+        const double bytes = gb_test_need_figure(r, "bytes")->v[0];
+        ASSERT_NEAR(gb_test_need_figure(r, "count")->v[0], gather ? 2 : 3, 0);
+        ASSERT_NEAR(bytes, gather ? 4 : 6, 0);
+        ASSERT_NEAR(gb_test_need_figure(r, "algbw")->v[0] * gb_test_need_figure(r, "time")->v[0] *
+                        1e3,
+                    bytes, 1e-9 * bytes);
+    }
+    gb_results_free(&rs);
+}
+
 /* ---- transport nccl through the socket: a fake collective library over the OpenCL ops ------- */
 
 /* The fake library: an all-reduce of floats (sum or max) done on the host, every rank's send
