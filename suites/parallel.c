@@ -71,11 +71,16 @@
  * the bound by about sqrt(h) a layer, so a chain is checked one block or layer at a time, each
  * from its input as the devices computed it (itself checked): tensor, every block on every
  * device from device 0's input of that block (tensor_verify()); pipeline, every layer from the
- * previous layer's output, which each stage copies into a record per layer (pipeline_verify());
- * data, the averaged gradients on every device.
+ * previous layer's output, which each stage copies into a record per layer in one more step,
+ * untimed, that verify runs (the timed steps keep no record: only the pipeline's work is timed),
+ * and the last stage's outputs that the timed steps left (the last two micro-batches) against the
+ * last layer from its recorded input (pipeline_verify()); data, the averaged gradients on every
+ * device.
  * Test hook: GPUBENCH_TEST_PARALLEL=skip-allreduce leaves out the collectives of tensor and data
  * (partial sums, local gradients); =wrong-stage makes every stage but the last forward its input
- * instead of its output (a stage's work lost). Verification must fail.
+ * instead of its output (a stage's work lost); =wrong-stage-timed does so in the timed steps only
+ * (verify's recorded step is right: the timed steps' outputs must be checked). Verification must
+ * fail.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -120,7 +125,7 @@ static const struct gb_axis_def parallel_axes[] = {
 };
 
 enum pattern { P_TENSOR, P_PIPELINE, P_DATA };
-enum hook { H_NONE, H_SKIP_ALLREDUCE, H_WRONG_STAGE };
+enum hook { H_NONE, H_SKIP_ALLREDUCE, H_WRONG_STAGE, H_WRONG_TIMED };
 /* What a team run does: the step (the timed operation), its computation alone, its
  * collectives alone. */
 enum mode { M_STEP, M_COMPUTE, M_COMM };
@@ -154,6 +159,7 @@ struct parallel {
     struct gb_buf *stage[GB_MAX_SET][2]; /* staged: pinned, the output a stage passes on */
     struct gb_buf *px;                   /* h x T: the input, on stage 0 */
     struct gb_buf *acts[PAR_MAX_LAYERS]; /* h x T: layer k's output, on its stage */
+    bool record;                         /* the step copies each layer's output into acts */
     /* data: buckets b of layers [blo[b + 1], blo[b]) (last layer first), events at their ends */
     uint64_t nb, blo[PAR_MAX_LAYERS + 1];
     struct gb_buf *dy[PAR_MAX_LAYERS][GB_MAX_SET]; /* h x T */
@@ -278,8 +284,9 @@ static int tensor_step(struct parallel *p, struct gb_team *t, size_t rank)
 }
 
 /* Stage s's layers on micro-batch j (buffer parity j % 2: input in[s][par], output
- * out[s][par]); each layer's output is also copied into its record acts[k] (h x tm floats, 1/h of
- * the layer's GEMM work), which verify checks layer by layer. */
+ * out[s][par]); in verify's recorded step (p->record) each layer's output is also copied into
+ * its record acts[k] (h x tm floats), which verify checks layer by layer; the timed steps do not
+ * copy. */
 static int stage_layers(struct parallel *p, size_t s, uint64_t j)
 {
     const struct gb_backend_ops *ops = p->team.ctx->ops;
@@ -291,7 +298,7 @@ static int stage_layers(struct parallel *p, size_t s, uint64_t j)
     for (uint64_t k = p->l0[s]; k < p->l0[s + 1] && !err; k++) {
         struct gb_buf *dst = k + 1 == p->l0[s + 1] ? p->out[s][par] : p->tmp[s][k % 2];
         if (!(err = par_gemm(p, s, q, h, n, h, 1.0, p->w[k], src, dst)) &&
-            !(err = par_relu(p, s, q, dst, h * n)))
+            !(err = par_relu(p, s, q, dst, h * n)) && p->record)
             err = ops->copy(q, p->acts[k], j * bytes, dst, 0, bytes, GB_COPY_ASYNC);
         src = dst;
     }
@@ -317,7 +324,8 @@ static int pipeline_tick(struct parallel *p, size_t s, uint64_t t)
         err = ops->copy(q, p->in[s][par], 0, p->stage[s - 1][par], 0, bytes, GB_COPY_ASYNC);
     if (err || (err = stage_layers(p, s, j)))
         return err;
-    struct gb_buf *sent = p->hook == H_WRONG_STAGE && s + 1 < S ? p->in[s][par] : p->out[s][par];
+    const bool wrong = p->hook == H_WRONG_STAGE || (p->hook == H_WRONG_TIMED && !p->record);
+    struct gb_buf *sent = wrong && s + 1 < S ? p->in[s][par] : p->out[s][par];
     if (s + 1 < S && (!p->direct || sent != p->out[s][par]))
         /* Direct: the next stage pulls from out, so a wrong-stage send overwrites it. */
         err = ops->copy(q, p->direct ? p->out[s][par] : p->stage[s][par], 0, sent, 0, bytes,
@@ -803,6 +811,7 @@ static int parallel_setup(struct gb_case_ctx *ctx)
     p->hook = !hook                                 ? H_NONE
               : strcmp(hook, "skip-allreduce") == 0 ? H_SKIP_ALLREDUCE
               : strcmp(hook, "wrong-stage") == 0    ? H_WRONG_STAGE
+              : strcmp(hook, "wrong-stage-timed") == 0 ? H_WRONG_TIMED
                                                     : H_NONE;
     p->blas = strcmp(gb_params_str(ctx->params, "impl"), "library") == 0 && ctx->ops->gemm &&
               gb_multi_all_have(ctx, p->team.n, GB_CAP_BLAS_F32);
@@ -936,18 +945,33 @@ out:
     return err;
 }
 
-/* Pipeline: every layer's recorded output (all micro-batches) against the layer on the host from
- * the recorded output of the layer before (X for the first), wherever the stages ran them. */
+/* Pipeline: first the last stage's outputs of the last (up to two) micro-batches, as the timed
+ * steps left them, read back; then one more step, untimed, which records every layer's output
+ * (all micro-batches, p->record); every recorded output against the layer on the host from the
+ * recorded output of the layer before (X for the first), wherever the stages ran them; and the
+ * timed steps' outputs against the last layer from its recorded input. */
 static int pipeline_verify(struct gb_case_ctx *ctx, struct parallel *p)
 {
-    const uint64_t h = p->h, nx = h * p->T;
+    const size_t S = p->team.n;
+    const uint64_t h = p->h, nx = h * p->T, ab = h * p->tm, m = p->m, j0 = m >= 2 ? m - 2 : 0;
     double *in = malloc(nx * sizeof(double)), *inm = malloc(nx * sizeof(double)),
            *wv = malloc(h * h * sizeof(double));
-    float *got = malloc(nx * sizeof(float));
+    float *got = malloc(nx * sizeof(float)), *timed = malloc(nx * sizeof(float));
     int err = 0;
-    if (!in || !inm || !wv || !got) {
+    if (!in || !inm || !wv || !got || !timed) {
         err = GB_FAIL(GB_ENOMEM, "host buffers of the pipeline check");
         goto out;
+    }
+    /* Micro-batch j of the last step is in out[S - 1][j % 2], at its columns of the output. */
+    for (uint64_t j = j0; j < m && !err; j++)
+        err = gb_multi_download(ctx, S - 1, timed + j * ab, p->out[S - 1][j % 2],
+                                ab * sizeof(float));
+    if (!err) {
+        p->mode = M_STEP;
+        p->team.reps = 1;
+        p->record = true;
+        err = gb_team_run(p->team.t, S, parallel_job, p);
+        p->record = false;
     }
     for (uint64_t i = 0; i < nx; i++)
         in[i] = t_x(p, i % h, i / h);
@@ -964,6 +988,8 @@ static int pipeline_verify(struct gb_case_ctx *ctx, struct parallel *p)
         if ((err = gb_multi_download(ctx, s, got, p->acts[k], nx * sizeof(float))) ||
             (err = check_range(ctx, p, got, s, 0, nx)))
             break;
+        if (k + 1 == p->L)
+            err = check_range(ctx, p, timed, s, j0 * ab, m * ab);
         for (uint64_t i = 0; i < nx; i++)
             in[i] = got[i];
     }
@@ -972,6 +998,7 @@ out:
     free(inm);
     free(wv);
     free(got);
+    free(timed);
     return err;
 }
 

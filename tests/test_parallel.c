@@ -140,6 +140,10 @@ TEST_TIMEOUT(parallel_wrong_stage_fails_verification, 60)
 {
     planted("wrong-stage", "pattern: [pipeline, tensor], ndev: [2, 4], microbatches: [1, 4]",
             "pipeline");
+    /* The same in the timed steps only: the recorded step that verify runs is right, and the
+     * outputs the timed steps left are what fails. */
+    planted("wrong-stage-timed", "pattern: pipeline, ndev: [2, 4], microbatches: [1, 4]",
+            "pipeline");
 }
 
 TEST_TIMEOUT(parallel_own_gemm_kernel_verifies, 60)
