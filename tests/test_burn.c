@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyses/report_model.h"
 #include "base/util.h"
 #include "results/results.h"
 #include "test.h"
@@ -202,6 +203,110 @@ TEST_TIMEOUT(suite_burn_report_draws_the_timeline, 120)
     ASSERT_EQ(gb_test_count(csv, "\n") - 1, windows);
     ASSERT_CONTAINS(csv, "\n0.05,");
     ASSERT_CONTAINS(csv, "f32 (GFLOP/s)");
+    free(csv);
+}
+
+/* A long series of windows (200,000: a 55 h burn of 1 s windows) with its slowest and fastest
+ * window planted: at most GB_BURN_CHART_POINTS points, x increasing to the burn's end, every mean
+ * within its bar, the extremes kept as bars, and the windows' mean kept (groups of equal size
+ * but the last, weighed by their windows); up to the bound, one point per window as before. */
+TEST(burn_chart_points_are_bounded_and_keep_the_extremes)
+{
+    const size_t n = 200000, max = GB_BURN_CHART_POINTS;
+    const double w = 1.0;
+    double *y = malloc(n * sizeof *y), *x = malloc(max * sizeof *x), *mean = malloc(max * sizeof *mean),
+           *lo = malloc(max * sizeof *lo), *hi = malloc(max * sizeof *hi);
+    ASSERT(y && x && mean && lo && hi);
+    double total = 0;
+    for (size_t j = 0; j < n; j++) {
+        y[j] = 100.0 + 5.0 * sin((double)j / 997.0);
+        y[j] = j == 123457 ? 3.0 : j == 150001 ? 900.0 : y[j];
+        total += y[j];
+    }
+    const size_t np = gb__burn_points(y, n, w, max, x, mean, lo, hi);
+    ASSERT(np > 0 && np <= max);
+    double mn = INFINITY, mx = -INFINITY, sum = 0;
+    const size_t g = (n + max - 1) / max;
+    for (size_t p = 0; p < np; p++) {
+        ASSERT(p == 0 || x[p] > x[p - 1]);
+        ASSERT(lo[p] <= mean[p] && mean[p] <= hi[p]);
+        mn = lo[p] < mn ? lo[p] : mn;
+        mx = hi[p] > mx ? hi[p] : mx;
+        sum += mean[p] * (double)(p + 1 < np ? g : n - g * (np - 1));
+    }
+    ASSERT_NEAR(x[np - 1], (double)n * w, 0);
+    ASSERT_NEAR(mn, 3.0, 0);
+    ASSERT_NEAR(mx, 900.0, 0);
+    ASSERT_NEAR(sum, total, 1e-9 * total);
+    /* Below the bound: the windows themselves, each at its end. */
+    ASSERT_EQ(gb__burn_points(y, 10, 0.5, max, x, mean, lo, hi), 10);
+    for (size_t j = 0; j < 10; j++) {
+        ASSERT_NEAR(x[j], 0.5 * (double)(j + 1), 0);
+        ASSERT(mean[j] == y[j] && lo[j] == y[j] && hi[j] == y[j]);
+    }
+    ASSERT_EQ(gb__burn_points(y, n, w, 0, x, mean, lo, hi), 0);
+    free(y);
+    free(x);
+    free(mean);
+    free(lo);
+    free(hi);
+}
+
+/* The report of a burn of 200,000 windows (made up: no device runs): its timeline's data file
+ * has at most GB_BURN_CHART_POINTS rows, holds the slowest and fastest window as a bar, and
+ * stays small (a row a window was 41 MB). */
+TEST_TIMEOUT(burn_report_of_a_long_burn_is_bounded, 60)
+{
+    struct gb_results rs;
+    memset(&rs, 0, sizeof rs);
+    snprintf(rs.run.host, sizeof rs.run.host, "h");
+    struct gb_device_info d = {0};
+    snprintf(d.name, sizeof d.name, "pthread-test");
+    int idx;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &d, &idx));
+    struct gb_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.suite, sizeof r.suite, "burn");
+    snprintf(r.case_name, sizeof r.case_name, "f32");
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    snprintf(r.metric, sizeof r.metric, "throughput");
+    snprintf(r.unit, sizeof r.unit, "GFLOP/s");
+    r.device_index = idx;
+    r.status = GB_STATUS_OK;
+    r.verified = true;
+    r.params.n = 1;
+    r.params.name[0] = "dtype";
+    r.params.v[0] = (struct gb_value){.type = GB_V_STR};
+    snprintf(r.params.v[0].s, sizeof r.params.v[0].s, "f32");
+    r.nsamples = 200000;
+    r.samples = malloc(r.nsamples * sizeof *r.samples);
+    ASSERT(r.samples);
+    for (size_t j = 0; j < r.nsamples; j++)
+        r.samples[j] = j == 4321 ? 2.5 : j == 199999 ? 777.0 : 100.0 + (double)(j % 7);
+    r.value = r.stats.median = r.stats.mean = 103;
+    r.stats.n = r.nsamples;
+    r.nfigures = 1;
+    snprintf(r.figures[0].name, sizeof r.figures[0].name, "window");
+    snprintf(r.figures[0].unit, sizeof r.figures[0].unit, "s");
+    r.figures[0].n = 1;
+    r.figures[0].v[0] = 1.0;
+    ASSERT_OK(gb_results_add(&rs, &r));
+    const char *dir = gb_test_tmpdir();
+    char path[1024], out[4096];
+    snprintf(path, sizeof path, "%s/longburn.json", dir);
+    ASSERT_OK(gb_results_write(&rs, path));
+    gb_results_free(&rs);
+    int rc = gb_test_shf(out, sizeof out, "%s report %s -o %s/longrep 2>&1", GB_TEST_EXE, path, dir);
+    ASSERT_MSG(rc == 0, "report: %s", out);
+    char *csv = gb_test_slurp_in(dir, "longrep/data/burn_timeline.csv");
+    ASSERT(csv);
+    const size_t rows = gb_test_count(csv, "\n") - 1;
+    ASSERT_MSG(rows > 0 && rows <= GB_BURN_CHART_POINTS, "%zu rows", rows);
+    ASSERT_CONTAINS(csv, "# x,y,line,bar_lo,bar_hi");
+    ASSERT_CONTAINS(csv, ",2.5,");  /* the slowest window, a bar's low end */
+    ASSERT_CONTAINS(csv, ",777\n"); /* the fastest, the last bar's high end */
+    ASSERT_CONTAINS(csv, "\n200000,");
+    ASSERT_MSG(strlen(csv) < 100000, "%zu bytes", strlen(csv));
     free(csv);
 }
 

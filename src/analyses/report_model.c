@@ -486,6 +486,8 @@ void gb__free_lines(struct line *l, size_t n)
         free(l[i].x);
         free(l[i].y);
         free(l[i].r);
+        free(l[i].lo);
+        free(l[i].hi);
     }
     free(l);
 }

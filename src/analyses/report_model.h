@@ -107,6 +107,10 @@ struct line {
     /* The error bar of each point: NULL, the p5 and p95 of its samples; else from y to the
      * point's result's scalar figure of this name (a latency's "p99_us"; a string literal). */
     const char *bar_to;
+    /* Or, where both are given (malloc'd, n each, freed by gb__free_lines), each point's error
+     * bar from lo[k] to hi[k] (the burn chart: the slowest and fastest window a point stands
+     * for). */
+    double *lo, *hi;
 };
 
 /* An extra labelled point of a line chart (the knee). */
@@ -408,6 +412,17 @@ void gb__chart_serve(struct rep *R, const struct gb__chart_kind *k);
 void gb__chart_llm(struct rep *R, const struct gb__chart_kind *k);
 /* The burn suite's rate per window against time (chart_burn.c). */
 void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k);
+/* The most points of one line of the burn chart, so that its data file is bounded whatever the
+ * burn's length (a 48 h burn of 1 s windows has 172,800). */
+#define GB_BURN_CHART_POINTS 1000
+/* The points of the burn chart's line from n windows of w seconds with rates y[0..n): one per
+ * window while n <= max; else the windows in consecutive groups of ceil(n / max) (the last one
+ * shorter), a point each: x[p] its last window's end (seconds of load), mean[p] the mean of its
+ * rates, lo[p] and hi[p] their least and greatest, so that the slowest and fastest window of the
+ * burn stay in the chart. x, mean, lo, hi hold min(n, max) each; returns how many were written
+ * (0 when max is 0). */
+size_t gb__burn_points(const double *y, size_t n, double w, size_t max, double *x, double *mean,
+                       double *lo, double *hi);
 
 /* A level of the memory hierarchy found in a latency curve (gb__latency_levels). */
 struct gb__level {

@@ -1,13 +1,40 @@
 /* gpubench — the burn suite's chart: the sustained rate over the burn, one line per case and
  * device, from the results' samples, which the burn suite records one per window in order
- * (registry in charts.c). */
+ * (registry in charts.c). A line has at most GB_BURN_CHART_POINTS points (gb__burn_points): a
+ * longer burn's windows are drawn in groups, each point their mean with the slowest and fastest
+ * as its error bar, so the chart's data file stays bounded (about 60 bytes a point) however
+ * long the burn ran. */
 #include "analyses/report_model.h"
 #include "outputs/report.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+size_t gb__burn_points(const double *y, size_t n, double w, size_t max, double *x, double *mean,
+                       double *lo, double *hi)
+{
+    if (max == 0)
+        return 0;
+    const size_t g = (n + max - 1) / max; /* windows per point: 1 while n <= max */
+    size_t p = 0;
+    for (size_t a = 0; a < n; a += g, p++) {
+        const size_t b = a + g < n ? a + g : n;
+        double sum = 0, mn = INFINITY, mx = -INFINITY;
+        for (size_t j = a; j < b; j++) {
+            sum += y[j];
+            mn = y[j] < mn ? y[j] : mn;
+            mx = y[j] > mx ? y[j] : mx;
+        }
+        x[p] = (double)b * w; /* the end of the group's last window */
+        mean[p] = sum / (double)(b - a);
+        lo[p] = mn;
+        hi[p] = mx;
+    }
+    return p;
+}
 
 void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k)
 {
@@ -20,12 +47,15 @@ void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k)
                          "no burn results in these files");
         return;
     }
-    struct chart *c = gb__chart_new(
-        R, "burn_timeline", "Burn: sustained rate over time",
-        "The GEMM rate of each window of the burn (GFLOP/s, GOP/s for i8) against the seconds of "
-        "load (a pulsed burn's idle phases left out), one line per precision and device: a device "
-        "that heats, throttles or "
-        "loses its power budget falls over time. Each point is one window (no error bars).");
+    char what[640];
+    snprintf(what, sizeof what,
+             "The GEMM rate of each window of the burn (GFLOP/s, GOP/s for i8) against the seconds "
+             "of load (a pulsed burn's idle phases left out), one line per precision and device: "
+             "a device that heats, throttles or loses its power budget falls over time. Each point "
+             "is one window; past %d windows, the mean of a group of consecutive windows, its "
+             "error bars from the group's slowest to its fastest window.",
+             GB_BURN_CHART_POINTS);
+    struct chart *c = gb__chart_new(R, "burn_timeline", "Burn: sustained rate over time", what);
     struct line *l = c ? calloc(MAXLINES, sizeof *l) : NULL;
     size_t n = 0, dropped = 0;
     for (size_t i = 0; l && i < s.n; i++) {
@@ -38,22 +68,24 @@ void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k)
             continue;
         }
         struct line *li = &l[n];
-        li->x = malloc(r->nsamples * sizeof *li->x);
-        li->y = malloc(r->nsamples * sizeof *li->y);
-        if (!li->x || !li->y) {
+        const size_t np = r->nsamples < GB_BURN_CHART_POINTS ? r->nsamples : GB_BURN_CHART_POINTS;
+        li->x = malloc(np * sizeof *li->x);
+        li->y = malloc(np * sizeof *li->y);
+        li->lo = malloc(np * sizeof *li->lo);
+        li->hi = malloc(np * sizeof *li->hi);
+        if (!li->x || !li->y || !li->lo || !li->hi) {
             free(li->x);
             free(li->y);
-            li->x = li->y = NULL;
+            free(li->lo);
+            free(li->hi);
+            li->x = li->y = li->lo = li->hi = NULL;
             break;
         }
         li->s = s.p[i]->s;
         snprintf(li->label, sizeof li->label, "%s %s (%s)", R->ser[li->s].label, r->case_name,
                  r->unit);
-        for (size_t j = 0; j < r->nsamples; j++) {
-            li->x[j] = ((double)j + 1) * w; /* the window's end */
-            li->y[j] = r->samples[j];
-        }
-        li->n = li->cap = r->nsamples;
+        li->n = li->cap = gb__burn_points(r->samples, r->nsamples, w, GB_BURN_CHART_POINTS, li->x,
+                                          li->y, li->lo, li->hi);
         n++;
     }
     if (c && !n)

@@ -425,7 +425,7 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
     /* Each point with its spread: the p5 and p95 of its samples where y is the result's value
      * (a figure derived from it has none of its own: y twice), or from y to the figure the
      * line names (bar_to: a latency's p99). */
-    fprintf(d, "# x,y,line,%s\n", n && l[0].bar_to ? "bar_lo,bar_hi" : "p5,p95");
+    fprintf(d, "# x,y,line,%s\n", n && (l[0].bar_to || l[0].lo) ? "bar_lo,bar_hi" : "p5,p95");
     double *xs;
     const size_t nx = sorted_xs(l, n, &xs);
     for (size_t i = 0; i < n; i++) {
@@ -438,7 +438,10 @@ void gb__write_lines(struct rep *R, struct chart *c, const struct line *l, size_
                 fprintf(d, "\n");
             const struct gb_result *r = l[i].r ? l[i].r[k] : NULL;
             double lo = l[i].y[k], hi = l[i].y[k];
-            if (r && l[i].bar_to) {
+            if (l[i].lo && l[i].hi) {
+                lo = l[i].lo[k];
+                hi = l[i].hi[k];
+            } else if (r && l[i].bar_to) {
                 const double to = gb_result_scalar(r, l[i].bar_to);
                 if (to >= lo) /* NAN (none) is not */
                     hi = to;
