@@ -326,6 +326,17 @@ TEST_TIMEOUT(collective_odd_sizes_count_the_bytes_moved, 60)
     ASSERT_EQ(ok, 5);
     gb_results_free(&rs);
 
+    /* The allreduce suite (the same engine, floats): 7 bytes are the case of 4. */
+    gb_test_run_suite_on("pthread pthread", budget, "allreduce", "{ndev: 2, size: [4, 7]}", &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    gb_test_assert_verified(&rs.results[0]);
+    ASSERT_EQ(gb_params_size(&rs.results[0].params, "size"), 4);
+    ASSERT_NEAR(gb_test_need_figure(&rs.results[0], "bytes")->v[0], 4, 0);
+    ASSERT_NEAR(gb_test_need_figure(&rs.results[0], "algbw")->v[0] *
+                    gb_test_need_figure(&rs.results[0], "time")->v[0] * 1e3,
+                4, 4e-9);
+    gb_results_free(&rs);
+
     /* f16 (no reduction: PoCL lacks half arithmetic): 6 and 7 bytes are one case of 3 halves. */
     run_coll("pthread pthread", "{coll: [sendrecv, allgather], dtype: f16, size: [6, 7]}", &rs);
     ASSERT_EQ(rs.nresults, 2);
