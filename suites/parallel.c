@@ -808,11 +808,11 @@ static int parallel_setup(struct gb_case_ctx *ctx)
     p->T = (uint64_t)gb_params_int(ctx->params, "tokens");
     p->L = (uint64_t)gb_params_int(ctx->params, "layers");
     const char *hook = getenv(PAR_HOOK_ENV);
-    p->hook = !hook                                 ? H_NONE
-              : strcmp(hook, "skip-allreduce") == 0 ? H_SKIP_ALLREDUCE
-              : strcmp(hook, "wrong-stage") == 0    ? H_WRONG_STAGE
+    p->hook = !hook                                    ? H_NONE
+              : strcmp(hook, "skip-allreduce") == 0    ? H_SKIP_ALLREDUCE
+              : strcmp(hook, "wrong-stage") == 0       ? H_WRONG_STAGE
               : strcmp(hook, "wrong-stage-timed") == 0 ? H_WRONG_TIMED
-                                                    : H_NONE;
+                                                       : H_NONE;
     p->blas = strcmp(gb_params_str(ctx->params, "impl"), "library") == 0 && ctx->ops->gemm &&
               gb_multi_all_have(ctx, p->team.n, GB_CAP_BLAS_F32);
     if ((err = parallel_fits(ctx, p)) || (err = build_kernels(ctx, p)))
@@ -964,8 +964,8 @@ static int pipeline_verify(struct gb_case_ctx *ctx, struct parallel *p)
     }
     /* Micro-batch j of the last step is in out[S - 1][j % 2], at its columns of the output. */
     for (uint64_t j = j0; j < m && !err; j++)
-        err = gb_multi_download(ctx, S - 1, timed + j * ab, p->out[S - 1][j % 2],
-                                ab * sizeof(float));
+        err =
+            gb_multi_download(ctx, S - 1, timed + j * ab, p->out[S - 1][j % 2], ab * sizeof(float));
     if (!err) {
         p->mode = M_STEP;
         p->team.reps = 1;

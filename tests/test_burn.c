@@ -214,8 +214,9 @@ TEST(burn_chart_points_are_bounded_and_keep_the_extremes)
 {
     const size_t n = 200000, max = GB_BURN_CHART_POINTS;
     const double w = 1.0;
-    double *y = malloc(n * sizeof *y), *x = malloc(max * sizeof *x), *mean = malloc(max * sizeof *mean),
-           *lo = malloc(max * sizeof *lo), *hi = malloc(max * sizeof *hi);
+    double *y = malloc(n * sizeof *y), *x = malloc(max * sizeof *x),
+           *mean = malloc(max * sizeof *mean), *lo = malloc(max * sizeof *lo),
+           *hi = malloc(max * sizeof *hi);
     ASSERT(y && x && mean && lo && hi);
     double total = 0;
     for (size_t j = 0; j < n; j++) {
@@ -296,7 +297,8 @@ TEST_TIMEOUT(burn_report_of_a_long_burn_is_bounded, 60)
     snprintf(path, sizeof path, "%s/longburn.json", dir);
     ASSERT_OK(gb_results_write(&rs, path));
     gb_results_free(&rs);
-    int rc = gb_test_shf(out, sizeof out, "%s report %s -o %s/longrep 2>&1", GB_TEST_EXE, path, dir);
+    int rc =
+        gb_test_shf(out, sizeof out, "%s report %s -o %s/longrep 2>&1", GB_TEST_EXE, path, dir);
     ASSERT_MSG(rc == 0, "report: %s", out);
     char *csv = gb_test_slurp_in(dir, "longrep/data/burn_timeline.csv");
     ASSERT(csv);
