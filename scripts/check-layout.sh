@@ -17,6 +17,9 @@
 # Calls: with a build (BUILD, default $GPUBENCH_BUILD or build/), scripts/check-calls.py reads the
 # objects' symbol tables and refuses a call up a floor and a circle of calls; without objects
 # that half is skipped with a note.
+# Suites' state: suites/NAME_state.h is suite NAME's private state, included on the suites floor
+# only by suites/NAME.c and its own parts (suites/NAME_*.c); what suites share is a header that
+# names the suites sharing it (gemm_tolerance.h, collective_engine.h). Tests may include any.
 # Work items: a comment says what and why, never which item of this project's tracker asked for it:
 # the word issue with a number after it, and a number in parentheses after #, are refused in the
 # sources, kernels, tests, scripts, tools and configs. Another project's tracker is a source and
@@ -67,6 +70,16 @@ while IFS= read -r file; do
             echo "$file:$lineno: includes \"$target\", which names no floor (write floor/name.h)"
             bad=1
             continue
+        fi
+        if [[ "$path" == suites/*_state.h && "$file" == suites/* ]]; then
+            owner=$(basename "$path" _state.h)
+            base=$(basename "$file")
+            if [[ "$base" != "$owner.c" && "$base" != "${owner}"_*.c &&
+                "$base" != "${owner}"_*.h ]]; then
+                echo "$file:$lineno: includes \"$target\", the $owner suite's private state:" \
+                    "share through a header that names its suites"
+                bad=1
+            fi
         fi
         to=$(floor_of "$path")
         if [ "$to" -gt "$from" ]; then

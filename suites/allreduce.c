@@ -1,7 +1,7 @@
 /* allreduce — a multi-device suite (multi_common.h holds what those suites share): the sum of a
  * float buffer of `size` bytes across ndev devices, out of place (in stays, out receives the
  * sum, as nccl-tests' default). It is the collective suite's all-reduce (suites/collective.c,
- * through collective_state.h) on the first ndev devices of the set, coll=allreduce
+ * through collective_engine.h) on the first ndev devices of the set, coll=allreduce
  * transport=devices dtype=f32 redop=sum inplace=false: a ring of n - 1 reduce-scatter steps in
  * which every device receives a chunk (1/n of the buffer) from its predecessor and adds it to its
  * own (kernels/collective.cl coll_reduce), then n - 1 all-gather steps that pass the reduced
@@ -17,7 +17,7 @@
  * On one device the all-reduce is a copy of in to out (busbw 0): the 1-device baseline.
  * Verification: the collective suite's, every element of every device's out, exact.
  */
-#include "suites/collective_state.h"
+#include "suites/collective_engine.h"
 #include "suites/common.h"
 #include "suites/multi_common.h"
 

@@ -59,7 +59,7 @@
 
 #include "backends/precision.h"
 #include "suites/common.h"
-#include "suites/collective_state.h"
+#include "suites/collective_engine.h"
 #include "suites/multi_common.h"
 
 #define COLL_BREAK_ENV "GPUBENCH_TEST_COLL"

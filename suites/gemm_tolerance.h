@@ -4,9 +4,11 @@
  * Who may use it: suites/gemm.c, which defines gb__gemm_tolerance and keeps each precision's
  * formats (its table gp[]); suites/conv.c (an output element is a sum of up to k products) and
  * suites/sparse.c (an element is a sparse row of A times a column of B), which take the f32
- * tolerance at their longest sum; suites/parallel.c (its blocks' and layers' GEMMs); and these
- * suites' tests. The gemm suite's state is
- * gemm_state.h, which no other suite uses.
+ * tolerance at their longest sum; suites/parallel.c (its blocks' and layers' GEMMs);
+ * suites/llm.c (its layers' products and attention, the f32 tolerance at the longest sum);
+ * suites/burn.c (each dtype's product checked against the first product, at its precision's
+ * tolerance); and these suites' tests. The gemm suite's state is gemm_state.h, which no other
+ * suite uses.
  */
 #ifndef GB_SUITES_GEMM_TOLERANCE_H
 #define GB_SUITES_GEMM_TOLERANCE_H

@@ -1,7 +1,7 @@
 /* Private helpers of the multi-device suites (scaling.c, aggregate.c, peer.c, peerbw.c,
  * allreduce.c, collective.c, balance.c, parallel.c; implemented in multi_common.c): the per-device
  * forms of the suite helpers, the device-set conventions they share, and the collectives' names
- * and bus-bandwidth factors (the collectives themselves: collective_state.h).
+ * and bus-bandwidth factors (the collectives themselves: collective_engine.h).
  *
  * A multi-device case sees its device set in ctx->devs / ctx->queues (ctx->ndevs of them, all of
  * one backend). "rank" below is a position in that set. The suites drive the devices through a

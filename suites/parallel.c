@@ -34,7 +34,7 @@
  * The GEMMs run through the backend's BLAS where every device has one (GB_CAP_BLAS_F32), else
  * (or with impl own) through kernels/gemm.cl at its default configuration (figure `gemm` says
  * which); the collectives are the collective suite's engine bound into this suite's team
- * (collective_state.h: gb_coll_run_in, behind par_collective()), its ring algorithms. Every matrix is column-major.
+ * (collective_engine.h: gb_coll_run_in, behind par_collective()), its ring algorithms. Every matrix is column-major.
  *
  * Figures. The headline is the step's rate, every device's GEMM flops over the step time (the
  * harness's time per operation, `step`); with the runner's speedup and efficiency against the
@@ -86,7 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites/collective_state.h"
+#include "suites/collective_engine.h"
 #include "suites/common.h"
 #include "suites/gemm_tolerance.h"
 #include "suites/multi_common.h"
@@ -138,7 +138,7 @@ struct parallel {
     enum mode mode;
     uint64_t h, T, L, m;
     bool blas;
-    struct coll coll;                  /* the collective engine, bound (collective_state.h) */
+    struct coll coll;                  /* the collective engine, bound (collective_engine.h) */
     struct gb_queue *comm[GB_MAX_SET]; /* data: each device's queue for the all-reduces */
     struct gb_program *gprog[GB_MAX_SET], *rprog[GB_MAX_SET];
     struct gb_kernel *gk[GB_MAX_SET], *rk[GB_MAX_SET]; /* gemm_tiled (without BLAS), par_relu */

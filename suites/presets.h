@@ -1,4 +1,5 @@
-/* gpubench — model-shaped presets: the layer shapes of real models, for the gemm and conv suites.
+/* gpubench — model-shaped presets: the layer shapes of real models, for the gemm, conv and sparse
+ * suites (suites/gemm.c, conv.c, sparse.c: the gemm presets name sparse's shapes too).
  *
  * A preset's name given as a `shape` value ("resnet50", "bert-large", "llama3-8b-prefill",
  * "llama3-8b-decode"), optionally with a batch "-bN" ("llama3-8b-decode-b64": 64 sequences;

@@ -101,3 +101,23 @@ TEST(layout_check_catches_an_issue_number)
                    !strstr(out, "units.c") && strstr(out, "rc=1"),
                "%s", out);
 }
+
+TEST(layout_check_catches_a_suites_private_state)
+{
+    /* Another suite that includes the gemm suite's state header must be refused; a header that
+     * names the suites sharing it (the collective engine) and the suite's own parts stay. */
+    char out[8192];
+    int rc = gb_test_sh(
+        "set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; "
+        "cp -r " GB_TEST_SRCDIR "/src " GB_TEST_SRCDIR "/backends " GB_TEST_SRCDIR
+        "/suites \"$d\"/; "
+        "echo '#include \"suites/gemm_state.h\"' >> \"$d\"/suites/burn.c; "
+        "echo '#include \"suites/collective_engine.h\"' >> \"$d\"/suites/llm.c; "
+        "echo '#include \"suites/tuning_state.h\"' >> \"$d\"/suites/tuning_space.c; " GB_TEST_SRCDIR
+        "/scripts/check-layout.sh \"$d\" 2>&1 || echo rc=$?",
+        out, sizeof out);
+    ASSERT_MSG(rc == 0, "exit %d", rc);
+    ASSERT_MSG(strstr(out, "suites/burn.c:") && strstr(out, "the gemm suite's private state") &&
+                   !strstr(out, "llm.c") && !strstr(out, "tuning_space.c") && strstr(out, "rc=1"),
+               "%s", out);
+}

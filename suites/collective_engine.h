@@ -3,9 +3,14 @@
  * all-reduce of floats, through the same code: suites/allreduce.c); and the same engine bound
  * into another suite's team (gb_coll_bind, gb_coll_run_in: the parallel suite's collectives).
  * The multi-device suites' one implementation of the collectives: nothing else may move their
- * data. */
-#ifndef GB_SUITES_COLLECTIVE_STATE_H
-#define GB_SUITES_COLLECTIVE_STATE_H
+ * data.
+ *
+ * Who may use it: suites/collective.c, which defines it; suites/allreduce.c, whose state is a
+ * struct coll; suites/parallel.c, which binds the engine into its own team; and these suites'
+ * tests. Another suite that needs the collectives takes them from here, not from a suite's
+ * private state. */
+#ifndef GB_SUITES_COLLECTIVE_ENGINE_H
+#define GB_SUITES_COLLECTIVE_ENGINE_H
 
 #include "suites/multi_common.h"
 
