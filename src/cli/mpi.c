@@ -11,7 +11,6 @@
  * (suites/mpi_allreduce.h and suites/mpi_coll.h: the method, figures and verification). */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,8 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "gb-config.h"
+#include "outputs/summary_out.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "suites/mpi_allreduce.h"
 #include "suites/mpi_coll.h"
@@ -60,12 +61,14 @@ static void mpi_usage(FILE *f)
             "  -s, --size LIST       bytes per rank, comma list (default 64KiB,1MiB,16MiB)\n"
             "  -n, --iters N         timed operations per size (default 20)\n"
             "  -w, --warmup N        untimed operations first (default 5)\n"
-            "  -q, --quiet           no table on stdout\n"
+            "  -f, --format NAME     the summary's format on stdout: text (default), markdown,\n"
+            "                        json, csv, openmetrics (as gpubench run -f)\n"
+            "  -q, --quiet           no progress lines on stderr, no summary on stdout\n"
             "exit status: 0 ok, 1 a case failed, 2 usage, device or MPI error\n");
 }
 
 struct mpi_args {
-    const char *out, *backend, *devices;
+    const char *out, *backend, *devices, *format;
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
     struct gb_mpi_ar_opts o;
@@ -118,21 +121,14 @@ static int dtype_from_name(const char *name)
 static int parse(int argc, char **argv, int rank, struct mpi_args *a)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"iters", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"coll", required_argument, NULL, 'C'},
-        {"dtype", required_argument, NULL, 'T'},
-        {"op", required_argument, NULL, 'O'},
-        {"inplace", no_argument, NULL, 'I'},
-        {"root", required_argument, NULL, 'R'},
-        {"buffers", required_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'},  {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'},  {"size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'n'},   {"warmup", required_argument, NULL, 'w'},
+        {"quiet", no_argument, NULL, 'q'},         {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},          {"coll", required_argument, NULL, 'C'},
+        {"dtype", required_argument, NULL, 'T'},   {"op", required_argument, NULL, 'O'},
+        {"inplace", no_argument, NULL, 'I'},       {"root", required_argument, NULL, 'R'},
+        {"buffers", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->o.iters = 20;
@@ -155,7 +151,7 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
     opterr = rank == 0;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "o:b:d:s:n:w:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:b:d:s:n:w:f:qh", longopts, NULL)) != -1) {
         long v;
         switch (c) {
         case 'o':
@@ -183,6 +179,17 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
             break;
         case 'q':
             a->quiet = true;
+            break;
+        case 'f':
+            a->format = optarg;
+            if (!gb_writer_fits(gb_writer_find(optarg), false)) {
+                if (err) {
+                    char names[256];
+                    fprintf(err, "gpubench-mpi: no format '%s' (formats: %s)\n", optarg,
+                            gb_writer_names(false, names, sizeof names));
+                }
+                return GB_EXIT_USAGE;
+            }
             break;
         case 'C':
         case 'T':
@@ -345,21 +352,43 @@ static size_t coll_cases(const struct mpi_args *a, struct gb_mpi_coll_case *cs, 
     return n;
 }
 
-/* The figure called name of r, or NAN. */
-static double fig(const struct gb_result *r, const char *name)
+/* Rank 0's progress line for case i of n, on stderr: what ran and its status (a message, as
+ * run's progress; the results are the summary's). */
+static void progress(size_t i, size_t n, const struct gb_result *r)
 {
-    for (size_t k = 0; k < r->nfigures; k++)
-        if (strcmp(r->figures[k].name, name) == 0)
-            return r->figures[k].v[0];
-    return NAN;
+    char size[64] = "";
+    for (size_t k = 0; k < r->params.n; k++)
+        if (strcmp(r->params.name[k], "size") == 0)
+            gb_value_format(&r->params.v[k], size, sizeof size);
+    fprintf(stderr, "gpubench-mpi: [%zu/%zu] %s%s%s: %s%s%s\n", i + 1, n, r->case_name,
+            r->case_name[0] && size[0] ? " " : "", size, gb_status_name(r->status),
+            r->reason[0] ? ": " : "", r->reason);
+    fflush(stderr);
 }
 
-/* GB/s v as the table prints it, into buf: three decimals, or under 0.1 three significant
- * figures, so that a small size does not read 0.000 ("1.23e-05"). Returns buf. */
-static char *gbs(double v, char *buf, size_t len)
+/* The summary of rs on stdout through the writer `format`, as gpubench run's: for people (text,
+ * markdown) a table per suite, for machines every result as a row; then, after a text summary,
+ * the tally on stdout (on stderr after any other). Returns 0 or GB_EXIT_USAGE. */
+static int summary(const struct gb_results *rs, const char *format, const char *out)
 {
-    snprintf(buf, len, v != 0 && fabs(v) < 0.1 ? "%.3g" : "%.3f", v);
-    return buf;
+    struct gb_doc d;
+    const bool people = strcmp(format, "text") == 0 || strcmp(format, "markdown") == 0;
+    int rc = 0;
+    gb_error_clear();
+    if ((people ? gb_summary_doc(rs, &d) : gb_results_metrics_doc(rs, &d)) ||
+        gb_write_doc(stdout, format, &d)) {
+        fprintf(stderr, "gpubench-mpi: the summary: %s\n", gb_error_msg());
+        rc = GB_EXIT_USAGE;
+    }
+    gb_doc_free(&d);
+    size_t n[3] = {0, 0, 0}; /* by enum gb_status: ok, skipped, failed */
+    for (size_t i = 0; i < rs->nresults; i++)
+        n[rs->results[i].status]++;
+    fprintf(strcmp(format, "text") == 0 ? stdout : stderr,
+            "%zu ok, %zu skipped, %zu failed; results in %s\n", n[GB_STATUS_OK],
+            n[GB_STATUS_SKIPPED], n[GB_STATUS_FAILED], out);
+    fflush(stdout);
+    return rc;
 }
 
 static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, int size)
@@ -470,22 +499,17 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
                 fprintf(stderr, "gpubench-mpi: cannot create results/: %s\n", strerror(errno));
             snprintf(out, sizeof out, "results/%s-%s.json", profile, stamp);
         }
-        if (!a->quiet && a->collective) {
-            printf("gpubench-mpi: collectives over %d rank%s on %d node%s, %s, %u iterations%s, "
-                   "%s buffers -> %s\n",
-                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", backend, a->o.iters,
-                   a->inplace ? ", in place" : "", a->host ? "host" : "device", out);
-            printf("%-14s %5s %4s %10s %11s %10s %11s %11s %7s  %s\n", "collective", "type", "op",
-                   "size", "count", "time us", "algbw GB/s", "busbw GB/s", "factor", "status");
-        } else if (!a->quiet) {
-            printf("gpubench-mpi: all-reduce over %d rank%s on %d node%s, %s, %u iterations -> "
-                   "%s\n",
-                   size, size == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", ops->name, a->o.iters,
-                   out);
-            printf("%12s %12s %12s %12s %12s %12s  %s\n", "size", "algbw GB/s", "busbw GB/s",
-                   "min us", "avg us", "max us", "status");
-        }
-        fflush(stdout);
+        if (!a->quiet)
+            fprintf(stderr,
+                    "gpubench-mpi: %s over %d rank%s on %d node%s, %s, %u iterations%s%s%s -> "
+                    "%s\n",
+                    a->collective ? "collectives" : "all-reduce", size, size == 1 ? "" : "s", nodes,
+                    nodes == 1 ? "" : "s", backend, a->o.iters,
+                    a->collective && a->inplace ? ", in place" : "", a->collective ? ", " : "",
+                    !a->collective ? ""
+                    : a->host      ? "host buffers"
+                                   : "device buffers",
+                    out);
     }
     free(infos);
     free(indices);
@@ -503,39 +527,8 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
             continue;
         if (r.status == GB_STATUS_FAILED)
             rc = GB_EXIT_CASE_FAILED;
-        if (!a->quiet && a->collective) {
-            const struct gb_mpi_coll_case *c = &cases[i];
-            char sz[32];
-            int64_t count = -1;
-            for (size_t k = 0; k < r.params.n; k++)
-                if (strcmp(r.params.name[k], "count") == 0)
-                    count = r.params.v[k].u.i;
-            gb_format_size(count >= 0 ? (uint64_t)count * gb_dtype_size(c->dtype) : c->bytes, sz,
-                           sizeof sz);
-            char al[32], bu[32];
-            printf("%-14s %5s %4s %10s %11lld %10.1f %11s %11s %7.4f  %s%s%s\n",
-                   gb_mpi_coll_name(c->op), gb_dtype_name(c->dtype),
-                   gb_mpi_coll_reduces(c->op) ? gb_mpi_coll_redop_name(c->redop) : "-", sz,
-                   (long long)count, fig(&r, "time"), gbs(fig(&r, "algbw"), al, sizeof al),
-                   gbs(fig(&r, "busbw"), bu, sizeof bu), fig(&r, "busbw_factor"),
-                   gb_status_name(r.status), r.reason[0] ? ": " : "", r.reason);
-            fflush(stdout);
-        } else if (!a->quiet) {
-            char sz[32];
-            gb_format_size(a->sizes[i], sz, sizeof sz);
-            double f[5] = {NAN, NAN, NAN, NAN, NAN};
-            const char *names[5] = {"algbw", "busbw", "rank_time_min", "rank_time_avg",
-                                    "rank_time_max"};
-            for (size_t k = 0; k < r.nfigures; k++)
-                for (int j = 0; j < 5; j++)
-                    if (strcmp(r.figures[k].name, names[j]) == 0)
-                        f[j] = r.figures[k].v[0];
-            char al[32], bu[32];
-            printf("%12s %12s %12s %12.1f %12.1f %12.1f  %s%s%s\n", sz, gbs(f[0], al, sizeof al),
-                   gbs(f[1], bu, sizeof bu), f[2], f[3], f[4], gb_status_name(r.status),
-                   r.reason[0] ? ": " : "", r.reason);
-            fflush(stdout);
-        }
+        if (!a->quiet)
+            progress(i, ncases, &r);
         if (gb_results_add(&rs, &r)) {
             fprintf(stderr, "gpubench-mpi: %s\n", gb_error_msg());
             free(r.samples);
@@ -549,6 +542,8 @@ static int run_cmd(int argc, char **argv, const struct mpi_args *a, int rank, in
             fprintf(stderr, "gpubench-mpi: cannot write %s: %s\n", out, gb_error_msg());
             rc = GB_EXIT_USAGE;
         }
+        if (!a->quiet && summary(&rs, a->format ? a->format : "text", out) && rc == GB_EXIT_OK)
+            rc = GB_EXIT_USAGE;
         gb_results_free(&rs);
     }
     if (ops) {
