@@ -1,7 +1,8 @@
 /* The sockets, proved by use: a toy suite with its own kernel, a toy writer and a toy command
  * (tests/plugins/), copied into a test build of this tree (the suite two files, suites/toy.c and
  * kernels/toy.cl, the writer and the command one each, each with one line in meson.build); the
- * writer run through every command that offers formats, the suite drawn in the report from its
+ * writer run through every command that offers formats (run, compare, fleet, history, calibrate,
+ * suites, devices, check, diag), the suite drawn in the report from its
  * chart hint and run by the tests that run every suite of the table, the command run and listed
  * in gpubench --help; a kernel file its line names that does not exist fails the build, naming
  * the suite. And the suite contract checked for every suite of the table. */
@@ -45,7 +46,7 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "grep -c '^toy .*no-op *caught' every.log | sed 's/^/every_noop=/'; "
         "grep -c '^toy  *[1-9][0-9]* results$' every.log | sed 's/^/every_schema=/'; "
         "grep -c '^ok ' every.log | sed 's/^/every_ok=/'; "
-        "$g suites | grep -c '^toy' | sed 's/^/suites=/'; "
+        "$g suites | grep -c '^toy  *a toy: ' | sed 's/^/suites=/'; "
         "printf 'name: toy\\nmeasure: {max_time: 20ms, min_samples: 3, warmup_time: 1ms}\\n"
         "suites:\\n  - suite: toy\\n' > toy.yaml; "
         "mkdir n; $g run toy.yaml -o n/a.json -q -f toy | grep -c '^TOY result [0-9]*: toy ' | "
@@ -63,6 +64,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "sed 's/^/calibrate=/' || true; "
         "$g suites -f toy | grep -c '^TOY suites' | sed 's/^/suites_f=/' || true; "
         "$g devices -f toy | grep -c '^TOY backends' | sed 's/^/devices_f=/' || true; "
+        "$g check n/a.json -f toy | grep -c '^TOY check' | sed 's/^/check_f=/' || true; "
+        "$g diag -q -f toy | grep -c '^TOY diag' | sed 's/^/diag_f=/' || true; "
         "$g report n/a.json -o rep >/dev/null; grep -c 'hint_toy' rep/report.md | "
         "sed 's/^/report=/'; ls rep/charts | grep -c hint_toy | sed 's/^/chart=/'; "
         "$g toy a b | grep -c '^TOY command: a b$' | sed 's/^/command=/'; "
@@ -84,6 +87,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
     ASSERT_MSG(strstr(out, "calibrate=2\n"), "calibrate --format toy: %s", out);
     ASSERT_MSG(!strstr(out, "suites_f=0\n") && strstr(out, "suites_f="), "suites: %s", out);
     ASSERT_MSG(!strstr(out, "devices_f=0\n") && strstr(out, "devices_f="), "devices: %s", out);
+    ASSERT_MSG(!strstr(out, "check_f=0\n") && strstr(out, "check_f="), "check: %s", out);
+    ASSERT_MSG(!strstr(out, "diag_f=0\n") && strstr(out, "diag_f="), "diag: %s", out);
     ASSERT_MSG(!strstr(out, "report=0\n") && strstr(out, "report="), "report: %s", out);
     ASSERT_MSG(!strstr(out, "chart=0\n") && strstr(out, "chart="), "chart: %s", out);
     ASSERT_MSG(strstr(out, "command=1\n"), "gpubench toy: %s", out);

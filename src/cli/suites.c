@@ -1,13 +1,12 @@
 /* gpubench suites: the suites, their axes and default sweeps. */
-#include <stdio.h>
-
 #include "common.h"
 #include "run/suite.h"
 #include "suites/suites.h"
 
 static const char usage[] =
     "usage: gpubench suites [--format NAME]\n"
-    "  lists the suites, each with its axes and their default sweeps\n" GB__FORMAT_HELP;
+    "  lists the suites, each with its axes and their default sweeps: a table of the suites,\n"
+    "  one of their axes (text without --format)\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"suites", usage, 0, 0, NULL, "no operand"};
 
 struct suites_args {
@@ -65,21 +64,13 @@ static int suites_main(int argc, char **argv)
         return rc;
     if ((rc = gb__check_format("suites", a.format, false)) != GB_EXIT_OK)
         return rc;
-    const struct gb_suite_table *t = gb_suites_builtin();
-    if (a.format) {
-        struct gb_doc d;
-        rc = suites_doc(t, &d) ? GB_EXIT_USAGE : gb__write_format("suites", a.format, &d);
-        gb_doc_free(&d);
-        return rc;
-    }
-    for (size_t i = 0; i < t->n; i++) {
-        const struct gb_suite *s = t->v[i];
-        printf("%s — %s\n", s->name, s->summary);
-        for (size_t ax = 0; ax < s->naxes; ax++)
-            printf("  %-10s default %-40s %s\n", s->axes[ax].name, s->axes[ax].def,
-                   s->axes[ax].help);
-    }
-    return GB_EXIT_OK;
+    /* The document through a writer, text without --format: no listing of its own. */
+    struct gb_doc d;
+    rc = suites_doc(gb_suites_builtin(), &d)
+             ? GB_EXIT_USAGE
+             : gb__write_format("suites", a.format ? a.format : "text", &d);
+    gb_doc_free(&d);
+    return rc;
 }
 
 const struct gb_command gb_command_suites = {
