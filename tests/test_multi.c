@@ -224,7 +224,7 @@ static const char *budget = "measure: {min_samples: 3, max_samples: 5, max_time:
 static void run_multi(const char *pocl, const char *suites, struct gb_results *rs)
 {
     setenv("POCL_DEVICES", pocl, 1);
-    char yaml[4096];
+    static char yaml[20000];
     snprintf(yaml, sizeof yaml, "%ssuites:\n%s", budget, suites);
     gb_test_run_profile(yaml, NULL, rs);
 }
@@ -311,6 +311,52 @@ TEST_TIMEOUT(multi_two_devices_every_suite_verifies, 120)
         }
     }
     gb_results_free(&back);
+    gb_results_free(&rs);
+
+    /* And every other multi-device suite of the suite table at its smallest case on both
+     * devices (ndev 2, and a pair's dst device 1, where it has those axes): each gives results,
+     * every one ok and verified, so that a new multi-device suite is covered on its first
+     * build. */
+    static const char *const above[] = {"scaling", "aggregate", "peer", "allreduce", "balance"};
+    static const char *const two[] = {"ndev: 2", "dst: 1", NULL};
+    const struct gb_suite_table *t = gb_suites_builtin();
+    static char more[16384];
+    bool *ran = calloc(t->n, sizeof *ran);
+    ASSERT(ran);
+    more[0] = '\0';
+    for (size_t i = 0; i < t->n; i++) {
+        const struct gb_suite *s = t->v[i];
+        bool covered = !(s->flags & GB_SUITE_MULTI_DEVICE);
+        for (size_t j = 0; j < sizeof above / sizeof *above && !covered; j++)
+            covered = strcmp(above[j], s->name) == 0;
+        if (covered)
+            continue;
+        char params[1024];
+        gb_test_smallest_params(s, two, params, sizeof params);
+        gb_appendf(more, sizeof more, "  - suite: %s\n    params: %s\n", s->name, params);
+        ASSERT(strlen(more) + 1 < sizeof more);
+        ran[i] = true;
+    }
+    if (!more[0]) {
+        free(ran);
+        return;
+    }
+    run_multi("pthread pthread", more, &rs);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct gb_suite *s = t->v[i];
+        if (!ran[i])
+            continue;
+        size_t n = 0, nset = 0;
+        for (size_t k = 0; k < rs.nresults; k++)
+            if (strcmp(rs.results[k].suite, s->name) == 0) {
+                assert_ok(&rs.results[k]);
+                n++;
+                nset = rs.results[k].nset > nset ? rs.results[k].nset : nset;
+            }
+        printf("%-12s %zu results ok and verified, on up to %zu devices\n", s->name, n, nset);
+        ASSERT_MSG(n > 0, "multi-device suite %s: no result", s->name);
+    }
+    free(ran);
     gb_results_free(&rs);
 }
 

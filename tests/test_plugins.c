@@ -39,12 +39,14 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "else grep -c 'suite toy: kernels/gone.cl does not exist' bx.log | sed 's/^/missing=/'; "
         "fi; cp meson.build.toy meson.build; rm -rf bx; "
         "meson setup b -Dcuda=disabled -Dmpi=disabled -Dclblast=disabled >/dev/null; "
-        "ninja -C b gpubench tests/gpubench-tests >/dev/null; g=b/gpubench; "
+        "ninja -C b gpubench tests/gpubench-tests tests/libcl-defects.so >/dev/null; g=b/gpubench; "
         "b/tests/gpubench-tests -v plugins_every_suite_registers broken_noop_is_caught_in_every "
-        "bounds_results_files_follow >every.log 2>&1 || cat every.log; "
+        "bounds_results_files_follow defects_kernel_wg_32_every_suite >every.log 2>&1 "
+        "|| cat every.log; "
         "grep -c '^toy .*registered: toy.cl$' every.log | sed 's/^/every_kernels=/'; "
         "grep -c '^toy .*no-op *caught' every.log | sed 's/^/every_noop=/'; "
         "grep -c '^toy  *[1-9][0-9]* results$' every.log | sed 's/^/every_schema=/'; "
+        "grep -c '^toy  *not in the table here' every.log | sed 's/^/every_defects=/'; "
         "grep -c '^ok ' every.log | sed 's/^/every_ok=/'; "
         "$g suites | grep -c '^toy  *a toy: ' | sed 's/^/suites=/'; "
         "printf 'name: toy\\nmeasure: {max_time: 20ms, min_samples: 3, warmup_time: 1ms}\\n"
@@ -65,7 +67,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
         "$g suites -f toy | grep -c '^TOY suites' | sed 's/^/suites_f=/' || true; "
         "$g devices -f toy | grep -c '^TOY backends' | sed 's/^/devices_f=/' || true; "
         "$g check n/a.json -f toy | grep -c '^TOY check' | sed 's/^/check_f=/' || true; "
-        "$g diag -q -f toy | grep -c '^TOY diag' | sed 's/^/diag_f=/' || true; "
+        "GPUBENCH_SOURCE_DIR=\"$d\" $g diag -q -f toy | grep -c '^TOY diag' | sed 's/^/diag_f=/' "
+        "|| true; "
         "$g report n/a.json -o rep >/dev/null; grep -c 'hint_toy' rep/report.md | "
         "sed 's/^/report=/'; ls rep/charts | grep -c hint_toy | sed 's/^/chart=/'; "
         "$g toy a b | grep -c '^TOY command: a b$' | sed 's/^/command=/'; "
@@ -78,7 +81,8 @@ TEST_TIMEOUT(plugins_toy_suite_and_writer_are_a_file_and_a_line_each, 900)
     ASSERT_MSG(strstr(out, "every_kernels=1\n"), "the registration test: %s", out);
     ASSERT_MSG(strstr(out, "every_noop=1\n"), "the no-op test: %s", out);
     ASSERT_MSG(strstr(out, "every_schema=1\n"), "the schema test: %s", out);
-    ASSERT_MSG(strstr(out, "every_ok=3\n"), "the every-suite tests: %s", out);
+    ASSERT_MSG(strstr(out, "every_defects=1\n"), "the driver defects test: %s", out);
+    ASSERT_MSG(strstr(out, "every_ok=4\n"), "the every-suite tests: %s", out);
     ASSERT_MSG(strstr(out, "suites=1\n"), "%s", out);
     ASSERT_MSG(strstr(out, "run=2\n"), "run --format toy: %s", out);
     ASSERT_MSG(strstr(out, "compare=2\n"), "compare --format toy: %s", out);
