@@ -433,6 +433,14 @@ TEST_TIMEOUT(compare_nights_learned_thresholds, 120)
               0);
     ASSERT_CONTAINS(out, "Learned thresholds kept in ");
     ASSERT_CONTAINS(out, "/thresholds");
+    /* With a format for machines, standard output holds the document alone: the line is on
+     * stderr. */
+    ASSERT_EQ(
+        sh("cd %s && %s calibrate --from n01.json aa1.json aa2.json --baseline b -f json "
+           "2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"kind\"])'",
+           dir, GB_TEST_EXE),
+        0);
+    ASSERT_CONTAINS(out, "gpubench-calibration");
     /* ... edited to learn 25% for triad, as a noisy case would: now triad passes. */
     snprintf(path, sizeof path, "%s/%s/thresholds.json", dir, folder);
     json_error_t je;

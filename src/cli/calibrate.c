@@ -129,9 +129,13 @@ static enum gb_exit report(const struct gb_results *runs, const char *const *pat
             fprintf(stderr, "gpubench calibrate: %s\n", gb_error_msg());
             return GB_EXIT_USAGE;
         }
-        printf("Learned thresholds kept in %s: `gpubench compare` against that baseline's "
-               "nights uses each case's suggestion (--threshold / --suite-threshold override).\n",
-               learned);
+        /* A line of text: after the text writer's table on stdout; after any other format on
+         * stderr, so that stdout holds the document alone. */
+        fprintf(c->format && strcmp(c->format, "text") != 0 ? stderr : stdout,
+                "Learned thresholds kept in %s: `gpubench compare` against that baseline's "
+                "nights uses each case's suggestion (--threshold / --suite-threshold "
+                "override).\n",
+                learned);
     }
     return GB_EXIT_OK;
 }
