@@ -181,21 +181,45 @@ static const char *const machine_cmds[] = {"run p.yaml -q -o r-%s.json",
                                            "check b.json -e e.json",
                                            "calibrate --from a.json b.json",
                                            "devices",
-                                           "suites"};
+                                           "suites",
+                                           "diag -q"};
 #define NCMDS (sizeof machine_cmds / sizeof machine_cmds[0])
 
+/* machine_cmds holds every command `gpubench --help` lists whose --help offers --format, so that
+ * a new command with formats is run by these tests on its first build or fails them. */
+static void machine_cmds_cover_every_command_with_formats(void)
+{
+    ASSERT_EQ(sh("%s --help | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 {print $1}' | "
+                 "while read c; do %s $c --help | grep -q -- '--format' && echo $c; done; true",
+                 GB_TEST_EXE, GB_TEST_EXE),
+              0);
+    size_t seen = 0;
+    for (const char *p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+        const size_t n = strcspn(p, "\n");
+        bool covered = false;
+        for (size_t k = 0; k < NCMDS && !covered; k++)
+            covered = strncmp(machine_cmds[k], p, n) == 0 &&
+                      (machine_cmds[k][n] == ' ' || machine_cmds[k][n] == '\0');
+        ASSERT_MSG(covered, "gpubench %.*s offers --format but is not in machine_cmds", (int)n, p);
+        seen++;
+    }
+    ASSERT_MSG(seen >= 8, "only %zu commands offer --format: %s", seen, out);
+}
+
 /* Runs command k with -f format in dir, its stdout into dir/out-K.FORMAT (stderr apart); the
- * exit status. */
+ * exit status. The profiles are the source tree's (diag's level). */
 static int machine_run(const char *dir, size_t k, const char *format)
 {
     char cmd[256];
     snprintf(cmd, sizeof cmd, machine_cmds[k], format);
-    return sh("cd %s && %s %s -f %s > out-%zu.%s 2>err-%zu.%s", dir, GB_TEST_EXE, cmd, format, k,
-              format, k, format);
+    return sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+              " %s %s -f %s > out-%zu.%s 2>err-%zu.%s",
+              dir, GB_TEST_EXE, cmd, format, k, format, k, format);
 }
 
 TEST_TIMEOUT(json_every_command_stdout_parses_as_one_document, 180)
 {
+    machine_cmds_cover_every_command_with_formats();
     const char *dir = machine_inputs();
     for (size_t k = 0; k < NCMDS; k++) {
         int rc = machine_run(dir, k, "json");
