@@ -182,7 +182,8 @@ static const char *const machine_cmds[] = {"run p.yaml -q -o r-%s.json",
                                            "calibrate --from a.json b.json",
                                            "devices",
                                            "suites",
-                                           "diag -q"};
+                                           "diag -q",
+                                           "validate p.yaml"};
 #define NCMDS (sizeof machine_cmds / sizeof machine_cmds[0])
 
 /* machine_cmds holds every command `gpubench --help` lists whose --help offers --format, so that

@@ -142,12 +142,11 @@ TEST(presets_validate_counts_preset_cases)
                              "      prec: [f32, bf16]\n"
                              "      impl: library\n"
                              "      shape: [bert-large, llama3-8b-decode-b64, 256]\n");
-    ASSERT_U64(gb_test_shf(out, sizeof out, "%s validate %s 2>&1", GB_TEST_EXE, path), ==, 0);
+    ASSERT_U64(gb_test_shf(out, sizeof out, "%s validate %s -f csv 2>&1", GB_TEST_EXE, path), ==,
+               0);
     /* 23 layers + 1 explicit shape, 2 implementations; 2 batches x 2 implementations; 2
-     * precisions x (4 + 5 layers + 1 square). */
-    ASSERT_MSG(strstr(out, "48 cases (line 3)") && strstr(out, "4 cases (line 7)") &&
-                   strstr(out, "20 cases (line 10)"),
-               "%s", out);
+     * precisions x (4 + 5 layers + 1 square): cases per entry, and its line. */
+    ASSERT_MSG(strstr(out, ",48,3,") && strstr(out, ",4,7,") && strstr(out, ",20,10,"), "%s", out);
     gb_test_write_file(path, "name: p\n"
                              "suites:\n"
                              "  - suite: conv\n"

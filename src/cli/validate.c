@@ -2,6 +2,7 @@
  * device. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/units.h"
 #include "base/error.h"
@@ -14,7 +15,7 @@ static const char usage[] =
     "  checks a profile and shows how many cases it expands to per device, touching no device;\n"
     "  warns about cases likely to outlive their limit or too large for this host's memory;\n"
     "  takes run's options; --suite and --set change what it checks:\n" GB__PROFILE_HELP
-        GB__RUN_OPTIONS_HELP
+        GB__RUN_OPTIONS_HELP GB__FORMAT_HELP
     "exit status: 0 valid, 2 not (the reason on stderr, with file:line:column)\n";
 /* The assumed speeds of the work estimate, {a CPU device (PoCL), a fast GPU}: arithmetic
  * operations per second per compute unit (a core with two 8-wide FMA units at 2 GHz; an SM with
@@ -150,11 +151,62 @@ static size_t warn_oversized_cases(const struct gb_plan *plan)
 
 static const struct gb__cmd cmd = {"validate", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
 
+/* The options of validate alone (run's are shared). */
+struct validate_only {
+    const char *format;
+};
+static const struct gb__opt validate_only_options[] = {
+    GB__TEXT(struct validate_only, format, "format", 'f'),
+    GB__END,
+};
+
+/* What validate shows, as a document: the verdict in the title ("PATH: ok, profile ..."), and
+ * per suite entry of the profile the cases it expands to per device and its line. 0 or
+ * GB_ENOMEM; d must be freed either way. */
+static int validate_doc(const struct gb_profile *p, const struct gb_plan *plan, struct gb_doc *d)
+{
+    char title[4400];
+    snprintf(title, sizeof title, "%s: ok, profile '%s', %zu suite entr%s, %zu cases per device",
+             p->path, p->name, p->nruns, p->nruns == 1 ? "y" : "ies", plan->ncases);
+    int rc = gb_doc_init(d, "gpubench-validate/1", title);
+    if (rc)
+        return rc;
+    static const char *const cols[] = {"suite", "cases", "line"};
+    struct gb_doc_table *t;
+    if ((rc = gb_doc_table(d, "entries", "the suite entries: cases per device, and the line", cols,
+                           3, &t)))
+        return rc;
+    /* For machines: cases a number, the line text (with the suite, it names the entry: a
+     * suite may have several). When it was checked is the document's time. */
+    gb_doc_column_set(t, 1, true, false);
+    d->time = (double)time(NULL);
+    for (size_t r = 0; r < p->nruns; r++) {
+        size_t n = 0, row;
+        for (size_t i = 0; i < plan->ncases; i++)
+            n += plan->cases[i].run == &p->runs[r];
+        if ((rc = gb_doc_row(t, &row)) ||
+            (rc = gb_doc_text(t, row, 0, "%s", p->runs[r].suite->name)))
+            return rc;
+        if ((rc = gb_doc_text(t, row, 2, "%d", p->runs[r].line)))
+            return rc;
+        gb_doc_num(t, row, 1, (double)n, 0);
+    }
+    return 0;
+}
+
 static int validate_main(int argc, char **argv)
 {
     struct gb__run_args a = {0};
+    struct validate_only vo = {0};
     enum gb_exit rc;
-    if (!gb__parse_run_args(&cmd, argc, argv, &a, &rc))
+    int first = gb__parse_options(
+        &cmd, argc, argv, GB__GROUPS({gb__run_options, &a}, {validate_only_options, &vo}), &rc);
+    if (first < 0)
+        return rc;
+    a.profile = argv[first];
+    if (a.verbose)
+        gb_error_log_to(stderr);
+    if ((rc = gb__check_format("validate", vo.format, false)) != GB_EXIT_OK)
         return rc;
     struct gb_profile p;
     if ((rc = gb__load_profile(&a, &p)) != GB_EXIT_OK)
@@ -178,18 +230,15 @@ static int validate_main(int argc, char **argv)
     }
     warn_long_cases(&plan);
     warn_oversized_cases(&plan);
-    printf("%s: ok, profile '%s', %zu suite entr%s, %zu cases per device\n", p.path, p.name,
-           p.nruns, p.nruns == 1 ? "y" : "ies", plan.ncases);
-    for (size_t r = 0; r < p.nruns; r++) {
-        size_t n = 0;
-        for (size_t i = 0; i < plan.ncases; i++)
-            n += plan.cases[i].run == &p.runs[r];
-        printf("  %-10s %4zu case%s (line %d)\n", p.runs[r].suite->name, n, n == 1 ? " " : "s",
-               p.runs[r].line);
-    }
+    /* The document through a writer (text without --format): no listing of its own. */
+    struct gb_doc d;
+    rc = validate_doc(&p, &plan, &d)
+             ? GB_EXIT_USAGE
+             : gb__write_format("validate", vo.format ? vo.format : "text", &d);
+    gb_doc_free(&d);
     free(plan.cases);
     gb_profile_free(&p);
-    return GB_EXIT_OK;
+    return rc;
 }
 
 const struct gb_command gb_command_validate = {
