@@ -30,7 +30,8 @@
 # plugin reports them uninitialized even when the write stores a constant; run first, or after the
 # buffer was written from the host, they pass it).
 #
-# Not run, and why: compute_f16 and compute_half2 (Oclgrind has no cl_khr_fp16); compute_bf16 and
+# Not run, and why: compute_f16, compute_half2 and coll_reduce's half build, -DCOLL_F16 (Oclgrind
+# has no cl_khr_fp16; its float, int32 and bfloat16 builds, sum and maximum, run); compute_bf16 and
 # compute_int8dot (built on CUDA only: OpenCL has neither). The tile configurations of transpose
 # and gemm_tiled beyond their defaults are a sample: the tuning suite's random search, fixed seed,
 # budget 4. About 30 s on 2 cores; logs in $build/kernel-check/.
