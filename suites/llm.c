@@ -403,6 +403,20 @@ static int build(struct gb_case_ctx *ctx, struct llm *s, const char *brk_define)
     return gb_case_skip(ctx, "the kernels' work-group size did not settle (last %u)", s->wg);
 }
 
+/* The attention's loop iterations per work-item (kernels/llm.cl's llm_attn) over the longest
+ * context at the work-group size the build settled on (a fitted one below WG_PREFERRED loops
+ * more): its scores, ceil(CTX / WG) positions of HD + 2 steps; the softmax's exponentials,
+ * ceil(CTX / WG); two reductions of log2(WG) steps; its outputs, ceil(HD / WG) lanes of CTX
+ * steps (each ceiling bounded by the quotient + 1). */
+static uint64_t attn_trips(const struct llm *s)
+{
+    const uint64_t wg = s->wg ? s->wg : 1, ctxn = s->ctx_max, hd = s->hd;
+    uint64_t levels = 0;
+    for (uint64_t w = wg; w > 1; w /= 2)
+        levels++;
+    return (ctxn / wg + 1) * (hd + 2) + (ctxn / wg + 1) + 2 * levels + (hd / wg + 1) * ctxn;
+}
+
 static int llm_setup(struct gb_case_ctx *ctx)
 {
     struct llm *s = ctx->state;
@@ -488,15 +502,11 @@ static int llm_setup(struct gb_case_ctx *ctx)
                             "%u layers of %s with their KV cache: %s (fewer `layers` or "
                             "`max_batch`)",
                             s->nl, s->m->name, why);
-    /* The attention's loop iterations per work-item: its scores, then its outputs. */
-    const uint64_t trips =
-        (s->ctx_max / WG_PREFERRED + 1) * (s->hd + 2) + (s->hd / WG_PREFERRED + 1) * s->ctx_max;
-    int err = gb_case_loop_fits(ctx, trips, "the attention over the longest context",
-                                "shorter prompt_len or output_len");
-    if (err)
-        return err;
     s->wg = gb_case_own_wg(ctx, WG_PREFERRED);
-    if ((err = build(ctx, s, brk_define)))
+    int err = build(ctx, s, brk_define);
+    if (err ||
+        (err = gb_case_loop_fits(ctx, attn_trips(s), "the attention over the longest context",
+                                 "shorter prompt_len or output_len")))
         return err;
     s->w = calloc(4 * s->nl, sizeof *s->w);
     s->kv = calloc(2 * s->nl, sizeof *s->kv);

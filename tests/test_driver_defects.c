@@ -592,6 +592,33 @@ TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
     gb_results_free(&rs[1]);
 }
 
+/* The llm attention's loops at the work-group size the build settled on: the tiny model over a
+ * longest context of 71 loops 288 times per work-item at the preferred 64 and 424 at 32, so under
+ * a loop limit of 300 it runs on a sound driver and, with every kernel's maximum 32, skips
+ * naming the limit (it had been counted at 64 whatever the fit). */
+TEST_TIMEOUT(defects_loop_limit_counts_the_fitted_work_group, 300)
+{
+    static const char llm[] =
+        "  - suite: llm\n"
+        "    measure: {warmup_runs: 0, warmup_time: 0, min_samples: 1, max_samples: 1, "
+        "max_time: 1s}\n"
+        "    params: {model: tiny, prompt_len: 32, output_len: 16, requests: 3, max_batch: 2}\n";
+    struct gb_results rs;
+    setenv("GPUBENCH_TEST_LOOP_TRIPS", "300", 1);
+    run_with("", llm, false, &rs);
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_MSG(rs.results[0].status == GB_STATUS_OK, "%s", rs.results[0].reason);
+    gb_results_free(&rs);
+    run_with("kernel-wg=32", llm, false, &rs);
+    unsetenv("GPUBENCH_TEST_LOOP_TRIPS");
+    ASSERT_EQ(rs.nresults, 1);
+    ASSERT_EQ(rs.results[0].status, GB_STATUS_SKIPPED);
+    unsigned limit = 0;
+    const unsigned long long needs = loop_skip_needs(rs.results[0].reason, &limit);
+    ASSERT_MSG(limit == 300 && needs == 424, "%s", rs.results[0].reason);
+    gb_results_free(&rs);
+}
+
 /* ---- a case whose device work outlives it ------------------------------------------------- */
 
 /* A suite whose verification, when `leave` is true, enqueues a kernel of about a second (the
