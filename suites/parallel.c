@@ -33,8 +33,10 @@
  *
  * The GEMMs run through the backend's BLAS where every device has one (GB_CAP_BLAS_F32), else
  * (or with impl own) through kernels/gemm.cl at its default configuration (figure `gemm` says
- * which); the collectives are the collective suite's engine bound into this suite's team
- * (collective_engine.h: gb_coll_run_in, behind par_collective()), its ring algorithms. Every matrix is column-major.
+ * which; a K whose work-items would loop past the driver's limit, max_loop_trips, skips naming
+ * it); the collectives are the collective suite's engine bound into this suite's team
+ * (collective_engine.h: gb_coll_run_in, behind par_collective()), its ring algorithms. Every
+ * matrix is column-major.
  *
  * Figures. The headline is the step's rate, every device's GEMM flops over the step time (the
  * harness's time per operation, `step`); with the runner's speedup and efficiency against the
@@ -95,6 +97,8 @@
 #define PAR_HOOK_ENV "GPUBENCH_TEST_PARALLEL"
 /* kernels/gemm.cl's default tile of C, 32 x 32. */
 #define PAR_TS 32
+/* Its default slice of K per step, 16. */
+#define PAR_TSK 16
 
 static const char *const patterns[] = {"tensor", "pipeline", "data", NULL};
 static const char *const variants[] = {"allreduce", "sequence", "none", NULL};
@@ -689,7 +693,21 @@ static int build_kernels(struct gb_case_ctx *ctx, struct parallel *p)
             !(err = ctx->ops->kernel_max_wg(p->rk[d], &kmax)))
             p->rwg[d] = kmax >= 256 ? 256 : kmax ? kmax : 1;
     }
-    return err;
+    if (err || p->blas)
+        return err;
+    /* The own GEMM loops over K in each work-item, which no launch shape shortens: the longest
+     * K of the pattern (tensor: h, or a rank's 4h/n columns of W1 for W2; pipeline: h; data: the
+     * tokens of dW = dY X^T), against the least loop limit of the team (the gemm suite's skip). */
+    const uint64_t h = p->h, f = (4 * h + p->team.n - 1) / p->team.n;
+    const uint64_t k = p->pat == P_TENSOR ? (h > f ? h : f) : p->pat == P_PIPELINE ? h : p->T;
+    uint64_t trips = 0;
+    for (size_t d = 0; d < p->team.n; d++) {
+        const uint64_t t = gb_gemm_tiled_trips(PAR_TS, PAR_TS / p->rts[d], PAR_TSK, k);
+        trips = t > trips ? t : trips;
+    }
+    char what[48];
+    snprintf(what, sizeof what, "own GEMM at K = %llu", (unsigned long long)k);
+    return gb_case_loop_fits(ctx, trips, what, NULL);
 }
 
 /* The step and its parts, each alone: PAR_ROUNDS rounds of one team run in each mode (step,

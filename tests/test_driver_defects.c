@@ -523,15 +523,18 @@ static size_t check_loops(const struct gb_results *rs)
 }
 
 /* Beside the smallest cases: a chain per work-item longer than the limit in compute, atomics and
- * concurrency (each the profile's measured count: a skip naming the limit), and reads and local
- * accesses that one work-item of a work-group of 1 would make past it (cache and local choose
- * the work-groups: more of them, each work-item within the limit); a tuning space whose GEMM
- * configurations of WPT 8 loop 68,436 times per work-item at K = 832 (pruned before any launch,
- * named in pruned_by; the default's WPT 4, within the limit, runs). */
+ * concurrency (each the profile's measured count: a skip naming the limit), parallel's own GEMM
+ * over K = 4,096 tokens (104,744 iterations per work-item: a skip naming the limit), and reads
+ * and local accesses that one work-item of a work-group of 1 would make past it (cache and local
+ * choose the work-groups: more of them, each work-item within the limit); a tuning space whose
+ * GEMM configurations of WPT 8 loop 68,436 times per work-item at K = 832 (pruned before any
+ * launch, named in pruned_by; the default's WPT 4, within the limit, runs). */
 static const char loop_cases[] =
     "  - suite: compute\n    params: {prec: f32, iters: 1048576, groups: 1}\n"
     "  - suite: atomics\n    params: {op: global, type: int32, addresses: 1, iters: 100000}\n"
     "  - suite: concurrency\n    params: {kernel: chain, queues: 1, items: 64, iters: 100000}\n"
+    "  - suite: parallel\n    params: {pattern: data, ndev: 1, impl: own, h: 8, tokens: 4096, "
+    "layers: 1, bucket: 4KiB}\n"
     "  - suite: cache\n    params: {size: 64KiB, reads: 8MiB, vec: 1, wg: 1}\n"
     "  - suite: local\n    params: {op: read, vec: 1, stride: 1, bytes: 8MiB, wg: 1}\n"
     "  - suite: tuning\n    params: {kernel: gemm, size: 832, search: exhaustive}\n"
@@ -552,7 +555,7 @@ TEST_TIMEOUT(defects_loop_limit_every_suite_fits, 900)
         ASSERT_EQ(rs[m].devices[0].info.max_loop_trips, 65535);
     check_loops(&rs[0]);
     check_loops(&rs[1]);
-    static const char *const chains[] = {"compute", "atomics", "concurrency"};
+    static const char *const chains[] = {"compute", "atomics", "concurrency", "parallel"};
     for (size_t c = 0; c < sizeof chains / sizeof chains[0]; c++) {
         size_t named = 0;
         for (size_t i = 0; i < rs[0].nresults; i++) {
