@@ -34,7 +34,8 @@
 # has no cl_khr_fp16; its float, int32 and bfloat16 builds, sum and maximum, run); compute_bf16 and
 # compute_int8dot (built on CUDA only: OpenCL has neither). The tile configurations of transpose
 # and gemm_tiled beyond their defaults are a sample: the tuning suite's random search, fixed seed,
-# budget 4. About 30 s on 2 cores; logs in $build/kernel-check/.
+# budget 4, and gemm_tiled's fitted one (WPT 8: the suites' own GEMM under a kernel maximum below
+# 64). About 30 s on 2 cores; logs in $build/kernel-check/.
 #   scripts/check-kernels.sh                 # the whole check
 #   scripts/check-kernels.sh --sim FILE...   # only these oclgrind-kernel simulator files (their
 #                                            # program: the file beside them, else kernels/'s;
