@@ -75,8 +75,9 @@ TEST_TIMEOUT(diag_level_1_names_every_test_and_judges_health, 240)
     printf("level 1: %.1f s wall\n", gb_test_now_s() - t0);
     ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
     static const char *const ran[] = {"diag/1/devices",      "diag/1/driver_opencl",
-                                      "diag/1/transfer_h2d", "diag/1/transfer_d2h",
-                                      "diag/1/memory_triad", "diag/1/gemm_f32"};
+                                      "diag/1/profile",      "diag/1/transfer_h2d",
+                                      "diag/1/transfer_d2h", "diag/1/memory_triad",
+                                      "diag/1/gemm_f32"};
     for (size_t i = 0; i < sizeof ran / sizeof ran[0]; i++)
         ASSERT_ROW(ran[i], "PASS");
     /* PoCL has no NVML: the driver's items could not be read, never a pass. */
@@ -199,9 +200,10 @@ TEST_TIMEOUT(diag_what_could_not_run_is_never_a_pass, 120)
 }
 
 /* A memory test that its time budget cut short (figure coverage below 1) passed on that share
- * only: WARN naming the share and of what, never PASS; diag's exit stays 0 (a warning). The
- * results are a real run of the suite (walking ones over half the free memory in a 50 ms
- * budget), judged with --from. */
+ * only: WARN naming the share and of what, never PASS. The results are a real run of the suite
+ * (walking ones over half the free memory in a 50 ms budget) under level 2's profile name,
+ * judged with --from: the level's other tests, not in the file, are not run (ERROR, exit 1) and
+ * the profile, not this build's diag-2.yaml, a WARN. */
 TEST_TIMEOUT(diag_memtest_cut_by_its_budget_is_a_warn, 120)
 {
     if (!gb_suite_table_find(gb_suites_builtin(), "memtest"))
@@ -218,7 +220,9 @@ TEST_TIMEOUT(diag_memtest_cut_by_its_budget_is_a_warn, 120)
     rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
             " %s diag --level 2 -q -f csv --from r.json 2>&1",
             dir, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_MSG(rc == 1, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/2/profile", "WARN");
+    ASSERT_ROW("diag/2/memory_triad", "ERROR");
     ASSERT_ROW("diag/2/memtest_walking_ones", "WARN");
     ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "of 0.5 x free memory (host ");
     ASSERT_CONTAINS(row("diag/2/memtest_walking_ones"), "in the 0.05s budget (figure coverage ");
@@ -236,10 +240,11 @@ static void test_names(char *buf, size_t len)
 }
 
 /* --from judges a diag run of its own level alone: another level's results or another
- * profile's are a usage error (exit 2) naming what the file holds, never a PASS. A file of the
- * level lists every test a live run lists (JUnit sees the same names): the cases it has no
- * result of SKIPPED "not in the results file", the driver and devices tests as the file
- * recorded its devices. */
+ * profile's (quick's) are a usage error (exit 2) naming what the file holds, never a PASS. A
+ * file of the level lists every test a live run lists (JUnit sees the same names): the cases it
+ * has no result of ERROR "not run: not in the results file" (exit 1: a level is never passed on
+ * what it did not run), the driver and devices tests as the file recorded its devices, the
+ * profile PASS where the file ran this build's text of it. */
 TEST_TIMEOUT(diag_from_judges_its_own_level_and_lists_every_test, 120)
 {
     const char *dir = gb_test_tmpdir_with(
@@ -271,6 +276,14 @@ TEST_TIMEOUT(diag_from_judges_its_own_level_and_lists_every_test, 120)
     ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "--from c.json holds a run of the profile collective, not a level-2 "
                          "diag run (profile diag-2)\n");
+    rc = sh("cd %s && %s run %s/configs/quick.yaml -q -s memory --set memory.params.size=1MiB "
+            "--set measure.max_time=20ms -o q.json 2>&1 && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
+            " %s diag -q --from q.json 2>&1",
+            dir, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "--from q.json holds a run of the profile quick, not a level-1 diag run "
+                         "(profile diag-1)\n");
+    ASSERT(!strstr(out, "PASS"));
     /* The live run's own results: the same tests, in the same order. */
     rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
             " %s diag --level 1 -q -f csv --from live.json 2>&1",
@@ -280,20 +293,37 @@ TEST_TIMEOUT(diag_from_judges_its_own_level_and_lists_every_test, 120)
     ASSERT_STR(from, live);
     ASSERT_ROW("diag/1/driver_opencl", "PASS");
     ASSERT_CONTAINS(row("diag/1/devices"), "1 device (as the results file records): opencl:0 ");
-    /* Memory alone: the rest listed SKIPPED, saying why; the verdict a CSV row too. */
+    ASSERT_ROW("diag/1/profile", "PASS");
+    ASSERT_CONTAINS(row("diag/1/profile"), "the results file ran this build's diag-1 ");
+    /* Memory alone (run -s memory): the rest not run, ERROR saying so, never a skip; the
+     * verdict a CSV row too. */
     rc = sh("cd %s && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
             " %s diag --level 1 -q -f csv --from r1.json 2>&1",
             dir, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
+    ASSERT_MSG(rc == 1, "diag exit %d: %s", rc, out);
     test_names(from, sizeof from);
     ASSERT_STR(from, live);
     ASSERT_ROW("diag/1/memory_triad", "PASS");
-    ASSERT_ROW("diag/1/transfer_h2d", "SKIPPED");
-    ASSERT_ROW("diag/1/gemm_f32", "SKIPPED");
-    ASSERT_CONTAINS(row("diag/1/gemm_f32"), "not in the results file");
-    ASSERT_CONTAINS(out, "\nlevel,,,,1,PASS,0,");
+    ASSERT_ROW("diag/1/transfer_h2d", "ERROR");
+    ASSERT_ROW("diag/1/gemm_f32", "ERROR");
+    ASSERT_CONTAINS(row("diag/1/gemm_f32"), "not run: not in the results file");
+    ASSERT_CONTAINS(out, "\nlevel,,,,1,ERROR,1,");
     /* The whole's reason said once. */
     ASSERT(!strstr(out, "not judged: not judged"));
+    /* Another profile under level 1's name (a file diag-1.yaml, its name its base name, with
+     * memory alone): the profile a WARN naming both texts, the level's other tests not run. */
+    rc = sh("cd %s && mkdir -p copy && printf 'measure: {warmup_runs: 0, max_time: 20ms}\n"
+            "suites:\n  - suite: memory\n    params: {op: triad, size: 1MiB}\n' > "
+            "copy/diag-1.yaml && %s run copy/diag-1.yaml -q -o e.json 2>&1 && "
+            "GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR " %s diag -q -f csv --from e.json 2>&1",
+            dir, GB_TEST_EXE, GB_TEST_EXE);
+    ASSERT_MSG(rc == 1, "diag exit %d: %s", rc, out);
+    ASSERT_ROW("diag/1/profile", "WARN");
+    ASSERT_CONTAINS(row("diag/1/profile"), "the results file ran a profile diag-1 of another "
+                                           "text, copy/diag-1.yaml (sha256 ");
+    ASSERT_ROW("diag/1/transfer_h2d", "ERROR");
+    ASSERT_ROW("diag/1/gemm_f32", "ERROR");
+    ASSERT_CONTAINS(out, "\nlevel,,,,1,ERROR,1,");
 }
 
 /* diag's OpenMetrics: one state set per test, every status 0 or 1 (lowercase), no second
@@ -305,7 +335,7 @@ TEST_TIMEOUT(diag_openmetrics_one_state_set_per_test, 60)
                 "-o r1.json 2>&1 && GPUBENCH_SOURCE_DIR=" GB_TEST_SRCDIR
                 " %s diag --level 1 -q -f openmetrics -o d.prom --from r1.json 2>&1",
                 dir, GB_TEST_EXE, GB_TEST_SRCDIR, GB_TEST_EXE);
-    ASSERT_MSG(rc == 0, "exit %d: %s", rc, out);
+    ASSERT_MSG(rc == 1, "exit %d: %s", rc, out); /* memory alone: the rest not run, ERROR */
     char *prom = gb_test_slurp_in(dir, "d.prom");
     static const char *const want[] = {
         "# HELP gpubench_diag_status state set of the status of each row of the table diag: 1 "
@@ -315,10 +345,11 @@ TEST_TIMEOUT(diag_openmetrics_one_state_set_per_test, 60)
         "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"fail\"} 0\n",
         "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"skipped\"} 0\n",
         "gpubench_diag_status{test=\"diag/1/memory_triad\",status=\"error\"} 0\n",
-        "gpubench_diag_status{test=\"diag/1/gemm_f32\",status=\"skipped\"} 1\n",
-        "gpubench_diag_level_verdict{level=\"1\",verdict=\"pass\"} 1\n",
-        "gpubench_diag_level_verdict{level=\"1\",verdict=\"fail\"} 0\n",
-        "gpubench_diag_level_exit{level=\"1\"} 0\n",
+        "gpubench_diag_status{test=\"diag/1/gemm_f32\",status=\"error\"} 1\n",
+        "gpubench_diag_status{test=\"diag/1/health_ecc\",status=\"skipped\"} 1\n",
+        "gpubench_diag_level_verdict{level=\"1\",verdict=\"error\"} 1\n",
+        "gpubench_diag_level_verdict{level=\"1\",verdict=\"pass\"} 0\n",
+        "gpubench_diag_level_exit{level=\"1\"} 1\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ASSERT_CONTAINS(prom, want[i]);
@@ -334,7 +365,9 @@ TEST_TIMEOUT(diag_openmetrics_one_state_set_per_test, 60)
 
 /* The profile loader: an optional entry this build cannot take (an unknown suite, an axis its
  * suite lacks) is left out and recorded with the reason; the same entry not optional is an
- * error. */
+ * error. Optional forgives what a build lacks, never a mistake: a value its axis refuses (a
+ * typo, op: triadd) or a near miss of a suite's or an axis's name is the loader's error at its
+ * line and column, as without optional. */
 TEST(diag_optional_profile_entries_are_left_out_and_recorded)
 {
     static const char text[] = "suites:\n"
@@ -368,6 +401,48 @@ TEST(diag_optional_profile_entries_are_left_out_and_recorded)
     ASSERT(gb_profile_load_string(gb_suites_builtin(), strict, "s.yaml", NULL, 0, &p, err,
                                   sizeof err) != 0);
     ASSERT_CONTAINS(err, "unknown suite");
+    static const char value[] = "suites:\n  - suite: memory\n    optional: true\n"
+                                "    params: {op: triadd}\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), value, "v.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "v.yaml:4:");
+    ASSERT_CONTAINS(err, "triadd");
+    static const char near_suite[] = "suites:\n  - suite: memroy\n    optional: true\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), near_suite, "n.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "n.yaml:2:");
+    ASSERT_CONTAINS(err, "did you mean \"memory\"?");
+    static const char near_axis[] = "suites:\n  - suite: memory\n    optional: true\n"
+                                    "    params: {sizee: 1MiB}\n";
+    ASSERT(gb_profile_load_string(gb_suites_builtin(), near_axis, "a.yaml", NULL, 0, &p, err,
+                                  sizeof err) != 0);
+    ASSERT_CONTAINS(err, "a.yaml:4:");
+    ASSERT_CONTAINS(err, "did you mean \"size\"?");
+}
+
+/* A typo in an optional entry: a copy of diag-2.yaml whose memtest entry (optional) says
+ * `fracton:`, and a profile whose optional memory entry says `op: triadd`. diag and run refuse
+ * the profile with the loader's file:line:column message (exit 2), never a run that leaves the
+ * entry out as a skip. */
+TEST(diag_optional_entry_typo_is_a_load_error)
+{
+    const char *dir = gb_test_tmpdir();
+    int rc = sh("mkdir -p %s/configs && sed 's/fraction: 0.9/fracton: 0.9/' "
+                "%s/configs/diag-2.yaml > %s/configs/diag-2.yaml && "
+                "printf 'suites:\n  - suite: launch\n    params: {op: latency}\n"
+                "  - suite: memory\n    optional: true\n    params: {op: triadd}\n' > %s/t.yaml",
+                dir, GB_TEST_SRCDIR, dir, dir);
+    ASSERT_MSG(rc == 0, "setup: %s", out);
+    rc = sh("cd %s && GPUBENCH_SOURCE_DIR=%s %s diag --level 2 -q 2>&1", dir, dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "diag exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "diag-2.yaml:");
+    ASSERT_CONTAINS(out, "did you mean \"fraction\"?");
+    ASSERT(!strstr(out, "SKIPPED"));
+    rc = sh("cd %s && %s run t.yaml -q -o r.json 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 2, "run exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "t.yaml:6:");
+    ASSERT_CONTAINS(out, "triadd");
+    ASSERT(!strstr(out, "left out"));
 }
 
 /* The rule: a test of several parts is the worst of those that ran, SKIPPED only when none ran;

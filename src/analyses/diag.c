@@ -123,13 +123,21 @@ int gb_diag_declare(struct gb_diag *d, const char *name, int device)
     return find(d, full) ? 0 : GB_ENOMEM;
 }
 
-void gb_diag_unreported(struct gb_diag *d, const char *why)
+void gb_diag_unreported(struct gb_diag *d, enum gb_diag_status st, const char *why)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (!d->t[i].ran && !d->t[i].skipped) {
-            d->t[i].skipped = 1;
-            snprintf(d->t[i].skip, sizeof d->t[i].skip, "%s", why);
+    for (size_t i = 0; i < d->n; i++) {
+        struct gb_diag_test *t = &d->t[i];
+        if (t->ran || t->skipped)
+            continue;
+        if (st == GB_DIAG_SKIPPED) {
+            t->skipped = 1;
+            snprintf(t->skip, sizeof t->skip, "%s", why);
+        } else {
+            t->ran = 1;
+            t->status = st;
+            snprintf(t->detail, sizeof t->detail, "%s", why);
         }
+    }
 }
 
 /* One result of the check as a part of its suite and case's test. */

@@ -21,7 +21,8 @@
  * A health item: OK PASS, WARN WARN, FAIL FAIL, UNKNOWN SKIPPED (the reason: no NVML, ...).
  * A test of several results is SKIPPED only when none of them ran; otherwise the worst of those
  * that ran, the skipped ones named in its detail. ERROR: the test itself broke (the harness,
- * not the device: no worker could start, the results could not be written).
+ * not the device: no worker could start, the results could not be written), or a test the
+ * level requires has no result at all (not run: a results file of a partial or edited run).
  *
  * The level's verdict: FAIL when any test failed, else ERROR when any broke, else WARN when
  * any warned, else PASS (skips listed, never counted as passes); `gpubench diag` exits 3, 1, 0
@@ -71,9 +72,11 @@ int gb_diag_add(struct gb_diag *d, const char *name, int device, enum gb_diag_st
  * theirs comes. 0 or GB_ENOMEM. */
 int gb_diag_declare(struct gb_diag *d, const char *name, int device);
 
-/* Every test with no part yet (declared, never added to) gets a SKIPPED part saying `why` ("not
- * in the results file"): never a silent SKIPPED. */
-void gb_diag_unreported(struct gb_diag *d, const char *why);
+/* Every test with no part yet (declared, never added to) gets a part of status `st` saying `why`:
+ * ERROR where the level required it and the run or the results file should hold it ("not run:
+ * not in the results file": a level is never passed on the tests it lacks), SKIPPED where
+ * nothing ran (no device); never a silent SKIPPED. */
+void gb_diag_unreported(struct gb_diag *d, enum gb_diag_status st, const char *why);
 
 /* Adds the tests of a check of the level's results (gb_check_results): a test per suite and
  * case (its results' statuses as above), per health item of each device, and "whole" per

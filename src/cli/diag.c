@@ -164,12 +164,31 @@ static int level_tests(struct gb_diag *dg, const struct gb_profile *p, size_t nd
     return rc;
 }
 
+/* The test "profile": which profile the judged results ran. Live (file_sha NULL): this build's
+ * level profile p, a PASS naming it. --from: PASS where the file records p's sha256, else WARN
+ * (an older version of the level's profile, or an edited copy under its name: its results are
+ * judged against this build's level, and a test of the level it lacks is not run, an ERROR). */
+static int profile_test(struct gb_diag *dg, const struct gb_profile *p, const struct gb_run_meta *file)
+{
+    if (!file || strcmp(file->profile_sha256, p->sha256) == 0)
+        return gb_diag_add(dg, "profile", -1, GB_DIAG_PASS, "%s%s %s (sha256 %s)",
+                           file ? "the results file ran this build's " : "", p->name, p->path,
+                           p->sha256);
+    return gb_diag_add(dg, "profile", -1, GB_DIAG_WARN,
+                       "the results file ran a profile %s of another text, %s (sha256 %s), than "
+                       "this build's %s (sha256 %s): an older version or an edited copy, judged "
+                       "against this build's level",
+                       p->name, file->profile_path[0] ? file->profile_path : "its path not recorded",
+                       file->profile_sha256[0] ? file->profile_sha256 : "not recorded", p->path,
+                       p->sha256);
+}
+
 /* --from: reads the results file `file` and checks it is a run of the level's profile (named
  * `want`, "diag-N"); then the tests a live run takes from the driver (chain_tests) as the file
  * recorded them: driver_BACKEND PASS with the devices of that backend it holds, else SKIPPED,
- * and "devices" its devices (SKIPPED when it holds none); then the level's tests (level_tests).
- * GB_EXIT_OK, or GB_EXIT_USAGE with one line on stderr (unreadable, another profile's, out of
- * memory). */
+ * and "devices" its devices (SKIPPED when it holds none); "profile" (profile_test); then the
+ * level's tests (level_tests). GB_EXIT_OK, or GB_EXIT_USAGE with one line on stderr
+ * (unreadable, another profile's or level's, out of memory). */
 static enum gb_exit from_tests(struct gb_diag *dg, const struct gb_profile *p, const char *file,
                                const char *want)
 {
@@ -222,6 +241,8 @@ static enum gb_exit from_tests(struct gb_diag *dg, const struct gb_profile *p, c
                                        rs.ndevices, rs.ndevices == 1 ? "" : "s", names)
                          : gb_diag_add(dg, "devices", -1, GB_DIAG_SKIPPED,
                                        "the results file records no device");
+    if (!rc)
+        rc = profile_test(dg, p, &rs.run);
     if (!rc)
         rc = level_tests(dg, p, rs.ndevices);
     gb_results_free(&rs);
@@ -413,6 +434,8 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
         }
         err = chain_tests(&dg, planned ? &plan : NULL, why);
         if (!err)
+            err = profile_test(&dg, &p, NULL);
+        if (!err)
             err = level_tests(&dg, &p, planned ? plan.ndevices : 0);
         if (!err && planned && plan.ncases) {
             if (a.results) {
@@ -452,10 +475,14 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     }
     if (temporary)
         unlink(results);
-    if (!err)
-        gb_diag_unreported(&dg, a.from       ? "not in the results file"
-                                : results[0] ? "no result: the run did not reach it"
-                                             : "not run (see the tests devices and run)");
+    /* A test the level requires with no result in the run or the file was not run: an ERROR,
+     * never a skip, so that a partial or edited run cannot pass the level on what it lacks. */
+    if (!err && (a.from || results[0]))
+        gb_diag_unreported(&dg, GB_DIAG_ERROR,
+                           a.from ? "not run: not in the results file"
+                                  : "not run: no result, the run did not reach it");
+    else if (!err)
+        gb_diag_unreported(&dg, GB_DIAG_SKIPPED, "not run (see the tests devices and run)");
     if (!err)
         err = absent_tests(&dg, &p);
     const char *plant = getenv(DIAG_FAIL_ENV);

@@ -199,8 +199,10 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
         if (!ax) {
             char all[256], hint[96];
             gb__axis_list(run->suite, all, sizeof all);
+            gb__hint(gb__sval(k), all, hint, sizeof hint);
+            l->lacks = !hint[0]; /* a near miss is a typo, not an axis this build lacks */
             return gb__fail(l, k, "suite %s has no axis \"%s\" (%saxes: %s)", run->suite->name,
-                            gb__sval(k), gb__hint(gb__sval(k), all, hint, sizeof hint), all);
+                            gb__sval(k), hint, all);
         }
         size_t i = (size_t)(ax - run->suite->axes);
         struct gb_sweep s;
@@ -256,10 +258,8 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         if (rc)
             return rc;
     }
-    if (!suite) {
-        run->optional = false;
+    if (!suite)
         return gb__fail(l, n, "suite entry without a suite: key");
-    }
     const char *sname;
     if ((rc = gb__want_scalar(l, suite, "a suite name", &sname)))
         return rc;
@@ -267,19 +267,20 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     if (!run->suite) {
         char all[512], hint[96];
         gb__suite_list(l->p->suites, all, sizeof all);
-        return gb__fail(l, suite, "unknown suite \"%s\" (%ssuites: %s)", sname,
-                        gb__hint(sname, all, hint, sizeof hint), all);
+        gb__hint(sname, all, hint, sizeof hint);
+        l->lacks = !hint[0]; /* a near miss is a typo, not a suite this build lacks */
+        return gb__fail(l, suite, "unknown suite \"%s\" (%ssuites: %s)", sname, hint, all);
     }
     run->line = (int)n->start_mark.line + 1;
     run->column = (int)n->start_mark.column + 1;
     if (run->suite->naxes > GB_MAX_AXES)
         return gb__fail(l, suite, "internal error: suite %s has more than %d axes", sname,
                         GB_MAX_AXES);
-    /* What `optional` forgives is what a build may lack (the suite, an axis, a value it takes);
-     * a mistake in the entry's measure or tuning keys is the profile's own, an error. */
+    /* What `optional` forgives is what a build may lack: the suite, or an axis of it (l->lacks,
+     * set where they are looked up). A value its axis refuses (op: triadd), a near miss of a
+     * name, a mistake in the entry's measure or tuning keys: the profile's own, an error. */
     if (params && (rc = gb__parse_params(l, params, run)))
         return rc;
-    run->optional = false;
     if (measure && (rc = gb__parse_measure(l, measure, m)))
         return rc;
     if ((tuned && (rc = gb__parse_tuned(l, tuned, run))) ||
@@ -300,7 +301,7 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
 }
 
 /* An entry marked `optional: true` that cannot be taken (a suite this build lacks, an axis its
- * suite lacks, a value it refuses): recorded in p->absent with the loader's message as the
+ * suite lacks; neither a near miss of a name it has): recorded in p->absent with the loader's message as the
  * reason, its partial parse freed, and the load goes on. 0 or GB_ECONFIG (out of memory). */
 static int leave_out(struct gb__ld *l, yaml_node_t *item, struct gb_suite_run *run)
 {
@@ -343,8 +344,9 @@ static int parse_suites(struct gb__ld *l, yaml_node_t *n)
     for (size_t i = 0; i < len; i++) {
         struct gb_suite_run *run = &l->p->runs[l->p->nruns];
         yaml_node_t *item = gb__seq_item(l, n, i);
+        l->lacks = false;
         int rc = parse_run(l, item, run, &l->runm[l->p->nruns]);
-        if (rc && run->optional) {
+        if (rc && run->optional && l->lacks) {
             rc = leave_out(l, item, run);
             memset(&l->runm[l->p->nruns], 0, sizeof l->runm[0]);
         } else if (!rc) {

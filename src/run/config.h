@@ -22,8 +22,9 @@
  *         size: {from: 4KiB, to: 256MiB, factor: 4}
  *         memory: pinned            # a scalar is a one-value sweep
  *     - suite: memtest
- *       optional: true              # a suite (or axis, or value) this build cannot take: the
- *                                   # entry is left out and recorded in gb_profile.absent
+ *       optional: true              # a suite (or an axis of it) this build lacks: the entry
+ *                                   # is left out and recorded in gb_profile.absent; a value
+ *                                   # its axis refuses, or a near miss of a name, is an error
  *
  * Tuning keys (additive):
  *
@@ -90,13 +91,13 @@ struct gb_suite_run {
     struct gb_constraint_spec *constraints; /* `constraints:` (malloc'd) */
     size_t nconstraints;
     struct gb_tel_cfg telemetry; /* the profile's `telemetry:` (the same for every entry) */
-    /* While loading: `optional: true` and the entry's suite and params not yet taken, so that
-     * failing there it is left out and recorded (gb_profile.absent) rather than refused. */
+    /* While loading: `optional: true`, so that an entry whose suite, or an axis of it, this
+     * build lacks is left out and recorded (gb_profile.absent) rather than refused. */
     bool optional;
 };
 
-/* An entry marked `optional: true` that the loader left out (a suite this build lacks, an axis
- * or value its suite refuses): what a command that reports per entry (diag) records as a skip. */
+/* An entry marked `optional: true` that the loader left out (a suite this build lacks, or an
+ * axis its suite lacks): what a command that reports per entry (diag) records as a skip. */
 struct gb_absent_entry {
     char suite[64];   /* the entry's suite: name as written ("" when it has none) */
     int line;         /* where the entry starts in the profile */

@@ -51,6 +51,9 @@ struct gb__ld {
     struct gb__mlayer *runm; /* each entry's `measure:`, parallel to p->runs */
     char **srcs;             /* "--set KEY" names, alive until the load ends */
     size_t nsrcs;
+    /* The last failure names a suite, or an axis of its suite, that this build lacks and that
+     * is no near miss of one it has (no "did you mean"): all that `optional: true` forgives. */
+    bool lacks;
 };
 
 /* ---- the libyaml walker (config_yaml.c) ------------------------------------------------ */
