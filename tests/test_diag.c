@@ -74,10 +74,9 @@ TEST_TIMEOUT(diag_level_1_names_every_test_and_judges_health, 240)
                 dir, GB_TEST_EXE);
     printf("level 1: %.1f s wall\n", gb_test_now_s() - t0);
     ASSERT_MSG(rc == 0, "diag exit %d: %s", rc, out);
-    static const char *const ran[] = {"diag/1/devices",      "diag/1/driver_opencl",
-                                      "diag/1/profile",      "diag/1/transfer_h2d",
-                                      "diag/1/transfer_d2h", "diag/1/memory_triad",
-                                      "diag/1/gemm_f32"};
+    static const char *const ran[] = {
+        "diag/1/devices",      "diag/1/driver_opencl", "diag/1/profile", "diag/1/transfer_h2d",
+        "diag/1/transfer_d2h", "diag/1/memory_triad",  "diag/1/gemm_f32"};
     for (size_t i = 0; i < sizeof ran / sizeof ran[0]; i++)
         ASSERT_ROW(ran[i], "PASS");
     /* PoCL has no NVML: the driver's items could not be read, never a pass. */

@@ -30,10 +30,10 @@
 static const char usage[] =
     "usage: gpubench diag [--level N] [OPTIONS]\n"
     "  A node's acceptance tests, each PASS, WARN, FAIL, SKIPPED (could not run, with the\n"
-    "  reason) or ERROR (the test itself broke), named diag/LEVEL/TEST; the level's verdict is\n"
-    "  the worst. Runs the profile diag-N (configs/diag-N.yaml) and judges its results as\n"
-    "  gpubench check does (the model's expectation, else the result's bound; the driver's\n"
-    "  health items).\n"
+    "  reason) or ERROR (the test itself broke, or the level's test has no result: not run),\n"
+    "  named diag/LEVEL/TEST; the level's verdict is the worst. Runs the profile diag-N\n"
+    "  (configs/diag-N.yaml) and judges its results as gpubench check does (the model's\n"
+    "  expectation, else the result's bound; the driver's health items).\n"
     "  -l, --level 1|2|3       1: devices and driver chain, health, a verified transfer, triad\n"
     "                          and GEMM (under a minute); 2: also transfers both ways across\n"
     "                          sizes, every memory kernel, a memory test over most of device\n"
@@ -45,7 +45,8 @@ static const char usage[] =
     "      --results FILE      keep the run's results file there (default: a temporary file,\n"
     "                          removed)\n"
     "      --from FILE         judge the results file of an earlier diag run of this level\n"
-    "                          instead of running\n"
+    "                          instead of running (another profile's: exit 2; a test of\n"
+    "                          the level it lacks: ERROR, not run)\n"
     "  -e, --expect FILE       expectations (default as gpubench check)\n"
     "  -b, --backend NAME      only this backend (opencl, cuda)\n"
     "  -d, --device SEL        devices: all, or a comma list of indices (1),\n"
@@ -143,7 +144,8 @@ static int chain_tests(struct gb_diag *dg, const struct gb_plan *plan, const cha
 
 /* Lists the tests of the profile's cases in its order, before any result: one per entry and
  * value of its suite's case axis (the case's name, analyses/diag.h), per device where the run
- * has several (ndevices > 1), so that a case with no result is listed SKIPPED, not left out. */
+ * has several (ndevices > 1), so that a case with no result is listed (not run: ERROR), not left
+ * out. */
 static int level_tests(struct gb_diag *dg, const struct gb_profile *p, size_t ndevices)
 {
     int rc = 0;
@@ -168,19 +170,20 @@ static int level_tests(struct gb_diag *dg, const struct gb_profile *p, size_t nd
  * level profile p, a PASS naming it. --from: PASS where the file records p's sha256, else WARN
  * (an older version of the level's profile, or an edited copy under its name: its results are
  * judged against this build's level, and a test of the level it lacks is not run, an ERROR). */
-static int profile_test(struct gb_diag *dg, const struct gb_profile *p, const struct gb_run_meta *file)
+static int profile_test(struct gb_diag *dg, const struct gb_profile *p,
+                        const struct gb_run_meta *file)
 {
     if (!file || strcmp(file->profile_sha256, p->sha256) == 0)
         return gb_diag_add(dg, "profile", -1, GB_DIAG_PASS, "%s%s %s (sha256 %s)",
                            file ? "the results file ran this build's " : "", p->name, p->path,
                            p->sha256);
-    return gb_diag_add(dg, "profile", -1, GB_DIAG_WARN,
-                       "the results file ran a profile %s of another text, %s (sha256 %s), than "
-                       "this build's %s (sha256 %s): an older version or an edited copy, judged "
-                       "against this build's level",
-                       p->name, file->profile_path[0] ? file->profile_path : "its path not recorded",
-                       file->profile_sha256[0] ? file->profile_sha256 : "not recorded", p->path,
-                       p->sha256);
+    return gb_diag_add(
+        dg, "profile", -1, GB_DIAG_WARN,
+        "the results file ran a profile %s of another text, %s (sha256 %s), than "
+        "this build's %s (sha256 %s): an older version or an edited copy, judged "
+        "against this build's level",
+        p->name, file->profile_path[0] ? file->profile_path : "its path not recorded",
+        file->profile_sha256[0] ? file->profile_sha256 : "not recorded", p->path, p->sha256);
 }
 
 /* --from: reads the results file `file` and checks it is a run of the level's profile (named
