@@ -186,14 +186,105 @@ static int profile_test(struct gb_diag *dg, const struct gb_profile *p,
         file->profile_sha256[0] ? file->profile_sha256 : "not recorded", p->path, p->sha256);
 }
 
+/* Whether the case c (an entry's values, normalized as the plan normalizes them) is result r's:
+ * every axis the entry names (not left at its default, which a suite may adapt to the device)
+ * and diag does not set itself (`sets`: level 3's burn.params.duration from --duration, which
+ * the run's may differ from) holds r's value; an axis r's params leave out (at its default)
+ * passes. */
+static bool same_case(const struct gb_suite_run *e, const struct gb_params *c,
+                      const struct gb_result *r, const struct gb_override *sets, size_t nsets)
+{
+    for (size_t k = 0; k < e->suite->naxes && k < GB_MAX_AXES; k++) {
+        if (e->defaulted & (UINT32_C(1) << k))
+            continue;
+        char key[160];
+        snprintf(key, sizeof key, "%s.params.%s", r->suite, e->suite->axes[k].name);
+        bool set = false;
+        for (size_t j = 0; j < nsets; j++)
+            set |= strcmp(sets[j].key, key) == 0;
+        const struct gb_value *v = gb_params_get(&r->params, e->suite->axes[k].name);
+        if (!set && v && !gb_value_equal(v, &c->v[k]))
+            return false;
+    }
+    return true;
+}
+
+/* Whether result r is one of the cases of the level's profile p: a combination of the values
+ * of an entry of its suite, after the suite's normalize() as the plan makes its cases
+ * (run/plan.c: gemm's shape 256 is 256x256x256), that same_case finds r's. */
+static bool level_case(const struct gb_profile *p, const struct gb_result *r,
+                       const struct gb_override *sets, size_t nsets)
+{
+    for (size_t i = 0; i < p->nruns; i++) {
+        const struct gb_suite_run *e = &p->runs[i];
+        const struct gb_suite *s = e->suite;
+        if (strcmp(s->name, r->suite) != 0 || s->naxes > GB_MAX_AXES)
+            continue;
+        size_t idx[GB_MAX_AXES] = {0};
+        bool empty = false;
+        for (size_t k = 0; k < s->naxes; k++)
+            empty |= e->sweeps[k].n == 0;
+        while (!empty) {
+            struct gb_params c = {.n = s->naxes};
+            for (size_t k = 0; k < s->naxes; k++) {
+                c.name[k] = s->axes[k].name;
+                c.v[k] = e->sweeps[k].v[idx[k]];
+            }
+            if ((!s->normalize || s->normalize(&c)) && same_case(e, &c, r, sets, nsets))
+                return true;
+            size_t k = 0; /* the next combination, the last axis slowest */
+            while (k < s->naxes && ++idx[k] == e->sweeps[k].n)
+                idx[k++] = 0;
+            empty = k == s->naxes;
+        }
+    }
+    return false;
+}
+
+/* The results of the file rs that are none of the level's cases (level_case: a run of the
+ * profile with --set, or an edited copy under its name): an ERROR part of their test, "not run
+ * as the level defines it", once a test with the first such result's params, so that a weaker
+ * case (a 1 MiB triad for level 1's 64 MiB) never passes for the level's. 0 or GB_ENOMEM. */
+static int foreign_cases(struct gb_diag *dg, const struct gb_profile *p,
+                         const struct gb_results *rs, const struct gb_override *sets, size_t nsets)
+{
+    char named[64][140]; /* the tests flagged ("NAME@DEVICE"), the first 64 */
+    size_t nnamed = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < rs->nresults; i++) {
+        const struct gb_result *r = &rs->results[i];
+        if (level_case(p, r, sets, nsets))
+            continue;
+        const int dev = rs->ndevices > 1 ? r->device_index : -1;
+        char name[128], key[140];
+        snprintf(name, sizeof name, "%s%s%s", r->suite, r->case_name[0] ? "_" : "", r->case_name);
+        snprintf(key, sizeof key, "%s@%d", name, dev);
+        bool seen = false;
+        for (size_t j = 0; !seen && j < nnamed; j++)
+            seen = strcmp(named[j], key) == 0;
+        if (seen)
+            continue;
+        if (nnamed < sizeof named / sizeof named[0])
+            snprintf(named[nnamed++], sizeof named[0], "%s", key);
+        char params[512];
+        gb_params_format(&r->params, params, sizeof params);
+        rc = gb_diag_add(dg, name, dev, GB_DIAG_ERROR,
+                         "not run as level %d defines it: the results file's %s %s is none of "
+                         "the level's cases (a run with --set, or an edited profile)",
+                         dg->level, r->suite, params);
+    }
+    return rc;
+}
+
 /* --from: reads the results file `file` and checks it is a run of the level's profile (named
  * `want`, "diag-N"); then the tests a live run takes from the driver (chain_tests) as the file
  * recorded them: driver_BACKEND PASS with the devices of that backend it holds, else SKIPPED,
  * and "devices" its devices (SKIPPED when it holds none); "profile" (profile_test); then the
- * level's tests (level_tests). GB_EXIT_OK, or GB_EXIT_USAGE with one line on stderr
- * (unreadable, another profile's or level's, out of memory). */
+ * level's tests (level_tests), a result of none of the level's cases an ERROR of its test
+ * (foreign_cases; `sets`: the overrides diag gave the profile). GB_EXIT_OK, or GB_EXIT_USAGE
+ * with one line on stderr (unreadable, another profile's or level's, out of memory). */
 static enum gb_exit from_tests(struct gb_diag *dg, const struct gb_profile *p, const char *file,
-                               const char *want)
+                               const char *want, const struct gb_override *sets, size_t nsets)
 {
     struct gb_results rs;
     memset(&rs, 0, sizeof rs);
@@ -248,6 +339,8 @@ static enum gb_exit from_tests(struct gb_diag *dg, const struct gb_profile *p, c
         rc = profile_test(dg, p, &rs.run);
     if (!rc)
         rc = level_tests(dg, p, rs.ndevices);
+    if (!rc)
+        rc = foreign_cases(dg, p, &rs, sets, nsets);
     gb_results_free(&rs);
     if (rc)
         fprintf(stderr, "gpubench diag: out of memory\n");
@@ -416,7 +509,8 @@ static int diag(int argc, char **argv, const char *command_line, char **worker_a
     snprintf(want, sizeof want, "diag-%d", level);
     if (a.from) {
         snprintf(results, sizeof results, "%s", a.from);
-        if ((rc = from_tests(&dg, &p, a.from, p.name[0] ? p.name : want)) != GB_EXIT_OK) {
+        if ((rc = from_tests(&dg, &p, a.from, p.name[0] ? p.name : want, ra.sets, ra.nsets)) !=
+            GB_EXIT_OK) {
             gb_profile_free(&p);
             gb_diag_free(&dg);
             return rc;
