@@ -166,10 +166,11 @@ static int level_tests(struct gb_diag *dg, const struct gb_profile *p, size_t nd
     return rc;
 }
 
-/* The test "profile": which profile the judged results ran. Live (file_sha NULL): this build's
- * level profile p, a PASS naming it. --from: PASS where the file records p's sha256, else WARN
- * (an older version of the level's profile, or an edited copy under its name: its results are
- * judged against this build's level, and a test of the level it lacks is not run, an ERROR). */
+/* The test "profile": which profile the judged results ran. Live (file NULL): this build's
+ * level profile p, a PASS naming it. --from: PASS where the file's run meta records p's sha256,
+ * else WARN (an older version of the level's profile, or an edited copy under its name: its
+ * results are judged against this build's level; a test of the level it lacks is not run, an
+ * ERROR). */
 static int profile_test(struct gb_diag *dg, const struct gb_profile *p,
                         const struct gb_run_meta *file)
 {
