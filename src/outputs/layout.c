@@ -17,6 +17,7 @@ static const struct {
     {GB_HISTORY_SCHEMA, gb__layout_history},
     {GB_HISTORY_CSV_SCHEMA, gb__layout_history_csv},
     {GB_CALIBRATION_SCHEMA, gb__layout_calibration},
+    {GB_DEVICES_SCHEMA, gb__layout_devices},
 };
 
 int gb_write_layout(FILE *f, const struct gb_doc *d)

@@ -20,6 +20,8 @@
 /* history --csv: one row per case and night it ran (not a JSON file; the layout of its CSV). */
 #define GB_HISTORY_CSV_SCHEMA "gpubench-history-csv/1"
 #define GB_CALIBRATION_SCHEMA "gpubench-calibration/1"
+/* devices --json: the array of backends (docs/commands.md); the file names no schema. */
+#define GB_DEVICES_SCHEMA "gpubench-devices/1"
 
 /* Renders d in the layout of its kind (one of the schemas above) to f. 0, GB_EINVAL when no
  * layout has that kind or d lacks a table the layout needs (the document was built without its
@@ -70,5 +72,6 @@ int gb__layout_fleet(FILE *f, const struct gb_doc *d);
 int gb__layout_history(FILE *f, const struct gb_doc *d);
 int gb__layout_history_csv(FILE *f, const struct gb_doc *d);
 int gb__layout_calibration(FILE *f, const struct gb_doc *d);
+int gb__layout_devices(FILE *f, const struct gb_doc *d);
 
 #endif
