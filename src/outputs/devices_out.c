@@ -123,7 +123,6 @@ static int device_row(struct gb_doc_table *t, const char *backend, int i,
     int rc = gb_doc_row(t, &r);
     if (!rc)
         rc = gb_doc_text(t, r, C_BACKEND, "%s", backend) || gb_doc_text(t, r, C_INDEX, "%d", i) ||
-             gb_doc_shown(t, r, C_INDEX, "[%d]", i) ||
              gb_doc_text(t, r, C_NAME, "%s", di->name) ||
              gb_doc_text(t, r, C_VENDOR, "%s", di->vendor) ||
              gb_doc_text(t, r, C_DRIVER, "%s", di->driver) ||
