@@ -525,7 +525,12 @@ TEST(cuda_devices_without_driver)
     char out[16384];
     int st = gb_test_sh("'" GB_TEST_EXE "' devices 2>&1", out, sizeof out);
     ASSERT_MSG(st == 0, "gpubench devices exited %d:\n%s", st, out);
-    ASSERT_CONTAINS(out, "cuda: unavailable (CUDA driver: ");
+    const char *row = strstr(out, "\ncuda ");
+    ASSERT_MSG(row, "no row for cuda: %s", out);
+    char avail[8] = "", reason[32] = "";
+    ASSERT_EQ(sscanf(row, " cuda %7s 0 %31[^\n]", avail, reason), 2);
+    ASSERT_STR(avail, "no");
+    ASSERT_MSG(strncmp(reason, "CUDA driver: ", 13) == 0, "reason: %s", reason);
 }
 
 /* ---- run-time libraries: NVRTC, its builtins and headers, cuBLAS (cuda_libs.c) --------------- */

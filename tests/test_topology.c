@@ -278,14 +278,17 @@ TEST(topology_devices_matrix)
     ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices 2>&1", GB_TEST_EXE), 0);
     if (!strstr(out, "[1]"))
         SKIP("fewer than two OpenCL devices: %s", out);
-    ASSERT_CONTAINS(out, "topology (a copy from the row's device to the column's: path/link)");
-    ASSERT_CONTAINS(out, "[0]  -         staged/?");
-    ASSERT_CONTAINS(out, "[1]  staged/?  -");
-    ASSERT_CONTAINS(out, "link ?: unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
+    ASSERT_CONTAINS(out, "opencl topology: a copy from the row's device to the column's, as "
+                         "path/link.");
+    ASSERT_CONTAINS(out, "\nfrom  [0]           [1]\n");
+    ASSERT_CONTAINS(out, "\n[0]   -             staged/? [1]\n");
+    ASSERT_CONTAINS(out, "\n[1]   staged/? [1]  -\n");
+    /* The unknown link's footnote says why. */
+    ASSERT_CONTAINS(out, "[1] unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
     /* The legend says what "?" is on each side of the '/': staged/? is a link not known. */
-    ASSERT_CONTAINS(out, "path: peer copied directly; staged through pinned host memory; ? a "
-                         "device did not open");
-    ASSERT_CONTAINS(out, "Gen5x16 PCIe, the lesser end; ? not known\n");
+    ASSERT_CONTAINS(out, "path: peer copied directly, staged through pinned host memory, ? a "
+                         "device did not open.");
+    ASSERT_CONTAINS(out, "Gen5x16 PCIe (the lesser end), ? not known\n");
     ASSERT_EQ(sh("POCL_DEVICES='pthread pthread' %s devices --json 2>&1", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "\"topology\": [");
     ASSERT_CONTAINS(out, "\"from\": 1,\n        \"to\": 0,\n        \"path\": \"staged\",\n"
