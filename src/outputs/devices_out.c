@@ -57,7 +57,7 @@ static const char *const dcols[NCOLS] = {
     [C_WG_DIMS] = "work-group dims",
     [C_ARCH] = "arch",
     [C_MEM_CLOCK] = "mem clock MHz",
-    [C_BUS] = "mem bus bits",
+    [C_BUS] = "mem bus width",
     [C_PEAK] = "peak mem GB/s",
     [C_VEC_DOUBLE] = "vector width double",
     [C_CLOCK_SOURCE] = "clock source",
@@ -89,6 +89,7 @@ static int devices_table(struct gb_doc *d, struct gb_doc_table **out)
                  {C_LOCAL, "bytes", "local memory"},
                  {C_L2, "bytes", "L2"},
                  {C_MEM_CLOCK, "MHz", "mem clock MHz"},
+                 {C_BUS, "bits", "mem bus bits"},
                  {C_PEAK, "GB/s", "peak mem GB/s"}};
     for (size_t k = 0; !rc && k < sizeof units / sizeof *units; k++)
         rc = gb_doc_column_unit(t, (size_t)units[k].col, units[k].unit, 0) ||

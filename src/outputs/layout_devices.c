@@ -81,7 +81,7 @@ static json_t *device(const struct gb_doc_table *t, size_t r)
         {"local_mem_bytes", "local memory bytes"}, {"l2_bytes", "l2 bytes"},
         {"compute_units", "compute units"},        {"clock_mhz", "clock MHz"},
         {"max_work_group_size", "max work-group"}, {"mem_clock_mhz", "mem clock MHz"},
-        {"mem_bus_bits", "mem bus bits"}};
+        {"mem_bus_bits", "mem bus width"}};
     json_t *o = json_object();
     bool ok = put(o, "index", count(t, r, "index"));
     for (size_t i = 0; ok && i < sizeof texts / sizeof *texts; i++)
