@@ -83,10 +83,10 @@ static void read_topology(const struct gb_backend_status *st, struct gb_devices_
             /* A copy from i to j: j reads i's buffer (as gb_multi_peer_direct asks). Where the
              * backend could copy directly but a device did not open, the path is not known. */
             bool can = false;
-            const bool capable = (dv[i].info.caps & dv[j].info.caps & GB_CAP_PEER) &&
-                                 st->ops->peer_can_access;
-            l->path = !capable             ? "staged"
-                      : !dev[i] || !dev[j] ? "?"
+            const bool capable =
+                (dv[i].info.caps & dv[j].info.caps & GB_CAP_PEER) && st->ops->peer_can_access;
+            l->path = !capable                                                     ? "staged"
+                      : !dev[i] || !dev[j]                                         ? "?"
                       : st->ops->peer_can_access(dev[j], dev[i], &can) == 0 && can ? "peer"
                                                                                    : "staged";
         }

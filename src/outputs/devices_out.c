@@ -72,12 +72,12 @@ static int devices_table(struct gb_doc *d, struct gb_doc_table **out)
     if (rc)
         return rc;
     struct gb_doc_table *t = *out;
-    static const int nums[] = {C_UNITS, C_CLOCK, C_MEM,       C_ALLOC, C_LOCAL,   C_L2,
+    static const int nums[] = {C_UNITS, C_CLOCK,     C_MEM, C_ALLOC, C_LOCAL,     C_L2,
                                C_WG,    C_MEM_CLOCK, C_BUS, C_PEAK,  C_VEC_DOUBLE};
     for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
         gb_doc_column_set(t, (size_t)nums[k], true, false);
-    static const int prose[] = {C_CAPS, C_VERSION, C_PLATFORM, C_TYPE, C_WG_DIMS, C_ARCH,
-                                C_CLOCK_SOURCE};
+    static const int prose[] = {C_CAPS,    C_VERSION, C_PLATFORM,    C_TYPE,
+                                C_WG_DIMS, C_ARCH,    C_CLOCK_SOURCE};
     for (size_t k = 0; k < sizeof prose / sizeof *prose; k++)
         gb_doc_column_prose(t, (size_t)prose[k]);
     static const struct {
@@ -255,9 +255,9 @@ int gb_devices_doc(const struct gb_devices_backend *b, size_t n, double time, st
             break;
         for (int i = 0; !rc && i < b[k].ndevices; i++) {
             const struct gb_devices_device *dv = &b[k].devices[i];
-            rc = dv->described ? device_row(td, b[k].name, i, &dv->info)
-                               : gb_doc_note(d, "%s [%d]: cannot describe: %s", b[k].name, i,
-                                             dv->why);
+            rc = dv->described
+                     ? device_row(td, b[k].name, i, &dv->info)
+                     : gb_doc_note(d, "%s [%d]: cannot describe: %s", b[k].name, i, dv->why);
         }
     }
     if (!rc)

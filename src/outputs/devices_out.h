@@ -13,9 +13,9 @@
 
 /* One device of a backend as the command read it. */
 struct gb_devices_device {
-    bool described;            /* info holds the device's facts */
+    bool described;             /* info holds the device's facts */
     struct gb_device_info info; /* when described */
-    char why[256];             /* when not: why it could not be described */
+    char why[256];              /* when not: why it could not be described */
 };
 
 /* One ordered pair of a backend's topology: a copy from device `from` to device `to`. */
@@ -32,7 +32,7 @@ struct gb_devices_link {
 /* One backend as the command probed it. */
 struct gb_devices_backend {
     const char *name;
-    const char *reason; /* why it is unavailable; NULL: available */
+    const char *reason;                      /* why it is unavailable; NULL: available */
     const struct gb_devices_device *devices; /* [ndevices], as the backend counts them */
     int ndevices;
     /* With two devices or more, the topology of the first ntopo devices (at most 16): links
