@@ -280,9 +280,9 @@ TEST(topology_devices_matrix)
         SKIP("fewer than two OpenCL devices: %s", out);
     ASSERT_CONTAINS(out, "opencl topology: a copy from the row's device to the column's, as "
                          "path/link.");
-    ASSERT_CONTAINS(out, "\nfrom  [0]           [1]\n");
-    ASSERT_CONTAINS(out, "\n[0]   -             staged/? [1]\n");
-    ASSERT_CONTAINS(out, "\n[1]   staged/? [1]  -\n");
+    ASSERT_CONTAINS(out, "\nfrom           [0]           [1]\n");
+    ASSERT_CONTAINS(out, "\n[0]              -  staged/? [1]\n");
+    ASSERT_CONTAINS(out, "\n[1]   staged/? [1]             -\n");
     /* The unknown link's footnote says why. */
     ASSERT_CONTAINS(out, "[1] unknown: no NVML (the device has no PCI bus id (not a PCI GPU))");
     /* The legend says what "?" is on each side of the '/': staged/? is a link not known. */

@@ -192,8 +192,11 @@ static int topology(struct gb_doc *d, const struct gb_devices_backend *b,
              b->name);
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, id, title, cols, (size_t)n + 1, &t);
+    /* The cells are marked numeric, though they are text, for how a matrix is read: the text
+     * writer aligns them and goes on in a second panel rather than move a cell to a footnote,
+     * and OpenMetrics, finding no number, leaves the matrix to "links". */
     for (int j = 0; !rc && j < n; j++) {
-        gb_doc_column_prose(t, (size_t)j + 1);
+        gb_doc_column_set(t, (size_t)j + 1, true, false);
         char h[16];
         snprintf(h, sizeof h, "[%d]", j);
         rc = gb_doc_column_label(t, (size_t)j + 1, h);
