@@ -4,11 +4,16 @@
  * NVSwitch, loaded through $GPUBENCH_NVML_LIB), the `topology` text of the multi-device suites
  * (suites/multi_common.c), the figure on the peer and parallel suites' results on two PoCL
  * devices (no NVML: "unknown") and the matrix of `gpubench devices`. */
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
 #include "backends/telemetry.h"
+#include "outputs/devices_out.h"
+#include "outputs/layout.h"
+#include "outputs/writer.h"
 #include "results/results.h"
 #include "run/suite.h"
 #include "suites/multi_common.h"
@@ -297,4 +302,88 @@ TEST(topology_devices_matrix)
     /* One device: no matrix. */
     ASSERT_EQ(sh("POCL_DEVICES='pthread' %s devices 2>&1", GB_TEST_EXE), 0);
     ASSERT(!strstr(out, "topology"));
+}
+
+/* Writes d with writer `name` (NULL: the layout of its kind) into a malloc'd string. */
+static char *doc_text(const struct gb_doc *d, const char *name)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = name ? gb_write_doc(f, name, d) : gb_write_layout(f, d);
+    fclose(f);
+    if (rc) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The devices' document from made-up facts (no backend): an unavailable backend, a device that
+ * cannot be described, a clock from the host, an NVLink pair. Its --json layout holds each fact
+ * where the array has always held it; the text shows each of them and the matrix. */
+TEST(topology_devices_document_and_its_json_layout)
+{
+    struct gb_devices_device dv[3] = {{.described = true}, {.described = true}};
+    snprintf(dv[0].info.name, sizeof dv[0].info.name, "GPU A");
+    dv[0].info.caps = GB_CAP_FP64 | GB_CAP_PEER;
+    dv[0].info.type = GB_DEVICE_GPU;
+    dv[0].info.global_mem = UINT64_C(80) << 30;
+    dv[0].info.compute_units = 132;
+    dv[0].info.clock_mhz = 1980;
+    dv[0].info.peak_mem_gbs = 3352.5;
+    dv[0].info.max_wg_dims[0] = 1024;
+    dv[1].info = dv[0].info;
+    snprintf(dv[1].info.name, sizeof dv[1].info.name, "GPU B");
+    dv[1].info.caps = 0;
+    snprintf(dv[1].info.clock_source, sizeof dv[1].info.clock_source, "host cpuinfo");
+    snprintf(dv[2].why, sizeof dv[2].why, "the driver refused");
+    struct gb_devices_link links[2] = {{0, 1, "peer", "NVLink4 x18", GB_LINK_NVLINK},
+                                       {1, 0, "staged", "NVLink4 x18", GB_LINK_NVLINK}};
+    const struct gb_devices_backend b[2] = {
+        {.name = "cuda", .reason = "no driver"},
+        {.name = "opencl", .devices = dv, .ndevices = 3, .ntopo = 3, .links = links, .nlinks = 2}};
+    struct gb_doc d;
+    ASSERT_EQ(gb_devices_doc(b, 2, 0, &d), 0);
+    char *js = doc_text(&d, NULL), *txt = doc_text(&d, "text");
+    ASSERT(js && txt);
+    json_error_t je;
+    json_t *root = json_loads(js, 0, &je);
+    ASSERT_MSG(root && json_array_size(root) == 2, "not the devices' array: %s", js);
+    ASSERT_CONTAINS(js, "\"backend\": \"cuda\",\n    \"available\": false,\n"
+                        "    \"reason\": \"no driver\"\n  },");
+    const json_t *cl = json_array_get(root, 1), *devs = json_object_get(cl, "devices");
+    ASSERT(json_is_true(json_object_get(cl, "available")));
+    ASSERT_EQ(json_array_size(devs), 2); /* the one not described is left out */
+    const json_t *a = json_array_get(devs, 0), *bb = json_array_get(devs, 1);
+    ASSERT_EQ(json_integer_value(json_object_get(a, "global_mem_bytes")), (json_int_t)80 << 30);
+    ASSERT_EQ(json_integer_value(json_object_get(a, "compute_units")), 132);
+    ASSERT(json_real_value(json_object_get(a, "peak_mem_gbs")) == 3352.5);
+    ASSERT_STR(json_string_value(json_object_get(a, "type")), "gpu");
+    ASSERT_EQ(json_array_size(json_object_get(a, "capabilities")), 2);
+    ASSERT_STR(json_string_value(json_array_get(json_object_get(a, "capabilities"), 1)), "peer");
+    ASSERT(!json_object_get(a, "clock_source"));
+    ASSERT_EQ(json_integer_value(json_object_get(bb, "index")), 1);
+    ASSERT_EQ(json_array_size(json_object_get(bb, "capabilities")), 0);
+    ASSERT_STR(json_string_value(json_object_get(bb, "clock_source")), "host cpuinfo");
+    const json_t *topo = json_object_get(cl, "topology");
+    ASSERT_EQ(json_array_size(topo), 2);
+    ASSERT_STR(json_string_value(json_object_get(json_array_get(topo, 1), "path")), "staged");
+    ASSERT_STR(json_string_value(json_object_get(json_array_get(topo, 0), "kind")), "nvlink");
+    json_decref(root);
+    /* The text: every backend, the note, the facts, the matrix (no footnote: the link is known). */
+    ASSERT_CONTAINS(txt, "opencl [2]: cannot describe: the driver refused");
+    ASSERT_CONTAINS(txt, "no driver");
+    ASSERT_CONTAINS(txt, "80.00 GiB");
+    ASSERT_CONTAINS(txt, "fp64,peer");
+    ASSERT_CONTAINS(txt, "clock from the host cpuinfo: the driver reports none");
+    ASSERT_CONTAINS(txt, "\nfrom            [0]          [1]  [2]\n");
+    ASSERT_CONTAINS(txt, "\n[0]               -  peer/NV4x18    -\n");
+    ASSERT_CONTAINS(txt, "\n[1]   staged/NV4x18            -    -\n");
+    ASSERT_CONTAINS(txt, "\n[2]               -            -    -\n");
+    free(js);
+    free(txt);
+    gb_doc_free(&d);
 }

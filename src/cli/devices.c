@@ -2,10 +2,11 @@
  * Where a backend has two devices or more, its topology: for each ordered pair the path a copy
  * from one to the other takes (peer: directly, peer_can_access said yes; staged: through pinned
  * host memory, as the multi-device suites copy) and the link between them (gb_topology_pair:
- * NVLink or PCIe as NVML reads it, or unknown and why). */
+ * NVLink or PCIe as NVML reads it, or unknown and why). The command reads these facts and prints
+ * nothing of its own: one document (outputs/devices_out.h) goes through the text writer, the
+ * writer -f names, or, for --json, its layout (layout_devices.c). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -33,7 +34,7 @@ static const struct gb__opt devices_options[] = {
     GB__END,
 };
 
-/* What backend st says of its devices, into b (devices allocated: freed by the caller). */
+/* What backend st says of its devices, into b and dv (room for st->ndevices, the caller's). */
 static void read_devices(const struct gb_backend_status *st, struct gb_devices_backend *b,
                          struct gb_devices_device *dv)
 {
