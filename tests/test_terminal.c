@@ -33,7 +33,8 @@ TEST(terminal_numbers_in_engineering_form)
 
 /* Each line of text (split at \n and \r, escape sequences left out) no wider than w; rows of a
  * table (the lines of a block after its header, footnotes and "name: value" lines aside) differ
- * in their cells before the first number. Fails naming the line. */
+ * in their cells before the first figure (a number with a fraction, an exponent or a unit; a
+ * whole number alone is a param: burn's pulse=0 and pulse=1 rows). Fails naming the line. */
 static void assert_fits(const char *what, const char *text, size_t w)
 {
     char *s = strdup(text);
@@ -77,8 +78,10 @@ static void assert_fits(const char *what, const char *text, size_t w)
                 p++;
             char *end;
             strtod(cell, &end);
-            if (end != cell && (end >= p || *end == ' '))
-                break; /* a number */
+            if (end != cell && (end >= p || *end == ' ') &&
+                (end < p || memchr(cell, '.', (size_t)(end - cell)) ||
+                 memchr(cell, 'e', (size_t)(end - cell))))
+                break; /* a figure */
             len += (size_t)snprintf(id + len, sizeof id - len, "%.*s|", (int)(p - cell), cell);
             while (*p == ' ')
                 p++;
@@ -137,6 +140,70 @@ TEST(terminal_writer_fits_a_wide_table)
     gb_doc_free(&d);
 }
 
+/* Rows of several suites, each with params of its own, and a later column wider than the first
+ * panel's: every panel within the width, a param with one value wherever it applies said once
+ * above, a param that tells two rows apart kept in them. */
+TEST(terminal_writer_fits_rows_of_several_suites)
+{
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"verdict", "suite", "case", "device",
+                                       "params",  "base",  "new",  "a long figure name"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "", cols, 8, &t));
+    for (int c = 5; c < 8; c++)
+        gb_doc_column_set(t, (size_t)c, true, false);
+    static const char *const rows[][4] = {
+        {"serve", "64x64", "[opencl:0] pthread-skylake-avx512-Intel(R) Xeon(R) Processor",
+         "load=0.5 max_batch=4 max_wait=500 requests=32 seed=1 slo_us=50000"},
+        {"serve", "64x64", "[opencl:0] pthread-skylake-avx512-Intel(R) Xeon(R) Processor",
+         "load=1 max_batch=1 max_wait=0 requests=32 seed=1 slo_us=50000 scenario=SingleStream"},
+        {"collective", "allreduce", "[opencl:0+1+2+3] pthread-skylake-avx512-Intel(R) Xeon(R)",
+         "transport=devices dtype=f32 redop=sum inplace=false root=0 size=64B"},
+        {"collective", "allreduce", "[opencl:0+1+2+3] pthread-skylake-avx512-Intel(R) Xeon(R)",
+         "transport=devices dtype=f32 redop=sum inplace=false root=0 size=4KiB"},
+        {"parallel", "tensor", "[opencl:0] pthread-skylake-avx512-Intel(R) Xeon(R) Processor",
+         "ndev=1 variant=allreduce microbatches=0 bucket=0B impl=library h=64 tokens=16"},
+        {"parallel", "tensor", "[opencl:0] pthread-skylake-avx512-Intel(R) Xeon(R) Processor",
+         "ndev=1 variant=sequence microbatches=0 bucket=0B impl=library h=64 tokens=16"},
+        {"parallel", "pipeline", "[opencl:0+1+2+3] pthread-skylake-avx512-Intel(R) Xeon(R)",
+         "ndev=4 variant=none microbatches=4 bucket=0B impl=library h=64 tokens=16"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t r;
+        ASSERT_OK(gb_doc_row(t, &r));
+        ASSERT_OK(gb_doc_text(t, r, 0, "%s", i % 3 ? "UNSTABLE" : "SAME"));
+        for (size_t c = 0; c < 4; c++)
+            ASSERT_OK(gb_doc_text(t, r, c + 1, "%s", rows[i][c]));
+        gb_doc_num(t, r, 5, 1.5e-4 * (double)(i + 1), -1);
+        gb_doc_num(t, r, 6, 2.5 * (double)(i + 1), 3);
+        gb_doc_num(t, r, 7, 123456.789 * (double)(i + 1), 3);
+    }
+    for (int w = 80; w <= 120; w += 40) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32];
+        snprintf(what, sizeof what, "width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        /* one value wherever it applies: said once above; scenario only on one serve row: kept */
+        ASSERT_CONTAINS(buf, "the same wherever they apply: ");
+        ASSERT_CONTAINS(buf, "slo_us=50000");
+        ASSERT_CONTAINS(buf, "transport=devices");
+        const char *above = strstr(buf, "the same wherever they apply: ");
+        const char *end = above ? strstr(above, "\nverdict") : NULL;
+        ASSERT_MSG(end && !memmem(above, (size_t)(end - above), "scenario", 8), "%s", buf);
+        if (getenv("GB_TEST_SHOW"))
+            fputs(buf, stderr);
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
 /* The commands' text on a terminal of 80 and of 120 columns ($COLUMNS, and a pseudo-terminal
  * where `script` is there): no line wider, rows told apart. */
 TEST_TIMEOUT(terminal_commands_fit_80_and_120_columns, 300)
@@ -180,4 +247,74 @@ TEST_TIMEOUT(terminal_commands_fit_80_and_120_columns, 300)
                GB_TEST_EXE, cmds[c]);
             assert_fits(what, out, (size_t)w);
         }
+}
+
+/* The same for the suites of serving, stress and parallelism (one device, and four for the
+ * collectives and parallel patterns) and for diag: run, compare, fleet and check, and diag's
+ * tests, on a pseudo-terminal of 80 and of 120 columns. */
+TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
+{
+    if (sh("command -v script >/dev/null 2>&1") != 0)
+        SKIP("script (util-linux) is not installed: no pseudo-terminal");
+    const char *dir = gb_test_tmpdir();
+    char p[1100];
+    snprintf(p, sizeof p, "%s/one.yaml", dir);
+    gb_test_write_file(p, "name: one\n"
+                          "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, "
+                          "max_samples: 3, max_time: 50ms, min_sample_time: 0}\n"
+                          "suites:\n"
+                          "  - suite: serve\n"
+                          "    params: {shape: 64x64, scenario: [Server, SingleStream], load: "
+                          "0.5, max_batch: 4, max_wait: 500, requests: 32}\n"
+                          "  - suite: llm\n"
+                          "    params: {model: tiny, prompt_len: 8, output_len: 4, requests: 4, "
+                          "max_batch: [1, 4], rate: 0}\n"
+                          "  - suite: burn\n"
+                          "    params: {dtype: f32, duration: 0.2, pulse: [0, 0.1], n: 64}\n"
+                          "  - suite: memtest\n"
+                          "    params: {pattern: [walking_ones, random], fraction: 0.001, cap: "
+                          "1MiB}\n");
+    snprintf(p, sizeof p, "%s/four.yaml", dir);
+    gb_test_write_file(p, "name: four\n"
+                          "measure: {warmup_runs: 1, warmup_time: 0, min_samples: 3, "
+                          "max_samples: 3, max_time: 30ms, min_sample_time: 0}\n"
+                          "suites:\n"
+                          "  - suite: collective\n"
+                          "    params: {coll: [allreduce, allgather], size: [64, 4KiB]}\n"
+                          "  - suite: parallel\n"
+                          "    params: {pattern: [tensor, pipeline, data], ndev: [1, 4], "
+                          "variant: [allreduce, sequence], microbatches: [1, 4], bucket: "
+                          "256KiB, h: 64, tokens: 16, layers: 2}\n");
+#define FOUR "POCL_DEVICES='pthread pthread pthread pthread' "
+    int rc = sh(
+        "cd %s && %s run one.yaml -q -o o1.json 2>&1 && " FOUR
+        "%s run four.yaml -q -o f1.json 2>&1 && %s run %s/configs/diag-1.yaml -q -s "
+        "memory --set memory.params.size=1MiB -o d1.json 2>&1 && cp o1.json o3.json && cp f1.json "
+        "f3.json",
+        dir, GB_TEST_EXE, GB_TEST_EXE, GB_TEST_EXE, GB_TEST_SRCDIR);
+    ASSERT_MSG(rc == 0, "setup exit %d: %s", rc, out);
+    static const char *const cmds[] = {"run one.yaml -o o2.json",
+                                       FOUR "run four.yaml -o f2.json",
+                                       "compare o1.json o2.json",
+                                       "compare f1.json f2.json",
+                                       "fleet o1.json o2.json o3.json",
+                                       "fleet f1.json f2.json f3.json",
+                                       "check o2.json",
+                                       "check f2.json",
+                                       "diag --level 1 --from d1.json"};
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++)
+        for (int w = 80; w <= 120; w += 40) {
+            /* the environment's assignments before the program, inside the terminal */
+            const char *prog = cmds[c];
+            const bool env = strncmp(prog, "POCL", 4) == 0;
+            const char *args = env ? strstr(prog, "run ") : prog;
+            char what[160];
+            snprintf(what, sizeof what, "gpubench %s on a terminal of %d", cmds[c], w);
+            rc = sh("cd %s && script -qec \"stty cols %d; %.*s GPUBENCH_SOURCE_DIR=%s %s %s\" "
+                    "/dev/null 2>&1 </dev/null",
+                    dir, w, env ? (int)(args - prog) : 0, prog, GB_TEST_SRCDIR, GB_TEST_EXE, args);
+            ASSERT_MSG(strlen(out) > 100 && !strstr(out, "usage"), "%s: %s", what, out);
+            assert_fits(what, out, (size_t)w);
+        }
+#undef FOUR
 }

@@ -7,12 +7,15 @@
  * what says which row is which and gives up the rest, in this order, until it fits:
  *  1. a column with the same text on every row (one device's name) and a column empty on every
  *     row leave the table: the first says its value once, on a line above it; words that every
- *     cell of an identity column shares ("mode=async") are said there too;
+ *     cell of an identity column shares ("mode=async") are said there too, and so is a param
+ *     that has one value on every row that has it at all ("slo_us=50000" on the serve rows of a
+ *     table of several suites), where leaving it out keeps the column's cells apart;
  *  2. the other text columns (notes, figures, verdicts: right of the first number) move their
  *     long cells to footnotes;
  *  3. identity columns (the text columns left of the first number: case, params, device) are
  *     shortened in the middle, never so far that two different cells read alike;
- *  4. what is still too wide goes on in a second panel that repeats the identity columns.
+ *  4. what is still too wide goes on in further panels that repeat the identity columns, each
+ *     panel within the width (the identity columns narrowed for the widest column alone).
  * Titles, notes, footnotes and verdicts wrap at word boundaries. No line is wider than the
  * width unless a single word is (then it is cut). */
 #include "outputs/writer.h"
@@ -27,6 +30,10 @@
 /* The narrowest an identity column gets, and the width a moved prose cell may keep. */
 #define MIN_IDENT 12
 #define MOVE_MIN 10
+/* The most rows whose params drop_keyed weighs (its cost grows with the rows' square). */
+#define KEYED_ROWS 400
+/* The narrowest an identity column gets where the row as a whole still differs. */
+#define MIN_JOINT 5
 /* Two spaces between columns. */
 #define GAP 2
 #define CELL 1100
@@ -340,6 +347,127 @@ static void drop_constant(struct fit *ft)
     }
 }
 
+/* Adds word w to identity column k's left-out words; false when out of memory. */
+static bool add_common(struct col *k, const char *w)
+{
+    char **m = realloc(k->common, (k->ncommon + 1) * sizeof *m);
+    if (!m)
+        return false;
+    k->common = m;
+    if (!(m[k->ncommon] = strdup(w)))
+        return false;
+    k->ncommon++;
+    return true;
+}
+
+/* How many distinct texts identity column c's cells show (its left-out words out). */
+static size_t distinct_cells(const struct fit *ft, size_t c)
+{
+    const struct gb_doc_table *t = ft->t;
+    char **v = calloc(t->nrows ? t->nrows : 1, sizeof *v), buf[CELL];
+    size_t n = 0;
+    for (size_t r = 0; v && r < t->nrows; r++)
+        if ((v[r] = strdup(cell_body(ft, r, c, buf, sizeof buf))) != NULL)
+            n++;
+    size_t d = v && n == t->nrows ? distinct(v, n) : 0;
+    for (size_t r = 0; v && r < t->nrows; r++)
+        free(v[r]);
+    free(v);
+    return d;
+}
+
+/* Whether word w ("key=value") has its key's only value in identity column c: every cell
+ * that has a word "key=..." has w (some cells may have no such word). */
+static bool keyed_alone(const struct fit *ft, size_t c, const char *w)
+{
+    const char *eq = strchr(w, '=');
+    if (!eq || eq == w)
+        return false;
+    const size_t kl = (size_t)(eq - w) + 1;
+    char buf[CELL], *save = NULL;
+    for (size_t r = 0; r < ft->t->nrows; r++) {
+        cell_body(ft, r, c, buf, sizeof buf);
+        for (char *x = strtok_r(buf, " ", &save); x; x = strtok_r(NULL, " ", &save))
+            if (strncmp(x, w, kl) == 0 && strcmp(x, w) != 0)
+                return false;
+    }
+    return true;
+}
+
+/* The first word of cell (r, c) into buf. */
+static const char *first_word(const struct fit *ft, size_t r, size_t c, char *buf, size_t len)
+{
+    cell_body(ft, r, c, buf, len);
+    buf[strcspn(buf, " ")] = '\0';
+    return buf;
+}
+
+/* Whether the rows whose identity column c has word w are the rows of a kind: every row that
+ * shares with one of them its cell of another identity column (c2 < c), or the first word of
+ * c's own cell when it names a kind (a suite: no '='), has w too. */
+static bool word_of_a_kind(const struct fit *ft, size_t c, const char *w)
+{
+    const struct gb_doc_table *t = ft->t;
+    char a[CELL], b[CELL];
+    for (size_t c2 = 0; c2 <= c; c2++) {
+        if (!ft->c[c2].shown || !ft->c[c2].ident)
+            continue;
+        bool kind = true;
+        for (size_t r = 0; r < t->nrows && kind; r++) {
+            if (!has_word(cell_body(ft, r, c, a, sizeof a), w, strlen(w)))
+                continue;
+            c2 == c ? first_word(ft, r, c, a, sizeof a) : cell_body(ft, r, c2, a, sizeof a);
+            if (c2 == c && strchr(a, '='))
+                kind = false; /* a param, not the name of a kind */
+            for (size_t q = 0; q < t->nrows && kind; q++) {
+                c2 == c ? first_word(ft, q, c, b, sizeof b) : cell_body(ft, q, c2, b, sizeof b);
+                if (strcmp(a, b) == 0)
+                    kind = has_word(cell_body(ft, q, c, b, sizeof b), w, strlen(w));
+            }
+        }
+        if (kind)
+            return true;
+    }
+    return false;
+}
+
+/* Step 1, for tables of rows of several kinds (suites): a "key=value" word of an identity column
+ * that is its key's only value, on every row of the kinds that have it (word_of_a_kind), leaves
+ * the cells and is said above, where the cells stay as many distinct texts without it. */
+static void drop_keyed(struct fit *ft)
+{
+    const struct gb_doc_table *t = ft->t;
+    char buf[CELL], said[CELL], tried[4 * CELL];
+    for (size_t c = 0; c < t->ncols; c++) {
+        struct col *k = &ft->c[c];
+        if (!k->shown || !k->ident || t->nrows < 2 || t->nrows > KEYED_ROWS)
+            continue;
+        const size_t want = distinct_cells(ft, c);
+        said[0] = tried[0] = '\0';
+        for (size_t r = 0; r < t->nrows; r++) {
+            char *save = NULL;
+            cell_body(ft, r, c, buf, sizeof buf);
+            for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+                if (has_word(tried, w, strlen(w)))
+                    continue;
+                gb_appendf(tried, sizeof tried, "%s%s", tried[0] ? " " : "", w);
+                if (!keyed_alone(ft, c, w) || !word_of_a_kind(ft, c, w) || !add_common(k, w))
+                    continue;
+                if (distinct_cells(ft, c) == want) {
+                    gb_appendf(said, sizeof said, "%s%s", said[0] ? " " : "", w);
+                    continue;
+                }
+                free(k->common[--k->ncommon]); /* the word told two rows apart: it stays */
+            }
+        }
+        if (said[0]) {
+            char name[256];
+            snprintf(name, sizeof name, "%s, the same wherever they apply", header(&t->cols[c]));
+            add_above(ft, name, said);
+        }
+    }
+}
+
 /* The widest cell of every shown column, as shown. */
 static void measure(struct fit *ft)
 {
@@ -413,6 +541,67 @@ static void shrink_ident(struct fit *ft, const size_t *least, size_t target)
     }
 }
 
+/* How many distinct rows the identity columns show at their widths (cut_middle), all at once. */
+static size_t distinct_rows(const struct fit *ft)
+{
+    const struct gb_doc_table *t = ft->t;
+    char **v = calloc(t->nrows ? t->nrows : 1, sizeof *v);
+    size_t n = 0;
+    for (size_t r = 0; v && r < t->nrows; r++) {
+        char row[4 * CELL] = "", buf[CELL], cut[CELL];
+        for (size_t c = 0; c < t->ncols; c++)
+            if (ft->c[c].shown && ft->c[c].ident) {
+                cut_middle(shown(ft, r, c, buf, sizeof buf), ft->c[c].w, ft->c[c].head8, cut,
+                           sizeof cut);
+                gb_appendf(row, sizeof row, "%s\x1f", cut);
+            }
+        if ((v[r] = strdup(row)) != NULL)
+            n++;
+    }
+    size_t d = v && n == t->nrows ? distinct(v, n) : 0;
+    for (size_t r = 0; v && r < t->nrows; r++)
+        free(v[r]);
+    free(v);
+    return d;
+}
+
+/* Step 3's last resort, where every identity column is as narrow as its own cells allow and the
+ * table is still too wide: the widest identity column narrows a character at a time, down to
+ * MIN_JOINT, as long as the rows as a whole (all identity columns together) stay apart, until
+ * they take `target` columns with their gaps. */
+static void shrink_joint(struct fit *ft, size_t target)
+{
+    const struct gb_doc_table *t = ft->t;
+    bool *stuck = calloc(t->ncols ? t->ncols : 1, sizeof *stuck);
+    if (!stuck)
+        return;
+    const size_t want = distinct_rows(ft);
+    while (ident_width(ft) > target) {
+        size_t widest = t->ncols;
+        for (size_t k = 0; k < t->ncols; k++)
+            if (ft->c[k].shown && ft->c[k].ident && !stuck[k] && ft->c[k].w > MIN_JOINT &&
+                (widest == t->ncols || ft->c[k].w > ft->c[widest].w))
+                widest = k;
+        if (widest == t->ncols)
+            break;
+        /* one character less, with the cut's share of head and tail that keeps rows apart */
+        static const unsigned shares[] = {4, 6, 2, 7, 1, 5, 3};
+        const unsigned head8 = ft->c[widest].head8;
+        bool apart = false;
+        ft->c[widest].w--;
+        for (size_t k = 0; k < sizeof shares / sizeof *shares && !apart; k++) {
+            ft->c[widest].head8 = k ? shares[k] : head8;
+            apart = distinct_rows(ft) == want;
+        }
+        if (!apart) {
+            ft->c[widest].w++;
+            ft->c[widest].head8 = head8;
+            stuck[widest] = true;
+        }
+    }
+    free(stuck);
+}
+
 static void fit_table(struct fit *ft, int width)
 {
     const struct gb_doc_table *t = ft->t;
@@ -433,6 +622,10 @@ static void fit_table(struct fit *ft, int width)
         return;
     drop_constant(ft);
     measure(ft);
+    if (total_width(ft) > (size_t)width) {
+        drop_keyed(ft);
+        measure(ft);
+    }
     cap_movable(ft, (size_t)width);
     /* step 3: identity columns, a character at a time from the widest, each no narrower than
      * where its cells still differ (least), until the table fits; when it cannot, until they
@@ -446,7 +639,7 @@ static void fit_table(struct fit *ft, int width)
         size_t others = total_width(ft) + GAP - ident_width(ft);
         shrink_ident(ft, least, width > (int)others ? (size_t)width - others : 0);
         if (total_width(ft) > (size_t)width) {
-            size_t used = ident_width(ft), panel = 0;
+            size_t used = ident_width(ft), panel = 0, widest = 0;
             for (size_t c = 0; c < t->ncols; c++)
                 if (ft->c[c].shown && !ft->c[c].ident) {
                     if (used + ft->c[c].w + GAP > (size_t)width + GAP && panel)
@@ -454,10 +647,19 @@ static void fit_table(struct fit *ft, int width)
                     used += ft->c[c].w + GAP;
                     panel += ft->c[c].w + GAP;
                 }
+            /* every later panel holds one column at least: the widest must fit beside them */
+            for (size_t c = 0; c < t->ncols; c++)
+                if (ft->c[c].shown && !ft->c[c].ident && ft->c[c].w + GAP > widest)
+                    widest = ft->c[c].w + GAP;
+            if (widest > panel)
+                panel = widest;
             for (size_t c = 0; c < t->ncols; c++)
                 if (ft->c[c].ident)
                     ft->c[c].w = full[c];
-            shrink_ident(ft, least, width + GAP > (int)panel ? (size_t)width + GAP - panel : 0);
+            const size_t target = width + GAP > (int)panel ? (size_t)width + GAP - panel : 0;
+            shrink_ident(ft, least, target);
+            if (ident_width(ft) > target)
+                shrink_joint(ft, target);
         }
     }
     free(least);
