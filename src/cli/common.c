@@ -894,9 +894,27 @@ enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct g
 
 void gb__notes_to_stderr(const char *prog, const char *notes)
 {
+    /* on a terminal, each note wrapped at its words to the width, its lines after the first
+     * indented two spaces (a file or a pipe keeps each note one line) */
+    const size_t width = (size_t)(gb_write_width(stderr) > 0 ? gb_write_width(stderr) : 0);
     for (const char *s = notes; s && *s;) {
-        size_t l = strcspn(s, "\n");
-        fprintf(stderr, "%s: note: %.*s\n", prog, (int)l, s);
+        size_t l = strcspn(s, "\n"), col = (size_t)fprintf(stderr, "%s: note:", prog);
+        for (size_t i = 0; i < l;) {
+            while (i < l && s[i] == ' ')
+                i++;
+            size_t n = 0;
+            while (i + n < l && s[i + n] != ' ')
+                n++;
+            if (!n)
+                break;
+            if (width && col + 1 + n > width && col > 2) {
+                fputs("\n ", stderr);
+                col = 1;
+            }
+            col += (size_t)fprintf(stderr, " %.*s", (int)n, s + i);
+            i += n;
+        }
+        fputc('\n', stderr);
         s += l + (s[l] == '\n');
     }
 }
