@@ -151,8 +151,8 @@ TEST_TIMEOUT(openmetrics_hostile_text_stays_in_its_label, 120)
 
 /* ---- every command's machine formats on stdout --------------------------------------------- */
 
-/* Two runs (a.json, b.json), expectations, three fleet nodes and a history folder in a new
- * folder, returned. */
+/* Two runs (a.json, b.json: the chip's suites, serving, stress), expectations, three fleet
+ * nodes and a history folder in a new folder, returned. */
 static const char *machine_inputs(void)
 {
     const char *dir = gb_test_tmpdir();
@@ -163,7 +163,13 @@ static const char *machine_inputs(void)
                        "max_samples: 3, max_time: 50ms}\nsuites:\n"
                        "  - suite: memory\n    params: {op: [copy, triad], size: [64KiB, 1MiB]}\n"
                        "  - suite: launch\n    params: {op: latency}\n"
-                       "  - suite: compute\n    params: {prec: [f32, f16], iters: 16}\n");
+                       "  - suite: compute\n    params: {prec: [f32, f16], iters: 16}\n"
+                       "  - suite: serve\n    params: {shape: 64x64, scenario: [Server, "
+                       "SingleStream], load: 0.5, max_batch: 4, requests: 32}\n"
+                       "  - suite: llm\n    params: {prompt_len: 8, output_len: 4, requests: 4}\n"
+                       "  - suite: burn\n    params: {dtype: [f32, f16], duration: 0.2, n: 64}\n"
+                       "  - suite: memtest\n    params: {pattern: random, fraction: 0.001, "
+                       "cap: 1MiB}\n");
     int rc = sh("cd %s && %s run p.yaml -q -o a.json >/dev/null 2>&1 && %s run p.yaml -q -o b.json "
                 ">/dev/null 2>&1 && %s expect a.json b.json -o e.json -q 2>&1 && cp a.json n1.json "
                 "&& cp a.json n2.json && cp b.json n3.json && mkdir h && cp a.json h/1.json && cp "
@@ -274,7 +280,9 @@ TEST_TIMEOUT(csv_every_command_stdout_is_one_rectangular_table, 180)
     int rc =
         sh("cd %s && python3 -c 'import csv\n"
            "rows = list(csv.DictReader(open(\"out-0.csv\", newline=\"\")))\n"
-           "assert len(rows) == 11, len(rows)\n"
+           "assert len(rows) == 18, len(rows)\n"
+           "assert {r[\"suite\"] for r in rows} >= {\"serve\", \"llm\", \"burn\", "
+           "\"memtest\"}\n"
            "assert {r[\"table\"] for r in rows} == {\"result\"}\n"
            "assert rows[0][\"size\"] == \"65536\" and rows[0][\"case\"] == \"copy\", rows[0]\n"
            "for r in rows:\n"
@@ -390,6 +398,13 @@ TEST_TIMEOUT(openmetrics_every_command_passes_promtool_with_a_timestamp, 180)
     free(prom);
     prom = gb_test_slurp_in(dir, "out-7.openmetrics");
     ASSERT_CONTAINS(prom, "gpubench_suites_info{suite=\"memory\"");
+    free(prom);
+    /* the new suites' figures, each a gauge with its unit */
+    prom = gb_test_slurp_in(dir, "out-0.openmetrics");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_tokens_per_second{suite=\"llm\"");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_seconds{suite=\"serve\"");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_flops_per_second{suite=\"burn\"");
+    ASSERT_CONTAINS(prom, "gpubench_run_result_value_bytes_per_second{suite=\"memtest\"");
     free(prom);
 }
 
