@@ -315,6 +315,13 @@ TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
                     dir, w, env ? (int)(args - prog) : 0, prog, GB_TEST_SRCDIR, GB_TEST_EXE, args);
             ASSERT_MSG(strlen(out) > 100 && !strstr(out, "usage"), "%s: %s", what, out);
             assert_fits(what, out, (size_t)w);
+            /* a table of device sets ("opencl:0+1") names a lone device by its index alone
+             * too, not by a name cut in the middle */
+            if (env)
+                for (const char *l = out; (l = strstr(l, "\ntensor ")) != NULL; l++)
+                    ASSERT_MSG(!memmem(l, strcspn(l + 1, "\r\n"), "pthread", 7) &&
+                                   !memchr(l, '(', strcspn(l + 1, "\r\n")),
+                               "%s: %.*s", what, (int)strcspn(l + 1, "\r\n"), l + 1);
         }
 #undef FOUR
 }

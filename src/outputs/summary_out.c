@@ -86,9 +86,10 @@ static void suite_axes(const struct gb_results *rs, const char *suite, struct ax
     }
 }
 
-/* "opencl:0 NAME" (a name over 32 characters shortened), or "opencl:0+1" for a device set. */
-static void device_label(const struct gb_results *rs, const struct gb_result *r, char *buf,
-                         size_t len)
+/* "opencl:0 NAME" (a name over 32 characters shortened), or "opencl:0+1" for a device set;
+ * "opencl:0" alone where `bare` (a table whose other rows name device sets by their indices). */
+static void device_label(const struct gb_results *rs, const struct gb_result *r, bool bare,
+                         char *buf, size_t len)
 {
     const struct gb_result_device *d =
         r->device_index >= 0 && (size_t)r->device_index < rs->ndevices
@@ -97,6 +98,8 @@ static void device_label(const struct gb_results *rs, const struct gb_result *r,
     const char *name = d ? d->info.name : "?";
     snprintf(buf, len, "%s:%d %.*s%s", r->backend, d ? d->index : -1, strlen(name) > 32 ? 29 : 32,
              name, strlen(name) > 32 ? "..." : "");
+    if (bare && r->nset <= 1)
+        snprintf(buf, len, "%s:%d", r->backend, d ? d->index : -1);
     if (r->nset > 1) {
         snprintf(buf, len, "%s:", r->backend);
         for (size_t k = 0; k < r->nset && k < GB_MAX_SET; k++) {
@@ -114,7 +117,7 @@ static bool many_devices(const struct gb_results *rs, const char *suite)
     for (size_t i = 0; i < rs->nresults; i++) {
         if (strcmp(rs->results[i].suite, suite) != 0)
             continue;
-        device_label(rs, &rs->results[i], dev, sizeof dev);
+        device_label(rs, &rs->results[i], false, dev, sizeof dev);
         if (any && strcmp(dev, first) != 0)
             return true;
         snprintf(first, sizeof first, "%s", dev);
@@ -175,6 +178,15 @@ enum { C_STATUS, C_VALUE, C_UNIT, C_CI, C_OPUS, C_FIGS, C_FIXED };
 static const char *const fixed_cols[C_FIXED] = {"status", "value", "unit",
                                                 "ci95 %", "op us", "figures"};
 
+/* Whether a result of `suite` ran on a device set. */
+static bool any_set(const struct gb_results *rs, const char *suite)
+{
+    for (size_t i = 0; i < rs->nresults; i++)
+        if (rs->results[i].nset > 1 && strcmp(rs->results[i].suite, suite) == 0)
+            return true;
+    return false;
+}
+
 static int result_row(const struct gb_results *rs, const struct gb_result *r,
                       struct gb_doc_table *t, const struct axes *ax, bool devs)
 {
@@ -185,7 +197,7 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
     rc = gb_doc_text(t, row, c++, "%s", r->case_name);
     char buf[256];
     if (!rc && devs) {
-        device_label(rs, r, buf, sizeof buf);
+        device_label(rs, r, any_set(rs, r->suite), buf, sizeof buf);
         rc = gb_doc_text(t, row, c++, "%s", buf);
     }
     for (size_t k = 0; !rc && k < ax->n; k++)
@@ -244,7 +256,7 @@ static int suite_table(const struct gb_results *rs, const char *suite, struct gb
     if (!devs)
         for (size_t i = 0; i < rs->nresults && !dev[0]; i++)
             if (strcmp(rs->results[i].suite, suite) == 0)
-                device_label(rs, &rs->results[i], dev, sizeof dev);
+                device_label(rs, &rs->results[i], false, dev, sizeof dev);
     for (size_t k = 0; k < ax.n; k++) {
         if (ax.varies[k])
             names[n++] = ax.name[k];
