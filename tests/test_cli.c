@@ -505,6 +505,28 @@ TEST_TIMEOUT(cli_profiles_by_name_from_any_folder_and_installed, 120)
     }
     ASSERT_EQ(
         sh("grep -c 'gpubench run PROFILE' %s/inst/%s/share/man/man1/gpubench-run.1", dir, bin), 0);
+    /* Every profile of the source tree installed; every command `gpubench --help` lists (diag
+     * among them) with its man page, named in the completion with its options. */
+    rc = sh("cd " GB_TEST_SRCDIR "/configs && for f in *.yaml; do test -f "
+            "%s/inst/%s/share/gpubench/configs/$f || echo \"not installed: $f\"; done",
+            dir, bin);
+    ASSERT_MSG(rc == 0 && !out[0], "%s", out);
+    char names[32][32];
+    size_t n = listed_commands(names, 32);
+    ASSERT(n >= 13);
+    for (size_t i = 0; i < n; i++) {
+        char path[2300];
+        snprintf(path, sizeof path, "%s/inst/%s/share/man/man1/gpubench-%s.1", dir, bin, names[i]);
+        ASSERT_MSG(exists(path), "no man page: %s", path);
+        ASSERT_EQ(sh("grep -c '^    %s) opts=\"' %s/inst/%s/share/bash-completion/completions/"
+                     "gpubench",
+                     names[i], dir, bin),
+                  0);
+    }
+    ASSERT_EQ(sh("grep -c \"'diag --level') vals=\\\"1 2 3\\\"\" %s/inst/%s/share/"
+                 "bash-completion/completions/gpubench",
+                 dir, bin),
+              0);
     ASSERT_EQ(sh("bash -n %s/inst/%s/share/bash-completion/completions/gpubench && "
                  "grep -c ' quick \\| compare \\|--mads' %s/inst/%s/share/bash-completion/"
                  "completions/gpubench",
