@@ -698,7 +698,9 @@ TEST(report_headlines_take_like_with_like)
     {
         struct gb_result *w = &rs.results[rs.nresults - 1];
         w->bytes_per_op = 4 << 10;
-        w->params.name[2] = "mode";
+        /* the name in the result's own store: a later add that moves the array rebases it */
+        snprintf(w->names_store[2], sizeof w->names_store[2], "mode");
+        w->params.name[2] = w->names_store[2];
         w->params.v[2].type = GB_V_STR;
         snprintf(w->params.v[2].s, sizeof w->params.v[2].s, "sync");
         w->params.n = 3;
@@ -710,6 +712,13 @@ TEST(report_headlines_take_like_with_like)
     add_trusted(&rs, "compute", "i32", 500, "GOP/s", "", true, false, "prec", NULL, NULL);
     add_trusted(&rs, "compute", "int8dot", 900, "GOP/s", "", true, false, "prec", NULL, NULL);
     add_trusted(&rs, "compute", "f64", 5000, "GFLOP/s", "", true, true, "prec", NULL, NULL);
+    /* The workloads: a collective's best size, a decoder's tokens/s, a burn's f32 rate. */
+    add_trusted(&rs, "collective", "allreduce", 3.5, "GB/s", "", true, false, "coll", "size",
+                "64KiB");
+    add_trusted(&rs, "collective", "allreduce", 7.5, "GB/s", "", true, false, "coll", "size",
+                "16MiB");
+    add_trusted(&rs, "llm", "tiny", 700, "tok/s", "", true, false, "model", NULL, NULL);
+    add_trusted(&rs, "burn", "f32", 120, "GFLOP/s", "", true, false, "dtype", NULL, NULL);
     const char *dir = gb_test_tmpdir();
     char path[1100];
     snprintf(path, sizeof path, "%s/r.json", dir);
@@ -728,6 +737,9 @@ TEST(report_headlines_take_like_with_like)
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); f32,100 GFLOP/s (prec=f32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); i32,500 GOP/s (prec=i32)");
     ASSERT_CONTAINS(csv, "Peak arithmetic (vector units); int8dot,900 GOP/s (prec=int8dot)");
+    ASSERT_CONTAINS(csv, "All-reduce bus bandwidth (best size),7.5 GB/s (size=16MiB)");
+    ASSERT_CONTAINS(csv, "LLM serving; output tokens/s,700 tok/s (model=tiny)");
+    ASSERT_CONTAINS(csv, "Burn; f32 sustained,120 GFLOP/s");
     ASSERT(strstr(csv, "82") == NULL);
     ASSERT(strstr(csv, "300") == NULL);
     ASSERT(strstr(csv, "5000") == NULL);

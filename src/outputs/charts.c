@@ -147,6 +147,11 @@ const struct gb__figure gb__headline_figures[] = {
     FIG("Launch latency", launch, "latency", NULL),
     BY_PREC("Peak arithmetic (vector units)", vector_units),
     BY_PREC("GEMM", matrix),
+    /* The workloads' own answers, where a file has them: a collective's bus bandwidth (its best
+     * size), a decoder's output tokens/s, a burn's sustained f32 rate. */
+    FIG("All-reduce bus bandwidth (best size)", collective, "allreduce", "GB/s"),
+    FIG("LLM serving, output tokens/s", llm, NULL, "tok/s"),
+    FIG("Burn, f32 sustained", burn, "f32", "FLOP"),
 };
 const size_t gb__nheadline_figures = sizeof gb__headline_figures / sizeof gb__headline_figures[0];
 
