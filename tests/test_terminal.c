@@ -7,6 +7,7 @@
 #include "base/doc.h"
 #include "base/error.h"
 #include "base/units.h"
+#include "base/util.h"
 #include "outputs/writer.h"
 #include "test.h"
 
@@ -29,6 +30,34 @@ TEST(terminal_numbers_in_engineering_form)
     ASSERT_STR(gb_format_eng(-3.5, "%", 3, b, sizeof b), "-3.5 %");
     ASSERT_STR(gb_format_eng(0.0207, NULL, 3, b, sizeof b), "0.0207");
     ASSERT_STR(gb_format_eng(15100, "1/s", 3, b, sizeof b), "15.1 k/s");
+}
+
+/* Lines wrapped at their words (suites, devices, a note on stderr): none wider, each word whole,
+ * the lines a line goes on to indented two beyond it; width 0 keeps every line whole. */
+TEST(terminal_lines_wrap_at_words)
+{
+    static const char text[] = "  a line of many words that goes well beyond the twenty-four "
+                               "columns of this test\nshort\n      x\n";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ASSERT(f);
+    gb_put_wrapped(f, text, 24);
+    fclose(f);
+    ASSERT_STR(buf, "  a line of many words\n"
+                    "    that goes well\n"
+                    "    beyond the\n"
+                    "    twenty-four columns\n"
+                    "    of this test\n"
+                    "short\n"
+                    "      x\n");
+    free(buf);
+    f = open_memstream(&buf, &len);
+    ASSERT(f);
+    gb_put_wrapped(f, text, 0);
+    fclose(f);
+    ASSERT_STR(buf, text);
+    free(buf);
 }
 
 /* Each line of text (split at \n and \r, escape sequences left out) no wider than w; rows of a
@@ -205,7 +234,8 @@ TEST(terminal_writer_fits_rows_of_several_suites)
 }
 
 /* The commands' text on a terminal of 80 and of 120 columns ($COLUMNS, and a pseudo-terminal
- * where `script` is there): no line wider, rows told apart. */
+ * where `script` is there): no line wider, rows told apart; suites and devices, whose text is
+ * lines, wrap them. */
 TEST_TIMEOUT(terminal_commands_fit_80_and_120_columns, 300)
 {
     const char *dir = gb_test_tmpdir();
@@ -229,9 +259,13 @@ TEST_TIMEOUT(terminal_commands_fit_80_and_120_columns, 300)
     fclose(f);
     for (int i = 0; i < 2; i++)
         ASSERT_EQ(sh("cd %s && %s run tiny.yaml -q -o r%d.json 2>&1", dir, GB_TEST_EXE, i), 0);
-    static const char *const cmds[] = {"run tiny.yaml -o r9.json", "compare r0.json r1.json",
-                                       "fleet r0.json r1.json", "check r1.json",
-                                       "calibrate --from r0.json r1.json"};
+    static const char *const cmds[] = {"run tiny.yaml -o r9.json",
+                                       "compare r0.json r1.json",
+                                       "fleet r0.json r1.json",
+                                       "check r1.json",
+                                       "calibrate --from r0.json r1.json",
+                                       "suites",
+                                       "devices"};
     bool pty = sh("command -v script >/dev/null 2>&1") == 0;
     for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
         for (int w = 80; w <= 120; w += 40) {

@@ -724,3 +724,40 @@ const char *gb_did_you_mean_list(const char *given, const char *list, char *buf,
     snprintf(buf, len, "%s", near);
     return buf;
 }
+
+void gb_put_wrapped(FILE *f, const char *text, int width)
+{
+    for (const char *s = text; s && *s;) {
+        const size_t l = strcspn(s, "\n"), indent = strspn(s, " ");
+        size_t chars = 0;
+        for (size_t i = 0; i < l; i++)
+            chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+        if (width <= 0 || chars <= (size_t)width) {
+            fprintf(f, "%.*s\n", (int)l, s);
+        } else {
+            size_t col = 0;
+            for (size_t i = indent; i < l;) {
+                while (i < l && s[i] == ' ')
+                    i++;
+                size_t n = 0, w = 0;
+                for (; i + n < l && s[i + n] != ' '; n++)
+                    w += ((unsigned char)s[i + n] & 0xC0) != 0x80;
+                if (!n)
+                    break;
+                if (col == 0) {
+                    col = (size_t)fprintf(f, "%*s", (int)indent, "");
+                } else if (col + 1 + w > (size_t)width) {
+                    col = (size_t)fprintf(f, "\n%*s", (int)(indent + 2), "") - 1;
+                } else {
+                    fputc(' ', f);
+                    col++;
+                }
+                fprintf(f, "%.*s", (int)n, s + i);
+                col += w;
+                i += n;
+            }
+            fputc('\n', f);
+        }
+        s += l + (s[l] == '\n');
+    }
+}

@@ -322,7 +322,8 @@ enum gb_exit gb__check_stdout(const char *cmd, const char *format, const char *c
  * the error on stderr. */
 enum gb_exit gb__write_format(const char *cmd, const char *format, const struct gb_doc *d);
 
-/* Writes each line of `notes` to stderr as "PROG: note: LINE" (nothing for NULL or ""). */
+/* Writes each line of `notes` to stderr as "PROG: note: LINE" (nothing for NULL or ""), on a
+ * terminal wrapped at its words to the width. */
 void gb__notes_to_stderr(const char *prog, const char *notes);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "run/config.h"
 #include "run/measure.h"
@@ -194,6 +195,18 @@ static bool run_case(const struct gb_plan_case *c, struct gb_device *const *devs
     }
     r->elapsed_s = gb_now() - t0;
     return cut_short;
+}
+
+/* The width a note on stderr wraps to: the terminal's, else $COLUMNS, else 0 (a file or a
+ * pipe keeps each note one line). */
+static int note_width(void)
+{
+    struct winsize ws;
+    if (isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    long v = c ? strtol(c, NULL, 10) : 0;
+    return v > 0 && v < 100000 ? (int)v : 0;
 }
 
 /* The width of terminal f: its columns, else $COLUMNS, else 80. */
@@ -556,11 +569,14 @@ int gb_run_plan(const struct gb_plan *plan, const struct gb_runner_opts *o, stru
             err = pd->ops->queue_create(dev, &q);
         }
         /* Said once per opening of the device; each result it affects says it again. */
-        if (!err && dev->timer_fault[0] && (!o->stop || !*o->stop))
-            fprintf(stderr,
-                    "gpubench: %s:%d %s: its event timer failed the check at open (%s); its "
-                    "device-timed cases are timed on the host around a finish instead\n",
-                    pd->ops->name, pd->index, pd->info.name, dev->timer_fault);
+        if (!err && dev->timer_fault[0] && (!o->stop || !*o->stop)) {
+            char note[1536];
+            snprintf(note, sizeof note,
+                     "gpubench: %s:%d %s: its event timer failed the check at open (%s); its "
+                     "device-timed cases are timed on the host around a finish instead",
+                     pd->ops->name, pd->index, pd->info.name, dev->timer_fault);
+            gb_put_wrapped(stderr, note, note_width());
+        }
         char open_why[1024] = "";
         if (err)
             snprintf(open_why, sizeof open_why, "cannot open the device: %s%s%s", gb_strerror(err),
