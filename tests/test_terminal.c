@@ -349,6 +349,11 @@ TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
                     dir, w, env ? (int)(args - prog) : 0, prog, GB_TEST_SRCDIR, GB_TEST_EXE, args);
             ASSERT_MSG(strlen(out) > 100 && !strstr(out, "usage"), "%s: %s", what, out);
             assert_fits(what, out, (size_t)w);
+            /* params that do not apply to a case (parallel's variant for a pipeline) are left
+             * out of what people read */
+            if (!env && (strstr(args, " f1.json") || strstr(args, " f2.json")))
+                ASSERT_MSG(!strstr(out, "variant=none") && !strstr(out, "microbatches=0"), "%s: %s",
+                           what, out);
             /* a table of device sets ("opencl:0+1") names a lone device by its index alone
              * too, not by a name cut in the middle */
             if (env)
@@ -357,5 +362,9 @@ TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
                                    !memchr(l, '(', strcspn(l + 1, "\r\n")),
                                "%s: %.*s", what, (int)strcspn(l + 1, "\r\n"), l + 1);
         }
+    /* ... and kept in what machines read */
+    rc = sh("cd %s && %s compare f1.json f2.json -f csv 2>/dev/null", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0 || rc == 3, "compare -f csv: exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "variant=none");
 #undef FOUR
 }

@@ -1,5 +1,6 @@
 /* gpubench — the check's document (contract in check_out.h). */
 #include "outputs/check_out.h"
+#include "outputs/summary_out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,11 @@ static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
     rc = gb_doc_text(t, r, C_VERDICT, "%s", gb_expect_verdict_name(w->j.verdict));
     if (!rc)
         rc = gb_doc_text(t, r, C_CASE, "%s", title);
+    char people[1024];
+    gb_params_for_people(w->r->suite, w->params, people, sizeof people);
+    if (!rc && strcmp(people, w->params) != 0)
+        rc = gb_doc_shown(t, r, C_CASE, "%s %s%s%s", w->r->suite, w->r->case_name,
+                          people[0] ? " " : "", people);
     if (!rc)
         rc = gb_doc_text(t, r, C_DEVICE, "%s", w->device);
     if (w->r->status == GB_STATUS_OK)

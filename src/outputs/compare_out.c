@@ -2,6 +2,7 @@
  * (contract in compare_out.h), which the writers render and layout_compare.c turns into compare's
  * JSON. */
 #include "outputs/compare_out.h"
+#include "outputs/summary_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -205,6 +206,10 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
         rc = gb_doc_text(t, k, V_DEVICE, "%s", row->device);
     if (!rc)
         rc = gb_doc_text(t, k, V_PARAMS, "%s", row->params);
+    char shown[sizeof row->params];
+    gb_params_for_people(r->suite, row->params, shown, sizeof shown);
+    if (!rc && strcmp(shown, row->params) != 0)
+        rc = gb_doc_shown(t, k, V_PARAMS, "%s", shown);
     gb_doc_num(t, k, V_BASE, row->j.base_median, -2);
     gb_doc_num(t, k, V_NEW, row->j.next_median, -2);
     if (!rc)

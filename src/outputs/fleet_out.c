@@ -1,5 +1,6 @@
 /* gpubench — fleet's and history's documents (contract in fleet_out.h). */
 #include "outputs/fleet_out.h"
+#include "outputs/summary_out.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,9 +33,12 @@ static const char *const fleet_cols[] = {
     "name", "params", "device", "metric", "better",   "nodes failed", "judged", "mad"};
 #define FLEET_SHOWN 8 /* the columns shown; the rest are data */
 
+/* The case's title for people: its params without those that do not apply to it. */
 static void fleet_case_title(const struct gb_fleet_case *c, char *buf, size_t len)
 {
-    gb_case_title(c->suite, c->case_name, c->params, c->device, buf, len);
+    char people[1024];
+    gb_params_for_people(c->suite, c->params, people, sizeof people);
+    gb_case_title(c->suite, c->case_name, people, c->device, buf, len);
 }
 
 /* The spread shown: 1.4826 x MAD over the median, in % (NaN when no member ran it ok). */
@@ -64,7 +68,7 @@ static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
         size_t r;
         if ((rc = gb_doc_row(t, &r)))
             break;
-        fleet_case_title(c, title, sizeof title);
+        gb_case_title(c->suite, c->case_name, c->params, c->device, title, sizeof title);
         const char *texts[] = {title,     c->unit,
                                NULL,      NULL,
                                NULL,      NULL,
@@ -75,6 +79,10 @@ static int fleet_cases(const struct gb_fleet *f, struct gb_doc *d)
         for (size_t i = 0; !rc && i < sizeof texts / sizeof *texts; i++)
             if (texts[i])
                 rc = gb_doc_text(t, r, i, "%s", texts[i]);
+        char shown[1100];
+        fleet_case_title(c, shown, sizeof shown);
+        if (!rc && strcmp(shown, title) != 0)
+            rc = gb_doc_shown(t, r, 0, "%s", shown);
         gb_doc_num(t, r, 2, (double)c->nok, 0);
         gb_doc_num(t, r, 3, c->median, GB_DOC_SIG4);
         gb_doc_num(t, r, 4, fleet_spread(c), 1);
@@ -502,7 +510,9 @@ int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, st
 
 static void series_title(const struct gb_history_series *s, char *buf, size_t len)
 {
-    gb_case_title(s->suite, s->case_name, s->params, s->device, buf, len);
+    char people[1024];
+    gb_params_for_people(s->suite, s->params, people, sizeof people);
+    gb_case_title(s->suite, s->case_name, people, s->device, buf, len);
     if (s->slot[0])
         gb_appendf(buf, len, " (#%s)", s->slot);
 }

@@ -33,6 +33,35 @@ static bool not_applied(const char *suite, const char *name, const struct gb_val
     return a && a->min >= 1 && !a->zero_picks;
 }
 
+void gb_params_for_people(const char *suite, const char *params, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    buf[0] = '\0';
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite);
+    for (const char *p = params; p && *p;) {
+        p += strspn(p, " ");
+        const size_t n = strcspn(p, " ");
+        const char *eq = memchr(p, '=', n);
+        bool drop = false;
+        if (eq && n) {
+            char name[GB_STR_MAX], v[GB_STR_MAX];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+            snprintf(v, sizeof v, "%.*s", (int)(n - (size_t)(eq + 1 - p)), eq + 1);
+            const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
+            char *end;
+            const double x = strtod(v, &end);
+            /* "none", or a whole 0 ("0", "0B") where the axis takes 1 at least (not_applied) */
+            drop = strcmp(v, "none") == 0 ||
+                   (a && end != v && x == 0 && strspn(end, "KMGTiB") == strlen(end) &&
+                    a->min >= 1 && !a->zero_picks);
+        }
+        if (n && !drop)
+            gb_appendf(buf, len, "%s%.*s", buf[0] ? " " : "", (int)n, p);
+        p += n;
+    }
+}
+
 /* The text of param `name` of r ("" when the case marks it "none" or a value the axis never
  * takes, or r has none; a string axis whose results omit it at its default shows that default:
  * the serve suite's Server rows read "Server" beside SingleStream's). */

@@ -24,5 +24,10 @@ int gb_summary_doc(const struct gb_results *rs, struct gb_doc *d);
  * samples, ok, verified and noisy (1/0); reason (prose: a skip's or failure's first line). The
  * document's time is the run's start. 0 or GB_ENOMEM; d must be freed either way. */
 int gb_results_metrics_doc(const struct gb_results *rs, struct gb_doc *d);
+/* Params text "k=v k=v" of a result of `suite` without the params that do not apply to its case
+ * (as the summary leaves them blank: "none", or 0 where the suite's axis takes 1 at least),
+ * for people: the text compare, fleet and check show (their files keep every param). Into buf
+ * (len > 0). */
+void gb_params_for_people(const char *suite, const char *params, char *buf, size_t len);
 
 #endif
