@@ -32,7 +32,7 @@ TEST(terminal_numbers_in_engineering_form)
     ASSERT_STR(gb_format_eng(15100, "1/s", 3, b, sizeof b), "15.1 k/s");
 }
 
-/* Lines wrapped at their words (suites, devices, a note on stderr): none wider, each word whole,
+/* Lines wrapped at their words (a note on stderr): none wider, each word whole,
  * the lines a line goes on to indented two beyond it; width 0 keeps every line whole. */
 TEST(terminal_lines_wrap_at_words)
 {
@@ -234,8 +234,7 @@ TEST(terminal_writer_fits_rows_of_several_suites)
 }
 
 /* The commands' text on a terminal of 80 and of 120 columns ($COLUMNS, and a pseudo-terminal
- * where `script` is there): no line wider, rows told apart; suites and devices, whose text is
- * lines, wrap them. */
+ * where `script` is there): no line wider, rows told apart; suites and devices too. */
 TEST_TIMEOUT(terminal_commands_fit_80_and_120_columns, 300)
 {
     const char *dir = gb_test_tmpdir();

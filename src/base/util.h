@@ -22,8 +22,8 @@ void gb_appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((form
 
 /* Writes the lines of `text` to f, each one wider than `width` characters (0: none is)
  * wrapped at its words, the lines it goes on to indented two spaces beyond its own indent; a
- * word wider than a line stays whole. For text that is lines, not a document (suites, devices,
- * a note on stderr). */
+ * word wider than a line stays whole. For text that is lines, not a document (a note on
+ * stderr). */
 void gb_put_wrapped(FILE *f, const char *text, int width);
 void gb_vappendf(char *buf, size_t cap, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
