@@ -258,6 +258,11 @@ bool gb__suite_filter_fn(const struct gb_result *r, const void *arg)
         if (v ? v->type != GB_V_STR || strcmp(v->s, sf->mode) != 0 : !sf->mode_or_none)
             return false;
     }
+    if (sf->steady) {
+        const struct gb_value *pulse = gb_params_get(&r->params, "pulse");
+        if (pulse && is_num(pulse) && gb__num(pulse) != 0)
+            return false;
+    }
     /* A buffer moved off its alignment (axis offset, absent at 0) is the memory-management
      * chapter's question (gb__chart_offsets, its own filter), never a headline or a curve's
      * point: an offset of 4096 may outrun offset 0 by chance, or fall behind by design. */

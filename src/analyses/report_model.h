@@ -136,6 +136,9 @@ struct suite_filter {
     bool op_time;              /* aggregates take the time per operation (us) of the smallest
                                 * operation (fewest bytes_per_op; ties: the lowest time), not
                                 * the value: a copy's latency */
+    bool steady;               /* only results under a steady load: none whose param "pulse" is
+                                * nonzero (a burn's power-pulse phase, whose rate is not the
+                                * sustained one) */
 };
 
 /* ---- small helpers (model.c) --------------------------------------------------------------- */
