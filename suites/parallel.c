@@ -761,7 +761,8 @@ static int measure_stages(struct parallel *p)
 }
 
 /* What these runs wrote must not pass for the timed runs' output: the outputs verify reads,
- * poisoned again. */
+ * poisoned again (the pipeline's: every layer's record, and the last stage's two micro-batch
+ * outputs that verify reads as the timed steps left them). */
 static int poison_outputs(struct gb_case_ctx *ctx, struct parallel *p)
 {
     const uint64_t nx = p->h * p->T, b = sizeof(float);
@@ -778,6 +779,9 @@ static int poison_outputs(struct gb_case_ctx *ctx, struct parallel *p)
             s++;
         err = gb_multi_poison(ctx, s, p->acts[k], nx * b, GB_F32);
     }
+    for (size_t par = 0; p->pat == P_PIPELINE && par < 2 && !err; par++)
+        err = gb_multi_poison(ctx, p->team.n - 1, p->out[p->team.n - 1][par], p->h * p->tm * b,
+                              GB_F32);
     return err;
 }
 
