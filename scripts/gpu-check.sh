@@ -414,14 +414,34 @@ for n in "${notes[@]}"; do echo "  $n"; done
 run_step version - "$exe" --version
 # The chain: `gpubench devices` with the CUDA backend's report on stderr (gb_cuda_report).
 chain="$tmp/chain.txt"
-step_err=$chain run_step chain "$tmp/devices.txt" env GPUBENCH_CUDA_REPORT=1 "$exe" devices
+step_err=$chain run_step chain "$tmp/devices.txt" env GPUBENCH_CUDA_REPORT=1 "$exe" devices --json
 chain_rc=$?
-# The line `gpubench devices` gives CUDA: "cuda: unavailable (REASON)" or "cuda: N device(s)".
-cuda_line() { grep -a -m1 -E '^cuda: (unavailable \(|[0-9]+ devices?$)' "$tmp/devices.txt" 2>/dev/null ||
-              echo "cuda: unavailable (gpubench devices said nothing about CUDA: exit $chain_rc)"; }
-# The devices' name lines under it: "  [0] NVIDIA H200".
-cuda_devices() { awk '/^[a-z]+: /{on = /^cuda: [0-9]/; next} on && /^  \[/ {sub(/^  /, ""); print}' \
-                   "$tmp/devices.txt" 2>/dev/null | paste -sd ';' -; }
+# What `gpubench devices --json` (its established layout) says of CUDA, as one line:
+# "cuda: unavailable (REASON)" or "cuda: N device(s)"; with `names`, the devices instead:
+# "[0] NVIDIA H200;[1] ...".
+cuda_json() {
+  python3 - "$tmp/devices.txt" "$1" <<'PY' 2>/dev/null
+import json, sys
+try:
+    backends = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit(1)
+for b in backends if isinstance(backends, list) else []:
+    if not isinstance(b, dict) or b.get("backend") != "cuda":
+        continue
+    devs = b.get("devices") or []
+    if sys.argv[2] == "names":
+        print(";".join("[%s] %s" % (d.get("index"), d.get("name")) for d in devs))
+    elif b.get("available"):
+        print("cuda: %d device%s" % (len(devs), "" if len(devs) == 1 else "s"))
+    else:
+        print("cuda: unavailable (%s)" % b.get("reason", "no reason given"))
+    sys.exit(0)
+sys.exit(1)
+PY
+}
+cuda_line() { cuda_json line || echo "cuda: unavailable (gpubench devices said nothing about CUDA: exit $chain_rc)"; }
+cuda_devices() { cuda_json names; }
 
 has_smi=false
 command -v nvidia-smi >/dev/null 2>&1 && has_smi=true
@@ -436,7 +456,7 @@ if ! $dry; then
     compat_note="older driver ($(grep -m1 '^cuda: driver:' "$chain")): retried with the forward-compatibility libcuda in $tk/compat"
     echo "gpu-check: $compat_note"
     export LD_LIBRARY_PATH="$tk/compat${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    step_err=$chain run_step compat "$tmp/devices.txt" env GPUBENCH_CUDA_REPORT=1 "$exe" devices
+    step_err=$chain run_step compat "$tmp/devices.txt" env GPUBENCH_CUDA_REPORT=1 "$exe" devices --json
     chain_rc=$?
     line=$(cuda_line)
   fi
