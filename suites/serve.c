@@ -205,6 +205,24 @@ static bool serve_normalize(struct gb_params *p)
     return true;
 }
 
+/* The axes normalize gives one neutral value do not apply to the case (what people read leaves
+ * them out; results keep them, so that compare matches as before): load outside Server and
+ * under find_peak, max_batch but in Server and Offline, max_wait and find_peak but in Server,
+ * fps and deadline but in Periodic. */
+static bool serve_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const enum gb_serve_scenario sc = scenario_of(p);
+    if (strcmp(axis, "load") == 0)
+        return sc == GB_SERVE_SERVER && !gb_params_bool(p, "find_peak");
+    if (strcmp(axis, "max_batch") == 0)
+        return sc == GB_SERVE_SERVER || sc == GB_SERVE_OFFLINE;
+    if (strcmp(axis, "max_wait") == 0 || strcmp(axis, "find_peak") == 0)
+        return sc == GB_SERVE_SERVER;
+    if (strcmp(axis, "fps") == 0 || strcmp(axis, "deadline") == 0)
+        return sc == GB_SERVE_PERIODIC;
+    return true;
+}
+
 /* One kept trace. */
 struct trace {
     size_t end;     /* kept[] index where its served requests' latencies end */
@@ -960,6 +978,7 @@ const struct gb_suite gb_suite_serve = {
     .naxes = sizeof axes / sizeof axes[0],
     .case_axis = "shape",
     .normalize = serve_normalize,
+    .axis_applies = serve_axis_applies,
     .state_size = sizeof(struct serve),
     .setup = serve_setup,
     .prepare = serve_prepare,

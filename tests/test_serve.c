@@ -10,6 +10,13 @@
 #include "outputs/writer.h"
 #include "results/results.h"
 #include "base/stats.h"
+#include "base/units.h"
+#include "base/util.h"
+#include "run/config.h"
+#include "run/plan.h"
+#include "run/runner.h"
+#include "run/suite.h"
+#include "suites/suites.h"
 #include "suites/serve_queue.h"
 #include "test.h"
 
@@ -878,4 +885,170 @@ TEST_TIMEOUT(suite_serve_planted_slow_request_caught, 120)
     ASSERT_EQ(gb_test_figure(r, "deadline_miss_rate")->v[0], 1);
     ASSERT_CONTAINS(gb_test_figure(r, "verdict")->text, "INVALID");
     gb_results_free(&rs);
+}
+
+/* ---- what people read: the axes a scenario does not use left out ------------------------- */
+
+/* A serve result of `shape` with params "name=value" (value typed as the axis takes it), as a
+ * results file holds it: scenario and fps absent at their defaults. */
+static void add_serve(struct gb_results *rs, int dev, const char *const *kv, size_t n)
+{
+    const struct gb_suite *su = gb_suite_table_find(gb_suites_builtin(), "serve");
+    ASSERT(su && n <= GB_MAX_AXES);
+    struct gb_result r = {0};
+    snprintf(r.suite, sizeof r.suite, "serve");
+    snprintf(r.case_name, sizeof r.case_name, "64x64");
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    snprintf(r.unit, sizeof r.unit, "us");
+    r.device_index = dev;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(kv[i], '=');
+        char name[GB_STR_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - kv[i]), kv[i]);
+        const struct gb_axis_def *a = gb_suite_axis(su, name);
+        ASSERT_MSG(a, "serve has no axis %s", name);
+        struct gb_value *v = &r.params.v[r.params.n];
+        *v = (struct gb_value){.type = a->type};
+        if (a->type == GB_V_INT)
+            v->u.i = strtoll(eq + 1, NULL, 10);
+        else if (a->type == GB_V_FLOAT)
+            v->u.f = strtod(eq + 1, NULL);
+        else if (a->type == GB_V_BOOL)
+            v->u.b = strcmp(eq + 1, "true") == 0;
+        else
+            snprintf(v->s, sizeof v->s, "%s", eq + 1);
+        r.params.name[r.params.n++] = a->name;
+    }
+    r.status = GB_STATUS_OK;
+    r.value = 100;
+    r.verified = true;
+    ASSERT_OK(gb_results_add(rs, &r));
+}
+
+/* Cell of column `col` in the row whose text starts with `lead` (field 0) of CSV `csv` (no
+ * quoted fields), into buf; false where there is no such row or column. */
+static bool csv_cell(const char *csv, const char *row_has, const char *col, char *buf, size_t len)
+{
+    const size_t hl = strcspn(csv, "\n");
+    int want = -1, k = 0;
+    for (const char *f = csv; f < csv + hl; k++) {
+        const size_t n = strcspn(f, ",\n");
+        if (strlen(col) == n && strncmp(f, col, n) == 0)
+            want = k;
+        f += n + (f[n] == ',');
+        if (f[-1] != ',')
+            break;
+    }
+    for (const char *line = csv + hl; want >= 0 && *line;) {
+        line += *line == '\n';
+        const size_t n = strcspn(line, "\n");
+        if (n && memmem(line, n, row_has, strlen(row_has))) {
+            const char *f = line;
+            for (int i = 0; i < want; i++)
+                f += strcspn(f, ",\n") + 1;
+            snprintf(buf, len, "%.*s", (int)strcspn(f, ",\n"), f);
+            return true;
+        }
+        line += n;
+    }
+    return false;
+}
+
+/* The axes normalize sets neutral for a scenario (load, max_batch, max_wait, fps) are blank in
+ * the summary's rows of that scenario and absent from the params text compare, fleet, history
+ * and check show, while the Server rows keep theirs and name their scenario; results keep them
+ * all (compare matches as before). The progress line leaves them out too. */
+TEST(serve_params_that_do_not_apply_are_left_out_for_people)
+{
+    char buf[256];
+    gb_params_for_people("serve",
+                         "shape=64x64 load=1 max_batch=1 max_wait=0 requests=100 "
+                         "scenario=SingleStream",
+                         buf, sizeof buf);
+    ASSERT_STR(buf, "shape=64x64 requests=100 scenario=SingleStream");
+    gb_params_for_people("serve", "shape=64x64 load=1 max_batch=32 max_wait=0 scenario=Offline",
+                         buf, sizeof buf);
+    ASSERT_STR(buf, "shape=64x64 max_batch=32 scenario=Offline");
+    gb_params_for_people("serve", "shape=64x64 load=1 max_batch=1 max_wait=0 fps=100 "
+                         "scenario=Periodic", buf, sizeof buf);
+    ASSERT_STR(buf, "shape=64x64 fps=100 scenario=Periodic");
+    gb_params_for_people("serve", "shape=64x64 load=1 max_batch=8 max_wait=2000 find_peak=true",
+                         buf, sizeof buf);
+    ASSERT_STR(buf, "shape=64x64 max_batch=8 max_wait=2000 find_peak=true");
+    const char *server = "shape=64x64 load=0.5 max_batch=8 max_wait=0 requests=100";
+    gb_params_for_people("serve", server, buf, sizeof buf);
+    ASSERT_STR(buf, server); /* Server: every one applies, max_wait 0 included */
+
+    struct gb_results rs = {0};
+    struct gb_device_info info = {0};
+    snprintf(info.name, sizeof info.name, "cpu");
+    int dev;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &info, &dev));
+    const char *sv[] = {"shape=64x64", "load=0.5", "max_batch=8", "max_wait=2000", "requests=100"};
+    const char *ss[] = {"shape=64x64",  "load=1",       "max_batch=1",
+                        "max_wait=0",   "requests=100", "scenario=SingleStream"};
+    const char *pe[] = {"shape=64x64",  "load=1",        "max_batch=1", "max_wait=0",
+                        "requests=100", "scenario=Periodic", "fps=100"};
+    add_serve(&rs, dev, sv, sizeof sv / sizeof sv[0]);
+    add_serve(&rs, dev, ss, sizeof ss / sizeof ss[0]);
+    add_serve(&rs, dev, pe, sizeof pe / sizeof pe[0]);
+    struct gb_doc d;
+    ASSERT_EQ(gb_summary_doc(&rs, &d), 0);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    ASSERT_EQ(gb_write_doc(f, "csv", &d), 0);
+    fclose(f);
+    printf("%s", csv);
+    static const char *const hidden[] = {"load", "max_batch", "max_wait"};
+    for (size_t k = 0; k < 3; k++) {
+        ASSERT(csv_cell(csv, "SingleStream", hidden[k], buf, sizeof buf));
+        ASSERT_MSG(!buf[0], "SingleStream's %s: %s", hidden[k], buf);
+        ASSERT(csv_cell(csv, "Periodic", hidden[k], buf, sizeof buf));
+        ASSERT_MSG(!buf[0], "Periodic's %s: %s", hidden[k], buf);
+    }
+    ASSERT(csv_cell(csv, ",Server,", "load", buf, sizeof buf));
+    ASSERT_STR(buf, "0.5");
+    ASSERT(csv_cell(csv, ",Server,", "max_wait", buf, sizeof buf));
+    ASSERT_STR(buf, "2000");
+    ASSERT(csv_cell(csv, "Periodic", "fps", buf, sizeof buf));
+    ASSERT_STR(buf, "100");
+    ASSERT(csv_cell(csv, "SingleStream", "fps", buf, sizeof buf));
+    ASSERT_STR(buf, "");
+    free(csv);
+    gb_doc_free(&d);
+    /* The results keep every param: what compare matches on is unchanged. */
+    ASSERT_EQ(rs.results[1].params.n, 6);
+    ASSERT_EQ(gb_params_int(&rs.results[1].params, "max_batch"), 1);
+    gb_results_free(&rs);
+
+    /* The progress line: a SingleStream case's, then find_peak's (its load set by the search). */
+    const char *cols = getenv("COLUMNS");
+    char was[32];
+    snprintf(was, sizeof was, "%s", cols ? cols : "");
+    setenv("COLUMNS", "400", 1); /* the whole line */
+    static const char *const cases[][2] = {
+        {"{shape: 64x64, scenario: SingleStream}", "scenario=SingleStream"},
+        {"{shape: 64x64, find_peak: true, max_batch: 8, max_wait: 2000}", "max_wait=2000"}};
+    for (size_t k = 0; k < 2; k++) {
+        struct gb_profile p;
+        struct gb_plan plan;
+        gb_test_plan_case("serve", cases[k][0], &p, &plan);
+        char *line = NULL;
+        size_t n = 0;
+        FILE *pf = open_memstream(&line, &n);
+        gb__runner_progress(pf, 0, &plan, gb_now(), NULL);
+        fclose(pf);
+        printf("%s\n", line + strcspn(line, "["));
+        ASSERT_CONTAINS(line, cases[k][1]);
+        ASSERT(!strstr(line, "load=") && !strstr(line, "fps=") && !strstr(line, "deadline="));
+        ASSERT(k == 1 || (!strstr(line, "max_wait=") && !strstr(line, "max_batch=")));
+        free(line);
+        gb_plan_free(&plan);
+        gb_profile_free(&p);
+    }
+    if (cols)
+        setenv("COLUMNS", was, 1);
+    else
+        unsetenv("COLUMNS");
 }

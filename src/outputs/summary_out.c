@@ -22,15 +22,40 @@ struct axes {
     size_t n;
 };
 
-/* Whether value v of axis `name` of suite `suite` says the axis does not apply to the case: a
- * whole number 0 where the axis takes 1 at least (batching's items=0 for a copy). */
-static bool not_applied(const char *suite, const char *name, const struct gb_value *v)
+/* The params of text "k=v k=v" into p, each typed as the axis of s of its name takes it (a
+ * string where s lacks the axis or the text does not read as its type); names point into
+ * names[] or to the axes. */
+static void params_from_text(const struct gb_suite *s, const char *text, struct gb_params *p,
+                             char (*names)[GB_STR_MAX])
 {
-    if (!((v->type == GB_V_INT && v->u.i == 0) || (v->type == GB_V_SIZE && v->u.size == 0)))
-        return false;
-    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite);
-    const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
-    return a && a->min >= 1 && !a->zero_picks;
+    p->n = 0;
+    for (const char *t = text; t && *t && p->n < GB_MAX_AXES;) {
+        t += strspn(t, " ");
+        const size_t n = strcspn(t, " ");
+        const char *eq = memchr(t, '=', n);
+        if (eq && n) {
+            struct gb_value *v = &p->v[p->n];
+            memset(v, 0, sizeof *v);
+            snprintf(names[p->n], GB_STR_MAX, "%.*s", (int)(eq - t), t);
+            snprintf(v->s, sizeof v->s, "%.*s", (int)(n - (size_t)(eq + 1 - t)), eq + 1);
+            const struct gb_axis_def *a = s ? gb_suite_axis(s, names[p->n]) : NULL;
+            p->name[p->n] = a ? a->name : names[p->n];
+            char *end = v->s;
+            v->type = GB_V_STR;
+            if (a && a->type == GB_V_SIZE && gb_parse_size(v->s, &v->u.size) == 0)
+                v->type = GB_V_SIZE;
+            else if (a && a->type == GB_V_INT)
+                v->u.i = strtoll(v->s, &end, 10);
+            else if (a && a->type == GB_V_FLOAT)
+                v->u.f = strtod(v->s, &end);
+            else if (a && a->type == GB_V_BOOL && (!strcmp(v->s, "true") || !strcmp(v->s, "false")))
+                v->type = GB_V_BOOL, v->u.b = v->s[0] == 't';
+            if (end != v->s && !*end)
+                v->type = a->type;
+            p->n++;
+        }
+        t += n;
+    }
 }
 
 void gb_params_for_people(const char *suite, const char *params, char *buf, size_t len)
@@ -39,26 +64,21 @@ void gb_params_for_people(const char *suite, const char *params, char *buf, size
         return;
     buf[0] = '\0';
     const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), suite);
-    for (const char *p = params; p && *p;) {
-        p += strspn(p, " ");
-        const size_t n = strcspn(p, " ");
-        const char *eq = memchr(p, '=', n);
+    struct gb_params p;
+    char names[GB_MAX_AXES][GB_STR_MAX];
+    params_from_text(s, params, &p, names);
+    size_t j = 0; /* the params parsed so far: the k=v items in order */
+    for (const char *t = params; t && *t;) {
+        t += strspn(t, " ");
+        const size_t n = strcspn(t, " ");
         bool drop = false;
-        if (eq && n) {
-            char name[GB_STR_MAX], v[GB_STR_MAX];
-            snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
-            snprintf(v, sizeof v, "%.*s", (int)(n - (size_t)(eq + 1 - p)), eq + 1);
-            const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
-            char *end;
-            const double x = strtod(v, &end);
-            /* "none", or a whole 0 ("0", "0B") where the axis takes 1 at least (not_applied) */
-            drop = strcmp(v, "none") == 0 ||
-                   (a && end != v && x == 0 && strspn(end, "KMGTiB") == strlen(end) &&
-                    a->min >= 1 && !a->zero_picks);
+        if (n && memchr(t, '=', n) && j < p.n) {
+            drop = !gb_suite_param_applies(s, &p, p.name[j], &p.v[j]);
+            j++;
         }
         if (n && !drop)
-            gb_appendf(buf, len, "%s%.*s", buf[0] ? " " : "", (int)n, p);
-        p += n;
+            gb_appendf(buf, len, "%s%.*s", buf[0] ? " " : "", (int)n, t);
+        t += n;
     }
 }
 
@@ -72,8 +92,8 @@ static const char *param_text(const struct gb_result *r, const char *name, char 
     for (size_t j = 0; j < r->params.n && j < GB_MAX_AXES; j++)
         if (j != kase && r->params.name[j] && strcmp(r->params.name[j], name) == 0) {
             const struct gb_value *v = &r->params.v[j];
-            if (!(v->type == GB_V_STR && strcmp(v->s, "none") == 0) &&
-                !not_applied(r->suite, name, v))
+            const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), r->suite);
+            if (gb_suite_param_applies(s, &r->params, name, v))
                 gb_value_format(v, buf, len);
             return buf;
         }
@@ -391,8 +411,9 @@ static int param_names(const struct gb_results *rs, const char ***names, size_t 
     return rc;
 }
 
-/* The value of param `name` of r as a machine reads it (a size in bytes, a number in full), ""
- * when r has none. */
+/* The value of param `name` of r as a machine reads it (a size in bytes, a number in full); an
+ * omit_default axis that r leaves out at its default (suite known to this build) reads as that
+ * default, so that every row says it (serve's Server rows "Server"); "" when r has none. */
 static const char *param_value(const struct gb_result *r, const char *name, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -404,8 +425,17 @@ static const char *param_value(const struct gb_result *r, const char *name, char
                 snprintf(buf, len, "%llu", (unsigned long long)v->u.size);
             else
                 gb_value_format(v, buf, len);
-            break;
+            return buf;
         }
+    const struct gb_suite *s = gb_suite_table_find(gb_suites_builtin(), r->suite);
+    const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
+    uint64_t bytes;
+    if (!a || !a->omit_default || !a->def || a->def[0] == '[' || a->def[0] == '{')
+        return buf; /* not an omitted default: one value, as results compare it */
+    if (a->type == GB_V_SIZE && gb_parse_size(a->def, &bytes) == 0)
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "%s", a->def);
     return buf;
 }
 

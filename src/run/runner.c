@@ -235,8 +235,11 @@ void gb__runner_progress(FILE *f, size_t i, const struct gb_plan *plan, double t
     }
     if (span && span->t0 > 0)
         t0 = span->t0;
-    char params[256], line[512];
-    gb_params_format(&c->params, params, sizeof params);
+    char params[256] = "", line[512], v[GB_STR_MAX + 32];
+    for (size_t j = 0; j < c->params.n; j++) /* those that apply: no "variant=none" */
+        if (gb_suite_param_applies(c->run->suite, &c->params, c->params.name[j], &c->params.v[j]))
+            gb_appendf(params, sizeof params, "%s%s=%s", params[0] ? " " : "", c->params.name[j],
+                       gb_value_format(&c->params.v[j], v, sizeof v));
     double spent = gb_now() - t0;
     const char *set = c->nset > 1 ? "+" : ""; /* a multi-device case: "opencl:0+" */
     if (k > 0)

@@ -24,3 +24,15 @@ const char *gb_suite_case_name(const struct gb_suite *s, const struct gb_params 
     const struct gb_value *v = s->case_axis ? gb_params_get(p, s->case_axis) : NULL;
     return v && v->type == GB_V_STR ? v->s : "";
 }
+
+bool gb_suite_param_applies(const struct gb_suite *s, const struct gb_params *p, const char *name,
+                            const struct gb_value *v)
+{
+    if (v->type == GB_V_STR && strcmp(v->s, "none") == 0)
+        return false;
+    const struct gb_axis_def *a = s ? gb_suite_axis(s, name) : NULL;
+    if (a && a->min >= 1 && !a->zero_picks &&
+        ((v->type == GB_V_INT && v->u.i == 0) || (v->type == GB_V_SIZE && v->u.size == 0)))
+        return false;
+    return !(s && a && s->axis_applies && p && !s->axis_applies(p, name));
+}

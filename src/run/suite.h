@@ -221,6 +221,14 @@ struct gb_suite {
      * combination that means nothing (D2D with pageable host memory), and may rewrite values to
      * their canonical form first (memory=device for D2D); identical cases are then merged. */
     bool (*normalize)(struct gb_params *p);
+    /* Optional: whether axis `axis` means anything to the case with params p; false where
+     * normalize gave it a neutral value the case never reads (serve's load outside its Server
+     * scenario). Results keep such a param, so that compare still matches identical cases
+     * (and results from before); what people read (the summary, compare, fleet, history,
+     * check, the progress line) leaves it out (gb_suite_param_applies). p may lack axes (an
+     * omit_default axis absent at its default; a results file's params). NULL: every axis
+     * applies. */
+    bool (*axis_applies)(const struct gb_params *p, const char *axis);
     /* Allocates, initialises inputs and builds kernels. Returns 0, GB_ESKIP (with
      * gb_case_skip()) when the case cannot run here, or an error. */
     int (*setup)(struct gb_case_ctx *ctx);
@@ -298,5 +306,11 @@ const struct gb_axis_def *gb_suite_axis(const struct gb_suite *s, const char *na
 /* The name of the case of `s` with parameters p: the value of its case_axis, or "" when the suite
  * names none (or p lacks it, or it is not a string). Never NULL; points into p. */
 const char *gb_suite_case_name(const struct gb_suite *s, const struct gb_params *p);
+/* Whether param `name` of value v, of a case of s with params p, applies to the case, for what
+ * people read: false where v says the axis does not apply (a string "none"; a whole 0 where
+ * the axis takes 1 at least and 0 does not pick a size: batching's items=0 for a copy) or where
+ * s's axis_applies says so. s may be NULL (a suite this build lacks: only "none" is known). */
+bool gb_suite_param_applies(const struct gb_suite *s, const struct gb_params *p, const char *name,
+                            const struct gb_value *v);
 
 #endif
