@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/doc.h"
+#include "outputs/summary_out.h"
 #include "outputs/writer.h"
 #include "results/results.h"
 #include "test.h"
@@ -476,4 +477,68 @@ TEST(openmetrics_csv_json_take_the_value_people_read_the_shown_text)
     ASSERT_CONTAINS(text, "gpubench_x_value_bytes_per_second{case=\"triad\"} 21500000000\n");
     free(text);
     gb_doc_free(&d);
+}
+
+/* The run for machines: a param of an omit_default axis that a result leaves out at its default
+ * (serve's scenario on a Server row) reads as that default in its CSV column and its OpenMetrics
+ * label, so that every row says its scenario; the metrics still pass promtool. */
+TEST(openmetrics_csv_run_rows_name_an_omitted_default)
+{
+    struct gb_results rs = {0};
+    struct gb_device_info info = {0};
+    snprintf(info.name, sizeof info.name, "cpu");
+    int dev;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &info, &dev));
+    for (int k = 0; k < 2; k++) {
+        struct gb_result r = {0};
+        snprintf(r.suite, sizeof r.suite, "serve");
+        snprintf(r.case_name, sizeof r.case_name, "64x64");
+        snprintf(r.backend, sizeof r.backend, "opencl");
+        snprintf(r.unit, sizeof r.unit, "us");
+        snprintf(r.metric, sizeof r.metric, "latency");
+        r.device_index = dev;
+        r.params.name[0] = "shape";
+        r.params.v[0] = (struct gb_value){.type = GB_V_STR, .s = "64x64"};
+        r.params.name[1] = "load";
+        r.params.v[1] = (struct gb_value){.type = GB_V_FLOAT, .u.f = k ? 1 : 0.5};
+        r.params.n = 2;
+        if (k) { /* SingleStream names its scenario; the Server row leaves it out */
+            r.params.name[2] = "scenario";
+            r.params.v[2] = (struct gb_value){.type = GB_V_STR, .s = "SingleStream"};
+            r.params.n = 3;
+        }
+        r.status = GB_STATUS_OK;
+        r.value = 100 + k;
+        r.verified = true;
+        ASSERT_OK(gb_results_add(&rs, &r));
+    }
+    struct gb_doc d;
+    ASSERT_EQ(gb_results_metrics_doc(&rs, &d), 0);
+    const char *dir = gb_test_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/run.csv", dir);
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    ASSERT_EQ(gb_write_doc(f, "csv", &d), 0);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/run.prom", dir);
+    f = fopen(path, "w");
+    ASSERT(f);
+    ASSERT_EQ(gb_write_doc(f, "openmetrics", &d), 0);
+    fclose(f);
+    gb_doc_free(&d);
+    gb_results_free(&rs);
+    char *csv = gb_test_slurp_in(dir, "run.csv");
+    printf("%s", csv);
+    ASSERT_CONTAINS(csv, "suite,case,load,scenario,");
+    ASSERT_CONTAINS(csv, "serve,64x64,0.5,Server,");
+    ASSERT_CONTAINS(csv, "serve,64x64,1,SingleStream,");
+    free(csv);
+    char *prom = gb_test_slurp_in(dir, "run.prom");
+    ASSERT_CONTAINS(prom, "scenario=\"Server\"");
+    ASSERT_CONTAINS(prom, "scenario=\"SingleStream\"");
+    ASSERT(!strstr(prom, "scenario=\"\""));
+    free(prom);
+    need_promtool();
+    promtool_ok(dir, "run.prom");
 }
