@@ -969,8 +969,10 @@ TEST(serve_params_that_do_not_apply_are_left_out_for_people)
     gb_params_for_people("serve", "shape=64x64 load=1 max_batch=32 max_wait=0 scenario=Offline",
                          buf, sizeof buf);
     ASSERT_STR(buf, "shape=64x64 max_batch=32 scenario=Offline");
-    gb_params_for_people("serve", "shape=64x64 load=1 max_batch=1 max_wait=0 fps=100 "
-                         "scenario=Periodic", buf, sizeof buf);
+    gb_params_for_people("serve",
+                         "shape=64x64 load=1 max_batch=1 max_wait=0 fps=100 "
+                         "scenario=Periodic",
+                         buf, sizeof buf);
     ASSERT_STR(buf, "shape=64x64 fps=100 scenario=Periodic");
     gb_params_for_people("serve", "shape=64x64 load=1 max_batch=8 max_wait=2000 find_peak=true",
                          buf, sizeof buf);
@@ -985,10 +987,10 @@ TEST(serve_params_that_do_not_apply_are_left_out_for_people)
     int dev;
     ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &info, &dev));
     const char *sv[] = {"shape=64x64", "load=0.5", "max_batch=8", "max_wait=2000", "requests=100"};
-    const char *ss[] = {"shape=64x64",  "load=1",       "max_batch=1",
-                        "max_wait=0",   "requests=100", "scenario=SingleStream"};
-    const char *pe[] = {"shape=64x64",  "load=1",        "max_batch=1", "max_wait=0",
-                        "requests=100", "scenario=Periodic", "fps=100"};
+    const char *ss[] = {"shape=64x64", "load=1",       "max_batch=1",
+                        "max_wait=0",  "requests=100", "scenario=SingleStream"};
+    const char *pe[] = {"shape=64x64",       "load=1", "max_batch=1", "max_wait=0", "requests=100",
+                        "scenario=Periodic", "fps=100"};
     add_serve(&rs, dev, sv, sizeof sv / sizeof sv[0]);
     add_serve(&rs, dev, ss, sizeof ss / sizeof ss[0]);
     add_serve(&rs, dev, pe, sizeof pe / sizeof pe[0]);
