@@ -86,6 +86,13 @@ TEST_TIMEOUT(diag_level_1_names_every_test_and_judges_health, 240)
     /* Telemetry was on but no source read the device: no throttling seen because nothing was
      * seen (landed: PASS, "0 of 5 results with throttled samples"). */
     ASSERT_ROW("diag/1/health_throttle", "SKIPPED");
+    /* The expected figure carries its unit, as the measured one does. */
+    const char *tr = row("diag/1/memory_triad");
+    const char *ex = tr ? strstr(tr, "against the expected ") : NULL;
+    if (ex)
+        ASSERT_MSG(strstr(ex, " GB/s"), "the expected figure has no unit: %s", tr);
+    /* No power limit read: the note says what is missing in plain words. */
+    ASSERT_CONTAINS(out, "the driver reports no power limit, or not its default");
 
     /* The fake NVML's healthy device: the items read and passed. */
     plant_state(dir, "r.json", "healthy.json", false);

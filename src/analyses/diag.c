@@ -156,9 +156,9 @@ static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several
         return gb_diag_add(d, name, dev, GB_DIAG_FAIL, "%s: failed: %s", p, r->reason);
     case GB_EXPECT_LOW:
         return gb_diag_add(d, name, dev, GB_DIAG_FAIL,
-                           "%s: LOW: %.4g %s, %.1f%% below the expected %.4g (the band reaches "
-                           "%.1f%% below it)",
-                           p, r->value, r->unit, -100 * j->change, j->expected,
+                           "%s: LOW: %.4g %s, %.1f%% below the expected %.4g %s (the band "
+                           "reaches %.1f%% below it)",
+                           p, r->value, r->unit, -100 * j->change, j->expected, r->unit,
                            100 * (1 - 1 / (1 + j->band)));
     case GB_EXPECT_IMPLAUSIBLE:
         return gb_diag_add(d, name, dev, GB_DIAG_FAIL, "%s: IMPLAUSIBLE: %.4g %s%s%s", p, r->value,
@@ -190,8 +190,9 @@ static int add_row(struct gb_diag *d, const struct gb_check_row *w, bool several
                                  "%s: %.4g %s, verified (no reference for this model, no "
                                  "bound)",
                                  p, r->value, r->unit);
-    return gb_diag_add(d, name, dev, GB_DIAG_PASS, "%s: %.4g %s, %s against the expected %.4g", p,
-                       r->value, r->unit, gb_expect_verdict_name(j->verdict), j->expected);
+    return gb_diag_add(d, name, dev, GB_DIAG_PASS, "%s: %.4g %s, %s against the expected %.4g %s",
+                       p, r->value, r->unit, gb_expect_verdict_name(j->verdict), j->expected,
+                       r->unit);
 }
 
 int gb_diag_from_check(struct gb_diag *d, const struct gb_check *c, bool several)

@@ -1180,7 +1180,7 @@ size_t gb_health_items(const struct gb_results *rs, int device, struct gb_health
             snprintf(h->note, sizeof h->note, "the power limit is lowered: %.0f W of %.0f W",
                      st->power_limit_w, st->power_default_w);
     } else {
-        snprintf(h->note, sizeof h->note, "the driver reports no power limit and default");
+        snprintf(h->note, sizeof h->note, "the driver reports no power limit, or not its default");
     }
 
     h = item(out, &n, device, "persistence");
