@@ -124,6 +124,39 @@ static void assert_fits(const char *what, const char *text, size_t w)
     free(s);
 }
 
+/* A note of figures wrapped at any width: a number never ends a line that its unit begins the
+ * next of ("e2e_p50_ms=64" / "ms"), and no line is wider than the width. */
+TEST(terminal_writer_keeps_a_number_with_its_unit)
+{
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    ASSERT_OK(gb_doc_note(&d, "ttft_p50_ms=52.2 ms tpot_p99_ms=1.2 ms e2e_p50_ms=64 ms "
+                              "request_rps=61.2 1/s kv_peak_bytes=113 kB ratio=12 %% "
+                              "p99 3.503e+04 us, kept up 0.32, fail [1,2]"));
+    for (int w = 20; w <= 90; w++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32];
+        snprintf(what, sizeof what, "width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        for (const char *nl = strchr(buf, '\n'); nl && nl[1]; nl = strchr(nl + 1, '\n')) {
+            const char *next = nl + 1 + strspn(nl + 1, " ");
+            ASSERT_MSG(
+                !(nl > buf && nl[-1] >= '0' && nl[-1] <= '9' &&
+                  (strncmp(next, "ms", 2) == 0 || strncmp(next, "1/s", 3) == 0 ||
+                   strncmp(next, "kB", 2) == 0 || strncmp(next, "us", 2) == 0 || next[0] == '%')),
+                "width %d: a number cut from its unit:\n%s", w, buf);
+        }
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
 /* A table wider than the width: its identity columns shortened where their cells still differ,
  * the column every row shares said once above it, the notes moved to footnotes that wrap. */
 TEST(terminal_writer_fits_a_wide_table)

@@ -72,8 +72,20 @@ static void put_cut(FILE *f, const char *s, size_t width)
     gb__put_clean(f, s, false);
 }
 
+/* Whether the word at w (to the next space) reads as the unit of a number before it: short,
+ * not a key=value or a footnote mark, a letter or a sign first ("ms", "GB/s", "%"), or "1/s". */
+static bool unit_word(const char *w)
+{
+    size_t n = strcspn(w, " ");
+    if (!n || n > 8 || memchr(w, '=', n) || w[0] == '[')
+        return false;
+    return (w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z') || w[0] == '%' ||
+           strncmp(w, "1/", 2) == 0;
+}
+
 /* Writes text wrapped at word boundaries to `width` (0: one line), the first line after `first`
- * and the others after `indent` spaces; a word wider than a line is cut. Ends with a newline. */
+ * and the others after `indent` spaces; a number and its unit ("64 ms") stay on one line; a word
+ * wider than a line is cut. Ends with a newline. */
 static void wrap(FILE *f, const char *first, size_t indent, const char *text, size_t width)
 {
     char *s = strdup(text ? text : "");
@@ -90,10 +102,17 @@ static void wrap(FILE *f, const char *first, size_t indent, const char *text, si
         free(s);
         return;
     }
+    /* a number's unit is glued to it (\x1f, a space again when written) */
+    for (char *p = s + 1; *p; p++)
+        if (*p == ' ' && p[-1] >= '0' && p[-1] <= '9' && unit_word(p + 1))
+            *p = '\x1f';
     size_t at_start = col;
     char *save = NULL;
     for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         size_t n = u8len(w);
+        for (char *p = w; *p; p++)
+            if (*p == '\x1f')
+                *p = ' ';
         if (col > at_start && col + 1 + n > width) {
             fputc('\n', f);
             fprintf(f, "%*s", (int)indent, "");
