@@ -322,6 +322,27 @@ TEST(compare_empty_samples_and_duplicate_cases)
     gb_results_free(&rb);
 }
 
+/* A file whose run did not finish (stopped, or still being written: every write before the last
+ * says so) is named as one that did not finish, not only as interrupted. */
+TEST(compare_names_a_run_that_did_not_finish)
+{
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    struct gb_results ra, rb;
+    one_case_run(&ra, 15.22);
+    one_case_run(&rb, 15.22);
+    rb.run.interrupted = true;
+    struct gb_comparison c;
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", &o, &c));
+    ASSERT_CONTAINS(c.notes, "NEW did not finish (interrupted, or still running)");
+    gb_comparison_free(&c);
+    ASSERT_OK(gb_compare_results(&rb, "b.json", &ra, "a.json", &o, &c));
+    ASSERT_CONTAINS(c.notes, "BASE did not finish (interrupted, or still running)");
+    gb_comparison_free(&c);
+    gb_results_free(&ra);
+    gb_results_free(&rb);
+}
+
 /* With no reference runs, one case beyond the default floor cannot be told from run-to-run noise
  * (on the 2-core VM single cases moved 2-6x between runs of one build, whole runs by at most 1 /
  * 1.55 on their median case): alone it is UNSTABLE, exit 0; a run slower as a whole (its median

@@ -815,10 +815,14 @@ int gb_compare_results(const struct gb_results *base, const char *base_path,
                   ? ""
                   : ", and one of those beyond it fails only with its run as a whole (beyond "
                     "1/1.6) or a stated --run-noise");
+    /* A file says it did not finish from its run's first write to its last: a run stopped, or
+     * one still going. */
     if (base->run.interrupted)
-        notef(out, "BASE was interrupted: cases it did not reach are NEW here");
+        notef(out, "BASE did not finish (interrupted, or still running): cases it did not reach "
+                   "are NEW here");
     if (next->run.interrupted)
-        notef(out, "NEW was interrupted: cases it did not reach are MISSING here");
+        notef(out, "NEW did not finish (interrupted, or still running): cases it did not reach "
+                   "are MISSING here");
     if (o->across_devices)
         note_device_differences(out);
 done:
