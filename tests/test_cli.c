@@ -568,6 +568,21 @@ TEST(cli_usage_errors_are_one_line_with_a_suggestion)
     ASSERT_EQ(sh("%s history --help", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "-f, --format NAME");
     ASSERT_CONTAINS(out, "junit");
+    {
+        /* its options' descriptions start in one column, -f's (the shared text) too */
+        const char *a = strstr(out, "--alpha A"), *f = strstr(out, "-f, --format NAME");
+        ASSERT(a && f);
+        const char *ad = a + strlen("--alpha A"), *fd = f + strlen("-f, --format NAME");
+        ad += strspn(ad, " ");
+        fd += strspn(fd, " ");
+        const char *al = a, *fl = f;
+        while (al > out && al[-1] != '\n')
+            al--;
+        while (fl > out && fl[-1] != '\n')
+            fl--;
+        ASSERT_MSG(ad - al == fd - fl, "history --help: --alpha's text at column %d, -f's at %d",
+                   (int)(ad - al), (int)(fd - fl));
+    }
     ASSERT_EQ(sh("%s suites --help", GB_TEST_EXE), 0);
     ASSERT_CONTAINS(out, "text, markdown, json");
     ASSERT(!strstr(out, "@formats@"));

@@ -18,15 +18,15 @@ static const char usage[] =
     "  the order of their start times: each case's median night by night, and the\n"
     "  nights on which a figure moved (Pettitt's rank test in binary segmentation) with\n"
     "  what else changed that night (gpubench, profile, host, OS, device, driver, clock).\n"
-    "      --alpha A            significance of a change point (default 0.01)\n"
-    "      --threshold T        smallest change of the median that is named: 0.05 or 5%\n"
-    "                           (default 5%)\n"
-    "      --min-nights N       nights on each side of a change point (default 3)\n"
-    "  -s, --suite LIST         only these suites (comma-separated)\n"
-    "      --series             print every case's nightly values\n"
+    "      --alpha A           significance of a change point (default 0.01)\n"
+    "      --threshold T       smallest change of the median that is named: 0.05 or 5%\n"
+    "                          (default 5%)\n"
+    "      --min-nights N      nights on each side of a change point (default 3)\n"
+    "  -s, --suite LIST        only these suites (comma-separated)\n"
+    "      --series            print every case's nightly values\n"
     "      --markdown FILE, --json FILE, --csv FILE   also write these ('-': stdout)\n"
-    "      --fail-on-slower     exit 3 when a change point is a slowdown\n"
-    "  -q, --quiet              no terminal output\n" GB__FORMAT_HELP_JUDGED
+    "      --fail-on-slower    exit 3 when a change point is a slowdown\n"
+    "  -q, --quiet             no terminal output\n" GB__FORMAT_HELP_JUDGED
     "exit status: 0 done, 3 a slowdown with --fail-on-slower, 2 bad input or usage\n";
 static const struct gb__cmd cmd = {"history", usage, 1,
                                    -1,        NULL,  "results files or a folder of them"};
