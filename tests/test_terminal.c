@@ -157,6 +157,48 @@ TEST(terminal_writer_keeps_a_number_with_its_unit)
     gb_doc_free(&d);
 }
 
+/* A verdict left of the first number (compare's table) is a state column: at any width the
+ * params are cut, the verdict never ("UNSTABLE", not "UN...LE"). */
+TEST(terminal_writer_never_cuts_a_verdict)
+{
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"verdict", "suite", "case", "params", "base", "new"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "", cols, 6, &t));
+    gb_doc_column_state(t, 0);
+    gb_doc_column_set(t, 4, true, false);
+    gb_doc_column_set(t, 5, true, false);
+    static const char *const verdicts[] = {"UNSTABLE", "SAME", "SLOWER!", "FASTER"};
+    for (int i = 0; i < 8; i++) {
+        size_t r;
+        ASSERT_OK(gb_doc_row(t, &r));
+        ASSERT_OK(gb_doc_text(t, r, 0, "%s", verdicts[i % 4]));
+        ASSERT_OK(gb_doc_text(t, r, 1, "%s", i % 3 ? "batching" : "transfer"));
+        ASSERT_OK(gb_doc_text(t, r, 2, "%s", i % 2 ? "throughput" : "latency"));
+        ASSERT_OK(gb_doc_text(t, r, 3, "mode=async count=16 size=%dKiB memory=pinned items=%d",
+                              4 << i, i));
+        ASSERT_OK(gb_doc_num_unit(t, r, 4, 10.0 * (i + 1), 4, "GB/s"));
+        ASSERT_OK(gb_doc_num_unit(t, r, 5, 11.0 * (i + 1), 4, "GB/s"));
+    }
+    for (int w = 40; w <= 80; w += 10) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32];
+        snprintf(what, sizeof what, "width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        ASSERT_MSG(strstr(buf, "UNSTABLE") && strstr(buf, "SLOWER!"),
+                   "width %d: a verdict cut:\n%s", w, buf);
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
 /* A table wider than the width: its identity columns shortened where their cells still differ,
  * the column every row shares said once above it, the notes moved to footnotes that wrap. */
 TEST(terminal_writer_fits_a_wide_table)

@@ -13,7 +13,8 @@
  *  2. the other text columns (notes, figures, verdicts: right of the first number) move their
  *     long cells to footnotes;
  *  3. identity columns (the text columns left of the first number: case, params, device) are
- *     shortened in the middle, never so far that two different cells read alike;
+ *     shortened in the middle, never so far that two different cells read alike, and a state
+ *     column (a verdict, a status: gb_doc_column_state) not at all;
  *  4. what is still too wide goes on in further panels that repeat the identity columns, each
  *     panel within the width (the identity columns narrowed for the widest column alone).
  * Titles, notes, footnotes and verdicts wrap at word boundaries. No line is wider than the
@@ -598,8 +599,8 @@ static void shrink_joint(struct fit *ft, size_t target)
     while (ident_width(ft) > target) {
         size_t widest = t->ncols;
         for (size_t k = 0; k < t->ncols; k++)
-            if (ft->c[k].shown && ft->c[k].ident && !stuck[k] && ft->c[k].w > MIN_JOINT &&
-                (widest == t->ncols || ft->c[k].w > ft->c[widest].w))
+            if (ft->c[k].shown && ft->c[k].ident && !t->cols[k].state && !stuck[k] &&
+                ft->c[k].w > MIN_JOINT && (widest == t->ncols || ft->c[k].w > ft->c[widest].w))
                 widest = k;
         if (widest == t->ncols)
             break;
@@ -653,7 +654,10 @@ static void fit_table(struct fit *ft, int width)
     if (least && full) {
         for (size_t c = 0; c < t->ncols; c++) {
             full[c] = ft->c[c].w;
-            least[c] = ft->c[c].shown && ft->c[c].ident ? narrowest(ft, c, ft->c[c].w) : full[c];
+            /* a state (a verdict, a status) is a word to act on: never cut ("UN...LE") */
+            least[c] = ft->c[c].shown && ft->c[c].ident && !t->cols[c].state
+                           ? narrowest(ft, c, ft->c[c].w)
+                           : full[c];
         }
         size_t others = total_width(ft) + GAP - ident_width(ft);
         shrink_ident(ft, least, width > (int)others ? (size_t)width - others : 0);
