@@ -74,6 +74,9 @@ static const struct gb_axis_def ax_float = {.name = "x", .type = GB_V_FLOAT};
 static const struct gb_axis_def ax_str = {.name = "color", .type = GB_V_STR, .choices = colors};
 static const struct gb_axis_def ax_any = {.name = "tag", .type = GB_V_STR};
 static const struct gb_axis_def ax_bool = {.name = "flag", .type = GB_V_BOOL};
+static const struct gb_axis_def ax_size0 = {.name = "size", .type = GB_V_SIZE, .zero_picks = true};
+static const struct gb_axis_def ax_int_all = {
+    .name = "n", .type = GB_V_INT, .min = INT64_MIN, .max = INT64_MAX};
 
 static const char *sweep_ok(const struct gb_axis_def *ax, const char *text)
 {
@@ -175,6 +178,14 @@ TEST(config_sweep_invalid)
         {&ax_size, "{from: 1, to: 8, factor: 2, from: 2}", "axis size:1:29:", "duplicate key"},
         {&ax_size, "{from: 1, to: 1GiB, step: 1}", "axis size:1:1:", "more than 10000 values"},
         {&ax_int, "{from: 1, to: 1000, factor: 1.000001}", "axis n:1:29:", "too close to 1"},
+        /* The whole 64-bit range in steps of 1: its count must not wrap to an empty sweep. */
+        {&ax_size0, "{from: 0, to: 18446744073709551615, step: 1}",
+         "axis size:1:1:", "more than 10000 values"},
+        {&ax_int_all, "{from: -9223372036854775808, to: 9223372036854775807, step: 1}",
+         "axis n:1:1:", "more than 10000 values"},
+        /* 0 times a factor stays 0, where an axis takes a size of 0. */
+        {&ax_size0, "{from: 0, to: 1MiB, factor: 2}", "axis size:1:8:", "from > 0"},
+        {&ax_size0, "{from: 0, to: 1MiB, factor: 1.5}", "axis size:1:8:", "from > 0"},
         {&ax_float, "{from: 0, to: 1, factor: 2}", "axis x:1:8:", "from > 0"},
         {&ax_float, "{from: 0, to: 1e9, step: 1e-9}", "axis x:1:1:", "more than 10000"},
         {&ax_int, "[1, 2.5]", "axis n:1:5:", "expected an integer"},

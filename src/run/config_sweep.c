@@ -259,7 +259,10 @@ static int parse_range(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node
         if (!(f > 1))
             return gb__fail(l, factor, "axis %s: factor must be greater than 1, got %s", ax->name,
                             fs);
-        bool positive = ax->type == GB_V_FLOAT ? vf.u.f > 0 : ax->type == GB_V_SIZE || vf.u.i > 0;
+        /* A size's 0 (an axis where 0 picks the size) times any factor stays 0. */
+        bool positive = ax->type == GB_V_FLOAT  ? vf.u.f > 0
+                        : ax->type == GB_V_SIZE ? vf.u.size > 0
+                                                : vf.u.i > 0;
         if (!positive)
             return gb__fail(l, from, "axis %s: a geometric range (factor) needs from > 0",
                             ax->name);
@@ -345,12 +348,13 @@ static int parse_range(struct gb__ld *l, const struct gb_axis_def *ax, yaml_node
             if (st == 0)
                 return gb__fail(l, step, "axis %s: step must be positive, got \"%s\"", ax->name,
                                 ss);
-            /* Differences of uint64 bits are exact for from <= to, signed or not. */
-            uint64_t count = (ibits(&vt) - ibits(&vf)) / st + 1;
-            if (count > SWEEP_MAX)
+            /* Differences of uint64 bits are exact for from <= to, signed or not; the count is
+             * compared before its + 1, which wraps to 0 over the whole 64-bit range. */
+            uint64_t steps = (ibits(&vt) - ibits(&vf)) / st;
+            if (steps >= SWEEP_MAX)
                 return gb__fail(l, n, "axis %s: the sweep has more than %d values", ax->name,
                                 SWEEP_MAX);
-            for (uint64_t kk = 0; kk < count; kk++) {
+            for (uint64_t kk = 0; kk <= steps; kk++) {
                 set_ibits(&cur, ibits(&vf) + kk * st);
                 if ((rc = sweep_push(l, ax, n, &s, &cap, &cur)))
                     goto fail;
