@@ -75,7 +75,8 @@ static const struct gb_axis_def axes[] = {
                 "(padding), -dD (dilation), -gG (groups) suffixes, each AxB for unequal height "
                 "and width",
                 .check = shape_check, .expand = shape_expand),
-    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound"),
+    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound",
+                  .check_float = gb__gemm_tol_check),
 };
 
 /* ---- shapes ---------------------------------------------------------------------------- */

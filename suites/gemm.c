@@ -120,7 +120,8 @@ static const struct gb_axis_def axes[] = {
                 "inputs: uniform U(-1,1); wide: random sign x 2^U(-6,6); signed: magnitudes in "
                 "[1,2) exact in f32 whose TF32 / f16 rounding is 0.4 unit down, signs by inner "
                 "index (every product positive): a lower-precision f32 GEMM fails at any k"),
-    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound"),
+    GB_AXIS_FLOAT("tol", "0", "largest relative error accepted; 0: the precision's default bound",
+                  .check_float = gb__gemm_tol_check),
 };
 
 /* kernels/gemm.cl's defaults. */
@@ -802,6 +803,14 @@ static int gemm_run(struct gb_case_ctx *ctx, uint64_t reps)
               : is_fp8(s->p) ? ctx->ops->gemm_fp8(ctx->q, &s->g8)
                              : ctx->ops->gemm(ctx->q, &s->g);
     return err;
+}
+
+bool gb__gemm_tol_check(double value, char *why, size_t len)
+{
+    if (value >= 0)
+        return true;
+    snprintf(why, len, "a tolerance is a relative error >= 0 (0: the precision's default bound)");
+    return false;
 }
 
 /* The default tolerance: gb_gemm_error_bound for the precision's formats (rigorous, grows like

@@ -13,6 +13,8 @@
 #ifndef GB_SUITES_GEMM_TOLERANCE_H
 #define GB_SUITES_GEMM_TOLERANCE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The precisions of the gemm suite's axis `prec`: the formats of the inputs, the accumulation
@@ -36,5 +38,10 @@ enum gprec {
  * f64 the smaller probabilistic bound of Higham and Mary where it is smaller (suites/gemm.c says
  * how). Pure. */
 double gb__gemm_tolerance(enum gprec p, uint64_t k);
+
+/* The check of an axis `tol` (gb_axis_def.check_float) of gemm and conv: a relative error
+ * accepted, >= 0, where 0 stands for the precision's default bound; a negative tolerance is
+ * refused at load time (it would read as the default and hide the typo). */
+bool gb__gemm_tol_check(double value, char *why, size_t len);
 
 #endif
