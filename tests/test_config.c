@@ -230,6 +230,30 @@ TEST(config_sweep_limit)
               GB_ECONFIG);
 }
 
+/* All the sweeps of a profile together are bounded too: 101 entries of a 10,000-value range
+ * (an anchor's entry named again by alias, as a hostile file may, 1.01 million values) fail at
+ * load time with a message, not after gigabytes; 99 of them load. */
+TEST(config_profile_values_bounded)
+{
+    for (int entries = 99; entries <= 101; entries += 2) {
+        static char text[4096];
+        int used = snprintf(text, sizeof text,
+                            "suites:\n  - &e {suite: memory, params: {op: triad, type: float, "
+                            "size: {from: 1KiB, to: 10000KiB, step: 1KiB}}}\n");
+        for (int i = 1; i < entries; i++)
+            used += snprintf(text + used, sizeof text - (size_t)used, "  - *e\n");
+        ASSERT((size_t)used < sizeof text);
+        if (entries == 99) {
+            struct gb_profile p = load_ok(text, NULL, 0);
+            ASSERT_EQ(p.nruns, 99);
+            gb_profile_free(&p);
+        } else {
+            ASSERT_MSG(strstr(load_bad(text, NULL, 0), "more than 1000000 values in all"), "%s",
+                       err);
+        }
+    }
+}
+
 /* Every default sweep of every suite parses (a bad default is a program bug). */
 TEST(config_suite_defaults_parse)
 {

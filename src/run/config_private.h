@@ -54,6 +54,8 @@ struct gb__ld {
     /* The last failure names a suite, or an axis of its suite, that this build lacks and that
      * is no near miss of one it has (no "did you mean"): all that `optional: true` forgives. */
     bool lacks;
+    /* Axis values the load has parsed so far, every sweep together (gb__parse_sweep). */
+    size_t nvalues;
 };
 
 /* ---- the libyaml walker (config_yaml.c) ------------------------------------------------ */

@@ -16,6 +16,12 @@
 /* The most values one sweep may have: a typo like `step: 1` over a size range should fail at
  * load time, not enqueue a billion cases. */
 #define SWEEP_MAX 10000
+/* The most values all the sweeps of one profile may have together: many entries of long sweeps
+ * (a 3,000-line profile of 10,000-value ranges held 2.4 GB of values before the plan refused its
+ * cases) fail at load time, in a few MB. Ten times the plan's most cases (100,000), whose
+ * entries each expand to at least as many cases as their longest sweep has values, but for what
+ * a suite's normalize drops. */
+#define PROFILE_VALUES_MAX 1000000
 
 static const char *type_name(enum gb_vtype t)
 {
@@ -140,6 +146,10 @@ static int sweep_push(struct gb__ld *l, const struct gb_axis_def *ax, const yaml
 {
     if (s->n >= SWEEP_MAX)
         return gb__fail(l, at, "axis %s: the sweep has more than %d values", ax->name, SWEEP_MAX);
+    if (l->nvalues >= PROFILE_VALUES_MAX)
+        return gb__fail(l, at, "the profile's sweeps have more than %d values in all; narrow them",
+                        PROFILE_VALUES_MAX);
+    l->nvalues++;
     struct gb_value *nv = gb_grow(s->v, cap, s->n + 1, sizeof *nv);
     if (!nv)
         return gb__fail(l, at, "out of memory");
