@@ -254,6 +254,40 @@ TEST(config_profile_values_bounded)
     }
 }
 
+/* `optional: true` forgives a suite or an axis this build lacks, and nothing beside it: a bad
+ * value of another axis, or a mistake in the entry's measure keys, is a load error whichever
+ * order the keys come in. */
+TEST(config_optional_forgives_only_what_the_build_lacks)
+{
+    static const char *const bad[] = {
+        "suites:\n  - {suite: memory, optional: true, params: {nosuchaxis: 1, op: triadd}}\n",
+        "suites:\n  - {suite: memory, optional: true, params: {op: triadd, nosuchaxis: 1}}\n",
+        "suites:\n  - {suite: memory, optional: true, params: {nosuchaxis: 1, size: -1}}\n",
+        "suites:\n  - {suite: memory, optional: true, measure: {max_tim: 1s},\n"
+        "      params: {nosuchaxis: 1}}\n",
+        "suites:\n  - {suite: nosuchsuite, optional: true, measure: {max_tim: 1s}}\n",
+        "suites:\n  - {suite: memory, optional: true, params: {sizes: 1}}\n",
+    };
+    static const char *const what[] = {"triadd",  "triadd",  "negative size",
+                                       "max_tim", "max_tim", "did you mean \"size\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *m = load_bad(bad[i], NULL, 0);
+        ASSERT_MSG(strstr(m, what[i]), "%zu: expected \"%s\" in \"%s\"", i, what[i], m);
+    }
+    /* What the build lacks alone: left out, with the loader's message. */
+    struct gb_profile p = load_ok("suites:\n  - {suite: launch}\n"
+                                  "  - {suite: memory, optional: true, measure: {max_time: 1s},\n"
+                                  "      params: {nosuchaxis: 1, op: triad, othermissing: 2}}\n"
+                                  "  - {suite: nosuchsuite, optional: true, measure: {max_time: "
+                                  "1s}, params: {anything: 1}}\n",
+                                  NULL, 0);
+    ASSERT_EQ(p.nruns, 1);
+    ASSERT_EQ(p.nabsent, 2);
+    ASSERT_CONTAINS(p.absent[0].reason, "t.yaml:4:16: suite memory has no axis \"nosuchaxis\"");
+    ASSERT_CONTAINS(p.absent[1].reason, "unknown suite \"nosuchsuite\"");
+    gb_profile_free(&p);
+}
+
 /* Every default sweep of every suite parses (a bad default is a program bug). */
 TEST(config_suite_defaults_parse)
 {

@@ -184,7 +184,41 @@ const char *gb__suite_list(const struct gb_suite_table *t, char *buf, size_t len
     return gb__join_or(names, buf, len);
 }
 
-/* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. */
+/* A failure that `optional: true` may forgive (l->lacks: a suite or an axis this build lacks),
+ * held while the rest of the entry is checked: a mistake there is the profile's own and is the
+ * entry's error instead, so that an axis a build lacks cannot hide a typo beside it. */
+struct held_lack {
+    int rc;    /* 0: none held */
+    char *msg; /* the loader's message of the first one */
+};
+
+static void lack_hold(const struct gb__ld *l, int rc, struct held_lack *h)
+{
+    if (h->rc)
+        return;
+    h->rc = rc;
+    h->msg = l->err && l->errlen ? strdup(l->err) : NULL;
+}
+
+/* The entry's outcome: rc, a failure of the rest of the entry, if any (lacks cleared); else the
+ * held failure, its message back in l->err and l->lacks set; else 0. Frees what h holds. */
+static int lack_end(struct gb__ld *l, int rc, struct held_lack *h)
+{
+    if (rc)
+        l->lacks = false;
+    else if (h->rc) {
+        rc = h->rc;
+        l->lacks = true;
+        if (h->msg)
+            snprintf(l->err, l->errlen, "%s", h->msg);
+    }
+    free(h->msg);
+    *h = (struct held_lack){0};
+    return rc;
+}
+
+/* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. An axis
+ * this build lacks fails (l->lacks) only once every other axis named is checked. */
 int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
 {
     char what[96];
@@ -192,6 +226,7 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
     int rc = gb__check_map(l, n, what);
     if (rc)
         return rc;
+    struct held_lack held = {0};
     yaml_node_t *k, *v;
     GB__MAP_FOREACH(l, n, k, v)
     {
@@ -200,19 +235,22 @@ int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
             char all[256], hint[96];
             gb__axis_list(run->suite, all, sizeof all);
             gb__hint(gb__sval(k), all, hint, sizeof hint);
-            l->lacks = !hint[0]; /* a near miss is a typo, not an axis this build lacks */
-            return gb__fail(l, k, "suite %s has no axis \"%s\" (%saxes: %s)", run->suite->name,
-                            gb__sval(k), hint, all);
+            rc = gb__fail(l, k, "suite %s has no axis \"%s\" (%saxes: %s)", run->suite->name,
+                          gb__sval(k), hint, all);
+            if (hint[0]) /* a near miss is a typo, not an axis this build lacks */
+                return lack_end(l, rc, &held);
+            lack_hold(l, rc, &held);
+            continue;
         }
         size_t i = (size_t)(ax - run->suite->axes);
         struct gb_sweep s;
         if ((rc = gb__parse_sweep(l, ax, v, &s)))
-            return rc;
+            return lack_end(l, rc, &held);
         gb_sweep_free(&run->sweeps[i]);
         run->sweeps[i] = s;
         run->defaulted &= ~(UINT32_C(1) << i);
     }
-    return 0;
+    return lack_end(l, 0, &held);
 }
 
 static int parse_optional(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
@@ -268,8 +306,13 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         char all[512], hint[96];
         gb__suite_list(l->p->suites, all, sizeof all);
         gb__hint(sname, all, hint, sizeof hint);
-        l->lacks = !hint[0]; /* a near miss is a typo, not a suite this build lacks */
-        return gb__fail(l, suite, "unknown suite \"%s\" (%ssuites: %s)", sname, hint, all);
+        rc = gb__fail(l, suite, "unknown suite \"%s\" (%ssuites: %s)", sname, hint, all);
+        if (hint[0]) /* a near miss is a typo, not a suite this build lacks */
+            return rc;
+        /* The entry's measure keys are the same for every suite: checked all the same. */
+        struct held_lack held = {0};
+        lack_hold(l, rc, &held);
+        return lack_end(l, measure ? gb__parse_measure(l, measure, m) : 0, &held);
     }
     run->line = (int)n->start_mark.line + 1;
     run->column = (int)n->start_mark.column + 1;
@@ -279,8 +322,14 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
     /* What `optional` forgives is what a build may lack: the suite, or an axis of it (l->lacks,
      * set where they are looked up). A value its axis refuses (op: triadd), a near miss of a
      * name, a mistake in the entry's measure or tuning keys: the profile's own, an error. */
-    if (params && (rc = gb__parse_params(l, params, run)))
-        return rc;
+    if (params && (rc = gb__parse_params(l, params, run))) {
+        if (!l->lacks)
+            return rc;
+        /* An axis this build lacks: the entry's measure keys are still the profile's own. */
+        struct held_lack held = {0};
+        lack_hold(l, rc, &held);
+        return lack_end(l, measure ? gb__parse_measure(l, measure, m) : 0, &held);
+    }
     if (measure && (rc = gb__parse_measure(l, measure, m)))
         return rc;
     if ((tuned && (rc = gb__parse_tuned(l, tuned, run))) ||
