@@ -154,6 +154,12 @@ TEST_TIMEOUT(mpi_summary_is_a_document_through_a_writer, 120)
     ASSERT_CONTAINS(out, "gpubench-run-doc/1 2 ['ok']");
     ASSERT_EQ(sh(MPIRUN " -np 1 %s allreduce -f bogus 2>&1", GB_TEST_MPI_EXE), 2);
     ASSERT_CONTAINS(out, "gpubench-mpi: no format 'bogus' (formats: ");
+    /* -o - is refused as gpubench run refuses it, never a file named "-" in the folder. */
+    ASSERT_EQ(sh("cd %s && " MPIRUN " -np 1 %s allreduce --size 4KiB --iters 1 -f json -o - 2>&1",
+                 dir, GB_TEST_MPI_EXE),
+              2);
+    ASSERT_CONTAINS(out, "gpubench-mpi: -o needs a file name ('-' is not standard output here");
+    ASSERT_EQ(sh("test -e %s/-", dir), 1);
 }
 
 /* ---- gpubench-mpi collective ---------------------------------------------------------------- */

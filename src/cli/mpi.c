@@ -155,6 +155,14 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
         long v;
         switch (c) {
         case 'o':
+            /* As gpubench run: standard output is the summary's, and "-" would otherwise be a
+             * file of that name in the working folder. */
+            if (strcmp(optarg, "-") == 0) {
+                if (err)
+                    fprintf(err, "gpubench-mpi: -o needs a file name ('-' is not standard "
+                                 "output here: the summary is)\n");
+                return GB_EXIT_USAGE;
+            }
             a->out = optarg;
             break;
         case 'b':
