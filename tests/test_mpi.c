@@ -392,6 +392,19 @@ TEST_TIMEOUT(mpi_collective_usage_errors, 60)
     ASSERT_CONTAINS(out, "--buffers wants device or host, got 'gpu'");
     ASSERT_EQ(sh(MPIRUN " -np 1 %s allreduce --inplace 2>&1", GB_TEST_MPI_EXE), 2);
     ASSERT_CONTAINS(out, "options of the collective command");
+    /* A name or a size given twice, and a list too long to read whole (cut short, it would end
+     * in another name: reducescatter as reduce), are usage errors. */
+    ASSERT_EQ(
+        sh(MPIRUN " -np 1 %s collective --coll allreduce,sendrecv,allreduce 2>&1", GB_TEST_MPI_EXE),
+        2);
+    ASSERT_CONTAINS(out, "--coll: 'allreduce' given twice");
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s allreduce --size 4KiB,4096 2>&1", GB_TEST_MPI_EXE), 2);
+    ASSERT_CONTAINS(out, "--size: '4096' given twice");
+    ASSERT_EQ(sh(MPIRUN " -np 1 %s collective --coll allreduce$(printf ',%%.0s' $(seq 240))"
+                        "reducescatter 2>&1",
+                 GB_TEST_MPI_EXE),
+              2);
+    ASSERT_CONTAINS(out, "--coll: the list is longer than 255 characters");
     /* A root that is no rank, a size below one element per rank: skipped with the reason. */
     const char *dir = gb_test_tmpdir();
     ASSERT_EQ(sh("cd %s && " MPIRUN " -np 2 %s collective --coll broadcast,allgather --root 5 "

@@ -87,11 +87,25 @@ static int parse_list(const char *opt, const char *list, int (*lookup)(const cha
                       size_t *n, FILE *err)
 {
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
     *n = 0;
+    /* A list cut short could end in another name (reducescatter as reduce): refused whole. */
+    if ((size_t)snprintf(buf, sizeof buf, "%s", list) >= sizeof buf) {
+        if (err)
+            fprintf(err, "gpubench-mpi: --%s: the list is longer than %zu characters\n", opt,
+                    sizeof buf - 1);
+        return GB_EXIT_USAGE;
+    }
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         int k = lookup(tok);
+        bool twice = false;
+        for (size_t j = 0; k >= 0 && j < *n; j++)
+            twice = twice || v[j] == k;
+        if (twice) {
+            if (err)
+                fprintf(err, "gpubench-mpi: --%s: '%s' given twice\n", opt, tok);
+            return GB_EXIT_USAGE;
+        }
         if (k < 0 || *n == MAX_LIST) {
             if (err)
                 fprintf(err, "gpubench-mpi: --%s: %s '%s'\n", opt,
@@ -251,7 +265,13 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
         return GB_EXIT_USAGE;
     }
     char buf[1024];
-    snprintf(buf, sizeof buf, "%s", sizes);
+    /* A list cut short could end in another size (4096 as 40): refused whole. */
+    if ((size_t)snprintf(buf, sizeof buf, "%s", sizes) >= sizeof buf) {
+        if (err)
+            fprintf(err, "gpubench-mpi: --size: the list is longer than %zu characters\n",
+                    sizeof buf - 1);
+        return GB_EXIT_USAGE;
+    }
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         uint64_t b;
@@ -264,6 +284,13 @@ static int parse(int argc, char **argv, int rank, struct mpi_args *a)
                         MAX_SIZES, tok);
             return GB_EXIT_USAGE;
         }
+        /* Each size once, as a profile's sweep has it: a second run of a case is no sample. */
+        for (size_t j = 0; j < a->nsizes; j++)
+            if (a->sizes[j] == b) {
+                if (err)
+                    fprintf(err, "gpubench-mpi: --size: '%s' given twice\n", tok);
+                return GB_EXIT_USAGE;
+            }
         a->sizes[a->nsizes++] = b;
     }
     if (a->nsizes == 0) {
