@@ -246,6 +246,14 @@ TEST(burn_chart_points_are_bounded_and_keep_the_extremes)
         ASSERT(mean[j] == y[j] && lo[j] == y[j] && hi[j] == y[j]);
     }
     ASSERT_EQ(gb__burn_points(y, n, w, 0, x, mean, lo, hi), 0);
+    /* Rates at the edge of a double (a hostile or broken results file): the mean of a group of
+     * finite rates is finite and within its bar. */
+    for (size_t j = 0; j < 4000; j++)
+        y[j] = j % 3 == 2 ? -1e308 : 1e308;
+    ASSERT_EQ(gb__burn_points(y, 4000, w, max, x, mean, lo, hi), max);
+    for (size_t p = 0; p < max; p++)
+        ASSERT_MSG(isfinite(mean[p]) && lo[p] <= mean[p] && mean[p] <= hi[p],
+                   "point %zu: mean %g in [%g, %g]", p, mean[p], lo[p], hi[p]);
     free(y);
     free(x);
     free(mean);

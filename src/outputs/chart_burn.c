@@ -22,14 +22,17 @@ size_t gb__burn_points(const double *y, size_t n, double w, size_t max, double *
     size_t p = 0;
     for (size_t a = 0; a < n; a += g, p++) {
         const size_t b = a + g < n ? a + g : n;
-        double sum = 0, mn = INFINITY, mx = -INFINITY;
+        const double m = (double)(b - a);
+        double mean_p = 0, mn = INFINITY, mx = -INFINITY;
         for (size_t j = a; j < b; j++) {
-            sum += y[j];
+            /* Each rate divided first: the mean of finite rates stays finite (a sum of two
+             * windows of 1e308 was inf). */
+            mean_p += y[j] / m;
             mn = y[j] < mn ? y[j] : mn;
             mx = y[j] > mx ? y[j] : mx;
         }
         x[p] = (double)b * w; /* the end of the group's last window */
-        mean[p] = sum / (double)(b - a);
+        mean[p] = mean_p;
         lo[p] = mn;
         hi[p] = mx;
     }
@@ -61,7 +64,9 @@ void gb__chart_burn(struct rep *R, const struct gb__chart_kind *k)
     for (size_t i = 0; l && i < s.n; i++) {
         const struct gb_result *r = s.p[i]->r;
         const double w = gb_result_scalar(r, "window");
-        if (!r->samples || !r->nsamples || !(w > 0))
+        /* A window whose burn's end is no finite number of seconds (a results file's 1e308) has
+         * no time axis to draw on. */
+        if (!r->samples || !r->nsamples || !(w > 0) || !isfinite(w * (double)r->nsamples))
             continue;
         if (n == MAXLINES) {
             dropped++;
