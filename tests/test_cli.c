@@ -366,6 +366,9 @@ TEST(cli_unknown_backend_or_device_is_a_clear_error)
                  GB_TEST_SRCDIR),
               2);
     ASSERT_CONTAINS(out, "no device selected");
+    /* Each device passed over is named whole, or cut with "...": never a bare cut before ")". */
+    ASSERT_CONTAINS(out, ") not selected");
+    ASSERT_MSG(!strstr(out, " ) not selected"), "a device's name cut at a space:\n%s", out);
     ASSERT(!exists("/tmp/x-never.json"));
 }
 

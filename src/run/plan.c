@@ -96,8 +96,14 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
             if (ops->device_info(i, &info))
                 continue;
             if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info)) {
-                gb_appendf(why, sizeof why, "%s%s:%d (%.40s) not selected", why[0] ? "; " : "",
-                           ops->name, i, info.name);
+                /* The name cut to 64 bytes at most, where a cut says so and leaves no space
+                 * before its closing parenthesis. */
+                int len = (int)strnlen(info.name, 65);
+                const bool cut = len > 64;
+                for (len = cut ? 61 : len; len > 0 && info.name[len - 1] == ' ';)
+                    len--;
+                gb_appendf(why, sizeof why, "%s%s:%d (%.*s%s) not selected", why[0] ? "; " : "",
+                           ops->name, i, len, info.name, cut ? "..." : "");
                 continue;
             }
             struct gb_plan_device *d = gb_grow(plan->devices, &cap, plan->ndevices + 1, sizeof *d);
