@@ -19,6 +19,7 @@ TEST(terminal_numbers_in_engineering_form)
     char b[64];
     ASSERT_STR(gb_format_eng(1550, "us", 3, b, sizeof b), "1.55 ms");
     ASSERT_STR(gb_format_eng(22.9e6, "B", 3, b, sizeof b), "22.9 MB");
+    ASSERT_STR(gb_format_eng(441e6, "bytes", 3, b, sizeof b), "441 MB");
     ASSERT_STR(gb_format_eng(0.5, "GB/s", 3, b, sizeof b), "500 MB/s");
     ASSERT_STR(gb_format_eng(2.378, "GB/s", 3, b, sizeof b), "2.38 GB/s");
     ASSERT_STR(gb_format_eng(0.242, "us", 3, b, sizeof b), "242 ns");

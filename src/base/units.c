@@ -303,6 +303,8 @@ char *gb_format_eng(double v, const char *unit, int sig, char *buf, size_t len)
     if (sig < 1 || sig > 9)
         sig = 3;
     unit = unit ? unit : "";
+    if (strcmp(unit, "bytes") == 0) /* a figure's unit spelt out: "441 MB", not "441 M bytes" */
+        unit = "B";
     const char *sp = *unit ? " " : "";
     if (!len)
         return buf;

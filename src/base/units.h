@@ -37,12 +37,12 @@ char *gb_format_bytes_human(uint64_t bytes, char *buf, size_t len);
 /* Formats v for people in engineering form with `sig` significant figures (1..9; 3 when out of
  * range): the number, a space, an SI prefix and the unit ("4.1 k", "1.55 ms", "22.9 MB",
  * "2.38 GB/s"). A unit that already carries a prefix is rescaled: v in "us" of 1550 gives
- * "1.55 ms", v in "GB/s" of 0.5 gives "500 MB/s". A unit it does not know ("%", "FLOP/B", "x")
- * is kept as given after the number ("1/s" takes the prefix: "15.1 k/s"), which then takes k,
- * M, G, T from 10^4 on and e-notation
- * below 10^-3 (a relative error of 1.62e-07 stays so); NULL or "" is no unit. Trailing zeros
- * after the point are dropped ("4.1 k", not "4.10 k"). NaN and infinities as printf writes
- * them. Not meant to be parsed back: files keep the full number. Returns buf. */
+ * "1.55 ms", v in "GB/s" of 0.5 gives "500 MB/s"; "bytes" reads as "B" ("441 MB"). A unit it
+ * does not know ("%", "FLOP/B", "x") is kept as given after the number ("1/s" takes the prefix:
+ * "15.1 k/s"), which then takes k, M, G, T from 10^4 on and e-notation below 10^-3 (a relative
+ * error of 1.62e-07 stays so); NULL or "" is no unit. Trailing zeros after the point are
+ * dropped ("4.1 k", not "4.10 k"). NaN and infinities as printf writes them. Not meant to be
+ * parsed back: files keep the full number. Returns buf. */
 char *gb_format_eng(double v, const char *unit, int sig, char *buf, size_t len);
 
 /* Checked arithmetic for sizes: returns GB_EOVERFLOW (and leaves *out alone) on overflow. */
