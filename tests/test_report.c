@@ -116,6 +116,12 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     int rc = sh("cd %s && %s report q.json -o rep 2>&1", dir, GB_TEST_EXE);
     ASSERT_MSG(rc == 0, "report exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "report: rep/index.html and rep/report.md");
+    ASSERT_CONTAINS(out, "for 1 device in 1 results file");
+    /* Two runs of one device are one device, in two files (it said "2 devices"). */
+    rc =
+        sh("cd %s && cp q.json q2.json && %s report q.json q2.json -o rep2 2>&1", dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "report of two runs: exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, "for 1 device in 2 results files");
     char rep[1100];
     snprintf(rep, sizeof rep, "%s/rep", dir);
     check_report_files(rep, 8);

@@ -25,6 +25,24 @@ static const char usage[] =
     "                      reference median and verdict (default " GB_EXPECT_DEFAULT_PATH "\n"
     "                      here, else the source tree's or the installed one)\n"
     "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
+/* Whether device d of file f is one that an earlier file or device of rs[] holds: the same
+ * host and stable identity (gb_device_identity; the name too where the identity is an index). */
+static bool seen_before(const struct gb_results *rs, size_t f, size_t d)
+{
+    const struct gb_result_device *x = &rs[f].devices[d];
+    char a[256], b[256];
+    const enum gb_id_kind k = gb_device_identity(x, a, sizeof a);
+    for (size_t g = 0; g <= f; g++)
+        for (size_t e = 0; e < (g == f ? d : rs[g].ndevices); e++) {
+            const struct gb_result_device *y = &rs[g].devices[e];
+            if (strcmp(rs[g].run.host, rs[f].run.host) == 0 &&
+                gb_device_identity(y, b, sizeof b) == k && strcmp(a, b) == 0 &&
+                (k != GB_ID_INDEX || strcmp(x->info.name, y->info.name) == 0))
+                return true;
+        }
+    return false;
+}
+
 static const struct gb__cmd cmd = {"report", usage,          1,
                                    -1,       "RESULTS.json", "at least one results file"};
 
@@ -85,10 +103,15 @@ static enum gb_exit write_report(const struct report_args *a, const struct gb_pr
         rc = GB_EXIT_USAGE;
         goto out;
     }
+    /* The devices told apart across the files (two runs of one device are one device). */
+    size_t ndev = 0;
+    for (size_t f = 0; f < a->n; f++)
+        for (size_t d = 0; d < rs[f].ndevices; d++)
+            ndev += !seen_before(rs, f, d);
     printf("report: %s/index.html and %s/report.md: %zu charts (%zu with data) for %zu "
-           "device%s\n",
-           a->dir, a->dir, sum.charts, sum.charts_with_data, sum.series,
-           sum.series == 1 ? "" : "s");
+           "device%s in %zu results file%s\n",
+           a->dir, a->dir, sum.charts, sum.charts_with_data, ndev, ndev == 1 ? "" : "s", a->n,
+           a->n == 1 ? "" : "s");
     if (sum.charts_failed) {
         fprintf(stderr, "gpubench report: %zu chart%s could not be drawn; the report says why\n",
                 sum.charts_failed, sum.charts_failed == 1 ? "" : "s");
