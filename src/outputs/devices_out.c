@@ -151,6 +151,14 @@ static int device_row(struct gb_doc_table *t, const char *backend, int i,
     gb_doc_num(t, r, C_BUS, di->mem_bus_bits, 0);
     gb_doc_num(t, r, C_PEAK, di->peak_mem_gbs, 1);
     gb_doc_num(t, r, C_VEC_DOUBLE, di->native_vec_double, 0);
+    /* A fact the driver does not report is 0 in the device info (and so in the files, whose
+     * layout has it so); people read "unknown", not a clock or a bus of zero. */
+    static const int unknown_if_zero[] = {C_CLOCK, C_L2, C_MEM_CLOCK, C_BUS, C_PEAK};
+    const double facts[] = {di->clock_mhz, (double)di->l2_bytes, di->mem_clock_mhz,
+                            di->mem_bus_bits, di->peak_mem_gbs};
+    for (size_t k = 0; !rc && k < sizeof facts / sizeof *facts; k++)
+        if (!(facts[k] > 0))
+            rc = gb_doc_shown(t, r, (size_t)unknown_if_zero[k], "unknown");
     return rc;
 }
 
