@@ -433,7 +433,18 @@ TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
     ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
     rc = sh("%s run %s -q -o %s/one-text.json 2>/dev/null", GB_TEST_EXE, prof, dir);
     ASSERT_EQ(rc, 0);
-    ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed");
+    ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed; results in");
+    /* A case with several results (a tuned case: one per configuration it tried) is counted
+     * as both, so that "1 case" and its four results (the default, two configurations and the
+     * best) do not read as a contradiction. */
+    rc = sh("cd %s && printf 'name: t\ntuning_cache: tc.json\nmeasure: {min_samples: 3, "
+            "max_samples: 3, max_time: 50ms}\n"
+            "suites:\n  - suite: tuning\n    params: {kernel: dot, size: 65536, search: "
+            "exhaustive}\n    tunables: {WG: [64, 128], VEC: [1], LAYOUT: [1], REDUCE: [0], GPC: "
+            "[64]}\n' > t.yaml && %s run t.yaml -q -o t.json 2>/dev/null",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    ASSERT_CONTAINS(out, "4 ok, 0 skipped, 0 failed (4 results of 1 case)");
 }
 
 /* The bash completion the build generates (scripts/gen-completion.sh) completes an option's

@@ -100,9 +100,15 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
     /* The tally is a line of text: after a text summary it joins it on stdout; after a document
      * (json, csv, openmetrics, markdown) it goes to stderr, so that stdout parses as that
      * document alone ("gpubench run -f json P | jq"). */
+    /* The results and the cases can differ in number: a case may give several results (a
+     * tuned case, one per configuration it tried), and an interrupted run gives fewer. */
+    char counts[96] = "";
+    if (rs->nresults != plan->ncases)
+        snprintf(counts, sizeof counts, " (%zu result%s of %zu case%s)", rs->nresults,
+                 rs->nresults == 1 ? "" : "s", plan->ncases, plan->ncases == 1 ? "" : "s");
     fprintf(strcmp(format, "text") == 0 ? stdout : stderr,
-            "%zu ok, %zu skipped, %zu failed%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
-            n[GB_STATUS_FAILED], r == GB_EINTR ? " (interrupted)" : "",
+            "%zu ok, %zu skipped, %zu failed%s%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
+            n[GB_STATUS_FAILED], counts, r == GB_EINTR ? " (interrupted)" : "",
             r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
     if (r == GB_EIO)
         fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
