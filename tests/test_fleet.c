@@ -320,6 +320,14 @@ TEST(history_without_a_step_names_none)
     printf("%s", out);
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "0 change points");
+    /* Thirty nights can split: no word of too few; the empty table is its title alone, no
+     * header over nothing. */
+    ASSERT(!strstr(out, "naming one needs"));
+    ASSERT(!strstr(out, "night  date  case"));
+    /* Five nights cannot (3 on each side): the title says so, not a steady history. */
+    ASSERT_EQ(sh("%s history $(ls %s/*.json | head -n 5) 2>&1", GB_TEST_EXE, dir), 0);
+    ASSERT_CONTAINS(out, "0 change points: naming one needs 6 nights at least (3 on each side), "
+                         "these are 5");
     /* With the step, --fail-on-slower gates. */
     snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
     gen_nights(dir, 17, 7);

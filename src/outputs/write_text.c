@@ -755,7 +755,12 @@ static void write_table(FILE *f, const struct gb_doc_table *t, int width)
             ident += ft.c[c].w + (k++ ? GAP : 0);
     size_t next = 0;
     bool any = false;
+    /* A table without rows under a title is its title alone ("0 outlier nodes"): a header
+     * over nothing reads as output cut short. */
+    const bool title_alone = t->nrows == 0 && t->title && *t->title;
     do {
+        if (title_alone)
+            break;
         size_t used = ident, n = 0;
         for (size_t c = 0; c < t->ncols; c++)
             in[c] = ft.c[c].shown && ft.c[c].ident;
