@@ -124,12 +124,14 @@ bool gb__parse_run_args(const struct gb__cmd *c, int argc, char **argv, struct g
  * (set it with gb_compare_opts_default first): --threshold, --suite-threshold, --alpha,
  * --fail-on-faster, --across-devices (gb_compare_set_option). */
 extern const struct gb__opt gb__compare_options[];
-#define GB__COMPARE_OPTIONS_HELP                                                             \
-    "      --threshold T       relative change that matters: 0.05 or 5% (default 5%)\n"      \
-    "      --suite-threshold S=T another threshold for suite S (repeatable)\n"               \
-    "      --alpha A           significance level of the Mann-Whitney test (default 0.01)\n" \
-    "      --fail-on-faster    a significant speed-up beyond the threshold fails too\n"      \
-    "      --across-devices    compare results from different devices, paired in order\n"
+#define GB__COMPARE_OPTIONS_HELP                                                        \
+    "      --threshold T       relative change that matters: 0.05 or 5% (default 5%)\n" \
+    "      --suite-threshold S=T another threshold for suite S (repeatable)\n"          \
+    "      --alpha A           significance level of the Mann-Whitney test\n"           \
+    "                          (default 0.01)\n"                                        \
+    "      --fail-on-faster    a significant speed-up beyond the threshold fails too\n" \
+    "      --across-devices    compare results from different devices, paired in\n"     \
+    "                          order\n"
 
 /* ---- files by name: profiles, reference expectations ---------------------------------------- */
 
@@ -279,9 +281,10 @@ enum gb_exit gb__write_output(const char *cmd, const char *path,
  * collector, which may read the file at any moment, never sees half of it. GB_EXIT_OK, or
  * GB_EXIT_USAGE with "gpubench CMD: cannot write PATH: why" on stderr. */
 enum gb_exit gb__write_metrics(const char *cmd, const char *path, const struct gb_doc *d);
-#define GB__OPENMETRICS_HELP                                                                      \
-    "      --openmetrics FILE  also write the Prometheus text format (node_exporter's textfile\n" \
-    "                          collector; replaced whole, never half-written; '-': stdout)\n"
+#define GB__OPENMETRICS_HELP                                                           \
+    "      --openmetrics FILE  also write the Prometheus text format\n"                \
+    "                          (node_exporter's textfile collector; replaced whole,\n" \
+    "                          never half-written; '-': stdout)\n"
 
 /* A relative amount given as "0.05" or "5%" into *out, a fraction in [lo, hi]. 0, or GB_EINVAL
  * with "--NAME wants a relative amount such as 0.05 or 5%, got 'TEXT'" in gb_error_msg(). */
