@@ -14,18 +14,20 @@
 #include "analyses/baseline.h"
 
 static const char usage[] =
-    "usage: gpubench baseline RESULTS.json [--dir DIR] [--keep K] [--restart] [--print-path]\n"
-    "                         [--force]\n"
-    "  promotes a run to the baseline DIR/<host>-<device>-<profile>.json (DIR default\n"
-    "  results/baselines) and adds it to the nights in DIR/<host>-<device>-<profile>/nights/,\n"
-    "  which `gpubench compare DIR/<host>-<device>-<profile> NEW.json` judges NEW against\n"
+    "usage: gpubench baseline RESULTS.json [--dir DIR] [--keep K] [--restart]\n"
+    "                         [--print-path] [--force]\n"
+    "  promotes a run to the baseline DIR/<host>-<device>-<profile>.json (DIR\n"
+    "  default results/baselines) and adds it to the nights in\n"
+    "  DIR/<host>-<device>-<profile>/nights/, which\n"
+    "  `gpubench compare DIR/<host>-<device>-<profile> NEW.json` judges NEW against\n"
     "  --keep K      keep the last K nights, 1..100 (default 14)\n"
-    "  --restart     drop the nights first: this run is the first (after an intended change)\n"
-    "  --print-path  only print the baseline path this run belongs to (its nights: in the\n"
-    "                same path without .json, folder nights/)\n"
+    "  --restart     drop the nights first: this run is the first (after an\n"
+    "                intended change)\n"
+    "  --print-path  only print the baseline path this run belongs to (its nights:\n"
+    "                in the same path without .json, folder nights/)\n"
     "  --force       promote an interrupted run too\n"
-    "exit status: 0 promoted (or the path printed), 2 bad input or a run that cannot be\n"
-    "  promoted\n";
+    "exit status: 0 promoted (or the path printed), 2 bad input or a run that\n"
+    "  cannot be promoted\n";
 static const struct gb__cmd cmd = {"baseline", usage, 1, 1, "RESULTS.json", "one results file"};
 
 struct baseline_args {
@@ -165,6 +167,6 @@ static int baseline_main(int argc, char **argv)
 
 const struct gb_command gb_command_baseline = {
     .name = "baseline",
-    .summary = "promote a run to results/baselines/<host>-<device>-<profile>.json and its nights",
+    .summary = "promote a run to a baseline (results/baselines/) and its nights",
     .main = baseline_main,
 };

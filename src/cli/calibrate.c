@@ -24,20 +24,26 @@ static const char usage[] =
     "usage: gpubench calibrate PROFILE [-n RUNS] [--dir DIR] [--json FILE] [OPTIONS]\n"
     "       gpubench calibrate --from RESULTS.json... [--json FILE] [--baseline DIR]\n"
     "                          [compare options]\n"
-    "  A/A runs: runs the profile RUNS times, then shows each case's run-to-run noise and the\n"
-    "  threshold that would have raised no false alarm, with a suggested compare command "
-    "line\n" GB__PROFILE_HELP "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
-    "      --dir DIR           the runs' results files (default results/calibrate-NAME-UTCTIME/)\n"
+    "  A/A runs: runs the profile RUNS times, then shows each case's run-to-run\n"
+    "  noise and the threshold that would have raised no false alarm, with a\n"
+    "  suggested compare command line\n" GB__PROFILE_HELP
+    "  -n, --runs RUNS         how many runs, 2..100 (default 3)\n"
+    "      --dir DIR           the runs' results files (default\n"
+    "                          results/calibrate-NAME-UTCTIME/)\n"
     "      --json FILE         also write the analysis as JSON\n" GB__FORMAT_HELP_JUDGED
-    "      --baseline DIR      keep the per-case thresholds with the baseline of these runs:\n"
-    "                          DIR/<host>-<device>-<profile>/thresholds.json, which compare\n"
-    "                          against that baseline's nights then uses (DIR: results/baselines)\n"
-    "      --from              analyse these results files (runs of one profile) instead\n"
+    "      --baseline DIR      keep the per-case thresholds with the baseline of\n"
+    "                          these runs:\n"
+    "                          DIR/<host>-<device>-<profile>/thresholds.json, which\n"
+    "                          compare against that baseline's nights then uses\n"
+    "                          (DIR: results/baselines)\n"
+    "      --from              analyse these results files (runs of one profile)\n"
+    "                          instead\n"
     "options of run:\n" GB__RUN_OPTIONS_HELP "options of compare:\n" GB__COMPARE_OPTIONS_HELP
-    "each case runs in a worker process under a time limit, as with run (measure.case_timeout):\n"
-    "a case that hangs or crashes its worker is recorded as failed and calibrate goes on\n"
-    "exit status: 0 done, 1 a run could not be written, 2 usage, profile or device error,\n"
-    "130 interrupted\n";
+    "each case runs in a worker process under a time limit, as with run\n"
+    "(measure.case_timeout): a case that hangs or crashes its worker is recorded as\n"
+    "failed and calibrate goes on\n"
+    "exit status: 0 done, 1 a run could not be written, 2 usage, profile or device\n"
+    "error, 130 interrupted\n";
 static const struct gb__cmd cmd = {"calibrate", usage, 1, -1, "PROFILE", NULL};
 
 struct calibrate_args {
@@ -335,6 +341,6 @@ static int calibrate_main(int argc, char **argv, int full_argc, char **full_argv
 
 const struct gb_command gb_command_calibrate = {
     .name = "calibrate",
-    .summary = "A/A runs: run-to-run noise per case and the threshold that raises no false alarm",
+    .summary = "A/A runs: each case's noise and the threshold with no false alarm",
     .main_full = calibrate_main,
 };

@@ -19,22 +19,26 @@
 static const char usage[] =
     "usage: gpubench compare BASE.json NEW.json [OPTIONS]\n"
     "       gpubench compare BASELINE-FOLDER NEW.json [OPTIONS]\n"
-    "  two files: a Mann-Whitney test on the samples of one run each: it judges within-run\n"
-    "  noise only. A baseline folder (results/baselines/<host>-<device>-<profile>/, made by\n"
-    "  `gpubench baseline`): NEW against the spread of the medians of its nights, with the\n"
-    "  thresholds `gpubench calibrate --baseline` learned\n" GB__COMPARE_OPTIONS_HELP
-    "      --mads K            against nights: the cut in scaled MADs (robust standard\n"
-    "                          deviations) for many nights (default 3; wider for few)\n"
-    "      --min-nights N      against nights: a case with fewer is LEARNING (default 5)\n"
-    "      --run-noise R       two files: a change within R (default 10%; 0: none) is\n"
-    "                          UNSTABLE, not SLOWER: two runs of one build differ by more\n"
-    "                          than one run's samples show\n"
+    "  two files: a Mann-Whitney test on the samples of one run each: it judges\n"
+    "  within-run noise only. A baseline folder\n"
+    "  (results/baselines/<host>-<device>-<profile>/, made by `gpubench baseline`):\n"
+    "  NEW against the spread of the medians of its nights, with the thresholds\n"
+    "  `gpubench calibrate --baseline` learned\n" GB__COMPARE_OPTIONS_HELP
+    "      --mads K            against nights: the cut in scaled MADs (robust\n"
+    "                          standard deviations) for many nights (default 3;\n"
+    "                          wider for few)\n"
+    "      --min-nights N      against nights: a case with fewer is LEARNING\n"
+    "                          (default 5)\n"
+    "      --run-noise R       two files: a change within R (default 10%; 0: none)\n"
+    "                          is UNSTABLE, not SLOWER: two runs of one build differ\n"
+    "                          by more than one run's samples show\n"
     "  -e, --expect FILE       two files: each case's run-to-run noise from these\n"
-    "                          expectations' reference runs, where they have the case\n"
-    "                          (default " GB_EXPECT_DEFAULT_PATH " here, else the\n"
-    "                          source tree's or the installed one, as check's)\n"
-    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
-    "stdout)\n" GB__OPENMETRICS_HELP
+    "                          expectations' reference runs, where they have the\n"
+    "                          case (default " GB_EXPECT_DEFAULT_PATH "\n"
+    "                          here, else the source tree's or the installed one, as\n"
+    "                          check's)\n"
+    "      --markdown FILE, --json FILE, --junit FILE\n"
+    "                          also write these ('-': stdout)\n" GB__OPENMETRICS_HELP
     "      --changes           the terminal table shows only rows that are not "
     "SAME\n" GB__FORMAT_HELP_JUDGED "  -q, --quiet             no terminal table\n"
     "exit status: 0 no regression, 3 regression, 2 bad input or usage\n";
@@ -256,7 +260,6 @@ static int compare_main(int argc, char **argv)
 
 const struct gb_command gb_command_compare = {
     .name = "compare",
-    .summary =
-        "regression verdict per case: against a baseline's nights, or between two results files",
+    .summary = "regression verdict per case against a baseline's nights or a file",
     .main = compare_main,
 };

@@ -18,8 +18,9 @@
 
 static const char usage[] =
     "usage: gpubench devices [--json]\n"
-    "  lists the backends and their devices; an unavailable backend says why; where a backend\n"
-    "  has two devices or more, their topology: each pair's copy path and link (NVML)\n"
+    "  lists the backends and their devices; an unavailable backend says why; where\n"
+    "  a backend has two devices or more, their topology: each pair's copy path and\n"
+    "  link (NVML)\n"
     "      --json              the same as a JSON array on stdout\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"devices", usage, 0, 0, NULL, "no operand"};
 

@@ -29,31 +29,35 @@
 
 static const char usage[] =
     "usage: gpubench diag [--level N] [OPTIONS]\n"
-    "  A node's acceptance tests, each PASS, WARN, FAIL, SKIPPED (could not run, with the\n"
-    "  reason) or ERROR (the test itself broke, or the level's test has no result: not run),\n"
-    "  named diag/LEVEL/TEST; the level's verdict is the worst. Runs the profile diag-N\n"
-    "  (configs/diag-N.yaml) and judges its results as gpubench check does (the model's\n"
-    "  expectation, else the result's bound; the driver's health items).\n"
-    "  -l, --level 1|2|3       1: devices and driver chain, health, a verified transfer, triad\n"
-    "                          and GEMM (under a minute); 2: also transfers both ways across\n"
-    "                          sizes, every memory kernel, a memory test over most of device\n"
-    "                          memory (a few minutes); 3: also a burn and a power-pulse phase\n"
+    "  A node's acceptance tests, each PASS, WARN, FAIL, SKIPPED (could not run,\n"
+    "  with the reason) or ERROR (the test itself broke, or the level's test has no\n"
+    "  result: not run), named diag/LEVEL/TEST; the level's verdict is the worst.\n"
+    "  Runs the profile diag-N (configs/diag-N.yaml) and judges its results as\n"
+    "  gpubench check does (the model's expectation, else the result's bound; the\n"
+    "  driver's health items).\n"
+    "  -l, --level 1|2|3       1: devices and driver chain, health, a verified\n"
+    "                          transfer, triad and GEMM (under a minute); 2: also\n"
+    "                          transfers both ways across sizes, every memory\n"
+    "                          kernel, a memory test over most of device memory (a\n"
+    "                          few minutes); 3: also a burn and a power-pulse phase\n"
     "                          (default 1)\n"
-    "      --duration D        level 3: the burn phases in all, 2 s to 48 h, e.g. 15min,\n"
-    "                          600s (default 12min: about 15 minutes with the rest)\n"
-    "  -o, --output FILE       the document to FILE (replaced whole) instead of stdout\n"
-    "      --results FILE      keep the run's results file there (default: a temporary file,\n"
-    "                          removed)\n"
-    "      --from FILE         judge the results file of an earlier diag run of this level\n"
-    "                          instead of running (another profile's: exit 2; a test of\n"
-    "                          the level it lacks: ERROR, not run)\n"
+    "      --duration D        level 3: the burn phases in all, 2 s to 48 h, e.g.\n"
+    "                          15min, 600s (default 12min: about 15 minutes with the\n"
+    "                          rest)\n"
+    "  -o, --output FILE       the document to FILE (replaced whole) instead of\n"
+    "                          stdout\n"
+    "      --results FILE      keep the run's results file there (default: a\n"
+    "                          temporary file, removed)\n"
+    "      --from FILE         judge the results file of an earlier diag run of this\n"
+    "                          level instead of running (another profile's: exit 2;\n"
+    "                          a test of the level it lacks: ERROR, not run)\n"
     "  -e, --expect FILE       expectations (default as gpubench check)\n"
     "  -b, --backend NAME      only this backend (opencl, cuda)\n"
     "  -d, --device SEL        devices: all, or a comma list of indices (1),\n"
     "                          backend:index (opencl:1) or name substrings\n"
     "  -q, --quiet             no progress line on stderr\n" GB__FORMAT_HELP_JUDGED
-    "exit status: 0 every test passed or warned (skips listed), 3 a test FAILED, 1 a test\n"
-    "broke (ERROR), 2 usage, 130 interrupted\n";
+    "exit status: 0 every test passed or warned (skips listed), 3 a test FAILED, 1 a\n"
+    "test broke (ERROR), 2 usage, 130 interrupted\n";
 static const struct gb__cmd cmd = {"diag", usage, 0, 0, NULL, "no operand"};
 
 struct diag_args {
@@ -604,6 +608,6 @@ static int diag_main(int argc, char **argv, int full_argc, char **full_argv)
 
 const struct gb_command gb_command_diag = {
     .name = "diag",
-    .summary = "a node's acceptance tests by level (1 under a minute); exit 3 on a failed test",
+    .summary = "a node's acceptance tests by level; exit 3 on a failed test",
     .main_full = diag_main,
 };

@@ -18,11 +18,12 @@
 
 static const char expect_usage[] =
     "usage: gpubench expect DIR|FILE... -o EXPECT.json [OPTIONS]\n"
-    "  Reference runs (results files of real devices; a folder gives its *.json files) reduced\n"
-    "  to expectations per device model and case: the median of the runs' values, their\n"
-    "  robust spread (1.4826 MAD of ln value, from 3 runs), the runs' own noise, the range\n"
-    "  and the drivers. Only ok, verified, plausible results count; a run is counted once\n"
-    "  (a copy of one already read, the same run or the same figures, is left out, named).\n"
+    "  Reference runs (results files of real devices; a folder gives its *.json\n"
+    "  files) reduced to expectations per device model and case: the median of the\n"
+    "  runs' values, their robust spread (1.4826 MAD of ln value, from 3 runs), the\n"
+    "  runs' own noise, the range and the drivers. Only ok, verified, plausible\n"
+    "  results count; a run is counted once (a copy of one already read, the same\n"
+    "  run or the same figures, is left out, named).\n"
     "  -o, --output FILE       the expectations (required; '-': stdout)\n"
     "  -q, --quiet             no summary on stderr\n"
     "exit status: 0 written, 2 bad input or usage\n";
@@ -125,20 +126,23 @@ const struct gb_command gb_command_expect = {
 
 static const char check_usage[] =
     "usage: gpubench check RESULTS.json [OPTIONS]\n"
-    "  Is this GPU normal? Each result against its device model's expectation (gpubench\n"
-    "  expect): LOW or HIGH beyond the reference runs' range by MADS spreads (at least\n"
-    "  the tolerance); without a reference of 3 runs or more, not judged (UNKNOWN);\n"
-    "  IMPLAUSIBLE above the bound a result carries. LOW, IMPLAUSIBLE and FAILED fail.\n"
-    "  -e, --expect FILE       expectations (default " DEFAULT_EXPECT " here,\n"
-    "                          else the reference expectations of this source tree or\n"
+    "  Is this GPU normal? Each result against its device model's expectation\n"
+    "  (gpubench expect): LOW or HIGH beyond the reference runs' range by MADS\n"
+    "  spreads (at least the tolerance); without a reference of 3 runs or more, not\n"
+    "  judged (UNKNOWN); IMPLAUSIBLE above the bound a result carries. LOW,\n"
+    "  IMPLAUSIBLE and FAILED fail.\n"
+    "  -e, --expect FILE       expectations (default\n"
+    "                          " DEFAULT_EXPECT " here, else the\n"
+    "                          reference expectations of this source tree or\n"
     "                          installation; none: bounds only)\n"
     "      --tolerance T       the band's floor: 0.05 or 5% (default 5%)\n"
     "      --suite-tolerance S=T  another floor for suite S (repeatable)\n"
     "      --mads K            the band beyond the range, in scaled MADs (default 3)\n"
-    "      --markdown FILE, --json FILE, --junit FILE   also write these ('-': "
-    "stdout)\n" GB__OPENMETRICS_HELP
+    "      --markdown FILE, --json FILE, --junit FILE\n"
+    "                          also write these ('-': stdout)\n" GB__OPENMETRICS_HELP
     "  -q, --quiet             no terminal table\n" GB__FORMAT_HELP_JUDGED
-    "exit status: 0 normal, 3 a result LOW, IMPLAUSIBLE or FAILED, 2 bad input or usage\n";
+    "exit status: 0 normal, 3 a result LOW, IMPLAUSIBLE or FAILED, 2 bad input or\n"
+    "  usage\n";
 static const struct gb__cmd check_cmd = {"check", check_usage,    1,
                                          1,       "RESULTS.json", "exactly one results file"};
 
@@ -288,6 +292,6 @@ out:
 
 const struct gb_command gb_command_check = {
     .name = "check",
-    .summary = "is this GPU normal? each result against its model's expectation; exit 3 when not",
+    .summary = "is this GPU normal? each result against its model's expectation",
     .main = check_main,
 };

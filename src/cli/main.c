@@ -22,10 +22,10 @@ static void usage(FILE *f)
                "commands:\n");
     for (const struct gb_command *const *c = gb_commands; *c; c++)
         fprintf(f, "  %-11s %s\n", (*c)->name, (*c)->summary);
-    fprintf(f,
-            "\n"
-            "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 a verdict to\n"
-            "act on (compare, check, fleet, history --fail-on-slower), 130 interrupted\n");
+    fprintf(f, "\n"
+               "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 3 a\n"
+               "verdict to act on (compare, check, fleet, history --fail-on-slower), 130\n"
+               "interrupted\n");
 }
 
 /* "gpubench 0.1.0 (commit); backends: opencl cuda; BLAS: clblast" */

@@ -14,16 +14,18 @@
 #include "outputs/report.h"
 
 static const char usage[] =
-    "usage: gpubench report RESULTS.json... -o DIR [--prices prices.yaml] [--title TEXT]\n"
+    "usage: gpubench report RESULTS.json... -o DIR [--prices prices.yaml]\n"
+    "                       [--title TEXT]\n"
     "  writes DIR/index.html (self-contained, charts inline as SVG), DIR/report.md,\n"
     "  DIR/data/*.csv, DIR/plots/*.gp and DIR/charts/*.svg|png (drawn by gnuplot;\n"
     "  $GPUBENCH_GNUPLOT names another gnuplot)\n"
     "  -o, --output DIR    the report's folder (required)\n"
     "      --prices FILE   a price sheet: per-dollar and per-watt figures\n"
     "      --title TEXT    the page's title\n"
-    "      --expect FILE   expectations (gpubench expect): each headline beside its model's\n"
-    "                      reference median and verdict (default " GB_EXPECT_DEFAULT_PATH "\n"
-    "                      here, else the source tree's or the installed one)\n"
+    "      --expect FILE   expectations (gpubench expect): each headline beside its\n"
+    "                      model's reference median and verdict (default\n"
+    "                      " GB_EXPECT_DEFAULT_PATH " here, else the source\n"
+    "                      tree's or the installed one)\n"
     "exit status: 0 written, 1 written but a chart could not be drawn, 2 bad input\n";
 /* Whether device d of file f is one that an earlier file or device of rs[] holds: the same
  * host and stable identity (gb_device_identity; the name too where the identity is an index). */

@@ -22,11 +22,12 @@ static const char usage[] =
     "  -o, --output FILE       results file\n"
     "                          (default results/NAME-UTCTIME.json)\n" GB__OPENMETRICS_HELP
         GB__FORMAT_HELP GB__RUN_OPTIONS_HELP
-    "each case runs in a worker process under a time limit (measure.case_timeout, default\n"
-    "60 s + 10 x (warmup_time + max_time), counted from the last finished sample): a case\n"
-    "that hangs or crashes its worker is recorded as failed and the run goes on\n"
-    "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130 interrupted\n"
-    "(Ctrl-C or SIGTERM: the results file holds every finished case)\n";
+    "each case runs in a worker process under a time limit (measure.case_timeout,\n"
+    "default 60 s + 10 x (warmup_time + max_time), counted from the last finished\n"
+    "sample): a case that hangs or crashes its worker is recorded as failed and the\n"
+    "run goes on\n"
+    "exit status: 0 ok, 1 a case failed, 2 usage, profile or device error, 130\n"
+    "interrupted (Ctrl-C or SIGTERM: the results file holds every finished case)\n";
 static const struct gb__cmd cmd = {"run", usage, 1, 1, "PROFILE", "exactly one PROFILE"};
 
 /* Why the results cannot go to `out` (NULL: they can; an empty results file is there now). The

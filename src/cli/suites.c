@@ -5,8 +5,8 @@
 
 static const char usage[] =
     "usage: gpubench suites [--format NAME]\n"
-    "  lists the suites, each with its axes and their default sweeps: a table of the suites,\n"
-    "  one of their axes (text without --format)\n" GB__FORMAT_HELP;
+    "  lists the suites, each with its axes and their default sweeps: a table of the\n"
+    "  suites, one of their axes (text without --format)\n" GB__FORMAT_HELP;
 static const struct gb__cmd cmd = {"suites", usage, 0, 0, NULL, "no operand"};
 
 struct suites_args {

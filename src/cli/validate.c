@@ -12,10 +12,10 @@
 
 static const char usage[] =
     "usage: gpubench validate PROFILE [OPTIONS]\n"
-    "  checks a profile and shows how many cases it expands to per device, touching no device;\n"
-    "  warns about cases likely to outlive their limit or too large for this host's memory;\n"
-    "  takes run's options; --suite and --set change what it checks:\n" GB__PROFILE_HELP
-        GB__RUN_OPTIONS_HELP GB__FORMAT_HELP
+    "  checks a profile and shows how many cases it expands to per device, touching\n"
+    "  no device; warns about cases likely to outlive their limit or too large for\n"
+    "  this host's memory; takes run's options; --suite and --set change what it\n"
+    "  checks:\n" GB__PROFILE_HELP GB__RUN_OPTIONS_HELP GB__FORMAT_HELP
     "exit status: 0 valid, 2 not (the reason on stderr, with file:line:column)\n";
 /* The assumed speeds of the work estimate, {a CPU device (PoCL), a fast GPU}: arithmetic
  * operations per second per compute unit (a core with two 8-wide FMA units at 2 GHz; an SM with
