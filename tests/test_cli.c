@@ -82,6 +82,58 @@ TEST(cli_every_command_answers_help)
     }
 }
 
+/* The lines of `out` wider than 80 columns (an 80-column terminal's width; a UTF-8 character
+ * counts one column), each "WHAT: line N, W columns: TEXT", appended to bad[0..cap). */
+static void wide_lines(const char *what, char *bad, size_t cap)
+{
+    int line = 0;
+    for (const char *p = out; *p;) {
+        const char *end = strchr(p, '\n');
+        if (!end)
+            end = p + strlen(p);
+        line++;
+        int cols = 0;
+        for (const char *q = p; q < end; q++)
+            cols += ((unsigned char)*q & 0xC0) != 0x80;
+        size_t used = strlen(bad);
+        if (cols > 80 && used < cap)
+            snprintf(bad + used, cap - used, "\n  %s: line %d, %d columns: %.*s", what, line, cols,
+                     (int)(end - p), p);
+        p = *end ? end + 1 : end;
+    }
+}
+
+/* Every --help fits an 80-column terminal: gpubench's own, that of each command it lists (read
+ * from its output, so that a new command is held to it too) and gpubench-mpi's where the build
+ * has it. */
+TEST(cli_every_help_fits_80_columns)
+{
+    static char bad[16384];
+    bad[0] = '\0';
+    char names[32][32];
+    size_t n = listed_commands(names, 32);
+    ASSERT_U64(n, >=, 8);
+    ASSERT_EQ(sh("%s --help", GB_TEST_EXE), 0);
+    wide_lines("gpubench --help", bad, sizeof bad);
+    for (size_t i = 0; i < n; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "gpubench %s --help", names[i]);
+        ASSERT_MSG(sh("%s %s --help", GB_TEST_EXE, names[i]) == 0, "%s: exit not 0", what);
+        wide_lines(what, bad, sizeof bad);
+    }
+    /* gpubench-mpi answers --help after MPI_Init: a singleton here, which Open MPI allows root
+     * only with both variables. */
+    if (GB_TEST_MPI_EXE[0]) {
+        int rc =
+            sh("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 %s --help "
+               "2>/dev/null",
+               GB_TEST_MPI_EXE);
+        ASSERT_MSG(rc == 0, "gpubench-mpi --help: exit %d", rc);
+        wide_lines("gpubench-mpi --help", bad, sizeof bad);
+    }
+    ASSERT_MSG(!bad[0], "help lines wider than 80 columns:%s", bad);
+}
+
 /* Every command refuses an option it does not know: exit 2, the option named on stderr, nothing
  * on stdout, nothing run. */
 TEST(cli_every_command_refuses_an_unknown_option)
