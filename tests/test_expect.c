@@ -272,6 +272,8 @@ TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
     ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "normal (exit 0)");
     ASSERT_CONTAINS(out, "reference");
+    /* The verdicts are of performance, so a reader of a latency is told which way they go. */
+    ASSERT_CONTAINS(out, "LOW (slower) or HIGH (faster)");
     /* One rate 20% lower: exit 3, that figure named LOW, the others normal. */
     edited(dir, "slow.json", f32_slower);
     rc = sh("cd %s && %s check slow.json -e e.json 2>&1", dir, GB_TEST_EXE);

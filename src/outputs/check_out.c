@@ -201,8 +201,10 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
                           profile ? profile : "");
     if (!rc)
         rc = gb_doc_note(d,
-                         "rule: LOW or HIGH beyond the reference runs' range by %g spreads, at "
-                         "least the tolerance (%.3g%%%s), in log performance, each result and "
+                         "rule: LOW (slower) or HIGH (faster) beyond the reference runs' range "
+                         "by %g spreads, at least the tolerance (%.3g%%%s), in log performance "
+                         "(change %% and z as performance: + is faster, for a time a shorter "
+                         "one), each result and "
                          "each device's run as a whole (the median of its results' changes); "
                          "without a reference of 3 runs or more a result is not judged "
                          "(UNKNOWN); IMPLAUSIBLE above its bound; LOW, IMPLAUSIBLE and FAILED "
