@@ -200,6 +200,65 @@ TEST(terminal_writer_never_cuts_a_verdict)
     gb_doc_free(&d);
 }
 
+/* A wrapping last column (gb_doc_column_wrap: a suite's summary) is read whole at any width:
+ * every line fits, each row starts on a line of its own with its name, and the words, joined
+ * back, are the cell's text; wider than it needs, the row is one line. */
+TEST(terminal_writer_wraps_a_prose_column)
+{
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"suite", "summary"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "", cols, 2, &t));
+    gb_doc_column_wrap(t, 1);
+    static const char *const text[] = {
+        "H2D, D2H, D2D and bidirectional copy bandwidth (GB/s) and latency (us)",
+        "multi-device strong and weak scaling: triad (GB/s) and SGEMM split by rows (GFLOP/s), "
+        "with speedup and parallel efficiency",
+        "short"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t r;
+        ASSERT_OK(gb_doc_row(t, &r));
+        ASSERT_OK(gb_doc_text(t, r, 0, "suite%zu", i));
+        ASSERT_OK(gb_doc_text(t, r, 1, "%s", text[i]));
+    }
+    for (int w = 40; w <= 200; w += 20) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32], joined[3][400] = {"", "", ""};
+        snprintf(what, sizeof what, "width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        int row = -1;
+        size_t lines[3] = {0, 0, 0};
+        for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+            if (strncmp(l, "suite", 5) == 0 && l[5] >= '0' && l[5] <= '2')
+                row = l[5] - '0';
+            else if (l[0] != ' ')
+                continue; /* the header */
+            ASSERT(row >= 0);
+            const char *words = l[0] == ' ' ? l : l + 6;
+            words += strspn(words, " ");
+            gb_appendf(joined[row], sizeof joined[row], "%s%s", joined[row][0] ? " " : "", words);
+            lines[row]++;
+        }
+        for (size_t i = 0; i < 3; i++) {
+            ASSERT_MSG(strcmp(joined[i], text[i]) == 0, "width %d, row %zu: \"%s\"", w, i,
+                       joined[i]);
+            if (w >= 140)
+                ASSERT_EQ(lines[i], 1);
+        }
+        ASSERT_U64(lines[1], >=, w <= 80 ? 2 : 1);
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
 /* A table wider than the width: its identity columns shortened where their cells still differ,
  * the column every row shares said once above it, the notes moved to footnotes that wrap. */
 TEST(terminal_writer_fits_a_wide_table)

@@ -237,6 +237,12 @@ void gb_doc_column_prose(struct gb_doc_table *t, size_t col)
         t->cols[col].prose = true;
 }
 
+void gb_doc_column_wrap(struct gb_doc_table *t, size_t col)
+{
+    if (col < t->ncols)
+        t->cols[col].wrap = true;
+}
+
 void gb_doc_column_data(struct gb_doc_table *t, size_t col)
 {
     if (col < t->ncols)

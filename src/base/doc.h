@@ -65,6 +65,11 @@ struct gb_doc_column {
     /* Data for files, not for reading: the writers for people (text, markdown) and OpenMetrics
      * leave it out; json and csv, and a command's own file layout, keep it. */
     bool data;
+    /* Prose people read whole (a suite's summary, an axis's help): where it is the table's
+     * last column and the table is wider than the terminal, the text writer wraps it at words
+     * under its own column, rather than cut it or move it to a footnote. Other writers ignore
+     * it (gb_doc_column_wrap). */
+    bool wrap;
     /* A state that changes with what was measured (a verdict, a status): OpenMetrics makes it
      * a state set of its own (gb_doc_column_state), never a label of the numeric columns. */
     bool state;
@@ -181,6 +186,8 @@ int gb_doc_table(struct gb_doc *d, const char *id, const char *title, const char
 void gb_doc_column_set(struct gb_doc_table *t, size_t col, bool numeric, bool shrink);
 /* Marks column `col` prose (struct gb_doc_column). */
 void gb_doc_column_prose(struct gb_doc_table *t, size_t col);
+/* Marks column `col` prose that wraps for people (struct gb_doc_column.wrap). */
+void gb_doc_column_wrap(struct gb_doc_table *t, size_t col);
 /* Marks column `col` data for files (struct gb_doc_column). */
 void gb_doc_column_data(struct gb_doc_table *t, size_t col);
 /* Marks column `col` a state (struct gb_doc_column): a verdict, a status. */

@@ -28,6 +28,8 @@ static int suites_doc(const struct gb_suite_table *t, struct gb_doc *d)
     int rc = gb_doc_init(d, "gpubench-suites/1", "suites");
     if (!rc)
         rc = gb_doc_table(d, "suites", "", scols, 2, &ts);
+    if (!rc)
+        gb_doc_column_wrap(ts, 1); /* read whole, wrapped to the terminal */
     for (size_t i = 0; !rc && i < t->n; i++) {
         size_t r;
         if (!(rc = gb_doc_row(ts, &r)) && !(rc = gb_doc_text(ts, r, 0, "%s", t->v[i]->name)))

@@ -35,6 +35,8 @@
 #define KEYED_ROWS 400
 /* The narrowest an identity column gets where the row as a whole still differs. */
 #define MIN_JOINT 5
+/* The narrowest a wrapping column gets (struct gb_doc_column.wrap). */
+#define MIN_WRAP 24
 /* Two spaces between columns. */
 #define GAP 2
 #define CELL 1100
@@ -137,6 +139,7 @@ struct col {
     bool shown;    /* not data, not left out */
     bool ident;    /* says which row is which */
     bool movable;  /* a text column right of the numbers: long cells go to footnotes */
+    bool wraps;    /* the last column, prose to wrap at words under itself (doc's wrap) */
     size_t w;      /* its width */
     size_t cap;    /* movable: cells longer than this are moved (0: none) */
     char **common; /* identity: words every cell has, left out of the cells */
@@ -147,6 +150,7 @@ struct col {
 struct fit {
     const struct gb_doc_table *t;
     struct col *c;
+    size_t width; /* the terminal's (0: no limit) */
     char **above; /* lines said once above the table */
     size_t nabove;
     char **moved; /* texts moved to footnotes, numbered after the table's own */
@@ -502,6 +506,14 @@ static void measure(struct fit *ft)
                 if (n > ft->c[c].w)
                     ft->c[c].w = n;
             }
+    /* A wrapping column takes what the others leave, MIN_WRAP at least. */
+    for (size_t c = 0; ft->width && c < t->ncols; c++)
+        if (ft->c[c].wraps) {
+            const size_t total = total_width(ft), others = total - ft->c[c].w;
+            const size_t room = ft->width > others ? ft->width - others : 0;
+            if (total > ft->width)
+                ft->c[c].w = room > MIN_WRAP ? room : MIN_WRAP;
+        }
 }
 
 /* Step 2: movable columns get a cap; their width is then the widest cell within it. */
@@ -632,11 +644,18 @@ static void fit_table(struct fit *ft, int width)
         if (ft->c[c].shown && t->cols[c].numeric && first_num == t->ncols)
             first_num = c;
     }
+    size_t last = t->ncols;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (ft->c[c].shown)
+            last = c;
     for (size_t c = 0; c < t->ncols; c++) {
-        bool text = ft->c[c].shown && !t->cols[c].numeric && !t->cols[c].prose;
+        ft->c[c].wraps = c == last && t->cols[c].wrap && !t->cols[c].numeric;
+        bool text = ft->c[c].shown && !t->cols[c].numeric && !t->cols[c].prose && !ft->c[c].wraps;
         ft->c[c].ident = text && c < first_num;
-        ft->c[c].movable = ft->c[c].shown && !t->cols[c].numeric && !ft->c[c].ident;
+        ft->c[c].movable =
+            ft->c[c].shown && !t->cols[c].numeric && !ft->c[c].ident && !ft->c[c].wraps;
     }
+    ft->width = width > 0 ? (size_t)width : 0;
     measure(ft);
     if (width <= 0 || total_width(ft) <= (size_t)width)
         return;
@@ -720,14 +739,35 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
     }
     fputc('\n', f);
     char buf[CELL];
+    const bool wraps = last < t->ncols && ft->c[last].wraps;
     for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0, k = 0; c < t->ncols; c++) {
-            if (!in[c])
+        /* With a wrapping last column, the row's other fields are its first line's prefix,
+         * and its continuation lines are indented to the column (wrap). */
+        char *line = NULL;
+        size_t len = 0, indent = 0, k = 0;
+        FILE *o = wraps ? open_memstream(&line, &len) : f;
+        if (!o)
+            o = f;
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (!in[c] || (o != f && c == last))
                 continue;
-            if (k++)
-                fprintf(f, "%*s", GAP, "");
-            field(f, final(ft, r, c, buf, sizeof buf), ft->c[c].w, ft->c[c].head8,
+            if (k++) {
+                fprintf(o, "%*s", GAP, "");
+                indent += GAP;
+            }
+            field(o, final(ft, r, c, buf, sizeof buf), ft->c[c].w, ft->c[c].head8,
                   t->cols[c].numeric, c == last);
+            indent += ft->c[c].w;
+        }
+        if (o != f) {
+            fclose(o);
+            char lead[CELL];
+            const size_t gap = k ? GAP : 0;
+            snprintf(lead, sizeof lead, "%s%*s", line ? line : "", (int)gap, "");
+            wrap(f, lead, indent + gap, final(ft, r, last, buf, sizeof buf),
+                 indent + gap + ft->c[last].w);
+            free(line);
+            continue;
         }
         fputc('\n', f);
     }
