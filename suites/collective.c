@@ -148,6 +148,21 @@ static bool collective_normalize(struct gb_params *p)
     return true;
 }
 
+/* What normalize rewrote does not apply (what people read leaves it out; results keep it): redop
+ * but in the reducing collectives, root but in the rooted ones. Params without a collective this
+ * suite names keep both. */
+static bool collective_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const char *coll = gb_params_str(p, "coll");
+    if (strcmp(coll, gb_coll_op_name(op_of(coll))) != 0)
+        return true;
+    if (strcmp(axis, "redop") == 0)
+        return reducing(op_of(coll));
+    if (strcmp(axis, "root") == 0)
+        return rooted(op_of(coll));
+    return true;
+}
+
 static uint64_t len_of(const struct coll *c, size_t k)
 {
     return c->off[k + 1] - c->off[k];
@@ -968,6 +983,7 @@ const struct gb_suite gb_suite_collective = {
     .case_axis = "coll",
     .state_size = sizeof(struct coll),
     .normalize = collective_normalize,
+    .axis_applies = collective_axis_applies,
     .setup = collective_setup,
     .run = gb_multi_run,
     .verify = gb_coll_verify,
