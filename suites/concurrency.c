@@ -213,6 +213,23 @@ static int prio_setup(struct gb_case_ctx *ctx, struct conc *c)
     return 0;
 }
 
+/* The axes normalize sets to their defaults for a kernel that ignores them do not apply to it
+ * (what people read leaves them out; results keep them): size but for triad, items and iters
+ * but for chain and priority. A kernel this suite does not name keeps them all. */
+static bool conc_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const char *k = gb_params_str(p, "kernel");
+    const bool triad = strcmp(k, "triad") == 0,
+               fills = strcmp(k, "chain") == 0 || strcmp(k, "priority") == 0;
+    if (!triad && !fills && strcmp(k, "tick") != 0)
+        return true;
+    if (strcmp(axis, "size") == 0)
+        return triad;
+    if (strcmp(axis, "items") == 0 || strcmp(axis, "iters") == 0)
+        return fills;
+    return true;
+}
+
 static int conc_setup(struct gb_case_ctx *ctx)
 {
     struct conc *c = ctx->state;
@@ -715,6 +732,7 @@ const struct gb_suite gb_suite_concurrency = {
     .case_axis = "kernel",
     .state_size = sizeof(struct conc),
     .normalize = conc_normalize,
+    .axis_applies = conc_axis_applies,
     .setup = conc_setup,
     .run = conc_run,
     .settle = conc_settle,

@@ -458,6 +458,21 @@ static void memory_footprint(const struct gb_params *p, const struct gb_device_i
     *fp = (struct gb_footprint){.host = 2 * buf, .device = 3 * buf, .largest = buf};
 }
 
+/* What normalize sets for an op that ignores it does not apply (what people read leaves it out;
+ * results keep it): vec to dot, config to the others. Params without an op keep both. */
+static bool memory_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const char *op = gb_params_str(p, "op");
+    if (!op[0])
+        return true;
+    const bool dot = strcmp(op, "dot") == 0;
+    if (strcmp(axis, "vec") == 0)
+        return !dot;
+    if (strcmp(axis, "config") == 0)
+        return dot;
+    return true;
+}
+
 static int memory_setup(struct gb_case_ctx *ctx)
 {
     struct memory *m = ctx->state;
@@ -844,6 +859,7 @@ const struct gb_suite gb_suite_memory = {
     .case_axis = "op",
     .state_size = sizeof(struct memory),
     .normalize = memory_normalize,
+    .axis_applies = memory_axis_applies,
     .setup = memory_setup,
     .run = memory_run,
     .verify = memory_verify,

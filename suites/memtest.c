@@ -338,6 +338,15 @@ static int fit_budget(struct gb_case_ctx *ctx, struct memtest *s, double budget,
     return 0;
 }
 
+/* The seed enters only pattern random's words (kernels/memtest.cl's mode 3): it does not apply
+ * to the other patterns (what people read leaves it out; results keep it). Params without a
+ * pattern keep it. */
+static bool memtest_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const char *pat = gb_params_str(p, "pattern");
+    return strcmp(axis, "seed") != 0 || !pat[0] || strcmp(pat, "random") == 0;
+}
+
 static int memtest_setup(struct gb_case_ctx *ctx)
 {
     struct memtest *s = ctx->state;
@@ -549,6 +558,7 @@ const struct gb_suite gb_suite_memtest = {
     .naxes = sizeof axes / sizeof axes[0],
     .case_axis = "pattern",
     .state_size = sizeof(struct memtest),
+    .axis_applies = memtest_axis_applies,
     .setup = memtest_setup,
     .run = memtest_run,
     .verify = memtest_verify,

@@ -143,6 +143,24 @@ static bool peerbw_normalize(struct gb_params *p)
     return true;
 }
 
+/* What normalize sets for an op that does not read it does not apply (what people read leaves
+ * it out; results keep it): src but for bidir, latency and one_to_all (its writer), dst but for
+ * bidir, latency and all_to_one (its target), size for latency (always 4 bytes: setup reads no
+ * size). Params without an op this suite names keep them all. */
+static bool peerbw_axis_applies(const struct gb_params *p, const char *axis)
+{
+    const enum op op = op_of(p);
+    if (strcmp(gb_params_str(p, "op"), peerbw_ops[op]) != 0)
+        return true;
+    if (strcmp(axis, "src") == 0)
+        return is_pair(op) || op == OP_ONE_TO_ALL;
+    if (strcmp(axis, "dst") == 0)
+        return is_pair(op) || op == OP_ALL_TO_ONE;
+    if (strcmp(axis, "size") == 0)
+        return op != OP_LATENCY;
+    return true;
+}
+
 /* The devices of a case: the pair (src first), or the whole set with the root first. */
 static size_t peerbw_took_part(const struct gb_params *p, size_t nset, size_t pos[GB_MAX_SET])
 {
@@ -511,6 +529,7 @@ const struct gb_suite gb_suite_peerbw = {
     .case_axis = "op",
     .state_size = sizeof(struct peerbw),
     .normalize = peerbw_normalize,
+    .axis_applies = peerbw_axis_applies,
     .setup = peerbw_setup,
     .run = gb_multi_run,
     .verify = peerbw_verify,

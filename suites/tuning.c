@@ -574,6 +574,15 @@ static bool tuning_normalize(struct gb_params *p)
     return true;
 }
 
+/* An exhaustive search has neither a budget nor a seed (normalize records 0): neither applies
+ * to it (what people read leaves them out; results keep them). */
+static bool tuning_axis_applies(const struct gb_params *p, const char *axis)
+{
+    if (strcmp(axis, "budget") == 0 || strcmp(axis, "seed") == 0)
+        return strcmp(gb_params_str(p, "search"), "exhaustive") != 0;
+    return true;
+}
+
 static int tuning_setup(struct gb_case_ctx *ctx)
 {
     struct tuning *t = ctx->state;
@@ -752,6 +761,7 @@ const struct gb_suite gb_suite_tuning = {
     .case_axis = "kernel",
     .state_size = sizeof(struct tuning),
     .normalize = tuning_normalize,
+    .axis_applies = tuning_axis_applies,
     .setup = tuning_setup,
     .run = tuning_run,
     .verify = cfg_verify,
