@@ -179,3 +179,147 @@ TEST(param_applies_over_eager_or_missing_hook_is_caught)
     s.axis_applies = NULL;
     ASSERT_EQ(wrong_rows(&s), 6); /* all but reduce and the one without a collective */
 }
+
+static char out[1 << 16];
+#define sh(...) gb_test_shf(out, sizeof out, __VA_ARGS__)
+
+/* Asserts that in the text summary `text`, the table titled `title`... has, in column `col`, the
+ * cell `want` ("" blank) on every row whose case is `kase` (and that there is one). The cell: the
+ * row's text under the header's column, from the space before its name to the next column. */
+static void text_cells(const char *text, const char *title, const char *kase, const char *col,
+                       const char *want)
+{
+    const char *t = strstr(text, title);
+    ASSERT_MSG(t, "no table '%s' in:\n%s", title, text);
+    const char *h = strchr(t, '\n');
+    ASSERT(h);
+    h++;
+    const size_t hl = strcspn(h, "\n"), cl = strlen(col);
+    size_t at = 0;
+    for (size_t i = 1; i + cl < hl && !at; i++)
+        if (h[i - 1] == ' ' && h[i + cl] == ' ' && strncmp(h + i, col, cl) == 0)
+            at = i;
+    ASSERT_MSG(at, "no column %s in '%.*s'", col, (int)hl, h);
+    size_t next = at + cl;
+    while (next < hl && h[next] == ' ')
+        next++;
+    size_t nrows = 0;
+    for (const char *l = h + hl + 1; *l && *l != '\n' && *l != ' ';) {
+        const size_t ll = strcspn(l, "\n");
+        if (strncmp(l, kase, strlen(kase)) == 0 && l[strlen(kase)] == ' ') {
+            char cell[128] = "";
+            if (ll > at - 1) {
+                size_t b = at - 1, e = next - 1 < ll ? next - 1 : ll;
+                while (b < e && l[b] == ' ')
+                    b++;
+                while (e > b && l[e - 1] == ' ')
+                    e--;
+                snprintf(cell, sizeof cell, "%.*s", (int)(e - b), l + b);
+            }
+            ASSERT_MSG(strcmp(cell, want) == 0, "%s %s: %s reads '%s', not '%s'", title, kase, col,
+                       cell, want);
+            nrows++;
+        }
+        l += ll + (l[ll] == '\n');
+    }
+    ASSERT_MSG(nrows, "no row %s under '%s'", kase, title);
+}
+
+/* Asserts that CSV `csv` (the run's -f csv: a header, then a row per result, no quoted field
+ * before the params) has `want` in column `col` of every row of suite and case kase. */
+static void csv_cells(const char *csv, const char *suite, const char *kase, const char *col,
+                      const char *want)
+{
+    char head[1024];
+    snprintf(head, sizeof head, "%.*s", (int)strcspn(csv, "\n"), csv);
+    int want_at = -1, k = 0;
+    for (char *f = strtok(head, ","); f; f = strtok(NULL, ","), k++)
+        if (strcmp(f, col) == 0)
+            want_at = k;
+    ASSERT_MSG(want_at >= 0, "no column %s in %s", col, head);
+    char lead[128];
+    snprintf(lead, sizeof lead, "result,%s,%s,", suite, kase);
+    size_t nrows = 0;
+    for (const char *l = strstr(csv, lead); l; l = strstr(l + 1, lead)) {
+        const char *f = l;
+        for (int i = 0; i < want_at; i++)
+            f += strcspn(f, ",\n") + 1;
+        char cell[128];
+        snprintf(cell, sizeof cell, "%.*s", (int)strcspn(f, ",\n"), f);
+        ASSERT_MSG(strcmp(cell, want) == 0, "csv %s %s: %s reads '%s', not '%s'", suite, kase, col,
+                   cell, want);
+        nrows++;
+    }
+    ASSERT_MSG(nrows, "no csv row %s", lead);
+}
+
+static const char run_profile[] =
+    "measure: {min_samples: 2, max_samples: 2, max_time: 20ms, min_sample_time: 0, "
+    "warmup_runs: 0, warmup_time: 0s}\n"
+    "suites:\n"
+    "  - suite: collective\n"
+    "    params: {coll: [allgather, reduce], size: 1KiB}\n"
+    "  - suite: memory\n"
+    "    params: {op: [copy, dot], type: float, size: 64KiB}\n"
+    "  - suite: concurrency\n"
+    "    params: {kernel: [tick, triad], queues: 1, size: 64KiB}\n";
+
+/* A real run on two PoCL devices: the run's text summary leaves blank what a case does not read
+ * (allgather's redop and root, dot's vec, copy's config, tick's size) and shows what it does
+ * (reduce's, copy's vec, dot's config, triad's size); the results file and the run's CSV keep
+ * every param. */
+TEST(param_applies_run_shows_them_blank_and_keeps_them_in_results)
+{
+    static const char env[] = "POCL_DEVICES='pthread pthread'";
+    struct gb_test_devices d;
+    gb_test_need_cli_devices(env, 2, &d);
+    char prof[GB_PATH_JOIN], res[GB_PATH_JOIN];
+    gb_test_profile_files("applies", run_profile, prof, res, sizeof prof);
+    int rc = sh("%s %s run %s -o %s 2>/dev/null", env, GB_TEST_EXE, prof, res);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    printf("%s", out);
+    static const char *const coll = "collective (", *mem = "memory (", *conc = "concurrency (";
+    text_cells(out, coll, "allgather", "redop", "");
+    text_cells(out, coll, "allgather", "root", "");
+    text_cells(out, coll, "reduce", "redop", "sum");
+    text_cells(out, coll, "reduce", "root", "0");
+    text_cells(out, mem, "dot", "vec", "");
+    text_cells(out, mem, "dot", "config", "auto");
+    text_cells(out, mem, "copy", "vec", "0");
+    text_cells(out, mem, "copy", "config", "");
+    text_cells(out, conc, "tick", "size", "");
+    text_cells(out, conc, "triad", "size", "64KiB");
+    ASSERT(!strstr(out, "items") && !strstr(out, "iters")); /* applies to neither */
+
+    struct gb_results rs;
+    ASSERT_OK(gb_results_read(res, &rs));
+    size_t seen = 0;
+    for (size_t i = 0; i < rs.nresults; i++) {
+        const struct gb_result *r = &rs.results[i];
+        const struct gb_params *p = &r->params;
+        if (strcmp(r->case_name, "allgather") == 0) {
+            ASSERT_STR(gb_params_str(p, "redop"), "sum");
+            ASSERT(gb_params_get(p, "root") && gb_params_int(p, "root") == 0);
+            seen++;
+        } else if (strcmp(r->case_name, "dot") == 0) {
+            ASSERT_EQ(gb_params_int(p, "vec"), 1);
+            seen++;
+        } else if (strcmp(r->case_name, "tick") == 0) {
+            ASSERT_EQ(gb_params_size(p, "size"), UINT64_C(16) << 20);
+            ASSERT_EQ(gb_params_int(p, "items"), 65536);
+            ASSERT_EQ(gb_params_int(p, "iters"), 1024);
+            seen++;
+        }
+    }
+    ASSERT_EQ(seen, 1 + 2 * (size_t)d.n); /* allgather; dot and tick on every device */
+    gb_results_free(&rs);
+
+    rc = sh("%s %s run %s -o %s -f csv 2>/dev/null", env, GB_TEST_EXE, prof, res);
+    ASSERT_MSG(rc == 0, "exit %d:\n%s", rc, out);
+    csv_cells(out, "collective", "allgather", "redop", "sum");
+    csv_cells(out, "collective", "allgather", "root", "0");
+    csv_cells(out, "memory", "dot", "vec", "1");
+    csv_cells(out, "memory", "copy", "config", "default");
+    csv_cells(out, "concurrency", "tick", "size", "16777216");
+    csv_cells(out, "concurrency", "tick", "iters", "1024");
+}
