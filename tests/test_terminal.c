@@ -502,3 +502,113 @@ TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
     ASSERT_CONTAINS(out, "variant=none");
 #undef FOUR
 }
+
+/* Writes document d as text at `width` into a string (free it). */
+static char *text_at(const struct gb_doc *d, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ASSERT(f);
+    struct gb_write_opts o = {.width = width};
+    ASSERT_OK(gb_writer_find("text")->write(f, d, &o));
+    fclose(f);
+    return buf;
+}
+
+/* A wrapping column loses no word: names that end in a digit ("gpu0 gpu1") are words, not a
+ * number glued to its unit (they were glued into one word and cut), and a cell longer than the
+ * writer's cell buffer (1100 bytes) is written whole; width 0 keeps each row on one line. */
+TEST(terminal_writer_wrap_column_keeps_every_word)
+{
+    static char text[3][4000];
+    snprintf(text[0], sizeof text[0], "%s", "64 ms and 3 GB/s at x=4 devices");
+    for (int i = 0; i < 40; i++)
+        gb_appendf(text[1], sizeof text[1], "%sgpu%d", i ? " " : "", i);
+    for (int i = 0; i < 500; i++)
+        gb_appendf(text[2], sizeof text[2], "%sword%d", i ? " " : "", i);
+    ASSERT_U64(strlen(text[2]), >, 1100);
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"name", "summary"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "", cols, 2, &t));
+    gb_doc_column_wrap(t, 1);
+    for (size_t i = 0; i < 3; i++) {
+        size_t r;
+        ASSERT_OK(gb_doc_row(t, &r));
+        ASSERT_OK(gb_doc_text(t, r, 0, "r%zu", i));
+        ASSERT_OK(gb_doc_text(t, r, 1, "%s", text[i]));
+    }
+    static const int widths[] = {0, 30, 40, 80, 200};
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        const int w = widths[k];
+        char *buf = text_at(&d, w);
+        static char joined[3][4000];
+        size_t lines[3] = {0, 0, 0};
+        int row = -1;
+        memset(joined, 0, sizeof joined);
+        for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+            if (l[0] == 'r' && l[1] >= '0' && l[1] <= '2' && l[2] == ' ')
+                row = l[1] - '0';
+            else if (l[0] != ' ')
+                continue; /* the header */
+            ASSERT(row >= 0);
+            const char *words = l[0] == ' ' ? l : l + 2;
+            words += strspn(words, " ");
+            gb_appendf(joined[row], sizeof joined[row], "%s%s", joined[row][0] ? " " : "", words);
+            lines[row]++;
+        }
+        for (size_t i = 0; i < 3; i++) {
+            ASSERT_MSG(strcmp(joined[i], text[i]) == 0, "width %d, row %zu: \"%.200s\"", w, i,
+                       joined[i]);
+            if (w == 0)
+                ASSERT_EQ(lines[i], 1);
+        }
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
+/* Hostile cells in a wrapping column, alone or beside others, at widths 1 to 30: nothing
+ * crashes, no control character reaches the terminal, and a column alone is never wider than
+ * the width (it was MIN_WRAP, 24, at any width). */
+TEST(terminal_writer_wrap_column_hostile_cells)
+{
+    static const char *const text[] = {
+        "averyveryveryveryveryveryveryveryverylongwordlongerthananycolumn and more",
+        "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 w\xc3\xb6rds \xe2\x82\xac",
+        "red \033[31mRED\033[0m bell\a del\x7f c1\xc2\x9b bidi\xe2\x80\xae end",
+        "tab\there new\nline cr\rret",
+        "",
+        "     ",
+        "\xff\xfe lone \x80 bytes \x1f unit-sep 1 2 3",
+    };
+    for (size_t ncols = 1; ncols <= 3; ncols++) {
+        struct gb_doc d;
+        ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+        static const char *const cols[] = {"suite", "other", "summary"};
+        struct gb_doc_table *t;
+        ASSERT_OK(gb_doc_table(&d, "t", "", cols + 3 - ncols, ncols, &t));
+        gb_doc_column_wrap(t, ncols - 1);
+        for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
+            size_t r;
+            ASSERT_OK(gb_doc_row(t, &r));
+            for (size_t c = 0; c + 1 < ncols; c++)
+                ASSERT_OK(gb_doc_text(t, r, c, "name%zu-of-a-column-wider-than-the-width-%zu", i, c));
+            ASSERT_OK(gb_doc_text(t, r, ncols - 1, "%s", text[i]));
+        }
+        for (int w = 1; w <= 30; w++) {
+            char *buf = text_at(&d, w), what[48];
+            for (const unsigned char *u = (const unsigned char *)buf; *u; u++)
+                ASSERT_MSG(*u == '\n' || (*u >= 0x20 && *u != 0x7F), "%zu columns, width %d: byte %#x",
+                           ncols, w, *u);
+            snprintf(what, sizeof what, "the column alone, width %d", w);
+            if (ncols == 1)
+                assert_fits(what, buf, (size_t)w);
+            free(buf);
+        }
+        gb_doc_free(&d);
+    }
+}

@@ -86,6 +86,19 @@ static bool unit_word(const char *w)
            strncmp(w, "1/", 2) == 0;
 }
 
+/* Whether the n bytes at w read as a number, or a key=number ("64", "-3.5", "e2e_p50_ms=64"):
+ * the text after the last '=' starts with a digit, a sign or a point. */
+static bool number_word(const char *w, size_t n)
+{
+    const char *v = w;
+    for (const char *p = w; p < w + n; p++)
+        if (*p == '=')
+            v = p + 1;
+    if (v < w + n && (*v == '-' || *v == '+'))
+        v++;
+    return v < w + n && ((*v >= '0' && *v <= '9') || *v == '.');
+}
+
 /* Writes text wrapped at word boundaries to `width` (0: one line), the first line after `first`
  * and the others after `indent` spaces; a number and its unit ("64 ms") stay on one line; a word
  * wider than a line is cut. Ends with a newline. */
@@ -105,10 +118,18 @@ static void wrap(FILE *f, const char *first, size_t indent, const char *text, si
         free(s);
         return;
     }
-    /* a number's unit is glued to it (\x1f, a space again when written) */
-    for (char *p = s + 1; *p; p++)
-        if (*p == ' ' && p[-1] >= '0' && p[-1] <= '9' && unit_word(p + 1))
+    /* a number's unit is glued to it (\x1f, a space again when written); the word before is a
+     * number or key=number, so that names ending in a digit ("gpu0 gpu1 gpu2") stay words */
+    for (char *p = s + 1, *word = s; *p; p++) {
+        if (*p != ' ') {
+            if (p[-1] == ' ' || p[-1] == '\x1f')
+                word = p;
+            continue;
+        }
+        if (p[-1] >= '0' && p[-1] <= '9' && number_word(word, (size_t)(p - word)) &&
+            unit_word(p + 1))
             *p = '\x1f';
+    }
     size_t at_start = col;
     char *save = NULL;
     for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
@@ -195,14 +216,23 @@ static char *cell_body(const struct fit *ft, size_t r, size_t c, char *buf, size
 /* The cell as shown: its body, then its footnote marks in brackets. Into buf. */
 static const char *shown(const struct fit *ft, size_t r, size_t c, char *buf, size_t len)
 {
-    char text[CELL], marks[128];
+    char marks[128];
     const struct gb_doc_cell *cl = gb_doc_cell(ft->t, r, c);
-    cell_body(ft, r, c, text, sizeof text);
-    snprintf(buf, len, "%s", text);
+    cell_body(ft, r, c, buf, len);
     if (cl && cl->nnotes)
-        gb_appendf(buf, len, "%s[%s]", *text ? " " : "",
-                   gb_doc_cell_marks(cl, marks, sizeof marks));
+        gb_appendf(buf, len, "%s[%s]", *buf ? " " : "", gb_doc_cell_marks(cl, marks, sizeof marks));
     return buf;
+}
+
+/* The cell of a wrapping column as shown, whole however long (a CELL buffer would cut it);
+ * NULL when out of memory. Free it. */
+static char *shown_whole(const struct fit *ft, size_t r, size_t c)
+{
+    const struct gb_doc_cell *cl = gb_doc_cell(ft->t, r, c);
+    const char *t = cl ? (cl->shown ? cl->shown : cl->text) : NULL;
+    const size_t len = (t ? strlen(t) : 0) + CELL;
+    char *buf = malloc(len);
+    return buf ? (char *)shown(ft, r, c, buf, len) : NULL;
 }
 
 /* A movable cell longer than its cap: the number of its footnote (1-based), adding it. */
@@ -506,13 +536,15 @@ static void measure(struct fit *ft)
                 if (n > ft->c[c].w)
                     ft->c[c].w = n;
             }
-    /* A wrapping column takes what the others leave, MIN_WRAP at least. */
+    /* A wrapping column takes what the others leave, MIN_WRAP at least (the width at least
+     * where that is narrower: a column alone is never wider than the terminal). */
+    const size_t least = ft->width < MIN_WRAP ? ft->width : MIN_WRAP;
     for (size_t c = 0; ft->width && c < t->ncols; c++)
         if (ft->c[c].wraps) {
             const size_t total = total_width(ft), others = total - ft->c[c].w;
             const size_t room = ft->width > others ? ft->width - others : 0;
             if (total > ft->width)
-                ft->c[c].w = room > MIN_WRAP ? room : MIN_WRAP;
+                ft->c[c].w = room > least ? room : least;
         }
 }
 
@@ -761,11 +793,16 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
         }
         if (o != f) {
             fclose(o);
-            char lead[CELL];
-            const size_t gap = k ? GAP : 0;
-            snprintf(lead, sizeof lead, "%s%*s", line ? line : "", (int)gap, "");
-            wrap(f, lead, indent + gap, final(ft, r, last, buf, sizeof buf),
-                 indent + gap + ft->c[last].w);
+            /* the other fields, whole however wide (multi-byte names) */
+            const size_t gap = k ? GAP : 0, llen = (line ? strlen(line) : 0) + gap + 1;
+            char *lead = malloc(llen), *whole = shown_whole(ft, r, last);
+            if (lead)
+                snprintf(lead, llen, "%s%*s", line ? line : "", (int)gap, "");
+            wrap(f, lead ? lead : "", indent + gap,
+                 whole ? whole : final(ft, r, last, buf, sizeof buf),
+                 ft->width ? indent + gap + ft->c[last].w : 0);
+            free(whole);
+            free(lead);
             free(line);
             continue;
         }
