@@ -578,7 +578,9 @@ TEST(terminal_writer_wrap_column_hostile_cells)
 {
     static const char *const text[] = {
         "averyveryveryveryveryveryveryveryverylongwordlongerthananycolumn and more",
-        "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 w\xc3\xb6rds \xe2\x82\xac",
+        "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xbcn\xc3\xaf"
+        "c\xc3\xb6"
+        "d\xc3\xa9 w\xc3\xb6rds \xe2\x82\xac",
         "red \033[31mRED\033[0m bell\a del\x7f c1\xc2\x9b bidi\xe2\x80\xae end",
         "tab\there new\nline cr\rret",
         "",
@@ -596,14 +598,15 @@ TEST(terminal_writer_wrap_column_hostile_cells)
             size_t r;
             ASSERT_OK(gb_doc_row(t, &r));
             for (size_t c = 0; c + 1 < ncols; c++)
-                ASSERT_OK(gb_doc_text(t, r, c, "name%zu-of-a-column-wider-than-the-width-%zu", i, c));
+                ASSERT_OK(
+                    gb_doc_text(t, r, c, "name%zu-of-a-column-wider-than-the-width-%zu", i, c));
             ASSERT_OK(gb_doc_text(t, r, ncols - 1, "%s", text[i]));
         }
         for (int w = 1; w <= 30; w++) {
             char *buf = text_at(&d, w), what[48];
             for (const unsigned char *u = (const unsigned char *)buf; *u; u++)
-                ASSERT_MSG(*u == '\n' || (*u >= 0x20 && *u != 0x7F), "%zu columns, width %d: byte %#x",
-                           ncols, w, *u);
+                ASSERT_MSG(*u == '\n' || (*u >= 0x20 && *u != 0x7F),
+                           "%zu columns, width %d: byte %#x", ncols, w, *u);
             snprintf(what, sizeof what, "the column alone, width %d", w);
             if (ncols == 1)
                 assert_fits(what, buf, (size_t)w);
