@@ -326,8 +326,39 @@ TEST(history_without_a_step_names_none)
     ASSERT(!strstr(out, "night  date  case"));
     /* Five nights cannot (3 on each side): the title says so, not a steady history. */
     ASSERT_EQ(sh("%s history $(ls %s/*.json | head -n 5) 2>&1", GB_TEST_EXE, dir), 0);
-    ASSERT_CONTAINS(out, "0 change points: naming one needs 6 nights at least (3 on each side), "
-                         "these are 5");
+    ASSERT_CONTAINS(out, "0 change points: naming one needs 16 nights at least (for p < 0.01; 3 on "
+                         "each side), these are 5");
+    /* Ten nights with a 10% step at the sixth: 5 on each side, but Pettitt's p cannot go under
+     * 0.01 before 16 nights; the title says so rather than read as a steady history. */
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    gen_nights(dir, 6, 7);
+    ASSERT_EQ(sh("%s history $(grep -l '\"start_utc\": *\"2026-01-\\(0[1-9]\\|10\\)T' %s/*.json) "
+                 "2>&1",
+                 GB_TEST_EXE, dir),
+              0);
+    ASSERT_CONTAINS(out, "10 nights");
+    ASSERT_CONTAINS(out, "0 change points: naming one needs 16 nights at least (for p < 0.01; 3 on "
+                         "each side), these are 10");
+    /* Where min-nights is what binds, the title says that alone; the bounds of the options
+     * give a bound count (no overflow, no endless search). */
+    ASSERT_EQ(sh("%s history --min-nights 20 $(ls %s/*.json | head -n 5) 2>&1", GB_TEST_EXE, dir),
+              0);
+    ASSERT_CONTAINS(out, "naming one needs 40 nights at least (20 on each side), these are 5");
+    struct gb_history_opts ho;
+    gb_history_opts_default(&ho);
+    ASSERT_EQ(gb_history_nights_needed(&ho), 16);
+    ho.min_nights = 1000;
+    ASSERT_EQ(gb_history_nights_needed(&ho), 2000);
+    ho.min_nights = 1;
+    ho.alpha = 1e-300;
+    const size_t n = gb_history_nights_needed(&ho);
+    ASSERT_U64(n, >, 1000);
+    ASSERT_U64(n, <, 4096);
+    double x[4096];
+    for (size_t i = 0; i < n; i++)
+        x[i] = i < n / 2 ? 1.0 : 2.0;
+    ASSERT(gb_pettitt(x, n, 1, NULL, NULL) < ho.alpha);
+    ASSERT(!(gb_pettitt(x, n - 1, 1, NULL, NULL) < ho.alpha));
     /* With the step, --fail-on-slower gates. */
     snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
     gen_nights(dir, 17, 7);

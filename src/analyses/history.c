@@ -92,6 +92,19 @@ double gb_pettitt(const double *x, size_t n, size_t min_seg, size_t *split, doub
     return p > 1.0 ? 1.0 : p;
 }
 
+size_t gb_history_nights_needed(const struct gb_history_opts *o)
+{
+    const size_t side = o->min_nights < 1 ? 1 : o->min_nights;
+    /* the bound ends the search for any alpha a double holds: ln(2/alpha) < 746, and the least
+     * p at n nights is below 2 exp(-3 (n - 1) / 8) */
+    for (size_t n = 2 * side; n < 4 * side + 4096; n++) {
+        const double nn = (double)n, k = (double)(n / 2) * (double)(n - n / 2);
+        if (2.0 * exp(-6.0 * k * k / (nn * nn * nn + nn * nn)) < o->alpha)
+            return n;
+    }
+    return 4 * side + 4096;
+}
+
 static int seg_median(const double *x, size_t n, double *med, double *mad)
 {
     double *c = malloc((n ? n : 1) * sizeof *c);

@@ -146,4 +146,10 @@ int gb_history_changepoints(const double *x, size_t n, bool higher_is_better,
  * split is allowed or on ENOMEM. */
 double gb_pettitt(const double *x, size_t n, size_t min_seg, size_t *split, double *k);
 
+/* The fewest nights in which a change point can be named under o: min_nights on each side, and
+ * enough that the smallest p gb_pettitt can give (every night after the split apart from every
+ * night before it: K = floor(n/2) ceil(n/2)) is under alpha (16 for the defaults: 6 nights give
+ * p >= 0.29 whatever their values). */
+size_t gb_history_nights_needed(const struct gb_history_opts *o);
+
 #endif

@@ -608,12 +608,18 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
         [PREV] = "previous night", [WHAT] = "what",     [CHANGE] = "change"};
     char title[1100], msg[1400];
     snprintf(title, sizeof title, "%zu change point%s", h->nchanges, h->nchanges == 1 ? "" : "s");
-    /* Too few nights to split: say so, rather than leave an empty table to be read as a
-     * steady history. */
-    if (h->nchanges == 0 && h->nnights < 2 * h->opts.min_nights)
+    /* Too few nights to split, or to reach p < alpha: say so, rather than leave an empty
+     * table to be read as a steady history. */
+    const size_t needed = gb_history_nights_needed(&h->opts);
+    if (h->nchanges == 0 && h->nnights < needed && needed == 2 * h->opts.min_nights)
         gb_appendf(title, sizeof title,
                    ": naming one needs %zu nights at least (%zu on each side), these are %zu",
-                   2 * h->opts.min_nights, h->opts.min_nights, h->nnights);
+                   needed, h->opts.min_nights, h->nnights);
+    else if (h->nchanges == 0 && h->nnights < needed)
+        gb_appendf(title, sizeof title,
+                   ": naming one needs %zu nights at least (for p < %g; %zu on each side), these "
+                   "are %zu",
+                   needed, h->opts.alpha, h->opts.min_nights, h->nnights);
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "changes", title, cols, NCOLS, &t);
     if (!rc) {
