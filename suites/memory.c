@@ -459,11 +459,15 @@ static void memory_footprint(const struct gb_params *p, const struct gb_device_i
 }
 
 /* What normalize sets for an op that ignores it does not apply (what people read leaves it out;
- * results keep it): vec to dot, config to the others. Params without an op keep both. */
+ * results keep it): vec to dot, config to the others. Params without an op, or with one this
+ * suite does not know (a results file's), keep both. */
 static bool memory_axis_applies(const struct gb_params *p, const char *axis)
 {
     const char *op = gb_params_str(p, "op");
-    if (!op[0])
+    size_t k = 0;
+    while (ops[k] && strcmp(ops[k], op) != 0)
+        k++;
+    if (!ops[k])
         return true;
     const bool dot = strcmp(op, "dot") == 0;
     if (strcmp(axis, "vec") == 0)

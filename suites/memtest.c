@@ -340,11 +340,14 @@ static int fit_budget(struct gb_case_ctx *ctx, struct memtest *s, double budget,
 
 /* The seed enters only pattern random's words (kernels/memtest.cl's mode 3): it does not apply
  * to the other patterns (what people read leaves it out; results keep it). Params without a
- * pattern keep it. */
+ * pattern, or with one this suite does not know (a results file's), keep it. */
 static bool memtest_axis_applies(const struct gb_params *p, const char *axis)
 {
     const char *pat = gb_params_str(p, "pattern");
-    return strcmp(axis, "seed") != 0 || !pat[0] || strcmp(pat, "random") == 0;
+    size_t k = 0;
+    while (patterns[k] && strcmp(patterns[k], pat) != 0)
+        k++;
+    return strcmp(axis, "seed") != 0 || !patterns[k] || strcmp(pat, "random") == 0;
 }
 
 static int memtest_setup(struct gb_case_ctx *ctx)

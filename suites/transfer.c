@@ -127,10 +127,11 @@ static void transfer_footprint(const struct gb_params *p, const struct gb_device
 
 /* Without an offset (0, also where the results leave it out at its default) offset_side moves
  * nothing and normalize records both: it does not apply (what people read leaves it out;
- * results keep it). */
+ * results keep it). An offset that is not a whole number (a results file's "4.5") keeps it. */
 static bool transfer_axis_applies(const struct gb_params *p, const char *axis)
 {
-    return strcmp(axis, "offset_side") != 0 || gb_params_int(p, "offset") != 0;
+    const struct gb_value *off = gb_params_get(p, "offset");
+    return strcmp(axis, "offset_side") != 0 || (off && !(off->type == GB_V_INT && off->u.i == 0));
 }
 
 static int transfer_setup(struct gb_case_ctx *ctx)

@@ -88,6 +88,47 @@ static const struct row rows[] = {
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
+/* Results files from disk (compare, fleet, history, check read them): a deciding param missing,
+ * of another type than its axis, empty, or a value the suite does not know hides nothing. */
+static const struct row hostile[] = {
+    {"collective", "coll=bogus redop=sum root=0", "coll=bogus redop=sum root=0"},
+    {"collective", "coll= redop=sum root=0", "coll= redop=sum root=0"},
+    {"concurrency", "kernel=bogus size=4096 items=64 iters=8",
+     "kernel=bogus size=4096 items=64 iters=8"},
+    {"concurrency", "size=4096 items=64 iters=8", "size=4096 items=64 iters=8"},
+    {"memory", "op=bogus vec=4 config=auto", "op=bogus vec=4 config=auto"},
+    {"memory", "op=DOT vec=4 config=auto", "op=DOT vec=4 config=auto"},
+    {"memory", "vec=4 config=auto", "vec=4 config=auto"},
+    {"peerbw", "op=bogus src=0 dst=1 size=4", "op=bogus src=0 dst=1 size=4"},
+    {"peerbw", "src=0 dst=1 size=4", "src=0 dst=1 size=4"},
+    {"scaling", "mode=strong ndev=one", "mode=strong ndev=one"},
+    {"scaling", "mode=strong", "mode=strong"},
+    {"tenants", "victim=bogus aggressor=bogus aggressors=2 gemm_n=64 big_n=1024",
+     "victim=bogus aggressor=bogus aggressors=2 gemm_n=64 big_n=1024"},
+    {"tenants", "aggressors=2 gemm_n=64 big_n=1024", "aggressors=2 gemm_n=64 big_n=1024"},
+    {"transfer", "offset=4.5 offset_side=dst", "offset=4.5 offset_side=dst"},
+    {"transfer", "offset=4KiB offset_side=dst", "offset=4KiB offset_side=dst"},
+    {"transfer", "offset= offset_side=src", "offset= offset_side=src"},
+    {"tuning", "search=bogus budget=5 seed=2", "search=bogus budget=5 seed=2"},
+    {"memtest", "pattern=bogus seed=7", "pattern=bogus seed=7"},
+    {"memtest", "pattern=RANDOM seed=7", "pattern=RANDOM seed=7"},
+    {"memtest", "seed=7", "seed=7"},
+};
+
+TEST(param_applies_hides_nothing_where_the_deciding_param_is_missing_or_unknown)
+{
+    size_t wrong = 0;
+    for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+        char buf[512];
+        gb_params_for_people(hostile[i].suite, hostile[i].params, buf, sizeof buf);
+        if (strcmp(buf, hostile[i].shown) != 0) {
+            printf("%s %s: people read '%s'\n", hostile[i].suite, hostile[i].params, buf);
+            wrong++;
+        }
+    }
+    ASSERT_EQ(wrong, 0);
+}
+
 /* The params of text "k=v ..." into p, each typed as the axis of s of its name takes it. */
 static void params_of(const struct gb_suite *s, const char *text, struct gb_params *p)
 {
