@@ -614,4 +614,27 @@ TEST(terminal_writer_wrap_column_hostile_cells)
         }
         gb_doc_free(&d);
     }
+    /* Beside a short name ("aggregate", as gpubench suites has it), the column takes the room
+     * left where it holds 12 columns: every line within the width (it was 24 wide, lines of
+     * 37 at widths 25 to 36). */
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"suite", "summary"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "", cols, 2, &t));
+    gb_doc_column_wrap(t, 1);
+    for (size_t i = 0; i < 3; i++) {
+        size_t r;
+        ASSERT_OK(gb_doc_row(t, &r));
+        static const char *const names[] = {"concurrency", "aggregate", "allreduce"};
+        ASSERT_OK(gb_doc_text(t, r, 0, "%s", names[i]));
+        ASSERT_OK(gb_doc_text(t, r, 1, "%s", text[i + 1]));
+    }
+    for (int w = 25; w <= 40; w++) {
+        char *buf = text_at(&d, w), what[48];
+        snprintf(what, sizeof what, "beside a name, width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        free(buf);
+    }
+    gb_doc_free(&d);
 }

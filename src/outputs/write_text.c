@@ -738,6 +738,16 @@ static void fit_table(struct fit *ft, int width)
     }
     free(least);
     free(full);
+    /* A wrapping column still wider than the room the others leave once shortened takes that
+     * room where it holds MIN_WRAP / 2 columns at least: a row within the width, its words
+     * on more lines (at 30 columns a summary beside "aggregate" ran to 37). */
+    for (size_t c = 0; c < t->ncols; c++)
+        if (ft->c[c].shown && ft->c[c].wraps && total_width(ft) > (size_t)width) {
+            const size_t others = total_width(ft) - ft->c[c].w;
+            const size_t room = (size_t)width > others ? (size_t)width - others : 0;
+            if (room >= MIN_WRAP / 2)
+                ft->c[c].w = room;
+        }
 }
 
 /* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w
