@@ -729,3 +729,24 @@ TEST_TIMEOUT(defects_work_left_behind_fails_its_own_case, 120)
     gb_plan_free(&plan);
     gb_profile_free(&p);
 }
+
+/* --device that selects nothing names each device passed over cut at 64 bytes where longer, and
+ * the cut is at a character: a name of two-byte characters ("Devices ééé...") is never cut
+ * inside one, which left a lone lead byte before "..." on the terminal. */
+TEST_TIMEOUT(defects_unselected_device_name_cut_at_a_character, 60)
+{
+    int rc =
+        gb_test_shf(out, sizeof out,
+                    "GB_CL_DEFECT=name-utf8 LD_PRELOAD='%s' '%s' run '%s/configs/quick.yaml' -b "
+                    "opencl --device no-such-device -o /tmp/x-never.json 2>&1",
+                    GB_TEST_CL_DEFECTS, GB_TEST_EXE, GB_TEST_SRCDIR);
+    printf("%s", out);
+    if (!strstr(out, "Devices "))
+        SKIP("no OpenCL device: %.200s", out);
+    ASSERT_EQ(rc, 2);
+    ASSERT_CONTAINS(out, "...) not selected");
+    /* every lead byte is followed by its continuation */
+    for (const unsigned char *u = (const unsigned char *)out; *u; u++)
+        if (*u == 0xC3)
+            ASSERT_MSG((u[1] & 0xC0) == 0x80, "a character cut in two: %s", out);
+}

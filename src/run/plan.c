@@ -96,11 +96,14 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
             if (ops->device_info(i, &info))
                 continue;
             if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info)) {
-                /* The name cut to 64 bytes at most, where a cut says so and leaves no space
-                 * before its closing parenthesis. */
+                /* The name cut to 64 bytes at most, where a cut says so, at a character (not
+                 * inside a UTF-8 sequence) and leaves no space before its closing parenthesis. */
                 int len = (int)strnlen(info.name, 65);
                 const bool cut = len > 64;
-                for (len = cut ? 61 : len; len > 0 && info.name[len - 1] == ' ';)
+                if (cut)
+                    for (len = 61; len > 0 && ((unsigned char)info.name[len] & 0xC0) == 0x80;)
+                        len--;
+                while (len > 0 && info.name[len - 1] == ' ')
                     len--;
                 gb_appendf(why, sizeof why, "%s%s:%d (%.*s%s) not selected", why[0] ? "; " : "",
                            ops->name, i, len, info.name, cut ? "..." : "");

@@ -11,6 +11,7 @@
  *   kernel-wg=N    CL_KERNEL_WORK_GROUP_SIZE reads at most N
  *   clock=N        CL_DEVICE_MAX_CLOCK_FREQUENCY reads N (MHz): a placeholder clock
  *   units=N        CL_DEVICE_MAX_COMPUTE_UNITS reads N: a placeholder count
+ *   name-utf8      CL_DEVICE_NAME reads "Devices " and 40 two-byte characters (88 bytes)
  * A test fixture, not part of gpubench. */
 #define CL_TARGET_OPENCL_VERSION 300
 #ifndef _GNU_SOURCE
@@ -58,6 +59,18 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event ev, cl_profilin
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id id, cl_device_info param, size_t size,
                                                 void *value, size_t *ret)
 {
+    if (param == CL_DEVICE_NAME && defect("name-utf8", NULL)) {
+        static char name[8 + 80 + 1] = "Devices ";
+        for (size_t i = 0; i < 40; i++)
+            memcpy(name + 8 + 2 * i, "\xc3\xa9", 2); /* e acute */
+        if (ret)
+            *ret = sizeof name;
+        if (value && size < sizeof name)
+            return CL_INVALID_VALUE;
+        if (value)
+            memcpy(value, name, sizeof name);
+        return CL_SUCCESS;
+    }
     cl_int err = REAL(clGetDeviceInfo)(id, param, size, value, ret);
     long n = 0;
     if (err == CL_SUCCESS && value && param == CL_DEVICE_PROFILING_TIMER_RESOLUTION &&
