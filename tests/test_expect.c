@@ -312,6 +312,33 @@ TEST_TIMEOUT(check_real_run_normal_and_a_slower_figure_caught, 180)
     ASSERT_MSG(rc == 3, "check exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "FAILED");
     ASSERT_CONTAINS(out, "planted");
+    /* Two devices of one name (a node of eight alike): their rows and checks stay apart, each
+     * device named with its index ("... #1"); before, every check of device 1 had device 0's
+     * name and the text rows read alike. */
+    rc = sh("cd %s && python3 -c 'import copy, json, sys\n"
+            "d = json.load(open(\"b.json\"))\n"
+            "v = copy.deepcopy(d[\"devices\"][0]); v[\"index\"] = 1; d[\"devices\"].append(v)\n"
+            "for r in list(d[\"results\"]):\n"
+            "    c = copy.deepcopy(r); c[\"device\"] = 1; d[\"results\"].append(c)\n"
+            "json.dump(d, open(\"alike.json\", \"w\"))' && %s check alike.json -e e.json -f junit "
+            "2>&1",
+            dir, GB_TEST_EXE);
+    ASSERT_MSG(rc == 0, "check exit %d: %s", rc, out);
+    ASSERT_CONTAINS(out, " #1\"");
+    char *seen[512];
+    size_t nseen = 0;
+    for (const char *p = out; (p = strstr(p, "<testcase ")) != NULL && nseen < 512; p++) {
+        const char *n = strstr(p, " name=\"");
+        ASSERT(n);
+        n += 7;
+        seen[nseen] = strndup(n, strcspn(n, "\""));
+        for (size_t k = 0; k < nseen; k++)
+            ASSERT_MSG(strcmp(seen[k], seen[nseen]) != 0, "two checks named %s", seen[k]);
+        nseen++;
+    }
+    ASSERT_U64(nseen, >=, 4);
+    for (size_t k = 0; k < nseen; k++)
+        free(seen[k]);
 }
 
 /* One run counts once: a byte-identical copy (the same run) and the same figures under another

@@ -26,7 +26,25 @@ enum {
     NCOLS
 };
 
-static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
+/* Row w's device as it is named: its model, with its index in the run ("NVIDIA H100 #1") where
+ * another device of the run has the same name (a node of eight alike), so that their rows and
+ * checks stay apart. Into buf. */
+static const char *device_named(const struct gb_check *c, const struct gb_check_row *w, char *buf,
+                                size_t len)
+{
+    const int dv = w->r->device_index;
+    bool shared = false;
+    for (size_t k = 0; dv >= 0 && (size_t)dv < c->rs->ndevices && k < c->rs->ndevices; k++)
+        shared |=
+            (int)k != dv && strcmp(c->rs->devices[k].info.name, c->rs->devices[dv].info.name) == 0;
+    if (shared)
+        snprintf(buf, len, "%s #%d", w->device, dv);
+    else
+        snprintf(buf, len, "%s", w->device);
+    return buf;
+}
+
+static int row_of(const struct gb_check *c, const struct gb_check_row *w, struct gb_doc_table *t)
 {
     size_t r;
     int rc = gb_doc_row(t, &r);
@@ -43,8 +61,12 @@ static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
     if (!rc && strcmp(people, w->params) != 0)
         rc = gb_doc_shown(t, r, C_CASE, "%s %s%s%s", w->r->suite, w->r->case_name,
                           people[0] ? " " : "", people);
+    /* The cell is the model, which files key expectations by; people read the device. */
+    char dev[600];
     if (!rc)
         rc = gb_doc_text(t, r, C_DEVICE, "%s", w->device);
+    if (!rc && strcmp(device_named(c, w, dev, sizeof dev), w->device) != 0)
+        rc = gb_doc_shown(t, r, C_DEVICE, "%s", dev);
     if (w->r->status == GB_STATUS_OK)
         gb_doc_num(t, r, C_VALUE, w->r->value, -1);
     if (!rc)
@@ -66,16 +88,18 @@ static int row_of(const struct gb_check_row *w, struct gb_doc_table *t)
 static bool several_devices(const struct gb_check *c)
 {
     for (size_t i = 1; i < c->nrows; i++)
-        if (strcmp(c->rows[i].device, c->rows[0].device) != 0)
+        if (strcmp(c->rows[i].device, c->rows[0].device) != 0 ||
+            c->rows[i].r->device_index != c->rows[0].r->device_index)
             return true;
     return false;
 }
 
-static int check_of(const struct gb_check_row *w, bool devices, struct gb_doc *d)
+static int check_of(const struct gb_check *c, const struct gb_check_row *w, bool devices,
+                    struct gb_doc *d)
 {
-    char name[1400], msg[1600];
-    gb_doc_case_name(w->r->suite, w->r->case_name, w->params, devices ? w->device : NULL, name,
-                     sizeof name);
+    char name[1400], msg[1600], dev[600];
+    gb_doc_case_name(w->r->suite, w->r->case_name, w->params,
+                     devices ? device_named(c, w, dev, sizeof dev) : NULL, name, sizeof name);
     const enum gb_expect_verdict v = w->j.verdict;
     const enum gb_check_status st = w->fails ? GB_CHECK_FAIL
                                     : (v == GB_EXPECT_UNKNOWN || v == GB_EXPECT_SKIPPED)
@@ -251,10 +275,10 @@ int gb_check_doc(const struct gb_check *c, struct gb_doc *d)
     if (!rc)
         gb_doc_time(d, c->rs->run.start_utc);
     for (size_t i = 0; !rc && i < c->nrows; i++)
-        rc = row_of(&c->rows[i], t);
+        rc = row_of(c, &c->rows[i], t);
     const bool devices = several_devices(c);
     for (size_t i = 0; !rc && i < c->nrows; i++)
-        rc = check_of(&c->rows[i], devices, d);
+        rc = check_of(c, &c->rows[i], devices, d);
     if (!rc)
         rc = wholes_of(c, d);
     if (!rc)
