@@ -8,7 +8,9 @@
 #include "base/error.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "outputs/summary_out.h"
 #include "outputs/writer.h"
+#include "results/results.h"
 #include "test.h"
 
 static char out[1 << 18];
@@ -302,6 +304,52 @@ TEST(terminal_writer_fits_a_wide_table)
         free(buf);
     }
     gb_doc_free(&d);
+}
+
+/* The run's summary names the device whole in a section's title ("launch on opencl:0 NAME"):
+ * a title wraps on a terminal, so the name is never cut to "pthread-skylake-avx512-Intel(...",
+ * which loses the part that tells one CPU or GPU model from another. */
+TEST(terminal_summary_names_the_device_whole)
+{
+    static const char name[] = "pthread-skylake-avx512-Intel(R) Xeon(R) Processor";
+    struct gb_results rs = {0};
+    struct gb_device_info info = {0};
+    snprintf(info.name, sizeof info.name, "%s", name);
+    int dev;
+    ASSERT_OK(gb_results_add_device(&rs, "opencl", 0, &info, &dev));
+    struct gb_result r = {0};
+    snprintf(r.suite, sizeof r.suite, "launch");
+    snprintf(r.case_name, sizeof r.case_name, "latency");
+    snprintf(r.backend, sizeof r.backend, "opencl");
+    snprintf(r.unit, sizeof r.unit, "us");
+    r.device_index = dev;
+    r.status = GB_STATUS_OK;
+    r.value = 10;
+    r.verified = true;
+    ASSERT_OK(gb_results_add(&rs, &r));
+    struct gb_doc d;
+    ASSERT_OK(gb_summary_doc(&rs, &d));
+    for (int w = 0; w <= 120; w += 40) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32];
+        snprintf(what, sizeof what, "width %d", w);
+        if (w)
+            assert_fits(what, buf, (size_t)w);
+        ASSERT_MSG(!strstr(buf, "Intel(..."), "%s: %s", what, buf);
+        ASSERT_CONTAINS(buf, "Xeon(R) Processor");
+        if (!w) /* no width (a pipe): the title on one line */
+            ASSERT_CONTAINS(buf, "launch on opencl:0 pthread-skylake-avx512-Intel(R) Xeon(R) "
+                                 "Processor");
+        free(buf);
+    }
+    gb_doc_free(&d);
+    gb_results_free(&rs);
 }
 
 /* Rows of several suites, each with params of its own, and a later column wider than the first

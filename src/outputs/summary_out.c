@@ -135,8 +135,9 @@ static void suite_axes(const struct gb_results *rs, const char *suite, struct ax
     }
 }
 
-/* "opencl:0 NAME" (a name over 32 characters shortened), or "opencl:0+1" for a device set;
- * "opencl:0" alone where `bare` (a table whose other rows name device sets by their indices). */
+/* "opencl:0 NAME" (the name whole: a title wraps, a table cell is fitted by the text writer,
+ * and a file's reader wants it all), or "opencl:0+1" for a device set; "opencl:0" alone where
+ * `bare` (a table whose other rows name device sets by their indices). */
 static void device_label(const struct gb_results *rs, const struct gb_result *r, bool bare,
                          char *buf, size_t len)
 {
@@ -145,8 +146,7 @@ static void device_label(const struct gb_results *rs, const struct gb_result *r,
             ? &rs->devices[r->device_index]
             : NULL;
     const char *name = d ? d->info.name : "?";
-    snprintf(buf, len, "%s:%d %.*s%s", r->backend, d ? d->index : -1, strlen(name) > 32 ? 29 : 32,
-             name, strlen(name) > 32 ? "..." : "");
+    snprintf(buf, len, "%s:%d %s", r->backend, d ? d->index : -1, name);
     if (bare && r->nset <= 1)
         snprintf(buf, len, "%s:%d", r->backend, d ? d->index : -1);
     if (r->nset > 1) {
@@ -161,7 +161,7 @@ static void device_label(const struct gb_results *rs, const struct gb_result *r,
 
 static bool many_devices(const struct gb_results *rs, const char *suite)
 {
-    char first[128] = "", dev[128];
+    char first[320] = "", dev[320];
     bool any = false;
     for (size_t i = 0; i < rs->nresults; i++) {
         if (strcmp(rs->results[i].suite, suite) != 0)
@@ -244,7 +244,7 @@ static int result_row(const struct gb_results *rs, const struct gb_result *r,
     if (rc)
         return rc;
     rc = gb_doc_text(t, row, c++, "%s", r->case_name);
-    char buf[256];
+    char buf[320];
     if (!rc && devs) {
         device_label(rs, r, any_set(rs, r->suite), buf, sizeof buf);
         rc = gb_doc_text(t, row, c++, "%s", buf);
@@ -301,7 +301,7 @@ static int suite_table(const struct gb_results *rs, const char *suite, struct gb
     char title[512];
     snprintf(title, sizeof title, "%s", suite);
     bool any_const = false;
-    char dev[128] = "";
+    char dev[320] = "";
     if (!devs)
         for (size_t i = 0; i < rs->nresults && !dev[0]; i++)
             if (strcmp(rs->results[i].suite, suite) == 0)
