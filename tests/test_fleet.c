@@ -328,6 +328,13 @@ TEST(history_without_a_step_names_none)
     ASSERT_EQ(sh("%s history $(ls %s/*.json | head -n 5) 2>&1", GB_TEST_EXE, dir), 0);
     ASSERT_CONTAINS(out, "0 change points: naming one needs 16 nights at least (for p < 0.01; 3 on "
                          "each side), these are 5");
+    /* ... and its JUnit cases are skipped, not passes no night could have failed; with
+     * thirty nights they pass. */
+    ASSERT_EQ(sh("%s history $(ls %s/*.json | head -n 5) -f junit 2>&1", GB_TEST_EXE, dir), 0);
+    ASSERT_CONTAINS(out, "tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"3\"");
+    ASSERT_CONTAINS(out, "not judged: 5 nights ok, a change point needs 16 at least");
+    ASSERT_EQ(sh("%s history %s -f junit 2>&1", GB_TEST_EXE, dir), 0);
+    ASSERT_CONTAINS(out, "tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"0\"");
     /* Ten nights with a 10% step at the sixth: 5 on each side, but Pettitt's p cannot go under
      * 0.01 before 16 nights; the title says so rather than read as a steady history. */
     snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());

@@ -672,9 +672,18 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
         }
         snprintf(msg, sizeof msg, "%zu change point%s, a slowdown among them", s->nchanges,
                  s->nchanges == 1 ? "" : "s");
+        enum gb_check_status st = slower ? GB_CHECK_FAIL : GB_CHECK_PASS;
+        /* Too few nights ok to split (gb_history_nights_needed: min_nights on each side, and
+         * enough for Pettitt's p to reach alpha): not judged, as check's UNKNOWN is, rather
+         * than a pass no night could have failed. */
+        if (!slower && s->nok < needed) {
+            st = GB_CHECK_SKIP;
+            snprintf(msg, sizeof msg,
+                     "not judged: %zu night%s ok, a change point needs %zu at least", s->nok,
+                     s->nok == 1 ? "" : "s", needed);
+        }
         if (!rc && checks)
-            rc = gb_doc_check(d, s->suite, title, slower ? GB_CHECK_FAIL : GB_CHECK_PASS,
-                              slower ? msg : NULL);
+            rc = gb_doc_check(d, s->suite, title, st, st == GB_CHECK_PASS ? NULL : msg);
     }
     return rc;
 }
