@@ -135,9 +135,11 @@ TEST_TIMEOUT(report_quick_run_every_file, 240)
     ASSERT_CONTAINS(md, "memory roof");
     /* Price sheets were not given: those charts are listed once as without data, not drawn;
      * their data files say why. */
-    const char *nd = strstr(md, "*No data in these files, not drawn:*");
+    const char *nd = strstr(md, "*Not drawn:*");
     ASSERT(nd);
     ASSERT(strstr(nd, "Performance per price") < strchr(nd, '\n'));
+    const char *why = strstr(nd, "Performance per price — no price sheet given");
+    ASSERT(why && why < strchr(nd, '\n'));
     ASSERT(file_size(rep, "charts", "value_per_price", ".svg") < 0);
     char *vcsv = gb_test_slurp_in(rep, "data/value_per_price.csv");
     ASSERT_CONTAINS(vcsv, "# no data: no price sheet given");
@@ -302,9 +304,9 @@ TEST(report_missing_data_says_no_data)
         {"p2p", "no peer-copy results"},
         {"compute_gflops", "no compute, gemm or fp16 throughput results"},
     };
-    ASSERT_EQ(gb_test_count(md, "*No data in these files, not drawn:*"), 1);
-    ASSERT_EQ(gb_test_count(html, "No data in these files, not drawn:"), 1);
-    ASSERT_EQ(gb_test_count(md, "No data"), 1);
+    ASSERT_EQ(gb_test_count(md, "*Not drawn:*"), 1);
+    ASSERT_EQ(gb_test_count(html, "Not drawn (hover for why):"), 1);
+    ASSERT_EQ(gb_test_count(md, "Not drawn"), 1);
     ASSERT_EQ(gb_test_count(md, "Transfer bandwidth"), 1);
     ASSERT_EQ(gb_test_count(html, "(no data)"), 0);
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
@@ -319,6 +321,7 @@ TEST(report_missing_data_says_no_data)
         ASSERT_CONTAINS(csv, absent[i][1]);
         free(csv);
         ASSERT_CONTAINS(html, absent[i][1]); /* the tooltip of its name */
+        ASSERT_CONTAINS(md, absent[i][1]);   /* after its name */
     }
     /* Only the launch chart is drawn. */
     ASSERT_CONTAINS(md, "![Kernel launch latency](charts/launch_latency.png)");

@@ -728,12 +728,15 @@ static void contents(struct rep *R, FILE *h, FILE *m)
         const struct chart *c = &R->ch[i];
         if (!c->nodata[0])
             continue;
+        /* Each with its reason: a suite absent from the files, or its results there but not
+         * enough for the chart (one batch size, cache-resident arrays only), which "no data"
+         * alone would deny. */
         if (k++ == 0) {
-            fprintf(h, "<p class=\"nodata\" id=\"nodata\">No data in these files, not drawn: ");
-            fprintf(m, "*No data in these files, not drawn:* ");
+            fprintf(h, "<p class=\"nodata\" id=\"nodata\">Not drawn (hover for why): ");
+            fprintf(m, "*Not drawn:* ");
         } else {
             fprintf(h, ", ");
-            fprintf(m, ", ");
+            fprintf(m, "; ");
         }
         fprintf(h, "<span title=\"");
         gb_fputs_xml(h, c->nodata);
@@ -741,6 +744,8 @@ static void contents(struct rep *R, FILE *h, FILE *m)
         gb_fputs_xml(h, c->title);
         fprintf(h, "</span>");
         gb_fputs_md(m, c->title);
+        fprintf(m, " — ");
+        gb_fputs_md(m, c->nodata);
     }
     if (k) {
         fprintf(h, ".</p>\n");
