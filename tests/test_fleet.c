@@ -616,6 +616,9 @@ TEST(fleet_three_nodes_and_two)
     gen_fleet(dir, 2, 4, 1, 5, 0.01, 11);
     ASSERT_EQ(sh("%s fleet %s 2>&1", GB_TEST_EXE, dir), 0);
     ASSERT_CONTAINS(out, "(4 not judged)");
+    /* No case judged: no typical spread to name, not one of 0.0%. */
+    ASSERT_CONTAINS(out, "(none: no case judged)");
+    ASSERT(!strstr(out, "(0.0%)"));
     snprintf(from, sizeof from, "%s/node01.json", dir);
     snprintf(to, sizeof to, "%s/node01-slow.json", dir);
     hand_slowed_copy(from, to, "node01", 1, 0.8); /* same host: told apart by file name */

@@ -465,6 +465,11 @@ int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, st
     snprintf(head, sizeof head, "fleet: %zu file%s, %zu member%s, %zu case%s (%zu not judged)",
              f->nfiles, f->nfiles == 1 ? "" : "s", f->nmembers, f->nmembers == 1 ? "" : "s",
              f->ncases, f->ncases == 1 ? "" : "s", f->unjudged);
+    /* The typical case's spread exists only where a case was judged: "0.0%" would read as a
+     * fleet of identical nodes. */
+    char typical[48] = "none: no case judged";
+    if (f->unjudged < f->ncases)
+        snprintf(typical, sizeof typical, "%.1f%%", 100.0 * f->pooled);
     int rc = gb_doc_init(d, GB_FLEET_SCHEMA, head);
     for (size_t i = 0; !rc && i < f->nfiles; i++) /* the newest run's start */
         gb_doc_time(d, f->files[i].start_utc);
@@ -475,14 +480,14 @@ int gb_fleet_doc(const struct gb_fleet *f, const struct gb_fleet_doc_opts *o, st
                          "(in log performance) is beyond the case's run-to-run noise: the range "
                          "of its reference runs (expectations) where they have it, else %g x b_n "
                          "1.4826 x MAD of the fleet (modified z-score, Iglewicz & Hoaglin), at "
-                         "least the typical case's (%.1f%%); and more than %g%% from it; where no "
+                         "least the typical case's (%s); and more than %g%% from it; where no "
                          "expectations calibrate the case, it only deviates (listed, no outlier "
                          "by itself) and the node is judged by its shift, the median over its "
                          "cases (%d at least) of ln(value / median): LOW when more than max(%g x "
                          "1.4826 x MAD of the nodes' shifts, ln %.2f) below the median node's; a "
                          "case failed on a node and ok elsewhere flags the node; cases with fewer "
                          "than 3 nodes ok are not judged",
-                         f->opts.k, 100.0 * f->pooled, 100.0 * f->opts.min_deviation,
+                         f->opts.k, typical, 100.0 * f->opts.min_deviation,
                          GB_FLEET_SHIFT_MIN_CASES, f->opts.k, GB_FLEET_SHIFT_FLOOR);
     if (rc || (rc = add_notes(d, f->notes)) || (rc = shift_note(f, d)) ||
         (rc = fleet_outliers(f, d)) || (rc = fleet_deviating(f, d)) || (rc = fleet_cases(f, d)))
