@@ -486,6 +486,10 @@ TEST_TIMEOUT(cli_run_document_alone_on_stdout, 120)
     rc = sh("%s run %s -q -o %s/one-text.json 2>/dev/null", GB_TEST_EXE, prof, dir);
     ASSERT_EQ(rc, 0);
     ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed; results in");
+    /* On a terminal narrower than the tally, the file goes on a line of its own. */
+    rc = sh("COLUMNS=40 %s run %s -q -o %s/one-text-40.json 2>/dev/null", GB_TEST_EXE, prof, dir);
+    ASSERT_EQ(rc, 0);
+    ASSERT_CONTAINS(out, "1 ok, 0 skipped, 0 failed;\n  results in ");
     /* A case with several results (a tuned case: one per configuration it tried) is counted
      * as both, so that "1 case" and its four results (the default, two configurations and the
      * best) do not read as a contradiction. */

@@ -107,10 +107,18 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
     if (rs->nresults != plan->ncases)
         snprintf(counts, sizeof counts, " (%zu result%s of %zu case%s)", rs->nresults,
                  rs->nresults == 1 ? "" : "s", plan->ncases, plan->ncases == 1 ? "" : "s");
-    fprintf(strcmp(format, "text") == 0 ? stdout : stderr,
-            "%zu ok, %zu skipped, %zu failed%s%s; %s %s\n", n[GB_STATUS_OK], n[GB_STATUS_SKIPPED],
-            n[GB_STATUS_FAILED], counts, r == GB_EINTR ? " (interrupted)" : "",
-            r == GB_EIO ? "the results could NOT all be written to" : "results in", out);
+    FILE *tally = strcmp(format, "text") == 0 ? stdout : stderr;
+    char head[256];
+    snprintf(head, sizeof head, "%zu ok, %zu skipped, %zu failed%s%s;", n[GB_STATUS_OK],
+             n[GB_STATUS_SKIPPED], n[GB_STATUS_FAILED], counts,
+             r == GB_EINTR ? " (interrupted)" : "");
+    const char *where = r == GB_EIO ? "the results could NOT all be written to" : "results in";
+    /* Wider than the terminal: the file on a line of its own, indented as a wrapped note is
+     * (a pipe or a file, width 0, keeps the one line). */
+    const int width = tally == stdout ? gb_write_width(stdout) : 0;
+    const bool wrap =
+        width > 0 && strlen(head) + 1 + strlen(where) + 1 + strlen(out) > (size_t)width;
+    fprintf(tally, "%s%s%s %s\n", head, wrap ? "\n  " : " ", where, out);
     if (r == GB_EIO)
         fprintf(stderr, "gpubench run: could not write %s: %s\n", out, gb_error_msg());
     if (r == GB_EBACKEND)
