@@ -375,6 +375,27 @@ TEST(history_without_a_step_names_none)
     ASSERT_CONTAINS(out, "; 1 case followed");
 }
 
+/* The cases table's "nights" are those the case ran on: a case in 2 of 3 nights reads "2", ok on
+ * both, not "3 nights, 2 ok" (a night it failed). */
+TEST(history_nights_count_the_nights_a_case_ran)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
+    uint64_t rng = 5;
+    for (size_t night = 1; night <= 3; night++) {
+        char path[4096], start[32];
+        snprintf(path, sizeof path, "%s/n%zu.json", dir, night);
+        snprintf(start, sizeof start, "2026-02-%02zuT04:00:00Z", night);
+        struct node_spec ns = {"bench-01", start, "1.0", NULL, 1};
+        double v[2] = {100.0, 50.0};
+        gen_file(path, &ns, v, night == 2 ? 1 : 2, 3, &rng); /* night 2: triad alone */
+    }
+    ASSERT_EQ(sh("%s history %s -f csv 2>&1", GB_TEST_EXE, dir), 0);
+    printf("%s", out);
+    ASSERT_CONTAINS(out, "memory triad size=1MiB on test-gpu,,,GB/s,,,,,,,,,,3,3,");
+    ASSERT_CONTAINS(out, "transfer h2d size=2MiB on test-gpu,,,GB/s,,,,,,,,,,2,2,");
+}
+
 TEST(history_usage_errors)
 {
     ASSERT_EQ(sh("%s history 2>&1", GB_TEST_EXE), 2);

@@ -574,7 +574,13 @@ static int history_cases(const struct gb_history *h, struct gb_doc *d)
         for (size_t k = 0; !rc && k < sizeof texts / sizeof *texts; k++)
             if (texts[k])
                 rc = gb_doc_text(t, r, k, "%s", texts[k]);
-        gb_doc_num(t, r, 2, (double)s->npoints, 0);
+        /* nights: those the case ran on (ok, skipped or failed), not every night of the
+         * history (its points, a night absent padded in): "2 nights, 1 ok" of a case that ran
+         * once would read as a night it failed */
+        size_t ran = 0;
+        for (size_t n = 0; n < s->npoints; n++)
+            ran += s->points[n].status >= 0;
+        gb_doc_num(t, r, 2, (double)ran, 0);
         gb_doc_num(t, r, 3, (double)s->nok, 0);
         gb_doc_num(t, r, 4, first, GB_DOC_SIG4);
         gb_doc_num(t, r, 5, last, GB_DOC_SIG4);
