@@ -11,6 +11,7 @@
 #include "analyses/calibrate.h"
 #include "analyses/compare.h"
 #include "analyses/expect.h"
+#include "outputs/compare_out.h"
 #include "base/error.h"
 #include "base/mannwhitney.h"
 #include "base/robust.h"
@@ -318,6 +319,43 @@ TEST(compare_empty_samples_and_duplicate_cases)
         ASSERT_EQ(c.regressions, 0);
         gb_comparison_free(&c);
     }
+    gb_results_free(&ra);
+    gb_results_free(&rb);
+}
+
+/* The closing line counts NEW and MISSING, which are no pair: it says how many cases are in one
+ * file only, so that its counts adding up to more than the pairs is no contradiction. */
+TEST(compare_summary_says_cases_in_one_file_only)
+{
+    struct gb_compare_opts o;
+    gb_compare_opts_default(&o);
+    struct gb_results ra, rb;
+    one_case_run(&ra, 15.22);
+    one_case_run(&rb, 15.22);
+    /* a second case in each file, named apart: "add" only in BASE, "mul" only in NEW */
+    struct gb_results *both[] = {&ra, &rb};
+    for (size_t k = 0; k < 2; k++) {
+        struct gb_result r = both[k]->results[0];
+        snprintf(r.case_name, sizeof r.case_name, "%s", k ? "mul" : "add");
+        r.samples = malloc(r.nsamples * sizeof *r.samples);
+        ASSERT(r.samples);
+        memcpy(r.samples, both[k]->results[0].samples, r.nsamples * sizeof *r.samples);
+        ASSERT_OK(gb_results_add(both[k], &r));
+    }
+    struct gb_comparison c;
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &rb, "b.json", &o, &c));
+    struct gb_doc d;
+    ASSERT_OK(gb_compare_doc(&c, false, &d));
+    ASSERT(d.verdict);
+    ASSERT_CONTAINS(d.verdict, "1 pairs compared and 2 cases in one file only: ");
+    ASSERT_CONTAINS(d.verdict, "1 NEW, 1 MISSING");
+    gb_doc_free(&d);
+    gb_comparison_free(&c);
+    ASSERT_OK(gb_compare_results(&ra, "a.json", &ra, "a.json", &o, &c));
+    ASSERT_OK(gb_compare_doc(&c, false, &d));
+    ASSERT_CONTAINS(d.verdict, "2 pairs compared: 2 SAME");
+    gb_doc_free(&d);
+    gb_comparison_free(&c);
     gb_results_free(&ra);
     gb_results_free(&rb);
 }

@@ -98,8 +98,15 @@ static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
     if (c->nnights)
         snprintf(buf, len, "%zu cases compared against %zu night%s:", c->matched, c->nnights,
                  c->nnights == 1 ? "" : "s");
-    else
-        snprintf(buf, len, "%zu pairs compared:", c->matched);
+    else {
+        /* NEW and MISSING are counted below too, but are no pair: said, so that the counts
+         * add up to more than the pairs without a contradiction */
+        const size_t alone = c->counts[GB_VERDICT_NEW] + c->counts[GB_VERDICT_MISSING];
+        snprintf(buf, len, "%zu pairs compared", c->matched);
+        if (alone)
+            gb_appendf(buf, len, " and %zu case%s in one file only", alone, alone == 1 ? "" : "s");
+        gb_appendf(buf, len, ":");
+    }
     bool first = true;
     for (int v = 0; v < GB_VERDICT_COUNT; v++) {
         if (!c->counts[v])
