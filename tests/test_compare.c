@@ -347,7 +347,7 @@ TEST(compare_summary_says_cases_in_one_file_only)
     struct gb_doc d;
     ASSERT_OK(gb_compare_doc(&c, false, &d));
     ASSERT(d.verdict);
-    ASSERT_CONTAINS(d.verdict, "1 pairs compared and 2 cases in one file only: ");
+    ASSERT_CONTAINS(d.verdict, "1 pair compared and 2 cases in one file only: ");
     ASSERT_CONTAINS(d.verdict, "1 NEW, 1 MISSING");
     gb_doc_free(&d);
     gb_comparison_free(&c);

@@ -102,7 +102,7 @@ static void summary_text(const struct gb_comparison *c, char *buf, size_t len)
         /* NEW and MISSING are counted below too, but are no pair: said, so that the counts
          * add up to more than the pairs without a contradiction */
         const size_t alone = c->counts[GB_VERDICT_NEW] + c->counts[GB_VERDICT_MISSING];
-        snprintf(buf, len, "%zu pairs compared", c->matched);
+        snprintf(buf, len, "%zu pair%s compared", c->matched, c->matched == 1 ? "" : "s");
         if (alone)
             gb_appendf(buf, len, " and %zu case%s in one file only", alone, alone == 1 ? "" : "s");
         gb_appendf(buf, len, ":");
