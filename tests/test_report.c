@@ -303,6 +303,8 @@ TEST(report_missing_data_says_no_data)
         {"scaling", "no multi-device scaling results"},
         {"p2p", "no peer-copy results"},
         {"compute_gflops", "no compute, gemm or fp16 throughput results"},
+        {"roofline", "no device-memory bandwidth in the memory regime (memory suite, arrays "
+                     "larger than the caches)"},
     };
     ASSERT_EQ(gb_test_count(md, "*Not drawn:*"), 1);
     ASSERT_EQ(gb_test_count(html, "Not drawn (hover for why):"), 1);

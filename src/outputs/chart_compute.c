@@ -226,7 +226,10 @@ void gb__chart_roofline(struct rep *R, const struct gb__chart_kind *k)
         any |= !isnan(B[s]);
     }
     if (!any) {
-        gb__chart_nodata(R, c, "no device-memory bandwidth measured (memory suite), so no roof");
+        /* cache-resident arrays (a CPU's L3 larger than the suite's arrays) are no roof */
+        gb__chart_nodata(R, c,
+                         "no device-memory bandwidth in the memory regime (memory suite, arrays "
+                         "larger than the caches), so no roof");
         return;
     }
     FILE *d = gb__open_in(R, "data", c->id, ".csv");
