@@ -825,6 +825,8 @@ TEST(report_knee_is_the_results_knee)
     for (size_t i = 0; i < 8; i++)
         add_trusted(&rs, "batching", "copies", y[i], "GB/s", "", true, false, "op", "size",
                     sizes[i]);
+    /* one batch size of launches: no curve, and the reason says so (its results are here) */
+    add_trusted(&rs, "batching", "launches", 4.2, "us", "", true, false, "op", "count", "64");
     const char *dir = gb_test_tmpdir();
     char path[1100];
     snprintf(path, sizeof path, "%s/r.json", dir);
@@ -843,4 +845,9 @@ TEST(report_knee_is_the_results_knee)
     char *gp = gb_test_slurp_in(dir, "rep/plots/batching_1.gp");
     ASSERT_CONTAINS(gp, "1:2:4:5 with yerrorbars");
     free(gp);
+    csv = gb_test_slurp_in(dir, "rep/data/batching_2.csv");
+    ASSERT_CONTAINS(csv,
+                    "# no data: the launches results have no numeric batch axis with two values "
+                    "or more");
+    free(csv);
 }

@@ -56,7 +56,9 @@ static void batching_chart(struct rep *R, const struct gb__chart_kind *k, const 
     if (ax >= 0)
         n = gb__build_lines(R, &s, a, a->name[ax], NULL, &l, &dropped);
     if (!l || !n) {
-        gb__chart_nodata(R, c, "the %s results have no numeric batch axis", kase);
+        /* gb__pick_x: a numeric axis with two values or more (one batch size is no curve) */
+        gb__chart_nodata(R, c, "the %s results have no numeric batch axis with two values or more",
+                         kase);
         goto out;
     }
     bool size_axis = false;
