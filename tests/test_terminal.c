@@ -202,6 +202,61 @@ TEST(terminal_writer_never_cuts_a_verdict)
     gb_doc_free(&d);
 }
 
+/* A table of one row wider than the terminal (a lone device's facts) is a record, a field a
+ * line: its name whole, never cut beside each panel; a blank field left out; the same table
+ * wide enough is a table. */
+TEST(terminal_writer_one_wide_row_is_a_record)
+{
+    struct gb_doc d;
+    ASSERT_OK(gb_doc_init(&d, "t/1", ""));
+    static const char *const cols[] = {"backend", "name",    "memory",  "clock",
+                                       "arch",    "version", "platform"};
+    struct gb_doc_table *t;
+    ASSERT_OK(gb_doc_table(&d, "t", "devices", cols, 7, &t));
+    gb_doc_column_set(t, 2, true, false);
+    gb_doc_column_set(t, 3, true, false);
+    ASSERT_OK(gb_doc_column_unit(t, 3, "MHz", 0));
+    size_t r;
+    ASSERT_OK(gb_doc_row(t, &r));
+    static const char name[] = "pthread-skylake-avx512-Intel(R) Xeon(R) Processor";
+    ASSERT_OK(gb_doc_text(t, r, 0, "opencl"));
+    ASSERT_OK(gb_doc_text(t, r, 1, "%s", name));
+    gb_doc_num(t, r, 2, 23177469952.0, 0);
+    ASSERT_OK(gb_doc_shown(t, r, 2, "21.59 GiB"));
+    gb_doc_num(t, r, 3, 2100, 0);
+    ASSERT_OK(gb_doc_text(t, r, 4, "%s", ""));
+    ASSERT_OK(
+        gb_doc_text(t, r, 5, "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512"));
+    ASSERT_OK(gb_doc_text(t, r, 6, "Portable Computing Language"));
+    for (int w = 80; w <= 400; w += 320) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ASSERT(f);
+        struct gb_write_opts o = {.width = w};
+        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
+        fclose(f);
+        char what[32];
+        snprintf(what, sizeof what, "width %d", w);
+        assert_fits(what, buf, (size_t)w);
+        if (w < 400) {
+            char line[128];
+            snprintf(line, sizeof line, "\nname: %s\n", name);
+            ASSERT_CONTAINS(buf, line);
+            ASSERT_CONTAINS(buf, "\nmemory: 21.59 GiB\n");
+            ASSERT_CONTAINS(buf, "\nplatform: Portable Computing Language\n");
+            ASSERT_CONTAINS(buf, "\nversion: OpenCL 3.0");
+            ASSERT(!strstr(buf, "arch:"));
+            ASSERT(!strstr(buf, "..."));
+        } else {
+            ASSERT_CONTAINS(buf, "backend  name");
+            ASSERT(!strstr(buf, "name: "));
+        }
+        free(buf);
+    }
+    gb_doc_free(&d);
+}
+
 /* A wrapping last column (gb_doc_column_wrap: a suite's summary) is read whole at any width:
  * every line fits, each row starts on a line of its own with its name, and the words, joined
  * back, are the cell's text; wider than it needs, the row is one line. */

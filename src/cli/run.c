@@ -82,8 +82,8 @@ static int run_and_report(const struct gb_plan *plan, const char *out, bool quie
                           const char *format, char *const *argv, volatile sig_atomic_t *stop,
                           struct gb_results *rs)
 {
-    fprintf(stderr, "gpubench: %zu cases on %zu device%s -> %s\n", plan->ncases, plan->ndevices,
-            plan->ndevices == 1 ? "" : "s", out);
+    fprintf(stderr, "gpubench: %zu case%s on %zu device%s -> %s\n", plan->ncases,
+            plan->ncases == 1 ? "" : "s", plan->ndevices, plan->ndevices == 1 ? "" : "s", out);
     struct gb_supervise_opts o = {
         .out_path = out,
         /* Its own \r and erase-line controls: the raw stream (what it quotes is cleaned). */

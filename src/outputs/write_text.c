@@ -820,11 +820,55 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
     }
 }
 
+/* Whether table t is one row wider than `width` (its columns' natural widths, with their
+ * gaps): written as a record (write_record), not as panels. */
+static bool one_row_too_wide(struct fit *ft, int width)
+{
+    const struct gb_doc_table *t = ft->t;
+    if (t->nrows != 1 || width <= 0)
+        return false;
+    for (size_t c = 0; c < t->ncols; c++)
+        ft->c[c].shown = !t->cols[c].data;
+    measure(ft);
+    return total_width(ft) > (size_t)width;
+}
+
+/* A table of one row wider than the terminal, as a record: its title, then a field a line,
+ * "header: value" ("clock MHz: 2100", "memory: 21.59 GiB"), wrapped at words under its value
+ * and blank fields left out, then its footnotes. Panels would repeat the row's identity, cut,
+ * beside each field (a device's name cut to "pthre...ssor" twelve times). */
+static void write_record(FILE *f, struct fit *ft, size_t width)
+{
+    const struct gb_doc_table *t = ft->t;
+    if (t->title && *t->title)
+        wrap(f, "", 2, t->title, width);
+    for (size_t c = 0; c < t->ncols; c++) {
+        char *v = ft->c[c].shown ? shown_whole(ft, 0, c) : NULL;
+        if (v && v[strspn(v, " ")]) {
+            char lead[96];
+            snprintf(lead, sizeof lead, "%s: ", header(&t->cols[c]));
+            wrap(f, lead, u8len(lead) < width / 2 ? u8len(lead) : 2, v, width);
+        }
+        free(v);
+    }
+    for (size_t i = 0; i < t->nfootnotes; i++) {
+        char mark[32];
+        snprintf(mark, sizeof mark, "  [%zu] ", i + 1);
+        wrap(f, mark, strlen(mark), t->footnotes[i], width);
+    }
+}
+
 static void write_table(FILE *f, const struct gb_doc_table *t, int width)
 {
     struct fit ft = {.t = t, .c = calloc(t->ncols ? t->ncols : 1, sizeof *ft.c)};
     bool *in = calloc(t->ncols ? t->ncols : 1, sizeof *in);
     if (!ft.c || !in) {
+        free(ft.c);
+        free(in);
+        return;
+    }
+    if (one_row_too_wide(&ft, width)) {
+        write_record(f, &ft, (size_t)width);
         free(ft.c);
         free(in);
         return;
