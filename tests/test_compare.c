@@ -688,6 +688,9 @@ TEST_TIMEOUT(compare_injected_slowdown_is_the_only_regression, 120)
     ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --run-noise 0 2>&1", dir, GB_TEST_EXE),
               0);
     ASSERT_EQ(gb_test_count(out, "\nFASTER "), 1);
+    /* Its change reads with its sign, as the header's "+: faster" says. */
+    const char *faster = strstr(out, "\nFASTER ");
+    ASSERT(faster && memchr(faster, '+', strcspn(faster + 1, "\n")));
     ASSERT_EQ(sh("cd %s && %s compare slow.json base.json --run-noise 0 --fail-on-faster 2>&1", dir,
                  GB_TEST_EXE),
               3);

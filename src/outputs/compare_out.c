@@ -221,7 +221,11 @@ static int shown_row(struct gb_doc_table *t, const struct gb_comparison *c,
     gb_doc_num(t, k, V_NEW, row->j.next_median, -2);
     if (!rc)
         rc = gb_doc_text(t, k, V_UNIT, "%s", r->unit);
-    gb_doc_num(t, k, V_CHANGE, 100.0 * (row->j.ratio - 1.0), 1);
+    const double change = 100.0 * (row->j.ratio - 1.0);
+    gb_doc_num(t, k, V_CHANGE, change, 1);
+    /* faster with its sign, as the header's "+: faster" reads (files keep the number) */
+    if (!rc && isfinite(change) && change >= 0.05)
+        rc = gb_doc_shown(t, k, V_CHANGE, "+%.1f", change);
     size_t note = V_REST + 2;
     if (c->nnights) {
         note = V_REST + 4;
