@@ -96,17 +96,16 @@ int gb_plan_devices(const struct gb_profile *p, const char *backend, const char 
             if (ops->device_info(i, &info))
                 continue;
             if (!index_in(p ? p->devices : NULL, i) || !sel_selects(device_sel, ops, i, &info)) {
-                /* The name cut to 64 bytes at most, where a cut says so, at a character (not
-                 * inside a UTF-8 sequence) and leaves no space before its closing parenthesis. */
-                int len = (int)strnlen(info.name, 65);
-                const bool cut = len > 64;
-                if (cut)
-                    for (len = 61; len > 0 && ((unsigned char)info.name[len] & 0xC0) == 0x80;)
-                        len--;
-                while (len > 0 && info.name[len - 1] == ' ')
-                    len--;
-                gb_appendf(why, sizeof why, "%s%s:%d (%.*s%s) not selected", why[0] ? "; " : "",
-                           ops->name, i, len, info.name, cut ? "..." : "");
+                /* The name cut to 64 bytes at most, where a cut says so, at a character
+                 * (gb_utf8_trim) and leaving no space before its closing parenthesis. */
+                char name[65];
+                const bool cut = strnlen(info.name, 65) > 64;
+                snprintf(name, sizeof name, "%.*s", cut ? 61 : 64, info.name);
+                gb_utf8_trim(name);
+                for (size_t l = strlen(name); l > 0 && name[l - 1] == ' ';)
+                    name[--l] = '\0';
+                gb_appendf(why, sizeof why, "%s%s:%d (%s%s) not selected", why[0] ? "; " : "",
+                           ops->name, i, name, cut ? "..." : "");
                 continue;
             }
             struct gb_plan_device *d = gb_grow(plan->devices, &cap, plan->ndevices + 1, sizeof *d);
