@@ -344,6 +344,13 @@ static size_t total_width(const struct fit *ft)
     return total;
 }
 
+/* The width the columns other than c leave it within the terminal's (0: none). */
+static size_t wrap_room(const struct fit *ft, size_t c)
+{
+    const size_t others = total_width(ft) - ft->c[c].w;
+    return ft->width > others ? ft->width - others : 0;
+}
+
 static void add_above(struct fit *ft, const char *name, const char *text)
 {
     char **a = realloc(ft->above, (ft->nabove + 1) * sizeof *a);
@@ -540,11 +547,9 @@ static void measure(struct fit *ft)
      * where that is narrower: a column alone is never wider than the terminal). */
     const size_t least = ft->width < MIN_WRAP ? ft->width : MIN_WRAP;
     for (size_t c = 0; ft->width && c < t->ncols; c++)
-        if (ft->c[c].wraps) {
-            const size_t total = total_width(ft), others = total - ft->c[c].w;
-            const size_t room = ft->width > others ? ft->width - others : 0;
-            if (total > ft->width)
-                ft->c[c].w = room > least ? room : least;
+        if (ft->c[c].wraps && total_width(ft) > ft->width) {
+            const size_t room = wrap_room(ft, c);
+            ft->c[c].w = room > least ? room : least;
         }
 }
 
@@ -742,12 +747,9 @@ static void fit_table(struct fit *ft, int width)
      * room where it holds MIN_WRAP / 2 columns at least: a row within the width, its words
      * on more lines (at 30 columns a summary beside "aggregate" ran to 37). */
     for (size_t c = 0; c < t->ncols; c++)
-        if (ft->c[c].shown && ft->c[c].wraps && total_width(ft) > (size_t)width) {
-            const size_t others = total_width(ft) - ft->c[c].w;
-            const size_t room = (size_t)width > others ? (size_t)width - others : 0;
-            if (room >= MIN_WRAP / 2)
-                ft->c[c].w = room;
-        }
+        if (ft->c[c].shown && ft->c[c].wraps && total_width(ft) > ft->width &&
+            wrap_room(ft, c) >= MIN_WRAP / 2)
+            ft->c[c].w = wrap_room(ft, c);
 }
 
 /* Writes s in a field of w characters (right-aligned when `right`), cut in the middle to w
@@ -820,6 +822,19 @@ static void write_panel(FILE *f, struct fit *ft, const bool *in)
     }
 }
 
+/* Table t's footnotes, "  [1] text" wrapped under their text, then the nmoved texts moved to
+ * footnotes (numbered after t's own). */
+static void write_footnotes(FILE *f, const struct gb_doc_table *t, char *const *moved,
+                            size_t nmoved, size_t width)
+{
+    for (size_t i = 0; i < t->nfootnotes + nmoved; i++) {
+        char mark[32];
+        snprintf(mark, sizeof mark, "  [%zu] ", i + 1);
+        wrap(f, mark, strlen(mark), i < t->nfootnotes ? t->footnotes[i] : moved[i - t->nfootnotes],
+             width);
+    }
+}
+
 /* Whether table t is one row wider than `width` (its columns' natural widths, with their
  * gaps): written as a record (write_record), not as panels. */
 static bool one_row_too_wide(struct fit *ft, int width)
@@ -851,11 +866,7 @@ static void write_record(FILE *f, struct fit *ft, size_t width)
         }
         free(v);
     }
-    for (size_t i = 0; i < t->nfootnotes; i++) {
-        char mark[32];
-        snprintf(mark, sizeof mark, "  [%zu] ", i + 1);
-        wrap(f, mark, strlen(mark), t->footnotes[i], width);
-    }
+    write_footnotes(f, t, NULL, 0, width);
 }
 
 static void write_table(FILE *f, const struct gb_doc_table *t, int width)
@@ -889,9 +900,7 @@ static void write_table(FILE *f, const struct gb_doc_table *t, int width)
     /* A table without rows under a title is its title alone ("0 outlier nodes"): a header
      * over nothing reads as output cut short. */
     const bool title_alone = t->nrows == 0 && t->title && *t->title;
-    do {
-        if (title_alone)
-            break;
+    while (!title_alone && (!any || next < t->ncols)) {
         size_t used = ident, n = 0;
         for (size_t c = 0; c < t->ncols; c++)
             in[c] = ft.c[c].shown && ft.c[c].ident;
@@ -911,13 +920,8 @@ static void write_table(FILE *f, const struct gb_doc_table *t, int width)
             fputc('\n', f);
         write_panel(f, &ft, in);
         any = true;
-    } while (next < t->ncols);
-    for (size_t i = 0; i < t->nfootnotes + ft.nmoved; i++) {
-        char mark[32];
-        snprintf(mark, sizeof mark, "  [%zu] ", i + 1);
-        wrap(f, mark, strlen(mark),
-             i < t->nfootnotes ? t->footnotes[i] : ft.moved[i - t->nfootnotes], wrapw);
     }
+    write_footnotes(f, t, ft.moved, ft.nmoved, wrapw);
     for (size_t i = 0; i < ft.nabove; i++)
         free(ft.above[i]);
     for (size_t i = 0; i < ft.nmoved; i++)
