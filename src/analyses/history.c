@@ -46,6 +46,14 @@ static int cmp_ranked(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Pettitt's approximate two-sided p of the statistic K = max |U_t| over n values:
+ * 2 exp(-6 K^2 / (n^3 + n^2)), at most 1 (Pettitt 1979). */
+static double pettitt_p(double k, size_t n)
+{
+    const double nn = (double)n, p = 2.0 * exp(-6.0 * k * k / (nn * nn * nn + nn * nn));
+    return p > 1.0 ? 1.0 : p;
+}
+
 double gb_pettitt(const double *x, size_t n, size_t min_seg, size_t *split, double *k)
 {
     if (min_seg < 1)
@@ -83,13 +91,11 @@ double gb_pettitt(const double *x, size_t n, size_t min_seg, size_t *split, doub
     }
     free(r);
     free(rank);
-    double nn = (double)n;
-    double p = 2.0 * exp(-6.0 * best * best / (nn * nn * nn + nn * nn));
     if (split)
         *split = best_t;
     if (k)
         *k = best;
-    return p > 1.0 ? 1.0 : p;
+    return pettitt_p(best, n);
 }
 
 size_t gb_history_nights_needed(const struct gb_history_opts *o)
@@ -97,11 +103,9 @@ size_t gb_history_nights_needed(const struct gb_history_opts *o)
     const size_t side = o->min_nights < 1 ? 1 : o->min_nights;
     /* the bound ends the search for any alpha a double holds: ln(2/alpha) < 746, and the least
      * p at n nights is below 2 exp(-3 (n - 1) / 8) */
-    for (size_t n = 2 * side; n < 4 * side + 4096; n++) {
-        const double nn = (double)n, k = (double)(n / 2) * (double)(n - n / 2);
-        if (2.0 * exp(-6.0 * k * k / (nn * nn * nn + nn * nn)) < o->alpha)
+    for (size_t n = 2 * side; n < 4 * side + 4096; n++)
+        if (pettitt_p((double)(n / 2) * (double)(n - n / 2), n) < o->alpha)
             return n;
-    }
     return 4 * side + 4096;
 }
 

@@ -622,15 +622,14 @@ static int history_changes(const struct gb_history *h, bool checks, struct gb_do
     /* Too few nights to split, or to reach p < alpha: say so, rather than leave an empty
      * table to be read as a steady history. */
     const size_t needed = gb_history_nights_needed(&h->opts);
-    if (h->nchanges == 0 && h->nnights < needed && needed == 2 * h->opts.min_nights)
+    if (h->nchanges == 0 && h->nnights < needed) {
+        char alpha[48] = ""; /* said where alpha, not the sides, is what binds */
+        if (needed != 2 * h->opts.min_nights)
+            snprintf(alpha, sizeof alpha, "for p < %g; ", h->opts.alpha);
         gb_appendf(title, sizeof title,
-                   ": naming one needs %zu nights at least (%zu on each side), these are %zu",
-                   needed, h->opts.min_nights, h->nnights);
-    else if (h->nchanges == 0 && h->nnights < needed)
-        gb_appendf(title, sizeof title,
-                   ": naming one needs %zu nights at least (for p < %g; %zu on each side), these "
-                   "are %zu",
-                   needed, h->opts.alpha, h->opts.min_nights, h->nnights);
+                   ": naming one needs %zu nights at least (%s%zu on each side), these are %zu",
+                   needed, alpha, h->opts.min_nights, h->nnights);
+    }
     struct gb_doc_table *t;
     int rc = gb_doc_table(d, "changes", title, cols, NCOLS, &t);
     if (!rc) {
