@@ -127,6 +127,19 @@ static void assert_fits(const char *what, const char *text, size_t w)
     free(s);
 }
 
+/* Writes document d as text at `width` into a string (free it). */
+static char *text_at(const struct gb_doc *d, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ASSERT(f);
+    struct gb_write_opts o = {.width = width};
+    ASSERT_OK(gb_writer_find("text")->write(f, d, &o));
+    fclose(f);
+    return buf;
+}
+
 /* A note of figures wrapped at any width: a number never ends a line that its unit begins the
  * next of ("e2e_p50_ms=64" / "ms"), and no line is wider than the width. */
 TEST(terminal_writer_keeps_a_number_with_its_unit)
@@ -137,13 +150,7 @@ TEST(terminal_writer_keeps_a_number_with_its_unit)
                               "request_rps=61.2 1/s kv_peak_bytes=113 kB ratio=12 %% "
                               "p99 3.503e+04 us, kept up 0.32, fail [1,2]"));
     for (int w = 20; w <= 90; w++) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -185,13 +192,7 @@ TEST(terminal_writer_never_cuts_a_verdict)
         ASSERT_OK(gb_doc_num_unit(t, r, 5, 11.0 * (i + 1), 4, "GB/s"));
     }
     for (int w = 40; w <= 80; w += 10) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -229,13 +230,7 @@ TEST(terminal_writer_one_wide_row_is_a_record)
         gb_doc_text(t, r, 5, "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512"));
     ASSERT_OK(gb_doc_text(t, r, 6, "Portable Computing Language"));
     for (int w = 80; w <= 400; w += 320) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -280,13 +275,7 @@ TEST(terminal_writer_wraps_a_prose_column)
         ASSERT_OK(gb_doc_text(t, r, 1, "%s", text[i]));
     }
     for (int w = 40; w <= 200; w += 20) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32], joined[3][400] = {"", "", ""};
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -343,13 +332,7 @@ TEST(terminal_writer_fits_a_wide_table)
                               i));
     }
     for (int w = 40; w <= 120; w += 40) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -385,13 +368,7 @@ TEST(terminal_summary_names_the_device_whole)
     struct gb_doc d;
     ASSERT_OK(gb_summary_doc(&rs, &d));
     for (int w = 0; w <= 120; w += 40) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         if (w)
@@ -447,13 +424,7 @@ TEST(terminal_writer_fits_rows_of_several_suites)
         gb_doc_num(t, r, 7, 123456.789 * (double)(i + 1), 3);
     }
     for (int w = 80; w <= 120; w += 40) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ASSERT(f);
-        struct gb_write_opts o = {.width = w};
-        ASSERT_OK(gb_writer_find("text")->write(f, &d, &o));
-        fclose(f);
+        char *buf = text_at(&d, w);
         char what[32];
         snprintf(what, sizeof what, "width %d", w);
         assert_fits(what, buf, (size_t)w);
@@ -604,19 +575,6 @@ TEST_TIMEOUT(terminal_new_suites_and_diag_fit_80_and_120_columns, 300)
     ASSERT_MSG(rc == 0 || rc == 3, "compare -f csv: exit %d: %s", rc, out);
     ASSERT_CONTAINS(out, "variant=none");
 #undef FOUR
-}
-
-/* Writes document d as text at `width` into a string (free it). */
-static char *text_at(const struct gb_doc *d, int width)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ASSERT(f);
-    struct gb_write_opts o = {.width = width};
-    ASSERT_OK(gb_writer_find("text")->write(f, d, &o));
-    fclose(f);
-    return buf;
 }
 
 /* A wrapping column loses no word: names that end in a digit ("gpu0 gpu1") are words, not a
