@@ -217,6 +217,15 @@ static int lack_end(struct gb__ld *l, int rc, struct held_lack *h)
     return rc;
 }
 
+/* The entry's outcome where rc is a lack that `optional: true` may forgive: its measure keys
+ * (NULL: none) checked first, a mistake there the entry's error instead (lack_end). */
+static int lack_then_measure(struct gb__ld *l, int rc, yaml_node_t *measure, struct gb__mlayer *m)
+{
+    struct held_lack held = {0};
+    lack_hold(l, rc, &held);
+    return lack_end(l, measure ? gb__parse_measure(l, measure, m) : 0, &held);
+}
+
 /* `params:` of a suite entry (or of --set SUITE.params): replaces the sweeps it names. An axis
  * this build lacks fails (l->lacks) only once every other axis named is checked. */
 int gb__parse_params(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run)
@@ -310,9 +319,7 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         if (hint[0]) /* a near miss is a typo, not a suite this build lacks */
             return rc;
         /* The entry's measure keys are the same for every suite: checked all the same. */
-        struct held_lack held = {0};
-        lack_hold(l, rc, &held);
-        return lack_end(l, measure ? gb__parse_measure(l, measure, m) : 0, &held);
+        return lack_then_measure(l, rc, measure, m);
     }
     run->line = (int)n->start_mark.line + 1;
     run->column = (int)n->start_mark.column + 1;
@@ -326,9 +333,7 @@ static int parse_run(struct gb__ld *l, yaml_node_t *n, struct gb_suite_run *run,
         if (!l->lacks)
             return rc;
         /* An axis this build lacks: the entry's measure keys are still the profile's own. */
-        struct held_lack held = {0};
-        lack_hold(l, rc, &held);
-        return lack_end(l, measure ? gb__parse_measure(l, measure, m) : 0, &held);
+        return lack_then_measure(l, rc, measure, m);
     }
     if (measure && (rc = gb__parse_measure(l, measure, m)))
         return rc;
